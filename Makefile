@@ -1,0 +1,49 @@
+# cost-of-pass — two commands do everything on a fresh machine:
+#   make all    set up, then run the pipeline for $(PARAMS) and render the report
+#   make test   set up, then run the whole test suite
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PARAMS ?= params/tiny.yaml
+KERNEL := cost-of-pass
+
+# Offline by default: litellm's bundled price map, no Hugging Face Hub look-ups.
+export LITELLM_LOCAL_MODEL_COST_MAP ?= True
+export HF_HUB_OFFLINE ?= 1
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# Benchmark data: ../shared/data when it sits beside the checkout, else ./data (see README).
+ifneq ($(wildcard ../shared/data),)
+export COP_DATA_DIR ?= $(abspath ../shared/data)
+endif
+
+.PHONY: all setup run dry-run test clean-results help
+
+help:
+	@sed -n '2,4p' Makefile
+
+all: setup run
+
+$(VENV)/.installed: pyproject.toml requirements.lock
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade "pip>=24" 2>&1 | grep -v "is ignored" || true
+	$(PY) -m pip install --quiet -c requirements.lock -e ".[dev]" 2>&1 | grep -v "is ignored" ; test $${PIPESTATUS[0]} -eq 0
+	$(PY) -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python (cost-of-pass)" >/dev/null
+	$(PY) -m ipykernel install --user --name $(KERNEL) --display-name "Python (cost-of-pass)" >/dev/null
+	touch $@
+
+setup: $(VENV)/.installed
+
+run: setup
+	$(PY) -m helpers.pipeline run $(PARAMS)
+
+dry-run: setup
+	$(PY) -m helpers.pipeline run $(PARAMS) --dry-run
+
+test: setup
+	$(PY) -m pytest -q
+
+clean-results:
+	rm -rf results/$(basename $(notdir $(PARAMS)))

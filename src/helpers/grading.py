@@ -1,0 +1,184 @@
+"""Answer extraction and metrics.
+
+Extraction follows the paper: the answer is the last ``<answer>...</answer>`` span (``strict``).
+The ``lenient`` policy falls back, when no span exists, to the last ``\\boxed{}``, then to an
+"answer is X" phrase, then (math) to the last number or (choice) a lone letter; reports say which
+policy produced their numbers. Math answers are compared by symbolic equivalence with math-verify;
+multiple-choice answers by letter.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from functools import lru_cache
+
+from math_verify import parse, verify
+
+from .tasks.base import LETTERS, Metric
+
+ANSWER_SPAN = re.compile(r"<answer>(.*?)</answer>", re.S | re.I)
+BOXED = re.compile(r"\\boxed\s*\{((?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*)\}")
+ANSWER_PHRASE = re.compile(r"answer\s*(?:is|:|=)\s*[:\s]*(.+?)(?:[.\n]|$)", re.I)
+NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+)(?![\d,])")
+logging.getLogger("math_verify").setLevel(logging.ERROR)
+
+
+def _timeout() -> int | None:
+    """math-verify's timeouts use SIGALRM, which only the main thread may set."""
+    return 5 if threading.current_thread() is threading.main_thread() else None
+
+
+def extract_answer(text: str | None, metric: Metric = "math", policy: str = "strict") -> str | None:
+    """The answer text of a response, or ``None`` when the policy finds none."""
+    if not text:
+        return None
+    spans = ANSWER_SPAN.findall(text)
+    if spans:
+        return spans[-1].strip()
+    if policy != "lenient":
+        return None
+    boxed = BOXED.findall(text)
+    if boxed:
+        return boxed[-1].strip()
+    phrases = ANSWER_PHRASE.findall(text)
+    if phrases:
+        return phrases[-1].strip()
+    if metric == "choice":
+        letters = set(re.findall(r"\(([A-J])\)", text))
+        return letters.pop() if len(letters) == 1 else None
+    numbers = NUMBER.findall(text)
+    return numbers[-1] if numbers else None
+
+
+# ---- math ------------------------------------------------------------------------------
+def normalize_math(answer: str) -> str:
+    """Strip ``$`` delimiters and a ``\\boxed{}`` wrapper; drop thousands separators (1,000 -> 1000)."""
+    s = answer.strip().strip("$").strip()
+    m = BOXED.fullmatch(s)
+    if m:
+        s = m.group(1).strip()
+    return THOUSANDS.sub(lambda g: g.group(1).replace(",", ""), s)
+
+
+@lru_cache(maxsize=65536)
+def parse_math(answer: str):
+    """math-verify's parse of an answer: as LaTeX in ``$...$`` first, then as plain text."""
+    s = normalize_math(answer)
+    if not s:
+        return []
+    try:
+        parsed = parse(f"${s}$", parsing_timeout=_timeout())
+        return parsed if parsed else parse(s, parsing_timeout=_timeout())
+    except Exception:  # math-verify raises on pathological input; an unparsable answer is wrong
+        return []
+
+
+def math_equal(gold: str, predicted: str | None) -> bool:
+    """Symbolic equivalence of two math answers (gold first, as math-verify expects)."""
+    if predicted is None:
+        return False
+    g, p = parse_math(gold), parse_math(predicted)
+    if not g or not p:
+        return normalize_math(gold) == normalize_math(predicted)
+    try:
+        return bool(verify(g, p, timeout_seconds=_timeout()))
+    except Exception:
+        return False
+
+
+# ---- multiple choice ---------------------------------------------------------------------
+def extract_letter(answer: str | None, n_choices: int = 4) -> str | None:
+    """The single choice letter in an answer ('(B)', 'B)', 'B', 'answer: B', 'B. text'), else ``None``."""
+    if answer is None:
+        return None
+    valid = LETTERS[: max(n_choices, 1)]
+    s = re.sub(r"\\text\{([^}]*)\}|\*\*|\$", r"\1", answer).strip()
+    exact = re.fullmatch(rf"\(?([{valid}])\)?[.):]?", s)
+    if exact:
+        return exact.group(1)
+    for pattern in (
+        rf"answer\s*(?:is)?\s*[:=]?\s*\(?([{valid}])\b\)?",  # answer: B / answer is (B)
+        rf"\(([{valid}])\)",  # ... (B) ...
+        rf"^([{valid}])[.):]\s",  # B. text
+    ):
+        found = set(re.findall(pattern, s, flags=re.I if pattern.startswith("answer") else 0))
+        if found:
+            return found.pop().upper() if len(found) == 1 else None
+    return None
+
+
+def is_correct(target: str, answer: str | None, metric: Metric, n_choices: int = 4) -> bool:
+    """Whether an extracted answer matches the gold target under the task's metric."""
+    if metric == "choice":
+        return extract_letter(answer, n_choices) == target
+    return math_equal(target, answer)
+
+
+def canonical_answer(answer: str | None, metric: Metric, n_choices: int = 4) -> str | None:
+    """A key that groups equivalent answers (for majority vote): the letter, or the parsed expression."""
+    if answer is None:
+        return None
+    if metric == "choice":
+        return extract_letter(answer, n_choices)
+    parsed = parse_math(answer)
+    return str(parsed[0]) if parsed else normalize_math(answer)
+
+
+# ---- records -> graded calls and attempts ---------------------------------------------------------
+def grade_calls(calls, problems, policy: str = "strict"):
+    """Add ``extracted`` and ``correct`` to call records (one row per call key, see RecordStore.latest).
+
+    ``problems`` maps task -> list of Problem. Failed calls keep ``correct = <NA>``: a failure is
+    not a wrong answer.
+    """
+    import pandas as pd
+
+    from .tasks import get_task
+
+    lookup = {(p.task, p.problem_id): p for ps in problems.values() for p in ps}
+    extracted, correct = [], []
+    for row in calls.itertuples(index=False):
+        problem = lookup.get((row.task, row.problem_id))
+        if row.status != "ok" or problem is None:
+            extracted.append(None)
+            correct.append(pd.NA)
+            continue
+        metric = get_task(row.task).metric
+        answer = extract_answer(row.response, metric, policy)
+        extracted.append(answer)
+        correct.append(is_correct(problem.target, answer, metric, problem.n_choices))
+    out = calls.copy()
+    out["extracted"] = pd.Series(extracted, index=out.index, dtype="string")
+    out["correct"] = pd.Series(correct, index=out.index, dtype="boolean")
+    out["extraction"] = policy
+    return out
+
+
+def attempts_from_calls(graded_calls):
+    """One row per attempt (task, problem, model, method, run).
+
+    The attempt's answer is its last call's; its tokens are the sum over its calls; it is
+    ``complete`` when every call succeeded. ``correct`` is <NA> for incomplete attempts.
+    """
+    import pandas as pd
+
+    from .methods import get_method
+
+    keys = ["task", "problem_id", "model", "method", "run"]
+    if graded_calls.empty:
+        return pd.DataFrame(columns=[*keys, "calls", "complete", "correct", "extracted",
+                                     "prompt_tokens", "completion_tokens", "reasoning_tokens", "simulated"])
+    g = graded_calls.sort_values([*keys, "call"]).groupby(keys, sort=False)
+    out = g.agg(
+        calls=("call", "size"), ok_calls=("status", lambda s: int((s == "ok").sum())),
+        correct=("correct", "last"), extracted=("extracted", "last"),
+        prompt_tokens=("prompt_tokens", "sum"), completion_tokens=("completion_tokens", "sum"),
+        reasoning_tokens=("reasoning_tokens", "sum"), simulated=("simulated", "any"),
+    ).reset_index()
+    expected = out["method"].map(lambda m: get_method(m).collected_calls)
+    out["complete"] = out["ok_calls"].eq(expected)
+    out.loc[~out["complete"], "correct"] = pd.NA
+    return out.drop(columns=["ok_calls"])

@@ -1,0 +1,98 @@
+"""Model registry: one entry per model in ``params/registry/models.yaml``.
+
+An entry names the litellm model id, the family (lightweight / large / reasoning, or any label a
+fork uses), the public release date, per-model sampling overrides and, for estimates before any
+call, a typical completion length in tokens.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .backends.sim import SimProfile
+from .errors import CostOfPassError
+
+LOCAL_PROVIDERS = {"sim"}  # litellm custom providers registered by helpers.backends
+
+
+class ModelSpec(BaseModel):
+    """One model. ``sampling`` overrides the set's sampling; a ``null`` value drops that argument."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    label: str
+    litellm_id: str = Field(pattern=r"^[A-Za-z0-9_.-]+/.+$")
+    family: str
+    release_date: dt.date
+    api_base: str | None = None
+    api_key_env: str | None = Field(None, description="name of the environment variable holding the key")
+    sampling: dict[str, float | int | None] = Field(default_factory=dict)
+    typical_completion_tokens: int = Field(500, gt=0, description="tokens per call, for estimates only")
+    sim: SimProfile | None = Field(None, description="profile of a simulated model (provider 'sim')")
+    notes: str = ""
+
+    @property
+    def simulated(self) -> bool:
+        return self.provider == "sim"
+
+    @property
+    def provider(self) -> str:
+        return self.litellm_id.split("/", 1)[0]
+
+    def required_env_keys(self) -> list[str]:
+        """Environment variables this model needs that are unset (names only, never values)."""
+        if self.api_key_env:
+            return [] if os.environ.get(self.api_key_env) else [self.api_key_env]
+        if self.provider in LOCAL_PROVIDERS or self.api_base:
+            return []
+        import litellm  # slow import: only when a real provider is checked
+
+        return list(litellm.validate_environment(self.litellm_id).get("missing_keys") or [])
+
+
+@lru_cache(maxsize=8)
+def _read_registry(path: Path, mtime: float) -> dict[str, ModelSpec]:
+    data = yaml.safe_load(path.read_text()) or {}
+    entries = data.get("models")
+    if not isinstance(entries, dict):
+        raise CostOfPassError(f"{path}: expected a top-level 'models:' mapping of name -> entry")
+    out = {}
+    for name, entry in entries.items():
+        try:
+            out[name] = ModelSpec.model_validate({"name": name, **(entry or {})})
+        except ValidationError as err:
+            e = err.errors()[0]
+            field = ".".join(str(x) for x in e["loc"])
+            raise CostOfPassError(f"{path}: model '{name}': field '{field}': {e['msg']}") from None
+    return out
+
+
+def load_registry(path: Path) -> dict[str, ModelSpec]:
+    """All models of a registry file, by name."""
+    if not path.is_file():
+        raise CostOfPassError(f"model registry not found: {path}")
+    return _read_registry(path, path.stat().st_mtime)
+
+
+def resolve_models(names: list[str], path: Path) -> list[ModelSpec]:
+    """The registry entries for ``names``; an unknown name raises one line listing the known ones."""
+    registry = load_registry(path)
+    unknown = [n for n in names if n not in registry]
+    if unknown:
+        raise CostOfPassError(
+            f"unknown model(s) {', '.join(unknown)} (not in {path.name}; known: {', '.join(sorted(registry))})"
+        )
+    return [registry[n] for n in names]
+
+
+def call_sampling(model: ModelSpec, base: dict[str, Any]) -> dict[str, Any]:
+    """Sampling args for one call: the set's, overridden per model; ``None`` values are dropped."""
+    merged = {**base, **model.sampling}
+    return {k: v for k, v in merged.items() if v is not None}

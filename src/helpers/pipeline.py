@@ -1,0 +1,198 @@
+"""Preflight checks and the pipeline runner.
+
+``python -m helpers.pipeline run params/<set>.yaml [--dry-run]`` validates everything that can
+fail before money is spent (parameters, models, prices, data, API keys, budget), then executes
+the notebooks in order with papermill, writing executed copies to ``results/<set>/notebooks/``.
+It stops at the first failing notebook with a non-zero exit and that notebook's path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from .errors import CostOfPassError
+from .models import ModelSpec, resolve_models
+from .params import Params, load_params
+from .paths import repo_root
+from .prices import PriceSnapshot, load_snapshot
+from .tasks import Problem, get_task, load_problems
+
+NOTEBOOKS = ["01_collect", "02_grade"]
+KERNEL = "cost-of-pass"
+
+
+@dataclass
+class Context:
+    """Everything a stage needs, resolved and validated from a parameter set."""
+
+    params: Params
+    models: list[ModelSpec]
+    snapshot: PriceSnapshot
+    problems: dict[str, list[Problem]]
+    caveats: list[str] = field(default_factory=list)
+
+    @property
+    def simulated(self) -> bool:
+        return any(m.simulated for m in self.models)
+
+
+def prepare(params: Params) -> Context:
+    """Resolve tasks, models, prices and problems; any problem is one line, before any call."""
+    for t in params.tasks:
+        try:
+            get_task(t)
+        except CostOfPassError as err:
+            raise CostOfPassError(f"{params.source}: field 'tasks': {err}") from None
+    try:
+        models = resolve_models(params.models, params.models_path)
+    except CostOfPassError as err:
+        raise CostOfPassError(f"{params.source}: field 'models': {err}") from None
+    for m in models:
+        if m.simulated and m.sim is None:
+            raise CostOfPassError(f"model '{m.name}' is simulated (sim/...) but has no 'sim' profile")
+        if m.sim:
+            missing = [t for t in params.tasks if t not in m.sim.accuracy]
+            if missing:
+                raise CostOfPassError(f"simulated model '{m.name}' has no accuracy for task(s) {', '.join(missing)}")
+    snapshot = load_snapshot(params.price_path)
+    snapshot.require(params.models)
+    problems, caveats = {}, []
+    for t in params.tasks:
+        options = params.task_options.get(t, {})
+        problems[t] = load_problems(t, params.data_path, params.n_problems, params.seed, options)
+        spec = get_task(t)
+        if spec.caveat and (note := spec.caveat(params.data_path, options)):
+            caveats.append(note)
+        if len(problems[t]) < params.n_problems:
+            caveats.append(f"{spec.label}: {len(problems[t])} problems available, fewer than n_problems = {params.n_problems}.")
+    return Context(params, models, snapshot, problems, caveats)
+
+
+def missing_keys(models: list[ModelSpec]) -> dict[str, list[str]]:
+    """Environment variables each model needs and lacks (names only)."""
+    out: dict[str, list[str]] = {}
+    for m in models:
+        for key in m.required_env_keys():
+            out.setdefault(key, []).append(m.name)
+    return out
+
+
+def check_keys(ctx: Context) -> None:
+    missing = missing_keys(ctx.models)
+    if missing:
+        parts = "; ".join(f"{k} (for {', '.join(v)})" for k, v in missing.items())
+        raise CostOfPassError(f"missing API key(s) in the environment: {parts}; export them, or run with --dry-run")
+
+
+def estimate(ctx: Context) -> pd.DataFrame:
+    """Pending calls and estimated USD per task and model (see collect.estimate_calls)."""
+    from .collect import estimate_calls, pending, plan_attempts
+    from .records import RecordStore
+
+    attempts = plan_attempts(ctx.problems, ctx.models, ctx.params.methods, ctx.params.n_runs)
+    todo = pending(attempts, RecordStore(ctx.params.records_path).done())
+    return estimate_calls(todo, ctx.snapshot, ctx.params.sampling.max_tokens)
+
+
+def format_estimate(ctx: Context, est: pd.DataFrame) -> str:
+    p = ctx.params
+    lines = [
+        f"dry run of '{p.name}' ({p.source}): {len(p.tasks)} tasks x {len(p.models)} models x "
+        f"{len(p.methods)} methods x {p.n_runs} runs, up to {p.n_problems} problems per task",
+        f"prices: snapshot '{ctx.snapshot.name}' of {ctx.snapshot.date} ({ctx.snapshot.source})",
+    ]
+    if est.empty:
+        lines.append("calls: 0 (everything is already recorded); estimated USD: $0.00")
+        return "\n".join(lines)
+    by_model = est.groupby("model", sort=False)[["calls", "usd"]].sum()
+    for name, row in by_model.iterrows():
+        lines.append(f"  {name:<28} {int(row.calls):>8} calls  ${row.usd:>10.4f}")
+    lines.append(f"calls: {int(est.calls.sum())}; estimated USD: ${est.usd.sum():.2f} (budget ${p.budget_usd:g})")
+    lines.extend(f"note: {c}" for c in ctx.caveats)
+    return "\n".join(lines)
+
+
+def preflight(params: Params) -> Context:
+    """All checks that must pass before any call: the context, API keys, and the budget."""
+    ctx = prepare(params)
+    check_keys(ctx)
+    from .collect import records_cost_usd
+    from .records import RecordStore
+
+    est = estimate(ctx)
+    spent = records_cost_usd(RecordStore(params.records_path).load(), ctx.snapshot)
+    if not est.empty and spent + est.usd.sum() > params.budget_usd:
+        raise CostOfPassError(
+            f"over budget: {int(est.calls.sum())} pending calls are estimated at ${est.usd.sum():.2f} "
+            f"(+ ${spent:.2f} spent), more than budget_usd ${params.budget_usd:g} in {params.source}"
+        )
+    return ctx
+
+
+def run_notebooks(params_path: Path, params: Params, names: list[str] | None = None, log_output: bool = False) -> list[Path]:
+    """Execute the notebooks in order with papermill; raise with the path of the first that fails."""
+    import logging
+
+    import papermill as pm
+    import yaml
+
+    logging.getLogger("papermill").setLevel(logging.ERROR)  # the set's keys are all passed, by design
+
+    root = repo_root()
+    out_dir = params.output_path / "notebooks"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    # papermill -f <set>.yaml: the set's keys are the notebook's parameters (plus where they came from)
+    parameters = {**yaml.safe_load(params_path.read_text()), "params_file": str(params_path)}
+    os.environ.setdefault("JUPYTER_PATH", str(Path(sys.prefix) / "share" / "jupyter"))
+    done = []
+    for name in names or NOTEBOOKS:
+        src, dst = root / "notebooks" / f"{name}.ipynb", out_dir / f"{name}.ipynb"
+        try:
+            pm.execute_notebook(str(src), str(dst), parameters=parameters, cwd=str(root),
+                                kernel_name=KERNEL, log_output=log_output, progress_bar=False)
+        except pm.PapermillExecutionError as err:
+            raise CostOfPassError(f"notebook {name} failed ({err.ename}: {err.evalue}); see {dst}") from None
+        except Exception as err:
+            raise CostOfPassError(f"notebook {name} failed ({type(err).__name__}: {err}); see {dst}") from None
+        done.append(dst)
+        print(f"ok  {name}  -> {dst.relative_to(root) if dst.is_relative_to(root) else dst}", flush=True)
+    return done
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m helpers.pipeline", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="preflight, then execute the notebooks for a parameter set")
+    run.add_argument("params", help="params/<set>.yaml")
+    run.add_argument("--dry-run", action="store_true", help="print pending calls and estimated USD, call nothing")
+    run.add_argument("--only", help="comma-separated notebook names (default: all, in order)")
+    run.add_argument("--log-output", action="store_true", help="stream notebook output")
+    check = sub.add_parser("check", help="validate a parameter set and print its estimate")
+    check.add_argument("params")
+    args = ap.parse_args(argv)
+    try:
+        params = load_params(args.params)
+        if args.command == "check" or args.dry_run:
+            ctx = prepare(params)
+            print(format_estimate(ctx, estimate(ctx)))
+            return 0
+        preflight(params)
+        names = args.only.split(",") if args.only else None
+        unknown = [n for n in names or [] if n not in NOTEBOOKS]
+        if unknown:
+            raise CostOfPassError(f"unknown notebook(s) {', '.join(unknown)} (known: {', '.join(NOTEBOOKS)})")
+        run_notebooks(Path(args.params).resolve(), params, names, args.log_output)
+    except CostOfPassError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,149 @@
+"""The record store: one JSON line per call, append-only, resumable.
+
+Layout: ``<set>/records/<task>/<model>.jsonl``. A record is written and flushed to the OS as soon
+as its call is acknowledged (so a crash of the process loses nothing acknowledged) and fsynced at
+least every ``fsync_every_s`` seconds and on close (so does a crash of the machine, but for the last
+seconds). A torn last line left by a crash is ignored on read and the next append starts a new line.
+Failed calls are records too (``status = "error"``); a later successful record of the same call
+supersedes them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import pandas as pd
+
+KEY = ("task", "problem_id", "model", "method", "run", "call")
+
+
+@dataclass
+class CallRecord:
+    """One call. Token counts are the provider's (``completion_tokens`` includes reasoning tokens)."""
+
+    task: str
+    problem_id: str
+    model: str
+    method: str
+    run: int
+    call: int
+    litellm_model: str
+    prompt_hash: str
+    status: str  # "ok" | "error"
+    response: str | None = None
+    finish_reason: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    reasoning_tokens: int = 0
+    latency_s: float = 0.0
+    tries: int = 1
+    error: str | None = None
+    sampling: dict[str, Any] = field(default_factory=dict)
+    simulated: bool = False
+    created_at: str = ""
+
+    @property
+    def key(self) -> tuple:
+        return tuple(getattr(self, k) for k in KEY)
+
+
+COLUMNS = list(CallRecord.__dataclass_fields__)
+
+
+class RecordStore:
+    """Append-only JSONL shards under ``root``; safe to append from several threads."""
+
+    def __init__(self, root: Path, fsync_every_s: float = 2.0):
+        self.root = Path(root)
+        self.fsync_every_s = fsync_every_s
+        self._lock = threading.Lock()
+        self._handles: dict[Path, Any] = {}
+        self._last_sync = time.monotonic()
+
+    def shard(self, task: str, model: str) -> Path:
+        return self.root / task / f"{model}.jsonl"
+
+    def append(self, record: CallRecord) -> None:
+        """Write one record; when this returns the record survives a crash of this process."""
+        if not record.created_at:
+            record.created_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        line = json.dumps(asdict(record), ensure_ascii=False, sort_keys=True) + "\n"
+        path = self.shard(record.task, record.model)
+        with self._lock:
+            fh = self._handles.get(path) or self._open(path)
+            fh.write(line)
+            fh.flush()
+            if time.monotonic() - self._last_sync >= self.fsync_every_s:
+                self._sync_all()
+
+    def _open(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        torn = path.exists() and path.stat().st_size > 0 and not _ends_with_newline(path)
+        fh = path.open("a", encoding="utf-8")
+        if torn:  # a crash cut the last line: start a fresh one
+            fh.write("\n")
+        self._handles[path] = fh
+        return fh
+
+    def _sync_all(self) -> None:
+        for fh in self._handles.values():
+            fh.flush()
+            os.fsync(fh.fileno())
+        self._last_sync = time.monotonic()
+
+    def close(self) -> None:
+        with self._lock:
+            self._sync_all()
+            for fh in self._handles.values():
+                fh.close()
+            self._handles.clear()
+
+    def __enter__(self) -> "RecordStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ---- reading --------------------------------------------------------------------------
+    def shards(self) -> list[Path]:
+        return sorted(self.root.glob("*/*.jsonl")) if self.root.is_dir() else []
+
+    def iter_records(self) -> Iterable[dict[str, Any]]:
+        for path in self.shards():
+            with path.open(encoding="utf-8") as fh:
+                for line in fh:
+                    if not line.endswith("\n"):
+                        break  # torn last line of a crashed write: not acknowledged
+                    if line.strip():
+                        yield json.loads(line)
+
+    def load(self) -> pd.DataFrame:
+        """All records, one row per record (superseded failures included), in COLUMNS order."""
+        rows = list(self.iter_records())
+        return pd.DataFrame(rows, columns=COLUMNS) if rows else pd.DataFrame(columns=COLUMNS)
+
+    def latest(self) -> pd.DataFrame:
+        """One row per call key: its successful record if any, else its last failure."""
+        df = self.load()
+        if df.empty:
+            return df
+        df["_ok"] = df["status"].eq("ok")
+        df["_order"] = range(len(df))
+        df = df.sort_values(["_ok", "_order"]).drop_duplicates(list(KEY), keep="last")
+        return df.drop(columns=["_ok", "_order"]).sort_values(list(KEY)).reset_index(drop=True)
+
+    def done(self) -> dict[tuple, dict[str, Any]]:
+        """Successful records by call key (the calls collection must not make again)."""
+        return {tuple(r[k] for k in KEY): r for r in self.iter_records() if r["status"] == "ok"}
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with path.open("rb") as fh:
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) == b"\n"
