@@ -3,7 +3,7 @@
 Layout: ``<set>/records/<task>/<model>.jsonl``. A record is written and flushed to the OS as soon
 as its call is acknowledged (so a crash of the process loses nothing acknowledged) and fsynced at
 least every ``fsync_every_s`` seconds and on close (so does a crash of the machine, but for the last
-seconds). A torn last line left by a crash is ignored on read and the next append starts a new line.
+seconds). A torn last line left by a crash is ignored on read and cut off before the next append.
 Failed calls are records too (``status = "error"``); a later successful record of the same call
 supersedes them.
 """
@@ -84,10 +84,9 @@ class RecordStore:
 
     def _open(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
-        torn = path.exists() and path.stat().st_size > 0 and not _ends_with_newline(path)
+        if path.exists():
+            _drop_torn_tail(path)  # a crash cut the last line: it was never acknowledged
         fh = path.open("a", encoding="utf-8")
-        if torn:  # a crash cut the last line: start a fresh one
-            fh.write("\n")
         self._handles[path] = fh
         return fh
 
@@ -143,7 +142,9 @@ class RecordStore:
         return {tuple(r[k] for k in KEY): r for r in self.iter_records() if r["status"] == "ok"}
 
 
-def _ends_with_newline(path: Path) -> bool:
-    with path.open("rb") as fh:
-        fh.seek(-1, os.SEEK_END)
-        return fh.read(1) == b"\n"
+def _drop_torn_tail(path: Path) -> None:
+    """Truncate a shard after its last newline (drops a partial line left by a crash)."""
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as fh:
+            fh.truncate(data.rfind(b"\n") + 1)

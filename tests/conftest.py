@@ -1,0 +1,59 @@
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = (ROOT / ".." / "shared" / "data").resolve()
+sys.path.insert(0, str(Path(__file__).parent))
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+STUB_KEY = "sk-test-DO-NOT-LEAK-0123456789abcdef"
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    data = Path(os.environ.get("COP_DATA_DIR") or SHARED_DATA)
+    if not (data / "gsm8k").is_dir():
+        pytest.skip("benchmark data directory (../shared/data) not present")
+    return data
+
+
+@pytest.fixture
+def write_set(tmp_path):
+    """Write a parameter set (and, if given, a model registry and price snapshot) under tmp_path."""
+
+    def _write(params: dict, models: dict | None = None, prices: dict | None = None) -> Path:
+        p = dict(params)
+        p.setdefault("output_dir", str(tmp_path / "results" / p.get("name", "t")))
+        if models is not None:
+            (tmp_path / "models.yaml").write_text(yaml.safe_dump({"models": models}))
+            p["models_file"] = str(tmp_path / "models.yaml")
+        if prices is not None:
+            (tmp_path / "prices.yaml").write_text(yaml.safe_dump(prices))
+            p["price_snapshot"] = str(tmp_path / "prices.yaml")
+        path = tmp_path / f"{p.get('name', 't')}.yaml"
+        path.write_text(yaml.safe_dump(p, sort_keys=False))
+        return path
+
+    return _write
+
+
+def stub_models(base_url: str) -> dict:
+    entry = {"family": "lightweight", "release_date": "2024-01-01", "api_base": base_url,
+             "api_key_env": "STUB_API_KEY", "typical_completion_tokens": 20}
+    return {
+        "stub-a": {**entry, "label": "Stub A", "litellm_id": "openai/stub-a"},
+        "stub-b": {**entry, "label": "Stub B", "litellm_id": "openai/stub-b", "family": "large"},
+        "broken": {**entry, "label": "Broken", "litellm_id": "openai/always-500"},
+    }
+
+
+STUB_PRICES = {
+    "date": "2025-01-01", "source": "test prices",
+    "prices": {m: {"input_usd_per_mtok": 1.0, "output_usd_per_mtok": 2.0} for m in ("stub-a", "stub-b", "broken")},
+}

@@ -1,0 +1,116 @@
+"""A deterministic OpenAI-compatible chat server on 127.0.0.1 for end-to-end tests.
+
+It answers "What is a + b?" questions inside the paper prompt: correctly, except when
+(a + b) % 5 == 0 (then a + b + 1, a wrong answer). The first request for a prompt answers 429
+when a % 3 == 0 and 500 when a % 7 == 0 (a % 3 != 0); a retry succeeds. The model
+``always-500`` always fails. It checks the bearer key, counts requests, and can delay answers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+QUESTION = re.compile(r"What is (\d+) \+ (\d+)\?")
+
+
+class StubState:
+    def __init__(self, api_key: str, delay_s: float = 0.0):
+        self.api_key = api_key
+        self.delay_s = delay_s
+        self.lock = threading.Lock()
+        self.requests = 0
+        self.completions = 0  # 200 answers
+        self.seen: Counter[str] = Counter()
+
+
+def answer_for(prompt: str) -> tuple[int, int, str]:
+    m = QUESTION.search(prompt)
+    if not m:
+        return 0, 0, "I cannot tell."
+    a, b = int(m.group(1)), int(m.group(2))
+    value = a + b + (1 if (a + b) % 5 == 0 else 0)
+    return a, b, f"Adding the numbers: {a} + {b}. <answer>{value}</answer>"
+
+
+def make_handler(state: StubState):
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):  # keep test output clean
+            pass
+
+        def _send(self, status: int, body: dict):
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self):
+            length = int(self.headers.get("Content-Length", 0))
+            req = json.loads(self.rfile.read(length) or b"{}")
+            with state.lock:
+                state.requests += 1
+            if self.headers.get("Authorization") != f"Bearer {state.api_key}":
+                presented = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+                # like some providers, echo the key presented: the client must redact it
+                return self._send(401, {"error": {"message": f"Incorrect API key provided: {presented}",
+                                                  "type": "invalid_request_error"}})
+            prompt = "".join(m.get("content", "") for m in req.get("messages", []))
+            a, _, text = answer_for(prompt)
+            with state.lock:
+                state.seen[prompt] += 1
+                first = state.seen[prompt] == 1
+            if req.get("model") == "always-500":
+                return self._send(500, {"error": {"message": "server exploded", "type": "server_error"}})
+            if first and a and a % 3 == 0:
+                return self._send(429, {"error": {"message": "rate limited", "type": "rate_limit_error"}})
+            if first and a and a % 7 == 0:
+                return self._send(500, {"error": {"message": "internal error", "type": "server_error"}})
+            if state.delay_s:
+                time.sleep(state.delay_s)
+            with state.lock:
+                state.completions += 1
+            prompt_tokens, completion_tokens = len(prompt.split()), len(text.split())
+            self._send(200, {
+                "id": f"chatcmpl-{state.completions}", "object": "chat.completion", "created": int(time.time()),
+                "model": req.get("model"),
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                          "total_tokens": prompt_tokens + completion_tokens},
+            })
+
+    return Handler
+
+
+class StubServer:
+    """``with StubServer(key) as s: s.base_url``"""
+
+    def __init__(self, api_key: str, delay_s: float = 0.0, port: int = 0):
+        self.state = StubState(api_key, delay_s)
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), make_handler(self.state))
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> "StubServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+if __name__ == "__main__":  # run standalone: python tests/openai_stub.py KEY PORT DELAY
+    import sys
+
+    server = StubServer(sys.argv[1], float(sys.argv[3]) if len(sys.argv) > 3 else 0.0, int(sys.argv[2]))
+    print(server.base_url, flush=True)
+    server.httpd.serve_forever()

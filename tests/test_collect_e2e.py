@@ -1,0 +1,141 @@
+"""Collect + grade through the real litellm client against an OpenAI-compatible server on 127.0.0.1."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, STUB_KEY, STUB_PRICES, stub_models
+from openai_stub import StubServer
+
+from helpers import pipeline, stages
+from helpers.errors import CostOfPassError
+from helpers.params import load_params
+from helpers.records import KEY, RecordStore
+
+
+def base_params(**over):
+    p = {
+        "name": "stubrun", "tasks": ["two_digit_addition"], "models": ["stub-a", "stub-b"],
+        "methods": ["vanilla", "self_refine"], "n_problems": 6, "n_runs": 2, "seed": 3,
+        "price_snapshot": "unused", "budget_usd": 1.0, "concurrency": 3, "max_retries": 3,
+        "retry_backoff_s": 0.01, "timeout_s": 20,
+        "task_options": {"two_digit_addition": {"source": "generated", "n": 40, "seed": 1}},
+    }
+    p.update(over)
+    return p
+
+
+@pytest.fixture
+def stub(monkeypatch):
+    monkeypatch.setenv("STUB_API_KEY", STUB_KEY)
+    with StubServer(STUB_KEY) as server:
+        yield server
+
+
+def test_collect_grade_rerun(stub, write_set):
+    path = write_set(base_params(), stub_models(stub.base_url), STUB_PRICES)
+    ctx = pipeline.preflight(load_params(path))
+    result = stages.run_collection(ctx, progress=False)
+
+    # 6 problems x 2 models x 2 runs x (1 vanilla + 2 self-refine calls)
+    assert result.planned_calls == 6 * 2 * 2 * 3
+    assert result.made_calls == result.planned_calls and result.failed_calls == 0
+    problems = ctx.problems["two_digit_addition"]
+    first_tries = {p.problem_id for p in problems if p.metadata["a"] % 3 == 0 or p.metadata["a"] % 7 == 0}
+    assert first_tries, "the sample should exercise 429/500 retries"
+    records = RecordStore(ctx.params.records_path).load()
+    assert len(records) == result.planned_calls and records.status.eq("ok").all()
+    assert (records.prompt_tokens > 0).all() and (records.completion_tokens > 0).all()
+    assert records[records.problem_id.isin(first_tries)].tries.max() >= 2
+
+    attempts = stages.run_grading(ctx)
+    assert len(attempts) == 6 * 2 * 2 * 2 and attempts.complete.all()
+    for row in attempts.itertuples():
+        p = next(p for p in problems if p.problem_id == row.problem_id)
+        assert bool(row.correct) == ((p.metadata["a"] + p.metadata["b"]) % 5 != 0)
+
+    before = stub.state.requests
+    again = stages.run_collection(ctx, progress=False)
+    assert again.made_calls == 0 and stub.state.requests == before
+
+
+def test_failures_are_recorded_not_graded_wrong(stub, write_set):
+    path = write_set(base_params(models=["stub-a", "broken"], methods=["vanilla"], n_problems=3, n_runs=1),
+                     stub_models(stub.base_url), STUB_PRICES)
+    ctx = pipeline.preflight(load_params(path))
+    result = stages.run_collection(ctx, progress=False)
+    assert result.failed_calls == 3
+    records = RecordStore(ctx.params.records_path).load()
+    broken = records[records.model == "broken"]
+    assert broken.status.eq("error").all() and broken.tries.eq(4).all()
+    assert broken.error.str.contains("InternalServerError|500", regex=True).all()
+    attempts = stages.run_grading(ctx)
+    failed = attempts[attempts.model == "broken"]
+    assert (~failed.complete).all() and failed.correct.isna().all()
+    table = stages.accuracy_table(attempts, ctx)
+    assert set(table.model) == {"stub-a"}  # no accuracy for a model whose every call failed
+
+
+def test_budget_stops_before_any_call(stub, write_set):
+    path = write_set(base_params(budget_usd=1e-6), stub_models(stub.base_url), STUB_PRICES)
+    with pytest.raises(CostOfPassError, match="over budget"):
+        pipeline.preflight(load_params(path))
+    assert stub.state.requests == 0
+
+
+def test_resume_after_kill_loses_and_repeats_nothing_acknowledged(monkeypatch, write_set, tmp_path):
+    monkeypatch.setenv("STUB_API_KEY", STUB_KEY)
+    with StubServer(STUB_KEY, delay_s=0.05) as stub:
+        path = write_set(base_params(n_problems=10, n_runs=3, methods=["vanilla"], concurrency=2),
+                         stub_models(stub.base_url), STUB_PRICES)
+        code = ("import sys; from helpers import pipeline, stages; from helpers.params import load_params;"
+                f"ctx = pipeline.preflight(load_params({str(path)!r})); stages.run_collection(ctx, progress=False)")
+        proc = subprocess.Popen([sys.executable, "-c", code], env=os.environ.copy(), cwd=ROOT)
+        params = load_params(path)
+        deadline = time.time() + 60
+        while time.time() < deadline and len(RecordStore(params.records_path).load()) < 8:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        time.sleep(0.5)  # let requests in flight at the kill finish on the server side
+        acknowledged = RecordStore(params.records_path).load()
+        assert 8 <= len(acknowledged) < 60, "the run should have been killed midway"
+        served_before = stub.state.completions
+
+        ctx = pipeline.preflight(params)
+        result = stages.run_collection(ctx, progress=False)
+        records = RecordStore(params.records_path).load()
+        ok = records[records.status == "ok"]
+        assert len(ok) == 60 and not ok.duplicated(list(KEY)).any()
+        assert result.made_calls == 60 - len(acknowledged)
+        # every acknowledged record is still there, unchanged
+        merged = acknowledged.merge(ok, on=list(KEY), suffixes=("", "_after"))
+        assert len(merged) == len(acknowledged) and (merged.response == merged.response_after).all()
+        # calls in flight at the kill may be repeated; nothing acknowledged is
+        assert stub.state.completions - served_before == result.made_calls
+        assert served_before - len(acknowledged) <= 2 * params.concurrency
+
+
+def test_keys_never_leak(stub, write_set, tmp_path):
+    path = write_set(base_params(n_problems=2, n_runs=1), stub_models(stub.base_url), STUB_PRICES)
+    params = load_params(path)
+    stages.run_collection(pipeline.preflight(params), progress=False)
+    text = "".join(p.read_text() for p in params.records_path.rglob("*.jsonl"))
+    assert STUB_KEY not in text and "STUB_API_KEY" not in json.dumps(params.model_dump())
+
+
+def test_wrong_key_is_a_recorded_failure_without_the_key(monkeypatch, write_set):
+    monkeypatch.setenv("STUB_API_KEY", "sk-wrong-key-0123456789abcdefghij")
+    with StubServer(STUB_KEY) as stub:
+        path = write_set(base_params(n_problems=1, n_runs=1, models=["stub-a"], methods=["vanilla"]),
+                         stub_models(stub.base_url), STUB_PRICES)
+        params = load_params(path)
+        result = stages.run_collection(pipeline.preflight(params), progress=False)
+    assert result.failed_calls == 1
+    text = Path(next(params.records_path.rglob("*.jsonl"))).read_text()
+    assert "Incorrect API key provided: [redacted]" in text and "sk-wrong-key" not in text

@@ -1,0 +1,106 @@
+import pandas as pd
+import pytest
+
+from helpers.grading import (attempts_from_calls, canonical_answer, extract_answer, extract_letter,
+                             grade_calls, is_correct, math_equal)
+from helpers.tasks import Problem
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("so <answer>41</answer> no wait <answer> 42 </answer>", "42"),
+    ("<ANSWER>7</ANSWER>", "7"),
+    ("multi\nline <answer>\n\\frac{1}{2}\n</answer>", "\\frac{1}{2}"),
+    ("no tags, the answer is 42", None),
+    ("", None),
+    (None, None),
+])
+def test_strict_extraction_takes_the_last_span(text, expected):
+    assert extract_answer(text) == expected
+
+
+@pytest.mark.parametrize("text, metric, expected", [
+    ("the answer is 42.", "math", "42"),
+    ("so \\boxed{17} is it", "math", "17"),
+    ("64 + 66 = 130", "math", "130"),
+    ("(A) 130", "choice", "A"),
+    ("<answer>5</answer> and \\boxed{6}", "math", "5"),
+])
+def test_lenient_fallbacks(text, metric, expected):
+    assert extract_answer(text, metric, "lenient") == expected
+    if "<answer>" not in text:
+        assert extract_answer(text, metric, "strict") is None
+
+
+@pytest.mark.parametrize("gold, answer, ok", [
+    ("130", "130", True),
+    ("3/4", "\\frac{3}{4}", True),
+    ("\\frac{3}{4}", "0.75", True),
+    ("\\frac{3}{4}", "\\frac34", True),
+    ("18", "\\boxed{18}", True),
+    ("18", "$18.00", True),
+    ("1000", "1,000", True),
+    ("1234567", "1,234,567", True),
+    ("025", "25", True),
+    ("\\left( 3, \\frac{\\pi}{2} \\right)", "(3, \\frac{\\pi}{2})", True),
+    ("\\sqrt{2}/2", "\\frac{\\sqrt{2}}{2}", True),
+    ("7", "17", False),
+    ("1000", "1,001", False),
+    ("3", "1,2,3", False),
+    ("5", None, False),
+    ("5", "", False),
+    ("5", "\\frac{", False),
+])
+def test_math_equivalence(gold, answer, ok):
+    assert math_equal(gold, answer) is ok
+
+
+@pytest.mark.parametrize("answer, letter", [
+    ("(B)", "B"), ("B)", "B"), ("B", "B"), ("B.", "B"), ("answer: B", "B"), ("Answer is (B)", "B"),
+    ("B. Paris", "B"), ("\\text{(B)}", "B"), ("**B**", "B"), ("(B) Paris", "B"),
+    ("(A) or (B)", None), ("E", None), ("", None), (None, None), ("b", None),
+])
+def test_letters(answer, letter):
+    assert extract_letter(answer, 4) == letter
+
+
+def test_letter_range_follows_the_number_of_choices():
+    assert extract_letter("(D)", 3) is None and extract_letter("(C)", 3) == "C"
+    assert is_correct("C", "(C)", "choice", 3) and not is_correct("C", "(B)", "choice", 3)
+
+
+def test_canonical_answers_group_equivalents():
+    assert canonical_answer("1/2", "math") == canonical_answer("\\frac{1}{2}", "math")
+    assert canonical_answer("1,000", "math") == canonical_answer("1000", "math")
+    assert canonical_answer("7", "math") != canonical_answer("17", "math")
+    assert canonical_answer("(B)", "choice") == canonical_answer("B", "choice") == "B"
+
+
+def calls_frame(rows):
+    base = {"model": "m", "litellm_model": "x/m", "prompt_hash": "h", "finish_reason": "stop", "latency_s": 0.1,
+            "tries": 1, "error": None, "sampling": {}, "simulated": False, "created_at": "", "reasoning_tokens": 0,
+            "prompt_tokens": 10, "completion_tokens": 5}
+    return pd.DataFrame([{**base, **r} for r in rows])
+
+
+def test_grade_calls_and_attempts():
+    problems = {"gsm8k": [Problem("gsm8k", "p1", "q", "12")], "bbq": [Problem("bbq", "b1", "q", "B", 3)]}
+    calls = calls_frame([
+        {"task": "gsm8k", "problem_id": "p1", "method": "vanilla", "run": 0, "call": 0, "status": "ok", "response": "<answer>12</answer>"},
+        {"task": "gsm8k", "problem_id": "p1", "method": "vanilla", "run": 1, "call": 0, "status": "ok", "response": "12"},
+        {"task": "gsm8k", "problem_id": "p1", "method": "vanilla", "run": 2, "call": 0, "status": "error", "response": None},
+        {"task": "gsm8k", "problem_id": "p1", "method": "self_refine", "run": 0, "call": 0, "status": "ok", "response": "<answer>11</answer>"},
+        {"task": "gsm8k", "problem_id": "p1", "method": "self_refine", "run": 0, "call": 1, "status": "ok", "response": "<answer>12</answer>"},
+        {"task": "bbq", "problem_id": "b1", "method": "vanilla", "run": 0, "call": 0, "status": "ok", "response": "<answer>(B)</answer>"},
+    ])
+    graded = grade_calls(calls, problems)
+    assert graded.correct.iloc[0] and not graded.correct.iloc[1] and pd.isna(graded.correct.iloc[2])
+    assert graded.extracted.iloc[0] == "12" and pd.isna(graded.extracted.iloc[1])
+    attempts = attempts_from_calls(graded).set_index(["task", "method", "run"])
+    assert bool(attempts.loc[("gsm8k", "vanilla", 0), "correct"])
+    assert not bool(attempts.loc[("gsm8k", "vanilla", 1), "correct"])  # strict: no tags, no answer
+    assert pd.isna(attempts.loc[("gsm8k", "vanilla", 2), "correct"])  # a failure is not a wrong answer
+    refine = attempts.loc[("gsm8k", "self_refine", 0)]
+    assert bool(refine.correct) and refine.calls == 2 and refine.prompt_tokens == 20 and refine.complete
+    assert bool(attempts.loc[("bbq", "vanilla", 0), "correct"])
+    lenient = attempts_from_calls(grade_calls(calls, problems, "lenient")).set_index(["task", "method", "run"])
+    assert bool(lenient.loc[("gsm8k", "vanilla", 1), "correct"])

@@ -1,0 +1,65 @@
+import pytest
+import yaml
+from conftest import ROOT
+
+from helpers.errors import CostOfPassError
+from helpers.params import load_params, params_in_notebook
+
+VALID = {"name": "x", "tasks": ["gsm8k"], "models": ["sim-lightweight"], "n_problems": 2, "n_runs": 1,
+         "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1.0}
+
+
+def write(tmp_path, data, name="set.yaml"):
+    p = tmp_path / name
+    p.write_text(yaml.safe_dump(data) if isinstance(data, dict) else data)
+    return p
+
+
+@pytest.mark.parametrize("name", ["tiny", "paper"])
+def test_committed_sets_validate(name):
+    p = load_params(ROOT / "params" / f"{name}.yaml")
+    assert p.name == name and p.price_path.is_file() and p.models_path.is_file()
+
+
+@pytest.mark.parametrize(
+    "change, field, words",
+    [
+        ({"n_runs": 0}, "n_runs", "greater than 0"),
+        ({"n_runs": "many"}, "n_runs", "integer"),
+        ({"budget_usd": -1}, "budget_usd", "greater than 0"),
+        ({"methods": ["vanilla", "beam_search"]}, "methods", "unknown method 'beam_search'"),
+        ({"sampling": {"temperature": 3}}, "sampling.temperature", "less than or equal to 2"),
+        ({"sampling": {"top_k": 3}}, "sampling.top_k", "unknown field"),
+        ({"modles": ["x"]}, "modles", "unknown field"),
+        ({"extraction": "fuzzy"}, "extraction", "strict"),
+        ({"tasks": []}, "tasks", "at least 1"),
+    ],
+)
+def test_errors_name_file_and_field(tmp_path, change, field, words):
+    path = write(tmp_path, {**VALID, **change})
+    with pytest.raises(CostOfPassError) as err:
+        load_params(path)
+    msg = str(err.value)
+    assert "\n" not in msg and str(path) in msg and f"field '{field}'" in msg and words in msg
+
+
+def test_missing_field_and_bad_yaml(tmp_path):
+    data = dict(VALID)
+    del data["budget_usd"]
+    with pytest.raises(CostOfPassError, match="field 'budget_usd': required field is missing"):
+        load_params(write(tmp_path, data))
+    with pytest.raises(CostOfPassError, match="is not valid YAML"):
+        load_params(write(tmp_path, "name: [unclosed", "bad.yaml"))
+    with pytest.raises(CostOfPassError, match="must be a YAML mapping"):
+        load_params(write(tmp_path, "- a\n- b\n", "list.yaml"))
+    with pytest.raises(CostOfPassError, match="parameter set not found"):
+        load_params(tmp_path / "nope.yaml")
+
+
+def test_notebook_parameters_prefer_injected_keys(tmp_path):
+    path = write(tmp_path, VALID)
+    injected = {**VALID, "n_runs": 3, "params_file": str(path), "unrelated": 1}
+    assert params_in_notebook(injected, str(path)).n_runs == 3
+    assert params_in_notebook({}, str(path)).n_runs == 1
+    with pytest.raises(CostOfPassError, match="field 'n_runs'"):
+        params_in_notebook({**VALID, "n_runs": -2}, str(path))

@@ -1,0 +1,72 @@
+"""The runner: preflight errors before any call, papermill execution, failure reporting."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+from helpers import pipeline
+from helpers.params import load_params
+
+
+def run_cli(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "helpers.pipeline", *args], capture_output=True, text=True,
+                          cwd=ROOT, env=env, timeout=900)
+
+
+def test_paper_without_keys_stops_with_one_line(shared_data, monkeypatch, tmp_path):
+    env = {k: v for k, v in __import__("os").environ.items()
+           if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "TOGETHERAI_API_KEY", "TOGETHER_API_KEY")}
+    env["COP_DATA_DIR"] = str(shared_data)
+    out = run_cli("run", "params/paper.yaml", env=env)
+    assert out.returncode == 2
+    err = out.stderr.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: missing API key(s)")
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "TOGETHERAI_API_KEY"):
+        assert key in err[0]
+    assert not (ROOT / "results/paper/records").exists()
+
+    dry = run_cli("run", "params/paper.yaml", "--dry-run", env=env)
+    assert dry.returncode == 0
+    last = [line for line in dry.stdout.splitlines() if line.startswith("calls:")][0]
+    # 6 tasks (AIME has 30 problems) x 10 models x 8 runs x (1 vanilla + 2 self-refine calls)
+    assert last.startswith(f"calls: {(5 * 128 + 30) * 10 * 8 * 3};") and "estimated USD: $" in last
+
+
+def test_runner_executes_notebooks_in_order(write_set, tmp_path):
+    path = write_set({"name": "nbrun", "tasks": ["two_digit_addition"], "models": ["sim-lightweight", "sim-reasoning"],
+                      "methods": ["vanilla"], "n_problems": 4, "n_runs": 2, "price_snapshot": "sim_tiny_2025-04",
+                      "budget_usd": 1.0, "task_options": {"two_digit_addition": {"source": "generated"}}})
+    out = run_cli("run", str(path))
+    assert out.returncode == 0, out.stderr[-2000:]
+    params = load_params(path)
+    executed = params.output_path / "notebooks"
+    assert sorted(p.name for p in executed.glob("*.ipynb")) == ["01_collect.ipynb", "02_grade.ipynb"]
+    nb = json.loads((executed / "02_grade.ipynb").read_text())
+    text = json.dumps(nb)
+    assert "SIMULATED" in text and "accuracy" in text
+    assert (params.graded_path / "attempts.parquet").is_file()
+
+
+def test_runner_stops_at_the_first_failing_notebook(write_set, tmp_path):
+    path = write_set({"name": "nbfail", "tasks": ["two_digit_addition"], "models": ["sim-lightweight"],
+                      "n_problems": 2, "n_runs": 1, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1.0,
+                      "task_options": {"two_digit_addition": {"source": "generated"}}})
+    params = load_params(path)
+    # grading before collection fails inside the notebook: the error names the executed copy
+    out = run_cli("run", str(path), "--only", "02_grade")
+    assert out.returncode == 2
+    assert "notebook 02_grade failed" in out.stderr and str(params.output_path / "notebooks/02_grade.ipynb") in out.stderr
+
+
+def test_preflight_rejects_unknown_model_and_missing_price(write_set):
+    path = write_set({"name": "bad", "tasks": ["two_digit_addition"], "models": ["gpt-9"], "n_problems": 2,
+                      "n_runs": 1, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1.0})
+    with pytest.raises(Exception, match="field 'models': unknown model"):
+        pipeline.prepare(load_params(path))
+    path = write_set({"name": "bad2", "tasks": ["two_digit_addition"], "models": ["o1"], "n_problems": 2,
+                      "n_runs": 1, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1.0})
+    with pytest.raises(Exception, match="no price for model\\(s\\) o1"):
+        pipeline.prepare(load_params(path))

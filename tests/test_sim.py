@@ -1,0 +1,67 @@
+import numpy as np
+import pytest
+
+from helpers.backends import sim
+
+PROFILE = sim.SimProfile(accuracy={"t": 0.7, "u": 0.2}, completion_tokens={"t": 200, "u": 1000})
+
+
+@pytest.mark.parametrize("target", [0.01, 0.2, 0.5, 0.9, 0.999])
+def test_aptitude_hits_the_target_accuracy(target):
+    p = sim.SimProfile(accuracy={"t": target}, completion_tokens={"t": 10})
+    mean = np.mean([sim.true_probability(p, 0, "t", str(i)) for i in range(20000)])
+    assert mean == pytest.approx(target, abs=0.01)
+
+
+def test_difficulty_is_shared_across_models():
+    strong = sim.SimProfile(accuracy={"t": 0.9}, completion_tokens={"t": 10})
+    ps_weak = [sim.true_probability(PROFILE, 0, "t", str(i)) for i in range(300)]
+    ps_strong = [sim.true_probability(strong, 0, "t", str(i)) for i in range(300)]
+    from scipy.stats import spearmanr
+
+    assert spearmanr(ps_weak, ps_strong).statistic == pytest.approx(1.0)  # the same problems are hard
+
+
+def call(profile=PROFILE, **over):
+    kw = dict(model="m", seed=0, task="t", problem_id="p1", target="42", n_choices=0, method="vanilla",
+              run=0, call=0, prompt_chars=400)
+    kw.update(over)
+    return sim.simulate(profile, **kw)
+
+
+def test_deterministic_and_varies_with_run():
+    assert call() == call()
+    outs = {call(run=r)["completion_tokens"] for r in range(20)}
+    assert len(outs) > 10 and call()["prompt_tokens"] == 100
+
+
+def test_estimates_recover_truth():
+    """Per-problem success rates estimated from simulated calls match the exported probabilities."""
+    from helpers.grading import extract_answer
+
+    ids = [f"p{i}" for i in range(40)]
+    est = [np.mean([extract_answer(call(problem_id=i, run=r)["text"]) == "42" for r in range(200)]) for i in ids]
+    truth = [sim.true_probability(PROFILE, 0, "t", i) for i in ids]
+    assert np.max(np.abs(np.array(est) - truth)) < 0.12  # 200 draws: sd <= 0.035
+    tokens = [call(problem_id=i, run=r)["completion_tokens"] for i in ids for r in range(25)]
+    assert np.mean(tokens) == pytest.approx(200, rel=0.05)
+
+
+def test_distractors_are_wrong_but_plausible():
+    for u in np.linspace(0, 0.999, 7):
+        assert sim.distractor("B", 4, u) in "ACD"
+        assert sim.distractor("42", 0, u) != "42" and abs(float(sim.distractor("42", 0, u)) - 42) <= 10
+    assert sim.distractor("\\frac{1}{2}", 0, 0.5) == "\\frac{1}{2} + 1"
+
+
+def test_through_litellm():
+    import litellm
+
+    sim.register()
+    sim.register()  # idempotent
+    meta = {"sim": PROFILE.model_dump(), "model": "m", "seed": 0, "task": "t", "problem_id": "p1", "target": "42",
+            "n_choices": 0, "method": "vanilla", "run": 0, "call": 0}
+    r = litellm.completion(model="sim/m", messages=[{"role": "user", "content": "x" * 400}], metadata={"cop": meta})
+    expected = call()
+    assert r.choices[0].message.content == expected["text"]
+    assert r.usage.completion_tokens == expected["completion_tokens"] and r.usage.prompt_tokens == 100
