@@ -102,3 +102,31 @@ def test_real_data_directory(shared_data):
     assert {p.target for p in gpqa} == set("ABCD")
     assert len(load_problems("bbq", shared_data, 128, 0)) == 128
     assert "Gender_identity" in bbq.caveat(shared_data, {})
+
+
+def test_download_through_a_mirror(fixture_dir, tmp_path):
+    """The downloader fetches the same layout the loaders read (from a local HTTP mirror here)."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    from helpers.tasks import download
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(fixture_dir)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        mirror = f"http://127.0.0.1:{httpd.server_address[1]}"
+        dest = tmp_path / "fetched"
+        files = download.download(dest, ["gsm8k", "aime24"], mirror=mirror)
+        assert len(files) == 2 and len(load_problems("gsm8k", dest, 100, 0)) == 20
+        assert download.download(dest, ["gsm8k"], mirror=mirror) == []  # present files are kept
+        with pytest.raises(CostOfPassError, match="bbq: could not download"):
+            download.download(dest, ["bbq"], mirror=mirror)  # the mirror lacks most categories
+        with pytest.raises(CostOfPassError, match="no public file source"):
+            download.download(dest, ["two_digit_addition"], mirror=mirror)
+    finally:
+        httpd.shutdown()

@@ -1,0 +1,66 @@
+"""How much does the litellm path cost per call? Simulated calls timed side by side, in one run.
+
+    .venv/bin/python benchmarks/collect_overhead.py [N]
+
+Prints calls per second for (1) the simulator alone, (2) litellm.completion to the simulated
+provider, (3) the full collection path (litellm + record store), and their ratios.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from helpers.backends import sim
+from helpers.collect import Attempt, Caller, run_attempt
+from helpers.methods import get_method
+from helpers.models import ModelSpec
+from helpers.params import Params
+from helpers.records import RecordStore
+from helpers.tasks.two_digit_addition import generate
+
+N = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+PROFILE = sim.SimProfile(accuracy={"two_digit_addition": 0.9}, completion_tokens={"two_digit_addition": 60})
+MODEL = ModelSpec(name="bench", label="bench", litellm_id="sim/bench", family="x", release_date="2024-01-01", sim=PROFILE)
+PROBLEMS = generate(N, seed=0)
+
+
+def timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return N / (time.perf_counter() - start)
+
+
+def direct():
+    for p in PROBLEMS:
+        sim.simulate(PROFILE, model="bench", seed=0, task=p.task, problem_id=p.problem_id, target=p.target,
+                     n_choices=0, method="vanilla", run=0, call=0, prompt_chars=400)
+
+
+def through_litellm(caller):
+    from helpers.prompts import solve_messages
+
+    for p in PROBLEMS:
+        caller(Attempt(p, MODEL, get_method("vanilla"), 0), 0, solve_messages(p.question))
+
+
+def full_path(caller, root):
+    with RecordStore(root) as store:
+        for p in PROBLEMS:
+            run_attempt(Attempt(p, MODEL, get_method("vanilla"), 0), [0], {}, store, caller)
+
+
+if __name__ == "__main__":
+    sim.register()
+    params = Params(name="bench", tasks=["two_digit_addition"], models=["bench"], n_problems=N, n_runs=1,
+                    price_snapshot="x", budget_usd=1)
+    caller = Caller(params)
+    through_litellm(caller)  # warm up litellm's lazy imports
+    rates = {"simulator alone": timed(direct), "litellm + simulator": timed(lambda: through_litellm(caller))}
+    with tempfile.TemporaryDirectory() as d:
+        rates["litellm + simulator + record store"] = timed(lambda: full_path(caller, Path(d)))
+    base = rates["simulator alone"]
+    for name, rate in rates.items():
+        print(f"{name:<38} {rate:>10.0f} calls/s   x{base / rate:>7.1f} slower than the simulator")
