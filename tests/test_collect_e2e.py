@@ -139,3 +139,17 @@ def test_wrong_key_is_a_recorded_failure_without_the_key(monkeypatch, write_set)
     assert result.failed_calls == 1
     text = Path(next(params.records_path.rglob("*.jsonl"))).read_text()
     assert "Incorrect API key provided: [redacted]" in text and "sk-wrong-key" not in text
+
+
+def test_runner_with_a_keyed_provider_leaks_no_key(stub, write_set):
+    """The whole runner (papermill, executed notebooks, graded parquet) never writes the key."""
+    path = write_set(base_params(n_problems=3, n_runs=1), stub_models(stub.base_url), STUB_PRICES)
+    out = subprocess.run([sys.executable, "-m", "helpers.pipeline", "run", str(path)], capture_output=True,
+                         text=True, cwd=ROOT, env=os.environ.copy(), timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    params = load_params(path)
+    files = [p for p in params.output_path.rglob("*") if p.is_file()]
+    assert len(files) >= 5
+    for f in files:
+        assert STUB_KEY.encode() not in f.read_bytes(), f
+    assert STUB_KEY not in out.stdout + out.stderr
