@@ -19,7 +19,7 @@ ifneq ($(wildcard ../shared/data),)
 export COP_DATA_DIR ?= $(abspath ../shared/data)
 endif
 
-.PHONY: all setup run dry-run test clean-results help
+.PHONY: all setup run report dry-run test chromium clean-results help
 
 help:
 	@sed -n '2,4p' Makefile
@@ -39,10 +39,21 @@ setup: $(VENV)/.installed
 run: setup
 	$(PY) -m helpers.pipeline run $(PARAMS)
 
+report: setup
+	$(PY) -m helpers.report $(PARAMS)
+
 dry-run: setup
 	$(PY) -m helpers.pipeline run $(PARAMS) --dry-run
 
-test: setup
+# The report test opens the HTML in headless Chromium (Debian's package); install it where apt can.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian's chromium for the report test"; \
+	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "warning: chromium is missing and apt-get is not usable; the report test will skip (fail under CI)"; fi; }
+
+test: setup chromium
 	$(PY) -m pytest -q
 
 clean-results:

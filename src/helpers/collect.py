@@ -29,6 +29,7 @@ from .prompts import messages_hash, refine_messages, solve_messages
 from .records import KEY, CallRecord, RecordStore
 from .tasks import Problem
 
+_JITTER = random.Random()  # seeding a Random costs ~0.7 ms: one for the process
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
 MAX_BACKOFF_S = 60.0
 
@@ -138,7 +139,6 @@ def call_with_retries(call: Callable[[], Any], max_retries: int, base_s: float,
 
     Returns ``(response or None, tries, error message or None)``; the error is redacted.
     """
-    rng = rng or random.Random()
     for attempt in range(max_retries + 1):
         try:
             return call(), attempt + 1, None
@@ -146,7 +146,7 @@ def call_with_retries(call: Callable[[], Any], max_retries: int, base_s: float,
             message = redact(f"{type(err).__name__}: {err}")[:500]
             if attempt >= max_retries or not is_retryable(err):
                 return None, attempt + 1, message
-            sleep(backoff_s(attempt, base_s, rng))
+            sleep(backoff_s(attempt, base_s, rng or _JITTER))
     raise AssertionError("unreachable")
 
 

@@ -124,7 +124,14 @@ def canonical_answer(answer: str | None, metric: Metric, n_choices: int = 4) -> 
     if metric == "choice":
         return extract_letter(answer, n_choices)
     parsed = parse_math(answer)
-    return str(parsed[0]) if parsed else normalize_math(answer)
+    if not parsed:
+        return normalize_math(answer)
+    expr = parsed[0]
+    if getattr(expr, "is_Number", False):  # 5, 5.0 and 10/2 are one answer; 0.75 and 3/4 too
+        import sympy
+
+        return str(sympy.nsimplify(expr, rational=True))
+    return str(expr)
 
 
 # ---- records -> graded calls and attempts ---------------------------------------------------------

@@ -92,6 +92,14 @@ class Params(BaseModel):
         return self.output_path / "graded"
 
     @property
+    def tables_path(self) -> Path:
+        return self.output_path / "tables"
+
+    @property
+    def figures_path(self) -> Path:
+        return self.output_path / "figures"
+
+    @property
     def models_path(self) -> Path:
         return resolve(self.models_file)
 

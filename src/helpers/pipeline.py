@@ -23,7 +23,7 @@ from .paths import repo_root
 from .prices import PriceSnapshot, load_snapshot
 from .tasks import Problem, get_task, load_problems
 
-NOTEBOOKS = ["01_collect", "02_grade"]
+NOTEBOOKS = ["01_collect", "02_grade", "03_frontier", "04_trends", "05_counterfactual", "06_techniques"]
 KERNEL = "cost-of-pass"
 
 
@@ -173,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--dry-run", action="store_true", help="print pending calls and estimated USD, call nothing")
     run.add_argument("--only", help="comma-separated notebook names (default: all, in order)")
     run.add_argument("--log-output", action="store_true", help="stream notebook output")
+    run.add_argument("--no-report", action="store_true", help="skip the offline HTML report")
     check = sub.add_parser("check", help="validate a parameter set and print its estimate")
     check.add_argument("params")
     args = ap.parse_args(argv)
@@ -188,6 +189,11 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             raise CostOfPassError(f"unknown notebook(s) {', '.join(unknown)} (known: {', '.join(NOTEBOOKS)})")
         run_notebooks(Path(args.params).resolve(), params, names, args.log_output)
+        if not names and not args.no_report:
+            from .report import render_offline
+
+            html = render_offline(Path(args.params).resolve(), params)
+            print(f"ok  report  -> {html.relative_to(repo_root()) if html.is_relative_to(repo_root()) else html}")
     except CostOfPassError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

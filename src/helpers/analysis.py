@@ -1,0 +1,104 @@
+"""From graded attempts to the inputs of every analysis: per-problem estimates, the cost-of-pass
+matrix, the expert's cost, and model metadata. Strategy names: ``<model>`` for vanilla, and
+``<model>+<method>`` for an inference-time method."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from . import costofpass as cop_math
+from .experts import expert_per_problem
+from .methods import get_method
+from .pipeline import Context
+from .prices import cost_usd
+from .stages import graded_paths
+from .techniques import majority_vote_estimates
+
+
+def strategy_name(model: str, method: str) -> str:
+    return model if method == "vanilla" else f"{model}+{method}"
+
+
+@dataclass
+class Analysis:
+    """Everything the analysis notebooks need for one parameter set."""
+
+    ctx: Context
+    attempts: pd.DataFrame  # graded attempts with usd
+    estimates: pd.DataFrame  # per (task, problem_id, strategy): cost_usd, pass_rate, n, model, method
+    cop: pd.DataFrame  # wide v(m, p), USD
+    expert: pd.Series  # USD per problem
+
+    @property
+    def models(self) -> list[str]:
+        return [m.name for m in self.ctx.models]
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return {m.name: m.label for m in self.ctx.models}
+
+    @property
+    def families(self) -> pd.Series:
+        return pd.Series({m.name: m.family for m in self.ctx.models}, name="family")
+
+    @property
+    def releases(self) -> pd.Series:
+        return pd.Series({m.name: pd.Timestamp(m.release_date) for m in self.ctx.models}, name="release_date")
+
+    @property
+    def tasks(self) -> list[str]:
+        return list(self.ctx.params.tasks)
+
+    @property
+    def simulated(self) -> bool:
+        return self.ctx.simulated
+
+    @property
+    def task_labels(self) -> dict[str, str]:
+        from .tasks import get_task
+
+        return {t: get_task(t).label for t in self.tasks}
+
+    def caption(self, text: str) -> str:
+        """A caption: ``text`` then the set, counts, prices, expert bound, extraction and caveats."""
+        p, s = self.ctx.params, self.ctx.snapshot
+        n = {t: len(v) for t, v in self.ctx.problems.items()}
+        counts = ", ".join(f"{self.task_labels[t]} {n[t]}" for t in self.tasks)
+        sim = "**SIMULATED** records (not real LLMs). " if self.simulated else ""
+        notes = " ".join(self.ctx.caveats)
+        return (f"{text} {sim}Set '{p.name}': {len(self.tasks)} datasets (problems: {counts}), {p.n_runs} runs, "
+                f"{len(self.models)} models; prices '{s.name}' ({s.date}); human expert at the {p.expert_bound} "
+                f"bound; extraction {p.extraction}. {notes}").strip()
+
+    def vanilla_cop(self) -> pd.DataFrame:
+        return self.cop[[m for m in self.models if m in self.cop.columns]]
+
+
+def estimates_from_attempts(attempts: pd.DataFrame, methods: list[str], seed: int = 0) -> pd.DataFrame:
+    """Per-problem C and R for every strategy: collected methods from their attempts, majority
+    votes from the vanilla attempts."""
+    done = attempts[attempts["complete"]].assign(strategy=lambda d: [strategy_name(m, me) for m, me in zip(d.model, d.method)])
+    est = cop_math.per_problem(done)
+    meta = done.drop_duplicates("strategy").set_index("strategy")[["model", "method"]]
+    est = est.join(meta, on="strategy")
+    parts = [est]
+    vanilla = done[done["method"] == "vanilla"]
+    for name in methods:
+        k = get_method(name).votes
+        if k:
+            mv = majority_vote_estimates(vanilla, k, seed=seed)
+            parts.append(mv.assign(method=name, strategy=[strategy_name(m, name) for m in mv.model]))
+    return pd.concat(parts, ignore_index=True)
+
+
+def load_analysis(ctx: Context) -> Analysis:
+    """Read the graded attempts of a set and price them with its snapshot."""
+    path = graded_paths(ctx)[1]
+    attempts = pd.read_parquet(path)
+    attempts = attempts.assign(usd=cost_usd(attempts, ctx.snapshot))
+    estimates = estimates_from_attempts(attempts, ctx.params.methods, ctx.params.seed)
+    cop = cop_math.cop_matrix(estimates)
+    expert = expert_per_problem(cop.index, ctx.params.expert_bound)
+    return Analysis(ctx, attempts, estimates, cop, expert)

@@ -1,0 +1,156 @@
+"""Cost-of-pass math (arXiv 2504.13359, §2): pure, vectorized functions over per-problem estimates.
+
+Shapes. ``estimates``: one row per (task, problem_id, strategy) with ``cost_usd`` (mean USD of an
+attempt, C_m(p)) and ``pass_rate`` (R_m(p)). ``cop``: the wide matrix of cost-of-pass v(m, p) in
+USD, index (task, problem_id), one column per strategy. ``expert``: USD per problem of the human
+expert (R = 1), a Series indexed like ``cop`` or ``None`` for LM-only frontiers. Frontier values
+are taken per problem, then averaged over a task's problems (Eq. 9).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+PROBLEM = ["task", "problem_id"]
+
+
+def cost_of_pass(cost_usd, pass_rate):
+    """v = C / R (Eq. 3), ``inf`` where R = 0. Arrays broadcast; returns float ndarray (USD)."""
+    cost = np.asarray(cost_usd, dtype=float)
+    rate = np.asarray(pass_rate, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(rate > 0, cost / np.where(rate > 0, rate, 1.0), np.inf)
+
+
+def per_problem(attempts: pd.DataFrame, strategy: str = "strategy") -> pd.DataFrame:
+    """C_m(p) and R_m(p) from complete attempts with ``usd`` and ``correct`` columns.
+
+    Returns one row per (task, problem_id, <strategy>): ``cost_usd`` (mean USD per attempt),
+    ``pass_rate`` (mean correct, 0-1), ``n`` (attempts).
+    """
+    done = attempts[attempts["complete"]] if "complete" in attempts else attempts
+    out = (
+        done.assign(correct=done["correct"].astype(float))
+        .groupby([*PROBLEM, strategy], sort=True)
+        .agg(cost_usd=("usd", "mean"), pass_rate=("correct", "mean"), n=("correct", "size"))
+        .reset_index()
+    )
+    return out
+
+
+def cop_matrix(estimates: pd.DataFrame, strategy: str = "strategy") -> pd.DataFrame:
+    """Wide matrix of v(m, p) (USD): index (task, problem_id), one column per strategy."""
+    v = estimates.assign(cop=cost_of_pass(estimates["cost_usd"], estimates["pass_rate"]))
+    return v.pivot_table(index=PROBLEM, columns=strategy, values="cop", aggfunc="first").sort_index()
+
+
+def frontier_per_problem(cop: pd.DataFrame, strategies: Iterable[str], expert: pd.Series | None = None) -> pd.Series:
+    """V_p(M) = min over strategies of v(m, p) (Eq. 4), with the expert: min(V_p(M), expert) (Eq. 6).
+
+    A problem no strategy has estimates for counts as unsolved by them (``inf``).
+    """
+    cols = [s for s in strategies]
+    missing = [s for s in cols if s not in cop.columns]
+    if missing:
+        raise KeyError(f"no estimates for strategies {missing}")
+    lm = cop[cols].min(axis=1, skipna=True) if cols else pd.Series(np.inf, index=cop.index)
+    lm = lm.fillna(np.inf)
+    if expert is None:
+        return lm
+    return np.minimum(lm, expert.reindex(cop.index))
+
+
+def frontier(cop: pd.DataFrame, strategies: Iterable[str], expert: pd.Series | None = None) -> pd.Series:
+    """V_{p~D}(M) per task: the per-problem frontier averaged over the task's problems (Eq. 9), USD."""
+    return frontier_per_problem(cop, strategies, expert).groupby(level="task").mean()
+
+
+def gain_per_problem(cop: pd.DataFrame, new: Iterable[str], base: Iterable[str], expert: pd.Series | None = None) -> pd.Series:
+    """G_p(new, base) = V_p(base) - V_p(base ∪ new) (Eq. 8), >= 0; 0 where both are ``inf``."""
+    base, new = list(base), list(new)
+    before = frontier_per_problem(cop, base, expert)
+    after = frontier_per_problem(cop, base + [s for s in new if s not in base], expert)
+    with np.errstate(invalid="ignore"):
+        g = before - after
+    return g.where(~(np.isinf(before) & np.isinf(after)), 0.0)
+
+
+def gain(cop: pd.DataFrame, new: Iterable[str], base: Iterable[str], expert: pd.Series | None = None) -> pd.Series:
+    """G_{p~D}(new, base) per task (Eq. 10), USD."""
+    return gain_per_problem(cop, new, base, expert).groupby(level="task").mean()
+
+
+def relative_gain(cop: pd.DataFrame, new: Iterable[str], base: Iterable[str], expert: pd.Series | None = None,
+                  reference: Iterable[str] | None = None) -> pd.Series:
+    """G_{p~D}(new, base) / V_{p~D}(reference) per task (0-1; reference defaults to base)."""
+    base = list(base)
+    ref = frontier(cop, base if reference is None else list(reference), expert)
+    return gain(cop, new, base, expert) / ref
+
+
+# ---- analyses of the paper --------------------------------------------------------------------
+def single_model_frontier(cop: pd.DataFrame, expert: pd.Series) -> pd.DataFrame:
+    """Table 1: V_{p~D}({m} ∪ {expert}) per task (rows) and strategy (columns), USD."""
+    return pd.DataFrame({s: frontier(cop, [s], expert) for s in cop.columns})
+
+
+def release_steps(releases: pd.Series) -> list[tuple[pd.Timestamp, list[str]]]:
+    """Strategies grouped by release date, in date order (models released the same day form one step)."""
+    dates = pd.to_datetime(releases)
+    return [(d, sorted(g.index)) for d, g in dates.groupby(dates, sort=True)]
+
+
+def frontier_over_time(cop: pd.DataFrame, releases: pd.Series, expert: pd.Series) -> pd.DataFrame:
+    """Eq. 7 per task and release step: V(M_t) with M_t = models released up to t plus the expert.
+
+    Returns rows (task, date, released, frontier_usd, expert_only_usd, gain_usd, relative_gain)
+    where ``relative_gain`` = G({m_t}, M_{t-1}) / V(M_{t-1}) (Eq. 15). The first row per task
+    is the expert alone (date = None).
+    """
+    rows = []
+    expert_only = frontier(cop, [], expert)
+    available: list[str] = []
+    prev = expert_only
+    for task in cop.index.get_level_values("task").unique():
+        rows.append({"task": task, "date": pd.NaT, "released": "(expert only)", "frontier_usd": expert_only[task],
+                     "expert_only_usd": expert_only[task], "gain_usd": 0.0, "relative_gain": 0.0})
+    for date, names in release_steps(releases):
+        available = available + names
+        now = frontier(cop, available, expert)
+        for task in now.index:
+            g = prev[task] - now[task]
+            rows.append({"task": task, "date": date, "released": ", ".join(names), "frontier_usd": now[task],
+                         "expert_only_usd": expert_only[task], "gain_usd": g,
+                         "relative_gain": g / prev[task] if prev[task] > 0 else 0.0})
+        prev = now
+    out = pd.DataFrame(rows)
+    out["normalized_pct"] = 100 * out["frontier_usd"] / out["expert_only_usd"]
+    return out
+
+
+def family_counterfactual(cop: pd.DataFrame, families: pd.Series, expert: pd.Series) -> pd.DataFrame:
+    """Eq. 12 (Fig. 3): G(M_g, M_T \\ M_g) / V(M_T) per task (rows) and family (columns), 0-1+."""
+    everyone = list(families.index)
+    total = frontier(cop, everyone, expert)
+    out = {}
+    for fam, members in families.groupby(families):
+        rest = [s for s in everyone if s not in members.index]
+        out[fam] = gain(cop, list(members.index), rest, expert) / total
+    return pd.DataFrame(out)
+
+
+def single_model_counterfactual(cop: pd.DataFrame, strategies: list[str], expert: pd.Series) -> pd.DataFrame:
+    """Eq. 16 (Fig. 5): G({m}, M_T \\ {m}) / V(M_T \\ {m}) per task (rows) and model (columns), 0-1."""
+    out = {}
+    for s in strategies:
+        rest = [x for x in strategies if x != s]
+        out[s] = relative_gain(cop, [s], rest, expert)
+    return pd.DataFrame(out)
+
+
+def technique_gain(cop: pd.DataFrame, base: list[str], with_technique: list[str], expert: pd.Series) -> pd.Series:
+    """Eq. 13 (Table 2): G(M_L*, M_L) / V(M_L) per task, 0-1 (the expert is in both frontiers)."""
+    return relative_gain(cop, with_technique, base, expert)

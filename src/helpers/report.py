@@ -1,0 +1,102 @@
+"""The HTML report of a parameter set.
+
+For users with Quarto: ``quarto render report/index.ipynb -P params_file:params/<set>.yaml``.
+Offline (no Quarto): ``python -m helpers.report params/<set>.yaml`` executes the same notebook
+with papermill and converts it with nbconvert to one self-contained HTML file (images embedded as
+data URIs, no code cells, no network needed to view) at ``results/<set>/report/index.html``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+
+from .errors import CostOfPassError
+from .params import Params, load_params
+from .paths import repo_root
+
+REPORT_NOTEBOOK = "report/index.ipynb"
+REMOTE_ASSET = re.compile(r'<script[^>]+src="https?://[^"]*"[^>]*>\s*</script>|<link[^>]+href="https?://[^"]*"[^>]*>')
+
+
+class ReportParts:
+    """What the report notebook shows: the tables and figures the pipeline wrote for a set."""
+
+    def __init__(self, params: Params):
+        self.params = params
+
+    def markdown(self, name: str) -> str:
+        """A saved table's caption and Markdown (``results/<set>/tables/<name>.md``)."""
+        path = self.params.tables_path / f"{name}.md"
+        if not path.is_file():
+            raise CostOfPassError(f"table {name} is missing: run the pipeline for {self.params.name} first ({path})")
+        return path.read_text(encoding="utf-8")
+
+    def csv(self, name: str):
+        import pandas as pd
+
+        return pd.read_csv(self.params.tables_path / f"{name}.csv")
+
+    def figure(self, name: str):
+        """The PNG of a saved figure, as an IPython image (embedded in the HTML)."""
+        from IPython.display import Image
+
+        path = self.params.figures_path / f"{name}.png"
+        if not path.is_file():
+            raise CostOfPassError(f"figure {name} is missing: run the pipeline for {self.params.name} first ({path})")
+        return Image(filename=str(path))
+
+
+def render_offline(params_path: Path, params: Params) -> Path:
+    """Execute the report notebook for a set and write ``results/<set>/report/index.html``."""
+    import logging
+
+    import nbformat
+    import papermill as pm
+    import yaml
+    from nbconvert import HTMLExporter
+
+    logging.getLogger("papermill").setLevel(logging.ERROR)
+    root = repo_root()
+    out_dir = params.output_path / "report"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    executed = out_dir / "index.ipynb"
+    os.environ.setdefault("JUPYTER_PATH", str(Path(sys.prefix) / "share" / "jupyter"))
+    parameters = {**yaml.safe_load(params_path.read_text()), "params_file": str(params_path)}
+    try:
+        pm.execute_notebook(str(root / REPORT_NOTEBOOK), str(executed), parameters=parameters, cwd=str(root),
+                            kernel_name="cost-of-pass", progress_bar=False)
+    except pm.PapermillExecutionError as err:
+        raise CostOfPassError(f"report failed ({err.ename}: {err.evalue}); see {executed}") from None
+    nb = nbformat.read(executed, as_version=4)
+    nb.cells = [c for c in nb.cells if c.cell_type != "raw"]  # Quarto's front matter is not content
+    exporter = HTMLExporter(template_name="lab")
+    exporter.exclude_input = True
+    exporter.exclude_input_prompt = True
+    exporter.exclude_output_prompt = True
+    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": f"Cost-of-Pass report: {params.name}"}})
+    body = REMOTE_ASSET.sub("", body)  # self-contained: no script or style from the network
+    html = out_dir / "index.html"
+    html.write_text(body, encoding="utf-8")
+    return html
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m helpers.report", description=__doc__.split("\n\n")[0])
+    ap.add_argument("params", help="params/<set>.yaml")
+    args = ap.parse_args(argv)
+    try:
+        path = Path(args.params).resolve()
+        html = render_offline(path, load_params(args.params))
+    except CostOfPassError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(f"ok  report -> {html}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,172 @@
+"""Hand-computed examples for every equation, and properties (hypothesis)."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers import costofpass as cp
+from helpers.trends import fit_decay
+
+INF = math.inf
+
+
+def matrix(rows: dict[tuple[str, str], dict[str, float]]) -> pd.DataFrame:
+    df = pd.DataFrame.from_dict(rows, orient="index")
+    df.index = pd.MultiIndex.from_tuples(df.index, names=["task", "problem_id"])
+    return df
+
+
+def test_eq3_cost_of_pass():
+    assert cp.cost_of_pass([0.02, 0.02, 0.0], [0.5, 0.0, 0.25]).tolist() == [0.04, INF, 0.0]
+
+
+def test_per_problem_means_over_complete_attempts():
+    attempts = pd.DataFrame({
+        "task": "t", "problem_id": ["p"] * 4, "strategy": "m", "usd": [0.01, 0.03, 0.02, 9.0],
+        "correct": [True, False, True, pd.NA], "complete": [True, True, True, False]})
+    (row,) = cp.per_problem(attempts).itertuples()
+    assert row.cost_usd == pytest.approx(0.02) and row.pass_rate == pytest.approx(2 / 3) and row.n == 3
+
+
+# two problems, three models; v in USD
+COP = matrix({
+    ("t", "p1"): {"a": 1.0, "b": 4.0, "never": INF},
+    ("t", "p2"): {"a": 6.0, "b": 2.0, "never": INF},
+})
+EXPERT = pd.Series([5.0, 5.0], index=COP.index)
+
+
+def test_eq4_to_9_min_per_problem_then_mean():
+    assert cp.frontier_per_problem(COP, ["a", "b"]).tolist() == [1.0, 2.0]
+    assert cp.frontier(COP, ["a", "b"])["t"] == 1.5  # not min(mean a, mean b) = 3.0
+    assert cp.frontier(COP, ["never"])["t"] == INF  # a model that never passes: infinite without the expert
+    assert cp.frontier(COP, ["never"], EXPERT)["t"] == 5.0  # the expert wins
+    assert cp.frontier(COP, ["a"], EXPERT)["t"] == (1.0 + 5.0) / 2  # expert wins on p2 only
+    assert cp.frontier(COP, [], EXPERT)["t"] == 5.0
+
+
+def test_ties_do_not_change_the_frontier():
+    tied = matrix({("t", "p1"): {"a": 2.0, "b": 2.0}})
+    assert cp.frontier(tied, ["a", "b"])["t"] == 2.0 == cp.frontier(tied, ["a"])["t"]
+    assert cp.gain(tied, ["b"], ["a"])["t"] == 0.0
+
+
+def test_eq8_10_gain():
+    # V(a ∪ E) per problem = [1, 5]; adding b: [1, 2] -> gain [0, 3], mean 1.5
+    assert cp.gain(COP, ["b"], ["a"], EXPERT)["t"] == 1.5
+    assert cp.gain(COP, ["never"], [])["t"] == 0.0  # inf - inf counts as no gain
+
+
+def test_eq7_15_frontier_over_time():
+    releases = pd.Series({"a": "2024-01-01", "b": "2024-03-01", "never": "2024-03-01"})
+    trend = cp.frontier_over_time(COP, releases, EXPERT)
+    assert trend.frontier_usd.tolist() == [5.0, 3.0, 1.5]
+    assert trend.released.tolist() == ["(expert only)", "a", "b, never"]
+    assert trend.relative_gain.tolist() == pytest.approx([0.0, 2 / 5, 1.5 / 3])
+    assert trend.normalized_pct.tolist() == pytest.approx([100, 60, 30])
+
+
+def test_eq12_by_hand():
+    families = pd.Series({"a": "light", "b": "large", "never": "reasoning"})
+    out = cp.family_counterfactual(COP, families, EXPERT).loc["t"]
+    # without light: per problem min(b, E) = [4, 2] -> 3.0; gain 1.5; relative 1.5 / 1.5 = 1.0
+    assert out["light"] == pytest.approx(1.0)
+    # without large: min(a, E) = [1, 5] -> 3.0; gain 1.5 -> 1.0
+    assert out["large"] == pytest.approx(1.0)
+    assert out["reasoning"] == 0.0  # a family that never passes is not essential
+
+
+def test_eq16_single_model_counterfactual():
+    out = cp.single_model_counterfactual(COP, ["a", "b", "never"], EXPERT).loc["t"]
+    # without a: [4, 2] -> 3; with: 1.5; gain 1.5 / 3 = 0.5
+    assert out["a"] == pytest.approx(0.5) and out["b"] == pytest.approx(0.5) and out["never"] == 0.0
+
+
+def test_eq13_technique_gain():
+    cop = matrix({("t", "p1"): {"a": 2.0, "a+sr": 1.0}, ("t", "p2"): {"a": 2.0, "a+sr": 3.0}})
+    expert = pd.Series([10.0, 10.0], index=cop.index)
+    # V(M_L) = 2; V(M_L ∪ M_L*) = mean(1, 2) = 1.5; gain 0.5 / 2 = 25%
+    assert cp.technique_gain(cop, ["a"], ["a+sr"], expert)["t"] == pytest.approx(0.25)
+
+
+def test_single_model_table_is_table1():
+    t1 = cp.single_model_frontier(COP, EXPERT)
+    assert t1.loc["t"].to_dict() == {"a": 3.0, "b": 3.0, "never": 5.0}  # b: [min(4, 5), min(2, 5)]
+
+
+def test_decay_fit_recovers_halving_time_and_refuses_too_few_points():
+    t = np.array([0, 1, 2, 3, 5, 7, 9], dtype=float)
+    v = 80 * np.exp(-np.log(2) / 2.6 * t) + 5
+    fit = fit_decay(t, v)
+    assert fit.identified and fit.halving_months == pytest.approx(2.6, rel=1e-3)
+    assert not fit_decay([0, 1, 2], [3, 2, 1]).identified and "at least 4" in fit_decay([0, 1, 2], [3, 2, 1]).message
+    assert "does not change" in fit_decay([0, 1, 2, 3], [5, 5, 5, 5]).message
+
+
+# ---- properties -----------------------------------------------------------------------------------
+costs = st.floats(0.001, 100.0, allow_nan=False)
+rates = st.sampled_from([0.0, 0.125, 0.25, 0.5, 0.875, 1.0])
+
+
+@st.composite
+def worlds(draw):
+    n_models = draw(st.integers(1, 5))
+    n_problems = draw(st.integers(1, 6))
+    rows = []
+    for p in range(n_problems):
+        for m in range(n_models):
+            rows.append({"task": "t", "problem_id": f"p{p}", "strategy": f"m{m}",
+                         "cost_usd": draw(costs), "pass_rate": draw(rates)})
+    est = pd.DataFrame(rows)
+    cop = cp.cop_matrix(est)
+    expert = pd.Series(draw(st.floats(0.01, 200.0)), index=cop.index)
+    dates = {f"m{m}": f"2024-{draw(st.integers(1, 12)):02d}-01" for m in range(n_models)}
+    return est, cop, expert, pd.Series(dates)
+
+
+@settings(max_examples=60, deadline=None)
+@given(worlds())
+def test_frontier_over_time_never_rises(world):
+    _, cop, expert, dates = world
+    trend = cp.frontier_over_time(cop, dates, expert)
+    values = trend.frontier_usd.to_numpy()
+    assert np.all(np.diff(values) <= 1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(worlds(), st.data())
+def test_adding_a_model_never_raises_the_frontier(world, data):
+    _, cop, expert, _ = world
+    cols = list(cop.columns)
+    subset = data.draw(st.lists(st.sampled_from(cols), unique=True))
+    extra = data.draw(st.sampled_from(cols))
+    for e in (expert, None):
+        before = cp.frontier(cop, subset, e)["t"]
+        after = cp.frontier(cop, list(dict.fromkeys(subset + [extra])), e)["t"]
+        assert after <= before or (math.isinf(after) and math.isinf(before))
+
+
+@settings(max_examples=60, deadline=None)
+@given(worlds())
+def test_counterfactuals_are_non_negative_and_expert_bounds_the_frontier(world):
+    _, cop, expert, _ = world
+    cols = list(cop.columns)
+    families = pd.Series({c: ["light", "large"][i % 2] for i, c in enumerate(cols)})
+    assert (cp.family_counterfactual(cop, families, expert).to_numpy() >= -1e-12).all()
+    assert (cp.single_model_counterfactual(cop, cols, expert).to_numpy() >= -1e-12).all()
+    assert cp.frontier(cop, cols, expert)["t"] <= expert.iloc[0] + 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(worlds(), st.floats(0.01, 100.0))
+def test_relative_gains_are_invariant_to_scaling_every_price(world, factor):
+    est, _, expert, dates = world
+    scaled = est.assign(cost_usd=est.cost_usd * factor)
+    a = cp.frontier_over_time(cp.cop_matrix(est), dates, expert)
+    b = cp.frontier_over_time(cp.cop_matrix(scaled), dates, expert * factor)
+    assert np.allclose(a.relative_gain, b.relative_gain, rtol=1e-9, atol=1e-12)
+    assert np.allclose(a.normalized_pct, b.normalized_pct, rtol=1e-9)
