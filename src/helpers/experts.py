@@ -23,7 +23,7 @@ class ExpertCost(BaseModel):
     qualification: str
     hourly_rate_usd: tuple[float, float] = Field(description="low, high (USD per hour)")
     minutes_per_question: float = Field(gt=0)
-    published_usd: tuple[float, float] = Field(description="the paper's Table 3 (low, high), as printed")
+    published_usd: tuple[float, float] | None = Field(None, description="the paper's Table 3 (low, high), as printed")
     sources: str
 
     def usd(self, bound: str = "high") -> float:
@@ -60,5 +60,6 @@ def expert_table(tasks: list[str], bound: str = "high") -> pd.DataFrame:
         rows.append({"task": t, "qualification": e.qualification,
                      "hourly_rate_usd": f"{e.hourly_rate_usd[0]:g}-{e.hourly_rate_usd[1]:g}",
                      "minutes_per_question": e.minutes_per_question, f"usd_{bound}": round(e.usd(bound), 4),
-                     "paper_usd": e.published_usd[0 if bound == "low" else 1], "sources": e.sources})
+                     "paper_usd": e.published_usd[0 if bound == "low" else 1] if e.published_usd else None,
+                     "sources": e.sources})
     return pd.DataFrame(rows)

@@ -16,10 +16,11 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .backends.local import LocalWeights
 from .backends.sim import SimProfile
 from .errors import CostOfPassError
 
-LOCAL_PROVIDERS = {"sim"}  # litellm custom providers registered by helpers.backends
+LOCAL_PROVIDERS = {"sim", "local"}  # litellm custom providers registered by helpers.backends
 
 
 class ModelSpec(BaseModel):
@@ -36,6 +37,7 @@ class ModelSpec(BaseModel):
     sampling: dict[str, float | int | None] = Field(default_factory=dict)
     typical_completion_tokens: int = Field(500, gt=0, description="tokens per call, for estimates only")
     sim: SimProfile | None = Field(None, description="profile of a simulated model (provider 'sim')")
+    local: LocalWeights | None = Field(None, description="weights of a local llama.cpp model (provider 'local')")
     notes: str = ""
 
     @property

@@ -118,6 +118,36 @@ def format_estimate(ctx: Context, est: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def check_local_runtime(ctx: Context, est: pd.DataFrame) -> None:
+    """Local models with calls to make need llama.cpp and their verified weights (not when all is recorded)."""
+    pending = set(est["model"]) if not est.empty else set()
+    local = [m for m in ctx.models if m.local and m.name in pending]
+    if not local:
+        return
+    from importlib.util import find_spec
+
+    from .backends.local import weights_path
+
+    if find_spec("llama_cpp") is None:
+        raise CostOfPassError(f"local model(s) {', '.join(m.name for m in local)} have calls to make and "
+                              "llama-cpp-python is not installed; run `make setup-local`")
+    for m in local:
+        weights_path(m.local)
+
+
+def move_records_aside(params: Params) -> Path | None:
+    """Before a re-collection: move the set's records to ``records.previous/`` (replacing an older copy)."""
+    import shutil
+
+    src = params.records_path
+    if not src.is_dir():
+        return None
+    dst = src.with_name("records.previous")
+    shutil.rmtree(dst, ignore_errors=True)
+    src.rename(dst)
+    return dst
+
+
 def preflight(params: Params) -> Context:
     """All checks that must pass before any call: the context, API keys, and the budget."""
     ctx = prepare(params)
@@ -126,6 +156,7 @@ def preflight(params: Params) -> Context:
     from .records import RecordStore
 
     est = estimate(ctx)
+    check_local_runtime(ctx, est)
     spent = records_cost_usd(RecordStore(params.records_path).load(), ctx.snapshot)
     if not est.empty and spent + est.usd.sum() > params.budget_usd:
         raise CostOfPassError(
@@ -174,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--only", help="comma-separated notebook names (default: all, in order)")
     run.add_argument("--log-output", action="store_true", help="stream notebook output")
     run.add_argument("--no-report", action="store_true", help="skip the offline HTML report")
+    run.add_argument("--recollect", action="store_true",
+                     help="collect every call again (the previous records move to records.previous/)")
     check = sub.add_parser("check", help="validate a parameter set and print its estimate")
     check.add_argument("params")
     args = ap.parse_args(argv)
@@ -183,6 +216,11 @@ def main(argv: list[str] | None = None) -> int:
             ctx = prepare(params)
             print(format_estimate(ctx, estimate(ctx)))
             return 0
+        if args.recollect:
+            prepare(params)  # a bad set fails before its records are moved
+            moved = move_records_aside(params)
+            if moved:
+                print(f"previous records moved to {moved}")
         preflight(params)
         names = args.only.split(",") if args.only else None
         unknown = [n for n in names or [] if n not in NOTEBOOKS]

@@ -1,7 +1,8 @@
-"""Offline backends reached through litellm: the simulated provider (``sim/...``)."""
+"""Offline backends reached through litellm: simulated models (``sim/...``) and local LLMs (``local/...``)."""
 
-from . import sim
+from . import local, sim
 
 
 def register_all() -> None:
     sim.register()
+    local.register()

@@ -42,7 +42,8 @@ def calibrate(tables: Path, data_dir: Path, n: int = 128, seed: int = 0) -> tupl
     cost = pd.read_csv(tables / "paper_table6_cost_usd.csv").set_index("model")
     prices = pd.read_csv(tables / "paper_table4_prices.csv").set_index("model")
     prompt = mean_prompt_tokens(data_dir, n, seed)
-    by_label = {m.label: m for m in load_registry(repo_root() / "params/registry/models.yaml").values() if not m.simulated}
+    by_label = {m.label: m for m in load_registry(repo_root() / "params/registry/models.yaml").values()
+                if not m.simulated and m.local is None}
     models, snapshot = {}, {}
     for label, row in prices.iterrows():
         real = by_label[label]

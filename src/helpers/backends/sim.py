@@ -106,39 +106,27 @@ def simulate(profile: SimProfile, *, model: str, seed: int, task: str, problem_i
 
 # ---- litellm custom provider --------------------------------------------------------------------
 def _provider():
-    import litellm
     from litellm import CustomLLM
+
+    from .provider import call_metadata, model_response
 
     class SimulatedLLM(CustomLLM):
         """litellm handler for ``sim/<name>``: the call's metadata carries the problem and profile."""
 
         def completion(self, model, messages, *args, **kwargs):
-            meta = ((kwargs.get("litellm_params") or {}).get("metadata") or {}).get("cop")
-            if not meta:
-                raise litellm.BadRequestError("sim provider: call metadata 'cop' is missing", model, "sim")
+            meta = call_metadata(kwargs, "sim", "sim")
             started = time.perf_counter()
             prompt_chars = sum(len(m.get("content") or "") for m in messages)
             out = simulate(SimProfile.model_validate(meta["sim"]), prompt_chars=prompt_chars,
                            **{k: meta[k] for k in ("model", "seed", "task", "problem_id", "target",
                                                    "n_choices", "method", "run", "call")})
-            response = litellm.ModelResponse(
-                model=model,
-                choices=[{"message": {"role": "assistant", "content": out["text"]}, "finish_reason": "stop"}],
-                usage={"prompt_tokens": out["prompt_tokens"], "completion_tokens": out["completion_tokens"],
-                       "total_tokens": out["prompt_tokens"] + out["completion_tokens"]},
-            )
-            response._response_ms = (time.perf_counter() - started) * 1000
-            return response
+            return model_response(model, out["text"], out["prompt_tokens"], out["completion_tokens"], started)
 
     return SimulatedLLM()
 
 
 def register() -> None:
     """Make ``sim/<name>`` callable through ``litellm.completion`` (idempotent)."""
-    import litellm
+    from .provider import register_provider
 
-    if not any(p.get("provider") == "sim" for p in litellm.custom_provider_map):
-        litellm.custom_provider_map = [*litellm.custom_provider_map, {"provider": "sim", "custom_handler": _provider()}]
-        from litellm.utils import custom_llm_setup
-
-        custom_llm_setup()
+    register_provider("sim", _provider)

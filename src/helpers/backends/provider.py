@@ -1,0 +1,42 @@
+"""Registering an in-process litellm custom provider, and the response it returns."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+
+def register_provider(name: str, handler_factory: Callable[[], object]) -> None:
+    """Make ``<name>/<model>`` callable through ``litellm.completion`` (idempotent)."""
+    import litellm
+
+    if not any(p.get("provider") == name for p in litellm.custom_provider_map):
+        litellm.custom_provider_map = [*litellm.custom_provider_map, {"provider": name, "custom_handler": handler_factory()}]
+        from litellm.utils import custom_llm_setup
+
+        custom_llm_setup()
+
+
+def call_metadata(kwargs: dict, key: str, provider: str) -> dict:
+    """The ``cop`` metadata the collector attaches to a call; it must carry ``key``."""
+    import litellm
+
+    meta = ((kwargs.get("litellm_params") or {}).get("metadata") or {}).get("cop")
+    if not meta or key not in meta:
+        raise litellm.BadRequestError(f"{provider} provider: call metadata 'cop.{key}' is missing", provider, provider)
+    return meta
+
+
+def model_response(model: str, text: str, prompt_tokens: int, completion_tokens: int, started: float,
+                   finish_reason: str = "stop"):
+    """An OpenAI-shaped litellm response with the runtime's token counts."""
+    import litellm
+
+    response = litellm.ModelResponse(
+        model=model,
+        choices=[{"message": {"role": "assistant", "content": text}, "finish_reason": finish_reason}],
+        usage={"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+               "total_tokens": prompt_tokens + completion_tokens},
+    )
+    response._response_ms = (time.perf_counter() - started) * 1000
+    return response
