@@ -7,7 +7,7 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-PARAMS ?= params/tiny.yaml
+PARAMS ?= params/local.yaml
 # llama.cpp for local models: built once from source into a wheel cache, portable (no -march=native)
 WHEELS ?= $(HOME)/.cache/cost-of-pass/wheels
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON

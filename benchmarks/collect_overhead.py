@@ -3,7 +3,9 @@
     .venv/bin/python benchmarks/collect_overhead.py [N]
 
 Prints calls per second for (1) the simulator alone, (2) litellm.completion to the simulated
-provider, (3) the full collection path (litellm + record store), and their ratios.
+provider, (3) the full collection path (litellm + record store), (4) the same on 4 threads, and
+their ratios. Simulated calls are CPU-bound Python: threads only contend for the GIL, which is why
+the simulated sets use ``concurrency: 1``.
 """
 
 from __future__ import annotations
@@ -46,10 +48,11 @@ def through_litellm(caller):
         caller(Attempt(p, MODEL, get_method("vanilla"), 0), 0, solve_messages(p.question))
 
 
-def full_path(caller, root):
-    with RecordStore(root) as store:
-        for p in PROBLEMS:
-            run_attempt(Attempt(p, MODEL, get_method("vanilla"), 0), [0], {}, store, caller)
+def full_path(caller, root, threads: int = 1):
+    from concurrent.futures import ThreadPoolExecutor
+
+    with RecordStore(root) as store, ThreadPoolExecutor(threads) as pool:
+        list(pool.map(lambda p: run_attempt(Attempt(p, MODEL, get_method("vanilla"), 0), [0], {}, store, caller), PROBLEMS))
 
 
 if __name__ == "__main__":
@@ -60,7 +63,8 @@ if __name__ == "__main__":
     through_litellm(caller)  # warm up litellm's lazy imports
     rates = {"simulator alone": timed(direct), "litellm + simulator": timed(lambda: through_litellm(caller))}
     with tempfile.TemporaryDirectory() as d:
-        rates["litellm + simulator + record store"] = timed(lambda: full_path(caller, Path(d)))
+        rates["litellm + simulator + record store"] = timed(lambda: full_path(caller, Path(d) / "1"))
+        rates["the same on 4 threads"] = timed(lambda: full_path(caller, Path(d) / "4", threads=4))
     base = rates["simulator alone"]
     for name, rate in rates.items():
         print(f"{name:<38} {rate:>10.0f} calls/s   x{base / rate:>7.1f} slower than the simulator")

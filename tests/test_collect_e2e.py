@@ -9,13 +9,13 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, STUB_KEY, STUB_PRICES, stub_models
-from openai_stub import StubServer
 
+from conftest import ROOT, STUB_KEY, STUB_PRICES, stub_models
 from helpers import pipeline, stages
 from helpers.errors import CostOfPassError
 from helpers.params import load_params
 from helpers.records import KEY, RecordStore
+from openai_stub import StubServer
 
 
 def base_params(**over):

@@ -1,8 +1,15 @@
 import pandas as pd
 import pytest
 
-from helpers.grading import (attempts_from_calls, canonical_answer, extract_answer, extract_letter,
-                             grade_calls, is_correct, math_equal)
+from helpers.grading import (
+    attempts_from_calls,
+    canonical_answer,
+    extract_answer,
+    extract_letter,
+    grade_calls,
+    is_correct,
+    math_equal,
+)
 from helpers.tasks import Problem
 
 

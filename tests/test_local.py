@@ -7,8 +7,8 @@ from importlib.util import find_spec
 
 import pytest
 import yaml
-from conftest import ROOT
 
+from conftest import ROOT
 from helpers import pipeline
 from helpers.backends import local
 from helpers.collect import pending, plan_attempts

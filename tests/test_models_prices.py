@@ -3,8 +3,8 @@ import datetime as dt
 import pandas as pd
 import pytest
 import yaml
-from conftest import ROOT
 
+from conftest import ROOT
 from helpers.errors import CostOfPassError
 from helpers.models import call_sampling, load_registry, resolve_models
 from helpers.prices import call_cost_usd, cost_usd, load_snapshot

@@ -1,7 +1,7 @@
 import pytest
 import yaml
-from conftest import ROOT
 
+from conftest import ROOT
 from helpers.errors import CostOfPassError
 from helpers.params import load_params, params_in_notebook
 

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 import yaml
-from conftest import ROOT
 
+from conftest import ROOT
 from helpers.params import load_params
 
 FIGURES = ["figure2_frontier_over_time", "figure4_relative_gain_per_release", "figure3_family_counterfactual",

@@ -4,6 +4,7 @@ import json
 import re
 
 import yaml
+
 from conftest import ROOT
 
 REPORT = ROOT / "report"

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import ROOT
 
+from conftest import ROOT
 from helpers import pipeline, stages
 from helpers.backends import calibrate, sim
 from helpers.params import load_params

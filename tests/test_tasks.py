@@ -5,8 +5,7 @@ import subprocess
 import pytest
 
 from helpers.errors import CostOfPassError
-from helpers.tasks import PAPER_TASKS, TASKS, get_task, load_problems, sample_problems
-from helpers.tasks import bbq, gpqa_diamond, two_digit_addition
+from helpers.tasks import PAPER_TASKS, TASKS, bbq, get_task, gpqa_diamond, load_problems, sample_problems, two_digit_addition
 
 
 def write_jsonl(path, rows):

@@ -13,6 +13,7 @@ import os
 import random
 import re
 import time
+from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -26,7 +27,7 @@ from .models import LOCAL_PROVIDERS, ModelSpec, call_sampling
 from .params import Params
 from .prices import PriceSnapshot, call_cost_usd, cost_usd
 from .prompts import messages_hash, refine_messages, solve_messages
-from .records import KEY, CallRecord, RecordStore
+from .records import CallRecord, RecordStore
 from .tasks import Problem
 
 _JITTER = random.Random()  # seeding a Random costs ~0.7 ms: one for the process
@@ -227,6 +228,15 @@ def run_attempt(a: Attempt, calls: list[int], done: dict[tuple, Any], store: Rec
     return made
 
 
+def check_budget(params: Params, spent_usd: float, est: pd.DataFrame) -> None:
+    """Refuse to start when recorded spend plus the estimate of pending calls passes the budget."""
+    if not est.empty and spent_usd + est.usd.sum() > params.budget_usd:
+        raise CostOfPassError(
+            f"over budget: {int(est.calls.sum())} pending calls are estimated at ${est.usd.sum():.4f} on top of "
+            f"${spent_usd:.4f} already spent, more than budget_usd ${params.budget_usd:g} in {params.source}"
+        )
+
+
 # ---- the whole collection -----------------------------------------------------------------------
 @dataclass
 class CollectResult:
@@ -254,16 +264,12 @@ def collect(params: Params, problems: dict[str, list[Problem]], models: list[Mod
     spent = records_cost_usd(store.load(), snapshot)
     est = estimate_calls(todo, snapshot, params.sampling.max_tokens)
     result = CollectResult(planned_calls=sum(a.method.collected_calls for a in attempts), spent_before_usd=spent)
-    if spent + est.usd.sum() > params.budget_usd:
-        raise CostOfPassError(
-            f"over budget: {int(est.calls.sum())} pending calls are estimated at ${est.usd.sum():.4f} on top of "
-            f"${spent:.4f} already spent, more than budget_usd ${params.budget_usd:g} in {params.source}"
-        )
+    check_budget(params, spent, est)
     est_by = {(r.task, r.model): r.usd / r.calls for r in est.itertuples()}
     caller = caller or Caller(params)
     made: list[CallRecord] = []
     reserved = 0.0
-    queue = list(todo)
+    queue = deque(todo)
     bar = tqdm(total=sum(len(c) for _, c in todo), desc=f"collect {params.name}", unit="call",
                disable=not progress, mininterval=2.0)
     with store, ThreadPoolExecutor(max_workers=params.concurrency) as pool:
@@ -275,7 +281,7 @@ def collect(params: Params, problems: dict[str, list[Problem]], models: list[Mod
                 if spent + reserved + cost > params.budget_usd:
                     result.stopped_by_budget = True
                     break
-                queue.pop(0)
+                queue.popleft()
                 reserved += cost
                 running[pool.submit(run_attempt, a, calls, done, store, caller)] = cost
             if not running:

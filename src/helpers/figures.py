@@ -18,6 +18,12 @@ sns.set_theme(style="whitegrid", context="paper", font_scale=1.05)
 FAMILY_COLORS = {"lightweight": "#4C72B0", "large": "#DD8452", "reasoning": "#55A868"}
 
 
+def family_palette(families: list[str]) -> dict[str, str]:
+    """The paper's three families keep their colours; any other family (a fork's) gets the next ones."""
+    spare = iter(c for c in sns.color_palette("colorblind", 10).as_hex() if c not in FAMILY_COLORS.values())
+    return {f: FAMILY_COLORS.get(f) or next(spare) for f in families}
+
+
 def titled(title: str, simulated: bool) -> str:
     return f"{title} — SIMULATED" if simulated else title
 
@@ -80,7 +86,7 @@ def figure3_families(values: pd.DataFrame, simulated: bool):
     """Grouped bars: essentialness (%) of each family (hue) per task (x)."""
     long = values.rename_axis("task").reset_index().melt(id_vars="task", var_name="family", value_name="pct")
     fig, ax = plt.subplots(figsize=(9, 3.8))
-    sns.barplot(long, x="task", y="pct", hue="family", palette=FAMILY_COLORS, ax=ax)
+    sns.barplot(long, x="task", y="pct", hue="family", palette=family_palette(list(values.columns)), ax=ax)
     ax.set_ylabel("relative improvement (%)")
     ax.set_xlabel("")
     ax.set_title(titled("Figure 3. Essentialness of model families (counterfactual, Eq. 12)", simulated))

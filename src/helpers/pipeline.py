@@ -152,47 +152,52 @@ def preflight(params: Params) -> Context:
     """All checks that must pass before any call: the context, API keys, and the budget."""
     ctx = prepare(params)
     check_keys(ctx)
-    from .collect import records_cost_usd
+    from .collect import check_budget, records_cost_usd
     from .records import RecordStore
 
     est = estimate(ctx)
     check_local_runtime(ctx, est)
-    spent = records_cost_usd(RecordStore(params.records_path).load(), ctx.snapshot)
-    if not est.empty and spent + est.usd.sum() > params.budget_usd:
-        raise CostOfPassError(
-            f"over budget: {int(est.calls.sum())} pending calls are estimated at ${est.usd.sum():.2f} "
-            f"(+ ${spent:.2f} spent), more than budget_usd ${params.budget_usd:g} in {params.source}"
-        )
+    check_budget(params, records_cost_usd(RecordStore(params.records_path).load(), ctx.snapshot), est)
     return ctx
 
 
-def run_notebooks(params_path: Path, params: Params, names: list[str] | None = None, log_output: bool = False) -> list[Path]:
-    """Execute the notebooks in order with papermill; raise with the path of the first that fails."""
+def execute_notebook(src: Path, dst: Path, params_path: Path, log_output: bool = False) -> None:
+    """Execute one notebook with papermill for a parameter set; raise one line naming the executed copy.
+
+    Like ``papermill -f params/<set>.yaml``: the set's keys are the notebook's parameters (plus
+    ``params_file``, where they came from). The kernel is ``cost-of-pass`` from this environment.
+    """
     import logging
 
     import papermill as pm
     import yaml
 
     logging.getLogger("papermill").setLevel(logging.ERROR)  # the set's keys are all passed, by design
-
-    root = repo_root()
-    out_dir = params.output_path / "notebooks"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    # papermill -f <set>.yaml: the set's keys are the notebook's parameters (plus where they came from)
-    parameters = {**yaml.safe_load(params_path.read_text()), "params_file": str(params_path)}
     os.environ.setdefault("JUPYTER_PATH", str(Path(sys.prefix) / "share" / "jupyter"))
+    parameters = {**yaml.safe_load(params_path.read_text()), "params_file": str(params_path)}
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        pm.execute_notebook(str(src), str(dst), parameters=parameters, cwd=str(repo_root()), kernel_name=KERNEL,
+                            log_output=log_output, progress_bar=False)
+    except pm.PapermillExecutionError as err:
+        raise CostOfPassError(f"notebook {src.stem} failed ({err.ename}: {err.evalue}); see {dst}") from None
+    except Exception as err:
+        raise CostOfPassError(f"notebook {src.stem} failed ({type(err).__name__}: {err}); see {dst}") from None
+
+
+def shown(path: Path) -> Path:
+    root = repo_root()
+    return path.relative_to(root) if path.is_relative_to(root) else path
+
+
+def run_notebooks(params_path: Path, params: Params, names: list[str] | None = None, log_output: bool = False) -> list[Path]:
+    """Execute the notebooks in order; stop at the first that fails (its executed copy is named)."""
     done = []
     for name in names or NOTEBOOKS:
-        src, dst = root / "notebooks" / f"{name}.ipynb", out_dir / f"{name}.ipynb"
-        try:
-            pm.execute_notebook(str(src), str(dst), parameters=parameters, cwd=str(root),
-                                kernel_name=KERNEL, log_output=log_output, progress_bar=False)
-        except pm.PapermillExecutionError as err:
-            raise CostOfPassError(f"notebook {name} failed ({err.ename}: {err.evalue}); see {dst}") from None
-        except Exception as err:
-            raise CostOfPassError(f"notebook {name} failed ({type(err).__name__}: {err}); see {dst}") from None
+        dst = params.output_path / "notebooks" / f"{name}.ipynb"
+        execute_notebook(repo_root() / "notebooks" / f"{name}.ipynb", dst, params_path, log_output)
         done.append(dst)
-        print(f"ok  {name}  -> {dst.relative_to(root) if dst.is_relative_to(root) else dst}", flush=True)
+        print(f"ok  {name}  -> {shown(dst)}", flush=True)
     return done
 
 
@@ -231,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
             from .report import render_offline
 
             html = render_offline(Path(args.params).resolve(), params)
-            print(f"ok  report  -> {html.relative_to(repo_root()) if html.is_relative_to(repo_root()) else html}")
+            print(f"ok  report  -> {shown(html)}")
     except CostOfPassError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -9,7 +9,6 @@ data URIs, no code cells, no network needed to view) at ``results/<set>/report/i
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 from pathlib import Path
@@ -52,25 +51,14 @@ class ReportParts:
 
 def render_offline(params_path: Path, params: Params) -> Path:
     """Execute the report notebook for a set and write ``results/<set>/report/index.html``."""
-    import logging
-
     import nbformat
-    import papermill as pm
-    import yaml
     from nbconvert import HTMLExporter
 
-    logging.getLogger("papermill").setLevel(logging.ERROR)
-    root = repo_root()
+    from .pipeline import execute_notebook
+
     out_dir = params.output_path / "report"
-    out_dir.mkdir(parents=True, exist_ok=True)
     executed = out_dir / "index.ipynb"
-    os.environ.setdefault("JUPYTER_PATH", str(Path(sys.prefix) / "share" / "jupyter"))
-    parameters = {**yaml.safe_load(params_path.read_text()), "params_file": str(params_path)}
-    try:
-        pm.execute_notebook(str(root / REPORT_NOTEBOOK), str(executed), parameters=parameters, cwd=str(root),
-                            kernel_name="cost-of-pass", progress_bar=False)
-    except pm.PapermillExecutionError as err:
-        raise CostOfPassError(f"report failed ({err.ename}: {err.evalue}); see {executed}") from None
+    execute_notebook(repo_root() / REPORT_NOTEBOOK, executed, params_path)
     nb = nbformat.read(executed, as_version=4)
     nb.cells = [c for c in nb.cells if c.cell_type != "raw"]  # Quarto's front matter is not content
     exporter = HTMLExporter(template_name="lab")

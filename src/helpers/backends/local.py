@@ -23,7 +23,7 @@ from ..errors import CostOfPassError
 
 CACHE = Path(os.environ.get("COP_MODEL_CACHE", Path.home() / ".cache" / "cost-of-pass" / "models"))
 BASE_PROMPT_SUFFIX = "\n\nSolution:"
-BASE_STOPS = ["Please solve the following question", "INPUT:", "\n\n\n\n"]
+BASE_STOPS = ["Please solve the following question", "INPUT:"]  # the base model repeating the prompt
 
 
 class WeightPart(BaseModel):

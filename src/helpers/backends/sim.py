@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 import time
 from functools import lru_cache
 

@@ -1,0 +1,36 @@
+"""Figures draw for any families and any number of releases (including fits that are not identifiable)."""
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from helpers import costofpass as cp
+from helpers import figures
+from helpers.trends import fit_trends
+
+
+def world():
+    cop = pd.DataFrame({"a": [1.0, 6.0], "b": [4.0, 2.0]},
+                       index=pd.MultiIndex.from_tuples([("t", "p1"), ("t", "p2")], names=["task", "problem_id"]))
+    return cop, pd.Series([5.0, 5.0], index=cop.index)
+
+
+def test_figures_with_a_forks_families(tmp_path):
+    cop, expert = world()
+    fam = 100 * cp.family_counterfactual(cop, pd.Series({"a": "SmolLM (HF)", "b": "lightweight"}), expert)
+    fig = figures.figure3_families(fam, simulated=True)
+    assert "SIMULATED" in fig.axes[0].get_title()
+    png, svg = figures.save_figure(fig, "f3", tmp_path)
+    assert png.stat().st_size > 1000 and svg.is_file()
+    plt.close("all")
+
+
+def test_trend_figures_with_two_releases():
+    cop, expert = world()
+    trend = cp.frontier_over_time(cop, pd.Series({"a": "2024-01-01", "b": "2024-05-01"}), expert)
+    fits = fit_trends(trend)
+    assert not fits["t"].identified
+    figures.figure2_trends(trend, fits, {"t": "Task"}, simulated=False)
+    gains = figures.release_gains(trend, {"a": "A", "b": "B"})
+    assert list(gains.index) == ["2024-01-01 A", "2024-05-01 B"]
+    figures.heatmap(gains, "Figure 4", simulated=False)
+    plt.close("all")
