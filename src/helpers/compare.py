@@ -35,8 +35,11 @@ def family_order(table1: pd.DataFrame, tasks: list[str]) -> pd.Series:
 
 def family_order_comparison(ours: pd.DataFrame, paper: pd.DataFrame, tasks: list[str]) -> pd.DataFrame:
     """Family ordering per task in our Table 1 and the paper's, and whether the best family agrees."""
-    a, b = family_order(ours, tasks), family_order(paper, tasks)
-    df = pd.DataFrame({"ours": a, "paper": b})
+    shared = [t for t in tasks if t in paper.columns]
+    a, b = family_order(ours, shared), family_order(paper, shared)
+    df = pd.DataFrame({"ours": a, "paper": b}).dropna()
+    if df.empty:
+        return pd.DataFrame(columns=["task", "ours", "paper", "same best family", "same order"])
     df["same best family"] = [x.split(" < ")[0] == y.split(" < ")[0] for x, y in zip(df.ours, df.paper)]
     df["same order"] = df.ours == df.paper
     return df.rename_axis("task").reset_index()

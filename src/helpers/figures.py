@@ -78,6 +78,8 @@ def heatmap(values: pd.DataFrame, title: str, simulated: bool, fmt: str = ".1f",
     ax.set_title(titled(title, simulated))
     ax.set_xlabel("")
     ax.set_ylabel("")
+    ax.tick_params(axis="x", rotation=25)
+    plt.setp(ax.get_xticklabels(), ha="right")
     fig.tight_layout()
     return fig
 

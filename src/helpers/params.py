@@ -159,7 +159,8 @@ def params_in_notebook(namespace: dict[str, Any], params_file: str | None) -> Pa
     """
     injected = {k: namespace[k] for k in Params.model_fields if k in namespace and k != "source"}
     if "name" in injected:
-        return params_from_mapping(injected, source=params_file or "papermill parameters")
+        named = params_file and Path(params_file).stem == injected["name"]
+        return params_from_mapping(injected, source=params_file if named else "papermill parameters")
     if not params_file:
         raise CostOfPassError("no parameters: run with papermill -f params/<set>.yaml or set params_file")
     return load_params(params_file)

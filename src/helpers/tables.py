@@ -48,9 +48,15 @@ def table6_cost(an: Analysis) -> pd.DataFrame:
     return _model_frame(an, {m: cost.loc[m] for m in an.models if m in cost.index})
 
 
-def table2_techniques(an: Analysis, base_families=("lightweight", "large")) -> pd.DataFrame:
-    """Table 2: relative frontier gain (%) of each technique applied to every lightweight and large model."""
+def technique_base(an: Analysis, base_families=("lightweight", "large")) -> list[str]:
+    """M_L: the set's lightweight and large models, as in the paper; every model when the set has none."""
     base = [m for m in an.models if an.families[m] in base_families and m in an.cop.columns]
+    return base or [m for m in an.models if m in an.cop.columns]
+
+
+def table2_techniques(an: Analysis) -> pd.DataFrame:
+    """Table 2: relative frontier gain (%) of each technique applied to every model of M_L (technique_base)."""
+    base = technique_base(an)
     rows = {}
     for method in an.ctx.params.methods:
         if method == "vanilla":
