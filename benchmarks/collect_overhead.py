@@ -4,8 +4,8 @@
 
 Prints calls per second for (1) the simulator alone, (2) litellm.completion to the simulated
 provider, (3) the full collection path (litellm + record store), (4) the same on 4 threads, and
-their ratios. Simulated calls are CPU-bound Python: threads only contend for the GIL, which is why
-the simulated sets use ``concurrency: 1``.
+their ratios. Simulated calls are CPU-bound Python, so threads share one interpreter lock and add
+little; the simulated sets use ``concurrency: 1``.
 """
 
 from __future__ import annotations
