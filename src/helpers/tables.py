@@ -125,5 +125,5 @@ def technique_accuracy(an: Analysis) -> pd.DataFrame:
     """Accuracy (%) per model and method: mean over problems of the estimated success rate."""
     acc = an.estimates.groupby(["model", "method", "task"])["pass_rate"].mean().unstack() * 100
     acc = acc.reindex(columns=an.tasks).reset_index()
-    acc.insert(0, "model_label", acc.pop("model").map(an.labels))
-    return acc.rename(columns={"model_label": "model"})
+    acc["model"] = acc["model"].map(an.labels)
+    return acc
