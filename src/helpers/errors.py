@@ -9,3 +9,15 @@ class CostOfPassError(Exception):
 
     def __init__(self, message: str):
         super().__init__(" ".join(str(message).split()))
+
+
+def run_command(action) -> int:
+    """Run a command's action: 0 on success; a CostOfPassError is one line on stderr and exit code 2."""
+    import sys
+
+    try:
+        action()
+    except CostOfPassError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0

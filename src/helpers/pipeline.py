@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .errors import CostOfPassError
+from .errors import CostOfPassError, run_command
 from .models import ModelSpec, resolve_models
 from .params import Params, load_params
 from .paths import repo_root
@@ -215,32 +215,30 @@ def main(argv: list[str] | None = None) -> int:
     check = sub.add_parser("check", help="validate a parameter set and print its estimate")
     check.add_argument("params")
     args = ap.parse_args(argv)
-    try:
-        params = load_params(args.params)
-        if args.command == "check" or args.dry_run:
-            ctx = prepare(params)
-            print(format_estimate(ctx, estimate(ctx)))
-            return 0
-        if args.recollect:
-            prepare(params)  # a bad set fails before its records are moved
-            moved = move_records_aside(params)
-            if moved:
-                print(f"previous records moved to {moved}")
-        preflight(params)
-        names = args.only.split(",") if args.only else None
-        unknown = [n for n in names or [] if n not in NOTEBOOKS]
-        if unknown:
-            raise CostOfPassError(f"unknown notebook(s) {', '.join(unknown)} (known: {', '.join(NOTEBOOKS)})")
-        run_notebooks(Path(args.params).resolve(), params, names, args.log_output)
-        if not names and not args.no_report:
-            from .report import render_offline
+    return run_command(lambda: command(args))
 
-            html = render_offline(Path(args.params).resolve(), params)
-            print(f"ok  report  -> {shown(html)}")
-    except CostOfPassError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    return 0
+
+def command(args: argparse.Namespace) -> None:
+    """What ``main`` does with parsed arguments: check, dry run, or run (with re-collection)."""
+    params = load_params(args.params)
+    if args.command == "check" or args.dry_run:
+        ctx = prepare(params)
+        print(format_estimate(ctx, estimate(ctx)))
+        return
+    names = args.only.split(",") if args.only else None
+    unknown = [n for n in names or [] if n not in NOTEBOOKS]
+    if unknown:
+        raise CostOfPassError(f"unknown notebook(s) {', '.join(unknown)} (known: {', '.join(NOTEBOOKS)})")
+    if args.recollect:
+        prepare(params)  # a bad set fails before its records are moved
+        if moved := move_records_aside(params):
+            print(f"previous records moved to {moved}")
+    preflight(params)
+    run_notebooks(Path(args.params).resolve(), params, names, args.log_output)
+    if not names and not args.no_report:
+        from .report import render_offline
+
+        print(f"ok  report  -> {shown(render_offline(Path(args.params).resolve(), params))}")
 
 
 if __name__ == "__main__":

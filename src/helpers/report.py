@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from pathlib import Path
 
-from .errors import CostOfPassError
+from .errors import CostOfPassError, run_command
 from .params import Params, load_params
 from .paths import repo_root
 
@@ -76,14 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m helpers.report", description=__doc__.split("\n\n")[0])
     ap.add_argument("params", help="params/<set>.yaml")
     args = ap.parse_args(argv)
-    try:
-        path = Path(args.params).resolve()
-        html = render_offline(path, load_params(args.params))
-    except CostOfPassError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    print(f"ok  report -> {html}")
-    return 0
+    return run_command(lambda: print(f"ok  report -> {render_offline(Path(args.params).resolve(), load_params(args.params))}"))
 
 
 if __name__ == "__main__":

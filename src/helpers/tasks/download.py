@@ -15,7 +15,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from ..errors import CostOfPassError
+from ..errors import CostOfPassError, run_command
 from .bbq import CATEGORIES
 
 GH = "https://raw.githubusercontent.com"
@@ -59,13 +59,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tasks", help="comma-separated (default: all)")
     ap.add_argument("--mirror", help="base URL holding the same relative paths")
     args = ap.parse_args(argv)
-    try:
+    def fetch():
         files = download(args.data_dir, args.tasks.split(",") if args.tasks else None, args.mirror)
-    except CostOfPassError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    print(f"{len(files)} file(s) written under {args.data_dir}")
-    return 0
+        print(f"{len(files)} file(s) written under {args.data_dir}")
+
+    return run_command(fetch)
 
 
 if __name__ == "__main__":
