@@ -95,8 +95,10 @@ def test_grade_calls_and_attempts():
         {"task": "gsm8k", "problem_id": "p1", "method": "vanilla", "run": 0, "call": 0, "status": "ok", "response": "<answer>12</answer>"},
         {"task": "gsm8k", "problem_id": "p1", "method": "vanilla", "run": 1, "call": 0, "status": "ok", "response": "12"},
         {"task": "gsm8k", "problem_id": "p1", "method": "vanilla", "run": 2, "call": 0, "status": "error", "response": None},
-        {"task": "gsm8k", "problem_id": "p1", "method": "self_refine", "run": 0, "call": 0, "status": "ok", "response": "<answer>11</answer>"},
-        {"task": "gsm8k", "problem_id": "p1", "method": "self_refine", "run": 0, "call": 1, "status": "ok", "response": "<answer>12</answer>"},
+        {"task": "gsm8k", "problem_id": "p1", "method": "self_refine", "run": 0, "call": 0, "status": "ok",
+         "response": "<answer>11</answer>"},
+        {"task": "gsm8k", "problem_id": "p1", "method": "self_refine", "run": 0, "call": 1, "status": "ok",
+         "response": "<answer>12</answer>"},
         {"task": "bbq", "problem_id": "b1", "method": "vanilla", "run": 0, "call": 0, "status": "ok", "response": "<answer>(B)</answer>"},
     ])
     graded = grade_calls(calls, problems)

@@ -91,3 +91,14 @@ def test_smallest_local_model_for_real(tmp_path):
     assert (records.prompt_tokens > 0).all() and records.completion_tokens.sum() > 0
     assert (params.tables_path / "table1_frontier_cop.csv").is_file()
     assert (params.output_path / "report" / "index.html").is_file()
+
+
+def test_estimates_respect_a_models_own_token_cap():
+    """A local model's max_tokens override (160) caps the dry-run estimate of its completion length."""
+    from helpers.collect import _expected_completion
+    from helpers.models import load_registry
+
+    smol = load_registry(ROOT / "params/registry/models.yaml")["local-smollm2-135m"]
+    capped = smol.model_copy(update={"typical_completion_tokens": 500})
+    assert _expected_completion(capped, "two_digit_addition", {"temperature": 0.7}) == 160
+    assert _expected_completion(capped, "two_digit_addition", {"max_tokens": 100}) == 160  # the model's own wins

@@ -46,7 +46,8 @@ def test_loaders_on_fixtures(fixture_dir):
     assert tda[0].question == "What is 64 + 66?" and tda[0].target == "130"
     b = load_problems("bbq", fixture_dir, 5, 0)
     assert {p.target for p in b} == {"A", "B", "C"} and "(C) c" in b[0].question and b[0].n_choices == 3
-    assert "5 not available" not in bbq.caveat(fixture_dir, {}) and "Gender_identity" in bbq.caveat(fixture_dir, {})
+    assert bbq.caveat(fixture_dir, {}).startswith("BBQ: 1 of 11 categories used; not available: Disability_status")
+    assert bbq.caveat(fixture_dir, {"categories": list(bbq.CATEGORIES)}) == ""
 
 
 def test_missing_data_is_one_line(tmp_path):

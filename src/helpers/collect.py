@@ -71,21 +71,23 @@ def pending(attempts: list[Attempt], done: dict[tuple, Any]) -> list[tuple[Attem
 
 
 # ---- estimates -------------------------------------------------------------------------------
-def _expected_completion(model: ModelSpec, task: str, max_tokens: int | None) -> float:
+def _expected_completion(model: ModelSpec, task: str, sampling: dict[str, Any]) -> float:
     typical = model.sim.completion_tokens.get(task, model.typical_completion_tokens) if model.sim else model.typical_completion_tokens
-    return min(typical, max_tokens) if max_tokens else typical
+    cap = call_sampling(model, sampling).get("max_tokens")  # the set's cap, or the model's own
+    return min(typical, cap) if cap else typical
 
 
-def estimate_calls(todo: list[tuple[Attempt, list[int]]], snapshot: PriceSnapshot, max_tokens: int | None = None) -> pd.DataFrame:
+def estimate_calls(todo: list[tuple[Attempt, list[int]]], snapshot: PriceSnapshot, sampling: dict[str, Any] | None = None) -> pd.DataFrame:
     """Estimated calls, tokens and USD of the pending calls, one row per (task, model).
 
     Prompt tokens are estimated as characters / 4; completion tokens as the model's typical
-    completion length (``typical_completion_tokens``, or the simulated profile's mean). A refinement
-    call's prompt includes the first response.
+    completion length (``typical_completion_tokens``, or the simulated profile's mean), capped by
+    ``max_tokens`` of the set's ``sampling`` or the model's override. A refinement call's prompt
+    includes the first response.
     """
     rows = []
     for a, calls in todo:
-        completion = _expected_completion(a.model, a.problem.task, max_tokens)
+        completion = _expected_completion(a.model, a.problem.task, sampling or {})
         base_prompt = len(solve_messages(a.problem.question)[0]["content"]) / 4
         for c in calls:
             prompt = base_prompt + (completion + 60 if c > 0 else 0)
@@ -185,6 +187,7 @@ class Caller:
         import litellm
 
         kw = self.kwargs(a, call, messages)
+        sampling = call_sampling(a.model, self.params.sampling.model_dump())
         started = time.perf_counter()
         response, tries, error = call_with_retries(
             lambda: litellm.completion(**kw), self.params.max_retries, self.params.retry_backoff_s, self.sleep
@@ -193,7 +196,7 @@ class Caller:
             task=a.problem.task, problem_id=a.problem.problem_id, model=a.model.name, method=a.method.name,
             run=a.run, call=call, litellm_model=a.model.litellm_id, prompt_hash=messages_hash(messages),
             status="error" if response is None else "ok", latency_s=round(time.perf_counter() - started, 4),
-            tries=tries, error=error, sampling=call_sampling(a.model, self.params.sampling.model_dump()),
+            tries=tries, error=error, sampling=sampling,
             simulated=a.model.simulated,
         )
         if response is not None:
@@ -262,7 +265,7 @@ def collect(params: Params, problems: dict[str, list[Problem]], models: list[Mod
     attempts = plan_attempts(problems, models, params.methods, params.n_runs)
     todo = pending(attempts, done)
     spent = records_cost_usd(store.load(), snapshot)
-    est = estimate_calls(todo, snapshot, params.sampling.max_tokens)
+    est = estimate_calls(todo, snapshot, params.sampling.model_dump())
     result = CollectResult(planned_calls=sum(a.method.collected_calls for a in attempts), spent_before_usd=spent)
     check_budget(params, spent, est)
     est_by = {(r.task, r.model): r.usd / r.calls for r in est.itertuples()}

@@ -52,7 +52,7 @@ def frontier_per_problem(cop: pd.DataFrame, strategies: Iterable[str], expert: p
 
     A problem no strategy has estimates for counts as unsolved by them (``inf``).
     """
-    cols = [s for s in strategies]
+    cols = list(strategies)
     missing = [s for s in cols if s not in cop.columns]
     if missing:
         raise KeyError(f"no estimates for strategies {missing}")

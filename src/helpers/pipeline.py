@@ -97,7 +97,7 @@ def estimate(ctx: Context) -> pd.DataFrame:
 
     attempts = plan_attempts(ctx.problems, ctx.models, ctx.params.methods, ctx.params.n_runs)
     todo = pending(attempts, RecordStore(ctx.params.records_path).done())
-    return estimate_calls(todo, ctx.snapshot, ctx.params.sampling.max_tokens)
+    return estimate_calls(todo, ctx.snapshot, ctx.params.sampling.model_dump())
 
 
 def format_estimate(ctx: Context, est: pd.DataFrame) -> str:
