@@ -11,7 +11,7 @@ import yaml
 from conftest import ROOT
 from helpers import pipeline
 from helpers.backends import local
-from helpers.collect import pending, plan_attempts
+from helpers.collect import pending, plan_for
 from helpers.errors import CostOfPassError
 from helpers.params import load_params
 from helpers.records import RecordStore
@@ -61,7 +61,7 @@ def test_committed_local_records_are_complete():
     params = load_params(ROOT / "params/local.yaml")
     ctx = pipeline.prepare(params)
     store = RecordStore(params.records_path)
-    attempts = plan_attempts(ctx.problems, ctx.models, params.methods, params.n_runs)
+    attempts = plan_for(params, ctx.problems, ctx.models)
     assert attempts and not pending(attempts, store.done()), "make collect-local"
     records = store.load()
     assert records.status.eq("ok").all(), "a committed record is a failure"

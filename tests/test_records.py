@@ -15,7 +15,7 @@ def test_append_read_and_supersede(tmp_path):
     assert len(store.load()) == 3
     latest = store.latest().set_index("run")
     assert latest.loc[0, "status"] == "ok" and latest.loc[1, "status"] == "error"
-    assert set(store.done()) == {("t", "p", "m", "vanilla", 0, 0)}
+    assert set(store.done()) == {("t", "p", "m", "vanilla", 0, 0, "")}
 
 
 def test_torn_last_line_is_ignored_and_repaired(tmp_path):

@@ -8,10 +8,12 @@ call in the store and makes none; an interrupted run resumes where it stopped.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import os
 import random
-import re
+import threading
 import time
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -26,8 +28,9 @@ from .methods import Method, collected_methods
 from .models import LOCAL_PROVIDERS, ModelSpec, call_sampling
 from .params import Params
 from .prices import PriceSnapshot, call_cost_usd, cost_usd
-from .prompts import messages_hash, refine_messages, solve_messages
+from .prompts import PAPER_PROMPT, REFINE_PROMPT, messages_hash, refine_messages, solve_messages, template_hash
 from .records import CallRecord, RecordStore
+from .redaction import redact
 from .tasks import Problem
 
 _JITTER = random.Random()  # seeding a Random costs ~0.7 ms: one for the process
@@ -37,27 +40,66 @@ MAX_BACKOFF_S = 60.0
 
 @dataclass(frozen=True)
 class Attempt:
-    """One attempt of a method by a model on a problem (it may make several calls)."""
+    """One attempt of a method by a model on a problem (it may make several calls).
+
+    ``fingerprints[c]`` identifies what determines the response of call ``c`` (see ``fingerprint``).
+    """
 
     problem: Problem
     model: ModelSpec
     method: Method
     run: int
+    fingerprints: tuple[str, ...] = ()
 
     def key(self, call: int) -> tuple:
-        return (self.problem.task, self.problem.problem_id, self.model.name, self.method.name, self.run, call)
+        """The record key of call ``call``: (task, problem_id, model, method, run, call, fingerprint)."""
+        return (self.problem.task, self.problem.problem_id, self.model.name, self.method.name, self.run, call,
+                self.fingerprints[call])
 
 
-def plan_attempts(problems: dict[str, list[Problem]], models: list[ModelSpec], methods: list[str], n_runs: int) -> list[Attempt]:
-    """Every attempt of the set, in a stable order (task, problem, model, method, run)."""
-    return [
-        Attempt(p, m, method, run)
-        for task_problems in problems.values()
-        for p in task_problems
-        for m in models
-        for method in collected_methods(methods)
-        for run in range(n_runs)
-    ]
+TEMPLATES = (PAPER_PROMPT, REFINE_PROMPT)  # call c of an attempt uses the first c + 1 of these
+
+
+def fingerprint(model: ModelSpec, sampling: dict[str, Any], seed: int, question: str, method: str, call: int) -> str:
+    """sha256 (hex, 16 chars) of what determines a call's response.
+
+    The litellm model id, the sampling arguments sent, the prompt (hash of the first message and of
+    the templates the call's messages are built from), the method and the call index; for the
+    in-process backends also the seed and the simulated profile or the weights' sha256.
+    """
+    parts: dict[str, Any] = {
+        "litellm_model": model.litellm_id, "sampling": sampling, "method": method, "call": call,
+        "prompt": messages_hash(solve_messages(question)), "templates": template_hash(*TEMPLATES[: call + 1]),
+    }
+    if model.sim:
+        parts["backend"] = {"seed": seed, "sim": model.sim.model_dump()}
+    if model.local:
+        parts["backend"] = {"seed": seed, "sha256": model.local.sha256, "chat": model.local.chat, "n_ctx": model.local.n_ctx}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def plan_attempts(problems: dict[str, list[Problem]], models: list[ModelSpec], methods: list[str], n_runs: int,
+                  sampling: dict[str, Any] | None = None, seed: int = 0) -> list[Attempt]:
+    """Every attempt of the set, in a stable order (task, problem, model, method, run), with fingerprints."""
+    out = []
+    for task_problems in problems.values():
+        for p in task_problems:
+            for m in models:
+                args = call_sampling(m, sampling or {})
+                for method in collected_methods(methods):
+                    fps = tuple(fingerprint(m, args, seed, p.question, method.name, c) for c in range(method.collected_calls))
+                    out.extend(Attempt(p, m, method, run, fps) for run in range(n_runs))
+    return out
+
+
+def plan_for(params: Params, problems: dict[str, list[Problem]], models: list[ModelSpec]) -> list[Attempt]:
+    """``plan_attempts`` for a parameter set."""
+    return plan_attempts(problems, models, params.methods, params.n_runs, params.sampling.model_dump(), params.seed)
+
+
+def planned_keys(attempts: list[Attempt]) -> set[tuple]:
+    """The record keys (with fingerprints) of every call of a plan: what analysis reads."""
+    return {a.key(c) for a in attempts for c in range(a.method.collected_calls)}
 
 
 def pending(attempts: list[Attempt], done: dict[tuple, Any]) -> list[tuple[Attempt, list[int]]]:
@@ -109,18 +151,6 @@ def records_cost_usd(records: pd.DataFrame, snapshot: PriceSnapshot) -> float:
 
 
 # ---- one call ----------------------------------------------------------------------------------
-_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.I)
-_SECRET_SHAPE = re.compile(r"\b(sk-[A-Za-z0-9_-]{8,}|sk-ant-[A-Za-z0-9_-]{8,}|hf_[A-Za-z0-9]{8,})")
-
-
-def redact(text: str) -> str:
-    """Remove secrets from a message: values of *KEY*/*TOKEN*/*SECRET* variables and key-shaped strings."""
-    for name, value in os.environ.items():
-        if _SECRET_NAME.search(name) and len(value) >= 8:
-            text = text.replace(value, "[redacted]")
-    return _SECRET_SHAPE.sub("[redacted]", text)
-
-
 def is_retryable(err: BaseException) -> bool:
     """429, 5xx, timeouts and connection errors are retried; other errors are final."""
     import litellm
@@ -136,21 +166,72 @@ def backoff_s(attempt: int, base_s: float, rng: random.Random) -> float:
     return rng.uniform(0, min(MAX_BACKOFF_S, base_s * 2**attempt))
 
 
+def replied(err: BaseException) -> bool:
+    """Whether an exception comes from a 200 reply the client could not read (malformed JSON, bad
+    ``choices``): the provider answered, so it may have billed, and asking again could bill twice."""
+    text = str(err)
+    return "[200 OK]" in text or "provider returned 'choices'" in text
+
+
 def call_with_retries(call: Callable[[], Any], max_retries: int, base_s: float,
                       sleep: Callable[[float], None] = time.sleep, rng: random.Random | None = None):
     """Run ``call`` until it succeeds, fails finally, or retries run out.
 
-    Returns ``(response or None, tries, error message or None)``; the error is redacted.
+    Returns ``(response or None, tries, error message or None, replied)``; the error is redacted;
+    ``replied`` is True when the final failure was an unreadable 200 reply (never retried here).
     """
     for attempt in range(max_retries + 1):
         try:
-            return call(), attempt + 1, None
+            return call(), attempt + 1, None, False
         except Exception as err:  # noqa: BLE001 - every failure becomes a record
             message = redact(f"{type(err).__name__}: {err}")[:500]
+            if replied(err):
+                return None, attempt + 1, f"unusable reply: {message}", True
             if attempt >= max_retries or not is_retryable(err):
-                return None, attempt + 1, message
+                return None, attempt + 1, message, False
             sleep(backoff_s(attempt, base_s, rng or _JITTER))
     raise AssertionError("unreachable")
+
+
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def read_reply(record: CallRecord, response: Any) -> None:
+    """Fill a record from a 200 reply, or mark the reply unusable with its reason.
+
+    Token counts are what the provider reported (litellm turns a missing usage into zeros, so a
+    zero prompt count means none was reported). A reply is unusable when it has no choices, its
+    text is not valid Unicode (a lone surrogate), or the provider reported no prompt tokens, or no
+    completion tokens for a non-empty text. An unusable reply is a failure: never graded, retried
+    on the next run, and its reported tokens still count as spent.
+    """
+    usage = getattr(response, "usage", None)
+    details = getattr(usage, "completion_tokens_details", None)
+    record.prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+    record.completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+    record.reasoning_tokens = int(getattr(details, "reasoning_tokens", 0) or 0)
+    choices = getattr(response, "choices", None) or []
+    reason = None
+    if not choices:
+        reason = "the reply has no choices"
+    else:
+        text = choices[0].message.content or ""
+        record.finish_reason = choices[0].finish_reason
+        if _has_surrogates(text):
+            text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+            reason = "the reply text is not valid Unicode (a lone surrogate)"
+        record.response = text
+        if reason is None and record.prompt_tokens <= 0:
+            reason = "the provider reported no prompt token count"
+        elif reason is None and record.completion_tokens <= 0 and text:
+            reason = "the provider reported no completion token count"
+    if reason:
+        record.status, record.error, record.unusable = "error", f"unusable reply: {reason}", True
 
 
 @dataclass
@@ -189,46 +270,70 @@ class Caller:
         kw = self.kwargs(a, call, messages)
         sampling = call_sampling(a.model, self.params.sampling.model_dump())
         started = time.perf_counter()
-        response, tries, error = call_with_retries(
+        response, tries, error, unusable = call_with_retries(
             lambda: litellm.completion(**kw), self.params.max_retries, self.params.retry_backoff_s, self.sleep
         )
         record = CallRecord(
             task=a.problem.task, problem_id=a.problem.problem_id, model=a.model.name, method=a.method.name,
             run=a.run, call=call, litellm_model=a.model.litellm_id, prompt_hash=messages_hash(messages),
-            status="error" if response is None else "ok", latency_s=round(time.perf_counter() - started, 4),
-            tries=tries, error=error, sampling=sampling,
-            simulated=a.model.simulated,
+            fingerprint=a.fingerprints[call], status="error" if response is None else "ok",
+            latency_s=round(time.perf_counter() - started, 4), tries=tries, error=error, unusable=unusable,
+            sampling=sampling, simulated=a.model.simulated,
         )
         if response is not None:
-            choice = response.choices[0]
-            usage = getattr(response, "usage", None)
-            details = getattr(usage, "completion_tokens_details", None)
-            record.response = choice.message.content or ""
-            record.finish_reason = choice.finish_reason
-            record.prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
-            record.completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
-            record.reasoning_tokens = int(getattr(details, "reasoning_tokens", 0) or 0)
-            if usage is None or record.completion_tokens == 0 and record.response:
-                record.status, record.error = "error", "provider reported no token usage"
+            read_reply(record, response)
         return record
 
 
-def run_attempt(a: Attempt, calls: list[int], done: dict[tuple, Any], store: RecordStore, caller: Caller) -> list[CallRecord]:
-    """Make an attempt's missing calls in order; each is stored the moment it is acknowledged."""
+class Budget:
+    """Spend against ``budget_usd``, shared by the collection threads (USD).
+
+    A call may start only while recorded spend plus the estimates of the calls in flight plus its
+    own estimate stays within the limit; once that is reached nothing new starts, so the overshoot is
+    at most what the calls already in flight cost beyond their estimates.
+    """
+
+    def __init__(self, limit_usd: float, spent_usd: float):
+        self.limit_usd = limit_usd
+        self.spent_usd = spent_usd
+        self.in_flight_usd = 0.0
+        self.exhausted = False
+        self._lock = threading.Lock()
+
+    def start(self, estimate_usd: float) -> bool:
+        with self._lock:
+            if self.exhausted or self.spent_usd + self.in_flight_usd + estimate_usd > self.limit_usd:
+                self.exhausted = True
+                return False
+            self.in_flight_usd += estimate_usd
+            return True
+
+    def finish(self, estimate_usd: float, spent_usd: float) -> None:
+        with self._lock:
+            self.in_flight_usd -= estimate_usd
+            self.spent_usd += spent_usd
+
+
+def run_attempt(a: Attempt, calls: list[int], done: dict[tuple, Any], store: RecordStore, caller: Caller,
+                budget: Budget, estimate_usd: float, price) -> tuple[list[CallRecord], int]:
+    """Make an attempt's missing calls in order, each stored the moment it is acknowledged.
+
+    Returns the records made and the number of calls not started because the budget was reached.
+    """
     responses = {c: done[a.key(c)]["response"] for c in range(a.method.collected_calls) if a.key(c) in done}
     made = []
-    for c in calls:
-        if c == 0:
-            messages = solve_messages(a.problem.question)
-        else:
-            messages = refine_messages(a.problem.question, responses[c - 1])
+    for i, c in enumerate(calls):
+        if not budget.start(estimate_usd):
+            return made, len(calls) - i
+        messages = solve_messages(a.problem.question) if c == 0 else refine_messages(a.problem.question, responses[c - 1])
         record = caller(a, c, messages)
         store.append(record)
+        budget.finish(estimate_usd, float(call_cost_usd(record.prompt_tokens, record.completion_tokens, price)))
         made.append(record)
         if record.status != "ok":
             break  # a later call needs this one's response
         responses[c] = record.response
-    return made
+    return made, 0
 
 
 def check_budget(params: Params, spent_usd: float, est: pd.DataFrame) -> None:
@@ -246,6 +351,7 @@ class CollectResult:
     planned_calls: int
     made_calls: int = 0
     failed_calls: int = 0
+    unusable_replies: int = 0  # replies the provider sent (and may have billed) that could not be used
     spent_before_usd: float = 0.0
     spent_now_usd: float = 0.0
     stopped_by_budget: bool = False
@@ -255,52 +361,58 @@ class CollectResult:
 
 def collect(params: Params, problems: dict[str, list[Problem]], models: list[ModelSpec], snapshot: PriceSnapshot,
             progress: bool = True, caller: Caller | None = None) -> CollectResult:
-    """Make every call of the set that is not yet in the store, within the budget (USD)."""
+    """Make every call of the set that is not yet in the store, within the budget (USD).
+
+    Holds the output directory's lock throughout, so a second collector on it refuses to start.
+    """
     from .backends import register_all
+    from .locking import output_lock
 
     _quiet_litellm()
     register_all()
+    with output_lock(params.output_path):
+        return _collect(params, problems, models, snapshot, progress, caller or Caller(params))
+
+
+def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress: bool, caller: Caller) -> CollectResult:
     store = RecordStore(params.records_path)
     done = store.done()
-    attempts = plan_attempts(problems, models, params.methods, params.n_runs)
+    attempts = plan_for(params, problems, models)
     todo = pending(attempts, done)
     spent = records_cost_usd(store.load(), snapshot)
     est = estimate_calls(todo, snapshot, params.sampling.model_dump())
     result = CollectResult(planned_calls=sum(a.method.collected_calls for a in attempts), spent_before_usd=spent)
     check_budget(params, spent, est)
     est_by = {(r.task, r.model): r.usd / r.calls for r in est.itertuples()}
-    caller = caller or Caller(params)
+    budget = Budget(params.budget_usd, spent)
     made: list[CallRecord] = []
-    reserved = 0.0
+    not_started = 0
     queue = deque(todo)
     bar = tqdm(total=sum(len(c) for _, c in todo), desc=f"collect {params.name}", unit="call",
                disable=not progress, mininterval=2.0)
     with store, ThreadPoolExecutor(max_workers=params.concurrency) as pool:
-        running: dict[Future, float] = {}
+        running: set[Future] = set()
         while queue or running:
-            while queue and len(running) < 2 * params.concurrency:
-                a, calls = queue[0]
-                cost = est_by[(a.problem.task, a.model.name)] * len(calls)
-                if spent + reserved + cost > params.budget_usd:
-                    result.stopped_by_budget = True
-                    break
-                queue.popleft()
-                reserved += cost
-                running[pool.submit(run_attempt, a, calls, done, store, caller)] = cost
+            # at most one attempt per worker: nothing waits inside the pool, so nothing starts after the budget is reached
+            while queue and len(running) < params.concurrency and not budget.exhausted:
+                a, calls = queue.popleft()
+                running.add(pool.submit(run_attempt, a, calls, done, store, caller, budget,
+                                        est_by[(a.problem.task, a.model.name)], snapshot.price(a.model.name)))
             if not running:
                 break
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
             for fut in finished:
-                reserved -= running.pop(fut)
-                records = fut.result()
+                records, skipped = fut.result()
                 made.extend(records)
-                spent += sum(float(call_cost_usd(r.prompt_tokens, r.completion_tokens, snapshot.price(r.model))) for r in records)
+                not_started += skipped
                 bar.update(len(records))
     bar.close()
     result.made_calls = len(made)
     result.failed_calls = sum(r.status != "ok" for r in made)
-    result.spent_now_usd = spent
-    result.pending_calls = sum(len(c) for _, c in queue)
+    result.unusable_replies = sum(r.unusable for r in made)
+    result.spent_now_usd = budget.spent_usd
+    result.pending_calls = not_started + sum(len(c) for _, c in queue)
+    result.stopped_by_budget = budget.exhausted
     result.summary = summarize(store.latest(), snapshot)
     return result
 

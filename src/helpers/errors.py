@@ -8,7 +8,9 @@ class CostOfPassError(Exception):
     """
 
     def __init__(self, message: str):
-        super().__init__(" ".join(str(message).split()))
+        from .redaction import redact
+
+        super().__init__(redact(" ".join(str(message).split())))
 
 
 def run_command(action) -> int:

@@ -5,6 +5,12 @@ The ``lenient`` policy falls back, when no span exists, to the last ``\\boxed{}`
 "answer is X" phrase, then (math) to the last number or (choice) a lone letter; reports say which
 policy produced their numbers. Math answers are compared by symbolic equivalence with math-verify;
 multiple-choice answers by letter.
+
+Tasks whose target is a number (metric ``number``: Two Digit Addition, GSM8K, AIME, the generated
+arithmetic) accept only an answer that is itself a number: a numeral, decimal, fraction or LaTeX
+fraction, optionally with a currency sign, percent or unit words. An expression such as ``60 + 59``
+is wrong even though math-verify would evaluate it to 119: small models echo the question. This is
+a deliberate departure from the reference grader; ``numeric_rule="expression"`` restores it.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import logging
 import re
 import threading
 from functools import lru_cache
+from typing import Literal
 
 from math_verify import parse, verify
 
@@ -22,6 +29,10 @@ ANSWER_SPAN = re.compile(r"<answer>(.*?)</answer>", re.S | re.I)
 BOXED = re.compile(r"\\boxed\s*\{((?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*)\}")
 ANSWER_PHRASE = re.compile(r"answer\s*(?:is|:|=)\s*[:\s]*(.+?)(?:[.\n]|$)", re.I)
 NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+NUMERAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:\s*/\s*\d+)?")  # 42, -3.5, .5, 3/4
+LATEX_FRACTION = re.compile(r"[+-]?\\[dt]?frac\s*\{\s*\d+\s*\}\s*\{\s*\d+\s*\}|[+-]?\\[dt]?frac\d\d")
+UNIT_WORDS = re.compile(r"(?:\s*\\(?:text|mbox|mathrm)\{\s*[A-Za-z ]*\}|\s+[A-Za-z][A-Za-z ]*|\s*%|\\%)$")
+NO_ANSWER = "<no answer>"  # the vote of an attempt without an extracted answer (it scores 0)
 THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+)(?![\d,])")
 logging.getLogger("math_verify").setLevel(logging.ERROR)
 
@@ -76,6 +87,19 @@ def parse_math(answer: str):
         return []
 
 
+def as_number(answer: str | None) -> str | None:
+    """The answer as a bare number (``"$1,000.00 dollars"`` -> ``"1000.00"``), or ``None`` when it is not
+    a number: an expression to evaluate (``60 + 59``), words, or nothing."""
+    if answer is None:
+        return None
+    s = normalize_math(answer)
+    s = re.sub(r"\\text\{\s*([^{}]*?)\s*\}$", r"\1", s) if s.startswith("\\text{") else s
+    s = re.sub(r"\\[,!;: ]|~", "", s).strip().rstrip(".").strip()
+    s = re.sub(r"^[+-]?\s*(?:\\\$|\$)\s*", lambda m: m.group(0).replace("\\$", "").replace("$", "").strip(), s)
+    s = UNIT_WORDS.sub("", s).strip()
+    return s if NUMERAL.fullmatch(s) or LATEX_FRACTION.fullmatch(s) else None
+
+
 def math_equal(gold: str, predicted: str | None) -> bool:
     """Symbolic equivalence of two math answers (gold first, as math-verify expects)."""
     if predicted is None:
@@ -110,32 +134,57 @@ def extract_letter(answer: str | None, n_choices: int = 4) -> str | None:
     return None
 
 
-def is_correct(target: str, answer: str | None, metric: Metric, n_choices: int = 4) -> bool:
-    """Whether an extracted answer matches the gold target under the task's metric."""
+NumericRule = Literal["number", "expression"]
+
+
+def is_correct(target: str, answer: str | None, metric: Metric, n_choices: int = 4,
+               numeric_rule: NumericRule = "number") -> bool:
+    """Whether an extracted answer matches the gold target under the task's metric.
+
+    ``numeric_rule``: for ``number`` tasks, ``"number"`` requires the answer to be a number (see
+    ``as_number``); ``"expression"`` lets math-verify evaluate it, as the reference grader does.
+    """
     if metric == "choice":
         return extract_letter(answer, n_choices) == target
+    if metric == "number" and numeric_rule == "number":
+        return math_equal(target, as_number(answer))
     return math_equal(target, answer)
 
 
-def canonical_answer(answer: str | None, metric: Metric, n_choices: int = 4) -> str | None:
-    """A key that groups equivalent answers (for majority vote): the letter, or the parsed expression."""
+def canonical_answer(answer: str | None, metric: Metric, n_choices: int = 4, numeric_rule: NumericRule = "number") -> str:
+    """A key that groups answers as grading would judge them (for majority vote).
+
+    No extracted answer is the vote ``NO_ANSWER``; a letter for multiple choice; for ``number``
+    tasks under the ``number`` rule, the value of a number, and anything else stays its own text
+    (graded wrong, so never grouped with the value it would evaluate to); otherwise the parsed
+    expression.
+    """
     if answer is None:
-        return None
+        return NO_ANSWER
     if metric == "choice":
-        return extract_letter(answer, n_choices)
+        return extract_letter(answer, n_choices) or f"text:{answer.strip()}"
+    if metric == "number" and numeric_rule == "number":
+        number = as_number(answer)
+        if number is None:
+            return f"text:{normalize_math(answer)}"
+        answer = number
     parsed = parse_math(answer)
     if not parsed:
         return normalize_math(answer)
     expr = parsed[0]
-    if getattr(expr, "is_Number", False):  # 5, 5.0 and 10/2 are one answer; 0.75 and 3/4 too
-        import sympy
+    try:
+        if getattr(expr, "is_number", False):  # a constant: 5, 5.0, 10/2 and (under "expression") 3 + 2 are one answer
+            import sympy
 
-        return str(sympy.nsimplify(expr, rational=True))
+            value = expr.doit()
+            return str(sympy.nsimplify(value, rational=True) if getattr(value, "is_Number", False) else value)
+    except Exception:  # sympy can fail on odd constants; their printed form still groups equal text
+        pass
     return str(expr)
 
 
 # ---- records -> graded calls and attempts ---------------------------------------------------------
-def grade_calls(calls, problems, policy: str = "strict"):
+def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRule = "number"):
     """Add ``extracted`` and ``correct`` to call records (one row per call key, see RecordStore.latest).
 
     ``problems`` maps task -> list of Problem. Failed calls keep ``correct = <NA>``: a failure is
@@ -156,7 +205,7 @@ def grade_calls(calls, problems, policy: str = "strict"):
         metric = get_task(row.task).metric
         answer = extract_answer(row.response, metric, policy)
         extracted.append(answer)
-        correct.append(is_correct(problem.target, answer, metric, problem.n_choices))
+        correct.append(is_correct(problem.target, answer, metric, problem.n_choices, numeric_rule))
     out = calls.copy()
     out["extracted"] = pd.Series(extracted, index=out.index, dtype="string")
     out["correct"] = pd.Series(correct, index=out.index, dtype="boolean")

@@ -13,12 +13,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .backends.local import LocalWeights
 from .backends.sim import SimProfile
 from .errors import CostOfPassError
+from .yamlfiles import nearest, read_mapping
 
 LOCAL_PROVIDERS = {"sim", "local"}  # litellm custom providers registered by helpers.backends
 
@@ -61,12 +61,14 @@ class ModelSpec(BaseModel):
 
 @lru_cache(maxsize=8)
 def _read_registry(path: Path, mtime: float) -> dict[str, ModelSpec]:
-    data = yaml.safe_load(path.read_text()) or {}
+    data = read_mapping(path, "model registry")
     entries = data.get("models")
     if not isinstance(entries, dict):
         raise CostOfPassError(f"{path}: expected a top-level 'models:' mapping of name -> entry")
     out = {}
     for name, entry in entries.items():
+        if entry is not None and not isinstance(entry, dict):
+            raise CostOfPassError(f"{path}: model '{name}': an entry must be a mapping, got a {type(entry).__name__}")
         try:
             out[name] = ModelSpec.model_validate({"name": name, **(entry or {})})
         except ValidationError as err:
@@ -80,7 +82,7 @@ def load_registry(path: Path) -> dict[str, ModelSpec]:
     """All models of a registry file, by name."""
     if not path.is_file():
         raise CostOfPassError(f"model registry not found: {path}")
-    return _read_registry(path, path.stat().st_mtime)
+    return _read_registry(path, path.stat().st_mtime)  # cached per file version
 
 
 def resolve_models(names: list[str], path: Path) -> list[ModelSpec]:
@@ -89,7 +91,8 @@ def resolve_models(names: list[str], path: Path) -> list[ModelSpec]:
     unknown = [n for n in names if n not in registry]
     if unknown:
         raise CostOfPassError(
-            f"unknown model(s) {', '.join(unknown)} (not in {path.name}; known: {', '.join(sorted(registry))})"
+            f"unknown model(s) {', '.join(unknown)}{nearest(unknown[0], registry)} (not in {path.name}; "
+            f"known: {', '.join(sorted(registry))})"
         )
     return [registry[n] for n in names]
 

@@ -21,6 +21,7 @@ from .models import ModelSpec, resolve_models
 from .params import Params, load_params
 from .paths import repo_root
 from .prices import PriceSnapshot, load_snapshot
+from .redaction import protect
 from .tasks import Problem, get_task, load_problems
 
 NOTEBOOKS = ["01_collect", "02_grade", "03_frontier", "04_trends", "05_counterfactual", "06_techniques"]
@@ -60,18 +61,33 @@ def prepare(params: Params) -> Context:
             missing = [t for t in params.tasks if t not in m.sim.accuracy]
             if missing:
                 raise CostOfPassError(f"simulated model '{m.name}' has no accuracy for task(s) {', '.join(missing)}")
-    snapshot = load_snapshot(params.price_path)
+    protect(*(m.api_key_env for m in models))  # their values never reach records, tables or logs
+    snapshot = load_snapshot(params.price_path, source=f"{params.source}: field 'price_snapshot'")
     snapshot.require(params.models)
     problems, caveats = {}, []
     for t in params.tasks:
         options = params.task_options.get(t, {})
-        problems[t] = load_problems(t, params.data_path, params.n_problems, params.seed, options)
+        problems[t] = load_problems(t, params.data_path, params.n_problems, params.seed, options, params.sampler)
         spec = get_task(t)
         if spec.caveat and (note := spec.caveat(params.data_path, options)):
             caveats.append(note)
         if len(problems[t]) < params.n_problems:
             caveats.append(f"{spec.label}: {len(problems[t])} problems available, fewer than n_problems = {params.n_problems}.")
+    check_output_dir(params)
     return Context(params, models, snapshot, problems, caveats)
+
+
+def check_output_dir(params: Params) -> None:
+    """The set's output directory exists or can be made, and is writable (one line if not)."""
+    out = params.output_path
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".write-probe-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as err:
+        raise CostOfPassError(f"{params.source}: field 'output_dir': cannot write to {out} "
+                              f"({err.strerror or type(err).__name__})") from None
 
 
 def missing_keys(models: list[ModelSpec]) -> dict[str, list[str]]:
@@ -92,11 +108,10 @@ def check_keys(ctx: Context) -> None:
 
 def estimate(ctx: Context) -> pd.DataFrame:
     """Pending calls and estimated USD per task and model (see collect.estimate_calls)."""
-    from .collect import estimate_calls, pending, plan_attempts
+    from .collect import estimate_calls, pending, plan_for
     from .records import RecordStore
 
-    attempts = plan_attempts(ctx.problems, ctx.models, ctx.params.methods, ctx.params.n_runs)
-    todo = pending(attempts, RecordStore(ctx.params.records_path).done())
+    todo = pending(plan_for(ctx.params, ctx.problems, ctx.models), RecordStore(ctx.params.records_path).done())
     return estimate_calls(todo, ctx.snapshot, ctx.params.sampling.model_dump())
 
 

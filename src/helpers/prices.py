@@ -11,10 +11,10 @@ import datetime as dt
 from pathlib import Path
 
 import numpy as np
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import CostOfPassError
+from .yamlfiles import nearest, read_mapping
 
 
 class ModelPrice(BaseModel):
@@ -43,16 +43,21 @@ class PriceSnapshot(BaseModel):
         missing = [m for m in models if m not in self.prices]
         if missing:
             raise CostOfPassError(
-                f"no price for model(s) {', '.join(missing)} in price snapshot '{self.name}' "
-                f"({self.date}); add them to params/prices/{self.name}.yaml"
+                f"no price for model(s) {', '.join(missing)}{nearest(missing[0], self.prices)} in price snapshot "
+                f"'{self.name}' ({self.date}); add them to params/prices/{self.name}.yaml"
             )
 
 
-def load_snapshot(path: Path) -> PriceSnapshot:
-    """Read and validate a price snapshot; zero or negative prices are rejected."""
+def load_snapshot(path: Path, source: str = "price snapshot") -> PriceSnapshot:
+    """Read and validate a price snapshot; zero or negative prices are rejected.
+
+    ``source`` names where the snapshot was asked for (e.g. the set's field), for a missing file.
+    """
     if not path.is_file():
-        raise CostOfPassError(f"price snapshot not found: {path}")
-    data = yaml.safe_load(path.read_text()) or {}
+        known = sorted(p.stem for p in path.parent.glob("*.yaml")) if path.parent.is_dir() else []
+        raise CostOfPassError(f"{source}: no price snapshot {path.stem!r} at {path}"
+                              f"{nearest(path.stem, known)}; snapshots in {path.parent}: {', '.join(known) or 'none'}")
+    data = read_mapping(path, "price snapshot")
     try:
         return PriceSnapshot.model_validate({"name": path.stem, **data})
     except ValidationError as err:

@@ -6,6 +6,11 @@ least every ``fsync_every_s`` seconds and on close (so does a crash of the machi
 seconds). A torn last line left by a crash is ignored on read and cut off before the next append.
 Failed calls are records too (``status = "error"``); a later successful record of the same call
 supersedes them.
+
+A record's identity is its call key plus its ``fingerprint``: a hash of everything that determines
+the response (litellm model id, sampling arguments, prompt, method, call index, and for in-process
+backends their seed and weights or profile). Collection reuses a record only when both match, so a
+set with other settings makes new calls while the old records stay on disk, unread.
 """
 
 from __future__ import annotations
@@ -20,7 +25,11 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-KEY = ("task", "problem_id", "model", "method", "run", "call")
+from .errors import CostOfPassError
+from .redaction import redact
+
+CALL = ("task", "problem_id", "model", "method", "run", "call")
+KEY = (*CALL, "fingerprint")  # a record is reused only when the fingerprint matches too
 
 
 @dataclass
@@ -36,6 +45,7 @@ class CallRecord:
     litellm_model: str
     prompt_hash: str
     status: str  # "ok" | "error"
+    fingerprint: str = ""
     response: str | None = None
     finish_reason: str | None = None
     prompt_tokens: int = 0
@@ -44,6 +54,7 @@ class CallRecord:
     latency_s: float = 0.0
     tries: int = 1
     error: str | None = None
+    unusable: bool = False  # the provider replied (and may have billed) but the reply cannot be used
     sampling: dict[str, Any] = field(default_factory=dict)
     simulated: bool = False
     created_at: str = ""
@@ -71,9 +82,14 @@ class RecordStore:
 
     def append(self, record: CallRecord) -> None:
         """Write one record; when this returns the record survives a crash of this process."""
+        if record.error:
+            record.error = redact(record.error)
+        if record.response:
+            record.response = redact(record.response)
         if not record.created_at:
             record.created_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        line = json.dumps(asdict(record), ensure_ascii=False, sort_keys=True) + "\n"
+        # ASCII escapes: a lone surrogate in a reply is written as \\udXXX instead of failing to encode
+        line = json.dumps(asdict(record), ensure_ascii=True, sort_keys=True) + "\n"
         path = self.shard(record.task, record.model)
         with self._lock:
             fh = self._handles.get(path) or self._open(path)
@@ -114,18 +130,29 @@ class RecordStore:
         return sorted(self.root.glob("*/*.jsonl")) if self.root.is_dir() else []
 
     def iter_records(self) -> Iterable[dict[str, Any]]:
+        """Every record of every shard; a corrupt line raises one line naming the file and line."""
         for path in self.shards():
-            with path.open(encoding="utf-8") as fh:
-                for line in fh:
+            with path.open(encoding="utf-8", errors="surrogateescape") as fh:
+                for i, line in enumerate(fh, 1):
                     if not line.endswith("\n"):
                         break  # torn last line of a crashed write: not acknowledged
                     if line.strip():
-                        yield json.loads(line)
+                        try:
+                            record = json.loads(line)
+                        except json.JSONDecodeError as err:
+                            raise CostOfPassError(f"{path} line {i}: corrupt record ({err.msg}); move the line "
+                                                  "aside or delete it to collect that call again") from None
+                        if not isinstance(record, dict) or any(k not in record for k in CALL):
+                            raise CostOfPassError(f"{path} line {i}: not a call record (fields {', '.join(CALL)} needed)")
+                        yield record
 
     def load(self) -> pd.DataFrame:
         """All records, one row per record (superseded failures included), in COLUMNS order."""
         rows = list(self.iter_records())
-        return pd.DataFrame(rows, columns=COLUMNS) if rows else pd.DataFrame(columns=COLUMNS)
+        df = pd.DataFrame(rows, columns=COLUMNS) if rows else pd.DataFrame(columns=COLUMNS)
+        df["fingerprint"] = df["fingerprint"].fillna("")  # records made before fingerprints: never reused
+        df["unusable"] = df["unusable"].fillna(False).astype(bool)
+        return df
 
     def latest(self) -> pd.DataFrame:
         """One row per call key: its successful record if any, else its last failure."""
@@ -138,8 +165,9 @@ class RecordStore:
         return df.drop(columns=["_ok", "_order"]).sort_values(list(KEY)).reset_index(drop=True)
 
     def done(self) -> dict[tuple, dict[str, Any]]:
-        """Successful records by call key (the calls collection must not make again)."""
-        return {tuple(r[k] for k in KEY): r for r in self.iter_records() if r["status"] == "ok"}
+        """Successful records by (call key, fingerprint): the calls collection must not make again."""
+        return {tuple(r.get(k) or "" if k == "fingerprint" else r[k] for k in KEY): r
+                for r in self.iter_records() if r["status"] == "ok"}
 
 
 def _drop_torn_tail(path: Path) -> None:

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from .collect import CollectResult, collect
+from .collect import CollectResult, collect, plan_for, planned_keys
 from .errors import CostOfPassError
 from .grading import attempts_from_calls, grade_calls
 from .pipeline import Context
 from .prices import cost_usd
-from .records import RecordStore
+from .records import KEY, RecordStore
 
 
 def banner(ctx: Context) -> str:
@@ -42,17 +42,36 @@ def graded_paths(ctx: Context) -> tuple[Path, Path]:
     return d / "calls.parquet", d / "attempts.parquet"
 
 
+def set_records(ctx: Context) -> tuple[pd.DataFrame, int]:
+    """The latest record of each call of the set's sample, and how many other records were ignored.
+
+    The sample is the set's tasks, models, methods, sampled problems and runs 0..n_runs-1, with
+    fingerprints of its model ids, sampling and prompts: records of other sets or settings in the
+    same output directory stay on disk and are not read into any number.
+    """
+    latest = RecordStore(ctx.params.records_path).latest()
+    wanted = planned_keys(plan_for(ctx.params, ctx.problems, ctx.models))
+    keep = [k in wanted for k in latest[list(KEY)].itertuples(index=False, name=None)]
+    keep = pd.Series(keep, index=latest.index, dtype=bool)
+    return latest[keep].reset_index(drop=True), int((~keep).sum())
+
+
 def run_grading(ctx: Context) -> pd.DataFrame:
-    """Grade every recorded call; write graded calls and attempts (parquet); return the attempts."""
-    calls = RecordStore(ctx.params.records_path).latest()
+    """Grade the set's recorded calls; write graded calls and attempts (parquet); return the attempts.
+
+    ``attempts.attrs["ignored_records"]`` counts records in the output directory outside the set's sample.
+    """
+    calls, ignored = set_records(ctx)
     if calls.empty:
-        raise CostOfPassError(f"no records under {ctx.params.records_path}; run 01_collect first")
+        raise CostOfPassError(f"no records of this set's sample under {ctx.params.records_path} "
+                              f"({ignored} other records ignored); run 01_collect first")
     graded = grade_calls(calls, ctx.problems, ctx.params.extraction)
     attempts = attempts_from_calls(graded)
     calls_path, attempts_path = graded_paths(ctx)
     calls_path.parent.mkdir(parents=True, exist_ok=True)
     graded.drop(columns=["sampling"]).to_parquet(calls_path, index=False)
     attempts.to_parquet(attempts_path, index=False)
+    attempts.attrs["ignored_records"] = ignored
     return attempts
 
 

@@ -22,7 +22,7 @@ register(
         name=NAME,
         label="AIME 2024",
         category="complex quantitative",
-        metric="math",
+        metric="number",
         load=load,
         source="QwenLM/Qwen2.5-Math: evaluation/data/aime24/test.jsonl",
         files=(f"{NAME}/test.jsonl",),

@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterator, Literal
 
 from ..errors import CostOfPassError
 
-Metric = Literal["math", "choice"]
+Metric = Literal["number", "math", "choice"]  # number: the target is a number, and so must the answer be
 LETTERS = "ABCDEFGHIJ"
 
 
@@ -53,7 +53,9 @@ def register(spec: TaskSpec) -> TaskSpec:
 
 def get_task(name: str) -> TaskSpec:
     if name not in TASKS:
-        raise CostOfPassError(f"unknown task '{name}' (known: {', '.join(sorted(TASKS))})")
+        from ..yamlfiles import nearest
+
+        raise CostOfPassError(f"unknown task '{name}'{nearest(name, TASKS)} (known: {', '.join(sorted(TASKS))})")
     return TASKS[name]
 
 
@@ -100,7 +102,37 @@ def sample_problems(problems: list[Problem], n: int, seed: int) -> list[Problem]
     return ranked[:n]
 
 
-def load_problems(name: str, data_dir: Path, n: int, seed: int, options: dict[str, Any] | None = None) -> list[Problem]:
-    """Load task ``name`` from ``data_dir`` and draw its seeded sample of ``n`` problems."""
+REFERENCE_SEED = 102217  # the reference code's fixed seed (mhamzaerol/Cost-of-Pass, tasks/base.py)
+
+
+def reference_lcg_indices(k: int, n: int, seed: int = REFERENCE_SEED) -> list[int]:
+    """The first ``k`` of a Fisher–Yates shuffle of ``range(n)`` driven by the LCG
+    ``state <- 279470273 * state mod 2**32``, as the paper's reference code draws its problems:
+    for i = n-1 down to 1, advance the state, j = state mod (i + 1), swap items i and j."""
+    arr, state = list(range(n)), seed
+    for i in range(n - 1, 0, -1):
+        state = (279470273 * state) % 2**32
+        j = state % (i + 1)
+        arr[i], arr[j] = arr[j], arr[i]
+    return arr[: min(k, n)]
+
+
+def load_problems(name: str, data_dir: Path, n: int, seed: int, options: dict[str, Any] | None = None,
+                  sampler: str = "hash") -> list[Problem]:
+    """Load task ``name`` from ``data_dir`` and draw its sample of ``n`` problems.
+
+    ``sampler``: ``hash`` (``sample_problems``, seeded) or ``reference_lcg`` (the reference code's
+    draw over the dataset in file order, seed 102217 whatever the set's seed).
+    """
     spec = get_task(name)
-    return sample_problems(spec.load(data_dir, options or {}), n, seed)
+    try:
+        problems = spec.load(data_dir, options or {})
+    except CostOfPassError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
+        where = ", ".join(spec.files) or "its data"
+        raise CostOfPassError(f"{name}: cannot read {where} under {data_dir} or its task_options "
+                              f"{options or {}} ({type(err).__name__}: {err})") from None
+    if sampler == "reference_lcg":
+        return [problems[i] for i in reference_lcg_indices(n, len(problems))]
+    return sample_problems(problems, n, seed)

@@ -23,7 +23,7 @@ register(
         name=NAME,
         label="GSM8K",
         category="basic quantitative",
-        metric="math",
+        metric="number",
         load=load,
         source="openai/grade-school-math: grade_school_math/data/test.jsonl",
         files=(f"{NAME}/test.jsonl",),

@@ -44,7 +44,7 @@ register(
         name=NAME,
         label="Two Digit Addition",
         category="basic quantitative",
-        metric="math",
+        metric="number",
         load=load,
         source="mhamzaerol/Cost-of-Pass (the paper's 250-row set); or generated from a seed",
         files=(f"{NAME}/test.jsonl",),

@@ -1,0 +1,35 @@
+"""Keeping API keys out of everything the project writes: records, tables, notebooks, logs, errors.
+
+A value is secret when it is held by an environment variable that a model of the set names as its
+``api_key_env`` (registered with ``protect``), or by any variable whose name says KEY, TOKEN,
+SECRET, PASSWORD or CRED; key-shaped strings (``sk-…``, ``hf_…``) are redacted whatever holds them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CRED)", re.I)
+_SECRET_SHAPE = re.compile(r"\b(sk-[A-Za-z0-9_-]{8,}|sk-ant-[A-Za-z0-9_-]{8,}|hf_[A-Za-z0-9]{8,})")
+_MIN_LEN = 6  # shorter values would redact ordinary words
+_PROTECTED: set[str] = set()
+MARK = "[redacted]"
+
+
+def protect(*names: str | None) -> None:
+    """Treat the values of these environment variables as secrets from now on (names, never values)."""
+    _PROTECTED.update(n for n in names if n)
+
+
+def secret_values() -> list[str]:
+    """The secret values now in the environment, longest first (so a key inside another goes too)."""
+    values = {v for k, v in os.environ.items() if (k in _PROTECTED or _SECRET_NAME.search(k)) and len(v) >= _MIN_LEN}
+    return sorted(values, key=len, reverse=True)
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret value and key-shaped string replaced by ``[redacted]``."""
+    for value in secret_values():
+        text = text.replace(value, MARK)
+    return _SECRET_SHAPE.sub(MARK, text)
