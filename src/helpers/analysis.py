@@ -75,8 +75,26 @@ class Analysis:
     def vanilla_cop(self) -> pd.DataFrame:
         return self.cop[[m for m in self.models if m in self.cop.columns]]
 
+    def frontier_over_time(self) -> pd.DataFrame:
+        """Eq. 7 over the set's releases (vanilla), stepping as the set's ``fidelity.release_steps`` says."""
+        one_model = self.ctx.params.fidelity.release_steps == "one_model"
+        return cop_math.frontier_over_time(self.vanilla_cop(), self.releases, self.expert, one_model)
 
-def estimates_from_attempts(attempts: pd.DataFrame, methods: list[str], seed: int = 0) -> pd.DataFrame:
+    def family_counterfactual(self) -> pd.DataFrame:
+        """Fig. 3 values (0-1) with the set's ``fidelity.family_denominator``."""
+        return cop_math.family_counterfactual(self.vanilla_cop(), self.families, self.expert,
+                                              self.ctx.params.fidelity.family_denominator)
+
+    @property
+    def family_denominator_text(self) -> str:
+        """How Fig. 3 is normalised, for its caption."""
+        if self.ctx.params.fidelity.family_denominator == "without_family":
+            return "divided by the frontier without the family, V(M_T \\ M_g), as the paper's reference code computes it"
+        return "divided by the frontier of all models, V(M_T), as Eq. 12 is printed (values can exceed 100%)"
+
+
+def estimates_from_attempts(attempts: pd.DataFrame, methods: list[str], seed: int = 0,
+                            numeric_rule: str = "number") -> pd.DataFrame:
     """Per-problem C and R for every strategy: collected methods from their attempts, majority
     votes from the vanilla attempts."""
     done = attempts[attempts["complete"]].assign(strategy=lambda d: [strategy_name(m, me) for m, me in zip(d.model, d.method)])
@@ -88,7 +106,7 @@ def estimates_from_attempts(attempts: pd.DataFrame, methods: list[str], seed: in
     for name in methods:
         k = get_method(name).votes
         if k:
-            mv = majority_vote_estimates(vanilla, k, seed=seed)
+            mv = majority_vote_estimates(vanilla, k, seed=seed, numeric_rule=numeric_rule)
             parts.append(mv.assign(method=name, strategy=[strategy_name(m, name) for m in mv.model]))
     return pd.concat(parts, ignore_index=True)
 
@@ -98,7 +116,8 @@ def load_analysis(ctx: Context) -> Analysis:
     path = graded_paths(ctx)[1]
     attempts = pd.read_parquet(path)
     attempts = attempts.assign(usd=cost_usd(attempts, ctx.snapshot))
-    estimates = estimates_from_attempts(attempts, ctx.params.methods, ctx.params.seed)
+    fidelity = ctx.params.fidelity
+    estimates = estimates_from_attempts(attempts, ctx.params.methods, ctx.params.seed, fidelity.numeric_answers)
     cop = cop_math.cop_matrix(estimates)
-    expert = expert_per_problem(cop.index, ctx.params.expert_bound)
+    expert = expert_per_problem(cop.index, ctx.params.expert_bound, rule=fidelity.expert_cost)
     return Analysis(ctx, attempts, estimates, cop, expert)

@@ -97,18 +97,26 @@ def single_model_frontier(cop: pd.DataFrame, expert: pd.Series) -> pd.DataFrame:
     return pd.DataFrame({s: frontier(cop, [s], expert) for s in cop.columns})
 
 
-def release_steps(releases: pd.Series) -> list[tuple[pd.Timestamp, list[str]]]:
-    """Strategies grouped by release date, in date order (models released the same day form one step)."""
+def release_steps(releases: pd.Series, one_model: bool = True) -> list[tuple[pd.Timestamp, list[str]]]:
+    """The steps of the frontier over time, in date order.
+
+    ``one_model`` (the reference code's loop): one model per step, models released the same day in
+    the order of ``releases`` (a stable sort by date, as the reference sorts its model list);
+    otherwise the models released on one date form one step (Eq. 7 read literally).
+    """
     dates = pd.to_datetime(releases)
+    if one_model:
+        order = dates.sort_values(kind="stable")
+        return [(d, [name]) for name, d in order.items()]
     return [(d, sorted(g.index)) for d, g in dates.groupby(dates, sort=True)]
 
 
-def frontier_over_time(cop: pd.DataFrame, releases: pd.Series, expert: pd.Series) -> pd.DataFrame:
+def frontier_over_time(cop: pd.DataFrame, releases: pd.Series, expert: pd.Series, one_model: bool = True) -> pd.DataFrame:
     """Eq. 7 per task and release step: V(M_t) with M_t = models released up to t plus the expert.
 
     Returns rows (task, date, released, frontier_usd, expert_only_usd, gain_usd, relative_gain)
     where ``relative_gain`` = G({m_t}, M_{t-1}) / V(M_{t-1}) (Eq. 15). The first row per task
-    is the expert alone (date = None).
+    is the expert alone (date = None). Steps as ``release_steps(releases, one_model)``.
     """
     rows = []
     expert_only = frontier(cop, [], expert)
@@ -117,7 +125,7 @@ def frontier_over_time(cop: pd.DataFrame, releases: pd.Series, expert: pd.Series
     for task in cop.index.get_level_values("task").unique():
         rows.append({"task": task, "date": pd.NaT, "released": "(expert only)", "frontier_usd": expert_only[task],
                      "expert_only_usd": expert_only[task], "gain_usd": 0.0, "relative_gain": 0.0})
-    for date, names in release_steps(releases):
+    for date, names in release_steps(releases, one_model):
         available = available + names
         now = frontier(cop, available, expert)
         for task in now.index:
@@ -131,14 +139,20 @@ def frontier_over_time(cop: pd.DataFrame, releases: pd.Series, expert: pd.Series
     return out
 
 
-def family_counterfactual(cop: pd.DataFrame, families: pd.Series, expert: pd.Series) -> pd.DataFrame:
-    """Eq. 12 (Fig. 3): G(M_g, M_T \\ M_g) / V(M_T) per task (rows) and family (columns), 0-1+."""
+def family_counterfactual(cop: pd.DataFrame, families: pd.Series, expert: pd.Series,
+                          denominator: str = "without_family") -> pd.DataFrame:
+    """Fig. 3: G(M_g, M_T \\ M_g) / V(·) per task (rows) and family (columns).
+
+    ``denominator``: ``"without_family"`` divides by V(M_T \\ M_g), as the reference code does
+    (0-1, like Eq. 16); ``"all"`` divides by V(M_T), as Eq. 12 is printed (can exceed 1).
+    """
     everyone = list(families.index)
     total = frontier(cop, everyone, expert)
     out = {}
     for fam, members in families.groupby(families):
         rest = [s for s in everyone if s not in members.index]
-        out[fam] = gain(cop, list(members.index), rest, expert) / total
+        ref = frontier(cop, rest, expert) if denominator == "without_family" else total
+        out[fam] = gain(cop, list(members.index), rest, expert) / ref
     return pd.DataFrame(out)
 
 

@@ -15,6 +15,7 @@ import seaborn as sns  # noqa: E402
 from .trends import DecayFit, months_since  # noqa: E402
 
 sns.set_theme(style="whitegrid", context="paper", font_scale=1.05)
+matplotlib.rcParams["svg.hashsalt"] = "cost-of-pass"  # stable clip-path ids: same records, same SVG bytes
 FAMILY_COLORS = {"lightweight": "#4C72B0", "large": "#DD8452", "reasoning": "#55A868"}
 
 
@@ -31,8 +32,8 @@ def titled(title: str, simulated: bool) -> str:
 def save_figure(fig, name: str, out_dir: Path) -> tuple[Path, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     png, svg = out_dir / f"{name}.png", out_dir / f"{name}.svg"
-    fig.savefig(png, dpi=150, bbox_inches="tight")
-    fig.savefig(svg, bbox_inches="tight")
+    fig.savefig(png, dpi=150, bbox_inches="tight", metadata={"Software": None})
+    fig.savefig(svg, bbox_inches="tight", metadata={"Date": None, "Creator": None})  # no timestamp or version
     return png, svg
 
 

@@ -60,6 +60,8 @@ def render_offline(params_path: Path, params: Params) -> Path:
     execute_notebook(repo_root() / REPORT_NOTEBOOK, executed, params_path)
     nb = nbformat.read(executed, as_version=4)
     nb.cells = [c for c in nb.cells if c.cell_type != "raw"]  # Quarto's front matter is not content
+    for i, cell in enumerate(nb.cells):  # papermill's injected cell has a random id: same records, same bytes
+        cell.id = f"cell-{i}"
     exporter = HTMLExporter(template_name="lab")
     exporter.exclude_input = True
     exporter.exclude_input_prompt = True

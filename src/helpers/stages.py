@@ -65,7 +65,7 @@ def run_grading(ctx: Context) -> pd.DataFrame:
     if calls.empty:
         raise CostOfPassError(f"no records of this set's sample under {ctx.params.records_path} "
                               f"({ignored} other records ignored); run 01_collect first")
-    graded = grade_calls(calls, ctx.problems, ctx.params.extraction)
+    graded = grade_calls(calls, ctx.problems, ctx.params.extraction, ctx.params.fidelity.numeric_answers)
     attempts = attempts_from_calls(graded)
     calls_path, attempts_path = graded_paths(ctx)
     calls_path.parent.mkdir(parents=True, exist_ok=True)

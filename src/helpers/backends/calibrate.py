@@ -3,7 +3,8 @@
     python -m helpers.backends.calibrate --tables ../shared/paper_tables --data-dir ../shared/data
 
 writes ``params/registry/sim_paper.yaml`` (models ``sim-<name>``: the paper's family and release
-date; accuracy per dataset = Table 5) and ``params/prices/sim_paper_table4_2025-04.yaml`` (the
+date; accuracy per dataset = Table 5, with the aptitude per dataset solved on the difficulties of
+the problems the ``sim`` set samples, so each twin's expected accuracy on them is Table 5's) and ``params/prices/sim_paper_table4_2025-04.yaml`` (the
 paper's Table 4 prices). Completion tokens per dataset are solved so that the expected cost of an
 attempt equals Table 6: ``(C - prompt_tokens · in) / out``, with the simulator's prompt-token rule
 (characters / 4) averaged over the set's sampled problems; where Table 6 is below the prompt's
@@ -16,6 +17,7 @@ import argparse
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import yaml
 
@@ -23,25 +25,34 @@ from ..models import load_registry
 from ..paths import repo_root
 from ..prompts import solve_messages
 from ..tasks import PAPER_TASKS, load_problems
+from .sim import aptitude_on, difficulty
 
 MIN_COMPLETION = 5
 
 
-def mean_prompt_tokens(data_dir: Path, n: int, seed: int) -> dict[str, float]:
+SPREAD = 2.0
+
+
+def sampled_problems(data_dir: Path, n: int, seed: int) -> dict[str, list]:
+    """The problems the ``sim`` set draws per paper task (its sampler is the hash sampler)."""
+    return {t: load_problems(t, data_dir, n, seed) for t in PAPER_TASKS}
+
+
+def mean_prompt_tokens(problems: dict[str, list]) -> dict[str, float]:
     """Mean simulated prompt tokens (ceil(chars / 4) of the paper prompt) per task over the sample."""
-    out = {}
-    for t in PAPER_TASKS:
-        problems = load_problems(t, data_dir, n, seed)
-        out[t] = sum(math.ceil(len(solve_messages(p.question)[0]["content"]) / 4) for p in problems) / len(problems)
-    return out
+    return {t: sum(math.ceil(len(solve_messages(p.question)[0]["content"]) / 4) for p in ps) / len(ps)
+            for t, ps in problems.items()}
 
 
 def calibrate(tables: Path, data_dir: Path, n: int = 128, seed: int = 0) -> tuple[dict, dict]:
-    """(registry mapping, price snapshot mapping) for the simulated paper models."""
+    """(registry mapping, price snapshot mapping) for the simulated paper models, on the sample of
+    ``n`` problems per task drawn with ``seed`` (the ``sim`` set's)."""
     acc = pd.read_csv(tables / "paper_table5_accuracy_pct.csv").set_index("model")
     cost = pd.read_csv(tables / "paper_table6_cost_usd.csv").set_index("model")
     prices = pd.read_csv(tables / "paper_table4_prices.csv").set_index("model")
-    prompt = mean_prompt_tokens(data_dir, n, seed)
+    problems = sampled_problems(data_dir, n, seed)
+    prompt = mean_prompt_tokens(problems)
+    z = {t: np.array([difficulty(seed, t, p.problem_id) for p in ps]) for t, ps in problems.items()}
     by_label = {m.label: m for m in load_registry(repo_root() / "params/registry/models.yaml").values()
                 if not m.simulated and m.local is None}
     models, snapshot = {}, {}
@@ -60,9 +71,10 @@ def calibrate(tables: Path, data_dir: Path, n: int = 128, seed: int = 0) -> tupl
             "family": real.family,
             "release_date": real.release_date.isoformat(),
             "sim": {
-                "accuracy": {t: round(float(min(max(acc.loc[label, t] / 100, 0.001), 0.999)), 4) for t in PAPER_TASKS},
+                "accuracy": (target := {t: round(float(min(max(acc.loc[label, t] / 100, 0.001), 0.999)), 4) for t in PAPER_TASKS}),
                 "completion_tokens": tokens,
-                "difficulty_spread": 2.0,
+                "aptitude": {t: round(aptitude_on(target[t], SPREAD, z[t]), 6) for t in PAPER_TASKS},
+                "difficulty_spread": SPREAD,
                 "format_error_rate": 0.0,
             },
             "notes": f"Simulated twin of {label}: Table 5 accuracy, Table 6 cost per attempt"

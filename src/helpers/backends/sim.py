@@ -6,8 +6,9 @@ every model m has an aptitude ``A_{m,t}`` on the task. One attempt succeeds with
 
     pi(m, p) = sigmoid(A_{m,t} - s_m * z_p)
 
-where ``s_m`` is the difficulty spread. ``A_{m,t}`` is solved so that the population mean of pi
-equals the profile's target accuracy on t. A self-refine call succeeds with
+where ``s_m`` is the difficulty spread. ``A_{m,t}`` is the profile's ``aptitude`` for t when given
+(calibration solves it so that the mean of pi over the set's sampled problems equals the target
+accuracy), else solved so that the population mean of pi over z ~ N(0, 1) does. A self-refine call succeeds with
 ``pi + refine_gain * (1 - pi)``. Completion tokens are log-normal with the profile's mean for t
 (sigma 0.5); prompt tokens are ceil(characters / 4). A wrong attempt answers a plausible
 distractor (a nearby number, another letter), and with ``format_error_rate`` omits the
@@ -38,6 +39,7 @@ class SimProfile(BaseModel):
     model_config = ConfigDict(extra="forbid")
     accuracy: dict[str, float]
     completion_tokens: dict[str, float]
+    aptitude: dict[str, float] = Field(default_factory=dict, description="A per task, solved on a sample")
     difficulty_spread: float = Field(2.0, ge=0)
     refine_gain: float = Field(0.0, ge=0, le=1)
     format_error_rate: float = Field(0.0, ge=0, lt=1)
@@ -58,16 +60,29 @@ def difficulty(seed: int, task: str, problem_id: str) -> float:
 @lru_cache(maxsize=4096)
 def aptitude(target_accuracy: float, spread: float) -> float:
     """A such that E_z[sigmoid(A - spread * z)] = target_accuracy (z ~ N(0, 1))."""
+    return aptitude_on(target_accuracy, spread, _NODES, _WEIGHTS)
+
+
+def aptitude_on(target_accuracy: float, spread: float, z: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """A such that the (weighted) mean of sigmoid(A - spread * z) over difficulties ``z`` = target (0-1)."""
     t = min(max(target_accuracy, 1e-6), 1 - 1e-6)
-    f = lambda a: float(_WEIGHTS @ special.expit(a - spread * _NODES)) - t  # noqa: E731
-    return optimize.brentq(f, -60.0, 60.0, xtol=1e-10)
+    w = np.full(len(z), 1 / len(z)) if weights is None else weights
+    f = lambda a: float(w @ special.expit(a - spread * np.asarray(z))) - t  # noqa: E731
+    return optimize.brentq(f, -60.0, 60.0, xtol=1e-12)
+
+
+def expected_accuracy(profile: SimProfile, seed: int, task: str, problem_ids: list[str]) -> float:
+    """The mean of pi over ``problem_ids``: the accuracy a twin has in expectation on them (0-1)."""
+    return float(np.mean([true_probability(profile, seed, task, pid) for pid in problem_ids]))
 
 
 def true_probability(profile: SimProfile, seed: int, task: str, problem_id: str, method_call: str = "solve") -> float:
     """pi(m, p): the probability one attempt (``solve``) or a refinement (``refine``) is correct."""
     if task not in profile.accuracy:
         raise KeyError(f"simulated profile has no accuracy for task '{task}'")
-    a = aptitude(profile.accuracy[task], profile.difficulty_spread)
+    a = profile.aptitude.get(task)
+    if a is None:
+        a = aptitude(profile.accuracy[task], profile.difficulty_spread)
     p = float(special.expit(a - profile.difficulty_spread * difficulty(seed, task, problem_id)))
     return p + profile.refine_gain * (1 - p) if method_call == "refine" else p
 
