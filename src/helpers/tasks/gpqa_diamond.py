@@ -41,6 +41,16 @@ def load(data_dir: Path, options: dict[str, Any]) -> list[Problem]:
     if not path.is_file():
         raise missing_data(NAME, path)
     seed = int(options.get("choice_seed", 0))
+    try:
+        return _read(path, seed)
+    except zipfile.BadZipFile as err:
+        raise CostOfPassError(f"{NAME}: {path} is not a readable zip ({err}); fetch it again") from None
+    except RuntimeError as err:  # zipfile: "Bad password for file ..."
+        raise CostOfPassError(f"{NAME}: cannot open {path} with GPQA's published password ({err}); "
+                              "use the zip GPQA distributes") from None
+
+
+def _read(path: Path, seed: int) -> list[Problem]:
     out = []
     with zipfile.ZipFile(path) as zf, zf.open(_csv_member(zf), pwd=ZIP_PASSWORD) as fh:
         for row in csv.DictReader(io.TextIOWrapper(fh, encoding="utf-8")):
