@@ -134,7 +134,8 @@ class Params(BaseModel):
 
 def _one_line(err: ValidationError, source: str) -> str:
     """The first validation error as ``<source>: field '<f>': <message>``; unknown names get a suggestion."""
-    first = err.errors()[0]
+    errors = err.errors()
+    first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])  # a typo explains a "missing"
     field = ".".join(str(x) for x in first["loc"]) or "(top level)"
     msg = first["msg"]
     if first["type"] == "extra_forbidden":
