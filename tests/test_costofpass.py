@@ -63,21 +63,28 @@ def test_eq8_10_gain():
 
 def test_eq7_15_frontier_over_time():
     releases = pd.Series({"a": "2024-01-01", "b": "2024-03-01", "never": "2024-03-01"})
-    trend = cp.frontier_over_time(COP, releases, EXPERT)
+    trend = cp.frontier_over_time(COP, releases, EXPERT, one_model=False)
     assert trend.frontier_usd.tolist() == [5.0, 3.0, 1.5]
     assert trend.released.tolist() == ["(expert only)", "a", "b, never"]
     assert trend.relative_gain.tolist() == pytest.approx([0.0, 2 / 5, 1.5 / 3])
     assert trend.normalized_pct.tolist() == pytest.approx([100, 60, 30])
+    # the reference's loop: one model per step, a same-day tie in the order given
+    steps = cp.frontier_over_time(COP, releases, EXPERT)
+    assert steps.released.tolist() == ["(expert only)", "a", "b", "never"]
+    assert steps.frontier_usd.tolist() == [5.0, 3.0, 1.5, 1.5]
 
 
 def test_eq12_by_hand():
     families = pd.Series({"a": "light", "b": "large", "never": "reasoning"})
-    out = cp.family_counterfactual(COP, families, EXPERT).loc["t"]
-    # without light: per problem min(b, E) = [4, 2] -> 3.0; gain 1.5; relative 1.5 / 1.5 = 1.0
+    out = cp.family_counterfactual(COP, families, EXPERT, denominator="all").loc["t"]
+    # V(M_T) = 1.5; without light: per problem min(b, E) = [4, 2] -> 3.0; gain 1.5; 1.5 / 1.5 = 1.0
     assert out["light"] == pytest.approx(1.0)
     # without large: min(a, E) = [1, 5] -> 3.0; gain 1.5 -> 1.0
     assert out["large"] == pytest.approx(1.0)
     assert out["reasoning"] == 0.0  # a family that never passes is not essential
+    # the reference divides by the frontier without the family: 1.5 / 3.0
+    ref = cp.family_counterfactual(COP, families, EXPERT).loc["t"]
+    assert ref["light"] == pytest.approx(0.5) and ref["large"] == pytest.approx(0.5) and ref["reasoning"] == 0.0
 
 
 def test_eq16_single_model_counterfactual():

@@ -1,14 +1,16 @@
 import pandas as pd
 import pytest
 
+from helpers.grading import NO_ANSWER
 from helpers.techniques import majority_vote_estimates, subsets, vote_success
 
 
 def test_vote_success_by_hand():
     assert vote_success(["1", "1", "2"], [True, True, False], (0, 1, 2)) == 1.0
     assert vote_success(["1", "2"], [True, False], (0, 1)) == 0.5  # a tie is split evenly
-    assert vote_success([None, None], [False, False], (0, 1)) == 0.0
-    assert vote_success(["1", None, None], [True, False, False], (0, 1, 2)) == 1.0  # no answer casts no vote
+    assert vote_success([NO_ANSWER, NO_ANSWER], [False, False], (0, 1)) == 0.0
+    # attempts without an answer vote "no answer", which wins 2 to 1 and scores 0 (as in the reference)
+    assert vote_success(["1", NO_ANSWER, NO_ANSWER], [True, False, False], (0, 1, 2)) == 0.0
 
 
 def test_majority_vote_from_recorded_runs_by_hand():
@@ -16,8 +18,9 @@ def test_majority_vote_from_recorded_runs_by_hand():
         "task": "gsm8k", "problem_id": "p", "model": "m",
         "extracted": ["5", "5.0", "6", None], "correct": [True, True, False, False], "usd": [0.1, 0.2, 0.3, 0.4]})
     (row,) = majority_vote_estimates(vanilla, 3).itertuples()
-    # subsets of 3 of 4: {5,5,6} 1, {5,5,-} 1, {5,6,-} .5, {5,6,-} .5 ("5" and "5.0" are one answer)
-    assert row.pass_rate == pytest.approx(0.75) and row.n == 4
+    # subsets of 3 of 4: {5,5,6} 1, {5,5,-} 1, {5,6,-} 1/3, {5,6,-} 1/3 ("5" and "5.0" are one answer;
+    # "-", no answer, is a vote of its own, so the last two are three-way ties)
+    assert row.pass_rate == pytest.approx((1 + 1 + 1 / 3 + 1 / 3) / 4) and row.n == 4
     assert row.cost_usd == pytest.approx(3 * 0.25)  # a 3-vote attempt pays for 3 generations
     assert majority_vote_estimates(vanilla, 5).empty  # fewer runs than votes
 
@@ -31,3 +34,13 @@ def test_letters_group_by_choice():
 def test_subsets_are_all_or_a_seeded_sample():
     assert len(subsets(8, 4, 256, 0)) == 70
     assert subsets(30, 5, 50, 1) == subsets(30, 5, 50, 1) and len(subsets(30, 5, 50, 1)) == 50
+
+
+def test_votes_group_as_grading_judges():
+    # "60 + 59" is graded wrong for a numeric target, so it is not the vote "119"
+    vanilla = pd.DataFrame({"task": "two_digit_addition", "problem_id": "p", "model": "m",
+                            "extracted": ["60 + 59", "60+59", "119"], "correct": [False, False, True], "usd": 0.01})
+    assert majority_vote_estimates(vanilla, 3).pass_rate.iloc[0] == 0.0
+    # under the reference rule the expressions are graded correct, and they are one vote with "119"
+    reference = vanilla.assign(correct=True)
+    assert majority_vote_estimates(reference, 3, numeric_rule="expression").pass_rate.iloc[0] == 1.0

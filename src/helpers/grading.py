@@ -166,7 +166,7 @@ def canonical_answer(answer: str | None, metric: Metric, n_choices: int = 4, num
     if metric == "number" and numeric_rule == "number":
         number = as_number(answer)
         if number is None:
-            return f"text:{normalize_math(answer)}"
+            return "text:" + re.sub(r"\s+", "", normalize_math(answer))
         answer = number
     parsed = parse_math(answer)
     if not parsed:
