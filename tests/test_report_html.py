@@ -88,3 +88,21 @@ def test_report_opens_in_headless_chromium(report, tmp_path):
     check = json.loads(found.group(1).replace("&quot;", '"'))
     assert check["images"] == len(FIGURES) and check["loaded"] == len(FIGURES)
     assert check["tables"] >= 10 and check["text"] > 2000
+
+
+def outputs(params) -> dict[str, bytes]:
+    """Every table, figure and the HTML report of a run, by path."""
+    paths = [*params.tables_path.glob("*"), *params.figures_path.glob("*"), params.output_path / "report/index.html"]
+    return {str(p.relative_to(params.output_path)): p.read_bytes() for p in sorted(paths)}
+
+
+def test_same_records_give_byte_identical_outputs(report):
+    """A second run over the same records (nothing to collect) writes the same CSV, MD, PNG, SVG and HTML bytes."""
+    first = outputs(report)
+    assert any(k.endswith(".svg") for k in first) and any(k.endswith(".csv") for k in first)
+    out = subprocess.run([sys.executable, "-m", "helpers.pipeline", "run", report.source], cwd=ROOT,
+                         capture_output=True, text=True, timeout=1200)
+    assert out.returncode == 0, out.stderr[-3000:]
+    second = outputs(report)
+    assert second.keys() == first.keys()
+    assert [k for k in first if first[k] != second[k]] == []

@@ -31,6 +31,19 @@ def test_committed_twins_are_what_calibration_produces(tables, shared_data):
     assert snap["prices"] == prices["prices"]
 
 
+def test_every_twin_is_within_half_a_point_of_table_5_in_expectation(tables, shared_data):
+    """Expected accuracy from the generative model (no sampling noise) on the problems the sim set draws."""
+    params = load_params(ROOT / "params/sim.yaml")
+    acc = pd.read_csv(tables / "paper_table5_accuracy_pct.csv").set_index("model")
+    problems = calibrate.sampled_problems(shared_data, params.n_problems, params.seed)
+    worst = 0.0
+    for spec in pipeline.resolve_models(params.models, params.models_path):
+        for task, ps in problems.items():
+            expected = 100 * sim.expected_accuracy(spec.sim, params.seed, task, [p.problem_id for p in ps])
+            worst = max(worst, abs(expected - acc.loc[spec.label.removesuffix(" (sim)"), task]))
+    assert worst <= 0.5
+
+
 def test_recovered_accuracy_and_cost_match_targets(tables, shared_data, write_set):
     models = list(yaml.safe_load((ROOT / "params/registry/sim_paper.yaml").read_text())["models"])
     path = write_set({"name": "calib", "tasks": ["gsm8k"], "models": models,
