@@ -57,8 +57,9 @@ def reply_text(prompt: str, long: bool) -> str:
 
 class FaultState:
     def __init__(self, faults: bool = True, timeout_sleep_s: float = 1.5, usage_factor: float = 1.0,
-                 delay_s: float = 0.0):
+                 delay_s: float = 0.0, api_key: str | None = None):
         self.faults = faults
+        self.api_key = api_key  # when set, another key gets a 401 that echoes it, as some providers do
         self.timeout_sleep_s = timeout_sleep_s
         self.usage_factor = usage_factor  # reported tokens x this (a budget test's "real usage")
         self.delay_s = delay_s
@@ -100,7 +101,10 @@ def make_handler(state: FaultState):
                 state.started_at.append(time.monotonic())
                 first = state.visits[h] == 0
                 state.visits[h] += 1
-                kind = FAULTS[len(state.visits) % len(FAULTS)] if first and state.faults else "ok"
+                presented = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+            if state.api_key and presented != state.api_key:
+                return self._error(401, f"Incorrect API key provided: {presented}")
+            kind = FAULTS[len(state.visits) % len(FAULTS)] if first and state.faults else "ok"
             if kind == "ok" and too_long(h):
                 kind = "too_long"
             if state.delay_s:

@@ -85,8 +85,8 @@ def test_every_reply_is_an_ok_record_or_a_recorded_failure(write_set):
         # a rerun retries the failures; then the tables equal a fault-free run's
         run_until_complete(ctx)
         faulty = result_tables(ctx)
-        text = "".join(p.read_text() for p in ctx.params.output_path.rglob("*.jsonl"))
-        assert KEY_VALUE not in text
+        for f in ctx.params.output_path.rglob("*"):  # records, graded parquet: the key's value nowhere
+            assert not f.is_file() or KEY_VALUE.encode() not in f.read_bytes(), f
     with FaultServer(faults=False) as clean:
         ctx2 = pipeline.preflight(load_params(write_set(fault_params("clean"), models(clean.base_url), PRICES)))
         run_until_complete(ctx2, max_runs=1)
@@ -177,3 +177,21 @@ def test_a_second_collector_on_the_same_output_refuses_and_nothing_is_billed_twi
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         assert stages.run_collection(pipeline.preflight(params), progress=False).made_calls == 0
+
+
+def test_a_key_in_a_variable_of_any_name_is_redacted_everywhere(write_set, monkeypatch):
+    wrong = "cred-" + "wrong-5e1d9c7b3a"
+    monkeypatch.setenv(KEY_ENV, wrong)
+    with FaultServer(faults=False, api_key=KEY_VALUE) as srv:
+        params = load_params(write_set(fault_params("leak", methods=["vanilla"], n_problems=3, n_runs=2),
+                                       models(srv.base_url), PRICES))
+        ctx = pipeline.preflight(params)
+        result = stages.run_collection(ctx, progress=False)
+        assert result.failed_calls == 12 and result.unusable_replies == 0
+        stages.run_grading(ctx)
+    records = RecordStore(params.records_path).load()
+    assert records.error.str.contains("Incorrect API key provided: [redacted]", regex=False).all()
+    files = [f for f in params.output_path.rglob("*") if f.is_file()]
+    assert any(f.suffix == ".parquet" for f in files)
+    for f in files:
+        assert wrong.encode() not in f.read_bytes(), f

@@ -154,12 +154,15 @@ def move_records_aside(params: Params) -> Path | None:
     """Before a re-collection: move the set's records to ``records.previous/`` (replacing an older copy)."""
     import shutil
 
+    from .locking import output_lock
+
     src = params.records_path
     if not src.is_dir():
         return None
     dst = src.with_name("records.previous")
-    shutil.rmtree(dst, ignore_errors=True)
-    src.rename(dst)
+    with output_lock(params.output_path):  # not while another run collects into them
+        shutil.rmtree(dst, ignore_errors=True)
+        src.rename(dst)
     return dst
 
 
