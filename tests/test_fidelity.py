@@ -144,6 +144,14 @@ def test_foreign_records_in_the_output_directory_are_ignored(write_set, tmp_path
     assert len(attempts) == 5 * 2 * 3 and attempts.attrs["ignored_records"] == 12 * 2 * 4 - 5 * 2 * 3
     _, alone = analyse(sim_set(write_set, "small", tmp_path / "alone-out", n_problems=5, n_runs=3))
     pd.testing.assert_frame_equal(table1, alone)
+    # a set of one model, priced by a snapshot without the other: the other's records are neither read nor priced
+    one = {"date": "2025-04-17", "source": "test", "prices": {"sim-lightweight": {"input_usd_per_mtok": 0.18,
+                                                                                 "output_usd_per_mtok": 0.18}}}
+    p = {"name": "one", "tasks": ["two_digit_addition"], "models": ["sim-lightweight"], "methods": ["vanilla"],
+         "n_problems": 5, "n_runs": 2, "budget_usd": 5.0, "output_dir": str(shared),
+         "task_options": {"two_digit_addition": {"source": "generated"}}}
+    attempts, _ = analyse(load_params(write_set(p, prices=one)))
+    assert len(attempts) == 5 * 2 and set(attempts.model) == {"sim-lightweight"}
 
 
 def test_records_of_other_settings_are_not_reused(write_set, tmp_path):

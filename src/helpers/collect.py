@@ -29,7 +29,7 @@ from .models import LOCAL_PROVIDERS, ModelSpec, call_sampling
 from .params import Params
 from .prices import PriceSnapshot, call_cost_usd, cost_usd
 from .prompts import PAPER_PROMPT, REFINE_PROMPT, messages_hash, refine_messages, solve_messages, template_hash
-from .records import CallRecord, RecordStore
+from .records import KEY, CallRecord, RecordStore
 from .redaction import redact
 from .tasks import Problem
 
@@ -102,6 +102,13 @@ def planned_keys(attempts: list[Attempt]) -> set[tuple]:
     return {a.key(c) for a in attempts for c in range(a.method.collected_calls)}
 
 
+def in_plan(records: pd.DataFrame, attempts: list[Attempt]) -> pd.Series:
+    """Boolean mask of the records (rows with the KEY columns) whose key and fingerprint a plan makes."""
+    wanted = planned_keys(attempts)
+    keys = records[list(KEY)].itertuples(index=False, name=None)
+    return pd.Series([k in wanted for k in keys], index=records.index, dtype=bool)
+
+
 def pending(attempts: list[Attempt], done: dict[tuple, Any]) -> list[tuple[Attempt, list[int]]]:
     """Attempts with calls still to make, and those calls' indices."""
     out = []
@@ -145,9 +152,11 @@ def estimate_calls(todo: list[tuple[Attempt, list[int]]], snapshot: PriceSnapsho
     return out.reset_index()
 
 
-def records_cost_usd(records: pd.DataFrame, snapshot: PriceSnapshot) -> float:
-    """USD of recorded calls (failed calls count with whatever tokens they reported)."""
-    return float(cost_usd(records, snapshot).sum())
+def recorded_spend_usd(params: Params, snapshot: PriceSnapshot) -> float:
+    """USD of the calls recorded for the set's models in its output directory, under any settings
+    (failed calls count with whatever tokens they reported); other models' records are not priced."""
+    records = RecordStore(params.records_path).load()
+    return float(cost_usd(records[records["model"].isin(params.models)], snapshot).sum())
 
 
 # ---- one call ----------------------------------------------------------------------------------
@@ -379,7 +388,7 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
     done = store.done()
     attempts = plan_for(params, problems, models)
     todo = pending(attempts, done)
-    spent = records_cost_usd(store.load(), snapshot)
+    spent = recorded_spend_usd(params, snapshot)
     est = estimate_calls(todo, snapshot, params.sampling.model_dump())
     result = CollectResult(planned_calls=sum(a.method.collected_calls for a in attempts), spent_before_usd=spent)
     check_budget(params, spent, est)
@@ -413,7 +422,8 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
     result.spent_now_usd = budget.spent_usd
     result.pending_calls = not_started + sum(len(c) for _, c in queue)
     result.stopped_by_budget = budget.exhausted
-    result.summary = summarize(store.latest(), snapshot)
+    latest = store.latest()
+    result.summary = summarize(latest[in_plan(latest, attempts)], snapshot)
     return result
 
 

@@ -170,12 +170,11 @@ def preflight(params: Params) -> Context:
     """All checks that must pass before any call: the context, API keys, and the budget."""
     ctx = prepare(params)
     check_keys(ctx)
-    from .collect import check_budget, records_cost_usd
-    from .records import RecordStore
+    from .collect import check_budget, recorded_spend_usd
 
     est = estimate(ctx)
     check_local_runtime(ctx, est)
-    check_budget(params, records_cost_usd(RecordStore(params.records_path).load(), ctx.snapshot), est)
+    check_budget(params, recorded_spend_usd(params, ctx.snapshot), est)
     return ctx
 
 

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from .collect import CollectResult, collect, plan_for, planned_keys
+from .collect import CollectResult, collect, in_plan, plan_for
 from .errors import CostOfPassError
 from .grading import attempts_from_calls, grade_calls
 from .pipeline import Context
 from .prices import cost_usd
-from .records import KEY, RecordStore
+from .records import RecordStore
 
 
 def banner(ctx: Context) -> str:
@@ -50,9 +50,7 @@ def set_records(ctx: Context) -> tuple[pd.DataFrame, int]:
     same output directory stay on disk and are not read into any number.
     """
     latest = RecordStore(ctx.params.records_path).latest()
-    wanted = planned_keys(plan_for(ctx.params, ctx.problems, ctx.models))
-    keep = [k in wanted for k in latest[list(KEY)].itertuples(index=False, name=None)]
-    keep = pd.Series(keep, index=latest.index, dtype=bool)
+    keep = in_plan(latest, plan_for(ctx.params, ctx.problems, ctx.models))
     return latest[keep].reset_index(drop=True), int((~keep).sum())
 
 
