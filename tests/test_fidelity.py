@@ -53,7 +53,7 @@ def test_paper_set_uses_the_reference_draw(shared_data, monkeypatch):
 # ---- grading: an echoed question is not an answer (8) -------------------------------------------------
 @pytest.mark.parametrize("answer, number", [
     ("119", "119"), ("$1,000", "1000"), ("\\$18.00", "18.00"), ("18 dollars", "18"), ("\\boxed{42}", "42"),
-    ("-3.5", "-3.5"), ("3/4", "3/4"), ("\\frac{3}{4}", "\\frac{3}{4}"), ("50%", "50"), ("42.", "42"),
+    ("-3.5", "-3.5"), ("3/4", "3/4"), ("\\frac{3}{4}", "\\frac{3}{4}"), ("50%", "50"), ("42.", "42"), ("144,", "144"),
     ("60 + 59", None), ("(18 + 31) * 2 - 37", None), ("x = 5", None), ("five", None), ("2*3", None), (None, None),
 ])
 def test_as_number(answer, number):

@@ -92,7 +92,7 @@ def figure3_families(values: pd.DataFrame, simulated: bool):
     sns.barplot(long, x="task", y="pct", hue="family", palette=family_palette(list(values.columns)), ax=ax)
     ax.set_ylabel("relative improvement (%)")
     ax.set_xlabel("")
-    ax.set_title(titled("Figure 3. Essentialness of model families (counterfactual, Eq. 12)", simulated))
+    ax.set_title(titled("Figure 3. Essentialness of model families (counterfactual)", simulated))
     fig.tight_layout()
     return fig
 

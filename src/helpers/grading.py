@@ -94,7 +94,7 @@ def as_number(answer: str | None) -> str | None:
         return None
     s = normalize_math(answer)
     s = re.sub(r"\\text\{\s*([^{}]*?)\s*\}$", r"\1", s) if s.startswith("\\text{") else s
-    s = re.sub(r"\\[,!;: ]|~", "", s).strip().rstrip(".").strip()
+    s = re.sub(r"\\[,!;: ]|~", "", s).strip().rstrip(".,;:").strip()
     s = re.sub(r"^[+-]?\s*(?:\\\$|\$)\s*", lambda m: m.group(0).replace("\\$", "").replace("$", "").strip(), s)
     s = UNIT_WORDS.sub("", s).strip()
     return s if NUMERAL.fullmatch(s) or LATEX_FRACTION.fullmatch(s) else None
