@@ -2,9 +2,9 @@
 
 import json
 import os
+import shutil
 import subprocess
 import sys
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,6 +17,10 @@ from helpers import pipeline
 KEY_ENV = "BAD_INPUT_KEY"
 PRICES = {"date": "2025-01-01", "source": "test prices",
           "prices": {"stub": {"input_usd_per_mtok": 1.0, "output_usd_per_mtok": 2.0}}}
+
+
+def priced(model: str, usd: float) -> str:
+    return yaml.safe_dump({**PRICES, "prices": {model: {"input_usd_per_mtok": usd, "output_usd_per_mtok": 1}}})
 
 
 def models(url: str) -> dict:
@@ -117,15 +121,17 @@ CASES = {
     "price snapshot malformed YAML": (prices_file("prices: {stub: [\n"), "is not valid YAML"),
     "price snapshot a list": (prices_file("- 1\n- 2\n"), "must be a YAML mapping"),
     "price snapshot duplicated key": (prices_file("date: 2025-01-01\ndate: 2025-02-01\nsource: x\nprices: {}\n"), "appears twice"),
-    "price zero": (prices_file(yaml.safe_dump({**PRICES, "prices": {"stub": {"input_usd_per_mtok": 0, "output_usd_per_mtok": 1}}})), "greater than 0"),
-    "price of the model missing": (prices_file(yaml.safe_dump({**PRICES, "prices": {"stubby": {"input_usd_per_mtok": 1, "output_usd_per_mtok": 1}}})), "no price for model(s) stub"),
+    "price zero": (prices_file(priced("stub", 0)), "greater than 0"),
+    "price of the model missing": (prices_file(priced("stubby", 1)), "no price for model(s) stub"),
     "model registry malformed YAML": (models_file("models: {stub: [\n"), "is not valid YAML"),
     "model registry duplicated key": (models_file("models:\n  stub: {}\n  stub: {}\n"), "appears twice"),
     "model registry entry a string": (models_file("models:\n  stub: fast\n"), "an entry must be a mapping"),
-    "model registry bad date": (models_file("models:\n  stub: {label: S, litellm_id: openai/stub, family: x, release_date: soon}\n"), "release_date"),
+    "model registry bad date": (models_file("models:\n  stub: {label: S, litellm_id: openai/stub, family: x, release_date: soon}\n"),
+                                "release_date"),
     "model registry missing": (set_(models_file="nowhere/models.yaml"), "model registry not found"),
     "task_options of the wrong type": (set_(task_options={"two_digit_addition": 5}), "field 'task_options.two_digit_addition'"),
-    "task_options value of the wrong type": (set_(task_options={"two_digit_addition": {"source": "generated", "n": "many"}}), "cannot read"),
+    "task_options value of the wrong type": (set_(task_options={"two_digit_addition": {"source": "generated", "n": "x"}}),
+                                             "cannot read"),
     "task_options unknown source": (set_(task_options={"two_digit_addition": {"source": "web"}}), "task_options.source"),
     "data missing": (set_(tasks=["gsm8k"], task_options={}), "no data at"),
     "data row missing a field": (gsm8k_data('{"question": "1+1?"}\n'), "cannot read"),

@@ -10,13 +10,14 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT
-from helpers import analysis, costofpass as cp, pipeline, stages, tables
+from helpers import analysis, pipeline, stages, tables
+from helpers import costofpass as cp
 from helpers.experts import expert_per_problem, load_expert_costs
 from helpers.grading import as_number, canonical_answer, is_correct
 from helpers.params import load_params
 from helpers.prompts import PAPER_PROMPT, REFINE_PROMPT
 from helpers.records import RecordStore
-from helpers.tasks.base import Problem, reference_lcg_indices
+from helpers.tasks.base import reference_lcg_indices
 
 DESIGN = ROOT.parent / "shared" / "DESIGN.md"
 

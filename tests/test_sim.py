@@ -1,3 +1,5 @@
+import math
+
 import numpy as np
 import pytest
 
@@ -65,3 +67,12 @@ def test_through_litellm():
     expected = call()
     assert r.choices[0].message.content == expected["text"]
     assert r.usage.completion_tokens == expected["completion_tokens"] and r.usage.prompt_tokens == 100
+
+
+def test_aptitude_on_a_sample_by_hand():
+    from helpers.backends.sim import aptitude_on
+
+    # one problem of difficulty 0: sigmoid(A) = 0.75, so A = logit(0.75) = ln 3
+    assert aptitude_on(0.75, 2.0, np.array([0.0])) == pytest.approx(math.log(3), abs=1e-9)
+    # difficulties symmetric around 0 and a target of one half: A = 0
+    assert aptitude_on(0.5, 1.0, np.array([-1.0, 1.0])) == pytest.approx(0.0, abs=1e-9)
