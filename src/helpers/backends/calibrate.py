@@ -6,9 +6,10 @@ writes ``params/registry/sim_paper.yaml`` (models ``sim-<name>``: the paper's fa
 date; accuracy per dataset = Table 5, with the aptitude per dataset solved on the difficulties of
 the problems the ``sim`` set samples, so each twin's expected accuracy on them is Table 5's) and
 ``params/prices/sim_paper_table4_2025-04.yaml`` (the paper's Table 4 prices). Completion tokens per
-dataset are solved so that the expected cost of an attempt equals Table 6: ``(C - prompt_tokens · in) / out``, with the simulator's prompt-token rule
-(characters / 4) averaged over the set's sampled problems; where Table 6 is below the prompt's
-own cost, 5 tokens are used and the profile notes the mismatch.
+dataset are solved so that the expected cost of an attempt equals Table 6: ``(C - prompt_tokens ·
+in) / out``, with the simulator's prompt-token rule (characters / 4) averaged over the set's sampled
+problems; where Table 6 is below the prompt's own cost, 5 tokens are used and the profile notes the
+mismatch.
 """
 
 from __future__ import annotations
