@@ -16,8 +16,7 @@ import time
 from pathlib import Path
 
 from helpers.backends import sim
-from helpers.collect import Attempt, Caller, run_attempt
-from helpers.methods import get_method
+from helpers.collect import Budget, Caller, plan_attempts, run_attempt
 from helpers.models import ModelSpec
 from helpers.params import Params
 from helpers.records import RecordStore
@@ -41,18 +40,24 @@ def direct():
                      n_choices=0, method="vanilla", run=0, call=0, prompt_chars=400)
 
 
+ATTEMPTS = plan_attempts({"two_digit_addition": PROBLEMS}, [MODEL], ["vanilla"], 1)  # with fingerprints
+
+
 def through_litellm(caller):
     from helpers.prompts import solve_messages
 
-    for p in PROBLEMS:
-        caller(Attempt(p, MODEL, get_method("vanilla"), 0), 0, solve_messages(p.question))
+    for a in ATTEMPTS:
+        caller(a, 0, solve_messages(a.problem.question))
 
 
 def full_path(caller, root, threads: int = 1):
     from concurrent.futures import ThreadPoolExecutor
 
+    from helpers.prices import ModelPrice
+
+    price, budget = ModelPrice(input_usd_per_mtok=1, output_usd_per_mtok=1), Budget(1e9, 0.0)
     with RecordStore(root) as store, ThreadPoolExecutor(threads) as pool:
-        list(pool.map(lambda p: run_attempt(Attempt(p, MODEL, get_method("vanilla"), 0), [0], {}, store, caller), PROBLEMS))
+        list(pool.map(lambda a: run_attempt(a, [0], {}, store, caller, budget, 0.0, price), ATTEMPTS))
 
 
 if __name__ == "__main__":
