@@ -1,3 +1,5 @@
+from fractions import Fraction
+
 import pandas as pd
 import pytest
 
@@ -9,6 +11,7 @@ from helpers.grading import (
     grade_calls,
     is_correct,
     math_equal,
+    plain_value,
 )
 from helpers.tasks import Problem
 
@@ -113,3 +116,17 @@ def test_grade_calls_and_attempts():
     assert bool(attempts.loc[("bbq", "vanilla", 0), "correct"])
     lenient = attempts_from_calls(grade_calls(calls, problems, "lenient")).set_index(["task", "method", "run"])
     assert bool(lenient.loc[("gsm8k", "vanilla", 1), "correct"])
+
+
+@pytest.mark.parametrize("text, value", [
+    ("42", Fraction(42)), ("-3.5", Fraction(-7, 2)), (".5", Fraction(1, 2)), ("3/4", Fraction(3, 4)),
+    ("1,000", Fraction(1000)), ("025", Fraction(25)), ("1/0", None), ("\\frac{3}{4}", None), ("60 + 59", None),
+])
+def test_plain_value_is_exact(text, value):
+    assert plain_value(text) == value
+
+
+def test_plain_numerals_compare_exactly_and_group_with_their_latex_form():
+    assert is_correct("0.75", "3/4", "number") and is_correct("18", "18.000", "number")
+    assert not is_correct("0.3333", "1/3", "number")  # no float tolerance between two plain numerals
+    assert canonical_answer("0.75", "number") == canonical_answer("\\frac{3}{4}", "number") == "3/4"

@@ -10,7 +10,8 @@ Tasks whose target is a number (metric ``number``: Two Digit Addition, GSM8K, AI
 arithmetic) accept only an answer that is itself a number: a numeral, decimal, fraction or LaTeX
 fraction, optionally with a currency sign, percent or unit words. An expression such as ``60 + 59``
 is wrong even though math-verify would evaluate it to 119: small models echo the question. This is
-a deliberate departure from the reference grader; ``numeric_rule="expression"`` restores it.
+a deliberate departure from the reference grader; ``numeric_rule="expression"`` restores it. Two
+plain numerals are compared exactly as rationals (``0.75`` equals ``3/4``; no float tolerance).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from fractions import Fraction
 from functools import lru_cache
 from typing import Literal
 
@@ -147,10 +149,28 @@ def is_correct(target: str, answer: str | None, metric: Metric, n_choices: int =
     if metric == "choice":
         return extract_letter(answer, n_choices) == target
     if metric == "number" and numeric_rule == "number":
-        return math_equal(target, as_number(answer))
+        number = as_number(answer)
+        if number is None:
+            return False
+        exact = plain_value(number), plain_value(target)
+        if None not in exact:  # both plain numerals: compared exactly, no parser needed
+            return exact[0] == exact[1]
+        return math_equal(target, number)
     return math_equal(target, answer)
 
 
+def plain_value(text: str) -> Fraction | None:
+    """The exact value of a plain numeral (``42``, ``-3.5``, ``.5``, ``3/4``, ``1,000``), else ``None``."""
+    s = THOUSANDS.sub(lambda g: g.group(1).replace(",", ""), text.strip()).replace(" ", "")
+    if not NUMERAL.fullmatch(s):
+        return None
+    try:
+        return Fraction(s)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+@lru_cache(maxsize=65536)
 def canonical_answer(answer: str | None, metric: Metric, n_choices: int = 4, numeric_rule: NumericRule = "number") -> str:
     """A key that groups answers as grading would judge them (for majority vote).
 
@@ -167,6 +187,9 @@ def canonical_answer(answer: str | None, metric: Metric, n_choices: int = 4, num
         number = as_number(answer)
         if number is None:
             return "text:" + re.sub(r"\s+", "", normalize_math(answer))
+        value = plain_value(number)
+        if value is not None:  # the same key sympy's nsimplify would print: 119, 3/4, -7/2
+            return str(value)
         answer = number
     parsed = parse_math(answer)
     if not parsed:
@@ -188,24 +211,34 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
     """Add ``extracted`` and ``correct`` to call records (one row per call key, see RecordStore.latest).
 
     ``problems`` maps task -> list of Problem. Failed calls keep ``correct = <NA>``: a failure is
-    not a wrong answer.
+    not a wrong answer. Extraction is done once per distinct response and grading once per
+    distinct (target, answer): at the paper's scale ~1,100 verdicts serve 160,800 calls.
     """
     import pandas as pd
 
     from .tasks import get_task
 
     lookup = {(p.task, p.problem_id): p for ps in problems.values() for p in ps}
+    metrics = {t: get_task(t).metric for t in calls["task"].unique()}
+    answers: dict[tuple, str | None] = {}  # memo: (response, metric) -> extracted answer
+    verdicts: dict[tuple, bool] = {}  # memo: (target, answer, metric, n_choices) -> correct
     extracted, correct = [], []
-    for row in calls.itertuples(index=False):
-        problem = lookup.get((row.task, row.problem_id))
-        if row.status != "ok" or problem is None:
+    for task, pid, status, response in zip(calls["task"], calls["problem_id"], calls["status"], calls["response"]):
+        problem = lookup.get((task, pid))
+        if status != "ok" or problem is None:
             extracted.append(None)
             correct.append(pd.NA)
             continue
-        metric = get_task(row.task).metric
-        answer = extract_answer(row.response, metric, policy)
+        metric = metrics[task]
+        key = (response, metric)
+        if key not in answers:
+            answers[key] = extract_answer(response, metric, policy)
+        answer = answers[key]
         extracted.append(answer)
-        correct.append(is_correct(problem.target, answer, metric, problem.n_choices, numeric_rule))
+        key = (problem.target, answer, metric, problem.n_choices)
+        if key not in verdicts:
+            verdicts[key] = is_correct(problem.target, answer, metric, problem.n_choices, numeric_rule)
+        correct.append(verdicts[key])
     out = calls.copy()
     out["extracted"] = pd.Series(extracted, index=out.index, dtype="string")
     out["correct"] = pd.Series(correct, index=out.index, dtype="boolean")
@@ -227,14 +260,15 @@ def attempts_from_calls(graded_calls):
     if graded_calls.empty:
         return pd.DataFrame(columns=[*keys, "calls", "complete", "correct", "extracted",
                                      "prompt_tokens", "completion_tokens", "reasoning_tokens", "simulated"])
-    g = graded_calls.sort_values([*keys, "call"]).groupby(keys, sort=False)
+    ordered = graded_calls.sort_values([*keys, "call"]).assign(ok=lambda d: d["status"].eq("ok"))
+    g = ordered.groupby(keys, sort=False)
     out = g.agg(
-        calls=("call", "size"), ok_calls=("status", lambda s: int((s == "ok").sum())),
+        calls=("call", "size"), ok_calls=("ok", "sum"),
         correct=("correct", "last"), extracted=("extracted", "last"),
         prompt_tokens=("prompt_tokens", "sum"), completion_tokens=("completion_tokens", "sum"),
         reasoning_tokens=("reasoning_tokens", "sum"), simulated=("simulated", "any"),
     ).reset_index()
-    expected = out["method"].map(lambda m: get_method(m).collected_calls)
+    expected = out["method"].map({m: get_method(m).collected_calls for m in out["method"].unique()})
     out["complete"] = out["ok_calls"].eq(expected)
     out.loc[~out["complete"], "correct"] = pd.NA
     return out.drop(columns=["ok_calls"])

@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -39,6 +40,7 @@ def vote_success(answers: list[str], correct: list[bool], subset: tuple[int, ...
     return sum(groups[a] for a in winners) / len(winners)
 
 
+@lru_cache(maxsize=1024)
 def subsets(n: int, k: int, max_subsets: int, seed: int) -> list[tuple[int, ...]]:
     if math.comb(n, k) <= max_subsets:
         return list(itertools.combinations(range(n), k))
@@ -46,23 +48,60 @@ def subsets(n: int, k: int, max_subsets: int, seed: int) -> list[tuple[int, ...]
     return [tuple(sorted(rng.sample(range(n), k))) for _ in range(max_subsets)]
 
 
+def vote_pattern(answers: list[str], correct: list[bool], k: int, max_subsets: int) -> tuple:
+    """What the vote success of a problem depends on, as a hashable key.
+
+    When every k-subset is enumerated, only the answer groups' sizes and correctness matter: the
+    sorted (size, correct) pairs. When subsets are sampled, the runs' order matters too: the answers
+    relabelled by first appearance, with each run's correctness.
+    """
+    if math.comb(len(answers), k) <= max_subsets:
+        groups: dict[str, list] = {}
+        for a, c in zip(answers, correct):
+            g = groups.setdefault(a, [0, False])
+            g[0] += 1
+            g[1] = g[1] or c
+        return ("groups", tuple(sorted((n, ok) for n, ok in groups.values())))
+    labels: dict[str, int] = {}
+    return ("runs", tuple(labels.setdefault(a, len(labels)) for a in answers), tuple(correct))
+
+
+@lru_cache(maxsize=65536)
+def pattern_success(pattern: tuple, k: int, max_subsets: int, seed: int) -> float:
+    """Mean vote success over the k-subsets of the runs a ``vote_pattern`` describes (0-1)."""
+    if pattern[0] == "groups":  # a representative order: each group's runs in a row
+        answers = [str(i) for i, (n, _) in enumerate(pattern[1]) for _ in range(n)]
+        correct = [ok for n, ok in pattern[1] for _ in range(n)]
+    else:
+        answers, correct = [str(label) for label in pattern[1]], list(pattern[2])
+    return float(np.mean([vote_success(answers, correct, s) for s in subsets(len(answers), k, max_subsets, seed)]))
+
+
 def majority_vote_estimates(vanilla: pd.DataFrame, k: int, max_subsets: int = 256, seed: int = 0,
                             numeric_rule: NumericRule = "number") -> pd.DataFrame:
     """Per (task, problem_id, model): ``cost_usd`` (k x mean vanilla USD), ``pass_rate``, ``n`` (subsets).
 
     ``vanilla``: complete vanilla attempts with ``extracted``, ``correct``, ``usd``. Problems with
-    fewer than k attempts are skipped.
+    fewer than k attempts are skipped. Canonical answers are computed once per distinct answer and
+    the vote success once per ``vote_pattern``.
     """
-    rows = []
-    for (task, pid, model), g in vanilla.groupby(["task", "problem_id", "model"], sort=True):
-        if len(g) < k:
-            continue
-        metric = get_task(task).metric
-        n_choices = 10  # letters are validated at grading; grouping only needs the letter
-        answers = [canonical_answer(a if isinstance(a, str) else None, metric, n_choices, numeric_rule) for a in g["extracted"]]
-        correct = [bool(c) for c in g["correct"]]
-        subs = subsets(len(g), k, max_subsets, seed)
-        rate = float(np.mean([vote_success(answers, correct, s) for s in subs]))
-        rows.append({"task": task, "problem_id": pid, "model": model, "cost_usd": k * float(g["usd"].mean()),
-                     "pass_rate": rate, "n": len(subs)})
+    v = vanilla.sort_values(["task", "problem_id", "model"], kind="stable")
+    keys = list(zip(v["task"], v["problem_id"], v["model"]))
+    extracted, correct_col, usd = v["extracted"].tolist(), v["correct"].tolist(), v["usd"].to_numpy(dtype=float)
+    metrics = {t: get_task(t).metric for t in v["task"].unique()}
+    n_choices = 10  # letters are validated at grading; grouping only needs the letter
+    rows, i = [], 0
+    while i < len(keys):
+        j = i
+        while j < len(keys) and keys[j] == keys[i]:
+            j += 1
+        task, pid, model = keys[i]
+        if j - i >= k:
+            answers = [canonical_answer(a if isinstance(a, str) else None, metrics[task], n_choices, numeric_rule)
+                       for a in extracted[i:j]]
+            correct = [bool(c) for c in correct_col[i:j]]
+            rate = pattern_success(vote_pattern(answers, correct, k, max_subsets), k, max_subsets, seed)
+            rows.append({"task": task, "problem_id": pid, "model": model, "cost_usd": k * float(usd[i:j].mean()),
+                         "pass_rate": rate, "n": len(subsets(j - i, k, max_subsets, seed))})
+        i = j
     return pd.DataFrame(rows, columns=["task", "problem_id", "model", "cost_usd", "pass_rate", "n"])
