@@ -3,8 +3,9 @@
     .venv/bin/python benchmarks/collect_overhead.py [N]
 
 Prints calls per second for (1) the simulator alone, (2) litellm.completion to the simulated
-provider, (3) the full collection path (litellm + record store), (4) the same on 4 threads, and
-their ratios. Simulated calls are CPU-bound Python, so threads share one interpreter lock and add
+provider, (3) the collector's direct call of the same handler (what simulated sets use), (4) the
+full collection path through litellm (+ record store), (5) the direct path + record store, (6) the
+litellm path on 4 threads, and their ratios. Simulated calls are CPU-bound Python, so threads share one interpreter lock and add
 little; the simulated sets use ``concurrency: 1``.
 """
 
@@ -64,12 +65,14 @@ if __name__ == "__main__":
     sim.register()
     params = Params(name="bench", tasks=["two_digit_addition"], models=["bench"], n_problems=N, n_runs=1,
                     price_snapshot="x", budget_usd=1)
-    caller = Caller(params)
+    caller, direct_caller = Caller(params, direct_sim=False), Caller(params)
     through_litellm(caller)  # warm up litellm's lazy imports
-    rates = {"simulator alone": timed(direct), "litellm + simulator": timed(lambda: through_litellm(caller))}
+    rates = {"simulator alone": timed(direct), "litellm + simulator": timed(lambda: through_litellm(caller)),
+             "direct handler + simulator": timed(lambda: through_litellm(direct_caller))}
     with tempfile.TemporaryDirectory() as d:
         rates["litellm + simulator + record store"] = timed(lambda: full_path(caller, Path(d) / "1"))
-        rates["the same on 4 threads"] = timed(lambda: full_path(caller, Path(d) / "4", threads=4))
+        rates["direct + simulator + record store"] = timed(lambda: full_path(direct_caller, Path(d) / "2"))
+        rates["litellm path on 4 threads"] = timed(lambda: full_path(caller, Path(d) / "4", threads=4))
     base = rates["simulator alone"]
     for name, rate in rates.items():
         print(f"{name:<38} {rate:>10.0f} calls/s   x{base / rate:>7.1f} slower than the simulator")

@@ -10,7 +10,7 @@ def test_collect_overhead_benchmark_runs():
     out = subprocess.run([sys.executable, "benchmarks/collect_overhead.py", "20"], cwd=ROOT, capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert len([line for line in out.stdout.splitlines() if "calls/s" in line]) == 4
+    assert len([line for line in out.stdout.splitlines() if "calls/s" in line]) == 6
 
 
 def test_grading_speed_benchmark_runs_and_both_sides_agree():

@@ -76,3 +76,27 @@ def test_aptitude_on_a_sample_by_hand():
     assert aptitude_on(0.75, 2.0, np.array([0.0])) == pytest.approx(math.log(3), abs=1e-9)
     # difficulties symmetric around 0 and a target of one half: A = 0
     assert aptitude_on(0.5, 1.0, np.array([-1.0, 1.0])) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_direct_simulated_calls_make_the_records_litellm_makes(write_set):
+    """The collector's direct path to the simulated handler, field by field against litellm.completion."""
+    from helpers import pipeline
+    from helpers.backends import register_all
+    from helpers.collect import Caller, plan_for
+    from helpers.params import load_params
+    from helpers.prompts import refine_messages, solve_messages
+
+    params = load_params(write_set({"name": "direct", "tasks": ["two_digit_addition"],
+                                    "models": ["sim-lightweight", "sim-reasoning"],
+                                    "methods": ["vanilla", "self_refine"], "n_problems": 6, "n_runs": 2,
+                                    "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1.0,
+                                    "task_options": {"two_digit_addition": {"source": "generated"}}}))
+    ctx = pipeline.preflight(params)
+    register_all()
+    direct, through = Caller(params), Caller(params, direct_sim=False)
+    for a in plan_for(params, ctx.problems, ctx.models):
+        for c in range(a.method.collected_calls):
+            messages = solve_messages(a.problem.question) if c == 0 else refine_messages(a.problem.question, "earlier")
+            mine, theirs = vars(direct(a, c, messages)), vars(through(a, c, messages))
+            mine.pop("latency_s"), theirs.pop("latency_s")
+            assert mine == theirs

@@ -249,6 +249,7 @@ class Caller:
 
     params: Params
     sleep: Callable[[float], None] = time.sleep
+    direct_sim: bool = True  # simulated models: call their registered handler without litellm's per-call bookkeeping
 
     def kwargs(self, a: Attempt, call: int, messages: list[dict[str, str]]) -> dict[str, Any]:
         kw: dict[str, Any] = {
@@ -279,8 +280,17 @@ class Caller:
         kw = self.kwargs(a, call, messages)
         sampling = call_sampling(a.model, self.params.sampling.model_dump())
         started = time.perf_counter()
+        if a.model.simulated and self.direct_sim:
+            # the same handler litellm would call, with the arguments it reads (2.7 ms of litellm per call saved)
+            from .backends.provider import registered_handler
+
+            handler, name = registered_handler(a.model.provider), a.model.litellm_id.split("/", 1)[1]
+            send = lambda: handler.completion(name, messages, litellm_params={"metadata": kw["metadata"]},  # noqa: E731
+                                              optional_params=dict(sampling))
+        else:
+            send = lambda: litellm.completion(**kw)  # noqa: E731
         response, tries, error, unusable = call_with_retries(
-            lambda: litellm.completion(**kw), self.params.max_retries, self.params.retry_backoff_s, self.sleep
+            send, self.params.max_retries, self.params.retry_backoff_s, self.sleep
         )
         record = CallRecord(
             task=a.problem.task, problem_id=a.problem.problem_id, model=a.model.name, method=a.method.name,

@@ -17,6 +17,16 @@ def register_provider(name: str, handler_factory: Callable[[], object]) -> None:
         custom_llm_setup()
 
 
+def registered_handler(name: str):
+    """The handler object registered for provider ``name`` (see ``register_provider``)."""
+    import litellm
+
+    for p in litellm.custom_provider_map:
+        if p.get("provider") == name:
+            return p["custom_handler"]
+    raise KeyError(f"no litellm custom provider '{name}' is registered")
+
+
 def call_metadata(kwargs: dict, key: str, provider: str) -> dict:
     """The ``cop`` metadata the collector attaches to a call; it must carry ``key``."""
     import litellm
