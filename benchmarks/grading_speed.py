@@ -20,9 +20,9 @@ import pandas as pd
 
 from helpers.backends import sim
 from helpers.grading import as_number, attempts_from_calls, extract_answer, grade_calls, math_equal
+from helpers.methods.majority_vote import majority_vote_estimates, subsets, vote_success
 from helpers.tasks import get_task
 from helpers.tasks.two_digit_addition import generate
-from helpers.techniques import majority_vote_estimates, subsets, vote_success
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 128
 RUNS, MODELS = 8, 10
@@ -69,7 +69,7 @@ def votes_per_problem(vanilla: pd.DataFrame, k: int) -> list[float]:
 def timed(fn):
     """(fn(), seconds), each side starting from cold caches."""
     from helpers.grading import canonical_answer, parse_math
-    from helpers.techniques import pattern_success
+    from helpers.methods.majority_vote import pattern_success
 
     for cached in (parse_math, canonical_answer, pattern_success):
         cached.cache_clear()

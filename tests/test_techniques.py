@@ -2,7 +2,7 @@ import pandas as pd
 import pytest
 
 from helpers.grading import NO_ANSWER
-from helpers.techniques import majority_vote_estimates, subsets, vote_success
+from helpers.methods.majority_vote import majority_vote_estimates, subsets, vote_success
 
 
 def test_vote_success_by_hand():

@@ -8,7 +8,7 @@ Modules, one concern each:
   models     model registry (litellm id, family, release date)
   prices     dated price snapshots and per-call cost in USD
   prompts    the paper's prompt and the self-refine prompt
-  methods    inference-time methods as sequences of calls
+  methods    inference-time methods, one module each: calls, billing, estimators (majority vote, best-of-N)
   backends   offline litellm providers (simulated models)
   records    append-only, resumable record store (call key + fingerprint)
   locking    one collector per output directory (filelock)

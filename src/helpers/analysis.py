@@ -14,7 +14,6 @@ from .methods import get_method
 from .pipeline import Context
 from .prices import cost_usd
 from .stages import graded_paths
-from .techniques import majority_vote_estimates
 
 
 def strategy_name(model: str, method: str) -> str:
@@ -95,8 +94,8 @@ class Analysis:
 
 def estimates_from_attempts(attempts: pd.DataFrame, methods: list[str], seed: int = 0,
                             numeric_rule: str = "number") -> pd.DataFrame:
-    """Per-problem C and R for every strategy: collected methods from their attempts, majority
-    votes from the vanilla attempts."""
+    """Per-problem C and R for every strategy: collected methods from their attempts, methods with
+    an estimator (majority vote, best-of-N) from the vanilla attempts."""
     done = attempts[attempts["complete"]].assign(strategy=lambda d: [strategy_name(m, me) for m, me in zip(d.model, d.method)])
     est = cop_math.per_problem(done)
     meta = done.drop_duplicates("strategy").set_index("strategy")[["model", "method"]]
@@ -104,10 +103,10 @@ def estimates_from_attempts(attempts: pd.DataFrame, methods: list[str], seed: in
     parts = [est]
     vanilla = done[done["method"] == "vanilla"]
     for name in methods:
-        k = get_method(name).votes
-        if k:
-            mv = majority_vote_estimates(vanilla, k, seed=seed, numeric_rule=numeric_rule)
-            parts.append(mv.assign(method=name, strategy=[strategy_name(m, name) for m in mv.model]))
+        method = get_method(name)
+        if method.estimator:
+            est = method.estimator(vanilla, seed, numeric_rule)
+            parts.append(est.assign(method=name, strategy=[strategy_name(m, name) for m in est.model]))
     return pd.concat(parts, ignore_index=True)
 
 

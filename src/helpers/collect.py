@@ -28,7 +28,7 @@ from .methods import Method, collected_methods
 from .models import LOCAL_PROVIDERS, ModelSpec, call_sampling
 from .params import Params
 from .prices import PriceSnapshot, call_cost_usd, cost_usd
-from .prompts import PAPER_PROMPT, REFINE_PROMPT, messages_hash, refine_messages, solve_messages, template_hash
+from .prompts import messages_hash, solve_messages, template_hash
 from .records import KEY, CallRecord, RecordStore
 from .redaction import redact
 from .tasks import Problem
@@ -57,10 +57,7 @@ class Attempt:
                 self.fingerprints[call])
 
 
-TEMPLATES = (PAPER_PROMPT, REFINE_PROMPT)  # call c of an attempt uses the first c + 1 of these
-
-
-def fingerprint(model: ModelSpec, sampling: dict[str, Any], seed: int, question: str, method: str, call: int) -> str:
+def fingerprint(model: ModelSpec, sampling: dict[str, Any], seed: int, question: str, method: Method, call: int) -> str:
     """sha256 (hex, 16 chars) of what determines a call's response.
 
     The litellm model id, the sampling arguments sent, the prompt (hash of the first message and of
@@ -68,8 +65,8 @@ def fingerprint(model: ModelSpec, sampling: dict[str, Any], seed: int, question:
     in-process backends also the seed and the simulated profile or the weights' sha256.
     """
     parts: dict[str, Any] = {
-        "litellm_model": model.litellm_id, "sampling": sampling, "method": method, "call": call,
-        "prompt": messages_hash(solve_messages(question)), "templates": template_hash(*TEMPLATES[: call + 1]),
+        "litellm_model": model.litellm_id, "sampling": sampling, "method": method.name, "call": call,
+        "prompt": messages_hash(solve_messages(question)), "templates": template_hash(*method.templates[: call + 1]),
     }
     if model.sim:
         parts["backend"] = {"seed": seed, "sim": model.sim.model_dump()}
@@ -87,7 +84,7 @@ def plan_attempts(problems: dict[str, list[Problem]], models: list[ModelSpec], m
             for m in models:
                 args = call_sampling(m, sampling or {})
                 for method in collected_methods(methods):
-                    fps = tuple(fingerprint(m, args, seed, p.question, method.name, c) for c in range(method.collected_calls))
+                    fps = tuple(fingerprint(m, args, seed, p.question, method, c) for c in range(method.collected_calls))
                     out.extend(Attempt(p, m, method, run, fps) for run in range(n_runs))
     return out
 
@@ -344,7 +341,7 @@ def run_attempt(a: Attempt, calls: list[int], done: dict[tuple, Any], store: Rec
     for i, c in enumerate(calls):
         if not budget.start(estimate_usd):
             return made, len(calls) - i
-        messages = solve_messages(a.problem.question) if c == 0 else refine_messages(a.problem.question, responses[c - 1])
+        messages = a.method.messages(a.problem.question, c, responses)
         record = caller(a, c, messages)
         store.append(record)
         budget.finish(estimate_usd, float(call_cost_usd(record.prompt_tokens, record.completion_tokens, price)))

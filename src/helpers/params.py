@@ -5,7 +5,6 @@ Every error is one line naming the file and the field, raised before any model i
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -14,8 +13,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .errors import CostOfPassError
 from .paths import default_data_dir, repo_root, resolve
 from .yamlfiles import nearest, read_yaml
-
-METHOD_PATTERN = re.compile(r"^(vanilla|self_refine|majority_vote_k([1-9][0-9]?))$")
 
 
 class Sampling(BaseModel):
@@ -81,9 +78,10 @@ class Params(BaseModel):
     @field_validator("methods")
     @classmethod
     def _known_methods(cls, methods: list[str]) -> list[str]:
+        from .methods import get_method  # the registry: a method is one module in helpers/methods/
+
         for m in methods:
-            if not METHOD_PATTERN.match(m):
-                raise ValueError(f"unknown method {m!r} (use vanilla, self_refine or majority_vote_kN)")
+            get_method(m)
         if len(set(methods)) != len(methods):
             raise ValueError("methods repeat")
         return methods

@@ -1,4 +1,5 @@
-"""Majority vote estimated from recorded vanilla runs (no fresh calls).
+"""``majority_vote_kN``: N generations, the most common answer wins — estimated from recorded vanilla
+runs, not fresh calls.
 
 For a model and problem with n recorded vanilla attempts, the success rate of a k-vote attempt is
 estimated by the average over all C(n, k) subsets of those attempts (a U-statistic: unbiased for
@@ -19,8 +20,9 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from .grading import NumericRule, canonical_answer
-from .tasks import get_task
+from ..grading import NumericRule, canonical_answer
+from ..tasks import get_task
+from .base import ESTIMATE_COLUMNS, Method, register
 
 
 def vote_success(answers: list[str], correct: list[bool], subset: tuple[int, ...]) -> float:
@@ -104,4 +106,13 @@ def majority_vote_estimates(vanilla: pd.DataFrame, k: int, max_subsets: int = 25
             rows.append({"task": task, "problem_id": pid, "model": model, "cost_usd": k * float(usd[i:j].mean()),
                          "pass_rate": rate, "n": len(subsets(j - i, k, max_subsets, seed))})
         i = j
-    return pd.DataFrame(rows, columns=["task", "problem_id", "model", "cost_usd", "pass_rate", "n"])
+    return pd.DataFrame(rows, columns=ESTIMATE_COLUMNS)
+
+
+def _make(m) -> Method:
+    k = int(m.group(1))
+    return Method(m.group(0), collected_calls=0, billed_calls=k,
+                  estimator=lambda vanilla, seed, rule: majority_vote_estimates(vanilla, k, seed=seed, numeric_rule=rule))
+
+
+register(r"majority_vote_k([1-9][0-9]?)", "majority_vote_kN", _make)
