@@ -153,3 +153,16 @@ def test_runner_with_a_keyed_provider_leaks_no_key(stub, write_set):
     for f in files:
         assert STUB_KEY.encode() not in f.read_bytes(), f
     assert STUB_KEY not in out.stdout + out.stderr
+
+
+def test_nothing_pending_does_not_import_litellm(write_set):
+    path = write_set({"name": "noop", "tasks": ["two_digit_addition"], "models": ["sim-lightweight"], "n_problems": 3,
+                      "n_runs": 1, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1.0,
+                      "task_options": {"two_digit_addition": {"source": "generated"}}})
+    code = ("import sys; from helpers import pipeline, stages; from helpers.params import load_params; "
+            f"r = stages.run_collection(pipeline.preflight(load_params({str(path)!r})), progress=False); "
+            "print(r.made_calls, 'litellm' in sys.modules)")
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert first.stdout.split() == ["3", "True"], first.stderr[-2000:]
+    assert again.stdout.split() == ["0", "False"], again.stderr[-2000:]

@@ -380,17 +380,15 @@ def collect(params: Params, problems: dict[str, list[Problem]], models: list[Mod
     """Make every call of the set that is not yet in the store, within the budget (USD).
 
     Holds the output directory's lock throughout, so a second collector on it refuses to start.
+    With nothing pending, litellm is not even imported.
     """
-    from .backends import register_all
     from .locking import output_lock
 
-    _quiet_litellm()
-    register_all()
     with output_lock(params.output_path):
-        return _collect(params, problems, models, snapshot, progress, caller or Caller(params))
+        return _collect(params, problems, models, snapshot, progress, caller)
 
 
-def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress: bool, caller: Caller) -> CollectResult:
+def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress: bool, caller: Caller | None) -> CollectResult:
     store = RecordStore(params.records_path)
     done = store.done()
     attempts = plan_for(params, problems, models)
@@ -400,6 +398,12 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
     result = CollectResult(planned_calls=sum(a.method.collected_calls for a in attempts), spent_before_usd=spent)
     check_budget(params, spent, est)
     est_by = {(r.task, r.model): r.usd / r.calls for r in est.itertuples()}
+    if todo:
+        from .backends import register_all
+
+        _quiet_litellm()
+        register_all()
+        caller = caller or Caller(params)
     budget = Budget(params.budget_usd, spent)
     made: list[CallRecord] = []
     not_started = 0
