@@ -7,6 +7,7 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
+COP    := $(VENV)/bin/cost-of-pass
 PARAMS ?= params/local.yaml
 # llama.cpp for local models: built once from source into a wheel cache, portable (no -march=native)
 WHEELS ?= $(HOME)/.cache/cost-of-pass/wheels
@@ -53,16 +54,16 @@ setup-local: $(VENV)/.local-installed
 
 # Re-collect the committed local records for real (the previous ones move to records.previous/).
 collect-local: setup-local
-	$(PY) -m helpers.pipeline run params/local.yaml --recollect
+	$(COP) run params/local.yaml --recollect
 
 run: setup
-	$(PY) -m helpers.pipeline run $(PARAMS)
+	$(COP) run $(PARAMS)
 
 report: setup
-	$(PY) -m helpers.report $(PARAMS)
+	$(COP) report $(PARAMS)
 
 dry-run: setup
-	$(PY) -m helpers.pipeline run $(PARAMS) --dry-run
+	$(COP) run $(PARAMS) --dry-run
 
 # The report test opens the HTML in headless Chromium (Debian's package); install it where apt can.
 chromium:

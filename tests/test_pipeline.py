@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -94,3 +95,13 @@ def test_recollect_rebuilds_the_same_calls(write_set):
     # the simulator is seeded, so even the responses are the same (real models differ where sampling differs)
     key = list(KEY)
     assert again.sort_values(key).response.tolist() == first.sort_values(key).response.tolist()
+
+
+def test_the_installed_command_and_the_tools_print_one_line_errors(tmp_path):
+    command = Path(sys.executable).parent / "cost-of-pass"
+    assert command.is_file(), "pip install -e . installs the cost-of-pass console script"
+    out = subprocess.run([str(command), "check", str(tmp_path / "nope.yaml")], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2 and out.stderr.strip().splitlines() == [f"error: parameter set not found: {tmp_path / 'nope.yaml'}"]
+    tool = subprocess.run([sys.executable, "-m", "helpers.backends.calibrate", "--tables", str(tmp_path), "--data-dir",
+                           str(tmp_path)], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert tool.returncode == 2 and len(tool.stderr.strip().splitlines()) == 1 and "not found" in tool.stderr

@@ -1,6 +1,6 @@
 """Preflight checks and the pipeline runner.
 
-``python -m helpers.pipeline run params/<set>.yaml [--dry-run]`` validates everything that can
+``cost-of-pass run params/<set>.yaml [--dry-run]`` (or ``python -m helpers.pipeline``) validates everything that can
 fail before money is spent (parameters, models, prices, data, API keys, budget), then executes
 the notebooks in order with papermill, writing executed copies to ``results/<set>/notebooks/``.
 It stops at the first failing notebook with a non-zero exit and that notebook's path.
@@ -219,7 +219,7 @@ def run_notebooks(params_path: Path, params: Params, names: list[str] | None = N
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m helpers.pipeline", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="cost-of-pass", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="preflight, then execute the notebooks for a parameter set")
     run.add_argument("params", help="params/<set>.yaml")
@@ -231,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
                      help="collect every call again (the previous records move to records.previous/)")
     check = sub.add_parser("check", help="validate a parameter set and print its estimate")
     check.add_argument("params")
+    report = sub.add_parser("report", help="re-render the offline HTML report of a set from its results")
+    report.add_argument("params")
     args = ap.parse_args(argv)
     return run_command(lambda: command(args))
 
@@ -238,6 +240,11 @@ def main(argv: list[str] | None = None) -> int:
 def command(args: argparse.Namespace) -> None:
     """What ``main`` does with parsed arguments: check, dry run, or run (with re-collection)."""
     params = load_params(args.params)
+    if args.command == "report":
+        from .report import render_offline
+
+        print(f"ok  report  -> {shown(render_offline(Path(args.params).resolve(), params))}")
+        return
     if args.command == "check" or args.dry_run:
         ctx = prepare(params)
         print(format_estimate(ctx, estimate(ctx)))

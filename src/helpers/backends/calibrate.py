@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from ..errors import CostOfPassError, run_command
 from ..models import load_registry
 from ..paths import repo_root
 from ..prompts import solve_messages
@@ -48,6 +49,9 @@ def mean_prompt_tokens(problems: dict[str, list]) -> dict[str, float]:
 def calibrate(tables: Path, data_dir: Path, n: int = 128, seed: int = 0) -> tuple[dict, dict]:
     """(registry mapping, price snapshot mapping) for the simulated paper models, on the sample of
     ``n`` problems per task drawn with ``seed`` (the ``sim`` set's)."""
+    for name in ("paper_table4_prices.csv", "paper_table5_accuracy_pct.csv", "paper_table6_cost_usd.csv"):
+        if not (tables / name).is_file():
+            raise CostOfPassError(f"--tables: {tables / name} not found (the paper's tables, e.g. ../shared/paper_tables)")
     acc = pd.read_csv(tables / "paper_table5_accuracy_pct.csv").set_index("model")
     cost = pd.read_csv(tables / "paper_table6_cost_usd.csv").set_index("model")
     prices = pd.read_csv(tables / "paper_table4_prices.csv").set_index("model")
@@ -99,11 +103,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out-registry", type=Path, default=repo_root() / "params/registry/sim_paper.yaml")
     ap.add_argument("--out-prices", type=Path, default=repo_root() / "params/prices/sim_paper_table4_2025-04.yaml")
     args = ap.parse_args(argv)
-    registry, prices = calibrate(args.tables, args.data_dir)
-    args.out_registry.write_text(HEADER + yaml.safe_dump(registry, sort_keys=False, allow_unicode=True))
-    args.out_prices.write_text(HEADER + yaml.safe_dump(prices, sort_keys=False))
-    print(f"wrote {args.out_registry} and {args.out_prices}")
-    return 0
+
+    def write() -> None:
+        registry, prices = calibrate(args.tables, args.data_dir)
+        args.out_registry.write_text(HEADER + yaml.safe_dump(registry, sort_keys=False, allow_unicode=True))
+        args.out_prices.write_text(HEADER + yaml.safe_dump(prices, sort_keys=False))
+        print(f"wrote {args.out_registry} and {args.out_prices}")
+
+    return run_command(write)
 
 
 if __name__ == "__main__":
