@@ -16,12 +16,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from helpers.backends import sim
-from helpers.collect import Budget, Caller, plan_attempts, run_attempt
-from helpers.models import ModelSpec
-from helpers.params import Params
-from helpers.records import RecordStore
-from helpers.tasks.two_digit_addition import generate
+from helpers.collect.backends import sim
+from helpers.collect.collection import Budget, Caller, plan_attempts, run_attempt
+from helpers.collect.records import RecordStore
+from helpers.core.models import ModelSpec
+from helpers.core.params import Params
+from helpers.core.tasks.two_digit_addition import generate
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 300
 PROFILE = sim.SimProfile(accuracy={"two_digit_addition": 0.9}, completion_tokens={"two_digit_addition": 60})
@@ -45,7 +45,7 @@ ATTEMPTS = plan_attempts({"two_digit_addition": PROBLEMS}, [MODEL], ["vanilla"],
 
 
 def through_litellm(caller):
-    from helpers.prompts import solve_messages
+    from helpers.core.prompts import solve_messages
 
     for a in ATTEMPTS:
         caller(a, 0, solve_messages(a.problem.question))
@@ -54,7 +54,7 @@ def through_litellm(caller):
 def full_path(caller, root, threads: int = 1):
     from concurrent.futures import ThreadPoolExecutor
 
-    from helpers.prices import ModelPrice
+    from helpers.core.prices import ModelPrice
 
     price, budget = ModelPrice(input_usd_per_mtok=1, output_usd_per_mtok=1), Budget(1e9, 0.0)
     with RecordStore(root) as store, ThreadPoolExecutor(threads) as pool:

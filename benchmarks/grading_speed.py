@@ -6,7 +6,8 @@ Builds simulated records (10 models x 2 generated tasks x PROBLEMS_PER_TASK prob
 default 128: 20,480 calls, an eighth of the paper's 160,800) straight from the simulator, then
 times (1) per-row extraction + math-verify, as grading did before, against ``grade_calls`` (once per
 distinct response and per distinct (target, answer), plain numerals compared exactly); (2) majority votes
-k = 3 enumerated per problem against ``majority_vote_estimates`` (once per canonical answer and per
+k = 3 with a canonical answer per attempt and every subset enumerated per problem, against
+``majority_vote_estimates`` on the vote keys grading wrote (``answer_key``), once per
 vote pattern). Both sides must agree; the script says so.
 """
 
@@ -18,11 +19,11 @@ import time
 import numpy as np
 import pandas as pd
 
-from helpers.backends import sim
-from helpers.grading import as_number, attempts_from_calls, extract_answer, grade_calls, math_equal
-from helpers.methods.majority_vote import majority_vote_estimates, subsets, vote_success
-from helpers.tasks import get_task
-from helpers.tasks.two_digit_addition import generate
+from helpers.collect.backends import sim
+from helpers.core.methods.majority_vote import majority_vote_estimates, subsets, vote_success
+from helpers.core.tasks import get_task
+from helpers.core.tasks.two_digit_addition import generate
+from helpers.grade.answers import as_number, attempts_from_calls, extract_answer, grade_calls, math_equal
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 128
 RUNS, MODELS = 8, 10
@@ -56,7 +57,7 @@ def per_row(calls: pd.DataFrame, problems: dict) -> list[bool]:
 
 
 def votes_per_problem(vanilla: pd.DataFrame, k: int) -> list[float]:
-    from helpers.grading import canonical_answer
+    from helpers.grade.answers import canonical_answer
 
     rates = []
     for (task, _, _), g in vanilla.groupby(["task", "problem_id", "model"], sort=True):
@@ -68,8 +69,8 @@ def votes_per_problem(vanilla: pd.DataFrame, k: int) -> list[float]:
 
 def timed(fn):
     """(fn(), seconds), each side starting from cold caches."""
-    from helpers.grading import canonical_answer, parse_math
-    from helpers.methods.majority_vote import pattern_success
+    from helpers.core.methods.majority_vote import pattern_success
+    from helpers.grade.answers import canonical_answer, parse_math
 
     for cached in (parse_math, canonical_answer, pattern_success):
         cached.cache_clear()

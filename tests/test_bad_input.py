@@ -12,7 +12,7 @@ import yaml
 
 from conftest import ROOT
 from fault_server import FaultServer
-from helpers import pipeline
+from helpers.cli import runner
 
 KEY_ENV = "BAD_INPUT_KEY"
 PRICES = {"date": "2025-01-01", "source": "test prices",
@@ -169,7 +169,7 @@ def test_bad_input_is_one_line_exit_2_before_any_request(case, server, tmp_path,
     else:
         write(path, yaml.safe_dump(params, sort_keys=False))
     before = server.state.requests
-    code = pipeline.main(["run", str(path)])
+    code = runner.main(["run", str(path)])
     err = capsys.readouterr().err
     lines = err.strip().splitlines()
     assert code == 2, err
@@ -182,7 +182,7 @@ def test_bad_input_is_one_line_exit_2_before_any_request(case, server, tmp_path,
 def test_one_line_from_the_command_line_too(tmp_path):
     """The same through a real process: exit 2, one line, nothing else on stderr."""
     path = write(tmp_path / "set.yaml", "name: bad\nn_runs: 1\nn_runs: 2\n")
-    out = subprocess.run([sys.executable, "-m", "helpers.pipeline", "run", str(path)], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "run", str(path)], capture_output=True,
                          text=True, cwd=ROOT, env={**os.environ, "COP_DATA_DIR": str(tmp_path)}, timeout=300)
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [f"error: {path}: line 3 is not valid YAML (key 'n_runs' appears twice "

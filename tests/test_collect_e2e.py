@@ -11,10 +11,13 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, STUB_KEY, STUB_PRICES, stub_models
-from helpers import pipeline, stages
-from helpers.errors import CostOfPassError
-from helpers.params import load_params
-from helpers.records import KEY, RecordStore
+from helpers.analyze.estimates import accuracy_table
+from helpers.collect.collection import run_collection
+from helpers.collect.preflight import preflight
+from helpers.collect.records import KEY, RecordStore
+from helpers.core.errors import CostOfPassError
+from helpers.core.params import load_params
+from helpers.grade.stage import run_grading
 from openai_stub import StubServer
 
 
@@ -39,8 +42,8 @@ def stub(monkeypatch):
 
 def test_collect_grade_rerun(stub, write_set):
     path = write_set(base_params(), stub_models(stub.base_url), STUB_PRICES)
-    ctx = pipeline.preflight(load_params(path))
-    result = stages.run_collection(ctx, progress=False)
+    ctx = preflight(load_params(path))
+    result = run_collection(ctx, progress=False)
 
     # 6 problems x 2 models x 2 runs x (1 vanilla + 2 self-refine calls)
     assert result.planned_calls == 6 * 2 * 2 * 3
@@ -53,38 +56,38 @@ def test_collect_grade_rerun(stub, write_set):
     assert (records.prompt_tokens > 0).all() and (records.completion_tokens > 0).all()
     assert records[records.problem_id.isin(first_tries)].tries.max() >= 2
 
-    attempts = stages.run_grading(ctx)
+    attempts = run_grading(ctx)
     assert len(attempts) == 6 * 2 * 2 * 2 and attempts.complete.all()
     for row in attempts.itertuples():
         p = next(p for p in problems if p.problem_id == row.problem_id)
         assert bool(row.correct) == ((p.metadata["a"] + p.metadata["b"]) % 5 != 0)
 
     before = stub.state.requests
-    again = stages.run_collection(ctx, progress=False)
+    again = run_collection(ctx, progress=False)
     assert again.made_calls == 0 and stub.state.requests == before
 
 
 def test_failures_are_recorded_not_graded_wrong(stub, write_set):
     path = write_set(base_params(models=["stub-a", "broken"], methods=["vanilla"], n_problems=3, n_runs=1),
                      stub_models(stub.base_url), STUB_PRICES)
-    ctx = pipeline.preflight(load_params(path))
-    result = stages.run_collection(ctx, progress=False)
+    ctx = preflight(load_params(path))
+    result = run_collection(ctx, progress=False)
     assert result.failed_calls == 3
     records = RecordStore(ctx.params.records_path).load()
     broken = records[records.model == "broken"]
     assert broken.status.eq("error").all() and broken.tries.eq(4).all()
     assert broken.error.str.contains("InternalServerError|500", regex=True).all()
-    attempts = stages.run_grading(ctx)
+    attempts = run_grading(ctx)
     failed = attempts[attempts.model == "broken"]
     assert (~failed.complete).all() and failed.correct.isna().all()
-    table = stages.accuracy_table(attempts, ctx)
+    table = accuracy_table(attempts, ctx)
     assert set(table.model) == {"stub-a"}  # no accuracy for a model whose every call failed
 
 
 def test_budget_stops_before_any_call(stub, write_set):
     path = write_set(base_params(budget_usd=1e-6), stub_models(stub.base_url), STUB_PRICES)
     with pytest.raises(CostOfPassError, match="over budget"):
-        pipeline.preflight(load_params(path))
+        preflight(load_params(path))
     assert stub.state.requests == 0
 
 
@@ -93,8 +96,8 @@ def test_resume_after_kill_loses_and_repeats_nothing_acknowledged(monkeypatch, w
     with StubServer(STUB_KEY, delay_s=0.05) as stub:
         path = write_set(base_params(n_problems=10, n_runs=3, methods=["vanilla"], concurrency=2),
                          stub_models(stub.base_url), STUB_PRICES)
-        code = ("import sys; from helpers import pipeline, stages; from helpers.params import load_params;"
-                f"ctx = pipeline.preflight(load_params({str(path)!r})); stages.run_collection(ctx, progress=False)")
+        code = ("import sys; from helpers import pipeline, stages; from helpers.core.params import load_params;"
+                f"ctx = preflight(load_params({str(path)!r})); run_collection(ctx, progress=False)")
         proc = subprocess.Popen([sys.executable, "-c", code], env=os.environ.copy(), cwd=ROOT)
         params = load_params(path)
         deadline = time.time() + 60
@@ -107,8 +110,8 @@ def test_resume_after_kill_loses_and_repeats_nothing_acknowledged(monkeypatch, w
         assert 8 <= len(acknowledged) < 60, "the run should have been killed midway"
         served_before = stub.state.completions
 
-        ctx = pipeline.preflight(params)
-        result = stages.run_collection(ctx, progress=False)
+        ctx = preflight(params)
+        result = run_collection(ctx, progress=False)
         records = RecordStore(params.records_path).load()
         ok = records[records.status == "ok"]
         assert len(ok) == 60 and not ok.duplicated(list(KEY)).any()
@@ -124,7 +127,7 @@ def test_resume_after_kill_loses_and_repeats_nothing_acknowledged(monkeypatch, w
 def test_keys_never_leak(stub, write_set, tmp_path):
     path = write_set(base_params(n_problems=2, n_runs=1), stub_models(stub.base_url), STUB_PRICES)
     params = load_params(path)
-    stages.run_collection(pipeline.preflight(params), progress=False)
+    run_collection(preflight(params), progress=False)
     text = "".join(p.read_text() for p in params.records_path.rglob("*.jsonl"))
     assert STUB_KEY not in text and "STUB_API_KEY" not in json.dumps(params.model_dump())
 
@@ -135,7 +138,7 @@ def test_wrong_key_is_a_recorded_failure_without_the_key(monkeypatch, write_set)
         path = write_set(base_params(n_problems=1, n_runs=1, models=["stub-a"], methods=["vanilla"]),
                          stub_models(stub.base_url), STUB_PRICES)
         params = load_params(path)
-        result = stages.run_collection(pipeline.preflight(params), progress=False)
+        result = run_collection(preflight(params), progress=False)
     assert result.failed_calls == 1
     text = Path(next(params.records_path.rglob("*.jsonl"))).read_text()
     assert "Incorrect API key provided: [redacted]" in text and "sk-wrong-key" not in text
@@ -144,7 +147,7 @@ def test_wrong_key_is_a_recorded_failure_without_the_key(monkeypatch, write_set)
 def test_runner_with_a_keyed_provider_leaks_no_key(stub, write_set):
     """The whole runner (papermill, executed notebooks, graded parquet) never writes the key."""
     path = write_set(base_params(n_problems=3, n_runs=1), stub_models(stub.base_url), STUB_PRICES)
-    out = subprocess.run([sys.executable, "-m", "helpers.pipeline", "run", str(path)], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "run", str(path)], capture_output=True,
                          text=True, cwd=ROOT, env=os.environ.copy(), timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     params = load_params(path)
@@ -159,8 +162,8 @@ def test_nothing_pending_does_not_import_litellm(write_set):
     path = write_set({"name": "noop", "tasks": ["two_digit_addition"], "models": ["sim-lightweight"], "n_problems": 3,
                       "n_runs": 1, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1.0,
                       "task_options": {"two_digit_addition": {"source": "generated"}}})
-    code = ("import sys; from helpers import pipeline, stages; from helpers.params import load_params; "
-            f"r = stages.run_collection(pipeline.preflight(load_params({str(path)!r})), progress=False); "
+    code = ("import sys; from helpers import pipeline, stages; from helpers.core.params import load_params; "
+            f"r = run_collection(preflight(load_params({str(path)!r})), progress=False); "
             "print(r.made_calls, 'litellm' in sys.modules)")
     first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
     again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)

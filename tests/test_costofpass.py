@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import costofpass as cp
-from helpers.trends import fit_decay
+from helpers.analyze import costofpass as cp
+from helpers.analyze.trends import fit_decay
 
 INF = math.inf
 

@@ -12,10 +12,15 @@ import pytest
 
 from conftest import ROOT
 from fault_server import UNUSABLE, FaultServer
-from helpers import analysis, pipeline, stages, tables
-from helpers.errors import CostOfPassError
-from helpers.params import load_params
-from helpers.records import KEY, RecordStore
+from helpers.analyze.estimates import accuracy_table, load_analysis
+from helpers.collect.collection import run_collection
+from helpers.collect.preflight import estimate, preflight
+from helpers.collect.records import KEY, RecordStore
+from helpers.core.context import prepare
+from helpers.core.errors import CostOfPassError
+from helpers.core.params import load_params
+from helpers.grade.stage import run_grading
+from helpers.publish import tables
 
 KEY_ENV = "PROVIDER_CRED"  # a name that says nothing of keys: redaction must follow api_key_env
 KEY_VALUE = "cred-" + "7f3a9c1e5b2d4f6a8c0e"
@@ -48,16 +53,16 @@ def provider_key(monkeypatch):
 
 def run_until_complete(ctx, max_runs: int = 4):
     for _ in range(max_runs):
-        result = stages.run_collection(ctx, progress=False)
+        result = run_collection(ctx, progress=False)
         if result.failed_calls == 0:
             return result
     raise AssertionError("collection did not complete")
 
 
 def result_tables(ctx) -> dict[str, str]:
-    attempts = stages.run_grading(ctx)
-    an = analysis.load_analysis(ctx)
-    return {"accuracy": stages.accuracy_table(attempts, ctx).to_csv(index=False),
+    attempts = run_grading(ctx)
+    an = load_analysis(ctx)
+    return {"accuracy": accuracy_table(attempts, ctx).to_csv(index=False),
             "estimates": an.estimates.to_csv(index=False),
             "table1": tables.table1_frontier(an).to_csv(index=False),
             "table6": tables.table6_cost(an).to_csv(index=False)}
@@ -65,8 +70,8 @@ def result_tables(ctx) -> dict[str, str]:
 
 def test_every_reply_is_an_ok_record_or_a_recorded_failure(write_set):
     with FaultServer() as srv:
-        ctx = pipeline.preflight(load_params(write_set(fault_params("faulty"), models(srv.base_url), PRICES)))
-        first = stages.run_collection(ctx, progress=False)
+        ctx = preflight(load_params(write_set(fault_params("faulty"), models(srv.base_url), PRICES)))
+        first = run_collection(ctx, progress=False)
         served = [s for s in srv.state.served if s.kind != "timeout"]
         kinds = {s.kind for s in srv.state.served}
         assert UNUSABLE | {"timeout", "too_long"} <= kinds, "the sample should exercise every fault"
@@ -88,7 +93,7 @@ def test_every_reply_is_an_ok_record_or_a_recorded_failure(write_set):
         for f in ctx.params.output_path.rglob("*"):  # records, graded parquet: the key's value nowhere
             assert not f.is_file() or KEY_VALUE.encode() not in f.read_bytes(), f
     with FaultServer(faults=False) as clean:
-        ctx2 = pipeline.preflight(load_params(write_set(fault_params("clean"), models(clean.base_url), PRICES)))
+        ctx2 = preflight(load_params(write_set(fault_params("clean"), models(clean.base_url), PRICES)))
         run_until_complete(ctx2, max_runs=1)
         assert result_tables(ctx2) == faulty
 
@@ -99,8 +104,8 @@ def test_kill_9_at_random_moments_loses_nothing_and_rebills_only_in_flight_calls
     with FaultServer(faults=False, delay_s=0.03) as srv:
         path = write_set(fault_params("killed", **over), models(srv.base_url), PRICES)
         params = load_params(path)
-        code = ("from helpers import pipeline, stages; from helpers.params import load_params; "
-                f"stages.run_collection(pipeline.preflight(load_params({str(path)!r})), progress=False)")
+        code = ("from helpers import pipeline, stages; from helpers.core.params import load_params; "
+                f"run_collection(preflight(load_params({str(path)!r})), progress=False)")
         kills, acknowledged = 0, {}
         for _ in range(30):
             before = len(RecordStore(params.records_path).load())
@@ -121,7 +126,7 @@ def test_kill_9_at_random_moments_loses_nothing_and_rebills_only_in_flight_calls
             assert all(now.get(k) == v for k, v in acknowledged.items())
             acknowledged = now
         assert kills >= 2, "the collector should have been killed mid-run at least twice"
-        ctx = pipeline.preflight(params)
+        ctx = preflight(params)
         run_until_complete(ctx, max_runs=1)
         records = RecordStore(params.records_path).load()
         assert len(records) == 2 * 12 * 3 and not records.duplicated(list(KEY)).any()
@@ -129,7 +134,7 @@ def test_kill_9_at_random_moments_loses_nothing_and_rebills_only_in_flight_calls
         assert rebilled <= kills * params.concurrency
         killed = result_tables(ctx)
     with FaultServer(faults=False) as clean:
-        ctx2 = pipeline.preflight(load_params(write_set(fault_params("whole", **over), models(clean.base_url), PRICES)))
+        ctx2 = preflight(load_params(write_set(fault_params("whole", **over), models(clean.base_url), PRICES)))
         run_until_complete(ctx2, max_runs=1)
         assert result_tables(ctx2) == killed
 
@@ -138,11 +143,11 @@ def test_budget_overshoot_is_at_most_the_calls_in_flight(write_set):
     # real usage is 30x what the estimate assumes; 8 calls at a time
     with FaultServer(faults=False, usage_factor=30.0, delay_s=0.05) as srv:
         p = fault_params("budget", methods=["vanilla"], n_problems=40, n_runs=4, concurrency=8, budget_usd=1.0)
-        estimated = pipeline.estimate(pipeline.prepare(load_params(write_set(p, models(srv.base_url), PRICES)))).usd.sum()
+        estimated = estimate(prepare(load_params(write_set(p, models(srv.base_url), PRICES)))).usd.sum()
         p["budget_usd"] = float(1.05 * estimated)  # passes the preflight; real spend reaches it after ~7% of the calls
-        ctx = pipeline.preflight(load_params(write_set(p, models(srv.base_url), PRICES)))
+        ctx = preflight(load_params(write_set(p, models(srv.base_url), PRICES)))
         with pytest.raises(CostOfPassError, match="budget reached"):
-            stages.run_collection(ctx, progress=False)
+            run_collection(ctx, progress=False)
         records = RecordStore(ctx.params.records_path).load()
         usd = (records.prompt_tokens * 1.0 + records.completion_tokens * 2.0) / 1e6
         assert 8 < len(records) < 40 and srv.state.requests == len(records)
@@ -156,27 +161,27 @@ def test_a_second_collector_on_the_same_output_refuses_and_nothing_is_billed_twi
     with FaultServer(faults=False, delay_s=0.2) as srv:
         path = write_set(fault_params("twice", methods=["vanilla"], n_problems=6, n_runs=2, concurrency=1),
                          models(srv.base_url), PRICES)
-        code = ("from helpers import pipeline, stages; from helpers.params import load_params; "
-                f"stages.run_collection(pipeline.preflight(load_params({str(path)!r})), progress=False)")
+        code = ("from helpers import pipeline, stages; from helpers.core.params import load_params; "
+                f"run_collection(preflight(load_params({str(path)!r})), progress=False)")
         first = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=os.environ.copy())
         params = load_params(path)
         deadline = time.time() + 60
         while time.time() < deadline and not RecordStore(params.records_path).load().shape[0]:
             time.sleep(0.05)
         with pytest.raises(CostOfPassError, match=rf"is being collected by another run \(pid {first.pid} on "):
-            stages.run_collection(pipeline.preflight(params), progress=False)
+            run_collection(preflight(params), progress=False)
         assert first.wait(timeout=120) == 0
         assert len(srv.state.served) == len(RecordStore(params.records_path).load()) == 24
         # the lock of a holder killed with -9 does not block the next run
-        hold = ("import time; from pathlib import Path; from helpers.locking import output_lock\n"
+        hold = ("import time; from pathlib import Path; from helpers.core.locking import output_lock\n"
                 f"with output_lock(Path({str(params.output_path)!r})):\n    print('held', flush=True); time.sleep(120)")
         proc = subprocess.Popen([sys.executable, "-c", hold], cwd=ROOT, stdout=subprocess.PIPE, text=True)
         assert proc.stdout.readline().strip() == "held"
         with pytest.raises(CostOfPassError, match=f"pid {proc.pid} on "):
-            stages.run_collection(pipeline.preflight(params), progress=False)
+            run_collection(preflight(params), progress=False)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        assert stages.run_collection(pipeline.preflight(params), progress=False).made_calls == 0
+        assert run_collection(preflight(params), progress=False).made_calls == 0
 
 
 def test_a_key_in_a_variable_of_any_name_is_redacted_everywhere(write_set, monkeypatch):
@@ -185,10 +190,10 @@ def test_a_key_in_a_variable_of_any_name_is_redacted_everywhere(write_set, monke
     with FaultServer(faults=False, api_key=KEY_VALUE) as srv:
         params = load_params(write_set(fault_params("leak", methods=["vanilla"], n_problems=3, n_runs=2),
                                        models(srv.base_url), PRICES))
-        ctx = pipeline.preflight(params)
-        result = stages.run_collection(ctx, progress=False)
+        ctx = preflight(params)
+        result = run_collection(ctx, progress=False)
         assert result.failed_calls == 12 and result.unusable_replies == 0
-        stages.run_grading(ctx)
+        run_grading(ctx)
     records = RecordStore(params.records_path).load()
     assert records.error.str.contains("Incorrect API key provided: [redacted]", regex=False).all()
     files = [f for f in params.output_path.rglob("*") if f.is_file()]

@@ -10,14 +10,19 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT
-from helpers import analysis, pipeline, stages, tables
-from helpers import costofpass as cp
-from helpers.experts import expert_per_problem, load_expert_costs
-from helpers.grading import as_number, canonical_answer, is_correct
-from helpers.params import load_params
-from helpers.prompts import PAPER_PROMPT, REFINE_PROMPT
-from helpers.records import RecordStore
-from helpers.tasks.base import reference_lcg_indices
+from helpers.analyze import costofpass as cp
+from helpers.analyze.estimates import load_analysis
+from helpers.collect.collection import run_collection
+from helpers.collect.preflight import estimate, preflight
+from helpers.collect.records import RecordStore
+from helpers.core.context import prepare
+from helpers.core.experts import expert_per_problem, load_expert_costs
+from helpers.core.params import load_params
+from helpers.core.prompts import PAPER_PROMPT, REFINE_PROMPT
+from helpers.core.tasks.base import reference_lcg_indices
+from helpers.grade.answers import as_number, canonical_answer, is_correct
+from helpers.grade.stage import run_grading
+from helpers.publish import tables
 
 DESIGN = ROOT.parent / "shared" / "DESIGN.md"
 
@@ -44,7 +49,7 @@ def test_paper_set_uses_the_reference_draw(shared_data, monkeypatch):
     monkeypatch.setenv("COP_DATA_DIR", str(shared_data))
     params = load_params(ROOT / "params/paper.yaml")
     assert params.sampler == "reference_lcg"
-    from helpers.tasks import get_task, load_problems
+    from helpers.core.tasks import get_task, load_problems
 
     drawn = load_problems("gsm8k", shared_data, 128, params.seed, sampler=params.sampler)
     every = get_task("gsm8k").load(shared_data, {})
@@ -130,10 +135,10 @@ def sim_set(write_set, name: str, out, **over):
 
 
 def analyse(params):
-    ctx = pipeline.preflight(params)
-    stages.run_collection(ctx, progress=False)
-    attempts = stages.run_grading(ctx)
-    an = analysis.load_analysis(ctx)
+    ctx = preflight(params)
+    run_collection(ctx, progress=False)
+    attempts = run_grading(ctx)
+    an = load_analysis(ctx)
     return attempts, tables.table1_frontier(an)
 
 
@@ -160,14 +165,14 @@ def test_records_of_other_settings_are_not_reused(write_set, tmp_path):
     warm = sim_set(write_set, "warm", out, n_problems=4, n_runs=2)
     analyse(warm)
     cold = sim_set(write_set, "warm", out, n_problems=4, n_runs=2, sampling={"temperature": 0.0, "max_tokens": 3})
-    ctx = pipeline.prepare(cold)
-    assert pipeline.estimate(ctx).calls.sum() == 4 * 2 * 2  # the dry run counts them first
-    made = stages.run_collection(pipeline.preflight(cold), progress=False)
+    ctx = prepare(cold)
+    assert estimate(ctx).calls.sum() == 4 * 2 * 2  # the dry run counts them first
+    made = run_collection(preflight(cold), progress=False)
     assert made.made_calls == 4 * 2 * 2
     records = RecordStore(cold.records_path).load()
     assert len(records) == 2 * 4 * 2 * 2 and records.fingerprint.nunique() == 4 * 2 * 2  # old records stay
     assert sorted({tuple(sorted(s.items())) for s in records.sampling}) == sorted(
         {(("max_tokens", 3), ("temperature", 0.0), ("top_p", 1.0)), (("temperature", 0.7), ("top_p", 1.0))})
     # back to the first settings: everything is reused
-    assert stages.run_collection(pipeline.preflight(warm), progress=False).made_calls == 0
+    assert run_collection(preflight(warm), progress=False).made_calls == 0
     assert np.isfinite(analyse(warm)[1].select_dtypes("number").to_numpy()).all()

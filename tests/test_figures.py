@@ -3,9 +3,9 @@
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from helpers import costofpass as cp
-from helpers import figures
-from helpers.trends import fit_trends
+from helpers.analyze import costofpass as cp
+from helpers.analyze.trends import fit_trends
+from helpers.publish import figures
 
 
 def world():

@@ -3,7 +3,8 @@ from fractions import Fraction
 import pandas as pd
 import pytest
 
-from helpers.grading import (
+from helpers.core.tasks import Problem
+from helpers.grade.answers import (
     attempts_from_calls,
     canonical_answer,
     extract_answer,
@@ -13,7 +14,6 @@ from helpers.grading import (
     math_equal,
     plain_value,
 )
-from helpers.tasks import Problem
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -9,12 +9,13 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from helpers import pipeline
-from helpers.backends import local
-from helpers.collect import pending, plan_for
-from helpers.errors import CostOfPassError
-from helpers.params import load_params
-from helpers.records import RecordStore
+from helpers.collect.backends import local
+from helpers.collect.collection import pending, plan_for
+from helpers.collect.preflight import estimate
+from helpers.collect.records import RecordStore
+from helpers.core.context import prepare
+from helpers.core.errors import CostOfPassError
+from helpers.core.params import load_params
 
 
 def weights(parts, sha):
@@ -59,7 +60,7 @@ def test_registered_local_weights_match_the_design_pins():
 
 def test_committed_local_records_are_complete():
     params = load_params(ROOT / "params/local.yaml")
-    ctx = pipeline.prepare(params)
+    ctx = prepare(params)
     store = RecordStore(params.records_path)
     attempts = plan_for(params, ctx.problems, ctx.models)
     assert attempts and not pending(attempts, store.done()), "make collect-local"
@@ -67,7 +68,7 @@ def test_committed_local_records_are_complete():
     assert records.status.eq("ok").all(), "a committed record is a failure"
     assert (records.prompt_tokens > 0).all() and (records.completion_tokens >= 0).all()  # runtime counts
     assert not records.simulated.any() and set(records.litellm_model.str.split("/").str[0]) == {"local"}
-    assert pipeline.estimate(ctx).empty  # `make all` makes no call
+    assert estimate(ctx).empty  # `make all` makes no call
 
 
 def test_smallest_local_model_for_real(tmp_path):
@@ -82,7 +83,7 @@ def test_smallest_local_model_for_real(tmp_path):
         "methods": ["vanilla", "self_refine"], "n_problems": 3, "n_runs": 2, "price_snapshot": "local_cpu_2026-11",
         "budget_usd": 1.0, "concurrency": 1, "extraction": "lenient", "output_dir": str(tmp_path / "out"),
         "task_options": {"two_digit_addition": {"source": "generated"}}}))
-    out = subprocess.run([sys.executable, "-m", "helpers.pipeline", "run", str(path)], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "run", str(path)], cwd=ROOT,
                          capture_output=True, text=True, timeout=1800)
     assert out.returncode == 0, out.stderr[-3000:]
     params = load_params(path)
@@ -95,8 +96,8 @@ def test_smallest_local_model_for_real(tmp_path):
 
 def test_estimates_respect_a_models_own_token_cap():
     """A local model's max_tokens override (160) caps the dry-run estimate of its completion length."""
-    from helpers.collect import _expected_completion
-    from helpers.models import load_registry
+    from helpers.collect.collection import _expected_completion
+    from helpers.core.models import load_registry
 
     smol = load_registry(ROOT / "params/registry/models.yaml")["local-smollm2-135m"]
     capped = smol.model_copy(update={"typical_completion_tokens": 500})

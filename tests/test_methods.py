@@ -3,10 +3,14 @@
 import pandas as pd
 import pytest
 
-from helpers import analysis, pipeline, stages, tables
-from helpers.methods import Method, collected_methods, get_method, register
-from helpers.methods.best_of_n import any_pass_rate, best_of_k_estimates
-from helpers.params import load_params, params_from_mapping
+from helpers.analyze.estimates import load_analysis
+from helpers.collect.collection import run_collection
+from helpers.collect.preflight import preflight
+from helpers.core.methods import Method, collected_methods, get_method, register
+from helpers.core.methods.best_of_n import any_pass_rate, best_of_k_estimates
+from helpers.core.params import load_params, params_from_mapping
+from helpers.grade.stage import run_grading
+from helpers.publish import tables
 
 
 def test_registry_knows_the_papers_methods_and_best_of_n():
@@ -31,12 +35,12 @@ def test_best_of_k_by_hand():
 
 
 def test_a_new_method_is_one_registration(monkeypatch):
-    from helpers.methods import base
+    from helpers.core.methods import base
 
     monkeypatch.setattr(base, "_REGISTRY", list(base._REGISTRY))  # this test's method leaves with it
     register(r"first_of_k([1-9])", "first_of_kN",
              lambda m: Method(m.group(0), collected_calls=0, billed_calls=int(m.group(1)),
-                              estimator=lambda v, seed, rule: best_of_k_estimates(v, 1)))
+                              estimator=lambda v, seed: best_of_k_estimates(v, 1)))
     params = params_from_mapping({"name": "x", "tasks": ["gsm8k"], "models": ["m"], "methods": ["vanilla", "first_of_k2"],
                                   "n_problems": 1, "n_runs": 1, "price_snapshot": "p", "budget_usd": 1})
     assert params.methods == ["vanilla", "first_of_k2"]
@@ -47,10 +51,10 @@ def test_best_of_n_flows_into_estimates_and_table_2(write_set):
                                     "methods": ["vanilla", "best_of_k3"], "n_problems": 6, "n_runs": 4,
                                     "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1.0,
                                     "task_options": {"two_digit_addition": {"source": "generated"}}}))
-    ctx = pipeline.preflight(params)
-    stages.run_collection(ctx, progress=False)
-    stages.run_grading(ctx)
-    an = analysis.load_analysis(ctx)
+    ctx = preflight(params)
+    run_collection(ctx, progress=False)
+    run_grading(ctx)
+    an = load_analysis(ctx)
     best = an.estimates[an.estimates.method == "best_of_k3"]
     vanilla = an.estimates[an.estimates.method == "vanilla"].set_index("problem_id")
     assert len(best) == 6 and (best.set_index("problem_id").pass_rate >= vanilla.pass_rate - 1e-12).all()

@@ -5,9 +5,9 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from helpers.errors import CostOfPassError
-from helpers.models import call_sampling, load_registry, resolve_models
-from helpers.prices import call_cost_usd, cost_usd, load_snapshot
+from helpers.core.errors import CostOfPassError
+from helpers.core.models import call_sampling, load_registry, resolve_models
+from helpers.core.prices import call_cost_usd, cost_usd, load_snapshot
 
 REGISTRY = ROOT / "params/registry/models.yaml"
 PAPER = ROOT / "params/prices/paper_table4_2025-04.yaml"

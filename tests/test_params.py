@@ -2,8 +2,8 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from helpers.errors import CostOfPassError
-from helpers.params import load_params, params_in_notebook
+from helpers.core.errors import CostOfPassError
+from helpers.core.params import load_params, params_in_notebook
 
 VALID = {"name": "x", "tasks": ["gsm8k"], "models": ["sim-lightweight"], "n_problems": 2, "n_runs": 1,
          "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1.0}

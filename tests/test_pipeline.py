@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from helpers import pipeline
-from helpers.params import load_params
+from helpers.cli import runner
+from helpers.core.context import prepare
+from helpers.core.params import load_params
 
 
 def run_cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "helpers.pipeline", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "helpers.cli.runner", *args], capture_output=True, text=True,
                           cwd=ROOT, env=env, timeout=900)
 
 
@@ -44,7 +45,7 @@ def test_runner_executes_notebooks_in_order(write_set, tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     params = load_params(path)
     executed = params.output_path / "notebooks"
-    assert sorted(p.stem for p in executed.glob("*.ipynb")) == pipeline.NOTEBOOKS
+    assert sorted(p.stem for p in executed.glob("*.ipynb")) == runner.NOTEBOOKS
     assert (params.output_path / "report" / "index.html").is_file()
     nb = json.loads((executed / "02_grade.ipynb").read_text())
     text = json.dumps(nb)
@@ -67,16 +68,16 @@ def test_preflight_rejects_unknown_model_and_missing_price(write_set):
     path = write_set({"name": "bad", "tasks": ["two_digit_addition"], "models": ["gpt-9"], "n_problems": 2,
                       "n_runs": 1, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1.0})
     with pytest.raises(Exception, match="field 'models': unknown model"):
-        pipeline.prepare(load_params(path))
+        prepare(load_params(path))
     path = write_set({"name": "bad2", "tasks": ["two_digit_addition"], "models": ["o1"], "n_problems": 2,
                       "n_runs": 1, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1.0})
     with pytest.raises(Exception, match="no price for model\\(s\\) o1"):
-        pipeline.prepare(load_params(path))
+        prepare(load_params(path))
 
 
 def test_recollect_rebuilds_the_same_calls(write_set):
     """--recollect moves the records aside and makes every call again: same keys, fresh records."""
-    from helpers.records import KEY, RecordStore
+    from helpers.collect.records import KEY, RecordStore
 
     path = write_set({"name": "recollect", "tasks": ["two_digit_addition"], "models": ["sim-lightweight"],
                       "methods": ["vanilla", "self_refine"], "n_problems": 3, "n_runs": 2,
@@ -102,6 +103,6 @@ def test_the_installed_command_and_the_tools_print_one_line_errors(tmp_path):
     assert command.is_file(), "pip install -e . installs the cost-of-pass console script"
     out = subprocess.run([str(command), "check", str(tmp_path / "nope.yaml")], capture_output=True, text=True, timeout=300)
     assert out.returncode == 2 and out.stderr.strip().splitlines() == [f"error: parameter set not found: {tmp_path / 'nope.yaml'}"]
-    tool = subprocess.run([sys.executable, "-m", "helpers.backends.calibrate", "--tables", str(tmp_path), "--data-dir",
+    tool = subprocess.run([sys.executable, "-m", "helpers.cli.calibrate", "--tables", str(tmp_path), "--data-dir",
                            str(tmp_path)], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert tool.returncode == 2 and len(tool.stderr.strip().splitlines()) == 1 and "not found" in tool.stderr

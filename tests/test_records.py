@@ -1,4 +1,4 @@
-from helpers.records import CallRecord, RecordStore
+from helpers.collect.records import CallRecord, RecordStore
 
 
 def rec(run=0, status="ok", response="<answer>1</answer>", **kw):

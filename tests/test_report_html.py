@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from helpers.params import load_params
+from helpers.core.params import load_params
 
 FIGURES = ["figure2_frontier_over_time", "figure4_relative_gain_per_release", "figure3_family_counterfactual",
            "figure5_model_counterfactual"]
@@ -40,7 +40,7 @@ def report(tmp_path_factory):
     }
     path = tmp / "htmlcheck.yaml"
     path.write_text(yaml.safe_dump(params))
-    out = subprocess.run([sys.executable, "-m", "helpers.pipeline", "run", str(path)], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "run", str(path)], cwd=ROOT,
                          capture_output=True, text=True, timeout=1200)
     assert out.returncode == 0, out.stderr[-3000:]
     return load_params(path)
@@ -100,7 +100,7 @@ def test_same_records_give_byte_identical_outputs(report):
     """A second run over the same records (nothing to collect) writes the same CSV, MD, PNG, SVG and HTML bytes."""
     first = outputs(report)
     assert any(k.endswith(".svg") for k in first) and any(k.endswith(".csv") for k in first)
-    out = subprocess.run([sys.executable, "-m", "helpers.pipeline", "run", report.source], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "run", report.source], cwd=ROOT,
                          capture_output=True, text=True, timeout=1200)
     assert out.returncode == 0, out.stderr[-3000:]
     second = outputs(report)

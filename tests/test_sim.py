@@ -3,7 +3,8 @@ import math
 import numpy as np
 import pytest
 
-from helpers.backends import sim
+from helpers.collect.backends import sim
+from helpers.collect.preflight import preflight
 
 PROFILE = sim.SimProfile(accuracy={"t": 0.7, "u": 0.2}, completion_tokens={"t": 200, "u": 1000})
 
@@ -39,7 +40,7 @@ def test_deterministic_and_varies_with_run():
 
 def test_estimates_recover_truth():
     """Per-problem success rates estimated from simulated calls match the exported probabilities."""
-    from helpers.grading import extract_answer
+    from helpers.grade.answers import extract_answer
 
     ids = [f"p{i}" for i in range(40)]
     est = [np.mean([extract_answer(call(problem_id=i, run=r)["text"]) == "42" for r in range(200)]) for i in ids]
@@ -70,7 +71,7 @@ def test_through_litellm():
 
 
 def test_aptitude_on_a_sample_by_hand():
-    from helpers.backends.sim import aptitude_on
+    from helpers.collect.backends.sim import aptitude_on
 
     # one problem of difficulty 0: sigmoid(A) = 0.75, so A = logit(0.75) = ln 3
     assert aptitude_on(0.75, 2.0, np.array([0.0])) == pytest.approx(math.log(3), abs=1e-9)
@@ -80,18 +81,18 @@ def test_aptitude_on_a_sample_by_hand():
 
 def test_direct_simulated_calls_make_the_records_litellm_makes(write_set):
     """The collector's direct path to the simulated handler, field by field against litellm.completion."""
-    from helpers import pipeline
-    from helpers.backends import register_all
-    from helpers.collect import Caller, plan_for
-    from helpers.params import load_params
-    from helpers.prompts import refine_messages, solve_messages
+
+    from helpers.collect.backends import register_all
+    from helpers.collect.collection import Caller, plan_for
+    from helpers.core.params import load_params
+    from helpers.core.prompts import refine_messages, solve_messages
 
     params = load_params(write_set({"name": "direct", "tasks": ["two_digit_addition"],
                                     "models": ["sim-lightweight", "sim-reasoning"],
                                     "methods": ["vanilla", "self_refine"], "n_problems": 6, "n_runs": 2,
                                     "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1.0,
                                     "task_options": {"two_digit_addition": {"source": "generated"}}}))
-    ctx = pipeline.preflight(params)
+    ctx = preflight(params)
     register_all()
     direct, through = Caller(params), Caller(params, direct_sim=False)
     for a in plan_for(params, ctx.problems, ctx.models):

@@ -8,10 +8,14 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from helpers import pipeline, stages
-from helpers.backends import calibrate, sim
-from helpers.params import load_params
-from helpers.prices import cost_usd
+from helpers.cli import calibrate
+from helpers.collect.backends import sim
+from helpers.collect.collection import run_collection
+from helpers.collect.preflight import preflight
+from helpers.core.models import resolve_models
+from helpers.core.params import load_params
+from helpers.core.prices import cost_usd
+from helpers.grade.stage import run_grading
 
 TABLES = ROOT.parent / "shared" / "paper_tables"
 
@@ -37,7 +41,7 @@ def test_every_twin_is_within_half_a_point_of_table_5_in_expectation(tables, sha
     acc = pd.read_csv(tables / "paper_table5_accuracy_pct.csv").set_index("model")
     problems = calibrate.sampled_problems(shared_data, params.n_problems, params.seed)
     worst = 0.0
-    for spec in pipeline.resolve_models(params.models, params.models_path):
+    for spec in resolve_models(params.models, params.models_path):
         for task, ps in problems.items():
             expected = 100 * sim.expected_accuracy(spec.sim, params.seed, task, [p.problem_id for p in ps])
             worst = max(worst, abs(expected - acc.loc[spec.label.removesuffix(" (sim)"), task]))
@@ -50,9 +54,9 @@ def test_recovered_accuracy_and_cost_match_targets(tables, shared_data, write_se
                       "models_file": str(ROOT / "params/registry/sim_paper.yaml"), "n_problems": 128, "n_runs": 2,
                       "price_snapshot": "sim_paper_table4_2025-04", "budget_usd": 100.0, "concurrency": 1,
                       "data_dir": str(shared_data)})
-    ctx = pipeline.preflight(load_params(path))
-    stages.run_collection(ctx, progress=False)
-    attempts = stages.run_grading(ctx)
+    ctx = preflight(load_params(path))
+    run_collection(ctx, progress=False)
+    attempts = run_grading(ctx)
     attempts = attempts.assign(usd=cost_usd(attempts, ctx.snapshot))
     acc = pd.read_csv(tables / "paper_table5_accuracy_pct.csv").set_index("model")["gsm8k"] / 100
     cost = pd.read_csv(tables / "paper_table6_cost_usd.csv").set_index("model")["gsm8k"]

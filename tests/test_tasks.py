@@ -4,8 +4,8 @@ import subprocess
 
 import pytest
 
-from helpers.errors import CostOfPassError
-from helpers.tasks import PAPER_TASKS, TASKS, bbq, get_task, gpqa_diamond, load_problems, sample_problems, two_digit_addition
+from helpers.core.errors import CostOfPassError
+from helpers.core.tasks import PAPER_TASKS, TASKS, bbq, get_task, gpqa_diamond, load_problems, sample_problems, two_digit_addition
 
 
 def write_jsonl(path, rows):
@@ -111,7 +111,7 @@ def test_download_through_a_mirror(fixture_dir, tmp_path):
     import threading
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
-    from helpers.tasks import download
+    from helpers.core.tasks import download
 
     class Quiet(SimpleHTTPRequestHandler):
         def log_message(self, *a):

@@ -1,8 +1,15 @@
 import pandas as pd
 import pytest
 
-from helpers.grading import NO_ANSWER
-from helpers.methods.majority_vote import majority_vote_estimates, subsets, vote_success
+from helpers.core.methods.majority_vote import majority_vote_estimates, subsets, vote_success
+from helpers.core.tasks import get_task
+from helpers.grade.answers import NO_ANSWER, canonical_answer
+
+
+def keyed(vanilla: pd.DataFrame, numeric_rule: str = "number") -> pd.DataFrame:
+    """Vanilla attempts with the vote key grading gives them (``grade_calls`` adds it to records)."""
+    return vanilla.assign(answer_key=[canonical_answer(a if isinstance(a, str) else None, get_task(t).metric, 4, numeric_rule)
+                                      for a, t in zip(vanilla["extracted"], vanilla["task"])])
 
 
 def test_vote_success_by_hand():
@@ -17,18 +24,18 @@ def test_majority_vote_from_recorded_runs_by_hand():
     vanilla = pd.DataFrame({
         "task": "gsm8k", "problem_id": "p", "model": "m",
         "extracted": ["5", "5.0", "6", None], "correct": [True, True, False, False], "usd": [0.1, 0.2, 0.3, 0.4]})
-    (row,) = majority_vote_estimates(vanilla, 3).itertuples()
+    (row,) = majority_vote_estimates(keyed(vanilla), 3).itertuples()
     # subsets of 3 of 4: {5,5,6} 1, {5,5,-} 1, {5,6,-} 1/3, {5,6,-} 1/3 ("5" and "5.0" are one answer;
     # "-", no answer, is a vote of its own, so the last two are three-way ties)
     assert row.pass_rate == pytest.approx((1 + 1 + 1 / 3 + 1 / 3) / 4) and row.n == 4
     assert row.cost_usd == pytest.approx(3 * 0.25)  # a 3-vote attempt pays for 3 generations
-    assert majority_vote_estimates(vanilla, 5).empty  # fewer runs than votes
+    assert majority_vote_estimates(keyed(vanilla), 5).empty  # fewer runs than votes
 
 
 def test_letters_group_by_choice():
     vanilla = pd.DataFrame({"task": "bbq", "problem_id": "p", "model": "m", "extracted": ["(B)", "B", "C"],
                             "correct": [True, True, False], "usd": 0.01})
-    assert majority_vote_estimates(vanilla, 3).pass_rate.iloc[0] == 1.0
+    assert majority_vote_estimates(keyed(vanilla), 3).pass_rate.iloc[0] == 1.0
 
 
 def test_subsets_are_all_or_a_seeded_sample():
@@ -40,7 +47,7 @@ def test_votes_group_as_grading_judges():
     # "60 + 59" is graded wrong for a numeric target, so it is not the vote "119"
     vanilla = pd.DataFrame({"task": "two_digit_addition", "problem_id": "p", "model": "m",
                             "extracted": ["60 + 59", "60+59", "119"], "correct": [False, False, True], "usd": 0.01})
-    assert majority_vote_estimates(vanilla, 3).pass_rate.iloc[0] == 0.0
+    assert majority_vote_estimates(keyed(vanilla), 3).pass_rate.iloc[0] == 0.0
     # under the reference rule the expressions are graded correct, and they are one vote with "119"
     reference = vanilla.assign(correct=True)
-    assert majority_vote_estimates(reference, 3, numeric_rule="expression").pass_rate.iloc[0] == 1.0
+    assert majority_vote_estimates(keyed(reference, "expression"), 3).pass_rate.iloc[0] == 1.0

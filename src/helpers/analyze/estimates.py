@@ -1,0 +1,132 @@
+"""From graded attempts to the inputs of every analysis: per-problem estimates, the cost-of-pass
+matrix, the expert's cost, and model metadata. Strategy names: ``<model>`` for vanilla, and
+``<model>+<method>`` for an inference-time method."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from helpers.analyze import costofpass as cop_math
+from helpers.core.context import Context
+from helpers.core.experts import expert_per_problem
+from helpers.core.methods import get_method
+from helpers.core.prices import cost_usd
+from helpers.grade.stage import graded_paths
+
+
+def strategy_name(model: str, method: str) -> str:
+    return model if method == "vanilla" else f"{model}+{method}"
+
+
+@dataclass
+class Analysis:
+    """Everything the analysis notebooks need for one parameter set."""
+
+    ctx: Context
+    attempts: pd.DataFrame  # graded attempts with usd
+    estimates: pd.DataFrame  # per (task, problem_id, strategy): cost_usd, pass_rate, n, model, method
+    cop: pd.DataFrame  # wide v(m, p), USD
+    expert: pd.Series  # USD per problem
+
+    @property
+    def models(self) -> list[str]:
+        return [m.name for m in self.ctx.models]
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return {m.name: m.label for m in self.ctx.models}
+
+    @property
+    def families(self) -> pd.Series:
+        return pd.Series({m.name: m.family for m in self.ctx.models}, name="family")
+
+    @property
+    def releases(self) -> pd.Series:
+        return pd.Series({m.name: pd.Timestamp(m.release_date) for m in self.ctx.models}, name="release_date")
+
+    @property
+    def tasks(self) -> list[str]:
+        return list(self.ctx.params.tasks)
+
+    @property
+    def simulated(self) -> bool:
+        return self.ctx.simulated
+
+    @property
+    def task_labels(self) -> dict[str, str]:
+        from helpers.core.tasks import get_task
+
+        return {t: get_task(t).label for t in self.tasks}
+
+    def caption(self, text: str) -> str:
+        """A caption: ``text`` then the set, counts, prices, expert bound, extraction and caveats."""
+        p, s = self.ctx.params, self.ctx.snapshot
+        n = {t: len(v) for t, v in self.ctx.problems.items()}
+        counts = ", ".join(f"{self.task_labels[t]} {n[t]}" for t in self.tasks)
+        sim = "**SIMULATED** records (not real LLMs). " if self.simulated else ""
+        notes = " ".join(self.ctx.caveats)
+        return (f"{text} {sim}Set '{p.name}': {len(self.tasks)} datasets (problems: {counts}), {p.n_runs} runs, "
+                f"{len(self.models)} models; prices '{s.name}' ({s.date}); human expert at the {p.expert_bound} "
+                f"bound; extraction {p.extraction}. {notes}").strip()
+
+    def vanilla_cop(self) -> pd.DataFrame:
+        return self.cop[[m for m in self.models if m in self.cop.columns]]
+
+    def frontier_over_time(self) -> pd.DataFrame:
+        """Eq. 7 over the set's releases (vanilla), stepping as the set's ``fidelity.release_steps`` says."""
+        one_model = self.ctx.params.fidelity.release_steps == "one_model"
+        return cop_math.frontier_over_time(self.vanilla_cop(), self.releases, self.expert, one_model)
+
+    def family_counterfactual(self) -> pd.DataFrame:
+        """Fig. 3 values (0-1) with the set's ``fidelity.family_denominator``."""
+        return cop_math.family_counterfactual(self.vanilla_cop(), self.families, self.expert,
+                                              self.ctx.params.fidelity.family_denominator)
+
+    @property
+    def family_denominator_text(self) -> str:
+        """How Fig. 3 is normalised, for its caption."""
+        if self.ctx.params.fidelity.family_denominator == "without_family":
+            return "divided by the frontier without the family, V(M_T \\ M_g), as the paper's reference code computes it"
+        return "divided by the frontier of all models, V(M_T), as Eq. 12 is printed (values can exceed 100%)"
+
+
+def estimates_from_attempts(attempts: pd.DataFrame, methods: list[str], seed: int = 0) -> pd.DataFrame:
+    """Per-problem C and R for every strategy: collected methods from their attempts, methods with
+    an estimator (majority vote, best-of-N) from the vanilla attempts."""
+    done = attempts[attempts["complete"]].assign(strategy=lambda d: [strategy_name(m, me) for m, me in zip(d.model, d.method)])
+    est = cop_math.per_problem(done)
+    meta = done.drop_duplicates("strategy").set_index("strategy")[["model", "method"]]
+    est = est.join(meta, on="strategy")
+    parts = [est]
+    vanilla = done[done["method"] == "vanilla"]
+    for name in methods:
+        method = get_method(name)
+        if method.estimator:
+            est = method.estimator(vanilla, seed)
+            parts.append(est.assign(method=name, strategy=[strategy_name(m, name) for m in est.model]))
+    return pd.concat(parts, ignore_index=True)
+
+
+def load_analysis(ctx: Context) -> Analysis:
+    """Read the graded attempts of a set and price them with its snapshot."""
+    path = graded_paths(ctx)[1]
+    attempts = pd.read_parquet(path)
+    attempts = attempts.assign(usd=cost_usd(attempts, ctx.snapshot))
+    fidelity = ctx.params.fidelity
+    estimates = estimates_from_attempts(attempts, ctx.params.methods, ctx.params.seed)
+    cop = cop_math.cop_matrix(estimates)
+    expert = expert_per_problem(cop.index, ctx.params.expert_bound, rule=fidelity.expert_cost)
+    return Analysis(ctx, attempts, estimates, cop, expert)
+
+
+def accuracy_table(attempts: pd.DataFrame, ctx: Context) -> pd.DataFrame:
+    """Per task, model and method: attempts, failed attempts, accuracy (0-1) and mean USD per attempt."""
+    df = attempts.assign(usd=cost_usd(attempts, ctx.snapshot))
+    done = df[df["complete"]]
+    out = done.groupby(["task", "model", "method"]).agg(
+        attempts=("correct", "size"), accuracy=("correct", "mean"), usd_per_attempt=("usd", "mean")
+    )
+    out["failed_attempts"] = df[~df["complete"]].groupby(["task", "model", "method"]).size()
+    return out.fillna({"failed_attempts": 0}).astype({"failed_attempts": int}).reset_index()

@@ -1,8 +1,0 @@
-"""Offline backends reached through litellm: simulated models (``sim/...``) and local LLMs (``local/...``)."""
-
-from . import local, sim
-
-
-def register_all() -> None:
-    sim.register()
-    local.register()

@@ -1,0 +1,85 @@
+"""The pipeline runner: ``cost-of-pass run params/<set>.yaml [--dry-run]``.
+
+It validates everything that can fail before money is spent (parameters, models, prices, data, API
+keys, budget), then executes the notebooks in order with papermill, writing executed copies to
+``results/<set>/notebooks/``, and renders the offline report. It stops at the first failing
+notebook with a non-zero exit and that notebook's path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from helpers.collect.preflight import estimate, format_estimate, preflight
+from helpers.collect.records import move_records_aside
+from helpers.core.context import prepare
+from helpers.core.errors import CostOfPassError, run_command
+from helpers.core.notebooks import execute_notebook
+from helpers.core.params import Params, load_params
+from helpers.core.paths import repo_root, shown
+
+NOTEBOOKS = ["01_collect", "02_grade", "03_frontier", "04_trends", "05_counterfactual", "06_techniques"]
+
+
+def run_notebooks(params_path: Path, params: Params, names: list[str] | None = None, log_output: bool = False) -> list[Path]:
+    """Execute the notebooks in order; stop at the first that fails (its executed copy is named)."""
+    done = []
+    for name in names or NOTEBOOKS:
+        dst = params.output_path / "notebooks" / f"{name}.ipynb"
+        execute_notebook(repo_root() / "notebooks" / f"{name}.ipynb", dst, params_path, log_output)
+        done.append(dst)
+        print(f"ok  {name}  -> {shown(dst)}", flush=True)
+    return done
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="cost-of-pass", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="preflight, then execute the notebooks for a parameter set")
+    run.add_argument("params", help="params/<set>.yaml")
+    run.add_argument("--dry-run", action="store_true", help="print pending calls and estimated USD, call nothing")
+    run.add_argument("--only", help="comma-separated notebook names (default: all, in order)")
+    run.add_argument("--log-output", action="store_true", help="stream notebook output")
+    run.add_argument("--no-report", action="store_true", help="skip the offline HTML report")
+    run.add_argument("--recollect", action="store_true",
+                     help="collect every call again (the previous records move to records.previous/)")
+    check = sub.add_parser("check", help="validate a parameter set and print its estimate")
+    check.add_argument("params")
+    report = sub.add_parser("report", help="re-render the offline HTML report of a set from its results")
+    report.add_argument("params")
+    args = ap.parse_args(argv)
+    return run_command(lambda: command(args))
+
+
+def command(args: argparse.Namespace) -> None:
+    """What ``main`` does with parsed arguments: check, dry run, or run (with re-collection)."""
+    params = load_params(args.params)
+    if args.command == "report":
+        from helpers.publish.report import render_offline
+
+        print(f"ok  report  -> {shown(render_offline(Path(args.params).resolve(), params))}")
+        return
+    if args.command == "check" or args.dry_run:
+        ctx = prepare(params)
+        print(format_estimate(ctx, estimate(ctx)))
+        return
+    names = args.only.split(",") if args.only else None
+    unknown = [n for n in names or [] if n not in NOTEBOOKS]
+    if unknown:
+        raise CostOfPassError(f"unknown notebook(s) {', '.join(unknown)} (known: {', '.join(NOTEBOOKS)})")
+    if args.recollect:
+        prepare(params)  # a bad set fails before its records are moved
+        if moved := move_records_aside(params):
+            print(f"previous records moved to {moved}")
+    preflight(params)
+    run_notebooks(Path(args.params).resolve(), params, names, args.log_output)
+    if not names and not args.no_report:
+        from helpers.publish.report import render_offline
+
+        print(f"ok  report  -> {shown(render_offline(Path(args.params).resolve(), params))}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,472 @@
+"""Collection: every planned call through litellm, once.
+
+Bounded concurrency (threads), retries with exponential backoff on 429 / 5xx / timeouts /
+connection errors, one record per call in the append-only store, a budget that is checked
+before the first call and enforced while calling. A rerun with the same parameters finds every
+call in the store and makes none; an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import random
+import threading
+import time
+from collections import deque
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import pandas as pd
+from tqdm import tqdm
+
+from helpers.collect.records import KEY, CallRecord, RecordStore
+from helpers.core.context import Context
+from helpers.core.errors import CostOfPassError
+from helpers.core.methods import Method, collected_methods
+from helpers.core.models import LOCAL_PROVIDERS, ModelSpec, call_sampling
+from helpers.core.params import Params
+from helpers.core.prices import PriceSnapshot, call_cost_usd, cost_usd
+from helpers.core.prompts import messages_hash, solve_messages, template_hash
+from helpers.core.redaction import redact
+from helpers.core.tasks import Problem
+
+_JITTER = random.Random()  # seeding a Random costs ~0.7 ms: one for the process
+RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
+MAX_BACKOFF_S = 60.0
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One attempt of a method by a model on a problem (it may make several calls).
+
+    ``fingerprints[c]`` identifies what determines the response of call ``c`` (see ``fingerprint``).
+    """
+
+    problem: Problem
+    model: ModelSpec
+    method: Method
+    run: int
+    fingerprints: tuple[str, ...] = ()
+
+    def key(self, call: int) -> tuple:
+        """The record key of call ``call``: (task, problem_id, model, method, run, call, fingerprint)."""
+        return (self.problem.task, self.problem.problem_id, self.model.name, self.method.name, self.run, call,
+                self.fingerprints[call])
+
+
+def fingerprint(model: ModelSpec, sampling: dict[str, Any], seed: int, question: str, method: Method, call: int) -> str:
+    """sha256 (hex, 16 chars) of what determines a call's response.
+
+    The litellm model id, the sampling arguments sent, the prompt (hash of the first message and of
+    the templates the call's messages are built from), the method and the call index; for the
+    in-process backends also the seed and the simulated profile or the weights' sha256.
+    """
+    parts: dict[str, Any] = {
+        "litellm_model": model.litellm_id, "sampling": sampling, "method": method.name, "call": call,
+        "prompt": messages_hash(solve_messages(question)), "templates": template_hash(*method.templates[: call + 1]),
+    }
+    if model.sim:
+        parts["backend"] = {"seed": seed, "sim": model.sim.model_dump()}
+    if model.local:
+        parts["backend"] = {"seed": seed, "sha256": model.local.sha256, "chat": model.local.chat, "n_ctx": model.local.n_ctx}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def plan_attempts(problems: dict[str, list[Problem]], models: list[ModelSpec], methods: list[str], n_runs: int,
+                  sampling: dict[str, Any] | None = None, seed: int = 0) -> list[Attempt]:
+    """Every attempt of the set, in a stable order (task, problem, model, method, run), with fingerprints."""
+    out = []
+    for task_problems in problems.values():
+        for p in task_problems:
+            for m in models:
+                args = call_sampling(m, sampling or {})
+                for method in collected_methods(methods):
+                    fps = tuple(fingerprint(m, args, seed, p.question, method, c) for c in range(method.collected_calls))
+                    out.extend(Attempt(p, m, method, run, fps) for run in range(n_runs))
+    return out
+
+
+def plan_for(params: Params, problems: dict[str, list[Problem]], models: list[ModelSpec]) -> list[Attempt]:
+    """``plan_attempts`` for a parameter set."""
+    return plan_attempts(problems, models, params.methods, params.n_runs, params.sampling.model_dump(), params.seed)
+
+
+def planned_keys(attempts: list[Attempt]) -> set[tuple]:
+    """The record keys (with fingerprints) of every call of a plan: what analysis reads."""
+    return {a.key(c) for a in attempts for c in range(a.method.collected_calls)}
+
+
+def in_plan(records: pd.DataFrame, attempts: list[Attempt]) -> pd.Series:
+    """Boolean mask of the records (rows with the KEY columns) whose key and fingerprint a plan makes."""
+    wanted = planned_keys(attempts)
+    keys = records[list(KEY)].itertuples(index=False, name=None)
+    return pd.Series([k in wanted for k in keys], index=records.index, dtype=bool)
+
+
+def pending(attempts: list[Attempt], done: dict[tuple, Any]) -> list[tuple[Attempt, list[int]]]:
+    """Attempts with calls still to make, and those calls' indices."""
+    out = []
+    for a in attempts:
+        calls = [c for c in range(a.method.collected_calls) if a.key(c) not in done]
+        if calls:
+            out.append((a, calls))
+    return out
+
+
+# ---- estimates -------------------------------------------------------------------------------
+def _expected_completion(model: ModelSpec, task: str, sampling: dict[str, Any]) -> float:
+    typical = model.sim.completion_tokens.get(task, model.typical_completion_tokens) if model.sim else model.typical_completion_tokens
+    cap = call_sampling(model, sampling).get("max_tokens")  # the set's cap, or the model's own
+    return min(typical, cap) if cap else typical
+
+
+def estimate_calls(todo: list[tuple[Attempt, list[int]]], snapshot: PriceSnapshot, sampling: dict[str, Any] | None = None) -> pd.DataFrame:
+    """Estimated calls, tokens and USD of the pending calls, one row per (task, model).
+
+    Prompt tokens are estimated as characters / 4; completion tokens as the model's typical
+    completion length (``typical_completion_tokens``, or the simulated profile's mean), capped by
+    ``max_tokens`` of the set's ``sampling`` or the model's override. A refinement call's prompt
+    includes the first response.
+    """
+    rows = []
+    for a, calls in todo:
+        completion = _expected_completion(a.model, a.problem.task, sampling or {})
+        base_prompt = len(solve_messages(a.problem.question)[0]["content"]) / 4
+        for c in calls:
+            prompt = base_prompt + (completion + 60 if c > 0 else 0)
+            rows.append((a.problem.task, a.model.name, prompt, completion))
+    df = pd.DataFrame(rows, columns=["task", "model", "prompt_tokens", "completion_tokens"])
+    if df.empty:
+        return pd.DataFrame(columns=["task", "model", "calls", "prompt_tokens", "completion_tokens", "usd"])
+    df["usd"] = cost_usd(df, snapshot)
+    out = df.groupby(["task", "model"], sort=False).agg(
+        calls=("usd", "size"), prompt_tokens=("prompt_tokens", "sum"),
+        completion_tokens=("completion_tokens", "sum"), usd=("usd", "sum"),
+    )
+    return out.reset_index()
+
+
+def recorded_spend_usd(params: Params, snapshot: PriceSnapshot) -> float:
+    """USD of the calls recorded for the set's models in its output directory, under any settings
+    (failed calls count with whatever tokens they reported); other models' records are not priced."""
+    records = RecordStore(params.records_path).load()
+    return float(cost_usd(records[records["model"].isin(params.models)], snapshot).sum())
+
+
+# ---- one call ----------------------------------------------------------------------------------
+def is_retryable(err: BaseException) -> bool:
+    """429, 5xx, timeouts and connection errors are retried; other errors are final."""
+    import litellm
+
+    if isinstance(err, (litellm.Timeout, litellm.APIConnectionError, litellm.RateLimitError,
+                        litellm.InternalServerError, litellm.ServiceUnavailableError)):
+        return True
+    return getattr(err, "status_code", None) in RETRYABLE_STATUS
+
+
+def backoff_s(attempt: int, base_s: float, rng: random.Random) -> float:
+    """Full-jitter exponential backoff: uniform in [0, base * 2**attempt], capped at 60 s."""
+    return rng.uniform(0, min(MAX_BACKOFF_S, base_s * 2**attempt))
+
+
+def replied(err: BaseException) -> bool:
+    """Whether an exception comes from a 200 reply the client could not read (malformed JSON, bad
+    ``choices``): the provider answered, so it may have billed, and asking again could bill twice."""
+    text = str(err)
+    return "[200 OK]" in text or "provider returned 'choices'" in text
+
+
+def call_with_retries(call: Callable[[], Any], max_retries: int, base_s: float,
+                      sleep: Callable[[float], None] = time.sleep, rng: random.Random | None = None):
+    """Run ``call`` until it succeeds, fails finally, or retries run out.
+
+    Returns ``(response or None, tries, error message or None, replied)``; the error is redacted;
+    ``replied`` is True when the final failure was an unreadable 200 reply (never retried here).
+    """
+    for attempt in range(max_retries + 1):
+        try:
+            return call(), attempt + 1, None, False
+        except Exception as err:  # noqa: BLE001 - every failure becomes a record
+            message = redact(f"{type(err).__name__}: {err}")[:500]
+            if replied(err):
+                return None, attempt + 1, f"unusable reply: {message}", True
+            if attempt >= max_retries or not is_retryable(err):
+                return None, attempt + 1, message, False
+            sleep(backoff_s(attempt, base_s, rng or _JITTER))
+    raise AssertionError("unreachable")
+
+
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def read_reply(record: CallRecord, response: Any) -> None:
+    """Fill a record from a 200 reply, or mark the reply unusable with its reason.
+
+    Token counts are what the provider reported (litellm turns a missing usage into zeros, so a
+    zero prompt count means none was reported). A reply is unusable when it has no choices, its
+    text is not valid Unicode (a lone surrogate), or the provider reported no prompt tokens, or no
+    completion tokens for a non-empty text. An unusable reply is a failure: never graded, retried
+    on the next run, and its reported tokens still count as spent.
+    """
+    usage = getattr(response, "usage", None)
+    details = getattr(usage, "completion_tokens_details", None)
+    record.prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+    record.completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+    record.reasoning_tokens = int(getattr(details, "reasoning_tokens", 0) or 0)
+    choices = getattr(response, "choices", None) or []
+    reason = None
+    if not choices:
+        reason = "the reply has no choices"
+    else:
+        text = choices[0].message.content or ""
+        record.finish_reason = choices[0].finish_reason
+        if _has_surrogates(text):
+            text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+            reason = "the reply text is not valid Unicode (a lone surrogate)"
+        record.response = text
+        if reason is None and record.prompt_tokens <= 0:
+            reason = "the provider reported no prompt token count"
+        elif reason is None and record.completion_tokens <= 0 and text:
+            reason = "the provider reported no completion token count"
+    if reason:
+        record.status, record.error, record.unusable = "error", f"unusable reply: {reason}", True
+
+
+@dataclass
+class Caller:
+    """Makes the litellm call for one (attempt, call) and turns the outcome into a record."""
+
+    params: Params
+    sleep: Callable[[float], None] = time.sleep
+    direct_sim: bool = True  # simulated models: call their registered handler without litellm's per-call bookkeeping
+
+    def kwargs(self, a: Attempt, call: int, messages: list[dict[str, str]]) -> dict[str, Any]:
+        kw: dict[str, Any] = {
+            "model": a.model.litellm_id,
+            "messages": messages,
+            "timeout": self.params.timeout_s,
+            "num_retries": 0,  # retries are ours, with backoff and records
+            "max_retries": 0,
+            **call_sampling(a.model, self.params.sampling.model_dump()),
+        }
+        if a.model.api_base:
+            kw["api_base"] = a.model.api_base
+        if a.model.api_key_env:
+            kw["api_key"] = os.environ.get(a.model.api_key_env)  # from the environment only, never recorded
+        if a.model.provider in LOCAL_PROVIDERS:  # in-process providers get the call's identity (never keys)
+            p = a.problem
+            kw["metadata"] = {"cop": {
+                "model": a.model.name, "seed": self.params.seed, "task": p.task, "problem_id": p.problem_id,
+                "method": a.method.name, "run": a.run, "call": call,
+                **({"sim": a.model.sim.model_dump(), "target": p.target, "n_choices": p.n_choices} if a.model.sim else {}),
+                **({"local": a.model.local.model_dump()} if a.model.local else {}),
+            }}
+        return kw
+
+    def __call__(self, a: Attempt, call: int, messages: list[dict[str, str]]) -> CallRecord:
+        import litellm
+
+        kw = self.kwargs(a, call, messages)
+        sampling = call_sampling(a.model, self.params.sampling.model_dump())
+        started = time.perf_counter()
+        if a.model.simulated and self.direct_sim:
+            # the same handler litellm would call, with the arguments it reads (2.7 ms of litellm per call saved)
+            from helpers.collect.backends.provider import registered_handler
+
+            handler, name = registered_handler(a.model.provider), a.model.litellm_id.split("/", 1)[1]
+            send = lambda: handler.completion(name, messages, litellm_params={"metadata": kw["metadata"]},  # noqa: E731
+                                              optional_params=dict(sampling))
+        else:
+            send = lambda: litellm.completion(**kw)  # noqa: E731
+        response, tries, error, unusable = call_with_retries(
+            send, self.params.max_retries, self.params.retry_backoff_s, self.sleep
+        )
+        record = CallRecord(
+            task=a.problem.task, problem_id=a.problem.problem_id, model=a.model.name, method=a.method.name,
+            run=a.run, call=call, litellm_model=a.model.litellm_id, prompt_hash=messages_hash(messages),
+            fingerprint=a.fingerprints[call], status="error" if response is None else "ok",
+            latency_s=round(time.perf_counter() - started, 4), tries=tries, error=error, unusable=unusable,
+            sampling=sampling, simulated=a.model.simulated,
+        )
+        if response is not None:
+            read_reply(record, response)
+        return record
+
+
+class Budget:
+    """Spend against ``budget_usd``, shared by the collection threads (USD).
+
+    A call may start only while recorded spend plus the estimates of the calls in flight plus its
+    own estimate stays within the limit; once that is reached nothing new starts, so the overshoot is
+    at most what the calls already in flight cost beyond their estimates.
+    """
+
+    def __init__(self, limit_usd: float, spent_usd: float):
+        self.limit_usd = limit_usd
+        self.spent_usd = spent_usd
+        self.in_flight_usd = 0.0
+        self.exhausted = False
+        self._lock = threading.Lock()
+
+    def start(self, estimate_usd: float) -> bool:
+        with self._lock:
+            if self.exhausted or self.spent_usd + self.in_flight_usd + estimate_usd > self.limit_usd:
+                self.exhausted = True
+                return False
+            self.in_flight_usd += estimate_usd
+            return True
+
+    def finish(self, estimate_usd: float, spent_usd: float) -> None:
+        with self._lock:
+            self.in_flight_usd -= estimate_usd
+            self.spent_usd += spent_usd
+
+
+def run_attempt(a: Attempt, calls: list[int], done: dict[tuple, Any], store: RecordStore, caller: Caller,
+                budget: Budget, estimate_usd: float, price) -> tuple[list[CallRecord], int]:
+    """Make an attempt's missing calls in order, each stored the moment it is acknowledged.
+
+    Returns the records made and the number of calls not started because the budget was reached.
+    """
+    responses = {c: done[a.key(c)]["response"] for c in range(a.method.collected_calls) if a.key(c) in done}
+    made = []
+    for i, c in enumerate(calls):
+        if not budget.start(estimate_usd):
+            return made, len(calls) - i
+        messages = a.method.messages(a.problem.question, c, responses)
+        record = caller(a, c, messages)
+        store.append(record)
+        budget.finish(estimate_usd, float(call_cost_usd(record.prompt_tokens, record.completion_tokens, price)))
+        made.append(record)
+        if record.status != "ok":
+            break  # a later call needs this one's response
+        responses[c] = record.response
+    return made, 0
+
+
+def check_budget(params: Params, spent_usd: float, est: pd.DataFrame) -> None:
+    """Refuse to start when recorded spend plus the estimate of pending calls passes the budget."""
+    if not est.empty and spent_usd + est.usd.sum() > params.budget_usd:
+        raise CostOfPassError(
+            f"over budget: {int(est.calls.sum())} pending calls are estimated at ${est.usd.sum():.4f} on top of "
+            f"${spent_usd:.4f} already spent, more than budget_usd ${params.budget_usd:g} in {params.source}"
+        )
+
+
+# ---- the whole collection -----------------------------------------------------------------------
+@dataclass
+class CollectResult:
+    planned_calls: int
+    made_calls: int = 0
+    failed_calls: int = 0
+    unusable_replies: int = 0  # replies the provider sent (and may have billed) that could not be used
+    spent_before_usd: float = 0.0
+    spent_now_usd: float = 0.0
+    stopped_by_budget: bool = False
+    pending_calls: int = 0
+    summary: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+
+def collect(params: Params, problems: dict[str, list[Problem]], models: list[ModelSpec], snapshot: PriceSnapshot,
+            progress: bool = True, caller: Caller | None = None) -> CollectResult:
+    """Make every call of the set that is not yet in the store, within the budget (USD).
+
+    Holds the output directory's lock throughout, so a second collector on it refuses to start.
+    With nothing pending, litellm is not even imported.
+    """
+    from helpers.core.locking import output_lock
+
+    with output_lock(params.output_path):
+        return _collect(params, problems, models, snapshot, progress, caller)
+
+
+def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress: bool, caller: Caller | None) -> CollectResult:
+    store = RecordStore(params.records_path)
+    done = store.done()
+    attempts = plan_for(params, problems, models)
+    todo = pending(attempts, done)
+    spent = recorded_spend_usd(params, snapshot)
+    est = estimate_calls(todo, snapshot, params.sampling.model_dump())
+    result = CollectResult(planned_calls=sum(a.method.collected_calls for a in attempts), spent_before_usd=spent)
+    check_budget(params, spent, est)
+    est_by = {(r.task, r.model): r.usd / r.calls for r in est.itertuples()}
+    if todo:
+        from helpers.collect.backends import register_all
+
+        _quiet_litellm()
+        register_all()
+        caller = caller or Caller(params)
+    budget = Budget(params.budget_usd, spent)
+    made: list[CallRecord] = []
+    not_started = 0
+    queue = deque(todo)
+    bar = tqdm(total=sum(len(c) for _, c in todo), desc=f"collect {params.name}", unit="call",
+               disable=not progress, mininterval=2.0)
+    with store, ThreadPoolExecutor(max_workers=params.concurrency) as pool:
+        running: set[Future] = set()
+        while queue or running:
+            # at most one attempt per worker: nothing waits inside the pool, so nothing starts after the budget is reached
+            while queue and len(running) < params.concurrency and not budget.exhausted:
+                a, calls = queue.popleft()
+                running.add(pool.submit(run_attempt, a, calls, done, store, caller, budget,
+                                        est_by[(a.problem.task, a.model.name)], snapshot.price(a.model.name)))
+            if not running:
+                break
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                records, skipped = fut.result()
+                made.extend(records)
+                not_started += skipped
+                bar.update(len(records))
+    bar.close()
+    result.made_calls = len(made)
+    result.failed_calls = sum(r.status != "ok" for r in made)
+    result.unusable_replies = sum(r.unusable for r in made)
+    result.spent_now_usd = budget.spent_usd
+    result.pending_calls = not_started + sum(len(c) for _, c in queue)
+    result.stopped_by_budget = budget.exhausted
+    latest = store.latest()
+    result.summary = summarize(latest[in_plan(latest, attempts)], snapshot)
+    return result
+
+
+def summarize(records: pd.DataFrame, snapshot: PriceSnapshot) -> pd.DataFrame:
+    """Calls, failures, tokens and USD per task, model and method (latest record of each call)."""
+    if records.empty:
+        return pd.DataFrame()
+    return (
+        records.assign(usd=cost_usd(records, snapshot), failed=records.status.ne("ok"))
+        .groupby(["task", "model", "method"])
+        .agg(calls=("status", "size"), failed=("failed", "sum"), prompt_tokens=("prompt_tokens", "sum"),
+             completion_tokens=("completion_tokens", "sum"), usd=("usd", "sum"))
+        .reset_index()
+    )
+
+
+def _quiet_litellm() -> None:
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.telemetry = False
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def run_collection(ctx: Context, progress: bool = True) -> CollectResult:
+    """Collect the set's missing calls; raise if the budget stopped it before the end."""
+    result = collect(ctx.params, ctx.problems, ctx.models, ctx.snapshot, progress=progress)
+    if result.pending_calls:
+        raise CostOfPassError(
+            f"budget reached: ${result.spent_now_usd:.4f} spent, {result.pending_calls} calls not made; "
+            f"raise budget_usd in {ctx.params.source} and rerun to resume"
+        )
+    return result

@@ -1,0 +1,85 @@
+"""What must pass before any call is made: API keys, local runtimes, and the budget against the
+estimated cost of the pending calls."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from helpers.core.context import Context, prepare
+from helpers.core.errors import CostOfPassError
+from helpers.core.models import ModelSpec
+from helpers.core.params import Params
+
+
+def missing_keys(models: list[ModelSpec]) -> dict[str, list[str]]:
+    """Environment variables each model needs and lacks (names only)."""
+    out: dict[str, list[str]] = {}
+    for m in models:
+        for key in m.required_env_keys():
+            out.setdefault(key, []).append(m.name)
+    return out
+
+
+def check_keys(ctx: Context) -> None:
+    missing = missing_keys(ctx.models)
+    if missing:
+        parts = "; ".join(f"{k} (for {', '.join(v)})" for k, v in missing.items())
+        raise CostOfPassError(f"missing API key(s) in the environment: {parts}; export them, or run with --dry-run")
+
+
+def estimate(ctx: Context) -> pd.DataFrame:
+    """Pending calls and estimated USD per task and model (see collect.estimate_calls)."""
+    from helpers.collect.collection import estimate_calls, pending, plan_for
+    from helpers.collect.records import RecordStore
+
+    todo = pending(plan_for(ctx.params, ctx.problems, ctx.models), RecordStore(ctx.params.records_path).done())
+    return estimate_calls(todo, ctx.snapshot, ctx.params.sampling.model_dump())
+
+
+def format_estimate(ctx: Context, est: pd.DataFrame) -> str:
+    p = ctx.params
+    lines = [
+        f"dry run of '{p.name}' ({p.source}): {len(p.tasks)} tasks x {len(p.models)} models x "
+        f"{len(p.methods)} methods x {p.n_runs} runs, up to {p.n_problems} problems per task",
+        f"prices: snapshot '{ctx.snapshot.name}' of {ctx.snapshot.date} ({ctx.snapshot.source})",
+    ]
+    if est.empty:
+        lines.append("calls: 0 (everything is already recorded); estimated USD: $0.00")
+        return "\n".join(lines)
+    by_model = est.groupby("model", sort=False)[["calls", "usd"]].sum()
+    for name, row in by_model.iterrows():
+        lines.append(f"  {name:<28} {int(row.calls):>8} calls  ${row.usd:>10.4f}")
+    lines.append(f"calls: {int(est.calls.sum())}; estimated USD: ${est.usd.sum():.2f} (budget ${p.budget_usd:g})")
+    lines.extend(f"note: {c}" for c in ctx.caveats)
+    return "\n".join(lines)
+
+
+def check_local_runtime(ctx: Context, est: pd.DataFrame) -> None:
+    """Local models with calls to make need llama.cpp and their verified weights (not when all is recorded)."""
+    pending = set(est["model"]) if not est.empty else set()
+    local = [m for m in ctx.models if m.local and m.name in pending]
+    if not local:
+        return
+    from importlib.util import find_spec
+
+    from helpers.collect.backends.local import weights_path
+
+    if find_spec("llama_cpp") is None:
+        raise CostOfPassError(f"local model(s) {', '.join(m.name for m in local)} have calls to make and "
+                              "llama-cpp-python is not installed; run `make setup-local`")
+    for m in local:
+        weights_path(m.local)
+
+
+def preflight(params: Params) -> Context:
+    """All checks that must pass before any call: the context, API keys, and the budget."""
+    ctx = prepare(params)
+    check_keys(ctx)
+    from helpers.collect.collection import check_budget, recorded_spend_usd
+
+    est = estimate(ctx)
+    check_local_runtime(ctx, est)
+    check_budget(params, recorded_spend_usd(params, ctx.snapshot), est)
+    return ctx
+
+

@@ -1,0 +1,70 @@
+"""What an inference-time method is, and the registry the others add themselves to.
+
+A method says how many calls one attempt makes and with which prompts (``messages``), how many
+generations an attempt pays for, and — for methods estimated from recorded vanilla runs instead of
+fresh calls — its estimator. Adding a method is one module in this package that calls ``register``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+import pandas as pd
+
+from helpers.core.prompts import PAPER_PROMPT, solve_messages
+
+# (vanilla attempts with answer_key, correct, usd; seed) -> per (task, problem_id, model):
+# cost_usd (USD per attempt), pass_rate (0-1), n (subsets averaged)
+Estimator = Callable[[pd.DataFrame, int], pd.DataFrame]
+ESTIMATE_COLUMNS = ["task", "problem_id", "model", "cost_usd", "pass_rate", "n"]
+
+
+@dataclass(frozen=True)
+class Method:
+    """One inference-time method.
+
+    ``collected_calls``: calls made per attempt by collection (0: estimated from vanilla runs);
+    ``billed_calls``: generations an attempt pays for; ``templates``: the prompt template of each
+    call (part of the records' fingerprints); ``estimator``: for methods made of vanilla runs.
+    """
+
+    name: str
+    collected_calls: int
+    billed_calls: int
+    templates: tuple[str, ...] = (PAPER_PROMPT,)
+    estimator: Estimator | None = field(default=None, compare=False)
+
+    @property
+    def is_collected(self) -> bool:
+        return self.collected_calls > 0
+
+    def messages(self, question: str, call: int, responses: dict[int, str]) -> list[dict[str, str]]:
+        """The messages of call ``call`` given the responses of the earlier calls (default: the paper's prompt)."""
+        return solve_messages(question)
+
+
+_REGISTRY: list[tuple[re.Pattern, str, Callable[[re.Match], Method]]] = []
+
+
+def register(pattern: str, example: str, make: Callable[[re.Match], Method]) -> None:
+    """Add a method family: names matching ``pattern`` (``example`` shows one) are made by ``make``."""
+    _REGISTRY.append((re.compile(rf"^(?:{pattern})$"), example, make))
+
+
+def get_method(name: str) -> Method:
+    """The method called ``name``; an unknown name raises ValueError listing the known forms."""
+    for pattern, _, make in _REGISTRY:
+        if m := pattern.match(name):
+            return make(m)
+    raise ValueError(f"unknown method {name!r} (known: {', '.join(example for _, example, _ in _REGISTRY)})")
+
+
+def collected_methods(names: list[str]) -> list[Method]:
+    """The methods collection runs: those that make calls, plus vanilla when an estimator needs it."""
+    methods = [get_method(n) for n in names]
+    out = [m for m in methods if m.is_collected]
+    if any(m.estimator for m in methods) and not any(m.name == "vanilla" for m in out):
+        out.insert(0, get_method("vanilla"))
+    return out

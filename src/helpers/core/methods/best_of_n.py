@@ -1,0 +1,38 @@
+"""``best_of_kN``: N generations judged by an oracle verifier — the attempt passes if any of its N
+generations is correct, and costs N generations. Estimated from recorded vanilla runs, not fresh
+calls: with n runs of which c are correct, the unbiased estimate over all N-subsets is
+``1 - C(n - c, N) / C(n, N)``; C = N · mean vanilla cost (USD). An upper bound for any real
+verifier (best-of-N with a reward model or a judge can only pick worse)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from helpers.core.methods.base import ESTIMATE_COLUMNS, Method, register
+
+
+def any_pass_rate(n: int, correct: int, k: int) -> float:
+    """P(at least one of k runs drawn without replacement from n, ``correct`` of them correct, passes)."""
+    return 1.0 - math.comb(n - correct, k) / math.comb(n, k)
+
+
+def best_of_k_estimates(vanilla: pd.DataFrame, k: int) -> pd.DataFrame:
+    """Per (task, problem_id, model) with at least k runs: ``cost_usd`` (k x mean USD), ``pass_rate``, ``n`` (subsets)."""
+    g = vanilla.assign(correct=vanilla["correct"].astype(bool)).groupby(["task", "problem_id", "model"], sort=True)
+    out = g.agg(runs=("correct", "size"), passed=("correct", "sum"), usd=("usd", "mean")).reset_index()
+    out = out[out["runs"] >= k]
+    out["pass_rate"] = [any_pass_rate(n, c, k) for n, c in zip(out["runs"], out["passed"])]
+    out["cost_usd"] = k * out["usd"]
+    out["n"] = [math.comb(n, k) for n in out["runs"]]
+    return out[ESTIMATE_COLUMNS].reset_index(drop=True)
+
+
+def _make(m) -> Method:
+    k = int(m.group(1))
+    return Method(m.group(0), collected_calls=0, billed_calls=k,
+                  estimator=lambda vanilla, seed: best_of_k_estimates(vanilla, k))
+
+
+register(r"best_of_k([1-9][0-9]?)", "best_of_kN", _make)

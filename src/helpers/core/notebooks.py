@@ -1,0 +1,38 @@
+"""Executing a notebook with papermill for a parameter set (the pipeline's stages and the report)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from helpers.core.errors import CostOfPassError
+from helpers.core.paths import repo_root
+
+KERNEL = "cost-of-pass"
+
+
+def execute_notebook(src: Path, dst: Path, params_path: Path, log_output: bool = False) -> None:
+    """Execute one notebook with papermill for a parameter set; raise one line naming the executed copy.
+
+    Like ``papermill -f params/<set>.yaml``: the set's keys are the notebook's parameters (plus
+    ``params_file``, where they came from). The kernel is ``cost-of-pass`` from this environment.
+    """
+    import logging
+
+    import papermill as pm
+    import yaml
+
+    logging.getLogger("papermill").setLevel(logging.ERROR)  # the set's keys are all passed, by design
+    os.environ.setdefault("JUPYTER_PATH", str(Path(sys.prefix) / "share" / "jupyter"))
+    parameters = {**yaml.safe_load(params_path.read_text()), "params_file": str(params_path)}
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        pm.execute_notebook(str(src), str(dst), parameters=parameters, cwd=str(repo_root()), kernel_name=KERNEL,
+                            log_output=log_output, progress_bar=False)
+    except pm.PapermillExecutionError as err:
+        raise CostOfPassError(f"notebook {src.stem} failed ({err.ename}: {err.evalue}); see {dst}") from None
+    except Exception as err:
+        raise CostOfPassError(f"notebook {src.stem} failed ({type(err).__name__}: {err}); see {dst}") from None
+
+

@@ -1,0 +1,183 @@
+"""Parameter sets: one YAML per set under ``params/``, validated into a typed ``Params``.
+
+Every error is one line naming the file and the field, raised before any model is called.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from helpers.core.errors import CostOfPassError
+from helpers.core.paths import default_data_dir, repo_root, resolve
+from helpers.core.yamlfiles import nearest, read_yaml
+
+
+class Sampling(BaseModel):
+    """Sampling arguments sent with every call; ``None`` leaves the provider's default."""
+
+    model_config = ConfigDict(extra="forbid")
+    temperature: float | None = Field(0.7, ge=0.0, le=2.0)
+    top_p: float | None = Field(1.0, gt=0.0, le=1.0)
+    max_tokens: int | None = Field(None, gt=0)
+
+
+class Fidelity(BaseModel):
+    """Where the paper's printed text and its reference code differ, which a set follows.
+
+    Defaults follow the reference code, which made the paper's published numbers, except
+    ``numeric_answers`` (a deliberate departure; see DESIGN.md §1b and the README).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    family_denominator: Literal["without_family", "all"] = Field(
+        "without_family", description="Fig. 3: divide a family's gain by V(M_T \\ M_g) (reference) or V(M_T) (Eq. 12 as printed)")
+    expert_cost: Literal["printed", "derived"] = Field(
+        "printed", description="Table 3's printed USD per problem (reference), or hourly rate x minutes / 60")
+    release_steps: Literal["one_model", "one_date"] = Field(
+        "one_model", description="frontier over time: add models one at a time (reference) or one release date at a time")
+    numeric_answers: Literal["number", "expression"] = Field(
+        "number", description="numeric targets need a number as answer, or accept expressions math-verify evaluates (reference)")
+
+
+class Params(BaseModel):
+    """A parameter set. Paths are relative to the repository root."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    description: str = ""
+    tasks: list[str] = Field(min_length=1)
+    models: list[str] = Field(min_length=1)
+    methods: list[str] = Field(default_factory=lambda: ["vanilla"], min_length=1)
+    n_problems: int = Field(gt=0, description="problems drawn per task (fewer if the task has fewer)")
+    n_runs: int = Field(gt=0, description="independent attempts per model, method and problem")
+    seed: int = Field(0, ge=0, description="seed of problem sampling and of simulated backends")
+    sampling: Sampling = Field(default_factory=Sampling)
+    price_snapshot: str = Field(min_length=1, description="a file stem in params/prices/ or a path")
+    budget_usd: float = Field(gt=0, description="collection refuses to start or stops before passing this (USD)")
+    concurrency: int = Field(4, ge=1, le=256)
+    max_retries: int = Field(6, ge=0, le=30)
+    retry_backoff_s: float = Field(1.0, ge=0, description="base of the exponential backoff (seconds)")
+    timeout_s: float = Field(600.0, gt=0)
+    data_dir: str | None = None
+    output_dir: str | None = None
+    extraction: Literal["strict", "lenient"] = "strict"
+    expert_bound: Literal["low", "high"] = "high"
+    models_file: str = "params/registry/models.yaml"
+    task_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    sampler: Literal["hash", "reference_lcg"] = Field(
+        "hash", description="problem selection: seeded hash order, or the reference code's LCG shuffle (seed 102217)")
+    fidelity: Fidelity = Field(default_factory=Fidelity)
+
+    # where the set was read from (not a YAML field)
+    source: str = Field("<memory>", exclude=True)
+
+    @field_validator("methods")
+    @classmethod
+    def _known_methods(cls, methods: list[str]) -> list[str]:
+        from helpers.core.methods import get_method  # the registry: a method is one module in helpers/methods/
+
+        for m in methods:
+            get_method(m)
+        if len(set(methods)) != len(methods):
+            raise ValueError("methods repeat")
+        return methods
+
+    @field_validator("tasks", "models")
+    @classmethod
+    def _unique(cls, names: list[str]) -> list[str]:
+        if len(set(names)) != len(names):
+            raise ValueError(f"names repeat: {names}")
+        return names
+
+    # ---- derived locations -------------------------------------------------------------
+    @property
+    def output_path(self) -> Path:
+        return resolve(self.output_dir or f"results/{self.name}")
+
+    @property
+    def data_path(self) -> Path:
+        return resolve(self.data_dir) if self.data_dir else default_data_dir()
+
+    @property
+    def records_path(self) -> Path:
+        return self.output_path / "records"
+
+    @property
+    def graded_path(self) -> Path:
+        return self.output_path / "graded"
+
+    @property
+    def tables_path(self) -> Path:
+        return self.output_path / "tables"
+
+    @property
+    def figures_path(self) -> Path:
+        return self.output_path / "figures"
+
+    @property
+    def models_path(self) -> Path:
+        return resolve(self.models_file)
+
+    @property
+    def price_path(self) -> Path:
+        p = Path(self.price_snapshot)
+        if p.suffix in {".yaml", ".yml"} or "/" in self.price_snapshot:
+            return resolve(p)
+        return repo_root() / "params" / "prices" / f"{self.price_snapshot}.yaml"
+
+
+def _one_line(err: ValidationError, source: str) -> str:
+    """The first validation error as ``<source>: field '<f>': <message>``; unknown names get a suggestion."""
+    errors = err.errors()
+    first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])  # a typo explains a "missing"
+    field = ".".join(str(x) for x in first["loc"]) or "(top level)"
+    msg = first["msg"]
+    if first["type"] == "extra_forbidden":
+        model: Any = Params
+        for part in first["loc"][:-1]:
+            model = getattr(getattr(model, "model_fields", {}).get(str(part)), "annotation", None)
+        msg = "unknown field" + nearest(str(first["loc"][-1]), getattr(model, "model_fields", {}))
+    elif first["type"] == "missing":
+        msg = "required field is missing"
+    more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
+    return f"{source}: field '{field}': {msg}{more}"
+
+
+def params_from_mapping(data: Any, source: str = "<memory>") -> Params:
+    """Validate a mapping (a parsed YAML file or papermill's injected parameters) into ``Params``."""
+    if not isinstance(data, dict):
+        raise CostOfPassError(f"{source}: a parameter set must be a YAML mapping, got {type(data).__name__}")
+    try:
+        params = Params.model_validate({k: v for k, v in data.items() if k != "source"})
+    except ValidationError as err:
+        raise CostOfPassError(_one_line(err, source)) from None
+    params.source = source
+    return params
+
+
+def load_params(path: str | Path) -> Params:
+    """Read and validate ``params/<set>.yaml``; a bad file raises one line naming file and field."""
+    p = resolve(path, Path.cwd()) if not Path(path).is_absolute() else Path(path)
+    if not p.exists():
+        p = resolve(path)
+    data = read_yaml(p, "parameter set", shown=str(path))
+    return params_from_mapping(data, source=str(path))
+
+
+def params_in_notebook(namespace: dict[str, Any], params_file: str | None) -> Params:
+    """The parameter set of a notebook run by papermill.
+
+    ``papermill -f params/<set>.yaml`` injects the set's keys as variables: they are validated as
+    the set. Without injected keys the notebook reads ``params_file``.
+    """
+    injected = {k: namespace[k] for k in Params.model_fields if k in namespace and k != "source"}
+    if "name" in injected:
+        named = params_file and Path(params_file).stem == injected["name"]
+        return params_from_mapping(injected, source=params_file if named else "papermill parameters")
+    if not params_file:
+        raise CostOfPassError("no parameters: run with papermill -f params/<set>.yaml or set params_file")
+    return load_params(params_file)

@@ -1,0 +1,37 @@
+"""Where things live: the repository root, the data directory, a parameter set's outputs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def repo_root() -> Path:
+    """The checkout holding ``params/`` (COP_REPO_ROOT overrides; falls back to the cwd's ancestors)."""
+    if env := os.environ.get("COP_REPO_ROOT"):
+        return Path(env).resolve()
+    for start in (PACKAGE_DIR, Path.cwd().resolve()):
+        for candidate in (start, *start.parents):
+            if (candidate / "params").is_dir() and (candidate / "pyproject.toml").is_file():
+                return candidate
+    return Path.cwd().resolve()
+
+
+def resolve(path: str | os.PathLike, base: Path | None = None) -> Path:
+    """An absolute path; relative paths are taken from ``base`` (default: the repository root)."""
+    p = Path(os.path.expanduser(str(path)))
+    return p if p.is_absolute() else ((base or repo_root()) / p).resolve()
+
+
+def default_data_dir() -> Path:
+    """COP_DATA_DIR if set, else ``<repo>/data`` (where ``python -m helpers.core.tasks.download`` writes)."""
+    env = os.environ.get("COP_DATA_DIR")
+    return resolve(env) if env else repo_root() / "data"
+
+
+def shown(path: Path) -> Path:
+    """``path`` relative to the repository when inside it (for messages)."""
+    root = repo_root()
+    return path.relative_to(root) if path.is_relative_to(root) else path

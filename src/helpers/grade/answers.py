@@ -1,0 +1,278 @@
+"""Answer extraction and metrics.
+
+Extraction follows the paper: the answer is the last ``<answer>...</answer>`` span (``strict``).
+The ``lenient`` policy falls back, when no span exists, to the last ``\\boxed{}``, then to an
+"answer is X" phrase, then (math) to the last number or (choice) a lone letter; reports say which
+policy produced their numbers. Math answers are compared by symbolic equivalence with math-verify;
+multiple-choice answers by letter.
+
+Tasks whose target is a number (metric ``number``: Two Digit Addition, GSM8K, AIME, the generated
+arithmetic) accept only an answer that is itself a number: a numeral, decimal, fraction or LaTeX
+fraction, optionally with a currency sign, percent or unit words. An expression such as ``60 + 59``
+is wrong even though math-verify would evaluate it to 119: small models echo the question. This is
+a deliberate departure from the reference grader; ``numeric_rule="expression"`` restores it. Two
+plain numerals are compared exactly as rationals (``0.75`` equals ``3/4``; no float tolerance).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from fractions import Fraction
+from functools import lru_cache
+from typing import Literal
+
+from math_verify import parse, verify
+
+from helpers.core.tasks.base import LETTERS, Metric
+
+ANSWER_SPAN = re.compile(r"<answer>(.*?)</answer>", re.S | re.I)
+BOXED = re.compile(r"\\boxed\s*\{((?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*)\}")
+ANSWER_PHRASE = re.compile(r"answer\s*(?:is|:|=)\s*[:\s]*(.+?)(?:[.\n]|$)", re.I)
+NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+NUMERAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:\s*/\s*\d+)?")  # 42, -3.5, .5, 3/4
+LATEX_FRACTION = re.compile(r"[+-]?\\[dt]?frac\s*\{\s*\d+\s*\}\s*\{\s*\d+\s*\}|[+-]?\\[dt]?frac\d\d")
+UNIT_WORDS = re.compile(r"(?:\s*\\(?:text|mbox|mathrm)\{\s*[A-Za-z ]*\}|\s+[A-Za-z][A-Za-z ]*|\s*%|\\%)$")
+NO_ANSWER = "<no answer>"  # the vote of an attempt without an extracted answer (it scores 0)
+THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+)(?![\d,])")
+logging.getLogger("math_verify").setLevel(logging.ERROR)
+
+
+def _timeout() -> int | None:
+    """math-verify's timeouts use SIGALRM, which only the main thread may set."""
+    return 5 if threading.current_thread() is threading.main_thread() else None
+
+
+def extract_answer(text: str | None, metric: Metric = "math", policy: str = "strict") -> str | None:
+    """The answer text of a response, or ``None`` when the policy finds none."""
+    if not text:
+        return None
+    spans = ANSWER_SPAN.findall(text)
+    if spans:
+        return spans[-1].strip()
+    if policy != "lenient":
+        return None
+    boxed = BOXED.findall(text)
+    if boxed:
+        return boxed[-1].strip()
+    phrases = ANSWER_PHRASE.findall(text)
+    if phrases:
+        return phrases[-1].strip()
+    if metric == "choice":
+        letters = set(re.findall(r"\(([A-J])\)", text))
+        return letters.pop() if len(letters) == 1 else None
+    numbers = NUMBER.findall(text)
+    return numbers[-1] if numbers else None
+
+
+# ---- math ------------------------------------------------------------------------------
+def normalize_math(answer: str) -> str:
+    """Strip ``$`` delimiters and a ``\\boxed{}`` wrapper; drop thousands separators (1,000 -> 1000)."""
+    s = answer.strip().strip("$").strip()
+    m = BOXED.fullmatch(s)
+    if m:
+        s = m.group(1).strip()
+    return THOUSANDS.sub(lambda g: g.group(1).replace(",", ""), s)
+
+
+@lru_cache(maxsize=65536)
+def parse_math(answer: str):
+    """math-verify's parse of an answer: as LaTeX in ``$...$`` first, then as plain text."""
+    s = normalize_math(answer)
+    if not s:
+        return []
+    try:
+        parsed = parse(f"${s}$", parsing_timeout=_timeout())
+        return parsed if parsed else parse(s, parsing_timeout=_timeout())
+    except Exception:  # math-verify raises on pathological input; an unparsable answer is wrong
+        return []
+
+
+def as_number(answer: str | None) -> str | None:
+    """The answer as a bare number (``"$1,000.00 dollars"`` -> ``"1000.00"``), or ``None`` when it is not
+    a number: an expression to evaluate (``60 + 59``), words, or nothing."""
+    if answer is None:
+        return None
+    s = normalize_math(answer)
+    s = re.sub(r"\\text\{\s*([^{}]*?)\s*\}$", r"\1", s) if s.startswith("\\text{") else s
+    s = re.sub(r"\\[,!;: ]|~", "", s).strip().rstrip(".,;:").strip()
+    s = re.sub(r"^[+-]?\s*(?:\\\$|\$)\s*", lambda m: m.group(0).replace("\\$", "").replace("$", "").strip(), s)
+    s = UNIT_WORDS.sub("", s).strip()
+    return s if NUMERAL.fullmatch(s) or LATEX_FRACTION.fullmatch(s) else None
+
+
+def math_equal(gold: str, predicted: str | None) -> bool:
+    """Symbolic equivalence of two math answers (gold first, as math-verify expects)."""
+    if predicted is None:
+        return False
+    g, p = parse_math(gold), parse_math(predicted)
+    if not g or not p:
+        return normalize_math(gold) == normalize_math(predicted)
+    try:
+        return bool(verify(g, p, timeout_seconds=_timeout()))
+    except Exception:
+        return False
+
+
+# ---- multiple choice ---------------------------------------------------------------------
+def extract_letter(answer: str | None, n_choices: int = 4) -> str | None:
+    """The single choice letter in an answer ('(B)', 'B)', 'B', 'answer: B', 'B. text'), else ``None``."""
+    if answer is None:
+        return None
+    valid = LETTERS[: max(n_choices, 1)]
+    s = re.sub(r"\\text\{([^}]*)\}|\*\*|\$", r"\1", answer).strip()
+    exact = re.fullmatch(rf"\(?([{valid}])\)?[.):]?", s)
+    if exact:
+        return exact.group(1)
+    for pattern in (
+        rf"answer\s*(?:is)?\s*[:=]?\s*\(?([{valid}])\b\)?",  # answer: B / answer is (B)
+        rf"\(([{valid}])\)",  # ... (B) ...
+        rf"^([{valid}])[.):]\s",  # B. text
+    ):
+        found = set(re.findall(pattern, s, flags=re.I if pattern.startswith("answer") else 0))
+        if found:
+            return found.pop().upper() if len(found) == 1 else None
+    return None
+
+
+NumericRule = Literal["number", "expression"]
+
+
+def is_correct(target: str, answer: str | None, metric: Metric, n_choices: int = 4,
+               numeric_rule: NumericRule = "number") -> bool:
+    """Whether an extracted answer matches the gold target under the task's metric.
+
+    ``numeric_rule``: for ``number`` tasks, ``"number"`` requires the answer to be a number (see
+    ``as_number``); ``"expression"`` lets math-verify evaluate it, as the reference grader does.
+    """
+    if metric == "choice":
+        return extract_letter(answer, n_choices) == target
+    if metric == "number" and numeric_rule == "number":
+        number = as_number(answer)
+        if number is None:
+            return False
+        exact = plain_value(number), plain_value(target)
+        if None not in exact:  # both plain numerals: compared exactly, no parser needed
+            return exact[0] == exact[1]
+        return math_equal(target, number)
+    return math_equal(target, answer)
+
+
+def plain_value(text: str) -> Fraction | None:
+    """The exact value of a plain numeral (``42``, ``-3.5``, ``.5``, ``3/4``, ``1,000``), else ``None``."""
+    s = THOUSANDS.sub(lambda g: g.group(1).replace(",", ""), text.strip()).replace(" ", "")
+    if not NUMERAL.fullmatch(s):
+        return None
+    try:
+        return Fraction(s)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+@lru_cache(maxsize=65536)
+def canonical_answer(answer: str | None, metric: Metric, n_choices: int = 4, numeric_rule: NumericRule = "number") -> str:
+    """A key that groups answers as grading would judge them (for majority vote).
+
+    No extracted answer is the vote ``NO_ANSWER``; a letter for multiple choice; for ``number``
+    tasks under the ``number`` rule, the value of a number, and anything else stays its own text
+    (graded wrong, so never grouped with the value it would evaluate to); otherwise the parsed
+    expression.
+    """
+    if answer is None:
+        return NO_ANSWER
+    if metric == "choice":
+        return extract_letter(answer, n_choices) or f"text:{answer.strip()}"
+    if metric == "number" and numeric_rule == "number":
+        number = as_number(answer)
+        if number is None:
+            return "text:" + re.sub(r"\s+", "", normalize_math(answer))
+        value = plain_value(number)
+        if value is not None:  # the same key sympy's nsimplify would print: 119, 3/4, -7/2
+            return str(value)
+        answer = number
+    parsed = parse_math(answer)
+    if not parsed:
+        return normalize_math(answer)
+    expr = parsed[0]
+    try:
+        if getattr(expr, "is_number", False):  # a constant: 5, 5.0, 10/2 and (under "expression") 3 + 2 are one answer
+            import sympy
+
+            value = expr.doit()
+            return str(sympy.nsimplify(value, rational=True) if getattr(value, "is_Number", False) else value)
+    except Exception:  # sympy can fail on odd constants; their printed form still groups equal text
+        pass
+    return str(expr)
+
+
+# ---- records -> graded calls and attempts ---------------------------------------------------------
+def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRule = "number"):
+    """Add ``extracted``, ``correct`` and ``answer_key`` (the vote key, ``canonical_answer``) to call records.
+    (One row per call key, see RecordStore.latest.)
+
+    ``problems`` maps task -> list of Problem. Failed calls keep ``correct = <NA>``: a failure is
+    not a wrong answer. Extraction is done once per distinct response and grading once per
+    distinct (target, answer): at the paper's scale ~1,100 verdicts serve 160,800 calls.
+    """
+    import pandas as pd
+
+    from helpers.core.tasks import get_task
+
+    lookup = {(p.task, p.problem_id): p for ps in problems.values() for p in ps}
+    metrics = {t: get_task(t).metric for t in calls["task"].unique()}
+    answers: dict[tuple, str | None] = {}  # memo: (response, metric) -> extracted answer
+    verdicts: dict[tuple, bool] = {}  # memo: (target, answer, metric, n_choices) -> correct
+    extracted, correct, keys = [], [], []
+    for task, pid, status, response in zip(calls["task"], calls["problem_id"], calls["status"], calls["response"]):
+        problem = lookup.get((task, pid))
+        if status != "ok" or problem is None:
+            extracted.append(None)
+            correct.append(pd.NA)
+            keys.append(None)
+            continue
+        metric = metrics[task]
+        key = (response, metric)
+        if key not in answers:
+            answers[key] = extract_answer(response, metric, policy)
+        answer = answers[key]
+        extracted.append(answer)
+        key = (problem.target, answer, metric, problem.n_choices)
+        if key not in verdicts:
+            verdicts[key] = is_correct(problem.target, answer, metric, problem.n_choices, numeric_rule)
+        correct.append(verdicts[key])
+        keys.append(canonical_answer(answer, metric, problem.n_choices, numeric_rule))
+    out = calls.copy()
+    out["extracted"] = pd.Series(extracted, index=out.index, dtype="string")
+    out["correct"] = pd.Series(correct, index=out.index, dtype="boolean")
+    out["answer_key"] = pd.Series(keys, index=out.index, dtype="string")
+    out["extraction"] = policy
+    return out
+
+
+def attempts_from_calls(graded_calls):
+    """One row per attempt (task, problem, model, method, run).
+
+    The attempt's answer is its last call's; its tokens are the sum over its calls; it is
+    ``complete`` when every call succeeded. ``correct`` is <NA> for incomplete attempts.
+    """
+    import pandas as pd
+
+    from helpers.core.methods import get_method
+
+    keys = ["task", "problem_id", "model", "method", "run"]
+    if graded_calls.empty:
+        return pd.DataFrame(columns=[*keys, "calls", "complete", "correct", "extracted", "answer_key",
+                                     "prompt_tokens", "completion_tokens", "reasoning_tokens", "simulated"])
+    ordered = graded_calls.sort_values([*keys, "call"]).assign(ok=lambda d: d["status"].eq("ok"))
+    g = ordered.groupby(keys, sort=False)
+    out = g.agg(
+        calls=("call", "size"), ok_calls=("ok", "sum"),
+        correct=("correct", "last"), extracted=("extracted", "last"), answer_key=("answer_key", "last"),
+        prompt_tokens=("prompt_tokens", "sum"), completion_tokens=("completion_tokens", "sum"),
+        reasoning_tokens=("reasoning_tokens", "sum"), simulated=("simulated", "any"),
+    ).reset_index()
+    expected = out["method"].map({m: get_method(m).collected_calls for m in out["method"].unique()})
+    out["complete"] = out["ok_calls"].eq(expected)
+    out.loc[~out["complete"], "correct"] = pd.NA
+    return out.drop(columns=["ok_calls"])

@@ -1,0 +1,70 @@
+"""Side-by-side comparisons with the paper's published tables (report/paper_tables/)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from helpers.core.paths import repo_root
+
+PAPER_TABLES = {
+    "table1": "paper_table1_frontier_cop_single_model.csv",
+    "table2": "paper_table2_technique_gain_pct.csv",
+    "table5": "paper_table5_accuracy_pct.csv",
+    "table6": "paper_table6_cost_usd.csv",
+}
+
+
+def paper_table(name: str, folder: Path | None = None) -> pd.DataFrame:
+    """A published table of the paper, as printed."""
+    return pd.read_csv((folder or repo_root() / "report" / "paper_tables") / PAPER_TABLES[name])
+
+
+def family_order(table1: pd.DataFrame, tasks: list[str]) -> pd.Series:
+    """Per task, families ordered by their best (lowest) frontier cost-of-pass: 'large < lightweight < reasoning'."""
+    out = {}
+    for t in tasks:
+        if t not in table1:
+            continue
+        best = table1.groupby("family")[t].min().sort_values(kind="stable")
+        out[t] = " < ".join(best.index)
+    return pd.Series(out, name="family order (best first)")
+
+
+def family_order_comparison(ours: pd.DataFrame, paper: pd.DataFrame, tasks: list[str]) -> pd.DataFrame:
+    """Family ordering per task in our Table 1 and the paper's, and whether the best family agrees."""
+    shared = [t for t in tasks if t in paper.columns]
+    a, b = family_order(ours, shared), family_order(paper, shared)
+    df = pd.DataFrame({"ours": a, "paper": b}).dropna()
+    if df.empty:
+        return pd.DataFrame(columns=["task", "ours", "paper", "same best family", "same order"])
+    df["same best family"] = [x.split(" < ")[0] == y.split(" < ")[0] for x, y in zip(df.ours, df.paper)]
+    df["same order"] = df.ours == df.paper
+    return df.rename_axis("task").reset_index()
+
+
+def sign(x: float, tol: float = 0.05) -> str:
+    """'+', '0' or '−' for a gain in percent (|x| <= tol counts as 0)."""
+    if not np.isfinite(x):
+        return "?"
+    return "0" if abs(x) <= tol else ("+" if x > 0 else "−")
+
+
+def technique_sign_comparison(ours: pd.DataFrame, paper: pd.DataFrame, tasks: list[str]) -> pd.DataFrame:
+    """Sign of each technique's gain per task, ours vs the paper's (published Table 2)."""
+    o = ours.set_index("technique")
+    p = paper.set_index("technique")
+    rows = []
+    for tech in o.index:
+        if tech not in p.index:
+            continue
+        for t in tasks:
+            if t in o and t in p:
+                rows.append({"technique": tech, "task": t, "ours_pct": o.loc[tech, t], "paper_pct": p.loc[tech, t],
+                             "ours_sign": sign(o.loc[tech, t]), "paper_sign": sign(p.loc[tech, t])})
+    df = pd.DataFrame(rows)
+    if not df.empty:
+        df["same sign"] = df.ours_sign == df.paper_sign
+    return df

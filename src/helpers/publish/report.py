@@ -1,0 +1,84 @@
+"""The HTML report of a parameter set.
+
+For users with Quarto: ``quarto render report/index.ipynb -P params_file:params/<set>.yaml``.
+Offline (no Quarto): ``python -m helpers.publish.report params/<set>.yaml`` executes the same notebook
+with papermill and converts it with nbconvert to one self-contained HTML file (images embedded as
+data URIs, no code cells, no network needed to view) at ``results/<set>/report/index.html``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+from helpers.core.errors import CostOfPassError, run_command
+from helpers.core.params import Params, load_params
+from helpers.core.paths import repo_root
+
+REPORT_NOTEBOOK = "report/index.ipynb"
+REMOTE_ASSET = re.compile(r'<script[^>]+src="https?://[^"]*"[^>]*>\s*</script>|<link[^>]+href="https?://[^"]*"[^>]*>')
+
+
+class ReportParts:
+    """What the report notebook shows: the tables and figures the pipeline wrote for a set."""
+
+    def __init__(self, params: Params):
+        self.params = params
+
+    def markdown(self, name: str) -> str:
+        """A saved table's caption and Markdown (``results/<set>/tables/<name>.md``)."""
+        path = self.params.tables_path / f"{name}.md"
+        if not path.is_file():
+            raise CostOfPassError(f"table {name} is missing: run the pipeline for {self.params.name} first ({path})")
+        return path.read_text(encoding="utf-8")
+
+    def csv(self, name: str):
+        import pandas as pd
+
+        return pd.read_csv(self.params.tables_path / f"{name}.csv")
+
+    def figure(self, name: str):
+        """The PNG of a saved figure, as an IPython image (embedded in the HTML)."""
+        from IPython.display import Image
+
+        path = self.params.figures_path / f"{name}.png"
+        if not path.is_file():
+            raise CostOfPassError(f"figure {name} is missing: run the pipeline for {self.params.name} first ({path})")
+        return Image(filename=str(path))
+
+
+def render_offline(params_path: Path, params: Params) -> Path:
+    """Execute the report notebook for a set and write ``results/<set>/report/index.html``."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    from helpers.core.notebooks import execute_notebook
+
+    out_dir = params.output_path / "report"
+    executed = out_dir / "index.ipynb"
+    execute_notebook(repo_root() / REPORT_NOTEBOOK, executed, params_path)
+    nb = nbformat.read(executed, as_version=4)
+    nb.cells = [c for c in nb.cells if c.cell_type != "raw"]  # Quarto's front matter is not content
+    for i, cell in enumerate(nb.cells):  # papermill's injected cell has a random id: same records, same bytes
+        cell.id = f"cell-{i}"
+    exporter = HTMLExporter(template_name="lab")
+    exporter.exclude_input = True
+    exporter.exclude_input_prompt = True
+    exporter.exclude_output_prompt = True
+    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": f"Cost-of-Pass report: {params.name}"}})
+    body = REMOTE_ASSET.sub("", body)  # self-contained: no script or style from the network
+    html = out_dir / "index.html"
+    html.write_text(body, encoding="utf-8")
+    return html
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m helpers.publish.report", description=__doc__.split("\n\n")[0])
+    ap.add_argument("params", help="params/<set>.yaml")
+    args = ap.parse_args(argv)
+    return run_command(lambda: print(f"ok  report -> {render_offline(Path(args.params).resolve(), load_params(args.params))}"))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,129 @@
+"""The paper's tables from an Analysis, and writing tables as CSV + Markdown under results/<set>/tables/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from helpers.analyze import costofpass as cp
+from helpers.analyze.estimates import Analysis, strategy_name
+
+MARKS = {1: "¹", 2: "²", 3: "³"}
+
+
+def _model_frame(an: Analysis, values: dict[str, pd.Series]) -> pd.DataFrame:
+    """Rows = models (label, family), columns = tasks."""
+    df = pd.DataFrame(values).T.reindex(columns=an.tasks)
+    df.insert(0, "family", [an.families[m] for m in df.index])
+    df.insert(0, "model", [an.labels[m] for m in df.index])
+    return df.reset_index(drop=True)
+
+
+def table1_frontier(an: Analysis) -> pd.DataFrame:
+    """Table 1: V_{p~D}({m} ∪ {expert}) per model and task (USD per problem)."""
+    vanilla = an.vanilla_cop()
+    per_model = cp.single_model_frontier(vanilla, an.expert)
+    return _model_frame(an, {m: per_model[m] for m in per_model.columns})
+
+
+def expert_only(an: Analysis) -> pd.DataFrame:
+    """The human expert alone, V_{p~D}({expert}) per task (USD): the row models are compared with."""
+    row = cp.frontier(an.cop, [], an.expert).reindex(an.tasks)
+    return pd.DataFrame([{"model": "Human expert", "family": "expert", **row.to_dict()}])
+
+
+def table5_accuracy(an: Analysis) -> pd.DataFrame:
+    """Table 5: accuracy R_m(p~D) in percent (vanilla attempts)."""
+    e = an.estimates[an.estimates["method"] == "vanilla"]
+    acc = e.groupby(["model", "task"])["pass_rate"].mean().unstack() * 100
+    return _model_frame(an, {m: acc.loc[m] for m in an.models if m in acc.index})
+
+
+def table6_cost(an: Analysis) -> pd.DataFrame:
+    """Table 6: mean cost per attempt C_m(p~D) in USD (vanilla attempts)."""
+    e = an.estimates[an.estimates["method"] == "vanilla"]
+    cost = e.groupby(["model", "task"])["cost_usd"].mean().unstack()
+    return _model_frame(an, {m: cost.loc[m] for m in an.models if m in cost.index})
+
+
+def technique_base(an: Analysis, base_families=("lightweight", "large")) -> list[str]:
+    """M_L: the set's lightweight and large models, as in the paper; every model when the set has none."""
+    base = [m for m in an.models if an.families[m] in base_families and m in an.cop.columns]
+    return base or [m for m in an.models if m in an.cop.columns]
+
+
+def table2_techniques(an: Analysis) -> pd.DataFrame:
+    """Table 2: relative frontier gain (%) of each technique applied to every model of M_L (technique_base)."""
+    base = technique_base(an)
+    rows = {}
+    for method in an.ctx.params.methods:
+        if method == "vanilla":
+            continue
+        treated = [strategy_name(m, method) for m in base if strategy_name(m, method) in an.cop.columns]
+        if len(treated) < len(base):
+            continue
+        rows[method] = 100 * cp.technique_gain(an.cop, base, treated, an.expert).reindex(an.tasks)
+    out = pd.DataFrame(rows).T
+    out.index.name = "technique"
+    return out.reset_index()
+
+
+def top3_marks(df: pd.DataFrame, columns: list[str], lowest: bool = True) -> pd.DataFrame:
+    """Rank within each column (1 = best); ranks > 3 are 0."""
+    ranks = df[columns].rank(axis=0, method="min", ascending=lowest)
+    return ranks.where(ranks <= 3, 0).fillna(0).astype(int)
+
+
+def fmt_usd(x: float) -> str:
+    if not np.isfinite(x):
+        return "∞"
+    if x == 0:
+        return "0"
+    return f"{x:.2g}" if abs(x) < 0.01 else f"{x:.3g}" if abs(x) < 100 else f"{x:,.0f}"
+
+
+def to_markdown(df: pd.DataFrame, numeric: list[str], fmt=fmt_usd, marks: pd.DataFrame | None = None) -> str:
+    """A Markdown table; with ``marks``, the top three of each column get bold and ¹²³."""
+    shown = df.copy().astype(object)
+    for col in numeric:
+        vals = []
+        for i, v in df[col].items():
+            s = fmt(float(v)) if pd.notna(v) else "–"
+            r = 0 if marks is None else int(marks.loc[i, col])
+            vals.append(f"**{s}**{MARKS[r]}" if r else s)
+        shown[col] = vals
+    return shown.to_markdown(index=False)
+
+
+def publish(an: Analysis, df: pd.DataFrame, name: str, caption: str, numeric: list[str] | None = None,
+            fmt=fmt_usd, mark_top3: bool = False) -> str:
+    """Save a table (CSV + Markdown with the full caption) and return the Markdown to display."""
+    numeric = numeric if numeric is not None else [c for c in an.tasks if c in df.columns]
+    marks = top3_marks(df, numeric) if mark_top3 else None
+    text = an.caption(caption)
+    md = to_markdown(df, numeric, fmt, marks)
+    save_table(df, md, name, an.ctx.params.tables_path, text)
+    return f"{text}\n\n{md}"
+
+
+def fmt_pct(x: float) -> str:
+    return f"{x:.1f}" if np.isfinite(x) else "∞"
+
+
+def save_table(df: pd.DataFrame, markdown: str, name: str, out_dir: Path, caption: str) -> tuple[Path, Path]:
+    """Write ``<name>.csv`` (full precision) and ``<name>.md`` (caption + table)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    csv, md = out_dir / f"{name}.csv", out_dir / f"{name}.md"
+    df.to_csv(csv, index=False)
+    md.write_text(f"{caption}\n\n{markdown}\n")
+    return csv, md
+
+
+def technique_accuracy(an: Analysis) -> pd.DataFrame:
+    """Accuracy (%) per model and method: mean over problems of the estimated success rate."""
+    acc = an.estimates.groupby(["model", "method", "task"])["pass_rate"].mean().unstack() * 100
+    acc = acc.reindex(columns=an.tasks).reset_index()
+    acc["model"] = acc["model"].map(an.labels)
+    return acc
