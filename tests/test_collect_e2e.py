@@ -80,7 +80,7 @@ def test_failures_are_recorded_not_graded_wrong(stub, write_set):
     attempts = run_grading(ctx)
     failed = attempts[attempts.model == "broken"]
     assert (~failed.complete).all() and failed.correct.isna().all()
-    table = accuracy_table(attempts, ctx)
+    table = accuracy_table(attempts)
     assert set(table.model) == {"stub-a"}  # no accuracy for a model whose every call failed
 
 
@@ -96,7 +96,8 @@ def test_resume_after_kill_loses_and_repeats_nothing_acknowledged(monkeypatch, w
     with StubServer(STUB_KEY, delay_s=0.05) as stub:
         path = write_set(base_params(n_problems=10, n_runs=3, methods=["vanilla"], concurrency=2),
                          stub_models(stub.base_url), STUB_PRICES)
-        code = ("import sys; from helpers import pipeline, stages; from helpers.core.params import load_params;"
+        code = ("import sys; from helpers.collect.collection import run_collection; "
+                "from helpers.collect.preflight import preflight; from helpers.core.params import load_params;"
                 f"ctx = preflight(load_params({str(path)!r})); run_collection(ctx, progress=False)")
         proc = subprocess.Popen([sys.executable, "-c", code], env=os.environ.copy(), cwd=ROOT)
         params = load_params(path)
@@ -162,7 +163,8 @@ def test_nothing_pending_does_not_import_litellm(write_set):
     path = write_set({"name": "noop", "tasks": ["two_digit_addition"], "models": ["sim-lightweight"], "n_problems": 3,
                       "n_runs": 1, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1.0,
                       "task_options": {"two_digit_addition": {"source": "generated"}}})
-    code = ("import sys; from helpers import pipeline, stages; from helpers.core.params import load_params; "
+    code = ("import sys; from helpers.collect.collection import run_collection; "
+                "from helpers.collect.preflight import preflight; from helpers.core.params import load_params; "
             f"r = run_collection(preflight(load_params({str(path)!r})), progress=False); "
             "print(r.made_calls, 'litellm' in sys.modules)")
     first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from helpers.analyze import costofpass as cp
 from helpers.analyze.trends import fit_decay
+from helpers.grade.estimates import per_problem
 
 INF = math.inf
 
@@ -28,7 +29,7 @@ def test_per_problem_means_over_complete_attempts():
     attempts = pd.DataFrame({
         "task": "t", "problem_id": ["p"] * 4, "strategy": "m", "usd": [0.01, 0.03, 0.02, 9.0],
         "correct": [True, False, True, pd.NA], "complete": [True, True, True, False]})
-    (row,) = cp.per_problem(attempts).itertuples()
+    (row,) = per_problem(attempts).itertuples()
     assert row.cost_usd == pytest.approx(0.02) and row.pass_rate == pytest.approx(2 / 3) and row.n == 3
 
 

@@ -62,7 +62,7 @@ def run_until_complete(ctx, max_runs: int = 4):
 def result_tables(ctx) -> dict[str, str]:
     attempts = run_grading(ctx)
     an = load_analysis(ctx)
-    return {"accuracy": accuracy_table(attempts, ctx).to_csv(index=False),
+    return {"accuracy": accuracy_table(attempts).to_csv(index=False),
             "estimates": an.estimates.to_csv(index=False),
             "table1": tables.table1_frontier(an).to_csv(index=False),
             "table6": tables.table6_cost(an).to_csv(index=False)}
@@ -104,7 +104,8 @@ def test_kill_9_at_random_moments_loses_nothing_and_rebills_only_in_flight_calls
     with FaultServer(faults=False, delay_s=0.03) as srv:
         path = write_set(fault_params("killed", **over), models(srv.base_url), PRICES)
         params = load_params(path)
-        code = ("from helpers import pipeline, stages; from helpers.core.params import load_params; "
+        code = ("from helpers.collect.collection import run_collection; "
+                "from helpers.collect.preflight import preflight; from helpers.core.params import load_params; "
                 f"run_collection(preflight(load_params({str(path)!r})), progress=False)")
         kills, acknowledged = 0, {}
         for _ in range(30):
@@ -161,7 +162,8 @@ def test_a_second_collector_on_the_same_output_refuses_and_nothing_is_billed_twi
     with FaultServer(faults=False, delay_s=0.2) as srv:
         path = write_set(fault_params("twice", methods=["vanilla"], n_problems=6, n_runs=2, concurrency=1),
                          models(srv.base_url), PRICES)
-        code = ("from helpers import pipeline, stages; from helpers.core.params import load_params; "
+        code = ("from helpers.collect.collection import run_collection; "
+                "from helpers.collect.preflight import preflight; from helpers.core.params import load_params; "
                 f"run_collection(preflight(load_params({str(path)!r})), progress=False)")
         first = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=os.environ.copy())
         params = load_params(path)

@@ -3,6 +3,7 @@ expert costs, release steps (issue 7, points 8-9); and the set's sample is exact
 (points 1-2)."""
 
 import ast
+import json
 import re
 
 import numpy as np
@@ -171,7 +172,7 @@ def test_records_of_other_settings_are_not_reused(write_set, tmp_path):
     assert made.made_calls == 4 * 2 * 2
     records = RecordStore(cold.records_path).load()
     assert len(records) == 2 * 4 * 2 * 2 and records.fingerprint.nunique() == 4 * 2 * 2  # old records stay
-    assert sorted({tuple(sorted(s.items())) for s in records.sampling}) == sorted(
+    assert sorted({tuple(sorted(json.loads(s).items())) for s in records.sampling}) == sorted(
         {(("max_tokens", 3), ("temperature", 0.0), ("top_p", 1.0)), (("temperature", 0.7), ("top_p", 1.0))})
     # back to the first settings: everything is reused
     assert run_collection(preflight(warm), progress=False).made_calls == 0

@@ -14,7 +14,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-PROBLEM = ["task", "problem_id"]
+from helpers.grade.estimates import PROBLEM
 
 
 def cost_of_pass(cost_usd, pass_rate):
@@ -23,22 +23,6 @@ def cost_of_pass(cost_usd, pass_rate):
     rate = np.asarray(pass_rate, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(rate > 0, cost / np.where(rate > 0, rate, 1.0), np.inf)
-
-
-def per_problem(attempts: pd.DataFrame, strategy: str = "strategy") -> pd.DataFrame:
-    """C_m(p) and R_m(p) from complete attempts with ``usd`` and ``correct`` columns.
-
-    Returns one row per (task, problem_id, <strategy>): ``cost_usd`` (mean USD per attempt),
-    ``pass_rate`` (mean correct, 0-1), ``n`` (attempts).
-    """
-    done = attempts[attempts["complete"]] if "complete" in attempts else attempts
-    out = (
-        done.assign(correct=done["correct"].astype(float))
-        .groupby([*PROBLEM, strategy], sort=True)
-        .agg(cost_usd=("usd", "mean"), pass_rate=("correct", "mean"), n=("correct", "size"))
-        .reset_index()
-    )
-    return out
 
 
 def cop_matrix(estimates: pd.DataFrame, strategy: str = "strategy") -> pd.DataFrame:

@@ -1,6 +1,5 @@
-"""From graded attempts to the inputs of every analysis: per-problem estimates, the cost-of-pass
-matrix, the expert's cost, and model metadata. Strategy names: ``<model>`` for vanilla, and
-``<model>+<method>`` for an inference-time method."""
+"""From the grading stage's artifacts to the inputs of every analysis: per-problem estimates, the
+cost-of-pass matrix, the expert's cost, and model metadata (see ``grade.estimates`` for strategy names)."""
 
 from __future__ import annotations
 
@@ -11,13 +10,7 @@ import pandas as pd
 from helpers.analyze import costofpass as cop_math
 from helpers.core.context import Context
 from helpers.core.experts import expert_per_problem
-from helpers.core.methods import get_method
-from helpers.core.prices import cost_usd
-from helpers.grade.stage import graded_paths
-
-
-def strategy_name(model: str, method: str) -> str:
-    return model if method == "vanilla" else f"{model}+{method}"
+from helpers.grade.stage import read_graded
 
 
 @dataclass
@@ -92,38 +85,20 @@ class Analysis:
         return "divided by the frontier of all models, V(M_T), as Eq. 12 is printed (values can exceed 100%)"
 
 
-def estimates_from_attempts(attempts: pd.DataFrame, methods: list[str], seed: int = 0) -> pd.DataFrame:
-    """Per-problem C and R for every strategy: collected methods from their attempts, methods with
-    an estimator (majority vote, best-of-N) from the vanilla attempts."""
-    done = attempts[attempts["complete"]].assign(strategy=lambda d: [strategy_name(m, me) for m, me in zip(d.model, d.method)])
-    est = cop_math.per_problem(done)
-    meta = done.drop_duplicates("strategy").set_index("strategy")[["model", "method"]]
-    est = est.join(meta, on="strategy")
-    parts = [est]
-    vanilla = done[done["method"] == "vanilla"]
-    for name in methods:
-        method = get_method(name)
-        if method.estimator:
-            est = method.estimator(vanilla, seed)
-            parts.append(est.assign(method=name, strategy=[strategy_name(m, name) for m in est.model]))
-    return pd.concat(parts, ignore_index=True)
-
-
 def load_analysis(ctx: Context) -> Analysis:
-    """Read the graded attempts of a set and price them with its snapshot."""
-    path = graded_paths(ctx)[1]
-    attempts = pd.read_parquet(path)
-    attempts = attempts.assign(usd=cost_usd(attempts, ctx.snapshot))
-    fidelity = ctx.params.fidelity
-    estimates = estimates_from_attempts(attempts, ctx.params.methods, ctx.params.seed)
+    """The grading stage's priced attempts and per-problem estimates of a set, and the expert's cost."""
+    attempts = read_graded(ctx, "attempts")
+    estimates = read_graded(ctx, "estimates")
     cop = cop_math.cop_matrix(estimates)
-    expert = expert_per_problem(cop.index, ctx.params.expert_bound, rule=fidelity.expert_cost)
+    expert = expert_per_problem(cop.index, ctx.params.expert_bound, rule=ctx.params.fidelity.expert_cost)
     return Analysis(ctx, attempts, estimates, cop, expert)
 
 
-def accuracy_table(attempts: pd.DataFrame, ctx: Context) -> pd.DataFrame:
-    """Per task, model and method: attempts, failed attempts, accuracy (0-1) and mean USD per attempt."""
-    df = attempts.assign(usd=cost_usd(attempts, ctx.snapshot))
+def accuracy_table(attempts: pd.DataFrame) -> pd.DataFrame:
+    """Per task, model and method: attempts, failed attempts, accuracy (0-1) and mean USD per attempt.
+
+    ``attempts``: priced attempts as the grading stage writes them (``usd`` per attempt)."""
+    df = attempts
     done = df[df["complete"]]
     out = done.groupby(["task", "model", "method"]).agg(
         attempts=("correct", "size"), accuracy=("correct", "mean"), usd_per_attempt=("usd", "mean")

@@ -331,13 +331,13 @@ class Budget:
             self.spent_usd += spent_usd
 
 
-def run_attempt(a: Attempt, calls: list[int], done: dict[tuple, Any], store: RecordStore, caller: Caller,
+def run_attempt(a: Attempt, calls: list[int], done: dict[tuple, str], store: RecordStore, caller: Caller,
                 budget: Budget, estimate_usd: float, price) -> tuple[list[CallRecord], int]:
     """Make an attempt's missing calls in order, each stored the moment it is acknowledged.
 
     Returns the records made and the number of calls not started because the budget was reached.
     """
-    responses = {c: done[a.key(c)]["response"] for c in range(a.method.collected_calls) if a.key(c) in done}
+    responses = {c: done[a.key(c)] for c in range(a.method.collected_calls) if a.key(c) in done}
     made = []
     for i, c in enumerate(calls):
         if not budget.start(estimate_usd):

@@ -15,15 +15,19 @@ set with other settings makes new calls while the old records stay on disk, unre
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from helpers.core.errors import CostOfPassError
 
@@ -132,45 +136,111 @@ class RecordStore:
     def shards(self) -> list[Path]:
         return sorted(self.root.glob("*/*.jsonl")) if self.root.is_dir() else []
 
-    def iter_records(self) -> Iterable[dict[str, Any]]:
-        """Every record of every shard; a corrupt line raises one line naming the file and line."""
-        for path in self.shards():
-            with path.open(encoding="utf-8", errors="surrogateescape") as fh:
-                for i, line in enumerate(fh, 1):
-                    if not line.endswith("\n"):
-                        break  # torn last line of a crashed write: not acknowledged
-                    if line.strip():
-                        try:
-                            record = json.loads(line)
-                        except json.JSONDecodeError as err:
-                            raise CostOfPassError(f"{path} line {i}: corrupt record ({err.msg}); move the line "
-                                                  "aside or delete it to collect that call again") from None
-                        if not isinstance(record, dict) or any(k not in record for k in CALL):
-                            raise CostOfPassError(f"{path} line {i}: not a call record (fields {', '.join(CALL)} needed)")
-                        yield record
+    def load(self, columns: list[str] | None = None) -> pd.DataFrame:
+        """All records, one row per record (superseded failures included), in COLUMNS order.
 
-    def load(self) -> pd.DataFrame:
-        """All records, one row per record (superseded failures included), in COLUMNS order."""
-        rows = list(self.iter_records())
-        df = pd.DataFrame(rows, columns=COLUMNS) if rows else pd.DataFrame(columns=COLUMNS)
-        df["fingerprint"] = df["fingerprint"].fillna("")  # records made before fingerprints: never reused
-        df["unusable"] = df["unusable"].fillna(False).astype(bool)
-        return df
+        ``sampling`` is the JSON text of the sampling arguments. Each shard is parsed once: its rows
+        are kept in a parquet snapshot beside it (``.snapshot/<task>/<model>.parquet``, with the byte
+        offset parsed), so a later read parses only the lines appended since, and within a process an
+        unchanged shard is not read again.
+        """
+        frames = [read_shard(path, self.root / SNAPSHOT / path.parent.name / f"{path.stem}.parquet")
+                  for path in self.shards()]
+        frames = [f for f in frames if not f.empty]
+        df = pd.concat(frames, ignore_index=True) if frames else _frame([])
+        return df[columns] if columns else df
 
-    def latest(self) -> pd.DataFrame:
+    def latest(self, columns: list[str] | None = None) -> pd.DataFrame:
         """One row per call key: its successful record if any, else its last failure."""
-        df = self.load()
+        df = self.load(None if columns is None else list(dict.fromkeys([*KEY, "status", *columns])))
         if df.empty:
             return df
-        df["_ok"] = df["status"].eq("ok")
-        df["_order"] = range(len(df))
-        df = df.sort_values(["_ok", "_order"]).drop_duplicates(list(KEY), keep="last")
-        return df.drop(columns=["_ok", "_order"]).sort_values(list(KEY)).reset_index(drop=True)
+        order = np.lexsort((np.arange(len(df)), df["status"].eq("ok").to_numpy()))
+        df = df.iloc[order].drop_duplicates(list(KEY), keep="last")
+        return df.sort_values(list(KEY)).reset_index(drop=True)
 
-    def done(self) -> dict[tuple, dict[str, Any]]:
-        """Successful records by (call key, fingerprint): the calls collection must not make again."""
-        return {tuple(r.get(k) or "" if k == "fingerprint" else r[k] for k in KEY): r
-                for r in self.iter_records() if r["status"] == "ok"}
+    def done(self) -> dict[tuple, str]:
+        """The response of each successful record by (call key, fingerprint): calls not to make again."""
+        df = self.load([*KEY, "status", "response"])
+        ok = df[df["status"].eq("ok")]
+        return dict(zip(ok[list(KEY)].itertuples(index=False, name=None), ok["response"]))
+
+
+SNAPSHOT = ".snapshot"
+_SEEN: dict[Path, tuple[int, int, pd.DataFrame]] = {}  # shard -> (size, mtime_ns, rows): this process's reads
+_SEEN_LOCK = threading.Lock()
+
+
+def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    df = pd.DataFrame(rows, columns=COLUMNS)
+    df["fingerprint"] = df["fingerprint"].fillna("")  # records made before fingerprints: never reused
+    df["unusable"] = df["unusable"].fillna(False).astype(bool)
+    df["simulated"] = df["simulated"].fillna(False).astype(bool)
+    for col in ("run", "call", "prompt_tokens", "completion_tokens", "reasoning_tokens", "tries"):
+        df[col] = df[col].fillna(0).astype("int64")
+    df["sampling"] = [s if isinstance(s, str) else json.dumps(s or {}, sort_keys=True) for s in df["sampling"]]
+    return df
+
+
+def _parse(path: Path, data: bytes, first_line: int) -> tuple[list[dict[str, Any]], int]:
+    """Records of the complete lines of ``data`` (a shard's bytes from a line start) and the bytes they span."""
+    end = data.rfind(b"\n") + 1  # a torn last line of a crashed write was never acknowledged
+    rows = []
+    for i, line in enumerate(data[:end].decode("utf-8", errors="surrogateescape").split("\n")[:-1], first_line):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise CostOfPassError(f"{path} line {i}: corrupt record ({err.msg}); move the line "
+                                  "aside or delete it to collect that call again") from None
+        if not isinstance(record, dict) or any(k not in record for k in CALL):
+            raise CostOfPassError(f"{path} line {i}: not a call record (fields {', '.join(CALL)} needed)")
+        rows.append(record)
+    return rows, end
+
+
+def _head(data: bytes) -> str:
+    return hashlib.sha256(data[:4096]).hexdigest()
+
+
+def read_shard(path: Path, snapshot: Path) -> pd.DataFrame:
+    """A shard's records, from its parquet snapshot plus the lines appended since (see RecordStore.load)."""
+    stat = path.stat()
+    with _SEEN_LOCK:
+        seen = _SEEN.get(path)
+    if seen and seen[:2] == (stat.st_size, stat.st_mtime_ns):
+        return seen[2]
+    data = path.read_bytes()
+    old, offset, lines = _frame([]), 0, 1
+    if snapshot.is_file():
+        meta = pq.read_schema(snapshot).metadata or {}
+        s_offset, s_lines = int(meta.get(b"offset", -1)), int(meta.get(b"lines", 1))
+        if 0 < s_offset <= len(data) and data[s_offset - 1:s_offset] == b"\n" and \
+                meta.get(b"head", b"").decode() == _head(data[:s_offset]):
+            old, offset, lines = pq.read_table(snapshot).to_pandas(), s_offset, s_lines
+    rows, parsed = _parse(path, data[offset:], lines)
+    df = pd.concat([old, _frame(rows)], ignore_index=True) if rows and not old.empty else (_frame(rows) if rows else old)
+    if rows or not snapshot.is_file():
+        end = offset + parsed
+        _write_snapshot(df, snapshot, {"offset": str(end), "lines": str(lines + data[offset:end].count(b"\n")),
+                                       "head": _head(data[:end])})
+    with _SEEN_LOCK:
+        _SEEN[path] = (stat.st_size, stat.st_mtime_ns, df)
+    return df
+
+
+def _write_snapshot(df: pd.DataFrame, snapshot: Path, meta: dict[str, str]) -> None:
+    """Write atomically (a reader sees the old snapshot or the new one); a read-only store just is not snapshotted."""
+    try:
+        snapshot.parent.mkdir(parents=True, exist_ok=True)
+        table = pa.Table.from_pandas(df, preserve_index=False)
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
+        tmp = snapshot.with_name(f".{snapshot.name}.{os.getpid()}.{threading.get_ident()}")
+        pq.write_table(table, tmp)
+        os.replace(tmp, snapshot)
+    except OSError:
+        pass
 
 
 def _drop_torn_tail(path: Path) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -10,12 +13,18 @@ from helpers.collect.collection import in_plan, plan_for
 from helpers.collect.records import RecordStore
 from helpers.core.context import Context
 from helpers.core.errors import CostOfPassError
+from helpers.core.prices import cost_usd
 from helpers.grade.answers import attempts_from_calls, grade_calls
+from helpers.grade.estimates import estimates_from_attempts
+
+GRADED = ("calls", "attempts", "estimates")  # the stage's artifacts: graded/<name>.parquet
+MANIFEST = "manifest.json"
 
 
-def graded_paths(ctx: Context) -> tuple[Path, Path]:
+def graded_paths(ctx: Context) -> dict[str, Path]:
+    """Where the grading stage writes: one parquet file per artifact, and the manifest."""
     d = ctx.params.graded_path
-    return d / "calls.parquet", d / "attempts.parquet"
+    return {**{name: d / f"{name}.parquet" for name in GRADED}, "manifest": d / MANIFEST}
 
 
 def set_records(ctx: Context) -> tuple[pd.DataFrame, int]:
@@ -31,7 +40,8 @@ def set_records(ctx: Context) -> tuple[pd.DataFrame, int]:
 
 
 def run_grading(ctx: Context) -> pd.DataFrame:
-    """Grade the set's recorded calls; write graded calls and attempts (parquet); return the attempts.
+    """Grade the set's recorded calls; write graded calls, priced attempts and the per-problem
+    estimates of every strategy (parquet) with a manifest; return the attempts.
 
     ``attempts.attrs["ignored_records"]`` counts records in the output directory outside the set's sample.
     """
@@ -39,13 +49,55 @@ def run_grading(ctx: Context) -> pd.DataFrame:
     if calls.empty:
         raise CostOfPassError(f"no records of this set's sample under {ctx.params.records_path} "
                               f"({ignored} other records ignored); run 01_collect first")
-    graded = grade_calls(calls, ctx.problems, ctx.params.extraction, ctx.params.fidelity.numeric_answers)
+    p = ctx.params
+    graded = grade_calls(calls, ctx.problems, p.extraction, p.fidelity.numeric_answers)
     attempts = attempts_from_calls(graded)
-    calls_path, attempts_path = graded_paths(ctx)
-    calls_path.parent.mkdir(parents=True, exist_ok=True)
-    graded.drop(columns=["sampling"]).to_parquet(calls_path, index=False)
-    attempts.to_parquet(attempts_path, index=False)
+    attempts = attempts.assign(usd=cost_usd(attempts, ctx.snapshot))
+    estimates = estimates_from_attempts(attempts, p.methods, p.seed)
+    paths = graded_paths(ctx)
+    paths["calls"].parent.mkdir(parents=True, exist_ok=True)
+    frames = {"calls": graded.drop(columns=["sampling"]), "attempts": attempts, "estimates": estimates}
+    for name, df in frames.items():
+        df.to_parquet(paths[name], index=False)
+    manifest = {
+        "set": p.name, "params": str(p.source), "price_snapshot": ctx.snapshot.name,
+        "records": {"read": len(calls) + ignored, "in_set": len(calls), "ignored": ignored,
+                    "fingerprints_sha256": digest(sorted(set(calls["fingerprint"])))},
+        "counts": {name: len(df) for name, df in frames.items()},
+        "sha256": {name: file_sha256(paths[name]) for name in GRADED},
+    }
+    write_json(paths["manifest"], manifest)
     attempts.attrs["ignored_records"] = ignored
     return attempts
 
 
+def read_graded(ctx: Context, name: str) -> pd.DataFrame:
+    """One artifact of the grading stage (``attempts``, ``estimates`` or ``calls``), checked against its manifest."""
+    paths = graded_paths(ctx)
+    if not paths["manifest"].is_file():
+        raise CostOfPassError(f"no graded results for '{ctx.params.name}' under {paths['manifest'].parent}; run 02_grade first")
+    manifest = json.loads(paths["manifest"].read_text())
+    if manifest.get("sha256", {}).get(name) != file_sha256(paths[name]):
+        raise CostOfPassError(f"{paths[name]} does not match its manifest (changed after grading); run 02_grade again")
+    return pd.read_parquet(paths[name])
+
+
+def digest(items: list[str]) -> str:
+    return hashlib.sha256("\n".join(items).encode()).hexdigest()
+
+
+def file_sha256(path: Path) -> str | None:
+    if not path.is_file():
+        return None
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Write JSON atomically, keys sorted (the same content gives the same bytes)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, path)

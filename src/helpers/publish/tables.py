@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze import costofpass as cp
-from helpers.analyze.estimates import Analysis, strategy_name
+from helpers.analyze.estimates import Analysis
+from helpers.grade.estimates import strategy_name
 
 MARKS = {1: "¹", 2: "²", 3: "³"}
 
