@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from conftest import ROOT
+from helpers.cli import runner
 from helpers.core.params import load_params
 
 FIGURES = ["figure2_frontier_over_time", "figure4_relative_gain_per_release", "figure3_family_counterfactual",
@@ -97,12 +98,19 @@ def outputs(params) -> dict[str, bytes]:
 
 
 def test_same_records_give_byte_identical_outputs(report):
-    """A second run over the same records (nothing to collect) writes the same CSV, MD, PNG, SVG and HTML bytes."""
+    """A rerun with nothing changed skips every stage, one line each; forced, it writes the same CSV, MD, PNG,
+    SVG and HTML bytes over the same records."""
     first = outputs(report)
     assert any(k.endswith(".svg") for k in first) and any(k.endswith(".csv") for k in first)
-    out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "run", report.source], cwd=ROOT,
+    rerun = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "run", report.source], cwd=ROOT,
+                           capture_output=True, text=True, timeout=1200)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    skipped = [line.split()[1] for line in rerun.stdout.splitlines() if line.startswith("skip")]
+    assert skipped == [*runner.NOTEBOOKS, "report"], rerun.stdout
+    out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "run", report.source, "--force"], cwd=ROOT,
                          capture_output=True, text=True, timeout=1200)
     assert out.returncode == 0, out.stderr[-3000:]
+    assert sum(line.startswith("ok") for line in out.stdout.splitlines()) == len(runner.NOTEBOOKS) + 1, out.stdout
     second = outputs(report)
     assert second.keys() == first.keys()
     assert [k for k in first if first[k] != second[k]] == []

@@ -10,28 +10,49 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
-from helpers.collect.preflight import estimate, format_estimate, preflight
+from helpers.cli.skipping import StageKeys
+from helpers.collect.preflight import estimate, format_estimate, preflight_estimate
 from helpers.collect.records import move_records_aside
-from helpers.core.context import prepare
+from helpers.core.context import Context, prepare
 from helpers.core.errors import CostOfPassError, run_command
 from helpers.core.notebooks import execute_notebook
-from helpers.core.params import Params, load_params
+from helpers.core.params import load_params
 from helpers.core.paths import repo_root, shown
 
 NOTEBOOKS = ["01_collect", "02_grade", "03_frontier", "04_trends", "05_counterfactual", "06_techniques"]
 
 
-def run_notebooks(params_path: Path, params: Params, names: list[str] | None = None, log_output: bool = False) -> list[Path]:
-    """Execute the notebooks in order; stop at the first that fails (its executed copy is named)."""
-    done = []
-    for name in names or NOTEBOOKS:
-        dst = params.output_path / "notebooks" / f"{name}.ipynb"
-        execute_notebook(repo_root() / "notebooks" / f"{name}.ipynb", dst, params_path, log_output)
-        done.append(dst)
-        print(f"ok  {name}  -> {shown(dst)}", flush=True)
-    return done
+def run_stages(params_path: Path, ctx: Context, pending_calls: int, names: list[str] | None = None,
+               log_output: bool = False, force: bool = False, report: bool = True) -> list[str]:
+    """Execute the notebooks in order, then the report; stop at the first that fails (its executed copy is named).
+
+    A stage whose inputs are unchanged since its last success is skipped (``skipping``), one line
+    each; collection only when no call is pending. Returns the stages executed.
+    """
+    params = ctx.params
+    keys = StageKeys(ctx)
+    ran: list[str] = []
+    for name in [*(names or NOTEBOOKS), *(["report"] if report else [])]:
+        dst = params.output_path / ("report/index.html" if name == "report" else f"notebooks/{name}.ipynb")
+        stale = force or not dst.is_file() or not keys.unchanged(name) or (name == "01_collect" and pending_calls)
+        if not stale:
+            print(f"skip  {name:<18} inputs unchanged (records, parameters, code); --force runs it", flush=True)
+            continue
+        keys.forget(name)
+        start = time.perf_counter()
+        if name == "report":
+            from helpers.publish.report import render_offline
+
+            render_offline(params_path, params)
+        else:
+            execute_notebook(repo_root() / "notebooks" / f"{name}.ipynb", dst, params_path, log_output)
+        keys.record(name)
+        ran.append(name)
+        print(f"ok    {name:<18} {time.perf_counter() - start:6.1f} s  -> {shown(dst)}", flush=True)
+    return ran
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--only", help="comma-separated notebook names (default: all, in order)")
     run.add_argument("--log-output", action="store_true", help="stream notebook output")
     run.add_argument("--no-report", action="store_true", help="skip the offline HTML report")
+    run.add_argument("--force", action="store_true", help="run every stage, even those whose inputs are unchanged")
     run.add_argument("--recollect", action="store_true",
                      help="collect every call again (the previous records move to records.previous/)")
     check = sub.add_parser("check", help="validate a parameter set and print its estimate")
@@ -59,7 +81,7 @@ def command(args: argparse.Namespace) -> None:
     if args.command == "report":
         from helpers.publish.report import render_offline
 
-        print(f"ok  report  -> {shown(render_offline(Path(args.params).resolve(), params))}")
+        print(f"ok    report -> {shown(render_offline(Path(args.params).resolve(), params))}")
         return
     if args.command == "check" or args.dry_run:
         ctx = prepare(params)
@@ -73,12 +95,10 @@ def command(args: argparse.Namespace) -> None:
         prepare(params)  # a bad set fails before its records are moved
         if moved := move_records_aside(params):
             print(f"previous records moved to {moved}")
-    preflight(params)
-    run_notebooks(Path(args.params).resolve(), params, names, args.log_output)
-    if not names and not args.no_report:
-        from helpers.publish.report import render_offline
-
-        print(f"ok  report  -> {shown(render_offline(Path(args.params).resolve(), params))}")
+    ctx, est = preflight_estimate(params)
+    pending_calls = int(est["calls"].sum()) if not est.empty else 0
+    run_stages(Path(args.params).resolve(), ctx, pending_calls, names, args.log_output, args.force or bool(names),
+               report=not names and not args.no_report)
 
 
 if __name__ == "__main__":

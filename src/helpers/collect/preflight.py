@@ -73,6 +73,11 @@ def check_local_runtime(ctx: Context, est: pd.DataFrame) -> None:
 
 def preflight(params: Params) -> Context:
     """All checks that must pass before any call: the context, API keys, and the budget."""
+    return preflight_estimate(params)[0]
+
+
+def preflight_estimate(params: Params) -> tuple[Context, pd.DataFrame]:
+    """``preflight``, also returning the estimate of the pending calls (see ``estimate``)."""
     ctx = prepare(params)
     check_keys(ctx)
     from helpers.collect.collection import check_budget, recorded_spend_usd
@@ -80,6 +85,6 @@ def preflight(params: Params) -> Context:
     est = estimate(ctx)
     check_local_runtime(ctx, est)
     check_budget(params, recorded_spend_usd(params, ctx.snapshot), est)
-    return ctx
+    return ctx, est
 
 

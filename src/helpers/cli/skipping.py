@@ -1,0 +1,81 @@
+"""Which stages a rerun may skip: each stage's inputs hashed into a key, kept in ``results/<set>/stages.json``.
+
+A stage's key covers the code (``src/helpers``, the notebooks, the report notebook, the model, price
+and expert registries), the parameter set as validated, the sampled problems, and what the stage
+reads: the record shards (names and sizes) for collection and grading, the grading manifest for
+03-06 and the report. A stage whose key equals the one recorded after its last success, and whose
+executed notebook exists, is skipped; ``--force`` runs everything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from helpers.core.context import Context
+from helpers.core.paths import repo_root
+from helpers.grade.stage import graded_paths, write_json
+
+STAMPS = "stages.json"
+CODE_GLOBS = ("src/helpers/**/*.py", "notebooks/*.ipynb", "report/*.ipynb", "params/registry/*.yaml",
+              "params/prices/*.yaml", "params/experts*.yaml")
+
+
+def _sha(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def code_digest(root: Path | None = None) -> str:
+    """sha256 over the pipeline's code and registries (paths and bytes)."""
+    root = root or repo_root()
+    h = hashlib.sha256()
+    for pattern in CODE_GLOBS:
+        for path in sorted(root.glob(pattern)):
+            h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def set_digest(ctx: Context) -> str:
+    """The validated parameters (with where they came from), the model and price files, and the sampled problems."""
+    p = ctx.params
+    problems = [f"{q.task}/{q.problem_id}/{q.target}" for qs in ctx.problems.values() for q in qs]
+    files = [path.read_bytes().hex() for path in (p.models_path, p.price_path) if path.is_file()]
+    return _sha(p.model_dump_json(), str(p.source), *files, *problems)
+
+
+def records_digest(ctx: Context) -> str:
+    """The record shards' names and sizes (the store is append-only: a new record changes a size)."""
+    root = ctx.params.records_path
+    shards = sorted(root.glob("*/*.jsonl")) if root.is_dir() else []
+    return _sha(*(f"{s.relative_to(root)}:{s.stat().st_size}" for s in shards))
+
+
+def graded_digest(ctx: Context) -> str:
+    path = graded_paths(ctx)["manifest"]
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "none"
+
+
+class StageKeys:
+    """The recorded keys of a set's stages, and the current ones, computed when asked (after earlier stages ran)."""
+
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+        self.path = ctx.params.output_path / STAMPS
+        self.recorded = json.loads(self.path.read_text()) if self.path.is_file() else {}
+        self.base = _sha(code_digest(), set_digest(ctx))
+
+    def current(self, stage: str) -> str:
+        reads = records_digest(self.ctx) if stage in ("01_collect", "02_grade") else graded_digest(self.ctx)
+        return _sha(self.base, stage, reads)
+
+    def unchanged(self, stage: str) -> bool:
+        return self.recorded.get(stage) == self.current(stage)
+
+    def record(self, stage: str) -> None:
+        self.recorded[stage] = self.current(stage)
+        write_json(self.path, self.recorded)
+
+    def forget(self, stage: str) -> None:
+        if self.recorded.pop(stage, None) is not None:
+            write_json(self.path, self.recorded)

@@ -1,0 +1,38 @@
+"""Stage keys: unchanged inputs keep a stage's key; new records, other parameters or new grading change it."""
+
+from helpers.cli.skipping import StageKeys
+from helpers.collect.collection import run_collection
+from helpers.collect.preflight import preflight
+from helpers.core.context import prepare
+from helpers.core.params import load_params
+from helpers.grade.stage import run_grading
+
+
+def tiny(write_set, out, **over):
+    p = {"name": "skips", "tasks": ["two_digit_addition"], "models": ["sim-lightweight"], "methods": ["vanilla"],
+         "n_problems": 4, "n_runs": 2, "seed": 0, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 5.0,
+         "concurrency": 1, "output_dir": str(out), "task_options": {"two_digit_addition": {"source": "generated"}}}
+    p.update(over)
+    return load_params(write_set(p))
+
+
+def test_keys_follow_the_inputs(write_set, tmp_path):
+    params = tiny(write_set, tmp_path / "out")
+    ctx = preflight(params)
+    run_collection(ctx, progress=False)
+    run_grading(ctx)
+    keys = StageKeys(ctx)
+    for stage in ("01_collect", "02_grade", "03_frontier", "report"):
+        keys.record(stage)
+    again = StageKeys(prepare(params))
+    assert all(again.unchanged(s) for s in ("01_collect", "02_grade", "03_frontier", "report"))
+    # one more run per problem: new records, so collection and grading are stale; 03 is stale once grading reran
+    more = tiny(write_set, tmp_path / "out", n_runs=3)
+    ctx3 = preflight(more)
+    run_collection(ctx3, progress=False)
+    assert not StageKeys(prepare(params)).unchanged("02_grade")
+    run_grading(ctx3)
+    assert not StageKeys(prepare(params)).unchanged("03_frontier")
+    # other parameters: every stage is stale
+    other = StageKeys(prepare(tiny(write_set, tmp_path / "out", expert_bound="low")))
+    assert not any(other.unchanged(s) for s in ("01_collect", "02_grade", "03_frontier", "report"))
