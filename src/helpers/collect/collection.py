@@ -175,9 +175,17 @@ def backoff_s(attempt: int, base_s: float, rng: random.Random) -> float:
 
 def replied(err: BaseException) -> bool:
     """Whether an exception comes from a 200 reply the client could not read (malformed JSON, bad
-    ``choices``): the provider answered, so it may have billed, and asking again could bill twice."""
+    ``choices``): the provider answered, so it may have billed, and asking again could bill twice.
+    litellm's sync client says ``[200 OK]``; its async client keeps the JSON decoding error as a cause."""
     text = str(err)
-    return "[200 OK]" in text or "provider returned 'choices'" in text
+    if "[200 OK]" in text or "provider returned 'choices'" in text:
+        return True
+    seen, cause = 0, err.__cause__ or err.__context__
+    while cause is not None and seen < 8:
+        if isinstance(cause, json.JSONDecodeError):
+            return True
+        cause, seen = cause.__cause__ or cause.__context__, seen + 1
+    return False
 
 
 def call_with_retries(call: Callable[[], Any], max_retries: int, base_s: float,
@@ -197,6 +205,23 @@ def call_with_retries(call: Callable[[], Any], max_retries: int, base_s: float,
             if attempt >= max_retries or not is_retryable(err):
                 return None, attempt + 1, message, False
             sleep(backoff_s(attempt, base_s, rng or _JITTER))
+    raise AssertionError("unreachable")
+
+
+async def acall_with_retries(call: Callable[[], Any], max_retries: int, base_s: float, rng: random.Random | None = None):
+    """``call_with_retries`` for a coroutine factory ``call``, waiting with ``asyncio.sleep`` between tries."""
+    import asyncio
+
+    for attempt in range(max_retries + 1):
+        try:
+            return await call(), attempt + 1, None, False
+        except Exception as err:  # noqa: BLE001 - every failure becomes a record
+            message = redact(f"{type(err).__name__}: {err}")[:500]
+            if replied(err):
+                return None, attempt + 1, f"unusable reply: {message}", True
+            if attempt >= max_retries or not is_retryable(err):
+                return None, attempt + 1, message, False
+            await asyncio.sleep(backoff_s(attempt, base_s, rng or _JITTER))
     raise AssertionError("unreachable")
 
 
@@ -287,9 +312,23 @@ class Caller:
                                               optional_params=dict(sampling))
         else:
             send = lambda: litellm.completion(**kw)  # noqa: E731
-        response, tries, error, unusable = call_with_retries(
-            send, self.params.max_retries, self.params.retry_backoff_s, self.sleep
-        )
+        outcome = call_with_retries(send, self.params.max_retries, self.params.retry_backoff_s, self.sleep)
+        return self.record(a, call, messages, sampling, started, *outcome)
+
+    async def acall(self, a: Attempt, call: int, messages: list[dict[str, str]]) -> CallRecord:
+        """The same call through ``litellm.acompletion`` on the running event loop (HTTP providers)."""
+        import litellm
+
+        kw = self.kwargs(a, call, messages)
+        sampling = call_sampling(a.model, self.params.sampling.model_dump())
+        started = time.perf_counter()
+        outcome = await acall_with_retries(lambda: litellm.acompletion(**kw), self.params.max_retries,
+                                           self.params.retry_backoff_s)
+        return self.record(a, call, messages, sampling, started, *outcome)
+
+    def record(self, a: Attempt, call: int, messages: list[dict[str, str]], sampling: dict[str, Any], started: float,
+               response: Any, tries: int, error: str | None, unusable: bool) -> CallRecord:
+        """The record of one call's outcome (a reply is read by ``read_reply``)."""
         record = CallRecord(
             task=a.problem.task, problem_id=a.problem.problem_id, model=a.model.name, method=a.method.name,
             run=a.run, call=call, litellm_model=a.model.litellm_id, prompt_hash=messages_hash(messages),
@@ -353,6 +392,24 @@ def run_attempt(a: Attempt, calls: list[int], done: dict[tuple, str], store: Rec
     return made, 0
 
 
+async def arun_attempt(a: Attempt, calls: list[int], done: dict[tuple, str], store: RecordStore, caller: Caller,
+                       budget: Budget, estimate_usd: float, price) -> tuple[list[CallRecord], int]:
+    """``run_attempt`` on the event loop: the calls go through ``Caller.acall``."""
+    responses = {c: done[a.key(c)] for c in range(a.method.collected_calls) if a.key(c) in done}
+    made = []
+    for i, c in enumerate(calls):
+        if not budget.start(estimate_usd):
+            return made, len(calls) - i
+        record = await caller.acall(a, c, a.method.messages(a.problem.question, c, responses))
+        store.append(record)
+        budget.finish(estimate_usd, float(call_cost_usd(record.prompt_tokens, record.completion_tokens, price)))
+        made.append(record)
+        if record.status != "ok":
+            break
+        responses[c] = record.response
+    return made, 0
+
+
 def check_budget(params: Params, spent_usd: float, est: pd.DataFrame) -> None:
     """Refuse to start when recorded spend plus the estimate of pending calls passes the budget."""
     if not est.empty and spent_usd + est.usd.sum() > params.budget_usd:
@@ -407,15 +464,54 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
         caller = caller or Caller(params)
     budget = Budget(params.budget_usd, spent)
     made: list[CallRecord] = []
-    not_started = 0
-    queue = deque(todo)
+    # HTTP providers on one event loop; in-process ones (simulated, llama.cpp) on threads
+    http = deque((a, c) for a, c in todo if a.model.provider not in LOCAL_PROVIDERS)
+    local = deque((a, c) for a, c in todo if a.model.provider in LOCAL_PROVIDERS)
     bar = tqdm(total=sum(len(c) for _, c in todo), desc=f"collect {params.name}", unit="call",
                disable=not progress, mininterval=2.0)
-    with store, ThreadPoolExecutor(max_workers=params.concurrency) as pool:
+    with store:
+        not_started = 0
+        if http:
+            not_started += run_coroutine(_collect_http(http, done, store, caller, budget, est_by, snapshot,
+                                                       params.concurrency, made, bar))
+        if local:
+            not_started += _collect_threads(local, done, store, caller, budget, est_by, snapshot,
+                                            params.concurrency, made, bar)
+    queue = [*http, *local]
+    bar.close()
+    result.made_calls = len(made)
+    result.failed_calls = sum(r.status != "ok" for r in made)
+    result.unusable_replies = sum(r.unusable for r in made)
+    result.spent_now_usd = budget.spent_usd
+    result.pending_calls = not_started + sum(len(c) for _, c in queue)
+    result.stopped_by_budget = budget.exhausted
+    latest = store.latest()
+    result.summary = summarize(latest[in_plan(latest, attempts)], snapshot)
+    return result
+
+
+def run_coroutine(coro):
+    """Run a coroutine to its end on a new event loop: here, or on a thread when a loop already runs
+    here (a Jupyter kernel's)."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def _collect_threads(queue: deque, done, store, caller, budget, est_by, snapshot, concurrency: int,
+                     made: list[CallRecord], bar) -> int:
+    """Run queued attempts on ``concurrency`` threads; returns the calls not started (budget)."""
+    not_started = 0
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
         running: set[Future] = set()
         while queue or running:
             # at most one attempt per worker: nothing waits inside the pool, so nothing starts after the budget is reached
-            while queue and len(running) < params.concurrency and not budget.exhausted:
+            while queue and len(running) < concurrency and not budget.exhausted:
                 a, calls = queue.popleft()
                 running.add(pool.submit(run_attempt, a, calls, done, store, caller, budget,
                                         est_by[(a.problem.task, a.model.name)], snapshot.price(a.model.name)))
@@ -427,16 +523,31 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
                 made.extend(records)
                 not_started += skipped
                 bar.update(len(records))
-    bar.close()
-    result.made_calls = len(made)
-    result.failed_calls = sum(r.status != "ok" for r in made)
-    result.unusable_replies = sum(r.unusable for r in made)
-    result.spent_now_usd = budget.spent_usd
-    result.pending_calls = not_started + sum(len(c) for _, c in queue)
-    result.stopped_by_budget = budget.exhausted
-    latest = store.latest()
-    result.summary = summarize(latest[in_plan(latest, attempts)], snapshot)
-    return result
+    return not_started
+
+
+async def _collect_http(queue: deque, done, store, caller, budget, est_by, snapshot, concurrency: int,
+                        made: list[CallRecord], bar) -> int:
+    """Run queued attempts as at most ``concurrency`` tasks on this event loop; returns the calls not started."""
+    import asyncio
+
+    not_started = 0
+    running: set[asyncio.Task] = set()
+    while queue or running:
+        while queue and len(running) < concurrency and not budget.exhausted:
+            a, calls = queue.popleft()
+            running.add(asyncio.ensure_future(arun_attempt(a, calls, done, store, caller, budget,
+                                                           est_by[(a.problem.task, a.model.name)],
+                                                           snapshot.price(a.model.name))))
+        if not running:
+            break
+        finished, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+        for task in finished:
+            records, skipped = task.result()
+            made.extend(records)
+            not_started += skipped
+            bar.update(len(records))
+    return not_started
 
 
 def summarize(records: pd.DataFrame, snapshot: PriceSnapshot) -> pd.DataFrame:
