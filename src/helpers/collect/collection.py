@@ -199,13 +199,22 @@ def call_with_retries(call: Callable[[], Any], max_retries: int, base_s: float,
         try:
             return call(), attempt + 1, None, False
         except Exception as err:  # noqa: BLE001 - every failure becomes a record
-            message = redact(f"{type(err).__name__}: {err}")[:500]
-            if replied(err):
-                return None, attempt + 1, f"unusable reply: {message}", True
-            if attempt >= max_retries or not is_retryable(err):
-                return None, attempt + 1, message, False
+            final = final_failure(err, attempt, max_retries)
+            if final:
+                return final
             sleep(backoff_s(attempt, base_s, rng or _JITTER))
     raise AssertionError("unreachable")
+
+
+def final_failure(err: BaseException, attempt: int, max_retries: int) -> tuple | None:
+    """The outcome ``(None, tries, redacted message, replied)`` when ``err`` ends the call after
+    try ``attempt`` (0-based), or None when it is to be retried."""
+    message = redact(f"{type(err).__name__}: {err}")[:500]
+    if replied(err):
+        return None, attempt + 1, f"unusable reply: {message}", True
+    if attempt >= max_retries or not is_retryable(err):
+        return None, attempt + 1, message, False
+    return None
 
 
 async def acall_with_retries(call: Callable[[], Any], max_retries: int, base_s: float, rng: random.Random | None = None):
@@ -216,11 +225,9 @@ async def acall_with_retries(call: Callable[[], Any], max_retries: int, base_s: 
         try:
             return await call(), attempt + 1, None, False
         except Exception as err:  # noqa: BLE001 - every failure becomes a record
-            message = redact(f"{type(err).__name__}: {err}")[:500]
-            if replied(err):
-                return None, attempt + 1, f"unusable reply: {message}", True
-            if attempt >= max_retries or not is_retryable(err):
-                return None, attempt + 1, message, False
+            final = final_failure(err, attempt, max_retries)
+            if final:
+                return final
             await asyncio.sleep(backoff_s(attempt, base_s, rng or _JITTER))
     raise AssertionError("unreachable")
 
@@ -477,13 +484,12 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
         if local:
             not_started += _collect_threads(local, done, store, caller, budget, est_by, snapshot,
                                             params.concurrency, made, bar)
-    queue = [*http, *local]
     bar.close()
     result.made_calls = len(made)
     result.failed_calls = sum(r.status != "ok" for r in made)
     result.unusable_replies = sum(r.unusable for r in made)
     result.spent_now_usd = budget.spent_usd
-    result.pending_calls = not_started + sum(len(c) for _, c in queue)
+    result.pending_calls = not_started + sum(len(c) for _, c in (*http, *local))
     result.stopped_by_budget = budget.exhausted
     latest = store.latest()
     result.summary = summarize(latest[in_plan(latest, attempts)], snapshot)
