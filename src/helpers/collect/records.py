@@ -20,7 +20,7 @@ import json
 import os
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +33,7 @@ from helpers.core.errors import CostOfPassError
 
 if TYPE_CHECKING:
     from helpers.core.params import Params
-from helpers.core.redaction import redact
+from helpers.core.redaction import Redactor
 
 CALL = ("task", "problem_id", "model", "method", "run", "call")
 KEY = (*CALL, "fingerprint")  # a record is reused only when the fingerprint matches too
@@ -70,6 +70,10 @@ class CallRecord:
     def key(self) -> tuple:
         return tuple(getattr(self, k) for k in KEY)
 
+    def as_dict(self) -> dict[str, Any]:
+        """The fields by name (``dataclasses.asdict`` without its deep copy: the fields are plain values)."""
+        return {k: getattr(self, k) for k in COLUMNS}
+
 
 COLUMNS = list(CallRecord.__dataclass_fields__)
 
@@ -81,8 +85,9 @@ class RecordStore:
         self.root = Path(root)
         self.fsync_every_s = fsync_every_s
         self._lock = threading.Lock()
-        self._handles: dict[Path, Any] = {}
+        self._handles: dict[tuple[str, str], Any] = {}
         self._last_sync = time.monotonic()
+        self._redact = Redactor()  # the secrets in the environment now (the collection sets them first)
 
     def shard(self, task: str, model: str) -> Path:
         return self.root / task / f"{model}.jsonl"
@@ -90,27 +95,27 @@ class RecordStore:
     def append(self, record: CallRecord) -> None:
         """Write one record; when this returns the record survives a crash of this process."""
         if record.error:
-            record.error = redact(record.error)
+            record.error = self._redact(record.error)
         if record.response:
-            record.response = redact(record.response)
+            record.response = self._redact(record.response)
         if not record.created_at:
             record.created_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         # ASCII escapes: a lone surrogate in a reply is written as \\udXXX instead of failing to encode
-        line = json.dumps(asdict(record), ensure_ascii=True, sort_keys=True) + "\n"
-        path = self.shard(record.task, record.model)
+        line = json.dumps(record.as_dict(), ensure_ascii=True, sort_keys=True) + "\n"
         with self._lock:
-            fh = self._handles.get(path) or self._open(path)
+            fh = self._handles.get((record.task, record.model)) or self._open(record.task, record.model)
             fh.write(line)
             fh.flush()
             if time.monotonic() - self._last_sync >= self.fsync_every_s:
                 self._sync_all()
 
-    def _open(self, path: Path):
+    def _open(self, task: str, model: str):
+        path = self.shard(task, model)
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.exists():
             _drop_torn_tail(path)  # a crash cut the last line: it was never acknowledged
         fh = path.open("a", encoding="utf-8")
-        self._handles[path] = fh
+        self._handles[(task, model)] = fh
         return fh
 
     def _sync_all(self) -> None:

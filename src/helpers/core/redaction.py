@@ -30,6 +30,21 @@ def secret_values() -> list[str]:
 
 def redact(text: str) -> str:
     """``text`` with every secret value and key-shaped string replaced by ``[redacted]``."""
-    for value in secret_values():
-        text = text.replace(value, MARK)
-    return _SECRET_SHAPE.sub(MARK, text)
+    return Redactor()(text)
+
+
+class Redactor:
+    """``redact`` with the secret values read once, at construction: for writers of many texts.
+
+    Reading the environment costs more than a record's serialisation; the record store builds one
+    when it opens, so the secrets it removes are those in the environment at that moment.
+    """
+
+    def __init__(self):
+        values = secret_values()  # longest first: a key inside another goes too
+        self._values = re.compile("|".join(re.escape(v) for v in values)) if values else None
+
+    def __call__(self, text: str) -> str:
+        if self._values is not None:
+            text = self._values.sub(MARK, text)
+        return _SECRET_SHAPE.sub(MARK, text)
