@@ -101,3 +101,62 @@ def test_direct_simulated_calls_make_the_records_litellm_makes(write_set):
             mine, theirs = vars(direct(a, c, messages)), vars(through(a, c, messages))
             mine.pop("latency_s"), theirs.pop("latency_s")
             assert mine == theirs
+
+
+def _sim_set(write_set, name: str, concurrency: int, **over):
+    from helpers.core.params import load_params
+
+    return load_params(write_set({"name": name, "tasks": ["two_digit_addition"],
+                                  "models": ["sim-lightweight", "sim-reasoning"], "methods": ["vanilla", "self_refine"],
+                                  "n_problems": 8, "n_runs": 3, "price_snapshot": "sim_tiny_2025-04",
+                                  "budget_usd": 1.0, "concurrency": concurrency,
+                                  "task_options": {"two_digit_addition": {"source": "generated"}}, **over}))
+
+
+def test_forked_collection_makes_the_records_of_one_process(write_set):
+    """Two worker processes (one per shard group) write the same records as collecting in this process."""
+    from helpers.collect.collection import run_collection
+    from helpers.collect.records import CALL, RecordStore
+
+    frames = []
+    for name, concurrency in (("one", 1), ("forked", 2)):
+        ctx = preflight(_sim_set(write_set, name, concurrency))
+        result = run_collection(ctx, progress=False)
+        assert result.made_calls == result.planned_calls == 2 * 8 * 3 * 3 and result.failed_calls == 0
+        df = RecordStore(ctx.params.records_path).load().drop(columns=["latency_s", "created_at"])
+        frames.append(df.sort_values(list(CALL)).reset_index(drop=True))
+    assert frames[0].equals(frames[1])
+    assert run_collection(preflight(_sim_set(write_set, "forked", 2)), progress=False).made_calls == 0  # resumable
+
+
+def test_forked_collection_stops_at_the_shared_budget(write_set, monkeypatch):
+    """Worker processes share one budget: nothing starts once it is reached, and the spend passes it by at
+    most one call per worker (the calls in flight)."""
+    from helpers.collect import collection
+    from helpers.collect.records import RecordStore
+    from helpers.core.context import prepare
+    from helpers.core.prices import cost_usd
+
+    params = _sim_set(write_set, "budget", 2, methods=["vanilla"], n_problems=40, budget_usd=2e-4)
+    ctx = prepare(params)
+    monkeypatch.setattr(collection, "check_budget", lambda *a: None)  # start although the estimate is over
+    result = collection.collect(params, ctx.problems, ctx.models, ctx.snapshot, progress=False)
+    assert result.stopped_by_budget and result.pending_calls > 0
+    assert result.made_calls + result.pending_calls == result.planned_calls == 2 * 40 * 3
+    records = RecordStore(params.records_path).load()
+    usd = cost_usd(records, ctx.snapshot)
+    assert len(records) == result.made_calls
+    assert usd.sum() == pytest.approx(result.spent_now_usd)
+    assert usd.sum() - params.budget_usd <= 2 * usd.max()
+
+
+def test_partition_keeps_shards_together_and_balances():
+    from helpers.collect.workers import partition
+
+    items = [(k, w) for k, w in [("a", 5), ("a", 5), ("b", 3), ("c", 3), ("d", 2), ("e", 1), ("e", 1)]]
+    groups = partition(items, key=lambda x: x[0], weight=lambda x: x[1], n=2)
+    assert len(groups) == 2 and sorted(map(len, groups)) == [2, 5]
+    assert all(len({k for k, _ in g} & {k for k, _ in other}) == 0 for g in groups for other in groups if g is not other)
+    assert sorted(sum(w for _, w in g) for g in groups) == [10, 10]
+    assert partition(items, key=lambda x: x[0], weight=lambda x: x[1], n=9) and \
+        len(partition(items, key=lambda x: x[0], weight=lambda x: x[1], n=9)) == 5  # no empty groups

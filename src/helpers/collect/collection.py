@@ -24,6 +24,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from helpers.collect.records import KEY, CallRecord, RecordStore
+from helpers.collect.workers import SharedBudget, can_fork, partition, run_forked
 from helpers.core.context import Context
 from helpers.core.errors import CostOfPassError
 from helpers.core.methods import Method, collected_methods
@@ -450,6 +451,28 @@ class CollectResult:
     summary: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
+@dataclass
+class Tally:
+    """Calls made, failed and unusable, and calls not started (budget), over the collection's paths."""
+
+    made: int = 0
+    failed: int = 0
+    unusable: int = 0
+    not_started: int = 0
+
+    def add(self, records: list[CallRecord], not_started: int = 0) -> int:
+        """Count an attempt's records; returns how many there were."""
+        self.made += len(records)
+        self.failed += sum(r.status != "ok" for r in records)
+        self.unusable += sum(r.unusable for r in records)
+        self.not_started += not_started
+        return len(records)
+
+    def merge(self, other: "Tally") -> None:
+        for k in ("made", "failed", "unusable", "not_started"):
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+
+
 def collect(params: Params, problems: dict[str, list[Problem]], models: list[ModelSpec], snapshot: PriceSnapshot,
             progress: bool = True, caller: Caller | None = None) -> CollectResult:
     """Make every call of the set that is not yet in the store, within the budget (USD).
@@ -479,27 +502,30 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
         _quiet_litellm()
         register_all()
         caller = caller or Caller(params)
-    budget = Budget(params.budget_usd, spent)
-    made: list[CallRecord] = []
-    # HTTP providers on one event loop; in-process ones (simulated, llama.cpp) on threads
+    # HTTP providers on one event loop; in-process ones on threads, simulated ones on several processes
     http = deque((a, c) for a, c in todo if a.model.provider not in LOCAL_PROVIDERS)
-    local = deque((a, c) for a, c in todo if a.model.provider in LOCAL_PROVIDERS)
+    local = deque((a, c) for a, c in todo if a.model.provider in LOCAL_PROVIDERS and not a.model.simulated)
+    simulated = deque((a, c) for a, c in todo if a.model.simulated)
+    workers = min(params.concurrency, os.cpu_count() or 1, len({(a.problem.task, a.model.name) for a, _ in simulated}))
+    forked = workers > 1 and can_fork()
+    budget = SharedBudget(params.budget_usd, spent) if forked else Budget(params.budget_usd, spent)
+    tally = Tally()
     bar = tqdm(total=sum(len(c) for _, c in todo), desc=f"collect {params.name}", unit="call",
                disable=not progress, mininterval=2.0)
     with store:
-        not_started = 0
         if http:
-            not_started += run_coroutine(_collect_http(http, done, store, caller, budget, est_by, snapshot,
-                                                       params.concurrency, made, bar))
+            run_coroutine(_collect_http(http, done, store, caller, budget, est_by, snapshot, params.concurrency,
+                                        tally, bar))
         if local:
-            not_started += _collect_threads(local, done, store, caller, budget, est_by, snapshot,
-                                            params.concurrency, made, bar)
+            _collect_threads(local, done, store, caller, budget, est_by, snapshot, params.concurrency, tally, bar)
+        if simulated and forked:
+            _collect_forked(simulated, done, store.root, caller, budget, est_by, snapshot, workers, tally, bar)
+        elif simulated:
+            _collect_threads(simulated, done, store, caller, budget, est_by, snapshot, 1, tally, bar)
     bar.close()
-    result.made_calls = len(made)
-    result.failed_calls = sum(r.status != "ok" for r in made)
-    result.unusable_replies = sum(r.unusable for r in made)
+    result.made_calls, result.failed_calls, result.unusable_replies = tally.made, tally.failed, tally.unusable
     result.spent_now_usd = budget.spent_usd
-    result.pending_calls = not_started + sum(len(c) for _, c in (*http, *local))
+    result.pending_calls = tally.not_started + sum(len(c) for _, c in (*http, *local, *simulated))
     result.stopped_by_budget = budget.exhausted
     latest = store.latest()
     result.summary = summarize(latest[in_plan(latest, attempts)], snapshot)
@@ -520,18 +546,14 @@ def run_coroutine(coro):
 
 
 def _collect_threads(queue: deque, done, store, caller, budget, est_by, snapshot, concurrency: int,
-                     made: list[CallRecord], bar) -> int:
-    """Run queued attempts on ``concurrency`` threads (one: in this thread); returns the calls not started (budget)."""
-    not_started = 0
-    if concurrency == 1:  # no hand-over to a worker per attempt (simulated sets: the calls are CPU-bound)
+                     tally: Tally, bar) -> None:
+    """Run queued attempts on ``concurrency`` threads (one: in this thread); what the budget stops stays queued."""
+    if concurrency == 1:  # no hand-over to a worker per attempt (CPU-bound calls gain nothing from threads)
         while queue and not budget.exhausted:
             a, calls = queue.popleft()
-            records, skipped = run_attempt(a, calls, done, store, caller, budget,
-                                           est_by[(a.problem.task, a.model.name)], snapshot.price(a.model.name))
-            made.extend(records)
-            not_started += skipped
-            bar.update(len(records))
-        return not_started  # what is left in the queue is counted by the caller
+            bar.update(tally.add(*run_attempt(a, calls, done, store, caller, budget,
+                                              est_by[(a.problem.task, a.model.name)], snapshot.price(a.model.name))))
+        return
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
         running: set[Future] = set()
         while queue or running:
@@ -544,19 +566,37 @@ def _collect_threads(queue: deque, done, store, caller, budget, est_by, snapshot
                 break
             finished, running = wait(running, return_when=FIRST_COMPLETED)
             for fut in finished:
-                records, skipped = fut.result()
-                made.extend(records)
-                not_started += skipped
-                bar.update(len(records))
-    return not_started
+                bar.update(tally.add(*fut.result()))
+
+
+def _collect_forked(queue: deque, done, root, caller, budget: SharedBudget, est_by, snapshot, workers: int,
+                    tally: Tally, bar) -> None:
+    """Run queued attempts in ``workers`` forked processes, each on its own record shards (``workers``)."""
+    def job(group: list, counter) -> Tally:
+        part = Tally()
+        with RecordStore(root) as store:
+            for a, calls in group:
+                if budget.exhausted:
+                    part.not_started += len(calls)
+                    continue
+                n = part.add(*run_attempt(a, calls, done, store, caller, budget,
+                                          est_by[(a.problem.task, a.model.name)], snapshot.price(a.model.name)))
+                with counter.get_lock():
+                    counter.value += n
+        return part
+
+    groups = partition(queue, key=lambda ac: (ac[0].problem.task, ac[0].model.name), weight=lambda ac: len(ac[1]),
+                       n=workers)
+    queue.clear()
+    for part in run_forked(job, groups, bar.update):
+        tally.merge(part)
 
 
 async def _collect_http(queue: deque, done, store, caller, budget, est_by, snapshot, concurrency: int,
-                        made: list[CallRecord], bar) -> int:
-    """Run queued attempts as at most ``concurrency`` tasks on this event loop; returns the calls not started."""
+                        tally: Tally, bar) -> None:
+    """Run queued attempts as at most ``concurrency`` tasks on this event loop; what the budget stops stays queued."""
     import asyncio
 
-    not_started = 0
     running: set[asyncio.Task] = set()
     while queue or running:
         while queue and len(running) < concurrency and not budget.exhausted:
@@ -568,11 +608,7 @@ async def _collect_http(queue: deque, done, store, caller, budget, est_by, snaps
             break
         finished, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
         for task in finished:
-            records, skipped = task.result()
-            made.extend(records)
-            not_started += skipped
-            bar.update(len(records))
-    return not_started
+            bar.update(tally.add(*task.result()))
 
 
 def summarize(records: pd.DataFrame, snapshot: PriceSnapshot) -> pd.DataFrame:

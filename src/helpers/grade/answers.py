@@ -23,8 +23,6 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Literal
 
-from math_verify import parse, verify
-
 from helpers.core.tasks.base import LETTERS, Metric
 
 ANSWER_SPAN = re.compile(r"<answer>(.*?)</answer>", re.S | re.I)
@@ -79,6 +77,8 @@ def normalize_math(answer: str) -> str:
 @lru_cache(maxsize=65536)
 def parse_math(answer: str):
     """math-verify's parse of an answer: as LaTeX in ``$...$`` first, then as plain text."""
+    from math_verify import parse  # imported on first use: the analysis stages read grades, never grade
+
     s = normalize_math(answer)
     if not s:
         return []
@@ -104,6 +104,8 @@ def as_number(answer: str | None) -> str | None:
 
 def math_equal(gold: str, predicted: str | None) -> bool:
     """Symbolic equivalence of two math answers (gold first, as math-verify expects)."""
+    from math_verify import verify
+
     if predicted is None:
         return False
     g, p = parse_math(gold), parse_math(predicted)

@@ -40,6 +40,7 @@ def _unit(*parts) -> float:
     return int.from_bytes(h[:8], "big") / 2**64
 
 
+@lru_cache(maxsize=65536)
 def difficulty(seed: int, task: str, problem_id: str) -> float:
     """Problem difficulty z ~ N(0, 1), fixed by (seed, task, problem id)."""
     u = min(max(_unit("difficulty", seed, task, problem_id), 1e-12), 1 - 1e-12)
@@ -108,6 +109,20 @@ def simulate(profile: SimProfile, *, model: str, seed: int, task: str, problem_i
 
 
 # ---- litellm custom provider --------------------------------------------------------------------
+_PROFILES: dict[int, tuple[dict, SimProfile]] = {}
+
+
+def _profile(settings: dict) -> SimProfile:
+    """The validated profile of a call's settings; the collector passes one dict per model, so it is
+    validated once (an entry holds its dict, so its id is not reused; at most 256 are kept)."""
+    entry = _PROFILES.get(id(settings))
+    if entry is None or entry[0] is not settings:
+        if len(_PROFILES) >= 256:
+            _PROFILES.clear()
+        entry = _PROFILES[id(settings)] = (settings, SimProfile.model_validate(settings))
+    return entry[1]
+
+
 def _provider():
     from litellm import CustomLLM
 
@@ -120,7 +135,7 @@ def _provider():
             meta = call_metadata(kwargs, "sim", "sim")
             started = time.perf_counter()
             prompt_chars = sum(len(m.get("content") or "") for m in messages)
-            out = simulate(SimProfile.model_validate(meta["sim"]), prompt_chars=prompt_chars,
+            out = simulate(_profile(meta["sim"]), prompt_chars=prompt_chars,
                            **{k: meta[k] for k in ("model", "seed", "task", "problem_id", "target",
                                                    "n_choices", "method", "run", "call")})
             return model_response(model, out["text"], out["prompt_tokens"], out["completion_tokens"], started)
