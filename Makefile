@@ -1,5 +1,5 @@
 # cost-of-pass — two commands do everything on a fresh machine:
-#   make all    set up, then run the pipeline for $(PARAMS) and render the report
+#   make all    set up, then run the local set and (with the data) the sim set, their reports and results/index.html
 #   make test   set up, then run the whole test suite
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
@@ -8,7 +8,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 COP    := $(VENV)/bin/cost-of-pass
-PARAMS ?= params/local.yaml
+# PARAMS empty: `make all` shows the default sets (cost-of-pass all); `make all PARAMS=params/x.yaml` runs x
+PARAMS ?=
 # llama.cpp for local models: built once from source into a wheel cache, portable (no -march=native)
 WHEELS ?= $(HOME)/.cache/cost-of-pass/wheels
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
@@ -28,7 +29,8 @@ endif
 help:
 	@sed -n '2,4p' Makefile
 
-all: setup run
+all: setup
+	$(COP) all $(PARAMS)
 
 $(VENV)/.installed: pyproject.toml requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -56,14 +58,16 @@ setup-local: $(VENV)/.local-installed
 collect-local: setup-local
 	$(COP) run params/local.yaml --recollect
 
+SET := $(or $(strip $(PARAMS)),params/local.yaml)
+
 run: setup
-	$(COP) run $(PARAMS)
+	$(COP) run $(SET)
 
 report: setup
-	$(COP) report $(PARAMS)
+	$(COP) report $(SET)
 
 dry-run: setup
-	$(COP) run $(PARAMS) --dry-run
+	$(COP) run $(SET) --dry-run
 
 # The report test opens the HTML in headless Chromium (Debian's package); install it where apt can.
 chromium:
@@ -77,4 +81,4 @@ test: setup setup-local chromium
 	$(PY) -m pytest -q
 
 clean-results:
-	rm -rf results/$(basename $(notdir $(PARAMS)))
+	rm -rf results/$(basename $(notdir $(SET)))

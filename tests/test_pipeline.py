@@ -41,16 +41,37 @@ def test_runner_executes_notebooks_in_order(write_set, tmp_path):
     path = write_set({"name": "nbrun", "tasks": ["two_digit_addition"], "models": ["sim-lightweight", "sim-reasoning"],
                       "methods": ["vanilla"], "n_problems": 4, "n_runs": 2, "price_snapshot": "sim_tiny_2025-04",
                       "budget_usd": 1.0, "task_options": {"two_digit_addition": {"source": "generated"}}})
-    out = run_cli("run", str(path))
+    out = run_cli("all", str(path))
     assert out.returncode == 0, out.stderr[-2000:]
     params = load_params(path)
     executed = params.output_path / "notebooks"
     assert sorted(p.stem for p in executed.glob("*.ipynb")) == runner.NOTEBOOKS
     assert (params.output_path / "report" / "index.html").is_file()
+    index = params.output_path.parent / "index.html"  # the index page of every set run, linking its report
+    assert out.stdout.strip().splitlines()[-1] == f"open  {index}"
+    page = index.read_text()
+    assert 'href="nbrun/report/index.html"' in page and "SIMULATED" in page and "<script" not in page
+    assert '<td class="n">16</td>' in page  # records: 4 problems x 2 runs x 2 models, one call each
     nb = json.loads((executed / "02_grade.ipynb").read_text())
     text = json.dumps(nb)
     assert "SIMULATED" in text and "accuracy" in text
     assert (params.graded_path / "attempts.parquet").is_file()
+
+
+def test_a_default_set_without_its_data_is_skipped_in_one_line(write_set, tmp_path, monkeypatch, capsys):
+    """`make all` shows sim only where the benchmark data is; elsewhere one line says how to get it."""
+    path = write_set({"name": "nodata", "tasks": ["gsm8k"], "models": ["sim-lightweight"], "n_problems": 2,
+                      "n_runs": 1, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1.0,
+                      "data_dir": str(tmp_path / "empty")})
+    monkeypatch.setattr(runner, "DEFAULT_SETS", [str(path)])
+    page = runner.run_all([])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith("skip  set nodata: gsm8k: no data at ") and "download" in lines[0]
+    assert lines[1] == f"open  {page}" and "No report has been rendered yet" in page.read_text()
+    from helpers.core.errors import MissingData
+
+    with pytest.raises(MissingData):  # named explicitly, the set must run
+        runner.run_all([str(path)])
 
 
 def test_runner_stops_at_the_first_failing_notebook(write_set, tmp_path):

@@ -17,11 +17,12 @@ from helpers.cli.skipping import StageKeys
 from helpers.collect.preflight import estimate, format_estimate, preflight_estimate
 from helpers.collect.records import move_records_aside
 from helpers.core.context import Context, prepare
-from helpers.core.errors import CostOfPassError, run_command
+from helpers.core.errors import CostOfPassError, MissingData, run_command
 from helpers.core.notebooks import execute_notebook
 from helpers.core.params import load_params
 from helpers.core.paths import repo_root, shown
 
+DEFAULT_SETS = ["params/local.yaml", "params/sim.yaml"]  # what `make all` shows: real local models, then the paper at scale
 NOTEBOOKS = ["01_collect", "02_grade", "03_frontier", "04_trends", "05_counterfactual", "06_techniques"]
 
 
@@ -67,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--force", action="store_true", help="run every stage, even those whose inputs are unchanged")
     run.add_argument("--recollect", action="store_true",
                      help="collect every call again (the previous records move to records.previous/)")
+    every = sub.add_parser("all", help="run the default sets (or those named), then write results/index.html")
+    every.add_argument("params", nargs="*", help=f"params/<set>.yaml ... (default: {', '.join(DEFAULT_SETS)}; "
+                                                 "a default set whose data is missing is skipped with one line)")
+    every.add_argument("--force", action="store_true", help="run every stage, even those whose inputs are unchanged")
     check = sub.add_parser("check", help="validate a parameter set and print its estimate")
     check.add_argument("params")
     report = sub.add_parser("report", help="re-render the offline HTML report of a set from its results")
@@ -75,8 +80,42 @@ def main(argv: list[str] | None = None) -> int:
     return run_command(lambda: command(args))
 
 
+def run_all(paths: list[str], force: bool = False) -> Path:
+    """Run each set and write the index page of their reports; returns the page's path.
+
+    Without ``paths``, the default sets: ``local`` (committed records), then ``sim`` when the
+    benchmark data is there; a default set whose data is missing is skipped with one line saying
+    how to get it. A set named explicitly must run. The page goes to the folder holding the sets'
+    output directories (``results/``).
+    """
+    import os
+
+    from helpers.publish.index_page import set_entry, write_index
+
+    sets = [(path, load_params(path)) for path in paths or DEFAULT_SETS]
+    entries = []
+    for path, params in sets:
+        try:
+            ctx, est = preflight_estimate(params)
+        except MissingData as err:
+            if paths:  # a set named explicitly must run
+                raise
+            print(f"skip  set {params.name}: {err}", flush=True)
+            continue
+        print(f"set   {params.name}", flush=True)
+        run_stages(Path(path).resolve(), ctx, int(est["calls"].sum()) if not est.empty else 0, force=force)
+        if entry := set_entry(params, ctx.simulated):
+            entries.append(entry)
+    page = write_index(Path(os.path.commonpath([p.output_path.parent for _, p in sets])), entries)
+    print(f"open  {shown(page)}", flush=True)
+    return page
+
+
 def command(args: argparse.Namespace) -> None:
-    """What ``main`` does with parsed arguments: check, dry run, or run (with re-collection)."""
+    """What ``main`` does with parsed arguments: all sets, check, dry run, or run (with re-collection)."""
+    if args.command == "all":
+        run_all(args.params, args.force)
+        return
     params = load_params(args.params)
     if args.command == "report":
         from helpers.publish.report import render_offline

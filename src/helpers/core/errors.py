@@ -13,6 +13,10 @@ class CostOfPassError(Exception):
         super().__init__(redact(" ".join(str(message).split())))
 
 
+class MissingData(CostOfPassError):
+    """A task's benchmark file is not in the data directory (a set that needs it cannot run here)."""
+
+
 def run_command(action) -> int:
     """Run a command's action: 0 on success; a CostOfPassError is one line on stderr and exit code 2."""
     import sys

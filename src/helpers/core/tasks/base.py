@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Literal
 
-from helpers.core.errors import CostOfPassError
+from helpers.core.errors import CostOfPassError, MissingData
 
 Metric = Literal["number", "math", "choice"]  # number: the target is a number, and so must the answer be
 LETTERS = "ABCDEFGHIJ"
@@ -59,8 +59,8 @@ def get_task(name: str) -> TaskSpec:
     return TASKS[name]
 
 
-def missing_data(task: str, path: Path) -> CostOfPassError:
-    return CostOfPassError(
+def missing_data(task: str, path: Path) -> MissingData:
+    return MissingData(
         f"{task}: no data at {path}; point data_dir (or COP_DATA_DIR) at a folder in the layout of "
         f"../shared/data, or fetch the public copy with `python -m helpers.core.tasks.download --data-dir DIR`"
     )
