@@ -51,8 +51,13 @@ def test_every_table_and_figure_is_written_and_labelled_simulated(report):
     for name in FIGURES:
         assert (report.figures_path / f"{name}.png").stat().st_size > 1000
         assert (report.figures_path / f"{name}.svg").is_file()
-    for md in report.tables_path.glob("*.md"):
-        assert "SIMULATED" in md.read_text(), md
+    from helpers.publish.catalog import CATALOG
+
+    for name, artifact in CATALOG.items():  # every catalogued artifact, its caption beside it
+        folder = report.figures_path if artifact.kind == "figure" else report.tables_path
+        caption = (folder / f"{name}.caption.md").read_text()
+        assert caption.startswith(artifact.caption.split(" ")[0]) and "SIMULATED" in caption, name
+        assert (report.tables_path / f"{name}.csv").is_file()  # a figure's numbers too
     for name in ("table1_frontier_cop", "table2_technique_gain", "table5_accuracy", "table6_cost"):
         assert (report.tables_path / f"{name}.csv").is_file()
 

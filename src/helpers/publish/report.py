@@ -15,23 +15,31 @@ from pathlib import Path
 from helpers.core.errors import CostOfPassError, run_command
 from helpers.core.params import Params, load_params
 from helpers.core.paths import repo_root
+from helpers.publish.catalog import Artifact, caption_path
 
 REPORT_NOTEBOOK = "report/index.ipynb"
 REMOTE_ASSET = re.compile(r'<script[^>]+src="https?://[^"]*"[^>]*>\s*</script>|<link[^>]+href="https?://[^"]*"[^>]*>')
 
 
 class ReportParts:
-    """What the report notebook shows: the tables and figures the pipeline wrote for a set."""
+    """What the report notebook shows: the catalogued tables and figures the pipeline wrote for a set."""
 
     def __init__(self, params: Params):
         self.params = params
 
-    def markdown(self, name: str) -> str:
-        """A saved table's caption and Markdown (``results/<set>/tables/<name>.md``)."""
-        path = self.params.tables_path / f"{name}.md"
+    def _read(self, path: Path) -> str:
         if not path.is_file():
-            raise CostOfPassError(f"table {name} is missing: run the pipeline for {self.params.name} first ({path})")
-        return path.read_text(encoding="utf-8")
+            raise CostOfPassError(f"{path.name} is missing: run the pipeline for {self.params.name} first ({path})")
+        return path.read_text(encoding="utf-8").strip()
+
+    def caption(self, artifact: Artifact) -> str:
+        """The caption saved beside an artifact when its notebook published it."""
+        folder = self.params.figures_path if artifact.kind == "figure" else self.params.tables_path
+        return self._read(caption_path(folder, artifact.name))
+
+    def markdown(self, name: str) -> str:
+        """A saved table's Markdown (``results/<set>/tables/<name>.md``)."""
+        return self._read(self.params.tables_path / f"{name}.md")
 
     def csv(self, name: str):
         import pandas as pd
@@ -46,6 +54,16 @@ class ReportParts:
         if not path.is_file():
             raise CostOfPassError(f"figure {name} is missing: run the pipeline for {self.params.name} first ({path})")
         return Image(filename=str(path))
+
+    def show(self, artifact: Artifact) -> None:
+        """Display an artifact: a table under its caption, a figure above it."""
+        from IPython.display import Markdown, display
+
+        if artifact.kind == "figure":
+            display(self.figure(artifact.name))
+            display(Markdown(self.caption(artifact)))
+        else:
+            display(Markdown(f"{self.caption(artifact)}\n\n{self.markdown(artifact.name)}"))
 
 
 def render_offline(params_path: Path, params: Params) -> Path:

@@ -1,4 +1,4 @@
-"""The paper's tables from an Analysis, and writing tables as CSV + Markdown under results/<set>/tables/."""
+"""The paper's tables from an Analysis, their Markdown, and writing them as CSV + Markdown (``catalog`` names them)."""
 
 from __future__ import annotations
 
@@ -98,27 +98,16 @@ def to_markdown(df: pd.DataFrame, numeric: list[str], fmt=fmt_usd, marks: pd.Dat
     return shown.to_markdown(index=False)
 
 
-def publish(an: Analysis, df: pd.DataFrame, name: str, caption: str, numeric: list[str] | None = None,
-            fmt=fmt_usd, mark_top3: bool = False) -> str:
-    """Save a table (CSV + Markdown with the full caption) and return the Markdown to display."""
-    numeric = numeric if numeric is not None else [c for c in an.tasks if c in df.columns]
-    marks = top3_marks(df, numeric) if mark_top3 else None
-    text = an.caption(caption)
-    md = to_markdown(df, numeric, fmt, marks)
-    save_table(df, md, name, an.ctx.params.tables_path, text)
-    return f"{text}\n\n{md}"
-
-
 def fmt_pct(x: float) -> str:
     return f"{x:.1f}" if np.isfinite(x) else "∞"
 
 
-def save_table(df: pd.DataFrame, markdown: str, name: str, out_dir: Path, caption: str) -> tuple[Path, Path]:
-    """Write ``<name>.csv`` (full precision) and ``<name>.md`` (caption + table)."""
+def save_table(df: pd.DataFrame, markdown: str, name: str, out_dir: Path) -> tuple[Path, Path]:
+    """Write ``<name>.csv`` (full precision) and ``<name>.md`` (the formatted table)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     csv, md = out_dir / f"{name}.csv", out_dir / f"{name}.md"
     df.to_csv(csv, index=False)
-    md.write_text(f"{caption}\n\n{markdown}\n")
+    md.write_text(f"{markdown}\n")
     return csv, md
 
 

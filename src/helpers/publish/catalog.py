@@ -1,0 +1,128 @@
+"""The artifact catalog: every table and figure the pipeline publishes, with its caption, in one place.
+
+Notebooks publish through ``publish_table`` / ``publish_figure`` (by name: the file names, kind,
+caption and number format come from here); the caption, completed with the set's provenance
+(``Analysis.caption``), is saved beside the artifact as ``<name>.caption.md``; the report walks
+``SECTIONS`` and shows each artifact with its saved caption, so no caption is written twice.
+
+Files, under ``results/<set>/``: a table is ``tables/<name>.csv`` (full precision) and
+``tables/<name>.md`` (formatted); a figure is ``figures/<name>.png`` and ``.svg``, with the numbers it
+draws in ``tables/<name>.csv``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Literal
+
+import pandas as pd
+
+from helpers.analyze.estimates import Analysis
+from helpers.core.errors import CostOfPassError
+from helpers.publish import figures, tables
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One table or figure. ``caption`` may hold ``{placeholders}`` the publishing notebook fills."""
+
+    name: str  # file stem
+    kind: Literal["table", "figure"]
+    caption: str
+    stage: str  # the notebook that publishes it
+    fmt: Literal["usd", "pct", "g3"] = "usd"  # number format of a table's value columns
+    mark_top3: bool = False  # tables: bold and ¹²³ on the three lowest of each column
+    numeric: tuple[str, ...] = field(default=())  # a table's value columns (default: the set's datasets)
+
+
+FORMATS: dict[str, Callable[[float], str]] = {"usd": tables.fmt_usd, "pct": tables.fmt_pct, "g3": lambda x: f"{x:.3g}"}
+
+SECTIONS: dict[str, tuple[Artifact, ...]] = {
+    "Frontier cost-of-pass of single models": (
+        Artifact("table1_frontier_cop", "table", "Table 1. Frontier cost-of-pass V(p~D) with one model and the human "
+                 "expert (USD per problem; lower is better; top three per dataset in bold with ¹²³).", "03_frontier",
+                 mark_top3=True),
+        Artifact("table1_expert_only", "table", "Human expert alone (USD per problem): the value a model must beat.",
+                 "03_frontier"),
+    ),
+    "The frontier over model releases": (
+        Artifact("figure2_frontier_over_time", "figure", "Figure 2. Frontier cost-of-pass of the models released up "
+                 "to each date plus the human expert (Eq. 7), as % of the expert-only frontier; dashed: the fit "
+                 "a·exp(−b·t)+c (Eq. 11), t in months since the first release.", "04_trends"),
+        Artifact("figure2_halving_times", "table", "Fits of Eq. 11 per dataset: halving time ln 2 / b in months "
+                 "(± standard error).", "04_trends", fmt="g3",
+                 numeric=("a_pct", "b_per_month", "c_pct", "halving_months", "halving_se_months")),
+        Artifact("figure4_relative_gain_per_release", "figure", "Figure 4. Relative gain of each release in frontier "
+                 "cost-of-pass, G({{m_t}}, M_{{t−1}}) / V(M_{{t−1}}) (Eq. 8, 15), %.", "04_trends"),
+    ),
+    "Which models were essential: counterfactual frontiers": (
+        Artifact("figure3_family_counterfactual", "figure", "Figure 3. Essentialness of each model family: the "
+                 "relative improvement (%) of the frontier cost-of-pass attributable to the family, its gain "
+                 "G(M_g, M_T∖M_g) (Eq. 12) {denominator}.", "05_counterfactual"),
+        Artifact("figure5_model_counterfactual", "figure", "Figure 5. Essentialness of each model: the relative "
+                 "improvement (%) of the frontier attributable to it, G({{m*}}, M_T∖{{m*}}) / V(M_T∖{{m*}}) (Eq. 16).",
+                 "05_counterfactual"),
+    ),
+    "Inference-time techniques": (
+        Artifact("table2_technique_gain", "table", "Table 2. Relative gain (%) in frontier cost-of-pass from "
+                 "inference-time techniques applied to every model of M_L ({base}; the paper: its lightweight and "
+                 "large models), G(M_L*, M_L) / V(M_L) (Eq. 13).", "06_techniques", fmt="pct"),
+        Artifact("table2_technique_accuracy", "table", "Accuracy (%) of each technique per model (mean over problems "
+                 "of the estimated success rate).", "06_techniques", fmt="pct"),
+    ),
+    "Accuracy and cost per attempt": (
+        Artifact("table5_accuracy", "table", "Table 5. Accuracy R_m(p~D) (%, vanilla attempts).", "03_frontier",
+                 fmt="pct"),
+        Artifact("table6_cost", "table", "Table 6. Mean cost per attempt C_m(p~D) (USD, vanilla attempts).",
+                 "03_frontier"),
+    ),
+}
+NOTES: dict[str, str] = {  # what a section's reader needs besides the captions
+    "Inference-time techniques": (
+        "Self-refine is collected as fresh calls (one generation, then one refinement call that sees it); both calls "
+        "are billed. Majority vote is not collected as fresh calls: its k votes are drawn from the recorded vanilla "
+        "runs — all k-subsets of the runs (a sample of 256 with the set's seed when there are more), answers grouped "
+        "by the task's equivalence, ties split evenly — and each vote attempt is billed as k generations. Best-of-N "
+        "passes when any of its k runs passes (an oracle verifier) and is billed as k generations."),
+}
+CATALOG: dict[str, Artifact] = {a.name: a for section in SECTIONS.values() for a in section}
+
+
+def entry(name: str) -> Artifact:
+    if name not in CATALOG:
+        raise CostOfPassError(f"'{name}' is not in the artifact catalog (helpers.publish.catalog): add an entry")
+    return CATALOG[name]
+
+
+def caption_path(out_dir: Path, name: str) -> Path:
+    return out_dir / f"{name}.caption.md"
+
+
+def full_caption(an: Analysis, name: str, **fill: str) -> str:
+    """The catalog caption with ``fill`` and the set's provenance (counts, prices, SIMULATED, caveats)."""
+    return an.caption(entry(name).caption.format(**fill))
+
+
+def publish_table(an: Analysis, name: str, df: pd.DataFrame, **fill: str) -> str:
+    """Save a catalogued table (CSV, Markdown, caption) and return caption + Markdown to display."""
+    art = entry(name)
+    numeric = list(art.numeric) or [c for c in an.tasks if c in df.columns]
+    marks = tables.top3_marks(df, numeric) if art.mark_top3 else None
+    md = tables.to_markdown(df, numeric, FORMATS[art.fmt], marks)
+    caption = full_caption(an, name, **fill)
+    tables.save_table(df, md, name, an.ctx.params.tables_path)
+    caption_path(an.ctx.params.tables_path, name).write_text(caption + "\n", encoding="utf-8")
+    return f"{caption}\n\n{md}"
+
+
+def publish_figure(an: Analysis, name: str, fig, data: pd.DataFrame, **fill: str) -> str:
+    """Save a catalogued figure (PNG, SVG, caption) and the numbers it draws (CSV); returns the caption."""
+    entry(name)
+    params = an.ctx.params
+    figures.save_figure(fig, name, params.figures_path)
+    caption = full_caption(an, name, **fill)
+    caption_path(params.figures_path, name).write_text(caption + "\n", encoding="utf-8")
+    params.tables_path.mkdir(parents=True, exist_ok=True)
+    data.to_csv(params.tables_path / f"{name}.csv", index=False)
+    return caption
