@@ -130,3 +130,47 @@ def test_plain_numerals_compare_exactly_and_group_with_their_latex_form():
     assert is_correct("0.75", "3/4", "number") and is_correct("18", "18.000", "number")
     assert not is_correct("0.3333", "1/3", "number")  # no float tolerance between two plain numerals
     assert canonical_answer("0.75", "number") == canonical_answer("\\frac{3}{4}", "number") == "3/4"
+
+
+def test_attempts_from_calls_equal_a_plain_group_by():
+    """The vectorised attempts (sorted arrays, no per-group Python) equal a plain pandas group-by of the same
+    calls, in any row order, with failed calls, two-call methods and missing calls."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for task in ("gsm8k", "bbq"):
+        for pid in ("p1", "p10", "p2"):
+            for model in ("b", "a"):
+                for method, n_calls in (("vanilla", 1), ("self_refine", 2)):
+                    for run in range(3):
+                        for call in range(n_calls if rng.random() > 0.1 else n_calls - 1 or 1):
+                            ok = rng.random() > 0.15
+                            answer = str(rng.integers(0, 3)) if ok else None
+                            rows.append({"task": task, "problem_id": pid, "model": model, "method": method, "run": run,
+                                         "call": call, "status": "ok" if ok else "error",
+                                         "correct": (answer == "0") if ok else None, "extracted": answer,
+                                         "answer_key": answer, "prompt_tokens": int(rng.integers(1, 100)),
+                                         "completion_tokens": int(rng.integers(1, 100)), "reasoning_tokens": 0,
+                                         "simulated": True})
+    calls = pd.DataFrame(rows).sample(frac=1, random_state=1)
+    calls["correct"] = calls["correct"].astype("boolean")
+    keys = ["task", "problem_id", "model", "method", "run"]
+    got = attempts_from_calls(calls)
+    got = got.astype({k: str for k in keys[:-1]}).set_index(keys).sort_index()
+    plain = calls.sort_values([*keys, "call"]).groupby(keys)
+    expected = pd.DataFrame({
+        "calls": plain.size(), "prompt_tokens": plain["prompt_tokens"].sum(),
+        "completion_tokens": plain["completion_tokens"].sum(),
+        "complete": plain["status"].apply(lambda s: bool((s == "ok").all()))
+        & (plain.size() == [2 if k[3] == "self_refine" else 1 for k in plain.size().index]),
+        "answer_key": plain["answer_key"].apply(lambda s: s.iloc[-1]),
+    }).sort_index()
+    assert got.index.equals(expected.index)
+    for column in ("calls", "prompt_tokens", "completion_tokens", "complete"):
+        assert got[column].tolist() == expected[column].tolist(), column
+    assert [None if pd.isna(x) else x for x in got["answer_key"]] == \
+        [None if pd.isna(x) else x for x in expected["answer_key"]]
+    last_correct = plain["correct"].apply(lambda s: s.iloc[-1])
+    assert [None if pd.isna(x) else bool(x) for x in got["correct"]] == \
+        [bool(c) if done and not pd.isna(c) else None for c, done in zip(last_correct.sort_index(), expected["complete"])]

@@ -1,3 +1,5 @@
+import math
+
 import pandas as pd
 import pytest
 
@@ -51,3 +53,37 @@ def test_votes_group_as_grading_judges():
     # under the reference rule the expressions are graded correct, and they are one vote with "119"
     reference = vanilla.assign(correct=True)
     assert majority_vote_estimates(keyed(reference, "expression"), 3).pass_rate.iloc[0] == 1.0
+
+
+@pytest.mark.parametrize("k", [1, 3, 4])
+def test_many_problems_at_once_equal_one_by_one_enumeration(k):
+    """The vectorised estimator (patterns found for all problems at once; sampled subsets where there are
+    too many) equals enumerating each problem's subsets directly."""
+    import itertools
+
+    import numpy as np
+
+    rng = np.random.default_rng(k)
+    rows = []
+    for p in range(60):
+        for m in ("a", "b"):
+            n = int(rng.integers(1, 13))  # some below k; C(12, 4) = 495 > 256: sampled subsets
+            for _ in range(n):
+                answer = str(rng.integers(0, 3))
+                rows.append({"task": "gsm8k", "problem_id": f"p{p}", "model": m, "answer_key": answer,
+                             "correct": answer == "0", "usd": float(rng.random())})  # one verdict per answer
+    vanilla = pd.DataFrame(rows).sample(frac=1, random_state=0)  # problems interleaved
+    got = majority_vote_estimates(vanilla, k).set_index(["problem_id", "model"])
+    for (pid, m), g in vanilla.groupby(["problem_id", "model"], sort=False):
+        # (rows in the frame's order, as the estimator's stable sort keeps them: sampled subsets index runs)
+        if len(g) < k:
+            assert (pid, m) not in got.index
+            continue
+        answers, correct = g["answer_key"].tolist(), g["correct"].tolist()
+        chosen = subsets(len(g), k, 256, 0)
+        if len(chosen) == math.comb(len(g), k):
+            assert chosen == list(itertools.combinations(range(len(g)), k))
+        expected = np.mean([vote_success(answers, correct, s) for s in chosen])
+        assert got.loc[(pid, m), "pass_rate"] == pytest.approx(expected)
+        assert got.loc[(pid, m), "cost_usd"] == pytest.approx(k * g["usd"].mean())
+        assert got.loc[(pid, m), "n"] == len(chosen)

@@ -85,10 +85,13 @@ def cost_usd(frame, snapshot: PriceSnapshot):
 
     if frame.empty:
         return pd.Series(dtype=float, index=frame.index)
-    snapshot.require(sorted(frame["model"].unique()))
-    price = {m: snapshot.prices[m] for m in frame["model"].unique()}
-    per_in = frame["model"].map(lambda m: price[m].input_usd_per_mtok)
-    per_out = frame["model"].map(lambda m: price[m].output_usd_per_mtok)
-    fee = frame["model"].map(lambda m: price[m].usd_per_call)
-    calls = frame["calls"] if "calls" in frame else 1
-    return (frame["prompt_tokens"] * per_in + frame["completion_tokens"] * per_out) / 1e6 + fee * calls
+    import numpy as np
+
+    codes, models = pd.factorize(frame["model"])  # one price look-up per model, not per row
+    snapshot.require(sorted(models))
+    per_in, per_out, fee = (np.array([getattr(snapshot.prices[m], k) for m in models], dtype=float)[codes]
+                            for k in ("input_usd_per_mtok", "output_usd_per_mtok", "usd_per_call"))
+    calls = frame["calls"].to_numpy(dtype=float) if "calls" in frame else 1.0
+    usd = (frame["prompt_tokens"].to_numpy(dtype=float) * per_in
+           + frame["completion_tokens"].to_numpy(dtype=float) * per_out) / 1e6 + fee * calls
+    return pd.Series(usd, index=frame.index)

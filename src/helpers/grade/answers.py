@@ -256,8 +256,11 @@ def attempts_from_calls(graded_calls):
     """One row per attempt (task, problem, model, method, run).
 
     The attempt's answer is its last call's; its tokens are the sum over its calls; it is
-    ``complete`` when every call succeeded. ``correct`` is <NA> for incomplete attempts.
+    ``complete`` when every call succeeded. ``correct`` is <NA> for incomplete attempts. The keys
+    come back as categoricals. Vectorised over sorted calls (no per-group Python, one array at a
+    time: 16 million calls in ~10 s and ~2 GiB).
     """
+    import numpy as np
     import pandas as pd
 
     from helpers.core.methods import get_method
@@ -266,15 +269,42 @@ def attempts_from_calls(graded_calls):
     if graded_calls.empty:
         return pd.DataFrame(columns=[*keys, "calls", "complete", "correct", "extracted", "answer_key",
                                      "prompt_tokens", "completion_tokens", "reasoning_tokens", "simulated"])
-    ordered = graded_calls.sort_values([*keys, "call"]).assign(ok=lambda d: d["status"].eq("ok"))
-    g = ordered.groupby(keys, sort=False)
-    out = g.agg(
-        calls=("call", "size"), ok_calls=("ok", "sum"),
-        correct=("correct", "last"), extracted=("extracted", "last"), answer_key=("answer_key", "last"),
-        prompt_tokens=("prompt_tokens", "sum"), completion_tokens=("completion_tokens", "sum"),
-        reasoning_tokens=("reasoning_tokens", "sum"), simulated=("simulated", "any"),
-    ).reset_index()
-    expected = out["method"].map({m: get_method(m).collected_calls for m in out["method"].unique()})
-    out["complete"] = out["ok_calls"].eq(expected)
+    # the string keys as categories with sorted categories: sorting their codes sorts by value
+    categorical = {k: _sorted_categories(graded_calls[k]) for k in keys[:-1]}
+    codes = [categorical[k].cat.codes.to_numpy() for k in keys[:-1]]
+    run = graded_calls["run"].to_numpy()
+    order = np.lexsort([graded_calls["call"].to_numpy(), run, *reversed(codes)])
+    new_attempt = np.zeros(len(order), dtype=bool)
+    new_attempt[0] = True
+    for column in (*codes, run):
+        sorted_column = column[order]
+        new_attempt[1:] |= sorted_column[1:] != sorted_column[:-1]
+    starts = np.flatnonzero(new_attempt)
+    first, last = order[starts], order[np.r_[starts[1:], len(order)] - 1]  # row numbers in graded_calls
+
+    def total(name: str, how=np.add) -> np.ndarray:
+        return how.reduceat(graded_calls[name].to_numpy()[order], starts)
+
+    out = pd.DataFrame({
+        **{k: pd.Categorical.from_codes(c[first], dtype=categorical[k].dtype) for k, c in zip(keys, codes)},
+        "run": run[first],
+        "calls": np.diff(np.r_[starts, len(order)]),
+        **{c: graded_calls[c].array.take(last) for c in ("correct", "extracted", "answer_key")},
+        **{c: total(c) for c in ("prompt_tokens", "completion_tokens", "reasoning_tokens")},
+        "simulated": total("simulated", np.logical_or),
+    })
+    ok_calls = np.add.reduceat(graded_calls["status"].eq("ok").to_numpy()[order].astype(np.int64), starts)
+    method = out["method"].cat
+    expected = np.array([get_method(m).collected_calls for m in method.categories])[method.codes.to_numpy()]
+    out["complete"] = ok_calls == expected
     out.loc[~out["complete"], "correct"] = pd.NA
-    return out.drop(columns=["ok_calls"])
+    return out
+
+
+def _sorted_categories(column):
+    """A column as a categorical with its categories in sorted order (sorting by it sorts by value)."""
+    import pandas as pd
+
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.reorder_categories(sorted(column.cat.categories))
+    return column.astype("category")

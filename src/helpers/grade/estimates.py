@@ -18,6 +18,16 @@ def strategy_name(model: str, method: str) -> str:
     return model if method == "vanilla" else f"{model}+{method}"
 
 
+def strategy_names(models: pd.Series, methods: pd.Series | str) -> pd.Series:
+    """``strategy_name`` over columns (vectorised: millions of attempts)."""
+    if isinstance(methods, str):
+        models = models.astype(str)
+        return models if methods == "vanilla" else models + f"+{methods}"
+    codes, pairs = pd.factorize(pd.MultiIndex.from_arrays([models, methods]))  # a name per distinct pair
+    names = pd.Categorical.from_codes(codes, categories=[strategy_name(m, me) for m, me in pairs])
+    return pd.Series(names.reorder_categories(sorted(names.categories)), index=models.index)  # groups sort by name
+
+
 def per_problem(attempts: pd.DataFrame, strategy: str = "strategy") -> pd.DataFrame:
     """C_m(p) and R_m(p) from complete attempts with ``usd`` and ``correct`` columns.
 
@@ -25,9 +35,9 @@ def per_problem(attempts: pd.DataFrame, strategy: str = "strategy") -> pd.DataFr
     ``pass_rate`` (mean correct, 0-1), ``n`` (attempts).
     """
     done = attempts[attempts["complete"]] if "complete" in attempts else attempts
+    narrow = done[[*PROBLEM, strategy, "usd"]].assign(correct=done["correct"].astype(float))
     out = (
-        done.assign(correct=done["correct"].astype(float))
-        .groupby([*PROBLEM, strategy], sort=True)
+        narrow.groupby([*PROBLEM, strategy], sort=True, observed=True)
         .agg(cost_usd=("usd", "mean"), pass_rate=("correct", "mean"), n=("correct", "size"))
         .reset_index()
     )
@@ -37,7 +47,8 @@ def per_problem(attempts: pd.DataFrame, strategy: str = "strategy") -> pd.DataFr
 def estimates_from_attempts(attempts: pd.DataFrame, methods: list[str], seed: int = 0) -> pd.DataFrame:
     """Per-problem C and R for every strategy: collected methods from their attempts, methods with
     an estimator (majority vote, best-of-N) from the vanilla attempts."""
-    done = attempts[attempts["complete"]].assign(strategy=lambda d: [strategy_name(m, me) for m, me in zip(d.model, d.method)])
+    done = attempts[attempts["complete"]]
+    done = done.assign(strategy=strategy_names(done["model"], done["method"]))
     est = per_problem(done)
     meta = done.drop_duplicates("strategy").set_index("strategy")[["model", "method"]]
     est = est.join(meta, on="strategy")
@@ -47,5 +58,5 @@ def estimates_from_attempts(attempts: pd.DataFrame, methods: list[str], seed: in
         method = get_method(name)
         if method.estimator:
             est = method.estimator(vanilla, seed)
-            parts.append(est.assign(method=name, strategy=[strategy_name(m, name) for m in est.model]))
+            parts.append(est.assign(method=name, strategy=strategy_names(est["model"], name)))
     return pd.concat(parts, ignore_index=True)

@@ -82,25 +82,56 @@ def majority_vote_estimates(vanilla: pd.DataFrame, k: int, max_subsets: int = 25
 
     ``vanilla``: complete vanilla attempts with ``answer_key`` (the vote; ``NO_ANSWER`` without an
     answer), ``correct``, ``usd``. Problems with fewer than k attempts are skipped. The vote success
-    is computed once per ``vote_pattern``.
+    is computed once per distinct ``vote_pattern``: where every k-subset is enumerated, the patterns
+    of all problems are found at once (answer groups' sizes and correctness as rows of one array).
     """
+    if vanilla.empty:
+        return pd.DataFrame(columns=ESTIMATE_COLUMNS)
     v = vanilla.sort_values(["task", "problem_id", "model"], kind="stable")
-    keys = list(zip(v["task"], v["problem_id"], v["model"]))
-    votes, correct_col, usd = v["answer_key"].tolist(), v["correct"].tolist(), v["usd"].to_numpy(dtype=float)
-    rows, i = [], 0
-    while i < len(keys):
-        j = i
-        while j < len(keys) and keys[j] == keys[i]:
-            j += 1
-        task, pid, model = keys[i]
-        if j - i >= k:
-            answers = [str(a) for a in votes[i:j]]
-            correct = [bool(c) for c in correct_col[i:j]]
-            rate = pattern_success(vote_pattern(answers, correct, k, max_subsets), k, max_subsets, seed)
-            rows.append({"task": task, "problem_id": pid, "model": model, "cost_usd": k * float(usd[i:j].mean()),
-                         "pass_rate": rate, "n": len(subsets(j - i, k, max_subsets, seed))})
-        i = j
-    return pd.DataFrame(rows, columns=ESTIMATE_COLUMNS)
+    gid = v.groupby(["task", "problem_id", "model"], sort=False).ngroup().to_numpy()  # contiguous, increasing
+    starts = np.flatnonzero(np.r_[True, gid[1:] != gid[:-1]])
+    sizes = np.diff(np.r_[starts, len(v)])
+    answer = pd.factorize(v["answer_key"])[0]  # one code per answer class (a missing key is a class too)
+    correct = v["correct"].fillna(False).to_numpy(dtype=bool)
+    cost = k * np.add.reduceat(v["usd"].to_numpy(dtype=float), starts) / sizes
+    n_subsets = {n: len(subsets(n, k, max_subsets, seed)) for n in set(sizes.tolist()) if n >= k}
+    rate = np.full(len(starts), np.nan)
+    enumerated = np.array([n >= k and math.comb(n, k) <= max_subsets for n in sizes.tolist()])
+    if enumerated.any():
+        rate[enumerated] = _enumerated_rates(gid, answer, correct, enumerated, k, max_subsets, seed)
+    for g in np.flatnonzero(~enumerated & (sizes >= k)):  # sampled subsets: the runs' order matters
+        lo, hi = starts[g], starts[g] + sizes[g]
+        answers, ok = [str(a) for a in answer[lo:hi]], correct[lo:hi].tolist()
+        rate[g] = pattern_success(vote_pattern(answers, ok, k, max_subsets), k, max_subsets, seed)
+    keep = sizes >= k
+    first = v.iloc[starts[keep]]
+    return pd.DataFrame({
+        "task": first["task"].to_numpy(), "problem_id": first["problem_id"].to_numpy(),
+        "model": first["model"].to_numpy(), "cost_usd": cost[keep], "pass_rate": rate[keep],
+        "n": [n_subsets[n] for n in sizes[keep].tolist()],
+    }, columns=ESTIMATE_COLUMNS)
+
+
+def _enumerated_rates(gid: np.ndarray, answer: np.ndarray, correct: np.ndarray, groups: np.ndarray, k: int,
+                      max_subsets: int, seed: int) -> np.ndarray:
+    """Vote success of the groups where ``groups`` is true (all k-subsets enumerated), 0-1.
+
+    Each group's pattern is the multiset of (answer-group size, correct) pairs, encoded as
+    ``2·size + correct`` and sorted: one row per group, so the distinct patterns are the distinct rows.
+    """
+    rows = np.flatnonzero(groups[gid])
+    pairs = pd.DataFrame({"g": gid[rows], "a": answer[rows], "c": correct[rows]})
+    per_class = pairs.groupby(["g", "a"], sort=False).agg(n=("c", "size"), ok=("c", "any")).reset_index()
+    per_class["code"] = 2 * per_class["n"] + per_class["ok"].astype(int)
+    per_class = per_class.sort_values(["g", "code"], ascending=[True, False])
+    position = per_class.groupby("g", sort=False).cumcount().to_numpy()
+    index = {g: i for i, g in enumerate(np.flatnonzero(groups))}
+    matrix = np.full((len(index), position.max() + 1), -1)
+    matrix[[index[g] for g in per_class["g"].tolist()], position] = per_class["code"].to_numpy()
+    patterns, inverse = np.unique(matrix, axis=0, return_inverse=True)
+    success = [pattern_success(("groups", tuple(sorted((int(c) // 2, bool(c % 2)) for c in row if c >= 0))),
+                               k, max_subsets, seed) for row in patterns]
+    return np.asarray(success)[inverse.ravel()]
 
 
 def _make(m) -> Method:

@@ -1,0 +1,64 @@
+"""A parameter set cold and then with nothing changed, per stage, side by side in one run.
+
+    .venv/bin/python benchmarks/pipeline_stages.py [params/sim.yaml]
+
+Runs ``cost-of-pass run`` on a copy of the set whose output goes to a temporary directory: first
+cold (collection through report), then again with nothing changed (every stage should be skipped),
+and prints each stage's time in both, the totals (wall time of the whole command, start-up and
+preflight included) and their ratio. The issue's figures from before this work are printed beside
+them for the sim set (issue 8: cold 12.8 min, no-op 159 s, on the same kind of machine).
+Needs the set's data (COP_DATA_DIR) and nothing else; simulated sets make no paid call.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+BEFORE = {"params/sim.yaml": {"cold": 12.8 * 60, "no-op": 159.0}}  # issue 8, measured before this work
+LINE = re.compile(r"^(ok|skip)\s+(\S+)\s+(?:([\d.]+) s)?")
+
+
+def run(path: Path) -> tuple[float, dict[str, float | None]]:
+    """Wall seconds of one ``cost-of-pass run`` and each stage's seconds (None: skipped)."""
+    exe = Path(sys.executable).with_name("cost-of-pass")
+    start = time.perf_counter()
+    out = subprocess.run([str(exe), "run", str(path)], capture_output=True, text=True, timeout=3600,
+                         env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1"})
+    wall = time.perf_counter() - start
+    if out.returncode != 0:
+        raise SystemExit(out.stderr[-3000:])
+    stages = {}
+    for line in out.stdout.splitlines():
+        if m := LINE.match(line):
+            stages[m.group(2)] = float(m.group(3)) if m.group(1) == "ok" else None
+    return wall, stages
+
+
+def main(set_path: str) -> None:
+    params = yaml.safe_load(Path(set_path).read_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / Path(set_path).name
+        copy.write_text(yaml.safe_dump({**params, "output_dir": str(Path(tmp) / "out")}, sort_keys=False))
+        cold_wall, cold = run(copy)
+        noop_wall, noop = run(copy)
+    print(f"{Path(set_path).stem}: {os.cpu_count()} cores")
+    print(f"{'stage':<20} {'cold s':>8} {'no-op s':>8}")
+    for stage, seconds in cold.items():
+        again = noop.get(stage)
+        print(f"{stage:<20} {seconds:>8.1f} {'skipped' if again is None else f'{again:.1f}':>8}")
+    print(f"{'total (wall)':<20} {cold_wall:>8.1f} {noop_wall:>8.1f}   cold / no-op = {cold_wall / noop_wall:.0f}x")
+    if before := BEFORE.get(set_path):
+        print(f"{'before (issue 8)':<20} {before['cold']:>8.1f} {before['no-op']:>8.1f}   "
+              f"speed-up: cold {before['cold'] / cold_wall:.1f}x, no-op {before['no-op'] / noop_wall:.0f}x")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "params/sim.yaml")
