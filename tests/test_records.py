@@ -15,7 +15,9 @@ def test_append_read_and_supersede(tmp_path):
     assert len(store.load()) == 3
     latest = store.latest().set_index("run")
     assert latest.loc[0, "status"] == "ok" and latest.loc[1, "status"] == "error"
-    assert set(store.done()) == {("t", "p", "m", "vanilla", 0, 0, "")}
+    done = store.done(responses=True)
+    assert set(done[["task", "problem_id", "model", "method", "run", "call", "fingerprint"]].itertuples(
+        index=False, name=None)) == {("t", "p", "m", "vanilla", 0, 0, "")} and done["response"].tolist() == ["<answer>1</answer>"]
 
 
 def test_torn_last_line_is_ignored_and_repaired(tmp_path):
@@ -29,3 +31,38 @@ def test_torn_last_line_is_ignored_and_repaired(tmp_path):
         store.append(rec(1))
     df = RecordStore(tmp_path).load()
     assert sorted(df.run) == [0, 1]
+
+
+def _reader(root: str, stop_after: int) -> str:
+    """Load the store again and again while another process appends; report any duplicate or lost row."""
+    import time
+
+    from helpers.collect.records import KEY
+
+    seen, deadline = 0, time.monotonic() + 60
+    while seen < stop_after:
+        if time.monotonic() > deadline:
+            return f"only {seen} of {stop_after} records seen in 60 s"
+        df = RecordStore(root).load()
+        if df.duplicated(list(KEY)).any():
+            return f"duplicate rows after {len(df)} records"
+        if len(df) < seen:
+            return f"{seen - len(df)} records lost"
+        seen = len(df)
+    return ""
+
+
+def test_readers_writing_snapshots_while_a_writer_appends_see_every_record_once(tmp_path):
+    """Readers in other processes parse appended lines and replace the parquet snapshots concurrently."""
+    import multiprocessing as mp
+
+    n = 4000
+    ctx = mp.get_context("fork")
+    with ctx.Pool(2) as pool:
+        readers = [pool.apply_async(_reader, (str(tmp_path), n)) for _ in range(2)]
+        with RecordStore(tmp_path) as store:
+            for i in range(n):
+                store.append(rec(i))
+        assert [r.get(timeout=120) for r in readers] == ["", ""]
+    df = RecordStore(tmp_path).load()
+    assert len(df) == n and sorted(df["run"]) == list(range(n))

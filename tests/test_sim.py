@@ -160,3 +160,27 @@ def test_partition_keeps_shards_together_and_balances():
     assert sorted(sum(w for _, w in g) for g in groups) == [10, 10]
     assert partition(items, key=lambda x: x[0], weight=lambda x: x[1], n=9) and \
         len(partition(items, key=lambda x: x[0], weight=lambda x: x[1], n=9)) == 5  # no empty groups
+
+
+def test_a_refinement_resumed_later_builds_on_the_recorded_first_response(write_set):
+    """Only call 0 of each self-refine attempt is on record: the next collection makes call 1 with the
+    recorded response in its prompt (needed_responses), and the records equal those of one pass."""
+    import json
+
+    from helpers.collect.collection import run_collection
+    from helpers.collect.records import CALL, RecordStore
+
+    ctx = preflight(_sim_set(write_set, "resume", 1))
+    run_collection(ctx, progress=False)
+    store = RecordStore(ctx.params.records_path)
+    whole = store.load().drop(columns=["latency_s", "created_at"]).sort_values(list(CALL)).reset_index(drop=True)
+    for shard in store.shards():
+        lines = [line for line in shard.read_text().splitlines() if json.loads(line)["call"] == 0]
+        shard.write_text("\n".join(lines) + "\n")
+    import shutil
+
+    shutil.rmtree(ctx.params.records_path / ".snapshot")
+    result = run_collection(preflight(ctx.params), progress=False)
+    assert result.made_calls == 2 * 8 * 3  # one refinement per self-refine attempt
+    again = store.load().drop(columns=["latency_s", "created_at"]).sort_values(list(CALL)).reset_index(drop=True)
+    assert again.equals(whole)

@@ -20,10 +20,11 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from helpers.collect.records import KEY, CallRecord, RecordStore
+from helpers.collect.records import KEY, CallRecord, RecordStore, key_strings, keys_in
 from helpers.collect.workers import SharedBudget, can_fork, partition, run_forked
 from helpers.core.context import Context
 from helpers.core.errors import CostOfPassError
@@ -96,26 +97,45 @@ def plan_for(params: Params, problems: dict[str, list[Problem]], models: list[Mo
     return plan_attempts(problems, models, params.methods, params.n_runs, params.sampling.model_dump(), params.seed)
 
 
-def planned_keys(attempts: list[Attempt]) -> set[tuple]:
-    """The record keys (with fingerprints) of every call of a plan: what analysis reads."""
-    return {a.key(c) for a in attempts for c in range(a.method.collected_calls)}
+def plan_keys(attempts: list[Attempt]) -> tuple[pd.Series, np.ndarray, np.ndarray]:
+    """Every planned call's key as one string (``records.key_strings``' format), its attempt's index in
+    ``attempts`` and its call number: arrays of one row per call, in plan order."""
+    n_calls = np.array([a.method.collected_calls for a in attempts], dtype=np.int64)
+    attempt = np.repeat(np.arange(len(attempts)), n_calls)
+    call = np.arange(len(attempt)) - np.repeat(np.cumsum(n_calls) - n_calls, n_calls)
+    sep = "\x1f"
+    keys = [sep.join((a.problem.task, a.problem.problem_id, a.model.name, a.method.name, str(a.run), str(c),
+                      a.fingerprints[c])) for a in attempts for c in range(a.method.collected_calls)]
+    return pd.Series(keys, dtype="str"), attempt, call
 
 
-def in_plan(records: pd.DataFrame, attempts: list[Attempt]) -> pd.Series:
-    """Boolean mask of the records (rows with the KEY columns) whose key and fingerprint a plan makes."""
-    wanted = planned_keys(attempts)
-    keys = records[list(KEY)].itertuples(index=False, name=None)
-    return pd.Series([k in wanted for k in keys], index=records.index, dtype=bool)
+def in_plan(records: pd.DataFrame, attempts: list[Attempt], planned: pd.Series | None = None) -> pd.Series:
+    """Boolean mask of the records (rows with the KEY columns) whose key and fingerprint a plan makes
+    (``planned``: the plan's ``plan_keys``, when already at hand)."""
+    wanted = plan_keys(attempts)[0] if planned is None else planned
+    return pd.Series(keys_in(key_strings(records), wanted), index=records.index, dtype=bool)
 
 
-def pending(attempts: list[Attempt], done: dict[tuple, Any]) -> list[tuple[Attempt, list[int]]]:
-    """Attempts with calls still to make, and those calls' indices."""
-    out = []
-    for a in attempts:
-        calls = [c for c in range(a.method.collected_calls) if a.key(c) not in done]
-        if calls:
-            out.append((a, calls))
-    return out
+def pending(attempts: list[Attempt], done: pd.DataFrame,
+            planned: tuple[pd.Series, np.ndarray, np.ndarray] | None = None) -> list[tuple[Attempt, list[int]]]:
+    """Attempts with calls still to make, and those calls' indices. ``done``: ``RecordStore.done()``."""
+    keys, attempt, call = planned or plan_keys(attempts)
+    todo = np.flatnonzero(~keys_in(keys, key_strings(done)))
+    out: dict[int, list[int]] = {}
+    for i in todo.tolist():
+        out.setdefault(int(attempt[i]), []).append(int(call[i]))
+    return [(attempts[i], calls) for i, calls in out.items()]
+
+
+def needed_responses(todo: list[tuple[Attempt, list[int]]], store: RecordStore) -> dict[tuple, str]:
+    """The recorded responses that pending attempts build on (a refinement needs its first response), by key."""
+    wanted = {a.key(c) for a, calls in todo for c in range(a.method.collected_calls) if c not in calls}
+    if not wanted:
+        return {}
+    done = store.done(responses=True)
+    keys = key_strings(pd.DataFrame(list(wanted), columns=list(KEY)))
+    rows = done[keys_in(key_strings(done), keys)]
+    return dict(zip(rows[list(KEY)].itertuples(index=False, name=None), rows["response"]))
 
 
 # ---- estimates -------------------------------------------------------------------------------
@@ -154,7 +174,7 @@ def estimate_calls(todo: list[tuple[Attempt, list[int]]], snapshot: PriceSnapsho
 def recorded_spend_usd(params: Params, snapshot: PriceSnapshot) -> float:
     """USD of the calls recorded for the set's models in its output directory, under any settings
     (failed calls count with whatever tokens they reported); other models' records are not priced."""
-    records = RecordStore(params.records_path).load()
+    records = RecordStore(params.records_path).load(["model", "prompt_tokens", "completion_tokens"])
     return float(cost_usd(records[records["model"].isin(params.models)], snapshot).sum())
 
 
@@ -488,9 +508,10 @@ def collect(params: Params, problems: dict[str, list[Problem]], models: list[Mod
 
 def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress: bool, caller: Caller | None) -> CollectResult:
     store = RecordStore(params.records_path)
-    done = store.done()
     attempts = plan_for(params, problems, models)
-    todo = pending(attempts, done)
+    planned = plan_keys(attempts)
+    todo = pending(attempts, store.done(), planned)
+    done = needed_responses(todo, store)  # what run_attempt reads: responses of earlier calls
     spent = recorded_spend_usd(params, snapshot)
     est = estimate_calls(todo, snapshot, params.sampling.model_dump())
     result = CollectResult(planned_calls=sum(a.method.collected_calls for a in attempts), spent_before_usd=spent)
@@ -527,8 +548,8 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
     result.spent_now_usd = budget.spent_usd
     result.pending_calls = tally.not_started + sum(len(c) for _, c in (*http, *local, *simulated))
     result.stopped_by_budget = budget.exhausted
-    latest = store.latest()
-    result.summary = summarize(latest[in_plan(latest, attempts)], snapshot)
+    latest = store.latest(["prompt_tokens", "completion_tokens"], sort=False)
+    result.summary = summarize(latest[in_plan(latest, attempts, planned[0])], snapshot)
     return result
 
 

@@ -146,34 +146,54 @@ class RecordStore:
 
         ``sampling`` is the JSON text of the sampling arguments. Each shard is parsed once: its rows
         are kept in a parquet snapshot beside it (``.snapshot/<task>/<model>.parquet``, with the byte
-        offset parsed), so a later read parses only the lines appended since, and within a process an
-        unchanged shard is not read again.
+        offset parsed), so a later read parses only the lines appended since, and reads only ``columns``
+        from the snapshot (a collection with nothing to do never holds the responses in memory).
         """
-        frames = [read_shard(path, self.root / SNAPSHOT / path.parent.name / f"{path.stem}.parquet")
+        frames = [read_shard(path, self.root / SNAPSHOT / path.parent.name / f"{path.stem}.parquet", columns)
                   for path in self.shards()]
         frames = [f for f in frames if not f.empty]
         df = pd.concat(frames, ignore_index=True) if frames else _frame([])
         return df[columns] if columns else df
 
-    def latest(self, columns: list[str] | None = None) -> pd.DataFrame:
-        """One row per call key: its successful record if any, else its last failure."""
+    def latest(self, columns: list[str] | None = None, sort: bool = True) -> pd.DataFrame:
+        """One row per call key: its successful record if any, else its last failure (sorted by key)."""
+        import pyarrow.compute as pc
+
         df = self.load(None if columns is None else list(dict.fromkeys([*KEY, "status", *columns])))
         if df.empty:
             return df
-        order = np.lexsort((np.arange(len(df)), df["status"].eq("ok").to_numpy()))
-        df = df.iloc[order].drop_duplicates(list(KEY), keep="last")
-        return df.sort_values(list(KEY)).reset_index(drop=True)
+        keys = pa.array(key_strings(df), type=pa.large_string())
+        if len(pc.unique(keys)) < len(keys):  # a failure superseded by a later success, or failed twice
+            order = np.lexsort((np.arange(len(df)), df["status"].eq("ok").to_numpy()))
+            keep = ~pd.Series(keys.take(order)).duplicated(keep="last").to_numpy()
+            df = df.iloc[order[keep]]
+        return df.sort_values(list(KEY)).reset_index(drop=True) if sort else df.reset_index(drop=True)
 
-    def done(self) -> dict[tuple, str]:
-        """The response of each successful record by (call key, fingerprint): calls not to make again."""
-        df = self.load([*KEY, "status", "response"])
-        ok = df[df["status"].eq("ok")]
-        return dict(zip(ok[list(KEY)].itertuples(index=False, name=None), ok["response"]))
+    def done(self, responses: bool = False) -> pd.DataFrame:
+        """The keys (KEY columns) of the successful records, the calls not to make again; with ``responses``,
+        their response texts too."""
+        df = self.load([*KEY, "status", *(["response"] if responses else [])])
+        return df[df["status"].eq("ok")].drop(columns=["status"]).reset_index(drop=True)
+
+
+def key_strings(frame: pd.DataFrame) -> pd.Series:
+    """One string per row of a frame with the KEY columns (vectorised): to match keys with ``isin``."""
+    out = frame[KEY[0]].astype(str)
+    for k in KEY[1:]:
+        out = out + "\x1f" + frame[k].astype(str)
+    return out
+
+
+def keys_in(keys: pd.Series, values: pd.Series) -> np.ndarray:
+    """Boolean array: which of ``keys`` (``key_strings``) are among ``values`` (Arrow's hash look-up:
+    ~15x faster than pandas' ``isin`` on millions of strings)."""
+    import pyarrow.compute as pc
+
+    as_arrow = lambda s: pa.array(s.astype(str), type=pa.large_string())  # noqa: E731
+    return pc.is_in(as_arrow(keys), value_set=as_arrow(values)).to_numpy(zero_copy_only=False)
 
 
 SNAPSHOT = ".snapshot"
-_SEEN: dict[Path, tuple[int, int, pd.DataFrame]] = {}  # shard -> (size, mtime_ns, rows): this process's reads
-_SEEN_LOCK = threading.Lock()
 
 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -209,30 +229,49 @@ def _head(data: bytes) -> str:
     return hashlib.sha256(data[:4096]).hexdigest()
 
 
-def read_shard(path: Path, snapshot: Path) -> pd.DataFrame:
-    """A shard's records, from its parquet snapshot plus the lines appended since (see RecordStore.load)."""
-    stat = path.stat()
-    with _SEEN_LOCK:
-        seen = _SEEN.get(path)
-    if seen and seen[:2] == (stat.st_size, stat.st_mtime_ns):
-        return seen[2]
-    data = path.read_bytes()
-    old, offset, lines = _frame([]), 0, 1
-    if snapshot.is_file():
-        meta = pq.read_schema(snapshot).metadata or {}
-        s_offset, s_lines = int(meta.get(b"offset", -1)), int(meta.get(b"lines", 1))
-        if 0 < s_offset <= len(data) and data[s_offset - 1:s_offset] == b"\n" and \
-                meta.get(b"head", b"").decode() == _head(data[:s_offset]):
-            old, offset, lines = pq.read_table(snapshot).to_pandas(), s_offset, s_lines
-    rows, parsed = _parse(path, data[offset:], lines)
+def read_shard(path: Path, snapshot: Path, columns: list[str] | None = None) -> pd.DataFrame:
+    """A shard's records (``columns`` only, if given), from its parquet snapshot plus the lines appended since.
+
+    The snapshot is valid when its offset ends a line of the shard and the shard's first 4 KiB still
+    hash to its ``head``; only the bytes after the offset are read. The snapshot's metadata and rows
+    come from one open file, so a snapshot another process replaces meanwhile is never half-used.
+    """
+    size = path.stat().st_size
+    try:
+        snap = pq.ParquetFile(snapshot)
+    except (FileNotFoundError, OSError, pa.ArrowInvalid):
+        snap = None
+    offset, lines = _snapshot_offset(path, snap, size)
+    if offset == size:  # nothing appended: the columns asked for, straight from the snapshot
+        return snap.read(columns=columns).to_pandas()
+    with path.open("rb") as fh:
+        fh.seek(offset)
+        data = fh.read()
+    rows, parsed = _parse(path, data, lines)
+    if not rows and offset:
+        return snap.read(columns=columns).to_pandas()  # only a torn, unacknowledged line
+    old = snap.read().to_pandas() if offset else _frame([])
     df = pd.concat([old, _frame(rows)], ignore_index=True) if rows and not old.empty else (_frame(rows) if rows else old)
-    if rows or not snapshot.is_file():
-        end = offset + parsed
-        _write_snapshot(df, snapshot, {"offset": str(end), "lines": str(lines + data[offset:end].count(b"\n")),
-                                       "head": _head(data[:end])})
-    with _SEEN_LOCK:
-        _SEEN[path] = (stat.st_size, stat.st_mtime_ns, df)
-    return df
+    end = offset + parsed
+    with path.open("rb") as fh:
+        head = _head(fh.read(min(end, 4096)))
+    _write_snapshot(df, snapshot, {"offset": str(end), "lines": str(lines + data[:parsed].count(b"\n")), "head": head})
+    return df[columns] if columns else df
+
+
+def _snapshot_offset(path: Path, snap: pq.ParquetFile | None, size: int) -> tuple[int, int]:
+    """(bytes, next line number) of the shard its snapshot covers; (0, 1) when there is none valid."""
+    if snap is None:
+        return 0, 1
+    meta = snap.schema_arrow.metadata or {}
+    offset, lines = int(meta.get(b"offset", -1)), int(meta.get(b"lines", 1))
+    if not 0 < offset <= size:
+        return 0, 1
+    with path.open("rb") as fh:
+        head = fh.read(min(offset, 4096))
+        fh.seek(offset - 1)
+        ends_line = fh.read(1) == b"\n"
+    return (offset, lines) if ends_line and meta.get(b"head", b"").decode() == _head(head) else (0, 1)
 
 
 def _write_snapshot(df: pd.DataFrame, snapshot: Path, meta: dict[str, str]) -> None:
