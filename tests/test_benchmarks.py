@@ -18,3 +18,33 @@ def test_grading_speed_benchmark_runs_and_both_sides_agree():
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().endswith("both sides agree")
+
+
+def run(*args: str, env: dict | None = None) -> str:
+    import os
+
+    out = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                         env={**os.environ, **(env or {})})
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout
+
+
+def test_analysis_scale_benchmark_runs():
+    lines = run("benchmarks/analysis_scale.py", "1").splitlines()
+    assert lines[1].split()[:2] == ["1x", "160,800"]
+
+
+def test_http_throughput_benchmark_runs():
+    lines = [line for line in run("benchmarks/http_throughput.py", "0.1", "0.02").splitlines() if "% of ideal" in line]
+    assert len(lines) == 6  # two paths at concurrency 8, 64, 256
+
+
+def test_collect_memory_benchmark_runs(shared_data):
+    out = run("benchmarks/collect_memory.py", "1", env={"COP_DATA_DIR": str(shared_data)})
+    assert out.splitlines()[1].split()[:2] == ["1x", "160,800"] and out.strip().endswith("False")  # no litellm
+
+
+def test_pipeline_stages_benchmark_runs(shared_data):
+    out = run("benchmarks/pipeline_stages.py", "params/tiny.yaml", env={"COP_DATA_DIR": str(shared_data)})
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[2:]}
+    assert rows["01_collect"][1] == "skipped" and rows["report"][1] == "skipped"
