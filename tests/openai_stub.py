@@ -26,6 +26,7 @@ class StubState:
         self.requests = 0
         self.completions = 0  # 200 answers
         self.seen: Counter[str] = Counter()
+        self.bodies: list[dict] = []  # every request body received, in order
 
 
 def answer_for(prompt: str) -> tuple[int, int, str]:
@@ -55,6 +56,7 @@ def make_handler(state: StubState):
             req = json.loads(self.rfile.read(length) or b"{}")
             with state.lock:
                 state.requests += 1
+                state.bodies.append(req)
             if self.headers.get("Authorization") != f"Bearer {state.api_key}":
                 presented = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
                 # like some providers, echo the key presented: the client must redact it
@@ -87,12 +89,17 @@ def make_handler(state: StubState):
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 1024  # hundreds of clients connect at once in the throughput benchmark
+    daemon_threads = True
+
+
 class StubServer:
     """``with StubServer(key) as s: s.base_url``"""
 
     def __init__(self, api_key: str, delay_s: float = 0.0, port: int = 0):
         self.state = StubState(api_key, delay_s)
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), make_handler(self.state))
+        self.httpd = _Server(("127.0.0.1", port), make_handler(self.state))
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     @property

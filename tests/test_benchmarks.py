@@ -36,7 +36,7 @@ def test_analysis_scale_benchmark_runs():
 
 def test_http_throughput_benchmark_runs():
     lines = [line for line in run("benchmarks/http_throughput.py", "0.1", "0.02").splitlines() if "% of ideal" in line]
-    assert len(lines) == 6  # two paths at concurrency 8, 64, 256
+    assert len(lines) == 9  # three paths at concurrency 8, 64, 256
 
 
 def test_collect_memory_benchmark_runs(shared_data):

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from helpers.collect.backends.openai_compatible import OpenAICompatibleClient, is_direct
 from helpers.collect.records import KEY, CallRecord, RecordStore, key_strings, keys_in
 from helpers.collect.workers import SharedBudget, can_fork, partition, run_forked
 from helpers.core.context import Context
@@ -181,6 +182,8 @@ def recorded_spend_usd(params: Params, snapshot: PriceSnapshot) -> float:
 # ---- one call ----------------------------------------------------------------------------------
 def is_retryable(err: BaseException) -> bool:
     """429, 5xx, timeouts and connection errors are retried; other errors are final."""
+    if getattr(err, "retryable", False):
+        return True
     import litellm
 
     if isinstance(err, (litellm.Timeout, litellm.APIConnectionError, litellm.RateLimitError,
@@ -199,7 +202,7 @@ def replied(err: BaseException) -> bool:
     ``choices``): the provider answered, so it may have billed, and asking again could bill twice.
     litellm's sync client says ``[200 OK]``; its async client keeps the JSON decoding error as a cause."""
     text = str(err)
-    if "[200 OK]" in text or "provider returned 'choices'" in text:
+    if getattr(err, "replied", False) or "[200 OK]" in text or "provider returned 'choices'" in text:
         return True
     seen, cause = 0, err.__cause__ or err.__context__
     while cause is not None and seen < 8:
@@ -301,6 +304,7 @@ class Caller:
     params: Params
     sleep: Callable[[float], None] = time.sleep
     direct_sim: bool = True  # simulated models: call their registered handler without litellm's per-call bookkeeping
+    direct_http: bool = True  # OpenAI-compatible servers at an api_base: post without litellm (backends.openai_compatible)
 
     _per_model: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict, repr=False)
 
@@ -353,15 +357,20 @@ class Caller:
         outcome = call_with_retries(send, self.params.max_retries, self.params.retry_backoff_s, self.sleep)
         return self.record(a, call, messages, sampling, started, *outcome)
 
-    async def acall(self, a: Attempt, call: int, messages: list[dict[str, str]]) -> CallRecord:
-        """The same call through ``litellm.acompletion`` on the running event loop (HTTP providers)."""
-        import litellm
-
+    async def acall(self, a: Attempt, call: int, messages: list[dict[str, str]],
+                    client: OpenAICompatibleClient | None = None) -> CallRecord:
+        """The same call on the running event loop (HTTP providers): an OpenAI-compatible server at an
+        ``api_base`` through ``client`` when given, any other provider through ``litellm.acompletion``."""
         kw = self.kwargs(a, call, messages)
         sampling = self.model_args(a.model)[0]
         started = time.perf_counter()
-        outcome = await acall_with_retries(lambda: litellm.acompletion(**kw), self.params.max_retries,
-                                           self.params.retry_backoff_s)
+        if client is not None and is_direct(a.model):
+            send = lambda: client.completion(kw)  # noqa: E731
+        else:
+            import litellm
+
+            send = lambda: litellm.acompletion(**kw)  # noqa: E731
+        outcome = await acall_with_retries(send, self.params.max_retries, self.params.retry_backoff_s)
         return self.record(a, call, messages, sampling, started, *outcome)
 
     def record(self, a: Attempt, call: int, messages: list[dict[str, str]], sampling: dict[str, Any], started: float,
@@ -431,14 +440,15 @@ def run_attempt(a: Attempt, calls: list[int], done: dict[tuple, str], store: Rec
 
 
 async def arun_attempt(a: Attempt, calls: list[int], done: dict[tuple, str], store: RecordStore, caller: Caller,
-                       budget: Budget, estimate_usd: float, price) -> tuple[list[CallRecord], int]:
+                       budget: Budget, estimate_usd: float, price,
+                       client: OpenAICompatibleClient | None = None) -> tuple[list[CallRecord], int]:
     """``run_attempt`` on the event loop: the calls go through ``Caller.acall``."""
     responses = {c: done[a.key(c)] for c in range(a.method.collected_calls) if a.key(c) in done}
     made = []
     for i, c in enumerate(calls):
         if not budget.start(estimate_usd):
             return made, len(calls) - i
-        record = await caller.acall(a, c, a.method.messages(a.problem.question, c, responses))
+        record = await caller.acall(a, c, a.method.messages(a.problem.question, c, responses), client)
         store.append(record)
         budget.finish(estimate_usd, float(call_cost_usd(record.prompt_tokens, record.completion_tokens, price)))
         made.append(record)
@@ -619,17 +629,19 @@ async def _collect_http(queue: deque, done, store, caller, budget, est_by, snaps
     import asyncio
 
     running: set[asyncio.Task] = set()
-    while queue or running:
-        while queue and len(running) < concurrency and not budget.exhausted:
-            a, calls = queue.popleft()
-            running.add(asyncio.ensure_future(arun_attempt(a, calls, done, store, caller, budget,
-                                                           est_by[(a.problem.task, a.model.name)],
-                                                           snapshot.price(a.model.name))))
-        if not running:
-            break
-        finished, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-        for task in finished:
-            bar.update(tally.add(*task.result()))
+    async with OpenAICompatibleClient(concurrency) as client:
+        while queue or running:
+            while queue and len(running) < concurrency and not budget.exhausted:
+                a, calls = queue.popleft()
+                running.add(asyncio.ensure_future(arun_attempt(a, calls, done, store, caller, budget,
+                                                               est_by[(a.problem.task, a.model.name)],
+                                                               snapshot.price(a.model.name),
+                                                               client if caller.direct_http else None)))
+            if not running:
+                break
+            finished, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            for task in finished:
+                bar.update(tally.add(*task.result()))
 
 
 def summarize(records: pd.DataFrame, snapshot: PriceSnapshot) -> pd.DataFrame:
