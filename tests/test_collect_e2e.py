@@ -183,7 +183,9 @@ def test_the_lean_openai_compatible_client_sends_and_records_what_litellm_does(w
     outcomes = {}
     for direct in (True, False):
         with StubServer(STUB_KEY) as server:
-            path = write_set(base_params(name=f"lean-{str(direct).lower()}"), stub_models(server.base_url), STUB_PRICES)
+            models = stub_models(server.base_url)
+            models["stub-b"]["sampling"] = {"max_tokens": 64, "seed": 5, "repetition_penalty": 1.1}  # a model's own
+            path = write_set(base_params(name=f"lean-{str(direct).lower()}"), models, STUB_PRICES)
             ctx = preflight(load_params(path))
             result = collect(ctx.params, ctx.problems, ctx.models, ctx.snapshot, progress=False,
                              caller=Caller(ctx.params, direct_http=direct))
@@ -193,6 +195,7 @@ def test_the_lean_openai_compatible_client_sends_and_records_what_litellm_does(w
             outcomes[direct] = (records.sort_values(list(KEY)).reset_index(drop=True), bodies)
     (lean_records, lean_bodies), (litellm_records, litellm_bodies) = outcomes[True], outcomes[False]
     assert lean_bodies == litellm_bodies
+    assert any('"repetition_penalty": 1.1' in b for b in lean_bodies), lean_bodies[-1]
     # which of two runs with the same prompt meets the stub's one 429/500 depends on timing: compare tries as a multiset
     assert sorted(lean_records.pop("tries")) == sorted(litellm_records.pop("tries"))
     assert [c for c in lean_records if not lean_records[c].equals(litellm_records[c])] == []

@@ -66,3 +66,15 @@ def test_readers_writing_snapshots_while_a_writer_appends_see_every_record_once(
         assert [r.get(timeout=120) for r in readers] == ["", ""]
     df = RecordStore(tmp_path).load()
     assert len(df) == n and sorted(df["run"]) == list(range(n))
+
+
+def test_an_empty_shard_reads_as_no_records(tmp_path):
+    """A shard left empty (opened, then a crash before its first line) is read as no records, with or
+    without columns, before and after its snapshot is written."""
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "m.jsonl").write_text("")
+    for _ in range(2):
+        assert RecordStore(tmp_path).load().empty and RecordStore(tmp_path).load(["task", "run"]).empty
+    with RecordStore(tmp_path) as store:
+        store.append(rec(0))
+    assert RecordStore(tmp_path).load(["run"])["run"].tolist() == [0]

@@ -133,15 +133,20 @@ def test_forked_collection_stops_at_the_shared_budget(write_set, monkeypatch):
     """Worker processes share one budget: nothing starts once it is reached, and the spend passes it by at
     most one call per worker (the calls in flight)."""
     from helpers.collect import collection
+    from helpers.collect.preflight import estimate
     from helpers.collect.records import RecordStore
     from helpers.core.context import prepare
     from helpers.core.prices import cost_usd
 
-    params = _sim_set(write_set, "budget", 2, methods=["vanilla"], n_problems=40, budget_usd=2e-4)
+    params = _sim_set(write_set, "budget", 2, methods=["vanilla"], n_problems=40)
     ctx = prepare(params)
+    est = estimate(ctx)
+    # room for ten of the dearest calls, a fraction of the whole: each worker's first call fits whichever starts first
+    params.budget_usd = 10 * float((est["usd"] / est["calls"]).max())
+    assert est["usd"].sum() > 5 * params.budget_usd
     monkeypatch.setattr(collection, "check_budget", lambda *a: None)  # start although the estimate is over
     result = collection.collect(params, ctx.problems, ctx.models, ctx.snapshot, progress=False)
-    assert result.stopped_by_budget and result.pending_calls > 0
+    assert result.stopped_by_budget and result.made_calls > 0 and result.pending_calls > 0
     assert result.made_calls + result.pending_calls == result.planned_calls == 2 * 40 * 3
     records = RecordStore(params.records_path).load()
     usd = cost_usd(records, ctx.snapshot)

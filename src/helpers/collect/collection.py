@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from helpers.collect.backends.openai_compatible import OpenAICompatibleClient, is_direct
 from helpers.collect.records import KEY, CallRecord, RecordStore, key_strings, keys_in
-from helpers.collect.workers import SharedBudget, can_fork, partition, run_forked
+from helpers.collect.workers import can_fork, partition, run_forked
 from helpers.core.context import Context
 from helpers.core.errors import CostOfPassError
 from helpers.core.methods import Method, collected_methods
@@ -388,33 +388,56 @@ class Caller:
         return record
 
 
+class _Cell:
+    """A plain value holder with the ``.value`` of a multiprocessing value (the budget within one process)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
 class Budget:
-    """Spend against ``budget_usd``, shared by the collection threads (USD).
+    """Spend against ``budget_usd`` (USD), shared by the collection's threads, or with ``shared`` by
+    forked worker processes too (the counters then live in shared memory under a process lock).
 
     A call may start only while recorded spend plus the estimates of the calls in flight plus its
     own estimate stays within the limit; once that is reached nothing new starts, so the overshoot is
     at most what the calls already in flight cost beyond their estimates.
     """
 
-    def __init__(self, limit_usd: float, spent_usd: float):
+    def __init__(self, limit_usd: float, spent_usd: float, shared: bool = False):
         self.limit_usd = limit_usd
-        self.spent_usd = spent_usd
-        self.in_flight_usd = 0.0
-        self.exhausted = False
-        self._lock = threading.Lock()
+        if shared:
+            import multiprocessing as mp
+
+            ctx = mp.get_context("fork")
+            self._lock = ctx.Lock()
+            self._spent, self._in_flight, self._exhausted = ctx.RawValue("d", spent_usd), ctx.RawValue("d", 0.0), ctx.RawValue("b", 0)
+        else:
+            self._lock = threading.Lock()
+            self._spent, self._in_flight, self._exhausted = _Cell(spent_usd), _Cell(0.0), _Cell(0)
+
+    @property
+    def spent_usd(self) -> float:
+        return self._spent.value
+
+    @property
+    def exhausted(self) -> bool:
+        return bool(self._exhausted.value)
 
     def start(self, estimate_usd: float) -> bool:
         with self._lock:
-            if self.exhausted or self.spent_usd + self.in_flight_usd + estimate_usd > self.limit_usd:
-                self.exhausted = True
+            if self._exhausted.value or self._spent.value + self._in_flight.value + estimate_usd > self.limit_usd:
+                self._exhausted.value = 1
                 return False
-            self.in_flight_usd += estimate_usd
+            self._in_flight.value += estimate_usd
             return True
 
     def finish(self, estimate_usd: float, spent_usd: float) -> None:
         with self._lock:
-            self.in_flight_usd -= estimate_usd
-            self.spent_usd += spent_usd
+            self._in_flight.value -= estimate_usd
+            self._spent.value += spent_usd
 
 
 def run_attempt(a: Attempt, calls: list[int], done: dict[tuple, str], store: RecordStore, caller: Caller,
@@ -539,7 +562,7 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
     simulated = deque((a, c) for a, c in todo if a.model.simulated)
     workers = min(params.concurrency, os.cpu_count() or 1, len({(a.problem.task, a.model.name) for a, _ in simulated}))
     forked = workers > 1 and can_fork()
-    budget = SharedBudget(params.budget_usd, spent) if forked else Budget(params.budget_usd, spent)
+    budget = Budget(params.budget_usd, spent, shared=forked)
     tally = Tally()
     bar = tqdm(total=sum(len(c) for _, c in todo), desc=f"collect {params.name}", unit="call",
                disable=not progress, mininterval=2.0)
@@ -600,7 +623,7 @@ def _collect_threads(queue: deque, done, store, caller, budget, est_by, snapshot
                 bar.update(tally.add(*fut.result()))
 
 
-def _collect_forked(queue: deque, done, root, caller, budget: SharedBudget, est_by, snapshot, workers: int,
+def _collect_forked(queue: deque, done, root, caller, budget: Budget, est_by, snapshot, workers: int,
                     tally: Tally, bar) -> None:
     """Run queued attempts in ``workers`` forked processes, each on its own record shards (``workers``)."""
     def job(group: list, counter) -> Tally:

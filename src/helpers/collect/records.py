@@ -156,7 +156,8 @@ class RecordStore:
         return df[columns] if columns else df
 
     def latest(self, columns: list[str] | None = None, sort: bool = True) -> pd.DataFrame:
-        """One row per call key: its successful record if any, else its last failure (sorted by key)."""
+        """One row per call key: its successful record if any, else its last failure (sorted by key
+        unless ``sort`` is false)."""
         import pyarrow.compute as pc
 
         df = self.load(None if columns is None else list(dict.fromkeys([*KEY, "status", *columns])))
@@ -177,7 +178,7 @@ class RecordStore:
 
 
 def key_strings(frame: pd.DataFrame) -> pd.Series:
-    """One string per row of a frame with the KEY columns (vectorised): to match keys with ``isin``."""
+    """One string per row of a frame with the KEY columns (vectorised): to match keys with ``keys_in``."""
     out = frame[KEY[0]].astype(str)
     for k in KEY[1:]:
         out = out + "\x1f" + frame[k].astype(str)
@@ -242,7 +243,7 @@ def read_shard(path: Path, snapshot: Path, columns: list[str] | None = None) -> 
     except (FileNotFoundError, OSError, pa.ArrowInvalid):
         snap = None
     offset, lines = _snapshot_offset(path, snap, size)
-    if offset == size:  # nothing appended: the columns asked for, straight from the snapshot
+    if offset and offset == size:  # nothing appended: the columns asked for, straight from the snapshot
         return snap.read(columns=columns).to_pandas()
     with path.open("rb") as fh:
         fh.seek(offset)

@@ -3,8 +3,7 @@
 Python threads share one interpreter lock, so simulated calls gain nothing from them. Instead the
 pending attempts are split by record shard (task, model) into one group per worker, and each group
 runs in a forked process that appends to its own shards: no two processes write the same file.
-The budget is shared through process-safe counters (``SharedBudget``), with the same rule as
-``collection.Budget``. Where ``fork`` is not available the groups run one after another here.
+The collection's budget is then shared through process-safe counters (``Budget(..., shared=True)``).
 """
 
 from __future__ import annotations
@@ -30,39 +29,6 @@ def partition(items: Iterable[T], key: Callable[[T], Hashable], weight: Callable
         bins[i].extend(group)
         loads[i] += sum(map(weight, group))
     return [b for b in bins if b]
-
-
-class SharedBudget:
-    """``collection.Budget`` over process-shared counters (USD): usable from forked workers."""
-
-    def __init__(self, limit_usd: float, spent_usd: float, ctx=None):
-        ctx = ctx or mp.get_context("fork")
-        self.limit_usd = limit_usd
-        self._lock = ctx.Lock()
-        self._spent = ctx.RawValue("d", spent_usd)
-        self._in_flight = ctx.RawValue("d", 0.0)
-        self._exhausted = ctx.RawValue("b", 0)
-
-    @property
-    def spent_usd(self) -> float:
-        return self._spent.value
-
-    @property
-    def exhausted(self) -> bool:
-        return bool(self._exhausted.value)
-
-    def start(self, estimate_usd: float) -> bool:
-        with self._lock:
-            if self._exhausted.value or self._spent.value + self._in_flight.value + estimate_usd > self.limit_usd:
-                self._exhausted.value = 1
-                return False
-            self._in_flight.value += estimate_usd
-            return True
-
-    def finish(self, estimate_usd: float, spent_usd: float) -> None:
-        with self._lock:
-            self._in_flight.value -= estimate_usd
-            self._spent.value += spent_usd
 
 
 def can_fork() -> bool:

@@ -20,8 +20,8 @@ from typing import Any
 STATUS_NAMES = {400: "BadRequestError", 401: "AuthenticationError", 403: "PermissionDeniedError",
                 404: "NotFoundError", 408: "Timeout", 422: "UnprocessableEntityError", 429: "RateLimitError",
                 503: "ServiceUnavailableError"}
-SAMPLING_KEYS = ("temperature", "top_p", "max_tokens", "max_completion_tokens", "seed", "stop", "n",
-                 "presence_penalty", "frequency_penalty")
+# keyword arguments of litellm.completion that configure the call, not the request body
+TRANSPORT_KEYS = {"model", "messages", "timeout", "num_retries", "max_retries", "api_base", "api_key", "metadata"}
 
 
 class ProviderError(Exception):
@@ -41,9 +41,10 @@ def is_direct(model) -> bool:
 
 
 def request_body(kw: dict[str, Any]) -> dict[str, Any]:
-    """The JSON body litellm posts for ``litellm.completion(**kw)`` to an OpenAI-compatible server."""
+    """The JSON body litellm posts for ``litellm.completion(**kw)`` to an OpenAI-compatible server: the
+    model's name, the messages and every sampling argument of the call (the set's and the model's own)."""
     body = {"model": kw["model"].split("/", 1)[1], "messages": kw["messages"]}
-    body.update({k: kw[k] for k in SAMPLING_KEYS if kw.get(k) is not None})
+    body.update({k: v for k, v in kw.items() if k not in TRANSPORT_KEYS and v is not None})
     return body
 
 
@@ -74,7 +75,7 @@ def parse_reply(text: str) -> SimpleNamespace:
     return SimpleNamespace(choices=_namespace(choices), usage=_namespace(usage))
 
 
-def _error_message(status: int, text: str) -> str:
+def _error_message(text: str) -> str:
     try:
         error = json.loads(text).get("error")
         return str(error.get("message") if isinstance(error, dict) else error)[:300]
@@ -117,5 +118,5 @@ class OpenAICompatibleClient:
             raise ProviderError("APIConnectionError", f"{type(err).__name__}: {err}", retryable=True) from None
         if status != 200:
             kind = STATUS_NAMES.get(status, "InternalServerError" if status >= 500 else "APIError")
-            raise ProviderError(kind, f"HTTP {status}: {_error_message(status, text)}", status)
+            raise ProviderError(kind, f"HTTP {status}: {_error_message(text)}", status)
         return parse_reply(text)
