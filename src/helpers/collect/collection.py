@@ -648,23 +648,21 @@ def _collect_forked(queue: deque, done, root, caller, budget: Budget, est_by, sn
 
 async def _collect_http(queue: deque, done, store, caller, budget, est_by, snapshot, concurrency: int,
                         tally: Tally, bar) -> None:
-    """Run queued attempts as at most ``concurrency`` tasks on this event loop; what the budget stops stays queued."""
+    """Run queued attempts on ``concurrency`` worker tasks of this event loop, each taking the next attempt
+    when its last one ends (O(1) per call: no wait over every running task); what the budget stops stays
+    queued."""
     import asyncio
 
-    running: set[asyncio.Task] = set()
     async with OpenAICompatibleClient(concurrency) as client:
-        while queue or running:
-            while queue and len(running) < concurrency and not budget.exhausted:
+        async def worker() -> None:
+            while queue and not budget.exhausted:
                 a, calls = queue.popleft()
-                running.add(asyncio.ensure_future(arun_attempt(a, calls, done, store, caller, budget,
-                                                               est_by[(a.problem.task, a.model.name)],
-                                                               snapshot.price(a.model.name),
-                                                               client if caller.direct_http else None)))
-            if not running:
-                break
-            finished, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-            for task in finished:
-                bar.update(tally.add(*task.result()))
+                bar.update(tally.add(*await arun_attempt(a, calls, done, store, caller, budget,
+                                                         est_by[(a.problem.task, a.model.name)],
+                                                         snapshot.price(a.model.name),
+                                                         client if caller.direct_http else None)))
+
+        await asyncio.gather(*(worker() for _ in range(min(concurrency, len(queue)) or 1)))
 
 
 def summarize(records: pd.DataFrame, snapshot: PriceSnapshot) -> pd.DataFrame:
