@@ -7,7 +7,8 @@ from helpers.analyze.estimates import load_analysis
 from helpers.collect.collection import run_collection
 from helpers.collect.preflight import preflight
 from helpers.core.methods import Method, collected_methods, get_method, register
-from helpers.core.methods.best_of_n import any_pass_rate, best_of_k_estimates
+from helpers.core.methods.best_of_n import best_of_k_estimates
+from helpers.core.methods.vote_math import any_pass_probability as any_pass_rate
 from helpers.core.params import load_params, params_from_mapping
 from helpers.grade.stage import run_grading
 from helpers.publish import tables

@@ -82,7 +82,7 @@ NOTES: dict[str, str] = {  # what a section's reader needs besides the captions
     "Inference-time techniques": (
         "Self-refine is collected as fresh calls (one generation, then one refinement call that sees it); both calls "
         "are billed. Majority vote is not collected as fresh calls: its k votes are drawn from the recorded vanilla "
-        "runs — all k-subsets of the runs (a sample of 256 with the set's seed when there are more), answers grouped "
+        "runs — the exact mean over all k-subsets of the runs (in closed form, not sampled), answers grouped "
         "by the task's equivalence, ties split evenly — and each vote attempt is billed as k generations. Best-of-N "
         "passes when any of its k runs passes (an oracle verifier) and is billed as k generations."),
 }

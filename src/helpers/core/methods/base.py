@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
 import pandas as pd
 
 from helpers.core.prompts import PAPER_PROMPT, solve_messages
@@ -18,6 +19,25 @@ from helpers.core.prompts import PAPER_PROMPT, solve_messages
 # (vanilla attempts with answer_key, correct, usd; seed) -> per (task, problem_id, model):
 # cost_usd (USD per attempt), pass_rate (0-1), n (subsets averaged)
 Estimator = Callable[[pd.DataFrame, int], pd.DataFrame]
+
+
+@dataclass
+class RunStats:
+    """What methods estimated from vanilla runs need of many cells' runs at once (bootstrap replicates).
+
+    ``runs`` (...) runs per cell; ``passed`` (...) correct runs; ``sizes`` (..., J) runs per answer class;
+    ``class_ok`` (..., J) whether a class is correct. ``patterns`` caches the vote patterns' codes.
+    """
+
+    runs: np.ndarray
+    passed: np.ndarray
+    sizes: np.ndarray
+    class_ok: np.ndarray
+    cache: dict = field(default_factory=dict, repr=False)
+
+
+# the same success rate on arrays of cells (bootstrap replicates): RunStats -> rate (...), NaN below k runs
+RateFromRuns = Callable[[RunStats], np.ndarray]
 ESTIMATE_COLUMNS = ["task", "problem_id", "model", "cost_usd", "pass_rate", "n"]
 
 
@@ -27,7 +47,8 @@ class Method:
 
     ``collected_calls``: calls made per attempt by collection (0: estimated from vanilla runs);
     ``billed_calls``: generations an attempt pays for; ``templates``: the prompt template of each
-    call (part of the records' fingerprints); ``estimator``: for methods made of vanilla runs.
+    call (part of the records' fingerprints); ``estimator``: for methods made of vanilla runs, with
+    ``rate_from_runs``, the same success rate on arrays of runs (bootstrap replicates).
     """
 
     name: str
@@ -35,6 +56,7 @@ class Method:
     billed_calls: int
     templates: tuple[str, ...] = (PAPER_PROMPT,)
     estimator: Estimator | None = field(default=None, compare=False)
+    rate_from_runs: RateFromRuns | None = field(default=None, compare=False)
 
     @property
     def is_collected(self) -> bool:

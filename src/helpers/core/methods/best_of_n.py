@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
+from scipy import special
 
-from helpers.core.methods.base import ESTIMATE_COLUMNS, Method, register
-
-
-def any_pass_rate(n: int, correct: int, k: int) -> float:
-    """P(at least one of k runs drawn without replacement from n, ``correct`` of them correct, passes)."""
-    return 1.0 - math.comb(n - correct, k) / math.comb(n, k)
+from helpers.core.methods.base import ESTIMATE_COLUMNS, Method, RunStats, register
+from helpers.core.methods.vote_math import any_pass_probability
 
 
 def best_of_k_estimates(vanilla: pd.DataFrame, k: int) -> pd.DataFrame:
@@ -23,16 +21,24 @@ def best_of_k_estimates(vanilla: pd.DataFrame, k: int) -> pd.DataFrame:
     g = vanilla.assign(correct=vanilla["correct"].astype(bool)).groupby(["task", "problem_id", "model"], sort=True)
     out = g.agg(runs=("correct", "size"), passed=("correct", "sum"), usd=("usd", "mean")).reset_index()
     out = out[out["runs"] >= k]
-    out["pass_rate"] = [any_pass_rate(n, c, k) for n, c in zip(out["runs"], out["passed"])]
+    out["pass_rate"] = [any_pass_probability(n, c, k) for n, c in zip(out["runs"], out["passed"])]
     out["cost_usd"] = k * out["usd"]
     out["n"] = [math.comb(n, k) for n in out["runs"]]
     return out[ESTIMATE_COLUMNS].reset_index(drop=True)
 
 
+def any_pass_from_runs(k: int, stats: RunStats) -> np.ndarray:
+    """``any_pass_probability`` of many cells (``base.RateFromRuns``); NaN below k runs."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = 1.0 - special.comb(stats.runs - stats.passed, k) / special.comb(stats.runs, k)
+    return np.where(stats.runs >= k, rate, np.nan)
+
+
 def _make(m) -> Method:
     k = int(m.group(1))
     return Method(m.group(0), collected_calls=0, billed_calls=k,
-                  estimator=lambda vanilla, seed: best_of_k_estimates(vanilla, k))
+                  estimator=lambda vanilla, seed: best_of_k_estimates(vanilla, k),
+                  rate_from_runs=lambda stats: any_pass_from_runs(k, stats))
 
 
 register(r"best_of_k([1-9][0-9]?)", "best_of_kN", _make)

@@ -1,0 +1,83 @@
+"""The two-level bootstrap engine: its point estimate is the analyses' own, and its replicates resample
+as documented (hand-computed distributions)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from helpers.analyze import bootstrap as bt
+from helpers.analyze import costofpass as cp
+from helpers.grade.estimates import estimates_from_attempts
+
+METHODS = ["vanilla", "self_refine", "majority_vote_k3", "best_of_k2"]
+
+
+def synthetic_attempts(seed=0, problems=12, runs=5) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for task in ("gsm8k", "bbq"):
+        for p in range(problems):
+            for model in ("a", "b", "c"):
+                for method in ("vanilla", "self_refine"):
+                    n = runs - int(rng.random() < 0.2)  # a few cells with a missing run
+                    skill = rng.random()
+                    for r in range(n):
+                        answer = str(rng.choice(3, p=[skill, (1 - skill) / 2, (1 - skill) / 2])) if rng.random() > 0.1 else None
+                        rows.append({"task": task, "problem_id": f"{task}-{p}", "model": model, "method": method, "run": r,
+                                     "correct": answer == "0", "answer_key": answer, "complete": True,
+                                     "usd": float(rng.gamma(2.0, 0.001 * (1 + "abc".index(model))))})
+    return pd.DataFrame(rows)
+
+
+def test_point_estimate_equals_the_estimates_of_the_grading_stage():
+    attempts = synthetic_attempts()
+    cube = bt.run_cube(attempts, METHODS)
+    expert = np.where(cube.problems.get_level_values("task") == "gsm8k", 3.5, 0.1)
+    point = bt.point_estimate(cube, expert)
+    reference = cp.cop_matrix(estimates_from_attempts(attempts, METHODS)).reindex(index=cube.problems, columns=cube.all_strategies)
+    assert set(cube.all_strategies) == set(reference.columns) and len(cube.all_strategies) == 3 * 2 + 3 * 2
+    np.testing.assert_allclose(point.cop[0], reference.fillna(np.inf).to_numpy(), rtol=1e-12)
+    e = pd.Series(expert, index=cube.problems)
+    for cols in (["a"], ["a", "b+self_refine"], cube.all_strategies, []):
+        np.testing.assert_allclose(point.frontier(cols)[0], cp.frontier(reference, cols, e).reindex(cube.tasks).to_numpy())
+
+
+def test_runs_resampled_within_a_cell_follow_the_binomial():
+    # one problem, one strategy, runs (pass, 1 USD) and (fail, 1 USD): R* is 0, 1/2 or 1 with
+    # probabilities 1/4, 1/2, 1/4, so the frontier with a 10 USD expert is 10, 2 or 1 USD
+    attempts = pd.DataFrame({"task": "gsm8k", "problem_id": "p", "model": "m", "method": "vanilla", "run": [0, 1],
+                             "correct": [True, False], "answer_key": ["1", "2"], "complete": True, "usd": 1.0})
+    cube = bt.run_cube(attempts, ["vanilla"])
+    _, reps = bt.bootstrap(cube, np.array([10.0]), replicates=4000, seed=1)
+    values, counts = np.unique(reps.frontier(["m"])[:, 0], return_counts=True)
+    assert values.tolist() == [1.0, 2.0, 10.0]
+    np.testing.assert_allclose(counts / 4000, [0.25, 0.5, 0.25], atol=0.025)
+
+
+def test_problems_resampled_within_each_dataset():
+    cube = bt.run_cube(synthetic_attempts(problems=7), METHODS)
+    _, reps = bt.bootstrap(cube, np.ones(len(cube.problems)), replicates=30, seed=2)
+    per_task = np.add.reduceat(reps.weights, cube.task_starts, axis=1)
+    assert (per_task == 7).all() and reps.weights.std() > 0
+    _, runs_only = bt.bootstrap(cube, np.ones(len(cube.problems)), replicates=5, seed=2, levels="runs")
+    assert (runs_only.weights == 1).all()
+
+
+def test_accuracy_and_cost_per_task_skip_cells_without_runs():
+    attempts = synthetic_attempts()
+    cube = bt.run_cube(attempts, METHODS)
+    point = bt.point_estimate(cube, np.ones(len(cube.problems)))
+    acc = point.mean_per_task(point.rate.astype(float))[0]
+    col = cube.all_strategies.index("b")
+    est = estimates_from_attempts(attempts, METHODS)
+    expected = est[est["strategy"] == "b"].groupby("task")["pass_rate"].mean().reindex(cube.tasks)
+    np.testing.assert_allclose(acc[:, col], expected.to_numpy(), rtol=1e-6)
+
+
+def test_same_seed_same_replicates():
+    cube = bt.run_cube(synthetic_attempts(), METHODS)
+    a = bt.bootstrap(cube, np.ones(len(cube.problems)), 20, seed=3)[1].frontier(["a", "b"])
+    b = bt.bootstrap(cube, np.ones(len(cube.problems)), 20, seed=3)[1].frontier(["a", "b"])
+    assert np.array_equal(a, b)
+    with pytest.raises(KeyError):
+        bt.point_estimate(cube, np.ones(len(cube.problems))).frontier(["nope"])
