@@ -1,0 +1,307 @@
+"""Validity on known truth: the simulator's generative model, its exact values, and a repeated-draws study
+of the estimators (bias, RMSE, interval coverage).
+
+The generative model is the simulator's (``collect.backends.sim``): a problem of task t has a
+difficulty z ~ N(0, 1); model m passes one attempt with pi = sigmoid(A_{m,t} − s_m·z); a self-refine
+attempt passes with pi + g·(1 − pi); with probability ``format_error_rate`` a reply has no tagged answer
+(strict extraction: no answer, wrong); a wrong reply names one of D distractors uniformly (D: the other
+letters of a multiple-choice task, six nearby numbers otherwise). Completion tokens are log-normal
+with the profile's mean; prompt tokens are ceil(characters / 4) of the prompt actually sent.
+
+Truth is over the population of problems: prompts as the set's (each equally likely) and z ~ N(0, 1)
+(64-node Gauss–Hermite quadrature), so it is what the two-level bootstrap (problems and runs
+resampled) targets. A study repetition draws a fresh set of the same size — prompts with replacement,
+new z, n runs per (problem, strategy) — straight from the model (no collection), vectorised.
+Everything here is SIMULATED.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from helpers.analyze.bootstrap import Replicates, RunCube, bootstrap
+from helpers.collect.backends.sim import _NODES, _WEIGHTS, LOG_NORMAL_SIGMA, aptitude
+from helpers.core.context import Context
+from helpers.core.experts import expert_per_problem
+from helpers.core.methods import get_method
+from helpers.core.methods.vote_math import any_pass_true, vote_probability
+from helpers.core.prompts import refine_messages, solve_messages
+from helpers.grade.estimates import strategy_name
+
+RESPONSE = "[simulated response] Working through the problem gives <answer>{}</answer>"
+
+
+@dataclass
+class TaskModel:
+    """One task's generative model: per model (M,) and per problem prompt (P,) arrays."""
+
+    task: str
+    solve_tokens: np.ndarray  # (P,) prompt tokens of a first call
+    refine_tokens: np.ndarray  # (P,) prompt tokens of a refinement call (it quotes a typical response)
+    aptitude: np.ndarray  # (M,) A
+    spread: np.ndarray  # (M,) s
+    completion: np.ndarray  # (M,) mean completion tokens
+    distractors: int  # D
+    expert_usd: float
+
+
+@dataclass
+class GenerativeModel:
+    """The simulated set's truth: models, prices and per-task generative models."""
+
+    models: list[str]
+    families: dict[str, str]
+    methods: list[str]
+    usd_in: np.ndarray  # (M,) USD per prompt token
+    usd_out: np.ndarray  # (M,) USD per completion token
+    fee: np.ndarray  # (M,) USD per call
+    refine_gain: np.ndarray  # (M,)
+    format_error: np.ndarray  # (M,)
+    tasks: list[TaskModel]
+    n_runs: int
+
+    @property
+    def strategies(self) -> list[str]:
+        """Collected strategies in the order ``run_cube`` sorts them, then the derived ones."""
+        collected = [strategy_name(m, me) for m in self.models for me in self.methods if get_method(me).is_collected]
+        return sorted(collected) + [strategy_name(m, me) for me in self.methods if not get_method(me).is_collected
+                                    for m in sorted(self.models)]
+
+
+def generative_model(ctx: Context, refine_gain: float | None = None) -> GenerativeModel:
+    """The generative model of a simulated set (every model simulated); ``refine_gain`` overrides the
+    profiles' true self-refine effect g (0-1)."""
+    models = [m for m in ctx.models]
+    if not all(m.simulated for m in models):
+        raise ValueError(f"set '{ctx.params.name}' has models that are not simulated: no known truth")
+    prices = [ctx.snapshot.price(m.name) for m in models]
+    expert = expert_per_problem(pd.MultiIndex.from_tuples([(t, "") for t in ctx.params.tasks], names=["task", "problem_id"]),
+                                ctx.params.expert_bound, rule=ctx.params.fidelity.expert_cost).to_numpy()
+    tasks = []
+    for t, e in zip(ctx.params.tasks, expert):
+        problems = ctx.problems[t]
+        solve = np.array([math.ceil(sum(len(x["content"]) for x in solve_messages(p.question)) / 4) for p in problems])
+        refine = np.array([math.ceil(sum(len(x["content"]) for x in refine_messages(p.question, RESPONSE.format(p.target)))
+                                     / 4) for p in problems])
+        profiles = [m.sim for m in models]
+        a = np.array([pr.aptitude.get(t, aptitude(pr.accuracy[t], pr.difficulty_spread)) for pr in profiles])
+        n_choices = problems[0].n_choices
+        tasks.append(TaskModel(t, solve, refine, a, np.array([pr.difficulty_spread for pr in profiles]),
+                               np.array([pr.completion_tokens.get(t, 300.0) for pr in profiles]),
+                               n_choices - 1 if n_choices else 6, float(e)))
+    gain = np.array([m.sim.refine_gain if refine_gain is None else refine_gain for m in models])
+    return GenerativeModel(
+        [m.name for m in models], {m.name: m.family for m in models}, list(ctx.params.methods),
+        np.array([p.input_usd_per_mtok for p in prices]) / 1e6, np.array([p.output_usd_per_mtok for p in prices]) / 1e6,
+        np.array([p.usd_per_call for p in prices]), gain, np.array([m.sim.format_error_rate for m in models]),
+        tasks, ctx.params.n_runs)
+
+
+# ---- exact values ------------------------------------------------------------------------------
+def _cell_truth(gm: GenerativeModel, tm: TaskModel, z: np.ndarray, prompt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """True C (USD per attempt) and R of every strategy (``gm.strategies`` order) for problems (prompt, z): (P, S)."""
+    pi = special.expit(tm.aptitude - tm.spread * z[:, None])  # (P, M)
+    ok = 1 - gm.format_error
+    call = lambda tokens: tokens[:, None] * gm.usd_in + tm.completion * gm.usd_out + gm.fee  # noqa: E731
+    solve = call(tm.solve_tokens[prompt])
+    cost, rate = {}, {}
+    for i, m in enumerate(gm.models):
+        for method in gm.methods:
+            name = strategy_name(m, method)
+            if method == "vanilla":
+                cost[name], rate[name] = solve[:, i], pi[:, i] * ok[i]
+            elif method == "self_refine":
+                cost[name] = solve[:, i] + call(tm.refine_tokens[prompt])[:, i]
+                rate[name] = (pi[:, i] + gm.refine_gain[i] * (1 - pi[:, i])) * ok[i]
+            elif method.startswith("best_of_k"):
+                k = get_method(method).billed_calls
+                cost[name], rate[name] = k * solve[:, i], any_pass_true(pi[:, i] * ok[i], k)
+            elif method.startswith("majority_vote_k"):
+                k = get_method(method).billed_calls
+                cost[name] = k * solve[:, i]
+                rate[name] = np.array([vote_probability(_classes(p, ok[i], gm.format_error[i], tm.distractors), k, True)
+                                       for p in pi[:, i]])
+            else:
+                raise ValueError(f"no generative model for method '{method}'")
+    names = gm.strategies
+    return np.stack([cost[s] for s in names], axis=-1), np.stack([rate[s] for s in names], axis=-1)
+
+
+def _classes(pi: float, ok: float, fmt: float, distractors: int) -> tuple:
+    """Answer classes of one attempt: (probability, correct) — the target, each distractor, no answer."""
+    wrong = (1 - pi) * ok / distractors
+    return ((pi * ok, True), *[(wrong, False)] * distractors, *([(fmt, False)] if fmt > 0 else []))
+
+
+def truth(gm: GenerativeModel) -> Replicates:
+    """The population values as one 'replicate': problems = (prompt, quadrature node) pairs weighted by
+    the node's weight, so ``frontier(strategies)`` (1, T) is the true V_{p~D}(M ∪ {expert})."""
+    cops, weights, experts, codes, costs, rates = [], [], [], [], [], []
+    for t, tm in enumerate(gm.tasks):
+        P = len(tm.solve_tokens)
+        prompt = np.repeat(np.arange(P), len(_NODES))
+        z = np.tile(_NODES, P)
+        cost, rate = _cell_truth(gm, tm, z, prompt)
+        costs.append(cost)
+        rates.append(rate)
+        with np.errstate(divide="ignore"):
+            cops.append(np.where(rate > 0, cost / np.maximum(rate, 1e-300), np.inf))
+        weights.append(np.tile(_WEIGHTS, P))
+        experts.append(np.full(len(z), tm.expert_usd))
+        codes.append(np.full(len(z), t))
+    cube = _shell(gm, np.concatenate(codes))
+    return Replicates(cube, np.concatenate(cops)[None], np.concatenate(weights)[None], np.concatenate(experts),
+                      np.concatenate(costs)[None], np.concatenate(rates)[None])
+
+
+def _shell(gm: GenerativeModel, task_codes: np.ndarray) -> RunCube:
+    """A cube with the strategies and tasks of ``gm`` and no runs (what frontiers need)."""
+    collected = [s for s in gm.strategies if "+" not in s or get_method(s.split("+", 1)[1]).is_collected]
+    derived = [(s, collected.index(s.split("+", 1)[0]), s.split("+", 1)[1]) for s in gm.strategies if s not in collected]
+    empty = np.empty((len(task_codes), len(collected), 0))
+    problems = pd.MultiIndex.from_arrays([[gm.tasks[c].task for c in task_codes], np.arange(len(task_codes)).astype(str)],
+                                         names=["task", "problem_id"])
+    return RunCube(problems, task_codes, [tm.task for tm in gm.tasks], collected, empty, empty.astype(bool),
+                   np.zeros(empty.shape[:2], dtype=np.int64), empty.astype(np.int64), empty.astype(bool), derived)
+
+
+# ---- one simulated set -------------------------------------------------------------------------
+def draw_cube(gm: GenerativeModel, rng: np.random.Generator) -> tuple[RunCube, np.ndarray]:
+    """A fresh simulated set of the same shape (new problems, ``n_runs`` runs per cell) and its expert
+    costs: a RunCube ready for ``point_estimate`` / ``bootstrap``."""
+    n = gm.n_runs
+    collected = [s for s in gm.strategies if "+" not in s or get_method(s.split("+", 1)[1]).is_collected]
+    blocks = []
+    for t, tm in enumerate(gm.tasks):
+        P = len(tm.solve_tokens)
+        prompt, z = rng.integers(0, P, P), rng.standard_normal(P)
+        pi = special.expit(tm.aptitude - tm.spread * z[:, None])[:, :, None]  # (P, M, 1)
+        ok = rng.random((P, len(gm.models), n)) >= gm.format_error[:, None]
+
+        def calls(tokens):
+            c = np.exp(np.log(tm.completion)[:, None] - LOG_NORMAL_SIGMA**2 / 2
+                       + LOG_NORMAL_SIGMA * rng.standard_normal((P, len(gm.models), n)))
+            c = np.maximum(1, np.round(c))
+            return tokens[:, None, None] * gm.usd_in[:, None] + c * gm.usd_out[:, None] + gm.fee[:, None]
+
+        per = {}
+        right = rng.random((P, len(gm.models), n)) < pi
+        wrong_class = 1 + rng.integers(0, tm.distractors, (P, len(gm.models), n))
+        cls = np.where(~ok, tm.distractors + 1, np.where(right, 0, wrong_class))
+        per["vanilla"] = (calls(tm.solve_tokens[prompt]), right & ok, cls)
+        if "self_refine" in gm.methods:
+            p_refine = pi + gm.refine_gain[:, None] * (1 - pi)
+            ok2 = rng.random((P, len(gm.models), n)) >= gm.format_error[:, None]
+            right2 = (rng.random((P, len(gm.models), n)) < p_refine) & ok2
+            usd = calls(tm.solve_tokens[prompt]) + calls(tm.refine_tokens[prompt])
+            per["self_refine"] = (usd, right2, np.where(right2, 0, 1))
+        cols = []
+        for s in collected:
+            m, method = (s.split("+", 1) + ["vanilla"])[:2]
+            cols.append([a[:, gm.models.index(m)] for a in per[method]])
+        blocks.append(([np.stack([c[i] for c in cols], axis=1) for i in range(3)], np.full(P, t), tm.expert_usd))
+    usd = np.concatenate([b[0][0] for b in blocks])
+    correct = np.concatenate([b[0][1] for b in blocks])
+    cls = np.concatenate([b[0][2] for b in blocks])
+    codes = np.concatenate([b[1] for b in blocks])
+    expert = np.concatenate([np.full(len(b[1]), b[2]) for b in blocks])
+    first = np.argmax(cls[..., :, None] == cls[..., None, :], axis=-1)  # a class = its first run's position
+    class_ok = np.zeros(correct.shape, dtype=bool)
+    np.put_along_axis(class_ok, first, correct, axis=-1)
+    shell = _shell(gm, codes)
+    cube = RunCube(shell.problems, codes, shell.tasks, collected, usd, correct,
+                   np.full(correct.shape[:2], n, dtype=np.int64), first, class_ok, shell.derived)
+    return cube, expert
+
+
+# ---- the statistics studied --------------------------------------------------------------------
+def technique_base(gm_or_families: dict[str, str], models: list[str]) -> list[str]:
+    """M_L: the lightweight and large models (every model when there are none), as Table 2."""
+    base = [m for m in models if gm_or_families[m] in ("lightweight", "large")]
+    return base or list(models)
+
+
+def headline(F, models: list[str], families: dict[str, str], methods: list[str]) -> dict[str, np.ndarray]:
+    """The headline statistics as (B, T) arrays from a frontier function ``F(strategies) -> (B, T)`` USD:
+    Table 1 (one model and the expert, USD), the frontier of all models (USD), and the technique gains
+    of Table 2 (0-1)."""
+    out = {f"table1:{m}": F([m]) for m in models}
+    out["frontier:all models"] = F(models)
+    base = technique_base(families, models)
+    v_base = F(base)
+    for method in methods:
+        if method == "vanilla":
+            continue
+        out[f"technique gain:{method}"] = (v_base - F(base + [strategy_name(m, method) for m in base])) / v_base
+    return out
+
+
+def true_headline(gm: GenerativeModel) -> dict[str, np.ndarray]:
+    """``headline`` of the truth: name -> (T,) values."""
+    return {k: v[0] for k, v in headline(truth(gm).frontier, gm.models, gm.families, gm.methods).items()}
+
+
+# ---- the study ---------------------------------------------------------------------------------
+ESTIMATORS = ("plug-in", "bootstrap-corrected")
+
+
+def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float) -> dict[str, dict[str, np.ndarray]]:
+    """One simulated set: per statistic, each estimator's (T,) value and whether its interval covers the truth."""
+    cube, expert = draw_cube(gm, np.random.default_rng(seed))
+    point, reps = bootstrap(cube, expert, replicates, seed=seed)
+    est = headline(point.frontier, gm.models, gm.families, gm.methods)
+    boot = headline(reps.frontier, gm.models, gm.families, gm.methods)
+    q = 100 * (1 - level) / 2
+    out = {}
+    for name, values in est.items():
+        p, b = values[0], boot[name]
+        lo, hi = np.nanpercentile(b, [q, 100 - q], axis=0)
+        shift = np.nanmean(b, axis=0) - p  # the bootstrap's estimate of the plug-in's bias
+        out[name] = {"plug-in": p, "bootstrap-corrected": p - shift, "low": lo, "high": hi,
+                     "low_corrected": lo - 2 * shift, "high_corrected": hi - 2 * shift}
+    return out
+
+
+def study(gm: GenerativeModel, repetitions: int = 100, replicates: int = 200, seed: int = 0, level: float = 0.95,
+          workers: int = 1) -> pd.DataFrame:
+    """Bias, RMSE and interval coverage of each estimator of every headline statistic over ``repetitions``
+    fresh simulated sets (``replicates`` bootstrap replicates each), on ``workers`` forked processes.
+
+    One row per (statistic, task, estimator): truth, mean estimate, bias, RMSE, coverage of its
+    ``level`` interval (the percentile interval for the plug-in; shifted by twice the bootstrap bias
+    estimate for the corrected one) and the Monte-Carlo standard error of that coverage.
+    """
+    from helpers.collect.workers import can_fork, run_forked
+
+    seeds = [seed * 100_003 + r for r in range(repetitions)]
+    if workers > 1 and can_fork():
+        groups = [seeds[i::workers] for i in range(workers)]
+        parts = run_forked(lambda group, counter: [_repetition(gm, s, replicates, level) for s in group], groups,
+                           lambda n: None)
+        done = {s: r for group, part in zip(groups, parts) for s, r in zip(group, part)}
+        reps = [done[s] for s in seeds]  # the one-process order: sums add up alike
+    else:
+        reps = [_repetition(gm, s, replicates, level) for s in seeds]
+    true = true_headline(gm)
+    tasks = [tm.task for tm in gm.tasks]
+    rows = []
+    for name, t_values in true.items():
+        for estimator in ESTIMATORS:
+            values = np.array([r[name][estimator] for r in reps])  # (R, T)
+            suffix = "" if estimator == "plug-in" else "_corrected"
+            covered = np.array([(r[name]["low" + suffix] <= t_values) & (t_values <= r[name]["high" + suffix])
+                                for r in reps])
+            for j, task in enumerate(tasks):
+                cov = covered[:, j].mean()
+                rows.append({"statistic": name, "task": task, "estimator": estimator, "truth": t_values[j],
+                             "mean": values[:, j].mean(), "bias": values[:, j].mean() - t_values[j],
+                             "rmse": float(np.sqrt(np.mean((values[:, j] - t_values[j]) ** 2))),
+                             "coverage": cov, "coverage_se": float(np.sqrt(max(cov * (1 - cov), 1e-12) / len(reps)))})
+    out = pd.DataFrame(rows)
+    out.attrs.update(repetitions=repetitions, replicates=replicates, level=level)
+    return out

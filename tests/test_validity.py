@@ -1,0 +1,65 @@
+"""The validity study's generative model: its draws agree with its exact values, and known truths hold."""
+
+import numpy as np
+import pytest
+
+from helpers.analyze import bootstrap as bt
+from helpers.analyze import validity as va
+
+
+def tiny_model(refine_gain=0.0, problems=40, runs=8) -> va.GenerativeModel:
+    tasks = [va.TaskModel("gsm8k", np.full(problems, 120), np.full(problems, 200), np.array([1.5, -0.5]),
+                          np.array([2.0, 1.0]), np.array([200.0, 900.0]), 6, 3.5),
+             va.TaskModel("bbq", np.arange(problems) + 60, np.arange(problems) + 90, np.array([0.0, 2.0]),
+                          np.array([1.0, 2.0]), np.array([100.0, 300.0]), 2, 0.1)]
+    return va.GenerativeModel(["a", "b"], {"a": "lightweight", "b": "large"},
+                              ["vanilla", "self_refine", "majority_vote_k3", "best_of_k2"],
+                              np.array([0.15, 2.5]) / 1e6, np.array([0.6, 10.0]) / 1e6, np.zeros(2),
+                              np.full(2, refine_gain), np.array([0.0, 0.05]), tasks, runs)
+
+
+def test_draws_agree_with_the_exact_accuracy_and_cost():
+    gm = tiny_model()
+    true = va.truth(gm)
+    true_acc = true.mean_per_task(true.rate.astype(float))[0]
+    true_cost = true.mean_per_task(true.cost.astype(float))[0]
+    rng = np.random.default_rng(0)
+    acc, cost = [], []
+    for _ in range(60):
+        cube, expert = va.draw_cube(gm, rng)
+        point = bt.point_estimate(cube, expert)
+        assert point.cube.all_strategies == true.cube.all_strategies
+        acc.append(point.mean_per_task(point.rate.astype(float))[0])
+        cost.append(point.mean_per_task(point.cost.astype(float))[0])
+    acc, cost = np.array(acc), np.array(cost)
+    se_acc = acc.std(axis=0) / np.sqrt(len(acc)) + 1e-9
+    assert np.all(np.abs(acc.mean(axis=0) - true_acc) < 4.5 * se_acc)  # majority vote and best-of-2 included
+    np.testing.assert_allclose(cost.mean(axis=0), true_cost, rtol=0.02)
+
+
+def test_self_refine_gain_is_zero_without_an_effect_and_positive_with_one():
+    none = va.true_headline(tiny_model(0.0))["technique gain:self_refine"]
+    assert np.all(none == 0)
+    some = va.true_headline(tiny_model(0.9))["technique gain:self_refine"]
+    assert np.all(some >= 0) and some.max() > 0.01
+    # one expert-only frontier is the expert's cost; a frontier can only fall as strategies are added
+    t = va.truth(tiny_model())
+    np.testing.assert_allclose(t.frontier([])[0], [3.5, 0.1])  # tasks in the generative model's order
+    assert np.all(t.frontier(["a", "b"]) <= t.frontier(["a"]) + 1e-15)
+
+
+def test_study_reports_bias_and_coverage_per_estimator():
+    out = va.study(tiny_model(problems=12), repetitions=4, replicates=20, seed=1)
+    assert set(out["estimator"]) == set(va.ESTIMATORS)
+    assert {"truth", "bias", "rmse", "coverage", "coverage_se"} <= set(out.columns)
+    assert out["coverage"].between(0, 1).all() and out.attrs["repetitions"] == 4
+    assert out.loc[out["statistic"] == "table1:a", "truth"].gt(0).all()
+
+
+@pytest.mark.parametrize("workers", [2])
+def test_study_on_forked_workers_equals_one_process(workers):
+    gm = tiny_model(problems=8)
+    a = va.study(gm, repetitions=4, replicates=10, seed=2)
+    b = va.study(gm, repetitions=4, replicates=10, seed=2, workers=workers)
+    assert a.sort_values(["statistic", "task", "estimator"]).reset_index(drop=True).equals(
+        b.sort_values(["statistic", "task", "estimator"]).reset_index(drop=True))
