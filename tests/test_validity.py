@@ -63,3 +63,19 @@ def test_study_on_forked_workers_equals_one_process(workers):
     b = va.study(gm, repetitions=4, replicates=10, seed=2, workers=workers)
     assert a.sort_values(["statistic", "task", "estimator"]).reset_index(drop=True).equals(
         b.sort_values(["statistic", "task", "estimator"]).reset_index(drop=True))
+
+
+def test_model_based_frontier_recovers_what_eight_runs_cannot_see():
+    # model "b" on gsm8k: A = -0.5, s = 1: many problems pass in under 1 of 8 runs, so the plug-in falls
+    # back on the 3.5 USD expert where the true cost-of-pass is a few cents
+    from helpers.analyze.frontier_model import ModelFrontier
+
+    gm = tiny_model(problems=200)
+    truth = va.true_headline(gm)["table1:b"][0]
+    rng = np.random.default_rng(4)
+    plug, model = [], []
+    for _ in range(6):
+        cube, expert = va.draw_cube(gm, rng)
+        plug.append(bt.point_estimate(cube, expert).frontier(["b"])[0, 0])
+        model.append(ModelFrontier(cube, expert).frontier(["b"])[0, 0])
+    assert abs(np.mean(model) - truth) < 0.25 * abs(np.mean(plug) - truth)

@@ -25,6 +25,7 @@ import pandas as pd
 from scipy import special
 
 from helpers.analyze.bootstrap import Replicates, RunCube, bootstrap
+from helpers.analyze.frontier_model import ModelFrontier
 from helpers.collect.backends.sim import _NODES, _WEIGHTS, LOG_NORMAL_SIGMA, aptitude
 from helpers.core.context import Context
 from helpers.core.experts import expert_per_problem
@@ -247,23 +248,28 @@ def true_headline(gm: GenerativeModel) -> dict[str, np.ndarray]:
 
 
 # ---- the study ---------------------------------------------------------------------------------
-ESTIMATORS = ("plug-in", "bootstrap-corrected")
+ESTIMATORS = ("plug-in", "bootstrap-corrected", "model-based")
+SUFFIX = {"plug-in": "", "bootstrap-corrected": "_corrected", "model-based": "_model"}
 
 
 def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float) -> dict[str, dict[str, np.ndarray]]:
     """One simulated set: per statistic, each estimator's (T,) value and whether its interval covers the truth."""
     cube, expert = draw_cube(gm, np.random.default_rng(seed))
     point, reps = bootstrap(cube, expert, replicates, seed=seed)
-    est = headline(point.frontier, gm.models, gm.families, gm.methods)
-    boot = headline(reps.frontier, gm.models, gm.families, gm.methods)
+    model = ModelFrontier(cube, expert)
+    stats = lambda F: headline(F, gm.models, gm.families, gm.methods)  # noqa: E731
+    est, boot = stats(point.frontier), stats(reps.frontier)
+    est_model, boot_model = stats(model.frontier), stats(model.draws(reps.weights, seed).frontier)
     q = 100 * (1 - level) / 2
     out = {}
     for name, values in est.items():
         p, b = values[0], boot[name]
         lo, hi = np.nanpercentile(b, [q, 100 - q], axis=0)
         shift = np.nanmean(b, axis=0) - p  # the bootstrap's estimate of the plug-in's bias
-        out[name] = {"plug-in": p, "bootstrap-corrected": p - shift, "low": lo, "high": hi,
-                     "low_corrected": lo - 2 * shift, "high_corrected": hi - 2 * shift}
+        lo_m, hi_m = np.nanpercentile(boot_model[name], [q, 100 - q], axis=0)
+        out[name] = {"plug-in": p, "bootstrap-corrected": p - shift, "model-based": est_model[name][0],
+                     "low": lo, "high": hi, "low_corrected": lo - 2 * shift, "high_corrected": hi - 2 * shift,
+                     "low_model": lo_m, "high_model": hi_m}
     return out
 
 
@@ -293,7 +299,7 @@ def study(gm: GenerativeModel, repetitions: int = 100, replicates: int = 200, se
     for name, t_values in true.items():
         for estimator in ESTIMATORS:
             values = np.array([r[name][estimator] for r in reps])  # (R, T)
-            suffix = "" if estimator == "plug-in" else "_corrected"
+            suffix = SUFFIX[estimator]
             covered = np.array([(r[name]["low" + suffix] <= t_values) & (t_values <= r[name]["high" + suffix])
                                 for r in reps])
             for j, task in enumerate(tasks):

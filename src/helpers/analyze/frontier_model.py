@@ -1,0 +1,207 @@
+"""A model-based (item-response) frontier estimator: cost-of-pass where 8 runs cannot see the truth.
+
+Why. A problem's frontier is min(C/R, expert) per strategy with the true success rate R. With n runs, a
+strategy that never passed gets R̂ = 0, cost-of-pass ∞, and the problem falls back on the expert
+(e.g. 58 USD on GPQA) even when its true R is 0.02 and C/R is 0.01 USD. min(C/R, e) is not a
+polynomial in R, so no estimator from n binomial runs is unbiased for it: the plug-in is biased up
+by orders of magnitude on hard datasets, and resampling (bootstrap, jackknife) cannot correct what
+the runs never show (validity study, 07_validity).
+
+What. Borrow strength across problems with the two-parameter item-response model the capability-frontier
+paper uses (§4.3.2) and the simulator implements: problem p of a dataset has a difficulty
+z_p ~ N(0, 1) shared by all strategies; strategy s passes one attempt with
+R_s(z) = sigmoid(a_s − b_s·z), b_s ≥ 0. Per dataset, (a_s, b_s) maximise the marginal likelihood
+of the pass counts (64-node Gauss–Hermite quadrature over z; L-BFGS-B with analytic gradients).
+A problem's frontier is then its posterior expectation
+E[min(min_s C_s(p)/R_s(z), e_p) | the problem's pass counts], with C_s(p) the mean recorded cost;
+averaged over problems this is unbiased for the population frontier when the model holds (law of
+total expectation). Methods estimated from vanilla runs follow from R(z): best-of-k
+1 − (1 − R)^k; majority vote by the closed form with replacement over the correct answer and
+D equally likely wrong answers, D = 1 / (how often two wrong runs on a problem agree), per dataset
+and model. Assumptions (stated in the report): one latent difficulty per problem, logistic links,
+runs independent given the problem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from scipy import optimize, special
+
+from helpers.analyze.bootstrap import RunCube
+from helpers.collect.backends.sim import _NODES, _WEIGHTS
+from helpers.core.methods import get_method
+from helpers.core.methods.vote_math import any_pass_true, vote_probability
+
+LOG_W = np.log(_WEIGHTS)
+BOUNDS_A, BOUNDS_B = (-25.0, 25.0), (0.0, 10.0)  # a (logit), b (per unit of difficulty)
+
+
+@lru_cache(maxsize=256)
+def vote_polynomial(k: int, wrong_classes: int) -> np.ndarray:
+    """P(k-vote correct) as a polynomial in the success rate x (coefficients, highest first) for one
+    correct and ``wrong_classes`` equally likely wrong answers: a polynomial of degree k (closed form
+    with replacement), so k + 1 evaluations determine it exactly."""
+    d = wrong_classes
+    x = 0.5 - 0.5 * np.cos(np.pi * (np.arange(k + 1) + 0.5) / (k + 1))  # Chebyshev nodes in [0, 1]
+    y = [vote_probability(((v, True), *[((1 - v) / d, False)] * d), k, True) for v in x]
+    return np.polyfit(x, y, k)
+
+
+@dataclass(frozen=True)
+class TaskFit:
+    """Fitted (a, b) per collected strategy of one dataset (NaN: no runs), the covariance of the fitted
+    parameters (Laplace: the inverse Hessian of the negative log-likelihood, over the used strategies'
+    a then b) and the maximised log-likelihood."""
+
+    a: np.ndarray
+    b: np.ndarray
+    used: np.ndarray
+    covariance: np.ndarray
+    loglik: float
+
+
+def _loglik_terms(theta: np.ndarray, k: np.ndarray, n: np.ndarray):
+    """(eta (B, S, Q), posterior (B, P, Q), log-likelihood (B,)) for parameters ``theta`` (B, 2S): a then b."""
+    S = k.shape[1]
+    a, b = theta[:, :S], theta[:, S:]
+    eta = a[..., None] - b[..., None] * _NODES  # (B, S, Q)
+    ll = k @ special.log_expit(eta) + (n - k) @ special.log_expit(-eta) + LOG_W  # (B, P, Q)
+    norm = special.logsumexp(ll, axis=2, keepdims=True)
+    return eta, np.exp(ll - norm), norm.sum(axis=(1, 2))
+
+
+def _gradient(theta: np.ndarray, k: np.ndarray, n: np.ndarray, terms=None) -> np.ndarray:
+    """Gradient of the log-likelihood, (B, 2S) (``terms``: ``_loglik_terms`` of theta when at hand)."""
+    eta, post, _ = terms or _loglik_terms(theta, k, n)
+    post_t = post.transpose(0, 2, 1)
+    resid = post_t @ k - (post_t @ n) * special.expit(eta).transpose(0, 2, 1)  # (B, Q, S)
+    return np.concatenate([resid.sum(axis=1), -(_NODES[None, :, None] * resid).sum(axis=1)], axis=1)
+
+
+def fit_task(k: np.ndarray, n: np.ndarray) -> TaskFit:
+    """Maximum marginal likelihood of the 2-parameter model from pass counts ``k`` of ``n`` runs, (P, S)."""
+    used = n.sum(axis=0) > 0
+    ku, nu = k[:, used].astype(float), n[:, used].astype(float)
+    S = int(used.sum())
+
+    def objective(theta):
+        t = theta[None]
+        terms = _loglik_terms(t, ku, nu)
+        return -float(terms[2][0]), -_gradient(t, ku, nu, terms)[0]
+
+    rate = (ku.sum(0) + 0.5) / (nu.sum(0) + 1.0)
+    start = np.r_[special.logit(rate) * 1.6, np.ones(S)]
+    res = optimize.minimize(objective, start, jac=True, method="L-BFGS-B",
+                            bounds=[BOUNDS_A] * S + [BOUNDS_B] * S, options={"maxiter": 500})
+    h = 1e-4  # Hessian by central differences of the analytic gradient, all directions at once
+    steps = np.eye(2 * S) * h
+    hess = (_gradient(res.x + steps, ku, nu) - _gradient(res.x - steps, ku, nu)) / (2 * h)
+    values, vectors = np.linalg.eigh(-(hess + hess.T) / 2)  # the observed information
+    keep = values > 1e-8 * max(values.max(initial=0.0), 1e-300)  # flat directions (e.g. every run passed): no spread
+    covariance = (vectors[:, keep] / values[keep]) @ vectors[:, keep].T
+    a, b = np.full(len(used), np.nan), np.full(len(used), np.nan)
+    a[used], b[used] = res.x[:S], res.x[S:]
+    return TaskFit(a, b, used, covariance, -float(res.fun))
+
+
+def wrong_answer_classes(cube: RunCube, s: int, rows: slice) -> int:
+    """D for strategy ``s`` on the problems ``rows``: 1 / P(two wrong runs of a problem agree), at least 1."""
+    valid = np.arange(cube.usd.shape[2]) < cube.runs[rows, s, None]
+    wrong = valid & ~cube.correct[rows, s]
+    sizes = np.zeros(wrong.shape, dtype=np.int64)  # wrong runs per answer class
+    np.add.at(sizes, (np.nonzero(wrong)[0], cube.answer[rows, s][wrong]), 1)
+    m = wrong.sum(axis=1)
+    pairs = (m * (m - 1)).sum()
+    agree = (sizes * (sizes - 1)).sum()
+    return max(1, int(round(pairs / agree))) if agree > 0 else max(1, int(m.max(initial=1)))
+
+
+class ModelFrontier:
+    """The model-based frontier of a RunCube: ``frontier(strategies)`` (B, T) USD, like
+    ``bootstrap.Replicates.frontier``. B = 1 (the fit; every problem once) unless ``draws`` made
+    replicates: problem weights (B, P) from the bootstrap and parameters drawn from their Laplace
+    approximation, so intervals carry both the problems' and the fit's uncertainty."""
+
+    def __init__(self, cube: RunCube, expert: np.ndarray):
+        self.cube, self.expert = cube, np.asarray(expert, float)
+        self.weights = np.ones((1, len(cube.problems)))
+        valid = np.arange(cube.usd.shape[2]) < cube.runs[..., None]
+        self.k = (cube.correct & valid).sum(-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.cost = np.where(valid, cube.usd, 0.0).sum(-1) / cube.runs  # (P, S) USD, NaN without runs
+        bounds = [*cube.task_starts, len(cube.problems)]
+        self.rows = [slice(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
+        self.fits = [fit_task(self.k[r], cube.runs[r]) for r in self.rows]
+        self.theta = [np.r_[f.a[f.used], f.b[f.used]][None] for f in self.fits]  # per task (B, 2S_used)
+        self._per_problem: dict[tuple[str, ...], np.ndarray] = {}
+        self._curves: dict[tuple[int, int], tuple] = {}
+
+    @property
+    def strategies(self) -> list[str]:
+        return self.cube.all_strategies
+
+    def draws(self, weights: np.ndarray, seed: int = 0) -> "ModelFrontier":
+        """B replicates: the given problem weights (B, P) and parameters drawn from N(fit, covariance),
+        clipped to the bounds."""
+        rng = np.random.default_rng(seed)
+        other = object.__new__(ModelFrontier)
+        other.__dict__.update(self.__dict__)
+        other.weights, other._per_problem = weights, {}
+        other.theta = []
+        for f, theta in zip(self.fits, self.theta):
+            S = int(f.used.sum())
+            drawn = rng.multivariate_normal(theta[0], f.covariance, size=len(weights), method="eigh", check_valid="ignore")
+            drawn[:, :S] = np.clip(drawn[:, :S], *BOUNDS_A)
+            drawn[:, S:] = np.clip(drawn[:, S:], *BOUNDS_B)
+            other.theta.append(drawn)
+        return other
+
+    def _rates(self, t: int, s_all: int) -> tuple[np.ndarray, np.ndarray]:
+        """R(z) at the nodes (B, Q) and the cost per attempt (P_t,) of strategy ``s_all`` on dataset ``t``."""
+        fit, rows, n_collected = self.fits[t], self.rows[t], len(self.cube.strategies)
+        s, method = (s_all, "vanilla") if s_all < n_collected else self.cube.derived[s_all - n_collected][1:]
+        if not fit.used[s]:
+            return np.zeros((len(self.theta[t]), len(_NODES))), np.full(rows.stop - rows.start, np.nan)
+        i, S = int(fit.used[:s].sum()), int(fit.used.sum())
+        theta = self.theta[t]
+        r = special.expit(theta[:, i, None] - theta[:, S + i, None] * _NODES)
+        if method == "vanilla":
+            return r, self.cost[rows, s]
+        k = get_method(method).billed_calls
+        if method.startswith("best_of_k"):
+            return any_pass_true(r, k), k * self.cost[rows, s]
+        if (t, s) not in self._curves:
+            self._curves[(t, s)] = wrong_answer_classes(self.cube, s, rows)
+        return np.clip(np.polyval(vote_polynomial(k, self._curves[(t, s)]), r), 0.0, 1.0), k * self.cost[rows, s]
+
+    def _posterior(self, t: int) -> np.ndarray:
+        fit, rows = self.fits[t], self.rows[t]
+        k, n = self.k[rows][:, fit.used].astype(float), self.cube.runs[rows][:, fit.used].astype(float)
+        return _loglik_terms(self.theta[t], k, n)[1]  # (B, P_t, Q)
+
+    def per_problem(self, strategies) -> np.ndarray:
+        """Posterior expected V_p(M ∪ {expert}) per replicate and problem, (B, P) USD."""
+        key = tuple(strategies)
+        if key not in self._per_problem:
+            if "posterior" not in self._per_problem:
+                self._per_problem["posterior"] = [self._posterior(t) for t in range(len(self.rows))]
+            cols = [self.strategies.index(s) for s in strategies]
+            out = np.empty((len(self.weights), len(self.cube.problems)))
+            for t, rows in enumerate(self.rows):
+                best = np.broadcast_to(self.expert[None, rows, None], (len(self.weights), rows.stop - rows.start, len(_NODES)))
+                for c in cols:
+                    r, cost = self._rates(t, c)
+                    with np.errstate(divide="ignore", invalid="ignore"):  # R = 0: inf; no runs (NaN): ignored by fmin
+                        best = np.fmin(best, cost[None, :, None] / r[:, None, :])
+                out[:, rows] = (self._per_problem["posterior"][t] * best).sum(axis=2)
+            self._per_problem[key] = out
+        return self._per_problem[key]
+
+    def frontier(self, strategies) -> np.ndarray:
+        """(B, T) USD: the per-problem values averaged with the problem weights of each replicate."""
+        values = self.per_problem(list(strategies))
+        starts = self.cube.task_starts
+        return np.add.reduceat(self.weights * values, starts, axis=1) / np.add.reduceat(self.weights, starts, axis=1)
