@@ -38,6 +38,7 @@ def report(tmp_path_factory):
         "n_problems": 12, "n_runs": 4, "price_snapshot": "sim_paper_table4_2025-04", "budget_usd": 10.0,
         "concurrency": 1, "output_dir": str(tmp / "results"),
         "task_options": {"two_digit_addition": {"source": "generated"}},
+        "validity": {"repetitions": 4, "replicates": 20, "effect_repetitions": 3},  # the study's machinery, small
     }
     path = tmp / "htmlcheck.yaml"
     path.write_text(yaml.safe_dump(params))

@@ -74,9 +74,14 @@ class GenerativeModel:
                                     for m in sorted(self.models)]
 
 
+def has_known_truth(ctx: Context) -> bool:
+    """Whether every model of a set is simulated (so the validity study applies)."""
+    return all(m.simulated for m in ctx.models)
+
+
 def generative_model(ctx: Context, refine_gain: float | None = None) -> GenerativeModel:
     """The generative model of a simulated set (every model simulated); ``refine_gain`` overrides the
-    profiles' true self-refine effect g (0-1)."""
+    profiles' true self-refine effect g (0-1), and adds self-refine to the set's methods if it lacks it."""
     models = [m for m in ctx.models]
     if not all(m.simulated for m in models):
         raise ValueError(f"set '{ctx.params.name}' has models that are not simulated: no known truth")
@@ -97,10 +102,15 @@ def generative_model(ctx: Context, refine_gain: float | None = None) -> Generati
                                n_choices - 1 if n_choices else 6, float(e)))
     gain = np.array([m.sim.refine_gain if refine_gain is None else refine_gain for m in models])
     return GenerativeModel(
-        [m.name for m in models], {m.name: m.family for m in models}, list(ctx.params.methods),
+        [m.name for m in models], {m.name: m.family for m in models}, _methods(ctx, refine_gain),
         np.array([p.input_usd_per_mtok for p in prices]) / 1e6, np.array([p.output_usd_per_mtok for p in prices]) / 1e6,
         np.array([p.usd_per_call for p in prices]), gain, np.array([m.sim.format_error_rate for m in models]),
         tasks, ctx.params.n_runs)
+
+
+def _methods(ctx: Context, refine_gain: float | None) -> list[str]:
+    methods = list(ctx.params.methods)
+    return methods + ["self_refine"] if refine_gain is not None and "self_refine" not in methods else methods
 
 
 # ---- exact values ------------------------------------------------------------------------------
@@ -295,13 +305,14 @@ def study(gm: GenerativeModel, repetitions: int = 100, replicates: int = 200, se
         reps = [_repetition(gm, s, replicates, level) for s in seeds]
     true = true_headline(gm)
     tasks = [tm.task for tm in gm.tasks]
-    rows = []
+    rows, pooled = [], {}
     for name, t_values in true.items():
         for estimator in ESTIMATORS:
             values = np.array([r[name][estimator] for r in reps])  # (R, T)
             suffix = SUFFIX[estimator]
             covered = np.array([(r[name]["low" + suffix] <= t_values) & (t_values <= r[name]["high" + suffix])
                                 for r in reps])
+            pooled.setdefault((family(name), estimator), []).append(covered)
             for j, task in enumerate(tasks):
                 cov = covered[:, j].mean()
                 rows.append({"statistic": name, "task": task, "estimator": estimator, "truth": t_values[j],
@@ -309,5 +320,53 @@ def study(gm: GenerativeModel, repetitions: int = 100, replicates: int = 200, se
                              "rmse": float(np.sqrt(np.mean((values[:, j] - t_values[j]) ** 2))),
                              "coverage": cov, "coverage_se": float(np.sqrt(max(cov * (1 - cov), 1e-12) / len(reps)))})
     out = pd.DataFrame(rows)
-    out.attrs.update(repetitions=repetitions, replicates=replicates, level=level)
+    per_rep = {key: np.concatenate(parts, axis=1).mean(axis=1) for key, parts in pooled.items()}  # (R,) each
+    out.attrs.update(repetitions=repetitions, replicates=replicates, level=level, pooled_coverage={
+        key: (float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v)))) for key, v in per_rep.items()})
     return out
+
+
+def family(statistic: str) -> str:
+    """The family of a headline statistic's name ('table1', 'frontier', 'technique gain')."""
+    return statistic.split(":", 1)[0]
+
+
+FAMILY_LABELS = {"table1": "Table 1: one model and the expert (USD)", "frontier": "Frontier of all models (USD)",
+                 "technique gain": "Technique gains of Table 2 (0-1)"}
+
+
+def summary(result: pd.DataFrame) -> pd.DataFrame:
+    """Per statistic family and estimator: mean |bias|, its ratio to the plug-in's, mean RMSE, and the pooled
+    coverage (%) of the intervals with its Monte-Carlo standard error (over repetitions, cells pooled)."""
+    df = result.assign(family=result["statistic"].map(family), abs_bias=result["bias"].abs())
+    out = df.groupby(["family", "estimator"], sort=False).agg(cells=("bias", "size"), mean_abs_bias=("abs_bias", "mean"),
+                                                             mean_rmse=("rmse", "mean")).reset_index()
+    plug = out[out["estimator"] == "plug-in"].set_index("family")["mean_abs_bias"]
+    out["bias_vs_plug_in"] = out["mean_abs_bias"] / out["family"].map(plug)
+    cov = result.attrs["pooled_coverage"]
+    out["coverage_pct"] = [100 * cov[(f, e)][0] for f, e in zip(out["family"], out["estimator"])]
+    out["coverage_se_pct"] = [100 * cov[(f, e)][1] for f, e in zip(out["family"], out["estimator"])]
+    out["family"] = out["family"].map(FAMILY_LABELS)
+    return out
+
+
+TECHNIQUE_COLUMNS = ["technique", "task", "true gain %", *[f"{e} mean" for e in ESTIMATORS],
+                     *[f"{e} coverage %" for e in ESTIMATORS]]
+
+
+def technique_table(result: pd.DataFrame, task_labels: dict[str, str] | None = None) -> pd.DataFrame:
+    """Per technique and dataset: the true gain, each estimator's mean, and the coverage of its interval (%)."""
+    df = result[result["statistic"].map(family) == "technique gain"]
+    if df.empty:  # a set without techniques
+        return pd.DataFrame(columns=TECHNIQUE_COLUMNS)
+    wide = df.pivot_table(index=["statistic", "task", "truth"], columns="estimator", values=["mean", "coverage"],
+                          sort=False)
+    wide.columns = [f"{est} {'mean' if what == 'mean' else 'coverage %'}" for what, est in wide.columns]
+    wide = wide.reset_index()
+    for col in [c for c in wide.columns if c.endswith("coverage %")]:
+        wide[col] = 100 * wide[col]
+    for col in ["truth", *[c for c in wide.columns if c.endswith(" mean")]]:
+        wide[col] = 100 * wide[col]  # gains in %
+    wide.insert(0, "technique", wide.pop("statistic").str.split(":", n=1).str[1])
+    wide["task"] = wide["task"].map(task_labels or {}).fillna(wide["task"])
+    return wide.rename(columns={"truth": "true gain %"})[TECHNIQUE_COLUMNS]

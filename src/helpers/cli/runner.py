@@ -23,7 +23,7 @@ from helpers.core.params import load_params
 from helpers.core.paths import repo_root, shown
 
 DEFAULT_SETS = ["params/local.yaml", "params/sim.yaml"]  # what `make all` shows: real local models, then the paper at scale
-NOTEBOOKS = ["01_collect", "02_grade", "03_frontier", "04_trends", "05_counterfactual", "06_techniques"]
+NOTEBOOKS = ["01_collect", "02_grade", "03_frontier", "04_trends", "05_counterfactual", "06_techniques", "07_validity"]
 
 
 def run_stages(params_path: Path, ctx: Context, pending_calls: int, names: list[str] | None = None,

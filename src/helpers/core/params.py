@@ -42,6 +42,16 @@ class Fidelity(BaseModel):
         "number", description="numeric targets need a number as answer, or accept expressions math-verify evaluates (reference)")
 
 
+class Validity(BaseModel):
+    """The validity study of a simulated set (07_validity): repetitions of fresh simulated sets."""
+
+    model_config = ConfigDict(extra="forbid")
+    repetitions: int = Field(30, ge=2, description="fresh simulated sets drawn for the study")
+    replicates: int = Field(100, ge=10, description="bootstrap replicates per repetition")
+    refine_gain: float = Field(0.5, gt=0, le=1, description="true self-refine effect g of the second study (a real gain)")
+    effect_repetitions: int = Field(15, ge=2, description="repetitions of the second study")
+
+
 class Params(BaseModel):
     """A parameter set. Paths are relative to the repository root."""
 
@@ -71,6 +81,7 @@ class Params(BaseModel):
     sampler: Literal["hash", "reference_lcg"] = Field(
         "hash", description="problem selection: seeded hash order, or the reference code's LCG shuffle (seed 102217)")
     fidelity: Fidelity = Field(default_factory=Fidelity)
+    validity: Validity = Field(default_factory=Validity)
 
     # where the set was read from (not a YAML field)
     source: str = Field("<memory>", exclude=True)
