@@ -36,7 +36,13 @@ from helpers.core.methods import get_method
 from helpers.core.methods.vote_math import any_pass_true, vote_probability
 
 LOG_W = np.log(_WEIGHTS)
-BOUNDS_A, BOUNDS_B = (-25.0, 25.0), (0.0, 10.0)  # a (logit), b (per unit of difficulty)
+BOUNDS = ((-25.0, 25.0), (0.0, 10.0), (0.0, 0.95))  # a (logit), b (per unit of difficulty), c (floor, 0-1)
+
+
+def success(theta: np.ndarray, S: int) -> np.ndarray:
+    """R_s(z) = c_s + (1 − c_s)·sigmoid(a_s − b_s·z) at the nodes, (B, S, Q), from ``theta`` (B, 3S): a, b, c."""
+    a, b, c = theta[:, :S, None], theta[:, S:2 * S, None], theta[:, 2 * S:, None]
+    return c + (1 - c) * special.expit(a - b * _NODES)
 
 
 @lru_cache(maxsize=256)
@@ -52,37 +58,41 @@ def vote_polynomial(k: int, wrong_classes: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class TaskFit:
-    """Fitted (a, b) per collected strategy of one dataset (NaN: no runs), the covariance of the fitted
+    """Fitted (a, b, c) per collected strategy of one dataset (NaN: no runs), the covariance of the fitted
     parameters (Laplace: the inverse Hessian of the negative log-likelihood, over the used strategies'
-    a then b) and the maximised log-likelihood."""
+    a, b then c) and the maximised log-likelihood."""
 
     a: np.ndarray
     b: np.ndarray
+    c: np.ndarray
     used: np.ndarray
     covariance: np.ndarray
     loglik: float
 
 
 def _loglik_terms(theta: np.ndarray, k: np.ndarray, n: np.ndarray):
-    """(eta (B, S, Q), posterior (B, P, Q), log-likelihood (B,)) for parameters ``theta`` (B, 2S): a then b."""
-    S = k.shape[1]
-    a, b = theta[:, :S], theta[:, S:]
-    eta = a[..., None] - b[..., None] * _NODES  # (B, S, Q)
-    ll = k @ special.log_expit(eta) + (n - k) @ special.log_expit(-eta) + LOG_W  # (B, P, Q)
+    """(R (B, S, Q), posterior (B, P, Q), log-likelihood (B,)) for parameters ``theta`` (B, 3S): a, b, c."""
+    r = np.clip(success(theta, k.shape[1]), 1e-300, 1 - 1e-16)
+    ll = k @ np.log(r) + (n - k) @ np.log1p(-r) + LOG_W  # (B, P, Q)
     norm = special.logsumexp(ll, axis=2, keepdims=True)
-    return eta, np.exp(ll - norm), norm.sum(axis=(1, 2))
+    return r, np.exp(ll - norm), norm.sum(axis=(1, 2))
 
 
 def _gradient(theta: np.ndarray, k: np.ndarray, n: np.ndarray, terms=None) -> np.ndarray:
-    """Gradient of the log-likelihood, (B, 2S) (``terms``: ``_loglik_terms`` of theta when at hand)."""
-    eta, post, _ = terms or _loglik_terms(theta, k, n)
+    """Gradient of the log-likelihood, (B, 3S) (``terms``: ``_loglik_terms`` of theta when at hand)."""
+    r, post, _ = terms or _loglik_terms(theta, k, n)
+    S = k.shape[1]
     post_t = post.transpose(0, 2, 1)
-    resid = post_t @ k - (post_t @ n) * special.expit(eta).transpose(0, 2, 1)  # (B, Q, S)
-    return np.concatenate([resid.sum(axis=1), -(_NODES[None, :, None] * resid).sum(axis=1)], axis=1)
+    passes, runs = (post_t @ k).transpose(0, 2, 1), (post_t @ n).transpose(0, 2, 1)  # (B, S, Q) expected counts
+    d_r = passes / r - (runs - passes) / (1 - r)  # d log-likelihood / d R at each node
+    c = theta[:, 2 * S:, None]
+    sig = special.expit(theta[:, :S, None] - theta[:, S:2 * S, None] * _NODES)
+    slope = (1 - c) * sig * (1 - sig)
+    return np.concatenate([(d_r * slope).sum(-1), -(d_r * slope * _NODES).sum(-1), (d_r * (1 - sig)).sum(-1)], axis=1)
 
 
 def fit_task(k: np.ndarray, n: np.ndarray) -> TaskFit:
-    """Maximum marginal likelihood of the 2-parameter model from pass counts ``k`` of ``n`` runs, (P, S)."""
+    """Maximum marginal likelihood of the model from pass counts ``k`` of ``n`` runs, (P, S)."""
     used = n.sum(axis=0) > 0
     ku, nu = k[:, used].astype(float), n[:, used].astype(float)
     S = int(used.sum())
@@ -93,18 +103,18 @@ def fit_task(k: np.ndarray, n: np.ndarray) -> TaskFit:
         return -float(terms[2][0]), -_gradient(t, ku, nu, terms)[0]
 
     rate = (ku.sum(0) + 0.5) / (nu.sum(0) + 1.0)
-    start = np.r_[special.logit(rate) * 1.6, np.ones(S)]
+    start = np.r_[special.logit(rate) * 1.6, np.ones(S), np.full(S, 0.01)]
     res = optimize.minimize(objective, start, jac=True, method="L-BFGS-B",
-                            bounds=[BOUNDS_A] * S + [BOUNDS_B] * S, options={"maxiter": 500})
-    h = 1e-4  # Hessian by central differences of the analytic gradient, all directions at once
-    steps = np.eye(2 * S) * h
+                            bounds=[b for b in BOUNDS for _ in range(S)], options={"maxiter": 1000})
+    h = 1e-5  # Hessian by central differences of the analytic gradient, all directions at once
+    steps = np.eye(3 * S) * h
     hess = (_gradient(res.x + steps, ku, nu) - _gradient(res.x - steps, ku, nu)) / (2 * h)
     values, vectors = np.linalg.eigh(-(hess + hess.T) / 2)  # the observed information
     keep = values > 1e-8 * max(values.max(initial=0.0), 1e-300)  # flat directions (e.g. every run passed): no spread
     covariance = (vectors[:, keep] / values[keep]) @ vectors[:, keep].T
-    a, b = np.full(len(used), np.nan), np.full(len(used), np.nan)
-    a[used], b[used] = res.x[:S], res.x[S:]
-    return TaskFit(a, b, used, covariance, -float(res.fun))
+    a, b, c = (np.full(len(used), np.nan) for _ in range(3))
+    a[used], b[used], c[used] = res.x[:S], res.x[S:2 * S], res.x[2 * S:]
+    return TaskFit(a, b, c, used, covariance, -float(res.fun))
 
 
 def wrong_answer_classes(cube: RunCube, s: int, rows: slice) -> int:
@@ -135,7 +145,7 @@ class ModelFrontier:
         bounds = [*cube.task_starts, len(cube.problems)]
         self.rows = [slice(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
         self.fits = [fit_task(self.k[r], cube.runs[r]) for r in self.rows]
-        self.theta = [np.r_[f.a[f.used], f.b[f.used]][None] for f in self.fits]  # per task (B, 2S_used)
+        self.theta = [np.r_[f.a[f.used], f.b[f.used], f.c[f.used]][None] for f in self.fits]  # per task (B, 3S_used)
         self._per_problem: dict[tuple[str, ...], np.ndarray] = {}
         self._curves: dict[tuple[int, int], tuple] = {}
 
@@ -154,8 +164,8 @@ class ModelFrontier:
         for f, theta in zip(self.fits, self.theta):
             S = int(f.used.sum())
             drawn = rng.multivariate_normal(theta[0], f.covariance, size=len(weights), method="eigh", check_valid="ignore")
-            drawn[:, :S] = np.clip(drawn[:, :S], *BOUNDS_A)
-            drawn[:, S:] = np.clip(drawn[:, S:], *BOUNDS_B)
+            for j, (lo, hi) in enumerate(BOUNDS):
+                drawn[:, j * S:(j + 1) * S] = np.clip(drawn[:, j * S:(j + 1) * S], lo, hi)
             other.theta.append(drawn)
         return other
 
@@ -166,8 +176,7 @@ class ModelFrontier:
         if not fit.used[s]:
             return np.zeros((len(self.theta[t]), len(_NODES))), np.full(rows.stop - rows.start, np.nan)
         i, S = int(fit.used[:s].sum()), int(fit.used.sum())
-        theta = self.theta[t]
-        r = special.expit(theta[:, i, None] - theta[:, S + i, None] * _NODES)
+        r = success(self.theta[t], S)[:, i]  # (B, Q)
         if method == "vanilla":
             return r, self.cost[rows, s]
         k = get_method(method).billed_calls

@@ -297,8 +297,13 @@ def study(gm: GenerativeModel, repetitions: int = 100, replicates: int = 200, se
     seeds = [seed * 100_003 + r for r in range(repetitions)]
     if workers > 1 and can_fork():
         groups = [seeds[i::workers] for i in range(workers)]
-        parts = run_forked(lambda group, counter: [_repetition(gm, s, replicates, level) for s in group], groups,
-                           lambda n: None)
+        def job(group, counter):
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(limits=1):  # one BLAS thread per worker: no oversubscription of the cores
+                return [_repetition(gm, s, replicates, level) for s in group]
+
+        parts = run_forked(job, groups, lambda n: None)
         done = {s: r for group, part in zip(groups, parts) for s, r in zip(group, part)}
         reps = [done[s] for s in seeds]  # the one-process order: sums add up alike
     else:
