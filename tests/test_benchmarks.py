@@ -48,3 +48,9 @@ def test_pipeline_stages_benchmark_runs(shared_data):
     out = run("benchmarks/pipeline_stages.py", "params/tiny.yaml", env={"COP_DATA_DIR": str(shared_data)})
     rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[2:]}
     assert rows["01_collect"][1] == "skipped" and rows["report"][1] == "skipped"
+
+
+def test_interval_speed_benchmark_runs():
+    lines = run("benchmarks/interval_speed.py", "20").splitlines()
+    assert lines[0].startswith("SIMULATED set of the paper's shape: 670 problems x 40 strategies x 8 runs")
+    assert lines[-2].startswith("total") and lines[-1].startswith("peak memory")

@@ -7,10 +7,11 @@ polynomial in R, so no estimator from n binomial runs is unbiased for it: the pl
 by orders of magnitude on hard datasets, and resampling (bootstrap, jackknife) cannot correct what
 the runs never show (validity study, 07_validity).
 
-What. Borrow strength across problems with the two-parameter item-response model the capability-frontier
-paper uses (§4.3.2) and the simulator implements: problem p of a dataset has a difficulty
+What. Borrow strength across problems with the item-response model the capability-frontier paper uses
+(§4.3.2) and the simulator implements, with a floor: problem p of a dataset has a difficulty
 z_p ~ N(0, 1) shared by all strategies; strategy s passes one attempt with
-R_s(z) = sigmoid(a_s − b_s·z), b_s ≥ 0. Per dataset, (a_s, b_s) maximise the marginal likelihood
+R_s(z) = c_s + (1 − c_s)·sigmoid(a_s − b_s·z), b_s ≥ 0, 0 ≤ c_s ≤ 0.95 (the floor: a multiple-choice
+guess, or a refinement's R + g·(1 − R)). Per dataset, (a_s, b_s, c_s) maximise the marginal likelihood
 of the pass counts (64-node Gauss–Hermite quadrature over z; L-BFGS-B with analytic gradients).
 A problem's frontier is then its posterior expectation
 E[min(min_s C_s(p)/R_s(z), e_p) | the problem's pass counts], with C_s(p) the mean recorded cost;
@@ -18,8 +19,8 @@ averaged over problems this is unbiased for the population frontier when the mod
 total expectation). Methods estimated from vanilla runs follow from R(z): best-of-k
 1 − (1 − R)^k; majority vote by the closed form with replacement over the correct answer and
 D equally likely wrong answers, D = 1 / (how often two wrong runs on a problem agree), per dataset
-and model. Assumptions (stated in the report): one latent difficulty per problem, logistic links,
-runs independent given the problem.
+and model. Assumptions (stated in the report): one latent difficulty per problem, logistic curves
+above a floor, runs independent given the problem.
 """
 
 from __future__ import annotations
