@@ -5,7 +5,7 @@ The generative model is the simulator's (``collect.backends.sim``): a problem of
 difficulty z ~ N(0, 1); model m passes one attempt with pi = sigmoid(A_{m,t} − s_m·z); a self-refine
 attempt passes with pi + g·(1 − pi); with probability ``format_error_rate`` a reply has no tagged answer
 (strict extraction: no answer, wrong); a wrong reply names one of D distractors uniformly (D: the other
-letters of a multiple-choice task, six nearby numbers otherwise). Completion tokens are log-normal
+letters of a multiple-choice task, six nearby numbers for a numeric target, one otherwise). Completion tokens are log-normal
 with the profile's mean; prompt tokens are ceil(characters / 4) of the prompt actually sent.
 
 Truth is over the population of problems: prompts as the set's (each equally likely) and z ~ N(0, 1)
@@ -47,7 +47,7 @@ class TaskModel:
     aptitude: np.ndarray  # (M,) A
     spread: np.ndarray  # (M,) s
     completion: np.ndarray  # (M,) mean completion tokens
-    distractors: int  # D
+    distractors: np.ndarray | int  # D per problem prompt (P,), or one for all
     expert_usd: float
 
 
@@ -96,16 +96,26 @@ def generative_model(ctx: Context, refine_gain: float | None = None) -> Generati
                                      / 4) for p in problems])
         profiles = [m.sim for m in models]
         a = np.array([pr.aptitude.get(t, aptitude(pr.accuracy[t], pr.difficulty_spread)) for pr in profiles])
-        n_choices = problems[0].n_choices
         tasks.append(TaskModel(t, solve, refine, a, np.array([pr.difficulty_spread for pr in profiles]),
                                np.array([pr.completion_tokens.get(t, 300.0) for pr in profiles]),
-                               n_choices - 1 if n_choices else 6, float(e)))
+                               np.array([_distractors(p) for p in problems]), float(e)))
     gain = np.array([m.sim.refine_gain if refine_gain is None else refine_gain for m in models])
     return GenerativeModel(
         [m.name for m in models], {m.name: m.family for m in models}, _methods(ctx, refine_gain),
         np.array([p.input_usd_per_mtok for p in prices]) / 1e6, np.array([p.output_usd_per_mtok for p in prices]) / 1e6,
         np.array([p.usd_per_call for p in prices]), gain, np.array([m.sim.format_error_rate for m in models]),
         tasks, ctx.params.n_runs)
+
+
+def _distractors(problem) -> int:
+    """How many distinct wrong answers the simulator gives a problem (``sim.distractor``)."""
+    if problem.n_choices:
+        return problem.n_choices - 1
+    try:
+        float(problem.target.replace(",", ""))
+        return 6
+    except ValueError:
+        return 1
 
 
 def _methods(ctx: Context, refine_gain: float | None) -> list[str]:
@@ -135,8 +145,9 @@ def _cell_truth(gm: GenerativeModel, tm: TaskModel, z: np.ndarray, prompt: np.nd
             elif method.startswith("majority_vote_k"):
                 k = get_method(method).billed_calls
                 cost[name] = k * solve[:, i]
-                rate[name] = np.array([vote_probability(_classes(p, ok[i], gm.format_error[i], tm.distractors), k, True)
-                                       for p in pi[:, i]])
+                d = np.broadcast_to(tm.distractors, (len(tm.solve_tokens),))[prompt]
+                rate[name] = np.array([vote_probability(_classes(p, ok[i], gm.format_error[i], int(dj)), k, True)
+                                       for p, dj in zip(pi[:, i], d)])
             else:
                 raise ValueError(f"no generative model for method '{method}'")
     names = gm.strategies
@@ -202,8 +213,9 @@ def draw_cube(gm: GenerativeModel, rng: np.random.Generator) -> tuple[RunCube, n
 
         per = {}
         right = rng.random((P, len(gm.models), n)) < pi
-        wrong_class = 1 + rng.integers(0, tm.distractors, (P, len(gm.models), n))
-        cls = np.where(~ok, tm.distractors + 1, np.where(right, 0, wrong_class))
+        d = np.broadcast_to(tm.distractors, (P,))[prompt][:, None, None]
+        wrong_class = 1 + rng.integers(0, d, (P, len(gm.models), n))
+        cls = np.where(~ok, d + 1, np.where(right, 0, wrong_class))
         per["vanilla"] = (calls(tm.solve_tokens[prompt]), right & ok, cls)
         if "self_refine" in gm.methods:
             p_refine = pi + gm.refine_gain[:, None] * (1 - pi)
