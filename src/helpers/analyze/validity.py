@@ -26,6 +26,7 @@ from scipy import special
 
 from helpers.analyze.bootstrap import Replicates, RunCube, bootstrap
 from helpers.analyze.frontier_model import ModelFrontier
+from helpers.analyze.headline import headline
 from helpers.collect.backends.sim import _NODES, _WEIGHTS, LOG_NORMAL_SIGMA, aptitude
 from helpers.core.context import Context
 from helpers.core.experts import expert_per_problem
@@ -240,28 +241,6 @@ def draw_cube(gm: GenerativeModel, rng: np.random.Generator) -> tuple[RunCube, n
     cube = RunCube(shell.problems, codes, shell.tasks, collected, usd, correct,
                    np.full(correct.shape[:2], n, dtype=np.int64), first, class_ok, shell.derived)
     return cube, expert
-
-
-# ---- the statistics studied --------------------------------------------------------------------
-def technique_base(gm_or_families: dict[str, str], models: list[str]) -> list[str]:
-    """M_L: the lightweight and large models (every model when there are none), as Table 2."""
-    base = [m for m in models if gm_or_families[m] in ("lightweight", "large")]
-    return base or list(models)
-
-
-def headline(F, models: list[str], families: dict[str, str], methods: list[str]) -> dict[str, np.ndarray]:
-    """The headline statistics as (B, T) arrays from a frontier function ``F(strategies) -> (B, T)`` USD:
-    Table 1 (one model and the expert, USD), the frontier of all models (USD), and the technique gains
-    of Table 2 (0-1)."""
-    out = {f"table1:{m}": F([m]) for m in models}
-    out["frontier:all models"] = F(models)
-    base = technique_base(families, models)
-    v_base = F(base)
-    for method in methods:
-        if method == "vanilla":
-            continue
-        out[f"technique gain:{method}"] = (v_base - F(base + [strategy_name(m, method) for m in base])) / v_base
-    return out
 
 
 def true_headline(gm: GenerativeModel) -> dict[str, np.ndarray]:

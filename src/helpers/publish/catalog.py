@@ -46,6 +46,13 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  mark_top3=True),
         Artifact("table1_expert_only", "table", "Human expert alone (USD per problem): the value a model must beat.",
                  "03_frontier"),
+        Artifact("table1_intervals", "table", "Table 1 with 95% intervals, value [low, high] in USD per problem. "
+                 "Plug-in: the paper's estimator, with the percentile interval of a two-level bootstrap ({replicates} "
+                 "replicates: problems within each dataset, runs within each problem). Model-based: each problem's "
+                 "posterior expectation under an item-response model fitted per dataset (its validity is measured on "
+                 "simulated sets), interval from {draws} draws. Where a model never passed a problem in its runs, "
+                 "the plug-in charges the expert's cost; the model-based estimate charges the small success rate the "
+                 "model gives it.", "03_frontier"),
     ),
     "The frontier over model releases": (
         Artifact("figure2_frontier_over_time", "figure", "Figure 2. Frontier cost-of-pass of the models released up "
@@ -69,6 +76,11 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
         Artifact("table2_technique_gain", "table", "Table 2. Relative gain (%) in frontier cost-of-pass from "
                  "inference-time techniques applied to every model of M_L ({base}; the paper: its lightweight and "
                  "large models), G(M_L*, M_L) / V(M_L) (Eq. 13).", "06_techniques", fmt="pct"),
+        Artifact("table2_intervals", "table", "Table 2 with 95% intervals, value [low, high] in %: the plug-in "
+                 "gain with its two-level bootstrap interval ({replicates} replicates) and the model-based gain with "
+                 "its interval ({draws} draws). A technique applied to every model adds as many independently "
+                 "estimated strategies, so the plug-in gain is positive even for a technique with no effect (the "
+                 "validity section measures by how much).", "06_techniques"),
         Artifact("table2_technique_accuracy", "table", "Accuracy (%) of each technique per model (mean over problems "
                  "of the estimated success rate).", "06_techniques", fmt="pct"),
     ),
@@ -140,12 +152,18 @@ def full_caption(an: Analysis, name: str, **fill: str) -> str:
     return an.caption(entry(name).caption.format(**fill))
 
 
-def publish_table(an: Analysis, name: str, df: pd.DataFrame, **fill: str) -> str:
-    """Save a catalogued table (CSV, Markdown, caption) and return caption + Markdown to display."""
+def publish_table(an: Analysis, name: str, df: pd.DataFrame, shown: pd.DataFrame | None = None, **fill: str) -> str:
+    """Save a catalogued table (CSV, Markdown, caption) and return caption + Markdown to display.
+
+    ``shown``: the Markdown's table when it differs from the CSV's (cells already formatted, e.g.
+    ``value [low, high]``); the CSV keeps ``df``'s numbers."""
     art = entry(name)
-    numeric = list(art.numeric) or [c for c in an.tasks if c in df.columns]
-    marks = tables.top3_marks(df, numeric) if art.mark_top3 else None
-    md = tables.to_markdown(df, numeric, FORMATS[art.fmt], marks)
+    if shown is not None:
+        md = shown.to_markdown(index=False)
+    else:
+        numeric = list(art.numeric) or [c for c in an.tasks if c in df.columns]
+        marks = tables.top3_marks(df, numeric) if art.mark_top3 else None
+        md = tables.to_markdown(df, numeric, FORMATS[art.fmt], marks)
     caption = full_caption(an, name, **fill)
     tables.save_table(df, md, name, an.ctx.params.tables_path)
     caption_path(an.ctx.params.tables_path, name).write_text(caption + "\n", encoding="utf-8")

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze import costofpass as cp
+from helpers.analyze import headline
 from helpers.analyze.estimates import Analysis
 from helpers.grade.estimates import strategy_name
 
@@ -49,10 +50,10 @@ def table6_cost(an: Analysis) -> pd.DataFrame:
     return _model_frame(an, {m: cost.loc[m] for m in an.models if m in cost.index})
 
 
-def technique_base(an: Analysis, base_families=("lightweight", "large")) -> list[str]:
-    """M_L: the set's lightweight and large models, as in the paper; every model when the set has none."""
-    base = [m for m in an.models if an.families[m] in base_families and m in an.cop.columns]
-    return base or [m for m in an.models if m in an.cop.columns]
+def technique_base(an: Analysis) -> list[str]:
+    """M_L of the set (``headline.technique_base``) among the models with estimates."""
+    models = [m for m in an.models if m in an.cop.columns]
+    return headline.technique_base(an.families.to_dict(), models)
 
 
 def table2_techniques(an: Analysis) -> pd.DataFrame:
@@ -69,6 +70,46 @@ def table2_techniques(an: Analysis) -> pd.DataFrame:
     out = pd.DataFrame(rows).T
     out.index.name = "technique"
     return out.reset_index()
+
+
+def with_interval(value: float, low: float, high: float, fmt) -> str:
+    """``value [low, high]`` in a table's number format."""
+    return f"{fmt(value)} [{fmt(low)}, {fmt(high)}]"
+
+
+def _interval_table(an: Analysis, long: pd.DataFrame, key: str, labels: dict[str, str], fmt, scale: float = 1.0
+                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(numbers: one row per key, estimator and task; shown: rows key x estimator, a ``value [low, high]``
+    cell per dataset)."""
+    numbers = long.rename(columns={"statistic": key}).assign(
+        **{c: long[c] * scale for c in ("value", "low", "high")})
+    if numbers.empty:  # e.g. a set without techniques
+        return numbers, pd.DataFrame(columns=[key, "estimator", *an.tasks])
+    cells = numbers.assign(cell=[with_interval(v, lo, hi, fmt) for v, lo, hi in
+                                 zip(numbers["value"], numbers["low"], numbers["high"])])
+    shown = cells.pivot_table(index=[key, "estimator"], columns="task", values="cell", aggfunc="first", sort=False)
+    shown = shown.reindex(columns=[t for t in an.tasks if t in shown.columns]).reset_index()
+    shown[key] = shown[key].map(labels).fillna(shown[key])
+    return numbers, shown
+
+
+def table1_intervals(an: Analysis, iv) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Table 1 with 95% intervals, plug-in and model-based (USD per problem): (numbers, shown)."""
+    from helpers.analyze import intervals
+
+    models = [m for m in an.models if m in iv.point.strategies]
+    long = intervals.long_frame(iv, lambda F: {m: F([m]) for m in models})
+    return _interval_table(an, long, "model", an.labels, fmt_usd)
+
+
+def table2_intervals(an: Analysis, iv) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Table 2 with 95% intervals, plug-in and model-based (relative gain, %): (numbers, shown)."""
+    from helpers.analyze import intervals
+
+    base = technique_base(an)
+    methods, available = list(an.ctx.params.methods), set(iv.point.strategies)
+    long = intervals.long_frame(iv, lambda F: headline.technique_gains(F, base, methods, available))
+    return _interval_table(an, long, "technique", {}, fmt_pct, scale=100.0)
 
 
 def top3_marks(df: pd.DataFrame, columns: list[str], lowest: bool = True) -> pd.DataFrame:
