@@ -102,6 +102,25 @@ def table1_intervals(an: Analysis, iv) -> tuple[pd.DataFrame, pd.DataFrame]:
     return _interval_table(an, long, "model", an.labels, fmt_usd)
 
 
+def table56_intervals(an: Analysis, iv) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Tables 5 and 6 with 95% bootstrap intervals: accuracy (%) and mean USD per attempt of each model's
+    vanilla attempts, (numbers, shown: rows model x quantity, a ``value [low, high]`` cell per dataset)."""
+    from helpers.analyze import intervals
+
+    models = [m for m in an.models if m in iv.point.strategies]
+    long = intervals.accuracy_cost_frame(iv, models)
+    pct = long["statistic"] == "accuracy"
+    long.loc[pct, ["value", "low", "high"]] *= 100
+    long["statistic"] = long["statistic"].map({"accuracy": "accuracy %", "cost_usd": "USD per attempt"})
+    cells = long.assign(cell=[with_interval(v, lo, hi, fmt_pct if q == "accuracy %" else fmt_usd)
+                              for v, lo, hi, q in zip(long["value"], long["low"], long["high"], long["statistic"])])
+    shown = cells.pivot_table(index=["strategy", "statistic"], columns="task", values="cell", aggfunc="first", sort=False)
+    shown = shown.reindex(columns=[t for t in an.tasks if t in shown.columns]).reset_index()
+    shown["strategy"] = shown["strategy"].map(an.labels).fillna(shown["strategy"])
+    return long.rename(columns={"strategy": "model", "statistic": "quantity"}), shown.rename(
+        columns={"strategy": "model", "statistic": "quantity"})
+
+
 def table2_intervals(an: Analysis, iv) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 2 with 95% intervals, plug-in and model-based (relative gain, %): (numbers, shown)."""
     from helpers.analyze import intervals
