@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze import costofpass as cp
-from helpers.analyze import headline
+from helpers.analyze import headline, intervals
 from helpers.analyze.estimates import Analysis
 from helpers.grade.estimates import strategy_name
 
@@ -95,8 +95,6 @@ def _interval_table(an: Analysis, long: pd.DataFrame, key: str, labels: dict[str
 
 def table1_intervals(an: Analysis, iv) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 1 with 95% intervals, plug-in and model-based (USD per problem): (numbers, shown)."""
-    from helpers.analyze import intervals
-
     models = [m for m in an.models if m in iv.point.strategies]
     long = intervals.long_frame(iv, lambda F: {m: F([m]) for m in models})
     return _interval_table(an, long, "model", an.labels, fmt_usd)
@@ -105,8 +103,6 @@ def table1_intervals(an: Analysis, iv) -> tuple[pd.DataFrame, pd.DataFrame]:
 def table56_intervals(an: Analysis, iv) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Tables 5 and 6 with 95% bootstrap intervals: accuracy (%) and mean USD per attempt of each model's
     vanilla attempts, (numbers, shown: rows model x quantity, a ``value [low, high]`` cell per dataset)."""
-    from helpers.analyze import intervals
-
     models = [m for m in an.models if m in iv.point.strategies]
     long = intervals.accuracy_cost_frame(iv, models)
     pct = long["statistic"] == "accuracy"
@@ -123,8 +119,6 @@ def table56_intervals(an: Analysis, iv) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def table2_intervals(an: Analysis, iv) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 2 with 95% intervals, plug-in and model-based (relative gain, %): (numbers, shown)."""
-    from helpers.analyze import intervals
-
     base = technique_base(an)
     methods, available = list(an.ctx.params.methods), set(iv.point.strategies)
     long = intervals.long_frame(iv, lambda F: headline.technique_gains(F, base, methods, available))
