@@ -1,6 +1,7 @@
 """Figures draw for any families and any number of releases (including fits that are not identifiable)."""
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 from helpers.analyze import costofpass as cp
@@ -30,7 +31,14 @@ def test_trend_figures_with_two_releases():
     fits = fit_trends(trend)
     assert not fits["t"].identified
     figures.figure2_trends(trend, fits, {"t": "Task"}, simulated=False)
-    gains = figures.release_gains(trend, {"a": "A", "b": "B"})
-    assert list(gains.index) == ["2024-01-01 A", "2024-05-01 B"]
-    figures.heatmap(gains, "Figure 4", simulated=False)
+    plt.close("all")
+
+
+def test_interval_bars_draw_every_item_with_its_whiskers():
+    frame = pd.DataFrame({"task": ["T", "T", "U"], "item": ["A", "B", "A"], "value": [10.0, 300.0, 5.0],
+                          "low": [5.0, 100.0, 5.0], "high": [20.0, np.inf, 5.0]})
+    fig = figures.interval_bars(frame, "item", "Figure 5", simulated=True, colors={"A": "#123456"}, symlog=True)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["A", "B"] and "SIMULATED" in fig._suptitle.get_text()
+    assert len(ax.patches) == 2 and ax.get_xscale() == "symlog"
     plt.close("all")

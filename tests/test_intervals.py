@@ -2,6 +2,8 @@
 replicates' percentiles."""
 
 import numpy as np
+import pandas as pd
+import pytest
 from tests.test_bootstrap import METHODS, synthetic_attempts
 
 from helpers.analyze import bootstrap as bt
@@ -35,3 +37,40 @@ def test_accuracy_and_cost_intervals_bracket_their_estimates():
     assert set(frame["statistic"]) == {"accuracy", "cost_usd"}
     inside = (frame["low"] <= frame["value"] + 1e-12) & (frame["value"] <= frame["high"] + 1e-12)
     assert inside.mean() > 0.9
+
+
+def test_set_statistics_agree_with_the_paper_functions_and_are_kept_on_disk(write_set, tmp_path):
+    from helpers.analyze import costofpass as cp
+    from helpers.analyze.estimates import load_analysis
+    from helpers.collect.collection import run_collection
+    from helpers.collect.preflight import preflight
+    from helpers.grade.stage import run_grading
+    from test_fidelity import sim_set
+
+    params = sim_set(write_set, "stats", tmp_path / "out", models=["sim-lightweight", "sim-reasoning"],
+                     n_problems=10, n_runs=3)
+    ctx = preflight(params)
+    run_collection(ctx, progress=False)
+    run_grading(ctx)
+    an = load_analysis(ctx)
+    st = intervals.set_statistics(an, replicates=40, draws=10)
+    plug = st.frame[st.frame["estimator"] == "plug-in"].set_index(["statistic", "task"])["value"]
+    t1 = cp.single_model_frontier(an.vanilla_cop(), an.expert)
+    for m in an.models:
+        assert plug[(f"table1:{m}", "two_digit_addition")] == pytest.approx(t1.loc["two_digit_addition", m])
+    trend = an.frontier_over_time().dropna(subset=["date"]).reset_index(drop=True)
+    for i, row in trend.iterrows():
+        assert plug[(f"release gain:{i}", row.task)] == pytest.approx(row.relative_gain)
+        assert plug[(f"release frontier:{i}", row.task)] == pytest.approx(row.normalized_pct)
+        assert st.curves["plug-in"][0, i, 0] == pytest.approx(row.normalized_pct)
+    fam = cp.family_counterfactual(an.vanilla_cop(), an.families, an.expert)
+    single = cp.single_model_counterfactual(an.vanilla_cop(), an.models, an.expert)
+    for g in fam.columns:
+        assert plug[(f"family:{g}", "two_digit_addition")] == pytest.approx(fam.loc["two_digit_addition", g])
+    for m in an.models:
+        assert plug[(f"essential:{m}", "two_digit_addition")] == pytest.approx(single.loc["two_digit_addition", m])
+    assert st.curves["plug-in"].shape == (41, 2, 1) and st.curves["model-based"].shape == (11, 2, 1)
+    assert (tmp_path / "out" / "intervals" / "key.txt").is_file()
+    again = intervals.set_statistics(an, replicates=40, draws=10)  # read back, not recomputed
+    pd.testing.assert_frame_equal(again.frame, st.frame)
+    np.testing.assert_array_equal(again.curves["plug-in"], st.curves["plug-in"])

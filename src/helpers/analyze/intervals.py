@@ -1,23 +1,32 @@
-"""Intervals on a set's headline numbers: plug-in with two-level bootstrap intervals, and the model-based
+"""Intervals on a set's numbers: plug-in with two-level bootstrap intervals, and the model-based
 estimator with its own (see ``bootstrap`` and ``frontier_model`` for the estimators, ``07_validity`` for
 how well each recovers a known truth).
 
-``set_intervals(an)`` builds both once per notebook; ``long_frame(iv, stats)`` turns any statistics
-(a function of a frontier function, as ``headline``) into one row per (statistic, dataset, estimator)
-with the estimate and its ``level`` percentile interval.
+``set_intervals(an)`` builds both; ``long_frame(iv, stats)`` turns any statistics (a function of a
+frontier function, as ``headline``) into one row per (statistic, dataset, estimator) with the estimate
+and its ``level`` percentile interval. ``set_statistics(an)`` computes every statistic of Tables 1, 2,
+5, 6 and Figures 2-5 once per set and keeps them under ``results/<set>/intervals/``, keyed by the
+graded records, the analysis code and the settings, so each notebook reads them instead of
+bootstrapping again.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
 import pandas as pd
 
+from helpers.analyze import headline
 from helpers.analyze.bootstrap import DEFAULT_REPLICATES, Replicates, bootstrap, run_cube
+from helpers.analyze.costofpass import release_steps
 from helpers.analyze.estimates import Analysis
 from helpers.analyze.frontier_model import ModelFrontier
+from helpers.grade.stage import graded_paths
 
 MODEL_DRAWS = 200  # parameter draws of the model-based intervals (each recomputes every problem's posterior)
 
@@ -79,3 +88,91 @@ def accuracy_cost_frame(iv: SetIntervals, strategies: list[str]) -> pd.DataFrame
                 rows.append({"statistic": what, "strategy": s, "task": task, "value": point[j, i],
                              "low": lo[j, i], "high": hi[j, i]})
     return pd.DataFrame(rows)
+
+
+# ---- every statistic of a set, computed once and kept on disk -------------------------------------
+ESTIMATORS = ("plug-in", "model-based")
+
+
+@dataclass
+class SetStatistics:
+    """Every interval of a set: ``frame`` rows (statistic, task, estimator, value, low, high) of Tables 1, 2
+    and Figures 2-5 (names as ``headline``: ``table1:<m>``, ``frontier:all models``, ``technique gain:<x>``,
+    ``release frontier:<i>``, ``release gain:<i>``, ``family:<g>``, ``essential:<m>``); ``accuracy_cost``
+    Tables 5-6 (``accuracy_cost_frame``); ``curves[estimator]`` the normalised frontier over release steps
+    (%), (1 + replicates or draws, steps, T), row 0 the estimate, for refitting the trend."""
+
+    frame: pd.DataFrame
+    accuracy_cost: pd.DataFrame
+    curves: dict[str, np.ndarray]
+    replicates: int
+    draws: int
+    level: float
+
+    def of(self, prefix: str) -> pd.DataFrame:
+        """The rows of statistics ``<prefix>:<name>``, with ``statistic`` = ``<name>``."""
+        rows = self.frame[self.frame["statistic"].str.startswith(prefix + ":")]
+        return rows.assign(statistic=rows["statistic"].str.slice(len(prefix) + 1))
+
+
+def set_steps(an: Analysis) -> list[tuple[pd.Timestamp, list[str]]]:
+    """The set's release steps (``fidelity.release_steps``) over the models with estimates."""
+    return release_steps(an.releases, an.ctx.params.fidelity.release_steps == "one_model")
+
+
+def all_statistics(an: Analysis, available: set[str]) -> Statistics:
+    models = [m for m in an.models if m in available]
+    families = an.families.to_dict()
+    steps = [[m for m in names if m in available] for _, names in set_steps(an)]
+
+    def stats(F):
+        out = headline.headline(F, models, families, list(an.ctx.params.methods), available)
+        out.update(headline.release_statistics(F, steps))
+        out.update(headline.counterfactual_statistics(F, models, families, an.ctx.params.fidelity.family_denominator))
+        return out
+    return stats
+
+
+def _cache_key(an: Analysis, replicates: int, draws: int, level: float) -> str:
+    code = Path(__file__).parent
+    h = hashlib.sha256()
+    for path in sorted([*code.glob("*.py"), *(code.parent / "core" / "methods").glob("*.py")]):
+        h.update(path.read_bytes())
+    manifest = graded_paths(an.ctx)["manifest"]
+    h.update(manifest.read_bytes() if manifest.is_file() else b"no manifest")
+    p = an.ctx.params
+    h.update(json.dumps([replicates, draws, level, p.seed, p.fidelity.model_dump(), an.models, an.families.to_dict(),
+                         {m: str(d) for m, d in an.releases.items()}, list(p.methods)]).encode())
+    return h.hexdigest()
+
+
+def set_statistics(an: Analysis, replicates: int = DEFAULT_REPLICATES, draws: int = MODEL_DRAWS,
+                   level: float = 0.95) -> SetStatistics:
+    """Every interval of the set (``SetStatistics``), read from ``results/<set>/intervals/`` when the graded
+    records, analysis code and settings are those it was computed from, else computed and written there."""
+    where = an.ctx.params.output_path / "intervals"
+    key = _cache_key(an, replicates, draws, level)
+    if (where / "key.txt").is_file() and (where / "key.txt").read_text() == key:
+        curves = np.load(where / "curves.npz")
+        return SetStatistics(pd.read_parquet(where / "statistics.parquet"), pd.read_parquet(where / "accuracy_cost.parquet"),
+                             {e: curves[e] for e in ESTIMATORS}, replicates, draws, level)
+    iv = set_intervals(an, replicates, draws, level)
+    available = set(iv.point.strategies)
+    stats = all_statistics(an, available)
+    frame = long_frame(iv, stats)
+    models = [m for m in an.models if m in available]
+    curves = {}
+    for estimator, fit, spread in (("plug-in", iv.point, iv.replicates), ("model-based", iv.model, iv.model_draws)):
+        steps = [[m for m in names if m in available] for _, names in set_steps(an)]
+        point = headline.release_statistics(fit.frontier, steps)
+        draws_ = headline.release_statistics(spread.frontier, steps)
+        curves[estimator] = np.stack([np.concatenate([point[f"release frontier:{i}"], draws_[f"release frontier:{i}"]])
+                                      for i in range(len(steps))], axis=1) if steps else np.zeros((1, 0, len(iv.tasks)))
+    st = SetStatistics(frame, accuracy_cost_frame(iv, models + [s for s in iv.point.strategies if s not in models]),
+                       curves, replicates, draws, level)
+    where.mkdir(parents=True, exist_ok=True)
+    st.frame.to_parquet(where / "statistics.parquet")
+    st.accuracy_cost.to_parquet(where / "accuracy_cost.parquet")
+    np.savez_compressed(where / "curves.npz", **curves)
+    (where / "key.txt").write_text(key)
+    return st

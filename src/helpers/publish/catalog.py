@@ -56,21 +56,32 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
     ),
     "The frontier over model releases": (
         Artifact("figure2_frontier_over_time", "figure", "Figure 2. Frontier cost-of-pass of the models released up "
-                 "to each date plus the human expert (Eq. 7), as % of the expert-only frontier; dashed: the fit "
-                 "a·exp(−b·t)+c (Eq. 11), t in months since the first release.", "04_trends"),
-        Artifact("figure2_halving_times", "table", "Fits of Eq. 11 per dataset: halving time ln 2 / b in months "
-                 "(± standard error).", "04_trends", fmt="g3",
-                 numeric=("a_pct", "b_per_month", "c_pct", "halving_months", "halving_se_months")),
+                 "to each date plus the human expert (Eq. 7), as % of the expert-only frontier: the paper's plug-in "
+                 "estimate (solid) with its 95% two-level bootstrap band, the model-based estimate (dotted), and the "
+                 "fit a·exp(−b·t)+c (Eq. 11, dashed), t in months since the first release. Titles: the halving time "
+                 "ln 2 / b with its 95% profile-likelihood interval; 'unreliable' with four release dates or fewer or "
+                 "an interval wider than the estimate.", "04_trends"),
+        Artifact("figure2_halving_times", "table", "Fits of Eq. 11 per dataset and estimator: halving time ln 2 / b "
+                 "in months with its 95% profile-likelihood interval (halving_low, halving_high; ∞: b = 0 not "
+                 "excluded), the delta method's standard error (the paper's ±, which covers the truth less often "
+                 "than stated on short series), the 95% interval of the fit repeated on each bootstrap replicate "
+                 "of the frontier curve (refit_low, refit_high), and the log-linear trend's reduction factor per "
+                 "year, exp(−12β) of log V = α + βt, with its 90% interval (factor_low, factor_high), as Epoch AI "
+                 "reports price declines.", "04_trends", fmt="g3",
+                 numeric=("a_pct", "b_per_month", "c_pct", "halving_months", "halving_low", "halving_high",
+                          "halving_se_months", "refit_low", "refit_high", "factor_per_year", "factor_low", "factor_high")),
         Artifact("figure4_relative_gain_per_release", "figure", "Figure 4. Relative gain of each release in frontier "
-                 "cost-of-pass, G({{m_t}}, M_{{t−1}}) / V(M_{{t−1}}) (Eq. 8, 15), %.", "04_trends"),
+                 "cost-of-pass, G({{m_t}}, M_{{t−1}}) / V(M_{{t−1}}) (Eq. 8, 15), %, in release order, coloured by "
+                 "family; whiskers: 95% two-level bootstrap intervals.", "04_trends"),
     ),
     "Which models were essential: counterfactual frontiers": (
         Artifact("figure3_family_counterfactual", "figure", "Figure 3. Essentialness of each model family: the "
                  "relative improvement (%) of the frontier cost-of-pass attributable to the family, its gain "
-                 "G(M_g, M_T∖M_g) (Eq. 12) {denominator}.", "05_counterfactual"),
-        Artifact("figure5_model_counterfactual", "figure", "Figure 5. Essentialness of each model: the relative "
-                 "improvement (%) of the frontier attributable to it, G({{m*}}, M_T∖{{m*}}) / V(M_T∖{{m*}}) (Eq. 16).",
+                 "G(M_g, M_T∖M_g) (Eq. 12) {denominator}; whiskers: 95% two-level bootstrap intervals.",
                  "05_counterfactual"),
+        Artifact("figure5_model_counterfactual", "figure", "Figure 5. Essentialness of each model: the relative "
+                 "improvement (%) of the frontier attributable to it, G({{m*}}, M_T∖{{m*}}) / V(M_T∖{{m*}}) (Eq. 16), "
+                 "grouped and coloured by family; whiskers: 95% two-level bootstrap intervals.", "05_counterfactual"),
     ),
     "Inference-time techniques": (
         Artifact("table2_technique_gain", "table", "Table 2. Relative gain (%) in frontier cost-of-pass from "

@@ -46,60 +46,98 @@ def _grid(n: int):
     return fig, axes.flat
 
 
-def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[str, str], simulated: bool):
-    """Frontier V(M_t) per task over release dates, normalised by the expert-only frontier (%), with the fit."""
+def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[str, str], simulated: bool,
+                   curves: dict[str, np.ndarray] | None = None, level: float = 0.95):
+    """Frontier V(M_t) per task over release dates, normalised by the expert-only frontier (%), with the fit.
+
+    ``curves`` (``intervals.SetStatistics.curves``): the plug-in band (``level`` percentiles of its
+    replicates) and the model-based estimate are drawn too. The halving time is titled with its
+    profile interval, or as unreliable (``DecayFit.reliable``)."""
     tasks = list(dict.fromkeys(trend["task"]))
     fig, axes = _grid(len(tasks))
-    for ax, task in zip(axes, tasks):
-        d = trend[(trend.task == task) & trend.date.notna()].sort_values("date")
-        ax.step(d.date, d.normalized_pct, where="post", color="#333333", lw=1.2)
+    q = 100 * (1 - level) / 2
+    for j, (ax, task) in enumerate(zip(axes, tasks)):
+        d = trend[(trend.task == task) & trend.date.notna()]
+        if curves is not None and "plug-in" in curves and len(d):
+            lo, hi = np.nanpercentile(curves["plug-in"][1:, :, j], [q, 100 - q], axis=0)
+            ax.fill_between(d.date, lo, hi, step="post", color="#333333", alpha=0.15, lw=0,
+                            label=f"plug-in {level:.0%} interval")
+        ax.step(d.date, d.normalized_pct, where="post", color="#333333", lw=1.2, label="plug-in (paper)")
+        if curves is not None and "model-based" in curves and len(d):
+            ax.step(d.date, curves["model-based"][0, :, j], where="post", color="#4C72B0", lw=1.1, ls=":",
+                    label="model-based")
         ax.scatter(d.date, d.normalized_pct, color="#C44E52", zorder=3, s=18)
         fit = fits.get(task)
         if fit is not None and fit.identified:
             start = d.date.min()
             grid = pd.date_range(start, d.date.max(), periods=100)
             t = months_since(pd.Series(grid), start)
-            ax.plot(grid, fit.a * np.exp(-fit.b * t) + fit.c, color="#C44E52", ls="--", lw=1)
-            note = f"T½ = {fit.halving_months:.1f} ± {fit.halving_se:.1f} mo"
+            ax.plot(grid, fit.a * np.exp(-fit.b * t) + fit.c, color="#C44E52", ls="--", lw=1, label="fit (Eq. 11)")
+            note = (f"T½ = {fit.halving_months:.1f} mo {fit.interval_text()}" if fit.reliable
+                    else f"T½ unreliable ({fit.halving_months:.1f} mo {fit.interval_text()})")
         else:
             note = "fit not identifiable"
         ax.set_title(f"{labels.get(task, task)}\n{note}", fontsize=9)
         ax.set_ylabel("frontier / expert-only (%)")
         ax.tick_params(axis="x", rotation=30, labelsize=7)
+    handles, names = axes[0].get_legend_handles_labels() if tasks else ([], [])
+    if handles:
+        fig.legend(handles, names, loc="lower center", ncol=len(names), bbox_to_anchor=(0.5, -0.04), fontsize=8)
     fig.suptitle(titled("Figure 2. Frontier cost-of-pass over model releases", simulated), y=1.02)
     fig.tight_layout()
     return fig
 
 
-def heatmap(values: pd.DataFrame, title: str, simulated: bool, fmt: str = ".1f", cbar: str = "%"):
-    """A models-by-tasks (or releases-by-tasks) heatmap of percentages."""
-    fig, ax = plt.subplots(figsize=(1.3 * values.shape[1] + 3, 0.42 * values.shape[0] + 1.6))
-    sns.heatmap(values.astype(float), annot=True, fmt=fmt, cmap="rocket_r", cbar_kws={"label": cbar}, ax=ax,
-                linewidths=0.5, annot_kws={"fontsize": 8})
-    ax.set_title(titled(title, simulated))
-    ax.set_xlabel("")
-    ax.set_ylabel("")
-    ax.tick_params(axis="x", rotation=25)
-    plt.setp(ax.get_xticklabels(), ha="right")
+def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, colors: dict[str, str],
+                  ylabel: str = "%", symlog: bool = False):
+    """One panel per dataset, a bar per ``item`` (in the frame's order) coloured by ``colors[item]``, with
+    ``low``-``high`` whiskers; ``frame`` columns: task (labels), ``item``, value, low, high."""
+    tasks = list(dict.fromkeys(frame["task"]))
+    items = list(dict.fromkeys(frame[item]))
+    cols = min(3, len(tasks)) or 1
+    rows = int(np.ceil(len(tasks) / cols)) or 1
+    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 0.22 * len(items) * rows + 1.6 * rows + 0.8),
+                             squeeze=False, sharey=True)
+    for ax in axes.flat[len(tasks):]:
+        ax.set_visible(False)
+    for ax, task in zip(axes.flat, tasks):
+        d = frame[frame["task"] == task].set_index(item).reindex(items)
+        y = np.arange(len(items))
+        v = d["value"].to_numpy(float)
+        err = np.vstack([np.clip(v - d["low"].to_numpy(float), 0, None), np.clip(d["high"].to_numpy(float) - v, 0, None)])
+        ax.barh(y, v, color=[colors.get(i, "#888888") for i in items], height=0.7)
+        ax.errorbar(v, y, xerr=np.where(np.isfinite(err), err, 0), fmt="none", ecolor="#222222", elinewidth=0.8, capsize=2)
+        ax.set_yticks(y, items, fontsize=7)
+        ax.invert_yaxis()
+        ax.set_title(task, fontsize=9)
+        ax.set_xlabel(ylabel, fontsize=8)
+        if symlog:
+            ax.set_xscale("symlog", linthresh=10)
+    fig.suptitle(titled(title, simulated), y=1.0)
     fig.tight_layout()
     return fig
 
 
-def figure3_families(values: pd.DataFrame, simulated: bool):
-    """Grouped bars: essentialness (%) of each family (hue) per task (x)."""
+def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFrame | None = None):
+    """Grouped bars: essentialness (%) of each family (hue) per task (x); ``whiskers`` (task, family, low, high in
+    %, tasks as ``values``' index) draws each bar's interval."""
     long = values.rename_axis("task").reset_index().melt(id_vars="task", var_name="family", value_name="pct")
     fig, ax = plt.subplots(figsize=(9, 3.8))
-    sns.barplot(long, x="task", y="pct", hue="family", palette=family_palette(list(values.columns)), ax=ax)
+    palette = family_palette(list(values.columns))
+    sns.barplot(long, x="task", y="pct", hue="family", palette=palette, ax=ax)
+    if whiskers is not None and not whiskers.empty:
+        n_fam = len(values.columns)
+        width = 0.8 / n_fam
+        for k, fam in enumerate(values.columns):
+            w = whiskers[whiskers["family"] == fam].set_index("task").reindex(values.index)
+            x = np.arange(len(values.index)) - 0.4 + width * (k + 0.5)
+            v = values[fam].to_numpy(float)
+            err = np.vstack([np.clip(v - w["low"].to_numpy(float), 0, None), np.clip(w["high"].to_numpy(float) - v, 0, None)])
+            ax.errorbar(x, v, yerr=np.nan_to_num(err), fmt="none", ecolor="#222222", elinewidth=0.8, capsize=2)
+    if np.nanmax(np.abs(values.to_numpy(float)), initial=0) > 200:
+        ax.set_yscale("symlog", linthresh=10)
     ax.set_ylabel("relative improvement (%)")
     ax.set_xlabel("")
     ax.set_title(titled("Figure 3. Essentialness of model families (counterfactual)", simulated))
     fig.tight_layout()
     return fig
-
-
-def release_gains(trend: pd.DataFrame, labels: dict[str, str]) -> pd.DataFrame:
-    """Relative gain (%) of each release step (rows: date and models) per task (columns)."""
-    d = trend[trend["date"].notna()].copy()
-    d["release"] = [f"{dt:%Y-%m-%d} {', '.join(labels.get(m, m) for m in r.split(', '))}" for dt, r in zip(d.date, d.released)]
-    out = d.pivot_table(index="release", columns="task", values="relative_gain", sort=False) * 100
-    return out[list(dict.fromkeys(d.task))]

@@ -11,6 +11,7 @@ from helpers.analyze import costofpass as cp
 from helpers.analyze import headline, intervals
 from helpers.analyze.estimates import Analysis
 from helpers.grade.estimates import strategy_name
+from helpers.publish import figures
 
 MARKS = {1: "¹", 2: "²", 3: "³"}
 
@@ -93,18 +94,15 @@ def _interval_table(an: Analysis, long: pd.DataFrame, key: str, labels: dict[str
     return numbers, shown
 
 
-def table1_intervals(an: Analysis, iv) -> tuple[pd.DataFrame, pd.DataFrame]:
+def table1_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 1 with 95% intervals, plug-in and model-based (USD per problem): (numbers, shown)."""
-    models = [m for m in an.models if m in iv.point.strategies]
-    long = intervals.long_frame(iv, lambda F: {m: F([m]) for m in models})
-    return _interval_table(an, long, "model", an.labels, fmt_usd)
+    return _interval_table(an, st.of("table1"), "model", an.labels, fmt_usd)
 
 
-def table56_intervals(an: Analysis, iv) -> tuple[pd.DataFrame, pd.DataFrame]:
+def table56_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Tables 5 and 6 with 95% bootstrap intervals: accuracy (%) and mean USD per attempt of each model's
     vanilla attempts, (numbers, shown: rows model x quantity, a ``value [low, high]`` cell per dataset)."""
-    models = [m for m in an.models if m in iv.point.strategies]
-    long = intervals.accuracy_cost_frame(iv, models)
+    long = st.accuracy_cost[st.accuracy_cost["strategy"].isin(an.models)].copy()
     pct = long["statistic"] == "accuracy"
     long.loc[pct, ["value", "low", "high"]] *= 100
     long["statistic"] = long["statistic"].map({"accuracy": "accuracy %", "cost_usd": "USD per attempt"})
@@ -117,12 +115,48 @@ def table56_intervals(an: Analysis, iv) -> tuple[pd.DataFrame, pd.DataFrame]:
         columns={"strategy": "model", "statistic": "quantity"})
 
 
-def table2_intervals(an: Analysis, iv) -> tuple[pd.DataFrame, pd.DataFrame]:
+def table2_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 2 with 95% intervals, plug-in and model-based (relative gain, %): (numbers, shown)."""
-    base = technique_base(an)
-    methods, available = list(an.ctx.params.methods), set(iv.point.strategies)
-    long = intervals.long_frame(iv, lambda F: headline.technique_gains(F, base, methods, available))
-    return _interval_table(an, long, "technique", {}, fmt_pct, scale=100.0)
+    return _interval_table(an, st.of("technique gain"), "technique", {}, fmt_pct, scale=100.0)
+
+
+def figure_frame(an: Analysis, st: intervals.SetStatistics, prefix: str, names: dict[str, str],
+                 estimator: str = "plug-in") -> pd.DataFrame:
+    """Rows (task label, item label, value, low, high) in % of the statistics ``<prefix>:<key>`` of one
+    estimator, items in the order of ``names`` (key -> label), tasks in the set's order."""
+    rows = st.of(prefix)
+    rows = rows[(rows["estimator"] == estimator) & rows["statistic"].isin(names)]
+    order = {k: i for i, k in enumerate(names)}
+    rows = rows.assign(o=rows["statistic"].map(order), t=rows["task"].map({t: i for i, t in enumerate(an.tasks)}))
+    rows = rows.sort_values(["t", "o"])
+    out = pd.DataFrame({"task": rows["task"].map(an.task_labels), "item": rows["statistic"].map(names),
+                        **{c: 100 * rows[c] for c in ("value", "low", "high")}})
+    return out.reset_index(drop=True)
+
+
+def release_names(an: Analysis) -> dict[str, str]:
+    """Release step index -> ``YYYY-MM-DD model(s)`` label, in date order."""
+    return {str(i): f"{d:%Y-%m-%d} {', '.join(an.labels.get(m, m) for m in names)}"
+            for i, (d, names) in enumerate(intervals.set_steps(an))}
+
+
+def release_colors(an: Analysis) -> dict[str, str]:
+    """Release label -> the colour of its (first) model's family."""
+    palette = figures.family_palette(list(dict.fromkeys(an.families)))
+    return {release_names(an)[str(i)]: palette[an.families[names[0]]] for i, (_, names) in enumerate(intervals.set_steps(an))}
+
+
+def models_by_family(an: Analysis) -> dict[str, str]:
+    """Model -> label, grouped by family (in the set's order of families), by release date within one."""
+    fams = list(dict.fromkeys(an.families))
+    order = sorted(an.models, key=lambda m: (fams.index(an.families[m]), an.releases[m], an.labels[m]))
+    return {m: an.labels[m] for m in order}
+
+
+def model_colors(an: Analysis) -> dict[str, str]:
+    """Model label -> its family's colour."""
+    palette = figures.family_palette(list(dict.fromkeys(an.families)))
+    return {an.labels[m]: palette[an.families[m]] for m in an.models}
 
 
 def top3_marks(df: pd.DataFrame, columns: list[str], lowest: bool = True) -> pd.DataFrame:

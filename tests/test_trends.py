@@ -1,0 +1,69 @@
+"""Trends of the frontier (issue 9, items 2 and 7): Eq. 11 by variable projection, the halving time's
+profile-likelihood interval, the bootstrap refit and the log-linear trend, by hand and on synthetic
+series with a known decay rate."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import optimize, stats
+
+from helpers.analyze import trends as tr
+
+T = np.array([0, 1, 2, 3, 5, 7, 9], dtype=float)
+
+
+def test_profile_rss_is_the_nonnegative_least_squares_of_a_and_c():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        y = rng.normal(10, 20, T.size)  # some series need a = 0 or c = 0
+        b = rng.uniform(0.01, 2)
+        rss, a, c = (v[0] for v in tr.profile_rss(T, y, np.array([b])))
+        coef, res = optimize.nnls(np.column_stack([np.exp(-b * T), np.ones_like(T)]), y)
+        assert rss == pytest.approx(res**2, abs=1e-8) and (a, c) == pytest.approx(tuple(coef), abs=1e-6)
+
+
+def test_profile_interval_ends_are_where_the_f_statistic_reaches_its_quantile():
+    rng = np.random.default_rng(1)
+    y = 80 * np.exp(-math.log(2) / 2.6 * T) + 5 + rng.normal(0, 3, T.size)
+    f = tr.fit_decay(T, y)
+    rss_hat = float(tr.profile_rss(T, y, np.array([f.b]))[0][0])
+    limit = rss_hat * (1 + stats.f.ppf(0.95, 1, T.size - 3) / (T.size - 3))
+    for half in (f.halving_low, f.halving_high):
+        assert float(tr.profile_rss(T, y, np.array([math.log(2) / half]))[0][0]) == pytest.approx(limit, rel=1e-3)
+    assert f.halving_low < f.halving_months < f.halving_high and f.reliable
+    assert f.halving_se == pytest.approx(math.log(2) * f.b_se / f.b**2)
+
+
+def test_short_or_wide_fits_are_flagged_unreliable():
+    four = tr.fit_decay([0, 1, 2, 3], [50, 30, 22, 20])
+    assert four.identified and not four.reliable and "4 release dates" in four.why_unreliable
+    rng = np.random.default_rng(2)
+    noisy = tr.fit_decay(T, 80 * np.exp(-0.3 * T) + 5 + rng.normal(0, 30, T.size))
+    assert not noisy.reliable
+
+
+def test_refits_of_exact_curves_recover_their_halving_times():
+    halves = np.array([1.5, 3.0, 6.0])
+    curves = 60 * np.exp(-math.log(2) / halves[:, None] * T) + 2
+    np.testing.assert_allclose(tr.refit_halving(T, curves), halves, rtol=2e-3)
+    assert np.isnan(tr.refit_halving(T, np.full((1, T.size), 5.0) + np.arange(T.size)))[0]  # rising: no decline
+    lo, hi = tr.refit_interval(T, curves)
+    assert lo >= 1.5 - 0.01 and hi <= 6.0 + 0.01
+
+
+def test_log_linear_trend_by_hand():
+    v = 100 * 2 ** (-T / 6)  # halves every 6 months: divides by 4 per year
+    ll = tr.log_linear_trend(T, v)
+    assert ll.factor_per_year == pytest.approx(4.0) and ll.low == pytest.approx(4.0) and ll.high == pytest.approx(4.0)
+    rng = np.random.default_rng(3)
+    noisy = tr.log_linear_trend(T, v * np.exp(rng.normal(0, 0.2, T.size)))
+    assert noisy.low < noisy.factor_per_year < noisy.high and noisy.level == 0.90
+    assert "not identifiable" in tr.log_linear_trend([0, 1], [2, 1]).message
+
+
+def test_profile_interval_covers_the_known_halving_time_and_the_delta_method_does_not():
+    cov = tr.synthetic_coverage(points=(6, 9), series=600, seed=4, c=30.0)
+    assert ((cov["profile_coverage"] > 0.93) & (cov["profile_coverage"] < 0.97)).all()
+    assert (cov["delta_coverage"] < cov["profile_coverage"]).all()
+    assert (cov["profile_se"] < 0.012).all()
