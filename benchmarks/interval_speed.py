@@ -66,7 +66,7 @@ def timed(fn):
 if __name__ == "__main__":
     gm = paper_shaped_model()
     cube, expert = va.draw_cube(gm, np.random.default_rng(0))
-    stats = lambda F: va.headline(F, gm.models, gm.families, gm.methods)  # noqa: E731
+    stats = gm.statistics
     (point, reps), t_boot = timed(lambda: bootstrap(cube, expert, REPLICATES, seed=0))
     boot, t_stats = timed(lambda: stats(reps.frontier))
     model, t_fit = timed(lambda: ModelFrontier(cube, expert))

@@ -38,9 +38,9 @@ def test_draws_agree_with_the_exact_accuracy_and_cost():
 
 
 def test_self_refine_gain_is_zero_without_an_effect_and_positive_with_one():
-    none = va.true_headline(tiny_model(0.0))["technique gain:self_refine"]
+    none = va.true_statistics(tiny_model(0.0))["technique gain:self_refine"]
     assert np.all(none == 0)
-    some = va.true_headline(tiny_model(0.9))["technique gain:self_refine"]
+    some = va.true_statistics(tiny_model(0.9))["technique gain:self_refine"]
     assert np.all(some >= 0) and some.max() > 0.01
     # one expert-only frontier is the expert's cost; a frontier can only fall as strategies are added
     t = va.truth(tiny_model())
@@ -71,7 +71,7 @@ def test_model_based_frontier_recovers_what_eight_runs_cannot_see():
     from helpers.analyze.frontier_model import ModelFrontier
 
     gm = tiny_model(problems=200)
-    truth = va.true_headline(gm)["table1:b"][0]
+    truth = va.true_statistics(gm)["table1:b"][0]
     rng = np.random.default_rng(4)
     plug, model = [], []
     for _ in range(6):

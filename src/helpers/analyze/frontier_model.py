@@ -149,6 +149,8 @@ class ModelFrontier:
         self.theta = [np.r_[f.a[f.used], f.b[f.used], f.c[f.used]][None] for f in self.fits]  # per task (B, 3S_used)
         self._per_problem: dict[tuple[str, ...], np.ndarray] = {}
         self._curves: dict[tuple[int, int], tuple] = {}
+        self._rate_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._last: tuple[tuple[str, ...], list[np.ndarray]] = ((), [])  # the last frontier's (B, P_t, Q) minima
 
     @property
     def strategies(self) -> list[str]:
@@ -160,7 +162,7 @@ class ModelFrontier:
         rng = np.random.default_rng(seed)
         other = object.__new__(ModelFrontier)
         other.__dict__.update(self.__dict__)
-        other.weights, other._per_problem = weights, {}
+        other.weights, other._per_problem, other._rate_cache, other._last = weights, {}, {}, ((), [])
         other.theta = []
         for f, theta in zip(self.fits, self.theta):
             S = int(f.used.sum())
@@ -171,13 +173,20 @@ class ModelFrontier:
         return other
 
     def _rates(self, t: int, s_all: int) -> tuple[np.ndarray, np.ndarray]:
-        """R(z) at the nodes (B, Q) and the cost per attempt (P_t,) of strategy ``s_all`` on dataset ``t``."""
+        """R(z) at the nodes (B, Q) and the cost per attempt (P_t,) of strategy ``s_all`` on dataset ``t`` (cached)."""
+        if (t, s_all) not in self._rate_cache:
+            self._rate_cache[(t, s_all)] = self._compute_rates(t, s_all)
+        return self._rate_cache[(t, s_all)]
+
+    def _compute_rates(self, t: int, s_all: int) -> tuple[np.ndarray, np.ndarray]:
         fit, rows, n_collected = self.fits[t], self.rows[t], len(self.cube.strategies)
         s, method = (s_all, "vanilla") if s_all < n_collected else self.cube.derived[s_all - n_collected][1:]
         if not fit.used[s]:
             return np.zeros((len(self.theta[t]), len(_NODES))), np.full(rows.stop - rows.start, np.nan)
         i, S = int(fit.used[:s].sum()), int(fit.used.sum())
-        r = success(self.theta[t], S)[:, i]  # (B, Q)
+        if ("success", t) not in self._rate_cache:
+            self._rate_cache[("success", t)] = success(self.theta[t], S)
+        r = self._rate_cache[("success", t)][:, i]  # (B, Q)
         if method == "vanilla":
             return r, self.cost[rows, s]
         k = get_method(method).billed_calls
@@ -198,17 +207,39 @@ class ModelFrontier:
         if key not in self._per_problem:
             if "posterior" not in self._per_problem:
                 self._per_problem["posterior"] = [self._posterior(t) for t in range(len(self.rows))]
-            cols = [self.strategies.index(s) for s in strategies]
+            last_key, last_best = self._last
+            extends = 0 < len(last_key) <= len(key) and key[:len(last_key)] == last_key  # e.g. the next release step
+            cols = [self.strategies.index(s) for s in (key[len(last_key):] if extends else key)]
             out = np.empty((len(self.weights), len(self.cube.problems)))
+            bests = []
             for t, rows in enumerate(self.rows):
-                best = np.broadcast_to(self.expert[None, rows, None], (len(self.weights), rows.stop - rows.start, len(_NODES)))
+                best = last_best[t] if extends else np.broadcast_to(
+                    self.expert[None, rows, None], (len(self.weights), rows.stop - rows.start, len(_NODES)))
                 for c in cols:
                     r, cost = self._rates(t, c)
                     with np.errstate(divide="ignore", invalid="ignore"):  # R = 0: inf; no runs (NaN): ignored by fmin
                         best = np.fmin(best, cost[None, :, None] / r[:, None, :])
+                bests.append(best)
                 out[:, rows] = (self._per_problem["posterior"][t] * best).sum(axis=2)
+            self._last = (key, bests)
             self._per_problem[key] = out
         return self._per_problem[key]
+
+    def posterior_rates(self) -> tuple[np.ndarray, np.ndarray]:
+        """(C, R) of every strategy, (B, P, S_all): USD per attempt as observed, and each problem's posterior mean
+        pass rate (NaN where a strategy has no runs)."""
+        if "posterior" not in self._per_problem:
+            self._per_problem["posterior"] = [self._posterior(t) for t in range(len(self.rows))]
+        B, P, S = len(self.weights), len(self.cube.problems), len(self.strategies)
+        cost, rate = np.full((B, P, S), np.nan), np.full((B, P, S), np.nan)
+        for t, rows in enumerate(self.rows):
+            post = self._per_problem["posterior"][t]  # (B, P_t, Q)
+            for s in range(S):
+                r, c = self._rates(t, s)
+                has = np.isfinite(c)
+                rate[:, rows, s] = np.where(has, np.einsum("bpq,bq->bp", post, r), np.nan)
+                cost[:, rows, s] = c
+        return cost, rate
 
     def frontier(self, strategies) -> np.ndarray:
         """(B, T) USD: the per-problem values averaged with the problem weights of each replicate."""

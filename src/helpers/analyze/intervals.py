@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from helpers.analyze import headline
+from helpers.analyze import headline, routing
 from helpers.analyze.bootstrap import DEFAULT_REPLICATES, Replicates, bootstrap, run_cube
 from helpers.analyze.costofpass import release_steps
 from helpers.analyze.estimates import Analysis
@@ -100,7 +100,8 @@ class SetStatistics:
     and Figures 2-5 (names as ``headline``: ``table1:<m>``, ``frontier:all models``, ``technique gain:<x>``,
     ``release frontier:<i>``, ``release gain:<i>``, ``family:<g>``, ``essential:<m>``); ``accuracy_cost``
     Tables 5-6 (``accuracy_cost_frame``); ``curves[estimator]`` the normalised frontier over release steps
-    (%), (1 + replicates or draws, steps, T), row 0 the estimate, for refitting the trend."""
+    (%), (1 + replicates or draws, steps, T), row 0 the estimate, for refitting the trend; ``routing`` and
+    ``routing_points`` the oracle-routing cost–accuracy frontier (``routing_frames``)."""
 
     frame: pd.DataFrame
     accuracy_cost: pd.DataFrame
@@ -108,6 +109,8 @@ class SetStatistics:
     replicates: int
     draws: int
     level: float
+    routing: pd.DataFrame  # oracle routing envelope (``routing_frames``)
+    routing_points: pd.DataFrame
 
     def of(self, prefix: str) -> pd.DataFrame:
         """The rows of statistics ``<prefix>:<name>``, with ``statistic`` = ``<name>``."""
@@ -146,6 +149,52 @@ def _cache_key(an: Analysis, replicates: int, draws: int, level: float) -> str:
     return h.hexdigest()
 
 
+FRAMES = ("statistics", "accuracy_cost", "routing", "routing_points")
+ROUTING_REPLICATES = 200  # bootstrap replicates / model draws of the routing envelope's bands
+
+
+def routing_frames(iv: SetIntervals, models: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The oracle-routing frontier of every strategy and the expert, per estimator (``routing``):
+
+    ``routing`` rows (task, estimator, budget_usd, value, low, high): accuracy (0-1) reachable at each budget
+    (USD per problem), with the ``level`` interval of the first ``ROUTING_REPLICATES`` replicates / draws;
+    ``routing_points`` rows (task, estimator, strategy, accuracy, usd, acc_low, acc_high, usd_low, usd_high):
+    each model alone (vanilla) and the human expert (``strategy`` = "expert").
+    """
+    q = 100 * (1 - iv.level) / 2
+    starts = iv.point.cube.task_starts
+    m_cols = [iv.point.strategies.index(m) for m in models]
+    sources = {"plug-in": ((iv.point.cost, iv.point.rate, iv.point.weights),
+                           (iv.replicates.cost[:ROUTING_REPLICATES], iv.replicates.rate[:ROUTING_REPLICATES],
+                            iv.replicates.weights[:ROUTING_REPLICATES])),
+               "model-based": ((*iv.model.posterior_rates(), iv.model.weights),
+                               (*iv.model_draws.posterior_rates(), iv.model_draws.weights))}
+    sources["model-based"] = tuple((c[:ROUTING_REPLICATES], r[:ROUTING_REPLICATES], w[:ROUTING_REPLICATES])
+                                   for c, r, w in sources["model-based"])
+    env = {e: [routing.envelope(c, r, w, starts, iv.point.expert) for c, r, w in pair] for e, pair in sources.items()}
+    budgets = routing.budget_grid(*(env[e][0][1] for e in ESTIMATORS))
+    rows, points = [], []
+    for e, ((acc0, usd0), (accb, usdb)) in env.items():
+        value = routing.at_budgets(acc0, usd0, budgets)[0]
+        lo, hi = np.nanpercentile(routing.at_budgets(accb, usdb, budgets), [q, 100 - q], axis=0)
+        for j, task in enumerate(iv.tasks):
+            rows += [{"task": task, "estimator": e, "budget_usd": b, "value": v, "low": lw, "high": h}
+                     for b, v, lw, h in zip(budgets[j], value[:, j], lo[:, j], hi[:, j])]
+        (c0, r0, w0), (cb, rb, wb) = sources[e]
+        acc_p, usd_p = routing.model_points(c0[..., m_cols], r0[..., m_cols], w0, starts)
+        acc_b, usd_b = routing.model_points(cb[..., m_cols], rb[..., m_cols], wb, starts)
+        (al, ah), (ul, uh) = (np.nanpercentile(x, [q, 100 - q], axis=0) for x in (acc_b, usd_b))
+        for j, task in enumerate(iv.tasks):
+            points += [{"task": task, "estimator": e, "strategy": m, "accuracy": acc_p[0, j, i], "usd": usd_p[0, j, i],
+                        "acc_low": al[j, i], "acc_high": ah[j, i], "usd_low": ul[j, i], "usd_high": uh[j, i]}
+                       for i, m in enumerate(models)]
+    expert = iv.point.frontier([])[0]  # mean expert USD per problem, (T,)
+    points += [{"task": task, "estimator": "expert", "strategy": "expert", "accuracy": 1.0, "usd": expert[j],
+                "acc_low": 1.0, "acc_high": 1.0, "usd_low": expert[j], "usd_high": expert[j]}
+               for j, task in enumerate(iv.tasks)]
+    return pd.DataFrame(rows), pd.DataFrame(points)
+
+
 def set_statistics(an: Analysis, replicates: int = DEFAULT_REPLICATES, draws: int = MODEL_DRAWS,
                    level: float = 0.95) -> SetStatistics:
     """Every interval of the set (``SetStatistics``), read from ``results/<set>/intervals/`` when the graded
@@ -154,8 +203,9 @@ def set_statistics(an: Analysis, replicates: int = DEFAULT_REPLICATES, draws: in
     key = _cache_key(an, replicates, draws, level)
     if (where / "key.txt").is_file() and (where / "key.txt").read_text() == key:
         curves = np.load(where / "curves.npz")
-        return SetStatistics(pd.read_parquet(where / "statistics.parquet"), pd.read_parquet(where / "accuracy_cost.parquet"),
-                             {e: curves[e] for e in ESTIMATORS}, replicates, draws, level)
+        frames = {name: pd.read_parquet(where / f"{name}.parquet") for name in FRAMES}
+        return SetStatistics(frames["statistics"], frames["accuracy_cost"], {e: curves[e] for e in ESTIMATORS},
+                             replicates, draws, level, frames["routing"], frames["routing_points"])
     iv = set_intervals(an, replicates, draws, level)
     available = set(iv.point.strategies)
     stats = all_statistics(an, available)
@@ -169,10 +219,10 @@ def set_statistics(an: Analysis, replicates: int = DEFAULT_REPLICATES, draws: in
         curves[estimator] = np.stack([np.concatenate([point[f"release frontier:{i}"], draws_[f"release frontier:{i}"]])
                                       for i in range(len(steps))], axis=1) if steps else np.zeros((1, 0, len(iv.tasks)))
     st = SetStatistics(frame, accuracy_cost_frame(iv, models + [s for s in iv.point.strategies if s not in models]),
-                       curves, replicates, draws, level)
+                       curves, replicates, draws, level, *routing_frames(iv, models))
     where.mkdir(parents=True, exist_ok=True)
-    st.frame.to_parquet(where / "statistics.parquet")
-    st.accuracy_cost.to_parquet(where / "accuracy_cost.parquet")
+    for name, df in zip(FRAMES, (st.frame, st.accuracy_cost, st.routing, st.routing_points)):
+        df.to_parquet(where / f"{name}.parquet")
     np.savez_compressed(where / "curves.npz", **curves)
     (where / "key.txt").write_text(key)
     return st

@@ -18,15 +18,16 @@ Everything here is SIMULATED.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy import special
 
 from helpers.analyze.bootstrap import Replicates, RunCube, bootstrap
+from helpers.analyze.costofpass import release_steps
 from helpers.analyze.frontier_model import ModelFrontier
-from helpers.analyze.headline import headline
+from helpers.analyze.headline import counterfactual_statistics, headline, release_statistics
 from helpers.collect.backends.sim import _NODES, _WEIGHTS, LOG_NORMAL_SIGMA, aptitude
 from helpers.core.context import Context
 from helpers.core.experts import expert_per_problem
@@ -66,6 +67,16 @@ class GenerativeModel:
     format_error: np.ndarray  # (M,)
     tasks: list[TaskModel]
     n_runs: int
+    steps: list[list[str]] = field(default_factory=list)  # models added at each release step (Figures 2, 4)
+    denominator: str = "without_family"  # Figure 3's (``fidelity.family_denominator``)
+
+    def statistics(self, F) -> dict[str, np.ndarray]:
+        """Every statistic the study checks, of a frontier function: the headline (Tables 1, 2), the frontier
+        over release steps and each release's gain (Figures 2, 4), and the counterfactuals (Figures 3, 5)."""
+        out = headline(F, self.models, self.families, self.methods)
+        out.update(release_statistics(F, self.steps))
+        out.update(counterfactual_statistics(F, self.models, self.families, self.denominator))
+        return out
 
     @property
     def strategies(self) -> list[str]:
@@ -105,7 +116,10 @@ def generative_model(ctx: Context, refine_gain: float | None = None) -> Generati
         [m.name for m in models], {m.name: m.family for m in models}, _methods(ctx, refine_gain),
         np.array([p.input_usd_per_mtok for p in prices]) / 1e6, np.array([p.output_usd_per_mtok for p in prices]) / 1e6,
         np.array([p.usd_per_call for p in prices]), gain, np.array([m.sim.format_error_rate for m in models]),
-        tasks, ctx.params.n_runs)
+        tasks, ctx.params.n_runs,
+        [names for _, names in release_steps(pd.Series({m.name: m.release_date for m in models}),
+                                             ctx.params.fidelity.release_steps == "one_model")],
+        ctx.params.fidelity.family_denominator)
 
 
 def _distractors(problem) -> int:
@@ -243,9 +257,9 @@ def draw_cube(gm: GenerativeModel, rng: np.random.Generator) -> tuple[RunCube, n
     return cube, expert
 
 
-def true_headline(gm: GenerativeModel) -> dict[str, np.ndarray]:
-    """``headline`` of the truth: name -> (T,) values."""
-    return {k: v[0] for k, v in headline(truth(gm).frontier, gm.models, gm.families, gm.methods).items()}
+def true_statistics(gm: GenerativeModel) -> dict[str, np.ndarray]:
+    """Every statistic of the study (``GenerativeModel.statistics``) at the truth: name -> (T,) values."""
+    return {k: v[0] for k, v in gm.statistics(truth(gm).frontier).items()}
 
 
 # ---- the study ---------------------------------------------------------------------------------
@@ -258,7 +272,7 @@ def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float) -
     cube, expert = draw_cube(gm, np.random.default_rng(seed))
     point, reps = bootstrap(cube, expert, replicates, seed=seed)
     model = ModelFrontier(cube, expert)
-    stats = lambda F: headline(F, gm.models, gm.families, gm.methods)  # noqa: E731
+    stats = gm.statistics
     est, boot = stats(point.frontier), stats(reps.frontier)
     est_model, boot_model = stats(model.frontier), stats(model.draws(reps.weights, seed).frontier)
     q = 100 * (1 - level) / 2
@@ -299,7 +313,7 @@ def study(gm: GenerativeModel, repetitions: int = 100, replicates: int = 200, se
         reps = [done[s] for s in seeds]  # the one-process order: sums add up alike
     else:
         reps = [_repetition(gm, s, replicates, level) for s in seeds]
-    true = true_headline(gm)
+    true = true_statistics(gm)
     tasks = [tm.task for tm in gm.tasks]
     rows, pooled = [], {}
     for name, t_values in true.items():
@@ -323,12 +337,15 @@ def study(gm: GenerativeModel, repetitions: int = 100, replicates: int = 200, se
 
 
 def family(statistic: str) -> str:
-    """The family of a headline statistic's name ('table1', 'frontier', 'technique gain')."""
+    """The family of a statistic's name ('table1', 'frontier', 'technique gain', 'release gain', ...)."""
     return statistic.split(":", 1)[0]
 
 
 FAMILY_LABELS = {"table1": "Table 1: one model and the expert (USD)", "frontier": "Frontier of all models (USD)",
-                 "technique gain": "Technique gains of Table 2 (0-1)"}
+                 "technique gain": "Technique gains of Table 2 (0-1)",
+                 "release frontier": "Figure 2: frontier over releases (% of expert-only)",
+                 "release gain": "Figure 4: gain of each release (0-1)", "family": "Figure 3: families (0-1)",
+                 "essential": "Figure 5: single models (0-1)"}
 
 
 def summary(result: pd.DataFrame) -> pd.DataFrame:

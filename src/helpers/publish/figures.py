@@ -141,3 +141,39 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
     ax.set_title(titled("Figure 3. Essentialness of model families (counterfactual)", simulated))
     fig.tight_layout()
     return fig
+
+
+def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, task_labels: dict[str, str],
+                     model_labels: dict[str, str], colors: dict[str, str], simulated: bool):
+    """The oracle-routing cost–accuracy frontier per dataset: accuracy (%) reachable at each budget (USD per
+    problem, log axis) by each estimator with its band, every model alone (plug-in, coloured by family, with
+    whiskers) and the human expert (star). ``envelope`` / ``points``: ``intervals.routing_frames``."""
+    tasks = list(dict.fromkeys(envelope["task"]))
+    fig, axes = _grid(len(tasks))
+    styles = {"plug-in": ("#333333", "-", "plug-in oracle (paper's estimates; biased up)"),
+              "model-based": ("#4C72B0", "--", "model-based oracle")}
+    for ax, task in zip(axes, tasks):
+        for estimator, (color, ls, label) in styles.items():
+            d = envelope[(envelope.task == task) & (envelope.estimator == estimator)]
+            ax.fill_between(d.budget_usd, 100 * d.low, 100 * d.high, color=color, alpha=0.12, lw=0)
+            ax.plot(d.budget_usd, 100 * d.value, color=color, ls=ls, lw=1.3, label=label)
+        p = points[(points.task == task) & (points.estimator == "plug-in")]
+        for _, row in p.iterrows():
+            name = model_labels.get(row.strategy, row.strategy)
+            ax.errorbar(row.usd, 100 * row.accuracy, yerr=[[100 * max(row.accuracy - row.acc_low, 0)],
+                                                            [100 * max(row.acc_high - row.accuracy, 0)]],
+                        fmt="o", ms=4, color=colors.get(name, "#888888"), elinewidth=0.7, capsize=1.5)
+            ax.annotate(name.replace(" (sim)", ""), (row.usd, 100 * row.accuracy), fontsize=6, xytext=(3, -7),
+                        textcoords="offset points")
+        e = points[(points.task == task) & (points.strategy == "expert")]
+        ax.scatter(e.usd, 100 * e.accuracy, marker="*", s=90, color="black", zorder=4, label="human expert")
+        ax.set_xscale("log")
+        ax.set_title(task_labels.get(task, task), fontsize=9)
+        ax.set_xlabel("USD per problem", fontsize=8)
+        ax.set_ylabel("accuracy (%)", fontsize=8)
+    handles, names = axes[0].get_legend_handles_labels() if tasks else ([], [])
+    if handles:
+        fig.legend(handles, names, loc="lower center", ncol=len(names), bbox_to_anchor=(0.5, -0.04), fontsize=8)
+    fig.suptitle(titled("Cost–accuracy frontier of oracle routing", simulated), y=1.02)
+    fig.tight_layout()
+    return fig
