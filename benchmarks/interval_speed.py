@@ -5,10 +5,12 @@
 A SIMULATED set of the paper's shape (6 datasets: AIME 30 problems, the others 128; the ten twins of
 ``params/registry/sim_paper.yaml`` with their Table 4 prices; vanilla, self-refine, majority vote
 k = 3 and 4; 8 runs) is drawn from the simulator's generative model (prompts of 200 tokens, so no
-benchmark data is needed). Timed side by side in one run: (1) the two-level bootstrap of every
-strategy's cost-of-pass (REPLICATES replicates), (2) the headline statistics (Table 1, the frontier
-of all models, the technique gains) on every replicate, (3) the model-based estimator's fit, and (4)
-its intervals (REPLICATES draws). Issue 9's target: all of it in <= 10 s and <= 2 GiB on 2 cores.
+benchmark data is needed). Timed in one run, as ``intervals.set_statistics`` computes a set's
+intervals: each estimator alone in one process — the plug-in (two-level bootstrap of every strategy,
+REPLICATES replicates, and every statistic of Tables 1, 2, 5, 6, Figures 2-5 and the routing frontier
+on them) and the model-based (the item-response fit, its draws and the same statistics) — then both
+in parallel in two forked processes as the pipeline runs them, and the routing frontier at budgets.
+Issue 9's target: all of it in <= 10 s and <= 2 GiB on 2 cores.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ import sys
 import time
 
 import numpy as np
+import pandas as pd
 
+from helpers.analyze import intervals as iv
 from helpers.analyze import validity as va
-from helpers.analyze.bootstrap import bootstrap
-from helpers.analyze.frontier_model import ModelFrontier
+from helpers.analyze.bootstrap import problem_weights
+from helpers.analyze.costofpass import release_steps
 from helpers.collect.backends.sim import aptitude
 from helpers.core.experts import load_expert_costs
 from helpers.core.models import resolve_models
@@ -29,6 +33,7 @@ from helpers.core.paths import repo_root
 from helpers.core.prices import load_snapshot
 
 REPLICATES = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+DRAWS = iv.MODEL_DRAWS
 TASKS = {"two_digit_addition": 128, "gsm8k": 128, "bbq": 128, "gpqa_diamond": 128, "math500": 128, "aime24": 30}
 CHOICES = {"bbq": 3, "gpqa_diamond": 4}
 METHODS = ["vanilla", "self_refine", "majority_vote_k3", "majority_vote_k4"]
@@ -54,7 +59,8 @@ def paper_shaped_model() -> va.GenerativeModel:
     return va.GenerativeModel(
         [m.name for m in models], {m.name: m.family for m in models}, METHODS,
         np.array([p.input_usd_per_mtok for p in price]) / 1e6, np.array([p.output_usd_per_mtok for p in price]) / 1e6,
-        np.zeros(len(models)), np.zeros(len(models)), np.zeros(len(models)), tasks, 8)
+        np.zeros(len(models)), np.zeros(len(models)), np.zeros(len(models)), tasks, 8,
+        [names for _, names in release_steps(pd.Series({m.name: m.release_date for m in models}))])
 
 
 def timed(fn):
@@ -66,19 +72,23 @@ def timed(fn):
 if __name__ == "__main__":
     gm = paper_shaped_model()
     cube, expert = va.draw_cube(gm, np.random.default_rng(0))
-    stats = gm.statistics
-    (point, reps), t_boot = timed(lambda: bootstrap(cube, expert, REPLICATES, seed=0))
-    boot, t_stats = timed(lambda: stats(reps.frontier))
-    model, t_fit = timed(lambda: ModelFrontier(cube, expert))
-    drawn, t_draws = timed(lambda: stats(model.draws(reps.weights, seed=0).frontier))
-    total = t_boot + t_stats + t_fit + t_draws
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB
+    models, steps, stats = list(gm.models), gm.steps, gm.statistics
+    weights = problem_weights(cube, REPLICATES, 0)
+    jobs = {e: (lambda e=e: iv._estimator_job(e, cube, expert, weights, 0, DRAWS, stats, steps, models, 0.95))
+            for e in iv.ESTIMATORS}
+    serial = {e: timed(job)[1] for e, job in jobs.items()}
+    results, t_parallel = timed(lambda: iv._run_estimators(jobs))
+    expert_usd = np.add.reduceat(expert, cube.task_starts) / np.diff([*cube.task_starts, len(expert)])
+    _, t_routing = timed(lambda: iv.routing_frames(results, cube.tasks, expert_usd, 0.95))
+    rss = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 2**20
     p, s, n = cube.usd.shape
+    total = t_parallel + t_routing
     print(f"SIMULATED set of the paper's shape: {p} problems x {len(cube.all_strategies)} strategies x {n} runs; "
-          f"{REPLICATES} replicates; {len(boot)} statistics x {len(cube.tasks)} datasets")
-    print(f"two-level bootstrap of every strategy       {t_boot:6.2f} s")
-    print(f"headline statistics on every replicate      {t_stats:6.2f} s")
-    print(f"model-based fit (6 datasets)                {t_fit:6.2f} s")
-    print(f"model-based intervals ({REPLICATES} draws)         {t_draws:6.2f} s")
-    print(f"total                                       {total:6.2f} s   (target <= 10 s)")
-    print(f"peak memory                                 {rss:6.2f} GiB (target <= 2 GiB)")
+          f"{REPLICATES} bootstrap replicates, {DRAWS} model draws; {len(results['plug-in'].frame) // len(cube.tasks)} "
+          f"statistics x {len(cube.tasks)} datasets (Tables 1, 2, 5, 6, Figures 2-5, routing frontier)")
+    print(f"plug-in: two-level bootstrap and every statistic, one process     {serial['plug-in']:6.2f} s")
+    print(f"model-based: fit, draws and every statistic, one process         {serial['model-based']:6.2f} s")
+    print(f"both estimators in parallel (2 forked processes)                 {t_parallel:6.2f} s")
+    print(f"routing frontier at budgets                                      {t_routing:6.2f} s")
+    print(f"total, as set_statistics computes it                             {total:6.2f} s   (target <= 10 s)")
+    print(f"peak memory of one process                                       {rss:6.2f} GiB (target <= 2 GiB)")

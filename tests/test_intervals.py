@@ -33,7 +33,7 @@ def test_rows_hold_the_point_estimate_and_the_replicates_percentiles():
 
 def test_accuracy_and_cost_intervals_bracket_their_estimates():
     iv = set_intervals()
-    frame = intervals.accuracy_cost_frame(iv, ["a", "b+self_refine"])
+    frame = intervals.accuracy_cost_frame(iv.point, iv.replicates, ["a", "b+self_refine"])
     assert set(frame["statistic"]) == {"accuracy", "cost_usd"}
     inside = (frame["low"] <= frame["value"] + 1e-12) & (frame["value"] <= frame["high"] + 1e-12)
     assert inside.mean() > 0.9

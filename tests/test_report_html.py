@@ -14,7 +14,7 @@ from conftest import ROOT
 from helpers.cli import runner
 from helpers.core.params import load_params
 
-FIGURES = ["figure2_frontier_over_time", "figure4_relative_gain_per_release", "figure3_family_counterfactual",
+FIGURES = ["routing_frontier", "figure2_frontier_over_time", "figure4_relative_gain_per_release", "figure3_family_counterfactual",
            "figure5_model_counterfactual"]
 TABLES = ["Table 1.", "Table 2.", "Table 5.", "Table 6.", "Human expert alone"]
 CHECK = """<script>

@@ -112,22 +112,26 @@ def _estimates(cube: RunCube, idx: np.ndarray | None) -> tuple[np.ndarray, np.nd
     """(C, R) of every strategy, (b, P, S_all): from runs resampled by ``idx`` (b, P, S, n) or as recorded."""
     P, S, n = cube.usd.shape
     valid = np.arange(n) < cube.runs[..., None]  # (P, S, n)
+    full = bool(valid.all())  # every cell has all n runs: no padding to mask
+    vanilla = sorted({s for _, s, _ in cube.derived})
     if idx is None:
         usd, correct = cube.usd[None], cube.correct[None]
-        answer = np.where(valid, cube.answer, n)[None]
+        answer = np.where(valid, cube.answer, n)[None][:, :, vanilla]
     else:
         flat = np.arange(P * S, dtype=np.int32).reshape(P, S, 1) * n + idx
-        usd, correct = cube.usd.ravel()[flat], cube.correct.ravel()[flat] & valid
-        answer = np.where(valid, cube.answer.ravel()[flat], n)  # padding votes for no class
+        usd, correct = cube.usd.ravel()[flat], cube.correct.ravel()[flat]
+        answer = cube.answer.ravel()[flat[:, :, vanilla]]
+        if not full:
+            correct &= valid
+            answer = np.where(valid[:, vanilla], answer, n)  # padding votes for no class
     runs = cube.runs[None]
     with np.errstate(invalid="ignore", divide="ignore"):
-        cost = np.where(valid, usd, 0.0).sum(-1) / runs
+        cost = (usd if full else np.where(valid, usd, 0.0)).sum(-1) / runs
         rate = correct.sum(-1) / runs
     if not cube.derived:
         return cost, rate
-    vanilla = sorted({s for _, s, _ in cube.derived})
     cols = {s: i for i, s in enumerate(vanilla)}
-    ans = answer[:, :, vanilla]  # (b, P, M, n)
+    ans = answer  # (b, P, M, n)
     cells = np.arange(np.prod(ans.shape[:-1])).reshape(ans.shape[:-1] + (1,)) * (n + 1)
     sizes = np.bincount((cells + ans).ravel(), minlength=cells.size * (n + 1)).reshape(ans.shape[:-1] + (n + 1,))
     stats = RunStats(runs=runs[:, :, vanilla], passed=correct[:, :, vanilla].sum(-1),
@@ -173,7 +177,7 @@ class Replicates:
     def mean_per_task(self, values: np.ndarray) -> np.ndarray:
         """(B, P, X) per-problem values -> (B, T, X) weighted means over each task's problems with a value
         (NaN: no runs, skipped; NaN where a task has none), e.g. ``rate`` -> accuracy, ``cost`` -> USD per attempt."""
-        w = self.weights[..., None] * np.isfinite(values)
+        w = (self.weights[..., None] * np.isfinite(values)).astype(values.dtype)
         starts = self.cube.task_starts
         with np.errstate(invalid="ignore", divide="ignore"):
             return (np.add.reduceat(np.where(w > 0, values, 0.0) * w, starts, axis=1)
@@ -187,12 +191,27 @@ def point_estimate(cube: RunCube, expert: np.ndarray) -> Replicates:
                       cost.astype(np.float32), rate.astype(np.float32))
 
 
+def problem_weights(cube: RunCube, replicates: int, seed: int = 0) -> np.ndarray:
+    """(B, P) how often each problem is drawn when each dataset's problems are resampled with replacement."""
+    rng = np.random.default_rng([seed, 1])  # a stream of its own: the runs' draws do not shift it
+    P = len(cube.problems)
+    w = np.zeros((replicates, P))
+    for lo, hi in zip(cube.task_starts, [*cube.task_starts[1:], P]):
+        w[:, lo:hi] = rng.multinomial(hi - lo, np.full(hi - lo, 1 / (hi - lo)), size=replicates)
+    return w
+
+
 def bootstrap(cube: RunCube, expert: np.ndarray, replicates: int = DEFAULT_REPLICATES, seed: int = 0,
-              levels: str = "problems+runs") -> tuple[Replicates, Replicates]:
-    """(point estimate, B replicates) of the two-level bootstrap (``levels="runs"``: runs only)."""
+              levels: str = "problems+runs", weights: np.ndarray | None = None) -> tuple[Replicates, Replicates]:
+    """(point estimate, B replicates) of the two-level bootstrap (``levels="runs"``: runs only). ``weights``
+    (B, P): the problem draws to use (default ``problem_weights(cube, B, seed)``)."""
     rng = np.random.default_rng(seed)
     P, S, n = cube.usd.shape
-    cops, weights, costs, rates = [], [], [], []
+    if levels == "runs":
+        weights = np.ones((replicates, P))
+    elif weights is None:
+        weights = problem_weights(cube, replicates, seed)
+    cops, costs, rates = [], [], []
     for start in range(0, replicates, CHUNK):
         b = min(CHUNK, replicates - start)
         if (cube.runs == n).all():  # every cell has all its runs: one draw range
@@ -204,13 +223,6 @@ def bootstrap(cube: RunCube, expert: np.ndarray, replicates: int = DEFAULT_REPLI
         cops.append(cost_of_pass(cost, rate))
         costs.append(cost.astype(np.float32))
         rates.append(rate.astype(np.float32))
-        if levels == "runs":
-            weights.append(np.ones((b, P)))
-            continue
-        w = np.zeros((b, P))
-        for lo, hi in zip(cube.task_starts, [*cube.task_starts[1:], P]):
-            w[:, lo:hi] = rng.multinomial(hi - lo, np.full(hi - lo, 1 / (hi - lo)), size=b)
-        weights.append(w)
     expert = np.asarray(expert, float)
-    return point_estimate(cube, expert), Replicates(cube, np.concatenate(cops), np.concatenate(weights), expert,
+    return point_estimate(cube, expert), Replicates(cube, np.concatenate(cops), np.asarray(weights, float), expert,
                                                     np.concatenate(costs), np.concatenate(rates))

@@ -213,14 +213,18 @@ class ModelFrontier:
             out = np.empty((len(self.weights), len(self.cube.problems)))
             bests = []
             for t, rows in enumerate(self.rows):
-                best = last_best[t] if extends else np.broadcast_to(
-                    self.expert[None, rows, None], (len(self.weights), rows.stop - rows.start, len(_NODES)))
+                shape = (len(self.weights), rows.stop - rows.start, len(_NODES))
+                best = last_best[t].copy() if extends else np.broadcast_to(
+                    self.expert[None, rows, None].astype(np.float32), shape).copy()
+                ratio = np.empty(shape, dtype=np.float32)
                 for c in cols:
                     r, cost = self._rates(t, c)
-                    with np.errstate(divide="ignore", invalid="ignore"):  # R = 0: inf; no runs (NaN): ignored by fmin
-                        best = np.fmin(best, cost[None, :, None] / r[:, None, :])
+                    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                        # R = 0: inf; no runs (NaN): ignored by fmin
+                        np.divide(cost.astype(np.float32)[None, :, None], r.astype(np.float32)[:, None, :], out=ratio)
+                    np.fmin(best, ratio, out=best)
                 bests.append(best)
-                out[:, rows] = (self._per_problem["posterior"][t] * best).sum(axis=2)
+                out[:, rows] = np.einsum("bpq,bpq->bp", self._per_problem["posterior"][t], best)
             self._last = (key, bests)
             self._per_problem[key] = out
         return self._per_problem[key]

@@ -22,13 +22,14 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze import headline, routing
-from helpers.analyze.bootstrap import DEFAULT_REPLICATES, Replicates, bootstrap, run_cube
+from helpers.analyze.bootstrap import DEFAULT_REPLICATES, Replicates, RunCube, bootstrap, problem_weights, run_cube
 from helpers.analyze.costofpass import release_steps
 from helpers.analyze.estimates import Analysis
 from helpers.analyze.frontier_model import ModelFrontier
 from helpers.grade.stage import graded_paths
 
 MODEL_DRAWS = 200  # parameter draws of the model-based intervals (each recomputes every problem's posterior)
+Statistics = Callable[[Callable], dict[str, np.ndarray]]
 
 
 @dataclass
@@ -45,47 +46,59 @@ class SetIntervals:
     def tasks(self) -> list[str]:
         return self.point.cube.tasks
 
+    def estimators(self):
+        """(name, fit, spread) of each estimator."""
+        return (("plug-in", self.point, self.replicates), ("model-based", self.model, self.model_draws))
+
 
 def set_intervals(an: Analysis, replicates: int = DEFAULT_REPLICATES, model_draws: int = MODEL_DRAWS,
                   level: float = 0.95) -> SetIntervals:
     """Bootstrap replicates (seeded by the set's seed) and the model-based fit of a set's graded attempts."""
-    cube = run_cube(an.attempts, list(an.ctx.params.methods))
-    expert = an.expert.reindex(cube.problems).to_numpy()
+    cube, expert = set_cube(an)
     point, reps = bootstrap(cube, expert, replicates, seed=an.ctx.params.seed)
     model = ModelFrontier(cube, expert)
     draws = model.draws(reps.weights[:model_draws], seed=an.ctx.params.seed)
     return SetIntervals(point, reps, model, draws, level)
 
 
-Statistics = Callable[[Callable], dict[str, np.ndarray]]
+def set_cube(an: Analysis) -> tuple[RunCube, np.ndarray]:
+    """The set's graded attempts as a RunCube, and the expert's USD per problem in its order."""
+    cube = run_cube(an.attempts, list(an.ctx.params.methods))
+    return cube, an.expert.reindex(cube.problems).to_numpy()
+
+
+def estimator_frame(estimator: str, fit, spread, stats: Statistics, tasks: list[str], level: float) -> pd.DataFrame:
+    """One row per (statistic, task) of one estimator: ``value`` from ``fit``, ``low``/``high`` the ``level``
+    percentile interval of ``spread`` (replicates or draws)."""
+    q = 100 * (1 - level) / 2
+    values, draws = stats(fit.frontier), stats(spread.frontier)
+    rows = []
+    for name, v in values.items():
+        lo, hi = np.nanpercentile(draws[name], [q, 100 - q], axis=0)
+        rows += [{"statistic": name, "task": task, "estimator": estimator, "value": float(v[0, j]),
+                  "low": float(lo[j]), "high": float(hi[j])} for j, task in enumerate(tasks)]
+    return pd.DataFrame(rows, columns=["statistic", "task", "estimator", "value", "low", "high"])
 
 
 def long_frame(iv: SetIntervals, stats: Statistics) -> pd.DataFrame:
     """One row per (statistic, task, estimator): ``value``, ``low``, ``high`` (the statistics' units)."""
-    q = 100 * (1 - iv.level) / 2
-    rows = []
-    for estimator, fit, draws in (("plug-in", iv.point, iv.replicates), ("model-based", iv.model, iv.model_draws)):
-        values, spread = stats(fit.frontier), stats(draws.frontier)
-        for name, v in values.items():
-            lo, hi = np.nanpercentile(spread[name], [q, 100 - q], axis=0)
-            for j, task in enumerate(iv.tasks):
-                rows.append({"statistic": name, "task": task, "estimator": estimator, "value": float(v[0, j]),
-                             "low": float(lo[j]), "high": float(hi[j])})
-    return pd.DataFrame(rows, columns=["statistic", "task", "estimator", "value", "low", "high"])
+    return pd.concat([estimator_frame(name, fit, spread, stats, iv.tasks, iv.level) for name, fit, spread in iv.estimators()],
+                     ignore_index=True)
 
 
-def accuracy_cost_frame(iv: SetIntervals, strategies: list[str]) -> pd.DataFrame:
-    """Tables 5 and 6 with bootstrap intervals: per strategy and task, accuracy (0-1) and mean USD per attempt."""
-    q = 100 * (1 - iv.level) / 2
-    cols = [iv.point.strategies.index(s) for s in strategies]
+def accuracy_cost_frame(point: Replicates, reps: Replicates, strategies: list[str], level: float = 0.95) -> pd.DataFrame:
+    """Tables 5 and 6 with bootstrap intervals: per strategy and task, accuracy (0-1) and mean USD per attempt
+    (computed in float32, the replicates' precision)."""
+    q = 100 * (1 - level) / 2
+    cols = [point.strategies.index(s) for s in strategies]
     rows = []
     for what, attr in (("accuracy", "rate"), ("cost_usd", "cost")):
-        point = iv.point.mean_per_task(getattr(iv.point, attr)[:, :, cols].astype(float))[0]  # (T, S)
-        reps = iv.replicates.mean_per_task(getattr(iv.replicates, attr)[:, :, cols].astype(float))  # (B, T, S)
-        lo, hi = np.nanpercentile(reps, [q, 100 - q], axis=0)
+        est = point.mean_per_task(getattr(point, attr)[:, :, cols])[0]  # (T, S)
+        spread = reps.mean_per_task(getattr(reps, attr)[:, :, cols])  # (B, T, S)
+        lo, hi = np.nanpercentile(spread, [q, 100 - q], axis=0)
         for i, s in enumerate(strategies):
-            for j, task in enumerate(iv.tasks):
-                rows.append({"statistic": what, "strategy": s, "task": task, "value": point[j, i],
+            for j, task in enumerate(point.cube.tasks):
+                rows.append({"statistic": what, "strategy": s, "task": task, "value": est[j, i],
                              "low": lo[j, i], "high": hi[j, i]})
     return pd.DataFrame(rows)
 
@@ -153,52 +166,104 @@ FRAMES = ("statistics", "accuracy_cost", "routing", "routing_points")
 ROUTING_REPLICATES = 200  # bootstrap replicates / model draws of the routing envelope's bands
 
 
-def routing_frames(iv: SetIntervals, models: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+@dataclass
+class EstimatorResult:
+    """What one estimator contributes to ``SetStatistics`` (small: computed in a worker process)."""
+
+    frame: pd.DataFrame  # ``estimator_frame`` rows
+    curves: np.ndarray  # (1 + X, steps, T) normalised frontier over release steps (%), row 0 the estimate
+    envelope: tuple[np.ndarray, ...]  # routing.envelope of the estimate and of the spread: acc0, usd0, accb, usdb
+    points: pd.DataFrame  # each model alone: task, estimator, strategy, accuracy, usd and their intervals
+    accuracy_cost: pd.DataFrame | None = None  # Tables 5-6 (plug-in only)
+
+
+def _costs_and_rates(fit) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(C, R, weights) a router sees: observed rates for the plug-in, posterior means for the model-based."""
+    if isinstance(fit, Replicates):
+        return fit.cost, fit.rate, fit.weights
+    return (*fit.posterior_rates(), fit.weights)
+
+
+def estimator_result(estimator: str, fit, spread, stats: Statistics, steps: list[list[str]], models: list[str],
+                     level: float) -> EstimatorResult:
+    """Every statistic, the release curves and the routing envelope of one estimator (its fit and spread)."""
+    q = 100 * (1 - level) / 2
+    tasks, starts = fit.cube.tasks, fit.cube.task_starts
+    frame = estimator_frame(estimator, fit, spread, stats, tasks, level)
+    rel = [headline.release_statistics(f.frontier, steps) for f in (fit, spread)]
+    curves = (np.stack([np.concatenate([rel[0][f"release frontier:{i}"], rel[1][f"release frontier:{i}"]])
+                        for i in range(len(steps))], axis=1) if steps else np.zeros((1, 0, len(tasks))))
+    sources = [_costs_and_rates(fit), tuple(x[:ROUTING_REPLICATES] for x in _costs_and_rates(spread))]
+    envelope = tuple(v for c, r, w in sources for v in routing.envelope(c, r, w, starts, fit.expert))
+    cols = [fit.strategies.index(m) for m in models]
+    (acc_p, usd_p), (acc_b, usd_b) = (routing.model_points(c[..., cols], r[..., cols], w, starts) for c, r, w in sources)
+    (al, ah), (ul, uh) = (np.nanpercentile(x, [q, 100 - q], axis=0) for x in (acc_b, usd_b))
+    points = pd.DataFrame([{"task": task, "estimator": estimator, "strategy": m, "accuracy": acc_p[0, j, i],
+                            "usd": usd_p[0, j, i], "acc_low": al[j, i], "acc_high": ah[j, i], "usd_low": ul[j, i],
+                            "usd_high": uh[j, i]} for j, task in enumerate(tasks) for i, m in enumerate(models)])
+    return EstimatorResult(frame, curves, envelope, points)
+
+
+def routing_frames(results: dict[str, EstimatorResult], tasks: list[str], expert_usd: np.ndarray, level: float
+                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The oracle-routing frontier of every strategy and the expert, per estimator (``routing``):
 
     ``routing`` rows (task, estimator, budget_usd, value, low, high): accuracy (0-1) reachable at each budget
-    (USD per problem), with the ``level`` interval of the first ``ROUTING_REPLICATES`` replicates / draws;
-    ``routing_points`` rows (task, estimator, strategy, accuracy, usd, acc_low, acc_high, usd_low, usd_high):
-    each model alone (vanilla) and the human expert (``strategy`` = "expert").
+    (USD per problem, a log grid shared by the estimators), with the ``level`` interval of the first
+    ``ROUTING_REPLICATES`` replicates / draws; ``routing_points`` rows (task, estimator, strategy, accuracy,
+    usd, acc_low, acc_high, usd_low, usd_high): each model alone (vanilla) and the human expert
+    (``strategy`` = "expert", ``expert_usd`` (T,) its mean USD per problem).
     """
-    q = 100 * (1 - iv.level) / 2
-    starts = iv.point.cube.task_starts
-    m_cols = [iv.point.strategies.index(m) for m in models]
-    sources = {"plug-in": ((iv.point.cost, iv.point.rate, iv.point.weights),
-                           (iv.replicates.cost[:ROUTING_REPLICATES], iv.replicates.rate[:ROUTING_REPLICATES],
-                            iv.replicates.weights[:ROUTING_REPLICATES])),
-               "model-based": ((*iv.model.posterior_rates(), iv.model.weights),
-                               (*iv.model_draws.posterior_rates(), iv.model_draws.weights))}
-    sources["model-based"] = tuple((c[:ROUTING_REPLICATES], r[:ROUTING_REPLICATES], w[:ROUTING_REPLICATES])
-                                   for c, r, w in sources["model-based"])
-    env = {e: [routing.envelope(c, r, w, starts, iv.point.expert) for c, r, w in pair] for e, pair in sources.items()}
-    budgets = routing.budget_grid(*(env[e][0][1] for e in ESTIMATORS))
-    rows, points = [], []
-    for e, ((acc0, usd0), (accb, usdb)) in env.items():
+    q = 100 * (1 - level) / 2
+    budgets = routing.budget_grid(*(r.envelope[1] for r in results.values()))
+    rows = []
+    for e, r in results.items():
+        acc0, usd0, accb, usdb = r.envelope
         value = routing.at_budgets(acc0, usd0, budgets)[0]
         lo, hi = np.nanpercentile(routing.at_budgets(accb, usdb, budgets), [q, 100 - q], axis=0)
-        for j, task in enumerate(iv.tasks):
+        for j, task in enumerate(tasks):
             rows += [{"task": task, "estimator": e, "budget_usd": b, "value": v, "low": lw, "high": h}
                      for b, v, lw, h in zip(budgets[j], value[:, j], lo[:, j], hi[:, j])]
-        (c0, r0, w0), (cb, rb, wb) = sources[e]
-        acc_p, usd_p = routing.model_points(c0[..., m_cols], r0[..., m_cols], w0, starts)
-        acc_b, usd_b = routing.model_points(cb[..., m_cols], rb[..., m_cols], wb, starts)
-        (al, ah), (ul, uh) = (np.nanpercentile(x, [q, 100 - q], axis=0) for x in (acc_b, usd_b))
-        for j, task in enumerate(iv.tasks):
-            points += [{"task": task, "estimator": e, "strategy": m, "accuracy": acc_p[0, j, i], "usd": usd_p[0, j, i],
-                        "acc_low": al[j, i], "acc_high": ah[j, i], "usd_low": ul[j, i], "usd_high": uh[j, i]}
-                       for i, m in enumerate(models)]
-    expert = iv.point.frontier([])[0]  # mean expert USD per problem, (T,)
-    points += [{"task": task, "estimator": "expert", "strategy": "expert", "accuracy": 1.0, "usd": expert[j],
-                "acc_low": 1.0, "acc_high": 1.0, "usd_low": expert[j], "usd_high": expert[j]}
-               for j, task in enumerate(iv.tasks)]
-    return pd.DataFrame(rows), pd.DataFrame(points)
+    expert = pd.DataFrame([{"task": task, "estimator": "expert", "strategy": "expert", "accuracy": 1.0, "usd": u,
+                            "acc_low": 1.0, "acc_high": 1.0, "usd_low": u, "usd_high": u}
+                           for task, u in zip(tasks, expert_usd)])
+    return pd.DataFrame(rows), pd.concat([*(r.points for r in results.values()), expert], ignore_index=True)
+
+
+def _estimator_job(name: str, cube: RunCube, expert: np.ndarray, weights: np.ndarray, seed: int, draws: int,
+                   stats: Statistics, steps, models: list[str], level: float) -> EstimatorResult:
+    """One estimator from the cube: the plug-in with its bootstrap (problem ``weights`` given), or the model-based
+    fit with ``draws`` parameter draws on the first problem weights."""
+    if name == "plug-in":
+        point, reps = bootstrap(cube, expert, len(weights), seed=seed, weights=weights)
+        out = estimator_result(name, point, reps, stats, steps, models, level)
+        out.accuracy_cost = accuracy_cost_frame(point, reps, models, level)
+        return out
+    model = ModelFrontier(cube, expert)
+    return estimator_result(name, model, model.draws(weights[:draws], seed=seed), stats, steps, models, level)
+
+
+def _run_estimators(jobs: dict[str, Callable[[], EstimatorResult]]) -> dict[str, EstimatorResult]:
+    """Each job in its own forked process (one BLAS thread each) where the platform forks, else in turn."""
+    from helpers.collect.workers import can_fork, run_forked
+
+    names = list(jobs)
+    if not can_fork():
+        return {n: jobs[n]() for n in names}
+
+    def job(group, counter):
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1):
+            return jobs[group[0]]()
+    return dict(zip(names, run_forked(job, [[n] for n in names], lambda n: None)))
 
 
 def set_statistics(an: Analysis, replicates: int = DEFAULT_REPLICATES, draws: int = MODEL_DRAWS,
                    level: float = 0.95) -> SetStatistics:
     """Every interval of the set (``SetStatistics``), read from ``results/<set>/intervals/`` when the graded
-    records, analysis code and settings are those it was computed from, else computed and written there."""
+    records, analysis code and settings are those it was computed from, else computed (the two estimators
+    in parallel) and written there."""
     where = an.ctx.params.output_path / "intervals"
     key = _cache_key(an, replicates, draws, level)
     if (where / "key.txt").is_file() and (where / "key.txt").read_text() == key:
@@ -206,23 +271,21 @@ def set_statistics(an: Analysis, replicates: int = DEFAULT_REPLICATES, draws: in
         frames = {name: pd.read_parquet(where / f"{name}.parquet") for name in FRAMES}
         return SetStatistics(frames["statistics"], frames["accuracy_cost"], {e: curves[e] for e in ESTIMATORS},
                              replicates, draws, level, frames["routing"], frames["routing_points"])
-    iv = set_intervals(an, replicates, draws, level)
-    available = set(iv.point.strategies)
-    stats = all_statistics(an, available)
-    frame = long_frame(iv, stats)
+    cube, expert = set_cube(an)
+    available = set(cube.all_strategies)
     models = [m for m in an.models if m in available]
-    curves = {}
-    for estimator, fit, spread in (("plug-in", iv.point, iv.replicates), ("model-based", iv.model, iv.model_draws)):
-        steps = [[m for m in names if m in available] for _, names in set_steps(an)]
-        point = headline.release_statistics(fit.frontier, steps)
-        draws_ = headline.release_statistics(spread.frontier, steps)
-        curves[estimator] = np.stack([np.concatenate([point[f"release frontier:{i}"], draws_[f"release frontier:{i}"]])
-                                      for i in range(len(steps))], axis=1) if steps else np.zeros((1, 0, len(iv.tasks)))
-    st = SetStatistics(frame, accuracy_cost_frame(iv, models + [s for s in iv.point.strategies if s not in models]),
-                       curves, replicates, draws, level, *routing_frames(iv, models))
+    steps = [[m for m in names if m in available] for _, names in set_steps(an)]
+    stats, seed = all_statistics(an, available), an.ctx.params.seed
+    weights = problem_weights(cube, replicates, seed)
+    results = _run_estimators({e: (lambda e=e: _estimator_job(e, cube, expert, weights, seed, draws, stats, steps,
+                                                              models, level)) for e in ESTIMATORS})
+    expert_usd = np.add.reduceat(expert, cube.task_starts) / np.diff([*cube.task_starts, len(expert)])
+    st = SetStatistics(pd.concat([r.frame for r in results.values()], ignore_index=True),
+                       results["plug-in"].accuracy_cost, {e: r.curves for e, r in results.items()},
+                       replicates, draws, level, *routing_frames(results, cube.tasks, expert_usd, level))
     where.mkdir(parents=True, exist_ok=True)
     for name, df in zip(FRAMES, (st.frame, st.accuracy_cost, st.routing, st.routing_points)):
         df.to_parquet(where / f"{name}.parquet")
-    np.savez_compressed(where / "curves.npz", **curves)
+    np.savez_compressed(where / "curves.npz", **st.curves)
     (where / "key.txt").write_text(key)
     return st

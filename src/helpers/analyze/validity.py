@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from helpers.analyze import routing
 from helpers.analyze.bootstrap import Replicates, RunCube, bootstrap
 from helpers.analyze.costofpass import release_steps
 from helpers.analyze.frontier_model import ModelFrontier
@@ -267,8 +268,33 @@ ESTIMATORS = ("plug-in", "bootstrap-corrected", "model-based")
 SUFFIX = {"plug-in": "", "bootstrap-corrected": "_corrected", "model-based": "_model"}
 
 
-def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float) -> dict[str, dict[str, np.ndarray]]:
-    """One simulated set: per statistic, each estimator's (T,) value and whether its interval covers the truth."""
+ROUTING_BUDGETS = 5  # budgets per dataset at which the oracle-routing frontier is checked
+
+
+def routing_truth(gm: GenerativeModel) -> tuple[np.ndarray, np.ndarray]:
+    """(budgets (T, K) USD per problem, true accuracy (K, T)) of the oracle-routing frontier: K budgets log-spaced
+    over the middle of each dataset's true envelope."""
+    tr = truth(gm)
+    acc, usd = routing.envelope(tr.cost, tr.rate, tr.weights, tr.cube.task_starts, tr.expert)
+    lo, hi = np.nanmin(usd[0], axis=0), np.nanmax(usd[0], axis=0)
+    budgets = np.stack([np.geomspace(a, b, ROUTING_BUDGETS + 2)[1:-1] for a, b in zip(lo, hi)])
+    return budgets, routing.at_budgets(acc, usd, budgets)[0]
+
+
+def _routing_estimates(point: Replicates, model: ModelFrontier, budgets: np.ndarray) -> dict[str, np.ndarray]:
+    """Accuracy (K, T) the plug-in and model-based oracles claim at ``budgets``."""
+    out = {}
+    for name, (cost, rate, w) in (("plug-in", (point.cost, point.rate, point.weights)),
+                                  ("model-based", (*model.posterior_rates(), model.weights))):
+        acc, usd = routing.envelope(cost, rate, w, point.cube.task_starts, point.expert)
+        out[name] = routing.at_budgets(acc, usd, budgets)[0]
+    return out
+
+
+def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float,
+                budgets: np.ndarray | None = None) -> dict[str, dict[str, np.ndarray]]:
+    """One simulated set: per statistic, each estimator's (T,) value and whether its interval covers the truth;
+    with ``budgets``, also the oracle-routing accuracy each estimator claims there (key ``"routing"``)."""
     cube, expert = draw_cube(gm, np.random.default_rng(seed))
     point, reps = bootstrap(cube, expert, replicates, seed=seed)
     model = ModelFrontier(cube, expert)
@@ -285,6 +311,8 @@ def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float) -
         out[name] = {"plug-in": p, "bootstrap-corrected": p - shift, "model-based": est_model[name][0],
                      "low": lo, "high": hi, "low_corrected": lo - 2 * shift, "high_corrected": hi - 2 * shift,
                      "low_model": lo_m, "high_model": hi_m}
+    if budgets is not None:
+        out["routing"] = _routing_estimates(point, model, budgets)
     return out
 
 
@@ -295,24 +323,26 @@ def study(gm: GenerativeModel, repetitions: int = 100, replicates: int = 200, se
 
     One row per (statistic, task, estimator): truth, mean estimate, bias, RMSE, coverage of its
     ``level`` interval (the percentile interval for the plug-in; shifted by twice the bootstrap bias
-    estimate for the corrected one) and the Monte-Carlo standard error of that coverage.
+    estimate for the corrected one) and the Monte-Carlo standard error of that coverage. ``attrs["routing"]``:
+    per dataset and budget, the true accuracy of the oracle-routing frontier and each estimator's mean and RMSE.
     """
     from helpers.collect.workers import can_fork, run_forked
 
     seeds = [seed * 100_003 + r for r in range(repetitions)]
+    budgets, routing_true = routing_truth(gm)
     if workers > 1 and can_fork():
         groups = [seeds[i::workers] for i in range(workers)]
         def job(group, counter):
             from threadpoolctl import threadpool_limits
 
             with threadpool_limits(limits=1):  # one BLAS thread per worker: no oversubscription of the cores
-                return [_repetition(gm, s, replicates, level) for s in group]
+                return [_repetition(gm, s, replicates, level, budgets) for s in group]
 
         parts = run_forked(job, groups, lambda n: None)
         done = {s: r for group, part in zip(groups, parts) for s, r in zip(group, part)}
         reps = [done[s] for s in seeds]  # the one-process order: sums add up alike
     else:
-        reps = [_repetition(gm, s, replicates, level) for s in seeds]
+        reps = [_repetition(gm, s, replicates, level, budgets) for s in seeds]
     true = true_statistics(gm)
     tasks = [tm.task for tm in gm.tasks]
     rows, pooled = [], {}
@@ -330,6 +360,12 @@ def study(gm: GenerativeModel, repetitions: int = 100, replicates: int = 200, se
                              "rmse": float(np.sqrt(np.mean((values[:, j] - t_values[j]) ** 2))),
                              "coverage": cov, "coverage_se": float(np.sqrt(max(cov * (1 - cov), 1e-12) / len(reps)))})
     out = pd.DataFrame(rows)
+    out.attrs["routing"] = pd.DataFrame([
+        {"task": task, "budget_usd": budgets[j, k], "truth": routing_true[k, j],
+         **{f"{e} mean": np.mean([r["routing"][e][k, j] for r in reps]) for e in ("plug-in", "model-based")},
+         **{f"{e} rmse": float(np.sqrt(np.mean([(r["routing"][e][k, j] - routing_true[k, j]) ** 2 for r in reps])))
+            for e in ("plug-in", "model-based")}}
+        for j, task in enumerate(tasks) for k in range(budgets.shape[1])])
     per_rep = {key: np.concatenate(parts, axis=1).mean(axis=1) for key, parts in pooled.items()}  # (R,) each
     out.attrs.update(repetitions=repetitions, replicates=replicates, level=level, pooled_coverage={
         key: (float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v)))) for key, v in per_rep.items()})

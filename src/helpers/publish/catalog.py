@@ -124,6 +124,12 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  fmt="g3", numeric=("true gain %", "plug-in mean", "bootstrap-corrected mean", "model-based mean",
                                     "plug-in coverage %", "bootstrap-corrected coverage %", "model-based coverage %"),
                  simulated_only=True),
+        Artifact("validity_routing", "table", "The oracle-routing frontier on the same {repetitions} simulated sets: "
+                 "at five budgets per dataset (USD per problem, spread over the true envelope), the accuracy (%) an "
+                 "oracle truly reaches, and the mean and RMSE of what the plug-in oracle (routing on observed pass "
+                 "rates) and the model-based oracle claim.", "07_validity", fmt="g3",
+                 numeric=("budget_usd", "truth", "plug-in mean", "model-based mean", "plug-in rmse", "model-based rmse"),
+                 simulated_only=True),
         Artifact("validity_halving_times", "table", "Halving-time intervals on synthetic series with a known decay "
                  "rate ({series} series per row: a·exp(−t ln 2 / {half} months) + floor, release dates uniform over "
                  "24 months, Gaussian noise of {noise} percentage points): how often the 95% profile-likelihood interval "

@@ -1,0 +1,53 @@
+"""The oracle-routing cost-accuracy frontier (issue 9, item 6): by hand, its dominance over single models,
+and the optimizer's curse it corrects for."""
+
+import numpy as np
+import pytest
+
+from helpers.analyze import routing
+
+STARTS = np.array([0])
+
+
+def one(values):
+    return np.asarray(values, float)[None]  # one replicate
+
+
+def test_envelope_and_budgets_by_hand():
+    # p1: A (1 USD, R 0.5), B (3 USD, R 1); p2: A (1 USD, R 1), B (3 USD, R 1); expert 10 USD
+    cost = one([[1.0, 3.0], [1.0, 3.0]])
+    rate = one([[0.5, 1.0], [1.0, 1.0]])
+    acc, usd = routing.envelope(cost, rate, np.ones((1, 2)), STARTS, np.array([10.0, 10.0]), np.array([0.01, 1.0]))
+    # lambda 0.01: p1 takes B (0.97 > 0.9 expert > 0.49), p2 takes A; lambda 1: A on both
+    assert acc[0, :, 0] == pytest.approx([1.0, 0.75]) and usd[0, :, 0] == pytest.approx([2.0, 1.0])
+    at = routing.at_budgets(acc, usd, np.array([[0.5, 1.0, 1.5, 2.0, 5.0]]))
+    assert at[0, 0, 0] != at[0, 0, 0]  # below the cheapest routing: NaN
+    assert at[0, 1:, 0] == pytest.approx([0.75, 0.875, 1.0, 1.0])  # mixing between the two points
+
+
+def test_envelope_dominates_every_strategy_alone():
+    rng = np.random.default_rng(0)
+    P, S = 40, 5
+    cost = rng.lognormal(0, 1, (1, P, S))
+    rate = rng.choice([0, 0.25, 0.5, 0.75, 1.0], (1, P, S))
+    w = np.ones((1, P))
+    acc, usd = routing.envelope(cost, rate, w, STARTS, np.full(P, 5.0))
+    alone_acc, alone_usd = routing.model_points(cost, rate, w, STARTS)
+    at = routing.at_budgets(acc, usd, alone_usd[0].T)  # each strategy's own mean cost as the budget
+    assert (at[0, :, 0] >= alone_acc[0, 0] - 1e-9).all()
+    order = np.argsort(usd[0, :, 0])
+    assert (np.diff(np.maximum.accumulate(acc[0, order, 0])) >= 0).all()
+    assert acc[0, 0, 0] == pytest.approx(1.0)  # the smallest lambda: every problem solved (the expert at worst)
+
+
+def test_routing_on_noisy_rates_overstates_what_is_reachable():
+    # two identical strategies, true R = 0.5 on every problem: no oracle can beat 0.5 without the expert
+    rng = np.random.default_rng(1)
+    P, n = 2000, 4
+    observed = rng.binomial(n, 0.5, (1, P, 2)) / n
+    acc, _ = routing.envelope(np.ones((1, P, 2)), observed, np.ones((1, P)), STARTS, np.full(P, 1e9),
+                              np.array([1e-6]))
+    assert acc[0, 0, 0] > 0.6  # max of two noisy estimates: biased up (true value 0.5)
+    truth, _ = routing.envelope(np.ones((1, P, 2)), np.full((1, P, 2), 0.5), np.ones((1, P)), STARTS,
+                                np.full(P, 1e9), np.array([1e-6]))
+    assert truth[0, 0, 0] == pytest.approx(0.5)
