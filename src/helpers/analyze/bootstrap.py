@@ -17,7 +17,7 @@ same code.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -155,6 +155,7 @@ class Replicates:
     expert: np.ndarray  # (P,) USD
     cost: np.ndarray  # (B, P, S_all) C, USD per attempt (float32; NaN: no runs)
     rate: np.ndarray  # (B, P, S_all) R, 0-1 (float32; NaN: no runs)
+    _by_strategy: np.ndarray | None = field(default=None, repr=False)  # cop as (S, B, P) float32, made when needed
 
     @property
     def strategies(self) -> list[str]:
@@ -167,9 +168,12 @@ class Replicates:
         cols = index.get_indexer(list(strategies))
         if (cols < 0).any():
             raise KeyError(f"no estimates for strategies {[s for s, c in zip(strategies, cols) if c < 0]}")
-        per_problem = np.broadcast_to(self.expert, self.cop.shape[:2])
-        if len(cols):
-            per_problem = np.minimum(self.cop[:, :, cols].min(axis=-1), per_problem)
+        dtype = np.float32 if len(self.cop) > 1 else np.float64  # replicates in float32, the estimate exact
+        if self._by_strategy is None:  # (S, B, P): one contiguous block per strategy
+            self._by_strategy = np.ascontiguousarray(self.cop.transpose(2, 0, 1), dtype=dtype)
+        per_problem = np.broadcast_to(self.expert.astype(dtype), self.cop.shape[:2]).copy()
+        for c in cols:
+            np.minimum(per_problem, self._by_strategy[c], out=per_problem)
         starts = self.cube.task_starts
         w = self.weights
         return np.add.reduceat(w * per_problem, starts, axis=1) / np.add.reduceat(w, starts, axis=1)
@@ -215,7 +219,7 @@ def bootstrap(cube: RunCube, expert: np.ndarray, replicates: int = DEFAULT_REPLI
     for start in range(0, replicates, CHUNK):
         b = min(CHUNK, replicates - start)
         if (cube.runs == n).all():  # every cell has all its runs: one draw range
-            idx = rng.integers(0, n, size=(b, P, S, n), dtype=np.int32)
+            idx = rng.integers(0, n, size=(b, P, S, n), dtype=np.uint8 if n <= 255 else np.int32)
         else:
             idx = (rng.random((b, P, S, n), dtype=np.float32) * np.maximum(cube.runs, 1)[..., None]).astype(np.int32)
             idx = np.minimum(idx, np.maximum(cube.runs, 1)[..., None] - 1)

@@ -81,13 +81,15 @@ def pattern_codes(sizes: np.ndarray, correct: np.ndarray) -> tuple[np.ndarray, i
     and their base (``decode_pattern(code, base)`` turns one back into a pattern); needs base^J < 2^63
     with base = 2·max size + 2.
     """
-    sizes = np.asarray(sizes, dtype=np.int64)
-    digits = np.where(sizes > 0, 2 * sizes + np.asarray(correct, dtype=np.int64), 0)
-    digits = -np.sort(-digits, axis=-1)  # a class's slot does not matter
+    sizes = np.asarray(sizes)
     base = 2 * int(sizes.max(initial=0)) + 2
-    if digits.shape[-1] * math.log2(base) >= 63:
-        raise ValueError(f"patterns of {digits.shape[-1]} classes of up to {base // 2 - 1} runs do not fit an int64 code")
-    return (digits * base ** np.arange(digits.shape[-1] - 1, -1, -1, dtype=np.int64)).sum(axis=-1), base
+    if sizes.shape[-1] * math.log2(base) >= 63:
+        raise ValueError(f"patterns of {sizes.shape[-1]} classes of up to {base // 2 - 1} runs do not fit an int64 code")
+    dtype = np.int16 if base < 2**15 else np.int64
+    digits = np.where(sizes > 0, 2 * sizes.astype(dtype) + np.asarray(correct, dtype=dtype), 0).astype(dtype)
+    digits.sort(axis=-1)  # a class's slot does not matter: ascending digits, empty slots (0) first
+    powers = base ** np.arange(digits.shape[-1] - 1, -1, -1, dtype=np.int64)
+    return digits @ powers if dtype == np.int64 else (digits.astype(np.int64) * powers).sum(axis=-1), base
 
 
 def decode_pattern(code: int, base: int) -> Pattern:
