@@ -12,28 +12,38 @@ from helpers.analyze.frontier_model import ModelFrontier
 from helpers.analyze.headline import technique_gains
 
 
-def set_intervals(replicates=200):
+def fits(replicates=200):
     cube = bt.run_cube(synthetic_attempts(problems=20), METHODS)
     expert = np.where(cube.problems.get_level_values("task") == "gsm8k", 3.5, 0.1)
     point, reps = bt.bootstrap(cube, expert, replicates, seed=0)
     model = ModelFrontier(cube, expert)
-    return intervals.SetIntervals(point, reps, model, model.draws(reps.weights[:50], seed=0), 0.95)
+    return point, reps, model, model.draws(reps.weights[:50], seed=0, costs=reps.cost[:50, :, :len(cube.strategies)])
 
 
 def test_rows_hold_the_point_estimate_and_the_replicates_percentiles():
-    iv = set_intervals()
-    long = intervals.long_frame(iv, lambda F: {"a": F(["a"]), "gain": technique_gains(F, ["a", "b"], ["self_refine"])["self_refine"]})
-    plug = long[(long["estimator"] == "plug-in") & (long["statistic"] == "a")].set_index("task")
-    np.testing.assert_allclose(plug["value"].to_numpy(), iv.point.frontier(["a"])[0])
-    lo, hi = np.percentile(iv.replicates.frontier(["a"]), [2.5, 97.5], axis=0)
+    point, reps, model, draws = fits()
+    stats = lambda F: {"a": F(["a"]), "gain": technique_gains(F, ["a", "b"], ["self_refine"])["self_refine"]}  # noqa: E731
+    plug = intervals.estimator_frame("plug-in", point, reps, stats, point.cube.tasks, 0.95)
+    plug = plug[plug["statistic"] == "a"].set_index("task")
+    np.testing.assert_allclose(plug["value"].to_numpy(), point.frontier(["a"])[0])
+    lo, hi = np.percentile(reps.frontier(["a"]), [2.5, 97.5], axis=0)
     np.testing.assert_allclose(plug["low"].to_numpy(), lo)
     np.testing.assert_allclose(plug["high"].to_numpy(), hi)
-    assert set(long["estimator"]) == {"plug-in", "model-based"} and (long["low"] <= long["high"]).all()
+    mb = intervals.estimator_frame("model-based", model, draws, stats, point.cube.tasks, 0.95)
+    assert set(mb["estimator"]) == {"model-based"} and (mb["low"] <= mb["high"]).all()
+    np.testing.assert_allclose(mb[mb["statistic"] == "a"]["value"].to_numpy(), model.frontier(["a"])[0])
+
+
+def test_model_draws_carry_the_resampled_costs():
+    point, reps, model, draws = fits()
+    a = point.strategies.index("a")
+    assert np.allclose(draws.cost[:, :, a], reps.cost[:50, :, a], equal_nan=True)
+    assert draws.frontier(["a"]).std(axis=0).min() > 0
 
 
 def test_accuracy_and_cost_intervals_bracket_their_estimates():
-    iv = set_intervals()
-    frame = intervals.accuracy_cost_frame(iv.point, iv.replicates, ["a", "b+self_refine"])
+    point, reps, _, _ = fits()
+    frame = intervals.accuracy_cost_frame(point, reps, ["a", "b+self_refine"])
     assert set(frame["statistic"]) == {"accuracy", "cost_usd"}
     inside = (frame["low"] <= frame["value"] + 1e-12) & (frame["value"] <= frame["high"] + 1e-12)
     assert inside.mean() > 0.9

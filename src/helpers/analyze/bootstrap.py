@@ -195,6 +195,29 @@ def point_estimate(cube: RunCube, expert: np.ndarray) -> Replicates:
                       cost.astype(np.float32), rate.astype(np.float32))
 
 
+def draw_runs(cube: RunCube, b: int, rng: np.random.Generator) -> np.ndarray:
+    """(b, P, S, n) indices of the runs each replicate draws, with replacement among each cell's runs."""
+    P, S, n = cube.usd.shape
+    if (cube.runs == n).all():  # every cell has all its runs: one draw range
+        return rng.integers(0, n, size=(b, P, S, n), dtype=np.uint8 if n <= 255 else np.int32)
+    idx = (rng.random((b, P, S, n), dtype=np.float32) * np.maximum(cube.runs, 1)[..., None]).astype(np.int32)
+    return np.minimum(idx, np.maximum(cube.runs, 1)[..., None] - 1)
+
+
+def resampled_costs(cube: RunCube, replicates: int, seed: int = 0) -> np.ndarray:
+    """(B, P, S) mean USD per attempt of each collected strategy over resampled runs (float32; NaN: no runs)."""
+    rng = np.random.default_rng([seed, 2])
+    P, S, n = cube.usd.shape
+    valid = np.arange(n) < cube.runs[..., None]
+    flat_base = np.arange(P * S, dtype=np.int32).reshape(P, S, 1) * n
+    out = []
+    for start in range(0, replicates, CHUNK):
+        usd = cube.usd.ravel()[flat_base + draw_runs(cube, min(CHUNK, replicates - start), rng)]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out.append((np.where(valid, usd, 0.0).sum(-1) / cube.runs).astype(np.float32))
+    return np.concatenate(out)
+
+
 def problem_weights(cube: RunCube, replicates: int, seed: int = 0) -> np.ndarray:
     """(B, P) how often each problem is drawn when each dataset's problems are resampled with replacement."""
     rng = np.random.default_rng([seed, 1])  # a stream of its own: the runs' draws do not shift it
@@ -210,7 +233,7 @@ def bootstrap(cube: RunCube, expert: np.ndarray, replicates: int = DEFAULT_REPLI
     """(point estimate, B replicates) of the two-level bootstrap (``levels="runs"``: runs only). ``weights``
     (B, P): the problem draws to use (default ``problem_weights(cube, B, seed)``)."""
     rng = np.random.default_rng(seed)
-    P, S, n = cube.usd.shape
+    P = len(cube.problems)
     if levels == "runs":
         weights = np.ones((replicates, P))
     elif weights is None:
@@ -218,12 +241,7 @@ def bootstrap(cube: RunCube, expert: np.ndarray, replicates: int = DEFAULT_REPLI
     cops, costs, rates = [], [], []
     for start in range(0, replicates, CHUNK):
         b = min(CHUNK, replicates - start)
-        if (cube.runs == n).all():  # every cell has all its runs: one draw range
-            idx = rng.integers(0, n, size=(b, P, S, n), dtype=np.uint8 if n <= 255 else np.int32)
-        else:
-            idx = (rng.random((b, P, S, n), dtype=np.float32) * np.maximum(cube.runs, 1)[..., None]).astype(np.int32)
-            idx = np.minimum(idx, np.maximum(cube.runs, 1)[..., None] - 1)
-        cost, rate = _estimates(cube, idx)
+        cost, rate = _estimates(cube, draw_runs(cube, b, rng))
         cops.append(cost_of_pass(cost, rate))
         costs.append(cost.astype(np.float32))
         rates.append(rate.astype(np.float32))

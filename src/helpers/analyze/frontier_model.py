@@ -156,13 +156,16 @@ class ModelFrontier:
     def strategies(self) -> list[str]:
         return self.cube.all_strategies
 
-    def draws(self, weights: np.ndarray, seed: int = 0) -> "ModelFrontier":
-        """B replicates: the given problem weights (B, P) and parameters drawn from N(fit, covariance),
-        clipped to the bounds."""
+    def draws(self, weights: np.ndarray, seed: int = 0, costs: np.ndarray | None = None) -> "ModelFrontier":
+        """B replicates: the given problem weights (B, P), parameters drawn from N(fit, covariance), clipped to
+        the bounds, and with ``costs`` (B, P, S collected; ``bootstrap.resampled_costs``) each replicate's USD
+        per attempt from resampled runs (default: the observed means)."""
         rng = np.random.default_rng(seed)
         other = object.__new__(ModelFrontier)
         other.__dict__.update(self.__dict__)
         other.weights, other._per_problem, other._rate_cache, other._last = weights, {}, {}, ((), [])
+        if costs is not None:
+            other.cost = np.asarray(costs, float)
         other.theta = []
         for f, theta in zip(self.fits, self.theta):
             S = int(f.used.sum())
@@ -173,7 +176,8 @@ class ModelFrontier:
         return other
 
     def _rates(self, t: int, s_all: int) -> tuple[np.ndarray, np.ndarray]:
-        """R(z) at the nodes (B, Q) and the cost per attempt (P_t,) of strategy ``s_all`` on dataset ``t`` (cached)."""
+        """R(z) at the nodes (B, Q) and the cost per attempt (P_t,) or, with drawn costs, (B, P_t) of strategy
+        ``s_all`` on dataset ``t`` (cached)."""
         if (t, s_all) not in self._rate_cache:
             self._rate_cache[(t, s_all)] = self._compute_rates(t, s_all)
         return self._rate_cache[(t, s_all)]
@@ -188,13 +192,13 @@ class ModelFrontier:
             self._rate_cache[("success", t)] = success(self.theta[t], S)
         r = self._rate_cache[("success", t)][:, i]  # (B, Q)
         if method == "vanilla":
-            return r, self.cost[rows, s]
+            return r, self.cost[..., rows, s]
         k = get_method(method).billed_calls
         if method.startswith("best_of_k"):
-            return any_pass_true(r, k), k * self.cost[rows, s]
+            return any_pass_true(r, k), k * self.cost[..., rows, s]
         if (t, s) not in self._curves:
             self._curves[(t, s)] = wrong_answer_classes(self.cube, s, rows)
-        return np.clip(np.polyval(vote_polynomial(k, self._curves[(t, s)]), r), 0.0, 1.0), k * self.cost[rows, s]
+        return np.clip(np.polyval(vote_polynomial(k, self._curves[(t, s)]), r), 0.0, 1.0), k * self.cost[..., rows, s]
 
     def _posterior(self, t: int) -> np.ndarray:
         fit, rows = self.fits[t], self.rows[t]
@@ -221,7 +225,8 @@ class ModelFrontier:
                     r, cost = self._rates(t, c)
                     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                         # R = 0: inf; no runs (NaN): ignored by fmin
-                        np.divide(cost.astype(np.float32)[None, :, None], r.astype(np.float32)[:, None, :], out=ratio)
+                        np.divide(np.broadcast_to(cost, shape[:2]).astype(np.float32)[:, :, None],
+                                  r.astype(np.float32)[:, None, :], out=ratio)
                     np.fmin(best, ratio, out=best)
                 bests.append(best)
                 out[:, rows] = np.einsum("bpq,bpq->bp", self._per_problem["posterior"][t], best)

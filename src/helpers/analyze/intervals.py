@@ -2,9 +2,9 @@
 estimator with its own (see ``bootstrap`` and ``frontier_model`` for the estimators, ``07_validity`` for
 how well each recovers a known truth).
 
-``set_intervals(an)`` builds both; ``long_frame(iv, stats)`` turns any statistics (a function of a
-frontier function, as ``headline``) into one row per (statistic, dataset, estimator) with the estimate
-and its ``level`` percentile interval. ``set_statistics(an)`` computes every statistic of Tables 1, 2,
+``estimator_frame`` turns any statistics (a function of a frontier function, as ``headline``) into one
+row per (statistic, dataset) with an estimator's estimate and its ``level`` percentile interval.
+``set_statistics(an)`` computes every statistic of Tables 1, 2,
 5, 6 and Figures 2-5 once per set and keeps them under ``results/<set>/intervals/``, keyed by the
 graded records, the analysis code and the settings, so each notebook reads them instead of
 bootstrapping again.
@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze import headline, routing
-from helpers.analyze.bootstrap import DEFAULT_REPLICATES, Replicates, RunCube, bootstrap, problem_weights, run_cube
+from helpers.analyze.bootstrap import DEFAULT_REPLICATES, Replicates, RunCube, bootstrap, problem_weights, resampled_costs, run_cube
 from helpers.analyze.costofpass import release_steps
 from helpers.analyze.estimates import Analysis
 from helpers.analyze.frontier_model import ModelFrontier
@@ -30,35 +30,6 @@ from helpers.grade.stage import graded_paths
 
 MODEL_DRAWS = 200  # parameter draws of the model-based intervals (each recomputes every problem's posterior)
 Statistics = Callable[[Callable], dict[str, np.ndarray]]
-
-
-@dataclass
-class SetIntervals:
-    """The plug-in (point and bootstrap replicates) and model-based (fit and draws) frontiers of a set."""
-
-    point: Replicates
-    replicates: Replicates
-    model: ModelFrontier
-    model_draws: ModelFrontier
-    level: float
-
-    @property
-    def tasks(self) -> list[str]:
-        return self.point.cube.tasks
-
-    def estimators(self):
-        """(name, fit, spread) of each estimator."""
-        return (("plug-in", self.point, self.replicates), ("model-based", self.model, self.model_draws))
-
-
-def set_intervals(an: Analysis, replicates: int = DEFAULT_REPLICATES, model_draws: int = MODEL_DRAWS,
-                  level: float = 0.95) -> SetIntervals:
-    """Bootstrap replicates (seeded by the set's seed) and the model-based fit of a set's graded attempts."""
-    cube, expert = set_cube(an)
-    point, reps = bootstrap(cube, expert, replicates, seed=an.ctx.params.seed)
-    model = ModelFrontier(cube, expert)
-    draws = model.draws(reps.weights[:model_draws], seed=an.ctx.params.seed)
-    return SetIntervals(point, reps, model, draws, level)
 
 
 def set_cube(an: Analysis) -> tuple[RunCube, np.ndarray]:
@@ -78,12 +49,6 @@ def estimator_frame(estimator: str, fit, spread, stats: Statistics, tasks: list[
         rows += [{"statistic": name, "task": task, "estimator": estimator, "value": float(v[0, j]),
                   "low": float(lo[j]), "high": float(hi[j])} for j, task in enumerate(tasks)]
     return pd.DataFrame(rows, columns=["statistic", "task", "estimator", "value", "low", "high"])
-
-
-def long_frame(iv: SetIntervals, stats: Statistics) -> pd.DataFrame:
-    """One row per (statistic, task, estimator): ``value``, ``low``, ``high`` (the statistics' units)."""
-    return pd.concat([estimator_frame(name, fit, spread, stats, iv.tasks, iv.level) for name, fit, spread in iv.estimators()],
-                     ignore_index=True)
 
 
 def accuracy_cost_frame(point: Replicates, reps: Replicates, strategies: list[str], level: float = 0.95) -> pd.DataFrame:
@@ -240,7 +205,8 @@ def _estimator_job(name: str, cube: RunCube, expert: np.ndarray, weights: np.nda
         out.accuracy_cost = accuracy_cost_frame(point, reps, models, level)
         return out
     model = ModelFrontier(cube, expert)
-    return estimator_result(name, model, model.draws(weights[:draws], seed=seed), stats, steps, models, level)
+    spread = model.draws(weights[:draws], seed=seed, costs=resampled_costs(cube, min(draws, len(weights)), seed))
+    return estimator_result(name, model, spread, stats, steps, models, level)
 
 
 def _run_estimators(jobs: dict[str, Callable[[], EstimatorResult]]) -> dict[str, EstimatorResult]:

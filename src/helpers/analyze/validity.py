@@ -300,7 +300,8 @@ def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float,
     model = ModelFrontier(cube, expert)
     stats = gm.statistics
     est, boot = stats(point.frontier), stats(reps.frontier)
-    est_model, boot_model = stats(model.frontier), stats(model.draws(reps.weights, seed).frontier)
+    drawn = model.draws(reps.weights, seed, costs=reps.cost[:, :, :len(cube.strategies)])  # the replicates' runs
+    est_model, boot_model = stats(model.frontier), stats(drawn.frontier)
     q = 100 * (1 - level) / 2
     out = {}
     for name, values in est.items():
