@@ -5,11 +5,12 @@
 A SIMULATED set of the paper's shape (6 datasets: AIME 30 problems, the others 128; the ten twins of
 ``params/registry/sim_paper.yaml`` with their Table 4 prices; vanilla, self-refine, majority vote
 k = 3 and 4; 8 runs) is drawn from the simulator's generative model (prompts of 200 tokens, so no
-benchmark data is needed). Timed in one run, as ``intervals.set_statistics`` computes a set's
-intervals: each estimator alone in one process — the plug-in (two-level bootstrap of every strategy,
-REPLICATES replicates, and every statistic of Tables 1, 2, 5, 6, Figures 2-5 and the routing frontier
-on them) and the model-based (the item-response fit, its draws and the same statistics) — then both
-in parallel in two forked processes as the pipeline runs them, and the routing frontier at budgets.
+benchmark data is needed). Timed side by side in one run, ``intervals.compute_statistics`` as
+``set_statistics`` runs it: the plug-in (two-level bootstrap of every strategy, REPLICATES replicates,
+and every statistic of Tables 1, 2, 5, 6, Figures 2-5 and the routing frontier on them) and the
+model-based (the item-response fit, its draws and the same statistics), first in one process, then
+as the pipeline runs it: the plug-in's replicates in two shares and the model-based in a third,
+each in a forked process.
 Issue 9's target: all of it in <= 10 s and <= 2 GiB on 2 cores.
 """
 
@@ -24,7 +25,6 @@ import pandas as pd
 
 from helpers.analyze import intervals as iv
 from helpers.analyze import validity as va
-from helpers.analyze.bootstrap import problem_weights
 from helpers.analyze.costofpass import release_steps
 from helpers.collect.backends.sim import aptitude
 from helpers.core.experts import load_expert_costs
@@ -72,23 +72,19 @@ def timed(fn):
 if __name__ == "__main__":
     gm = paper_shaped_model()
     cube, expert = va.draw_cube(gm, np.random.default_rng(0))
-    models, steps, stats = list(gm.models), gm.steps, gm.statistics
-    weights = problem_weights(cube, REPLICATES, 0)
-    jobs = {e: (lambda e=e: iv._estimator_job(e, cube, expert, weights, 0, DRAWS, stats, steps, models, 0.95))
-            for e in iv.ESTIMATORS}
-    serial = {e: timed(job)[1] for e, job in jobs.items()}
-    results, t_parallel = timed(lambda: iv._run_estimators(jobs))
-    expert_usd = np.add.reduceat(expert, cube.task_starts) / np.diff([*cube.task_starts, len(expert)])
-    _, t_routing = timed(lambda: iv.routing_frames(results, cube.tasks, expert_usd, 0.95))
+
+    def run(workers):
+        return iv.compute_statistics(cube, expert, gm.statistics, list(gm.models), gm.steps, REPLICATES, DRAWS,
+                                     workers=workers)
+
+    st, t_serial = timed(lambda: run(1))
+    _, t_parallel = timed(lambda: run(2))
     rss = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 2**20
     p, s, n = cube.usd.shape
-    total = t_parallel + t_routing
     print(f"SIMULATED set of the paper's shape: {p} problems x {len(cube.all_strategies)} strategies x {n} runs; "
-          f"{REPLICATES} bootstrap replicates, {DRAWS} model draws; {len(results['plug-in'].frame) // len(cube.tasks)} "
-          f"statistics x {len(cube.tasks)} datasets (Tables 1, 2, 5, 6, Figures 2-5, routing frontier)")
-    print(f"plug-in: two-level bootstrap and every statistic, one process     {serial['plug-in']:6.2f} s")
-    print(f"model-based: fit, draws and every statistic, one process         {serial['model-based']:6.2f} s")
-    print(f"both estimators in parallel (2 forked processes)                 {t_parallel:6.2f} s")
-    print(f"routing frontier at budgets                                      {t_routing:6.2f} s")
-    print(f"total, as set_statistics computes it                             {total:6.2f} s   (target <= 10 s)")
-    print(f"peak memory of one process                                       {rss:6.2f} GiB (target <= 2 GiB)")
+          f"{REPLICATES} bootstrap replicates, {DRAWS} model draws; {len(st.frame) // len(cube.tasks) // 2} statistics "
+          f"x {len(cube.tasks)} datasets x 2 estimators (Tables 1, 2, 5, 6, Figures 2-5, routing frontier)")
+    print(f"every interval in one process                        {t_serial:6.2f} s")
+    print(f"every interval as the pipeline runs it (3 workers)   {t_parallel:6.2f} s   (target <= 10 s; "
+          f"{t_serial / t_parallel:.1f}x)")
+    print(f"peak memory of one process                           {rss:6.2f} GiB (target <= 2 GiB)")

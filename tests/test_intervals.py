@@ -8,7 +8,7 @@ from tests.test_bootstrap import METHODS, synthetic_attempts
 
 from helpers.analyze import bootstrap as bt
 from helpers.analyze import intervals
-from helpers.analyze.frontier_model import ModelFrontier
+from helpers.analyze.frontier_model import ModelFrontier, shrink_costs
 from helpers.analyze.headline import technique_gains
 
 
@@ -34,11 +34,21 @@ def test_rows_hold_the_point_estimate_and_the_replicates_percentiles():
     np.testing.assert_allclose(mb[mb["statistic"] == "a"]["value"].to_numpy(), model.frontier(["a"])[0])
 
 
-def test_model_draws_carry_the_resampled_costs():
+def test_model_draws_carry_the_resampled_costs_shrunk():
     point, reps, model, draws = fits()
     a = point.strategies.index("a")
-    assert np.allclose(draws.cost[:, :, a], reps.cost[:50, :, a], equal_nan=True)
+    cube = point.cube
+    expected = shrink_costs(reps.cost[:50, :, :len(cube.strategies)], model.cost_noise, model.rows)
+    assert np.allclose(draws.cost[:, :, a], expected[:, :, a], equal_nan=True)
     assert draws.frontier(["a"]).std(axis=0).min() > 0
+
+
+def test_costs_shrink_towards_their_dataset_mean_by_hand():
+    cost = np.array([[1.0], [3.0], [5.0], [7.0]])  # 4 problems of one dataset, one strategy: mean 4, variance 5
+    noise = np.full((4, 1), 1.0)  # between-problem variance 5 - 1 = 4: each mean keeps 4 / (4 + 1) of its deviation
+    np.testing.assert_allclose(shrink_costs(cost, noise, [slice(0, 4)])[:, 0], [1.6, 3.2, 4.8, 6.4])
+    flat = shrink_costs(cost, np.full((4, 1), 9.0), [slice(0, 4)])  # noise above the spread: all to the mean
+    np.testing.assert_allclose(flat[:, 0], 4.0)
 
 
 def test_accuracy_and_cost_intervals_bracket_their_estimates():

@@ -229,10 +229,12 @@ def problem_weights(cube: RunCube, replicates: int, seed: int = 0) -> np.ndarray
 
 
 def bootstrap(cube: RunCube, expert: np.ndarray, replicates: int = DEFAULT_REPLICATES, seed: int = 0,
-              levels: str = "problems+runs", weights: np.ndarray | None = None) -> tuple[Replicates, Replicates]:
+              levels: str = "problems+runs", weights: np.ndarray | None = None, stream: int = 0
+              ) -> tuple[Replicates, Replicates]:
     """(point estimate, B replicates) of the two-level bootstrap (``levels="runs"``: runs only). ``weights``
-    (B, P): the problem draws to use (default ``problem_weights(cube, B, seed)``)."""
-    rng = np.random.default_rng(seed)
+    (B, P): the problem draws to use (default ``problem_weights(cube, B, seed)``); ``stream``: another
+    random stream for the runs' draws (a worker's share of the replicates)."""
+    rng = np.random.default_rng(seed if stream == 0 else [seed, 3, stream])
     P = len(cube.problems)
     if levels == "runs":
         weights = np.ones((replicates, P))

@@ -38,34 +38,49 @@ def set_cube(an: Analysis) -> tuple[RunCube, np.ndarray]:
     return cube, an.expert.reindex(cube.problems).to_numpy()
 
 
+def _interval(spread: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """The ``level`` percentile interval over axis 0 (replicates or draws)."""
+    q = 100 * (1 - level) / 2
+    return tuple(np.nanpercentile(spread, [q, 100 - q], axis=0))
+
+
+def _rows(estimator: str, values: dict[str, np.ndarray], spread: dict[str, np.ndarray], tasks: list[str],
+          level: float) -> pd.DataFrame:
+    """One row per (statistic, task): ``values[name]`` (T,) and the interval of ``spread[name]`` (B, T)."""
+    rows = []
+    for name, v in values.items():
+        lo, hi = _interval(spread[name], level)
+        rows += [{"statistic": name, "task": task, "estimator": estimator, "value": float(v[j]),
+                  "low": float(lo[j]), "high": float(hi[j])} for j, task in enumerate(tasks)]
+    return pd.DataFrame(rows, columns=["statistic", "task", "estimator", "value", "low", "high"])
+
+
 def estimator_frame(estimator: str, fit, spread, stats: Statistics, tasks: list[str], level: float) -> pd.DataFrame:
     """One row per (statistic, task) of one estimator: ``value`` from ``fit``, ``low``/``high`` the ``level``
     percentile interval of ``spread`` (replicates or draws)."""
-    q = 100 * (1 - level) / 2
-    values, draws = stats(fit.frontier), stats(spread.frontier)
-    rows = []
-    for name, v in values.items():
-        lo, hi = np.nanpercentile(draws[name], [q, 100 - q], axis=0)
-        rows += [{"statistic": name, "task": task, "estimator": estimator, "value": float(v[0, j]),
-                  "low": float(lo[j]), "high": float(hi[j])} for j, task in enumerate(tasks)]
-    return pd.DataFrame(rows, columns=["statistic", "task", "estimator", "value", "low", "high"])
+    return _rows(estimator, {k: v[0] for k, v in stats(fit.frontier).items()}, stats(spread.frontier), tasks, level)
+
+
+def _accuracy_cost(fit: Replicates, strategies: list[str]) -> np.ndarray:
+    """(2, B, T, S): accuracy (0-1) and mean USD per attempt of ``strategies`` on each replicate (float32)."""
+    cols = [fit.strategies.index(s) for s in strategies]
+    return np.stack([fit.mean_per_task(getattr(fit, attr)[:, :, cols]) for attr in ("rate", "cost")])
+
+
+def _accuracy_cost_rows(est: np.ndarray, spread: np.ndarray, strategies: list[str], tasks: list[str],
+                        level: float) -> pd.DataFrame:
+    lo, hi = _interval(spread.transpose(1, 0, 2, 3), level)  # (2, T, S)
+    return pd.DataFrame([{"statistic": what, "strategy": s, "task": task, "value": est[w, 0, j, i],
+                          "low": lo[w, j, i], "high": hi[w, j, i]}
+                         for w, what in enumerate(("accuracy", "cost_usd")) for i, s in enumerate(strategies)
+                         for j, task in enumerate(tasks)])
 
 
 def accuracy_cost_frame(point: Replicates, reps: Replicates, strategies: list[str], level: float = 0.95) -> pd.DataFrame:
     """Tables 5 and 6 with bootstrap intervals: per strategy and task, accuracy (0-1) and mean USD per attempt
     (computed in float32, the replicates' precision)."""
-    q = 100 * (1 - level) / 2
-    cols = [point.strategies.index(s) for s in strategies]
-    rows = []
-    for what, attr in (("accuracy", "rate"), ("cost_usd", "cost")):
-        est = point.mean_per_task(getattr(point, attr)[:, :, cols])[0]  # (T, S)
-        spread = reps.mean_per_task(getattr(reps, attr)[:, :, cols])  # (B, T, S)
-        lo, hi = np.nanpercentile(spread, [q, 100 - q], axis=0)
-        for i, s in enumerate(strategies):
-            for j, task in enumerate(point.cube.tasks):
-                rows.append({"statistic": what, "strategy": s, "task": task, "value": est[j, i],
-                             "low": lo[j, i], "high": hi[j, i]})
-    return pd.DataFrame(rows)
+    return _accuracy_cost_rows(_accuracy_cost(point, strategies), _accuracy_cost(reps, strategies), strategies,
+                               point.cube.tasks, level)
 
 
 # ---- every statistic of a set, computed once and kept on disk -------------------------------------
@@ -132,14 +147,20 @@ ROUTING_REPLICATES = 200  # bootstrap replicates / model draws of the routing en
 
 
 @dataclass
-class EstimatorResult:
-    """What one estimator contributes to ``SetStatistics`` (small: computed in a worker process)."""
+class Share:
+    """One worker's share of an estimator's replicates (or draws), as raw arrays: small enough to send back.
 
-    frame: pd.DataFrame  # ``estimator_frame`` rows
-    curves: np.ndarray  # (1 + X, steps, T) normalised frontier over release steps (%), row 0 the estimate
-    envelope: tuple[np.ndarray, ...]  # routing.envelope of the estimate and of the spread: acc0, usd0, accb, usdb
-    points: pd.DataFrame  # each model alone: task, estimator, strategy, accuracy, usd and their intervals
-    accuracy_cost: pd.DataFrame | None = None  # Tables 5-6 (plug-in only)
+    ``spread`` name -> (b, T) statistics of its replicates; the first share also carries the estimate
+    (``values`` name -> (T,)), the routing envelope (``routing.envelope`` of the estimate and of the first
+    ``ROUTING_REPLICATES`` replicates: acc0, usd0, accb, usdb) and each model alone (acc, usd of the estimate
+    (1, T, S) and of those replicates (b, T, S)); plug-in shares carry Tables 5-6 (``_accuracy_cost``)."""
+
+    estimator: str
+    spread: dict[str, np.ndarray]
+    values: dict[str, np.ndarray] | None = None
+    envelope: tuple | None = None
+    points: tuple | None = None
+    acc_cost: tuple | None = None  # (estimate (2, 1, T, S) or None, replicates (2, b, T, S))
 
 
 def _costs_and_rates(fit) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -149,29 +170,68 @@ def _costs_and_rates(fit) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return (*fit.posterior_rates(), fit.weights)
 
 
-def estimator_result(estimator: str, fit, spread, stats: Statistics, steps: list[list[str]], models: list[str],
-                     level: float) -> EstimatorResult:
-    """Every statistic, the release curves and the routing envelope of one estimator (its fit and spread)."""
-    q = 100 * (1 - level) / 2
-    tasks, starts = fit.cube.tasks, fit.cube.task_starts
-    frame = estimator_frame(estimator, fit, spread, stats, tasks, level)
-    rel = [headline.release_statistics(f.frontier, steps) for f in (fit, spread)]
-    curves = (np.stack([np.concatenate([rel[0][f"release frontier:{i}"], rel[1][f"release frontier:{i}"]])
-                        for i in range(len(steps))], axis=1) if steps else np.zeros((1, 0, len(tasks))))
+def share(estimator: str, fit, spread, stats: Statistics, models: list[str], first: bool) -> Share:
+    """Every statistic of ``spread`` (and, for the ``first`` share, of ``fit`` and the routing frontier)."""
+    out = Share(estimator, stats(spread.frontier))
+    if isinstance(fit, Replicates):
+        out.acc_cost = (_accuracy_cost(fit, models) if first else None, _accuracy_cost(spread, models))
+    if not first:
+        return out
+    starts = fit.cube.task_starts
+    out.values = {k: v[0] for k, v in stats(fit.frontier).items()}
     sources = [_costs_and_rates(fit), tuple(x[:ROUTING_REPLICATES] for x in _costs_and_rates(spread))]
-    envelope = tuple(v for c, r, w in sources for v in routing.envelope(c, r, w, starts, fit.expert))
+    out.envelope = tuple(v for c, r, w in sources for v in routing.envelope(c, r, w, starts, fit.expert))
     cols = [fit.strategies.index(m) for m in models]
-    (acc_p, usd_p), (acc_b, usd_b) = (routing.model_points(c[..., cols], r[..., cols], w, starts) for c, r, w in sources)
-    (al, ah), (ul, uh) = (np.nanpercentile(x, [q, 100 - q], axis=0) for x in (acc_b, usd_b))
-    points = pd.DataFrame([{"task": task, "estimator": estimator, "strategy": m, "accuracy": acc_p[0, j, i],
-                            "usd": usd_p[0, j, i], "acc_low": al[j, i], "acc_high": ah[j, i], "usd_low": ul[j, i],
-                            "usd_high": uh[j, i]} for j, task in enumerate(tasks) for i, m in enumerate(models)])
-    return EstimatorResult(frame, curves, envelope, points)
+    out.points = tuple(v for c, r, w in sources for v in routing.model_points(c[..., cols], r[..., cols], w, starts))
+    return out
 
 
-def routing_frames(results: dict[str, EstimatorResult], tasks: list[str], expert_usd: np.ndarray, level: float
+@dataclass(frozen=True)
+class Job:
+    """One worker's task: ``estimator`` on the problem weights ``rows`` of the set's replicates."""
+
+    estimator: str
+    rows: slice
+    stream: int  # the plug-in's run draws: one random stream per share
+
+    def run(self, cube: RunCube, expert: np.ndarray, weights: np.ndarray, seed: int, stats: Statistics,
+            models: list[str]) -> Share:
+        w = weights[self.rows]
+        first = self.rows.start == 0
+        if self.estimator == "plug-in":
+            point, reps = bootstrap(cube, expert, len(w), seed=seed, weights=w, stream=self.stream)
+            return share(self.estimator, point, reps, stats, models, first)
+        model = ModelFrontier(cube, expert)
+        drawn = model.draws(w, seed=seed, costs=resampled_costs(cube, len(w), seed))
+        return share(self.estimator, model, drawn, stats, models, first)
+
+
+def jobs_for(replicates: int, draws: int, workers: int = 2) -> list[Job]:
+    """The plug-in's replicates in two shares and the model-based draws in one: about equal work on 2 cores."""
+    half = replicates // 2 if workers > 1 else replicates
+    plug = [Job("plug-in", slice(0, half), 0)] + ([Job("plug-in", slice(half, replicates), 1)] if half < replicates else [])
+    return [*plug, Job("model-based", slice(0, min(draws, replicates)), 0)]
+
+
+def _run_jobs(jobs: list[Job], work: Callable[[Job], Share], parallel: bool = True) -> list[Share]:
+    """Each job in its own forked process (one BLAS thread each) where the platform forks, else in turn."""
+    from helpers.collect.workers import can_fork, run_forked
+
+    if not (parallel and can_fork()):
+        return [work(j) for j in jobs]
+
+    def job(group, counter):
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1):
+            return work(group[0])
+    return run_forked(job, [[j] for j in jobs], lambda n: None)
+
+
+def routing_frames(first: dict[str, Share], tasks: list[str], models: list[str], expert_usd: np.ndarray, level: float
                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The oracle-routing frontier of every strategy and the expert, per estimator (``routing``):
+    """The oracle-routing frontier of every strategy and the expert, per estimator (``routing``), from each
+    estimator's first share:
 
     ``routing`` rows (task, estimator, budget_usd, value, low, high): accuracy (0-1) reachable at each budget
     (USD per problem, a log grid shared by the estimators), with the ``level`` interval of the first
@@ -179,57 +239,56 @@ def routing_frames(results: dict[str, EstimatorResult], tasks: list[str], expert
     usd, acc_low, acc_high, usd_low, usd_high): each model alone (vanilla) and the human expert
     (``strategy`` = "expert", ``expert_usd`` (T,) its mean USD per problem).
     """
-    q = 100 * (1 - level) / 2
-    budgets = routing.budget_grid(*(r.envelope[1] for r in results.values()))
-    rows = []
-    for e, r in results.items():
+    budgets = routing.budget_grid(*(r.envelope[1] for r in first.values()))
+    rows, points = [], []
+    for e, r in first.items():
         acc0, usd0, accb, usdb = r.envelope
         value = routing.at_budgets(acc0, usd0, budgets)[0]
-        lo, hi = np.nanpercentile(routing.at_budgets(accb, usdb, budgets), [q, 100 - q], axis=0)
+        lo, hi = _interval(routing.at_budgets(accb, usdb, budgets), level)
         for j, task in enumerate(tasks):
             rows += [{"task": task, "estimator": e, "budget_usd": b, "value": v, "low": lw, "high": h}
                      for b, v, lw, h in zip(budgets[j], value[:, j], lo[:, j], hi[:, j])]
-    expert = pd.DataFrame([{"task": task, "estimator": "expert", "strategy": "expert", "accuracy": 1.0, "usd": u,
-                            "acc_low": 1.0, "acc_high": 1.0, "usd_low": u, "usd_high": u}
-                           for task, u in zip(tasks, expert_usd)])
-    return pd.DataFrame(rows), pd.concat([*(r.points for r in results.values()), expert], ignore_index=True)
+        acc_p, usd_p, acc_b, usd_b = r.points
+        (al, ah), (ul, uh) = _interval(acc_b, level), _interval(usd_b, level)
+        points += [{"task": task, "estimator": e, "strategy": m, "accuracy": acc_p[0, j, i], "usd": usd_p[0, j, i],
+                    "acc_low": al[j, i], "acc_high": ah[j, i], "usd_low": ul[j, i], "usd_high": uh[j, i]}
+                   for j, task in enumerate(tasks) for i, m in enumerate(models)]
+    points += [{"task": task, "estimator": "expert", "strategy": "expert", "accuracy": 1.0, "usd": u,
+                "acc_low": 1.0, "acc_high": 1.0, "usd_low": u, "usd_high": u} for task, u in zip(tasks, expert_usd)]
+    return pd.DataFrame(rows), pd.DataFrame(points)
 
 
-def _estimator_job(name: str, cube: RunCube, expert: np.ndarray, weights: np.ndarray, seed: int, draws: int,
-                   stats: Statistics, steps, models: list[str], level: float) -> EstimatorResult:
-    """One estimator from the cube: the plug-in with its bootstrap (problem ``weights`` given), or the model-based
-    fit with ``draws`` parameter draws on the first problem weights."""
-    if name == "plug-in":
-        point, reps = bootstrap(cube, expert, len(weights), seed=seed, weights=weights)
-        out = estimator_result(name, point, reps, stats, steps, models, level)
-        out.accuracy_cost = accuracy_cost_frame(point, reps, models, level)
-        return out
-    model = ModelFrontier(cube, expert)
-    spread = model.draws(weights[:draws], seed=seed, costs=resampled_costs(cube, min(draws, len(weights)), seed))
-    return estimator_result(name, model, spread, stats, steps, models, level)
-
-
-def _run_estimators(jobs: dict[str, Callable[[], EstimatorResult]]) -> dict[str, EstimatorResult]:
-    """Each job in its own forked process (one BLAS thread each) where the platform forks, else in turn."""
-    from helpers.collect.workers import can_fork, run_forked
-
-    names = list(jobs)
-    if not can_fork():
-        return {n: jobs[n]() for n in names}
-
-    def job(group, counter):
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1):
-            return jobs[group[0]]()
-    return dict(zip(names, run_forked(job, [[n] for n in names], lambda n: None)))
+def compute_statistics(cube: RunCube, expert: np.ndarray, stats: Statistics, models: list[str], steps: list[list[str]],
+                       replicates: int = DEFAULT_REPLICATES, draws: int = MODEL_DRAWS, seed: int = 0, level: float = 0.95,
+                       workers: int = 2) -> SetStatistics:
+    """``SetStatistics`` of a cube: the plug-in's replicates in two shares and the model-based draws in one,
+    each in a forked process (``jobs_for``), then every interval from the shares' raw arrays. ``stats``: the
+    statistics of a frontier function (``all_statistics``), with ``release frontier:<i>`` for each of ``steps``."""
+    weights = problem_weights(cube, replicates, seed)
+    shares = _run_jobs(jobs_for(replicates, draws, workers), lambda j: j.run(cube, expert, weights, seed, stats, models),
+                       parallel=workers > 1)
+    frames, curves, first = [], {}, {}
+    for e in ESTIMATORS:
+        mine = [sh for sh in shares if sh.estimator == e]
+        first[e] = mine[0]
+        spread = {k: np.concatenate([sh.spread[k] for sh in mine]) for k in mine[0].spread}
+        frames.append(_rows(e, mine[0].values, spread, cube.tasks, level))
+        names = [f"release frontier:{i}" for i in range(len(steps))]
+        curves[e] = (np.stack([np.concatenate([mine[0].values[k][None], spread[k]]) for k in names], axis=1)
+                     if steps else np.zeros((1, 0, len(cube.tasks))))
+    plug = [sh for sh in shares if sh.estimator == "plug-in"]
+    accuracy_cost = _accuracy_cost_rows(plug[0].acc_cost[0], np.concatenate([sh.acc_cost[1] for sh in plug], axis=1),
+                                        models, cube.tasks, level)
+    expert_usd = np.add.reduceat(expert, cube.task_starts) / np.diff([*cube.task_starts, len(expert)])
+    return SetStatistics(pd.concat(frames, ignore_index=True), accuracy_cost, curves, replicates, draws, level,
+                         *routing_frames(first, cube.tasks, models, expert_usd, level))
 
 
 def set_statistics(an: Analysis, replicates: int = DEFAULT_REPLICATES, draws: int = MODEL_DRAWS,
                    level: float = 0.95) -> SetStatistics:
     """Every interval of the set (``SetStatistics``), read from ``results/<set>/intervals/`` when the graded
-    records, analysis code and settings are those it was computed from, else computed (the two estimators
-    in parallel) and written there."""
+    records, analysis code and settings are those it was computed from, else computed (``compute_statistics``)
+    and written there."""
     where = an.ctx.params.output_path / "intervals"
     key = _cache_key(an, replicates, draws, level)
     if (where / "key.txt").is_file() and (where / "key.txt").read_text() == key:
@@ -239,16 +298,9 @@ def set_statistics(an: Analysis, replicates: int = DEFAULT_REPLICATES, draws: in
                              replicates, draws, level, frames["routing"], frames["routing_points"])
     cube, expert = set_cube(an)
     available = set(cube.all_strategies)
-    models = [m for m in an.models if m in available]
     steps = [[m for m in names if m in available] for _, names in set_steps(an)]
-    stats, seed = all_statistics(an, available), an.ctx.params.seed
-    weights = problem_weights(cube, replicates, seed)
-    results = _run_estimators({e: (lambda e=e: _estimator_job(e, cube, expert, weights, seed, draws, stats, steps,
-                                                              models, level)) for e in ESTIMATORS})
-    expert_usd = np.add.reduceat(expert, cube.task_starts) / np.diff([*cube.task_starts, len(expert)])
-    st = SetStatistics(pd.concat([r.frame for r in results.values()], ignore_index=True),
-                       results["plug-in"].accuracy_cost, {e: r.curves for e, r in results.items()},
-                       replicates, draws, level, *routing_frames(results, cube.tasks, expert_usd, level))
+    st = compute_statistics(cube, expert, all_statistics(an, available), [m for m in an.models if m in available],
+                            steps, replicates, draws, an.ctx.params.seed, level)
     where.mkdir(parents=True, exist_ok=True)
     for name, df in zip(FRAMES, (st.frame, st.accuracy_cost, st.routing, st.routing_points)):
         df.to_parquet(where / f"{name}.parquet")
