@@ -8,7 +8,7 @@ from tests.test_bootstrap import METHODS, synthetic_attempts
 
 from helpers.analyze import bootstrap as bt
 from helpers.analyze import intervals
-from helpers.analyze.frontier_model import ModelFrontier, shrink_costs
+from helpers.analyze.frontier_model import ModelFrontier
 from helpers.analyze.headline import technique_gains
 
 
@@ -34,21 +34,11 @@ def test_rows_hold_the_point_estimate_and_the_replicates_percentiles():
     np.testing.assert_allclose(mb[mb["statistic"] == "a"]["value"].to_numpy(), model.frontier(["a"])[0])
 
 
-def test_model_draws_carry_the_resampled_costs_shrunk():
+def test_model_draws_carry_the_resampled_costs():
     point, reps, model, draws = fits()
     a = point.strategies.index("a")
-    cube = point.cube
-    expected = shrink_costs(reps.cost[:50, :, :len(cube.strategies)], model.cost_noise, model.rows)
-    assert np.allclose(draws.cost[:, :, a], expected[:, :, a], equal_nan=True)
+    assert np.allclose(draws.cost[:, :, a], reps.cost[:50, :, a], equal_nan=True)
     assert draws.frontier(["a"]).std(axis=0).min() > 0
-
-
-def test_costs_shrink_towards_their_dataset_mean_by_hand():
-    cost = np.array([[1.0], [3.0], [5.0], [7.0]])  # 4 problems of one dataset, one strategy: mean 4, variance 5
-    noise = np.full((4, 1), 1.0)  # between-problem variance 5 - 1 = 4: each mean keeps 4 / (4 + 1) of its deviation
-    np.testing.assert_allclose(shrink_costs(cost, noise, [slice(0, 4)])[:, 0], [1.6, 3.2, 4.8, 6.4])
-    flat = shrink_costs(cost, np.full((4, 1), 9.0), [slice(0, 4)])  # noise above the spread: all to the mean
-    np.testing.assert_allclose(flat[:, 0], 4.0)
 
 
 def test_accuracy_and_cost_intervals_bracket_their_estimates():
@@ -94,3 +84,21 @@ def test_set_statistics_agree_with_the_paper_functions_and_are_kept_on_disk(writ
     again = intervals.set_statistics(an, replicates=40, draws=10)  # read back, not recomputed
     pd.testing.assert_frame_equal(again.frame, st.frame)
     np.testing.assert_array_equal(again.curves["plug-in"], st.curves["plug-in"])
+
+
+def test_headline_numbers_sit_beside_the_truth_and_misses_are_marked():
+    from types import SimpleNamespace
+
+    from helpers.publish.tables import headline_with_truth
+
+    frame = pd.DataFrame([("table1:a", "t", "plug-in", 5.0, 4.0, 6.0), ("table1:a", "t", "model-based", 2.1, 1.9, 2.3),
+                          ("technique gain:self_refine", "t", "plug-in", 0.3, 0.1, 0.5),
+                          ("release gain:0", "t", "plug-in", 0.5, 0.4, 0.6)],
+                         columns=["statistic", "task", "estimator", "value", "low", "high"])
+    st = intervals.SetStatistics(frame, pd.DataFrame(), {}, 10, 5, 0.95, pd.DataFrame(), pd.DataFrame())
+    an = SimpleNamespace(tasks=["t"], labels={"a": "Model A"}, task_labels={"t": "Task"})
+    truth = {"table1:a": np.array([2.0]), "technique gain:self_refine": np.array([0.0])}
+    numbers, shown = headline_with_truth(an, st, truth)
+    assert numbers["covers"].tolist() == [False, True, False]  # release gains are not headline numbers
+    assert shown.loc[0, "plug-in"] == "5 [4, 6] ✗" and shown.loc[0, "model-based"] == "2.1 [1.9, 2.3]"
+    assert shown.loc[1, "number"] == "technique gain: self_refine (%)" and shown.loc[1, "truth"] == "0.0"

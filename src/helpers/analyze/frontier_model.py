@@ -12,9 +12,7 @@ What. Borrow strength across problems with the item-response model the capabilit
 z_p ~ N(0, 1) shared by all strategies; strategy s passes one attempt with
 R_s(z) = c_s + (1 − c_s)·sigmoid(a_s − b_s·z), b_s ≥ 0, 0 ≤ c_s ≤ 0.95 (the floor: a multiple-choice
 guess, or a refinement's R + g·(1 − R)). Per dataset, (a_s, b_s, c_s) maximise the marginal likelihood
-of the pass counts (64-node Gauss–Hermite quadrature over z; L-BFGS-B with analytic gradients) times a
-Beta(1, 5) prior on each floor: without it a dataset of 30 problems lets a strong model's floor reach
-0.5, and the frontier, a minimum over models, picks exactly those overestimates.
+of the pass counts (64-node Gauss–Hermite quadrature over z; L-BFGS-B with analytic gradients).
 A problem's frontier is then its posterior expectation
 E[min(min_s C_s(p)/R_s(z), e_p) | the problem's pass counts], with C_s(p) the mean recorded cost;
 averaged over problems this is unbiased for the population frontier when the model holds (law of
@@ -27,7 +25,6 @@ above a floor, runs independent given the problem.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -41,7 +38,6 @@ from helpers.core.methods.vote_math import any_pass_true, vote_probability
 
 LOG_W = np.log(_WEIGHTS)
 BOUNDS = ((-25.0, 25.0), (0.0, 10.0), (0.0, 0.95))  # a (logit), b (per unit of difficulty), c (floor, 0-1)
-FLOOR_PRIOR = 5.0  # Beta(1, FLOOR_PRIOR) prior on each floor c: weakly towards 0, so a floor needs data
 
 
 def success(theta: np.ndarray, S: int) -> np.ndarray:
@@ -105,10 +101,7 @@ def fit_task(k: np.ndarray, n: np.ndarray) -> TaskFit:
     def objective(theta):
         t = theta[None]
         terms = _loglik_terms(t, ku, nu)
-        c = theta[2 * S:]
-        grad = -_gradient(t, ku, nu, terms)[0]
-        grad[2 * S:] += (FLOOR_PRIOR - 1) / (1 - c)
-        return -float(terms[2][0]) - (FLOOR_PRIOR - 1) * float(np.log1p(-c).sum()), grad
+        return -float(terms[2][0]), -_gradient(t, ku, nu, terms)[0]
 
     rate = (ku.sum(0) + 0.5) / (nu.sum(0) + 1.0)
     start = np.r_[special.logit(rate) * 1.6, np.ones(S), np.full(S, 0.01)]
@@ -117,8 +110,7 @@ def fit_task(k: np.ndarray, n: np.ndarray) -> TaskFit:
     h = 1e-5  # Hessian by central differences of the analytic gradient, all directions at once
     steps = np.eye(3 * S) * h
     hess = (_gradient(res.x + steps, ku, nu) - _gradient(res.x - steps, ku, nu)) / (2 * h)
-    hess[2 * S:, 2 * S:] -= np.diag((FLOOR_PRIOR - 1) / (1 - res.x[2 * S:]) ** 2)  # the prior's curvature
-    values, vectors = np.linalg.eigh(-(hess + hess.T) / 2)  # the observed information (posterior mode)
+    values, vectors = np.linalg.eigh(-(hess + hess.T) / 2)  # the observed information
     keep = values > 1e-8 * max(values.max(initial=0.0), 1e-300)  # flat directions (e.g. every run passed): no spread
     covariance = (vectors[:, keep] / values[keep]) @ vectors[:, keep].T
     a, b, c = (np.full(len(used), np.nan) for _ in range(3))
@@ -138,28 +130,6 @@ def wrong_answer_classes(cube: RunCube, s: int, rows: slice) -> int:
     return max(1, int(round(pairs / agree))) if agree > 0 else max(1, int(m.max(initial=1)))
 
 
-def shrink_costs(cost: np.ndarray, noise: np.ndarray, rows: list[slice]) -> np.ndarray:
-    """Empirical-Bayes shrinkage of per-problem mean USD per attempt towards each (dataset, strategy) mean.
-
-    ``cost`` (..., P, S) per-problem means of n runs (NaN: no runs); ``noise`` (P, S) the variance of such a
-    mean from run to run (pooled within-cell variance / runs). Per dataset and strategy: between-problem
-    variance τ² = max(var(means) − mean noise, 0), and each mean moves to μ + τ²/(τ² + noise)·(mean − μ).
-    A frontier is a minimum over strategies: on raw means it picks whichever strategy's runs happened to be
-    short (the optimizer's curse on costs); on shrunk means it does so far less.
-    """
-    out = np.array(cost, dtype=float, copy=True)
-    for r in rows:
-        c = out[..., r, :]
-        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a strategy without runs on this dataset: all NaN
-            mu = np.nanmean(c, axis=-2, keepdims=True)
-            v = np.nanmean(noise[r], axis=0)
-            tau2 = np.maximum(np.nanvar(c, axis=-2, keepdims=True) - v, 0.0)
-            k = np.where(tau2 + noise[r] > 0, tau2 / (tau2 + noise[r]), 1.0)
-        out[..., r, :] = np.where(np.isfinite(c), mu + np.nan_to_num(k, nan=1.0) * (c - mu), c)
-    return out
-
-
 class ModelFrontier:
     """The model-based frontier of a RunCube: ``frontier(strategies)`` (B, T) USD, like
     ``bootstrap.Replicates.frontier``. B = 1 (the fit; every problem once) unless ``draws`` made
@@ -175,10 +145,6 @@ class ModelFrontier:
             self.cost = np.where(valid, cube.usd, 0.0).sum(-1) / cube.runs  # (P, S) USD, NaN without runs
         bounds = [*cube.task_starts, len(cube.problems)]
         self.rows = [slice(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
-        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # cells with fewer than two runs: no variance
-            self.cost_noise = np.nanvar(np.where(valid, cube.usd, np.nan), axis=-1, ddof=1) / cube.runs  # (P, S)
-        self.cost = shrink_costs(self.cost, self.cost_noise, self.rows)
         self.fits = [fit_task(self.k[r], cube.runs[r]) for r in self.rows]
         self.theta = [np.r_[f.a[f.used], f.b[f.used], f.c[f.used]][None] for f in self.fits]  # per task (B, 3S_used)
         self._per_problem: dict[tuple[str, ...], np.ndarray] = {}
@@ -199,7 +165,7 @@ class ModelFrontier:
         other.__dict__.update(self.__dict__)
         other.weights, other._per_problem, other._rate_cache, other._last = weights, {}, {}, ((), [])
         if costs is not None:
-            other.cost = shrink_costs(np.asarray(costs, float), self.cost_noise, self.rows)
+            other.cost = np.asarray(costs, float)
         other.theta = []
         for f, theta in zip(self.fits, self.theta):
             S = int(f.used.sum())

@@ -106,6 +106,11 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "of the estimated success rate).", "06_techniques", fmt="pct"),
     ),
     "Validity on known truth": (
+        Artifact("headline_truth", "table", "This set's headline numbers beside the simulator's truth: Table 1, the "
+                 "frontier of all models (USD per problem) and Table 2's technique gains (%), by the paper's plug-in "
+                 "estimator and the model-based (corrected) estimator, each with its 95% interval, value [low, high]; "
+                 "✗: the interval misses the truth. The truth is the population value of the simulator's generative "
+                 "model (the set's prompts, problem difficulties integrated out).", "07_validity", simulated_only=True),
         Artifact("validity_summary", "table", "Bias, RMSE and interval coverage of each estimator over {repetitions} fresh "
                  "simulated sets drawn from this set's generative model (same problems' prompts, new difficulties, "
                  "{runs} new runs per strategy; {replicates} bootstrap replicates each), against the population truth. "
@@ -159,20 +164,38 @@ NOTES: dict[str, str] = {  # what a section's reader needs besides the captions
         "passes when any of its k runs passes (an oracle verifier) and is billed as k generations."),
 }
 NOTES["Validity on known truth"] = (
-    "Three estimators of each headline number. **Plug-in**: the paper's, from the recorded runs (R = passes / runs, "
-    "cost-of-pass ∞ and so the expert's cost where no run passed); its interval is the 95% percentile interval of the "
-    "two-level bootstrap (problems resampled within each dataset, runs within each problem and strategy). "
-    "**Bootstrap-corrected**: the plug-in minus the bootstrap's estimate of its bias (mean of the replicates − plug-in), "
-    "its interval shifted alike. **Model-based**: a three-parameter item-response model per dataset (a shared problem "
-    "difficulty z ~ N(0, 1); strategy s passes with c_s + (1 − c_s)·sigmoid(a_s − b_s·z), c_s a floor such as a "
-    "guess or a refinement's second chance) fitted by marginal likelihood; each "
-    "problem's frontier is its posterior expectation given its pass counts, so a strategy that never passed in a "
-    "problem's runs still counts with the small success rate the model gives it; its interval combines bootstrap "
-    "weights over problems with draws of the fitted parameters (Laplace). It assumes one latent difficulty per "
-    "problem and logistic success curves above a floor, as the simulator does: on real models the assumption is the model's, "
-    "not a fact. The truth is over the population of problems (the set's prompts, difficulties drawn afresh), which "
-    "the two-level bootstrap targets. min(C/R, expert) is not a polynomial in R, so no estimator from a fixed number of "
-    "runs is unbiased for it: the plug-in's bias on hard datasets is the price of 8 runs, not a bug.")
+    "The estimators and their intervals are described under Methods. Bootstrap-corrected: the plug-in minus the "
+    "bootstrap's estimate of its bias (mean of the replicates − plug-in), its interval shifted alike. The truth is over "
+    "the population of problems (the set's prompts, difficulties drawn afresh), which the two-level bootstrap targets.")
+METHODS = (
+    "**Estimators and intervals.** Each number is given by two estimators, each with a 95% interval. "
+    "*Plug-in* (the paper's): R = passes / runs and cost-of-pass C / R per problem, ∞ where no run passed, so the "
+    "problem falls back on the other strategies and at worst on the human expert. Its interval is the percentile "
+    "interval of a seeded two-level bootstrap (1,000 replicates): problems resampled within each dataset, runs within "
+    "each problem and strategy, majority vote and best-of-N re-estimated from the same resampled runs in closed form; "
+    "a replicate in which a strategy never passes charges it ∞ as above. "
+    "*Model-based* (the corrected estimator): a three-parameter item-response model per dataset — a problem "
+    "difficulty z ~ N(0, 1) shared by all strategies, strategy s passing with c_s + (1 − c_s)·sigmoid(a_s − b_s·z), "
+    "c_s a floor such as a guess or a refinement's second chance — fitted by marginal likelihood; each problem's "
+    "frontier is its posterior expectation given its pass counts, so a strategy that never passed in a problem's "
+    "runs still counts with the small success rate the model gives it. Its interval combines the bootstrap's problem "
+    "weights, costs from resampled runs and 200 draws of the fitted parameters (Laplace). It assumes one latent "
+    "difficulty per problem, logistic success curves above a floor and runs independent given the problem, as the "
+    "simulator does: on real models these are the model's assumptions, not facts. "
+    "*Why a correction*: min(C / R, expert) is not a polynomial in R, so no estimator from a fixed number of runs is "
+    "unbiased for it. The plug-in charges the expert wherever a model never passed in its runs (Table 1 biased up), "
+    "and a minimum over noisy estimates favours whichever strategy was lucky (technique gains and counterfactuals "
+    "biased up, the optimizer's curse); the validity section measures both estimators against a known truth on "
+    "simulated sets. "
+    "**Halving time.** Eq. 11 is fitted by least squares over the decay rate (variable projection: the best "
+    "a, c >= 0 in closed form for each rate); its 95% profile-likelihood interval (F-based) covered the true halving "
+    "time in 94–98% of synthetic series of 4–9 release dates where the delta method (the paper's ±) covered 71–93%. "
+    "A fit with four release dates or fewer, or an interval wider than the estimate, is marked unreliable. Beside it: "
+    "the fit repeated on each bootstrap replicate of the frontier curve, and the log-linear trend's reduction factor "
+    "per year with its 90% interval. "
+    "**Oracle routing.** For every budget, the accuracy reachable by choosing per problem any strategy or the expert "
+    "(the capability-frontier paper's Pareto frontier): routing on observed pass rates is a maximum over noisy "
+    "estimates and claims too much; routing on the model's posterior mean pass rates is the corrected version.")
 CATALOG: dict[str, Artifact] = {a.name: a for section in SECTIONS.values() for a in section}
 
 

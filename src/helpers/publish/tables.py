@@ -120,6 +120,36 @@ def table2_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.Data
     return _interval_table(an, st.of("technique gain"), "technique", {}, fmt_pct, scale=100.0)
 
 
+HEADLINE = ("table1", "frontier", "technique gain")
+
+
+def headline_with_truth(an: Analysis, st: intervals.SetStatistics, truth: dict[str, np.ndarray]
+                        ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Each headline number of a simulated set (Table 1, the frontier of all models, Table 2's gains) by both
+    estimators with their intervals beside the simulator's truth (``validity.true_statistics``: name -> (T,)).
+
+    Returns (numbers: one row per statistic, task and estimator with value, low, high, truth and whether the
+    interval covers it; shown: one row per statistic and dataset, ``value [low, high]`` per estimator, the
+    truth, USD or %)."""
+    rows = st.frame[st.frame["statistic"].str.split(":").str[0].isin(HEADLINE) & st.frame["statistic"].isin(truth)]
+    tasks = {t: j for j, t in enumerate(an.tasks)}
+    numbers = rows.assign(truth=[float(truth[s][tasks[t]]) for s, t in zip(rows["statistic"], rows["task"])])
+    numbers["covers"] = (numbers["low"] <= numbers["truth"]) & (numbers["truth"] <= numbers["high"])
+    shown = []
+    for (stat, task), g in numbers.groupby(["statistic", "task"], sort=False):
+        pct = stat.startswith("technique gain")
+        fmt, scale = (fmt_pct, 100.0) if pct else (fmt_usd, 1.0)
+        kind, _, name = stat.partition(":")
+        row = {"number": f"{kind}: {an.labels.get(name, name)}" + (" (%)" if pct else " (USD)"),
+               "dataset": an.task_labels.get(task, task)}
+        for _, r in g.iterrows():
+            mark = "" if r["covers"] else " ✗"
+            row[r["estimator"]] = with_interval(scale * r["value"], scale * r["low"], scale * r["high"], fmt) + mark
+        row["truth"] = fmt(scale * g["truth"].iloc[0])
+        shown.append(row)
+    return numbers.reset_index(drop=True), pd.DataFrame(shown)
+
+
 def figure_frame(an: Analysis, st: intervals.SetStatistics, prefix: str, names: dict[str, str],
                  estimator: str = "plug-in") -> pd.DataFrame:
     """Rows (task label, item label, value, low, high) in % of the statistics ``<prefix>:<key>`` of one
