@@ -75,8 +75,10 @@ def _loglik_terms(theta: np.ndarray, k: np.ndarray, n: np.ndarray):
     """(R (B, S, Q), posterior (B, P, Q), log-likelihood (B,)) for parameters ``theta`` (B, 3S): a, b, c."""
     r = np.clip(success(theta, k.shape[1]), 1e-300, 1 - 1e-16)
     ll = k @ np.log(r) + (n - k) @ np.log1p(-r) + LOG_W  # (B, P, Q)
-    norm = special.logsumexp(ll, axis=2, keepdims=True)
-    return r, np.exp(ll - norm), norm.sum(axis=(1, 2))
+    top = ll.max(axis=2, keepdims=True)  # log-sum-exp over the nodes, by hand (scipy's adds ~0.3 ms per call)
+    post = np.exp(ll - top)
+    total = post.sum(axis=2, keepdims=True)
+    return r, post / total, (top + np.log(total)).sum(axis=(1, 2))
 
 
 def _gradient(theta: np.ndarray, k: np.ndarray, n: np.ndarray, terms=None) -> np.ndarray:

@@ -108,11 +108,11 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
         ax.barh(y, v, color=[colors.get(i, "#888888") for i in items], height=0.7)
         ax.errorbar(v, y, xerr=np.where(np.isfinite(err), err, 0), fmt="none", ecolor="#222222", elinewidth=0.8, capsize=2)
         ax.set_yticks(y, items, fontsize=7)
-        ax.invert_yaxis()
         ax.set_title(task, fontsize=9)
         ax.set_xlabel(ylabel, fontsize=8)
         if symlog:
             ax.set_xscale("symlog", linthresh=10)
+    axes.flat[0].invert_yaxis()  # the y axis is shared: inverted once, the first item on top
     fig.suptitle(titled(title, simulated), y=1.0)
     fig.tight_layout()
     return fig

@@ -120,6 +120,25 @@ def table2_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.Data
     return _interval_table(an, st.of("technique gain"), "technique", {}, fmt_pct, scale=100.0)
 
 
+def halving_shown(fits: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFrame:
+    """The halving-time table for reading: per dataset and estimator the halving time (months) with its profile
+    interval, the delta method's ±, the bootstrap-refit interval, the reduction factor per year with its 90%
+    interval, the release dates and whether the fit is reliable (``trends.set_trends``' table has the rest)."""
+    def num(x):
+        return "∞" if np.isinf(x) else "–" if not np.isfinite(x) else f"{x:.3g}"
+
+    rows = []
+    for _, r in fits.iterrows():
+        rows.append({"dataset": task_labels.get(r["task"], r["task"]), "estimator": r["estimator"],
+                     "halving (months)": f"{num(r['halving_months'])} [{num(r['halving_low'])}, {num(r['halving_high'])}]",
+                     "delta method ±": num(r["halving_se_months"]),
+                     "bootstrap refit": f"[{num(r['refit_low'])}, {num(r['refit_high'])}]",
+                     "÷ per year (90%)": f"{num(r['factor_per_year'])} [{num(r['factor_low'])}, {num(r['factor_high'])}]",
+                     "release dates": int(r["release_dates"]),
+                     "reliable": "yes" if r["reliable"] else "no" + (" (not identified)" if not np.isfinite(r["b_per_month"]) else "")})
+    return pd.DataFrame(rows)
+
+
 HEADLINE = ("table1", "frontier", "technique gain")
 
 
@@ -135,6 +154,9 @@ def headline_with_truth(an: Analysis, st: intervals.SetStatistics, truth: dict[s
     tasks = {t: j for j, t in enumerate(an.tasks)}
     numbers = rows.assign(truth=[float(truth[s][tasks[t]]) for s, t in zip(rows["statistic"], rows["task"])])
     numbers["covers"] = (numbers["low"] <= numbers["truth"]) & (numbers["truth"] <= numbers["high"])
+    order = {s: i for i, s in enumerate(dict.fromkeys(numbers["statistic"]))}
+    numbers = numbers.sort_values(["statistic", "task"], key=lambda c: c.map(order if c.name == "statistic" else tasks),
+                                  kind="stable")
     shown = []
     for (stat, task), g in numbers.groupby(["statistic", "task"], sort=False):
         pct = stat.startswith("technique gain")
