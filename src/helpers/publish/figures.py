@@ -46,6 +46,16 @@ def _grid(n: int):
     return fig, axes.flat
 
 
+def _finish_panels(fig, first_ax, title: str, simulated: bool):
+    """One legend below a grid of panels (from the first panel's lines), the title, a tight layout."""
+    handles, names = first_ax.get_legend_handles_labels() if first_ax is not None else ([], [])
+    if handles:
+        fig.legend(handles, names, loc="lower center", ncol=len(names), bbox_to_anchor=(0.5, -0.04), fontsize=8)
+    fig.suptitle(titled(title, simulated), y=1.02)
+    fig.tight_layout()
+    return fig
+
+
 def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[str, str], simulated: bool,
                    curves: dict[str, np.ndarray] | None = None, level: float = 0.95):
     """Frontier V(M_t) per task over release dates, normalised by the expert-only frontier (%), with the fit.
@@ -80,12 +90,7 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[
         ax.set_title(f"{labels.get(task, task)}\n{note}", fontsize=9)
         ax.set_ylabel("frontier / expert-only (%)")
         ax.tick_params(axis="x", rotation=30, labelsize=7)
-    handles, names = axes[0].get_legend_handles_labels() if tasks else ([], [])
-    if handles:
-        fig.legend(handles, names, loc="lower center", ncol=len(names), bbox_to_anchor=(0.5, -0.04), fontsize=8)
-    fig.suptitle(titled("Figure 2. Frontier cost-of-pass over model releases", simulated), y=1.02)
-    fig.tight_layout()
-    return fig
+    return _finish_panels(fig, axes[0] if tasks else None, "Figure 2. Frontier cost-of-pass over model releases", simulated)
 
 
 def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, colors: dict[str, str],
@@ -171,9 +176,4 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, task_labels: 
         ax.set_title(task_labels.get(task, task), fontsize=9)
         ax.set_xlabel("USD per problem", fontsize=8)
         ax.set_ylabel("accuracy (%)", fontsize=8)
-    handles, names = axes[0].get_legend_handles_labels() if tasks else ([], [])
-    if handles:
-        fig.legend(handles, names, loc="lower center", ncol=len(names), bbox_to_anchor=(0.5, -0.04), fontsize=8)
-    fig.suptitle(titled("Cost–accuracy frontier of oracle routing", simulated), y=1.02)
-    fig.tight_layout()
-    return fig
+    return _finish_panels(fig, axes[0] if tasks else None, "Cost–accuracy frontier of oracle routing", simulated)
