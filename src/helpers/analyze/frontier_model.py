@@ -207,19 +207,34 @@ class ModelFrontier:
         k, n = self.k[rows][:, fit.used].astype(float), self.cube.runs[rows][:, fit.used].astype(float)
         return _loglik_terms(self.theta[t], k, n)[1]  # (B, P_t, Q)
 
+    def _posteriors(self) -> list[np.ndarray]:
+        """Each dataset's posterior over the nodes, (B, P_t, Q), computed once."""
+        if "posterior" not in self._per_problem:
+            self._per_problem["posterior"] = [self._posterior(t) for t in range(len(self.rows))]
+        return self._per_problem["posterior"]
+
+    def _nodes(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        """(posterior (B, P_t, Q'), node indices Q') of dataset ``t`` over the nodes that carry posterior mass
+        (> 1e-12 for some replicate and problem; Gauss–Hermite's outer nodes carry ~1e-30): the rest change no
+        expectation and need no minimum."""
+        if ("nodes", t) not in self._per_problem:
+            post = self._posteriors()[t]
+            keep = np.flatnonzero(post.max(axis=(0, 1)) > 1e-12)
+            self._per_problem[("nodes", t)] = (post[:, :, keep], keep)
+        return self._per_problem[("nodes", t)]
+
     def per_problem(self, strategies) -> np.ndarray:
         """Posterior expected V_p(M ∪ {expert}) per replicate and problem, (B, P) USD."""
         key = tuple(strategies)
         if key not in self._per_problem:
-            if "posterior" not in self._per_problem:
-                self._per_problem["posterior"] = [self._posterior(t) for t in range(len(self.rows))]
             last_key, last_best = self._last
             extends = 0 < len(last_key) <= len(key) and key[:len(last_key)] == last_key  # e.g. the next release step
             cols = [self.strategies.index(s) for s in (key[len(last_key):] if extends else key)]
             out = np.empty((len(self.weights), len(self.cube.problems)))
             bests = []
             for t, rows in enumerate(self.rows):
-                shape = (len(self.weights), rows.stop - rows.start, len(_NODES))
+                post, keep = self._nodes(t)
+                shape = post.shape
                 best = last_best[t].copy() if extends else np.broadcast_to(
                     self.expert[None, rows, None].astype(np.float32), shape).copy()
                 ratio = np.empty(shape, dtype=np.float32)
@@ -228,10 +243,10 @@ class ModelFrontier:
                     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                         # R = 0: inf; no runs (NaN): ignored by fmin
                         np.divide(np.broadcast_to(cost, shape[:2]).astype(np.float32)[:, :, None],
-                                  r.astype(np.float32)[:, None, :], out=ratio)
+                                  r[:, keep].astype(np.float32)[:, None, :], out=ratio)
                     np.fmin(best, ratio, out=best)
                 bests.append(best)
-                out[:, rows] = np.einsum("bpq,bpq->bp", self._per_problem["posterior"][t], best)
+                out[:, rows] = np.einsum("bpq,bpq->bp", post, best)
             self._last = (key, bests)
             self._per_problem[key] = out
         return self._per_problem[key]
@@ -239,12 +254,10 @@ class ModelFrontier:
     def posterior_rates(self) -> tuple[np.ndarray, np.ndarray]:
         """(C, R) of every strategy, (B, P, S_all): USD per attempt as observed, and each problem's posterior mean
         pass rate (NaN where a strategy has no runs)."""
-        if "posterior" not in self._per_problem:
-            self._per_problem["posterior"] = [self._posterior(t) for t in range(len(self.rows))]
         B, P, S = len(self.weights), len(self.cube.problems), len(self.strategies)
         cost, rate = np.full((B, P, S), np.nan), np.full((B, P, S), np.nan)
         for t, rows in enumerate(self.rows):
-            post = self._per_problem["posterior"][t]  # (B, P_t, Q)
+            post = self._posteriors()[t]  # (B, P_t, Q)
             for s in range(S):
                 r, c = self._rates(t, s)
                 has = np.isfinite(c)
