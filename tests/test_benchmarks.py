@@ -53,4 +53,5 @@ def test_pipeline_stages_benchmark_runs(shared_data):
 def test_interval_speed_benchmark_runs():
     lines = run("benchmarks/interval_speed.py", "20").splitlines()
     assert lines[0].startswith("SIMULATED set of the paper's shape: 670 problems x 40 strategies x 8 runs")
-    assert lines[-2].startswith("total") and lines[-1].startswith("peak memory")
+    assert lines[-3].startswith("every interval in one process") and lines[-2].startswith("every interval as the pipeline")
+    assert lines[-1].startswith("peak memory")
