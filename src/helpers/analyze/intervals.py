@@ -4,10 +4,10 @@ how well each recovers a known truth).
 
 ``estimator_frame`` turns any statistics (a function of a frontier function, as ``headline``) into one
 row per (statistic, dataset) with an estimator's estimate and its ``level`` percentile interval.
-``set_statistics(an)`` computes every statistic of Tables 1, 2,
-5, 6 and Figures 2-5 once per set and keeps them under ``results/<set>/intervals/``, keyed by the
-graded records, the analysis code and the settings, so each notebook reads them instead of
-bootstrapping again.
+``set_statistics(an)`` computes every statistic of Tables 1, 2, 5, 6, Figures 2-5 and the routing
+frontier once per set (``compute_statistics``: three forked shares) and keeps them under
+``results/<set>/intervals/``, keyed by the graded records, the analysis code and the settings, so each
+notebook reads them instead of bootstrapping again.
 """
 
 from __future__ import annotations
