@@ -71,13 +71,12 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "fit a·exp(−b·t)+c (Eq. 11, dashed), t in months since the first release. Titles: the halving time "
                  "ln 2 / b with its 95% profile-likelihood interval; 'unreliable' with four release dates or fewer or "
                  "an interval wider than the estimate.", "04_trends"),
-        Artifact("figure2_halving_times", "table", "Fits of Eq. 11 per dataset and estimator: halving time ln 2 / b "
-                 "in months with its 95% profile-likelihood interval (halving_low, halving_high; ∞: b = 0 not "
-                 "excluded), the delta method's standard error (the paper's ±, which covers the truth less often "
-                 "than stated on short series), the 95% interval of the fit repeated on each bootstrap replicate "
-                 "of the frontier curve (refit_low, refit_high), and the log-linear trend's reduction factor per "
-                 "year, exp(−12β) of log V = α + βt, with its 90% interval (factor_low, factor_high), as Epoch AI "
-                 "reports price declines.", "04_trends", fmt="g3",
+        Artifact("figure2_halving_times", "table", "Fits of Eq. 11 per dataset and estimator: the halving time ln 2 / b "
+                 "in months with its 95% profile-likelihood interval (∞: b = 0 not excluded), the delta method's "
+                 "standard error (the paper's ±, which covers the truth less often than stated on short series), the "
+                 "95% interval of the fit repeated on each bootstrap replicate of the frontier curve, and the "
+                 "log-linear trend's reduction factor per year, exp(−12β) of log V = α + βt, with its 90% interval, as "
+                 "Epoch AI reports price declines; the CSV keeps a, b, c and every bound.", "04_trends", fmt="g3",
                  numeric=("a_pct", "b_per_month", "c_pct", "halving_months", "halving_low", "halving_high",
                           "halving_se_months", "refit_low", "refit_high", "factor_per_year", "factor_low", "factor_high")),
         Artifact("figure4_relative_gain_per_release", "figure", "Figure 4. Relative gain of each release in frontier "
