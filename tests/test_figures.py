@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze import costofpass as cp
-from helpers.analyze.trends import fit_trends
+from helpers.analyze.trends import fit_decay
 from helpers.publish import figures
 
 
@@ -28,7 +28,7 @@ def test_figures_with_a_forks_families(tmp_path):
 def test_trend_figures_with_two_releases():
     cop, expert = world()
     trend = cp.frontier_over_time(cop, pd.Series({"a": "2024-01-01", "b": "2024-05-01"}), expert)
-    fits = fit_trends(trend)
+    fits = {"t": fit_decay([0.0, 4.0], trend.dropna(subset=["date"])["normalized_pct"])}
     assert not fits["t"].identified
     figures.figure2_trends(trend, fits, {"t": "Task"}, simulated=False)
     plt.close("all")

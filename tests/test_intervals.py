@@ -9,7 +9,7 @@ from tests.test_bootstrap import METHODS, synthetic_attempts
 from helpers.analyze import bootstrap as bt
 from helpers.analyze import intervals
 from helpers.analyze.frontier_model import ModelFrontier
-from helpers.analyze.headline import technique_gains
+from helpers.analyze.headline import release_statistics, technique_gains
 
 
 def fits(replicates=200):
@@ -21,17 +21,27 @@ def fits(replicates=200):
 
 
 def test_rows_hold_the_point_estimate_and_the_replicates_percentiles():
-    point, reps, model, draws = fits()
-    stats = lambda F: {"a": F(["a"]), "gain": technique_gains(F, ["a", "b"], ["self_refine"])["self_refine"]}  # noqa: E731
-    plug = intervals.estimator_frame("plug-in", point, reps, stats, point.cube.tasks, 0.95)
-    plug = plug[plug["statistic"] == "a"].set_index("task")
+    # compute_statistics in one process: one plug-in share (stream 0) on problem_weights, as set_statistics does
+    cube = bt.run_cube(synthetic_attempts(problems=20), METHODS)
+    expert = np.where(cube.problems.get_level_values("task") == "gsm8k", 3.5, 0.1)
+    steps = [["a"], ["b", "c"]]
+    stats = lambda F: {"a": F(["a"]), "gain": technique_gains(F, ["a", "b"], ["self_refine"])["self_refine"],  # noqa: E731
+                       **release_statistics(F, steps)}
+    st = intervals.compute_statistics(cube, expert, stats, ["a", "b", "c"], steps, replicates=200,
+                                      draws=50, seed=3, workers=1)
+    point, reps = bt.bootstrap(cube, expert, 200, seed=3, weights=bt.problem_weights(cube, 200, 3))
+    plug = st.frame[(st.frame["estimator"] == "plug-in") & (st.frame["statistic"] == "a")].set_index("task")
     np.testing.assert_allclose(plug["value"].to_numpy(), point.frontier(["a"])[0])
     lo, hi = np.percentile(reps.frontier(["a"]), [2.5, 97.5], axis=0)
-    np.testing.assert_allclose(plug["low"].to_numpy(), lo)
-    np.testing.assert_allclose(plug["high"].to_numpy(), hi)
-    mb = intervals.estimator_frame("model-based", model, draws, stats, point.cube.tasks, 0.95)
-    assert set(mb["estimator"]) == {"model-based"} and (mb["low"] <= mb["high"]).all()
-    np.testing.assert_allclose(mb[mb["statistic"] == "a"]["value"].to_numpy(), model.frontier(["a"])[0])
+    np.testing.assert_allclose(plug["low"].to_numpy(), lo, rtol=1e-6)
+    np.testing.assert_allclose(plug["high"].to_numpy(), hi, rtol=1e-6)
+    mb = st.frame[st.frame["estimator"] == "model-based"]
+    assert (mb["low"] <= mb["high"]).all()
+    np.testing.assert_allclose(mb[mb["statistic"] == "a"]["value"].to_numpy(),
+                               ModelFrontier(cube, expert).frontier(["a"])[0])
+    acc = st.accuracy_cost  # Tables 5-6: every model, both quantities, estimates inside their intervals
+    assert set(acc["statistic"]) == {"accuracy", "cost_usd"} and set(acc["strategy"]) == {"a", "b", "c"}
+    assert ((acc["low"] <= acc["value"] + 1e-6) & (acc["value"] <= acc["high"] + 1e-6)).mean() > 0.9
 
 
 def test_model_draws_carry_the_resampled_costs():
@@ -39,14 +49,6 @@ def test_model_draws_carry_the_resampled_costs():
     a = point.strategies.index("a")
     assert np.allclose(draws.cost[:, :, a], reps.cost[:50, :, a], equal_nan=True)
     assert draws.frontier(["a"]).std(axis=0).min() > 0
-
-
-def test_accuracy_and_cost_intervals_bracket_their_estimates():
-    point, reps, _, _ = fits()
-    frame = intervals.accuracy_cost_frame(point, reps, ["a", "b+self_refine"])
-    assert set(frame["statistic"]) == {"accuracy", "cost_usd"}
-    inside = (frame["low"] <= frame["value"] + 1e-12) & (frame["value"] <= frame["high"] + 1e-12)
-    assert inside.mean() > 0.9
 
 
 def test_set_statistics_agree_with_the_paper_functions_and_are_kept_on_disk(write_set, tmp_path):

@@ -131,12 +131,11 @@ def _estimates(cube: RunCube, idx: np.ndarray | None) -> tuple[np.ndarray, np.nd
     if not cube.derived:
         return cost, rate
     cols = {s: i for i, s in enumerate(vanilla)}
-    ans = answer  # (b, P, M, n)
-    cells = np.arange(np.prod(ans.shape[:-1])).reshape(ans.shape[:-1] + (1,)) * (n + 1)
-    sizes = np.bincount((cells + ans).ravel(), minlength=cells.size * (n + 1)).reshape(ans.shape[:-1] + (n + 1,))
+    cells = np.arange(np.prod(answer.shape[:-1])).reshape(answer.shape[:-1] + (1,)) * (n + 1)
+    sizes = np.bincount((cells + answer).ravel(), minlength=cells.size * (n + 1)).reshape(answer.shape[:-1] + (n + 1,))
     stats = RunStats(runs=runs[:, :, vanilla], passed=correct[:, :, vanilla].sum(-1),
                      sizes=sizes[..., :n],  # runs per answer class (the last bin: padding)
-                     class_ok=np.broadcast_to(cube.class_ok[None][:, :, vanilla], ans.shape[:-1] + (n,)))
+                     class_ok=np.broadcast_to(cube.class_ok[None][:, :, vanilla], answer.shape[:-1] + (n,)))
     per_method = {method: get_method(method).rate_from_runs(stats) for method in dict.fromkeys(d[2] for d in cube.derived)}
     costs, rates = [cost], [rate]
     for _, s, method in cube.derived:

@@ -72,11 +72,6 @@ class Analysis:
         one_model = self.ctx.params.fidelity.release_steps == "one_model"
         return cop_math.frontier_over_time(self.vanilla_cop(), self.releases, self.expert, one_model)
 
-    def family_counterfactual(self) -> pd.DataFrame:
-        """Fig. 3 values (0-1) with the set's ``fidelity.family_denominator``."""
-        return cop_math.family_counterfactual(self.vanilla_cop(), self.families, self.expert,
-                                              self.ctx.params.fidelity.family_denominator)
-
     @property
     def family_denominator_text(self) -> str:
         """How Fig. 3 is normalised, for its caption."""

@@ -2,8 +2,8 @@
 estimator with its own (see ``bootstrap`` and ``frontier_model`` for the estimators, ``07_validity`` for
 how well each recovers a known truth).
 
-``estimator_frame`` turns any statistics (a function of a frontier function, as ``headline``) into one
-row per (statistic, dataset) with an estimator's estimate and its ``level`` percentile interval.
+Statistics are functions of a frontier function (as ``headline``); each becomes one row per
+(statistic, dataset, estimator) with the estimate and its ``level`` percentile interval.
 ``set_statistics(an)`` computes every statistic of Tables 1, 2, 5, 6, Figures 2-5 and the routing
 frontier once per set (``compute_statistics``: three forked shares) and keeps them under
 ``results/<set>/intervals/``, keyed by the graded records, the analysis code and the settings, so each
@@ -55,12 +55,6 @@ def _rows(estimator: str, values: dict[str, np.ndarray], spread: dict[str, np.nd
     return pd.DataFrame(rows, columns=["statistic", "task", "estimator", "value", "low", "high"])
 
 
-def estimator_frame(estimator: str, fit, spread, stats: Statistics, tasks: list[str], level: float) -> pd.DataFrame:
-    """One row per (statistic, task) of one estimator: ``value`` from ``fit``, ``low``/``high`` the ``level``
-    percentile interval of ``spread`` (replicates or draws)."""
-    return _rows(estimator, {k: v[0] for k, v in stats(fit.frontier).items()}, stats(spread.frontier), tasks, level)
-
-
 def _accuracy_cost(fit: Replicates, strategies: list[str]) -> np.ndarray:
     """(2, B, T, S): accuracy (0-1) and mean USD per attempt of ``strategies`` on each replicate (float32)."""
     cols = [fit.strategies.index(s) for s in strategies]
@@ -76,13 +70,6 @@ def _accuracy_cost_rows(est: np.ndarray, spread: np.ndarray, strategies: list[st
                          for j, task in enumerate(tasks)])
 
 
-def accuracy_cost_frame(point: Replicates, reps: Replicates, strategies: list[str], level: float = 0.95) -> pd.DataFrame:
-    """Tables 5 and 6 with bootstrap intervals: per strategy and task, accuracy (0-1) and mean USD per attempt
-    (computed in float32, the replicates' precision)."""
-    return _accuracy_cost_rows(_accuracy_cost(point, strategies), _accuracy_cost(reps, strategies), strategies,
-                               point.cube.tasks, level)
-
-
 # ---- every statistic of a set, computed once and kept on disk -------------------------------------
 ESTIMATORS = ("plug-in", "model-based")
 
@@ -92,7 +79,7 @@ class SetStatistics:
     """Every interval of a set: ``frame`` rows (statistic, task, estimator, value, low, high) of Tables 1, 2
     and Figures 2-5 (names as ``headline``: ``table1:<m>``, ``frontier:all models``, ``technique gain:<x>``,
     ``release frontier:<i>``, ``release gain:<i>``, ``family:<g>``, ``essential:<m>``); ``accuracy_cost``
-    Tables 5-6 (``accuracy_cost_frame``); ``curves[estimator]`` the normalised frontier over release steps
+    Tables 5-6 (accuracy and USD per attempt of each model); ``curves[estimator]`` the normalised frontier over release steps
     (%), (1 + replicates or draws, steps, T), row 0 the estimate, for refitting the trend; ``routing`` and
     ``routing_points`` the oracle-routing cost–accuracy frontier (``routing_frames``)."""
 
@@ -136,6 +123,7 @@ def _cache_key(an: Analysis, replicates: int, draws: int, level: float) -> str:
         h.update(path.read_bytes())
     manifest = graded_paths(an.ctx)["manifest"]
     h.update(manifest.read_bytes() if manifest.is_file() else b"no manifest")
+    h.update(an.expert.to_numpy(dtype=float).tobytes())  # the expert registry is not in the graded records
     p = an.ctx.params
     h.update(json.dumps([replicates, draws, level, p.seed, p.fidelity.model_dump(), an.models, an.families.to_dict(),
                          {m: str(d) for m, d in an.releases.items()}, list(p.methods)]).encode())

@@ -155,7 +155,7 @@ def fit_many(t: np.ndarray, y: np.ndarray, level: float = LEVEL) -> dict[str, np
     b, j = _grid_minimum(grid)
     tt = np.broadcast_to(t, y.shape)
     e = np.exp(-b[..., None] * tt)
-    rss_b, a, c = (v[..., 0] for v in profile_rss_at(tt, y, b))
+    rss_b, a, c = (v[..., 0] for v in profile_rss(tt, y, b[..., None]))  # each series at its own b̂
     limit = rss_b * (1 + stats.f.ppf(level, 1, n - 3) / (n - 3))
     inside = grid <= limit[..., None]
     idx = np.arange(B_GRID.size)
@@ -172,11 +172,6 @@ def fit_many(t: np.ndarray, y: np.ndarray, level: float = LEVEL) -> dict[str, np
         var_b = inv[..., 1, 1] * rss_b / max(n - 3, 1)
     b_se = np.where((det > 0) & (var_b >= 0), np.sqrt(np.abs(var_b)), np.inf)
     return {"a": a, "b": b, "c": c, "rss": rss_b, "b_se": b_se, "b_low": b_low, "b_high": b_high}
-
-
-def profile_rss_at(t: np.ndarray, y: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``profile_rss`` of each series (..., n) at its own decay rate ``b`` (...): (RSS, a, c), each (..., 1)."""
-    return profile_rss(t, y, np.asarray(b, float)[..., None])
 
 
 def fit_decay(t_months, values, level: float = LEVEL) -> DecayFit:
@@ -239,25 +234,6 @@ def log_linear_trend(t_months, values, level: float = 0.90) -> LogLinearTrend:
     q = stats.t.ppf(0.5 + level / 2, t.size - 2)
     f = lambda beta: math.exp(-12 * beta)  # noqa: E731
     return LogLinearTrend(f(res.slope), f(res.slope + q * res.stderr), f(res.slope - q * res.stderr), level, n)
-
-
-def fit_trends(trend: pd.DataFrame) -> dict[str, DecayFit]:
-    """Fit Eq. 11 to the normalised frontier (%) of each task, t in months since the first release."""
-    releases = trend[trend["date"].notna()]
-    if releases.empty:
-        return {}
-    start = releases["date"].min()
-    return {task: fit_decay(months_since(g["date"], start), g["normalized_pct"]) for task, g in releases.groupby("task", sort=False)}
-
-
-def log_linear_trends(trend: pd.DataFrame) -> dict[str, LogLinearTrend]:
-    """The log-linear trend of each task's normalised frontier, t in months since the first release."""
-    releases = trend[trend["date"].notna()]
-    if releases.empty:
-        return {}
-    start = releases["date"].min()
-    return {task: log_linear_trend(months_since(g["date"], start), g["normalized_pct"])
-            for task, g in releases.groupby("task", sort=False)}
 
 
 def refit_interval(t_months, curves: np.ndarray, level: float = LEVEL) -> tuple[float, float]:

@@ -18,7 +18,9 @@ from typing import Callable, Literal
 
 import pandas as pd
 
+from helpers.analyze.bootstrap import DEFAULT_REPLICATES
 from helpers.analyze.estimates import Analysis
+from helpers.analyze.intervals import MODEL_DRAWS
 from helpers.core.errors import CostOfPassError
 from helpers.publish import figures, tables
 
@@ -170,7 +172,7 @@ METHODS = (
     "**Estimators and intervals.** Each number is given by two estimators, each with a 95% interval. "
     "*Plug-in* (the paper's): R = passes / runs and cost-of-pass C / R per problem, ∞ where no run passed, so the "
     "problem falls back on the other strategies and at worst on the human expert. Its interval is the percentile "
-    "interval of a seeded two-level bootstrap (1,000 replicates): problems resampled within each dataset, runs within "
+    "interval of a seeded two-level bootstrap ({replicates:,} replicates): problems resampled within each dataset, runs within "
     "each problem and strategy, majority vote and best-of-N re-estimated from the same resampled runs in closed form; "
     "a replicate in which a strategy never passes charges it ∞ as above. "
     "*Model-based* (the corrected estimator): a three-parameter item-response model per dataset — a problem "
@@ -178,7 +180,7 @@ METHODS = (
     "c_s a floor such as a guess or a refinement's second chance — fitted by marginal likelihood; each problem's "
     "frontier is its posterior expectation given its pass counts, so a strategy that never passed in a problem's "
     "runs still counts with the small success rate the model gives it. Its interval combines the bootstrap's problem "
-    "weights, costs from resampled runs and 200 draws of the fitted parameters (Laplace). It assumes one latent "
+    "weights, costs from resampled runs and {draws} draws of the fitted parameters (Laplace). It assumes one latent "
     "difficulty per problem, logistic success curves above a floor and runs independent given the problem, as the "
     "simulator does: on real models these are the model's assumptions, not facts. "
     "*Why a correction*: min(C / R, expert) is not a polynomial in R, so no estimator from a fixed number of runs is "
@@ -187,14 +189,16 @@ METHODS = (
     "biased up, the optimizer's curse); the validity section measures both estimators against a known truth on "
     "simulated sets. "
     "**Halving time.** Eq. 11 is fitted by least squares over the decay rate (variable projection: the best "
-    "a, c >= 0 in closed form for each rate); its 95% profile-likelihood interval (F-based) covered the true halving "
-    "time in 94–98% of synthetic series of 4–9 release dates where the delta method (the paper's ±) covered 71–93%. "
+    "a, c >= 0 in closed form for each rate), with its 95% profile-likelihood interval (F-based) and, for "
+    "comparison, the delta method's ± (the paper's); how often each covers a known halving time is measured on "
+    "synthetic series (validity section, simulated sets; README). "
     "A fit with four release dates or fewer, or an interval wider than the estimate, is marked unreliable. Beside it: "
     "the fit repeated on each bootstrap replicate of the frontier curve, and the log-linear trend's reduction factor "
     "per year with its 90% interval. "
     "**Oracle routing.** For every budget, the accuracy reachable by choosing per problem any strategy or the expert "
     "(the capability-frontier paper's Pareto frontier): routing on observed pass rates is a maximum over noisy "
-    "estimates and claims too much; routing on the model's posterior mean pass rates is the corrected version.")
+    "estimates and claims too much; routing on the model's posterior mean pass rates is the corrected version."
+).format(replicates=DEFAULT_REPLICATES, draws=MODEL_DRAWS)
 CATALOG: dict[str, Artifact] = {a.name: a for section in SECTIONS.values() for a in section}
 
 
