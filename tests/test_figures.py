@@ -42,3 +42,9 @@ def test_interval_bars_draw_every_item_with_its_whiskers():
     assert [t.get_text() for t in ax.get_yticklabels()] == ["A", "B"] and "SIMULATED" in fig._suptitle.get_text()
     assert len(ax.patches) == 2 and ax.get_xscale() == "symlog"
     plt.close("all")
+
+
+def test_a_family_keeps_its_colour_whatever_the_order():
+    names = ["SmolLM (HF)", "Qwen", "lightweight", "Gemma"]
+    assert figures.family_palette(names) == figures.family_palette(list(reversed(names)))
+    assert figures.family_palette(names)["lightweight"] == figures.FAMILY_COLORS["lightweight"]

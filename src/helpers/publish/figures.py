@@ -20,9 +20,11 @@ FAMILY_COLORS = {"lightweight": "#4C72B0", "large": "#DD8452", "reasoning": "#55
 
 
 def family_palette(families: list[str]) -> dict[str, str]:
-    """The paper's three families keep their colours; any other family (a fork's) gets the next ones."""
+    """The paper's three families keep their colours; any other family (a fork's) gets the next ones in name
+    order, so a family has one colour whatever order a figure lists the families in."""
     spare = iter(c for c in sns.color_palette("colorblind", 10).as_hex() if c not in FAMILY_COLORS.values())
-    return {f: FAMILY_COLORS.get(f) or next(spare) for f in families}
+    others = {f: next(spare) for f in sorted(set(families) - set(FAMILY_COLORS))}  # sorted: every figure agrees
+    return {f: FAMILY_COLORS.get(f) or others[f] for f in families}
 
 
 def titled(title: str, simulated: bool) -> str:
