@@ -7,7 +7,8 @@ from scipy import special
 from tests.test_bootstrap import METHODS, synthetic_attempts
 
 from helpers.analyze import bootstrap as bt
-from helpers.analyze.frontier_model import ModelFrontier, fit_task, vote_polynomial, wrong_answer_classes
+from helpers.analyze.frontier_model import (ModelFrontier, chibar_threshold, cost_shrinkage, fit_task, fit_tested,
+                                            shrunk_costs, vote_polynomial, wrong_answer_classes)
 from helpers.core.methods.vote_math import vote_probability
 
 
@@ -40,7 +41,10 @@ def test_a_strategy_that_always_passes_costs_its_mean_cost():
     expert = np.full(len(cube.problems), 10.0)
     model = ModelFrontier(cube, expert)
     mean_cost = bt.point_estimate(cube, expert).cost[0, :, cube.all_strategies.index("a")]
-    np.testing.assert_allclose(model.per_problem(["a"])[0], mean_cost, rtol=1e-4)
+    s, rows = cube.strategies.index("a"), model.rows[0]
+    shrunk = shrunk_costs(mean_cost[rows, None], model.shrinkage[0][[s]])[:, 0]
+    np.testing.assert_allclose(model.per_problem(["a"])[0][rows], shrunk, rtol=1e-4)
+    assert model.frontier(["a"])[0, 0] == pytest.approx(mean_cost[rows].mean(), rel=1e-4)  # shrinking keeps the mean
     assert np.all(model.per_problem(["a", "b"])[0] <= model.per_problem(["a"])[0] + 1e-12)
     draws = model.draws(np.ones((5, len(cube.problems))), seed=1)
     assert draws.frontier(["a", "b"]).shape == (5, len(cube.tasks))
@@ -54,3 +58,55 @@ def test_wrong_answers_spread_over_three_classes():
     cube = bt.run_cube(attempts, METHODS)
     rows = slice(0, int(cube.task_starts[1]))
     assert wrong_answer_classes(cube, cube.strategies.index("b"), rows) == 3
+
+
+def test_chibar_threshold_by_hand():
+    # one floor: half the mass at 0, half chi2(1): P(chi2_1 > x) = 0.10 at x = 2.7055 (tables)
+    assert chibar_threshold(1, 0.05) == pytest.approx(2.7055, abs=1e-3)
+    # two floors: 1/4 chi2_0 + 1/2 chi2_1 + 1/4 chi2_2 exceeds the threshold with probability 0.05
+    from scipy import stats
+
+    x = chibar_threshold(2, 0.05)
+    assert 0.5 * stats.chi2.sf(x, 1) + 0.25 * stats.chi2.sf(x, 2) == pytest.approx(0.05, abs=1e-9)
+
+
+def _counts(a, b, c, problems, seed):
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal(problems)
+    n = np.full((problems, len(a)), 8)
+    return rng.binomial(n, c + (1 - c) * special.expit(a - b * z[:, None])), n
+
+
+def test_floors_only_where_the_data_call_for_them():
+    a, b = np.array([1.0, -0.5, 0.5, -1.0]), np.array([1.5, 2.0, 1.5, 2.0])
+    groups = np.array(["vanilla", "vanilla", "self_refine", "self_refine"])
+    k, n = _counts(a, b, np.zeros(4), 400, seed=1)  # no floors anywhere: a two-parameter fit
+    fit = fit_tested(k, n, groups)
+    assert np.all(fit.c == 0) and np.all(fit.floor_max == 0)
+    k, n = _counts(a, b, np.array([0.0, 0.0, 0.3, 0.5]), 400, seed=2)  # the technique lifts every curve
+    fit = fit_tested(k, n, groups)
+    np.testing.assert_array_equal(fit.floor_max > 0, [False, False, True, True])
+    np.testing.assert_allclose(fit.c[2:], [0.3, 0.5], atol=0.08)
+    assert np.all(fit.c[:2] == 0)
+
+
+def test_floor_tests_keep_their_level():
+    # with no floors in truth, a group gets floors in about 5% of data sets (the test's level), not every time
+    a, b = np.array([0.5, -0.5, 1.0]), np.array([1.5, 1.5, 2.0])
+    floored = [fit_tested(*_counts(a, b, np.zeros(3), 128, seed), np.array(["v"] * 3)).floor_max.max() > 0
+               for seed in range(40)]
+    assert sum(floored) <= 6
+
+
+def test_cost_shrinkage_by_hand():
+    # two problems, two runs each: means 1 and 3 (between-problem variance 1), within variances 0 and 2
+    usd = np.array([[[1.0, 1.0]], [[2.0, 4.0]]])
+    runs = np.array([[2], [2]])
+    noise = (0 / 2 + 2 / 2) / 2  # the mean of within-variance / runs
+    lam = (1.0 - noise) / 1.0  # between = var(means) - noise; lam = between / (between + noise)
+    assert cost_shrinkage(usd, runs)[0] == pytest.approx(lam)
+    assert cost_shrinkage(np.array([[[1.0, 1.0]], [[3.0, 3.0]]]), runs)[0] == 1.0  # no run noise: trusted
+    assert cost_shrinkage(np.array([[[1.0, 3.0]], [[3.0, 1.0]]]), runs)[0] == 0.0  # all noise: the mean
+    # shrunk toward the weighted mean: m = (1 * 1 + 3 * 3) / 4 = 2.5
+    np.testing.assert_allclose(shrunk_costs(np.array([[1.0], [3.0]]), np.array([0.5]), np.array([1.0, 3.0])),
+                               [[1.75], [2.75]])

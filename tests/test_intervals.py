@@ -46,8 +46,12 @@ def test_rows_hold_the_point_estimate_and_the_replicates_percentiles():
 
 def test_model_draws_carry_the_resampled_costs():
     point, reps, model, draws = fits()
+    from helpers.analyze.frontier_model import shrunk_costs
+
     a = point.strategies.index("a")
-    assert np.allclose(draws.cost[:, :, a], reps.cost[:50, :, a], equal_nan=True)
+    expected = np.concatenate([shrunk_costs(reps.cost[:50, r, a:a + 1].astype(float), lam[[a]], reps.weights[:50, r])
+                               for r, lam in zip(model.rows, model.shrinkage)], axis=1)[..., 0]
+    assert np.allclose(draws.cost[:, :, a], expected, equal_nan=True)  # each replicate's costs, shrunk alike
     assert draws.frontier(["a"]).std(axis=0).min() > 0
 
 

@@ -13,10 +13,16 @@ z_p ~ N(0, 1) shared by all strategies; strategy s passes one attempt with
 R_s(z) = c_s + (1 − c_s)·sigmoid(a_s − b_s·z), b_s ≥ 0, 0 ≤ c_s ≤ 0.95 (the floor: a multiple-choice
 guess, or a refinement's R + g·(1 − R)). Per dataset, (a_s, b_s, c_s) maximise the marginal likelihood
 of the pass counts (64-node Gauss–Hermite quadrature over z; L-BFGS-B with analytic gradients).
-A problem's frontier is then its posterior expectation
-E[min(min_s C_s(p)/R_s(z), e_p) | the problem's pass counts], with C_s(p) the mean recorded cost;
-averaged over problems this is unbiased for the population frontier when the model holds (law of
-total expectation). Methods estimated from vanilla runs follow from R(z): best-of-k
+Floors are tested, not assumed (``fit_tested``): the fit starts with none, and a group of strategies
+(the vanilla ones, each technique's) gets them only when a likelihood-ratio test rejects "no floors"
+at 5% (chi-bar-squared reference: a floor of 0 sits on its boundary). A floor fitted to noise is what
+biased the frontier low: at hard problems the minimum over strategies picks whichever curve noise
+lifted off zero. A problem's frontier is then its posterior expectation
+E[min(min_s C_s(p)/R_s(z), e_p) | the problem's pass counts], averaged over problems unbiased for the
+population frontier when the model holds (law of total expectation). C_s(p) is the problem's mean
+recorded USD per attempt shrunk toward the dataset's mean by how much of its spread over problems is
+run noise (``cost_shrinkage``, method of moments): a minimum over noisy costs is biased low too (the
+cost side of the optimizer's curse), e.g. min(C, expert) when C is near the expert's cost. Methods estimated from vanilla runs follow from R(z): best-of-k
 1 − (1 − R)^k; majority vote by the closed form with replacement over the correct answer and
 D equally likely wrong answers, D = 1 / (how often two wrong runs on a problem agree), per dataset
 and model. Assumptions (stated in the report): one latent difficulty per problem, logistic curves
@@ -37,6 +43,7 @@ from helpers.core.methods import get_method
 from helpers.core.methods.vote_math import any_pass_true, vote_probability
 
 LOG_W = np.log(_WEIGHTS)
+FLOOR_TEST_LEVEL = 0.05  # a group of strategies gets floors when a likelihood-ratio test rejects "no floors" at this level
 BOUNDS = ((-25.0, 25.0), (0.0, 10.0), (0.0, 0.95))  # a (logit), b (per unit of difficulty), c (floor, 0-1)
 
 
@@ -69,6 +76,12 @@ class TaskFit:
     used: np.ndarray
     covariance: np.ndarray
     loglik: float
+    floor_max: np.ndarray  # (S_used,) upper bound of each used strategy's floor c (0: no floor)
+
+    def bounds(self) -> list[tuple[float, float]]:
+        """(low, high) of every fitted parameter, a, b then c of the used strategies."""
+        S = len(self.floor_max)
+        return [BOUNDS[0]] * S + [BOUNDS[1]] * S + [(0.0, float(f)) for f in self.floor_max]
 
 
 def _loglik_terms(theta: np.ndarray, k: np.ndarray, n: np.ndarray):
@@ -94,11 +107,14 @@ def _gradient(theta: np.ndarray, k: np.ndarray, n: np.ndarray, terms=None) -> np
     return np.concatenate([(d_r * slope).sum(-1), -(d_r * slope * _NODES).sum(-1), (d_r * (1 - sig)).sum(-1)], axis=1)
 
 
-def fit_task(k: np.ndarray, n: np.ndarray) -> TaskFit:
-    """Maximum marginal likelihood of the model from pass counts ``k`` of ``n`` runs, (P, S)."""
+def fit_task(k: np.ndarray, n: np.ndarray, floor_max: np.ndarray | None = None, start: TaskFit | None = None) -> TaskFit:
+    """Maximum marginal likelihood of the model from pass counts ``k`` of ``n`` runs, (P, S); ``floor_max`` (S,)
+    bounds each strategy's floor c (default 0.95; 0 fixes c = 0, a two-parameter curve); ``start``: a fit of the
+    same counts to start from (its floors raised to 0.01 where now free)."""
     used = n.sum(axis=0) > 0
     ku, nu = k[:, used].astype(float), n[:, used].astype(float)
     S = int(used.sum())
+    fmax = np.full(S, BOUNDS[2][1]) if floor_max is None else np.asarray(floor_max, float)[used]
 
     def objective(theta):
         t = theta[None]
@@ -106,18 +122,24 @@ def fit_task(k: np.ndarray, n: np.ndarray) -> TaskFit:
         return -float(terms[2][0]), -_gradient(t, ku, nu, terms)[0]
 
     rate = (ku.sum(0) + 0.5) / (nu.sum(0) + 1.0)
-    start = np.r_[special.logit(rate) * 1.6, np.ones(S), np.full(S, 0.01)]
-    res = optimize.minimize(objective, start, jac=True, method="L-BFGS-B",
-                            bounds=[b for b in BOUNDS for _ in range(S)], options={"maxiter": 1000})
-    h = 1e-5  # Hessian by central differences of the analytic gradient, all directions at once
-    steps = np.eye(3 * S) * h
-    hess = (_gradient(res.x + steps, ku, nu) - _gradient(res.x - steps, ku, nu)) / (2 * h)
+    if start is None:
+        start = np.r_[special.logit(rate) * 1.6, np.ones(S), np.minimum(0.01, fmax)]
+    else:
+        start = np.r_[start.a[used], start.b[used], np.minimum(np.maximum(start.c[used], 0.01), fmax)]
+    shell = TaskFit(*(np.empty(0),) * 4, np.empty((0, 0)), 0.0, fmax)
+    res = optimize.minimize(objective, start, jac=True, method="L-BFGS-B", bounds=shell.bounds(),
+                            options={"maxiter": 1000})
+    free = np.r_[np.ones(2 * S, bool), fmax > 0]  # a fixed floor has no spread
+    h = 1e-5  # Hessian by central differences of the analytic gradient, all free directions at once
+    steps = np.eye(3 * S)[free] * h
+    hess = ((_gradient(res.x + steps, ku, nu) - _gradient(res.x - steps, ku, nu)) / (2 * h))[:, free]
     values, vectors = np.linalg.eigh(-(hess + hess.T) / 2)  # the observed information
     keep = values > 1e-8 * max(values.max(initial=0.0), 1e-300)  # flat directions (e.g. every run passed): no spread
-    covariance = (vectors[:, keep] / values[keep]) @ vectors[:, keep].T
+    covariance = np.zeros((3 * S, 3 * S))
+    covariance[np.ix_(free, free)] = (vectors[:, keep] / values[keep]) @ vectors[:, keep].T
     a, b, c = (np.full(len(used), np.nan) for _ in range(3))
     a[used], b[used], c[used] = res.x[:S], res.x[S:2 * S], res.x[2 * S:]
-    return TaskFit(a, b, c, used, covariance, -float(res.fun))
+    return TaskFit(a, b, c, used, covariance, -float(res.fun), fmax)
 
 
 def wrong_answer_classes(cube: RunCube, s: int, rows: slice) -> int:
@@ -132,11 +154,65 @@ def wrong_answer_classes(cube: RunCube, s: int, rows: slice) -> int:
     return max(1, int(round(pairs / agree))) if agree > 0 else max(1, int(m.max(initial=1)))
 
 
+@lru_cache(maxsize=64)
+def chibar_threshold(floors: int, level: float) -> float:
+    """Critical value of the likelihood-ratio statistic for ``floors`` floors at 0 (on their boundary): the
+    chi-bar-squared mixture sum_j C(F, j) 2^-F chi2_j (Self & Liang 1987), upper ``level`` quantile."""
+    from scipy import stats
+
+    w = stats.binom.pmf(np.arange(floors + 1), floors, 0.5)
+    tail = lambda x: sum(w[j] * stats.chi2.sf(x, j) for j in range(1, floors + 1)) - level  # noqa: E731
+    return float(optimize.brentq(tail, 1e-9, 1e3))
+
+
+def fit_tested(k: np.ndarray, n: np.ndarray, groups: np.ndarray, level: float = FLOOR_TEST_LEVEL) -> TaskFit:
+    """The fit with floors only where the data call for them: a two-parameter fit (every c = 0), then for each
+    group of strategies (``groups`` (S,) labels: vanilla, each technique) a fit with that group's floors free,
+    kept when its likelihood-ratio statistic passes ``chibar_threshold`` at ``level``; the final fit frees
+    the kept groups."""
+    used = n.sum(axis=0) > 0
+    base = fit_task(k, n, np.zeros(len(used)))
+    free, fits = np.zeros(len(used), bool), []
+    for g in dict.fromkeys(groups[used]):
+        member = groups == g
+        fit = fit_task(k, n, np.where(member, BOUNDS[2][1], 0.0), start=base)
+        if 2 * (fit.loglik - base.loglik) > chibar_threshold(int((member & used).sum()), level):
+            free |= member
+            fits.append(fit)
+    if not fits:
+        return base
+    return fits[0] if len(fits) == 1 else fit_task(k, n, np.where(free, BOUNDS[2][1], 0.0), start=base)
+
+
+def cost_shrinkage(usd: np.ndarray, runs: np.ndarray) -> np.ndarray:
+    """(S,) how far each strategy's per-problem mean USD per attempt is trusted over the dataset mean (0-1):
+    tau^2 / (tau^2 + sigma^2 / n), with sigma^2 the within-problem variance of an attempt's cost and tau^2 the
+    between-problem variance of the true means (method of moments), from ``usd`` (P, S, n) and ``runs`` (P, S)."""
+    valid = np.arange(usd.shape[2]) < runs[..., None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(valid, usd, 0.0).sum(-1) / runs
+        within = np.where(valid, (usd - mean[..., None]) ** 2, 0.0).sum(-1) / (runs - 1)  # (P, S)
+        noise = np.nanmean(within / runs, axis=0)  # variance of a problem's mean
+        between = np.maximum(np.nanvar(mean, axis=0) - noise, 0.0)
+        lam = between / (between + noise)
+    return np.where(np.isfinite(lam), lam, 1.0)
+
+
+def shrunk_costs(cost: np.ndarray, lam: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """Per-problem USD per attempt pulled toward the dataset's mean: m + lam (C - m); ``cost`` (..., P, S) of one
+    dataset, ``lam`` (S,), ``weights`` (..., P) the problems' weights in the mean (default equal)."""
+    w = np.ones(cost.shape[:-1]) if weights is None else np.broadcast_to(weights, cost.shape[:-1])
+    has = np.isfinite(cost)
+    m = (np.where(has, cost, 0.0) * w[..., None]).sum(-2, keepdims=True) / (has * w[..., None]).sum(-2, keepdims=True)
+    return m + lam * (cost - m)
+
+
 class ModelFrontier:
     """The model-based frontier of a RunCube: ``frontier(strategies)`` (B, T) USD, like
     ``bootstrap.Replicates.frontier``. B = 1 (the fit; every problem once) unless ``draws`` made
-    replicates: problem weights (B, P) from the bootstrap and parameters drawn from their Laplace
-    approximation, so intervals carry both the problems' and the fit's uncertainty."""
+    replicates: problem weights (B, P) from the bootstrap, parameters drawn from their Laplace
+    approximation and costs from resampled runs (shrunk alike), so intervals carry the problems', the
+    fit's and the costs' uncertainty."""
 
     def __init__(self, cube: RunCube, expert: np.ndarray):
         self.cube, self.expert = cube, np.asarray(expert, float)
@@ -147,7 +223,10 @@ class ModelFrontier:
             self.cost = np.where(valid, cube.usd, 0.0).sum(-1) / cube.runs  # (P, S) USD, NaN without runs
         bounds = [*cube.task_starts, len(cube.problems)]
         self.rows = [slice(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
-        self.fits = [fit_task(self.k[r], cube.runs[r]) for r in self.rows]
+        self.shrinkage = [cost_shrinkage(cube.usd[r], cube.runs[r]) for r in self.rows]  # (S,) per dataset
+        self.cost = self._shrunk(self.cost, None)
+        groups = np.array([s.split("+", 1)[1] if "+" in s else "vanilla" for s in cube.strategies])
+        self.fits = [fit_tested(self.k[r], cube.runs[r], groups) for r in self.rows]
         self.theta = [np.r_[f.a[f.used], f.b[f.used], f.c[f.used]][None] for f in self.fits]  # per task (B, 3S_used)
         self._per_problem: dict[tuple[str, ...], np.ndarray] = {}
         self._curves: dict[tuple[int, int], tuple] = {}
@@ -158,22 +237,29 @@ class ModelFrontier:
     def strategies(self) -> list[str]:
         return self.cube.all_strategies
 
+    def _shrunk(self, cost: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+        """``cost`` (..., P, S) with each dataset's per-problem means shrunk (``shrunk_costs``)."""
+        out = np.array(cost, float)
+        for r, lam in zip(self.rows, self.shrinkage):
+            out[..., r, :] = shrunk_costs(cost[..., r, :], lam, None if weights is None else weights[:, r])
+        return out
+
     def draws(self, weights: np.ndarray, seed: int = 0, costs: np.ndarray | None = None) -> "ModelFrontier":
         """B replicates: the given problem weights (B, P), parameters drawn from N(fit, covariance), clipped to
         the bounds, and with ``costs`` (B, P, S collected; ``bootstrap.resampled_costs``) each replicate's USD
-        per attempt from resampled runs (default: the observed means)."""
+        per attempt from resampled runs, shrunk toward the replicate's own dataset means (default: the point
+        estimate's costs)."""
         rng = np.random.default_rng(seed)
         other = object.__new__(ModelFrontier)
         other.__dict__.update(self.__dict__)
         other.weights, other._per_problem, other._rate_cache, other._last = weights, {}, {}, ((), [])
         if costs is not None:
-            other.cost = np.asarray(costs, float)
+            other.cost = self._shrunk(np.asarray(costs, float), weights)
         other.theta = []
         for f, theta in zip(self.fits, self.theta):
-            S = int(f.used.sum())
             drawn = rng.multivariate_normal(theta[0], f.covariance, size=len(weights), method="eigh", check_valid="ignore")
-            for j, (lo, hi) in enumerate(BOUNDS):
-                drawn[:, j * S:(j + 1) * S] = np.clip(drawn[:, j * S:(j + 1) * S], lo, hi)
+            lo, hi = np.array(f.bounds()).T
+            drawn = np.clip(drawn, lo, hi)
             other.theta.append(drawn)
         return other
 
