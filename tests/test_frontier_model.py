@@ -91,11 +91,11 @@ def test_floors_only_where_the_data_call_for_them():
 
 
 def test_floor_tests_keep_their_level():
-    # with no floors in truth, a group gets floors in about 5% of data sets (the test's level), not every time
+    # with no floors in truth, a group gets floors in few data sets (the test's level is 1%), not every time
     a, b = np.array([0.5, -0.5, 1.0]), np.array([1.5, 1.5, 2.0])
     floored = [fit_tested(*_counts(a, b, np.zeros(3), 128, seed), np.array(["v"] * 3)).floor_max.max() > 0
                for seed in range(40)]
-    assert sum(floored) <= 6
+    assert sum(floored) <= 4
 
 
 def test_cost_shrinkage_by_hand():

@@ -20,6 +20,7 @@ import pandas as pd
 
 from helpers.analyze.bootstrap import DEFAULT_REPLICATES
 from helpers.analyze.estimates import Analysis
+from helpers.analyze.frontier_model import FLOOR_TEST_LEVEL
 from helpers.analyze.intervals import MODEL_DRAWS
 from helpers.core.errors import CostOfPassError
 from helpers.publish import figures, tables
@@ -175,14 +176,19 @@ METHODS = (
     "interval of a seeded two-level bootstrap ({replicates:,} replicates): problems resampled within each dataset, runs within "
     "each problem and strategy, majority vote and best-of-N re-estimated from the same resampled runs in closed form; "
     "a replicate in which a strategy never passes charges it ∞ as above. "
-    "*Model-based* (the corrected estimator): a three-parameter item-response model per dataset — a problem "
-    "difficulty z ~ N(0, 1) shared by all strategies, strategy s passing with c_s + (1 − c_s)·sigmoid(a_s − b_s·z), "
-    "c_s a floor such as a guess or a refinement's second chance — fitted by marginal likelihood; each problem's "
-    "frontier is its posterior expectation given its pass counts, so a strategy that never passed in a problem's "
-    "runs still counts with the small success rate the model gives it. Its interval combines the bootstrap's problem "
-    "weights, costs from resampled runs and {draws} draws of the fitted parameters (Laplace). It assumes one latent "
-    "difficulty per problem, logistic success curves above a floor and runs independent given the problem, as the "
-    "simulator does: on real models these are the model's assumptions, not facts. "
+    "*Model-based* (the corrected estimator): an item-response model per dataset — a problem "
+    "difficulty z ~ N(0, 1) shared by all strategies, strategy s passing with c_s + (1 − c_s)·sigmoid(a_s − b_s·z) — "
+    "fitted by marginal likelihood. The floor c_s (a guess, or a refinement's second chance) is 0 unless a "
+    "likelihood-ratio test finds one for a group of strategies (the vanilla ones, or one technique's) at the "
+    "{floor_level:.0%} level: a floor fitted to noise would let the minimum over strategies pick it on the hardest problems. Each "
+    "problem's frontier is its posterior expectation given its pass counts, so a strategy that never passed in a "
+    "problem's runs still counts with the small success rate the model gives it; each problem's USD per attempt is "
+    "its mean over runs shrunk toward the dataset's mean by the share of its spread that is run noise (a minimum "
+    "over noisy costs is biased low too). Its interval combines the bootstrap's problem weights, costs from resampled "
+    "runs and {draws} draws of the fitted parameters (Laplace). It assumes one latent difficulty per problem, "
+    "logistic success curves (above a floor where tested), runs independent given the problem and costs that vary "
+    "between problems only as much as their spread shows, as the simulator does: on real models these are the "
+    "model's assumptions, not facts. "
     "*Why a correction*: min(C / R, expert) is not a polynomial in R, so no estimator from a fixed number of runs is "
     "unbiased for it. The plug-in charges the expert wherever a model never passed in its runs (Table 1 biased up), "
     "and a minimum over noisy estimates favours whichever strategy was lucky (technique gains and counterfactuals "
@@ -198,7 +204,7 @@ METHODS = (
     "**Oracle routing.** For every budget, the accuracy reachable by choosing per problem any strategy or the expert "
     "(the capability-frontier paper's Pareto frontier): routing on observed pass rates is a maximum over noisy "
     "estimates and claims too much; routing on the model's posterior mean pass rates is the corrected version."
-).format(replicates=DEFAULT_REPLICATES, draws=MODEL_DRAWS)
+).format(replicates=DEFAULT_REPLICATES, draws=MODEL_DRAWS, floor_level=FLOOR_TEST_LEVEL)
 CATALOG: dict[str, Artifact] = {a.name: a for section in SECTIONS.values() for a in section}
 
 
