@@ -36,8 +36,9 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip>=24" 2>&1 | grep -v "is ignored" || true
 	$(PY) -m pip install --quiet -c requirements.lock -e ".[dev]" 2>&1 | grep -v "is ignored" ; test $${PIPESTATUS[0]} -eq 0
+	# the kernel lives in this checkout's .venv only (no per-user kernel that another checkout would repoint):
+	# papermill, `.venv/bin/jupyter lab` and Quarto with QUARTO_PYTHON=.venv/bin/python all find it there
 	$(PY) -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python (cost-of-pass)" >/dev/null
-	$(PY) -m ipykernel install --user --name $(KERNEL) --display-name "Python (cost-of-pass)" >/dev/null
 	touch $@
 
 setup: $(VENV)/.installed

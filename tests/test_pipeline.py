@@ -43,6 +43,7 @@ def test_runner_executes_notebooks_in_order(write_set, tmp_path):
                       "budget_usd": 1.0, "task_options": {"two_digit_addition": {"source": "generated"}}})
     out = run_cli("all", str(path))
     assert out.returncode == 0, out.stderr[-2000:]
+    assert "WARNING" not in out.stderr and "without encryption" not in out.stderr  # kernels over IPC, not TCP
     params = load_params(path)
     executed = params.output_path / "notebooks"
     assert sorted(p.stem for p in executed.glob("*.ipynb")) == runner.NOTEBOOKS

@@ -131,3 +131,18 @@ def test_download_through_a_mirror(fixture_dir, tmp_path):
             download.download(dest, ["two_digit_addition"], mirror=mirror)
     finally:
         httpd.shutdown()
+
+
+def test_data_dir_is_found_without_the_makefile(tmp_path, monkeypatch):
+    from helpers.core.paths import default_data_dir
+
+    monkeypatch.delenv("COP_DATA_DIR", raising=False)
+    root = tmp_path / "checkout"
+    root.mkdir()
+    assert default_data_dir(root) == root / "data"  # nothing anywhere: the default, named in the error
+    (tmp_path / "shared" / "data").mkdir(parents=True)
+    assert default_data_dir(root) == tmp_path / "shared" / "data"  # ../shared/data beside the checkout
+    (root / "data").mkdir()
+    assert default_data_dir(root) == root / "data"  # the checkout's own data first
+    monkeypatch.setenv("COP_DATA_DIR", str(tmp_path / "elsewhere"))
+    assert default_data_dir(root) == tmp_path / "elsewhere"  # the environment above both

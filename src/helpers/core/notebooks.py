@@ -12,6 +12,24 @@ from helpers.core.paths import repo_root
 KERNEL = "cost-of-pass"
 
 
+def _kernel_manager_class():
+    """A kernel manager that talks to the kernel over local sockets (IPC) rather than TCP on 127.0.0.1: nothing
+    listens on the network, and ipykernel has no "running over TCP without encryption" warning to print once
+    per notebook. TCP where the platform has no Unix sockets."""
+    import tempfile
+    import uuid
+
+    from jupyter_client.manager import KernelManager
+
+    class IPCKernelManager(KernelManager):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.transport = "ipc"
+            self.ip = str(Path(tempfile.gettempdir()) / f"cost-of-pass-kernel-{uuid.uuid4().hex[:12]}")
+
+    return IPCKernelManager if os.name == "posix" else KernelManager
+
+
 def execute_notebook(src: Path, dst: Path, params_path: Path, log_output: bool = False) -> None:
     """Execute one notebook with papermill for a parameter set; raise one line naming the executed copy.
 
@@ -29,7 +47,7 @@ def execute_notebook(src: Path, dst: Path, params_path: Path, log_output: bool =
     dst.parent.mkdir(parents=True, exist_ok=True)
     try:
         pm.execute_notebook(str(src), str(dst), parameters=parameters, cwd=str(repo_root()), kernel_name=KERNEL,
-                            log_output=log_output, progress_bar=False)
+                            log_output=log_output, progress_bar=False, kernel_manager_class=_kernel_manager_class())
     except pm.PapermillExecutionError as err:
         raise CostOfPassError(f"notebook {src.stem} failed ({err.ename}: {err.evalue}); see {dst}") from None
     except Exception as err:

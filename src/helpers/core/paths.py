@@ -25,10 +25,16 @@ def resolve(path: str | os.PathLike, base: Path | None = None) -> Path:
     return p if p.is_absolute() else ((base or repo_root()) / p).resolve()
 
 
-def default_data_dir() -> Path:
-    """COP_DATA_DIR if set, else ``<repo>/data`` (where ``python -m helpers.core.tasks.download`` writes)."""
+def default_data_dir(root: Path | None = None) -> Path:
+    """The benchmark data: COP_DATA_DIR if set, else ``<repo>/data`` (where ``python -m
+    helpers.core.tasks.download`` writes) if it exists, else ``../shared/data`` beside the checkout if it
+    exists, else ``<repo>/data`` (named in the missing-data error)."""
     env = os.environ.get("COP_DATA_DIR")
-    return resolve(env) if env else repo_root() / "data"
+    if env:
+        return resolve(env)
+    root = root or repo_root()
+    own, beside = root / "data", root.parent / "shared" / "data"
+    return beside if not own.is_dir() and beside.is_dir() else own
 
 
 def shown(path: Path) -> Path:
