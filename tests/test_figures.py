@@ -48,3 +48,30 @@ def test_a_family_keeps_its_colour_whatever_the_order():
     names = ["SmolLM (HF)", "Qwen", "lightweight", "Gemma"]
     assert figures.family_palette(names) == figures.family_palette(list(reversed(names)))
     assert figures.family_palette(names)["lightweight"] == figures.FAMILY_COLORS["lightweight"]
+
+
+def test_figure2_panels_in_category_order_with_releases_coloured_and_named():
+    from helpers.analyze.trends import log_linear_trend
+    from helpers.core.tasks import in_category_order
+
+    assert in_category_order(["aime24", "bbq", "gsm8k", "math500", "two_digit_addition", "gpqa_diamond"]) == [
+        "gsm8k", "two_digit_addition", "bbq", "gpqa_diamond", "aime24", "math500"]  # the set's order within a category
+    index = pd.MultiIndex.from_tuples([(t, p) for t in ("aime24", "gsm8k") for p in ("p1", "p2")], names=["task", "problem_id"])
+    cop = pd.DataFrame({"a": [8.0, 9.0, 1.0, 6.0], "b": [4.0, 2.0, 0.5, 0.5], "c": [1.0, 1.0, 0.2, 0.2]}, index=index)
+    expert = pd.Series(10.0, index=index)
+    trend = cp.frontier_over_time(cop, pd.Series({"a": "2024-01-01", "b": "2024-05-01", "c": "2024-09-01"}), expert)
+    t = np.array([0.0, 4.0, 8.0])
+    ll = {task: log_linear_trend(t, trend[(trend.task == task) & trend.date.notna()]["normalized_pct"]) for task in ("aime24", "gsm8k")}
+    fig = figures.figure2_trends(trend, {}, {"aime24": "AIME", "gsm8k": "GSM8K"}, simulated=False, loglinear=ll,
+                                 families={"a": "lightweight", "b": "large", "c": "reasoning"},
+                                 model_labels={"a": "Model A", "b": "Model B", "c": "Model C"},
+                                 order=in_category_order(["aime24", "gsm8k"]), paper_halving={"aime24": 7.1})
+    first, second = fig.axes[:2]
+    assert first.get_title().startswith("GSM8K") and second.get_title().startswith("AIME")  # basic before complex
+    assert "paper 7.1 mo" in second.get_title() and "log-linear" in second.get_title()
+    assert first.get_yscale() == "log"
+    assert {a.get_text() for a in first.texts} == {"Model A", "Model B", "Model C"}
+    colours = {tuple(np.round(c.get_facecolor()[0][:3], 3)) for c in first.collections if len(c.get_offsets()) == 1}
+    assert len(colours) == 3  # one colour per family
+    np.testing.assert_allclose(ll["gsm8k"].values(t), np.exp(ll["gsm8k"].intercept + ll["gsm8k"].slope * t))
+    plt.close("all")

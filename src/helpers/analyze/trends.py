@@ -220,6 +220,12 @@ class LogLinearTrend:
     level: float
     n_points: int
     message: str = ""
+    intercept: float = float("nan")  # α: log of the value at t = 0
+    slope: float = float("nan")  # β per month
+
+    def values(self, t_months) -> np.ndarray:
+        """The fitted trend exp(α + β t) at ``t_months``."""
+        return np.exp(self.intercept + self.slope * np.asarray(t_months, float))
 
 
 def log_linear_trend(t_months, values, level: float = 0.90) -> LogLinearTrend:
@@ -233,7 +239,8 @@ def log_linear_trend(t_months, values, level: float = 0.90) -> LogLinearTrend:
     res = stats.linregress(t, v)
     q = stats.t.ppf(0.5 + level / 2, t.size - 2)
     f = lambda beta: math.exp(-12 * beta)  # noqa: E731
-    return LogLinearTrend(f(res.slope), f(res.slope + q * res.stderr), f(res.slope - q * res.stderr), level, n)
+    return LogLinearTrend(f(res.slope), f(res.slope + q * res.stderr), f(res.slope - q * res.stderr), level, n,
+                          intercept=float(res.intercept), slope=float(res.slope))
 
 
 def refit_interval(t_months, curves: np.ndarray, level: float = LEVEL) -> tuple[float, float]:
@@ -263,28 +270,37 @@ def fits_table(fits: dict[str, DecayFit], loglinear: dict[str, LogLinearTrend] |
     return pd.DataFrame(rows)
 
 
-def set_trends(trend: pd.DataFrame, curves: dict[str, np.ndarray]) -> tuple[dict[str, dict[str, DecayFit]], pd.DataFrame]:
+@dataclass(frozen=True)
+class SetTrends:
+    """Eq. 11 (``fits``) and the log-linear trend (``loglinear``) per estimator and task, and their ``table``
+    (one ``fits_table`` row per estimator and task)."""
+
+    fits: dict[str, dict[str, DecayFit]]
+    loglinear: dict[str, dict[str, LogLinearTrend]]
+    table: pd.DataFrame
+
+
+def set_trends(trend: pd.DataFrame, curves: dict[str, np.ndarray]) -> SetTrends:
     """Eq. 11 and the log-linear trend per estimator and task, with bootstrap-refit intervals.
 
     ``trend``: ``frontier_over_time`` rows (its release steps in order); ``curves[estimator]``
     (1 + B, steps, T) normalised frontiers (%), row 0 the estimate, tasks in ``trend``'s order.
-    Returns ({estimator: {task: fit}}, one ``fits_table`` row per estimator and task).
     """
     releases = trend[trend["date"].notna()]
     tasks = list(dict.fromkeys(releases["task"]))
     if releases.empty:
-        return {}, fits_table({})
+        return SetTrends({}, {}, fits_table({}))
     first = releases[releases["task"] == tasks[0]]
     t = months_since(first["date"], first["date"].min())
-    fits, frames = {}, []
+    fits, loglinear, frames = {}, {}, []
     for estimator, curve in curves.items():
         est = {task: fit_decay(t, curve[0, :, j]) for j, task in enumerate(tasks)}
         ll = {task: log_linear_trend(t, curve[0, :, j]) for j, task in enumerate(tasks)}
         refits = {task: refit_interval(t, curve[1:, :, j]) for j, task in enumerate(tasks) if est[task].identified}
-        fits[estimator] = est
+        fits[estimator], loglinear[estimator] = est, ll
         frames.append(fits_table(est, ll, refits).assign(estimator=estimator))
     table = pd.concat(frames, ignore_index=True)
-    return fits, table[["task", "estimator", *[c for c in table.columns if c not in ("task", "estimator")]]]
+    return SetTrends(fits, loglinear, table[["task", "estimator", *[c for c in table.columns if c not in ("task", "estimator")]]])
 
 
 # ---- coverage on synthetic series with a known decay rate ------------------------------------------

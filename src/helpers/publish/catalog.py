@@ -69,11 +69,13 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
     ),
     "The frontier over model releases": (
         Artifact("figure2_frontier_over_time", "figure", "Figure 2. Frontier cost-of-pass of the models released up "
-                 "to each date plus the human expert (Eq. 7), as % of the expert-only frontier: the paper's plug-in "
-                 "estimate (solid) with its 95% two-level bootstrap band, the model-based estimate (dotted), and the "
-                 "fit a·exp(−b·t)+c (Eq. 11, dashed), t in months since the first release. Titles: the halving time "
-                 "ln 2 / b with its 95% profile-likelihood interval; 'unreliable' with four release dates or fewer or "
-                 "an interval wider than the estimate.", "04_trends"),
+                 "to each date plus the human expert (Eq. 7), as % of the expert-only frontier (log axis), panels by "
+                 "category as the paper's: the paper's plug-in estimate (solid) with its 95% two-level bootstrap band, "
+                 "the model-based estimate (dotted), the fit a·exp(−b·t)+c (Eq. 11, dashed) and the log-linear trend "
+                 "(dash-dot), t in months since the first release; each release a point coloured by its family and "
+                 "named. Titles: the halving time ln 2 / b with its 95% profile-likelihood interval ('unreliable' with "
+                 "four release dates or fewer or an interval wider than the estimate), the paper's halving time where "
+                 "it published one, and the log-linear reduction factor per year with its 90% interval.", "04_trends"),
         Artifact("figure2_halving_times", "table", "Fits of Eq. 11 per dataset and estimator: the halving time ln 2 / b "
                  "in months with its 95% profile-likelihood interval (∞: b = 0 not excluded), the delta method's "
                  "standard error (the paper's ±, which covers the truth less often than stated on short series), the "

@@ -16,6 +16,8 @@ PAPER_TABLES = {
     "table6": "paper_table6_cost_usd.csv",
 }
 
+PAPER_HALVING_MONTHS = {"math500": 2.6, "aime24": 7.1}  # the paper's halving times of Eq. 11 (its Figure 2 text)
+
 
 def paper_table(name: str, folder: Path | None = None) -> pd.DataFrame:
     """A published table of the paper, as printed."""

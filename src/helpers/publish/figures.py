@@ -12,7 +12,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-from helpers.analyze.trends import DecayFit, months_since  # noqa: E402
+from helpers.analyze.trends import DecayFit, LogLinearTrend, months_since  # noqa: E402
 
 sns.set_theme(style="whitegrid", context="paper", font_scale=1.05)
 matplotlib.rcParams["svg.hashsalt"] = "cost-of-pass"  # stable clip-path ids: same records, same SVG bytes
@@ -59,40 +59,78 @@ def _finish_panels(fig, first_ax, title: str, simulated: bool):
 
 
 def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[str, str], simulated: bool,
-                   curves: dict[str, np.ndarray] | None = None, level: float = 0.95):
-    """Frontier V(M_t) per task over release dates, normalised by the expert-only frontier (%), with the fit.
+                   curves: dict[str, np.ndarray] | None = None, level: float = 0.95, *,
+                   loglinear: dict[str, LogLinearTrend] | None = None, families: dict[str, str] | None = None,
+                   model_labels: dict[str, str] | None = None, order: list[str] | None = None,
+                   paper_halving: dict[str, float] | None = None):
+    """Frontier V(M_t) per task over release dates, normalised by the expert-only frontier (%, log axis), with
+    the fit of Eq. 11 and the log-linear trend.
 
     ``curves`` (``intervals.SetStatistics.curves``): the plug-in band (``level`` percentiles of its
-    replicates) and the model-based estimate are drawn too. The halving time is titled with its
-    profile interval, or as unreliable (``DecayFit.reliable``)."""
+    replicates) and the model-based estimate are drawn too. Each release is a point coloured by its model's
+    family (``families``: model -> family) and labelled with the model (``model_labels``). The halving time is
+    titled with its profile interval, or as unreliable (``DecayFit.reliable``), beside the paper's
+    (``paper_halving``: task -> months). Panels in ``order`` (default: ``trend``'s)."""
     tasks = list(dict.fromkeys(trend["task"]))
-    fig, axes = _grid(len(tasks))
+    column = {t: j for j, t in enumerate(tasks)}  # the curves' task axis is in ``trend``'s order
+    shown = [t for t in (order or tasks) if t in column]
+    fig, axes = _grid(len(shown))
+    palette = family_palette(list(dict.fromkeys((families or {}).values())))
     q = 100 * (1 - level) / 2
-    for j, (ax, task) in enumerate(zip(axes, tasks)):
+    for ax, task in zip(axes, shown):
+        j = column[task]
         d = trend[(trend.task == task) & trend.date.notna()]
         if curves is not None and "plug-in" in curves and len(d):
             lo, hi = np.nanpercentile(curves["plug-in"][1:, :, j], [q, 100 - q], axis=0)
-            ax.fill_between(d.date, lo, hi, step="post", color="#333333", alpha=0.15, lw=0,
+            ax.fill_between(d.date, lo, hi, step="post", color="#333333", alpha=0.13, lw=0,
                             label=f"plug-in {level:.0%} interval")
-        ax.step(d.date, d.normalized_pct, where="post", color="#333333", lw=1.2, label="plug-in (paper)")
+        ax.step(d.date, d.normalized_pct, where="post", color="#333333", lw=1.3, label="plug-in (paper)")
         if curves is not None and "model-based" in curves and len(d):
-            ax.step(d.date, curves["model-based"][0, :, j], where="post", color="#4C72B0", lw=1.1, ls=":",
+            ax.step(d.date, curves["model-based"][0, :, j], where="post", color="#4C72B0", lw=1.2, ls=":",
                     label="model-based")
-        ax.scatter(d.date, d.normalized_pct, color="#C44E52", zorder=3, s=18)
+        for k, (_, row) in enumerate(d.iterrows()):
+            first = row.released.split(", ")[0]
+            ax.scatter(row.date, row.normalized_pct, color=palette.get((families or {}).get(first), "#C44E52"),
+                       zorder=3, s=26, edgecolor="white", linewidth=0.5)
+            name = ", ".join((model_labels or {}).get(m, m).replace(" (sim)", "") for m in row.released.split(", "))
+            ax.annotate(name, (row.date, row.normalized_pct), fontsize=6.5, color="#444444", rotation=35,
+                        xytext=(3, 4 if k % 2 == 0 else -10), textcoords="offset points")
+        start = d.date.min() if len(d) else None
+        grid = pd.date_range(start, d.date.max(), periods=100) if len(d) else None
+        t = months_since(pd.Series(grid), start) if len(d) else None
         fit = fits.get(task)
         if fit is not None and fit.identified:
-            start = d.date.min()
-            grid = pd.date_range(start, d.date.max(), periods=100)
-            t = months_since(pd.Series(grid), start)
-            ax.plot(grid, fit.a * np.exp(-fit.b * t) + fit.c, color="#C44E52", ls="--", lw=1, label="fit (Eq. 11)")
+            ax.plot(grid, np.maximum(fit.a * np.exp(-fit.b * t) + fit.c, 1e-9), color="#C44E52", ls="--", lw=1,
+                    label="fit a·exp(−bt)+c (Eq. 11)")
             note = (f"T½ = {fit.halving_months:.1f} mo {fit.interval_text()}" if fit.reliable
                     else f"T½ unreliable ({fit.halving_months:.1f} mo {fit.interval_text()})")
         else:
-            note = "fit not identifiable"
+            note = "Eq. 11 not identifiable"
+        if task in (paper_halving or {}):
+            note += f"; paper {paper_halving[task]:.1f} mo"
+        ll = (loglinear or {}).get(task)
+        if ll is not None and np.isfinite(ll.factor_per_year) and len(d):
+            ax.plot(grid, ll.values(t), color="#8172B3", ls="-.", lw=1, label="log-linear trend")
+            note += f"\nlog-linear: ÷{ll.factor_per_year:.3g} per year [{ll.low:.3g}, {ll.high:.3g}]"
+        ax.set_yscale("log")
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        drawn = [d.normalized_pct.to_numpy(float)]  # the axis spans what was measured, not where a fit heads
+        if curves is not None and len(d):
+            drawn += [lo, hi] if "plug-in" in curves else []
+            drawn += [curves["model-based"][0, :, j]] if "model-based" in curves else []
+        values = np.concatenate(drawn) if len(d) else np.array([])
+        values = values[np.isfinite(values) & (values > 0)]
+        if values.size:
+            ax.set_ylim(values.min() / 2, values.max() * 8)  # headroom above for the release labels
         ax.set_title(f"{labels.get(task, task)}\n{note}", fontsize=9)
-        ax.set_ylabel("frontier / expert-only (%)")
+        ax.set_ylabel("frontier / expert-only (%, log)", fontsize=8)
         ax.tick_params(axis="x", rotation=30, labelsize=7)
-    return _finish_panels(fig, axes[0] if tasks else None, "Figure 2. Frontier cost-of-pass over model releases", simulated)
+        ax.tick_params(axis="y", labelsize=7)
+        ax.margins(x=0.12)
+    if families:
+        for fam, color in palette.items():  # the release points' colours, once in the legend
+            axes[0].scatter([], [], color=color, s=26, label=fam)
+    return _finish_panels(fig, axes[0] if shown else None, "Figure 2. Frontier cost-of-pass over model releases", simulated)
 
 
 def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, colors: dict[str, str],
