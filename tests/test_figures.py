@@ -20,6 +20,9 @@ def test_figures_with_a_forks_families(tmp_path):
     fam = 100 * cp.family_counterfactual(cop, pd.Series({"a": "SmolLM (HF)", "b": "lightweight"}), expert)
     fig = figures.figure3_families(fam, simulated=True)
     assert "SIMULATED" in fig.axes[0].get_title()
+    printed = [t.get_text() for t in fig.axes[0].texts]  # each bar's value
+    x = fam.iloc[0, 0]
+    assert len(printed) == fam.size and printed[0] in {f"{x:.0f}", f"{x:.1f}"}
     png, svg = figures.save_figure(fig, "f3", tmp_path)
     assert png.stat().st_size > 1000 and svg.is_file()
     plt.close("all")
@@ -37,8 +40,10 @@ def test_trend_figures_with_two_releases():
 def test_interval_bars_draw_every_item_with_its_whiskers():
     frame = pd.DataFrame({"task": ["T", "T", "U"], "item": ["A", "B", "A"], "value": [10.0, 300.0, 5.0],
                           "low": [5.0, 100.0, 5.0], "high": [20.0, np.inf, 5.0]})
-    fig = figures.interval_bars(frame, "item", "Figure 5", simulated=True, colors={"A": "#123456"}, symlog=True)
+    fig = figures.interval_bars(frame, "item", "Figure 5", simulated=True, colors={"A": "#123456"}, symlog=True,
+                                legend={"family x": "#123456"})
     ax = fig.axes[0]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["family x"]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["A", "B"] and "SIMULATED" in fig._suptitle.get_text()
     assert len(ax.patches) == 2 and ax.get_xscale() == "symlog"
     plt.close("all")

@@ -134,9 +134,10 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[
 
 
 def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, colors: dict[str, str],
-                  ylabel: str = "%", symlog: bool = False):
+                  ylabel: str = "%", symlog: bool = False, legend: dict[str, str] | None = None):
     """One panel per dataset, a bar per ``item`` (in the frame's order) coloured by ``colors[item]``, with
-    ``low``-``high`` whiskers; ``frame`` columns: task (labels), ``item``, value, low, high."""
+    ``low``-``high`` whiskers; ``frame`` columns: task (labels), ``item``, value, low, high. ``legend``: name ->
+    colour (the families) below the panels."""
     tasks = list(dict.fromkeys(frame["task"]))
     items = list(dict.fromkeys(frame[item]))
     cols = min(3, len(tasks)) or 1
@@ -160,6 +161,11 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
     axes.flat[0].invert_yaxis()  # the y axis is shared: inverted once, the first item on top
     fig.suptitle(titled(title, simulated), y=1.0)
     fig.tight_layout()
+    if legend:  # below the panels (after the layout, so it takes no panel's room)
+        from matplotlib.patches import Patch
+
+        fig.legend(handles=[Patch(color=c, label=n) for n, c in legend.items()], loc="upper center", ncol=len(legend),
+                   bbox_to_anchor=(0.5, 0.0), fontsize=8, frameon=False)
     return fig
 
 
@@ -179,10 +185,15 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
             v = values[fam].to_numpy(float)
             err = np.vstack([np.clip(v - w["low"].to_numpy(float), 0, None), np.clip(w["high"].to_numpy(float) - v, 0, None)])
             ax.errorbar(x, v, yerr=np.nan_to_num(err), fmt="none", ecolor="#222222", elinewidth=0.8, capsize=2)
+    for container, fam in zip(ax.containers, values.columns):  # each bar's value, printed
+        v = values[fam].to_numpy(float)
+        ax.bar_label(container, labels=[f"{x:.0f}" if abs(x) >= 10 else f"{x:.1f}" for x in np.nan_to_num(v)],
+                     fontsize=6.5, padding=1.5, color="#333333")
     if np.nanmax(np.abs(values.to_numpy(float)), initial=0) > 200:
         ax.set_yscale("symlog", linthresh=10)
     ax.set_ylabel("relative improvement (%)")
     ax.set_xlabel("")
+    ax.legend(title="family", loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, title_fontsize=8, frameon=False)
     ax.set_title(titled("Figure 3. Essentialness of model families (counterfactual)", simulated))
     fig.tight_layout()
     return fig

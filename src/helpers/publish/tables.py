@@ -10,6 +10,7 @@ import pandas as pd
 from helpers.analyze import costofpass as cp
 from helpers.analyze import headline, intervals
 from helpers.analyze.estimates import Analysis
+from helpers.core.tasks import in_category_order
 from helpers.grade.estimates import strategy_name
 from helpers.publish import figures
 
@@ -175,11 +176,11 @@ def headline_with_truth(an: Analysis, st: intervals.SetStatistics, truth: dict[s
 def figure_frame(an: Analysis, st: intervals.SetStatistics, prefix: str, names: dict[str, str],
                  estimator: str = "plug-in") -> pd.DataFrame:
     """Rows (task label, item label, value, low, high) in % of the statistics ``<prefix>:<key>`` of one
-    estimator, items in the order of ``names`` (key -> label), tasks in the set's order."""
+    estimator, items in the order of ``names`` (key -> label), tasks by category as the paper orders them."""
     rows = st.of(prefix)
     rows = rows[(rows["estimator"] == estimator) & rows["statistic"].isin(names)]
     order = {k: i for i, k in enumerate(names)}
-    rows = rows.assign(o=rows["statistic"].map(order), t=rows["task"].map({t: i for i, t in enumerate(an.tasks)}))
+    rows = rows.assign(o=rows["statistic"].map(order), t=rows["task"].map({t: i for i, t in enumerate(in_category_order(an.tasks))}))
     rows = rows.sort_values(["t", "o"])
     out = pd.DataFrame({"task": rows["task"].map(an.task_labels), "item": rows["statistic"].map(names),
                         **{c: 100 * rows[c] for c in ("value", "low", "high")}})
@@ -203,6 +204,11 @@ def models_by_family(an: Analysis) -> dict[str, str]:
     fams = list(dict.fromkeys(an.families))
     order = sorted(an.models, key=lambda m: (fams.index(an.families[m]), an.releases[m], an.labels[m]))
     return {m: an.labels[m] for m in order}
+
+
+def family_colors(an: Analysis) -> dict[str, str]:
+    """Family -> colour, in the set's order of families (a figure's legend)."""
+    return figures.family_palette(list(dict.fromkeys(an.families)))
 
 
 def model_colors(an: Analysis) -> dict[str, str]:
