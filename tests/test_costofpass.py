@@ -178,3 +178,25 @@ def test_relative_gains_are_invariant_to_scaling_every_price(world, factor):
     b = cp.frontier_over_time(cp.cop_matrix(scaled), dates, expert * factor)
     assert np.allclose(a.relative_gain, b.relative_gain, rtol=1e-9, atol=1e-12)
     assert np.allclose(a.normalized_pct, b.normalized_pct, rtol=1e-9)
+
+
+def test_top_three_marks_only_where_more_than_three_compete():
+    from helpers.publish.tables import top3_marks
+
+    df = pd.DataFrame({"few": [3.0, 1.0, 2.0, None, None], "many": [5.0, 1.0, 4.0, 2.0, 3.0]})
+    marks = top3_marks(df, ["few", "many"])
+    assert marks["few"].tolist() == [0, 0, 0, 0, 0]  # three values: no top three to show
+    assert marks["many"].tolist() == [0, 1, 0, 2, 3]
+    assert top3_marks(df, ["many"], lowest=False)["many"].tolist() == [1, 0, 2, 0, 3]
+
+
+def test_expert_table_has_no_nan_or_degenerate_ranges():
+    from helpers.core.experts import expert_table
+
+    table = expert_table(["two_digit_addition", "two_digit_multiplication"])
+    text = table.to_markdown(index=False)
+    assert "nan" not in text and table["dataset"].tolist() == ["Two Digit Addition", "Two Digit Multiplication"]
+    assert table["paper's USD"].tolist() == ["0.02", "–"]  # the paper prices no multiplication
+    for rate in table["hourly rate (USD)"]:
+        low, _, high = rate.partition("–")
+        assert not high or low != high

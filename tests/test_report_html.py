@@ -63,6 +63,14 @@ def test_every_table_and_figure_is_written_and_labelled_simulated(report):
         assert (report.tables_path / f"{name}.csv").is_file()
 
 
+def test_tables_name_datasets_and_mark_a_top_three_only_among_more_than_three(report):
+    table1 = (report.tables_path / "table1_frontier_cop.md").read_text()
+    assert "Two Digit Addition" in table1.splitlines()[0] and "two_digit_addition" not in table1  # labels, not ids
+    assert table1.count("¹") == 1 and "**" in table1  # ten models: a top three per column
+    assert "two_digit_addition" in (report.tables_path / "table1_frontier_cop.csv").read_text()  # the CSV keeps ids
+    assert "¹" in (report.tables_path / "table5_accuracy.md").read_text()
+
+
 def test_html_is_self_contained_and_complete(report):
     html = (report.output_path / "report/index.html").read_text()
     assert len(re.findall(r'<img[^>]+src="data:image/png;base64,', html)) == len(FIGURES)

@@ -62,14 +62,21 @@ def expert_per_problem(index: pd.MultiIndex, bound: str = "high", costs: dict[st
 
 
 def expert_table(tasks: list[str], bound: str = "high", rule: str = "printed") -> pd.DataFrame:
-    """Per task: qualification, rate, minutes, derived and printed USD, and the USD used (``usd``)."""
+    """Per dataset (its label): qualification, hourly rate (USD; a range only where it is one), minutes per
+    question, the derived and the paper's USD per problem ("–" where the paper has none), the USD used and the
+    sources."""
+    from helpers.core.tasks import get_task
+
     costs = load_expert_costs()
     rows = []
     for t in tasks:
         e = costs[t]
-        rows.append({"task": t, "qualification": e.qualification,
-                     "hourly_rate_usd": f"{e.hourly_rate_usd[0]:g}-{e.hourly_rate_usd[1]:g}",
-                     "minutes_per_question": e.minutes_per_question, f"derived_usd_{bound}": round(e.derived_usd(bound), 4),
-                     "paper_usd": e.published_usd[0 if bound == "low" else 1] if e.published_usd else None,
-                     "usd": e.usd(bound, rule), "sources": e.sources})
+        low, high = e.hourly_rate_usd
+        paper = e.published_usd[0 if bound == "low" else 1] if e.published_usd else None
+        rows.append({"dataset": get_task(t).label, "qualification": e.qualification,
+                     "hourly rate (USD)": f"{low:g}" if low == high else f"{low:g}–{high:g}",
+                     "minutes per question": f"{e.minutes_per_question:g}",
+                     f"derived USD ({bound} bound)": f"{e.derived_usd(bound):.4g}",
+                     "paper's USD": "–" if paper is None else f"{paper:g}",
+                     "USD used": f"{e.usd(bound, rule):.4g}", "sources": e.sources})
     return pd.DataFrame(rows)

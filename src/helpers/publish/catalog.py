@@ -35,7 +35,7 @@ class Artifact:
     caption: str
     stage: str  # the notebook that publishes it
     fmt: Literal["usd", "pct", "g3"] = "usd"  # number format of a table's value columns
-    mark_top3: bool = False  # tables: bold and ¹²³ on the three lowest of each column
+    mark_top3: Literal["lowest", "highest", None] = None  # tables: bold and ¹²³ on each column's best three
     numeric: tuple[str, ...] = field(default=())  # a table's value columns (default: the set's datasets)
     simulated_only: bool = False  # published only for sets whose models are all simulated (known truth)
 
@@ -45,8 +45,8 @@ FORMATS: dict[str, Callable[[float], str]] = {"usd": tables.fmt_usd, "pct": tabl
 SECTIONS: dict[str, tuple[Artifact, ...]] = {
     "Frontier cost-of-pass of single models": (
         Artifact("table1_frontier_cop", "table", "Table 1. Frontier cost-of-pass V(p~D) with one model and the human "
-                 "expert (USD per problem; lower is better; top three per dataset in bold with ¹²³).", "03_frontier",
-                 mark_top3=True),
+                 "expert (USD per problem; lower is better; top three per dataset in bold with ¹²³ where more than "
+                 "three models compete).", "03_frontier", mark_top3="lowest"),
         Artifact("table1_expert_only", "table", "Human expert alone (USD per problem): the value a model must beat.",
                  "03_frontier"),
         Artifact("table1_intervals", "table", "Table 1 with 95% intervals, value [low, high] in USD per problem. "
@@ -149,10 +149,12 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                                     "profile_coverage_reliable", "profile_se_reliable"), simulated_only=True),
     ),
     "Accuracy and cost per attempt": (
-        Artifact("table5_accuracy", "table", "Table 5. Accuracy R_m(p~D) (%, vanilla attempts).", "03_frontier",
-                 fmt="pct"),
-        Artifact("table6_cost", "table", "Table 6. Mean cost per attempt C_m(p~D) (USD, vanilla attempts).",
-                 "03_frontier"),
+        Artifact("table5_accuracy", "table", "Table 5. Accuracy R_m(p~D) (%, vanilla attempts; top three per dataset "
+                 "in bold with ¹²³ where more than three models compete).", "03_frontier", fmt="pct",
+                 mark_top3="highest"),
+        Artifact("table6_cost", "table", "Table 6. Mean cost per attempt C_m(p~D) (USD, vanilla attempts; the three "
+                 "cheapest per dataset in bold with ¹²³ where more than three models compete).", "03_frontier",
+                 mark_top3="lowest"),
         Artifact("table5_6_intervals", "table", "Tables 5 and 6 with 95% intervals, value [low, high]: accuracy (%) "
                  "and mean cost per attempt (USD) of each model's vanilla attempts, percentile intervals of the "
                  "two-level bootstrap ({replicates} replicates). Both are means, so the plug-in is unbiased here.",
@@ -231,12 +233,14 @@ def publish_table(an: Analysis, name: str, df: pd.DataFrame, shown: pd.DataFrame
     ``shown``: the Markdown's table when it differs from the CSV's (cells already formatted, e.g.
     ``value [low, high]``); the CSV keeps ``df``'s numbers."""
     art = entry(name)
+    labels = an.task_labels  # the Markdown's headers name datasets; the CSV keeps their ids
     if shown is not None:
-        md = shown.to_markdown(index=False)
+        md = shown.rename(columns=labels).to_markdown(index=False)
     else:
         numeric = list(art.numeric) or [c for c in an.tasks if c in df.columns]
-        marks = tables.top3_marks(df, numeric) if art.mark_top3 else None
-        md = tables.to_markdown(df, numeric, FORMATS[art.fmt], marks)
+        marks = tables.top3_marks(df, numeric, lowest=art.mark_top3 == "lowest") if art.mark_top3 else None
+        md = tables.to_markdown(df.rename(columns=labels), [labels.get(c, c) for c in numeric], FORMATS[art.fmt],
+                                None if marks is None else marks.rename(columns=labels))
     caption = full_caption(an, name, **fill)
     tables.save_table(df, md, name, an.ctx.params.tables_path)
     caption_path(an.ctx.params.tables_path, name).write_text(caption + "\n", encoding="utf-8")

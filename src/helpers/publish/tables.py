@@ -218,9 +218,12 @@ def model_colors(an: Analysis) -> dict[str, str]:
 
 
 def top3_marks(df: pd.DataFrame, columns: list[str], lowest: bool = True) -> pd.DataFrame:
-    """Rank within each column (1 = best); ranks > 3 are 0."""
+    """Rank within each column (1 = best); ranks > 3 are 0, and so is every rank of a column with three values
+    or fewer (a top three of three says nothing)."""
     ranks = df[columns].rank(axis=0, method="min", ascending=lowest)
-    return ranks.where(ranks <= 3, 0).fillna(0).astype(int)
+    ranks = ranks.where(ranks <= 3, 0).fillna(0).astype(int)
+    ranks.loc[:, df[columns].notna().sum() <= 3] = 0
+    return ranks
 
 
 def fmt_usd(x: float) -> str:
