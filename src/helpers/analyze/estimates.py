@@ -53,17 +53,6 @@ class Analysis:
 
         return {t: get_task(t).label for t in self.tasks}
 
-    def caption(self, text: str) -> str:
-        """A caption: ``text`` then the set, counts, prices, expert bound, extraction and caveats."""
-        p, s = self.ctx.params, self.ctx.snapshot
-        n = {t: len(v) for t, v in self.ctx.problems.items()}
-        counts = ", ".join(f"{self.task_labels[t]} {n[t]}" for t in self.tasks)
-        sim = "**SIMULATED** records (not real LLMs). " if self.simulated else ""
-        notes = " ".join(self.ctx.caveats)
-        return (f"{text} {sim}Set '{p.name}': {len(self.tasks)} datasets (problems: {counts}), {p.n_runs} runs, "
-                f"{len(self.models)} models; prices '{s.name}' ({s.date}); human expert at the {p.expert_bound} "
-                f"bound; extraction {p.extraction}. {notes}").strip()
-
     def vanilla_cop(self) -> pd.DataFrame:
         return self.cop[[m for m in self.models if m in self.cop.columns]]
 

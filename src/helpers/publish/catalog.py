@@ -223,8 +223,10 @@ def caption_path(out_dir: Path, name: str) -> Path:
 
 
 def full_caption(an: Analysis, name: str, **fill: str) -> str:
-    """The catalog caption with ``fill`` and the set's provenance (counts, prices, SIMULATED, caveats)."""
-    return an.caption(entry(name).caption.format(**fill))
+    """The catalog caption with ``fill``: what the artifact shows, and SIMULATED where it is (the set's provenance
+    is stated once, in the report's "About this run": ``publish.about``)."""
+    text = entry(name).caption.format(**fill)
+    return f"{text} **SIMULATED** records (not real LLMs)." if an.simulated else text
 
 
 def publish_table(an: Analysis, name: str, df: pd.DataFrame, shown: pd.DataFrame | None = None, **fill: str) -> str:

@@ -200,11 +200,13 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
 
 
 def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, task_labels: dict[str, str],
-                     model_labels: dict[str, str], colors: dict[str, str], simulated: bool):
+                     model_labels: dict[str, str], colors: dict[str, str], simulated: bool, order: list[str] | None = None):
     """The oracle-routing cost–accuracy frontier per dataset: accuracy (%) reachable at each budget (USD per
     problem, log axis) by each estimator with its band, every model alone (plug-in, coloured by family, with
-    whiskers) and the human expert (star). ``envelope`` / ``points``: ``intervals.routing_frames``."""
-    tasks = list(dict.fromkeys(envelope["task"]))
+    whiskers) and the human expert (star). ``envelope`` / ``points``: ``intervals.routing_frames``; panels in
+    ``order`` (default: the envelope's)."""
+    present = list(dict.fromkeys(envelope["task"]))
+    tasks = [t for t in (order or present) if t in present]
     fig, axes = _grid(len(tasks))
     styles = {"plug-in": ("#333333", "-", "plug-in oracle (paper's estimates; biased up)"),
               "model-based": ("#4C72B0", "--", "model-based oracle")}
