@@ -44,6 +44,9 @@ def test_runner_executes_notebooks_in_order(write_set, tmp_path):
     out = run_cli("all", str(path))
     assert out.returncode == 0, out.stderr[-2000:]
     assert "WARNING" not in out.stderr and "without encryption" not in out.stderr  # kernels over IPC, not TCP
+    lines = {line.split()[1]: line for line in out.stdout.splitlines() if line.startswith("ok ")}
+    assert "16 calls made (0 failed) of 16 planned" in lines["01_collect"]  # what each stage did, in its line
+    assert "16 attempts graded" in lines["02_grade"] and "table" in lines["03_frontier"]
     params = load_params(path)
     executed = params.output_path / "notebooks"
     assert sorted(p.stem for p in executed.glob("*.ipynb")) == runner.NOTEBOOKS

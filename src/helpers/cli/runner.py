@@ -18,7 +18,7 @@ from helpers.collect.preflight import estimate, format_estimate, preflight_estim
 from helpers.collect.records import move_records_aside
 from helpers.core.context import Context, prepare
 from helpers.core.errors import CostOfPassError, MissingData, run_command
-from helpers.core.notebooks import execute_notebook
+from helpers.core.notebooks import execute_notebook, summary_path
 from helpers.core.params import load_params
 from helpers.core.paths import repo_root, shown
 
@@ -43,6 +43,7 @@ def run_stages(params_path: Path, ctx: Context, pending_calls: int, names: list[
             print(f"skip  {name:<18} inputs unchanged (records, parameters, code); --force runs it", flush=True)
             continue
         keys.forget(name)
+        summary_path(params.output_path, name).unlink(missing_ok=True)
         start = time.perf_counter()
         if name == "report":
             from helpers.publish.report import render_offline
@@ -52,8 +53,23 @@ def run_stages(params_path: Path, ctx: Context, pending_calls: int, names: list[
             execute_notebook(repo_root() / "notebooks" / f"{name}.ipynb", dst, params_path, log_output)
         keys.record(name)
         ran.append(name)
-        print(f"ok    {name:<18} {time.perf_counter() - start:6.1f} s  -> {shown(dst)}", flush=True)
+        print(f"ok    {name:<18} {time.perf_counter() - start:6.1f} s  {what_it_did(params, name)} -> {shown(dst)}", flush=True)
     return ran
+
+
+def what_it_did(params, name: str) -> str:
+    """The stage's own one-line summary (collection, grading), else the catalogued tables and figures it wrote."""
+    path = summary_path(params.output_path, name)
+    if path.is_file():
+        return path.read_text(encoding="utf-8").strip()
+    from helpers.publish.catalog import CATALOG
+
+    made = [a for a in CATALOG.values() if a.stage == name and
+            ((params.figures_path if a.kind == "figure" else params.tables_path) / f"{a.name}.caption.md").is_file()]
+    tables, figures = sum(a.kind == "table" for a in made), sum(a.kind == "figure" for a in made)
+    if name == "report":
+        return "HTML report"
+    return f"{tables} table{'s' * (tables != 1)}, {figures} figure{'s' * (figures != 1)}" if made else "nothing to publish"
 
 
 def main(argv: list[str] | None = None) -> int:

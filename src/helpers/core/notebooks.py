@@ -30,6 +30,18 @@ def _kernel_manager_class():
     return IPCKernelManager if os.name == "posix" else KernelManager
 
 
+def summary_path(output_path: Path, stage: str) -> Path:
+    """Where a stage notebook leaves the one line the runner prints after it (``write_summary``)."""
+    return output_path / "notebooks" / f"{stage}.summary.txt"
+
+
+def write_summary(output_path: Path, stage: str, text: str) -> None:
+    """A stage's one-line account of what it did (e.g. calls made, attempts graded), for the runner's line."""
+    path = summary_path(output_path, stage)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(" ".join(text.split()) + "\n", encoding="utf-8")
+
+
 def execute_notebook(src: Path, dst: Path, params_path: Path, log_output: bool = False) -> None:
     """Execute one notebook with papermill for a parameter set; raise one line naming the executed copy.
 
