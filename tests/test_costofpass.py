@@ -200,3 +200,16 @@ def test_expert_table_has_no_nan_or_degenerate_ranges():
     for rate in table["hourly rate (USD)"]:
         low, _, high = rate.partition("–")
         assert not high or low != high
+
+
+def test_beside_paper_by_hand():
+    from helpers.publish.compare import beside_paper
+
+    ours = pd.DataFrame({"model": ["A (sim)", "B (sim)", "C (sim)", "D (sim)"], "family": "x",
+                         "t": [1.0, 2.0, 3.0, 40.0], "u": [1.0, 1.0, 1.0, 1.0]})
+    paper = pd.DataFrame({"model": ["A", "B", "C", "D", "E"], "family": "x", "t": [2.0, 4.0, 6.0, 10.0, 1.0]})
+    summary, wide = beside_paper(ours, paper, ["t", "u"], {"t": "T"})
+    assert summary.to_dict("records") == [{"dataset": "T", "models": 4, "Spearman ρ": "1.00",
+                                           "largest difference": "D: 40 vs 10 (×4)"}]  # ratios 0.5, 0.5, 0.5, 4
+    assert wide["T"].tolist() == ["1 / 2", "2 / 4", "3 / 6", "40 / 10"] and wide["model"].tolist() == list("ABCD")
+    assert all(frame.empty for frame in beside_paper(ours.assign(model=list("WXYZ")), paper, ["t"], {}))

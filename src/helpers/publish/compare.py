@@ -70,3 +70,40 @@ def technique_sign_comparison(ours: pd.DataFrame, paper: pd.DataFrame, tasks: li
     if not df.empty:
         df["same sign"] = df.ours_sign == df.paper_sign
     return df
+
+
+def paper_model(label: str) -> str:
+    """The paper's name of a model: a simulated twin's label without its ' (sim)'."""
+    return label.removesuffix(" (sim)")
+
+
+def beside_paper(ours: pd.DataFrame, paper: pd.DataFrame, tasks: list[str], task_labels: dict[str, str],
+                 fmt=lambda x: f"{x:.3g}") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A table of the set (rows ``model``, a column per task) beside the paper's published one, over the models
+    both have (matched by ``paper_model``).
+
+    Returns (summary: per dataset the models compared, Spearman's rank correlation of the two columns and the
+    model whose value differs most by ratio; wide: per model and dataset ``ours / paper``). Both empty when no
+    model or dataset is shared."""
+    from scipy import stats
+
+    o = ours.assign(model=ours["model"].map(paper_model)).set_index("model")
+    p = paper.set_index("model")
+    models = [m for m in o.index if m in p.index]
+    shared = [t for t in tasks if t in o.columns and t in p.columns]
+    if not models or not shared:
+        return pd.DataFrame(), pd.DataFrame()
+    summary, wide = [], pd.DataFrame({"model": models})
+    for t in shared:
+        x, y = o.loc[models, t].astype(float), p.loc[models, t].astype(float)
+        ok = np.isfinite(x) & np.isfinite(y)
+        rho = stats.spearmanr(x[ok], y[ok]).statistic if ok.sum() >= 3 else np.nan
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gap = np.abs(np.log(x / y)).where(ok & (x > 0) & (y > 0))
+        top = gap.idxmax() if gap.notna().any() else None
+        summary.append({"dataset": task_labels.get(t, t), "models": int(ok.sum()),
+                        "Spearman ρ": "–" if not np.isfinite(rho) else f"{rho:.2f}",
+                        "largest difference": "–" if top is None else
+                        f"{top}: {fmt(x[top])} vs {fmt(y[top])} (×{float(np.exp(gap[top])):.3g})"})
+        wide[task_labels.get(t, t)] = [f"{fmt(a)} / {fmt(b)}" for a, b in zip(x, y)]
+    return pd.DataFrame(summary), wide
