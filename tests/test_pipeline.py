@@ -56,6 +56,10 @@ def test_runner_executes_notebooks_in_order(write_set, tmp_path):
     page = index.read_text()
     assert 'href="nbrun/report/index.html"' in page and "SIMULATED" in page and "<script" not in page
     assert '<td class="n">16</td>' in page  # records: 4 problems x 2 runs x 2 models, one call each
+    import re
+
+    links = re.findall(r'href="([^"#]+)"', page)
+    assert links and all((index.parent / link).is_file() for link in links if "://" not in link), links
     nb = json.loads((executed / "02_grade.ipynb").read_text())
     text = json.dumps(nb)
     assert "SIMULATED" in text and "accuracy" in text

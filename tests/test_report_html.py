@@ -17,11 +17,29 @@ from helpers.core.params import load_params
 FIGURES = ["routing_frontier", "figure2_frontier_over_time", "figure4_relative_gain_per_release", "figure3_family_counterfactual",
            "figure5_model_counterfactual"]
 TABLES = ["Table 1.", "Table 2.", "Table 5.", "Table 6.", "Human expert alone"]
+CATCH = """<script>
+window.copErrors = [];
+window.addEventListener('error', e => window.copErrors.push(String(e.message || e)));
+const copConsoleError = console.error;
+console.error = (...a) => { window.copErrors.push(a.join(' ')); copConsoleError(...a); };
+</script>"""
 CHECK = """<script>
+function copBlank(img) {  // the figure as drawn at the report's width: blank when its pixels barely vary
+  const c = document.createElement('canvas');
+  c.width = img.width; c.height = img.height;
+  const ctx = c.getContext('2d');
+  ctx.drawImage(img, 0, 0, c.width, c.height);
+  const d = ctx.getImageData(0, 0, c.width, c.height).data;
+  let lo = 255, hi = 0;
+  for (let k = 0; k < d.length; k += 4 * 13) { lo = Math.min(lo, d[k]); hi = Math.max(hi, d[k]); }
+  return hi - lo < 40;
+}
 window.addEventListener('load', () => {
   const imgs = [...document.images];
   const out = {images: imgs.length, loaded: imgs.filter(i => i.complete && i.naturalWidth > 0).length,
-               tables: document.querySelectorAll('table').length, text: document.body.innerText.length};
+               tables: document.querySelectorAll('table').length, text: document.body.innerText.length,
+               blank: imgs.filter(copBlank).length, errors: window.copErrors,
+               widest: Math.max(0, ...imgs.map(i => i.getBoundingClientRect().right)), page: window.innerWidth};
   const pre = document.createElement('pre'); pre.id = 'cop-check'; pre.textContent = JSON.stringify(out);
   document.body.appendChild(pre);
 });
@@ -94,17 +112,21 @@ def test_report_opens_in_headless_chromium(report, tmp_path):
             pytest.fail("chromium is missing in CI: `make test` installs Debian's chromium")
         pytest.skip("chromium not installed (make test installs it where apt-get is usable)")
     page = tmp_path / "page.html"
-    page.write_text((report.output_path / "report/index.html").read_text().replace("</body>", CHECK + "</body>"))
+    html = (report.output_path / "report/index.html").read_text()
+    page.write_text(html.replace("<head>", "<head>" + CATCH, 1).replace("</body>", CHECK + "</body>"))
     out = subprocess.run(
         [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=15000", "--dump-dom", page.as_uri()],
+         f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,1000", "--virtual-time-budget=15000",
+         "--dump-dom", page.as_uri()],
         capture_output=True, text=True, timeout=180)
     found = re.search(r'<pre id="cop-check">(.*?)</pre>', out.stdout)
     assert found, out.stderr[-2000:]
     check = json.loads(found.group(1).replace("&quot;", '"'))
     assert check["images"] == len(FIGURES) and check["loaded"] == len(FIGURES)
     assert check["tables"] >= 10 and check["text"] > 2000
+    assert check["blank"] == 0 and check["errors"] == []  # every figure draws something; no script error
+    assert check["widest"] <= check["page"]  # figures fit the report's width
 
 
 def outputs(params) -> dict[str, bytes]:
