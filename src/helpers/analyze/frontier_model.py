@@ -23,11 +23,12 @@ E[min(min_s C_s(p)/R_s(z), e_p) | the problem's pass counts], averaged over prob
 population frontier when the model holds (law of total expectation). C_s(p) is the problem's mean
 recorded USD per attempt shrunk toward the dataset's mean by how much of its spread over problems is
 run noise (``cost_shrinkage``, method of moments): a minimum over noisy costs is biased low too (the
-cost side of the optimizer's curse), e.g. min(C, expert) when C is near the expert's cost. Methods estimated from vanilla runs follow from R(z): best-of-k
-1 − (1 − R)^k; majority vote by the closed form with replacement over the correct answer and
-D equally likely wrong answers, D = 1 / (how often two wrong runs on a problem agree), per dataset
-and model. Assumptions (stated in the report): one latent difficulty per problem, logistic curves
-above a floor, runs independent given the problem.
+cost side of the optimizer's curse), e.g. min(C, expert) when C is near the expert's cost. Methods
+estimated from vanilla runs follow from R(z): best-of-k 1 − (1 − R)^k; majority vote by the closed
+form with replacement over the correct answer and D equally likely wrong answers, D = 1 / (how often
+two wrong runs on a problem agree), per dataset and model. Assumptions (stated in the report): one
+latent difficulty per problem, logistic curves (above a floor where tested), runs independent given
+the problem.
 """
 
 from __future__ import annotations
@@ -189,8 +190,11 @@ def cost_shrinkage(usd: np.ndarray, runs: np.ndarray) -> np.ndarray:
     """(S,) how far each strategy's per-problem mean USD per attempt is trusted over the dataset mean (0-1):
     tau^2 / (tau^2 + sigma^2 / n), with sigma^2 the within-problem variance of an attempt's cost and tau^2 the
     between-problem variance of the true means (method of moments), from ``usd`` (P, S, n) and ``runs`` (P, S)."""
+    import warnings
+
     valid = np.arange(usd.shape[2]) < runs[..., None]
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a strategy without runs here: no estimate, trusted as is
         mean = np.where(valid, usd, 0.0).sum(-1) / runs
         within = np.where(valid, (usd - mean[..., None]) ** 2, 0.0).sum(-1) / (runs - 1)  # (P, S)
         noise = np.nanmean(within / runs, axis=0)  # variance of a problem's mean
