@@ -80,24 +80,29 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[
     for ax, task in zip(axes, shown):
         j = column[task]
         d = trend[(trend.task == task) & trend.date.notna()]
-        if curves is not None and "plug-in" in curves and len(d):
+        ax.set_title(labels.get(task, task), fontsize=9)
+        if d.empty:  # no model released: nothing but the expert
+            continue
+        drawn = [d.normalized_pct.to_numpy(float)]  # the y axis spans what was measured, not where a fit heads
+        if curves is not None and "plug-in" in curves:
             lo, hi = np.nanpercentile(curves["plug-in"][1:, :, j], [q, 100 - q], axis=0)
             ax.fill_between(d.date, lo, hi, step="post", color="#333333", alpha=0.13, lw=0,
                             label=f"plug-in {level:.0%} interval")
+            drawn += [lo, hi]
         ax.step(d.date, d.normalized_pct, where="post", color="#333333", lw=1.3, label="plug-in (paper)")
-        if curves is not None and "model-based" in curves and len(d):
+        if curves is not None and "model-based" in curves:
             ax.step(d.date, curves["model-based"][0, :, j], where="post", color="#4C72B0", lw=1.2, ls=":",
                     label="model-based")
+            drawn.append(curves["model-based"][0, :, j])
         for k, (_, row) in enumerate(d.iterrows()):
-            first = row.released.split(", ")[0]
-            ax.scatter(row.date, row.normalized_pct, color=palette.get((families or {}).get(first), "#C44E52"),
+            names = row.released.split(", ")
+            ax.scatter(row.date, row.normalized_pct, color=palette.get((families or {}).get(names[0]), "#C44E52"),
                        zorder=3, s=26, edgecolor="white", linewidth=0.5)
-            name = ", ".join((model_labels or {}).get(m, m).replace(" (sim)", "") for m in row.released.split(", "))
-            ax.annotate(name, (row.date, row.normalized_pct), fontsize=6.5, color="#444444", rotation=35,
+            ax.annotate(", ".join((model_labels or {}).get(m, m).replace(" (sim)", "") for m in names),
+                        (row.date, row.normalized_pct), fontsize=6.5, color="#444444", rotation=35,
                         xytext=(3, 4 if k % 2 == 0 else -10), textcoords="offset points")
-        start = d.date.min() if len(d) else None
-        grid = pd.date_range(start, d.date.max(), periods=100) if len(d) else None
-        t = months_since(pd.Series(grid), start) if len(d) else None
+        grid = pd.date_range(d.date.min(), d.date.max(), periods=100)
+        t = months_since(pd.Series(grid), d.date.min())
         fit = fits.get(task)
         if fit is not None and fit.identified:
             ax.plot(grid, np.maximum(fit.a * np.exp(-fit.b * t) + fit.c, 1e-9), color="#C44E52", ls="--", lw=1,
@@ -109,16 +114,12 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[
         if task in (paper_halving or {}):
             note += f"; paper {paper_halving[task]:.1f} mo"
         ll = (loglinear or {}).get(task)
-        if ll is not None and np.isfinite(ll.factor_per_year) and len(d):
+        if ll is not None and np.isfinite(ll.factor_per_year):
             ax.plot(grid, ll.values(t), color="#8172B3", ls="-.", lw=1, label="log-linear trend")
             note += f"\nlog-linear: ÷{ll.factor_per_year:.3g} per year [{ll.low:.3g}, {ll.high:.3g}]"
         ax.set_yscale("log")
         ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-        drawn = [d.normalized_pct.to_numpy(float)]  # the axis spans what was measured, not where a fit heads
-        if curves is not None and len(d):
-            drawn += [lo, hi] if "plug-in" in curves else []
-            drawn += [curves["model-based"][0, :, j]] if "model-based" in curves else []
-        values = np.concatenate(drawn) if len(d) else np.array([])
+        values = np.concatenate(drawn)
         values = values[np.isfinite(values) & (values > 0)]
         if values.size:
             ax.set_ylim(values.min() / 2, values.max() * 8)  # headroom above for the release labels

@@ -48,9 +48,9 @@ CATEGORIES = ("basic quantitative", "knowledge", "complex quantitative")  # the 
 def in_category_order(tasks: list[str]) -> list[str]:
     """``tasks`` grouped by category in the paper's order (a fork's own categories after, as they first appear),
     the set's order kept within a category."""
-    seen = list(dict.fromkeys(TASKS[t].category for t in tasks if t in TASKS))
-    rank = {c: i for i, c in enumerate([*CATEGORIES, *[c for c in seen if c not in CATEGORIES]])}
-    return sorted(tasks, key=lambda t: rank.get(TASKS[t].category, len(rank)) if t in TASKS else len(rank))
+    seen = [c for c in dict.fromkeys(TASKS[t].category for t in tasks) if c not in CATEGORIES]
+    rank = {c: i for i, c in enumerate([*CATEGORIES, *seen])}
+    return sorted(tasks, key=lambda t: rank[TASKS[t].category])
 
 
 def register(spec: TaskSpec) -> TaskSpec:
