@@ -34,7 +34,9 @@ def test_vote_polynomial_is_the_closed_form():
             assert np.polyval(vote_polynomial(k, d), x) == pytest.approx(expected, abs=1e-9)
 
 
-def test_a_strategy_that_always_passes_costs_its_mean_cost():
+def test_a_strategy_that_always_passes_costs_about_its_mean_cost():
+    # 48 passes of 48 runs: R(z) near 1 wherever the problems' posteriors sit, not exactly 1 (the curves' penalty
+    # keeps its logit near the other strategies' instead of at the bound), so cost-of-pass a little above C
     attempts = synthetic_attempts(problems=6)
     attempts.loc[attempts["model"] == "a", "correct"] = True
     cube = bt.run_cube(attempts, METHODS)
@@ -43,8 +45,9 @@ def test_a_strategy_that_always_passes_costs_its_mean_cost():
     mean_cost = bt.point_estimate(cube, expert).cost[0, :, cube.all_strategies.index("a")]
     s, rows = cube.strategies.index("a"), model.rows[0]
     shrunk = shrunk_costs(mean_cost[rows, None], model.shrinkage[0][[s]])[:, 0]
-    np.testing.assert_allclose(model.per_problem(["a"])[0][rows], shrunk, rtol=1e-4)
-    assert model.frontier(["a"])[0, 0] == pytest.approx(mean_cost[rows].mean(), rel=1e-4)  # shrinking keeps the mean
+    values = model.per_problem(["a"])[0][rows]
+    assert np.all(values >= shrunk * (1 - 1e-9)) and np.all(values <= shrunk * 1.05)
+    assert model.frontier(["a"])[0, 0] == pytest.approx(mean_cost[rows].mean(), rel=0.05)  # shrinking keeps the mean
     assert np.all(model.per_problem(["a", "b"])[0] <= model.per_problem(["a"])[0] + 1e-12)
     draws = model.draws(np.ones((5, len(cube.problems))), seed=1)
     assert draws.frontier(["a", "b"]).shape == (5, len(cube.tasks))
@@ -110,3 +113,45 @@ def test_cost_shrinkage_by_hand():
     # shrunk toward the weighted mean: m = (1 * 1 + 3 * 3) / 4 = 2.5
     np.testing.assert_allclose(shrunk_costs(np.array([[1.0], [3.0]]), np.array([0.5]), np.array([1.0, 3.0])),
                                [[1.75], [2.75]])
+
+
+def test_random_effect_by_hand():
+    from helpers.analyze.frontier_model import random_effect
+
+    assert random_effect(np.array([1.0, 2.0, 3.0]), np.ones(3)) == pytest.approx((2.0, 0.0))  # Q = 2 = S - 1: no spread
+    # x = (0, 4), variances 1: mean 2, Q = 8, tau^2 = (8 - 1) / (2 - 2 / 2) = 7
+    assert random_effect(np.array([0.0, 4.0]), np.ones(2)) == pytest.approx((2.0, np.sqrt(7.0)))
+    # a value without a variance (a flat direction of the fit) is left out
+    assert random_effect(np.array([0.0, 4.0, 99.0]), np.array([1.0, 1.0, 0.0])) == pytest.approx((2.0, np.sqrt(7.0)))
+
+
+def test_the_difficulty_grid_integrates_a_sharp_posterior():
+    # 20 strategies of 8 runs pin a problem's difficulty to about +-0.12: the marginal likelihood over z ~ N(0, 1)
+    # must still come out right (64 Gauss-Hermite nodes, 0.38 apart near 0, were off by a factor of 1.7 here)
+    from scipy import integrate
+
+    from helpers.analyze.frontier_model import _loglik_terms
+
+    a, b = np.linspace(-3.0, 4.0, 20), np.full(20, 2.0)
+    n = np.full((1, 20), 8.0)
+    k = np.round(8 * special.expit(a - b * 0.37))[None]
+    theta = np.r_[a, b, np.zeros(20)][None]
+    grid = _loglik_terms(theta, k, n)[2][0]
+
+    def density(z):
+        r = special.expit(a - b * z)
+        return np.exp((k[0] * np.log(r) + (8 - k[0]) * np.log1p(-r)).sum() - z**2 / 2) / np.sqrt(2 * np.pi)
+    exact = np.log(integrate.quad(density, -8, 8, points=[0.37], limit=200, epsabs=0)[0])
+    assert grid == pytest.approx(exact, abs=0.01)  # within 1%
+
+
+def test_a_strategy_that_always_passes_gets_a_finite_curve():
+    # every run of the first strategy passed: without the penalty its logit runs to the bound (25)
+    rng = np.random.default_rng(2)
+    z = rng.standard_normal(60)
+    n = np.full((60, 4), 8)
+    k = rng.binomial(n, special.expit(np.array([1.0, 0.0, -1.0, 0.5]) - 1.5 * z[:, None]))
+    k[:, 0] = 8
+    fit = fit_tested(k, n, np.array(["vanilla"] * 4))
+    assert fit.a[0] < 15 and np.isfinite(fit.covariance).all() and fit.covariance[0, 0] > 0
+    assert fit.a[0] > fit.a[1:].max()  # still the strongest
