@@ -3,6 +3,7 @@
 import json
 import re
 
+import pytest
 import yaml
 
 from conftest import ROOT
@@ -34,13 +35,33 @@ def test_quarto_project_is_consistent():
                 assert "#| fig-cap:" in src
             if "#| label: tbl-" in src:
                 assert "#| tbl-cap:" in src
-        for ref in re.findall(r"@((?:fig|tbl)-[a-z0-9-]+)", text):
-            assert ref in labels, f"{page}: cross-reference @{ref} has no label"
+        catalogued = [a.label for a in catalog.CATALOG.values()]  # ReportParts.block gives each artifact its label
+        for ref in re.findall(r"@((?:fig|tbl)-[a-z0-9-]+)", text + catalog_text()):
+            assert ref in labels + catalogued, f"{page}: cross-reference @{ref} has no label"
+        assert "prepare(" not in text and "load_analysis(" not in text  # artifacts only: no data reload
         # the report names no artifact of its own: it walks the catalog (csv reads for the appendix excepted)
         assert "catalog.SECTIONS" in text
         assert not re.findall(r'parts\.(?:markdown|figure)\("', text)
         for name in re.findall(r'parts\.csv\("([a-z0-9_]+)"\)', text):
             assert name in catalog.CATALOG, f"report reads {name}, which is not in the artifact catalog"
+
+
+def catalog_text() -> str:
+    """Every caption, section note and the methods text the report shows."""
+    return " ".join([*(a.caption for a in catalog.CATALOG.values()), *catalog.NOTES.values(), catalog.METHODS])
+
+
+NUMBERED = re.compile(r"^\W*(figure|fig\.|table|tbl\.)s?\s*\d", re.IGNORECASE)
+
+
+def test_captions_leave_numbering_to_quarto():
+    """Quarto numbers labelled figures and tables itself: a caption of its own 'Figure 2.' would read 'Figure 1: Figure 2.'"""
+    for a in catalog.CATALOG.values():
+        assert not NUMBERED.match(a.caption), f"{a.name}: caption starts with its own number: {a.caption[:30]}"
+        assert re.fullmatch(r"(fig|tbl)-[a-z0-9-]+", a.label)  # Quarto's prefixes; no underscores
+    labels = [a.label for a in catalog.CATALOG.values()]
+    assert len(labels) == len(set(labels))
+    assert NUMBERED.match("Figure 2. Frontier") and NUMBERED.match("**Table 1**: x") and not NUMBERED.match("The paper's Table 1")
 
 
 def test_every_catalogued_artifact_is_published_by_its_notebook_and_only_those():
@@ -61,3 +82,43 @@ def test_paper_tables_are_the_published_ones():
         shared = ROOT.parent / "shared" / "paper_tables" / name
         if shared.is_file():
             assert (REPORT / "paper_tables" / name).read_text() == shared.read_text()
+
+
+def test_report_blocks_label_for_quarto_and_number_offline(tmp_path):
+    from types import SimpleNamespace
+
+    from helpers.publish.report import ReportParts
+
+    params = SimpleNamespace(name="t", figures_path=tmp_path / "figures", tables_path=tmp_path / "tables")
+    params.figures_path.mkdir()
+    params.tables_path.mkdir()
+    fig, tbl, tbl2 = catalog.entry("figure3_family_counterfactual"), catalog.entry("table6_cost"), catalog.entry("table5_accuracy")
+    (params.figures_path / f"{fig.name}.png").write_bytes(b"\x89PNG fake")
+    (params.figures_path / f"{fig.name}.caption.md").write_text("Families [with intervals].\n")
+    for t in (tbl, tbl2):
+        (params.tables_path / f"{t.name}.md").write_text("| a |\n|---|\n| 1 |\n")
+        (params.tables_path / f"{t.name}.caption.md").write_text(f"Caption of {t.name}.\n")
+    quarto = ReportParts(params, "quarto")
+    block = quarto.block(fig)
+    assert block.startswith("![Families \\[with intervals\\].](data:image/png;base64,") and block.endswith("{#fig-figure3-family-counterfactual}")
+    assert quarto.block(tbl) == "| a |\n|---|\n| 1 |\n\n: Caption of table6_cost. {#tbl-table6-cost}"
+    offline = ReportParts(params, "offline")
+    assert offline.block(fig).endswith("**Figure 1.** Families [with intervals].")
+    assert offline.block(tbl).startswith("**Table 1.** Caption of table6_cost.")
+    assert offline.block(tbl2).startswith("**Table 2.** Caption of table5_accuracy.")
+    with pytest.raises(Exception, match="renderer"):
+        ReportParts(params, "html")
+
+
+def test_cross_references_name_what_each_renderer_numbers(tmp_path):
+    from types import SimpleNamespace
+
+    from helpers.publish.report import ReportParts
+
+    params = SimpleNamespace(name="t", figures_path=tmp_path, tables_path=tmp_path)
+    (tmp_path / "headline_truth.md").write_text("| a |\n|---|\n| 1 |\n")
+    (tmp_path / "headline_truth.caption.md").write_text("Truth.\n")
+    assert ReportParts(params, "quarto").ref("headline_truth") == "@tbl-headline-truth"
+    offline = ReportParts(params, "offline")
+    offline.block(catalog.entry("headline_truth"))
+    assert offline.ref("headline_truth") == "Table 1"

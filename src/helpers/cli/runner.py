@@ -21,6 +21,7 @@ from helpers.core.errors import CostOfPassError, MissingData, run_command
 from helpers.core.notebooks import execute_notebook, summary_path
 from helpers.core.params import load_params
 from helpers.core.paths import repo_root, shown
+from helpers.core.progress import watch
 
 DEFAULT_SETS = ["params/local.yaml", "params/sim.yaml"]  # what `make all` shows: real local models, then the paper at scale
 NOTEBOOKS = ["01_collect", "02_grade", "03_frontier", "04_trends", "05_counterfactual", "06_techniques", "07_validity"]
@@ -50,7 +51,8 @@ def run_stages(params_path: Path, ctx: Context, pending_calls: int, names: list[
 
             render_offline(params_path, params)
         else:
-            execute_notebook(repo_root() / "notebooks" / f"{name}.ipynb", dst, params_path, log_output)
+            with watch(dst.with_name(f".{name}.progress.json")):  # the stage's tqdm bar, redrawn here
+                execute_notebook(repo_root() / "notebooks" / f"{name}.ipynb", dst, params_path, log_output)
         keys.record(name)
         ran.append(name)
         print(f"ok    {name:<18} {time.perf_counter() - start:6.1f} s  {what_it_did(params, name)} -> {shown(dst)}", flush=True)

@@ -22,7 +22,6 @@ from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from helpers.collect.backends.openai_compatible import OpenAICompatibleClient, is_direct
 from helpers.collect.records import KEY, CallRecord, RecordStore, key_strings, keys_in
@@ -33,6 +32,7 @@ from helpers.core.methods import Method, collected_methods
 from helpers.core.models import LOCAL_PROVIDERS, ModelSpec, call_sampling
 from helpers.core.params import Params
 from helpers.core.prices import PriceSnapshot, call_cost_usd, cost_usd
+from helpers.core.progress import progress_bar
 from helpers.core.prompts import messages_hash, solve_messages, template_hash
 from helpers.core.redaction import redact
 from helpers.core.tasks import Problem
@@ -564,8 +564,8 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
     forked = workers > 1 and can_fork()
     budget = Budget(params.budget_usd, spent, shared=forked)
     tally = Tally()
-    bar = tqdm(total=sum(len(c) for _, c in todo), desc=f"collect {params.name}", unit="call",
-               disable=not progress, mininterval=2.0)
+    bar = progress_bar(total=sum(len(c) for _, c in todo), desc=f"collect {params.name}", unit="call",
+                       disable=not progress, mininterval=2.0)
     with store:
         if http:
             run_coroutine(_collect_http(http, done, store, caller, budget, est_by, snapshot, params.concurrency,

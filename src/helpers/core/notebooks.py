@@ -42,11 +42,11 @@ def write_summary(output_path: Path, stage: str, text: str) -> None:
     path.write_text(" ".join(text.split()) + "\n", encoding="utf-8")
 
 
-def execute_notebook(src: Path, dst: Path, params_path: Path, log_output: bool = False) -> None:
+def execute_notebook(src: Path, dst: Path, params_path: Path, log_output: bool = False, extra: dict | None = None) -> None:
     """Execute one notebook with papermill for a parameter set; raise one line naming the executed copy.
 
     Like ``papermill -f params/<set>.yaml``: the set's keys are the notebook's parameters (plus
-    ``params_file``, where they came from). The kernel is ``cost-of-pass`` from this environment.
+    ``params_file``, where they came from, and ``extra``). The kernel is ``cost-of-pass`` from this environment.
     """
     import logging
 
@@ -55,7 +55,7 @@ def execute_notebook(src: Path, dst: Path, params_path: Path, log_output: bool =
 
     logging.getLogger("papermill").setLevel(logging.ERROR)  # the set's keys are all passed, by design
     os.environ.setdefault("JUPYTER_PATH", str(Path(sys.prefix) / "share" / "jupyter"))
-    parameters = {**yaml.safe_load(params_path.read_text()), "params_file": str(params_path)}
+    parameters = {**yaml.safe_load(params_path.read_text()), "params_file": str(params_path), **(extra or {})}
     dst.parent.mkdir(parents=True, exist_ok=True)
     try:
         pm.execute_notebook(str(src), str(dst), parameters=parameters, cwd=str(repo_root()), kernel_name=KERNEL,

@@ -209,16 +209,18 @@ def canonical_answer(answer: str | None, metric: Metric, n_choices: int = 4, num
 
 
 # ---- records -> graded calls and attempts ---------------------------------------------------------
-def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRule = "number"):
+def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRule = "number", progress: bool = False):
     """Add ``extracted``, ``correct`` and ``answer_key`` (the vote key, ``canonical_answer``) to call records.
     (One row per call key, see RecordStore.latest.)
 
     ``problems`` maps task -> list of Problem. Failed calls keep ``correct = <NA>``: a failure is
     not a wrong answer. Extraction is done once per distinct response and grading once per
-    distinct (target, answer): at the paper's scale ~1,100 verdicts serve 160,800 calls.
+    distinct (target, answer): at the paper's scale ~1,100 verdicts serve 160,800 calls. ``progress``: a tqdm
+    bar (``core.progress``: in the runner's terminal too).
     """
     import pandas as pd
 
+    from helpers.core.progress import progress_bar
     from helpers.core.tasks import get_task
 
     lookup = {(p.task, p.problem_id): p for ps in problems.values() for p in ps}
@@ -226,7 +228,8 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
     answers: dict[tuple, str | None] = {}  # memo: (response, metric) -> extracted answer
     verdicts: dict[tuple, bool] = {}  # memo: (target, answer, metric, n_choices) -> correct
     extracted, correct, keys = [], [], []
-    for task, pid, status, response in zip(calls["task"], calls["problem_id"], calls["status"], calls["response"]):
+    rows = zip(calls["task"], calls["problem_id"], calls["status"], calls["response"])
+    for task, pid, status, response in progress_bar(rows, total=len(calls), desc="grade", unit="call", disable=not progress):
         problem = lookup.get((task, pid))
         if status != "ok" or problem is None:
             extracted.append(None)

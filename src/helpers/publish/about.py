@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 from helpers.analyze.estimates import Analysis
 from helpers.core.paths import repo_root
@@ -51,3 +52,53 @@ def about_run(an: Analysis) -> str:
     ]
     table = "\n".join(f"| {k} | {v} |" for k, v in rows)
     return f"**About this run**\n\n| | |\n|---|---|\n{table}"
+
+
+def context_path(params) -> Path:
+    """Where a set's report context is kept: ``results/<set>/tables/run_context.json``."""
+    return params.tables_path / "run_context.json"
+
+
+def run_context(an: Analysis) -> dict:
+    """What the report states once besides the catalogued artifacts, as Markdown and plain values: the about box,
+    the price snapshot, the human expert's derivation, the answer-extraction rule and data caveats, and the
+    datasets with their labels (so the report reloads neither the benchmark data nor the records)."""
+    from helpers.core.experts import expert_table
+
+    p, snap = an.ctx.params, an.ctx.snapshot
+    prices = "\n".join(f"| {an.labels.get(m, m)} | {q.input_usd_per_mtok:g} | {q.output_usd_per_mtok:g} |"
+                       for m, q in snap.prices.items() if m in an.models)
+    how = ("the paper's Table 3 as printed, as its reference code uses it (tasks outside the paper: hourly rate × "
+           "minutes / 60)" if p.fidelity.expert_cost == "printed"
+           else "hourly rate × minutes per question / 60, recomputed from Table 3's derivation")
+    rule = ("the last `<answer>…</answer>` span (the paper's rule)" if p.extraction == "strict" else
+            "the last `<answer>…</answer>` span, falling back to the last `\\boxed{}`, an \"answer is X\" phrase, then "
+            "the last number or a lone letter")
+    numeric = ("For numeric targets the answer must itself be a number: an expression such as `60 + 59` is wrong even "
+               "where math-verify would evaluate it (a deliberate departure from the paper's grader: small models echo "
+               "the question)." if p.fidelity.numeric_answers == "number" else
+               "Numeric answers may be expressions that math-verify evaluates, as the paper's grader does.")
+    caveats = "\n".join(f"- {c}" for c in an.ctx.caveats) or "- none"
+    return {
+        "name": p.name,
+        "simulated": bool(an.simulated),
+        "known_truth": all(m.simulated for m in an.ctx.models),
+        "tasks": list(an.tasks),
+        "task_labels": {t: an.task_labels[t] for t in an.tasks},
+        "about": about_run(an),
+        "prices": f"**Prices**: snapshot `{snap.name}` of {snap.date}, source: {snap.source}. USD per 1M tokens; "
+                  f"reasoning tokens are billed as output.\n\n| model | input | output |\n|---|---|---|\n{prices}",
+        "expert": f"**Human expert** cost per problem (`usd`, at the {p.expert_bound} bound): {how}. The derivation is "
+                  f"kept beside it:\n\n" + expert_table(an.tasks, p.expert_bound, p.fidelity.expert_cost).to_markdown(index=False),
+        "extraction": f"**Answer extraction**: {rule} (`extraction: {p.extraction}`). Math answers are compared by symbolic "
+                      f"equivalence (math-verify), multiple choice by the letter. {numeric} Failed calls are excluded, never "
+                      f"graded wrong.\n\n**Data caveats**:\n{caveats}",
+    }
+
+
+def write_context(an: Analysis) -> Path:
+    """Write ``run_context`` where the report reads it (``context_path``)."""
+    path = context_path(an.ctx.params)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(run_context(an), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path

@@ -39,17 +39,32 @@ class Artifact:
     numeric: tuple[str, ...] = field(default=())  # a table's value columns (default: the set's datasets)
     simulated_only: bool = False  # published only for sets whose models are all simulated (known truth)
 
+    @property
+    def label(self) -> str:
+        """The report's cross-reference label (Quarto: ``fig-`` / ``tbl-`` and no underscores), e.g. ``tbl-table6-cost``."""
+        return f"{'fig' if self.kind == 'figure' else 'tbl'}-{self.name.replace('_', '-')}"
+
 
 FORMATS: dict[str, Callable[[float], str]] = {"usd": tables.fmt_usd, "pct": tables.fmt_pct, "g3": lambda x: f"{x:.3g}"}
 
 SECTIONS: dict[str, tuple[Artifact, ...]] = {
+    "Findings at a glance": (
+        Artifact("findings", "table", "What this set shows, per dataset (the report's counterpart of the paper's Figure 1), "
+                 "each cell computed from the set's numbers by the model-based estimator with its 95% interval: the "
+                 "frontier cost-of-pass of all models with the human expert; the cheapest model alone with the expert "
+                 "(Table 1); the family that accounts for most of the frontier's improvement (Figure 3); the "
+                 "inference-time technique with the largest gain (Table 2), or none where every interval reaches 0; "
+                 "and the frontier's halving time over releases (Eq. 11), 'unreliable' where the fit is flagged, with "
+                 "the paper's where it published one. The sections below give every number behind it.",
+                 "06_techniques"),
+    ),
     "Frontier cost-of-pass of single models": (
-        Artifact("table1_frontier_cop", "table", "Table 1. Frontier cost-of-pass V(p~D) with one model and the human "
-                 "expert (USD per problem; lower is better; top three per dataset in bold with ¹²³ where more than "
+        Artifact("table1_frontier_cop", "table", "Frontier cost-of-pass V(p~D) with one model and the human expert, as the "
+                 "paper's Table 1 (USD per problem; lower is better; top three per dataset in bold with ¹²³ where more than "
                  "three models compete).", "03_frontier", mark_top3="lowest"),
         Artifact("table1_expert_only", "table", "Human expert alone (USD per problem): the value a model must beat.",
                  "03_frontier"),
-        Artifact("table1_intervals", "table", "Table 1 with 95% intervals, value [low, high] in USD per problem. "
+        Artifact("table1_intervals", "table", "The paper's Table 1 with 95% intervals, value [low, high] in USD per problem. "
                  "Plug-in: the paper's estimator, with the percentile interval of a two-level bootstrap ({replicates} "
                  "replicates: problems within each dataset, runs within each problem). Model-based: each problem's "
                  "posterior expectation under an item-response model fitted per dataset (its validity is measured on "
@@ -68,8 +83,8 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "star: the human expert.", "03_frontier"),
     ),
     "The frontier over model releases": (
-        Artifact("figure2_frontier_over_time", "figure", "Figure 2. Frontier cost-of-pass of the models released up "
-                 "to each date plus the human expert (Eq. 7), as % of the expert-only frontier (log axis), panels by "
+        Artifact("figure2_frontier_over_time", "figure", "Frontier cost-of-pass of the models released up to each "
+                 "date plus the human expert (Eq. 7; the paper's Figure 2), as % of the expert-only frontier (log axis), panels by "
                  "category as the paper's: the paper's plug-in estimate (solid) with its 95% two-level bootstrap band, "
                  "the model-based estimate (dotted), the fit a·exp(−b·t)+c (Eq. 11, dashed) and the log-linear trend "
                  "(dash-dot), t in months since the first release; each release a point coloured by its family and "
@@ -84,30 +99,31 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "Epoch AI reports price declines; the CSV keeps a, b, c and every bound.", "04_trends", fmt="g3",
                  numeric=("a_pct", "b_per_month", "c_pct", "halving_months", "halving_low", "halving_high",
                           "halving_se_months", "refit_low", "refit_high", "factor_per_year", "factor_low", "factor_high")),
-        Artifact("figure4_relative_gain_per_release", "figure", "Figure 4. Relative gain of each release in frontier "
-                 "cost-of-pass, G({{m_t}}, M_{{t−1}}) / V(M_{{t−1}}) (Eq. 8, 15), %, in release order, coloured by "
+        Artifact("figure4_relative_gain_per_release", "figure", "Relative gain of each release in frontier cost-of-pass "
+                 "(the paper's Figure 4), G({{m_t}}, M_{{t−1}}) / V(M_{{t−1}}) (Eq. 8, 15), %, in release order, coloured by "
                  "family; whiskers: 95% two-level bootstrap intervals.", "04_trends"),
     ),
     "Which models were essential: counterfactual frontiers": (
-        Artifact("figure3_family_counterfactual", "figure", "Figure 3. Essentialness of each model family: the "
+        Artifact("figure3_family_counterfactual", "figure", "Essentialness of each model family (the paper's Figure 3): the "
                  "relative improvement (%) of the frontier cost-of-pass attributable to the family, its gain "
                  "G(M_g, M_T∖M_g) (Eq. 12) {denominator}; whiskers: 95% two-level bootstrap intervals.",
                  "05_counterfactual"),
-        Artifact("figure5_model_counterfactual", "figure", "Figure 5. Essentialness of each model: the relative "
+        Artifact("figure5_model_counterfactual", "figure", "Essentialness of each model (the paper's Figure 5): the relative "
                  "improvement (%) of the frontier attributable to it, G({{m*}}, M_T∖{{m*}}) / V(M_T∖{{m*}}) (Eq. 16), "
                  "grouped and coloured by family; whiskers: 95% two-level bootstrap intervals.", "05_counterfactual"),
     ),
     "Inference-time techniques": (
-        Artifact("table2_technique_gain", "table", "Table 2. Relative gain (%) in frontier cost-of-pass from "
+        Artifact("table2_technique_gain", "table", "Relative gain (%) in frontier cost-of-pass (the paper's Table 2) from "
                  "inference-time techniques applied to every model of M_L ({base}; the paper: its lightweight and "
                  "large models), G(M_L*, M_L) / V(M_L) (Eq. 13).", "06_techniques", fmt="pct"),
-        Artifact("table2_intervals", "table", "Table 2 with 95% intervals, value [low, high] in %: the plug-in "
+        Artifact("table2_intervals", "table", "The paper's Table 2 with 95% intervals, value [low, high] in %: the plug-in "
                  "gain with its two-level bootstrap interval ({replicates} replicates) and the model-based gain with "
                  "its interval ({draws} draws). A technique applied to every model adds as many independently "
                  "estimated strategies, so the plug-in gain is positive even for a technique with no effect (the "
                  "validity section measures by how much).", "06_techniques"),
         Artifact("table2_technique_accuracy", "table", "Accuracy (%) of each technique per model (mean over problems "
-                 "of the estimated success rate).", "06_techniques", fmt="pct"),
+                 "of the estimated success rate); each cell gives {methods}, in that order (the CSV has one row per "
+                 "model and method).", "06_techniques", fmt="pct"),
     ),
     "Validity on known truth": (
         Artifact("headline_truth", "table", "This set's headline numbers beside the simulator's truth: Table 1, the "
@@ -149,13 +165,13 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                                     "profile_coverage_reliable", "profile_se_reliable"), simulated_only=True),
     ),
     "Accuracy and cost per attempt": (
-        Artifact("table5_accuracy", "table", "Table 5. Accuracy R_m(p~D) (%, vanilla attempts; top three per dataset "
+        Artifact("table5_accuracy", "table", "Accuracy R_m(p~D), as the paper's Table 5 (%, vanilla attempts; top three per dataset "
                  "in bold with ¹²³ where more than three models compete).", "03_frontier", fmt="pct",
                  mark_top3="highest"),
-        Artifact("table6_cost", "table", "Table 6. Mean cost per attempt C_m(p~D) (USD, vanilla attempts; the three "
+        Artifact("table6_cost", "table", "Mean cost per attempt C_m(p~D), as the paper's Table 6 (USD, vanilla attempts; the three "
                  "cheapest per dataset in bold with ¹²³ where more than three models compete).", "03_frontier",
                  mark_top3="lowest"),
-        Artifact("table5_6_intervals", "table", "Tables 5 and 6 with 95% intervals, value [low, high]: accuracy (%) "
+        Artifact("table5_6_intervals", "table", "The paper's Tables 5 and 6 with 95% intervals, value [low, high]: accuracy (%) "
                  "and mean cost per attempt (USD) of each model's vanilla attempts, percentile intervals of the "
                  "two-level bootstrap ({replicates} replicates). Both are means, so the plug-in is unbiased here.",
                  "03_frontier"),
@@ -182,7 +198,11 @@ METHODS = (
     "a replicate in which a strategy never passes charges it ∞ as above. "
     "*Model-based* (the corrected estimator): an item-response model per dataset — a problem "
     "difficulty z ~ N(0, 1) shared by all strategies, strategy s passing with c_s + (1 − c_s)·sigmoid(a_s − b_s·z) — "
-    "fitted by marginal likelihood. The floor c_s (a guess, or a refinement's second chance) is 0 unless a "
+    "fitted by marginal likelihood (the integral over z on a grid fine enough for problems whose difficulty the "
+    "runs pin down), penalised so that the strategies' a_s and b_s spread around their means no more than the data "
+    "show (a normal random effect, its spread estimated from a first fit): a strategy that passed or failed nearly "
+    "every run otherwise has a curve the data cannot fix, and a minimum over such curves reads the frontier low. "
+    "The floor c_s (a guess, or a refinement's second chance) is 0 unless a "
     "likelihood-ratio test finds one for a group of strategies (the vanilla ones, or one technique's) at the "
     "{floor_level:.0%} level: a floor fitted to noise would let the minimum over strategies pick it on the hardest problems. Each "
     "problem's frontier is its posterior expectation given its pass counts, so a strategy that never passed in a "
@@ -190,7 +210,8 @@ METHODS = (
     "its mean over runs shrunk toward the dataset's mean by the share of its spread that is run noise (a minimum "
     "over noisy costs is biased low too). Its interval combines the bootstrap's problem weights, costs from resampled "
     "runs and {draws} draws of the fitted parameters (Laplace). It assumes one latent difficulty per problem, "
-    "logistic success curves (above a floor where tested), runs independent given the problem and costs that vary "
+    "logistic success curves (above a floor where tested) whose logits and slopes vary between strategies like a "
+    "normal sample, runs independent given the problem and costs that vary "
     "between problems only as much as their spread shows, as the simulator does: on real models these are the "
     "model's assumptions, not facts. "
     "*Why a correction*: min(C / R, expert) is not a polynomial in R, so no estimator from a fixed number of runs is "

@@ -131,7 +131,7 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[
     if families:
         for fam, color in palette.items():  # the release points' colours, once in the legend
             axes[0].scatter([], [], color=color, s=26, label=fam)
-    return _finish_panels(fig, axes[0] if shown else None, "Figure 2. Frontier cost-of-pass over model releases", simulated)
+    return _finish_panels(fig, axes[0] if shown else None, "Frontier cost-of-pass over model releases", simulated)
 
 
 def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, colors: dict[str, str],
@@ -195,7 +195,7 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
     ax.set_ylabel("relative improvement (%)")
     ax.set_xlabel("")
     ax.legend(title="family", loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, title_fontsize=8, frameon=False)
-    ax.set_title(titled("Figure 3. Essentialness of model families (counterfactual)", simulated))
+    ax.set_title(titled("Essentialness of model families (counterfactual)", simulated))
     fig.tight_layout()
     return fig
 

@@ -9,12 +9,14 @@ data URIs, no code cells, no network needed to view) at ``results/<set>/report/i
 from __future__ import annotations
 
 import argparse
+import html
 import re
 from pathlib import Path
 
 from helpers.core.errors import CostOfPassError, run_command
 from helpers.core.params import Params, load_params
 from helpers.core.paths import repo_root
+from helpers.publish.about import context_path
 from helpers.publish.catalog import Artifact, caption_path
 
 REPORT_NOTEBOOK = "report/index.ipynb"
@@ -22,15 +24,36 @@ REMOTE_ASSET = re.compile(r'<script[^>]+src="https?://[^"]*"[^>]*>\s*</script>|<
 
 
 class ReportParts:
-    """What the report notebook shows: the catalogued tables and figures the pipeline wrote for a set."""
+    """What the report notebook shows: the catalogued tables and figures the pipeline wrote for a set, and the
+    run's context (``about.write_context``), read from ``results/<set>/``: the report reloads no data.
 
-    def __init__(self, params: Params):
-        self.params = params
+    ``renderer``: ``"quarto"`` labels each figure and table (``Artifact.label``) and leaves the numbering to
+    Quarto; ``"offline"`` (nbconvert, which does not number) numbers them itself in order of appearance,
+    "Figure 1." and "Table 1." as Quarto would."""
+
+    def __init__(self, params: Params, renderer: str = "quarto"):
+        if renderer not in ("quarto", "offline"):
+            raise CostOfPassError(f"renderer must be 'quarto' or 'offline', not '{renderer}'")
+        self.params, self.renderer = params, renderer
+        self.numbers = {"figure": 0, "table": 0}
+        self.shown: dict[str, str] = {}  # offline: artifact name -> "Table 3"
+
+    def ref(self, name: str) -> str:
+        """A cross-reference to an artifact shown earlier: Quarto's ``@tbl-…`` / ``@fig-…``, or offline its number."""
+        from helpers.publish.catalog import entry
+
+        return f"@{entry(name).label}" if self.renderer == "quarto" else self.shown.get(name, f"'{name}'")
 
     def _read(self, path: Path) -> str:
         if not path.is_file():
             raise CostOfPassError(f"{path.name} is missing: run the pipeline for {self.params.name} first ({path})")
         return path.read_text(encoding="utf-8").strip()
+
+    def context(self) -> dict:
+        """The run's context the report states once (``about.write_context``): about box, prices, expert, extraction."""
+        import json
+
+        return json.loads(self._read(context_path(self.params)))
 
     def caption(self, artifact: Artifact) -> str:
         """The caption saved beside an artifact when its notebook published it."""
@@ -46,24 +69,36 @@ class ReportParts:
 
         return pd.read_csv(self.params.tables_path / f"{name}.csv")
 
-    def figure(self, name: str):
-        """The PNG of a saved figure, as an IPython image (embedded in the HTML)."""
-        from IPython.display import Image
+    def figure_uri(self, name: str) -> str:
+        """The PNG of a saved figure as a data URI (embedded in either HTML)."""
+        import base64
 
         path = self.params.figures_path / f"{name}.png"
         if not path.is_file():
             raise CostOfPassError(f"figure {name} is missing: run the pipeline for {self.params.name} first ({path})")
-        return Image(filename=str(path))
+        return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+    def block(self, artifact: Artifact) -> str:
+        """An artifact as Markdown: a figure with its caption below, a table with its caption above (offline) or
+        as Pandoc's ``: caption {#tbl-…}`` line (Quarto)."""
+        caption = self.caption(artifact)
+        if self.renderer == "quarto":
+            if artifact.kind == "figure":
+                alt = caption.replace("[", "\\[").replace("]", "\\]")
+                return f"![{alt}]({self.figure_uri(artifact.name)}){{#{artifact.label}}}"
+            return f"{self.markdown(artifact.name)}\n\n: {caption} {{#{artifact.label}}}"
+        self.numbers[artifact.kind] += 1
+        self.shown[artifact.name] = f"{artifact.kind.capitalize()} {self.numbers[artifact.kind]}"
+        numbered = f"**{self.shown[artifact.name]}.** {caption}"
+        if artifact.kind == "figure":
+            return f'<img src="{self.figure_uri(artifact.name)}" alt="{html.escape(caption)}">\n\n{numbered}'
+        return f"{numbered}\n\n{self.markdown(artifact.name)}"
 
     def show(self, artifact: Artifact) -> None:
-        """Display an artifact: a table under its caption, a figure above it."""
+        """Display an artifact (``block``)."""
         from IPython.display import Markdown, display
 
-        if artifact.kind == "figure":
-            display(self.figure(artifact.name))
-            display(Markdown(self.caption(artifact)))
-        else:
-            display(Markdown(f"{self.caption(artifact)}\n\n{self.markdown(artifact.name)}"))
+        display(Markdown(self.block(artifact)))
 
 
 def render_offline(params_path: Path, params: Params) -> Path:
@@ -75,7 +110,7 @@ def render_offline(params_path: Path, params: Params) -> Path:
 
     out_dir = params.output_path / "report"
     executed = out_dir / "index.ipynb"
-    execute_notebook(repo_root() / REPORT_NOTEBOOK, executed, params_path)
+    execute_notebook(repo_root() / REPORT_NOTEBOOK, executed, params_path, extra={"renderer": "offline"})
     nb = nbformat.read(executed, as_version=4)
     nb.cells = [c for c in nb.cells if c.cell_type != "raw"]  # Quarto's front matter is not content
     for i, cell in enumerate(nb.cells):  # papermill's injected cell has a random id: same records, same bytes
@@ -86,9 +121,9 @@ def render_offline(params_path: Path, params: Params) -> Path:
     exporter.exclude_output_prompt = True
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": f"Cost-of-Pass report: {params.name}"}})
     body = REMOTE_ASSET.sub("", body)  # self-contained: no script or style from the network
-    html = out_dir / "index.html"
-    html.write_text(body, encoding="utf-8")
-    return html
+    page = out_dir / "index.html"
+    page.write_text(body, encoding="utf-8")
+    return page
 
 
 def main(argv: list[str] | None = None) -> int:

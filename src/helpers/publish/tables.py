@@ -266,3 +266,17 @@ def technique_accuracy(an: Analysis) -> pd.DataFrame:
     acc = acc.reindex(columns=an.tasks).reset_index()
     acc["model"] = acc["model"].map(an.labels)
     return acc
+
+
+def fold_methods(long: pd.DataFrame, models: list[str], methods: list[str], tasks: list[str]) -> pd.DataFrame:
+    """A (model, method) x dataset table folded wide: one row per model (in ``models`` order), each dataset's cell
+    the methods' values in ``methods`` order, "a / b / c" (``fmt_pct``; "–" where a method has no value)."""
+    cells = long.set_index(["model", "method"])
+    rows = []
+    for m in models:
+        row = {"model": m}
+        for t in tasks:
+            row[t] = " / ".join(fmt_pct(cells.at[(m, me), t]) if (m, me) in cells.index and pd.notna(cells.at[(m, me), t])
+                                else "–" for me in methods)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["model", *tasks])

@@ -1,0 +1,41 @@
+"""Findings at a glance and the folded technique table: cells computed from the numbers they summarise."""
+
+import numpy as np
+import pandas as pd
+
+from helpers.publish import findings, tables
+
+
+def stats_frame():
+    rows = [("frontier:all models", 0.5, 0.4, 0.7), ("table1:a", 2.0, 1.5, 2.5), ("table1:b", 0.8, 0.6, 1.1),
+            ("family:small", 0.30, 0.10, 0.50), ("family:big", 0.60, 0.40, 0.80),
+            ("technique gain:self_refine", 0.10, 0.0, 0.3), ("technique gain:vote", 0.20, 0.05, 0.35)]
+    out = [{"statistic": s, "task": "t", "estimator": e, "value": v * k, "low": lo * k, "high": hi * k}
+           for s, v, lo, hi in rows for e, k in (("model-based", 1.0), ("plug-in", 9.0))]
+    return pd.DataFrame(out)
+
+
+def test_findings_pick_the_extremes_with_their_intervals():
+    halving = pd.DataFrame([{"task": "T", "estimator": "model-based", "halving_months": 3.0, "halving_low": 2.0,
+                             "halving_high": np.inf, "reliable": False}])
+    row = findings.findings(stats_frame(), halving, ["t"], {"t": "T"}, {"b": "Model B"}, {"b": "small"}).iloc[0]
+    assert row["dataset"] == "T"
+    assert row["frontier of all models (USD)"] == "0.5 [0.4, 0.7]"
+    assert row["cheapest single model (USD)"] == "Model B (small): 0.8 [0.6, 1.1]"  # the lowest, model-based
+    assert row["most essential family (%)"] == "big: 60.0 [40.0, 80.0]"
+    assert row["best technique (gain %)"] == "vote: 20.0 [5.0, 35.0]"
+    assert row["halving time (months)"] == "unreliable (3.0 [2.0, ∞])"
+
+
+def test_no_technique_gain_is_claimed_when_its_interval_reaches_zero():
+    stats = stats_frame()
+    stats = stats[stats["statistic"] != "technique gain:vote"]
+    row = findings.findings(stats, None, ["t"], {}, {}, {}).iloc[0]
+    assert row["best technique (gain %)"] == "none measurable (every interval reaches 0)"
+    assert row["halving time (months)"] == "–"
+
+
+def test_fold_methods_puts_each_models_methods_in_one_cell():
+    long = pd.DataFrame({"model": ["A", "A", "B"], "method": ["vanilla", "vote", "vanilla"], "t": [50.0, 61.25, 7.0]})
+    folded = tables.fold_methods(long, ["B", "A"], ["vanilla", "vote"], ["t"])
+    assert folded.to_dict("records") == [{"model": "B", "t": "7.0 / –"}, {"model": "A", "t": "50.0 / 61.2"}]
