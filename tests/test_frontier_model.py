@@ -7,8 +7,16 @@ from scipy import special
 from tests.test_bootstrap import METHODS, synthetic_attempts
 
 from helpers.analyze import bootstrap as bt
-from helpers.analyze.frontier_model import (ModelFrontier, chibar_threshold, cost_shrinkage, fit_task, fit_tested,
-                                            shrunk_costs, vote_polynomial, wrong_answer_classes)
+from helpers.analyze.frontier_model import (
+    ModelFrontier,
+    chibar_threshold,
+    cost_shrinkage,
+    fit_task,
+    fit_tested,
+    shrunk_costs,
+    vote_polynomial,
+    wrong_answer_classes,
+)
 from helpers.core.methods.vote_math import vote_probability
 
 

@@ -100,7 +100,8 @@ def test_report_blocks_label_for_quarto_and_number_offline(tmp_path):
         (params.tables_path / f"{t.name}.caption.md").write_text(f"Caption of {t.name}.\n")
     quarto = ReportParts(params, "quarto")
     block = quarto.block(fig)
-    assert block.startswith("![Families \\[with intervals\\].](data:image/png;base64,") and block.endswith("{#fig-figure3-family-counterfactual}")
+    assert block.startswith("![Families \\[with intervals\\].](data:image/png;base64,")
+    assert block.endswith("{#fig-figure3-family-counterfactual}")
     assert quarto.block(tbl) == "| a |\n|---|\n| 1 |\n\n: Caption of table6_cost. {#tbl-table6-cost}"
     offline = ReportParts(params, "offline")
     assert offline.block(fig).endswith("**Figure 1.** Families [with intervals].")

@@ -48,6 +48,25 @@ class Analysis:
         return self.ctx.simulated
 
     @property
+    def imported(self) -> bool:
+        """Whether the set's records were made by others and imported (``import_from``)."""
+        return self.ctx.params.import_from is not None
+
+    @property
+    def imported_note(self) -> str:
+        """Where an imported set's responses come from and how their tokens were counted ("" otherwise)."""
+        from helpers.collect.imports import provenance
+
+        return provenance(self.ctx.params, self.ctx.models)
+
+    @property
+    def imported_tag(self) -> str:
+        """The captions' short form of ``imported_note``."""
+        from helpers.collect.imports import short_provenance
+
+        return short_provenance(self.ctx.params, self.ctx.models)
+
+    @property
     def task_labels(self) -> dict[str, str]:
         from helpers.core.tasks import get_task
 
@@ -60,6 +79,29 @@ class Analysis:
         """Eq. 7 over the set's releases (vanilla), stepping as the set's ``fidelity.release_steps`` says."""
         one_model = self.ctx.params.fidelity.release_steps == "one_model"
         return cop_math.frontier_over_time(self.vanilla_cop(), self.releases, self.expert, one_model)
+
+    def price_change_dates(self):
+        """(start, end) of the new-models / prices split: the set's ``price_change``, else its first release and the
+        latest date any of its models has a price or a release on (``core.ledger``, the set's own snapshot included)."""
+        from helpers.core.ledger import history, snapshot_entries
+
+        if self.ctx.params.price_change is not None:
+            return self.ctx.params.price_change.start, self.ctx.params.price_change.end
+        own = snapshot_entries(self.ctx.snapshot)
+        dates = [e.date for m in self.models for e in history(m, extra=own)]
+        releases = [t.date() for t in self.releases]
+        return min(releases), max([*dates, *releases])
+
+    def price_change(self) -> pd.DataFrame:
+        """The change of the frontier between ``price_change_dates``, split between new models and prices (USD, %)."""
+        from helpers.analyze.price_change import price_change_split
+        from helpers.core.ledger import prices_as_of, snapshot_entries
+
+        own = snapshot_entries(self.ctx.snapshot)
+        start, end = self.price_change_dates()
+        prices_on = lambda d: prices_as_of(self.models, d, first_if_later=True, extra=own)  # noqa: E731
+        out = price_change_split(self.attempts, self.releases, self.expert, start, end, prices_on)
+        return out.assign(start=start.isoformat(), end=end.isoformat())
 
     @property
     def family_denominator_text(self) -> str:

@@ -94,8 +94,36 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("params")
     report = sub.add_parser("report", help="re-render the offline HTML report of a set from its results")
     report.add_argument("params")
+    reprice = sub.add_parser("reprice", help="every table and figure of a set at another date's prices, without a call")
+    reprice.add_argument("params")
+    reprice.add_argument("--as-of", required=True, type=_date, help="YYYY-MM-DD: each model's price in effect that day")
+    reprice.add_argument("--force", action="store_true", help="run every stage, even those whose inputs are unchanged")
     args = ap.parse_args(argv)
     return run_command(lambda: command(args))
+
+
+def _date(text: str):
+    import datetime as dt
+
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
+
+
+def run_reprice(params_path: str, as_of, force: bool = False) -> Path:
+    """The set's stages after collection, on its records, at the prices of ``as_of`` (``cli.reprice``); the report's path."""
+    from helpers.cli.reprice import repriced
+
+    path, params = repriced(params_path, as_of)
+    ctx = prepare(params)  # a model without a price by that date fails here, before any stage
+    if not any(params.records_path.glob("*/*.jsonl")):
+        raise CostOfPassError(f"no records of {load_params(params_path).name} under {params.records_path}: run the set first")
+    print(f"set   {params.name} (records of {shown(params.records_path)}; prices: {ctx.snapshot.source})", flush=True)
+    run_stages(path, ctx, 0, NOTEBOOKS[1:], force=force)
+    report = params.output_path / "report/index.html"
+    print(f"open  {shown(report)}", flush=True)
+    return report
 
 
 def run_all(paths: list[str], force: bool = False) -> Path:
@@ -133,6 +161,9 @@ def command(args: argparse.Namespace) -> None:
     """What ``main`` does with parsed arguments: all sets, check, dry run, or run (with re-collection)."""
     if args.command == "all":
         run_all(args.params, args.force)
+        return
+    if args.command == "reprice":
+        run_reprice(args.params, args.as_of, args.force)
         return
     params = load_params(args.params)
     if args.command == "report":

@@ -40,7 +40,10 @@ def set_digest(ctx: Context) -> str:
     """The validated parameters (with where they came from), the model and price files, and the sampled problems."""
     p = ctx.params
     problems = [f"{q.task}/{q.problem_id}/{q.target}" for qs in ctx.problems.values() for q in qs]
-    files = [path.read_bytes().hex() for path in (p.models_path, p.price_path) if path.is_file()]
+    files = [path.read_bytes().hex() for path in (p.models_path, *p.price_files) if path.is_file()]
+    source = p.import_path  # an imported set's source (a zip can be large: its size and time stand for it)
+    if source is not None and source.is_file():
+        files.append(f"{source}:{source.stat().st_size}:{source.stat().st_mtime_ns}")
     return _sha(p.model_dump_json(), str(p.source), *files, *problems)
 
 

@@ -66,8 +66,14 @@ def fingerprint(model: ModelSpec, sampling: dict[str, Any], seed: int, question:
 
     The litellm model id, the sampling arguments sent, the prompt (hash of the first message and of
     the templates the call's messages are built from), the method and the call index; for the
-    in-process backends also the seed and the simulated profile or the weights' sha256.
+    in-process backends also the seed and the simulated profile or the weights' sha256. An imported model's
+    response was made by others with their own prompt and sampling: its fingerprint is the source's name of the
+    model, the question, the method and the call.
     """
+    if model.imported:
+        parts = {"imported": model.imported.name, "question": hashlib.sha256(question.encode()).hexdigest(),
+                 "method": method.name, "call": call}
+        return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
     parts: dict[str, Any] = {
         "litellm_model": model.litellm_id, "sampling": sampling, "method": method.name, "call": call,
         "prompt": messages_hash(solve_messages(question)), "templates": template_hash(*method.templates[: call + 1]),
@@ -174,9 +180,15 @@ def estimate_calls(todo: list[tuple[Attempt, list[int]]], snapshot: PriceSnapsho
 
 def recorded_spend_usd(params: Params, snapshot: PriceSnapshot) -> float:
     """USD of the calls recorded for the set's models in its output directory, under any settings
-    (failed calls count with whatever tokens they reported); other models' records are not priced."""
-    records = RecordStore(params.records_path).load(["model", "prompt_tokens", "completion_tokens"])
-    return float(cost_usd(records[records["model"].isin(params.models)], snapshot).sum())
+    (failed calls count with whatever tokens they reported); other models' records, and imported records (others
+    paid for them), are not priced."""
+    records = RecordStore(params.records_path).load(["model", "prompt_tokens", "completion_tokens", "source"])
+    return float(cost_usd(records[records["model"].isin(params.models) & records["source"].isna()], snapshot).sum())
+
+
+def to_call(todo: list[tuple[Attempt, list[int]]]) -> list[tuple[Attempt, list[int]]]:
+    """The pending calls collection makes: an imported model's are imported, never called."""
+    return [(a, c) for a, c in todo if not a.model.imported]
 
 
 # ---- one call ----------------------------------------------------------------------------------
@@ -502,6 +514,7 @@ class CollectResult:
     stopped_by_budget: bool = False
     pending_calls: int = 0
     summary: pd.DataFrame = field(default_factory=pd.DataFrame)
+    imported: Any = None  # imports.ImportResult of a set whose records others made (import_from)
 
 
 @dataclass
@@ -543,11 +556,18 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
     store = RecordStore(params.records_path)
     attempts = plan_for(params, problems, models)
     planned = plan_keys(attempts)
-    todo = pending(attempts, store.done(), planned)
+    imported = None
+    if params.import_from is not None:
+        from helpers.collect.imports import import_records
+
+        imported = import_records(params, attempts, store)
+        store.close()
+    todo = to_call(pending(attempts, store.done(), planned))
     done = needed_responses(todo, store)  # what run_attempt reads: responses of earlier calls
     spent = recorded_spend_usd(params, snapshot)
     est = estimate_calls(todo, snapshot, params.sampling.model_dump())
-    result = CollectResult(planned_calls=sum(a.method.collected_calls for a in attempts), spent_before_usd=spent)
+    result = CollectResult(planned_calls=sum(a.method.collected_calls for a in attempts), spent_before_usd=spent,
+                           imported=imported)
     check_budget(params, spent, est)
     est_by = {(r.task, r.model): r.usd / r.calls for r in est.itertuples()}
     if todo:

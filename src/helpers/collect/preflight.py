@@ -29,10 +29,10 @@ def check_keys(ctx: Context) -> None:
 
 def estimate(ctx: Context) -> pd.DataFrame:
     """Pending calls and estimated USD per task and model (see collect.estimate_calls)."""
-    from helpers.collect.collection import estimate_calls, pending, plan_for
+    from helpers.collect.collection import estimate_calls, pending, plan_for, to_call
     from helpers.collect.records import RecordStore
 
-    todo = pending(plan_for(ctx.params, ctx.problems, ctx.models), RecordStore(ctx.params.records_path).done())
+    todo = to_call(pending(plan_for(ctx.params, ctx.problems, ctx.models), RecordStore(ctx.params.records_path).done()))
     return estimate_calls(todo, ctx.snapshot, ctx.params.sampling.model_dump())
 
 

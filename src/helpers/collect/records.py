@@ -65,6 +65,10 @@ class CallRecord:
     sampling: dict[str, Any] = field(default_factory=dict)
     simulated: bool = False
     created_at: str = ""
+    # imported records (``helpers.collect.imports``): recorded by others, no call made here
+    source: str | None = None  # where the response comes from: publication, file, commit, licence
+    source_correct: bool | None = None  # the source's own correctness label, kept beside our grade
+    token_counts: str = "provider"  # "provider" (the API's usage), or how an importer counted or estimated them
 
     @property
     def key(self) -> tuple:
@@ -202,6 +206,8 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     df["fingerprint"] = df["fingerprint"].fillna("")  # records made before fingerprints: never reused
     df["unusable"] = df["unusable"].fillna(False).astype(bool)
     df["simulated"] = df["simulated"].fillna(False).astype(bool)
+    df["token_counts"] = df["token_counts"].fillna("provider")
+    df["source_correct"] = df["source_correct"].astype("boolean")
     for col in ("run", "call", "prompt_tokens", "completion_tokens", "reasoning_tokens", "tries"):
         df[col] = df[col].fillna(0).astype("int64")
     df["sampling"] = [s if isinstance(s, str) else json.dumps(s or {}, sort_keys=True) for s in df["sampling"]]
@@ -265,6 +271,8 @@ def _snapshot_offset(path: Path, snap: pq.ParquetFile | None, size: int) -> tupl
     if snap is None:
         return 0, 1
     meta = snap.schema_arrow.metadata or {}
+    if set(COLUMNS) - set(snap.schema_arrow.names):  # written before a field was added: parse the shard again
+        return 0, 1
     offset, lines = int(meta.get(b"offset", -1)), int(meta.get(b"lines", 1))
     if not 0 < offset <= size:
         return 0, 1

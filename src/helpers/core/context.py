@@ -47,8 +47,17 @@ def prepare(params: Params) -> Context:
             missing = [t for t in params.tasks if t not in m.sim.accuracy]
             if missing:
                 raise CostOfPassError(f"simulated model '{m.name}' has no accuracy for task(s) {', '.join(missing)}")
+    check_imported(params, models)
     protect(*(m.api_key_env for m in models))  # their values never reach records, tables or logs
-    snapshot = load_snapshot(params.price_path, source=f"{params.source}: field 'price_snapshot'")
+    if params.prices is not None:
+        from helpers.core.ledger import prices_as_of
+
+        try:
+            snapshot = prices_as_of(params.models, params.prices.as_of)
+        except CostOfPassError as err:
+            raise CostOfPassError(f"{params.source}: field 'prices.as_of': {err}") from None
+    else:
+        snapshot = load_snapshot(params.price_path, source=f"{params.source}: field 'price_snapshot'")
     snapshot.require(params.models)
     problems, caveats = {}, []
     for t in params.tasks:
@@ -59,8 +68,34 @@ def prepare(params: Params) -> Context:
             caveats.append(note)
         if len(problems[t]) < params.n_problems:
             caveats.append(f"{spec.label}: {len(problems[t])} problems available, fewer than n_problems = {params.n_problems}.")
+    if params.n_runs == 1:
+        caveats.append("One run per model and problem: each problem's success rate R is 0 or 1, so its plug-in "
+                       "cost-of-pass is its one attempt's cost or infinite (the expert's cost). The bootstrap resamples "
+                       "problems only (a problem's one run carries the run-to-run noise, which resampling problems "
+                       "includes), and the model-based estimator leans on its item-response assumptions for R.")
     check_output_dir(params)
     return Context(params, models, snapshot, problems, caveats)
+
+
+def check_imported(params: Params, models: list[ModelSpec]) -> None:
+    """A set imports its records (``import_from``) for imported models only, and only as vanilla runs: others
+    recorded one response per run, so a technique that makes its own calls (self-refine) has nothing to read."""
+    from helpers.core.methods import collected_methods
+
+    imported = [m.name for m in models if m.imported]
+    if params.import_from is None:
+        if imported:
+            raise CostOfPassError(f"{params.source}: model(s) {', '.join(imported)} are imported (registry field "
+                                  "'imported'): a set with them needs 'import_from'")
+        return
+    called = [m.name for m in models if not m.imported]
+    if called:
+        raise CostOfPassError(f"{params.source}: field 'import_from': model(s) {', '.join(called)} have no 'imported' "
+                              "entry in the registry (an imported set calls no model)")
+    calling = [m.name for m in collected_methods(params.methods) if m.name != "vanilla"]
+    if calling:
+        raise CostOfPassError(f"{params.source}: field 'methods': {', '.join(calling)} make(s) calls of their own; "
+                              "imported records are vanilla runs (majority vote and best-of-N are estimated from them)")
 
 
 def check_output_dir(params: Params) -> None:

@@ -51,6 +51,16 @@ class LocalWeights(BaseModel):
     source: str
 
 
+class ImportedModel(BaseModel):
+    """A model whose responses others recorded and published: its records are imported
+    (``helpers.collect.imports``), it is never called."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, description="the model's name in the source (a column, an LLMType)")
+    tokenizer: str | None = Field(None, description="a tiktoken encoding that is the model's own (cl100k_base for "
+                                  "GPT-4), used where the source has no token counts; None: counts are estimated")
+
+
 class ModelSpec(BaseModel):
     """One model. ``sampling`` overrides the set's sampling; a ``null`` value drops that argument."""
 
@@ -66,6 +76,7 @@ class ModelSpec(BaseModel):
     typical_completion_tokens: int = Field(500, gt=0, description="tokens per call, for estimates only")
     sim: SimProfile | None = Field(None, description="profile of a simulated model (provider 'sim')")
     local: LocalWeights | None = Field(None, description="weights of a local llama.cpp model (provider 'local')")
+    imported: ImportedModel | None = Field(None, description="responses recorded by others: imported, never called")
     notes: str = ""
 
     @property
@@ -78,6 +89,8 @@ class ModelSpec(BaseModel):
 
     def required_env_keys(self) -> list[str]:
         """Environment variables this model needs that are unset (names only, never values)."""
+        if self.imported:
+            return []
         if self.api_key_env:
             return [] if os.environ.get(self.api_key_env) else [self.api_key_env]
         if self.provider in LOCAL_PROVIDERS or self.api_base:

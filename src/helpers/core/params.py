@@ -5,10 +5,11 @@ Every error is one line naming the file and the field, raised before any model i
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from helpers.core.errors import CostOfPassError
 from helpers.core.paths import default_data_dir, repo_root, resolve
@@ -52,6 +53,40 @@ class Validity(BaseModel):
     effect_repetitions: int = Field(15, ge=2, description="repetitions of the second study")
 
 
+class PriceChoice(BaseModel):
+    """Prices from the dated ledger (``core.ledger``) instead of a named snapshot: each model's price in effect on ``as_of``."""
+
+    model_config = ConfigDict(extra="forbid")
+    as_of: dt.date
+
+
+class PriceChange(BaseModel):
+    """The two dates between which the frontier's change is split into new models and price changes (04_trends)."""
+
+    model_config = ConfigDict(extra="forbid")
+    start: dt.date
+    end: dt.date
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "PriceChange":
+        if self.start >= self.end:
+            raise ValueError("start must come before end")
+        return self
+
+
+class ImportSource(BaseModel):
+    """Where a set's records come from when others recorded them (``helpers.collect.imports``): its models are
+    imported (registry field ``imported``), never called. ``path`` is relative to the data directory."""
+
+    model_config = ConfigDict(extra="forbid")
+    format: Literal["routellm", "feval_ttc", "generic"]
+    path: str = Field(min_length=1, description="the source file (CSV, JSONL or zip), under the data directory or absolute")
+    task: str | None = Field(None, description="generic: the task of every row, when no column names it")
+    columns: dict[str, str] = Field(default_factory=dict, description="generic: field -> column of the file")
+    source: str = Field("", description="generic: the publication or URL the file comes from")
+    licence: str = Field("", description="generic: the licence of the file")
+
+
 class Params(BaseModel):
     """A parameter set. Paths are relative to the repository root."""
 
@@ -66,7 +101,8 @@ class Params(BaseModel):
     n_runs: int = Field(gt=0, description="independent attempts per model, method and problem")
     seed: int = Field(0, ge=0, description="seed of problem sampling and of simulated backends")
     sampling: Sampling = Field(default_factory=Sampling)
-    price_snapshot: str = Field(min_length=1, description="a file stem in params/prices/ or a path")
+    price_snapshot: str | None = Field(None, min_length=1, description="a file stem in params/prices/ or a path")
+    prices: PriceChoice | None = Field(None, description="prices of a date from the ledger, instead of price_snapshot")
     budget_usd: float = Field(gt=0, description="collection refuses to start or stops before passing this (USD)")
     concurrency: int = Field(4, ge=1, le=256)
     max_retries: int = Field(6, ge=0, le=30)
@@ -82,6 +118,10 @@ class Params(BaseModel):
         "hash", description="problem selection: seeded hash order, or the reference code's LCG shuffle (seed 102217)")
     fidelity: Fidelity = Field(default_factory=Fidelity)
     validity: Validity = Field(default_factory=Validity)
+    import_from: ImportSource | None = Field(None, description="records others made, imported instead of collected")
+    records_dir: str | None = Field(None, description="read records from here instead of <output>/records (reprice)")
+    price_change: PriceChange | None = Field(None, description="dates of the new-models / prices split (default: the "
+                                             "first release and the latest price or release of the set's models)")
 
     # where the set was read from (not a YAML field)
     source: str = Field("<memory>", exclude=True)
@@ -96,6 +136,12 @@ class Params(BaseModel):
         if len(set(methods)) != len(methods):
             raise ValueError("methods repeat")
         return methods
+
+    @model_validator(mode="after")
+    def _one_price_source(self) -> "Params":
+        if (self.price_snapshot is None) == (self.prices is None):
+            raise ValueError("give exactly one of price_snapshot (a named snapshot) and prices: {as_of: YYYY-MM-DD}")
+        return self
 
     @field_validator("tasks", "models")
     @classmethod
@@ -115,7 +161,7 @@ class Params(BaseModel):
 
     @property
     def records_path(self) -> Path:
-        return self.output_path / "records"
+        return resolve(self.records_dir) if self.records_dir else self.output_path / "records"
 
     @property
     def graded_path(self) -> Path:
@@ -134,7 +180,26 @@ class Params(BaseModel):
         return resolve(self.models_file)
 
     @property
+    def import_path(self) -> Path | None:
+        """The source file of an imported set (``import_from.path``: absolute, or under the data directory)."""
+        if self.import_from is None:
+            return None
+        p = Path(self.import_from.path)
+        return p if p.is_absolute() else self.data_path / p
+
+    @property
+    def price_files(self) -> list[Path]:
+        """The files the set's prices come from: its snapshot, or every snapshot of the ledger."""
+        if self.prices is not None:
+            from helpers.core.ledger import ledger_files
+
+            return ledger_files()
+        return [self.price_path]
+
+    @property
     def price_path(self) -> Path:
+        if self.price_snapshot is None:
+            raise CostOfPassError(f"{self.source}: prices come from the ledger (prices.as_of), not one snapshot file")
         p = Path(self.price_snapshot)
         if p.suffix in {".yaml", ".yml"} or "/" in self.price_snapshot:
             return resolve(p)

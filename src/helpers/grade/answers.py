@@ -60,6 +60,8 @@ def extract_answer(text: str | None, metric: Metric = "math", policy: str = "str
     if metric == "choice":
         letters = set(re.findall(r"\(([A-J])\)", text))
         return letters.pop() if len(letters) == 1 else None
+    if metric == "label":
+        return None
     numbers = NUMBER.findall(text)
     return numbers[-1] if numbers else None
 
@@ -141,6 +143,15 @@ def extract_letter(answer: str | None, n_choices: int = 4) -> str | None:
 NumericRule = Literal["number", "expression"]
 
 
+def as_label(answer: str | None) -> str | None:
+    """A label answer as compared: lower case, without surrounding punctuation, brackets, quotes or markup."""
+    if answer is None:
+        return None
+    s = re.sub(r"\\text\{([^}]*)\}|\*\*|\$", r"\1", answer).strip().lower()
+    s = re.sub(r"\s+", " ", s).strip(" .,;:!?'\"()[]{}")
+    return s or None
+
+
 def is_correct(target: str, answer: str | None, metric: Metric, n_choices: int = 4,
                numeric_rule: NumericRule = "number") -> bool:
     """Whether an extracted answer matches the gold target under the task's metric.
@@ -150,6 +161,8 @@ def is_correct(target: str, answer: str | None, metric: Metric, n_choices: int =
     """
     if metric == "choice":
         return extract_letter(answer, n_choices) == target
+    if metric == "label":
+        return answer is not None and as_label(answer) == as_label(target)
     if metric == "number" and numeric_rule == "number":
         number = as_number(answer)
         if number is None:
@@ -185,6 +198,8 @@ def canonical_answer(answer: str | None, metric: Metric, n_choices: int = 4, num
         return NO_ANSWER
     if metric == "choice":
         return extract_letter(answer, n_choices) or f"text:{answer.strip()}"
+    if metric == "label":
+        return as_label(answer) or NO_ANSWER
     if metric == "number" and numeric_rule == "number":
         number = as_number(answer)
         if number is None:

@@ -38,7 +38,8 @@ def about_run(an: Analysis) -> str:
     counts, records = manifest.get("counts", {}), manifest.get("records", {})
     rows = [
         ("set", f"`{p.name}`: {p.description}" if p.description else f"`{p.name}`"),
-        ("models", "**SIMULATED** (not real language models)" if an.simulated else "real language models"),
+        ("models", "**SIMULATED** (not real language models)" if an.simulated else
+                   f"real language models, not called here: {an.imported_note}" if an.imported else "real language models"),
         ("datasets", ", ".join(f"{an.task_labels[t]} ({n[t]} problems)" for t in an.tasks)),
         ("models by family", "; ".join(f"{fam}: {', '.join(names)}" for fam, names in families.items())),
         ("runs", f"{p.n_runs} per model, method and problem; methods: {', '.join(p.methods)}"),
@@ -83,6 +84,7 @@ def run_context(an: Analysis) -> dict:
         "name": p.name,
         "simulated": bool(an.simulated),
         "known_truth": all(m.simulated for m in an.ctx.models),
+        "imported": an.imported,
         "tasks": list(an.tasks),
         "task_labels": {t: an.task_labels[t] for t in an.tasks},
         "about": about_run(an),

@@ -38,6 +38,7 @@ class Artifact:
     mark_top3: Literal["lowest", "highest", None] = None  # tables: bold and ¹²³ on each column's best three
     numeric: tuple[str, ...] = field(default=())  # a table's value columns (default: the set's datasets)
     simulated_only: bool = False  # published only for sets whose models are all simulated (known truth)
+    imported_only: bool = False  # published only for sets of imported records (import_from)
 
     @property
     def label(self) -> str:
@@ -103,6 +104,18 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "(the paper's Figure 4), G({{m_t}}, M_{{t−1}}) / V(M_{{t−1}}) (Eq. 8, 15), %, in release order, coloured by "
                  "family; whiskers: 95% two-level bootstrap intervals.", "04_trends"),
     ),
+    "Where the frontier's change came from: new models or prices": (
+        Artifact("price_change", "figure", "Change of the frontier cost-of-pass (vanilla, plug-in, with the human "
+                 "expert) between {start} and {end}, per dataset, as % of the frontier on {start}: the models released "
+                 "by each date, each priced as the dated price ledger had it that day (a model released later takes its "
+                 "first price), the change split between new models and price changes of the models by their Shapley "
+                 "values (each factor's effect averaged over both orders; the two parts sum to the change).", "04_trends"),
+        Artifact("price_change_split", "table", "The split of the figure above: the frontier on both dates (USD per "
+                 "problem), the models released by each, and the change with its new-models and prices parts (USD, and "
+                 "% of the first date's frontier).", "04_trends", fmt="g3",
+                 numeric=("models_start", "models_end", "start_usd", "end_usd", "change_usd", "new_models_usd",
+                          "prices_usd", "change_pct", "new_models_pct", "prices_pct")),
+    ),
     "Which models were essential: counterfactual frontiers": (
         Artifact("figure3_family_counterfactual", "figure", "Essentialness of each model family (the paper's Figure 3): the "
                  "relative improvement (%) of the frontier cost-of-pass attributable to the family, its gain "
@@ -163,6 +176,14 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "near 0 the constraint floor >= 0 binds and the profile interval is conservative.", "07_validity",
                  fmt="g3", numeric=("profile_coverage", "profile_se", "delta_coverage", "delta_se", "reliable_share",
                                     "profile_coverage_reliable", "profile_se_reliable"), simulated_only=True),
+    ),
+    "Imported records": (
+        Artifact("grader_agreement", "table", "The project's grade of each imported response beside the source's own "
+                 "correctness label, per dataset and model: responses compared, accuracy (%) by the source's label and "
+                 "by the project's grader (its extraction rule is stated in the appendix), the share on which they "
+                 "agree (%), and how many only the project passes or only the source passes.", "03_frontier",
+                 fmt="g3", numeric=("responses", "source_pct", "project_pct", "agree_pct", "project_only", "source_only"),
+                 imported_only=True),
     ),
     "Accuracy and cost per attempt": (
         Artifact("table5_accuracy", "table", "Accuracy R_m(p~D), as the paper's Table 5 (%, vanilla attempts; top three per dataset "
@@ -247,6 +268,8 @@ def full_caption(an: Analysis, name: str, **fill: str) -> str:
     """The catalog caption with ``fill``: what the artifact shows, and SIMULATED where it is (the set's provenance
     is stated once, in the report's "About this run": ``publish.about``)."""
     text = entry(name).caption.format(**fill)
+    if an.imported:
+        text = f"{text} {an.imported_tag}"
     return f"{text} **SIMULATED** records (not real LLMs)." if an.simulated else text
 
 

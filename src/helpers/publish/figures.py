@@ -231,3 +231,27 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, task_labels: 
         ax.set_xlabel("USD per problem", fontsize=8)
         ax.set_ylabel("accuracy (%)", fontsize=8)
     return _finish_panels(fig, axes[0] if tasks else None, "Cost–accuracy frontier of oracle routing", simulated)
+
+
+def price_change(split: pd.DataFrame, task_labels: dict[str, str], simulated: bool, order: list[str]):
+    """Change of the frontier between two dates per dataset (% of the first date's), split into its new-models and
+    prices parts (Shapley): one horizontal bar per part, a diamond at the total, values printed."""
+    d = split.set_index("task").loc[[t for t in order if t in set(split["task"])]]
+    fig, ax = plt.subplots(figsize=(7.2, 0.9 + 0.75 * len(d)))
+    y = np.arange(len(d))
+    for k, (col, name, color) in enumerate((("new_models_pct", "new models", "#4C72B0"), ("prices_pct", "price changes", "#C44E52"))):
+        vals = d[col].to_numpy(dtype=float)
+        ax.barh(y + (k - 0.5) * 0.36, vals, height=0.34, color=color, label=name)
+        for yi, v in zip(y + (k - 0.5) * 0.36, vals):
+            ax.annotate(f"{v:+.1f}%", (v, yi), xytext=(3 if v >= 0 else -3, 0), textcoords="offset points",
+                        ha="left" if v >= 0 else "right", va="center", fontsize=8)
+    ax.scatter(d["change_pct"], y, marker="D", color="black", zorder=3, label="total change")
+    ax.axvline(0, color="grey", lw=0.8)
+    ax.set_yticks(y, [task_labels.get(t, t) for t in d.index])
+    ax.invert_yaxis()
+    start, end = split["start"].iloc[0], split["end"].iloc[0]
+    ax.set_xlabel(f"change of the frontier cost-of-pass, {start} → {end} (% of {start}'s)")
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=8, frameon=False)
+    ax.set_title(titled("Where the frontier's change came from", simulated), pad=28)
+    fig.tight_layout()
+    return fig

@@ -78,6 +78,15 @@ class ReportParts:
             raise CostOfPassError(f"figure {name} is missing: run the pipeline for {self.params.name} first ({path})")
         return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
+    def empty(self, artifact: Artifact) -> bool:
+        """A table the pipeline wrote without rows (Table 2 of a set without techniques): not shown. A missing
+        artifact is not empty: showing it says which stage to run."""
+        path = self.params.tables_path / f"{artifact.name}.csv"
+        if artifact.kind != "table" or not path.is_file():
+            return False
+        with path.open(encoding="utf-8") as fh:
+            return sum(1 for line in fh if line.strip()) <= 1
+
     def block(self, artifact: Artifact) -> str:
         """An artifact as Markdown: a figure with its caption below, a table with its caption above (offline) or
         as Pandoc's ``: caption {#tbl-…}`` line (Quarto)."""

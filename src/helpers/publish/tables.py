@@ -280,3 +280,19 @@ def fold_methods(long: pd.DataFrame, models: list[str], methods: list[str], task
                                 else "–" for me in methods)
         rows.append(row)
     return pd.DataFrame(rows, columns=["model", *tasks])
+
+
+def grader_agreement(an) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The grader-agreement table of an imported set (``grade.agreement``): numbers, and the shown table with
+    dataset and model labels, percentages to one decimal and counts as whole numbers."""
+    from helpers.grade.agreement import grader_agreement as agreement
+    from helpers.grade.stage import read_graded
+
+    numbers = agreement(read_graded(an.ctx, "calls"))
+    shown = numbers.assign(task=numbers["task"].map(an.task_labels), model=numbers["model"].map(an.labels))
+    for c in ("source_pct", "project_pct", "agree_pct"):
+        shown[c] = shown[c].map(lambda x: f"{x:.1f}")
+    shown = shown.rename(columns={"task": "dataset", "source_pct": "source's label %", "project_pct": "project's grade %",
+                                  "agree_pct": "agree %", "project_only": "only the project passes",
+                                  "source_only": "only the source passes"})
+    return numbers, shown

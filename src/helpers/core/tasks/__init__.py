@@ -1,8 +1,8 @@
 """Task registry: each module registers one dataset; adding a task is one small file."""
 
-from helpers.core.tasks import aime24, arithmetic, bbq, gpqa_diamond, gsm8k, math500, two_digit_addition  # noqa: F401  (register)
+from helpers.core.tasks import aime24, arithmetic, bbq, feval_ttc, gpqa_diamond, gsm8k, math500, two_digit_addition  # noqa: F401  (register)
 from helpers.core.tasks.base import TASKS, Problem, TaskSpec, get_task, in_category_order, load_problems, sample_problems
 
 PAPER_TASKS = ["two_digit_addition", "gsm8k", "bbq", "gpqa_diamond", "math500", "aime24"]
 
-__all__ = ["TASKS", "PAPER_TASKS", "Problem", "TaskSpec", "get_task", "load_problems", "sample_problems"]
+__all__ = ["TASKS", "PAPER_TASKS", "Problem", "TaskSpec", "get_task", "in_category_order", "load_problems", "sample_problems"]

@@ -10,7 +10,8 @@ from typing import Any, Callable, Iterator, Literal
 
 from helpers.core.errors import CostOfPassError, MissingData
 
-Metric = Literal["number", "math", "choice"]  # number: the target is a number, and so must the answer be
+Metric = Literal["number", "math", "choice", "label"]  # number: the target is a number, and so must the answer be;
+# label: a word or phrase compared without case and punctuation (yes / no, valid / invalid)
 LETTERS = "ABCDEFGHIJ"
 
 

@@ -1,0 +1,45 @@
+"""``cost-of-pass reprice params/<set>.yaml --as-of YYYY-MM-DD``: every table and figure of a set at another date's
+prices, from its records, without a call.
+
+The repriced set is the set with ``prices: {as_of: DATE}`` (the dated ledger, ``core.ledger``) in place of its
+snapshot, named ``<set>_as_of_<DATE>``, written to ``results/<set>_as_of_<DATE>/`` beside the set's own results,
+and reading the set's records where they are (``records_dir``; nothing is copied or collected). Accuracy does
+not depend on prices, so only cost columns change. A model without a price by that date fails before anything
+runs, naming the dates it has prices for.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import yaml
+
+from helpers.core.params import Params, load_params
+from helpers.core.yamlfiles import read_yaml
+
+
+def repriced(params_path: str | Path, as_of: dt.date) -> tuple[Path, Params]:
+    """Write the repriced set's parameters (``results/<set>_as_of_<date>/params.yaml``) and return them validated."""
+    from helpers.core.errors import CostOfPassError
+    from helpers.core.ledger import prices_as_of
+
+    original = load_params(params_path)
+    try:
+        prices_as_of(original.models, as_of)  # before anything is written
+    except CostOfPassError as err:
+        raise CostOfPassError(f"{params_path}: --as-of {as_of}: {err}") from None
+    data = dict(read_yaml(Path(params_path), "parameter set"))
+    name = f"{original.name}_as_of_{as_of.isoformat()}"
+    out = original.output_path.parent / name
+    data.update(name=name, output_dir=str(out), records_dir=str(original.records_path),
+                prices={"as_of": as_of.isoformat()},
+                description=f"{original.description or original.name} Repriced as of {as_of.isoformat()} (dated price ledger).")
+    data.pop("price_snapshot", None)
+    if original.data_dir:
+        data["data_dir"] = str(original.data_path)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "params.yaml"
+    path.write_text(f"# Written by `cost-of-pass reprice {params_path} --as-of {as_of}`.\n"
+                    + yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path, load_params(path)

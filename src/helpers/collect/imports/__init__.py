@@ -1,0 +1,140 @@
+"""Records others made: published responses imported into the record store instead of collected.
+
+A set with ``import_from`` (``params.ImportSource``) has models whose registry entry is ``imported``: nothing
+calls them. Its collection stage reads the source file instead (``routellm``, ``feval_ttc`` or ``generic``),
+matches each response to a problem of the set's sample and to a planned attempt (vanilla runs), and appends
+one record per response with its provenance: ``source`` (publication, file, licence), ``source_correct`` (the
+source's own correctness label, compared with the project's grade in the report) and ``token_counts`` (how the
+tokens were counted or estimated). Importing again adds nothing: a record whose key and fingerprint are in the
+store already is skipped. A malformed source row is one error line naming the file and the row, before any
+record is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from helpers.collect.imports.common import source_error
+from helpers.collect.records import CallRecord, RecordStore, key_strings
+from helpers.core.errors import CostOfPassError
+from helpers.core.models import ModelSpec
+from helpers.core.params import Params
+
+
+@dataclass
+class ImportResult:
+    """Counts of one import: responses read from the source, records appended now, already in the store,
+    outside the set's sample (other problems, runs or models), and planned attempts the source has no response for."""
+
+    read: int = 0
+    imported: int = 0
+    present: int = 0
+    outside: int = 0
+    missing: int = 0
+    by_model: dict[str, int] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """One line: what the import did."""
+        return (f"imported {self.imported} responses of {self.read} read ({self.present} already in the store, "
+                f"{self.outside} outside the set's sample); {self.missing} planned attempts have no response in the source")
+
+
+def by_source_name(models: list[ModelSpec]) -> dict[str, ModelSpec]:
+    """The set's imported models by their name in the source."""
+    return {m.imported.name: m for m in models if m.imported}
+
+
+SOURCES = {"routellm": "RouteLLM's recorded GSM8K responses (Apache-2.0)",
+           "feval_ttc": "FEval-TTC's recorded responses (ODbL)"}
+
+
+def short_provenance(params: Params, models: list[ModelSpec]) -> str:
+    """What each caption of an imported set says: IMPORTED, from where, and whose token counts are estimated
+    (empty for a collected set; the about box has the whole of ``provenance``)."""
+    spec = params.import_from
+    if spec is None:
+        return ""
+    source = {"routellm": "RouteLLM", "feval_ttc": "FEval-TTC"}.get(spec.format) or spec.source or Path(spec.path).name
+    if spec.format == "feval_ttc":
+        estimated = "token counts FEval-TTC's word-count estimates"
+    elif spec.format == "generic" and {"prompt_tokens", "completion_tokens"} <= set(spec.columns):
+        estimated = ""
+    else:
+        names = [m.label for m in models if m.imported and not m.imported.tokenizer]
+        estimated = f"token counts **estimated** for {', '.join(names)}" if names else ""
+    return f"**IMPORTED** responses ({source}{'; ' + estimated if estimated else ''})."
+
+
+def provenance(params: Params, models: list[ModelSpec]) -> str:
+    """One sentence for the about box: where an imported set's responses come from and how their tokens were
+    counted (empty for a collected set)."""
+    spec = params.import_from
+    if spec is None:
+        return ""
+    source = SOURCES.get(spec.format) or spec.source or f"{Path(spec.path).name}"
+    if spec.format == "feval_ttc":
+        tokens = "FEval-TTC's own approximation, round(1.365 × words)"
+    elif spec.format == "generic" and {"prompt_tokens", "completion_tokens"} <= set(spec.columns):
+        tokens = "the source's"
+    else:
+        counted = [m.label for m in models if m.imported and m.imported.tokenizer]
+        estimated = [m.label for m in models if m.imported and not m.imported.tokenizer]
+        tokens = "; ".join(x for x in (counted and f"{', '.join(counted)} counted with its own tokenizer",
+                                       estimated and f"{', '.join(estimated)} **estimated** (cl100k_base)") if x)
+        tokens += ", prompts as the question alone (the source's prompt is not recorded)"
+    return f"**IMPORTED** responses, recorded by others: {source}; token counts: {tokens}."
+
+
+def read_source(params: Params, models: list[ModelSpec]):
+    """The source's responses (``Imported``), in file order; raises one line on a malformed row or file."""
+    from helpers.collect.imports import feval_ttc, generic, routellm
+
+    spec, path = params.import_from, params.import_path
+    if spec is None or path is None:
+        raise CostOfPassError(f"{params.source}: no import_from: this set's records are collected, not imported")
+    if not path.is_file():
+        hint = (" (FEval-TTC's api_responses.zip is downloaded by hand from the link in the FEval-TTC repository's "
+                "README; see the README's 'Imported records')" if spec.format == "feval_ttc" else "")
+        raise CostOfPassError(f"{params.source}: field 'import_from.path': no file at {path}{hint}")
+    reader = {"routellm": routellm.read, "feval_ttc": feval_ttc.read, "generic": generic.read}[spec.format]
+    return reader(params, path, by_source_name(models))
+
+
+def import_records(params: Params, attempts: list, store: RecordStore) -> ImportResult:
+    """Append the source's responses for the set's planned attempts (``collection.Attempt``) of imported models
+    (their vanilla runs; others are ignored); idempotent."""
+    attempts = [a for a in attempts if a.model.imported and a.method.name == "vanilla"]
+    imported = list({a.model.name: a.model for a in attempts}.values())
+    planned = {(a.problem.task, a.problem.problem_id, a.model.name, a.run): a for a in attempts}
+    done = set(key_strings(store.done())) if store.shards() else set()
+    rows = list(read_source(params, imported))  # the whole file is checked before anything is written
+    first: dict[tuple, int] = {}
+    for r in rows:
+        k = (r.task, r.problem_id, r.model, r.run)
+        if k in first:
+            raise source_error(params.import_path, r.row, f"a second response of {r.model} to {r.problem_id} run {r.run} "
+                               f"(the first is row {first[k]})")
+        first[k] = r.row
+    result, seen = ImportResult(read=len(rows)), set()
+    for r in rows:
+        a = planned.get((r.task, r.problem_id, r.model, r.run))
+        if a is None:
+            result.outside += 1
+            continue
+        seen.add((r.task, r.problem_id, r.model, r.run))
+        record = CallRecord(
+            task=r.task, problem_id=r.problem_id, model=r.model, method="vanilla", run=r.run, call=0,
+            litellm_model=a.model.litellm_id, prompt_hash="", fingerprint=a.fingerprints[0],
+            status="error" if r.failure else "ok", response=r.response, finish_reason=r.finish_reason,
+            prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens, tries=1, error=r.failure,
+            unusable=bool(r.failure), sampling=r.sampling, source=r.source, source_correct=r.source_correct,
+            token_counts=r.token_counts, created_at="")
+        if "\x1f".join(map(str, record.key)) in done:
+            result.present += 1
+            continue
+        store.append(record)
+        result.imported += 1
+        result.by_model[r.model] = result.by_model.get(r.model, 0) + 1
+    result.missing = len(planned) - len(seen)
+    return result

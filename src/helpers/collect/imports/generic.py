@@ -1,0 +1,124 @@
+"""Any table of recorded responses, CSV or JSONL, read through a column mapping (``import_from.columns``).
+
+Fields (each maps to a column of the file): ``model`` and ``response`` (required); ``problem_id`` (the task's
+own ids) or ``question`` (matched to the task's problems by normalised text); ``task`` (else every row is
+``import_from.task``); ``run`` (else the row's order among those of its problem and model: 0, 1, ...);
+``prompt_tokens`` and ``completion_tokens`` (else counted with the model's tokenizer or estimated, and
+labelled so); ``correct`` (the source's label: true/false, 1/0, yes/no). ``model`` values are the registry's
+``imported.name``; rows of models not in the set are skipped.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+from helpers.collect.imports.common import Imported, normalize_text, source_error, text_index
+from helpers.collect.imports.tokens import counter
+from helpers.core.errors import CostOfPassError
+from helpers.core.models import ModelSpec
+from helpers.core.params import Params
+from helpers.core.tasks import get_task
+
+FIELDS = ("model", "response", "problem_id", "question", "task", "run", "prompt_tokens", "completion_tokens", "correct")
+TRUE, FALSE = {"true", "1", "yes", "correct"}, {"false", "0", "no", "incorrect", "wrong"}
+
+
+def rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(row number, row) of a CSV (header is row 1) or JSONL (line numbers) file."""
+    if path.suffix.lower() in (".jsonl", ".ndjson"):
+        with path.open(encoding="utf-8") as fh:
+            for i, line in enumerate(fh, start=1):
+                if line.strip():
+                    try:
+                        row = json.loads(line)
+                    except json.JSONDecodeError as err:
+                        raise source_error(path, i, f"not JSON ({err.msg})") from None
+                    if not isinstance(row, dict):
+                        raise source_error(path, i, "not a JSON object")
+                    yield i, row
+        return
+    if path.suffix.lower() != ".csv":
+        raise CostOfPassError(f"{path}: a generic import reads .csv or .jsonl files, not {path.suffix or 'no suffix'}")
+    csv.field_size_limit(1 << 26)
+    with path.open(encoding="utf-8", newline="") as fh:
+        yield from enumerate(csv.DictReader(fh), start=2)
+
+
+def as_label(value: Any) -> bool | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in TRUE or text in FALSE:
+        return text in TRUE
+    raise ValueError(f"expected a correctness label (true/false, 1/0, yes/no), got {value!r}")
+
+
+def as_count(value: Any) -> int:
+    number = float(value)
+    if number < 0 or number != int(number):
+        raise ValueError(f"expected a token count (a whole number >= 0), got {value!r}")
+    return int(number)
+
+
+def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[Imported]:
+    spec = params.import_from
+    cols = spec.columns
+    if unknown := sorted(set(cols) - set(FIELDS)):
+        raise CostOfPassError(f"{params.source}: field 'import_from.columns': unknown field(s) {', '.join(unknown)} "
+                              f"(fields: {', '.join(FIELDS)})")
+    for needed in ("model", "response"):
+        if needed not in cols:
+            raise CostOfPassError(f"{params.source}: field 'import_from.columns': '{needed}' is required")
+    if ("problem_id" in cols) == ("question" in cols):
+        raise CostOfPassError(f"{params.source}: field 'import_from.columns': map exactly one of problem_id, question")
+    if "task" not in cols and spec.task not in params.tasks:
+        raise CostOfPassError(f"{params.source}: field 'import_from.task': one of the set's tasks "
+                              f"({', '.join(params.tasks)}) or a 'task' column is needed")
+    source = "; ".join(x for x in (spec.source or f"imported from {path.name}", spec.licence and f"licence: {spec.licence}") if x)
+    problems = {t: get_task(t).load(params.data_path, params.task_options.get(t, {})) for t in params.tasks}
+    by_id = {t: {p.problem_id: p for p in ps} for t, ps in problems.items()}
+    texts = {t: text_index(ps) for t, ps in problems.items()} if "question" in cols else {}
+    counters = {name: counter(m.imported.tokenizer) for name, m in models.items()}
+    runs: dict[tuple, int] = {}
+    for number, row in rows(path):
+        if missing := [c for c in cols.values() if c not in row]:
+            raise source_error(path, number, f"no column(s) {', '.join(missing)}")
+        name = str(row[cols["model"]])
+        if name not in models:
+            continue
+        task = str(row[cols["task"]]) if "task" in cols else spec.task
+        if task not in params.tasks:
+            continue
+        if "problem_id" in cols:
+            pid = str(row[cols["problem_id"]])
+            problem = by_id[task].get(pid)
+            if problem is None:
+                raise source_error(path, number, f"problem id {pid!r} is not a problem of {task}")
+        else:
+            problem = texts[task].get(normalize_text(str(row[cols["question"]] or "")))
+            if problem is None:
+                raise source_error(path, number, f"its question matches no problem of {task}")
+            pid = problem.problem_id
+        response = row[cols["response"]]
+        try:
+            run = int(row[cols["run"]]) if "run" in cols else runs.get((task, pid, name), 0)
+            label = as_label(row[cols["correct"]]) if "correct" in cols else None
+            counted = "prompt_tokens" in cols and "completion_tokens" in cols
+            if counted:
+                prompt, completion = as_count(row[cols["prompt_tokens"]]), as_count(row[cols["completion_tokens"]])
+        except (TypeError, ValueError) as err:
+            raise source_error(path, number, str(err)) from None
+        runs[(task, pid, name)] = run + 1
+        if counted:
+            how = "the source's counts"
+        else:
+            count, how = counters[name]
+            prompt, completion = count(problem.question), count(response)
+            how += "; prompt: the question alone (source's prompt not recorded)"
+        yield Imported(task, pid, models[name].name, run, None if response is None else str(response), prompt,
+                       completion, how, source, label, row=number)

@@ -1,0 +1,115 @@
+"""The dated price ledger, `cost-of-pass reprice`, and the Shapley split of the frontier's change."""
+
+import datetime as dt
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import ROOT
+from helpers.analyze.price_change import price_change_split, shapley_two
+from helpers.core.errors import CostOfPassError
+from helpers.core.ledger import price_on, prices_as_of
+from helpers.core.params import load_params
+from helpers.core.prices import ModelPrice, PriceSnapshot
+
+D = dt.date.fromisoformat
+
+
+def test_a_price_is_the_latest_in_effect_and_a_missing_one_names_the_dates_that_exist():
+    assert price_on("gpt-4-1106-preview", D("2024-01-01")).snapshot == "openai_launch_2023-11-06"
+    assert price_on("gpt-4-1106-preview", D("2027-01-01")).snapshot == "litellm_1.106.2"
+    assert price_on("mixtral-8x7b", D("2025-07-01")).price.input_usd_per_mtok == 0.08  # FEval-TTC's table
+    with pytest.raises(CostOfPassError) as err:
+        prices_as_of(["mixtral-8x7b", "gpt-4-1106-preview"], D("2023-01-01"))
+    assert str(err.value) == (
+        "no price for model 'mixtral-8x7b' as of 2023-01-01: its prices in the ledger take effect 2025-06-02 "
+        "(feval_ttc_2025-06-02), 2026-11-23 (litellm_1.106.2); no price for model 'gpt-4-1106-preview' as of "
+        "2023-01-01: its prices in the ledger take effect 2023-11-06 (openai_launch_2023-11-06), 2026-11-23 (litellm_1.106.2)")
+    assert price_on("mixtral-8x7b", D("2023-01-01"), first_if_later=True).date == D("2025-06-02")
+
+
+def test_two_snapshots_disagreeing_on_one_date_are_an_error(tmp_path):
+    for name, price in (("a", 1.0), ("b", 2.0)):
+        (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump({
+            "date": "2025-01-01", "source": name, "prices": {"m": {"input_usd_per_mtok": price, "output_usd_per_mtok": 1}}}))
+    with pytest.raises(CostOfPassError, match="snapshots a, b give different prices on 2025-01-01"):
+        price_on("m", D("2025-02-01"), tmp_path)
+
+
+def test_a_set_names_exactly_one_price_source(write_set):
+    base = {"name": "p", "tasks": ["gsm8k"], "models": ["gpt-4o"], "n_problems": 2, "n_runs": 1, "budget_usd": 1}
+    with pytest.raises(CostOfPassError, match="give exactly one of price_snapshot"):
+        load_params(write_set(base))
+    with pytest.raises(CostOfPassError, match="give exactly one of price_snapshot"):
+        load_params(write_set({**base, "price_snapshot": "paper_table4_2025-04", "prices": {"as_of": "2025-05-01"}}))
+    params = load_params(write_set({**base, "prices": {"as_of": "2025-05-01"}}))
+    assert params.prices.as_of == D("2025-05-01") and len(params.price_files) > 3
+
+
+def test_shapley_split_by_hand():
+    new, price = shapley_two(10.0, 6.0, 12.0, 7.0)  # V(M0,P0), V(M1,P0), V(M0,P1), V(M1,P1)
+    assert (new, price) == (-4.5, 1.5) and new + price == 7.0 - 10.0
+
+
+def snapshot(date, a, b):
+    return PriceSnapshot(name=f"s{date}", date=date, source="test", prices={
+        "a": ModelPrice(input_usd_per_mtok=a, output_usd_per_mtok=a), "b": ModelPrice(input_usd_per_mtok=b, output_usd_per_mtok=b)})
+
+
+def test_price_change_split_on_two_problems_by_hand():
+    """Model a (old) passes both problems for 1M tokens; b (new) passes problem 1 only for 1M tokens; expert 10 USD.
+    a's price goes 4 -> 2 USD/Mtok, b's is 1. V(M0,P0) = 4, V(M0,P1) = 2, V(M1,P0) = (1 + 4) / 2, V(M1,P1) = (1 + 2) / 2."""
+    rows = [("a", "p1", True), ("a", "p2", True), ("b", "p1", True), ("b", "p2", False)]
+    attempts = pd.DataFrame({"task": "t", "problem_id": [r[1] for r in rows], "model": [r[0] for r in rows],
+                             "method": "vanilla", "run": 0, "complete": True, "correct": [r[2] for r in rows],
+                             "prompt_tokens": 500_000, "completion_tokens": 500_000})
+    releases = pd.Series({"a": pd.Timestamp("2024-01-01"), "b": pd.Timestamp("2024-06-01")})
+    expert = pd.Series(10.0, index=pd.MultiIndex.from_tuples([("t", "p1"), ("t", "p2")], names=["task", "problem_id"]))
+    prices = {D("2024-02-01"): snapshot(D("2024-02-01"), 4.0, 1.0), D("2024-12-01"): snapshot(D("2024-12-01"), 2.0, 1.0)}
+    out = price_change_split(attempts, releases, expert, D("2024-02-01"), D("2024-12-01"), prices.__getitem__).iloc[0]
+    assert (out.start_usd, out.end_usd) == (4.0, 1.5) and (out.models_start, out.models_end) == (1, 2)
+    new, price = shapley_two(4.0, 2.5, 2.0, 1.5)
+    assert out.new_models_usd == pytest.approx(new) and out.prices_usd == pytest.approx(price)
+    assert out.new_models_usd + out.prices_usd == pytest.approx(out.change_usd) and out.change_pct == pytest.approx(-62.5)
+
+
+def run_cli(*args):
+    out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", *args], cwd=ROOT, capture_output=True, text=True,
+                         timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
+@pytest.mark.parametrize("kind", ["sim", "routellm"])
+def test_reprice_changes_only_cost_columns(kind, tmp_path, shared_data):
+    if kind == "sim":  # two simulated twins: Llama-3.3-70B's price differs between Table 4 and litellm's map
+        params = {"tasks": ["two_digit_addition"], "models": ["sim-llama-3.3-70b", "sim-gpt-4o"],
+                  "models_file": "params/registry/sim_paper.yaml", "methods": ["vanilla"], "n_problems": 12, "n_runs": 4,
+                  "price_snapshot": "sim_paper_table4_2025-04", "budget_usd": 10, "concurrency": 1,
+                  "task_options": {"two_digit_addition": {"source": "generated"}},
+                  "validity": {"repetitions": 2, "replicates": 10, "effect_repetitions": 2}}
+        as_of, changed = "2026-11-23", "Llama-3.3-70B (sim)"
+    else:
+        params = {"tasks": ["gsm8k"], "models": ["mixtral-8x7b", "gpt-4-1106-preview"],
+                  "models_file": "params/registry/imported.yaml", "methods": ["vanilla"], "n_problems": 40, "n_runs": 1,
+                  "price_snapshot": "litellm_1.106.2", "budget_usd": 1, "extraction": "lenient",
+                  "import_from": {"format": "routellm", "path": "routellm/gsm8k_responses.csv"}}
+        as_of, changed = "2025-07-01", "Mixtral-8x7B-Instruct"
+    path = tmp_path / "rp.yaml"
+    path.write_text(yaml.safe_dump({"name": "rp", **params, "data_dir": str(shared_data),
+                                    "output_dir": str(tmp_path / "results/rp")}))
+    run_cli("run", str(path), "--no-report")
+    out = run_cli("reprice", str(path), "--as-of", as_of)
+    assert "01_collect" not in out and "open  " in out
+    before, after = tmp_path / "results/rp/tables", tmp_path / f"results/rp_as_of_{as_of}/tables"
+    pd.testing.assert_frame_equal(pd.read_csv(before / "table5_accuracy.csv"), pd.read_csv(after / "table5_accuracy.csv"))
+    cost0 = pd.read_csv(before / "table6_cost.csv").set_index("model")
+    cost1 = pd.read_csv(after / "table6_cost.csv").set_index("model")
+    moved = ~np.isclose(cost0.iloc[:, -1], cost1.iloc[:, -1], rtol=1e-12)
+    assert list(cost0.index[moved]) == [changed]  # only the model whose price differs on that date
+    assert (tmp_path / f"results/rp_as_of_{as_of}/report/index.html").is_file()
+    assert not (tmp_path / f"results/rp_as_of_{as_of}/records").exists()  # the set's records are read in place
