@@ -126,8 +126,9 @@ def cot(text, answer, tokens, price_out, finish="stop"):
             "metadata": {"dollar_cost": tokens * price_out / 1e6, "token_cost": float(tokens), "finish_reason": finish}}
 
 
-def feval_zip(path, n=6, k=3):
-    """A FEval-TTC-format zip: three datasets, two models, k CoTs per question (one failed, one truncated)."""
+def feval_zip(path, n=6, k=3, fewer=None):
+    """A FEval-TTC-format zip: three datasets, two models, k CoTs per question (one failed, one truncated); the model
+    ``fewer`` has two (as o3-mini has 3 where the others have 40)."""
     with zipfile.ZipFile(path, "w") as zf:
         for d in ("GSM8K", "Bigbench_Date", "Bigbench_Sports"):
             data = feval_dataset(d, n)
@@ -139,7 +140,7 @@ def feval_zip(path, n=6, k=3):
                     good = item["answer"].strip("()")
                     cots = [cot(f"Let me think. So the answer is {good}.", good, 20 + i, p_out),
                             cot(f"Hmm. So the answer is {'Z' if d != 'GSM8K' else '0'}.", "0", 30, p_out, "max_tokens"),
-                            cot("", None, 0, p_out, "run_failed")][:k]
+                            cot("", None, 0, p_out, "run_failed")][:k if m != fewer else 2]
                     request = 100 + i
                     responses.append({"request": {"raw_text": "few-shot prompt", "dollar_cost": request * p_in / 1e6,
                                                   "token_cost": float(request)}, "cots": cots, "num_cots": len(cots)})
@@ -163,7 +164,7 @@ def test_label_answers_and_agreement_by_hand():
 def test_feval_zip_goes_through_import_grade_and_every_analysis(tmp_path):
     data = tmp_path / "data"
     (data / "feval_ttc").mkdir(parents=True)
-    feval_zip(data / "feval_ttc/api_responses.zip")
+    feval_zip(data / "feval_ttc/api_responses.zip", fewer="mistralai/Mixtral-8x7B-Instruct-v0.1")
     params = {"name": "fevalcheck", "tasks": ["feval_gsm8k", "feval_bigbench_date", "feval_bigbench_sports"],
               "models": list(MODELS.values()), "models_file": REGISTRY, "methods": ["vanilla", "majority_vote_k3"],
               "n_problems": 6, "n_runs": 3, "price_snapshot": "feval_ttc_2025-06-02", "budget_usd": 1,
@@ -176,13 +177,14 @@ def test_feval_zip_goes_through_import_grade_and_every_analysis(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     results = tmp_path / "results"
     calls = pd.read_parquet(results / "graded/calls.parquet")
-    assert len(calls) == 3 * 6 * 2 * 3 and calls["status"].eq("error").sum() == 3 * 6 * 2  # run_failed: failed calls
+    assert len(calls) == 3 * 6 * (3 + 2) and calls["status"].eq("error").sum() == 3 * 6  # run_failed: failed calls
     ok = calls[calls["status"].eq("ok")]
     assert ok[ok["run"].eq(0)]["correct"].all() and not ok[ok["run"].eq(1)]["correct"].any()
     assert set(ok[ok["run"].eq(1)]["finish_reason"]) == {"length"}
     # prices: the request billed once per question, split over its CoTs; the sum is FEval-TTC's own dollar cost
     attempts = pd.read_parquet(results / "graded/attempts.parquet")
     theirs = sum((100 + i) * PRICES[m][0] / 1e6 + ((20 + i) + 30) * PRICES[m][1] / 1e6 for m in PRICES for i in range(6)) * 3
+    assert attempts["model"].value_counts().to_dict() == {"gpt-3.5-turbo": 54, "mixtral-8x7b": 36}
     assert attempts["usd"].sum() == pytest.approx(theirs, rel=1e-12)
     agreement = pd.read_csv(results / "tables/grader_agreement.csv")
     assert len(agreement) == 6 and agreement["agree_pct"].eq(100).all()

@@ -46,6 +46,27 @@ def test_quarto_project_is_consistent():
             assert name in catalog.CATALOG, f"report reads {name}, which is not in the artifact catalog"
 
 
+def test_quarto_cache_is_keyed_on_the_results(tmp_path):
+    """`cost-of-pass quarto` passes the digest of the results the report reads: new results, a new cache key."""
+    from helpers.core.params import params_from_mapping
+    from helpers.publish.report import inputs_digest, quarto_command
+
+    params = params_from_mapping({"name": "q", "tasks": ["gsm8k"], "models": ["gpt-4o"], "n_problems": 1, "n_runs": 1,
+                                  "price_snapshot": "paper_table4_2025-04", "budget_usd": 1, "output_dir": str(tmp_path)})
+    params.tables_path.mkdir(parents=True)
+    (params.tables_path / "table6_cost.csv").write_text("model,gsm8k\na,1\n")
+    before = quarto_command("params/q.yaml", params)
+    assert before[:5] == ["quarto", "render", "report", "--execute", "--cache"]
+    assert before[5:] == ["-P", "params_file:params/q.yaml", "-P", f"inputs_digest:{inputs_digest(params)}"]
+    (params.tables_path / "table6_cost.csv").write_text("model,gsm8k\na,2\n")
+    assert quarto_command("params/q.yaml", params)[-1] != before[-1]
+    nb = json.loads((REPORT / "index.ipynb").read_text())
+    parameters = next(c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))
+    assert 'inputs_digest = ""' in "".join(parameters["source"])
+    project = yaml.safe_load((REPORT / "_quarto.yml").read_text())
+    assert project["execute"]["cache"] is False  # a plain `quarto render` never serves a stale report
+
+
 def catalog_text() -> str:
     """Every caption, section note and the methods text the report shows."""
     return " ".join([*(a.caption for a in catalog.CATALOG.values()), *catalog.NOTES.values(), catalog.METHODS])

@@ -94,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("params")
     report = sub.add_parser("report", help="re-render the offline HTML report of a set from its results")
     report.add_argument("params")
+    quarto = sub.add_parser("quarto", help="render a set's report with Quarto, its execution cache keyed on the results")
+    quarto.add_argument("params")
+    quarto.add_argument("--no-cache", action="store_true", help="execute the report even if its results are unchanged")
     reprice = sub.add_parser("reprice", help="every table and figure of a set at another date's prices, without a call")
     reprice.add_argument("params")
     reprice.add_argument("--as-of", required=True, type=_date, help="YYYY-MM-DD: each model's price in effect that day")
@@ -166,6 +169,11 @@ def command(args: argparse.Namespace) -> None:
         run_reprice(args.params, args.as_of, args.force)
         return
     params = load_params(args.params)
+    if args.command == "quarto":
+        from helpers.publish.report import render_quarto
+
+        print(f"ok    quarto -> {shown(render_quarto(args.params, params, cache=not args.no_cache))}")
+        return
     if args.command == "report":
         from helpers.publish.report import render_offline
 

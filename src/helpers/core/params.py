@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from helpers.core.errors import CostOfPassError
 from helpers.core.paths import default_data_dir, repo_root, resolve
@@ -139,7 +140,9 @@ class Params(BaseModel):
 
     @model_validator(mode="after")
     def _one_price_source(self) -> "Params":
-        if (self.price_snapshot is None) == (self.prices is None):
+        if self.price_snapshot is None and self.prices is None:
+            raise PydanticCustomError("missing_prices", "prices are needed: price_snapshot or prices: {as_of: YYYY-MM-DD}")
+        if self.price_snapshot is not None and self.prices is not None:
             raise ValueError("give exactly one of price_snapshot (a named snapshot) and prices: {as_of: YYYY-MM-DD}")
         return self
 
@@ -219,6 +222,8 @@ def _one_line(err: ValidationError, source: str) -> str:
         msg = "unknown field" + nearest(str(first["loc"][-1]), getattr(model, "model_fields", {}))
     elif first["type"] == "missing":
         msg = "required field is missing"
+    elif first["type"] == "missing_prices":  # neither a snapshot nor a date: say which field a set usually gives
+        field, msg = "price_snapshot", "required field is missing (or give prices: {as_of: YYYY-MM-DD})"
     more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
     return f"{source}: field '{field}': {msg}{more}"
 

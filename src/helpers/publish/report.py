@@ -110,6 +110,43 @@ class ReportParts:
         display(Markdown(self.block(artifact)))
 
 
+def inputs_digest(params: Params) -> str:
+    """sha256 over what the report reads: every file under ``results/<set>/tables`` and the figures' PNGs (paths and
+    bytes). Passed to Quarto as the report's ``inputs_digest`` parameter, it keys the execution cache on the results."""
+    import hashlib
+
+    h = hashlib.sha256()
+    files = [*sorted(params.tables_path.glob("*")), *sorted(params.figures_path.glob("*.png"))]
+    for path in (f for f in files if f.is_file()):
+        h.update(f"{path.parent.name}/{path.name}".encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def quarto_command(params_file: str, params: Params, cache: bool = True) -> list[str]:
+    """``quarto render`` of the report for a set: with ``cache``, Quarto's jupyter-cache keyed on the notebook's code and
+    parameters, which include ``inputs_digest``, so a render re-executes exactly when the set's results changed."""
+    return ["quarto", "render", "report", "--execute", *(["--cache"] if cache else ["--no-cache"]),
+            "-P", f"params_file:{params_file}", "-P", f"inputs_digest:{inputs_digest(params)}"]
+
+
+def render_quarto(params_file: str, params: Params, cache: bool = True) -> Path:
+    """Render the report with Quarto (``quarto_command``); one line if Quarto is not installed. Returns the HTML."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    if shutil.which("quarto") is None:
+        raise CostOfPassError("Quarto is not installed (conda's `quarto`, or `pip install -e \".[quarto]\"` online); "
+                              f"`cost-of-pass report {params_file}` renders the same report offline")
+    env = {**os.environ, "QUARTO_PYTHON": sys.executable}
+    command = quarto_command(params_file, params, cache)
+    done = subprocess.run(command, cwd=repo_root(), env=env)
+    if done.returncode != 0:
+        raise CostOfPassError(f"quarto render failed (exit {done.returncode}): {' '.join(command)}")
+    return repo_root() / "report" / "_site" / "index.html"
+
+
 def render_offline(params_path: Path, params: Params) -> Path:
     """Execute the report notebook for a set and write ``results/<set>/report/index.html``."""
     import nbformat
