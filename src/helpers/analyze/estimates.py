@@ -100,7 +100,10 @@ class Analysis:
         own = snapshot_entries(self.ctx.snapshot)
         start, end = self.price_change_dates()
         prices_on = lambda d: prices_as_of(self.models, d, first_if_later=True, extra=own)  # noqa: E731
+        from helpers.core.tasks import in_category_order
+
         out = price_change_split(self.attempts, self.releases, self.expert, start, end, prices_on)
+        out = out.set_index("task").loc[in_category_order(list(out["task"]))].reset_index()
         return out.assign(start=start.isoformat(), end=end.isoformat())
 
     @property
