@@ -98,7 +98,7 @@ def test_reprice_changes_only_cost_columns(kind, tmp_path, shared_data):
                   "models_file": "params/registry/imported.yaml", "methods": ["vanilla"], "n_problems": 40, "n_runs": 1,
                   "price_snapshot": "litellm_1.106.2", "budget_usd": 1, "extraction": "lenient",
                   "import_from": {"format": "routellm", "path": "routellm/gsm8k_responses.csv"}}
-        as_of, changed = "2025-07-01", "Mixtral-8x7B-Instruct"
+        as_of, changed = "2025-07-01", "Mixtral-8x7B-Instruct (tokens estimated)"
     path = tmp_path / "rp.yaml"
     path.write_text(yaml.safe_dump({"name": "rp", **params, "data_dir": str(shared_data),
                                     "output_dir": str(tmp_path / "results/rp")}))

@@ -29,7 +29,11 @@ class Analysis:
 
     @property
     def labels(self) -> dict[str, str]:
-        return {m.name: m.label for m in self.ctx.models}
+        """Model names as tables and figures show them; an imported model whose tokens were estimated says so."""
+        from helpers.collect.imports import estimated_tokens
+
+        estimated = set(estimated_tokens(self.ctx.params, self.ctx.models))
+        return {m.name: m.label + (" (tokens estimated)" if m.name in estimated else "") for m in self.ctx.models}
 
     @property
     def families(self) -> pd.Series:

@@ -49,6 +49,21 @@ SOURCES = {"routellm": "RouteLLM's recorded GSM8K responses (Apache-2.0)",
            "feval_ttc": "FEval-TTC's recorded responses (ODbL)"}
 
 
+def counts_in_source(params: Params) -> bool:
+    """Whether the source gives every response's token counts (FEval-TTC's estimates, or a generic file's columns)."""
+    spec = params.import_from
+    return spec is not None and (spec.format == "feval_ttc" or (
+        spec.format == "generic" and {"prompt_tokens", "completion_tokens"} <= set(spec.columns)))
+
+
+def estimated_tokens(params: Params, models: list[ModelSpec]) -> list[str]:
+    """The models of an imported set whose token counts this project estimated (no counts in the source and no
+    tokenizer of their own offline); FEval-TTC's counts are the source's own estimates, said once for all."""
+    if params.import_from is None or counts_in_source(params):
+        return []
+    return [m.name for m in models if m.imported and not m.imported.tokenizer]
+
+
 def short_provenance(params: Params, models: list[ModelSpec]) -> str:
     """What each caption of an imported set says: IMPORTED, from where, and whose token counts are estimated
     (empty for a collected set; the about box has the whole of ``provenance``)."""
@@ -56,13 +71,9 @@ def short_provenance(params: Params, models: list[ModelSpec]) -> str:
     if spec is None:
         return ""
     source = {"routellm": "RouteLLM", "feval_ttc": "FEval-TTC"}.get(spec.format) or spec.source or Path(spec.path).name
-    if spec.format == "feval_ttc":
-        estimated = "token counts FEval-TTC's word-count estimates"
-    elif spec.format == "generic" and {"prompt_tokens", "completion_tokens"} <= set(spec.columns):
-        estimated = ""
-    else:
-        names = [m.label for m in models if m.imported and not m.imported.tokenizer]
-        estimated = f"token counts **estimated** for {', '.join(names)}" if names else ""
+    names = [m.label for m in models if m.name in estimated_tokens(params, models)]
+    estimated = ("token counts FEval-TTC's word-count estimates" if spec.format == "feval_ttc" else
+                 f"token counts **estimated** for {', '.join(names)}" if names else "")
     return f"**IMPORTED** responses ({source}{'; ' + estimated if estimated else ''})."
 
 
@@ -75,11 +86,12 @@ def provenance(params: Params, models: list[ModelSpec]) -> str:
     source = SOURCES.get(spec.format) or spec.source or f"{Path(spec.path).name}"
     if spec.format == "feval_ttc":
         tokens = "FEval-TTC's own approximation, round(1.365 × words)"
-    elif spec.format == "generic" and {"prompt_tokens", "completion_tokens"} <= set(spec.columns):
+    elif counts_in_source(params):
         tokens = "the source's"
     else:
-        counted = [m.label for m in models if m.imported and m.imported.tokenizer]
-        estimated = [m.label for m in models if m.imported and not m.imported.tokenizer]
+        guessed = estimated_tokens(params, models)
+        counted = [m.label for m in models if m.imported and m.name not in guessed]
+        estimated = [m.label for m in models if m.name in guessed]
         tokens = "; ".join(x for x in (counted and f"{', '.join(counted)} counted with its own tokenizer",
                                        estimated and f"{', '.join(estimated)} **estimated** (cl100k_base)") if x)
         tokens += ", prompts as the question alone (the source's prompt is not recorded)"
