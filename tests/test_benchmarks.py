@@ -55,3 +55,8 @@ def test_interval_speed_benchmark_runs():
     assert lines[0].startswith("SIMULATED set of the paper's shape: 670 problems x 40 strategies x 8 runs")
     assert lines[-3].startswith("every interval in one process") and lines[-2].startswith("every interval as the pipeline")
     assert lines[-1].startswith("peak memory")
+
+
+def test_import_scale_benchmark_runs():
+    rows = {line.split()[0]: line.split()[1:] for line in run("benchmarks/import_scale.py", "130", "2").splitlines()[2:]}
+    assert rows["first"][:3] == ["10400", "10240", "0"] and rows["again"][:3] == ["10400", "0", "10240"]  # idempotent

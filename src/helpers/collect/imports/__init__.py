@@ -120,21 +120,22 @@ def import_records(params: Params, attempts: list, store: RecordStore) -> Import
     imported = list({a.model.name: a.model for a in attempts}.values())
     planned = {(a.problem.task, a.problem.problem_id, a.model.name, a.run): a for a in attempts}
     done = set(key_strings(store.done())) if store.shards() else set()
-    rows = list(read_source(params, imported))  # the whole file is checked before anything is written
-    first: dict[tuple, int] = {}
-    for r in rows:
+    # the whole file is read and checked before anything is written; only the sample's responses are kept
+    result, rows, first = ImportResult(), [], {}
+    for r in read_source(params, imported):
+        result.read += 1
         k = (r.task, r.problem_id, r.model, r.run)
+        if k not in planned:
+            result.outside += 1
+            continue
         if k in first:
             raise source_error(params.import_path, r.row, f"a second response of {r.model} to {r.problem_id} run {r.run} "
                                f"(the first is row {first[k]})")
         first[k] = r.row
-    result, seen = ImportResult(read=len(rows)), set()
+        rows.append(r)
+    seen = set(first)
     for r in rows:
-        a = planned.get((r.task, r.problem_id, r.model, r.run))
-        if a is None:
-            result.outside += 1
-            continue
-        seen.add((r.task, r.problem_id, r.model, r.run))
+        a = planned[(r.task, r.problem_id, r.model, r.run)]
         record = CallRecord(
             task=r.task, problem_id=r.problem_id, model=r.model, method="vanilla", run=r.run, call=0,
             litellm_model=a.model.litellm_id, prompt_hash="", fingerprint=a.fingerprints[0],
