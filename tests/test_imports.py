@@ -223,3 +223,11 @@ def test_feval_set_without_its_zip_says_where_to_get_it(write_set, tmp_path):
         "data_dir": str(tmp_path), "import_from": {"format": "feval_ttc", "path": "feval_ttc/api_responses.zip"}}))
     with pytest.raises(CostOfPassError, match="FEval-TTC: no zip at .* download api_responses.zip by hand"):
         prepare(params)
+
+
+def test_a_missing_source_file_fails_in_preflight(write_set, shared_data):
+    from helpers.collect.preflight import preflight
+
+    params = routellm_set(write_set, shared_data, path="routellm/absent.csv")
+    with pytest.raises(CostOfPassError, match=r"field 'import_from.path': no file at .*routellm/absent.csv"):
+        preflight(params)

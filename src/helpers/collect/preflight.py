@@ -71,6 +71,15 @@ def check_local_runtime(ctx: Context, est: pd.DataFrame) -> None:
         weights_path(m.local)
 
 
+def check_import_source(ctx: Context) -> None:
+    """An imported set's source file exists (read in full by the collection stage)."""
+    path = ctx.params.import_path
+    if path is not None and not path.is_file():
+        from helpers.core.errors import MissingData
+
+        raise MissingData(f"{ctx.params.source}: field 'import_from.path': no file at {path}")
+
+
 def preflight(params: Params) -> Context:
     """All checks that must pass before any call: the context, API keys, and the budget."""
     return preflight_estimate(params)[0]
@@ -80,6 +89,7 @@ def preflight_estimate(params: Params) -> tuple[Context, pd.DataFrame]:
     """``preflight``, also returning the estimate of the pending calls (see ``estimate``)."""
     ctx = prepare(params)
     check_keys(ctx)
+    check_import_source(ctx)
     from helpers.collect.collection import check_budget, recorded_spend_usd
 
     est = estimate(ctx)
