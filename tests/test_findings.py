@@ -39,3 +39,18 @@ def test_fold_methods_puts_each_models_methods_in_one_cell():
     long = pd.DataFrame({"model": ["A", "A", "B"], "method": ["vanilla", "vote", "vanilla"], "t": [50.0, 61.25, 7.0]})
     folded = tables.fold_methods(long, ["B", "A"], ["vanilla", "vote"], ["t"])
     assert folded.to_dict("records") == [{"model": "B", "t": "7.0 / –"}, {"model": "A", "t": "50.0 / 61.2"}]
+
+
+def test_findings_in_sentences_say_what_a_category_shares_once():
+    from helpers.publish.findings import COLUMNS, in_sentences
+
+    glance = pd.DataFrame([["A", "1 [0, 2]", "m1 (light): 1 [0, 2]", "light: 90 [80, 95]", "none measurable", "unreliable"],
+                           ["B", "3 [2, 4]", "m2 (light): 3 [2, 4]", "light: 70 [60, 80]", "none measurable", "2 [1, 3]"],
+                           ["C", "5 [4, 6]", "m1 (light): 5 [4, 6]", "large: 60 [50, 70]", "vote: 9 [1, 12]", "4 [3, 5]"]],
+                          columns=COLUMNS)
+    text = in_sentences(glance, {"A": "basic", "B": "basic", "C": "complex"})
+    basic, complex_ = text.split("\n\n")
+    assert basic.startswith("**Basic** (A, B) — Frontier of all models (USD per problem): 1 [0, 2] on A; 3 [2, 4] on B.")
+    assert "Most essential family: light on both." in basic and "Best technique: none measurable on both." in basic
+    assert "Cheapest single model: m1 (light): 1 [0, 2] on A; m2 (light): 3 [2, 4] on B." in basic
+    assert complex_.startswith("**Complex** (C) — ") and "Best technique: vote on C." in complex_

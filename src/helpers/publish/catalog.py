@@ -273,11 +273,18 @@ def full_caption(an: Analysis, name: str, **fill: str) -> str:
     return f"{text} **SIMULATED** records (not real LLMs)." if an.simulated else text
 
 
-def publish_table(an: Analysis, name: str, df: pd.DataFrame, shown: pd.DataFrame | None = None, **fill: str) -> str:
+def lead_path(out_dir: Path, name: str) -> Path:
+    """A paragraph the report shows before an artifact (``<name>.lead.md``), when its notebook wrote one."""
+    return out_dir / f"{name}.lead.md"
+
+
+def publish_table(an: Analysis, name: str, df: pd.DataFrame, shown: pd.DataFrame | None = None, lead: str | None = None,
+                  **fill: str) -> str:
     """Save a catalogued table (CSV, Markdown, caption) and return caption + Markdown to display.
 
     ``shown``: the Markdown's table when it differs from the CSV's (cells already formatted, e.g.
-    ``value [low, high]``); the CSV keeps ``df``'s numbers."""
+    ``value [low, high]``); the CSV keeps ``df``'s numbers. ``lead``: Markdown the report shows before the table
+    (written from the set's numbers, e.g. the findings in sentences)."""
     art = entry(name)
     labels = an.task_labels  # the Markdown's headers name datasets; the CSV keeps their ids
     if shown is not None:
@@ -290,7 +297,12 @@ def publish_table(an: Analysis, name: str, df: pd.DataFrame, shown: pd.DataFrame
     caption = full_caption(an, name, **fill)
     tables.save_table(df, md, name, an.ctx.params.tables_path)
     caption_path(an.ctx.params.tables_path, name).write_text(caption + "\n", encoding="utf-8")
-    return f"{caption}\n\n{md}"
+    lead_file = lead_path(an.ctx.params.tables_path, name)
+    if lead:
+        lead_file.write_text(lead.strip() + "\n", encoding="utf-8")
+    else:
+        lead_file.unlink(missing_ok=True)
+    return f"{lead.strip()}\n\n{caption}\n\n{md}" if lead else f"{caption}\n\n{md}"
 
 
 def publish_figure(an: Analysis, name: str, fig, data: pd.DataFrame, **fill: str) -> str:

@@ -70,3 +70,32 @@ def _halving(halving: pd.DataFrame | None, label: str, estimator: str, paper: fl
     f = fit.iloc[0]
     text = _cell(f["halving_months"], f["halving_low"], f["halving_high"], fmt_pct)
     return (text if bool(f["reliable"]) else f"unreliable ({text})") + beside
+
+
+def _name(cell: str) -> str:
+    """What a findings cell names, without its numbers: 'lightweight: 93.4 [..]' -> 'lightweight'."""
+    return cell.split(":")[0].split(" [")[0].strip()
+
+
+def in_sentences(glance: pd.DataFrame, categories: dict[str, str]) -> str:
+    """The findings table as one short paragraph per category (``categories``: dataset label -> category, in the
+    table's order), each sentence made from the table's cells: what is common to the category's datasets is said
+    once, what differs is said per dataset."""
+    paragraphs = []
+    for category in dict.fromkeys(categories[d] for d in glance["dataset"]):
+        rows = glance[glance["dataset"].map(categories) == category]
+        names = list(rows["dataset"])
+        every = "both" if len(names) == 2 else f"all {len(names)}" if len(names) > 2 else names[0]
+
+        def said(column: str, what: str, by_name: bool = True) -> str:
+            cells = list(rows[column])
+            if by_name and len({_name(c) for c in cells}) == 1:
+                return f"{what}: {_name(cells[0])} on {every}"
+            return f"{what}: " + "; ".join(f"{c} on {d}" for d, c in zip(names, cells))
+
+        sentences = [said(COLUMNS[1], "frontier of all models (USD per problem)", by_name=False),
+                     said(COLUMNS[2], "cheapest single model"), said(COLUMNS[3], "most essential family"),
+                     said(COLUMNS[4], "best technique"), said(COLUMNS[5], "halving time (months)", by_name=False)]
+        paragraphs.append(f"**{category.capitalize()}** ({', '.join(names)}) — " + ". ".join(
+            s[0].upper() + s[1:] for s in sentences) + ".")
+    return "\n\n".join(paragraphs)

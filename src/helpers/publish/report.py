@@ -89,7 +89,14 @@ class ReportParts:
 
     def block(self, artifact: Artifact) -> str:
         """An artifact as Markdown: a figure with its caption below, a table with its caption above (offline) or
-        as Pandoc's ``: caption {#tbl-…}`` line (Quarto)."""
+        as Pandoc's ``: caption {#tbl-…}`` line (Quarto); after the lead paragraph its notebook wrote, if any."""
+        from helpers.publish.catalog import lead_path
+
+        lead = lead_path(self.params.tables_path, artifact.name)
+        text = self._block(artifact)
+        return f"{self._read(lead)}\n\n{text}" if lead.is_file() else text
+
+    def _block(self, artifact: Artifact) -> str:
         caption = self.caption(artifact)
         if self.renderer == "quarto":
             if artifact.kind == "figure":
