@@ -43,6 +43,7 @@ def test_routellm_import_keeps_provenance_and_is_idempotent(write_set, shared_da
     params = routellm_set(write_set, shared_data)
     first = do_import(params)
     assert (first.read, first.imported, first.present, first.outside, first.missing) == (2638, 40, 0, 2598, 0)
+    assert first.describe().startswith("imported 40 responses (gpt-4-1106-preview 20, mixtral-8x7b 20) of 2638 read")
     again = do_import(params)
     assert (again.imported, again.present) == (0, 40)  # importing twice adds nothing
     records = RecordStore(params.records_path).load()

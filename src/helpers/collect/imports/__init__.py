@@ -36,7 +36,8 @@ class ImportResult:
 
     def describe(self) -> str:
         """One line: what the import did."""
-        return (f"imported {self.imported} responses of {self.read} read ({self.present} already in the store, "
+        per_model = f" ({', '.join(f'{m} {n}' for m, n in sorted(self.by_model.items()))})" if self.by_model else ""
+        return (f"imported {self.imported} responses{per_model} of {self.read} read ({self.present} already in the store, "
                 f"{self.outside} outside the set's sample); {self.missing} planned attempts have no response in the source")
 
 
