@@ -8,8 +8,11 @@ from dataclasses import dataclass
 import pandas as pd
 
 from helpers.analyze import costofpass as cop_math
+from helpers.analyze.price_change import price_change_split
 from helpers.core.context import Context
 from helpers.core.experts import expert_per_problem
+from helpers.core.ledger import history, prices_as_of, snapshot_entries
+from helpers.core.tasks import in_category_order
 from helpers.grade.stage import read_graded
 
 
@@ -87,8 +90,6 @@ class Analysis:
     def price_change_dates(self):
         """(start, end) of the new-models / prices split: the set's ``price_change``, else its first release and the
         latest date any of its models has a price or a release on (``core.ledger``, the set's own snapshot included)."""
-        from helpers.core.ledger import history, snapshot_entries
-
         if self.ctx.params.price_change is not None:
             return self.ctx.params.price_change.start, self.ctx.params.price_change.end
         own = snapshot_entries(self.ctx.snapshot)
@@ -98,14 +99,9 @@ class Analysis:
 
     def price_change(self) -> pd.DataFrame:
         """The change of the frontier between ``price_change_dates``, split between new models and prices (USD, %)."""
-        from helpers.analyze.price_change import price_change_split
-        from helpers.core.ledger import prices_as_of, snapshot_entries
-
         own = snapshot_entries(self.ctx.snapshot)
         start, end = self.price_change_dates()
         prices_on = lambda d: prices_as_of(self.models, d, first_if_later=True, extra=own)  # noqa: E731
-        from helpers.core.tasks import in_category_order
-
         out = price_change_split(self.attempts, self.releases, self.expert, start, end, prices_on)
         out = out.set_index("task").loc[in_category_order(list(out["task"]))].reset_index()
         return out.assign(start=start.isoformat(), end=end.isoformat())

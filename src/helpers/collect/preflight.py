@@ -73,11 +73,10 @@ def check_local_runtime(ctx: Context, est: pd.DataFrame) -> None:
 
 def check_import_source(ctx: Context) -> None:
     """An imported set's source file exists (read in full by the collection stage)."""
-    path = ctx.params.import_path
-    if path is not None and not path.is_file():
-        from helpers.core.errors import MissingData
+    if ctx.params.import_from is not None:
+        from helpers.collect.imports import source_path
 
-        raise MissingData(f"{ctx.params.source}: field 'import_from.path': no file at {path}")
+        source_path(ctx.params)
 
 
 def preflight(params: Params) -> Context:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from helpers.collect.imports.common import source_error
 from helpers.collect.records import CallRecord, RecordStore, key_strings
-from helpers.core.errors import CostOfPassError
+from helpers.core.errors import CostOfPassError, MissingData
 from helpers.core.models import ModelSpec
 from helpers.core.params import Params
 
@@ -46,8 +46,27 @@ def by_source_name(models: list[ModelSpec]) -> dict[str, ModelSpec]:
     return {m.imported.name: m for m in models if m.imported}
 
 
-SOURCES = {"routellm": "RouteLLM's recorded GSM8K responses (Apache-2.0)",
-           "feval_ttc": "FEval-TTC's recorded responses (ODbL)"}
+SOURCES = {"routellm": ("RouteLLM", "RouteLLM's recorded GSM8K responses (Apache-2.0)"),
+           "feval_ttc": ("FEval-TTC", "FEval-TTC's recorded responses (ODbL)")}  # format: (short name, long name)
+
+
+def source_name(params: Params, long: bool = False) -> str:
+    """How captions (short) and the about box (``long``) name an imported set's source."""
+    spec = params.import_from
+    names = SOURCES.get(spec.format)
+    return names[long] if names else spec.source or Path(spec.path).name
+
+
+def source_path(params: Params) -> Path:
+    """The imported set's source file; raises one line when the set is not imported or the file is absent."""
+    spec, path = params.import_from, params.import_path
+    if spec is None or path is None:
+        raise CostOfPassError(f"{params.source}: no import_from: this set's records are collected, not imported")
+    if not path.is_file():
+        hint = (" (FEval-TTC's api_responses.zip is downloaded by hand from the link in the FEval-TTC repository's "
+                "README; see the README's 'Imported records')" if spec.format == "feval_ttc" else "")
+        raise MissingData(f"{params.source}: field 'import_from.path': no file at {path}{hint}")
+    return path
 
 
 def counts_in_source(params: Params) -> bool:
@@ -71,7 +90,7 @@ def short_provenance(params: Params, models: list[ModelSpec]) -> str:
     spec = params.import_from
     if spec is None:
         return ""
-    source = {"routellm": "RouteLLM", "feval_ttc": "FEval-TTC"}.get(spec.format) or spec.source or Path(spec.path).name
+    source = source_name(params)
     names = [m.label for m in models if m.name in estimated_tokens(params, models)]
     estimated = ("token counts FEval-TTC's word-count estimates" if spec.format == "feval_ttc" else
                  f"token counts **estimated** for {', '.join(names)}" if names else "")
@@ -84,7 +103,7 @@ def provenance(params: Params, models: list[ModelSpec]) -> str:
     spec = params.import_from
     if spec is None:
         return ""
-    source = SOURCES.get(spec.format) or spec.source or f"{Path(spec.path).name}"
+    source = source_name(params, long=True)
     if spec.format == "feval_ttc":
         tokens = "FEval-TTC's own approximation, round(1.365 × words)"
     elif counts_in_source(params):
@@ -103,14 +122,8 @@ def read_source(params: Params, models: list[ModelSpec]):
     """The source's responses (``Imported``), in file order; raises one line on a malformed row or file."""
     from helpers.collect.imports import feval_ttc, generic, routellm
 
-    spec, path = params.import_from, params.import_path
-    if spec is None or path is None:
-        raise CostOfPassError(f"{params.source}: no import_from: this set's records are collected, not imported")
-    if not path.is_file():
-        hint = (" (FEval-TTC's api_responses.zip is downloaded by hand from the link in the FEval-TTC repository's "
-                "README; see the README's 'Imported records')" if spec.format == "feval_ttc" else "")
-        raise CostOfPassError(f"{params.source}: field 'import_from.path': no file at {path}{hint}")
-    reader = {"routellm": routellm.read, "feval_ttc": feval_ttc.read, "generic": generic.read}[spec.format]
+    path = source_path(params)
+    reader = {"routellm": routellm.read, "feval_ttc": feval_ttc.read, "generic": generic.read}[params.import_from.format]
     return reader(params, path, by_source_name(models))
 
 
@@ -134,7 +147,6 @@ def import_records(params: Params, attempts: list, store: RecordStore) -> Import
                                f"(the first is row {first[k]})")
         first[k] = r.row
         rows.append(r)
-    seen = set(first)
     for r in rows:
         a = planned[(r.task, r.problem_id, r.model, r.run)]
         record = CallRecord(
@@ -150,5 +162,5 @@ def import_records(params: Params, attempts: list, store: RecordStore) -> Import
         store.append(record)
         result.imported += 1
         result.by_model[r.model] = result.by_model.get(r.model, 0) + 1
-    result.missing = len(planned) - len(seen)
+    result.missing = len(planned) - len(first)
     return result
