@@ -40,6 +40,11 @@ def test_vote_polynomial_is_the_closed_form():
         for x in (0.0, 0.13, 0.5, 0.97):
             expected = vote_probability(((x, True), *[((1 - x) / d, False)] * d), k, True)
             assert np.polyval(vote_polynomial(k, d), x) == pytest.approx(expected, abs=1e-9)
+    # with a no-answer class (a reply without a tagged answer): 5% of replies, the rest split as before
+    for k, d in [(3, 6), (4, 3)]:
+        for x in (0.0, 0.4, 0.95):
+            expected = vote_probability(((x, True), *[((0.95 - x) / d, False)] * d, (0.05, False)), k, True)
+            assert np.polyval(vote_polynomial(k, d, 0.05), x) == pytest.approx(expected, abs=1e-9)
 
 
 def test_a_strategy_that_always_passes_costs_about_its_mean_cost():

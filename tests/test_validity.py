@@ -52,7 +52,8 @@ def test_study_reports_bias_and_coverage_per_estimator():
     out = va.study(tiny_model(problems=12), repetitions=4, replicates=20, seed=1)
     assert set(out["estimator"]) == set(va.ESTIMATORS)
     assert {"truth", "bias", "rmse", "coverage", "coverage_se"} <= set(out.columns)
-    assert out["coverage"].between(0, 1).all() and out.attrs["repetitions"] == 4
+    assert out["coverage"].between(0, 1).all() and out["coverage_population"].between(0, 1).all()
+    assert out.attrs["repetitions"] == 4 and "population_coverage_pct" in va.summary(out)
     assert out.loc[out["statistic"] == "table1:a", "truth"].gt(0).all()
 
 
@@ -89,3 +90,47 @@ def test_distractors_per_problem_follow_the_simulator():
         p = Problem(task="t", problem_id="p", question="q", target=target, n_choices=n_choices)
         wrong = {distractor(target, n_choices, u) for u in np.linspace(0, 0.999, 500)}
         assert va._distractors(p) == len(wrong)
+
+
+def test_benchmark_truth_by_hand():
+    # one problem per prompt at given difficulties: the frontier of model "a" alone is the mean over the problems
+    # of min(C / R, expert), with R = sigmoid(A − s·z) and C = prompt tokens × input price + completion × output price
+    gm = tiny_model(problems=3)
+    z = np.array([-1.0, 0.5, 8.0])
+    problems = [(np.arange(3), z), (np.arange(3), z)]
+    got = va.truth(gm, problems).frontier(["a"])[0]
+    r = 1 / (1 + np.exp(-(1.5 - 2.0 * z)))  # gsm8k, model a: A = 1.5, s = 2, no format errors
+    c = 120 * 0.15e-6 + 200 * 0.6e-6
+    np.testing.assert_allclose(got[0], np.mean(np.minimum(c / r, 3.5)), rtol=1e-12)
+    assert va.truth(gm, problems).frontier([])[0] == pytest.approx([3.5, 0.1])
+
+
+def test_model_based_interval_covers_the_benchmark_truth():
+    # the posterior interval (benchmark_draws) against the true value of each simulated set's own problems
+    from helpers.analyze.frontier_model import ModelFrontier
+
+    gm = tiny_model(problems=60)
+    covered, n = 0, 0
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        problems = va.draw_problems(gm, rng)
+        cube, expert = va.draw_cube(gm, rng, problems)
+        true = va.truth(gm, problems)
+        model = ModelFrontier(cube, expert)
+        draws = model.benchmark_draws(200, seed=seed).frontier(["a", "b"])
+        lo, hi = np.percentile(draws, [2.5, 97.5], axis=0)
+        t = true.frontier(["a", "b"])[0]
+        covered += int(((lo <= t) & (t <= hi)).sum())
+        n += len(t)
+    assert covered >= 0.8 * n  # 95% nominal; 20 intervals, seeded
+
+
+def test_sampled_nodes_follow_the_posterior():
+    from helpers.analyze.frontier_model import sampled_nodes
+
+    post = np.zeros((4000, 2, 3))
+    post[:, 0, 1] = 1.0  # all mass on one node
+    post[:, 1] = [0.2, 0.0, 0.8]
+    picks = sampled_nodes(post, np.random.default_rng(0))  # (B, P) node indices
+    assert picks.shape == (4000, 2) and np.all(picks[:, 0] == 1) and not np.any(picks[:, 1] == 1)
+    assert (picks[:, 1] == 2).mean() == pytest.approx(0.8, abs=0.03)

@@ -28,7 +28,12 @@ GSM8K in 23% of simulated sets, where near-perfect curves bend the reference). A
 biased the frontier low: at hard problems the minimum over strategies picks whichever curve noise
 lifted off zero. A problem's frontier is then its posterior expectation
 E[min(min_s C_s(p)/R_s(z), e_p) | the problem's pass counts], averaged over problems unbiased for the
-population frontier when the model holds (law of total expectation). C_s(p) is the problem's mean
+population frontier when the model holds (law of total expectation). Its interval (``benchmark_draws``) is a
+posterior interval for the value of the set's own problems: parameters from their Laplace approximation,
+each problem's difficulty from its posterior, costs from resampled runs. It does not resample problems: the
+frontier is a mean over a right-skewed quantity whose population value lies largely in problems no model
+solves (on GSM8K one in a thousand), which a set of 128 problems seldom holds; resampling the set cannot
+show them (measured: such intervals covered the population value 78-85% of the time at 95%). C_s(p) is the problem's mean
 recorded USD per attempt shrunk toward the dataset's mean by how much of its spread over problems is
 run noise (``cost_shrinkage``, method of moments): a minimum over noisy costs is biased low too (the
 cost side of the optimizer's curse), e.g. min(C, expert) when C is near the expert's cost. Methods
@@ -64,13 +69,15 @@ def success(theta: np.ndarray, S: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=256)
-def vote_polynomial(k: int, wrong_classes: int) -> np.ndarray:
+def vote_polynomial(k: int, wrong_classes: int, no_answer: float = 0.0) -> np.ndarray:
     """P(k-vote correct) as a polynomial in the success rate x (coefficients, highest first) for one
-    correct and ``wrong_classes`` equally likely wrong answers: a polynomial of degree k (closed form
-    with replacement), so k + 1 evaluations determine it exactly."""
-    d = wrong_classes
-    x = 0.5 - 0.5 * np.cos(np.pi * (np.arange(k + 1) + 0.5) / (k + 1))  # Chebyshev nodes in [0, 1]
-    y = [vote_probability(((v, True), *[((1 - v) / d, False)] * d), k, True) for v in x]
+    correct answer, ``wrong_classes`` equally likely wrong answers sharing 1 − no_answer − x, and (when
+    ``no_answer`` > 0) a no-answer class of that probability: every class is linear in x, so the closed form
+    with replacement is a polynomial of degree k, which k + 1 evaluations determine exactly."""
+    d, top = wrong_classes, 1.0 - no_answer
+    x = top * (0.5 - 0.5 * np.cos(np.pi * (np.arange(k + 1) + 0.5) / (k + 1)))  # Chebyshev nodes in [0, top]
+    none = ((no_answer, False),) if no_answer > 0 else ()
+    y = [vote_probability(((v, True), *[((top - v) / d, False)] * d, *none), k, True) for v in x]
     return np.polyfit(x, y, k)
 
 
@@ -259,6 +266,13 @@ def shrunk_costs(cost: np.ndarray, lam: np.ndarray, weights: np.ndarray | None =
     return m + lam * (cost - m)
 
 
+def sampled_nodes(post: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One node per replicate and problem drawn from its posterior ``post`` (B, P, Q): indices (B, P) into Q."""
+    cdf = post.cumsum(axis=-1)
+    u = rng.random(post.shape[:2] + (1,)) * cdf[..., -1:]
+    return np.minimum((cdf < u).sum(axis=-1), post.shape[-1] - 1)
+
+
 class ModelFrontier:
     """The model-based frontier of a RunCube: ``frontier(strategies)`` (B, T) USD, like
     ``bootstrap.Replicates.frontier``. B = 1 (the fit; every problem once) unless ``draws`` made
@@ -283,7 +297,8 @@ class ModelFrontier:
         self._per_problem: dict[tuple[str, ...], np.ndarray] = {}
         self._curves: dict[tuple[int, int], tuple] = {}
         self._rate_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
-        self._last: tuple[tuple[str, ...], list[np.ndarray]] = ((), [])  # the last frontier's (B, P_t, Q) minima
+        self._last: tuple[tuple[str, ...], list[np.ndarray]] = ((), [])  # the last frontier's minima on the grid
+        self._drawn_nodes: list[np.ndarray] | None = None  # per dataset (B, P_t): each problem's drawn difficulty
 
     @property
     def strategies(self) -> list[str]:
@@ -296,11 +311,14 @@ class ModelFrontier:
             out[..., r, :] = shrunk_costs(cost[..., r, :], lam, None if weights is None else weights[:, r])
         return out
 
-    def draws(self, weights: np.ndarray, seed: int = 0, costs: np.ndarray | None = None) -> "ModelFrontier":
+    def draws(self, weights: np.ndarray, seed: int = 0, costs: np.ndarray | None = None,
+              difficulties: bool = False) -> "ModelFrontier":
         """B replicates: the given problem weights (B, P), parameters drawn from N(fit, covariance), clipped to
         the bounds, and with ``costs`` (B, P, S collected; ``bootstrap.resampled_costs``) each replicate's USD
         per attempt from resampled runs, shrunk toward the replicate's own dataset means (default: the point
-        estimate's costs)."""
+        estimate's costs). ``difficulties``: each replicate also draws every problem's difficulty from its
+        posterior (given the drawn parameters), so a replicate is a draw of the set's own problems' true values
+        (``benchmark_draws``) instead of their posterior expectations."""
         rng = np.random.default_rng(seed)
         other = object.__new__(ModelFrontier)
         other.__dict__.update(self.__dict__)
@@ -313,7 +331,18 @@ class ModelFrontier:
             lo, hi = np.array(f.bounds()).T
             drawn = np.clip(drawn, lo, hi)
             other.theta.append(drawn)
+        if difficulties:
+            pick = np.random.default_rng([seed, 4])
+            other._drawn_nodes = [sampled_nodes(post, pick) for post in other._posteriors()]
         return other
+
+    def benchmark_draws(self, replicates: int, seed: int = 0, costs: np.ndarray | None = None) -> "ModelFrontier":
+        """``replicates`` draws of the frontier of the set's own problems (each problem once): parameters from
+        their Laplace approximation, each problem's difficulty from its posterior given its pass counts, costs
+        from ``costs`` (resampled runs). Their percentile interval is a posterior interval for the value these
+        problems truly have (what the paper's tables report); new problems from the same population would add
+        the between-problem spread, which for a mean over a right-skewed quantity a set of this size cannot show."""
+        return self.draws(np.ones((replicates, len(self.cube.problems))), seed, costs, difficulties=True)
 
     def _rates(self, t: int, s_all: int) -> tuple[np.ndarray, np.ndarray]:
         """R(z) at the nodes (B, Q) and the cost per attempt (P_t,) or, with drawn costs, (B, P_t) of strategy
@@ -361,8 +390,21 @@ class ModelFrontier:
             self._per_problem[("nodes", t)] = (post[:, :, keep].astype(np.float32), keep)  # as the minima below
         return self._per_problem[("nodes", t)]
 
+    def _on_grid(self, t: int, r: np.ndarray) -> np.ndarray:
+        """A strategy's R at the nodes (B, Q) where dataset ``t``'s problems need it, float32: (B, P_t) at each
+        problem's drawn difficulty (``benchmark_draws``), else (B, P_t, Q') at the nodes with posterior mass."""
+        if self._drawn_nodes is not None:
+            return np.take_along_axis(r, self._drawn_nodes[t], axis=1).astype(np.float32)
+        post, keep = self._nodes(t)
+        return np.broadcast_to(r[:, keep].astype(np.float32)[:, None, :], post.shape)
+
+    def _expected(self, t: int, values: np.ndarray) -> np.ndarray:
+        """(B, P_t) expectation over each problem's difficulty of ``values`` on the grid (``_on_grid``)."""
+        return values if self._drawn_nodes is not None else np.einsum("bpq,bpq->bp", self._nodes(t)[0], values)
+
     def per_problem(self, strategies) -> np.ndarray:
-        """Posterior expected V_p(M ∪ {expert}) per replicate and problem, (B, P) USD."""
+        """Posterior expected V_p(M ∪ {expert}) per replicate and problem (at the drawn difficulty in
+        ``benchmark_draws``), (B, P) USD."""
         key = tuple(strategies)
         if key not in self._per_problem:
             last_key, last_best = self._last
@@ -371,27 +413,27 @@ class ModelFrontier:
             out = np.empty((len(self.weights), len(self.cube.problems)))
             bests = []
             for t, rows in enumerate(self.rows):
-                post, keep = self._nodes(t)
-                shape = post.shape
+                shape = self._on_grid(t, np.zeros((len(self.theta[t]), len(NODES)))).shape
+                trail = (slice(None), slice(None)) + (None,) * (len(shape) - 2)  # (B, P_t) values against the grid
                 best = last_best[t].copy() if extends else np.broadcast_to(
-                    self.expert[None, rows, None].astype(np.float32), shape).copy()
+                    self.expert[None, rows].astype(np.float32)[trail], shape).copy()
                 ratio = np.empty(shape, dtype=np.float32)
                 for c in cols:
                     r, cost = self._rates(t, c)
                     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                         # R = 0: inf; no runs (NaN): ignored by fmin
-                        np.divide(np.broadcast_to(cost, shape[:2]).astype(np.float32)[:, :, None],
-                                  r[:, keep].astype(np.float32)[:, None, :], out=ratio)
+                        np.divide(np.broadcast_to(cost, shape[:2]).astype(np.float32)[trail], self._on_grid(t, r),
+                                  out=ratio)
                     np.fmin(best, ratio, out=best)
                 bests.append(best)
-                out[:, rows] = np.einsum("bpq,bpq->bp", post, best)
+                out[:, rows] = self._expected(t, best)
             self._last = (key, bests)
             self._per_problem[key] = out
         return self._per_problem[key]
 
     def posterior_rates(self) -> tuple[np.ndarray, np.ndarray]:
         """(C, R) of every strategy, (B, P, S_all): USD per attempt as observed, and each problem's posterior mean
-        pass rate (NaN where a strategy has no runs)."""
+        pass rate, or its rate at the drawn difficulty in ``benchmark_draws`` (NaN where a strategy has no runs)."""
         B, P, S = len(self.weights), len(self.cube.problems), len(self.strategies)
         cost, rate = np.full((B, P, S), np.nan), np.full((B, P, S), np.nan)
         for t, rows in enumerate(self.rows):
@@ -399,7 +441,9 @@ class ModelFrontier:
             for s in range(S):
                 r, c = self._rates(t, s)
                 has = np.isfinite(c)
-                rate[:, rows, s] = np.where(has, np.einsum("bpq,bq->bp", post, r), np.nan)
+                at = np.take_along_axis(r, self._drawn_nodes[t], axis=1) if self._drawn_nodes is not None else \
+                    np.einsum("bpq,bq->bp", post, r)
+                rate[:, rows, s] = np.where(has, at, np.nan)
                 cost[:, rows, s] = c
         return cost, rate
 

@@ -190,7 +190,7 @@ class Job:
             point, reps = bootstrap(cube, expert, len(w), seed=seed, weights=w, stream=self.stream)
             return share(self.estimator, point, reps, stats, models, first)
         model = ModelFrontier(cube, expert)
-        drawn = model.draws(w, seed=seed, costs=resampled_costs(cube, len(w), seed))
+        drawn = model.benchmark_draws(len(w), seed=seed, costs=resampled_costs(cube, len(w), seed))
         return share(self.estimator, model, drawn, stats, models, first)
 
 
