@@ -33,7 +33,14 @@ def test_trend_figures_with_two_releases():
     trend = cp.frontier_over_time(cop, pd.Series({"a": "2024-01-01", "b": "2024-05-01"}), expert)
     fits = {"t": fit_decay([0.0, 4.0], trend.dropna(subset=["date"])["normalized_pct"])}
     assert not fits["t"].identified
-    figures.figure2_trends(trend, fits, {"t": "Task"}, simulated=False)
+    fig = figures.figure2_trends(trend, fits, {"t": "Task"}, simulated=False,
+                                 model_labels={"a": "A model with a long name (tokens estimated)", "b": "B"})
+    # two releases a few decades apart: the first release's long label still ends inside its panel, under the title
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        if ax.get_visible() and ax.texts:
+            top = ax.get_window_extent(renderer).y1
+            assert all(t.get_window_extent(renderer).y1 <= top + 1 for t in ax.texts)
     plt.close("all")
 
 

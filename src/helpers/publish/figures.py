@@ -58,6 +58,27 @@ def _finish_panels(fig, first_ax, title: str, simulated: bool):
     return fig
 
 
+def _room_for_labels(fig, axes) -> None:
+    """Raise each log-scaled panel's top until its annotations end inside it: a label's height in pixels is
+    fixed, so a panel spanning few decades needs more headroom (a label taller than 80% of it is left as is)."""
+    renderer = fig.canvas.get_renderer()
+    for ax in axes:
+        if not ax.get_visible() or ax.get_yscale() != "log":
+            continue
+        box = ax.get_window_extent(renderer)
+        lo, hi = np.log10(ax.get_ylim())
+        top = hi
+        for text in ax.texts:
+            y = float(text.xy[1]) if isinstance(text, matplotlib.text.Annotation) else np.nan
+            if not (np.isfinite(y) and y > 0):
+                continue
+            above = text.get_window_extent(renderer).y1 - (box.y0 + box.height * (np.log10(y) - lo) / (hi - lo))
+            if above < 0.8 * box.height:
+                top = max(top, lo + box.height * (np.log10(y) - lo) / (box.height - above))
+        if top > hi:
+            ax.set_ylim(10**lo, 10**top)
+
+
 def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[str, str], simulated: bool,
                    curves: dict[str, np.ndarray] | None = None, level: float = 0.95, *,
                    loglinear: dict[str, LogLinearTrend] | None = None, families: dict[str, str] | None = None,
@@ -131,7 +152,9 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[
     if families:
         for fam, color in palette.items():  # the release points' colours, once in the legend
             axes[0].scatter([], [], color=color, s=26, label=fam)
-    return _finish_panels(fig, axes[0] if shown else None, "Frontier cost-of-pass over model releases", simulated)
+    _finish_panels(fig, axes[0] if shown else None, "Frontier cost-of-pass over model releases", simulated)
+    _room_for_labels(fig, axes)
+    return fig
 
 
 def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, colors: dict[str, str],
