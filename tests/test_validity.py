@@ -134,3 +134,13 @@ def test_sampled_nodes_follow_the_posterior():
     picks = sampled_nodes(post, np.random.default_rng(0))  # (B, P) node indices
     assert picks.shape == (4000, 2) and np.all(picks[:, 0] == 1) and not np.any(picks[:, 1] == 1)
     assert (picks[:, 1] == 2).mean() == pytest.approx(0.8, abs=0.03)
+
+
+def test_pooled_rate_by_hand():
+    hits = np.array([[True, False, True], [True, True, False]])
+    mask = np.array([[True, True, False], [True, True, True]])
+    rate, se = va.pooled_rate(hits, mask)
+    assert rate == pytest.approx(3 / 5)  # set 1: 1 of 2 masked cells; set 2: 2 of 3
+    dev = np.array([1 - 0.6 * 2, 2 - 0.6 * 3])
+    assert se == pytest.approx(np.sqrt((dev**2).sum()) / 5)
+    assert np.isnan(va.pooled_rate(hits, np.zeros_like(mask))[0])

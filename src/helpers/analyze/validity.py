@@ -380,8 +380,12 @@ def study(gm: GenerativeModel, repetitions: int = 100, replicates: int = 200, se
             suffix = SUFFIX[estimator]
             low, high = (np.array([r[name][end + suffix] for r in reps]) for end in ("low", "high"))
             covered, covered_pop = (low <= t_values) & (t_values <= high), (low <= p_values) & (p_values <= high)
+            nonzero = np.abs(t_values) > ZERO
             pooled.setdefault((family(name), estimator), []).append(covered)
+            pooled.setdefault((family(name), estimator, "nonzero"), []).append(nonzero)
             pooled.setdefault((family(name), estimator, "population"), []).append(covered_pop)
+            pooled.setdefault((family(name), estimator, "population nonzero"), []).append(
+                np.broadcast_to(np.abs(p_values) > ZERO, covered.shape))
             for j, task in enumerate(tasks):
                 cov = covered[:, j].mean()
                 err = values[:, j] - t_values[:, j]
@@ -396,10 +400,29 @@ def study(gm: GenerativeModel, repetitions: int = 100, replicates: int = 200, se
          **{f"{e} rmse": float(np.sqrt(np.mean([(r["routing"][e][k, j] - routing_true[k, j]) ** 2 for r in reps])))
             for e in ("plug-in", "model-based")}}
         for j, task in enumerate(tasks) for k in range(budgets.shape[1])])
-    per_rep = {key: np.concatenate(parts, axis=1).mean(axis=1) for key, parts in pooled.items()}  # (R,) each
-    out.attrs.update(repetitions=repetitions, replicates=replicates, level=level, pooled_coverage={
-        key: (float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v)))) for key, v in per_rep.items()})
+    cells = {key: np.concatenate(parts, axis=1) for key, parts in pooled.items()}  # (R, cells) each
+    coverage = {}
+    for f, e in [k for k in cells if len(k) == 2]:
+        hits, nonzero = cells[(f, e)], cells[(f, e, "nonzero")]
+        coverage[(f, e)] = pooled_rate(hits, nonzero)
+        coverage[(f, e, "zero")] = pooled_rate(hits, ~nonzero) + (float((~nonzero).mean()),)
+        coverage[(f, e, "population")] = pooled_rate(cells[(f, e, "population")], cells[(f, e, "population nonzero")])
+    out.attrs.update(repetitions=repetitions, replicates=replicates, level=level, pooled_coverage=coverage)
     return out
+
+
+ZERO = 1e-12  # a truth this close to 0 is 0: a model or technique that never lowers the frontier
+
+
+def pooled_rate(hits: np.ndarray, mask: np.ndarray) -> tuple[float, float]:
+    """(share of ``hits`` among the ``mask``ed (set, cell) pairs, its standard error over sets), both (R, cells):
+    the ratio estimator's clustered standard error, sets as clusters (NaN, NaN when nothing is masked)."""
+    n = mask.sum(axis=1)
+    if n.sum() == 0:
+        return float("nan"), float("nan")
+    rate = float((hits & mask).sum() / n.sum())
+    dev = (hits & mask).sum(axis=1) - rate * n
+    return rate, float(np.sqrt((dev**2).sum()) / n.sum())
 
 
 def family(statistic: str) -> str:
@@ -416,8 +439,9 @@ FAMILY_LABELS = {"table1": "Table 1: one model and the expert (USD)", "frontier"
 
 def summary(result: pd.DataFrame) -> pd.DataFrame:
     """Per statistic family and estimator: mean |bias|, its ratio to the plug-in's, mean RMSE, the pooled
-    coverage (%) of the benchmark truth with its Monte-Carlo standard error (over repetitions, cells pooled),
-    and the pooled coverage (%) of the population truth."""
+    coverage (%) of the benchmark truth where it is not 0 with its Monte-Carlo standard error (sets as
+    clusters), the share (%) of (set, cell) pairs whose truth is 0 (a model or technique that never lowers the
+    frontier) and how often those are covered (%), and the pooled coverage (%) of a non-zero population truth."""
     df = result.assign(family=result["statistic"].map(family), abs_bias=result["bias"].abs())
     out = df.groupby(["family", "estimator"], sort=False).agg(cells=("bias", "size"), mean_abs_bias=("abs_bias", "mean"),
                                                              mean_rmse=("rmse", "mean")).reset_index()
@@ -426,6 +450,8 @@ def summary(result: pd.DataFrame) -> pd.DataFrame:
     cov = result.attrs["pooled_coverage"]
     out["coverage_pct"] = [100 * cov[(f, e)][0] for f, e in zip(out["family"], out["estimator"])]
     out["coverage_se_pct"] = [100 * cov[(f, e)][1] for f, e in zip(out["family"], out["estimator"])]
+    out["zero_truth_pct"] = [100 * cov[(f, e, "zero")][2] for f, e in zip(out["family"], out["estimator"])]
+    out["zero_truth_coverage_pct"] = [100 * cov[(f, e, "zero")][0] for f, e in zip(out["family"], out["estimator"])]
     out["population_coverage_pct"] = [100 * cov[(f, e, "population")][0] for f, e in zip(out["family"], out["estimator"])]
     out["family"] = out["family"].map(FAMILY_LABELS)
     return out

@@ -149,11 +149,14 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "simulated sets drawn from this set's generative model (same problems' prompts, new difficulties, "
                  "{runs} new runs per strategy; {replicates} bootstrap replicates or draws each), each against the true "
                  "value of its own problems. Mean |bias| and RMSE over the family's cells (units of the family); "
-                 "coverage of the nominal 95% intervals in %, cells pooled, ± its Monte-Carlo standard error over "
-                 "repetitions; last, how often the same intervals cover the population value (new problems), which "
-                 "no interval from one set can promise for these means (Methods).", "07_validity",
+                 "coverage (%) of the nominal 95% intervals where the truth is not 0, cells pooled, ± its "
+                 "Monte-Carlo standard error (sets as clusters); the share (%) of (set, cell) pairs whose truth is "
+                 "0 (a model or technique that never lowers the frontier: an estimate of exactly 0 covers it) and "
+                 "how often those are covered; last, how often the intervals cover a non-zero population value (new "
+                 "problems), which no interval from one set can promise for these means (Methods).", "07_validity",
                  fmt="g3", numeric=("cells", "mean_abs_bias", "mean_rmse", "bias_vs_plug_in", "coverage_pct",
-                                    "coverage_se_pct", "population_coverage_pct"), simulated_only=True),
+                                    "coverage_se_pct", "zero_truth_pct", "zero_truth_coverage_pct",
+                                    "population_coverage_pct"), simulated_only=True),
         Artifact("validity_technique_gains", "table", "Technique gains (%) of Table 2 on the same {repetitions} simulated "
                  "sets: the true gain (mean over the sets' own problems; 0 when the simulator gives the technique no "
                  "effect), each estimator's mean, "
