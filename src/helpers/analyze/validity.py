@@ -288,6 +288,7 @@ ESTIMATORS = ("plug-in", "bootstrap-corrected", "model-based")
 SUFFIX = {"plug-in": "", "bootstrap-corrected": "_corrected", "model-based": "_model"}
 
 
+ZERO = 1e-12  # a truth this close to 0 is 0: a model or technique that never lowers the frontier
 ROUTING_BUDGETS = 5  # budgets per dataset at which the oracle-routing frontier is checked
 
 
@@ -409,9 +410,6 @@ def study(gm: GenerativeModel, repetitions: int = 100, replicates: int = 200, se
         coverage[(f, e, "population")] = pooled_rate(cells[(f, e, "population")], cells[(f, e, "population nonzero")])
     out.attrs.update(repetitions=repetitions, replicates=replicates, level=level, pooled_coverage=coverage)
     return out
-
-
-ZERO = 1e-12  # a truth this close to 0 is 0: a model or technique that never lowers the frontier
 
 
 def pooled_rate(hits: np.ndarray, mask: np.ndarray) -> tuple[float, float]:
