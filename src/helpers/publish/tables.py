@@ -235,7 +235,8 @@ def fmt_usd(x: float) -> str:
 
 
 def to_markdown(df: pd.DataFrame, numeric: list[str], fmt=fmt_usd, marks: pd.DataFrame | None = None) -> str:
-    """A Markdown table; with ``marks``, the top three of each column get bold and ¹²³."""
+    """A Markdown table, the ``numeric`` columns right-aligned (also where a cell is "–"); with ``marks``, the top
+    three of each column get bold and ¹²³."""
     shown = df.copy().astype(object)
     for col in numeric:
         vals = []
@@ -244,7 +245,7 @@ def to_markdown(df: pd.DataFrame, numeric: list[str], fmt=fmt_usd, marks: pd.Dat
             r = 0 if marks is None else int(marks.loc[i, col])
             vals.append(f"**{s}**{MARKS[r]}" if r else s)
         shown[col] = vals
-    return shown.to_markdown(index=False)
+    return shown.to_markdown(index=False, colalign=["right" if c in numeric else "left" for c in shown.columns])
 
 
 def fmt_pct(x: float) -> str:
