@@ -398,6 +398,10 @@ class ModelFrontier:
         post, keep = self._nodes(t)
         return np.broadcast_to(r[:, keep].astype(np.float32)[:, None, :], post.shape)
 
+    def _grid_shape(self, t: int) -> tuple[int, ...]:
+        """Shape of dataset ``t``'s values on the grid (``_on_grid``): (B, P_t) or (B, P_t, Q')."""
+        return self._drawn_nodes[t].shape if self._drawn_nodes is not None else self._nodes(t)[0].shape
+
     def _expected(self, t: int, values: np.ndarray) -> np.ndarray:
         """(B, P_t) expectation over each problem's difficulty of ``values`` on the grid (``_on_grid``)."""
         return values if self._drawn_nodes is not None else np.einsum("bpq,bpq->bp", self._nodes(t)[0], values)
@@ -413,7 +417,7 @@ class ModelFrontier:
             out = np.empty((len(self.weights), len(self.cube.problems)))
             bests = []
             for t, rows in enumerate(self.rows):
-                shape = self._on_grid(t, np.zeros((len(self.theta[t]), len(NODES)))).shape
+                shape = self._grid_shape(t)
                 trail = (slice(None), slice(None)) + (None,) * (len(shape) - 2)  # (B, P_t) values against the grid
                 best = last_best[t].copy() if extends else np.broadcast_to(
                     self.expert[None, rows].astype(np.float32)[trail], shape).copy()
