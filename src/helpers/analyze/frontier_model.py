@@ -31,9 +31,10 @@ E[min(min_s C_s(p)/R_s(z), e_p) | the problem's pass counts], averaged over prob
 population frontier when the model holds (law of total expectation). Its interval (``benchmark_draws``) is a
 posterior interval for the value of the set's own problems: parameters from their Laplace approximation,
 each problem's difficulty from its posterior, costs from resampled runs. It does not resample problems: the
-frontier is a mean over a right-skewed quantity whose population value lies largely in problems no model
-solves (on GSM8K one in a thousand), which a set of 128 problems seldom holds; resampling the set cannot
-show them (measured: such intervals covered the population value 78-85% of the time at 95%). C_s(p) is the problem's mean
+frontier is a mean over a right-skewed quantity whose population value lies largely in the hardest problems,
+which no model solves (the hardest 2.4% carry a fifth of GSM8K's frontier in the sim set's truth, half of
+AIME's), and which a set of 30-128 problems seldom holds; resampling the set cannot show them (measured: such
+intervals covered the population value 78-85% of the time at 95%). C_s(p) is the problem's mean
 recorded USD per attempt shrunk toward the dataset's mean by how much of its spread over problems is
 run noise (``cost_shrinkage``, method of moments): a minimum over noisy costs is biased low too (the
 cost side of the optimizer's curse), e.g. min(C, expert) when C is near the expert's cost. Methods

@@ -12,8 +12,9 @@ Two truths. The *benchmark* truth is the value of a set's own problems (each pro
 averaged over the set's problems, as the paper's tables are): what the estimators are judged against.
 The *population* truth integrates over new problems: prompts as the set's (each equally likely) and
 z ~ N(0, 1) (64-node Gauss–Hermite quadrature); it is the benchmark truth's expectation over sets, so
-biases are the same, but a set of a few hundred problems rarely holds the one-in-a-thousand problem no
-model solves, which carries much of the population's frontier — coverage of it is reported beside.
+biases are the same, but a set of 30-128 problems rarely holds the hardest problems, which no model solves
+and which carry much of the population's frontier (the hardest 2.4% a fifth of GSM8K's, half of AIME's) —
+coverage of it is reported beside.
 A study repetition draws a fresh set of the same size — prompts with replacement, new z, n runs per
 (problem, strategy) — straight from the model (no collection), vectorised. Everything here is SIMULATED.
 """
