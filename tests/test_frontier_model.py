@@ -62,7 +62,7 @@ def test_a_strategy_that_always_passes_costs_about_its_mean_cost():
     assert np.all(values >= shrunk * (1 - 1e-9)) and np.all(values <= shrunk * 1.05)
     assert model.frontier(["a"])[0, 0] == pytest.approx(mean_cost[rows].mean(), rel=0.05)  # shrinking keeps the mean
     assert np.all(model.per_problem(["a", "b"])[0] <= model.per_problem(["a"])[0] + 1e-12)
-    draws = model.draws(np.ones((5, len(cube.problems))), seed=1)
+    draws = model.benchmark_draws(5, seed=1)
     assert draws.frontier(["a", "b"]).shape == (5, len(cube.tasks))
 
 
@@ -123,9 +123,8 @@ def test_cost_shrinkage_by_hand():
     assert cost_shrinkage(usd, runs)[0] == pytest.approx(lam)
     assert cost_shrinkage(np.array([[[1.0, 1.0]], [[3.0, 3.0]]]), runs)[0] == 1.0  # no run noise: trusted
     assert cost_shrinkage(np.array([[[1.0, 3.0]], [[3.0, 1.0]]]), runs)[0] == 0.0  # all noise: the mean
-    # shrunk toward the weighted mean: m = (1 * 1 + 3 * 3) / 4 = 2.5
-    np.testing.assert_allclose(shrunk_costs(np.array([[1.0], [3.0]]), np.array([0.5]), np.array([1.0, 3.0])),
-                               [[1.75], [2.75]])
+    # shrunk halfway toward the mean over problems with runs, m = (1 + 3) / 2 = 2
+    np.testing.assert_allclose(shrunk_costs(np.array([[1.0], [3.0], [np.nan]]), np.array([0.5])), [[1.5], [2.5], [np.nan]])
 
 
 def test_random_effect_by_hand():

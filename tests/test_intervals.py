@@ -17,7 +17,7 @@ def fits(replicates=200):
     expert = np.where(cube.problems.get_level_values("task") == "gsm8k", 3.5, 0.1)
     point, reps = bt.bootstrap(cube, expert, replicates, seed=0)
     model = ModelFrontier(cube, expert)
-    return point, reps, model, model.draws(reps.weights[:50], seed=0, costs=reps.cost[:50, :, :len(cube.strategies)])
+    return point, reps, model, model.benchmark_draws(50, seed=0, costs=reps.cost[:50, :, :len(cube.strategies)])
 
 
 def test_rows_hold_the_point_estimate_and_the_replicates_percentiles():
@@ -49,7 +49,7 @@ def test_model_draws_carry_the_resampled_costs():
     from helpers.analyze.frontier_model import shrunk_costs
 
     a = point.strategies.index("a")
-    expected = np.concatenate([shrunk_costs(reps.cost[:50, r, a:a + 1].astype(float), lam[[a]], reps.weights[:50, r])
+    expected = np.concatenate([shrunk_costs(reps.cost[:50, r, a:a + 1].astype(float), lam[[a]])
                                for r, lam in zip(model.rows, model.shrinkage)], axis=1)[..., 0]
     assert np.allclose(draws.cost[:, :, a], expected, equal_nan=True)  # each replicate's costs, shrunk alike
     assert draws.frontier(["a"]).std(axis=0).min() > 0

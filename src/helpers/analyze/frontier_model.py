@@ -258,12 +258,11 @@ def cost_shrinkage(usd: np.ndarray, runs: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(lam), lam, 1.0)
 
 
-def shrunk_costs(cost: np.ndarray, lam: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
-    """Per-problem USD per attempt pulled toward the dataset's mean: m + lam (C - m); ``cost`` (..., P, S) of one
-    dataset, ``lam`` (S,), ``weights`` (..., P) the problems' weights in the mean (default equal)."""
-    w = np.ones(cost.shape[:-1]) if weights is None else np.broadcast_to(weights, cost.shape[:-1])
+def shrunk_costs(cost: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """Per-problem USD per attempt pulled toward the dataset's mean m over the problems with runs: m + lam (C - m);
+    ``cost`` (..., P, S) of one dataset, ``lam`` (S,)."""
     has = np.isfinite(cost)
-    m = (np.where(has, cost, 0.0) * w[..., None]).sum(-2, keepdims=True) / (has * w[..., None]).sum(-2, keepdims=True)
+    m = np.where(has, cost, 0.0).sum(-2, keepdims=True) / has.sum(-2, keepdims=True)
     return m + lam * (cost - m)
 
 
@@ -276,10 +275,10 @@ def sampled_nodes(post: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 class ModelFrontier:
     """The model-based frontier of a RunCube: ``frontier(strategies)`` (B, T) USD, like
-    ``bootstrap.Replicates.frontier``. B = 1 (the fit; every problem once) unless ``draws`` made
-    replicates: problem weights (B, P) from the bootstrap, parameters drawn from their Laplace
-    approximation and costs from resampled runs (shrunk alike), so intervals carry the problems', the
-    fit's and the costs' uncertainty."""
+    ``bootstrap.Replicates.frontier``. B = 1 (the fit; every problem once) unless ``benchmark_draws`` made
+    draws: parameters from their Laplace approximation, every problem's difficulty from its posterior and
+    costs from resampled runs (shrunk alike), so intervals carry the fit's, the difficulties' and the costs'
+    uncertainty."""
 
     def __init__(self, cube: RunCube, expert: np.ndarray):
         self.cube, self.expert = cube, np.asarray(expert, float)
@@ -291,7 +290,7 @@ class ModelFrontier:
         bounds = [*cube.task_starts, len(cube.problems)]
         self.rows = [slice(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
         self.shrinkage = [cost_shrinkage(cube.usd[r], cube.runs[r]) for r in self.rows]  # (S,) per dataset
-        self.cost = self._shrunk(self.cost, None)
+        self.cost = self._shrunk(self.cost)
         groups = np.array([s.split("+", 1)[1] if "+" in s else "vanilla" for s in cube.strategies])
         self.fits = [fit_tested(self.k[r], cube.runs[r], groups) for r in self.rows]
         self.theta = [np.r_[f.a[f.used], f.b[f.used], f.c[f.used]][None] for f in self.fits]  # per task (B, 3S_used)
@@ -305,45 +304,36 @@ class ModelFrontier:
     def strategies(self) -> list[str]:
         return self.cube.all_strategies
 
-    def _shrunk(self, cost: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    def _shrunk(self, cost: np.ndarray) -> np.ndarray:
         """``cost`` (..., P, S) with each dataset's per-problem means shrunk (``shrunk_costs``)."""
         out = np.array(cost, float)
         for r, lam in zip(self.rows, self.shrinkage):
-            out[..., r, :] = shrunk_costs(cost[..., r, :], lam, None if weights is None else weights[:, r])
+            out[..., r, :] = shrunk_costs(cost[..., r, :], lam)
         return out
-
-    def draws(self, weights: np.ndarray, seed: int = 0, costs: np.ndarray | None = None,
-              difficulties: bool = False) -> "ModelFrontier":
-        """B replicates: the given problem weights (B, P), parameters drawn from N(fit, covariance), clipped to
-        the bounds, and with ``costs`` (B, P, S collected; ``bootstrap.resampled_costs``) each replicate's USD
-        per attempt from resampled runs, shrunk toward the replicate's own dataset means (default: the point
-        estimate's costs). ``difficulties``: each replicate also draws every problem's difficulty from its
-        posterior (given the drawn parameters), so a replicate is a draw of the set's own problems' true values
-        (``benchmark_draws``) instead of their posterior expectations."""
-        rng = np.random.default_rng(seed)
-        other = object.__new__(ModelFrontier)
-        other.__dict__.update(self.__dict__)
-        other.weights, other._per_problem, other._rate_cache, other._last = weights, {}, {}, ((), [])
-        if costs is not None:
-            other.cost = self._shrunk(np.asarray(costs, float), weights)
-        other.theta = []
-        for f, theta in zip(self.fits, self.theta):
-            drawn = rng.multivariate_normal(theta[0], f.covariance, size=len(weights), method="eigh", check_valid="ignore")
-            lo, hi = np.array(f.bounds()).T
-            drawn = np.clip(drawn, lo, hi)
-            other.theta.append(drawn)
-        if difficulties:
-            pick = np.random.default_rng([seed, 4])
-            other._drawn_nodes = [sampled_nodes(post, pick) for post in other._posteriors()]
-        return other
 
     def benchmark_draws(self, replicates: int, seed: int = 0, costs: np.ndarray | None = None) -> "ModelFrontier":
         """``replicates`` draws of the frontier of the set's own problems (each problem once): parameters from
-        their Laplace approximation, each problem's difficulty from its posterior given its pass counts, costs
-        from ``costs`` (resampled runs). Their percentile interval is a posterior interval for the value these
-        problems truly have (what the paper's tables report); new problems from the same population would add
-        the between-problem spread, which for a mean over a right-skewed quantity a set of this size cannot show."""
-        return self.draws(np.ones((replicates, len(self.cube.problems))), seed, costs, difficulties=True)
+        N(fit, covariance) clipped to the bounds, each problem's difficulty from its posterior given its pass counts
+        and the drawn parameters, and with ``costs`` (B, P, S collected; ``bootstrap.resampled_costs``) each draw's
+        USD per attempt from resampled runs, shrunk alike (default: the point estimate's costs). Their percentile
+        interval is a posterior interval for the value these problems truly have (what the paper's tables
+        report); new problems from the same population would add the between-problem spread, which for a mean
+        over a right-skewed quantity a set of this size cannot show."""
+        rng = np.random.default_rng(seed)
+        other = object.__new__(ModelFrontier)
+        other.__dict__.update(self.__dict__)
+        other.weights = np.ones((replicates, len(self.cube.problems)))
+        other._per_problem, other._rate_cache, other._last = {}, {}, ((), [])
+        if costs is not None:
+            other.cost = self._shrunk(np.asarray(costs, float))
+        other.theta = []
+        for f, theta in zip(self.fits, self.theta):
+            drawn = rng.multivariate_normal(theta[0], f.covariance, size=replicates, method="eigh", check_valid="ignore")
+            lo, hi = np.array(f.bounds()).T
+            other.theta.append(np.clip(drawn, lo, hi))
+        pick = np.random.default_rng([seed, 4])
+        other._drawn_nodes = [sampled_nodes(post, pick) for post in other._posteriors()]
+        return other
 
     def _rates(self, t: int, s_all: int) -> tuple[np.ndarray, np.ndarray]:
         """R(z) at the nodes (B, Q) and the cost per attempt (P_t,) or, with drawn costs, (B, P_t) of strategy
