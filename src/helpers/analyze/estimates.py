@@ -4,6 +4,7 @@ cost-of-pass matrix, the expert's cost, and model metadata (see ``grade.estimate
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import pandas as pd
 
@@ -30,7 +31,7 @@ class Analysis:
     def models(self) -> list[str]:
         return [m.name for m in self.ctx.models]
 
-    @property
+    @cached_property
     def labels(self) -> dict[str, str]:
         """Model names as tables and figures show them; an imported model whose tokens were estimated says so."""
         from helpers.collect.imports import estimated_tokens
@@ -87,21 +88,24 @@ class Analysis:
         one_model = self.ctx.params.fidelity.release_steps == "one_model"
         return cop_math.frontier_over_time(self.vanilla_cop(), self.releases, self.expert, one_model)
 
+    @cached_property
+    def own_prices(self) -> list:
+        """The set's own price snapshot as dated ledger entries (``core.ledger.snapshot_entries``)."""
+        return snapshot_entries(self.ctx.snapshot)
+
     def price_change_dates(self):
         """(start, end) of the new-models / prices split: the set's ``price_change``, else its first release and the
         latest date any of its models has a price or a release on (``core.ledger``, the set's own snapshot included)."""
         if self.ctx.params.price_change is not None:
             return self.ctx.params.price_change.start, self.ctx.params.price_change.end
-        own = snapshot_entries(self.ctx.snapshot)
-        dates = [e.date for m in self.models for e in history(m, extra=own)]
+        dates = [e.date for m in self.models for e in history(m, extra=self.own_prices)]
         releases = [t.date() for t in self.releases]
         return min(releases), max([*dates, *releases])
 
     def price_change(self) -> pd.DataFrame:
         """The change of the frontier between ``price_change_dates``, split between new models and prices (USD, %)."""
-        own = snapshot_entries(self.ctx.snapshot)
         start, end = self.price_change_dates()
-        prices_on = lambda d: prices_as_of(self.models, d, first_if_later=True, extra=own)  # noqa: E731
+        prices_on = lambda d: prices_as_of(self.models, d, first_if_later=True, extra=self.own_prices)  # noqa: E731
         out = price_change_split(self.attempts, self.releases, self.expert, start, end, prices_on)
         out = out.set_index("task").loc[in_category_order(list(out["task"]))].reset_index()
         return out.assign(start=start.isoformat(), end=end.isoformat())
