@@ -144,3 +144,14 @@ def test_pooled_rate_by_hand():
     dev = np.array([1 - 0.6 * 2, 2 - 0.6 * 3])
     assert se == pytest.approx(np.sqrt((dev**2).sum()) / 5)
     assert np.isnan(va.pooled_rate(hits, np.zeros_like(mask))[0])
+
+
+def test_tail_share_by_hand():
+    from scipy import stats
+
+    gm = tiny_model()
+    share, carried = va.tail_share(gm, z=2.0)
+    assert share == pytest.approx(stats.norm.sf(2.0), abs=0.005)  # the quadrature's tail mass
+    assert np.all((carried > share) & (carried < 1))  # the hardest problems cost more than their share
+    all_share, all_carried = va.tail_share(gm, z=-50.0)
+    assert all_share == pytest.approx(1.0) and np.allclose(all_carried, 1.0)

@@ -21,6 +21,7 @@ A study repetition draws a fresh set of the same size — prompts with replaceme
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -276,6 +277,16 @@ def draw_cube(gm: GenerativeModel, rng: np.random.Generator, problems: Problems 
     cube = RunCube(shell.problems, codes, shell.tasks, collected, usd, correct,
                    np.full(correct.shape[:2], n, dtype=np.int64), first, class_ok, shell.derived)
     return cube, expert
+
+
+def tail_share(gm: GenerativeModel, z: float = 2.0) -> tuple[float, np.ndarray]:
+    """(share of the population's problems harder than ``z``, (T,) share of each dataset's true frontier of all
+    models that those problems carry), both 0-1: how much of the population value lies where a set seldom looks."""
+    tr = truth(gm)
+    hard = np.concatenate([np.tile(_NODES, len(tm.solve_tokens)) for tm in gm.tasks]) > z  # truth's problem order
+    share = float(_WEIGHTS[_NODES > z].sum() / _WEIGHTS.sum())
+    tail = dataclasses.replace(tr, weights=tr.weights * hard)
+    return share, share * tail.frontier(gm.models)[0] / tr.frontier(gm.models)[0]
 
 
 def true_statistics(gm: GenerativeModel, problems: Problems | None = None) -> dict[str, np.ndarray]:

@@ -218,10 +218,9 @@ NOTES["Validity on known truth"] = (
     "bootstrap's estimate of its bias (mean of the replicates − plug-in), its interval shifted alike. Each simulated "
     "set is judged against the true value of its own problems (the benchmark truth: what the paper's tables report "
     "about a benchmark); the population value (new problems, difficulties drawn afresh) is its mean over sets. The "
-    "frontier's population value lies largely in its hardest problems, which no model solves (in the sim set's truth "
-    "the hardest 2.4% carry a fifth of GSM8K's frontier and half of GPQA's and AIME's) and which a set of 30–128 "
-    "problems seldom holds: no interval from one set covers it as often as promised, so its coverage is shown for "
-    "information.")
+    "frontier's population value lies largely in its hardest problems (the study's summary says how much), which a "
+    "set of 30–128 problems seldom holds: no interval from one set covers it as often as promised, so its coverage is "
+    "shown for information.")
 METHODS = (
     "**Estimators and intervals.** Each number is given by two estimators, each with a 95% interval. "
     "*Plug-in* (the paper's): R = passes / runs and cost-of-pass C / R per problem, ∞ where no run passed, so the "

@@ -143,6 +143,16 @@ def halving_shown(fits: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFra
 HEADLINE = ("table1", "frontier", "technique gain")
 
 
+def tail_sentence(share: float, carried: np.ndarray, tasks: list[str], labels: dict[str, str]) -> str:
+    """Where the population value of the frontier lies (``validity.tail_share``: the share of problems harder than
+    z = 2, and the share of each dataset's frontier of all models they carry), as the lead of the study's summary."""
+    parts = "; ".join(f"{labels.get(t, t)} {c:.0%}" for t, c in zip(tasks, carried))
+    return (f"In this set's population truth the hardest {share:.1%} of problems (difficulty z > 2, where the "
+            f"frontier is costliest) carry this share of the frontier of all models: {parts}. A set of this size seldom holds "
+            "such problems, so no interval computed from one set covers the population value as often as promised "
+            "(last column); each set is judged against the value of its own problems.")
+
+
 def headline_with_truth(an: Analysis, st: intervals.SetStatistics, truth: dict[str, np.ndarray]
                         ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Each headline number of a simulated set (Table 1, the frontier of all models, Table 2's gains) by both
