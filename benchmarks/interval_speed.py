@@ -74,7 +74,7 @@ if __name__ == "__main__":
     cube, expert = va.draw_cube(gm, np.random.default_rng(0))
 
     def run(workers):
-        return iv.compute_statistics(cube, expert, gm.statistics, list(gm.models), gm.steps, REPLICATES, DRAWS,
+        return iv.compute_statistics(cube, expert, gm.specs, list(gm.models), gm.steps, REPLICATES, DRAWS,
                                      workers=workers)
 
     st, t_serial = timed(lambda: run(1))

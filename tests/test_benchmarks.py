@@ -60,3 +60,8 @@ def test_interval_speed_benchmark_runs():
 def test_import_scale_benchmark_runs():
     rows = {line.split()[0]: line.split()[1:] for line in run("benchmarks/import_scale.py", "130", "2").splitlines()[2:]}
     assert rows["first"][:3] == ["10400", "10240", "0"] and rows["again"][:3] == ["10400", "0", "10240"]  # idempotent
+
+
+def test_model_checks_power_benchmark_runs():
+    lines = run("benchmarks/model_checks_power.py", "2").splitlines()
+    assert lines[1].split()[0] == "generator" and len(lines) == 2 + 9  # a row per generator of the validity study

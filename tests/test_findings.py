@@ -16,15 +16,31 @@ def stats_frame():
 
 
 def test_findings_pick_the_extremes_with_their_intervals():
-    halving = pd.DataFrame([{"task": "T", "estimator": "model-based", "halving_months": 3.0, "halving_low": 2.0,
+    halving = pd.DataFrame([{"task": "T", "estimator": "plug-in", "halving_months": 3.0, "halving_low": 2.0,
                              "halving_high": np.inf, "reliable": False}])
     row = findings.findings(stats_frame(), halving, ["t"], {"t": "T"}, {"b": "Model B"}, {"b": "small"}).iloc[0]
     assert row["dataset"] == "T"
-    assert row["frontier of all models (USD)"] == "0.5 [0.4, 0.7]"
-    assert row["cheapest single model (USD)"] == "Model B (small): 0.8 [0.6, 1.1]"  # the lowest, model-based
-    assert row["most essential family (%)"] == "big: 60.0 [40.0, 80.0]"
-    assert row["best technique (gain %)"] == "vote: 20.0 [5.0, 35.0]"
+    assert row["frontier of all models (USD)"] == "4.5 [3.6, 6.3]"  # the paper's plug-in leads
+    assert row["cheapest single model (USD)"] == "Model B (small): 7.2 [5.4, 9.9]"
+    assert row["most essential family (%)"] == "big: 540.0 [360.0, 720.0]"
+    assert row["best technique (gain %)"] == "vote: 180.0 [45.0, 315.0]"
     assert row["halving time (months)"] == "unreliable (3.0 [2.0, ∞])"
+    model = findings.findings(stats_frame(), None, ["t"], {}, {}, {}, estimator="model-based").iloc[0]
+    assert model["frontier of all models (USD)"] == "0.5 [0.4, 0.7]"
+
+
+def test_a_model_that_never_passed_is_never_named_cheapest():
+    # the local set's case: the model-based estimate made a never-passed model cheapest; the plug-in with its range
+    rows = [("table1:smol", 0.167, 0.167, 0.167, 0.02, 0.167, 100.0), ("table1:gemma", 0.158, 0.142, 0.167, 0.03, 0.158, 95.0),
+            ("table1:qwen", 0.167, 0.167, 0.167, 0.025, 0.167, 100.0)]
+    stats = pd.DataFrame([{"statistic": s, "task": "t", "estimator": "plug-in", "value": v, "low": lo, "high": hi,
+                           "range_low": rl, "range_high": rh, "unseen_pct": u} for s, v, lo, hi, rl, rh, u in rows])
+    cell = findings.findings(stats, None, ["t"], {}, {"smol": "SmolLM2"}, {"gemma": "g"})["cheapest single model (USD)"][0]
+    assert cell.startswith("gemma (g): 0.158 [0.142, 0.167]; range [0.03, 0.158] (not identified)")
+    assert cell.endswith("never passed here: SmolLM2, qwen")
+    nobody = stats[stats["statistic"] != "table1:gemma"]
+    cell = findings.findings(nobody, None, ["t"], {}, {}, {})["cheapest single model (USD)"][0]
+    assert cell.startswith("none: no model passed a problem here")
 
 
 def test_no_technique_gain_is_claimed_when_its_interval_reaches_zero():

@@ -9,7 +9,7 @@ from tests.test_bootstrap import METHODS, synthetic_attempts
 from helpers.analyze import bootstrap as bt
 from helpers.analyze import intervals
 from helpers.analyze.frontier_model import ModelFrontier
-from helpers.analyze.headline import release_statistics, technique_gains
+from helpers.analyze.headline import Level, release_specs, technique_specs
 
 
 def fits(replicates=200):
@@ -25,8 +25,8 @@ def test_rows_hold_the_point_estimate_and_the_replicates_percentiles():
     cube = bt.run_cube(synthetic_attempts(problems=20), METHODS)
     expert = np.where(cube.problems.get_level_values("task") == "gsm8k", 3.5, 0.1)
     steps = [["a"], ["b", "c"]]
-    stats = lambda F: {"a": F(["a"]), "gain": technique_gains(F, ["a", "b"], ["self_refine"])["self_refine"],  # noqa: E731
-                       **release_statistics(F, steps)}
+    stats = {"a": Level(("a",)), "gain": technique_specs(["a", "b"], ["self_refine"])["technique gain:self_refine"],
+             **release_specs(steps)}
     st = intervals.compute_statistics(cube, expert, stats, ["a", "b", "c"], steps, replicates=200,
                                       draws=50, seed=3, workers=1)
     point, reps = bt.bootstrap(cube, expert, 200, seed=3, weights=bt.problem_weights(cube, 200, 3))
@@ -101,7 +101,7 @@ def test_headline_numbers_sit_beside_the_truth_and_misses_are_marked():
                           ("technique gain:self_refine", "t", "plug-in", 0.3, 0.1, 0.5),
                           ("release gain:0", "t", "plug-in", 0.5, 0.4, 0.6)],
                          columns=["statistic", "task", "estimator", "value", "low", "high"])
-    st = intervals.SetStatistics(frame, pd.DataFrame(), {}, 10, 5, 0.95, pd.DataFrame(), pd.DataFrame())
+    st = intervals.SetStatistics(frame, pd.DataFrame(), {}, 10, 5, 0.95, pd.DataFrame(), pd.DataFrame(), pd.DataFrame())
     an = SimpleNamespace(tasks=["t"], labels={"a": "Model A"}, task_labels={"t": "Task"})
     truth = {"table1:a": np.array([2.0]), "technique gain:self_refine": np.array([0.0])}
     numbers, shown = headline_with_truth(an, st, truth)

@@ -15,7 +15,7 @@ from helpers.cli import runner
 from helpers.core.params import load_params
 
 FIGURES = ["routing_frontier", "figure2_frontier_over_time", "figure4_relative_gain_per_release", "price_change",
-           "figure3_family_counterfactual", "figure5_model_counterfactual"]
+           "figure3_family_counterfactual", "figure5_model_counterfactual", "validity_generators_heatmap"]
 TABLES = ["as the paper's Table 1", "(the paper's Table 2)", "as the paper's Table 5", "as the paper's Table 6",
           "Human expert alone"]
 CATCH = """<script>
@@ -57,7 +57,8 @@ def report(tmp_path_factory):
         "n_problems": 12, "n_runs": 4, "price_snapshot": "sim_paper_table4_2025-04", "budget_usd": 10.0,
         "concurrency": 1, "output_dir": str(tmp / "results"),
         "task_options": {"two_digit_addition": {"source": "generated"}},
-        "validity": {"repetitions": 4, "replicates": 20, "effect_repetitions": 3},  # the study's machinery, small
+        "validity": {"repetitions": 4, "replicates": 20, "effect_repetitions": 3,  # the study's machinery, small
+                     "generator_repetitions": 2},
     }
     path = tmp / "htmlcheck.yaml"
     path.write_text(yaml.safe_dump(params))

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze.costofpass import cost_of_pass
+from helpers.analyze.unseen import CONFIDENCE, Bounds, cell_box, floor_cop
 from helpers.core.methods import get_method
 from helpers.core.methods.base import RunStats
 from helpers.grade.estimates import PROBLEM, strategy_name
@@ -152,9 +153,9 @@ class Replicates:
     cop: np.ndarray  # (B, P, S_all) USD, inf where R = 0 or no runs
     weights: np.ndarray  # (B, P) times each problem was drawn
     expert: np.ndarray  # (P,) USD
-    cost: np.ndarray  # (B, P, S_all) C, USD per attempt (float32; NaN: no runs)
-    rate: np.ndarray  # (B, P, S_all) R, 0-1 (float32; NaN: no runs)
-    _by_strategy: np.ndarray | None = field(default=None, repr=False)  # cop as (S, B, P) float32, made when needed
+    cost: np.ndarray  # (B, P, S_all) C, USD per attempt (NaN: no runs)
+    rate: np.ndarray  # (B, P, S_all) R, 0-1 (NaN: no runs)
+    _by_strategy: np.ndarray | None = field(default=None, repr=False)  # cop as (S, B, P), made when needed
 
     @property
     def strategies(self) -> list[str]:
@@ -167,15 +168,25 @@ class Replicates:
         cols = index.get_indexer(list(strategies))
         if (cols < 0).any():
             raise KeyError(f"no estimates for strategies {[s for s, c in zip(strategies, cols) if c < 0]}")
-        dtype = np.float32 if len(self.cop) > 1 else np.float64  # replicates in float32, the estimate exact
-        if self._by_strategy is None:  # (S, B, P): one contiguous block per strategy
-            self._by_strategy = np.ascontiguousarray(self.cop.transpose(2, 0, 1), dtype=dtype)
-        per_problem = np.broadcast_to(self.expert.astype(dtype), self.cop.shape[:2]).copy()
+        if self._by_strategy is None:  # (S, B, P): one contiguous block per strategy (float64: an interval's ends
+            self._by_strategy = np.ascontiguousarray(self.cop.transpose(2, 0, 1), dtype=np.float64)  # and its point agree)
+        per_problem = np.broadcast_to(self.expert.astype(np.float64), self.cop.shape[:2]).copy()
         for c in cols:
             np.minimum(per_problem, self._by_strategy[c], out=per_problem)
         starts = self.cube.task_starts
         w = self.weights
         return np.add.reduceat(w * per_problem, starts, axis=1) / np.add.reduceat(w, starts, axis=1)
+
+    def bounds(self, confidence: float = CONFIDENCE) -> Bounds:
+        """Per-problem bounds of every frontier (``unseen.Bounds``): never-passed cells at their floor."""
+        floor = floor_cop(self.cost, self.rate, self.cube.runs, self.cube.derived, confidence)
+        return Bounds(self.cop, floor, self.expert, self.weights, self.cube.task_starts, self.strategies)
+
+    def box(self, confidence: float = CONFIDENCE) -> Bounds:
+        """Per-problem bounds of every frontier with every cell anywhere its runs allow (``unseen.cell_box``): the
+        identified range widened by each cell's sampling error (the data itself only, B = 1)."""
+        floor, ceiling = cell_box(self.cube, confidence)
+        return Bounds(self.cop, floor, self.expert, self.weights, self.cube.task_starts, self.strategies, ceiling)
 
     def mean_per_task(self, values: np.ndarray) -> np.ndarray:
         """(B, P, X) per-problem values -> (B, T, X) weighted means over each task's problems with a value
@@ -191,7 +202,7 @@ def point_estimate(cube: RunCube, expert: np.ndarray) -> Replicates:
     """The data itself as one replicate."""
     cost, rate = _estimates(cube, None)
     return Replicates(cube, cost_of_pass(cost, rate), np.ones((1, len(cube.problems))), np.asarray(expert, float),
-                      cost.astype(np.float32), rate.astype(np.float32))
+                      cost, rate)
 
 
 def draw_runs(cube: RunCube, b: int, rng: np.random.Generator) -> np.ndarray:
@@ -244,8 +255,8 @@ def bootstrap(cube: RunCube, expert: np.ndarray, replicates: int = DEFAULT_REPLI
         b = min(CHUNK, replicates - start)
         cost, rate = _estimates(cube, draw_runs(cube, b, rng))
         cops.append(cost_of_pass(cost, rate))
-        costs.append(cost.astype(np.float32))
-        rates.append(rate.astype(np.float32))
+        costs.append(cost)
+        rates.append(rate)
     expert = np.asarray(expert, float)
     return point_estimate(cube, expert), Replicates(cube, np.concatenate(cops), np.asarray(weights, float), expert,
                                                     np.concatenate(costs), np.concatenate(rates))

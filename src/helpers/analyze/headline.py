@@ -1,12 +1,16 @@
 """The headline statistics of the paper as functions of a frontier: one definition for point estimates,
-bootstrap replicates, the model-based estimator and the simulator's truth.
+bootstrap replicates, the model-based estimator, the simulator's truth and the range the records allow.
 
 ``F(strategies) -> (B, T)`` is any frontier function (``bootstrap.Replicates.frontier``,
 ``frontier_model.ModelFrontier.frontier``): V_{p~D}(M ∪ {expert}) in USD per replicate and dataset.
+Every statistic is a ``Spec``: a frontier ``Level`` (Table 1, the frontier of all models, Figure 2's curve)
+or a ``Gain`` (Table 2, Figures 3-5), so ``evaluate`` computes them from a frontier function and
+``evaluate_range`` from per-problem bounds (``unseen.Bounds``: what problems no strategy passed could hide).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -17,61 +21,126 @@ Frontier = Callable[[list[str]], np.ndarray]
 BASE_FAMILIES = ("lightweight", "large")
 
 
+@dataclass(frozen=True)
+class Level:
+    """``factor`` · V(strategies), divided by the expert-only frontier V(∅) when ``relative`` (Figure 2's %)."""
+
+    strategies: tuple[str, ...]
+    factor: float = 1.0
+    relative: bool = False
+
+
+@dataclass(frozen=True)
+class Gain:
+    """The relative gain of adding ``added`` to ``base``: (V(base) − V(base ∪ added)) / V(base), or divided by
+    V(base ∪ added) when ``over_after`` (Eq. 12 as printed)."""
+
+    base: tuple[str, ...]
+    added: tuple[str, ...]
+    over_after: bool = False
+
+
+Spec = Level | Gain
+
+
 def technique_base(families: dict[str, str], models: list[str]) -> list[str]:
     """M_L: the lightweight and large models, as the paper's Table 2; every model when a set has none."""
     base = [m for m in models if families[m] in BASE_FAMILIES]
     return base or list(models)
 
 
-def technique_gains(F: Frontier, base: list[str], methods: list[str], available: set[str] | None = None) -> dict[str, np.ndarray]:
-    """Table 2 (Eq. 13): G(M_L*, M_L) / V(M_L) per method, (B, T) 0-1; a method whose strategies are not all
-    ``available`` is left out."""
-    v_base = F(base)
+def technique_specs(base: list[str], methods: list[str], available: set[str] | None = None) -> dict[str, Spec]:
+    """Table 2 (Eq. 13): ``technique gain:<method>`` = G(M_L*, M_L) / V(M_L); a method whose strategies are not
+    all ``available`` is left out."""
     out = {}
     for method in methods:
-        treated = [strategy_name(m, method) for m in base]
+        treated = tuple(strategy_name(m, method) for m in base)
         if method == "vanilla" or (available is not None and not set(treated) <= available):
             continue
-        out[method] = (v_base - F(base + treated)) / v_base
+        out[f"technique gain:{method}"] = Gain(tuple(base), treated)
+    return out
+
+
+def headline_specs(models: list[str], families: dict[str, str], methods: list[str],
+                   available: set[str] | None = None) -> dict[str, Spec]:
+    """``table1:<model>`` (one model and the expert, USD), ``frontier:all models`` (USD) and
+    ``technique gain:<method>`` (Table 2, 0-1)."""
+    out: dict[str, Spec] = {f"table1:{m}": Level((m,)) for m in models}
+    out["frontier:all models"] = Level(tuple(models))
+    out.update(technique_specs(technique_base(families, models), methods, available))
+    return out
+
+
+def release_specs(steps: list[list[str]]) -> dict[str, Spec]:
+    """Figures 2 and 4 over release steps (``steps[i]``: the models added at step i): ``release frontier:<i>`` =
+    100·V(M_i)/V(∅) (%, Eq. 7 normalised by the expert alone) and ``release gain:<i>`` = G({m_i}, M_{i-1}) /
+    V(M_{i-1}) (0-1, Eq. 15)."""
+    out: dict[str, Spec] = {}
+    before: tuple[str, ...] = ()
+    for i, names in enumerate(steps):
+        now = before + tuple(names)
+        out[f"release frontier:{i}"] = Level(now, 100.0, relative=True)
+        out[f"release gain:{i}"] = Gain(before, tuple(names))
+        before = now
+    return out
+
+
+def counterfactual_specs(models: list[str], families: dict[str, str], denominator: str = "without_family"
+                         ) -> dict[str, Spec]:
+    """Figures 3 and 5, 0-1: ``family:<g>`` = G(M_g, M_T \\ M_g) / V(M_T \\ M_g) (or / V(M_T) with
+    ``denominator="all"``, Eq. 12 as printed) and ``essential:<m>`` = G({m}, M_T \\ {m}) / V(M_T \\ {m}) (Eq. 16)."""
+    out: dict[str, Spec] = {}
+    for fam in dict.fromkeys(families[m] for m in models):
+        out[f"family:{fam}"] = Gain(tuple(m for m in models if families[m] != fam),
+                                    tuple(m for m in models if families[m] == fam), denominator != "without_family")
+    for m in models:
+        out[f"essential:{m}"] = Gain(tuple(x for x in models if x != m), (m,))
+    return out
+
+
+def all_specs(models: list[str], families: dict[str, str], methods: list[str], steps: list[list[str]],
+              denominator: str = "without_family", available: set[str] | None = None) -> dict[str, Spec]:
+    """Every statistic of Tables 1, 2 and Figures 2-5."""
+    return {**headline_specs(models, families, methods, available), **release_specs(steps),
+            **counterfactual_specs(models, families, denominator)}
+
+
+def evaluate(specs: dict[str, Spec], F: Frontier) -> dict[str, np.ndarray]:
+    """Each statistic from the frontier function ``F``, (B, T) each (frontiers computed once per strategy set)."""
+    seen: dict[tuple[str, ...], np.ndarray] = {}
+
+    def V(strategies: tuple[str, ...]) -> np.ndarray:
+        if strategies not in seen:
+            seen[strategies] = F(list(strategies))
+        return seen[strategies]
+
+    out = {}
+    for name, spec in specs.items():
+        if isinstance(spec, Level):
+            out[name] = spec.factor * V(spec.strategies) / (V(()) if spec.relative else 1.0)
+        else:
+            before, after = V(spec.base), V(spec.base + spec.added)
+            out[name] = (before - after) / (after if spec.over_after else before)
     return out
 
 
 def headline(F: Frontier, models: list[str], families: dict[str, str], methods: list[str],
              available: set[str] | None = None) -> dict[str, np.ndarray]:
-    """The headline statistics as (B, T) arrays: ``table1:<model>`` (one model and the expert, USD),
-    ``frontier:all models`` (USD) and ``technique gain:<method>`` (Table 2, 0-1)."""
-    out = {f"table1:{m}": F([m]) for m in models}
-    out["frontier:all models"] = F(models)
-    gains = technique_gains(F, technique_base(families, models), methods, available)
-    out.update({f"technique gain:{m}": v for m, v in gains.items()})
-    return out
+    """``headline_specs`` evaluated on ``F``: (B, T) arrays."""
+    return evaluate(headline_specs(models, families, methods, available), F)
+
+
+def technique_gains(F: Frontier, base: list[str], methods: list[str], available: set[str] | None = None) -> dict[str, np.ndarray]:
+    """Table 2 (Eq. 13) per method, (B, T) 0-1 (``technique_specs``), keyed by method."""
+    return {k.split(":", 1)[1]: v for k, v in evaluate(technique_specs(base, methods, available), F).items()}
 
 
 def release_statistics(F: Frontier, steps: list[list[str]]) -> dict[str, np.ndarray]:
-    """Figures 2 and 4 over release steps (``steps[i]``: the models added at step i), (B, T) each:
-    ``release frontier:<i>`` = 100·V(M_i)/V(∅) (%, Eq. 7 normalised by the expert alone) and
-    ``release gain:<i>`` = G({m_i}, M_{i-1})/V(M_{i-1}) (0-1, Eq. 15)."""
-    expert_only = F([])
-    out, available, before = {}, [], expert_only
-    for i, names in enumerate(steps):
-        available = available + list(names)
-        now = F(available)
-        out[f"release frontier:{i}"] = 100 * now / expert_only
-        out[f"release gain:{i}"] = (before - now) / before
-        before = now
-    return out
+    """``release_specs`` evaluated on ``F``."""
+    return evaluate(release_specs(steps), F)
 
 
 def counterfactual_statistics(F: Frontier, models: list[str], families: dict[str, str],
                               denominator: str = "without_family") -> dict[str, np.ndarray]:
-    """Figures 3 and 5, (B, T) each, 0-1: ``family:<g>`` = G(M_g, M_T \\ M_g) / V(M_T \\ M_g) (or / V(M_T) with
-    ``denominator="all"``, Eq. 12 as printed) and ``essential:<m>`` = G({m}, M_T \\ {m}) / V(M_T \\ {m}) (Eq. 16)."""
-    total = F(models)
-    out = {}
-    for fam in dict.fromkeys(families[m] for m in models):
-        rest = F([m for m in models if families[m] != fam])
-        out[f"family:{fam}"] = (rest - total) / (rest if denominator == "without_family" else total)
-    for m in models:
-        rest = F([x for x in models if x != m])
-        out[f"essential:{m}"] = (rest - total) / rest
-    return out
+    """``counterfactual_specs`` evaluated on ``F``."""
+    return evaluate(counterfactual_specs(models, families, denominator), F)

@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from helpers.analyze import headline, routing
+from helpers.analyze import headline, model_checks, routing, unseen
 from helpers.analyze.bootstrap import DEFAULT_REPLICATES, Replicates, RunCube, bootstrap, problem_weights, resampled_costs, run_cube
 from helpers.analyze.costofpass import release_steps
 from helpers.analyze.estimates import Analysis
@@ -29,7 +29,9 @@ from helpers.analyze.frontier_model import ModelFrontier
 from helpers.grade.stage import graded_paths
 
 MODEL_DRAWS = 200  # parameter draws of the model-based intervals (each recomputes every problem's posterior)
-Statistics = Callable[[Callable], dict[str, np.ndarray]]
+Statistics = dict[str, headline.Spec]  # name -> what it computes (``headline.all_specs``)
+COLUMNS = ["statistic", "task", "estimator", "value", "low", "high", "widened", "range_low", "range_high",
+           "range_ci_low", "range_ci_high", "unseen_pct"]
 
 
 def set_cube(an: Analysis) -> tuple[RunCube, np.ndarray]:
@@ -45,14 +47,31 @@ def _interval(spread: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]
 
 
 def _rows(estimator: str, values: dict[str, np.ndarray], spread: dict[str, np.ndarray], tasks: list[str],
-          level: float) -> pd.DataFrame:
-    """One row per (statistic, task): ``values[name]`` (T,) and the interval of ``spread[name]`` (B, T)."""
+          level: float, ranges: dict | None = None, range_spread: dict | None = None) -> pd.DataFrame:
+    """One row per (statistic, task): ``values[name]`` (T,) and the interval of ``spread[name]`` (B, T), widened
+    to hold the value where the replicates' percentiles miss it (``widened``: a bias larger than the spread, or
+    float rounding), so every interval holds its point. The plug-in's rows also carry the identified range at the
+    point (``ranges[name]`` = (lowest, highest, unseen share), (T,) each: ``unseen.ranges``), the range widened by
+    every cell's sampling error (``range_spread[name]`` = (lowest, highest), (T,) each: ``Replicates.box``; at
+    least the identified range and the interval) and the share (%) of the value carried by problems no strategy
+    of it passed."""
     rows = []
     for name, v in values.items():
         lo, hi = _interval(spread[name], level)
-        rows += [{"statistic": name, "task": task, "estimator": estimator, "value": float(v[j]),
-                  "low": float(lo[j]), "high": float(hi[j])} for j, task in enumerate(tasks)]
-    return pd.DataFrame(rows, columns=["statistic", "task", "estimator", "value", "low", "high"])
+        widened = (v < lo) | (v > hi)
+        lo, hi = np.fmin(lo, v), np.fmax(hi, v)
+        if ranges is not None:
+            r_lo, r_hi, share = (np.asarray(x, float) for x in ranges[name])
+            r_lo, r_hi = np.fmin(r_lo, v), np.fmax(r_hi, v)
+            ci_lo = np.fmin(np.asarray(range_spread[name][0], float), np.fmin(r_lo, lo))
+            ci_hi = np.fmax(np.asarray(range_spread[name][1], float), np.fmax(r_hi, hi))
+        else:
+            r_lo = r_hi = ci_lo = ci_hi = share = np.full(len(tasks), np.nan)
+        rows += [{"statistic": name, "task": task, "estimator": estimator, "value": float(v[j]), "low": float(lo[j]),
+                  "high": float(hi[j]), "widened": bool(widened[j]), "range_low": float(r_lo[j]),
+                  "range_high": float(r_hi[j]), "range_ci_low": float(ci_lo[j]), "range_ci_high": float(ci_hi[j]),
+                  "unseen_pct": 100 * float(share[j])} for j, task in enumerate(tasks)]
+    return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def _accuracy_cost(fit: Replicates, strategies: list[str]) -> np.ndarray:
@@ -91,6 +110,19 @@ class SetStatistics:
     level: float
     routing: pd.DataFrame  # oracle routing envelope (``routing_frames``)
     routing_points: pd.DataFrame
+    checks: pd.DataFrame  # the item-response model's checks per dataset (``model_checks.set_checks``)
+
+    def release_ranges(self, tasks: list[str], steps: int) -> np.ndarray:
+        """(2, steps, T) %: the range of Figure 2's plug-in curve never-passed problems allow, with its interval
+        (``range_ci_low``, ``range_ci_high`` of ``release frontier:<i>``)."""
+        rows = self.of("release frontier")
+        rows = rows[rows["estimator"] == "plug-in"].set_index(["statistic", "task"])
+        return np.array([[[rows.at[(str(i), t), col] for t in tasks] for i in range(steps)]
+                         for col in ("range_ci_low", "range_ci_high")], dtype=float)
+
+    def model_verdicts(self) -> dict[str, str]:
+        """task -> "" where the model's checks pass, else "rejected by <check>" (``model_checks.verdicts``)."""
+        return model_checks.verdicts(self.checks)
 
     def of(self, prefix: str) -> pd.DataFrame:
         """The rows of statistics ``<prefix>:<name>``, with ``statistic`` = ``<name>``."""
@@ -104,16 +136,11 @@ def set_steps(an: Analysis) -> list[tuple[pd.Timestamp, list[str]]]:
 
 
 def all_statistics(an: Analysis, available: set[str]) -> Statistics:
+    """Every statistic of the set's Tables 1, 2 and Figures 2-5 over the strategies with estimates."""
     models = [m for m in an.models if m in available]
-    families = an.families.to_dict()
     steps = [[m for m in names if m in available] for _, names in set_steps(an)]
-
-    def stats(F):
-        out = headline.headline(F, models, families, list(an.ctx.params.methods), available)
-        out.update(headline.release_statistics(F, steps))
-        out.update(headline.counterfactual_statistics(F, models, families, an.ctx.params.fidelity.family_denominator))
-        return out
-    return stats
+    return headline.all_specs(models, an.families.to_dict(), list(an.ctx.params.methods), steps,
+                              an.ctx.params.fidelity.family_denominator, available)
 
 
 def _cache_key(an: Analysis, replicates: int, draws: int, level: float) -> str:
@@ -130,7 +157,7 @@ def _cache_key(an: Analysis, replicates: int, draws: int, level: float) -> str:
     return h.hexdigest()
 
 
-FRAMES = ("statistics", "accuracy_cost", "routing", "routing_points")
+FRAMES = ("statistics", "accuracy_cost", "routing", "routing_points", "checks")
 ROUTING_REPLICATES = 200  # bootstrap replicates / model draws of the routing envelope's bands
 
 
@@ -139,7 +166,9 @@ class Share:
     """One worker's share of an estimator's replicates (or draws), as raw arrays: small enough to send back.
 
     ``spread`` name -> (b, T) statistics of its replicates; the first share also carries the estimate
-    (``values`` name -> (T,)), the routing envelope (``routing.envelope`` of the estimate and of the first
+    (``values`` name -> (T,)), a plug-in's identified range (``ranges`` name -> (lowest, highest, unseen share),
+    (T,) each) and that range widened by every cell's sampling error (``range_spread`` name -> (lowest,
+    highest), (T,) each: ``Replicates.box``), the routing envelope (``routing.envelope`` of the estimate and of the first
     ``ROUTING_REPLICATES`` replicates: acc0, usd0, accb, usdb) and each model alone (acc, usd of the estimate
     (1, T, S) and of those replicates (b, T, S)); plug-in shares carry Tables 5-6 (``_accuracy_cost``)."""
 
@@ -149,6 +178,9 @@ class Share:
     envelope: tuple | None = None
     points: tuple | None = None
     acc_cost: tuple | None = None  # (estimate (2, 1, T, S) or None, replicates (2, b, T, S))
+    range_spread: dict | None = None
+    ranges: dict | None = None
+    checks: pd.DataFrame | None = None  # the model's checks (``model_checks.set_checks``), model-based share only
 
 
 def _costs_and_rates(fit) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -160,13 +192,16 @@ def _costs_and_rates(fit) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def share(estimator: str, fit, spread, stats: Statistics, models: list[str], first: bool) -> Share:
     """Every statistic of ``spread`` (and, for the ``first`` share, of ``fit`` and the routing frontier)."""
-    out = Share(estimator, stats(spread.frontier))
+    out = Share(estimator, headline.evaluate(stats, spread.frontier))
     if isinstance(fit, Replicates):
         out.acc_cost = (_accuracy_cost(fit, models) if first else None, _accuracy_cost(spread, models))
     if not first:
         return out
     starts = fit.cube.task_starts
-    out.values = {k: v[0] for k, v in stats(fit.frontier).items()}
+    out.values = {k: v[0] for k, v in headline.evaluate(stats, fit.frontier).items()}
+    if isinstance(fit, Replicates):
+        out.ranges = {k: tuple(x[0] for x in v) for k, v in unseen.ranges(stats, fit.bounds()).items()}
+        out.range_spread = {k: tuple(x[0] for x in v[:2]) for k, v in unseen.ranges(stats, fit.box()).items()}
     sources = [_costs_and_rates(fit), tuple(x[:ROUTING_REPLICATES] for x in _costs_and_rates(spread))]
     out.envelope = tuple(v for c, r, w in sources for v in routing.envelope(c, r, w, starts, fit.expert))
     cols = [fit.strategies.index(m) for m in models]
@@ -191,7 +226,9 @@ class Job:
             return share(self.estimator, point, reps, stats, models, first)
         model = ModelFrontier(cube, expert)
         drawn = model.benchmark_draws(len(w), seed=seed, costs=resampled_costs(cube, len(w), seed))
-        return share(self.estimator, model, drawn, stats, models, first)
+        out = share(self.estimator, model, drawn, stats, models, first)
+        out.checks = model_checks.set_checks(model.k, cube.runs, model.fits, model.rows, cube.tasks, seed)
+        return out
 
 
 def jobs_for(replicates: int, draws: int, workers: int = 2) -> list[Job]:
@@ -260,7 +297,7 @@ def compute_statistics(cube: RunCube, expert: np.ndarray, stats: Statistics, mod
         mine = [sh for sh in shares if sh.estimator == e]
         first[e] = mine[0]
         spread = {k: np.concatenate([sh.spread[k] for sh in mine]) for k in mine[0].spread}
-        frames.append(_rows(e, mine[0].values, spread, cube.tasks, level))
+        frames.append(_rows(e, mine[0].values, spread, cube.tasks, level, mine[0].ranges, mine[0].range_spread))
         names = [f"release frontier:{i}" for i in range(len(steps))]
         curves[e] = (np.stack([np.concatenate([mine[0].values[k][None], spread[k]]) for k in names], axis=1)
                      if steps else np.zeros((1, 0, len(cube.tasks))))
@@ -268,8 +305,9 @@ def compute_statistics(cube: RunCube, expert: np.ndarray, stats: Statistics, mod
     accuracy_cost = _accuracy_cost_rows(plug[0].acc_cost[0], np.concatenate([sh.acc_cost[1] for sh in plug], axis=1),
                                         models, cube.tasks, level)
     expert_usd = np.add.reduceat(expert, cube.task_starts) / np.diff([*cube.task_starts, len(expert)])
+    checks = next(sh.checks for sh in shares if sh.checks is not None)
     return SetStatistics(pd.concat(frames, ignore_index=True), accuracy_cost, curves, replicates, draws, level,
-                         *routing_frames(first, cube.tasks, models, expert_usd, level))
+                         *routing_frames(first, cube.tasks, models, expert_usd, level), checks)
 
 
 def set_statistics(an: Analysis, replicates: int = DEFAULT_REPLICATES, draws: int = MODEL_DRAWS,
@@ -283,14 +321,14 @@ def set_statistics(an: Analysis, replicates: int = DEFAULT_REPLICATES, draws: in
         curves = np.load(where / "curves.npz")
         frames = {name: pd.read_parquet(where / f"{name}.parquet") for name in FRAMES}
         return SetStatistics(frames["statistics"], frames["accuracy_cost"], {e: curves[e] for e in ESTIMATORS},
-                             replicates, draws, level, frames["routing"], frames["routing_points"])
+                             replicates, draws, level, frames["routing"], frames["routing_points"], frames["checks"])
     cube, expert = set_cube(an)
     available = set(cube.all_strategies)
     steps = [[m for m in names if m in available] for _, names in set_steps(an)]
     st = compute_statistics(cube, expert, all_statistics(an, available), [m for m in an.models if m in available],
                             steps, replicates, draws, an.ctx.params.seed, level)
     where.mkdir(parents=True, exist_ok=True)
-    for name, df in zip(FRAMES, (st.frame, st.accuracy_cost, st.routing, st.routing_points)):
+    for name, df in zip(FRAMES, (st.frame, st.accuracy_cost, st.routing, st.routing_points, st.checks)):
         df.to_parquet(where / f"{name}.parquet")
     np.savez_compressed(where / "curves.npz", **st.curves)
     (where / "key.txt").write_text(key)

@@ -33,12 +33,13 @@ from helpers.analyze import routing
 from helpers.analyze.bootstrap import Replicates, RunCube, bootstrap
 from helpers.analyze.costofpass import release_steps
 from helpers.analyze.frontier_model import ModelFrontier, vote_polynomial
-from helpers.analyze.headline import counterfactual_statistics, headline, release_statistics
+from helpers.analyze.headline import all_specs, evaluate
+from helpers.analyze.unseen import ranges
 from helpers.collect.backends.sim import _NODES, _WEIGHTS, LOG_NORMAL_SIGMA, aptitude, difficulty
 from helpers.core.context import Context
 from helpers.core.experts import expert_per_problem
 from helpers.core.methods import get_method
-from helpers.core.methods.vote_math import any_pass_true
+from helpers.core.methods.vote_math import any_pass_true, vote_probability
 from helpers.core.prompts import refine_messages, solve_messages
 from helpers.grade.estimates import strategy_name
 
@@ -79,10 +80,12 @@ class GenerativeModel:
     def statistics(self, F) -> dict[str, np.ndarray]:
         """Every statistic the study checks, of a frontier function: the headline (Tables 1, 2), the frontier
         over release steps and each release's gain (Figures 2, 4), and the counterfactuals (Figures 3, 5)."""
-        out = headline(F, self.models, self.families, self.methods)
-        out.update(release_statistics(F, self.steps))
-        out.update(counterfactual_statistics(F, self.models, self.families, self.denominator))
-        return out
+        return evaluate(self.specs, F)
+
+    @property
+    def specs(self) -> dict:
+        """What ``statistics`` computes (``headline.all_specs``)."""
+        return all_specs(self.models, self.families, self.methods, self.steps, self.denominator)
 
     @property
     def strategies(self) -> list[str]:
@@ -145,9 +148,11 @@ def _methods(ctx: Context, refine_gain: float | None) -> list[str]:
 
 
 # ---- exact values ------------------------------------------------------------------------------
-def _cell_truth(gm: GenerativeModel, tm: TaskModel, z: np.ndarray, prompt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """True C (USD per attempt) and R of every strategy (``gm.strategies`` order) for problems (prompt, z): (P, S)."""
-    pi = special.expit(tm.aptitude - tm.spread * z[:, None])  # (P, M)
+def _cell_truth(gm: GenerativeModel, tm: TaskModel, problems: TaskProblems) -> tuple[np.ndarray, np.ndarray]:
+    """True C (USD per attempt) and R of every strategy (``gm.strategies`` order) for ``problems``: (P, S)."""
+    prompt, z = problems.prompt, problems.z
+    pi = problems.success(tm)  # (P, M)
+    broken = np.broadcast_to(problems.broken, (len(z),))
     ok = 1 - gm.format_error
     call = lambda tokens: tokens[:, None] * gm.usd_in + tm.completion * gm.usd_out + gm.fee  # noqa: E731
     solve = call(tm.solve_tokens[prompt])
@@ -155,30 +160,89 @@ def _cell_truth(gm: GenerativeModel, tm: TaskModel, z: np.ndarray, prompt: np.nd
     for i, m in enumerate(gm.models):
         for method in gm.methods:
             name = strategy_name(m, method)
+            d = np.broadcast_to(tm.distractors, (len(tm.solve_tokens),))[prompt]
+            graded = np.where(broken, (1 - pi[:, i]) / d, pi[:, i]) * ok[i]  # a wrong reference passes a matching distractor
             if method == "vanilla":
-                cost[name], rate[name] = solve[:, i], pi[:, i] * ok[i]
+                cost[name], rate[name] = solve[:, i], graded
             elif method == "self_refine":
                 cost[name] = solve[:, i] + call(tm.refine_tokens[prompt])[:, i]
-                rate[name] = (pi[:, i] + gm.refine_gain[i] * (1 - pi[:, i])) * ok[i]
+                refined = pi[:, i] + gm.refine_gain[i] * (1 - pi[:, i])
+                rate[name] = np.where(broken, (1 - refined) / d, refined) * ok[i]
             elif method.startswith("best_of_k"):
                 k = get_method(method).billed_calls
-                cost[name], rate[name] = k * solve[:, i], any_pass_true(pi[:, i] * ok[i], k)
+                cost[name], rate[name] = k * solve[:, i], any_pass_true(graded, k)
             elif method.startswith("majority_vote_k"):
                 k = get_method(method).billed_calls
                 cost[name] = k * solve[:, i]
-                d = np.broadcast_to(tm.distractors, (len(tm.solve_tokens),))[prompt]
                 rate[name] = np.empty(len(z))
                 for dj in np.unique(d):  # P(vote correct) is a polynomial in pi·ok for each (D, format error)
-                    here = d == dj
+                    here = (d == dj) & ~broken
                     curve = vote_polynomial(k, int(dj), float(gm.format_error[i]))
                     rate[name][here] = np.clip(np.polyval(curve, pi[here, i] * ok[i]), 0.0, 1.0)
+                for p in np.flatnonzero(broken):  # the true answer is one wrong class, the reference a distractor
+                    x, dj = (1 - pi[p, i]) * ok[i] / d[p], int(d[p])
+                    pattern = ((x, True), (pi[p, i] * ok[i], False), *[(x, False)] * (dj - 1), (1 - ok[i], False))
+                    rate[name][p] = vote_probability(tuple((float(w), o) for w, o in pattern), k, True)
             else:
                 raise ValueError(f"no generative model for method '{method}'")
     names = gm.strategies
     return np.stack([cost[s] for s in names], axis=-1), np.stack([rate[s] for s in names], axis=-1)
 
 
-Problems = list[tuple[np.ndarray, np.ndarray]]  # per task: (prompt index (P,), difficulty z (P,))
+@dataclass(frozen=True)
+class Generator:
+    """How a simulated set departs from the item-response model the model-based estimator fits (the study's
+    generators, ``GENERATORS``). A problem's logit for model m is A_m − s_m·z + e_pm:
+
+    ``interaction_sd``: e_pm ~ N(0, sd²), a problem × model interaction (0: one shared difficulty);
+    ``broken``: the share of problems whose reference answer is wrong (a true answer is graded wrong, a wrong
+    answer that happens to equal the reference passes: rate (1 − π)/D); ``difficulty``: z ~ N(0, 1), ``"t3"``
+    (Student t with 3 df, scaled to sd 1: heavy tails) or ``"bimodal"`` (±0.9 with sd 0.44: sd 1);
+    ``link``: ``"probit"`` passes with Φ(g_m·logit / 1.7), g_m ~ logN(0, ``slope_sd``²) per model and set;
+    ``cliff``: each model solves nothing where its logit is below this (a capability cliff)."""
+
+    name: str
+    interaction_sd: float = 0.0
+    broken: float = 0.0
+    difficulty: str = "normal"
+    link: str = "logit"
+    slope_sd: float = 0.0
+    cliff: float | None = None
+
+
+GENERATORS = (Generator("own model"), Generator("interaction sd 0.5", interaction_sd=0.5),
+              Generator("interaction sd 1", interaction_sd=1.0), Generator("broken items 2%", broken=0.02),
+              Generator("broken items 5%", broken=0.05), Generator("heavy-tailed difficulty (t, 3 df)", difficulty="t3"),
+              Generator("bimodal difficulty", difficulty="bimodal"),
+              Generator("probit, per-model slopes", link="probit", slope_sd=0.3),
+              Generator("capability cliffs", cliff=-1.0))
+OWN = GENERATORS[0]
+
+
+@dataclass
+class TaskProblems:
+    """One task's problems of a simulated set: prompt index (P,) into the task's prompts, difficulty z (P,), and
+    what a ``Generator`` adds: logit offsets (P, M), wrong references (P,) bool, per-model probit slopes (M,)."""
+
+    prompt: np.ndarray
+    z: np.ndarray
+    offset: np.ndarray | float = 0.0
+    broken: np.ndarray | bool = False
+    slope: np.ndarray | float = 1.0
+    generator: Generator = OWN
+
+    def __iter__(self):  # (prompt, z), as the problems of the own model were given
+        return iter((self.prompt, self.z))
+
+    def success(self, tm: "TaskModel") -> np.ndarray:
+        """π (P, M): the probability that an attempt's answer is the true one."""
+        eta = tm.aptitude - tm.spread * self.z[:, None] + self.offset
+        g = self.generator
+        pi = special.ndtr(self.slope * eta / 1.7) if g.link == "probit" else special.expit(eta)
+        return np.where(eta < g.cliff, 0.0, pi) if g.cliff is not None else pi
+
+
+Problems = list[TaskProblems]
 
 
 def truth(gm: GenerativeModel, problems: Problems | None = None) -> Replicates:
@@ -189,10 +253,12 @@ def truth(gm: GenerativeModel, problems: Problems | None = None) -> Replicates:
     for t, tm in enumerate(gm.tasks):
         P = len(tm.solve_tokens)
         if problems is None:
-            prompt, z, w = np.repeat(np.arange(P), len(_NODES)), np.tile(_NODES, P), np.tile(_WEIGHTS, P)
+            here, w = TaskProblems(np.repeat(np.arange(P), len(_NODES)), np.tile(_NODES, P)), np.tile(_WEIGHTS, P)
         else:
-            (prompt, z), w = problems[t], np.ones(len(problems[t][1]))
-        cost, rate = _cell_truth(gm, tm, z, prompt)
+            here = problems[t] if isinstance(problems[t], TaskProblems) else TaskProblems(*problems[t])
+            w = np.ones(len(here.z))
+        z = here.z
+        cost, rate = _cell_truth(gm, tm, here)
         costs.append(cost)
         rates.append(rate)
         with np.errstate(divide="ignore"):
@@ -217,29 +283,50 @@ def _shell(gm: GenerativeModel, task_codes: np.ndarray) -> RunCube:
 
 
 # ---- one simulated set -------------------------------------------------------------------------
-def draw_problems(gm: GenerativeModel, rng: np.random.Generator) -> Problems:
-    """New problems for a set of the same size: per task, prompts drawn with replacement and z ~ N(0, 1)."""
-    return [(rng.integers(0, len(tm.solve_tokens), len(tm.solve_tokens)), rng.standard_normal(len(tm.solve_tokens)))
-            for tm in gm.tasks]
+def draw_problems(gm: GenerativeModel, rng: np.random.Generator, generator: Generator = OWN) -> Problems:
+    """New problems for a set of the same size: per task, prompts drawn with replacement, z ~ N(0, 1) (or the
+    ``generator``'s distribution) and what else the generator departs by (``Generator``)."""
+    out = []
+    M = len(gm.models)
+    for tm in gm.tasks:
+        P = len(tm.solve_tokens)
+        prompt = rng.integers(0, P, P)
+        if generator.difficulty == "t3":
+            z = rng.standard_t(3, P) / np.sqrt(3.0)  # sd 1
+        elif generator.difficulty == "bimodal":
+            z = np.where(rng.random(P) < 0.5, -0.9, 0.9) + 0.44 * rng.standard_normal(P)
+        else:
+            z = rng.standard_normal(P)
+        offset = generator.interaction_sd * rng.standard_normal((P, M)) if generator.interaction_sd else 0.0
+        broken = np.zeros(P, bool)
+        broken[rng.permutation(P)[:int(round(generator.broken * P))]] = True
+        slope = np.exp(generator.slope_sd * rng.standard_normal(M)) if generator.slope_sd else 1.0
+        out.append(TaskProblems(prompt, z, offset, broken, slope, generator))
+    return out
 
 
 def own_problems(ctx: Context) -> Problems:
     """The simulated set's own problems: each prompt once, with the difficulty the simulator gave it."""
-    return [(np.arange(len(ctx.problems[t])), np.array([difficulty(ctx.params.seed, t, p.problem_id) for p in ctx.problems[t]]))
+    return [TaskProblems(np.arange(len(ctx.problems[t])),
+                         np.array([difficulty(ctx.params.seed, t, p.problem_id) for p in ctx.problems[t]]))
             for t in ctx.params.tasks]
 
 
-def draw_cube(gm: GenerativeModel, rng: np.random.Generator, problems: Problems | None = None) -> tuple[RunCube, np.ndarray]:
-    """A simulated set of the same shape — ``problems`` (default: new ones, ``draw_problems``), ``n_runs``
-    runs per cell — and its expert costs: a RunCube ready for ``point_estimate`` / ``bootstrap``."""
+def draw_cube(gm: GenerativeModel, rng: np.random.Generator, problems: Problems | None = None
+              ) -> tuple[RunCube, np.ndarray]:
+    """A simulated set of the same shape — ``problems`` (default: new ones, ``draw_problems``; their ``Generator``
+    says how attempts depart from the own model), ``n_runs`` runs per cell — and its expert costs: a RunCube
+    ready for ``point_estimate`` / ``bootstrap``."""
     n = gm.n_runs
     collected = [s for s in gm.strategies if "+" not in s or get_method(s.split("+", 1)[1]).is_collected]
     problems = draw_problems(gm, rng) if problems is None else problems
     blocks = []
     for t, tm in enumerate(gm.tasks):
         P = len(tm.solve_tokens)
-        prompt, z = problems[t]
-        pi = special.expit(tm.aptitude - tm.spread * z[:, None])[:, :, None]  # (P, M, 1)
+        here = problems[t] if isinstance(problems[t], TaskProblems) else TaskProblems(*problems[t])
+        prompt = here.prompt
+        pi = here.success(tm)[:, :, None]  # (P, M, 1)
+        broken = np.broadcast_to(here.broken, (P,))[:, None, None]
         ok = rng.random((P, len(gm.models), n)) >= gm.format_error[:, None]
 
         def calls(tokens):
@@ -253,11 +340,15 @@ def draw_cube(gm: GenerativeModel, rng: np.random.Generator, problems: Problems 
         d = np.broadcast_to(tm.distractors, (P,))[prompt][:, None, None]
         wrong_class = 1 + rng.integers(0, d, (P, len(gm.models), n))
         cls = np.where(~ok, d + 1, np.where(right, 0, wrong_class))
-        per["vanilla"] = (calls(tm.solve_tokens[prompt]), right & ok, cls)
+        graded = lambda right, cls, ok: ok & np.where(broken, cls == 1, right)  # noqa: E731  (a wrong reference: class 1)
+        per["vanilla"] = (calls(tm.solve_tokens[prompt]), graded(right, cls, ok), cls)
         if "self_refine" in gm.methods:
             p_refine = pi + gm.refine_gain[:, None] * (1 - pi)
             ok2 = rng.random((P, len(gm.models), n)) >= gm.format_error[:, None]
             right2 = (rng.random((P, len(gm.models), n)) < p_refine) & ok2
+            if broken.any():  # the refinement's answer against a wrong reference: a matching distractor passes
+                cls2 = np.where(~ok2, d + 1, np.where(right2, 0, 1 + rng.integers(0, d, (P, len(gm.models), n))))
+                right2 = graded(right2, cls2, ok2)
             usd = calls(tm.solve_tokens[prompt]) + calls(tm.refine_tokens[prompt])
             per["self_refine"] = (usd, right2, np.where(right2, 0, 1))
         cols = []
@@ -325,12 +416,13 @@ def _routing_estimates(point: Replicates, model: ModelFrontier, budgets: np.ndar
 
 
 def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float,
-                budgets: np.ndarray | None = None) -> dict[str, dict[str, np.ndarray]]:
-    """One simulated set: per statistic, its benchmark truth (key ``"truth"``) and each estimator's (T,) value
-    and interval; with ``budgets``, also the oracle-routing accuracy each estimator claims there (key
-    ``"routing"``)."""
+                budgets: np.ndarray | None = None, generator: Generator = OWN) -> dict[str, dict[str, np.ndarray]]:
+    """One simulated set drawn by ``generator``: per statistic, its benchmark truth (key ``"truth"``) and each
+    estimator's (T,) value and interval, and the plug-in's range widened by every cell's sampling error and by
+    its interval (``range_low``, ``range_high``: ``unseen.ranges`` of ``Replicates.box``); with ``budgets``, also the oracle-routing accuracy each estimator claims
+    there (key ``"routing"``)."""
     rng = np.random.default_rng(seed)
-    problems = draw_problems(gm, rng)
+    problems = draw_problems(gm, rng, generator)
     cube, expert = draw_cube(gm, rng, problems)
     point, reps = bootstrap(cube, expert, replicates, seed=seed)
     model = ModelFrontier(cube, expert)
@@ -340,6 +432,8 @@ def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float,
     est_model, boot_model = stats(model.frontier), stats(drawn.frontier)
     true = true_statistics(gm, problems)
     q = 100 * (1 - level) / 2
+    box = ranges(gm.specs, point.box())
+    at_point = ranges(gm.specs, point.bounds())
     out = {}
     for name, values in est.items():
         p, b = values[0], boot[name]
@@ -348,7 +442,9 @@ def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float,
         lo_m, hi_m = np.nanpercentile(boot_model[name], [q, 100 - q], axis=0)
         out[name] = {"truth": true[name], "plug-in": p, "bootstrap-corrected": p - shift, "model-based": est_model[name][0],
                      "low": lo, "high": hi, "low_corrected": lo - 2 * shift, "high_corrected": hi - 2 * shift,
-                     "low_model": lo_m, "high_model": hi_m}
+                     "low_model": lo_m, "high_model": hi_m,
+                     "range_low": np.fmin(np.fmin(box[name][0][0], at_point[name][0][0]), lo),
+                     "range_high": np.fmax(np.fmax(box[name][1][0], at_point[name][1][0]), hi)}
     if budgets is not None:
         out["routing"] = _routing_estimates(point, model, budgets)
     return out
@@ -487,3 +583,67 @@ def technique_table(result: pd.DataFrame, task_labels: dict[str, str] | None = N
     wide.insert(0, "technique", wide.pop("statistic").str.split(":", n=1).str[1])
     wide["task"] = wide["task"].map(task_labels or {}).fillna(wide["task"])
     return wide.rename(columns={"truth": "true gain %"})[TECHNIQUE_COLUMNS]
+
+
+# ---- the study over generators that are not the estimator's own model ---------------------------------
+GENERATOR_COLUMNS = ["generator", "statistic", "estimator", "headline", "mean_abs_bias", "rel_bias_pct", "coverage_pct",
+                     "coverage_se_pct", "mean_width", "range_coverage_pct"]
+HEADLINE_ESTIMATOR = "plug-in"  # what the report leads with, for every statistic (the paper's estimator)
+
+
+def generator_study(gm: GenerativeModel, generators=GENERATORS, repetitions: int = 8, replicates: int = 100,
+                    seed: int = 0, level: float = 0.95, workers: int = 1) -> pd.DataFrame:
+    """Bias and coverage of the plug-in and model-based estimators, per generator (``Generator``: the own model and
+    its departures) and statistic family (Table 1, the frontier of all models, Figures 2-5, Table 2), each judged
+    against every simulated set's own truth, ``repetitions`` sets per generator (``GENERATOR_COLUMNS``):
+    mean |bias| (the family's units), relative bias (%: Σ bias / Σ |truth| over its cells), coverage of the
+    ``level`` interval where the truth is not 0 (%; where every truth of a family is 0, as a technique without
+    effect has, of all its cells) with its Monte-Carlo standard error (sets as clusters), mean
+    interval width, and how often the plug-in's range (what never-passed problems allow, with its interval) holds
+    the truth (%). ``headline``: the estimator the report leads with (``HEADLINE_ESTIMATOR``)."""
+    from helpers.collect.workers import can_fork, run_forked
+
+    jobs = [(g, seed * 100_003 + 7_919 * i + r) for i, g in enumerate(generators) for r in range(repetitions)]
+
+    def run(group):
+        return [_repetition(gm, s, replicates, level, None, g) for g, s in group]
+
+    if workers > 1 and can_fork():
+        groups = [jobs[i::workers] for i in range(workers)]
+
+        def job(group, counter):
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(limits=1):
+                return run(group)
+
+        parts = run_forked(job, groups, lambda n: None)
+        done = {s: r for group, part in zip(groups, parts) for (_, s), r in zip(group, part)}
+    else:
+        done = {s: r for (_, s), r in zip(jobs, run(jobs))}
+    rows = []
+    for g in generators:
+        reps = [done[s] for gg, s in jobs if gg is g]
+        for fam in dict.fromkeys(family(n) for n in reps[0] if n != "routing"):
+            names = [n for n in reps[0] if n != "routing" and family(n) == fam]
+            truth = np.array([[r[n]["truth"] for n in names] for r in reps]).reshape(len(reps), -1)  # (R, cells)
+            nonzero = np.abs(truth) > ZERO
+            for estimator, suffix in (("plug-in", ""), ("model-based", "_model")):
+                value = np.array([[r[n][estimator] for n in names] for r in reps]).reshape(truth.shape)
+                low, high = (np.array([[r[n][end + suffix] for n in names] for r in reps]).reshape(truth.shape)
+                             for end in ("low", "high"))
+                hit = (low <= truth) & (truth <= high)
+                cov, se = pooled_rate(hit, nonzero if nonzero.any() else np.ones_like(nonzero))  # every truth 0: all
+                row = {"generator": g.name, "statistic": FAMILY_LABELS.get(fam, fam), "estimator": estimator,
+                       "headline": estimator == HEADLINE_ESTIMATOR, "mean_abs_bias": float(np.abs((value - truth).mean(0)).mean()),
+                       "rel_bias_pct": (100 * float((value - truth).sum() / np.abs(truth).sum())
+                                        if np.abs(truth).sum() > ZERO else np.nan),  # no relative bias of a zero truth
+                       "coverage_pct": 100 * cov, "coverage_se_pct": 100 * se, "mean_width": float((high - low).mean()),
+                       "range_coverage_pct": np.nan}
+                if estimator == "plug-in":
+                    r_lo, r_hi = (np.array([[r[n][end] for n in names] for r in reps]).reshape(truth.shape)
+                                  for end in ("range_low", "range_high"))
+                    row["range_coverage_pct"] = 100 * pooled_rate((r_lo <= truth) & (truth <= r_hi),
+                                                                  nonzero if nonzero.any() else np.ones_like(nonzero))[0]
+                rows.append(row)
+    return pd.DataFrame(rows, columns=GENERATOR_COLUMNS)

@@ -52,6 +52,7 @@ class Validity(BaseModel):
     replicates: int = Field(100, ge=10, description="bootstrap replicates per repetition")
     refine_gain: float = Field(0.5, gt=0, le=1, description="true self-refine effect g of the second study (a real gain)")
     effect_repetitions: int = Field(15, ge=2, description="repetitions of the second study")
+    generator_repetitions: int = Field(4, ge=2, description="simulated sets per generator of the misspecification study")
 
 
 class PriceChoice(BaseModel):

@@ -51,12 +51,16 @@ FORMATS: dict[str, Callable[[float], str]] = {"usd": tables.fmt_usd, "pct": tabl
 SECTIONS: dict[str, tuple[Artifact, ...]] = {
     "Findings at a glance": (
         Artifact("findings", "table", "What this set shows, per dataset (the report's counterpart of the paper's Figure 1), "
-                 "each cell computed from the set's numbers by the model-based estimator with its 95% interval: the "
-                 "frontier cost-of-pass of all models with the human expert; the cheapest model alone with the expert "
-                 "(Table 1); the family that accounts for most of the frontier's improvement (Figure 3); the "
-                 "inference-time technique with the largest gain (Table 2), or none where every interval reaches 0; "
-                 "and the frontier's halving time over releases (Eq. 11), 'unreliable' where the fit is flagged, with "
-                 "the paper's where it published one. The sections below give every number behind it.",
+                 "each cell computed from the set's records by the paper's plug-in estimator with its 95% two-level "
+                 "bootstrap interval and, where problems no strategy of it passed leave room, the range the records "
+                 "allow (those problems' strategies at the lowest cost-of-pass their 0 passes permit at 95% "
+                 "confidence, up to the plug-in, which charges them the expert): the frontier cost-of-pass of all "
+                 "models with the human expert; the cheapest model alone with the expert (Table 1; a model that never "
+                 "passed a problem here is never named, and a claim another model's never-passed problems could "
+                 "overturn is marked not identified); the family that accounts for most of the frontier's improvement "
+                 "(Figure 3); the inference-time technique with the largest gain (Table 2), or none where every interval "
+                 "reaches 0; and the frontier's halving time over releases (Eq. 11), 'unreliable' where the fit is "
+                 "flagged, with the paper's where it published one. The sections below give every number behind it.",
                  "06_techniques"),
     ),
     "Frontier cost-of-pass of single models": (
@@ -66,13 +70,24 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
         Artifact("table1_expert_only", "table", "Human expert alone (USD per problem): the value a model must beat.",
                  "03_frontier"),
         Artifact("table1_intervals", "table", "The paper's Table 1 with 95% intervals, value [low, high] in USD per problem. "
-                 "Plug-in: the paper's estimator, with the percentile interval of a two-level bootstrap ({replicates} "
-                 "replicates: problems within each dataset, runs within each problem). Model-based: each problem's "
-                 "posterior expectation under an item-response model fitted per dataset (its validity is measured on "
-                 "simulated sets), with a posterior interval for these problems' value ({draws} draws). Where a model never "
-                 "passed a problem in its runs, "
-                 "the plug-in charges the expert's cost; the model-based estimate charges the small success rate the "
-                 "model gives it.", "03_frontier"),
+                 "Plug-in (the headline): the paper's estimator, with the percentile interval of a two-level bootstrap "
+                 "({replicates} replicates: problems within each dataset, runs within each problem). Range the records "
+                 "allow: where a model never passed a problem in its runs the plug-in charges the expert's cost; the "
+                 "range runs from those problems at the lowest cost-of-pass their 0 passes permit (exact binomial "
+                 "bound, 95% confidence) up to the plug-in, with the share of the plug-in value those problems carry. "
+                 "Model-based (second, not a headline): each problem's posterior expectation under an item-response "
+                 "model fitted per dataset, with a posterior interval for these problems' value ({draws} draws); ✗ "
+                 "where the model's checks reject it on that dataset (see the model checks).", "03_frontier"),
+        Artifact("model_checks", "table", "Does the item-response model behind the model-based numbers hold? Four "
+                 "checks per dataset, each statistic (its mean over data sets simulated from the fitted model) and "
+                 "p-value against {sims} such simulations: all-fail — problems each strategy never passed (and no "
+                 "strategy passed), excess over the predicted count; dispersion — Pearson X² of each (problem, "
+                 "strategy) pass count against its prediction from the other strategies' counts on the problem; "
+                 "split-sample — the same for one half of the problems with curves fitted on the other half; "
+                 "ordering — the mean rank correlation between strategies' per-problem pass rates (low: models "
+                 "disagree on which problems are hard). ✗: p below {alpha} (Bonferroni: at most {level} false alarms "
+                 "in all when the model holds); a dataset with any ✗ has its model-based numbers marked rejected.",
+                 "03_frontier", fmt="g3", numeric=("statistic", "expected", "p_value")),
     ),
     "Cost–accuracy frontier of oracle routing": (
         Artifact("routing_frontier", "figure", "Accuracy an oracle router reaches at each budget (USD per problem, log "
@@ -88,7 +103,9 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
         Artifact("figure2_frontier_over_time", "figure", "Frontier cost-of-pass of the models released up to each "
                  "date plus the human expert (Eq. 7; the paper's Figure 2), as % of the expert-only frontier (log axis), panels by "
                  "category as the paper's: the paper's plug-in estimate (solid) with its 95% two-level bootstrap band, "
-                 "the model-based estimate (dotted), the fit a·exp(−b·t)+c (Eq. 11, dashed) and the log-linear trend "
+                 "the range the records allow (yellow: problems no released model passed at the lowest cost-of-pass "
+                 "their 0 passes permit, up to the plug-in, with its 95% interval), the model-based estimate (dotted; "
+                 "only where the model's checks pass), the fit a·exp(−b·t)+c (Eq. 11, dashed) and the log-linear trend "
                  "(dash-dot), t in months since the first release; each release a point coloured by its family and "
                  "named. Titles: the halving time ln 2 / b with its 95% profile-likelihood interval ('unreliable' with "
                  "four release dates or fewer or an interval wider than the estimate), the paper's halving time where "
@@ -103,7 +120,9 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                           "halving_se_months", "refit_low", "refit_high", "factor_per_year", "factor_low", "factor_high")),
         Artifact("figure4_relative_gain_per_release", "figure", "Relative gain of each release in frontier cost-of-pass "
                  "(the paper's Figure 4), G({{m_t}}, M_{{t−1}}) / V(M_{{t−1}}) (Eq. 8, 15), %, in release order, coloured by "
-                 "family; whiskers: 95% two-level bootstrap intervals.", "04_trends"),
+                 "family: the paper's plug-in estimate; whiskers: 95% two-level bootstrap intervals; behind each bar, "
+                 "the range the records allow where problems the releases never passed leave room (with its 95% "
+                 "interval).", "04_trends"),
     ),
     "Where the frontier's change came from: new models or prices": (
         Artifact("price_change", "figure", "Change of the frontier cost-of-pass (vanilla, plug-in, with the human "
@@ -120,19 +139,22 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
     "Which models were essential: counterfactual frontiers": (
         Artifact("figure3_family_counterfactual", "figure", "Essentialness of each model family (the paper's Figure 3): the "
                  "relative improvement (%) of the frontier cost-of-pass attributable to the family, its gain "
-                 "G(M_g, M_T∖M_g) (Eq. 12) {denominator}; whiskers: 95% two-level bootstrap intervals.",
+                 "G(M_g, M_T∖M_g) (Eq. 12) {denominator}: the paper's plug-in estimate; whiskers: 95% two-level "
+                 "bootstrap intervals; behind each bar, the range the records allow (with its 95% interval).",
                  "05_counterfactual"),
         Artifact("figure5_model_counterfactual", "figure", "Essentialness of each model (the paper's Figure 5): the relative "
                  "improvement (%) of the frontier attributable to it, G({{m*}}, M_T∖{{m*}}) / V(M_T∖{{m*}}) (Eq. 16), "
-                 "grouped and coloured by family; whiskers: 95% two-level bootstrap intervals.", "05_counterfactual"),
+                 "grouped and coloured by family: the paper's plug-in estimate; whiskers: 95% two-level bootstrap "
+                 "intervals; behind each bar, the range the records allow (with its 95% interval).", "05_counterfactual"),
     ),
     "Inference-time techniques": (
         Artifact("table2_technique_gain", "table", "Relative gain (%) in frontier cost-of-pass (the paper's Table 2) from "
                  "inference-time techniques applied to every model of M_L ({base}; the paper: its lightweight and "
                  "large models), G(M_L*, M_L) / V(M_L) (Eq. 13).", "06_techniques", fmt="pct"),
         Artifact("table2_intervals", "table", "The paper's Table 2 with 95% intervals, value [low, high] in %: the plug-in "
-                 "gain with its two-level bootstrap interval ({replicates} replicates) and the model-based gain with "
-                 "its interval ({draws} draws). A technique applied to every model adds as many independently "
+                 "gain (the headline) with its two-level bootstrap interval ({replicates} replicates), the range the "
+                 "records allow (the techniques' never-passed problems at their lowest cost-of-pass, or the base "
+                 "models'), and the model-based gain with its interval ({draws} draws; ✗ where its model is rejected). A technique applied to every model adds as many independently "
                  "estimated strategies, so the plug-in gain is positive even for a technique with no effect (the "
                  "validity section measures by how much).", "06_techniques"),
         Artifact("table2_technique_accuracy", "table", "Accuracy (%) of each technique per model (mean over problems "
@@ -145,6 +167,24 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "estimator and the model-based (corrected) estimator, each with its 95% interval, value [low, high]; "
                  "✗: the interval misses the truth. The truth is the value of this set's own problems, from the "
                  "success rate and expected cost the simulator gives each of them.", "07_validity", simulated_only=True),
+        Artifact("validity_generators", "table", "The estimators on generators that are not the model-based "
+                 "estimator's own model ({repetitions} simulated sets per generator, {replicates} bootstrap replicates "
+                 "or draws each, every set judged against the value of its own problems): the model's own family; a "
+                 "problem × model interaction on the logit scale; wrong reference answers; heavy-tailed or bimodal "
+                 "difficulty; a probit link with per-model slopes; capability cliffs. Per statistic family and "
+                 "estimator: mean |bias| (the family's units), relative bias (%), coverage (%) of the 95% interval "
+                 "where the truth is not 0 (the technique gains, whose truth is 0 here: of every cell) ± its "
+                 "Monte-Carlo standard error (sets as clusters), mean interval width, "
+                 "and how often the plug-in's range the records allow (with its 95% interval) holds the truth (%). "
+                 "headline: the estimator the report leads with. Where the headline's coverage is below 93% no "
+                 "interval of this report can be taken at its word for that generator; the range's column says "
+                 "whether the range can.", "07_validity", fmt="g3",
+                 numeric=("mean_abs_bias", "rel_bias_pct", "coverage_pct", "coverage_se_pct", "mean_width",
+                          "range_coverage_pct"), simulated_only=True),
+        Artifact("validity_generators_heatmap", "figure", "The table above as a heat map: coverage (%) of the headline "
+                 "(plug-in) 95% intervals per generator and statistic family, green at 93% and above, and in "
+                 "brackets how often the range the records allow holds the truth (%); {repetitions} simulated sets "
+                 "per generator.", "07_validity", simulated_only=True),
         Artifact("validity_summary", "table", "Bias, RMSE and interval coverage of each estimator over {repetitions} fresh "
                  "simulated sets drawn from this set's generative model (same problems' prompts, new difficulties, "
                  "{runs} new runs per strategy; {replicates} bootstrap replicates or draws each), each against the true "

@@ -17,6 +17,8 @@ from helpers.analyze.trends import DecayFit, LogLinearTrend, months_since  # noq
 sns.set_theme(style="whitegrid", context="paper", font_scale=1.05)
 matplotlib.rcParams["svg.hashsalt"] = "cost-of-pass"  # stable clip-path ids: same records, same SVG bytes
 FAMILY_COLORS = {"lightweight": "#4C72B0", "large": "#DD8452", "reasoning": "#55A868"}
+RANGE_COLOR = "#E3C16F"  # the range never-passed problems allow (``unseen``), drawn behind estimates
+RANGE_LABEL = "range the records allow (never-passed problems; with its 95% interval)"
 
 
 def family_palette(families: list[str]) -> dict[str, str]:
@@ -83,7 +85,8 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[
                    curves: dict[str, np.ndarray] | None = None, level: float = 0.95, *,
                    loglinear: dict[str, LogLinearTrend] | None = None, families: dict[str, str] | None = None,
                    model_labels: dict[str, str] | None = None, order: list[str] | None = None,
-                   paper_halving: dict[str, float] | None = None):
+                   paper_halving: dict[str, float] | None = None, ranges: np.ndarray | None = None,
+                   model_ok: dict[str, bool] | None = None):
     """Frontier V(M_t) per task over release dates, normalised by the expert-only frontier (%, log axis), with
     the fit of Eq. 11 and the log-linear trend.
 
@@ -91,7 +94,9 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[
     replicates) and the model-based estimate are drawn too. Each release is a point coloured by its model's
     family (``families``: model -> family) and labelled with the model (``model_labels``). The halving time is
     titled with its profile interval, or as unreliable (``DecayFit.reliable``), beside the paper's
-    (``paper_halving``: task -> months). Panels in ``order`` (default: ``trend``'s)."""
+    (``paper_halving``: task -> months). ``ranges`` (2, steps, T) %: the range never-passed problems allow (with
+    its 95% interval), a band; the model-based curve is drawn only where ``model_ok[task]`` (its checks pass).
+    Panels in ``order`` (default: ``trend``'s)."""
     tasks = list(dict.fromkeys(trend["task"]))
     column = {t: j for j, t in enumerate(tasks)}  # the curves' task axis is in ``trend``'s order
     shown = [t for t in (order or tasks) if t in column]
@@ -110,10 +115,14 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[
             ax.fill_between(d.date, lo, hi, step="post", color="#333333", alpha=0.13, lw=0,
                             label=f"plug-in {level:.0%} interval")
             drawn += [lo, hi]
+        if ranges is not None and ranges.shape[1] == len(d):
+            ax.fill_between(d.date, ranges[0, :, j], ranges[1, :, j], step="post", color=RANGE_COLOR, alpha=0.35, lw=0,
+                            label=RANGE_LABEL, zorder=0)
+            drawn += [ranges[0, :, j]]
         ax.step(d.date, d.normalized_pct, where="post", color="#333333", lw=1.3, label="plug-in (paper)")
-        if curves is not None and "model-based" in curves:
+        if curves is not None and "model-based" in curves and (model_ok or {}).get(task, True):
             ax.step(d.date, curves["model-based"][0, :, j], where="post", color="#4C72B0", lw=1.2, ls=":",
-                    label="model-based")
+                    label="model-based (checks pass)")
             drawn.append(curves["model-based"][0, :, j])
         for k, (_, row) in enumerate(d.iterrows()):
             names = row.released.split(", ")
@@ -175,7 +184,10 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
         y = np.arange(len(items))
         v = d["value"].to_numpy(float)
         err = np.vstack([np.clip(v - d["low"].to_numpy(float), 0, None), np.clip(d["high"].to_numpy(float) - v, 0, None)])
-        ax.barh(y, v, color=[colors.get(i, "#888888") for i in items], height=0.7)
+        if "range_ci_low" in d:  # what never-passed problems allow, behind the bar
+            ax.hlines(y, d["range_ci_low"].to_numpy(float), d["range_ci_high"].to_numpy(float), color=RANGE_COLOR,
+                      lw=7, alpha=0.55, zorder=0)
+        ax.barh(y, v, color=[colors.get(i, "#888888") for i in items], height=0.45)
         ax.errorbar(v, y, xerr=np.where(np.isfinite(err), err, 0), fmt="none", ecolor="#222222", elinewidth=0.8, capsize=2)
         ax.set_yticks(y, items, fontsize=7)
         ax.set_title(task, fontsize=9)
@@ -188,8 +200,11 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
     if legend:  # below the panels (after the layout, so it takes no panel's room)
         from matplotlib.patches import Patch
 
-        fig.legend(handles=[Patch(color=c, label=n) for n, c in legend.items()], loc="upper center", ncol=len(legend),
-                   bbox_to_anchor=(0.5, 0.0), fontsize=8, frameon=False)
+        handles = [Patch(color=c, label=n) for n, c in legend.items()]
+        if "range_ci_low" in frame:
+            handles.append(Patch(color=RANGE_COLOR, alpha=0.55, label=RANGE_LABEL))
+        fig.legend(handles=handles, loc="upper center", ncol=len(handles), bbox_to_anchor=(0.5, 0.0), fontsize=8,
+                   frameon=False)
     return fig
 
 
@@ -209,15 +224,24 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
             v = values[fam].to_numpy(float)
             err = np.vstack([np.clip(v - w["low"].to_numpy(float), 0, None), np.clip(w["high"].to_numpy(float) - v, 0, None)])
             ax.errorbar(x, v, yerr=np.nan_to_num(err), fmt="none", ecolor="#222222", elinewidth=0.8, capsize=2)
+            if "range_ci_low" in w:
+                ax.vlines(x, w["range_ci_low"].to_numpy(float), w["range_ci_high"].to_numpy(float), color=RANGE_COLOR,
+                          lw=9, alpha=0.55, zorder=0, label=RANGE_LABEL if k == 0 else None)
     for container, fam in zip(ax.containers, values.columns):  # each bar's value, printed
         v = values[fam].to_numpy(float)
         ax.bar_label(container, labels=[f"{x:.0f}" if abs(x) >= 10 else f"{x:.1f}" for x in np.nan_to_num(v)],
                      fontsize=6.5, padding=1.5, color="#333333")
+    if "range_ci_low" in (whiskers if whiskers is not None else {}):
+        for bars in [c for c in ax.containers if isinstance(c, matplotlib.container.BarContainer)]:
+            for bar in bars:  # slimmer bars, same centres: the range shows behind them
+                slim = bar.get_width() * 0.6
+                bar.set_x(bar.get_x() + (bar.get_width() - slim) / 2)
+                bar.set_width(slim)
     if np.nanmax(np.abs(values.to_numpy(float)), initial=0) > 200:
         ax.set_yscale("symlog", linthresh=10)
     ax.set_ylabel("relative improvement (%)")
     ax.set_xlabel("")
-    ax.legend(title="family", loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, title_fontsize=8, frameon=False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=len(values.columns) + 1, fontsize=8, frameon=False)
     ax.set_title(titled("Essentialness of model families (counterfactual)", simulated))
     fig.tight_layout()
     return fig
@@ -276,5 +300,30 @@ def price_change(split: pd.DataFrame, task_labels: dict[str, str], simulated: bo
     ax.set_xlabel(f"change of the frontier cost-of-pass, {start} → {end} (% of {start}'s)")
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=8, frameon=False)
     ax.set_title(titled("Where the frontier's change came from", simulated), pad=28)
+    fig.tight_layout()
+    return fig
+
+
+def coverage_heatmap(table: pd.DataFrame, simulated: bool, target: float = 93.0):
+    """Generator (rows) × statistic (columns) heat map of the headline estimator's interval coverage (%), each cell
+    also giving how often the range the records allow holds the truth; ``table``: ``validity.generator_study``
+    rows (generator, statistic, headline, coverage_pct, range_coverage_pct). Colour: coverage, red below
+    ``target``."""
+    d = table[table["headline"]]
+    gens, stats = list(dict.fromkeys(d["generator"])), list(dict.fromkeys(d["statistic"]))
+    cov = d.pivot(index="generator", columns="statistic", values="coverage_pct").reindex(index=gens, columns=stats)
+    rng = d.pivot(index="generator", columns="statistic", values="range_coverage_pct").reindex(index=gens, columns=stats)
+    text = np.array([[("–" if not np.isfinite(c) else f"{c:.0f}") + ("" if not np.isfinite(r) else f"\n({r:.0f})")
+                      for c, r in zip(cr, rr)] for cr, rr in zip(cov.to_numpy(float), rng.to_numpy(float))])
+    fig, ax = plt.subplots(figsize=(1.25 * len(stats) + 3.2, 0.5 * len(gens) + 1.8))
+    sns.heatmap(cov, annot=text, fmt="", cmap="RdYlGn", vmin=50, vmax=100, center=target, cbar_kws={"label": "coverage (%)"},
+                linewidths=0.5, annot_kws={"fontsize": 7}, ax=ax)
+    ax.set_xticklabels([t.get_text().split(":")[0].split(" (")[0] for t in ax.get_xticklabels()], rotation=30, ha="right",
+                       fontsize=7.5)
+    ax.set_yticklabels(ax.get_yticklabels(), fontsize=7.5)
+    ax.set_xlabel("")
+    ax.set_ylabel("")
+    ax.set_title(titled("Coverage (%) of the headline 95% intervals; in brackets, of the range the records allow",
+                        simulated), fontsize=9)
     fig.tight_layout()
     return fig

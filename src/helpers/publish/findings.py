@@ -4,10 +4,11 @@ from the set's own numbers with its 95% interval (``intervals.SetStatistics`` ro
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from helpers.publish.compare import PAPER_HALVING_MONTHS
-from helpers.publish.tables import fmt_pct, fmt_usd
+from helpers.publish.tables import fmt_pct, fmt_usd, never_passed
 
 COLUMNS = ["dataset", "frontier of all models (USD)", "cheapest single model (USD)", "most essential family (%)",
            "best technique (gain %)", "halving time (months)"]
@@ -17,46 +18,85 @@ def _cell(value: float, low: float, high: float, fmt) -> str:
     return f"{fmt(value)} [{fmt(low)}, {fmt(high)}]"
 
 
-def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str], task_labels: dict[str, str],
-             model_labels: dict[str, str], families: dict[str, str], estimator: str = "model-based") -> pd.DataFrame:
-    """One row per dataset of ``tasks`` (in that order): the frontier of all models, the cheapest model alone with
-    the human expert (Table 1), the family whose removal costs the frontier most (Figure 3), the technique with
-    the largest gain (Table 2; "none measurable" when every interval reaches 0) and the frontier's halving time
-    (Eq. 11, beside the paper's where it published one; "unreliable" as ``trends`` flags it).
+def _range(row, fmt, scale: float = 1.0) -> str:
+    """"; range [lowest, highest]" where problems no strategy of the statistic passed leave room (else "")."""
+    lo, hi = row.get("range_low", np.nan), row.get("range_high", np.nan)
+    if not (np.isfinite(lo) and np.isfinite(hi)) or np.isclose(lo, hi, rtol=1e-9, atol=0):
+        return ""
+    return f"; range [{fmt(scale * lo)}, {fmt(scale * hi)}]"
 
-    ``stats``: ``SetStatistics.frame`` rows (statistic, task, estimator, value, low, high); ``halving``: the
-    ``figure2_halving_times`` table (task label, estimator, halving_months, halving_low, halving_high,
-    reliable), or None."""
+
+def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str], task_labels: dict[str, str],
+             model_labels: dict[str, str], families: dict[str, str], estimator: str = "plug-in") -> pd.DataFrame:
+    """One row per dataset of ``tasks`` (in that order), from the paper's plug-in estimator: the frontier of all
+    models, the cheapest model alone with the human expert (Table 1), the family whose removal costs the frontier
+    most (Figure 3), the technique with the largest gain (Table 2; "none measurable" when every interval reaches
+    0) and the frontier's halving time (Eq. 11, beside the paper's where it published one; "unreliable" as
+    ``trends`` flags it). Each number has its 95% interval and, where problems no strategy of it passed leave
+    room, the range the records allow (``unseen``). No model is named cheapest that never passed a problem here
+    ("never passed here"); a claim another model's or family's never-passed problems could overturn (its range
+    reaches past the named one's value) is marked "not identified".
+
+    ``stats``: ``SetStatistics.frame`` rows (statistic, task, estimator, value, low, high, range_low,
+    range_high, unseen_pct); ``halving``: the ``figure2_halving_times`` table (task label, estimator,
+    halving_months, halving_low, halving_high, reliable), or None."""
     mine = stats[stats["estimator"] == estimator]
     rows = []
     for task in tasks:
         here = mine[mine["task"] == task]
         kind, name = here["statistic"].str.split(":", n=1).str[0], here["statistic"].str.split(":", n=1).str[1]
 
-        def best(prefix: str, lowest: bool):
-            part = here[kind == prefix].assign(name=name[kind == prefix])
-            return None if part.empty else part.loc[part["value"].idxmin() if lowest else part["value"].idxmax()]
+        def part(prefix: str) -> pd.DataFrame:
+            return here[kind == prefix].assign(name=name[kind == prefix])
 
         row = {"dataset": task_labels.get(task, task)}
-        front = best("frontier", True)
-        row[COLUMNS[1]] = "–" if front is None else _cell(front["value"], front["low"], front["high"], fmt_usd)
-        single = best("table1", True)
-        row[COLUMNS[2]] = "–" if single is None else (
-            f"{model_labels.get(single['name'], single['name'])} ({families.get(single['name'], '?')}): "
-            + _cell(single["value"], single["low"], single["high"], fmt_usd))
-        fam = best("family", False)
-        row[COLUMNS[3]] = "–" if fam is None else f"{fam['name']}: " + _cell(
-            100 * fam["value"], 100 * fam["low"], 100 * fam["high"], fmt_pct)
-        tech = best("technique gain", False)
-        if tech is None:
-            row[COLUMNS[4]] = "–"
-        elif tech["low"] <= 0:
-            row[COLUMNS[4]] = "none measurable (every interval reaches 0)"
+        front = part("frontier")
+        row[COLUMNS[1]] = "–" if front.empty else _cell(*front.iloc[0][["value", "low", "high"]], fmt_usd) + _range(
+            front.iloc[0], fmt_usd)
+        row[COLUMNS[2]] = _cheapest(part("table1"), model_labels, families)
+        fams = part("family")
+        if fams.empty:
+            row[COLUMNS[3]] = "–"
+        elif fams["value"].max() <= 0:
+            row[COLUMNS[3]] = "none: no family lowers the frontier (never passed here)"
         else:
-            row[COLUMNS[4]] = f"{tech['name']}: " + _cell(100 * tech["value"], 100 * tech["low"], 100 * tech["high"], fmt_pct)
+            fam = fams.loc[fams["value"].idxmax()]
+            rivals = fams[fams["name"] != fam["name"]]
+            open_ = rivals["range_high"].max() > fam["value"] if "range_high" in rivals and len(rivals) else False
+            row[COLUMNS[3]] = (f"{fam['name']}: " + _cell(100 * fam["value"], 100 * fam["low"], 100 * fam["high"], fmt_pct)
+                               + _range(fam, fmt_pct, 100.0) + (NOT_IDENTIFIED if open_ else ""))
+        techs = part("technique gain")
+        if techs.empty:
+            row[COLUMNS[4]] = "–"
+        else:
+            tech = techs.loc[techs["value"].idxmax()]
+            row[COLUMNS[4]] = ("none measurable (every interval reaches 0)" if tech["low"] <= 0 else f"{tech['name']}: "
+                               + _cell(100 * tech["value"], 100 * tech["low"], 100 * tech["high"], fmt_pct))
         row[COLUMNS[5]] = _halving(halving, task_labels.get(task, task), estimator, PAPER_HALVING_MONTHS.get(task))
         rows.append(row)
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+NOT_IDENTIFIED = " (not identified)"  # another's never-passed problems allow a lower cost (a higher gain)
+
+
+def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict[str, str]) -> str:
+    """The cheapest-model cell: the lowest plug-in value among models that passed a problem here, "never passed
+    here" when none did, "not identified" when another model's range reaches below it."""
+    if single.empty:
+        return "–"
+    never_mask = single["unseen_pct"].map(never_passed) if "unseen_pct" in single else pd.Series(False, single.index)
+    passed = single[~never_mask]
+    if passed.empty:
+        return "none: no model passed a problem here (never passed here; each costs the expert's price)"
+    best = passed.loc[passed["value"].idxmin()]
+    rivals = single[single["name"] != best["name"]]
+    open_ = "range_low" in rivals and len(rivals) and rivals["range_low"].min() < best["value"]
+    never = single[never_mask]["name"]
+    tail = f"; never passed here: {', '.join(model_labels.get(m, m) for m in never)}" if len(never) else ""
+    return (f"{model_labels.get(best['name'], best['name'])} ({families.get(best['name'], '?')}): "
+            + _cell(best["value"], best["low"], best["high"], fmt_usd) + _range(best, fmt_usd)
+            + (NOT_IDENTIFIED if open_ else "") + tail)
 
 
 def _halving(halving: pd.DataFrame | None, label: str, estimator: str, paper: float | None) -> str:

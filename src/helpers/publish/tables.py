@@ -79,25 +79,71 @@ def with_interval(value: float, low: float, high: float, fmt) -> str:
     return f"{fmt(value)} [{fmt(low)}, {fmt(high)}]"
 
 
-def _interval_table(an: Analysis, long: pd.DataFrame, key: str, labels: dict[str, str], fmt, scale: float = 1.0
-                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(numbers: one row per key, estimator and task; shown: rows key x estimator, a ``value [low, high]``
-    cell per dataset)."""
+ESTIMATOR_LABELS = {"plug-in": "plug-in (paper)", "range": "range the records allow", "model-based": "model-based"}
+
+
+def range_cell(low: float, high: float, unseen_pct: float, fmt) -> str:
+    """The range a number's never-passed problems allow, with the share of its value they carry."""
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return "–"
+    if never_passed(unseen_pct):
+        return f"[{fmt(low)}, {fmt(high)}] · {NEVER_PASSED}"
+    return f"[{fmt(low)}, {fmt(high)}]" + (f" · {unseen_pct:.3g}% of it from never-passed problems"
+                                           if unseen_pct > 0.05 else "")
+
+
+NEVER_PASSED = "never passed here"
+
+
+def never_passed(unseen_pct: float) -> bool:
+    """Whether a number's whole value comes from problems no strategy of it passed (``unseen_pct`` 100): for
+    Table 1, a model that passed no problem of the dataset."""
+    return bool(np.isfinite(unseen_pct) and unseen_pct >= 100 - 1e-9)
+
+
+def _interval_table(an: Analysis, long: pd.DataFrame, key: str, labels: dict[str, str], fmt, scale: float = 1.0,
+                    verdicts: dict[str, str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(numbers: one row per key, estimator and task; shown: rows key x (plug-in, its range, model-based), a
+    ``value [low, high]`` cell per dataset; a model-based cell of a dataset whose model checks reject
+    (``verdicts``: task -> "rejected by …") says so)."""
+    cols = ("value", "low", "high", "range_low", "range_high", "range_ci_low", "range_ci_high")
     numbers = long.rename(columns={"statistic": key}).assign(
-        **{c: long[c] * scale for c in ("value", "low", "high")})
+        **{c: long[c] * scale for c in cols if c in long})
     if numbers.empty:  # e.g. a set without techniques
         return numbers, pd.DataFrame(columns=[key, "estimator", *an.tasks])
-    cells = numbers.assign(cell=[with_interval(v, lo, hi, fmt) for v, lo, hi in
-                                 zip(numbers["value"], numbers["low"], numbers["high"])])
+    verdicts = verdicts or {}
+    never = set() if "unseen_pct" not in numbers else {
+        (k, t) for k, t, e, u in zip(numbers[key], numbers["task"], numbers["estimator"], numbers["unseen_pct"])
+        if e == "plug-in" and never_passed(u)}
+
+    def cell(r) -> str:
+        text = with_interval(r["value"], r["low"], r["high"], fmt)
+        if r["estimator"] != "model-based":
+            return text
+        if (r[key], r["task"]) in never:  # a value below the expert's for a model that never passed: said so
+            text += f" · {NEVER_PASSED}"
+        return text + (f" ✗ model {verdicts[r['task']]}" if verdicts.get(r["task"]) else "")
+
+    cells = numbers.assign(cell=[cell(r) for _, r in numbers.iterrows()])
+    plug = numbers[numbers["estimator"] == "plug-in"]
+    if "range_low" in plug:
+        ranges = plug.assign(estimator="range", cell=[range_cell(lo, hi, u, fmt) for lo, hi, u in
+                                                      zip(plug["range_low"], plug["range_high"], plug["unseen_pct"])])
+        cells = pd.concat([cells, ranges], ignore_index=True)
+    order = {e: i for i, e in enumerate(ESTIMATOR_LABELS)}
+    keys = {k: i for i, k in enumerate(dict.fromkeys(numbers[key]))}
+    cells = cells.sort_values([key, "estimator"], key=lambda c: c.map(keys if c.name == key else order), kind="stable")
     shown = cells.pivot_table(index=[key, "estimator"], columns="task", values="cell", aggfunc="first", sort=False)
     shown = shown.reindex(columns=[t for t in an.tasks if t in shown.columns]).reset_index()
     shown[key] = shown[key].map(labels).fillna(shown[key])
+    shown["estimator"] = shown["estimator"].map(ESTIMATOR_LABELS)
     return numbers, shown
 
 
 def table1_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Table 1 with 95% intervals, plug-in and model-based (USD per problem): (numbers, shown)."""
-    return _interval_table(an, st.of("table1"), "model", an.labels, fmt_usd)
+    """Table 1 with 95% intervals (USD per problem): the paper's plug-in, the range its never-passed problems
+    allow, and the model-based estimate (marked where its model is rejected): (numbers, shown)."""
+    return _interval_table(an, st.of("table1"), "model", an.labels, fmt_usd, verdicts=st.model_verdicts())
 
 
 def table56_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -117,8 +163,9 @@ def table56_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.Dat
 
 
 def table2_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Table 2 with 95% intervals, plug-in and model-based (relative gain, %): (numbers, shown)."""
-    return _interval_table(an, st.of("technique gain"), "technique", {}, fmt_pct, scale=100.0)
+    """Table 2 with 95% intervals (relative gain, %), as ``table1_intervals``: (numbers, shown)."""
+    return _interval_table(an, st.of("technique gain"), "technique", {}, fmt_pct, scale=100.0,
+                           verdicts=st.model_verdicts())
 
 
 def halving_shown(fits: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFrame:
@@ -141,6 +188,24 @@ def halving_shown(fits: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFra
 
 
 HEADLINE = ("table1", "frontier", "technique gain")
+
+
+def model_checks_shown(checks: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFrame:
+    """The checks table for reading: one row per dataset, per check ``statistic (expected) p = …`` with ✗ where it
+    rejects, and the verdict."""
+    from helpers.analyze.model_checks import verdicts
+
+    said = verdicts(checks)
+    order = {t: i for i, t in enumerate(task_labels)}
+    rows = []
+    for task, g in sorted(checks.groupby("task", sort=False), key=lambda tg: order.get(tg[0], len(order))):
+        row = {"dataset": task_labels.get(task, task)}
+        for _, r in g.iterrows():
+            stat = "–" if not np.isfinite(r["statistic"]) else f"{r['statistic']:.3g} ({r['expected']:.3g})"
+            row[r["check"]] = f"{stat} p = {r['p_value']:.3f}" + (" ✗" if r["rejects"] else "")
+        row["model"] = said[task] or "holds"
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def tail_sentence(share: float, carried: np.ndarray, tasks: list[str], labels: dict[str, str]) -> str:
@@ -185,15 +250,17 @@ def headline_with_truth(an: Analysis, st: intervals.SetStatistics, truth: dict[s
 
 def figure_frame(an: Analysis, st: intervals.SetStatistics, prefix: str, names: dict[str, str],
                  estimator: str = "plug-in") -> pd.DataFrame:
-    """Rows (task label, item label, value, low, high) in % of the statistics ``<prefix>:<key>`` of one
-    estimator, items in the order of ``names`` (key -> label), tasks by category as the paper orders them."""
+    """Rows (task label, item label, value, low, high and, for the plug-in, range_ci_low, range_ci_high: the range
+    its never-passed problems allow widened by its 95% interval, unseen_pct) in % of the statistics
+    ``<prefix>:<key>`` of one estimator, items in the order of ``names`` (key -> label), tasks by category as the paper orders them."""
     rows = st.of(prefix)
     rows = rows[(rows["estimator"] == estimator) & rows["statistic"].isin(names)]
     order = {k: i for i, k in enumerate(names)}
     rows = rows.assign(o=rows["statistic"].map(order), t=rows["task"].map({t: i for i, t in enumerate(in_category_order(an.tasks))}))
     rows = rows.sort_values(["t", "o"])
     out = pd.DataFrame({"task": rows["task"].map(an.task_labels), "item": rows["statistic"].map(names),
-                        **{c: 100 * rows[c] for c in ("value", "low", "high")}})
+                        **{c: 100 * rows[c] for c in ("value", "low", "high", "range_ci_low", "range_ci_high")
+                           if c in rows}, **({"unseen_pct": rows["unseen_pct"]} if "unseen_pct" in rows else {})})
     return out.reset_index(drop=True)
 
 

@@ -1,0 +1,56 @@
+"""Size and power of the item-response model's checks (``helpers.analyze.model_checks``) at paper scale.
+
+One numeric dataset of 128 problems, 10 models from weak to strong (logits −2 … 4, slopes 1–2), 8 runs each,
+drawn by each generator of the validity study (``validity.GENERATORS``): how often each check, and any check
+(the gate), rejects the model. On the model's own family that is the false-alarm rate (target ≤ 10%); elsewhere
+the power (issue 24's target ≥ 90% against an interaction of sd ≥ 0.5 and ≥ 2% wrong references). SIMULATED.
+
+    .venv/bin/python benchmarks/model_checks_power.py [sets per generator, default 20]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from helpers.analyze import model_checks as mc
+from helpers.analyze import validity as va
+from helpers.analyze.frontier_model import fit_tested
+
+
+def paper_scale_model(problems: int = 128, models: int = 10) -> va.GenerativeModel:
+    task = va.TaskModel("gsm8k", np.full(problems, 120), np.full(problems, 200), np.linspace(-2, 4, models),
+                        np.linspace(1.0, 2.0, models), np.full(models, 300.0), 6, 3.5)
+    names = [f"m{i}" for i in range(models)]
+    return va.GenerativeModel(names, {m: "lightweight" for m in names}, ["vanilla"], np.full(models, 1e-6),
+                              np.full(models, 2e-6), np.zeros(models), np.zeros(models), np.zeros(models), [task], 8)
+
+
+def rates(generator: va.Generator, sets: int) -> dict[str, float]:
+    gm = paper_scale_model()
+    hits = {c: 0 for c in (*mc.CHECKS, "any")}
+    for seed in range(sets):
+        rng = np.random.default_rng(seed)
+        cube, _ = va.draw_cube(gm, rng, va.draw_problems(gm, rng, generator))
+        k, n = cube.correct.sum(-1), cube.runs
+        result = mc.check_task(k, n, fit_tested(k, n, np.array(["vanilla"] * k.shape[1])), seed=seed)
+        for r in result:
+            hits[r.check] += r.rejects
+        hits["any"] += any(r.rejects for r in result)
+    return {c: 100 * h / sets for c, h in hits.items()}
+
+
+def main(sets: int = 20) -> None:
+    print(f"rejections (%) over {sets} simulated sets per generator; each check at {mc.LEVEL / len(mc.CHECKS):g}")
+    print(f"{'generator':36s}" + "".join(f"{c:>14s}" for c in (*mc.CHECKS, "any")))
+    for g in va.GENERATORS:
+        start = time.perf_counter()
+        r = rates(g, sets)
+        print(f"{g.name:36s}" + "".join(f"{r[c]:14.0f}" for c in (*mc.CHECKS, "any"))
+              + f"   ({time.perf_counter() - start:.0f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)

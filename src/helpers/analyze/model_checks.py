@@ -1,0 +1,171 @@
+"""Checks of the item-response model (``frontier_model``) against a dataset's pass counts, which gate its numbers.
+
+The model-based estimator is only as good as its model: one latent difficulty per problem shared by every
+strategy, logistic curves, runs independent given the problem. Four checks per dataset, each a statistic of the
+pass counts k (P, S) of n runs compared with its distribution over ``SIMULATIONS`` data sets drawn from the fitted
+model itself (a parametric bootstrap with the fitted parameters held, so a p-value is the share of simulated
+statistics at least as extreme as the observed one):
+
+- ``all-fail``: problems each strategy never passed (and no strategy passed), their excess over the predicted
+  count, a Pearson sum over strategies. Wrong reference answers and capability cliffs make strong models fail outright
+  far more often than a smooth curve allows.
+- ``dispersion``: Pearson X² of the (problem, strategy) counts around their posterior-predictive expectations
+  given the other strategies' counts on the problem (each term capped at ``CAP``). A problem × strategy
+  interaction (a problem hard for one model, easy for another) spreads counts more than one shared difficulty
+  can.
+- ``split-sample``: the curves fitted on half of the problems predict each held-out count from the other
+  strategies' counts on that problem (leave one strategy out); Pearson X² of those predictions.
+- ``ordering``: the mean rank correlation (Spearman) between strategies' per-problem pass rates: lower when
+  models disagree about which problems are hard than one shared difficulty allows.
+
+The model is rejected on a dataset when any check's p-value is below ``LEVEL`` / 4 (Bonferroni: at most
+``LEVEL`` false alarms in all when the model holds). Measured sizes and powers at paper scale are in the README.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+from helpers.analyze.frontier_model import LOG_W, TaskFit, curve_prior, fit_task, success
+
+CHECKS = ("all-fail", "dispersion", "split-sample", "ordering")
+LEVEL = 0.10  # family-wise false-alarm rate of the four checks when the model holds
+SIMULATIONS = 200
+CAP = 9.0  # a cell's Pearson term is capped (3 sd): a rare pass where the curve says ~0 would otherwise swamp the sum
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One check on one dataset: its statistic on the data, the simulated statistics' mean, and the p-value."""
+
+    check: str
+    statistic: float
+    expected: float
+    p_value: float
+
+    @property
+    def rejects(self) -> bool:
+        return self.p_value < LEVEL / len(CHECKS)
+
+
+def _theta(fit: TaskFit) -> np.ndarray:
+    return np.r_[fit.a[fit.used], fit.b[fit.used], fit.c[fit.used]][None]
+
+
+def _rates_at(theta: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """R_s(z) for difficulties ``z`` (..., P): (..., P, S)."""
+    S = theta.shape[1] // 3
+    a, b, c = theta[0, :S], theta[0, S:2 * S], theta[0, 2 * S:]
+    return c + (1 - c) * special.expit(a - b * z[..., None])
+
+
+def simulate_counts(theta: np.ndarray, n: np.ndarray, sims: int, rng: np.random.Generator) -> np.ndarray:
+    """(sims, P, S) pass counts drawn from the model: z ~ N(0, 1) per problem, k ~ Binomial(n, R_s(z))."""
+    z = rng.standard_normal((sims, n.shape[0]))
+    return rng.binomial(np.broadcast_to(n.astype(np.int64), (sims, *n.shape)), _rates_at(theta, z)).astype(float)
+
+
+def all_fail_statistic(theta: np.ndarray, k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Σ_j max(O_j − E_j, 0)² / max(E_j, 1) over strategies j (problems it never passed) and "no strategy
+    passed": more outright failures than the curves allow;
+    ``k`` (..., P, S); E from the model's marginal over z (the grid's weights)."""
+    r = success(theta, k.shape[-1])[0]  # (S, Q)
+    w, has = np.exp(LOG_W), n > 0
+    fail = (1 - r[None]) ** n[:, :, None]  # (P, S, Q): P(0 passes | z)
+    expected = np.r_[np.einsum("psq,q,ps->s", fail, w, has.astype(float)),
+                     np.einsum("pq,q->", np.prod(np.where(has[:, :, None], fail, 1.0), axis=1), w)]
+    never = (k == 0) & has
+    observed = np.concatenate([never.sum(-2), (never | ~has).all(-1).sum(-1)[..., None]], axis=-1)
+    return (np.maximum(observed - expected, 0.0) ** 2 / np.maximum(expected, 1.0)).sum(-1)
+
+
+def loo_terms(theta: np.ndarray, k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """(..., P, S) Pearson terms of each count ``k`` (..., P, S) predicted from the other strategies' counts on its
+    problem: the predictive mean n·E[R] and variance n·E[R(1 − R)] + n²·Var[R] over z's posterior without that
+    strategy (0 where a cell has no runs)."""
+    r = np.clip(success(theta, k.shape[-1])[0], 1e-300, 1 - 1e-16)  # (S, Q)
+    cell = k[..., None] * np.log(r) + (n - k)[..., None] * np.log1p(-r)  # (..., P, S, Q)
+    rest = cell.sum(-2, keepdims=True) - cell + LOG_W
+    post = np.exp(rest - rest.max(-1, keepdims=True))
+    post /= post.sum(-1, keepdims=True)
+    m1, m2 = (post * r).sum(-1), (post * r**2).sum(-1)
+    var = n * (m1 - m2) + n**2 * (m2 - m1**2)
+    return np.where(n > 0, (k - n * m1) ** 2 / np.maximum(var, 1e-6), 0.0)
+
+
+def loo_statistic(theta: np.ndarray, k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Σ over cells of the leave-one-strategy-out Pearson terms (``loo_terms``), each capped at ``CAP``."""
+    return np.minimum(loo_terms(theta, k, n), CAP).sum((-1, -2))
+
+
+
+def ordering_statistic(k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Mean Spearman correlation over pairs of strategies of their per-problem pass rates (..., P, S) -> (...)."""
+    rate = k / np.maximum(n, 1)
+    ranks = stats.rankdata(rate, axis=-2)
+    ranks = ranks - ranks.mean(-2, keepdims=True)
+    norm = np.sqrt((ranks**2).sum(-2))  # (..., S)
+    ok = norm > 0
+    corr = np.einsum("...ps,...pt->...st", ranks, ranks) / np.where(ok, norm, 1)[..., :, None] / np.where(ok, norm, 1)[..., None, :]
+    pair = ok[..., :, None] & ok[..., None, :] & ~np.eye(k.shape[-1], dtype=bool)
+    return np.where(pair, corr, 0).sum((-1, -2)) / np.maximum(pair.sum((-1, -2)), 1)
+
+
+def _p_upper(observed: float, simulated: np.ndarray) -> float:
+    return float((1 + (simulated >= observed).sum()) / (1 + len(simulated)))
+
+
+def check_task(k: np.ndarray, n: np.ndarray, fit: TaskFit, seed: int = 0, sims: int = SIMULATIONS) -> list[CheckResult]:
+    """The four checks of one dataset's pass counts ``k`` of ``n`` runs (P, S) under its fit (``fit_tested``)."""
+    used = fit.used
+    k, n = k[:, used].astype(float), n[:, used].astype(float)
+    theta = _theta(fit)
+    rng = np.random.default_rng([seed, 17])
+    sim = simulate_counts(theta, n, sims, rng)
+    out = []
+    for name, f in (("all-fail", all_fail_statistic), ("dispersion", loo_statistic)):
+        obs, ref = float(f(theta, k, n)), f(theta, sim, n)
+        out.append(CheckResult(name, obs, float(ref.mean()), _p_upper(obs, ref)))
+    # split-sample: curves from a random half (started at the full fit, same prior and floors), the other half predicted
+    P = len(k)
+    half = rng.permutation(P)[: P // 2]
+    held = np.setdiff1d(np.arange(P), half)
+    full_k, full_n = np.zeros((P, len(used))), np.zeros((P, len(used)))
+    full_k[:, used], full_n[:, used] = k, n
+    floors = np.zeros(len(used))
+    floors[used] = fit.floor_max
+    part = fit_task(full_k[half], full_n[half], floors, start=fit, prior=curve_prior(fit), covariance=False)
+    if part.used[used].all():
+        theta_h = _theta(part)
+        obs = float(loo_statistic(theta_h, k[held], n[held]))
+        ref = loo_statistic(theta_h, simulate_counts(theta_h, n[held], sims, rng), n[held])
+        out.append(CheckResult("split-sample", obs, float(ref.mean()), _p_upper(obs, ref)))
+    else:  # a strategy without runs in the fitted half: no prediction
+        out.append(CheckResult("split-sample", np.nan, np.nan, 1.0))
+    obs, ref = float(ordering_statistic(k, n)), ordering_statistic(sim, n)
+    out.append(CheckResult("ordering", obs, float(ref.mean()), float((1 + (ref <= obs).sum()) / (1 + sims))))
+    return out
+
+
+def set_checks(cube_k: np.ndarray, runs: np.ndarray, fits: list[TaskFit], rows: list[slice], tasks: list[str],
+               seed: int = 0, sims: int = SIMULATIONS) -> pd.DataFrame:
+    """Every check of every dataset: rows (task, check, statistic, expected, p_value, rejects), from the pass counts
+    ``cube_k`` and ``runs`` (P, S) of collected strategies and each dataset's fit and rows (``ModelFrontier``)."""
+    out = []
+    for t, (task, fit, r) in enumerate(zip(tasks, fits, rows)):
+        for res in check_task(cube_k[r], runs[r], fit, seed=seed + t, sims=sims):
+            out.append({"task": task, **asdict(res), "rejects": res.rejects})
+    return pd.DataFrame(out, columns=["task", "check", "statistic", "expected", "p_value", "rejects"])
+
+
+def verdicts(checks: pd.DataFrame) -> dict[str, str]:
+    """task -> "" where the model holds, else "rejected by <check>[, <check>]"."""
+    out = {}
+    for task, g in checks.groupby("task", sort=False):
+        bad = list(g.loc[g["rejects"], "check"])
+        out[task] = f"rejected by {', '.join(bad)}" if bad else ""
+    return out
