@@ -23,13 +23,14 @@ def checks_of(generator: va.Generator, seed: int, distractors: int = 6) -> dict[
     rng = np.random.default_rng(seed)
     cube, _ = va.draw_cube(gm, rng, va.draw_problems(gm, rng, generator))
     k, n = cube.correct.sum(-1), cube.runs
-    fit = fit_tested(k, n, np.array(["vanilla"] * k.shape[1]))
-    return {r.check: r for r in mc.check_task(k, n, fit, seed=seed, sims=100)}
+    groups = np.array(["vanilla"] * k.shape[1])
+    fit = fit_tested(k, n, groups)
+    return {r.check: r for r in mc.check_task(k, n, fit, seed=seed, sims=100, groups=groups, free_response=True)}
 
 
 def test_no_check_rejects_the_models_own_data():
     rejected = [name for seed in range(5) for name, r in checks_of(va.OWN, seed).items() if r.rejects]
-    assert len(rejected) <= 1, rejected  # 5 sets x 4 checks at 2.5% each
+    assert len(rejected) <= 1, rejected  # 5 sets x 5 checks at 2% each
 
 
 @pytest.mark.parametrize("check", ["dispersion", "split-sample"])
@@ -38,14 +39,35 @@ def test_an_interaction_is_found(check):
     assert hits >= 3
 
 
+def test_wrong_references_are_found_by_the_floor_they_call_for():
+    # 3% of problems with a wrong reference: a weak model's wrong answer that equals it passes, strong models fail
+    hits = sum(checks_of(va.Generator("broken", broken=0.03), seed)["floor"].rejects for seed in range(4))
+    assert hits >= 3
+
+
 def test_wrong_references_raise_the_all_fail_count():
     # 10% of problems with a wrong reference no answer matches (50 distractors): every model fails them. The
     # statistic sees the excess, but the fitted curves steepen to absorb part of it, so its p-value is small rather
-    # than tiny (measured: 0.01-0.05 at 10%, 0.09 at 15%): the check's power is limited (README); where a wrong
-    # answer often matches the reference, floors absorb it.
+    # than tiny (measured: 0.01-0.05 at 10%, 0.09 at 15%): the check's power is limited (README)
     for seed in range(3):
         r = checks_of(va.Generator("broken", broken=0.10), seed, distractors=50)["all-fail"]
         assert r.statistic > 2 * r.expected and r.p_value <= 0.1
+
+
+def test_the_floor_check_is_not_applied_where_answers_can_be_guessed():
+    gm = checked_model()
+    rng = np.random.default_rng(0)
+    cube, _ = va.draw_cube(gm, rng)
+    k, n = cube.correct.sum(-1), cube.runs
+    groups = np.array(["vanilla"] * k.shape[1])
+    floor = mc.check_task(k, n, fit_tested(k, n, groups), sims=20, groups=groups, free_response=False)[-1]
+    assert floor.check == "floor" and floor.p_value == 1.0 and not floor.rejects
+
+
+def test_chibar_p_value_by_hand():
+    # one floor: half a point mass at 0 and half a chi-square with 1 df
+    assert np.isclose(mc.chibar_p_value(3.84, 1), 0.5 * 0.05, atol=1e-4)
+    assert mc.chibar_p_value(0.0, 2) == 1.0
 
 
 def test_ordering_finds_models_that_disagree_on_what_is_hard():

@@ -291,8 +291,8 @@ class ModelFrontier:
         self.rows = [slice(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
         self.shrinkage = [cost_shrinkage(cube.usd[r], cube.runs[r]) for r in self.rows]  # (S,) per dataset
         self.cost = self._shrunk(self.cost)
-        groups = np.array([s.split("+", 1)[1] if "+" in s else "vanilla" for s in cube.strategies])
-        self.fits = [fit_tested(self.k[r], cube.runs[r], groups) for r in self.rows]
+        self.groups = np.array([s.split("+", 1)[1] if "+" in s else "vanilla" for s in cube.strategies])
+        self.fits = [fit_tested(self.k[r], cube.runs[r], self.groups) for r in self.rows]
         self.theta = [np.r_[f.a[f.used], f.b[f.used], f.c[f.used]][None] for f in self.fits]  # per task (B, 3S_used)
         self._per_problem: dict[tuple[str, ...], np.ndarray] = {}
         self._curves: dict[tuple[int, int], tuple] = {}

@@ -130,6 +130,13 @@ class SetStatistics:
         return rows.assign(statistic=rows["statistic"].str.slice(len(prefix) + 1))
 
 
+def free_response_tasks(an: Analysis) -> frozenset[str]:
+    """The set's tasks whose answers cannot be guessed (a number or an expression: no choices, no labels)."""
+    from helpers.core.tasks import get_task
+
+    return frozenset(t for t in an.tasks if get_task(t).metric in ("number", "math"))
+
+
 def set_steps(an: Analysis) -> list[tuple[pd.Timestamp, list[str]]]:
     """The set's release steps (``fidelity.release_steps``) over the models with estimates."""
     return release_steps(an.releases, an.ctx.params.fidelity.release_steps == "one_model")
@@ -218,7 +225,7 @@ class Job:
     stream: int  # the plug-in's run draws: one random stream per share
 
     def run(self, cube: RunCube, expert: np.ndarray, weights: np.ndarray, seed: int, stats: Statistics,
-            models: list[str]) -> Share:
+            models: list[str], free_response: frozenset[str] = frozenset()) -> Share:
         w = weights[self.rows]
         first = self.rows.start == 0
         if self.estimator == "plug-in":
@@ -227,7 +234,8 @@ class Job:
         model = ModelFrontier(cube, expert)
         drawn = model.benchmark_draws(len(w), seed=seed, costs=resampled_costs(cube, len(w), seed))
         out = share(self.estimator, model, drawn, stats, models, first)
-        out.checks = model_checks.set_checks(model.k, cube.runs, model.fits, model.rows, cube.tasks, seed)
+        out.checks = model_checks.set_checks(model.k, cube.runs, model.fits, model.rows, cube.tasks, seed,
+                                             groups=model.groups, free_response=free_response)
         return out
 
 
@@ -285,13 +293,13 @@ def routing_frames(first: dict[str, Share], tasks: list[str], models: list[str],
 
 def compute_statistics(cube: RunCube, expert: np.ndarray, stats: Statistics, models: list[str], steps: list[list[str]],
                        replicates: int = DEFAULT_REPLICATES, draws: int = MODEL_DRAWS, seed: int = 0, level: float = 0.95,
-                       workers: int = 2) -> SetStatistics:
+                       workers: int = 2, free_response: frozenset[str] = frozenset()) -> SetStatistics:
     """``SetStatistics`` of a cube: the plug-in's replicates in two shares and the model-based draws in one,
     each in a forked process (``jobs_for``), then every interval from the shares' raw arrays. ``stats``: the
     statistics of a frontier function (``all_statistics``), with ``release frontier:<i>`` for each of ``steps``."""
     weights = problem_weights(cube, replicates, seed)
-    shares = _run_jobs(jobs_for(replicates, draws, workers), lambda j: j.run(cube, expert, weights, seed, stats, models),
-                       parallel=workers > 1)
+    shares = _run_jobs(jobs_for(replicates, draws, workers),
+                       lambda j: j.run(cube, expert, weights, seed, stats, models, free_response), parallel=workers > 1)
     frames, curves, first = [], {}, {}
     for e in ESTIMATORS:
         mine = [sh for sh in shares if sh.estimator == e]
@@ -326,7 +334,7 @@ def set_statistics(an: Analysis, replicates: int = DEFAULT_REPLICATES, draws: in
     available = set(cube.all_strategies)
     steps = [[m for m in names if m in available] for _, names in set_steps(an)]
     st = compute_statistics(cube, expert, all_statistics(an, available), [m for m in an.models if m in available],
-                            steps, replicates, draws, an.ctx.params.seed, level)
+                            steps, replicates, draws, an.ctx.params.seed, level, free_response=free_response_tasks(an))
     where.mkdir(parents=True, exist_ok=True)
     for name, df in zip(FRAMES, (st.frame, st.accuracy_cost, st.routing, st.routing_points, st.checks)):
         df.to_parquet(where / f"{name}.parquet")

@@ -78,16 +78,26 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "Model-based (second, not a headline): each problem's posterior expectation under an item-response "
                  "model fitted per dataset, with a posterior interval for these problems' value ({draws} draws); ✗ "
                  "where the model's checks reject it on that dataset (see the model checks).", "03_frontier"),
-        Artifact("model_checks", "table", "Does the item-response model behind the model-based numbers hold? Four "
+        Artifact("model_checks", "table", "Does the item-response model behind the model-based numbers hold? Five "
                  "checks per dataset, each statistic (its mean over data sets simulated from the fitted model) and "
-                 "p-value against {sims} such simulations: all-fail — problems each strategy never passed (and no "
+                 "p-value against {sims} such simulations (the floor check: against its asymptotic reference): all-fail — problems each strategy never passed (and no "
                  "strategy passed), excess over the predicted count; dispersion — Pearson X² of each (problem, "
                  "strategy) pass count against its prediction from the other strategies' counts on the problem; "
                  "split-sample — the same for one half of the problems with curves fitted on the other half; "
                  "ordering — the mean rank correlation between strategies' per-problem pass rates (low: models "
-                 "disagree on which problems are hard). ✗: p below {alpha} (Bonferroni: at most {level} false alarms "
+                 "disagree on which problems are hard); floor — on a free-response dataset, the likelihood-ratio "
+                 "statistic for guessing floors, which nothing but a departure such as wrong reference answers can "
+                 "call for there (its chi-bar-squared p-value; – on a multiple-choice dataset). ✗: p below {alpha} (Bonferroni: at most {level} false alarms "
                  "in all when the model holds); a dataset with any ✗ has its model-based numbers marked rejected.",
                  "03_frontier", fmt="g3", numeric=("statistic", "expected", "p_value")),
+        Artifact("suspect_items", "table", "Suspect items: problems whose answers fit a wrong reference answer — the "
+                 "models' wrong answers agree on one answer (at least half of the answered vanilla runs, from at least "
+                 "half of the models, twice as often as the reference is given), or the better half of the models by accuracy never passed while the weaker half "
+                 "passed at least once — with the reference and the agreed answer, the share of runs giving it, and "
+                 "the pass rates (%) of the strong and the weak half. A list to look at, not a verdict: models share "
+                 "misconceptions, a multiple-choice guess passes by chance, and the simulator gives a free-text "
+                 "problem a single wrong answer.", "03_frontier", fmt="g3",
+                 numeric=("agreed_pct", "agreeing_models", "models", "strong_pass_pct", "weak_pass_pct")),
     ),
     "Cost–accuracy frontier of oracle routing": (
         Artifact("routing_frontier", "figure", "Accuracy an oracle router reaches at each budget (USD per problem, log "
@@ -262,7 +272,15 @@ NOTES["Validity on known truth"] = (
     "set of 30–128 problems seldom holds: no interval from one set covers it as often as promised, so its coverage is "
     "shown for information.")
 METHODS = (
-    "**Estimators and intervals.** Each number is given by two estimators, each with a 95% interval. "
+    "**Estimators and intervals.** Each number is given by two estimators, each with a 95% interval; the paper's "
+    "plug-in is the headline everywhere, the model-based estimate a labelled second (marked where the checks of its "
+    "model reject it on a dataset). "
+    "*Range the records allow*: where a strategy passed none of its n runs on a problem, its rate can be anything "
+    "up to the exact binomial bound 1 − 0.05^(1/n) (0.31 at 8 runs), so its cost-of-pass is at least C / that "
+    "bound; a number's range runs from those cells at that floor (a gain: at the corner that lowers or raises it "
+    "most) up to the plug-in, which charges the expert there. Figures draw it widened by every cell's exact "
+    "sampling bounds (Clopper–Pearson for its pass rate, ± 1.96 standard errors for its cost): on simulated sets "
+    "that band held the truth in every generator tried (validity section). "
     "*Plug-in* (the paper's): R = passes / runs and cost-of-pass C / R per problem, ∞ where no run passed, so the "
     "problem falls back on the other strategies and at worst on the human expert. Its interval is the percentile "
     "interval of a seeded two-level bootstrap ({replicates:,} replicates): problems resampled within each dataset, runs within "

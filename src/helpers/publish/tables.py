@@ -190,6 +190,15 @@ def halving_shown(fits: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFra
 HEADLINE = ("table1", "frontier", "technique gain")
 
 
+def suspect_items(an: Analysis) -> pd.DataFrame:
+    """The set's suspect items (``analyze.suspects``), datasets by their labels."""
+    from helpers.analyze.suspects import suspect_items as suspects
+
+    references = {(t, p.problem_id): p.target for t, problems in an.ctx.problems.items() for p in problems}
+    out = suspects(an.attempts, references)
+    return out.assign(task=out["task"].map(an.task_labels).fillna(out["task"])).rename(columns={"task": "dataset"})
+
+
 def model_checks_shown(checks: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFrame:
     """The checks table for reading: one row per dataset, per check ``statistic (expected) p = …`` with ✗ where it
     rejects, and the verdict."""
