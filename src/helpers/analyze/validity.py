@@ -299,7 +299,8 @@ def draw_problems(gm: GenerativeModel, rng: np.random.Generator, generator: Gene
             z = rng.standard_normal(P)
         offset = generator.interaction_sd * rng.standard_normal((P, M)) if generator.interaction_sd else 0.0
         broken = np.zeros(P, bool)
-        broken[rng.permutation(P)[:int(round(generator.broken * P))]] = True
+        if generator.broken:  # (no draw otherwise: the own model's sets are those drawn before generators existed)
+            broken[rng.permutation(P)[:int(round(generator.broken * P))]] = True
         slope = np.exp(generator.slope_sd * rng.standard_normal(M)) if generator.slope_sd else 1.0
         out.append(TaskProblems(prompt, z, offset, broken, slope, generator))
     return out

@@ -74,7 +74,8 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "({replicates} replicates: problems within each dataset, runs within each problem). Range the records "
                  "allow: where a model never passed a problem in its runs the plug-in charges the expert's cost; the "
                  "range runs from those problems at the lowest cost-of-pass their 0 passes permit (exact binomial "
-                 "bound, 95% confidence) up to the plug-in, with the share of the plug-in value those problems carry. "
+                 "bound, 95% confidence) up to the plug-in, with the share of the plug-in value those problems carry "
+                 "('unseen'; 'never passed here' where the model passed none). "
                  "Model-based (second, not a headline): each problem's posterior expectation under an item-response "
                  "model fitted per dataset, with a posterior interval for these problems' value ({draws} draws); ✗ "
                  "where the model's checks reject it on that dataset (see the model checks).", "03_frontier"),
