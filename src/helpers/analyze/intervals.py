@@ -47,12 +47,12 @@ def _interval(spread: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]
 
 
 def _rows(estimator: str, values: dict[str, np.ndarray], spread: dict[str, np.ndarray], tasks: list[str],
-          level: float, ranges: dict | None = None, range_spread: dict | None = None) -> pd.DataFrame:
+          level: float, ranges: dict | None = None, box_ranges: dict | None = None) -> pd.DataFrame:
     """One row per (statistic, task): ``values[name]`` (T,) and the interval of ``spread[name]`` (B, T), widened
     to hold the value where the replicates' percentiles miss it (``widened``: a bias larger than the spread, or
     float rounding), so every interval holds its point. The plug-in's rows also carry the identified range at the
     point (``ranges[name]`` = (lowest, highest, unseen share), (T,) each: ``unseen.ranges``), the range widened by
-    every cell's sampling error (``range_spread[name]`` = (lowest, highest), (T,) each: ``Replicates.box``; at
+    every cell's sampling error (``box_ranges[name]`` = (lowest, highest), (T,) each: ``Replicates.box``; at
     least the identified range and the interval) and the share (%) of the value carried by problems no strategy
     of it passed."""
     rows = []
@@ -63,8 +63,8 @@ def _rows(estimator: str, values: dict[str, np.ndarray], spread: dict[str, np.nd
         if ranges is not None:
             r_lo, r_hi, share = (np.asarray(x, float) for x in ranges[name])
             r_lo, r_hi = np.fmin(r_lo, v), np.fmax(r_hi, v)
-            ci_lo = np.fmin(np.asarray(range_spread[name][0], float), np.fmin(r_lo, lo))
-            ci_hi = np.fmax(np.asarray(range_spread[name][1], float), np.fmax(r_hi, hi))
+            ci_lo = np.fmin(np.asarray(box_ranges[name][0], float), np.fmin(r_lo, lo))
+            ci_hi = np.fmax(np.asarray(box_ranges[name][1], float), np.fmax(r_hi, hi))
         else:
             r_lo = r_hi = ci_lo = ci_hi = share = np.full(len(tasks), np.nan)
         rows += [{"statistic": name, "task": task, "estimator": estimator, "value": float(v[j]), "low": float(lo[j]),
@@ -174,7 +174,7 @@ class Share:
 
     ``spread`` name -> (b, T) statistics of its replicates; the first share also carries the estimate
     (``values`` name -> (T,)), a plug-in's identified range (``ranges`` name -> (lowest, highest, unseen share),
-    (T,) each) and that range widened by every cell's sampling error (``range_spread`` name -> (lowest,
+    (T,) each) and that range widened by every cell's sampling error (``box_ranges`` name -> (lowest,
     highest), (T,) each: ``Replicates.box``), the routing envelope (``routing.envelope`` of the estimate and of the first
     ``ROUTING_REPLICATES`` replicates: acc0, usd0, accb, usdb) and each model alone (acc, usd of the estimate
     (1, T, S) and of those replicates (b, T, S)); plug-in shares carry Tables 5-6 (``_accuracy_cost``)."""
@@ -185,7 +185,7 @@ class Share:
     envelope: tuple | None = None
     points: tuple | None = None
     acc_cost: tuple | None = None  # (estimate (2, 1, T, S) or None, replicates (2, b, T, S))
-    range_spread: dict | None = None
+    box_ranges: dict | None = None
     ranges: dict | None = None
     checks: pd.DataFrame | None = None  # the model's checks (``model_checks.set_checks``), model-based share only
 
@@ -208,7 +208,7 @@ def share(estimator: str, fit, spread, stats: Statistics, models: list[str], fir
     out.values = {k: v[0] for k, v in headline.evaluate(stats, fit.frontier).items()}
     if isinstance(fit, Replicates):
         out.ranges = {k: tuple(x[0] for x in v) for k, v in unseen.ranges(stats, fit.bounds()).items()}
-        out.range_spread = {k: tuple(x[0] for x in v[:2]) for k, v in unseen.ranges(stats, fit.box()).items()}
+        out.box_ranges = {k: tuple(x[0] for x in v[:2]) for k, v in unseen.ranges(stats, fit.box()).items()}
     sources = [_costs_and_rates(fit), tuple(x[:ROUTING_REPLICATES] for x in _costs_and_rates(spread))]
     out.envelope = tuple(v for c, r, w in sources for v in routing.envelope(c, r, w, starts, fit.expert))
     cols = [fit.strategies.index(m) for m in models]
@@ -305,7 +305,7 @@ def compute_statistics(cube: RunCube, expert: np.ndarray, stats: Statistics, mod
         mine = [sh for sh in shares if sh.estimator == e]
         first[e] = mine[0]
         spread = {k: np.concatenate([sh.spread[k] for sh in mine]) for k in mine[0].spread}
-        frames.append(_rows(e, mine[0].values, spread, cube.tasks, level, mine[0].ranges, mine[0].range_spread))
+        frames.append(_rows(e, mine[0].values, spread, cube.tasks, level, mine[0].ranges, mine[0].box_ranges))
         names = [f"release frontier:{i}" for i in range(len(steps))]
         curves[e] = (np.stack([np.concatenate([mine[0].values[k][None], spread[k]]) for k in names], axis=1)
                      if steps else np.zeros((1, 0, len(cube.tasks))))

@@ -115,7 +115,7 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "date plus the human expert (Eq. 7; the paper's Figure 2), as % of the expert-only frontier (log axis), panels by "
                  "category as the paper's: the paper's plug-in estimate (solid) with its 95% two-level bootstrap band, "
                  "the range the records allow (yellow: problems no released model passed at the lowest cost-of-pass "
-                 "their 0 passes permit, up to the plug-in, with its 95% interval), the model-based estimate (dotted; "
+                 "their 0 passes permit, up to the plug-in, widened by every cell's exact sampling bounds), the model-based estimate (dotted; "
                  "only where the model's checks pass), the fit a·exp(−b·t)+c (Eq. 11, dashed) and the log-linear trend "
                  "(dash-dot), t in months since the first release; each release a point coloured by its family and "
                  "named. Titles: the halving time ln 2 / b with its 95% profile-likelihood interval ('unreliable' with "
@@ -132,8 +132,8 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
         Artifact("figure4_relative_gain_per_release", "figure", "Relative gain of each release in frontier cost-of-pass "
                  "(the paper's Figure 4), G({{m_t}}, M_{{t−1}}) / V(M_{{t−1}}) (Eq. 8, 15), %, in release order, coloured by "
                  "family: the paper's plug-in estimate; whiskers: 95% two-level bootstrap intervals; behind each bar, "
-                 "the range the records allow where problems the releases never passed leave room (with its 95% "
-                 "interval).", "04_trends"),
+                 "the range the records allow where problems the releases never passed leave room (widened by every "
+                 "cell's exact sampling bounds).", "04_trends"),
     ),
     "Where the frontier's change came from: new models or prices": (
         Artifact("price_change", "figure", "Change of the frontier cost-of-pass (vanilla, plug-in, with the human "
@@ -151,12 +151,12 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
         Artifact("figure3_family_counterfactual", "figure", "Essentialness of each model family (the paper's Figure 3): the "
                  "relative improvement (%) of the frontier cost-of-pass attributable to the family, its gain "
                  "G(M_g, M_T∖M_g) (Eq. 12) {denominator}: the paper's plug-in estimate; whiskers: 95% two-level "
-                 "bootstrap intervals; behind each bar, the range the records allow (with its 95% interval).",
+                 "bootstrap intervals; behind each bar, the range the records allow (widened by every cell's exact sampling bounds).",
                  "05_counterfactual"),
         Artifact("figure5_model_counterfactual", "figure", "Essentialness of each model (the paper's Figure 5): the relative "
                  "improvement (%) of the frontier attributable to it, G({{m*}}, M_T∖{{m*}}) / V(M_T∖{{m*}}) (Eq. 16), "
                  "grouped and coloured by family: the paper's plug-in estimate; whiskers: 95% two-level bootstrap "
-                 "intervals; behind each bar, the range the records allow (with its 95% interval).", "05_counterfactual"),
+                 "intervals; behind each bar, the range the records allow (widened by every cell's exact sampling bounds).", "05_counterfactual"),
     ),
     "Inference-time techniques": (
         Artifact("table2_technique_gain", "table", "Relative gain (%) in frontier cost-of-pass (the paper's Table 2) from "
@@ -186,7 +186,7 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "estimator: mean |bias| (the family's units), relative bias (%), coverage (%) of the 95% interval "
                  "where the truth is not 0 (the technique gains, whose truth is 0 here: of every cell) ± its "
                  "Monte-Carlo standard error (sets as clusters), mean interval width, "
-                 "and how often the plug-in's range the records allow (with its 95% interval) holds the truth (%). "
+                 "and how often the plug-in's range the records allow (widened by every cell's exact sampling bounds) holds the truth (%). "
                  "headline: the estimator the report leads with. Where the headline's coverage is below 93% no "
                  "interval of this report can be taken at its word for that generator; the range's column says "
                  "whether the range can.", "07_validity", fmt="g3",

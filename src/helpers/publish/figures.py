@@ -18,7 +18,7 @@ sns.set_theme(style="whitegrid", context="paper", font_scale=1.05)
 matplotlib.rcParams["svg.hashsalt"] = "cost-of-pass"  # stable clip-path ids: same records, same SVG bytes
 FAMILY_COLORS = {"lightweight": "#4C72B0", "large": "#DD8452", "reasoning": "#55A868"}
 RANGE_COLOR = "#E3C16F"  # the range never-passed problems allow (``unseen``), drawn behind estimates
-RANGE_LABEL = "range the records allow (never-passed problems; with its 95% interval)"
+RANGE_LABEL = "range the records allow (never-passed problems; each cell's sampling bounds)"
 
 
 def family_palette(families: list[str]) -> dict[str, str]:
