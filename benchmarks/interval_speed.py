@@ -26,7 +26,7 @@ import pandas as pd
 from helpers.analyze import intervals as iv
 from helpers.analyze import validity as va
 from helpers.analyze.costofpass import release_steps
-from helpers.collect.backends.sim import aptitude
+from helpers.collect.backends.sim import task_aptitude
 from helpers.core.experts import load_expert_costs
 from helpers.core.models import resolve_models
 from helpers.core.paths import repo_root
@@ -52,7 +52,7 @@ def paper_shaped_model() -> va.GenerativeModel:
         profiles = [m.sim for m in models]
         tasks.append(va.TaskModel(
             t, np.full(n, 200), np.full(n, 300),
-            np.array([p.aptitude.get(t, aptitude(p.accuracy[t], p.difficulty_spread)) for p in profiles]),
+            np.array([task_aptitude(p, t) for p in profiles]),
             np.array([p.difficulty_spread for p in profiles]), np.array([p.completion_tokens[t] for p in profiles]),
             CHOICES.get(t, 7) - 1, experts[t].usd("high")))
     price = [prices.price(m.name) for m in models]
@@ -60,7 +60,8 @@ def paper_shaped_model() -> va.GenerativeModel:
         [m.name for m in models], {m.name: m.family for m in models}, METHODS,
         np.array([p.input_usd_per_mtok for p in price]) / 1e6, np.array([p.output_usd_per_mtok for p in price]) / 1e6,
         np.zeros(len(models)), np.zeros(len(models)), np.zeros(len(models)), tasks, 8,
-        [names for _, names in release_steps(pd.Series({m.name: m.release_date for m in models}))])
+        [names for _, names in release_steps(pd.Series({m.name: m.release_date for m in models}))],
+        generator=va.set_generator(profiles))
 
 
 def timed(fn):

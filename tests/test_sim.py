@@ -54,7 +54,7 @@ def test_distractors_are_wrong_but_plausible():
     for u in np.linspace(0, 0.999, 7):
         assert sim.distractor("B", 4, u) in "ACD"
         assert sim.distractor("42", 0, u) != "42" and abs(float(sim.distractor("42", 0, u)) - 42) <= 10
-    assert sim.distractor("\\frac{1}{2}", 0, 0.5) == "\\frac{1}{2} + 1"
+    assert {sim.distractor("\\frac{1}{2}", 0, u) for u in (0.1, 0.5, 0.9)} == {"\\frac{1}{2} + 1", "\\frac{1}{2} + 2", "\\frac{1}{2} + 3"}
 
 
 def test_through_litellm():
@@ -71,7 +71,7 @@ def test_through_litellm():
 
 
 def test_aptitude_on_a_sample_by_hand():
-    from helpers.collect.backends.sim import aptitude_on
+    from helpers.core.simulation import aptitude_on
 
     # one problem of difficulty 0: sigmoid(A) = 0.75, so A = logit(0.75) = ln 3
     assert aptitude_on(0.75, 2.0, np.array([0.0])) == pytest.approx(math.log(3), abs=1e-9)

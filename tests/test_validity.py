@@ -83,13 +83,13 @@ def test_model_based_frontier_recovers_what_eight_runs_cannot_see():
 
 
 def test_distractors_per_problem_follow_the_simulator():
-    from helpers.collect.backends.sim import distractor
+    from helpers.core.simulation import distractor, n_distractors
     from helpers.core.tasks.base import Problem
 
     for target, n_choices in (("42", 0), ("1,234", 0), ("\\frac{1}{2}", 0), ("B", 4)):
         p = Problem(task="t", problem_id="p", question="q", target=target, n_choices=n_choices)
         wrong = {distractor(target, n_choices, u) for u in np.linspace(0, 0.999, 500)}
-        assert va._distractors(p) == len(wrong)
+        assert n_distractors(p.target, p.n_choices) == len(wrong)
 
 
 def test_benchmark_truth_by_hand():

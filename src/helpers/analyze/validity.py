@@ -1,19 +1,16 @@
-"""Validity on known truth: the simulator's generative model, its exact values, and a repeated-draws study
+"""Validity on known truth: a simulated set's generative model, its exact values, and a repeated-draws study
 of the estimators (bias, RMSE, interval coverage).
 
-The generative model is the simulator's (``collect.backends.sim``): a problem of task t has a
-difficulty z ~ N(0, 1); model m passes one attempt with pi = sigmoid(A_{m,t} − s_m·z); a self-refine
-attempt passes with pi + g·(1 − pi); with probability ``format_error_rate`` a reply has no tagged answer
-(strict extraction: no answer, wrong); a wrong reply names one of D distractors uniformly (D: the other
-letters of a multiple-choice task, six nearby numbers for a numeric target, one otherwise). Completion tokens are log-normal
-with the profile's mean; prompt tokens are ceil(characters / 4) of the prompt actually sent.
+The generative model is ``core.simulation``'s, the one the ``sim`` backend draws from, with the set's own models,
+prices and profiles (aptitude, spread, interaction, cliff, refine gain, format errors); with strict extraction a
+reply without a tagged answer is wrong; prompt tokens are ceil(characters / 4) of the prompt actually sent.
 
 Two truths. The *benchmark* truth is the value of a set's own problems (each problem's true R and C,
 averaged over the set's problems, as the paper's tables are): what the estimators are judged against.
 The *population* truth integrates over new problems: prompts as the set's (each equally likely) and
-z ~ N(0, 1) (64-node Gauss–Hermite quadrature); it is the benchmark truth's expectation over sets, so
-biases are the same, but a set of 30-128 problems rarely holds the hardest problems, which no model solves
-and which carry much of the population's frontier (the hardest 2.4% a fifth of GSM8K's, half of AIME's) —
+z ~ N(0, 1) (``core.simulation.population_nodes``; a fixed Monte-Carlo draw of the interaction per node); it is the
+benchmark truth's expectation over sets, so biases are the same, but a set of 30-128 problems rarely holds the
+hardest problems, which no model solves and which carry much of the population's frontier (``tail_share``) —
 coverage of it is reported beside.
 A study repetition draws a fresh set of the same size — prompts with replacement, new z, n runs per
 (problem, strategy) — straight from the model (no collection), vectorised. Everything here is SIMULATED.
@@ -27,7 +24,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from helpers.analyze import routing
 from helpers.analyze.bootstrap import Replicates, RunCube, bootstrap
@@ -35,12 +31,14 @@ from helpers.analyze.costofpass import release_steps
 from helpers.analyze.frontier_model import ModelFrontier, vote_polynomial
 from helpers.analyze.headline import all_specs, evaluate
 from helpers.analyze.unseen import ranges
-from helpers.collect.backends.sim import _NODES, _WEIGHTS, LOG_NORMAL_SIGMA, aptitude, difficulty
+from helpers.collect.backends.sim import task_aptitude
 from helpers.core.context import Context
 from helpers.core.experts import expert_per_problem
 from helpers.core.methods import get_method
 from helpers.core.methods.vote_math import any_pass_true, vote_probability
 from helpers.core.prompts import refine_messages, solve_messages
+from helpers.core.simulation import (OWN, Generator, completion_tokens, difficulty, interaction, n_distractors,
+                                     population_nodes, refined)
 from helpers.grade.estimates import strategy_name
 
 RESPONSE = "[simulated response] Working through the problem gives <answer>{}</answer>"
@@ -76,6 +74,7 @@ class GenerativeModel:
     n_runs: int
     steps: list[list[str]] = field(default_factory=list)  # models added at each release step (Figures 2, 4)
     denominator: str = "without_family"  # Figure 3's (``fidelity.family_denominator``)
+    generator: Generator = OWN  # how the set's own attempts are drawn (its profiles' interaction and cliffs)
 
     def statistics(self, F) -> dict[str, np.ndarray]:
         """Every statistic the study checks, of a frontier function: the headline (Tables 1, 2), the frontier
@@ -116,10 +115,10 @@ def generative_model(ctx: Context, refine_gain: float | None = None) -> Generati
         refine = np.array([math.ceil(sum(len(x["content"]) for x in refine_messages(p.question, RESPONSE.format(p.target)))
                                      / 4) for p in problems])
         profiles = [m.sim for m in models]
-        a = np.array([pr.aptitude.get(t, aptitude(pr.accuracy[t], pr.difficulty_spread)) for pr in profiles])
+        a = np.array([task_aptitude(pr, t) for pr in profiles])
         tasks.append(TaskModel(t, solve, refine, a, np.array([pr.difficulty_spread for pr in profiles]),
                                np.array([pr.completion_tokens.get(t, 300.0) for pr in profiles]),
-                               np.array([_distractors(p) for p in problems]), float(e)))
+                               np.array([n_distractors(p.target, p.n_choices) for p in problems]), float(e)))
     gain = np.array([m.sim.refine_gain if refine_gain is None else refine_gain for m in models])
     return GenerativeModel(
         [m.name for m in models], {m.name: m.family for m in models}, _methods(ctx, refine_gain),
@@ -128,18 +127,20 @@ def generative_model(ctx: Context, refine_gain: float | None = None) -> Generati
         tasks, ctx.params.n_runs,
         [names for _, names in release_steps(pd.Series({m.name: m.release_date for m in models}),
                                              ctx.params.fidelity.release_steps == "one_model")],
-        ctx.params.fidelity.family_denominator)
+        ctx.params.fidelity.family_denominator, set_generator([m.sim for m in models]))
 
 
-def _distractors(problem) -> int:
-    """How many distinct wrong answers the simulator gives a problem (``sim.distractor``)."""
-    if problem.n_choices:
-        return problem.n_choices - 1
-    try:
-        float(problem.target.replace(",", ""))
-        return 6
-    except ValueError:
-        return 1
+def set_generator(profiles: list) -> Generator:
+    """The generator a simulated set's attempts are drawn from: its profiles' interaction sd and cliff, per model
+    (the own model when no profile has either)."""
+    sd = tuple(float(p.interaction_sd) for p in profiles)
+    cliff = tuple(p.cliff for p in profiles)
+    if not any(sd) and all(c is None for c in cliff):
+        return OWN
+    parts = ([f"interaction sd {sd[0]:g}"] if len(set(sd)) == 1 and sd[0] else ["interactions"] if any(sd) else []) + (
+        [f"cliffs at {cliff[0]:g}"] if len(set(cliff)) == 1 and cliff[0] is not None
+        else ["cliffs"] if any(c is not None for c in cliff) else [])
+    return Generator(f"this set's own ({', '.join(parts)})", interaction_sd=sd, cliff=cliff)
 
 
 def _methods(ctx: Context, refine_gain: float | None) -> list[str]:
@@ -166,8 +167,8 @@ def _cell_truth(gm: GenerativeModel, tm: TaskModel, problems: TaskProblems) -> t
                 cost[name], rate[name] = solve[:, i], graded
             elif method == "self_refine":
                 cost[name] = solve[:, i] + call(tm.refine_tokens[prompt])[:, i]
-                refined = pi[:, i] + gm.refine_gain[i] * (1 - pi[:, i])
-                rate[name] = np.where(broken, (1 - refined) / d, refined) * ok[i]
+                better = refined(pi[:, i], gm.refine_gain[i])
+                rate[name] = np.where(broken, (1 - better) / d, better) * ok[i]
             elif method.startswith("best_of_k"):
                 k = get_method(method).billed_calls
                 cost[name], rate[name] = k * solve[:, i], any_pass_true(graded, k)
@@ -189,34 +190,12 @@ def _cell_truth(gm: GenerativeModel, tm: TaskModel, problems: TaskProblems) -> t
     return np.stack([cost[s] for s in names], axis=-1), np.stack([rate[s] for s in names], axis=-1)
 
 
-@dataclass(frozen=True)
-class Generator:
-    """How a simulated set departs from the item-response model the model-based estimator fits (the study's
-    generators, ``GENERATORS``). A problem's logit for model m is A_m − s_m·z + e_pm:
-
-    ``interaction_sd``: e_pm ~ N(0, sd²), a problem × model interaction (0: one shared difficulty);
-    ``broken``: the share of problems whose reference answer is wrong (a true answer is graded wrong, a wrong
-    answer that happens to equal the reference passes: rate (1 − π)/D); ``difficulty``: z ~ N(0, 1), ``"t3"``
-    (Student t with 3 df, scaled to sd 1: heavy tails) or ``"bimodal"`` (±0.9 with sd 0.44: sd 1);
-    ``link``: ``"probit"`` passes with Φ(g_m·logit / 1.7), g_m ~ logN(0, ``slope_sd``²) per model and set;
-    ``cliff``: each model solves nothing where its logit is below this (a capability cliff)."""
-
-    name: str
-    interaction_sd: float = 0.0
-    broken: float = 0.0
-    difficulty: str = "normal"
-    link: str = "logit"
-    slope_sd: float = 0.0
-    cliff: float | None = None
-
-
-GENERATORS = (Generator("own model"), Generator("interaction sd 0.5", interaction_sd=0.5),
+GENERATORS = (OWN, Generator("interaction sd 0.5", interaction_sd=0.5),
               Generator("interaction sd 1", interaction_sd=1.0), Generator("broken items 2%", broken=0.02),
               Generator("broken items 5%", broken=0.05), Generator("heavy-tailed difficulty (t, 3 df)", difficulty="t3"),
               Generator("bimodal difficulty", difficulty="bimodal"),
               Generator("probit, per-model slopes", link="probit", slope_sd=0.3),
               Generator("capability cliffs", cliff=-1.0))
-OWN = GENERATORS[0]
 
 
 @dataclass
@@ -236,10 +215,7 @@ class TaskProblems:
 
     def success(self, tm: "TaskModel") -> np.ndarray:
         """π (P, M): the probability that an attempt's answer is the true one."""
-        eta = tm.aptitude - tm.spread * self.z[:, None] + self.offset
-        g = self.generator
-        pi = special.ndtr(self.slope * eta / 1.7) if g.link == "probit" else special.expit(eta)
-        return np.where(eta < g.cliff, 0.0, pi) if g.cliff is not None else pi
+        return self.generator.pass_probability(tm.aptitude - tm.spread * self.z[:, None] + self.offset, self.slope)
 
 
 Problems = list[TaskProblems]
@@ -253,7 +229,7 @@ def truth(gm: GenerativeModel, problems: Problems | None = None) -> Replicates:
     for t, tm in enumerate(gm.tasks):
         P = len(tm.solve_tokens)
         if problems is None:
-            here, w = TaskProblems(np.repeat(np.arange(P), len(_NODES)), np.tile(_NODES, P)), np.tile(_WEIGHTS, P)
+            here, w = population_problems(gm, P, t), np.tile(population_nodes(gm.generator)[1], P)
         else:
             here = problems[t] if isinstance(problems[t], TaskProblems) else TaskProblems(*problems[t])
             w = np.ones(len(here.z))
@@ -271,6 +247,19 @@ def truth(gm: GenerativeModel, problems: Problems | None = None) -> Replicates:
                       np.concatenate(costs)[None], np.concatenate(rates)[None])
 
 
+def population_problems(gm: GenerativeModel, n_prompts: int, task: int) -> TaskProblems:
+    """The population of a task's problems for ``truth``: every (prompt, node) pair of ``population_nodes``, in that
+    order (P·K,), with one fixed draw of the set generator's interaction per pair (seeded by the task's index)."""
+    g = gm.generator
+    if g.difficulty != "normal" or g.broken or g.link != "logit":
+        raise ValueError(f"no population truth for generator '{g.name}': only interactions and cliffs")
+    nodes = population_nodes(g)[0]
+    n = n_prompts * len(nodes)
+    sd = np.asarray(g.interaction_sd, float)
+    offset = sd * np.random.default_rng([7, task]).standard_normal((n, len(gm.models))) if g.has_interaction else 0.0
+    return TaskProblems(np.repeat(np.arange(n_prompts), len(nodes)), np.tile(nodes, n_prompts), offset, generator=g)
+
+
 def _shell(gm: GenerativeModel, task_codes: np.ndarray) -> RunCube:
     """A cube with the strategies and tasks of ``gm`` and no runs (what frontiers need)."""
     collected = [s for s in gm.strategies if "+" not in s or get_method(s.split("+", 1)[1]).is_collected]
@@ -283,21 +272,18 @@ def _shell(gm: GenerativeModel, task_codes: np.ndarray) -> RunCube:
 
 
 # ---- one simulated set -------------------------------------------------------------------------
-def draw_problems(gm: GenerativeModel, rng: np.random.Generator, generator: Generator = OWN) -> Problems:
-    """New problems for a set of the same size: per task, prompts drawn with replacement, z ~ N(0, 1) (or the
-    ``generator``'s distribution) and what else the generator departs by (``Generator``)."""
+def draw_problems(gm: GenerativeModel, rng: np.random.Generator, generator: Generator | None = None) -> Problems:
+    """New problems for a set of the same size: per task, prompts drawn with replacement, z from the ``generator``'s
+    distribution and what else it departs by (``Generator``; default: the set's own, ``gm.generator``)."""
+    generator = gm.generator if generator is None else generator
     out = []
     M = len(gm.models)
     for tm in gm.tasks:
         P = len(tm.solve_tokens)
         prompt = rng.integers(0, P, P)
-        if generator.difficulty == "t3":
-            z = rng.standard_t(3, P) / np.sqrt(3.0)  # sd 1
-        elif generator.difficulty == "bimodal":
-            z = np.where(rng.random(P) < 0.5, -0.9, 0.9) + 0.44 * rng.standard_normal(P)
-        else:
-            z = rng.standard_normal(P)
-        offset = generator.interaction_sd * rng.standard_normal((P, M)) if generator.interaction_sd else 0.0
+        z = generator.draw_difficulty(rng, P)
+        sd = np.asarray(generator.interaction_sd, float)
+        offset = sd * rng.standard_normal((P, M)) if generator.has_interaction else 0.0
         broken = np.zeros(P, bool)
         if generator.broken:  # (no draw otherwise: the own model's sets are those drawn before generators existed)
             broken[rng.permutation(P)[:int(round(generator.broken * P))]] = True
@@ -307,10 +293,18 @@ def draw_problems(gm: GenerativeModel, rng: np.random.Generator, generator: Gene
 
 
 def own_problems(ctx: Context) -> Problems:
-    """The simulated set's own problems: each prompt once, with the difficulty the simulator gave it."""
-    return [TaskProblems(np.arange(len(ctx.problems[t])),
-                         np.array([difficulty(ctx.params.seed, t, p.problem_id) for p in ctx.problems[t]]))
-            for t in ctx.params.tasks]
+    """The simulated set's own problems: each prompt once, with the difficulty and interactions the simulator gave
+    it (``core.simulation``'s hashes of the set's seed, task, problem and model)."""
+    seed, models = ctx.params.seed, ctx.models
+    generator = set_generator([m.sim for m in models])
+    out = []
+    for t in ctx.params.tasks:
+        ids = [p.problem_id for p in ctx.problems[t]]
+        offset = (np.array([[interaction(seed, t, pid, m.name, m.sim.interaction_sd) for m in models] for pid in ids])
+                  if generator.has_interaction else 0.0)
+        out.append(TaskProblems(np.arange(len(ids)), np.array([difficulty(seed, t, pid) for pid in ids]), offset,
+                                generator=generator))
+    return out
 
 
 def draw_cube(gm: GenerativeModel, rng: np.random.Generator, problems: Problems | None = None
@@ -331,9 +325,7 @@ def draw_cube(gm: GenerativeModel, rng: np.random.Generator, problems: Problems 
         ok = rng.random((P, len(gm.models), n)) >= gm.format_error[:, None]
 
         def calls(tokens):
-            c = np.exp(np.log(tm.completion)[:, None] - LOG_NORMAL_SIGMA**2 / 2
-                       + LOG_NORMAL_SIGMA * rng.standard_normal((P, len(gm.models), n)))
-            c = np.maximum(1, np.round(c))
+            c = completion_tokens(tm.completion[:, None], rng.standard_normal((P, len(gm.models), n)))
             return tokens[:, None, None] * gm.usd_in[:, None] + c * gm.usd_out[:, None] + gm.fee[:, None]
 
         per = {}
@@ -344,7 +336,7 @@ def draw_cube(gm: GenerativeModel, rng: np.random.Generator, problems: Problems 
         graded = lambda right, cls, ok: ok & np.where(broken, cls == 1, right)  # noqa: E731  (a wrong reference: class 1)
         per["vanilla"] = (calls(tm.solve_tokens[prompt]), graded(right, cls, ok), cls)
         if "self_refine" in gm.methods:
-            p_refine = pi + gm.refine_gain[:, None] * (1 - pi)
+            p_refine = refined(pi, gm.refine_gain[:, None])
             ok2 = rng.random((P, len(gm.models), n)) >= gm.format_error[:, None]
             right2 = (rng.random((P, len(gm.models), n)) < p_refine) & ok2
             if broken.any():  # the refinement's answer against a wrong reference: a matching distractor passes
@@ -375,8 +367,9 @@ def tail_share(gm: GenerativeModel, z: float = 2.0) -> tuple[float, np.ndarray]:
     """(share of the population's problems harder than ``z``, (T,) share of each dataset's true frontier of all
     models that those problems carry), both 0-1: how much of the population value lies where a set seldom looks."""
     tr = truth(gm)
-    hard = np.concatenate([np.tile(_NODES, len(tm.solve_tokens)) for tm in gm.tasks]) > z  # truth's problem order
-    share = float(_WEIGHTS[_NODES > z].sum() / _WEIGHTS.sum())
+    nodes, weights = population_nodes(gm.generator)
+    hard = np.concatenate([np.tile(nodes, len(tm.solve_tokens)) for tm in gm.tasks]) > z  # truth's problem order
+    share = float(weights[nodes > z].sum())
     tail = dataclasses.replace(tr, weights=tr.weights * hard)
     return share, share * tail.frontier(gm.models)[0] / tr.frontier(gm.models)[0]
 
@@ -417,8 +410,8 @@ def _routing_estimates(point: Replicates, model: ModelFrontier, budgets: np.ndar
 
 
 def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float,
-                budgets: np.ndarray | None = None, generator: Generator = OWN) -> dict[str, dict[str, np.ndarray]]:
-    """One simulated set drawn by ``generator``: per statistic, its benchmark truth (key ``"truth"``) and each
+                budgets: np.ndarray | None = None, generator: Generator | None = None) -> dict[str, dict[str, np.ndarray]]:
+    """One simulated set drawn by ``generator`` (default: the set's own): per statistic, its benchmark truth (key ``"truth"``) and each
     estimator's (T,) value and interval, and the plug-in's range widened by every cell's sampling error and by
     its interval (``range_low``, ``range_high``: ``unseen.ranges`` of ``Replicates.box``); with ``budgets``, also the oracle-routing accuracy each estimator claims
     there (key ``"routing"``)."""
@@ -590,6 +583,11 @@ def technique_table(result: pd.DataFrame, task_labels: dict[str, str] | None = N
 GENERATOR_COLUMNS = ["generator", "statistic", "estimator", "headline", "mean_abs_bias", "rel_bias_pct", "coverage_pct",
                      "coverage_se_pct", "mean_width", "range_coverage_pct"]
 HEADLINE_ESTIMATOR = "plug-in"  # what the report leads with, for every statistic (the paper's estimator)
+
+
+def study_generators(gm: GenerativeModel) -> tuple[Generator, ...]:
+    """The generators of ``generator_study``: the set's own (when it is not the estimator's) and ``GENERATORS``."""
+    return GENERATORS if gm.generator == OWN else (gm.generator, *GENERATORS)
 
 
 def generator_study(gm: GenerativeModel, generators=GENERATORS, repetitions: int = 8, replicates: int = 100,

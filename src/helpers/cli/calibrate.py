@@ -3,13 +3,15 @@
     python -m helpers.cli.calibrate --tables ../shared/paper_tables --data-dir ../shared/data
 
 writes ``params/registry/sim_paper.yaml`` (models ``sim-<name>``: the paper's family and release
-date; accuracy per dataset = Table 5, with the aptitude per dataset solved on the difficulties of
-the problems the ``sim`` set samples, so each twin's expected accuracy on them is Table 5's) and
+date; accuracy per dataset = Table 5, with the aptitude per dataset solved on the difficulties and the twin's
+interactions of the problems the ``sim`` set samples, so each twin's expected accuracy on them is Table 5's) and
 ``params/prices/sim_paper_table4_2025-04.yaml`` (the paper's Table 4 prices). Completion tokens per
 dataset are solved so that the expected cost of an attempt equals Table 6: ``(C - prompt_tokens ·
 in) / out``, with the simulator's prompt-token rule (characters / 4) averaged over the set's sampled
 problems; where Table 6 is below the prompt's own cost, 5 tokens are used and the profile notes the
-mismatch.
+mismatch. The twins are drawn from a generator that is not the model-based estimator's own: a problem × model
+interaction (sd ``INTERACTION_SD`` on the logit scale) and capability cliffs (no pass where a twin's logit is
+below ``CLIFF``): departures of the kinds the validity study's generators of those names make.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from helpers.collect.backends.sim import aptitude_on, difficulty
+from helpers.core.simulation import aptitude_on, difficulty, interaction
 from helpers.core.errors import CostOfPassError, run_command
 from helpers.core.models import load_registry
 from helpers.core.paths import repo_root
@@ -32,7 +34,10 @@ from helpers.core.tasks import PAPER_TASKS, load_problems
 MIN_COMPLETION = 5
 
 
-SPREAD = 2.0
+SPREAD = 2.0  # s: the difficulty spread of every twin
+INTERACTION_SD = 0.5  # sd of the problem x twin interaction (logit scale)
+CLIFF = -2.0  # a twin passes nothing where its logit is below this (pi = sigmoid(-2) = 0.12 just above it: on
+# 30 problems the expected accuracy jumps by 0.4 points as one crosses, so calibration stays within half a point)
 
 
 def sampled_problems(data_dir: Path, n: int, seed: int) -> dict[str, list]:
@@ -58,6 +63,10 @@ def calibrate(tables: Path, data_dir: Path, n: int = 128, seed: int = 0) -> tupl
     problems = sampled_problems(data_dir, n, seed)
     prompt = mean_prompt_tokens(problems)
     z = {t: np.array([difficulty(seed, t, p.problem_id) for p in ps]) for t, ps in problems.items()}
+
+    def offsets(name: str, task: str) -> np.ndarray:
+        return np.array([interaction(seed, task, p.problem_id, name, INTERACTION_SD) for p in problems[task]])
+
     by_label = {m.label: m for m in load_registry(repo_root() / "params/registry/models.yaml").values()
                 if not m.simulated and m.local is None}
     models, snapshot = {}, {}
@@ -78,8 +87,11 @@ def calibrate(tables: Path, data_dir: Path, n: int = 128, seed: int = 0) -> tupl
             "sim": {
                 "accuracy": (target := {t: round(float(min(max(acc.loc[label, t] / 100, 0.001), 0.999)), 4) for t in PAPER_TASKS}),
                 "completion_tokens": tokens,
-                "aptitude": {t: round(aptitude_on(target[t], SPREAD, z[t]), 6) for t in PAPER_TASKS},
+                "aptitude": {t: round(aptitude_on(target[t], SPREAD, z[t], offset=offsets(name, t), cliff=CLIFF), 6)
+                             for t in PAPER_TASKS},
                 "difficulty_spread": SPREAD,
+                "interaction_sd": INTERACTION_SD,
+                "cliff": CLIFF,
                 "format_error_rate": 0.0,
             },
             "notes": f"Simulated twin of {label}: Table 5 accuracy, Table 6 cost per attempt"

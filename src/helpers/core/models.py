@@ -29,6 +29,8 @@ class SimProfile(BaseModel):
     completion_tokens: dict[str, float]
     aptitude: dict[str, float] = Field(default_factory=dict, description="A per task, solved on a sample")
     difficulty_spread: float = Field(2.0, ge=0)
+    interaction_sd: float = Field(0.0, ge=0, description="sd of the problem x model interaction (logit scale)")
+    cliff: float | None = Field(None, description="capability cliff: no pass where the logit is below it")
     refine_gain: float = Field(0.0, ge=0, le=1)
     format_error_rate: float = Field(0.0, ge=0, lt=1)
 

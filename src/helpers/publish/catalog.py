@@ -180,7 +180,8 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "success rate and expected cost the simulator gives each of them.", "07_validity", simulated_only=True),
         Artifact("validity_generators", "table", "The estimators on generators that are not the model-based "
                  "estimator's own model ({repetitions} simulated sets per generator, {replicates} bootstrap replicates "
-                 "or draws each, every set judged against the value of its own problems): the model's own family; a "
+                 "or draws each, every set judged against the value of its own problems): this set's own generator where it "
+                 "is not the model's (the `sim` twins have an interaction and capability cliffs); the model's own family; a "
                  "problem × model interaction on the logit scale; wrong reference answers; heavy-tailed or bimodal "
                  "difficulty; a probit link with per-model slopes; capability cliffs. Per statistic family and "
                  "estimator: mean |bias| (the family's units), relative bias (%), coverage (%) of the 95% interval "
@@ -197,7 +198,7 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "brackets how often the range the records allow holds the truth (%); {repetitions} simulated sets "
                  "per generator.", "07_validity", simulated_only=True),
         Artifact("validity_summary", "table", "Bias, RMSE and interval coverage of each estimator over {repetitions} fresh "
-                 "simulated sets drawn from this set's generative model (same problems' prompts, new difficulties, "
+                 "simulated sets drawn from this set's generative model (same problems' prompts, new difficulties and interactions, "
                  "{runs} new runs per strategy; {replicates} bootstrap replicates or draws each), each against the true "
                  "value of its own problems. Mean |bias| and RMSE over the family's cells (units of the family); "
                  "coverage (%) of the nominal 95% intervals where the truth is not 0, cells pooled, ± its "
