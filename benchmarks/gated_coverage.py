@@ -1,7 +1,7 @@
 """Does the model-based estimator keep its coverage where its checks do not reject? (issue 24, items 1 and 4)
 
-For each generator of the validity study (``validity.GENERATORS``), SETS simulated sets of the `sim` set's shape
-(its six datasets, ten SIMULATED models, 8 runs): the model checks of every dataset (``model_checks``), and the
+For each generator of the validity study (``validity.study_generators``: the `sim` twins' own, then ``GENERATORS``),
+SETS simulated sets of the `sim` set's shape (its six datasets, ten SIMULATED models, 8 runs): the model checks of every dataset (``model_checks``), and the
 coverage of the model-based 95% intervals of Table 1, the frontier of all models and Figures 2-5 against each
 set's own truth — over all (set, dataset) cells, and over the cells whose dataset's checks did not reject.
 A model-based number could lead only where this gated coverage holds in every generator.
@@ -44,7 +44,7 @@ def main(sets: int = 6) -> None:
     print(f"model-based coverage (%) of the set's own truth, {sets} SIMULATED sets per generator: all cells / cells "
           "whose checks pass (their share)")
     print(f"{'generator':36s}" + "".join(f"{f:>22s}" for f in FAMILIES))
-    for g in va.GENERATORS:
+    for g in va.study_generators(gm):
         start = time.perf_counter()
         hits = {f: [] for f in FAMILIES}
         for r in range(sets):

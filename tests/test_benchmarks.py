@@ -69,4 +69,4 @@ def test_model_checks_power_benchmark_runs():
 
 def test_gated_coverage_benchmark_runs(shared_data):
     lines = run("benchmarks/gated_coverage.py", "1", env={"COP_DATA_DIR": str(shared_data)}).splitlines()
-    assert lines[1].split()[0] == "generator" and len(lines) == 2 + 9
+    assert lines[1].split()[0] == "generator" and len(lines) == 2 + 10  # the twins' own generator, then nine

@@ -5,6 +5,7 @@ series with a known decay rate."""
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import optimize, stats
 
@@ -67,3 +68,10 @@ def test_profile_interval_covers_the_known_halving_time_and_the_delta_method_doe
     assert ((cov["profile_coverage"] > 0.93) & (cov["profile_coverage"] < 0.97)).all()
     assert (cov["delta_coverage"] < cov["profile_coverage"]).all()
     assert (cov["profile_se"] < 0.012).all()
+
+
+def test_synthetic_coverage_by_floor_on_two_processes_equals_one():
+    one = tr.synthetic_coverage_by_floor((5.0, 30.0), 1, points=(5,), series=40, seed=3)
+    two = tr.synthetic_coverage_by_floor((5.0, 30.0), 2, points=(5,), series=40, seed=3)
+    assert list(one["floor_pct"]) == [5.0, 30.0] and one.columns[0] == "floor_pct"
+    pd.testing.assert_frame_equal(one, two)

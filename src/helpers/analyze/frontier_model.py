@@ -40,9 +40,11 @@ run noise (``cost_shrinkage``, method of moments): a minimum over noisy costs is
 cost side of the optimizer's curse), e.g. min(C, expert) when C is near the expert's cost. Methods
 estimated from vanilla runs follow from R(z): best-of-k 1 − (1 − R)^k; majority vote by the closed
 form with replacement over the correct answer and D equally likely wrong answers, D = 1 / (how often
-two wrong runs on a problem agree), per dataset and model. Assumptions (stated in the report): one
-latent difficulty per problem, logistic curves (above a floor where tested), runs independent given
-the problem.
+two wrong runs on a problem agree), per dataset and model. Where a likelihood-ratio test finds a problem × strategy
+interaction (``cell_interaction``: each cell's logit off its curve by e ~ N(0, tau²)), every cell's rate is drawn
+from its own posterior and a problem's frontier is a Monte-Carlo expectation. Assumptions (stated in the report):
+one latent difficulty per problem (with that interaction where tested in), logistic curves (above a floor where
+tested), runs independent given the problem.
 """
 
 from __future__ import annotations
@@ -53,12 +55,12 @@ from functools import lru_cache
 import numpy as np
 from scipy import optimize, special
 
+from helpers.analyze import cell_interaction as ci
 from helpers.analyze.bootstrap import RunCube
+from helpers.analyze.irt_grid import LOG_W, NODES
 from helpers.core.methods import get_method
 from helpers.core.methods.vote_math import any_pass_true, vote_probability
 
-NODES = np.linspace(-6.0, 6.0, 64)  # the difficulty grid: trapezoid rule, spacing 0.19 (see the module's docstring)
-LOG_W = -NODES**2 / 2 - np.log(np.exp(-NODES**2 / 2).sum())  # log N(0, 1) weights, normalised over the grid
 FLOOR_TEST_LEVEL = 0.01  # a group of strategies gets floors when a likelihood-ratio test rejects "no floors" at this level
 BOUNDS = ((-25.0, 25.0), (0.0, 10.0), (0.0, 0.95))  # a (logit), b (per unit of difficulty), c (floor, 0-1)
 
@@ -294,15 +296,46 @@ class ModelFrontier:
         self.groups = np.array([s.split("+", 1)[1] if "+" in s else "vanilla" for s in cube.strategies])
         self.fits = [fit_tested(self.k[r], cube.runs[r], self.groups) for r in self.rows]
         self.theta = [np.r_[f.a[f.used], f.b[f.used], f.c[f.used]][None] for f in self.fits]  # per task (B, 3S_used)
+        self.interaction = [self._interaction(t) for t in range(len(self.rows))]  # per task (tau, LR statistic)
+        self.tau = [tau for tau, _ in self.interaction]  # per task: 0, or a tested interaction sd (logit scale)
         self._per_problem: dict[tuple[str, ...], np.ndarray] = {}
         self._curves: dict[tuple[int, int], tuple] = {}
         self._rate_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._last: tuple[tuple[str, ...], list[np.ndarray]] = ((), [])  # the last frontier's minima on the grid
         self._drawn_nodes: list[np.ndarray] | None = None  # per dataset (B, P_t): each problem's drawn difficulty
+        self._seed = 0  # of benchmark_draws' interaction draws
 
     @property
     def strategies(self) -> list[str]:
         return self.cube.all_strategies
+
+    def _counts(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        """Pass counts and runs (P_t, S_used) of dataset ``t``'s fitted strategies, float."""
+        used, rows = self.fits[t].used, self.rows[t]
+        return self.k[rows][:, used].astype(float), self.cube.runs[rows][:, used].astype(float)
+
+    def _interaction(self, t: int) -> tuple[float, float]:
+        """Dataset ``t``'s problem × strategy interaction sd and its test's likelihood-ratio statistic
+        (``cell_interaction.fit_tau``; sd 0 where not tested in)."""
+        k, n = self._counts(t)
+        if not k.size:
+            return 0.0, 0.0
+        keep = np.flatnonzero(_loglik_terms(self.theta[t], k, n)[1][0].max(axis=0) > 1e-12)
+        return ci.fit_tau(self.theta[t][0], k, n, keep)
+
+    def _cells(self, t: int) -> np.ndarray:
+        """Dataset ``t``'s cell rates with its interaction (D, P_t, S_used): at the drawn difficulties and parameters
+        of ``benchmark_draws``, else ``POINT_DRAWS`` draws at the fit (cached)."""
+        if ("cells", t) not in self._rate_cache:
+            k, n = self._counts(t)
+            if self._drawn_nodes is not None:
+                nodes, rng = self._drawn_nodes[t], np.random.default_rng([self._seed, t, 5])
+            else:
+                post = self._posteriors()[t]  # (1, P_t, Q)
+                rng = np.random.default_rng([0, t, 5])
+                nodes = sampled_nodes(np.broadcast_to(post, (ci.POINT_DRAWS,) + post.shape[1:]), rng)
+            self._rate_cache[("cells", t)] = ci.draw_cells(self.theta[t], k, n, self.tau[t], nodes, rng)
+        return self._rate_cache[("cells", t)]
 
     def _shrunk(self, cost: np.ndarray) -> np.ndarray:
         """``cost`` (..., P, S) with each dataset's per-problem means shrunk (``shrunk_costs``)."""
@@ -321,6 +354,7 @@ class ModelFrontier:
         over a right-skewed quantity a set of this size cannot show."""
         rng = np.random.default_rng(seed)
         other = object.__new__(ModelFrontier)
+        other._seed = seed
         other.__dict__.update(self.__dict__)
         other.weights = np.ones((replicates, len(self.cube.problems)))
         other._per_problem, other._rate_cache, other._last = {}, {}, ((), [])
@@ -346,11 +380,15 @@ class ModelFrontier:
         fit, rows, n_collected = self.fits[t], self.rows[t], len(self.cube.strategies)
         s, method = (s_all, "vanilla") if s_all < n_collected else self.cube.derived[s_all - n_collected][1:]
         if not fit.used[s]:
-            return np.zeros((len(self.theta[t]), len(NODES))), np.full(rows.stop - rows.start, np.nan)
+            shape = self._cells(t).shape[:2] if self.tau[t] > 0 else (len(self.theta[t]), len(NODES))
+            return np.zeros(shape), np.full(rows.stop - rows.start, np.nan)
         i, S = int(fit.used[:s].sum()), int(fit.used.sum())
-        if ("success", t) not in self._rate_cache:
-            self._rate_cache[("success", t)] = success(self.theta[t], S)
-        r = self._rate_cache[("success", t)][:, i]  # (B, Q)
+        if self.tau[t] > 0:
+            r = self._cells(t)[:, :, i]  # (D, P_t): at each problem, with the cell's interaction
+        else:
+            if ("success", t) not in self._rate_cache:
+                self._rate_cache[("success", t)] = success(self.theta[t], S)
+            r = self._rate_cache[("success", t)][:, i]  # (B, Q)
         if method == "vanilla":
             return r, self.cost[..., rows, s]
         k = get_method(method).billed_calls
@@ -384,17 +422,24 @@ class ModelFrontier:
     def _on_grid(self, t: int, r: np.ndarray) -> np.ndarray:
         """A strategy's R at the nodes (B, Q) where dataset ``t``'s problems need it, float32: (B, P_t) at each
         problem's drawn difficulty (``benchmark_draws``), else (B, P_t, Q') at the nodes with posterior mass."""
+        if self.tau[t] > 0:
+            return r.astype(np.float32)  # (D, P_t) already at the problems
         if self._drawn_nodes is not None:
             return np.take_along_axis(r, self._drawn_nodes[t], axis=1).astype(np.float32)
         post, keep = self._nodes(t)
         return np.broadcast_to(r[:, keep].astype(np.float32)[:, None, :], post.shape)
 
     def _grid_shape(self, t: int) -> tuple[int, ...]:
-        """Shape of dataset ``t``'s values on the grid (``_on_grid``): (B, P_t) or (B, P_t, Q')."""
+        """Shape of dataset ``t``'s values on the grid (``_on_grid``): (B, P_t), (B, P_t, Q') or, with an interaction
+        at the fit, (POINT_DRAWS, P_t)."""
+        if self.tau[t] > 0:
+            return self._cells(t).shape[:2]
         return self._drawn_nodes[t].shape if self._drawn_nodes is not None else self._nodes(t)[0].shape
 
     def _expected(self, t: int, values: np.ndarray) -> np.ndarray:
         """(B, P_t) expectation over each problem's difficulty of ``values`` on the grid (``_on_grid``)."""
+        if self.tau[t] > 0 and self._drawn_nodes is None:
+            return values.mean(axis=0, keepdims=True)  # the Monte-Carlo draws' mean
         return values if self._drawn_nodes is not None else np.einsum("bpq,bpq->bp", self._nodes(t)[0], values)
 
     def per_problem(self, strategies) -> np.ndarray:
@@ -436,8 +481,12 @@ class ModelFrontier:
             for s in range(S):
                 r, c = self._rates(t, s)
                 has = np.isfinite(c)
-                at = np.take_along_axis(r, self._drawn_nodes[t], axis=1) if self._drawn_nodes is not None else \
-                    np.einsum("bpq,bq->bp", post, r)
+                if self.tau[t] > 0:
+                    at = r if self._drawn_nodes is not None else r.mean(axis=0, keepdims=True)
+                elif self._drawn_nodes is not None:
+                    at = np.take_along_axis(r, self._drawn_nodes[t], axis=1)
+                else:
+                    at = np.einsum("bpq,bq->bp", post, r)
                 rate[:, rows, s] = np.where(has, at, np.nan)
                 cost[:, rows, s] = c
         return cost, rate

@@ -235,7 +235,8 @@ class Job:
         drawn = model.benchmark_draws(len(w), seed=seed, costs=resampled_costs(cube, len(w), seed))
         out = share(self.estimator, model, drawn, stats, models, first)
         out.checks = model_checks.set_checks(model.k, cube.runs, model.fits, model.rows, cube.tasks, seed,
-                                             groups=model.groups, free_response=free_response)
+                                             groups=model.groups, free_response=free_response,
+                                             interaction=model.interaction)
         return out
 
 

@@ -444,10 +444,48 @@ def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float,
     return out
 
 
+def _draw_sets(gm: GenerativeModel, jobs: list[tuple[int, Generator | None]], replicates: int, level: float,
+               budgets: np.ndarray | None, workers: int) -> list[dict]:
+    """``_repetition`` of every (seed, generator) job, in the jobs' order, on ``workers`` forked processes (one BLAS
+    thread each: no oversubscription of the cores)."""
+    from helpers.collect.workers import can_fork, run_forked
+
+    def run(group):
+        return [_repetition(gm, s, replicates, level, budgets, g) for s, g in group]
+
+    if workers <= 1 or not can_fork() or len(jobs) < 2:
+        return run(jobs)
+
+    def job(group, counter):
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1):
+            return run(group)
+
+    parts = run_forked(job, [jobs[i::workers] for i in range(workers)], lambda n: None)
+    out: list = [None] * len(jobs)
+    for i, part in enumerate(parts):
+        out[i::workers] = part
+    return out
+
+
+def study_sets(gm: GenerativeModel, repetitions: int = 100, replicates: int = 200, seed: int = 0, level: float = 0.95,
+               workers: int = 1) -> list[dict]:
+    """``repetitions`` fresh simulated sets drawn from the set's own generator, each estimated (``_repetition``, with
+    the oracle-routing budgets of ``routing_truth``): what ``summarise_study`` and ``generator_study`` read."""
+    seeds = [seed * 100_003 + r for r in range(repetitions)]
+    return _draw_sets(gm, [(s, None) for s in seeds], replicates, level, routing_truth(gm)[0], workers)
+
+
 def study(gm: GenerativeModel, repetitions: int = 100, replicates: int = 200, seed: int = 0, level: float = 0.95,
           workers: int = 1) -> pd.DataFrame:
-    """Bias, RMSE and interval coverage of each estimator of every headline statistic over ``repetitions``
-    fresh simulated sets (``replicates`` bootstrap replicates each), on ``workers`` forked processes.
+    """``summarise_study`` of ``study_sets``."""
+    return summarise_study(gm, study_sets(gm, repetitions, replicates, seed, level, workers), replicates, level)
+
+
+def summarise_study(gm: GenerativeModel, reps: list[dict], replicates: int, level: float = 0.95) -> pd.DataFrame:
+    """Bias, RMSE and interval coverage of each estimator of every headline statistic over the simulated sets
+    ``reps`` (``study_sets``; ``replicates`` bootstrap replicates each).
 
     One row per (statistic, task, estimator): truth (the benchmark truths' mean, which is the population
     value), mean estimate, bias and RMSE against each set's benchmark truth, coverage of its ``level``
@@ -456,23 +494,8 @@ def study(gm: GenerativeModel, repetitions: int = 100, replicates: int = 200, se
     benchmark truth with its Monte-Carlo standard error, and of the population truth. ``attrs["routing"]``:
     per dataset and budget, the true accuracy of the oracle-routing frontier and each estimator's mean and RMSE.
     """
-    from helpers.collect.workers import can_fork, run_forked
-
-    seeds = [seed * 100_003 + r for r in range(repetitions)]
+    repetitions = len(reps)
     budgets, routing_true = routing_truth(gm)
-    if workers > 1 and can_fork():
-        groups = [seeds[i::workers] for i in range(workers)]
-        def job(group, counter):
-            from threadpoolctl import threadpool_limits
-
-            with threadpool_limits(limits=1):  # one BLAS thread per worker: no oversubscription of the cores
-                return [_repetition(gm, s, replicates, level, budgets) for s in group]
-
-        parts = run_forked(job, groups, lambda n: None)
-        done = {s: r for group, part in zip(groups, parts) for s, r in zip(group, part)}
-        reps = [done[s] for s in seeds]  # the one-process order: sums add up alike
-    else:
-        reps = [_repetition(gm, s, replicates, level, budgets) for s in seeds]
     population = true_statistics(gm)
     tasks = [tm.task for tm in gm.tasks]
     rows, pooled = [], {}
@@ -591,7 +614,8 @@ def study_generators(gm: GenerativeModel) -> tuple[Generator, ...]:
 
 
 def generator_study(gm: GenerativeModel, generators=GENERATORS, repetitions: int = 8, replicates: int = 100,
-                    seed: int = 0, level: float = 0.95, workers: int = 1) -> pd.DataFrame:
+                    seed: int = 0, level: float = 0.95, workers: int = 1,
+                    drawn: dict[Generator, list[dict]] | None = None) -> pd.DataFrame:
     """Bias and coverage of the plug-in and model-based estimators, per generator (``Generator``: the own model and
     its departures) and statistic family (Table 1, the frontier of all models, Figures 2-5, Table 2), each judged
     against every simulated set's own truth, ``repetitions`` sets per generator (``GENERATOR_COLUMNS``):
@@ -599,30 +623,15 @@ def generator_study(gm: GenerativeModel, generators=GENERATORS, repetitions: int
     ``level`` interval where the truth is not 0 (%; where every truth of a family is 0, as a technique without
     effect has, of all its cells) with its Monte-Carlo standard error (sets as clusters), mean
     interval width, and how often the plug-in's range (what never-passed problems allow, with its interval) holds
-    the truth (%). ``headline``: the estimator the report leads with (``HEADLINE_ESTIMATOR``)."""
-    from helpers.collect.workers import can_fork, run_forked
-
-    jobs = [(g, seed * 100_003 + 7_919 * i + r) for i, g in enumerate(generators) for r in range(repetitions)]
-
-    def run(group):
-        return [_repetition(gm, s, replicates, level, None, g) for g, s in group]
-
-    if workers > 1 and can_fork():
-        groups = [jobs[i::workers] for i in range(workers)]
-
-        def job(group, counter):
-            from threadpoolctl import threadpool_limits
-
-            with threadpool_limits(limits=1):
-                return run(group)
-
-        parts = run_forked(job, groups, lambda n: None)
-        done = {s: r for group, part in zip(groups, parts) for (_, s), r in zip(group, part)}
-    else:
-        done = {s: r for (_, s), r in zip(jobs, run(jobs))}
+    the truth (%). ``headline``: the estimator the report leads with (``HEADLINE_ESTIMATOR``). ``drawn``: sets
+    already drawn from a generator (e.g. the set's own, ``study_sets``), read instead of drawing new ones."""
+    drawn = drawn or {}
+    jobs = [(seed * 100_003 + 7_919 * i + r, g) for i, g in enumerate(generators) if g not in drawn
+            for r in range(repetitions)]
+    done = dict(zip([s for s, _ in jobs], _draw_sets(gm, jobs, replicates, level, None, workers)))
     rows = []
     for g in generators:
-        reps = [done[s] for gg, s in jobs if gg is g]
+        reps = drawn[g] if g in drawn else [done[s] for s, gg in jobs if gg is g]
         for fam in dict.fromkeys(family(n) for n in reps[0] if n != "routing"):
             names = [n for n in reps[0] if n != "routing" and family(n) == fam]
             truth = np.array([[r[n]["truth"] for n in names] for r in reps]).reshape(len(reps), -1)  # (R, cells)

@@ -89,7 +89,10 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "disagree on which problems are hard); floor — on a free-response dataset, the likelihood-ratio "
                  "statistic for guessing floors, which nothing but a departure such as wrong reference answers can "
                  "call for there (its chi-bar-squared p-value; – on a multiple-choice dataset). ✗: p below {alpha} (Bonferroni: at most {level} false alarms "
-                 "in all when the model holds); a dataset with any ✗ has its model-based numbers marked rejected.",
+                 "in all when the model holds); a dataset with any ✗ has its model-based numbers marked rejected. "
+                 "Last, interaction: the sd (logit scale) of the problem × strategy interaction the model fits, 0 "
+                 "where its likelihood-ratio test (p) finds none at 1%; part of the model, not a check: the "
+                 "checks test the model without it.",
                  "03_frontier", fmt="g3", numeric=("statistic", "expected", "p_value")),
         Artifact("suspect_items", "table", "Suspect items: problems whose answers fit a wrong reference answer — the "
                  "models' wrong answers agree on one answer (at least half of the answered vanilla runs, from at least "
@@ -181,7 +184,8 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
         Artifact("validity_generators", "table", "The estimators on generators that are not the model-based "
                  "estimator's own model ({repetitions} simulated sets per generator, {replicates} bootstrap replicates "
                  "or draws each, every set judged against the value of its own problems): this set's own generator where it "
-                 "is not the model's (the `sim` twins have an interaction and capability cliffs); the model's own family; a "
+                 "is not the model's (the `sim` twins have an interaction and capability cliffs; its row reads the {own} "
+                 "sets of the study above); the model's own family; a "
                  "problem × model interaction on the logit scale; wrong reference answers; heavy-tailed or bimodal "
                  "difficulty; a probit link with per-model slopes; capability cliffs. Per statistic family and "
                  "estimator: mean |bias| (the family's units), relative bias (%), coverage (%) of the 95% interval "
@@ -196,7 +200,7 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
         Artifact("validity_generators_heatmap", "figure", "The table above as a heat map: coverage (%) of the headline "
                  "(plug-in) 95% intervals per generator and statistic family, green at 93% and above, and in "
                  "brackets how often the range the records allow holds the truth (%); {repetitions} simulated sets "
-                 "per generator.", "07_validity", simulated_only=True),
+                 "per generator ({own} for this set's own).", "07_validity", simulated_only=True),
         Artifact("validity_summary", "table", "Bias, RMSE and interval coverage of each estimator over {repetitions} fresh "
                  "simulated sets drawn from this set's generative model (same problems' prompts, new difficulties and interactions, "
                  "{runs} new runs per strategy; {replicates} bootstrap replicates or draws each), each against the true "
@@ -300,10 +304,15 @@ METHODS = (
     "problem's frontier is its posterior expectation given its pass counts, so a strategy that never passed in a "
     "problem's runs still counts with the small success rate the model gives it; each problem's USD per attempt is "
     "its mean over runs shrunk toward the dataset's mean by the share of its spread that is run noise (a minimum "
-    "over noisy costs is biased low too). Its interval is a posterior interval for the value of the set's own "
+    "over noisy costs is biased low too). Where a likelihood-ratio test finds a problem × strategy interaction (a "
+    "strategy better or worse at one problem than its difficulty says: each cell's logit off its curve by a normal "
+    "e with sd tau, the fitted curves read as the average over e), every cell's rate is drawn from its own posterior "
+    "given its pass count at the problem's drawn difficulty, and a problem's frontier is the mean over such draws "
+    "(the model-checks table gives tau). Its interval is a posterior interval for the value of the set's own "
     "problems: {draws} draws, each with the fitted parameters drawn from their Laplace approximation, every problem's "
     "difficulty drawn from its posterior given its pass counts, and costs from resampled runs. The plug-in's "
-    "two-level interval speaks of new problems like these instead, and is wider for it. It assumes one latent difficulty per problem, "
+    "two-level interval speaks of new problems like these instead, and is wider for it. It assumes one latent difficulty per problem "
+    "(with that interaction where tested in), "
     "logistic success curves (above a floor where tested) whose logits and slopes vary between strategies like a "
     "normal sample, runs independent given the problem and costs that vary "
     "between problems only as much as their spread shows, as the simulator does: on real models these are the "

@@ -22,6 +22,7 @@ import math
 from functools import lru_cache
 
 import numpy as np
+import pandas as pd
 
 Pattern = tuple[tuple[float, bool], ...]
 
@@ -107,7 +108,7 @@ def vote_rates(sizes: np.ndarray, correct: np.ndarray, k: int,
     NaN where a row has fewer than k runs. One closed form per distinct pattern (``codes``: the rows'
     ``pattern_codes`` when already computed)."""
     codes, base = codes or pattern_codes(sizes, correct)
-    unique, inverse = np.unique(codes.ravel(), return_inverse=True)
+    inverse, unique = pd.factorize(codes.ravel())  # hashing: several times faster than np.unique's sort here
     runs = np.asarray(sizes).sum(axis=-1).ravel()
     patterns = [decode_pattern(c, base) for c in unique.tolist()]
     rates = np.array([vote_probability(p, k) if sum(n for n, _ in p) >= k else np.nan for p in patterns])
