@@ -155,3 +155,22 @@ def test_tail_share_by_hand():
     assert np.all((carried > share) & (carried < 1))  # the hardest problems cost more than their share
     all_share, all_carried = va.tail_share(gm, z=-50.0)
     assert all_share == pytest.approx(1.0) and np.allclose(all_carried, 1.0)
+
+
+def test_generators_lead_says_which_estimator_covers_where():
+    import pandas as pd
+
+    from helpers.publish.tables import generators_lead
+
+    rows = []
+    for gen, plug, model, rng in [("own", 60.0, 95.0, 100.0), ("cliffs", 70.0, 40.0, 100.0), ("broken", 50.0, 30.0, 90.0)]:
+        for stat in ("Table 1: one model and the expert (USD)", "Figure 3: families (0-1)"):
+            rows.append(dict(generator=gen, statistic=stat, estimator="plug-in", headline=True, coverage_pct=plug,
+                             coverage_se_pct=4.0, range_coverage_pct=rng))
+            rows.append(dict(generator=gen, statistic=stat, estimator="model-based", headline=False,
+                             coverage_pct=model, coverage_se_pct=3.0, range_coverage_pct=np.nan))
+    lead = generators_lead(pd.DataFrame(rows))
+    assert "covers at least 93% in 0 of 6" in lead and "Table 1 50–70%" in lead
+    assert "own 95.0% (Table 1)" in lead and "cliffs 40.0%" in lead
+    assert "No estimator covers at least 93% for every statistic on: cliffs, broken" in lead
+    assert "fell short in broken Table 1 90%, broken Figure 3 90%" in lead and "up to 4 points" in lead
