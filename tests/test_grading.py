@@ -174,3 +174,31 @@ def test_attempts_from_calls_equal_a_plain_group_by():
     last_correct = plain["correct"].apply(lambda s: s.iloc[-1])
     assert [None if pd.isna(x) else bool(x) for x in got["correct"]] == \
         [bool(c) if done and not pd.isna(c) else None for c, done in zip(last_correct.sort_index(), expected["complete"])]
+
+
+def test_code_is_extracted_from_answer_spans_fences_or_the_whole_text():
+    from helpers.grade.answers import extract_answer
+
+    assert extract_answer("def f():\n    return 1\n", "code") == "def f():\n    return 1"
+    assert extract_answer("Here:\n```python\ndef f():\n    return 1\n```\nand a test\n```\nf()\n```", "code") == \
+        "def f():\n    return 1"
+    assert extract_answer("<answer>\n```py\ndef g(): pass\n```\n</answer>", "code") == "def g(): pass"
+    assert extract_answer("   \n", "code") is None
+
+
+def test_code_tasks_are_graded_in_the_sandbox_with_their_hidden_tests(tmp_path):
+    import pandas as pd
+
+    from helpers.core.tasks import Problem
+    from helpers.grade.answers import grade_calls
+
+    test = "def check(candidate):\n    assert candidate(2) == 4\n"
+    problem = Problem("humaneval", "humaneval-0", "double x", "double", metadata={"test": test, "entry_point": "double"})
+    calls = pd.DataFrame({"task": "humaneval", "problem_id": "humaneval-0", "status": ["ok", "ok", "ok", "error"],
+                          "response": ["def double(x):\n    return 2 * x\n", "```python\ndef double(x):\n    return x\n```",
+                                       "", None]})
+    cache = tmp_path / "verdicts.jsonl"
+    g = grade_calls(calls, {"humaneval": [problem]}, code_cache=cache)
+    assert g["correct"].tolist()[:3] == [True, False, False] and pd.isna(g["correct"].iloc[3])
+    assert g["grade_reason"].iloc[1].startswith("AssertionError") and g["grade_reason"].iloc[2] == "no code in the response"
+    assert len(cache.read_text().splitlines()) == 2

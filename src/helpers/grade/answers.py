@@ -16,6 +16,7 @@ plain numerals are compared exactly as rationals (``0.75`` equals ``3/4``; no fl
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import threading
@@ -26,6 +27,7 @@ from typing import Literal
 from helpers.core.tasks.base import LETTERS, Metric
 
 ANSWER_SPAN = re.compile(r"<answer>(.*?)</answer>", re.S | re.I)
+CODE_FENCE = re.compile(r"```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)```", re.S | re.I)
 BOXED = re.compile(r"\\boxed\s*\{((?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*)\}")
 ANSWER_PHRASE = re.compile(r"answer\s*(?:is|:|=)\s*[:\s]*(.+?)(?:[.\n]|$)", re.I)
 NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
@@ -42,10 +44,22 @@ def _timeout() -> int | None:
     return 5 if threading.current_thread() is threading.main_thread() else None
 
 
+def extract_code(text: str) -> str | None:
+    """The program of a response (metric ``code``): inside its last ``<answer>`` span if it has one, the longest
+    fenced block (```python … ```), else the whole text; None when that is blank. Either policy."""
+    spans = ANSWER_SPAN.findall(text)
+    body = spans[-1] if spans else text
+    fences = CODE_FENCE.findall(body)
+    code = max(fences, key=len) if fences else body
+    return code.strip("\n") if code.strip() else None
+
+
 def extract_answer(text: str | None, metric: Metric = "math", policy: str = "strict") -> str | None:
     """The answer text of a response, or ``None`` when the policy finds none."""
     if not text:
         return None
+    if metric == "code":
+        return extract_code(text)
     spans = ANSWER_SPAN.findall(text)
     if spans:
         return spans[-1].strip()
@@ -196,6 +210,8 @@ def canonical_answer(answer: str | None, metric: Metric, n_choices: int = 4, num
     """
     if answer is None:
         return NO_ANSWER
+    if metric == "code":
+        return "code:" + hashlib.sha256(answer.strip().encode()).hexdigest()[:16]  # the same program votes together
     if metric == "choice":
         return extract_letter(answer, n_choices) or f"text:{answer.strip()}"
     if metric == "label":
@@ -224,14 +240,17 @@ def canonical_answer(answer: str | None, metric: Metric, n_choices: int = 4, num
 
 
 # ---- records -> graded calls and attempts ---------------------------------------------------------
-def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRule = "number", progress: bool = False):
+def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRule = "number", progress: bool = False,
+                code_cache=None):
     """Add ``extracted``, ``correct`` and ``answer_key`` (the vote key, ``canonical_answer``) to call records.
     (One row per call key, see RecordStore.latest.)
 
     ``problems`` maps task -> list of Problem. Failed calls keep ``correct = <NA>``: a failure is
     not a wrong answer. Extraction is done once per distinct response and grading once per
     distinct (target, answer): at the paper's scale ~1,100 verdicts serve 160,800 calls. ``progress``: a tqdm
-    bar (``core.progress``: in the runner's terminal too).
+    bar (``core.progress``: in the runner's terminal too). Tasks of metric ``code`` are graded by running each
+    distinct program with its problem's hidden tests in the sandbox (``grade.sandbox``; verdicts cached in
+    ``code_cache``, a path), and their ``grade_reason`` says why a program failed.
     """
     import pandas as pd
 
@@ -243,6 +262,7 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
     answers: dict[tuple, str | None] = {}  # memo: (response, metric) -> extracted answer
     verdicts: dict[tuple, bool] = {}  # memo: (target, answer, metric, n_choices) -> correct
     extracted, correct, keys = [], [], []
+    programs: list[tuple] = []  # (row, code, problem) of metric ``code``
     rows = zip(calls["task"], calls["problem_id"], calls["status"], calls["response"])
     for task, pid, status, response in progress_bar(rows, total=len(calls), desc="grade", unit="call", disable=not progress):
         problem = lookup.get((task, pid))
@@ -257,12 +277,28 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
             answers[key] = extract_answer(response, metric, policy)
         answer = answers[key]
         extracted.append(answer)
+        if metric == "code":  # run later, all at once in the sandbox
+            programs.append((len(correct), answer, problem))
+            correct.append(False)
+            keys.append(canonical_answer(answer, metric))
+            continue
         key = (problem.target, answer, metric, problem.n_choices)
         if key not in verdicts:
             verdicts[key] = is_correct(problem.target, answer, metric, problem.n_choices, numeric_rule)
         correct.append(verdicts[key])
         keys.append(canonical_answer(answer, metric, problem.n_choices, numeric_rule))
+    reasons = [None] * len(correct)
+    if programs:
+        from helpers.grade.sandbox import grade_programs, program_text
+
+        runnable = [(i, program_text(a, p.metadata["test"], p.metadata["entry_point"])) for i, a, p in programs if a]
+        for (i, _), verdict in zip(runnable, grade_programs([t for _, t in runnable], code_cache)):
+            correct[i], reasons[i] = verdict.passed, verdict.reason or None
+        for i, a, _ in programs:
+            reasons[i] = reasons[i] if a else "no code in the response"
     out = calls.copy()
+    if programs:
+        out["grade_reason"] = pd.Series(reasons, index=out.index, dtype="string")
     out["extracted"] = pd.Series(extracted, index=out.index, dtype="string")
     out["correct"] = pd.Series(correct, index=out.index, dtype="boolean")
     out["answer_key"] = pd.Series(keys, index=out.index, dtype="string")

@@ -50,7 +50,8 @@ def run_grading(ctx: Context) -> pd.DataFrame:
         raise CostOfPassError(f"no records of this set's sample under {ctx.params.records_path} "
                               f"({ignored} other records ignored); run 01_collect first")
     p = ctx.params
-    graded = grade_calls(calls, ctx.problems, p.extraction, p.fidelity.numeric_answers, progress=True)
+    graded = grade_calls(calls, ctx.problems, p.extraction, p.fidelity.numeric_answers, progress=True,
+                         code_cache=p.graded_path / "sandbox_verdicts.jsonl")
     attempts = attempts_from_calls(graded)
     attempts = attempts.assign(usd=cost_usd(attempts, ctx.snapshot))
     estimates = estimates_from_attempts(attempts, p.methods, p.seed)

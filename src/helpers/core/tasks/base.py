@@ -10,8 +10,9 @@ from typing import Any, Callable, Iterator, Literal
 
 from helpers.core.errors import CostOfPassError, MissingData
 
-Metric = Literal["number", "math", "choice", "label"]  # number: the target is a number, and so must the answer be;
-# label: a word or phrase compared without case and punctuation (yes / no, valid / invalid)
+Metric = Literal["number", "math", "choice", "label", "code"]  # number: the target is a number, and so must the answer
+# be; label: a word or phrase compared without case and punctuation (yes / no, valid / invalid); code: a program run
+# with the problem's hidden tests in the sandbox (``grade.sandbox``; the target is the function's name)
 LETTERS = "ABCDEFGHIJ"
 
 

@@ -1,0 +1,236 @@
+"""The HumanEval runs of "AI Agents That Matter" (Kapoor, Stroebl et al., 2024; benediktstroebl/agent-evals,
+``LLMDebugger/output_data/<strategy>/humaneval/<group>/<run>/``, MIT): reading and checking them.
+
+A run folder holds a ``*.jsonl`` (or ``.jsonl.gz``: one row per problem, ``task_id``, ``prompt``, ``entry_point``,
+``test`` — the hidden tests —, ``given_tests``, ``solution`` — the final code —, ``is_solved``: the source's
+verdict) and a ``*.log`` (or ``.log.gz``) of JSON lines, where ``api_call`` rows (``model_name``,
+``prompt_tokens``, ``completion_tokens``, ``inference_time``, ``time``, ``temperature``, ``output_messages``) fall
+between ``task_started`` and ``task_finished`` rows naming the task. Numbers may be strings; model names may carry a
+deployment prefix (``azure_gpt-4-0613``), mapped to registry names by the set (``import_from.model_names``).
+
+``read_run`` attributes every call to the task started before it and checks the log against the jsonl (the same
+tasks in the same order). A task started twice (a restarted run) keeps the calls of both starts: both were billed,
+and the run's ``notes`` say so. Anything that makes a run unreadable — no log, a log that does not match its jsonl,
+a number that does not parse, a duplicate task id, an unknown model, a malformed line — is one line naming the file
+and line in ``AgentRun.problem``; the run is then unusable (reported, never silently dropped).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+SOURCE = ('"AI Agents That Matter" (Kapoor, Stroebl et al., 2024): HumanEval runs, benediktstroebl/agent-evals '
+          "LLMDebugger/output_data (commit 5ce7c0c5), MIT")
+RUN_FOLDER = re.compile(r"^run(\d+)$")
+
+
+@dataclass(frozen=True)
+class AgentCall:
+    """One recorded API call: the source's model name, tokens, seconds, when, at what temperature, and its output."""
+
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    time: str
+    temperature: float | None
+    output: str | None
+
+
+@dataclass(frozen=True)
+class AgentTask:
+    """One problem of a run: the final code, the source's verdict, the calls the agent made for it (in order)."""
+
+    task_id: str
+    solution: str
+    is_solved: bool
+    calls: tuple[AgentCall, ...]
+    starts: int = 1  # task_started rows: 2 or more when the run restarted it (every start's calls were billed)
+
+
+@dataclass
+class AgentRun:
+    """One run folder: ``strategy`` (``simple``, ``simple_repeat``, …), ``group`` (the folder under ``humaneval``),
+    ``run`` (the run folder's name), its tasks, and ``problem``: why it is unusable (None when usable)."""
+
+    strategy: str
+    group: str
+    run: str
+    folder: Path
+    tasks: list[AgentTask] = field(default_factory=list)
+    problems: list[dict[str, Any]] = field(default_factory=list)  # per task: prompt, entry_point, test, given_tests
+    problem: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def index(self) -> int | None:
+        """The run's number from 0 (``run3`` → 2), or None for a folder not named ``run<k>``."""
+        m = RUN_FOLDER.match(self.run)
+        return int(m.group(1)) - 1 if m else None
+
+    @property
+    def usable(self) -> bool:
+        return self.problem is None
+
+
+class SourceLineError(ValueError):
+    """A malformed line: the message already names the file and line."""
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if line.strip():
+                yield number, line
+
+
+def _json(path: Path, number: int, line: str) -> dict:
+    try:
+        row = json.loads(line)
+    except ValueError as exc:
+        raise SourceLineError(f"{path}: line {number}: not JSON ({exc.msg})") from None
+    if not isinstance(row, dict):
+        raise SourceLineError(f"{path}: line {number}: expected a JSON object")
+    return row
+
+
+def _number(value: Any, kind: type, path: Path, number: int, name: str, optional: bool = False):
+    """``value`` (a number or its string) as ``kind``; None where ``optional`` and absent or 'None'."""
+    if optional and (value is None or value == "None" or value == ""):
+        return None
+    try:
+        out = kind(float(value)) if kind is int else kind(value)
+    except (TypeError, ValueError):
+        raise SourceLineError(f"{path}: line {number}: field {name!r} is not a number ({value!r})") from None
+    if kind is int and float(value) != out or (out is not None and out < 0 and name != "temperature"):
+        raise SourceLineError(f"{path}: line {number}: field {name!r} is not a count ({value!r})")
+    return out
+
+
+def _one(folder: Path, suffix: str) -> Path | None:
+    found = sorted(p for p in folder.iterdir() if p.is_file() and (p.name.endswith(suffix) or p.name.endswith(suffix + ".gz")))
+    return found[0] if found else None
+
+
+def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
+    """The problems of a run's jsonl and each one's line number; raises ``SourceLineError`` on a bad row."""
+    rows, numbers, seen = [], [], {}
+    for number, line in _lines(path):
+        row = _json(path, number, line)
+        missing = [k for k in ("task_id", "prompt", "entry_point", "test", "solution", "is_solved") if k not in row]
+        if missing:
+            raise SourceLineError(f"{path}: line {number}: no field(s) {', '.join(missing)}")
+        if row["task_id"] in seen:
+            raise SourceLineError(f"{path}: line {number}: task {row['task_id']} again (first at line {seen[row['task_id']]})")
+        if str(row["is_solved"]) not in ("True", "False", "true", "false"):
+            raise SourceLineError(f"{path}: line {number}: is_solved is {row['is_solved']!r}, not True or False")
+        seen[row["task_id"]] = number
+        rows.append(row)
+        numbers.append(number)
+    return rows, numbers
+
+
+def read_log(path: Path, known: dict[str, str] | None = None) -> tuple[dict[str, list[AgentCall]], list[str], dict[str, int]]:
+    """Calls per task id, the task ids in the order the log first started them, and starts per task; a call's model
+    must be a key of ``known`` when given. Raises ``SourceLineError`` naming the file and line."""
+    calls: dict[str, list[AgentCall]] = {}
+    order: list[str] = []
+    starts: dict[str, int] = {}
+    current: str | None = None
+    for number, line in _lines(path):
+        row = _json(path, number, line)
+        kind = row.get("type")
+        if kind == "task_started":
+            current = str(row.get("task_id"))
+            if current not in starts:
+                order.append(current)
+                calls[current] = []
+            starts[current] = starts.get(current, 0) + 1
+        elif kind == "task_finished":
+            if str(row.get("task_id")) != current:
+                raise SourceLineError(f"{path}: line {number}: task_finished for {row.get('task_id')} while "
+                                      f"{current or 'no task'} was started")
+            current = None
+        elif kind == "api_call":
+            if current is None:
+                raise SourceLineError(f"{path}: line {number}: an api_call outside any task")
+            model = str(row.get("model_name") or "")
+            if known is not None and model not in known:
+                raise SourceLineError(f"{path}: line {number}: unknown model {model!r} (the set's import_from.model_names "
+                                      f"knows: {', '.join(sorted(known)) or 'none'})")
+            output = row.get("output_messages")
+            calls[current].append(AgentCall(
+                model=model,
+                prompt_tokens=_number(row.get("prompt_tokens"), int, path, number, "prompt_tokens"),
+                completion_tokens=_number(row.get("completion_tokens"), int, path, number, "completion_tokens"),
+                latency_s=_number(row.get("inference_time", 0), float, path, number, "inference_time"),
+                time=str(row.get("time") or ""),
+                temperature=_number(row.get("temperature"), float, path, number, "temperature", optional=True),
+                output=output if isinstance(output, str) or output is None else json.dumps(output)))
+    return calls, order, starts
+
+
+def read_run(folder: Path, strategy: str, group: str, known: dict[str, str] | None = None) -> AgentRun:
+    """One run folder, checked (``AgentRun.problem`` says why it is unusable)."""
+    run = AgentRun(strategy, group, folder.name, folder)
+    jsonl, log = _one(folder, ".jsonl"), _one(folder, ".log")
+    if jsonl is None:
+        run.problem = f"{folder}: no *.jsonl of problems"
+        return run
+    try:
+        rows, numbers = read_jsonl(jsonl)
+        run.problems = [{k: r.get(k) for k in ("task_id", "prompt", "entry_point", "test", "given_tests")} for r in rows]
+        if log is None:
+            raise SourceLineError(f"{folder}: no call log (*.log or *.log.gz): its costs are unknown")
+        calls, order, starts = read_log(log, known)
+        ids = [r["task_id"] for r in rows]
+        if order != ids:
+            k = next((i for i, (a, b) in enumerate(zip(order, ids)) if a != b), min(len(order), len(ids)))
+            raise SourceLineError(
+                f"{log}: its tasks do not match {jsonl.name} ({len(order)} against {len(ids)} tasks; first difference "
+                f"at task {k + 1}: log {order[k] if k < len(order) else 'none'}, jsonl line "
+                f"{numbers[k] if k < len(numbers) else '-'} {ids[k] if k < len(ids) else 'none'})")
+        for r in rows:
+            tid = r["task_id"]
+            run.tasks.append(AgentTask(tid, str(r["solution"]), str(r["is_solved"]).lower() == "true",
+                                       tuple(calls[tid]), starts[tid]))
+        restarted = [t.task_id for t in run.tasks if t.starts > 1]
+        if restarted:
+            run.notes.append(f"{len(restarted)} task(s) started more than once ({', '.join(restarted)}): the calls of "
+                             "every start are counted, as they were billed")
+        silent = [t.task_id for t in run.tasks if not t.calls]
+        if silent:
+            run.notes.append(f"{len(silent)} task(s) without a call ({', '.join(silent[:5])})")
+    except SourceLineError as exc:
+        run.problem, run.tasks = str(exc), []
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        run.problem, run.tasks = f"{folder}: unreadable ({type(exc).__name__}: {exc})", []
+    return run
+
+
+def run_folders(path: Path) -> Iterator[tuple[str, str, Path]]:
+    """(strategy, group, folder) of every run under ``path``: the whole ``agent_evals`` folder, one strategy's
+    folder, one group's, or one run's. A run folder is one that holds a ``*.jsonl`` or ``*.jsonl.gz``."""
+    path = Path(path)
+    folders = sorted({p.parent for p in path.rglob("*") if p.is_file() and re.search(r"\.jsonl(\.gz)?$", p.name)})
+    for folder in folders:
+        parts = folder.resolve().parts
+        if "humaneval" in parts:
+            i = len(parts) - 1 - parts[::-1].index("humaneval")
+            strategy = parts[i - 1] if i >= 1 else "?"
+            group = parts[i + 1] if i + 1 < len(parts) - 1 else folder.parent.name
+        else:
+            strategy, group = folder.parent.parent.name, folder.parent.name
+        yield strategy, group, folder
+
+
+def read_runs(path: Path, known: dict[str, str] | None = None, groups: set[str] | None = None) -> list[AgentRun]:
+    """Every run under ``path`` (``run_folders``), read and checked; only ``groups`` ("strategy/group") when given."""
+    return [read_run(folder, strategy, group, known) for strategy, group, folder in run_folders(path)
+            if groups is None or f"{strategy}/{group}" in groups]

@@ -1,0 +1,69 @@
+"""HumanEval (Chen et al., 2021; MIT): complete a Python function; graded by running its hidden tests.
+
+Problems are read from a file in the layout of the "AI Agents That Matter" runs (``collect.imports.agent_evals``:
+one JSON line per problem with ``task_id``, ``prompt``, ``entry_point``, ``test``, ``given_tests``; plain or gzip),
+by default the first ``simple`` run of GPT-4 (0613) under the data directory; task option ``file`` names another
+(relative to the data directory, or absolute). The question is the source's own user prompt: the function's
+signature and docstring after one of its public tests. Metric ``code``: the answer is the code of the response
+(``grade.answers``), run with the hidden tests in the sandbox (``grade.sandbox``), never in this process.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+from helpers.core.errors import CostOfPassError
+from helpers.core.tasks.base import Problem, TaskSpec, missing_data, register
+
+NAME = "humaneval"
+DEFAULT_FILE = "agent_evals/simple/humaneval/gpt-4-0613/run1/probs._simple_10_gpt-4-0613_pass_at_1_seed_.jsonl.gz"
+QUESTION = ("Complete the following task in Python. Remember to repeat all imports and function header. "
+            "Here is a unit test:\n{test}\n\n{prompt}")  # the source's user prompt (its system prompt: an expert programmer)
+
+
+def problem_id(task_id: str) -> str:
+    """'HumanEval/12' -> 'humaneval-12'."""
+    return "humaneval-" + str(task_id).rsplit("/", 1)[-1]
+
+
+def first_test(given_tests: Any) -> str:
+    """The first public test of a row (a list, or the string of one as the source writes it)."""
+    tests = given_tests
+    if isinstance(tests, str):
+        try:
+            tests = ast.literal_eval(tests)
+        except (ValueError, SyntaxError):
+            tests = [tests]
+    return str(tests[0]) if tests else ""
+
+
+def load(data_dir: Path, options: dict[str, Any]) -> list[Problem]:
+    from helpers.collect.imports.agent_evals import SourceLineError, read_jsonl
+
+    path = Path(options.get("file", DEFAULT_FILE))
+    path = path if path.is_absolute() else data_dir / path
+    if not path.is_file():
+        raise missing_data(NAME, path)
+    try:
+        rows, _ = read_jsonl(path)
+    except SourceLineError as exc:
+        raise CostOfPassError(str(exc)) from None
+    return [Problem(NAME, problem_id(r["task_id"]), QUESTION.format(test=first_test(r.get("given_tests")), prompt=r["prompt"]),
+                    str(r["entry_point"]), metadata={"test": r["test"], "entry_point": r["entry_point"],
+                                                     "task_id": r["task_id"]})
+            for r in rows]
+
+
+register(
+    TaskSpec(
+        name=NAME,
+        label="HumanEval",
+        category="code",
+        metric="code",
+        load=load,
+        source="openai/human-eval (MIT), as recorded in benediktstroebl/agent-evals LLMDebugger/output_data (MIT)",
+        files=(DEFAULT_FILE,),
+    )
+)

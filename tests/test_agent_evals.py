@@ -1,0 +1,154 @@
+"""Reading the "AI Agents That Matter" HumanEval runs: calls attributed by the log's task events, every bad input
+one line naming the file and line, the run then unusable; and a hand count of tokens on the real runs."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers.collect.imports import agent_evals as ae
+
+KNOWN = {"gpt-x": "gpt-x", "azure_gpt-x": "gpt-x", "small": "small"}
+
+
+def _problem(i: int, solved: bool = True) -> dict:
+    return {"task_id": f"HumanEval/{i}", "prompt": f"def f{i}(x):\n", "entry_point": f"f{i}",
+            "test": f"def check(c):\n    assert c(1) == {i + 1}\n", "given_tests": [f"assert f{i}(1) == {i + 1}"],
+            "solution": f"def f{i}(x):\n    return x + {i}\n", "is_solved": str(solved)}
+
+
+def _call(model: str, p: int | str, c: int | str, t: str = "2024-04-27 11:30:50,829") -> dict:
+    return {"type": "api_call", "model_name": model, "prompt_tokens": p, "completion_tokens": c,
+            "inference_time": "1.5", "time": t, "temperature": "0.0", "output_messages": "```python\npass\n```"}
+
+
+def write_run(folder: Path, problems: list[dict], events: list[dict] | None, gz: bool = True) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    opener = (lambda p: gzip.open(p, "wt", encoding="utf-8")) if gz else (lambda p: open(p, "w", encoding="utf-8"))
+    with opener(folder / ("probs.jsonl" + (".gz" if gz else ""))) as fh:
+        fh.writelines(json.dumps(p) + "\n" for p in problems)
+    if events is not None:
+        with opener(folder / ("probs.log" + (".gz" if gz else ""))) as fh:
+            fh.writelines(json.dumps(e) + "\n" for e in events)
+    return folder
+
+
+def events_for(problems: list[dict], calls: dict[str, list[dict]]) -> list[dict]:
+    out = [{"type": "run_started", "run_parameters": {"strategy": "simple"}}]
+    for p in problems:
+        out.append({"type": "task_started", "task_id": p["task_id"]})
+        out.extend(calls.get(p["task_id"], []))
+        out.append({"type": "task_finished", "task_id": p["task_id"]})
+    return out
+
+
+def test_calls_are_attributed_to_their_tasks(tmp_path):
+    problems = [_problem(0), _problem(1, solved=False)]
+    calls = {"HumanEval/0": [_call("gpt-x", 100, 20)],
+             "HumanEval/1": [_call("small", "50", "10"), _call("azure_gpt-x", 70, 30)]}  # numbers as strings too
+    folder = write_run(tmp_path / "simple_boosting/humaneval/cascade/run2", problems, events_for(problems, calls), gz=False)
+    run = ae.read_run(folder, "simple_boosting", "cascade", KNOWN)
+    assert run.usable and run.index == 1 and [t.task_id for t in run.tasks] == ["HumanEval/0", "HumanEval/1"]
+    assert [(c.model, c.prompt_tokens, c.completion_tokens) for c in run.tasks[1].calls] == [("small", 50, 10), ("azure_gpt-x", 70, 30)]
+    assert run.tasks[0].is_solved and not run.tasks[1].is_solved and run.tasks[1].calls[0].latency_s == 1.5
+    assert [(r.strategy, r.group, r.run) for r in ae.read_runs(tmp_path, KNOWN)] == [("simple_boosting", "cascade", "run2")]
+
+
+def test_a_restarted_task_keeps_the_calls_of_both_starts(tmp_path):
+    problems = [_problem(0), _problem(1)]
+    events = events_for(problems, {"HumanEval/0": [_call("gpt-x", 1, 1)], "HumanEval/1": [_call("gpt-x", 2, 2)]})
+    events[2:2] = [{"type": "task_started", "task_id": "HumanEval/0"}, _call("gpt-x", 5, 5)]  # started, then again
+    run = ae.read_run(write_run(tmp_path / "r/run1", problems, events), "simple", "g", KNOWN)
+    assert run.usable and run.tasks[0].starts == 2 and sum(c.prompt_tokens for c in run.tasks[0].calls) == 6
+    assert "started more than once (HumanEval/0)" in run.notes[0]
+
+
+def _problem_of(tmp_path, problems, events, known=KNOWN) -> str:
+    run = ae.read_run(write_run(tmp_path / "s/humaneval/g/run1", problems, events), "s", "g", known)
+    assert not run.usable and not run.tasks and "\n" not in run.problem
+    return run.problem
+
+
+def test_a_run_without_a_log_is_unusable(tmp_path):
+    assert "no call log" in _problem_of(tmp_path, [_problem(0)], None)
+
+
+def test_a_log_that_does_not_match_its_jsonl(tmp_path):
+    problems = [_problem(0), _problem(1)]
+    events = events_for(list(reversed(problems)), {})
+    message = _problem_of(tmp_path, problems, events)
+    assert "do not match probs.jsonl.gz" in message and "first difference at task 1" in message
+    missing = _problem_of(tmp_path / "b", problems, events_for(problems[:1], {}))
+    assert "1 against 2 tasks" in missing
+
+
+@pytest.mark.parametrize("field, value", [("prompt_tokens", "abc"), ("completion_tokens", "1.5"), ("prompt_tokens", -3),
+                                          ("inference_time", "soon")])
+def test_numbers_that_do_not_parse(tmp_path, field, value):
+    problems = [_problem(0)]
+    call = _call("gpt-x", 1, 1)
+    call[field] = value
+    message = _problem_of(tmp_path, problems, events_for(problems, {"HumanEval/0": [call]}))
+    assert message.endswith(f"line 3: field {field!r} is not a {'count' if field.endswith('tokens') and value != 'abc' else 'number'} ({value!r})")
+    assert "probs.log.gz" in message
+
+
+def test_duplicate_task_ids(tmp_path):
+    problems = [_problem(0), _problem(0)]
+    message = _problem_of(tmp_path, problems, events_for(problems, {}))
+    assert "probs.jsonl.gz: line 2: task HumanEval/0 again (first at line 1)" in message
+
+
+def test_an_unknown_model(tmp_path):
+    problems = [_problem(0)]
+    message = _problem_of(tmp_path, problems, events_for(problems, {"HumanEval/0": [_call("mystery-model", 1, 1)]}))
+    assert "line 3: unknown model 'mystery-model'" in message and "knows: azure_gpt-x, gpt-x, small" in message
+
+
+def test_malformed_lines(tmp_path):
+    problems = [_problem(0)]
+    folder = write_run(tmp_path / "s/humaneval/g/run1", problems, events_for(problems, {}))
+    with gzip.open(folder / "probs.log.gz", "at") as fh:
+        fh.write("{not json\n")
+    run = ae.read_run(folder, "s", "g", KNOWN)
+    assert "probs.log.gz: line 4: not JSON" in run.problem
+    bad = dict(_problem(1), is_solved="maybe")
+    assert "line 1: is_solved is 'maybe'" in _problem_of(tmp_path / "b", [bad], events_for([bad], {}))
+    stray = [{"type": "api_call", **_call("gpt-x", 1, 1)}, *events_for(problems, {})]
+    assert "line 1: an api_call outside any task" in _problem_of(tmp_path / "c", problems, stray)
+    no_field = {k: v for k, v in _problem(0).items() if k != "test"}
+    assert "line 1: no field(s) test" in _problem_of(tmp_path / "d", [no_field], events_for([no_field], {}))
+
+
+def _hand_count(log: Path, task_id: str) -> tuple[int, int, int]:
+    """Calls, prompt and completion tokens of one task, counted straight from the log's lines."""
+    lines = [json.loads(line) for line in gzip.open(log, "rt")]
+    n = p = c = 0
+    inside = False
+    for row in lines:
+        if row.get("type") == "task_started":
+            inside = row["task_id"] == task_id
+        elif row.get("type") == "api_call" and inside:
+            n, p, c = n + 1, p + int(row["prompt_tokens"]), c + int(row["completion_tokens"])
+    return n, p, c
+
+
+@pytest.mark.parametrize("group, run_name, task_id", [
+    ("simple/humaneval/gpt-4-0613", "run1", "HumanEval/0"),
+    ("simple_repeat/humaneval/gpt-3.5-turbo-0613-5repeats-no-temp-incr", "run2", "HumanEval/32"),
+    ("simple_boosting/humaneval/l3_8b-gpt35-l3_70b-gpt4-0409", "run3", "HumanEval/145"),
+])
+def test_tokens_equal_a_hand_count_from_the_real_logs(shared_data, group, run_name, task_id):
+    folder = shared_data / "agent_evals" / group / run_name
+    if not folder.is_dir():
+        pytest.skip("agent_evals not in the data directory")
+    strategy, _, name = group.split("/")
+    run = ae.read_run(folder, strategy, name)
+    assert run.usable and len(run.tasks) == 164
+    task = next(t for t in run.tasks if t.task_id == task_id)
+    log = next(folder.glob("*.log.gz"))
+    assert (len(task.calls), sum(c.prompt_tokens for c in task.calls), sum(c.completion_tokens for c in task.calls)) \
+        == _hand_count(log, task_id)
