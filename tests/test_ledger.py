@@ -28,7 +28,8 @@ def test_a_price_is_the_latest_in_effect_and_a_missing_one_names_the_dates_that_
     assert str(err.value) == (
         "no price for model 'mixtral-8x7b' as of 2023-01-01: its prices in the ledger take effect 2025-06-02 "
         "(feval_ttc_2025-06-02), 2026-11-23 (litellm_1.106.2); no price for model 'gpt-4-1106-preview' as of "
-        "2023-01-01: its prices in the ledger take effect 2023-11-06 (openai_launch_2023-11-06), 2026-11-23 (litellm_1.106.2)")
+        "2023-01-01: its prices in the ledger take effect 2023-11-06 (openai_launch_2023-11-06), 2024-04-29 "
+        "(agent_evals_2024-04), 2026-11-23 (litellm_1.106.2)")
     assert price_on("mixtral-8x7b", D("2023-01-01"), first_if_later=True).date == D("2025-06-02")
 
 

@@ -69,6 +69,10 @@ class CallRecord:
     source: str | None = None  # where the response comes from: publication, file, commit, licence
     source_correct: bool | None = None  # the source's own correctness label, kept beside our grade
     token_counts: str = "provider"  # "provider" (the API's usage), or how an importer counted or estimated them
+    # an imported agent attempt (``core.methods.agent``): every call it made, in order — model (registry name, whose
+    # price bills it), source_model, prompt_tokens, completion_tokens, latency_s, time, temperature; tokens above
+    # are their sums
+    agent_calls: list[dict[str, Any]] | None = None
 
     @property
     def key(self) -> tuple:
@@ -211,6 +215,7 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     for col in ("run", "call", "prompt_tokens", "completion_tokens", "reasoning_tokens", "tries"):
         df[col] = df[col].fillna(0).astype("int64")
     df["sampling"] = [s if isinstance(s, str) else json.dumps(s or {}, sort_keys=True) for s in df["sampling"]]
+    df["agent_calls"] = [a if isinstance(a, str) else json.dumps(a) if a else "" for a in df["agent_calls"]]
     return df
 
 

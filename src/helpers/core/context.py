@@ -53,12 +53,12 @@ def prepare(params: Params) -> Context:
         from helpers.core.ledger import prices_as_of
 
         try:
-            snapshot = prices_as_of(params.models, params.prices.as_of)
+            snapshot = prices_as_of(params.priced_models, params.prices.as_of)
         except CostOfPassError as err:
             raise CostOfPassError(f"{params.source}: field 'prices.as_of': {err}") from None
     else:
         snapshot = load_snapshot(params.price_path, source=f"{params.source}: field 'price_snapshot'")
-    snapshot.require(params.models)
+    snapshot.require(params.priced_models)
     problems, caveats = {}, []
     for t in params.tasks:
         options = params.task_options.get(t, {})
@@ -83,6 +83,10 @@ def check_imported(params: Params, models: list[ModelSpec]) -> None:
     from helpers.core.methods import collected_methods
 
     imported = [m.name for m in models if m.imported]
+    by_others = [m.name for m in collected_methods(params.methods) if m.recorded_by_others]
+    if by_others and (params.import_from is None or params.import_from.format != "agent_evals"):
+        raise CostOfPassError(f"{params.source}: field 'methods': {', '.join(by_others)} are agent strategies this "
+                              "project does not run; their records are imported (import_from format agent_evals)")
     if params.import_from is None:
         if imported:
             raise CostOfPassError(f"{params.source}: model(s) {', '.join(imported)} are imported (registry field "
@@ -92,7 +96,7 @@ def check_imported(params: Params, models: list[ModelSpec]) -> None:
     if called:
         raise CostOfPassError(f"{params.source}: field 'import_from': model(s) {', '.join(called)} have no 'imported' "
                               "entry in the registry (an imported set calls no model)")
-    calling = [m.name for m in collected_methods(params.methods) if m.name != "vanilla"]
+    calling = [m.name for m in collected_methods(params.methods) if m.name != "vanilla" and not m.recorded_by_others]
     if calling:
         raise CostOfPassError(f"{params.source}: field 'methods': {', '.join(calling)} make(s) calls of their own; "
                               "imported records are vanilla runs (majority vote and best-of-N are estimated from them)")

@@ -48,6 +48,7 @@ def execute_notebook(src: Path, dst: Path, params_path: Path, log_output: bool =
     Like ``papermill -f params/<set>.yaml``: the set's keys are the notebook's parameters (plus
     ``params_file``, where they came from, and ``extra``). The kernel is ``cost-of-pass`` from this environment.
     """
+    import json
     import logging
 
     import papermill as pm
@@ -56,6 +57,7 @@ def execute_notebook(src: Path, dst: Path, params_path: Path, log_output: bool =
     logging.getLogger("papermill").setLevel(logging.ERROR)  # the set's keys are all passed, by design
     os.environ.setdefault("JUPYTER_PATH", str(Path(sys.prefix) / "share" / "jupyter"))
     parameters = {**yaml.safe_load(params_path.read_text()), "params_file": str(params_path), **(extra or {})}
+    parameters = json.loads(json.dumps(parameters, default=str))  # YAML dates (prices.as_of) as ISO text: papermill writes JSON
     dst.parent.mkdir(parents=True, exist_ok=True)
     try:
         pm.execute_notebook(str(src), str(dst), parameters=parameters, cwd=str(repo_root()), kernel_name=KERNEL,

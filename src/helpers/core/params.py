@@ -76,17 +76,30 @@ class PriceChange(BaseModel):
         return self
 
 
+class AgentGroup(BaseModel):
+    """What one folder of recorded agent runs is: the registry model and the method (``core.methods``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    model: str = Field(min_length=1)
+    method: str = Field("vanilla", min_length=1)
+
+
 class ImportSource(BaseModel):
     """Where a set's records come from when others recorded them (``helpers.collect.imports``): its models are
     imported (registry field ``imported``), never called. ``path`` is relative to the data directory."""
 
     model_config = ConfigDict(extra="forbid")
-    format: Literal["routellm", "feval_ttc", "generic"]
-    path: str = Field(min_length=1, description="the source file (CSV, JSONL or zip), under the data directory or absolute")
+    format: Literal["routellm", "feval_ttc", "generic", "agent_evals"]
+    path: str = Field(min_length=1, description="the source file (CSV, JSONL or zip) or, for agent_evals, folder; "
+                      "under the data directory or absolute")
     task: str | None = Field(None, description="generic: the task of every row, when no column names it")
     columns: dict[str, str] = Field(default_factory=dict, description="generic: field -> column of the file")
     source: str = Field("", description="generic: the publication or URL the file comes from")
     licence: str = Field("", description="generic: the licence of the file")
+    runs: dict[str, AgentGroup] = Field(default_factory=dict, description="agent_evals: '<strategy>/<group>' folder -> "
+                                        "the set's model and method its runs are")
+    model_names: dict[str, str] = Field(default_factory=dict, description="agent_evals: a model name in the logs -> "
+                                        "the registry model whose price its calls are billed at")
 
 
 class Params(BaseModel):
@@ -182,6 +195,12 @@ class Params(BaseModel):
     @property
     def models_path(self) -> Path:
         return resolve(self.models_file)
+
+    @property
+    def priced_models(self) -> list[str]:
+        """The models the set's prices must cover: its own, and those its imported agent calls are billed at."""
+        billed = self.import_from.model_names.values() if self.import_from else []
+        return list(dict.fromkeys([*self.models, *billed]))
 
     @property
     def import_path(self) -> Path | None:

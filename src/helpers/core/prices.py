@@ -95,3 +95,25 @@ def cost_usd(frame, snapshot: PriceSnapshot):
     usd = (frame["prompt_tokens"].to_numpy(dtype=float) * per_in
            + frame["completion_tokens"].to_numpy(dtype=float) * per_out) / 1e6 + fee * calls
     return pd.Series(usd, index=frame.index)
+
+
+def agent_cost_usd(agent_calls, snapshot: PriceSnapshot):
+    """USD of each imported agent attempt (``CallRecord.agent_calls``: a JSON list per row, '' for none): every call
+    at its own model's price, summed. Returns a float Series on the same index (NaN where a row has no calls)."""
+    import json
+
+    import numpy as np
+    import pandas as pd
+
+    rows, models, prompt, completion = [], [], [], []
+    for i, text in zip(agent_calls.index, agent_calls):
+        for call in json.loads(text) if text else []:
+            rows.append(i)
+            models.append(call["model"])
+            prompt.append(call["prompt_tokens"])
+            completion.append(call["completion_tokens"])
+    out = pd.Series(np.nan, index=agent_calls.index, dtype=float)
+    if rows:
+        flat = pd.DataFrame({"model": models, "prompt_tokens": prompt, "completion_tokens": completion})
+        out.loc[:] = cost_usd(flat, snapshot).groupby(np.array(rows)).sum().reindex(agent_calls.index).to_numpy()
+    return out

@@ -13,7 +13,7 @@ from helpers.collect.collection import in_plan, plan_for
 from helpers.collect.records import RecordStore
 from helpers.core.context import Context
 from helpers.core.errors import CostOfPassError
-from helpers.core.prices import cost_usd
+from helpers.core.prices import agent_cost_usd, cost_usd
 from helpers.grade.answers import attempts_from_calls, grade_calls
 from helpers.grade.estimates import estimates_from_attempts
 
@@ -53,7 +53,7 @@ def run_grading(ctx: Context) -> pd.DataFrame:
     graded = grade_calls(calls, ctx.problems, p.extraction, p.fidelity.numeric_answers, progress=True,
                          code_cache=p.graded_path / "sandbox_verdicts.jsonl")
     attempts = attempts_from_calls(graded)
-    attempts = attempts.assign(usd=cost_usd(attempts, ctx.snapshot))
+    attempts = bill_agent_attempts(attempts.assign(usd=cost_usd(attempts, ctx.snapshot)), graded, ctx.snapshot)
     estimates = estimates_from_attempts(attempts, p.methods, p.seed)
     paths = graded_paths(ctx)
     paths["calls"].parent.mkdir(parents=True, exist_ok=True)
@@ -70,6 +70,29 @@ def run_grading(ctx: Context) -> pd.DataFrame:
     write_json(paths["manifest"], manifest)
     attempts.attrs["ignored_records"] = ignored
     return attempts
+
+
+def bill_agent_attempts(attempts: pd.DataFrame, graded: pd.DataFrame, snapshot) -> pd.DataFrame:
+    """Attempts whose one record is an imported agent attempt (``CallRecord.agent_calls``) take the sum of their
+    calls, each at its own model's price (``core.prices.agent_cost_usd``), and ``calls`` the number of API calls."""
+    has_calls = graded["agent_calls"].map(lambda a: isinstance(a, str) and a.startswith("[")) if "agent_calls" in graded \
+        else pd.Series(False, index=graded.index)
+    if not has_calls.any():
+        return attempts
+    import numpy as np
+
+    rows = graded[has_calls]
+    key = ["task", "problem_id", "model", "method", "run"]
+    as_text = {k: str for k in key[:-1]}
+    billed = rows[key].astype(as_text).assign(
+        agent_usd=agent_cost_usd(rows["agent_calls"], snapshot).to_numpy(),
+        agent_n=[len(json.loads(t)) for t in rows["agent_calls"]])
+    merged = attempts[key].astype(as_text).merge(billed, how="left", on=key)
+    has = merged["agent_usd"].notna().to_numpy()
+    out = attempts.copy()
+    out["usd"] = np.where(has, merged["agent_usd"].to_numpy(), out["usd"].to_numpy())
+    out["calls"] = np.where(has, merged["agent_n"].fillna(0).to_numpy(), out["calls"].to_numpy()).astype(np.int64)
+    return out
 
 
 def read_graded(ctx: Context, name: str) -> pd.DataFrame:

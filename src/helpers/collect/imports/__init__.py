@@ -47,7 +47,9 @@ def by_source_name(models: list[ModelSpec]) -> dict[str, ModelSpec]:
 
 
 SOURCES = {"routellm": ("RouteLLM", "RouteLLM's recorded GSM8K responses (Apache-2.0)"),
-           "feval_ttc": ("FEval-TTC", "FEval-TTC's recorded responses (ODbL)")}  # format: (short name, long name)
+           "feval_ttc": ("FEval-TTC", "FEval-TTC's recorded responses (ODbL)"),
+           "agent_evals": ("AI Agents That Matter", "the HumanEval runs of 'AI Agents That Matter' (Kapoor, Stroebl et al., "
+                           "2024; benediktstroebl/agent-evals, MIT)")}  # format: (short name, long name)
 
 
 def source_name(params: Params, long: bool = False) -> str:
@@ -62,7 +64,7 @@ def source_path(params: Params) -> Path:
     spec, path = params.import_from, params.import_path
     if spec is None or path is None:
         raise CostOfPassError(f"{params.source}: no import_from: this set's records are collected, not imported")
-    if not path.is_file():
+    if not (path.is_dir() if spec.format == "agent_evals" else path.is_file()):
         hint = (" (FEval-TTC's api_responses.zip is downloaded by hand from the link in the FEval-TTC repository's "
                 "README; see the README's 'Imported records')" if spec.format == "feval_ttc" else "")
         raise MissingData(f"{params.source}: field 'import_from.path': no file at {path}{hint}")
@@ -72,7 +74,7 @@ def source_path(params: Params) -> Path:
 def counts_in_source(params: Params) -> bool:
     """Whether the source gives every response's token counts (FEval-TTC's estimates, or a generic file's columns)."""
     spec = params.import_from
-    return spec is not None and (spec.format == "feval_ttc" or (
+    return spec is not None and (spec.format in ("feval_ttc", "agent_evals") or (
         spec.format == "generic" and {"prompt_tokens", "completion_tokens"} <= set(spec.columns)))
 
 
@@ -106,6 +108,8 @@ def provenance(params: Params, models: list[ModelSpec]) -> str:
     source = source_name(params, long=True)
     if spec.format == "feval_ttc":
         tokens = "FEval-TTC's own approximation, round(1.365 × words)"
+    elif spec.format == "agent_evals":
+        tokens = "the providers' usage as the agents' logs recorded it, every call of an attempt billed at its own model's price"
     elif counts_in_source(params):
         tokens = "the source's"
     else:
@@ -120,42 +124,44 @@ def provenance(params: Params, models: list[ModelSpec]) -> str:
 
 def read_source(params: Params, models: list[ModelSpec]):
     """The source's responses (``Imported``), in file order; raises one line on a malformed row or file."""
-    from helpers.collect.imports import feval_ttc, generic, routellm
+    from helpers.collect.imports import agent_evals, feval_ttc, generic, routellm
 
     path = source_path(params)
-    reader = {"routellm": routellm.read, "feval_ttc": feval_ttc.read, "generic": generic.read}[params.import_from.format]
+    reader = {"routellm": routellm.read, "feval_ttc": feval_ttc.read, "generic": generic.read,
+              "agent_evals": agent_evals.read}[params.import_from.format]
     return reader(params, path, by_source_name(models))
 
 
 def import_records(params: Params, attempts: list, store: RecordStore) -> ImportResult:
     """Append the source's responses for the set's planned attempts (``collection.Attempt``) of imported models
-    (their vanilla runs; others are ignored); idempotent."""
-    attempts = [a for a in attempts if a.model.imported and a.method.name == "vanilla"]
+    (their vanilla runs, and the attempts of agent strategies recorded by others; others are ignored); idempotent."""
+    attempts = [a for a in attempts if a.model.imported and (a.method.name == "vanilla" or a.method.recorded_by_others)]
     imported = list({a.model.name: a.model for a in attempts}.values())
-    planned = {(a.problem.task, a.problem.problem_id, a.model.name, a.run): a for a in attempts}
+    planned = {(a.problem.task, a.problem.problem_id, a.model.name, a.method.name, a.run): a for a in attempts}
     done = set(key_strings(store.done())) if store.shards() else set()
     # the whole file is read and checked before anything is written; only the sample's responses are kept
     result, rows, first = ImportResult(), [], {}
     for r in read_source(params, imported):
         result.read += 1
-        k = (r.task, r.problem_id, r.model, r.run)
+        k = (r.task, r.problem_id, r.model, r.method, r.run)
         if k not in planned:
             result.outside += 1
             continue
         if k in first:
-            raise source_error(params.import_path, r.row, f"a second response of {r.model} to {r.problem_id} run {r.run} "
-                               f"(the first is row {first[k]})")
+            raise source_error(params.import_path, r.row, f"a second response of {r.model} ({r.method}) to {r.problem_id} "
+                               f"run {r.run} (the first is row {first[k]})")
         first[k] = r.row
         rows.append(r)
     for r in rows:
-        a = planned[(r.task, r.problem_id, r.model, r.run)]
+        a = planned[(r.task, r.problem_id, r.model, r.method, r.run)]
         record = CallRecord(
-            task=r.task, problem_id=r.problem_id, model=r.model, method="vanilla", run=r.run, call=0,
+            task=r.task, problem_id=r.problem_id, model=r.model, method=r.method, run=r.run, call=0,
             litellm_model=a.model.litellm_id, prompt_hash="", fingerprint=a.fingerprints[0],
             status="error" if r.failure else "ok", response=r.response, finish_reason=r.finish_reason,
             prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens, tries=1, error=r.failure,
             unusable=bool(r.failure), sampling=r.sampling, source=r.source, source_correct=r.source_correct,
-            token_counts=r.token_counts, created_at="")
+            token_counts=r.token_counts, created_at="", agent_calls=list(r.agent_calls) or None,
+            latency_s=sum(c["latency_s"] for c in r.agent_calls))
         if "\x1f".join(map(str, record.key)) in done:
             result.present += 1
             continue

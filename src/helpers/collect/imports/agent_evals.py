@@ -17,12 +17,18 @@ and line in ``AgentRun.problem``; the run is then unusable (reported, never sile
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from helpers.collect.imports.common import Imported
+
+from helpers.core.tasks.humaneval import SourceLineError, json_object, lines, read_jsonl
 
 SOURCE = ('"AI Agents That Matter" (Kapoor, Stroebl et al., 2024): HumanEval runs, benediktstroebl/agent-evals '
           "LLMDebugger/output_data (commit 5ce7c0c5), MIT")
@@ -78,28 +84,6 @@ class AgentRun:
         return self.problem is None
 
 
-class SourceLineError(ValueError):
-    """A malformed line: the message already names the file and line."""
-
-
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
-            if line.strip():
-                yield number, line
-
-
-def _json(path: Path, number: int, line: str) -> dict:
-    try:
-        row = json.loads(line)
-    except ValueError as exc:
-        raise SourceLineError(f"{path}: line {number}: not JSON ({exc.msg})") from None
-    if not isinstance(row, dict):
-        raise SourceLineError(f"{path}: line {number}: expected a JSON object")
-    return row
-
-
 def _number(value: Any, kind: type, path: Path, number: int, name: str, optional: bool = False):
     """``value`` (a number or its string) as ``kind``; None where ``optional`` and absent or 'None'."""
     if optional and (value is None or value == "None" or value == ""):
@@ -118,24 +102,6 @@ def _one(folder: Path, suffix: str) -> Path | None:
     return found[0] if found else None
 
 
-def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
-    """The problems of a run's jsonl and each one's line number; raises ``SourceLineError`` on a bad row."""
-    rows, numbers, seen = [], [], {}
-    for number, line in _lines(path):
-        row = _json(path, number, line)
-        missing = [k for k in ("task_id", "prompt", "entry_point", "test", "solution", "is_solved") if k not in row]
-        if missing:
-            raise SourceLineError(f"{path}: line {number}: no field(s) {', '.join(missing)}")
-        if row["task_id"] in seen:
-            raise SourceLineError(f"{path}: line {number}: task {row['task_id']} again (first at line {seen[row['task_id']]})")
-        if str(row["is_solved"]) not in ("True", "False", "true", "false"):
-            raise SourceLineError(f"{path}: line {number}: is_solved is {row['is_solved']!r}, not True or False")
-        seen[row["task_id"]] = number
-        rows.append(row)
-        numbers.append(number)
-    return rows, numbers
-
-
 def read_log(path: Path, known: dict[str, str] | None = None) -> tuple[dict[str, list[AgentCall]], list[str], dict[str, int]]:
     """Calls per task id, the task ids in the order the log first started them, and starts per task; a call's model
     must be a key of ``known`` when given. Raises ``SourceLineError`` naming the file and line."""
@@ -143,8 +109,8 @@ def read_log(path: Path, known: dict[str, str] | None = None) -> tuple[dict[str,
     order: list[str] = []
     starts: dict[str, int] = {}
     current: str | None = None
-    for number, line in _lines(path):
-        row = _json(path, number, line)
+    for number, line in lines(path):
+        row = json_object(path, number, line)
         kind = row.get("type")
         if kind == "task_started":
             current = str(row.get("task_id"))
@@ -234,3 +200,55 @@ def read_runs(path: Path, known: dict[str, str] | None = None, groups: set[str] 
     """Every run under ``path`` (``run_folders``), read and checked; only ``groups`` ("strategy/group") when given."""
     return [read_run(folder, strategy, group, known) for strategy, group, folder in run_folders(path)
             if groups is None or f"{strategy}/{group}" in groups]
+
+
+TOKENS = "the provider's usage, as the agent's log recorded it (every call of the attempt summed)"
+
+
+def read(params, path: Path, models) -> Iterator["Imported"]:
+    """The set's recorded agent attempts (``collect.imports.Imported``), one per (group, problem, run) of the runs
+    ``import_from.runs`` names; unusable runs are skipped here and listed by ``runs_table``. ``models`` (the set's
+    imported models by source name) is not needed: each group names its registry model."""
+    from helpers.collect.imports.common import Imported, source_error
+    from helpers.core.tasks.humaneval import NAME, problem_id
+
+    spec = params.import_from
+    if NAME not in params.tasks:
+        raise source_error(path, "-", f"the agent runs answer HumanEval: add '{NAME}' to the set's tasks")
+    for key, group in spec.runs.items():
+        if group.model not in params.models:
+            raise source_error(path, "-", f"import_from.runs[{key!r}]: model {group.model!r} is not one of the set's models")
+        if group.method not in params.methods:
+            raise source_error(path, "-", f"import_from.runs[{key!r}]: method {group.method!r} is not one of the set's methods")
+    for run in read_runs(path, spec.model_names, set(spec.runs)):
+        if not run.usable or run.index is None:
+            continue
+        group = spec.runs[f"{run.strategy}/{run.group}"]
+        for task in run.tasks:
+            calls = tuple({"model": spec.model_names[c.model], "source_model": c.model, "prompt_tokens": c.prompt_tokens,
+                           "completion_tokens": c.completion_tokens, "latency_s": c.latency_s, "time": c.time,
+                           "temperature": c.temperature} for c in task.calls)
+            temperatures = sorted({c.temperature for c in task.calls if c.temperature is not None})
+            yield Imported(NAME, problem_id(task.task_id), group.model, run.index, task.solution,
+                           sum(c["prompt_tokens"] for c in calls), sum(c["completion_tokens"] for c in calls), TOKENS,
+                           SOURCE, task.is_solved, method=group.method, agent_calls=calls,
+                           sampling={"temperature": temperatures} if temperatures else {},
+                           row=f"{run.folder.name}/{task.task_id}")
+
+
+def runs_table(params) -> "pd.DataFrame":
+    """Every run of the groups the set names (``import_from.runs``): strategy, group, the set's model and method, run,
+    tasks, calls, the source's pass rate (%), and whether it is usable (else why not, one line)."""
+    import pandas as pd
+
+    spec = params.import_from
+    rows = []
+    for run in read_runs(params.import_path, spec.model_names, set(spec.runs)):
+        group = spec.runs[f"{run.strategy}/{run.group}"]
+        usable = run.usable and run.index is not None
+        rows.append({"strategy": run.strategy, "group": run.group, "model": group.model, "method": group.method,
+                     "run": run.run, "tasks": len(run.tasks), "calls": sum(len(t.calls) for t in run.tasks),
+                     "source_pass_pct": 100 * sum(t.is_solved for t in run.tasks) / len(run.tasks) if run.tasks else None,
+                     "usable": usable,
+                     "note": run.problem or ("not named run<k>" if run.index is None else "; ".join(run.notes))})
+    return pd.DataFrame(rows)

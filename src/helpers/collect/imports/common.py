@@ -32,6 +32,8 @@ class Imported:
     failure: str | None = None  # the source recorded a failed generation: imported as a failed call
     sampling: dict[str, Any] = field(default_factory=dict)
     row: int | str = 0  # the source's row (or file and index), for error messages
+    method: str = "vanilla"  # an agent strategy's (``core.methods.agent``), for recorded agent runs
+    agent_calls: tuple[dict[str, Any], ...] = ()  # an agent attempt's calls (``CallRecord.agent_calls``)
 
 
 def source_error(path: Path, row: int | str, message: str) -> CostOfPassError:

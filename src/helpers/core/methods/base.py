@@ -48,7 +48,9 @@ class Method:
     ``collected_calls``: calls made per attempt by collection (0: estimated from vanilla runs);
     ``billed_calls``: generations an attempt pays for; ``templates``: the prompt template of each
     call (part of the records' fingerprints); ``estimator``: for methods made of vanilla runs, with
-    ``rate_from_runs``, the same success rate on arrays of runs (bootstrap replicates).
+    ``rate_from_runs``, the same success rate on arrays of runs (bootstrap replicates). ``recorded_by_others``:
+    a method this project cannot run itself (an agent's loop, ``agent``): its attempts are imported, one record
+    each with every call the agent made (``CallRecord.agent_calls``), and a set that would collect it is refused.
     """
 
     name: str
@@ -57,6 +59,7 @@ class Method:
     templates: tuple[str, ...] = (PAPER_PROMPT,)
     estimator: Estimator | None = field(default=None, compare=False)
     rate_from_runs: RateFromRuns | None = field(default=None, compare=False)
+    recorded_by_others: str = ""  # what the method is, where only imported records have it
 
     @property
     def is_collected(self) -> bool:

@@ -11,8 +11,10 @@ signature and docstring after one of its public tests. Metric ``code``: the answ
 from __future__ import annotations
 
 import ast
+import gzip
+import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from helpers.core.errors import CostOfPassError
 from helpers.core.tasks.base import Problem, TaskSpec, missing_data, register
@@ -21,6 +23,46 @@ NAME = "humaneval"
 DEFAULT_FILE = "agent_evals/simple/humaneval/gpt-4-0613/run1/probs._simple_10_gpt-4-0613_pass_at_1_seed_.jsonl.gz"
 QUESTION = ("Complete the following task in Python. Remember to repeat all imports and function header. "
             "Here is a unit test:\n{test}\n\n{prompt}")  # the source's user prompt (its system prompt: an expert programmer)
+
+
+class SourceLineError(ValueError):
+    """A malformed line: the message already names the file and line."""
+
+
+def lines(path: Path) -> Iterator[tuple[int, str]]:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if line.strip():
+                yield number, line
+
+
+def json_object(path: Path, number: int, line: str) -> dict:
+    try:
+        row = json.loads(line)
+    except ValueError as exc:
+        raise SourceLineError(f"{path}: line {number}: not JSON ({exc.msg})") from None
+    if not isinstance(row, dict):
+        raise SourceLineError(f"{path}: line {number}: expected a JSON object")
+    return row
+
+
+def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
+    """The problems of a run's jsonl and each one's line number; raises ``SourceLineError`` on a bad row."""
+    rows, numbers, seen = [], [], {}
+    for number, line in lines(path):
+        row = json_object(path, number, line)
+        missing = [k for k in ("task_id", "prompt", "entry_point", "test", "solution", "is_solved") if k not in row]
+        if missing:
+            raise SourceLineError(f"{path}: line {number}: no field(s) {', '.join(missing)}")
+        if row["task_id"] in seen:
+            raise SourceLineError(f"{path}: line {number}: task {row['task_id']} again (first at line {seen[row['task_id']]})")
+        if str(row["is_solved"]) not in ("True", "False", "true", "false"):
+            raise SourceLineError(f"{path}: line {number}: is_solved is {row['is_solved']!r}, not True or False")
+        seen[row["task_id"]] = number
+        rows.append(row)
+        numbers.append(number)
+    return rows, numbers
 
 
 def problem_id(task_id: str) -> str:
@@ -40,8 +82,6 @@ def first_test(given_tests: Any) -> str:
 
 
 def load(data_dir: Path, options: dict[str, Any]) -> list[Problem]:
-    from helpers.collect.imports.agent_evals import SourceLineError, read_jsonl
-
     path = Path(options.get("file", DEFAULT_FILE))
     path = path if path.is_absolute() else data_dir / path
     if not path.is_file():
