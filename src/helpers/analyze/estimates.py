@@ -61,6 +61,11 @@ class Analysis:
         return self.ctx.params.import_from is not None
 
     @property
+    def agent_runs(self) -> bool:
+        """Whether the set's records are recorded agent runs (``import_from`` format ``agent_evals``)."""
+        return self.imported and self.ctx.params.import_from.format == "agent_evals"
+
+    @property
     def imported_note(self) -> str:
         """Where an imported set's responses come from and how their tokens were counted ("" otherwise)."""
         from helpers.collect.imports import provenance

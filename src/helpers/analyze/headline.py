@@ -61,6 +61,24 @@ def technique_specs(base: list[str], methods: list[str], available: set[str] | N
     return out
 
 
+def strategy_specs(models: list[str], methods: list[str], available: set[str] | None = None) -> dict[str, Spec]:
+    """Table 2's analogue for agent strategies, per strategy beside its own model (``core.methods.agent``: methods
+    recorded by others, run on some models only): ``strategy:<m>+<x>`` = V({m+x}) (USD: the strategy and the
+    expert) and ``strategy gain:<m>+<x>`` = G({m+x}, {m}) / V({m}) (0-1: its gain over the model's single attempt)."""
+    from helpers.core.methods import get_method
+
+    out: dict[str, Spec] = {}
+    for method in methods:
+        if method == "vanilla" or not get_method(method).recorded_by_others:
+            continue
+        for m in models:
+            s = strategy_name(m, method)
+            if available is None or s in available:
+                out[f"strategy:{s}"] = Level((s,))
+                out[f"strategy gain:{s}"] = Gain((m,), (s,))
+    return out
+
+
 def headline_specs(models: list[str], families: dict[str, str], methods: list[str],
                    available: set[str] | None = None) -> dict[str, Spec]:
     """``table1:<model>`` (one model and the expert, USD), ``frontier:all models`` (USD) and
@@ -100,9 +118,9 @@ def counterfactual_specs(models: list[str], families: dict[str, str], denominato
 
 def all_specs(models: list[str], families: dict[str, str], methods: list[str], steps: list[list[str]],
               denominator: str = "without_family", available: set[str] | None = None) -> dict[str, Spec]:
-    """Every statistic of Tables 1, 2 and Figures 2-5."""
-    return {**headline_specs(models, families, methods, available), **release_specs(steps),
-            **counterfactual_specs(models, families, denominator)}
+    """Every statistic of Tables 1, 2 (with its per-strategy analogue) and Figures 2-5."""
+    return {**headline_specs(models, families, methods, available), **strategy_specs(models, methods, available),
+            **release_specs(steps), **counterfactual_specs(models, families, denominator)}
 
 
 def evaluate(specs: dict[str, Spec], F: Frontier) -> dict[str, np.ndarray]:

@@ -201,7 +201,8 @@ def share(estimator: str, fit, spread, stats: Statistics, models: list[str], fir
     """Every statistic of ``spread`` (and, for the ``first`` share, of ``fit`` and the routing frontier)."""
     out = Share(estimator, headline.evaluate(stats, spread.frontier))
     if isinstance(fit, Replicates):
-        out.acc_cost = (_accuracy_cost(fit, models) if first else None, _accuracy_cost(spread, models))
+        every = fit.cube.all_strategies  # Tables 5-6 read the models; the cost-accuracy figure every strategy
+        out.acc_cost = (_accuracy_cost(fit, every) if first else None, _accuracy_cost(spread, every))
     if not first:
         return out
     starts = fit.cube.task_starts
@@ -312,7 +313,7 @@ def compute_statistics(cube: RunCube, expert: np.ndarray, stats: Statistics, mod
                      if steps else np.zeros((1, 0, len(cube.tasks))))
     plug = [sh for sh in shares if sh.estimator == "plug-in"]
     accuracy_cost = _accuracy_cost_rows(plug[0].acc_cost[0], np.concatenate([sh.acc_cost[1] for sh in plug], axis=1),
-                                        models, cube.tasks, level)
+                                        cube.all_strategies, cube.tasks, level)
     expert_usd = np.add.reduceat(expert, cube.task_starts) / np.diff([*cube.task_starts, len(expert)])
     checks = next(sh.checks for sh in shares if sh.checks is not None)
     return SetStatistics(pd.concat(frames, ignore_index=True), accuracy_cost, curves, replicates, draws, level,

@@ -39,6 +39,7 @@ class Artifact:
     numeric: tuple[str, ...] = field(default=())  # a table's value columns (default: the set's datasets)
     simulated_only: bool = False  # published only for sets whose models are all simulated (known truth)
     imported_only: bool = False  # published only for sets of imported records (import_from)
+    agent_only: bool = False  # published only for sets of recorded agent runs (import_from format agent_evals)
 
     @property
     def label(self) -> str:
@@ -171,6 +172,19 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "models'), and the model-based gain with its interval ({draws} draws; ✗ where its model is rejected). A technique applied to every model adds as many independently "
                  "estimated strategies, so the plug-in gain is positive even for a technique with no effect (the "
                  "validity section measures by how much).", "06_techniques"),
+        Artifact("table2_strategies", "table", "Table 2's analogue for the agent strategies, each beside its own "
+                 "model: how many runs each problem's cell rests on, the API calls per attempt (mean, most: a retry "
+                 "strategy stops at its first pass of the public tests, so most attempts make one call), its "
+                 "cost-of-pass with the human expert (USD per problem) and its gain over the model's single attempt "
+                 "(%), value [low, high]: the plug-in (the headline, {replicates} bootstrap replicates), the range the "
+                 "records allow and the model-based estimate ({draws} draws; ✗ where its model is rejected). An "
+                 "attempt's cost is the sum of its calls, each at its own model's price (an escalation's cheap first "
+                 "calls and its expensive last ones).", "06_techniques", agent_only=True),
+        Artifact("cost_accuracy", "figure", "Every strategy's mean cost per attempt (USD, log axis) against its "
+                 "accuracy (%), each with its 95% two-level bootstrap interval (plug-in); colour: the model's family, "
+                 "marker: the method; dashed: the Pareto frontier through the strategies no other beats on both "
+                 "axes; star: the human expert, taken as always right (as in \"AI Agents That Matter\", Figure 1). "
+                 "A point's cost is per attempt, not per pass: cost-of-pass divides it by the accuracy.", "06_techniques"),
         Artifact("table2_technique_accuracy", "table", "Accuracy (%) of each technique per model (mean over problems "
                  "of the estimated success rate); each cell gives {methods}, in that order (the CSV has one row per "
                  "model and method).", "06_techniques", fmt="pct"),
@@ -247,6 +261,16 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "agree (%), and how many only the project passes or only the source passes.", "03_frontier",
                  fmt="g3", numeric=("responses", "source_pct", "project_pct", "agree_pct", "project_only", "source_only"),
                  imported_only=True),
+        Artifact("grader_disagreements", "table", "Every response the project's grader and the source judge "
+                 "differently, with the grader's reason: the hidden test that failed, a time-out, an error. The "
+                 "project runs each solution with HumanEval's hidden tests in a sandboxed subprocess (time and memory "
+                 "limits, no network, an empty scratch directory).", "03_frontier", fmt="g3", numeric=("run",),
+                 agent_only=True),
+        Artifact("agent_runs", "table", "The recorded agent runs this set names, one row per run folder: its "
+                 "strategy folder, the model and method it is imported as, its problems and API calls, the source's "
+                 "pass rate (%) and whether it is usable — a run without a call log, a log that does not match its "
+                 "problems, an unknown model or a malformed line is not imported and says why.", "03_frontier",
+                 fmt="g3", numeric=("tasks", "calls"), agent_only=True),
     ),
     "Accuracy and cost per attempt": (
         Artifact("table5_accuracy", "table", "Accuracy R_m(p~D), as the paper's Table 5 (%, vanilla attempts; top three per dataset "

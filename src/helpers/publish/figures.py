@@ -41,20 +41,21 @@ def save_figure(fig, name: str, out_dir: Path) -> tuple[Path, Path]:
     return png, svg
 
 
-def _grid(n: int):
+def _grid(n: int, size: tuple[float, float] = (4.6, 3.4)):
     cols = min(3, n)
     rows = int(np.ceil(n / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.4 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(size[0] * cols, size[1] * rows), squeeze=False)
     for ax in axes.flat[n:]:
         ax.set_visible(False)
     return fig, axes.flat
 
 
-def _finish_panels(fig, first_ax, title: str, simulated: bool):
-    """One legend below a grid of panels (from the first panel's lines), the title, a tight layout."""
+def _finish_panels(fig, first_ax, title: str, simulated: bool, ncol: int | None = None):
+    """One legend below a grid of panels (from the first panel's lines; ``ncol`` columns, default one row), the
+    title, a tight layout."""
     handles, names = first_ax.get_legend_handles_labels() if first_ax is not None else ([], [])
     if handles:
-        fig.legend(handles, names, loc="lower center", ncol=len(names), bbox_to_anchor=(0.5, -0.04), fontsize=8)
+        fig.legend(handles, names, loc="upper center", ncol=ncol or len(names), bbox_to_anchor=(0.5, 0.0), fontsize=8)
     fig.suptitle(titled(title, simulated), y=1.02)
     fig.tight_layout()
     return fig
@@ -278,6 +279,74 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, task_labels: 
         ax.set_xlabel("USD per problem", fontsize=8)
         ax.set_ylabel("accuracy (%)", fontsize=8)
     return _finish_panels(fig, axes[0] if tasks else None, "Cost–accuracy frontier of oracle routing", simulated)
+
+
+def pareto(cost: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
+    """Indices of the points no other point beats on both axes (cheaper or as cheap, and more accurate), by cost."""
+    order = np.lexsort((-accuracy, cost))
+    keep, best = [], -np.inf
+    for i in order:
+        if accuracy[i] > best:
+            keep.append(i)
+            best = accuracy[i]
+    return np.array(keep, dtype=int)
+
+
+MARKERS = {"vanilla": "o", "retry": "s", "warming": "^", "escalation": "D", "self_refine": "P", "majority": "v",
+           "best": "X"}  # a method's marker by the start of its name
+
+
+def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], task_labels: dict[str, str],
+                  labels: dict[str, str], colors: dict[str, str], simulated: bool, order: list[str] | None = None,
+                  family_colors: dict[str, str] | None = None):
+    """Every strategy as a point — mean USD per attempt (log axis) against accuracy (%), each with its 95% bootstrap
+    interval — the Pareto frontier through the points no other beats on both, and the human expert (star, taken as
+    always right), one panel per dataset, in the style of "AI Agents That Matter" Figure 1. ``points``:
+    ``intervals.SetStatistics.accuracy_cost`` rows (statistic accuracy / cost_usd, strategy, task, value, low,
+    high); ``labels``: model -> label, ``colors``: model label -> colour; ``family_colors`` (family -> colour) for
+    the legend."""
+    wide = points.pivot_table(index=["task", "strategy"], columns="statistic", values=["value", "low", "high"],
+                              aggfunc="first")
+    present = list(dict.fromkeys(points["task"]))
+    tasks = [t for t in (order or present) if t in present]
+    fig, axes = _grid(len(tasks), (6.4, 4.8) if len(tasks) == 1 else (4.6, 3.6))
+    shown_methods: dict[str, str] = {}
+    for ax, task in zip(axes, tasks):
+        d = wide.loc[task]
+        cost, acc = d[("value", "cost_usd")].to_numpy(float), 100 * d[("value", "accuracy")].to_numpy(float)
+        for k, strategy in enumerate(d.index):
+            model, _, method = strategy.partition("+")
+            method = method or "vanilla"
+            marker = next((m for key, m in MARKERS.items() if method.startswith(key)), "o")
+            shown_methods.setdefault(method, marker)
+            color = colors.get(labels.get(model, model), "#888888")
+            ax.errorbar(cost[k], acc[k],
+                        xerr=[[max(cost[k] - d[("low", "cost_usd")].iloc[k], 0)], [max(d[("high", "cost_usd")].iloc[k] - cost[k], 0)]],
+                        yerr=[[max(acc[k] - 100 * d[("low", "accuracy")].iloc[k], 0)],
+                              [max(100 * d[("high", "accuracy")].iloc[k] - acc[k], 0)]],
+                        fmt=marker, ms=5, color=color, elinewidth=0.6, capsize=1.5, alpha=0.9)
+        front = pareto(cost, acc)
+        line_x, line_y = list(cost[front]), list(acc[front])
+        if task in expert_usd and expert_usd[task] > line_x[-1]:  # the expert, always right, ends the frontier
+            line_x.append(expert_usd[task])
+            line_y.append(100.0)
+        ax.step(line_x, line_y, where="post", color="#333333", lw=1.1, ls="--", label="Pareto frontier (plug-in means)")
+        for k in front:
+            model, _, method = d.index[k].partition("+")
+            ax.annotate(labels.get(model, model).replace(" (sim)", "") + (f" · {method}" if method else ""),
+                        (cost[k], acc[k]), fontsize=6, xytext=(4, -8), textcoords="offset points")
+        if task in expert_usd:
+            ax.scatter([expert_usd[task]], [100.0], marker="*", s=110, color="black", zorder=4, label="human expert")
+        ax.set_xscale("log")
+        ax.set_title(task_labels.get(task, task), fontsize=9)
+        ax.set_xlabel("mean USD per attempt", fontsize=8)
+        ax.set_ylabel("accuracy (%)", fontsize=8)
+    if tasks:
+        for family, color in (family_colors or {}).items():
+            axes[0].plot([], [], "o", color=color, ls="", label=family)
+        for method, marker in shown_methods.items():
+            axes[0].plot([], [], marker, color="#666666", ls="", label=method)
+    return _finish_panels(fig, axes[0] if tasks else None, "Cost and accuracy of every strategy", simulated, ncol=4)
 
 
 def price_change(split: pd.DataFrame, task_labels: dict[str, str], simulated: bool, order: list[str]):

@@ -11,7 +11,7 @@ from helpers.analyze import costofpass as cp
 from helpers.analyze import headline, intervals
 from helpers.analyze.estimates import Analysis
 from helpers.core.tasks import in_category_order
-from helpers.grade.estimates import strategy_name
+from helpers.grade.estimates import strategy_name, strategy_names
 from helpers.publish import figures
 
 MARKS = {1: "¹", 2: "²", 3: "³"}
@@ -165,6 +165,56 @@ def table2_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.Data
     """Table 2 with 95% intervals (relative gain, %), as ``table1_intervals``: (numbers, shown)."""
     return _interval_table(an, st.of("technique gain"), "technique", {}, fmt_pct, scale=100.0,
                            verdicts=st.model_verdicts())
+
+
+def grader_disagreements(an) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every response the project's grader and the source judge differently, with the grader's reason
+    (``grade.agreement.disagreements``): (numbers, shown with labels)."""
+    from helpers.grade.agreement import disagreements
+    from helpers.grade.stage import read_graded
+
+    numbers = disagreements(read_graded(an.ctx, "calls"))
+    shown = numbers.assign(task=numbers["task"].map(an.task_labels), model=numbers["model"].map(an.labels),
+                           reason=numbers["reason"].map(lambda r: r if len(r) <= 120 else r[:117] + "…"))
+    return numbers, shown.rename(columns={"task": "dataset", "problem_id": "problem", "source": "source's label",
+                                          "project": "project's grade"})
+
+
+def agent_runs(an) -> pd.DataFrame:
+    """Every run folder of recorded agent runs the set names, usable or not and why (``agent_evals.runs_table``)."""
+    from helpers.collect.imports.agent_evals import runs_table
+
+    runs = runs_table(an.ctx.params)
+    return runs.assign(model=runs["model"].map(an.labels).fillna(runs["model"]),
+                       source_pass_pct=runs["source_pass_pct"].map(lambda x: "–" if pd.isna(x) else f"{x:.1f}"),
+                       usable=runs["usable"].map({True: "yes", False: "**no**"}))
+
+
+def strategy_table(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Table 2's analogue for agent strategies (``headline.strategy_specs``): per strategy beside its model, how
+    many runs each problem's cell rests on and the calls per attempt (mean, most), its cost-of-pass with the expert
+    (USD) and its gain over the model's single attempt (%), each by estimator with its 95% interval:
+    (numbers, shown)."""
+    cost, cost_shown = _interval_table(an, st.of("strategy"), "strategy", {}, fmt_usd, verdicts=st.model_verdicts())
+    gain, gain_shown = _interval_table(an, st.of("strategy gain"), "strategy", {}, fmt_pct, scale=100.0,
+                                       verdicts=st.model_verdicts())
+    if cost.empty:
+        return cost, cost_shown
+    numbers = pd.concat([cost.assign(quantity="cost-of-pass (USD)"), gain.assign(quantity="gain over one attempt (%)")],
+                        ignore_index=True)
+    a = an.attempts.assign(strategy=strategy_names(an.attempts["model"], an.attempts["method"]).astype(str))
+    calls = a.groupby("strategy", observed=True).agg(runs=("run", "nunique"), mean_calls=("calls", "mean"),
+                                                      most_calls=("calls", "max"))
+    shown = cost_shown.rename(columns={t: f"{an.task_labels.get(t, t)}: cost-of-pass (USD)" for t in an.tasks}).merge(
+        gain_shown.rename(columns={t: f"{an.task_labels.get(t, t)}: gain over one attempt (%)" for t in an.tasks}),
+        on=["strategy", "estimator"], how="left")
+    names = shown["strategy"]
+    shown.insert(1, "runs per problem", names.map(calls["runs"]).astype("Int64"))
+    shown.insert(2, "calls per attempt (mean, most)", [f"{calls.loc[s, 'mean_calls']:.2f}, {calls.loc[s, 'most_calls']}"
+                                                      if s in calls.index else "–" for s in names])
+    model, _, method = names.str.partition("+").values.T
+    shown["strategy"] = [f"{an.labels.get(m, m)} · {x}" for m, x in zip(model, method)]
+    return numbers, shown
 
 
 def halving_shown(fits: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFrame:
@@ -416,6 +466,8 @@ def grader_agreement(an) -> tuple[pd.DataFrame, pd.DataFrame]:
 
     numbers = agreement(read_graded(an.ctx, "calls"))
     shown = numbers.assign(task=numbers["task"].map(an.task_labels), model=numbers["model"].map(an.labels))
+    if set(numbers["method"]) <= {"vanilla"}:
+        shown = shown.drop(columns="method")
     for c in ("source_pct", "project_pct", "agree_pct"):
         shown[c] = shown[c].map(lambda x: f"{x:.1f}")
     shown = shown.rename(columns={"task": "dataset", "source_pct": "source's label %", "project_pct": "project's grade %",

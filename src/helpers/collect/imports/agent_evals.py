@@ -250,5 +250,6 @@ def runs_table(params) -> "pd.DataFrame":
                      "run": run.run, "tasks": len(run.tasks), "calls": sum(len(t.calls) for t in run.tasks),
                      "source_pass_pct": 100 * sum(t.is_solved for t in run.tasks) / len(run.tasks) if run.tasks else None,
                      "usable": usable,
-                     "note": run.problem or ("not named run<k>" if run.index is None else "; ".join(run.notes))})
+                     "note": (run.problem or ("not named run<k>" if run.index is None else "; ".join(run.notes))).replace(
+                         str(params.import_path), spec.path)})  # paths as the set names them, not this machine's
     return pd.DataFrame(rows)
