@@ -24,7 +24,7 @@ ifneq ($(wildcard ../shared/data),)
 export COP_DATA_DIR ?= $(abspath ../shared/data)
 endif
 
-.PHONY: all setup setup-local collect-local run report dry-run test chromium clean-results help
+.PHONY: all setup setup-local collect-local run report dry-run test chromium clean-results help humaneval
 
 help:
 	@sed -n '2,4p' Makefile
@@ -54,6 +54,10 @@ $(VENV)/.local-installed: $(VENV)/.installed requirements-local.txt
 	touch $@
 
 setup-local: $(VENV)/.local-installed
+
+# The HumanEval runs of "AI Agents That Matter", imported and re-graded in the sandbox (offline, no key).
+humaneval: setup
+	$(COP) run params/humaneval_agents.yaml
 
 # Re-collect the committed local records for real (the previous ones move to records.previous/).
 collect-local: setup-local

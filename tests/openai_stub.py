@@ -1,7 +1,8 @@
 """A deterministic OpenAI-compatible chat server on 127.0.0.1 for end-to-end tests.
 
 It answers "What is a + b?" questions inside the paper prompt: correctly, except when
-(a + b) % 5 == 0 (then a + b + 1, a wrong answer). The first request for a prompt answers 429
+(a + b) % 5 == 0 (then a + b + 1, a wrong answer); a code task whose prompt holds ``def f(a, b)`` gets a function
+``f`` returning a + b. The first request for a prompt answers 429
 when a % 3 == 0 and 500 when a % 7 == 0 (a % 3 != 0); a retry succeeds. The model
 ``always-500`` always fails. It checks the bearer key, counts requests, and can delay answers.
 """
@@ -29,8 +30,13 @@ class StubState:
         self.bodies: list[dict] = []  # every request body received, in order
 
 
+CODE_TASK = re.compile(r"def (\w+)\(a, b\)")
+
+
 def answer_for(prompt: str) -> tuple[int, int, str]:
     m = QUESTION.search(prompt)
+    if not m and (code := CODE_TASK.search(prompt)):  # a code task: always the sum, in a fenced block
+        return 0, 0, f"Here it is:\n```python\ndef {code.group(1)}(a, b):\n    return a + b\n```\n<answer>\n```python\ndef {code.group(1)}(a, b):\n    return a + b\n```\n</answer>"
     if not m:
         return 0, 0, "I cannot tell."
     a, b = int(m.group(1)), int(m.group(2))

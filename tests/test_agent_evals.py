@@ -152,3 +152,90 @@ def test_tokens_equal_a_hand_count_from_the_real_logs(shared_data, group, run_na
     log = next(folder.glob("*.log.gz"))
     assert (len(task.calls), sum(c.prompt_tokens for c in task.calls), sum(c.completion_tokens for c in task.calls)) \
         == _hand_count(log, task_id)
+
+
+# ---- through import and grading: the set's records, costs and refusals -------------------------------------------
+GROUPS = {"simple/gpt-4-0613": {"model": "gpt-4-0613"},
+          "simple_repeat/gpt-3.5-turbo-0613-5repeats-no-temp-incr": {"model": "gpt-3.5-turbo-0613", "method": "retry_k5"},
+          "simple_boosting/l3_8b-gpt35-l3_70b-gpt4-0409": {"model": "gpt-4-turbo-2024-04-09", "method": "escalation_llama3"}}
+
+
+def agent_set(write_set, data, groups=GROUPS, **more):
+    import yaml
+
+    from conftest import ROOT
+    from helpers.core.params import load_params
+
+    full = yaml.safe_load((ROOT / "params/humaneval_agents.yaml").read_text())
+    methods = sorted({g.get("method", "vanilla") for g in groups.values()} | {"vanilla"})
+    return load_params(write_set({
+        **{k: full[k] for k in ("tasks", "models_file", "prices", "budget_usd", "expert_bound")},
+        "name": "agents", "models": sorted({g["model"] for g in groups.values()}), "methods": methods,
+        "n_problems": 12, "n_runs": 5, "data_dir": str(data),
+        "import_from": {**full["import_from"], "runs": groups}, **more}))
+
+
+def test_tokens_and_costs_equal_a_hand_count_for_three_model_runs(write_set, shared_data):
+    import yaml
+
+    from conftest import ROOT
+    from helpers.collect.collection import plan_for
+    from helpers.collect.imports import import_records
+    from helpers.collect.records import RecordStore
+    from helpers.core.context import prepare
+    from helpers.grade.stage import run_grading
+
+    params = agent_set(write_set, shared_data)
+    ctx = prepare(params)
+    with RecordStore(params.records_path) as store:
+        result = import_records(params, plan_for(params, ctx.problems, ctx.models), store)
+    # the plan crosses every model with every method; each strategy was run on some models only
+    assert result.imported == 3 * 5 * 12 and result.missing == (3 * 3 - 3) * 5 * 12
+    attempts = run_grading(ctx)
+    prices = {m: (p["input_usd_per_mtok"], p["output_usd_per_mtok"]) for m, p in
+              yaml.safe_load((ROOT / "params/prices/agent_evals_2024-04.yaml").read_text())["prices"].items()}
+    names = params.import_from.model_names
+    chosen = {p.metadata["task_id"] for p in ctx.problems["humaneval"]}
+    for group, run in [("simple/gpt-4-0613", 0), ("simple_repeat/gpt-3.5-turbo-0613-5repeats-no-temp-incr", 2),
+                       ("simple_boosting/l3_8b-gpt35-l3_70b-gpt4-0409", 4)]:
+        folder = shared_data / "agent_evals" / group.replace("/", "/humaneval/", 1) / f"run{run + 1}"
+        calls = prompt = completion = 0
+        usd = 0.0
+        inside = False
+        for line in gzip.open(next(folder.glob("*.log.gz")), "rt"):  # the hand count: the log's lines, nothing else
+            row = json.loads(line)
+            if row.get("type") == "task_started":
+                inside = row["task_id"] in chosen
+            elif row.get("type") == "api_call" and inside:
+                p_in, p_out = prices[names[row["model_name"]]]
+                calls, prompt, completion = calls + 1, prompt + int(row["prompt_tokens"]), completion + int(row["completion_tokens"])
+                usd += (int(row["prompt_tokens"]) * p_in + int(row["completion_tokens"]) * p_out) / 1e6
+        g = GROUPS[group]
+        mine = attempts[(attempts["model"] == g["model"]) & (attempts["method"] == g.get("method", "vanilla"))
+                        & (attempts["run"] == run)]
+        assert len(mine) == 12
+        assert (mine["calls"].sum(), mine["prompt_tokens"].sum(), mine["completion_tokens"].sum()) == (calls, prompt, completion)
+        assert mine["usd"].sum() == pytest.approx(usd, rel=1e-12)
+
+
+def test_agent_strategies_outside_an_agent_import_are_refused(write_set, shared_data):
+    from helpers.core.context import prepare
+    from helpers.core.errors import CostOfPassError
+    from helpers.core.params import load_params
+
+    params = load_params(write_set({"name": "live", "tasks": ["gsm8k"], "models": ["sim-lightweight"],
+                                    "models_file": "params/registry/models.yaml", "methods": ["vanilla", "retry_k5"],
+                                    "n_problems": 2, "n_runs": 1, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1,
+                                    "data_dir": str(shared_data)}))
+    with pytest.raises(CostOfPassError, match="retry_k5 are agent strategies this project does not run"):
+        prepare(params)
+
+
+def test_a_group_naming_a_model_outside_the_set_is_one_line(write_set, shared_data):
+    from helpers.collect.imports import read_source
+    from helpers.core.errors import CostOfPassError
+
+    params = agent_set(write_set, shared_data, groups={"simple/gpt-4-0613": {"model": "gpt-3.5-turbo-0125"}},
+                       models=["gpt-4-0613"])
+    with pytest.raises(CostOfPassError, match=r"import_from.runs\['simple/gpt-4-0613'\]: model 'gpt-3.5-turbo-0125' is not"):
+        list(read_source(params, []))

@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from conftest import ROOT, STUB_KEY, STUB_PRICES, stub_models
@@ -199,3 +200,24 @@ def test_the_lean_openai_compatible_client_sends_and_records_what_litellm_does(w
     # which of two runs with the same prompt meets the stub's one 429/500 depends on timing: compare tries as a multiset
     assert sorted(lean_records.pop("tries")) == sorted(litellm_records.pop("tries"))
     assert [c for c in lean_records if not lean_records[c].equals(litellm_records[c])] == []
+
+
+def test_a_live_humaneval_task_is_collected_and_graded_in_the_sandbox(stub, write_set, tmp_path):
+    import gzip
+
+    rows = [{"task_id": f"HumanEval/{i}", "prompt": f"def {name}(a, b):\n    \"\"\"{doc}\"\"\"\n", "entry_point": name,
+             "test": f"def check(candidate):\n    assert candidate(2, 3) == {value}\n", "given_tests": [f"assert {name}(2, 3) == {value}"],
+             "solution": "", "is_solved": "False"}
+            for i, (name, doc, value) in enumerate([("add", "a plus b", 5), ("sub", "a minus b", -1)])]
+    problems = tmp_path / "probs.jsonl.gz"
+    with gzip.open(problems, "wt") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in rows)
+    path = write_set(base_params(tasks=["humaneval"], models=["stub-a"], methods=["vanilla"], n_problems=2, n_runs=1,
+                                 task_options={"humaneval": {"file": str(problems)}}), stub_models(stub.base_url), STUB_PRICES)
+    ctx = preflight(load_params(path))
+    assert run_collection(ctx, progress=False).made_calls == 2
+    attempts = run_grading(ctx).set_index("problem_id")
+    assert bool(attempts.loc["humaneval-0", "correct"]) and not bool(attempts.loc["humaneval-1", "correct"])
+    graded = pd.read_parquet(ctx.params.graded_path / "calls.parquet").set_index("problem_id")
+    assert graded.loc["humaneval-1", "grade_reason"].startswith("AssertionError")
+    assert "Complete the following task in Python" in stub.state.bodies[0]["messages"][0]["content"]

@@ -31,7 +31,7 @@ from helpers.grade.stage import graded_paths
 MODEL_DRAWS = 200  # parameter draws of the model-based intervals (each recomputes every problem's posterior)
 Statistics = dict[str, headline.Spec]  # name -> what it computes (``headline.all_specs``)
 COLUMNS = ["statistic", "task", "estimator", "value", "low", "high", "widened", "range_low", "range_high",
-           "range_ci_low", "range_ci_high", "unseen_pct"]
+           "range_ci_low", "range_ci_high", "unseen_pct", "spread_mean"]
 
 
 def set_cube(an: Analysis) -> tuple[RunCube, np.ndarray]:
@@ -54,10 +54,13 @@ def _rows(estimator: str, values: dict[str, np.ndarray], spread: dict[str, np.nd
     point (``ranges[name]`` = (lowest, highest, unseen share), (T,) each: ``unseen.ranges``), the range widened by
     every cell's sampling error (``box_ranges[name]`` = (lowest, highest), (T,) each: ``Replicates.box``; at
     least the identified range and the interval) and the share (%) of the value carried by problems no strategy
-    of it passed."""
+    of it passed; ``spread_mean`` is the replicates' mean (the plug-in's minus it: the bootstrap's bias estimate)."""
     rows = []
     for name, v in values.items():
         lo, hi = _interval(spread[name], level)
+        finite = np.isfinite(spread[name])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(finite, spread[name], 0.0).sum(axis=0) / finite.sum(axis=0)  # NaN where none is finite
         widened = (v < lo) | (v > hi)
         lo, hi = np.fmin(lo, v), np.fmax(hi, v)
         if ranges is not None:
@@ -70,7 +73,7 @@ def _rows(estimator: str, values: dict[str, np.ndarray], spread: dict[str, np.nd
         rows += [{"statistic": name, "task": task, "estimator": estimator, "value": float(v[j]), "low": float(lo[j]),
                   "high": float(hi[j]), "widened": bool(widened[j]), "range_low": float(r_lo[j]),
                   "range_high": float(r_hi[j]), "range_ci_low": float(ci_lo[j]), "range_ci_high": float(ci_hi[j]),
-                  "unseen_pct": 100 * float(share[j])} for j, task in enumerate(tasks)]
+                  "unseen_pct": 100 * float(share[j]), "spread_mean": float(mean[j])} for j, task in enumerate(tasks)]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

@@ -17,7 +17,7 @@ def grader_agreement(calls: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=cols)
     ours, theirs = d["correct"].astype(bool), d["source_correct"].astype(bool)
     frame = pd.DataFrame({"task": d["task"].astype(str), "model": d["model"].astype(str),
-                          "method": d["method"].astype(str), "ours": ours,
+                          "method": d["method"].astype(str) if "method" in d else "vanilla", "ours": ours,
                           "theirs": theirs, "agree": ours == theirs, "project_only": ours & ~theirs,
                           "source_only": ~ours & theirs})
     g = frame.groupby(["task", "model", "method"], sort=False)

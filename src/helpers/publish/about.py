@@ -85,6 +85,7 @@ def run_context(an: Analysis) -> dict:
         "simulated": bool(an.simulated),
         "known_truth": all(m.simulated for m in an.ctx.models),
         "imported": an.imported,
+        "agent_runs": an.agent_runs,
         "tasks": list(an.tasks),
         "task_labels": {t: an.task_labels[t] for t in an.tasks},
         "about": about_run(an),

@@ -80,6 +80,16 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "Model-based (second, not a headline): each problem's posterior expectation under an item-response "
                  "model fitted per dataset, with a posterior interval for these problems' value ({draws} draws); ✗ "
                  "where the model's checks reject it on that dataset (see the model checks).", "03_frontier"),
+        Artifact("holdout_frontier", "table", "The frontier of all models on runs it never saw (USD per problem). Each "
+                 "cell's n runs are split into halves of h: on half A each problem's model is chosen and the plug-in "
+                 "frontier read (in-sample), then the same plug-in is read for the chosen models on half B, which "
+                 "took no part in the choice (held-out); averaged over up to 10 rotations of the halves. Optimism = "
+                 "in-sample − held-out, with its 95% interval over problems resampled within the dataset ({replicates} "
+                 "replicates; negative: the in-sample frontier reads too cheap, the winner's curse). Beside it, the "
+                 "bootstrap's estimate of the same bias at the same h runs (each cell's runs of A resampled): where it "
+                 "matches the optimism, the bootstrap's correction can be trusted for this set. For context, the "
+                 "paper's plug-in on all n runs with its interval and its bootstrap bias-corrected value. Needs the "
+                 "same n ≥ 4 runs in every cell.", "03_frontier", fmt="g3", numeric=()),
         Artifact("model_checks", "table", "Does the item-response model behind the model-based numbers hold? Five "
                  "checks per dataset, each statistic (its mean over data sets simulated from the fitted model) and "
                  "p-value against {sims} such simulations (the floor check: against its asymptotic reference): all-fail — problems each strategy never passed (and no "

@@ -331,7 +331,15 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], task_label
             line_x.append(expert_usd[task])
             line_y.append(100.0)
         ax.step(line_x, line_y, where="post", color="#333333", lw=1.1, ls="--", label="Pareto frontier (plug-in means)")
+        placed: list[tuple[float, float]] = []  # label anchors in axes fractions: no label over another
+        xlo, xhi = np.log10(np.nanmin(cost[cost > 0])), np.log10(max(np.nanmax(cost), expert_usd.get(task, 0) or 0))
+        ylo, yhi = np.nanmin(acc), 100.0
         for k in front:
+            fx = (np.log10(cost[k]) - xlo) / max(xhi - xlo, 1e-9)
+            fy = (acc[k] - ylo) / max(yhi - ylo, 1e-9)
+            if any(abs(fx - x) < 0.22 and abs(fy - y) < 0.06 for x, y in placed):
+                continue
+            placed.append((fx, fy))
             model, _, method = d.index[k].partition("+")
             ax.annotate(labels.get(model, model).replace(" (sim)", "") + (f" · {method}" if method else ""),
                         (cost[k], acc[k]), fontsize=6, xytext=(4, -8), textcoords="offset points")

@@ -190,6 +190,40 @@ def agent_runs(an) -> pd.DataFrame:
                        usable=runs["usable"].map({True: "yes", False: "**no**"}))
 
 
+def holdout_table(an: Analysis, st: intervals.SetStatistics, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The frontier of all models on runs it never saw (``holdout.holdout_frontier``) beside the plug-in with its
+    interval and the bootstrap's bias-corrected value: (numbers, shown; USD per problem)."""
+    from helpers.analyze.holdout import holdout_frontier
+
+    cube, expert = intervals.set_cube(an)
+    numbers = holdout_frontier(cube, expert, list(an.models), seed=seed)
+    rank = {t: i for i, t in enumerate(in_category_order(an.tasks))}
+    numbers = numbers.sort_values("task", key=lambda c: c.map(rank)).reset_index(drop=True)
+    plug = st.frame[(st.frame["statistic"] == "frontier:all models") & (st.frame["estimator"] == "plug-in")]
+    plug = plug.set_index("task")
+    numbers["plug_in_usd"] = numbers["task"].map(plug["value"])
+    numbers["bootstrap_bias_usd"] = numbers["task"].map(plug["spread_mean"] - plug["value"])
+    numbers["corrected_usd"] = numbers["plug_in_usd"] - numbers["bootstrap_bias_usd"]
+    cell = {t: with_interval(v, lo, hi, fmt_usd) for t, v, lo, hi in zip(plug.index, plug["value"], plug["low"], plug["high"])}
+
+    def num(x, fmt=fmt_usd) -> str:
+        return "–" if pd.isna(x) else fmt(x)
+
+    shown = pd.DataFrame({
+        "dataset": numbers["task"].map(an.task_labels),
+        "runs n (half h)": [f"{n} ({h})" for n, h in zip(numbers["runs"], numbers["half"])],
+        "plug-in, n runs [95%]": numbers["task"].map(cell).fillna("–"),
+        "bootstrap-corrected, n runs": numbers["corrected_usd"].map(num),
+        "in-sample, h runs": numbers["in_sample_usd"].map(num),
+        "held-out, h runs": numbers["held_out_usd"].map(num),
+        "optimism: in-sample − held-out [95%]": [
+            "–" if pd.isna(v) else f"{with_interval(v, lo, hi, fmt_usd)} ({p:+.0f}%)" for v, lo, hi, p in
+            zip(numbers["optimism_usd"], numbers["optimism_low"], numbers["optimism_high"], numbers["optimism_pct"])],
+        "bootstrap's bias estimate, h runs": numbers["bootstrap_bias_half_usd"].map(num),
+        "note": numbers["note"]})
+    return numbers, shown
+
+
 def strategy_table(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 2's analogue for agent strategies (``headline.strategy_specs``): per strategy beside its model, how
     many runs each problem's cell rests on and the calls per attempt (mean, most), its cost-of-pass with the expert

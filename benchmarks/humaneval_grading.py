@@ -1,0 +1,66 @@
+"""Importing and grading the HumanEval agent runs (params/humaneval_agents.yaml), cold and again with the cache.
+
+    .venv/bin/python benchmarks/humaneval_grading.py
+
+On a copy of the set whose output goes to a temporary directory: ``01_collect`` (read and check every run, import
+13,120 attempts) and ``02_grade`` (every distinct solution run with its hidden tests in the sandbox) from nothing,
+then ``02_grade`` again with the sandbox's verdict cache kept and the graded tables removed, then the whole set
+with nothing changed. Prints each time (wall seconds of the command, start-up included), the distinct programs run,
+and issue 25's targets (import + grading <= 60 s cold, <= 10 s with the cache). Needs the data directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+SET = Path("params/humaneval_agents.yaml")
+
+
+def timed(args: list[str]) -> float:
+    exe = Path(sys.executable).with_name("cost-of-pass")
+    start = time.perf_counter()
+    out = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=3600,
+                         env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1"})
+    if out.returncode != 0:
+        raise SystemExit(out.stdout[-2000:] + out.stderr[-2000:])
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    params = yaml.safe_load(SET.read_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out"
+        copy = Path(tmp) / SET.name
+        copy.write_text(yaml.safe_dump({**params, "output_dir": str(out)}, sort_keys=False))
+        collect = timed(["run", str(copy), "--only", "01_collect", "--no-report"])
+        grade = timed(["run", str(copy), "--only", "02_grade", "--no-report"])
+        verdicts = out / "graded" / "sandbox_verdicts.jsonl"
+        rows = [json.loads(line) for line in verdicts.read_text().splitlines()]
+        for f in (out / "graded").glob("*.parquet"):
+            f.unlink()
+        (out / "graded" / "manifest.json").unlink()
+        again = timed(["run", str(copy), "--only", "02_grade", "--no-report", "--force"])
+        full = timed(["run", str(copy)])
+        noop = timed(["run", str(copy)])
+        shutil.rmtree(out, ignore_errors=True)
+    timeouts = sum(r["reason"].startswith("time-out") for r in rows)
+    print(f"humaneval_agents on {os.cpu_count()} cores")
+    print(f"01_collect (read, check, import)  {collect:7.1f} s")
+    print(f"02_grade cold                      {grade:7.1f} s  ({len(rows)} distinct programs, {timeouts} time-outs, "
+          f"{sum(r['seconds'] for r in rows):.0f} s of program time)")
+    print(f"import + grading cold              {collect + grade:7.1f} s  (issue 25 target <= 60 s)")
+    print(f"02_grade again, verdicts cached    {again:7.1f} s  (target <= 10 s)")
+    print(f"the rest of the set (03-07, report) {full:6.1f} s;  everything again, nothing changed {noop:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
