@@ -314,17 +314,20 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], task_label
     for ax, task in zip(axes, tasks):
         d = wide.loc[task]
         cost, acc = d[("value", "cost_usd")].to_numpy(float), 100 * d[("value", "accuracy")].to_numpy(float)
+        groups: dict[tuple[str, str], list[int]] = {}  # one errorbar call per (colour, marker): far fewer artists
         for k, strategy in enumerate(d.index):
             model, _, method = strategy.partition("+")
             method = method or "vanilla"
             marker = next((m for key, m in MARKERS.items() if method.startswith(key)), "o")
             shown_methods.setdefault(method, marker)
-            color = colors.get(labels.get(model, model), "#888888")
-            ax.errorbar(cost[k], acc[k],
-                        xerr=[[max(cost[k] - d[("low", "cost_usd")].iloc[k], 0)], [max(d[("high", "cost_usd")].iloc[k] - cost[k], 0)]],
-                        yerr=[[max(acc[k] - 100 * d[("low", "accuracy")].iloc[k], 0)],
-                              [max(100 * d[("high", "accuracy")].iloc[k] - acc[k], 0)]],
-                        fmt=marker, ms=5, color=color, elinewidth=0.6, capsize=1.5, alpha=0.9)
+            groups.setdefault((colors.get(labels.get(model, model), "#888888"), marker), []).append(k)
+        c_lo, c_hi = d[("low", "cost_usd")].to_numpy(float), d[("high", "cost_usd")].to_numpy(float)
+        a_lo, a_hi = 100 * d[("low", "accuracy")].to_numpy(float), 100 * d[("high", "accuracy")].to_numpy(float)
+        for (color, marker), ks in groups.items():
+            ks = np.array(ks)
+            ax.errorbar(cost[ks], acc[ks], xerr=[np.maximum(cost[ks] - c_lo[ks], 0), np.maximum(c_hi[ks] - cost[ks], 0)],
+                        yerr=[np.maximum(acc[ks] - a_lo[ks], 0), np.maximum(a_hi[ks] - acc[ks], 0)],
+                        fmt=marker, ms=5, color=color, elinewidth=0.6, capsize=1.5, alpha=0.9, ls="none")
         front = pareto(cost, acc)
         line_x, line_y = list(cost[front]), list(acc[front])
         if task in expert_usd and expert_usd[task] > line_x[-1]:  # the expert, always right, ends the frontier
