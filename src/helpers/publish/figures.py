@@ -55,7 +55,9 @@ def _finish_panels(fig, first_ax, title: str, simulated: bool, ncol: int | None 
     title, a tight layout."""
     handles, names = first_ax.get_legend_handles_labels() if first_ax is not None else ([], [])
     if handles:
-        fig.legend(handles, names, loc="upper center", ncol=ncol or len(names), bbox_to_anchor=(0.5, 0.0), fontsize=8)
+        panels = sum(ax.get_visible() for ax in fig.axes)  # one row under three panels; fewer columns under one or two
+        ncol = ncol or (len(names) if panels >= 3 else min(len(names), 2 * panels))
+        fig.legend(handles, names, loc="upper center", ncol=ncol, bbox_to_anchor=(0.5, 0.0), fontsize=8)
     fig.suptitle(titled(title, simulated), y=1.02)
     fig.tight_layout()
     return fig
