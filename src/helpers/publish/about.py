@@ -9,6 +9,7 @@ from pathlib import Path
 from helpers.analyze.estimates import Analysis
 from helpers.core.paths import repo_root
 from helpers.grade.stage import graded_paths
+from helpers.publish.safe import md, md_frame
 
 
 def code_version() -> str:
@@ -32,21 +33,21 @@ def about_run(an: Analysis) -> str:
     n = {t: len(v) for t, v in ctx.problems.items()}
     families: dict[str, list[str]] = {}
     for m in an.models:
-        families.setdefault(an.families[m], []).append(an.labels[m])
+        families.setdefault(md(an.families[m]), []).append(md(an.labels[m]))
     manifest_path = graded_paths(ctx)["manifest"]
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
     counts, records = manifest.get("counts", {}), manifest.get("records", {})
     rows = [
-        ("set", f"`{p.name}`: {p.description}" if p.description else f"`{p.name}`"),
+        ("set", f"`{p.name}`: {md(p.description)}" if p.description else f"`{p.name}`"),
         ("models", "**SIMULATED** (not real language models)" if an.simulated else
-                   f"real language models, not called here: {an.imported_note}" if an.imported else "real language models"),
-        ("datasets", ", ".join(f"{an.task_labels[t]} ({n[t]} problems)" for t in an.tasks)),
+                   f"real language models, not called here: {md(an.imported_note)}" if an.imported else "real language models"),
+        ("datasets", ", ".join(f"{md(an.task_labels[t])} ({n[t]} problems)" for t in an.tasks)),
         ("models by family", "; ".join(f"{fam}: {', '.join(names)}" for fam, names in families.items())),
         ("runs", f"{p.n_runs} per model, method and problem; methods: {', '.join(p.methods)}"),
-        ("prices", f"snapshot `{snap.name}` of {snap.date} ({snap.source})"),
+        ("prices", f"snapshot `{md(snap.name)}` of {snap.date} ({md(snap.source)})"),
         ("human expert", f"{p.expert_bound} bound of the expert's cost ({p.fidelity.expert_cost} rule)"),
         ("answer extraction", f"`{p.extraction}`"),
-        ("data caveats", " ".join(ctx.caveats) or "none"),
+        ("data caveats", md(" ".join(ctx.caveats)) or "none"),
         ("code", code_version()),
         ("graded records", f"{counts.get('calls', '?')} calls, {counts.get('attempts', '?')} attempts; record "
                            f"fingerprints sha256 `{str(records.get('fingerprints_sha256', '?'))[:16]}…`"),
@@ -67,7 +68,7 @@ def run_context(an: Analysis) -> dict:
     from helpers.core.experts import expert_table
 
     p, snap = an.ctx.params, an.ctx.snapshot
-    prices = "\n".join(f"| {an.labels.get(m, m)} | {q.input_usd_per_mtok:g} | {q.output_usd_per_mtok:g} |"
+    prices = "\n".join(f"| {md(an.labels.get(m, m))} | {q.input_usd_per_mtok:g} | {q.output_usd_per_mtok:g} |"
                        for m, q in snap.prices.items() if m in an.models)
     how = ("the paper's Table 3 as printed, as its reference code uses it (tasks outside the paper: hourly rate × "
            "minutes / 60)" if p.fidelity.expert_cost == "printed"
@@ -79,7 +80,7 @@ def run_context(an: Analysis) -> dict:
                "where math-verify would evaluate it (a deliberate departure from the paper's grader: small models echo "
                "the question)." if p.fidelity.numeric_answers == "number" else
                "Numeric answers may be expressions that math-verify evaluates, as the paper's grader does.")
-    caveats = "\n".join(f"- {c}" for c in an.ctx.caveats) or "- none"
+    caveats = "\n".join(f"- {md(c)}" for c in an.ctx.caveats) or "- none"
     return {
         "name": p.name,
         "simulated": bool(an.simulated),
@@ -89,10 +90,10 @@ def run_context(an: Analysis) -> dict:
         "tasks": list(an.tasks),
         "task_labels": {t: an.task_labels[t] for t in an.tasks},
         "about": about_run(an),
-        "prices": f"**Prices**: snapshot `{snap.name}` of {snap.date}, source: {snap.source}. USD per 1M tokens; "
+        "prices": f"**Prices**: snapshot `{md(snap.name)}` of {snap.date}, source: {md(snap.source)}. USD per 1M tokens; "
                   f"reasoning tokens are billed as output.\n\n| model | input | output |\n|---|---|---|\n{prices}",
         "expert": f"**Human expert** cost per problem (`usd`, at the {p.expert_bound} bound): {how}. The derivation is "
-                  f"kept beside it:\n\n" + expert_table(an.tasks, p.expert_bound, p.fidelity.expert_cost).to_markdown(index=False),
+                  f"kept beside it:\n\n" + md_frame(expert_table(an.tasks, p.expert_bound, p.fidelity.expert_cost)).to_markdown(index=False),
         "extraction": f"**Answer extraction**: {rule} (`extraction: {p.extraction}`). Math answers are compared by symbolic "
                       f"equivalence (math-verify), multiple choice by the letter. {numeric} Failed calls are excluded, never "
                       f"graded wrong.\n\n**Data caveats**:\n{caveats}",

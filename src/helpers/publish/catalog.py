@@ -24,6 +24,7 @@ from helpers.analyze.frontier_model import FLOOR_TEST_LEVEL
 from helpers.analyze.intervals import MODEL_DRAWS
 from helpers.core.errors import CostOfPassError
 from helpers.publish import figures, tables
+from helpers.publish.safe import md, md_frame
 
 
 @dataclass(frozen=True)
@@ -182,7 +183,7 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "models'), and the model-based gain with its interval ({draws} draws; ✗ where its model is rejected). A technique applied to every model adds as many independently "
                  "estimated strategies, so the plug-in gain is positive even for a technique with no effect (the "
                  "validity section measures by how much).", "06_techniques"),
-        Artifact("table2_strategies", "table", "Table 2's analogue for the agent strategies, each beside its own "
+        Artifact("table2_strategies", "table", "The analogue of the paper's Table 2 for the agent strategies, each beside its own "
                  "model: how many runs each problem's cell rests on, the API calls per attempt (mean, most: a retry "
                  "strategy stops at its first pass of the public tests, so most attempts make one call), its "
                  "cost-of-pass with the human expert (USD per problem) and its gain over the model's single attempt "
@@ -383,9 +384,9 @@ def caption_path(out_dir: Path, name: str) -> Path:
 def full_caption(an: Analysis, name: str, **fill: str) -> str:
     """The catalog caption with ``fill``: what the artifact shows, and SIMULATED where it is (the set's provenance
     is stated once, in the report's "About this run": ``publish.about``)."""
-    text = entry(name).caption.format(**fill)
+    text = entry(name).caption.format(**{k: md(v) for k, v in fill.items()})
     if an.imported:
-        text = f"{text} {an.imported_tag}"
+        text = f"{text} {md(an.imported_tag)}"
     return f"{text} **SIMULATED** records (not real LLMs)." if an.simulated else text
 
 
@@ -403,22 +404,28 @@ def publish_table(an: Analysis, name: str, df: pd.DataFrame, shown: pd.DataFrame
     (written from the set's numbers, e.g. the findings in sentences)."""
     art = entry(name)
     labels = an.task_labels  # the Markdown's headers name datasets; the CSV keeps their ids
+
+    def escaped(frame: pd.DataFrame) -> pd.DataFrame:  # every text a user or a data file supplied (publish.safe)
+        out = md_frame(frame)
+        out.columns = [md(labels.get(c, c)) if isinstance(c, str) else c for c in frame.columns]
+        return out
+
     if shown is not None:
-        md = shown.rename(columns=labels).to_markdown(index=False)
+        text = escaped(shown).to_markdown(index=False)
     else:
         numeric = list(art.numeric) or [c for c in an.tasks if c in df.columns]
         marks = tables.top3_marks(df, numeric, lowest=art.mark_top3 == "lowest") if art.mark_top3 else None
-        md = tables.to_markdown(df.rename(columns=labels), [labels.get(c, c) for c in numeric], FORMATS[art.fmt],
-                                None if marks is None else marks.rename(columns=labels))
+        text = tables.to_markdown(escaped(df), [md(labels.get(c, c)) for c in numeric], FORMATS[art.fmt],
+                                  None if marks is None else marks.rename(columns=lambda c: md(labels.get(c, c))))
     caption = full_caption(an, name, **fill)
-    tables.save_table(df, md, name, an.ctx.params.tables_path)
+    tables.save_table(df, text, name, an.ctx.params.tables_path)
     caption_path(an.ctx.params.tables_path, name).write_text(caption + "\n", encoding="utf-8")
     lead_file = lead_path(an.ctx.params.tables_path, name)
     if lead:
-        lead_file.write_text(lead.strip() + "\n", encoding="utf-8")
+        lead_file.write_text(md(lead.strip()) + "\n", encoding="utf-8")
     else:
         lead_file.unlink(missing_ok=True)
-    return f"{lead.strip()}\n\n{caption}\n\n{md}" if lead else f"{caption}\n\n{md}"
+    return f"{md(lead.strip())}\n\n{caption}\n\n{text}" if lead else f"{caption}\n\n{text}"
 
 
 def publish_figure(an: Analysis, name: str, fig, data: pd.DataFrame, **fill: str) -> str:
