@@ -9,6 +9,7 @@ notebook with a non-zero exit and that notebook's path.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -84,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--log-output", action="store_true", help="stream notebook output")
     run.add_argument("--no-report", action="store_true", help="skip the offline HTML report")
     run.add_argument("--force", action="store_true", help="run every stage, even those whose inputs are unchanged")
+    run.add_argument("--offline", action="store_true", help="refuse any model whose api_base is another machine")
     run.add_argument("--recollect", action="store_true",
                      help="collect every call again (the previous records move to records.previous/)")
     every = sub.add_parser("all", help="run the default sets (or those named), then write results/index.html")
@@ -180,9 +182,15 @@ def command(args: argparse.Namespace) -> None:
         print(f"ok    report -> {shown(render_offline(Path(args.params).resolve(), params))}")
         return
     if args.command == "check" or args.dry_run:
+        from helpers.collect.preflight import check_remote_hosts
+
         ctx = prepare(params)
+        for line in check_remote_hosts(ctx):
+            print(line, file=sys.stderr)
         print(format_estimate(ctx, estimate(ctx)))
         return
+    if getattr(args, "offline", False):
+        os.environ["COP_OFFLINE"] = "1"  # preflight refuses a remote api_base; the stages' kernels inherit it
     names = args.only.split(",") if args.only else None
     unknown = [n for n in names or [] if n not in NOTEBOOKS]
     if unknown:

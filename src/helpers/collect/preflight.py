@@ -79,6 +79,24 @@ def check_import_source(ctx: Context) -> None:
         source_path(ctx.params)
 
 
+def check_remote_hosts(ctx: Context, offline: bool = False) -> list[str]:
+    """One warning line per model whose ``api_base`` is another machine (``models.remote_host``), said before any
+    call (its key, if it has one, goes there); ``offline`` (``cost-of-pass run --offline``, or ``COP_OFFLINE=1``)
+    refuses them instead."""
+    from helpers.core.models import remote_host
+
+    lines = []
+    for m in ctx.models:
+        if (host := remote_host(m)) is None:
+            continue
+        key = f" and its key ({m.api_key_env})" if m.api_key_env else ""
+        if offline:
+            raise CostOfPassError(f"model '{m.name}': api_base {m.api_base} is another machine ({host}) and this run is "
+                                  "offline (--offline / COP_OFFLINE=1)")
+        lines.append(f"warning: model '{m.name}' sends its prompts{key} to {host} (api_base {m.api_base}), not this machine")
+    return lines
+
+
 def preflight(params: Params) -> Context:
     """All checks that must pass before any call: the context, API keys, and the budget."""
     return preflight_estimate(params)[0]
@@ -87,6 +105,11 @@ def preflight(params: Params) -> Context:
 def preflight_estimate(params: Params) -> tuple[Context, pd.DataFrame]:
     """``preflight``, also returning the estimate of the pending calls (see ``estimate``)."""
     ctx = prepare(params)
+    import os
+    import sys
+
+    for line in check_remote_hosts(ctx, offline=os.environ.get("COP_OFFLINE") == "1"):
+        print(line, file=sys.stderr)
     check_keys(ctx)
     check_import_source(ctx)
     from helpers.collect.collection import check_budget, recorded_spend_usd

@@ -64,10 +64,11 @@ class ImportedModel(BaseModel):
 
 
 class ModelSpec(BaseModel):
-    """One model. ``sampling`` overrides the set's sampling; a ``null`` value drops that argument."""
+    """One model. ``sampling`` overrides the set's sampling; a ``null`` value drops that argument. ``name`` becomes
+    a file name (its record shard): letters, digits and ``. _ + -`` only, so no name can point outside the set."""
 
     model_config = ConfigDict(extra="forbid")
-    name: str
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
     label: str
     litellm_id: str = Field(pattern=r"^[A-Za-z0-9_.-]+/.+$")
     family: str
@@ -144,3 +145,20 @@ def call_sampling(model: ModelSpec, base: dict[str, Any]) -> dict[str, Any]:
     """Sampling args for one call: the set's, overridden per model; ``None`` values are dropped."""
     merged = {**base, **model.sampling}
     return {k: v for k, v in merged.items() if v is not None}
+
+
+def remote_host(model: ModelSpec) -> str | None:
+    """The host of a model's ``api_base`` when it is not this machine (a loopback address or ``localhost``), else
+    None: a key sent there leaves the machine."""
+    if not model.api_base:
+        return None
+    import ipaddress
+    from urllib.parse import urlparse
+
+    host = (urlparse(model.api_base).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return None
+    try:
+        return None if ipaddress.ip_address(host).is_loopback else host
+    except ValueError:
+        return host or model.api_base
