@@ -114,3 +114,16 @@ def test_reprice_changes_only_cost_columns(kind, tmp_path, shared_data):
     assert list(cost0.index[moved]) == [changed]  # only the model whose price differs on that date
     assert (tmp_path / f"results/rp_as_of_{as_of}/report/index.html").is_file()
     assert not (tmp_path / f"results/rp_as_of_{as_of}/records").exists()  # the set's records are read in place
+
+
+def test_reprice_refuses_a_future_date_and_a_set_without_records_before_writing(tmp_path):
+    path = tmp_path / "fresh.yaml"
+    path.write_text(yaml.safe_dump({"name": "fresh", "tasks": ["two_digit_addition"], "models": ["sim-lightweight"],
+                                    "n_problems": 2, "n_runs": 1, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1,
+                                    "output_dir": str(tmp_path / "results/fresh")}))
+    for as_of, says in (("2999-01-01", "is after today"), ("2025-07-01", "no records of fresh")):
+        out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "reprice", str(path), "--as-of", as_of],
+                             cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert out.returncode != 0 and says in out.stderr and "Traceback" not in out.stderr
+        assert len(out.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "results").exists()  # nothing written

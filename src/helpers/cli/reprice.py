@@ -25,8 +25,13 @@ def repriced(params_path: str | Path, as_of: dt.date) -> tuple[Path, Params]:
     from helpers.core.ledger import prices_as_of
 
     original = load_params(params_path)
+    if as_of > dt.date.today():  # the ledger holds no price of a day to come: today's would be labelled with it
+        raise CostOfPassError(f"{params_path}: --as-of {as_of} is after today ({dt.date.today()}): prices of a future "
+                              "day are not known")
+    if not any(original.records_path.glob("*/*.jsonl")):  # nothing is written for a set that has no records
+        raise CostOfPassError(f"no records of {original.name} under {original.records_path}: run the set first")
     try:
-        prices_as_of(original.models, as_of)  # before anything is written
+        prices_as_of(original.priced_models, as_of)  # before anything is written
     except CostOfPassError as err:
         raise CostOfPassError(f"{params_path}: --as-of {as_of}: {err}") from None
     data = dict(read_yaml(Path(params_path), "parameter set"))

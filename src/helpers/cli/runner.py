@@ -122,8 +122,6 @@ def run_reprice(params_path: str, as_of, force: bool = False) -> Path:
 
     path, params = repriced(params_path, as_of)
     ctx = prepare(params)  # a model without a price by that date fails here, before any stage
-    if not any(params.records_path.glob("*/*.jsonl")):
-        raise CostOfPassError(f"no records of {load_params(params_path).name} under {params.records_path}: run the set first")
     print(f"set   {params.name} (records of {shown(params.records_path)}; prices: {ctx.snapshot.source})", flush=True)
     run_stages(path, ctx, 0, NOTEBOOKS[1:], force=force)
     report = params.output_path / "report/index.html"
