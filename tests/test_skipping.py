@@ -36,3 +36,23 @@ def test_keys_follow_the_inputs(write_set, tmp_path):
     # other parameters: every stage is stale
     other = StageKeys(prepare(tiny(write_set, tmp_path / "out", expert_bound="low")))
     assert not any(other.unchanged(s) for s in ("01_collect", "02_grade", "03_frontier", "report"))
+
+
+def test_a_changed_or_lost_graded_file_is_graded_again(write_set, tmp_path):
+    params = tiny(write_set, tmp_path / "out")
+    ctx = preflight(params)
+    run_collection(ctx, progress=False)
+    run_grading(ctx)
+    keys = StageKeys(ctx)
+    for stage in ("02_grade", "03_frontier"):
+        keys.record(stage)
+    attempts = params.graded_path / "attempts.parquet"
+    attempts.write_bytes(attempts.read_bytes() + b"tampered")  # the manifest still says what it was
+    assert not StageKeys(prepare(params)).unchanged("02_grade")
+    assert not StageKeys(prepare(params)).unchanged("03_frontier")
+    run_grading(ctx)  # what a plain rerun does: the stage runs again and rebuilds it
+    StageKeys(ctx).record("02_grade")
+    (params.graded_path / "manifest.json").unlink()
+    assert not StageKeys(prepare(params)).unchanged("02_grade")
+    run_grading(ctx)
+    assert (params.graded_path / "manifest.json").is_file()

@@ -2,8 +2,8 @@
 
 A stage's key covers the code (``src/helpers``, the notebooks, the report notebook, the model, price
 and expert registries), the parameter set as validated, the sampled problems, and what the stage
-reads: the record shards (names and sizes) for collection and grading, the grading manifest for
-03-06 and the report. A stage whose key equals the one recorded after its last success, and whose
+reads: the record shards (names and sizes) for collection and grading, and the grading stage's actual output
+files (its manifest and tables, by content) for grading itself and for 03-07 and the report. A stage whose key equals the one recorded after its last success, and whose
 executed notebook exists, is skipped; ``--force`` runs everything.
 """
 
@@ -55,8 +55,18 @@ def records_digest(ctx: Context) -> str:
 
 
 def graded_digest(ctx: Context) -> str:
-    path = graded_paths(ctx)["manifest"]
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "none"
+    """sha256 over the grading stage's actual outputs — its manifest and every table it lists — so a changed or lost
+    file changes the key ("none" for a file that is missing): a plain rerun grades again and rebuilds them."""
+    h = hashlib.sha256()
+    for name, path in sorted(graded_paths(ctx).items()):
+        h.update(name.encode() + b"\0")
+        if path.is_file():
+            with path.open("rb") as fh:
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(block)
+        else:
+            h.update(b"none")
+    return h.hexdigest()
 
 
 class StageKeys:
@@ -69,7 +79,14 @@ class StageKeys:
         self.base = _sha(code_digest(), set_digest(ctx))
 
     def current(self, stage: str) -> str:
-        reads = records_digest(self.ctx) if stage in ("01_collect", "02_grade") else graded_digest(self.ctx)
+        """The stage's key now: collection reads the records; grading the records and what it wrote last (a file
+        changed or lost since makes it run again); the analyses and the report the graded files."""
+        if stage == "01_collect":
+            reads = records_digest(self.ctx)
+        elif stage == "02_grade":
+            reads = _sha(records_digest(self.ctx), graded_digest(self.ctx))
+        else:
+            reads = graded_digest(self.ctx)
         return _sha(self.base, stage, reads)
 
     def unchanged(self, stage: str) -> bool:
