@@ -107,6 +107,31 @@ def test_generic_jsonl_by_question_text_and_csv_by_id(write_set, shared_data, tm
         do_import(params)
 
 
+@pytest.mark.parametrize("content, says", [
+    (b"", "no responses to import"),
+    (b"pid,model,reply\n", "no responses to import"),
+    (b"pid,model,reply\ngsm8k-test-0000,some-unregistered-llm,x\n", "rows of model(s) no registry entry imports: "
+                                                                     "'some-unregistered-llm' (1 rows)"),
+    (b"pid,model,reply,pt,ct\ngsm8k-test-0000,gpt-3.5-turbo,x,inf,3\n", "row 2: expected a token count"),
+    (b"pid,model,reply\ngsm8k-test-0000,gpt-3.5-turbo,caf\xe9\n", "not UTF-8 text"),
+    (b"pid,model,reply\ngsm8k-test-0000,gpt-3.5-turbo,\"" + b"x" * ((1 << 26) + 16) + b"\"\n", "field larger than field limit"),
+])
+def test_every_bad_generic_file_is_one_line_naming_it(write_set, shared_data, tmp_path, content, says):
+    path = tmp_path / "bad.csv"
+    path.write_bytes(content)
+    columns = {"problem_id": "pid", "model": "model", "response": "reply"}
+    if b",pt,ct" in content:
+        columns.update(prompt_tokens="pt", completion_tokens="ct")
+    params = load_params(write_set({
+        "name": "bad", "tasks": ["gsm8k"], "models": ["gpt-3.5-turbo"], "models_file": REGISTRY, "methods": ["vanilla"],
+        "n_problems": 4, "n_runs": 1, "price_snapshot": "feval_ttc_2025-06-02", "budget_usd": 1, "data_dir": str(shared_data),
+        "import_from": {"format": "generic", "path": str(path), "task": "gsm8k", "columns": columns}}))
+    with pytest.raises(CostOfPassError) as err:
+        do_import(params)
+    message = str(err.value)
+    assert says in message and "bad.csv" in message and "\n" not in message
+
+
 # ---- FEval-TTC: a zip in its format (shared/formats/feval_ttc.md), made up here ------------------------------
 MODELS = {"gpt-3.5-turbo": "gpt-3.5-turbo", "mistralai/Mixtral-8x7B-Instruct-v0.1": "mixtral-8x7b"}
 PRICES = {"gpt-3.5-turbo": (0.50, 1.50), "mistralai/Mixtral-8x7B-Instruct-v0.1": (0.08, 0.24)}  # their table

@@ -152,6 +152,8 @@ def import_records(params: Params, attempts: list, store: RecordStore) -> Import
                                f"run {r.run} (the first is row {first[k]})")
         first[k] = r.row
         rows.append(r)
+    if result.read == 0:
+        raise CostOfPassError(f"{params.import_path}: no responses to import (an empty file, or no usable row or run)")
     for r in rows:
         a = planned[(r.task, r.problem_id, r.model, r.method, r.run)]
         record = CallRecord(

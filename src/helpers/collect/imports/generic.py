@@ -5,20 +5,23 @@ own ids) or ``question`` (matched to the task's problems by normalised text); ``
 ``import_from.task``); ``run`` (else the row's order among those of its problem and model: 0, 1, ...);
 ``prompt_tokens`` and ``completion_tokens`` (else counted with the model's tokenizer or estimated, and
 labelled so); ``correct`` (the source's label: true/false, 1/0, yes/no). ``model`` values are the registry's
-``imported.name``; rows of models not in the set are skipped.
+``imported.name``; rows of registered models not in the set are skipped, and rows of a model no registry entry
+imports are refused (one line listing them).
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import math
+from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
 from helpers.collect.imports.common import Imported, normalize_text, source_error, text_index
 from helpers.collect.imports.tokens import counter
 from helpers.core.errors import CostOfPassError
-from helpers.core.models import ModelSpec
+from helpers.core.models import ModelSpec, load_registry
 from helpers.core.params import Params
 from helpers.core.tasks import get_task
 
@@ -27,10 +30,15 @@ TRUE, FALSE = {"true", "1", "yes", "correct"}, {"false", "0", "no", "incorrect",
 
 
 def rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(row number, row) of a CSV (header is row 1) or JSONL (line numbers) file."""
+    """(row number, row) of a CSV (header is row 1) or JSONL (line numbers) file; text that is not UTF-8 or a CSV
+    field over the size limit is one line naming the file and the row."""
     if path.suffix.lower() in (".jsonl", ".ndjson"):
-        with path.open(encoding="utf-8") as fh:
-            for i, line in enumerate(fh, start=1):
+        with path.open("rb") as fh:
+            for i, raw in enumerate(fh, start=1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as err:
+                    raise source_error(path, i, f"not UTF-8 text (byte {err.start} of the line)") from None
                 if line.strip():
                     try:
                         row = json.loads(line)
@@ -44,7 +52,15 @@ def rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise CostOfPassError(f"{path}: a generic import reads .csv or .jsonl files, not {path.suffix or 'no suffix'}")
     csv.field_size_limit(1 << 26)
     with path.open(encoding="utf-8", newline="") as fh:
-        yield from enumerate(csv.DictReader(fh), start=2)
+        reader = csv.DictReader(fh)
+        number = 1
+        try:
+            for number, row in enumerate(reader, start=2):
+                yield number, row
+        except UnicodeDecodeError as err:
+            raise source_error(path, number + 1, f"not UTF-8 text (byte {err.start} of a block)") from None
+        except csv.Error as err:
+            raise source_error(path, reader.line_num, str(err)) from None
 
 
 def as_label(value: Any) -> bool | None:
@@ -60,7 +76,7 @@ def as_label(value: Any) -> bool | None:
 
 def as_count(value: Any) -> int:
     number = float(value)
-    if number < 0 or number != int(number):
+    if not math.isfinite(number) or number < 0 or number != int(number):
         raise ValueError(f"expected a token count (a whole number >= 0), got {value!r}")
     return int(number)
 
@@ -85,11 +101,15 @@ def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[I
     texts = {t: text_index(ps) for t, ps in problems.items()} if "question" in cols else {}
     counters = {name: counter(m.imported.tokenizer) for name, m in models.items()}
     runs: dict[tuple, int] = {}
+    registered = {m.imported.name for m in load_registry(params.models_path).values() if m.imported}
+    unknown: Counter[str] = Counter()  # rows of a model no registry entry imports: refused at the end, listed
     for number, row in rows(path):
         if missing := [c for c in cols.values() if c not in row]:
             raise source_error(path, number, f"no column(s) {', '.join(missing)}")
         name = str(row[cols["model"]])
         if name not in models:
+            if name not in registered:
+                unknown[name] += 1
             continue
         task = str(row[cols["task"]]) if "task" in cols else spec.task
         if task not in params.tasks:
@@ -122,3 +142,7 @@ def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[I
             how += "; prompt: the question alone (source's prompt not recorded)"
         yield Imported(task, pid, models[name].name, run, None if response is None else str(response), prompt,
                        completion, how, source, label, row=number)
+    if unknown:
+        listed = ", ".join(f"{n!r} ({k} rows)" for n, k in unknown.most_common(5)) + (" …" if len(unknown) > 5 else "")
+        raise CostOfPassError(f"{path}: rows of model(s) no registry entry imports: {listed}; add them to "
+                              f"{params.models_file} (field imported.name) or remove the rows")
