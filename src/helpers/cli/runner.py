@@ -104,7 +104,33 @@ def main(argv: list[str] | None = None) -> int:
     reprice.add_argument("--as-of", required=True, type=_date, help="YYYY-MM-DD: each model's price in effect that day")
     reprice.add_argument("--force", action="store_true", help="run every stage, even those whose inputs are unchanged")
     args = ap.parse_args(argv)
+    stop_on_signals()
     return run_command(lambda: command(args))
+
+
+def stop_on_signals() -> None:
+    """Ctrl-C (SIGINT) and SIGTERM stop the spending: the first interrupts the running stage's kernel, whose cell
+    stops starting calls and ends with what it recorded (or, outside a stage, stops here); a second one kills the
+    kernels at once and exits. Either way one line says what was kept (``run_command``), exit status 130."""
+    import signal
+
+    from helpers.core.notebooks import interrupt_kernels, kill_kernels
+
+    presses = {"n": 0}
+
+    def on_signal(signum, frame):
+        presses["n"] += 1
+        if presses["n"] > 1:
+            kill_kernels()
+            print("stopped at once: every call recorded is kept; run the same command again to resume", file=sys.stderr)
+            os._exit(130)
+        print("\nstopping: no new call starts; the calls in flight are recorded or dropped unrecorded "
+              "(press Ctrl-C again to stop at once)", file=sys.stderr, flush=True)
+        if not interrupt_kernels():
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
 
 
 def _date(text: str):

@@ -16,6 +16,7 @@ import random
 import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -452,6 +453,21 @@ class Budget:
             self._spent.value += spent_usd
 
 
+STOP = threading.Event()  # set by Ctrl-C or SIGTERM (``stopping``): no call starts after it
+
+
+@contextmanager
+def stopping():
+    """Collection under Ctrl-C: a KeyboardInterrupt here sets ``STOP`` (no worker starts another call; a call in
+    flight ends and is recorded, or is dropped unrecorded) and is raised again once the workers have ended."""
+    STOP.clear()
+    try:
+        yield
+    except KeyboardInterrupt:
+        STOP.set()
+        raise
+
+
 def run_attempt(a: Attempt, calls: list[int], done: dict[tuple, str], store: RecordStore, caller: Caller,
                 budget: Budget, estimate_usd: float, price) -> tuple[list[CallRecord], int]:
     """Make an attempt's missing calls in order, each stored the moment it is acknowledged.
@@ -461,7 +477,7 @@ def run_attempt(a: Attempt, calls: list[int], done: dict[tuple, str], store: Rec
     responses = {c: done[a.key(c)] for c in range(a.method.collected_calls) if a.key(c) in done}
     made = []
     for i, c in enumerate(calls):
-        if not budget.start(estimate_usd):
+        if STOP.is_set() or not budget.start(estimate_usd):
             return made, len(calls) - i
         messages = a.method.messages(a.problem.question, c, responses)
         record = caller(a, c, messages)
@@ -481,7 +497,7 @@ async def arun_attempt(a: Attempt, calls: list[int], done: dict[tuple, str], sto
     responses = {c: done[a.key(c)] for c in range(a.method.collected_calls) if a.key(c) in done}
     made = []
     for i, c in enumerate(calls):
-        if not budget.start(estimate_usd):
+        if STOP.is_set() or not budget.start(estimate_usd):
             return made, len(calls) - i
         record = await caller.acall(a, c, a.method.messages(a.problem.question, c, responses), client)
         store.append(record)
@@ -586,7 +602,7 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
     tally = Tally()
     bar = progress_bar(total=sum(len(c) for _, c in todo), desc=f"collect {params.name}", unit="call",
                        disable=not progress, mininterval=2.0)
-    with store:
+    with store, stopping():
         if http:
             run_coroutine(_collect_http(http, done, store, caller, budget, est_by, snapshot, params.concurrency,
                                         tally, bar))
@@ -616,14 +632,20 @@ def run_coroutine(coro):
     except RuntimeError:
         return asyncio.run(coro)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+        future = pool.submit(asyncio.run, coro)
+        try:
+            return future.result()
+        except KeyboardInterrupt:  # the loop's workers stop taking calls; those in flight end, then it is raised
+            STOP.set()
+            wait([future])
+            raise
 
 
 def _collect_threads(queue: deque, done, store, caller, budget, est_by, snapshot, concurrency: int,
                      tally: Tally, bar) -> None:
     """Run queued attempts on ``concurrency`` threads (one: in this thread); what the budget stops stays queued."""
     if concurrency == 1:  # no hand-over to a worker per attempt (CPU-bound calls gain nothing from threads)
-        while queue and not budget.exhausted:
+        while queue and not budget.exhausted and not STOP.is_set():
             a, calls = queue.popleft()
             bar.update(tally.add(*run_attempt(a, calls, done, store, caller, budget,
                                               est_by[(a.problem.task, a.model.name)], snapshot.price(a.model.name))))
@@ -632,13 +654,18 @@ def _collect_threads(queue: deque, done, store, caller, budget, est_by, snapshot
         running: set[Future] = set()
         while queue or running:
             # at most one attempt per worker: nothing waits inside the pool, so nothing starts after the budget is reached
-            while queue and len(running) < concurrency and not budget.exhausted:
+            while queue and len(running) < concurrency and not budget.exhausted and not STOP.is_set():
                 a, calls = queue.popleft()
                 running.add(pool.submit(run_attempt, a, calls, done, store, caller, budget,
                                         est_by[(a.problem.task, a.model.name)], snapshot.price(a.model.name)))
             if not running:
                 break
-            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            try:
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+            except KeyboardInterrupt:  # the calls in flight end and are recorded; nothing new starts
+                STOP.set()
+                wait(running)
+                raise
             for fut in finished:
                 bar.update(tally.add(*fut.result()))
 
@@ -650,7 +677,7 @@ def _collect_forked(queue: deque, done, root, caller, budget: Budget, est_by, sn
         part = Tally()
         with RecordStore(root) as store:
             for a, calls in group:
-                if budget.exhausted:
+                if budget.exhausted or STOP.is_set():
                     part.not_started += len(calls)
                     continue
                 n = part.add(*run_attempt(a, calls, done, store, caller, budget,
@@ -675,7 +702,7 @@ async def _collect_http(queue: deque, done, store, caller, budget, est_by, snaps
 
     async with OpenAICompatibleClient(concurrency) as client:
         async def worker() -> None:
-            while queue and not budget.exhausted:
+            while queue and not budget.exhausted and not STOP.is_set():
                 a, calls = queue.popleft()
                 bar.update(tally.add(*await arun_attempt(a, calls, done, store, caller, budget,
                                                          est_by[(a.problem.task, a.model.name)],

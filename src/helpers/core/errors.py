@@ -23,7 +23,13 @@ def run_command(action) -> int:
 
     try:
         action()
+    except KeyboardInterrupt:  # stopped here, outside any stage's kernel
+        print("stopped: nothing is lost that was recorded; run the same command again to resume", file=sys.stderr)
+        return 130
     except CostOfPassError as err:
+        if type(err).__name__ == "Interrupted":
+            print(f"{err}: every call recorded is kept; run the same command again to resume", file=sys.stderr)
+            return 130
         print(f"error: {err}", file=sys.stderr)
         return 2
     return 0

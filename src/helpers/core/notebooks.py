@@ -10,6 +10,48 @@ from helpers.core.errors import CostOfPassError
 from helpers.core.paths import repo_root
 
 KERNEL = "cost-of-pass"
+_LIVE = None  # a weakref.WeakSet of the kernel managers of the notebooks running now (``interrupt_kernels``)
+
+
+def _live():
+    global _LIVE
+    if _LIVE is None:
+        import weakref
+
+        _LIVE = weakref.WeakSet()
+    return _LIVE
+
+
+def interrupt_kernels() -> int:
+    """Send SIGINT to every running stage's kernel and its process group (the calls it started, forked workers):
+    the running cell raises KeyboardInterrupt there. Returns how many kernels were interrupted."""
+    n = 0
+    for km in list(_live()):
+        try:
+            if km.has_kernel:
+                km.interrupt_kernel()
+                n += 1
+        except Exception:  # noqa: BLE001 - a kernel that just ended has nothing to interrupt
+            continue
+    return n
+
+
+def kill_kernels() -> None:
+    """SIGKILL every running stage's kernel process group (a second Ctrl-C): records are appended line by line, so a
+    torn last line is all a kill can leave, and it is ignored on read (``collect.records``)."""
+    import signal
+
+    for km in list(_live()):
+        try:
+            pid = km.provisioner.process.pid if km.provisioner is not None else None
+            if pid:
+                os.killpg(os.getpgid(pid), signal.SIGKILL)
+        except Exception:  # noqa: BLE001 - gone already
+            continue
+
+
+class Interrupted(CostOfPassError):
+    """A stage stopped by Ctrl-C or SIGTERM (exit status 130)."""
 
 
 def _kernel_manager_class():
@@ -26,6 +68,14 @@ def _kernel_manager_class():
             super().__init__(**kwargs)
             self.transport = "ipc"
             self.ip = str(Path(tempfile.gettempdir()) / f"cost-of-pass-kernel-{uuid.uuid4().hex[:12]}")
+            _live().add(self)
+
+        def start_kernel(self, **kw):
+            # the kernel process's own log (not the cells' output, which the notebook keeps) goes to a file beside its
+            # sockets, not to the user's terminal: an interrupted kernel's messages are not the user's business
+            with open(f"{self.ip}.log", "ab") as log:  # the child keeps its own copy of the descriptor
+                kw.setdefault("stderr", log)
+                return super().start_kernel(**kw)
 
     return IPCKernelManager if os.name == "posix" else KernelManager
 
@@ -63,6 +113,8 @@ def execute_notebook(src: Path, dst: Path, params_path: Path, log_output: bool =
         pm.execute_notebook(str(src), str(dst), parameters=parameters, cwd=str(repo_root()), kernel_name=KERNEL,
                             log_output=log_output, progress_bar=False, kernel_manager_class=_kernel_manager_class())
     except pm.PapermillExecutionError as err:
+        if err.ename == "KeyboardInterrupt":
+            raise Interrupted(f"stopped during {src.stem}") from None
         raise CostOfPassError(f"notebook {src.stem} failed ({err.ename}: {err.evalue}); see {dst}") from None
     except Exception as err:
         raise CostOfPassError(f"notebook {src.stem} failed ({type(err).__name__}: {err}); see {dst}") from None

@@ -1,0 +1,80 @@
+"""Ctrl-C and SIGTERM stop the spending (issue 26 item 1): through the runner, against a slow server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT, STUB_KEY, STUB_PRICES, stub_models
+from helpers.collect.records import RecordStore
+from helpers.core.params import load_params
+from openai_stub import StubServer
+from test_collect_e2e import base_params
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_the_calls_keeps_the_records_and_a_rerun_resumes(monkeypatch, write_set, sig):
+    monkeypatch.setenv("STUB_API_KEY", STUB_KEY)
+    with StubServer(STUB_KEY, delay_s=0.3) as stub:
+        path = write_set(base_params(n_problems=40, n_runs=3, methods=["vanilla"], models=["stub-a"], concurrency=2),
+                         stub_models(stub.base_url), STUB_PRICES)
+        params = load_params(path)
+        cmd = [sys.executable, "-m", "helpers.cli.runner", "run", str(path), "--only", "01_collect"]
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        deadline = time.time() + 120
+        while time.time() < deadline and stub.state.completions < 6:
+            time.sleep(0.05)
+        assert stub.state.completions >= 6, "the collection should have started"
+        proc.send_signal(sig)
+        at_signal = stub.state.requests
+        sent = time.time()
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130 and time.time() - sent < 15
+        time.sleep(1.0)  # anything started after the signal would reach the server by now
+        assert stub.state.requests - at_signal <= 0, "no call may start after the signal"
+        lines = err.strip().splitlines()
+        assert "Traceback" not in err and lines[-1].endswith("run the same command again to resume")
+        assert len(lines) <= 2  # "stopping: …" when it arrives, then what was kept
+        kept = RecordStore(params.records_path).load()
+        for shard in params.records_path.rglob("*.jsonl"):  # whole lines only
+            for line in shard.read_text().splitlines():
+                json.loads(line)
+        assert 0 < len(kept) < 120
+        again = subprocess.run(cmd, cwd=ROOT, env=os.environ.copy(), capture_output=True, text=True, timeout=300)
+        assert again.returncode == 0, again.stderr[-2000:]
+        done = RecordStore(params.records_path).load()
+        assert (done["status"] == "ok").sum() == 120  # resumed: every planned call once
+
+
+def test_a_second_ctrl_c_stops_at_once_and_a_rerun_resumes(monkeypatch, write_set):
+    monkeypatch.setenv("STUB_API_KEY", STUB_KEY)
+    with StubServer(STUB_KEY, delay_s=0.3) as stub:
+        path = write_set(base_params(n_problems=40, n_runs=3, methods=["vanilla"], models=["stub-a"], concurrency=2),
+                         stub_models(stub.base_url), STUB_PRICES)
+        params = load_params(path)
+        cmd = [sys.executable, "-m", "helpers.cli.runner", "run", str(path), "--only", "01_collect"]
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        deadline = time.time() + 120
+        while time.time() < deadline and stub.state.completions < 6:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        sent = time.time()
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130 and time.time() - sent < 5 and "Traceback" not in err
+        assert err.strip().splitlines()[-1].endswith("run the same command again to resume")
+        time.sleep(1.0)
+        kept = RecordStore(params.records_path).load()  # a torn last line, if the kill left one, is ignored
+        assert 0 < len(kept) < 120
+        again = subprocess.run(cmd, cwd=ROOT, env=os.environ.copy(), capture_output=True, text=True, timeout=300)
+        assert again.returncode == 0, again.stderr[-2000:]
+        assert (RecordStore(params.records_path).load()["status"] == "ok").sum() == 120
