@@ -78,3 +78,21 @@ def test_a_second_ctrl_c_stops_at_once_and_a_rerun_resumes(monkeypatch, write_se
         again = subprocess.run(cmd, cwd=ROOT, env=os.environ.copy(), capture_output=True, text=True, timeout=300)
         assert again.returncode == 0, again.stderr[-2000:]
         assert (RecordStore(params.records_path).load()["status"] == "ok").sum() == 120
+
+
+def test_grading_refuses_a_set_that_is_being_collected(write_set, tmp_path):
+    from helpers.core.locking import output_lock
+
+    path = write_set({"name": "busy", "tasks": ["two_digit_addition"], "models": ["sim-lightweight"], "n_problems": 2,
+                      "n_runs": 1, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1,
+                      "task_options": {"two_digit_addition": {"source": "generated"}}})
+    params = load_params(path)
+    first = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "run", str(path), "--only", "01_collect"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr[-2000:]
+    with output_lock(params.output_path):  # a collection of the set is running
+        for args in (["run", str(path), "--only", "02_grade"], ["reprice", str(path), "--as-of", "2025-07-01"]):
+            out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", *args], cwd=ROOT, capture_output=True,
+                                 text=True, timeout=300)
+            assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr[-2000:]
+            assert "is being collected by another run (pid" in out.stderr and len(out.stderr.strip().splitlines()) == 1

@@ -45,7 +45,12 @@ def run_grading(ctx: Context) -> pd.DataFrame:
 
     ``attempts.attrs["ignored_records"]`` counts records in the output directory outside the set's sample.
     """
-    calls, ignored = set_records(ctx)
+    from helpers.core.locking import output_lock
+
+    # the records' owner may be collecting them now (another run, or the set a repriced copy reads): grading waits for
+    # no one and reads no half-collected set — it takes the owner's lock, or refuses in one line naming the holder
+    with output_lock(ctx.params.records_path.parent):
+        calls, ignored = set_records(ctx)
     if calls.empty:
         raise CostOfPassError(f"no records of this set's sample under {ctx.params.records_path} "
                               f"({ignored} other records ignored); run 01_collect first")
