@@ -11,6 +11,7 @@ little; the simulated sets use ``concurrency: 1``.
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import time
@@ -22,6 +23,8 @@ from helpers.collect.records import RecordStore
 from helpers.core.models import ModelSpec
 from helpers.core.params import Params
 from helpers.core.tasks.two_digit_addition import generate
+
+os.environ.setdefault("COP_WRITE_ANYWHERE", "1")  # a benchmark writes its sets under a temporary directory
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 300
 PROFILE = sim.SimProfile(accuracy={"two_digit_addition": 0.9}, completion_tokens={"two_digit_addition": 60})

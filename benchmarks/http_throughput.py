@@ -32,6 +32,8 @@ from helpers.core.params import Params
 from helpers.core.prices import ModelPrice
 from helpers.core.tasks.two_digit_addition import generate
 
+os.environ.setdefault("COP_WRITE_ANYWHERE", "1")  # a benchmark writes its sets under a temporary directory
+
 ARGS = [] if sys.argv[1:2] in (["--serve"], ["--measure"]) else sys.argv[1:]
 SCALE = float(ARGS[0]) if ARGS else 10.0
 LATENCY_S = float(ARGS[1]) if len(ARGS) > 1 else 0.2

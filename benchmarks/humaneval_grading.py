@@ -22,6 +22,8 @@ from pathlib import Path
 
 import yaml
 
+os.environ.setdefault("COP_WRITE_ANYWHERE", "1")  # a benchmark writes its sets under a temporary directory
+
 SET = Path("params/humaneval_agents.yaml")
 
 

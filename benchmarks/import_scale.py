@@ -12,6 +12,7 @@ peak resident memory (ru_maxrss of the process). Runs offline; needs no benchmar
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import yaml
 
+os.environ.setdefault("COP_WRITE_ANYWHERE", "1")  # a benchmark writes its sets under a temporary directory
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ["gpt-3.5-turbo", "mistralai/Mixtral-8x7B-Instruct-v0.1", "deepseek-ai/DeepSeek-V3", "Qwen/Qwen2.5-72B-Instruct",
           "meta-llama/Llama-3.3-70B-Instruct", "meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.2-3B-Instruct",
@@ -51,6 +53,7 @@ from helpers.collect.imports import import_records
 from helpers.collect.records import RecordStore
 from helpers.core.context import prepare
 from helpers.core.params import load_params
+
 params = load_params(sys.argv[1])
 ctx = prepare(params)
 start = time.perf_counter()

@@ -51,3 +51,20 @@ def test_a_model_name_that_would_leave_the_set_is_refused(write_set):
                      {"date": "2025-01-01", "source": "test", "prices": {}})
     with pytest.raises(CostOfPassError, match=r"model '../../escape': field 'name': String should match pattern"):
         prepare(load_params(path))
+
+
+def test_a_parameter_file_cannot_write_outside_results_unless_the_command_says_so(write_set, tmp_path, monkeypatch):
+    monkeypatch.delenv("COP_WRITE_ANYWHERE", raising=False)
+    env = {k: v for k, v in __import__("os").environ.items() if k != "COP_WRITE_ANYWHERE"}
+    paths = []
+    for target in (ROOT / "results" / ".." / ".." / "escaped", tmp_path / "elsewhere"):
+        paths.append(path := write_set({"name": "outside", "tasks": ["two_digit_addition"], "models": ["sim-lightweight"],
+                          "n_problems": 2, "n_runs": 1, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1,
+                          "output_dir": str(target), "task_options": {"two_digit_addition": {"source": "generated"}}}))
+        out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "check", str(path)], cwd=ROOT, env=env,
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 2 and "field 'output_dir'" in out.stderr and "--write-anywhere" in out.stderr
+        assert len(out.stderr.strip().splitlines()) == 1 and not target.exists()
+    allowed = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "check", str(paths[-1]), "--write-anywhere"],
+                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert allowed.returncode == 0, allowed.stderr[-1000:]

@@ -25,6 +25,9 @@ def repriced(params_path: str | Path, as_of: dt.date) -> tuple[Path, Params]:
     from helpers.core.ledger import prices_as_of
 
     original = load_params(params_path)
+    from helpers.core.params import check_confined
+
+    check_confined(original)  # the repriced copy is written beside it
     if as_of > dt.date.today():  # the ledger holds no price of a day to come: today's would be labelled with it
         raise CostOfPassError(f"{params_path}: --as-of {as_of} is after today ({dt.date.today()}): prices of a future "
                               "day are not known")

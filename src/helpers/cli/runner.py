@@ -20,7 +20,7 @@ from helpers.collect.records import move_records_aside
 from helpers.core.context import Context, prepare
 from helpers.core.errors import CostOfPassError, MissingData, run_command
 from helpers.core.notebooks import execute_notebook, summary_path
-from helpers.core.params import load_params
+from helpers.core.params import WRITE_ANYWHERE, load_params
 from helpers.core.paths import repo_root, shown
 from helpers.core.progress import watch
 
@@ -103,7 +103,12 @@ def main(argv: list[str] | None = None) -> int:
     reprice.add_argument("params")
     reprice.add_argument("--as-of", required=True, type=_date, help="YYYY-MM-DD: each model's price in effect that day")
     reprice.add_argument("--force", action="store_true", help="run every stage, even those whose inputs are unchanged")
+    for sp in (run, every, check, report, quarto, reprice):
+        sp.add_argument("--write-anywhere", action="store_true",
+                        help="let the set's output_dir lie outside the project's results/ directory")
     args = ap.parse_args(argv)
+    if args.write_anywhere:
+        os.environ[WRITE_ANYWHERE] = "1"  # the stages' kernels inherit it
     stop_on_signals()
     return run_command(lambda: command(args))
 

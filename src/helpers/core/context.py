@@ -103,7 +103,11 @@ def check_imported(params: Params, models: list[ModelSpec]) -> None:
 
 
 def check_output_dir(params: Params) -> None:
-    """The set's output directory exists or can be made, and is writable (one line if not)."""
+    """The set's output directory is inside ``results/`` (``params.check_confined``), exists or can be made, and is
+    writable (one line if not)."""
+    from helpers.core.params import check_confined
+
+    check_confined(params)
     out = params.output_path
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -282,3 +282,19 @@ def params_in_notebook(namespace: dict[str, Any], params_file: str | None) -> Pa
     if not params_file:
         raise CostOfPassError("no parameters: run with papermill -f params/<set>.yaml or set params_file")
     return load_params(params_file)
+
+
+WRITE_ANYWHERE = "COP_WRITE_ANYWHERE"  # "1": the user allowed writing outside results/ (``cost-of-pass … --write-anywhere``)
+
+
+def check_confined(params: Params) -> None:
+    """A parameter file cannot make the runner write outside the project's ``results/`` directory: its
+    ``output_dir`` (``..`` and links resolved) must lie inside it, unless the user said otherwise on the command
+    line (``--write-anywhere``, which sets ``COP_WRITE_ANYWHERE=1``). One line naming the field if not."""
+    import os
+
+    out, results = params.output_path.resolve(), (repo_root() / "results").resolve()
+    if os.environ.get(WRITE_ANYWHERE) == "1" or out == results or results in out.parents:
+        return
+    raise CostOfPassError(f"{params.source}: field 'output_dir': {out} is outside the project's results directory "
+                          f"({results}); a parameter file cannot write there — pass --write-anywhere to allow it")

@@ -160,7 +160,9 @@ def render_offline(params_path: Path, params: Params) -> Path:
     from nbconvert import HTMLExporter
 
     from helpers.core.notebooks import execute_notebook
+    from helpers.core.params import check_confined
 
+    check_confined(params)
     out_dir = params.output_path / "report"
     executed = out_dir / "index.ipynb"
     execute_notebook(repo_root() / REPORT_NOTEBOOK, executed, params_path, extra={"renderer": "offline"})
