@@ -18,19 +18,25 @@ from openai_stub import StubServer
 from test_collect_e2e import base_params
 
 
+def collecting(write_set, stub):
+    """A collection of 120 slow calls started through the runner, once a few have been answered:
+    (params, the command, its process)."""
+    path = write_set(base_params(n_problems=40, n_runs=3, methods=["vanilla"], models=["stub-a"], concurrency=2),
+                     stub_models(stub.base_url), STUB_PRICES)
+    cmd = [sys.executable, "-m", "helpers.cli.runner", "run", str(path), "--only", "01_collect"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and stub.state.completions < 6:
+        time.sleep(0.05)
+    return load_params(path), cmd, proc
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_stops_the_calls_keeps_the_records_and_a_rerun_resumes(monkeypatch, write_set, sig):
     monkeypatch.setenv("STUB_API_KEY", STUB_KEY)
     with StubServer(STUB_KEY, delay_s=0.3) as stub:
-        path = write_set(base_params(n_problems=40, n_runs=3, methods=["vanilla"], models=["stub-a"], concurrency=2),
-                         stub_models(stub.base_url), STUB_PRICES)
-        params = load_params(path)
-        cmd = [sys.executable, "-m", "helpers.cli.runner", "run", str(path), "--only", "01_collect"]
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
-        deadline = time.time() + 120
-        while time.time() < deadline and stub.state.completions < 6:
-            time.sleep(0.05)
+        params, cmd, proc = collecting(write_set, stub)
         assert stub.state.completions >= 6, "the collection should have started"
         proc.send_signal(sig)
         at_signal = stub.state.requests
@@ -56,15 +62,7 @@ def test_a_signal_stops_the_calls_keeps_the_records_and_a_rerun_resumes(monkeypa
 def test_a_second_ctrl_c_stops_at_once_and_a_rerun_resumes(monkeypatch, write_set):
     monkeypatch.setenv("STUB_API_KEY", STUB_KEY)
     with StubServer(STUB_KEY, delay_s=0.3) as stub:
-        path = write_set(base_params(n_problems=40, n_runs=3, methods=["vanilla"], models=["stub-a"], concurrency=2),
-                         stub_models(stub.base_url), STUB_PRICES)
-        params = load_params(path)
-        cmd = [sys.executable, "-m", "helpers.cli.runner", "run", str(path), "--only", "01_collect"]
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
-        deadline = time.time() + 120
-        while time.time() < deadline and stub.state.completions < 6:
-            time.sleep(0.05)
+        params, cmd, proc = collecting(write_set, stub)
         proc.send_signal(signal.SIGINT)
         time.sleep(0.05)
         proc.send_signal(signal.SIGINT)
