@@ -257,3 +257,33 @@ def test_a_missing_source_file_fails_in_preflight(write_set, shared_data):
     params = routellm_set(write_set, shared_data, path="routellm/absent.csv")
     with pytest.raises(CostOfPassError, match=r"field 'import_from.path': no file at .*routellm/absent.csv"):
         preflight(params)
+
+
+def test_a_corrupt_member_of_the_feval_zip_is_one_line(tmp_path):
+    import struct
+
+    from helpers.core.tasks.feval_ttc import read_member
+
+    path = tmp_path / "api_responses.zip"
+    feval_zip(path)
+    with zipfile.ZipFile(path) as zf:
+        info = zf.getinfo("api_responses/dataset_GSM8K.txt")
+    data = bytearray(path.read_bytes())
+    name_len, extra_len = struct.unpack("<HH", data[info.header_offset + 26:info.header_offset + 30])
+    data[info.header_offset + 30 + name_len + extra_len + 10] ^= 0xFF  # a byte of the member's data: its CRC fails
+    path.write_bytes(bytes(data))
+    with pytest.raises(CostOfPassError) as err:
+        read_member(path, "dataset_GSM8K.txt")
+    assert "dataset_GSM8K.txt: a corrupt member of the zip" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_an_unwritable_output_directory_is_one_line_whatever_the_stage(capsys):
+    from helpers.core.errors import run_command
+
+    def stage():
+        raise PermissionError(13, "Permission denied", "results/x/stages.json")
+
+    assert run_command(stage) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("error: results/x/stages.json: Permission denied (is the output directory read-only, full or "
+                   "gone?)")

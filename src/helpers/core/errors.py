@@ -32,4 +32,9 @@ def run_command(action) -> int:
             return 130
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except OSError as err:  # a read-only, full or vanished output directory, whatever the stage: one line
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"error: {where}{err.strerror or type(err).__name__} (is the output directory read-only, full or gone?)",
+              file=sys.stderr)
+        return 2
     return 0

@@ -89,4 +89,7 @@ def watch(path: Path, interval_s: float = 0.5):
             os.environ.pop(PROGRESS_ENV, None)
         else:
             os.environ[PROGRESS_ENV] = before
-        path.unlink(missing_ok=True)
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:  # the output directory turned read-only or vanished: the stage's own error says so
+            pass

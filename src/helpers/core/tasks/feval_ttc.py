@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import zipfile
+import zlib
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,8 @@ def read_member(path: Path, name: str) -> Any:
             return json.loads(zf.read(members[name]).decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as err:
             raise CostOfPassError(f"{path}: {name}: not JSON ({err})") from None
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as err:  # a bad CRC, a truncated member
+            raise CostOfPassError(f"{path}: {name}: a corrupt member of the zip ({err})") from None
 
 
 def n_choices(question: str) -> int:
