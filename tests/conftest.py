@@ -58,3 +58,23 @@ STUB_PRICES = {
     "date": "2025-01-01", "source": "test prices",
     "prices": {m: {"input_usd_per_mtok": 1.0, "output_usd_per_mtok": 2.0} for m in ("stub-a", "stub-b", "broken")},
 }
+
+
+def stub_set_params(**over) -> dict:
+    """A small parameter set of the stub models on generated Two Digit Addition problems (``over`` replaces keys)."""
+    p = {
+        "name": "stubrun", "tasks": ["two_digit_addition"], "models": ["stub-a", "stub-b"],
+        "methods": ["vanilla", "self_refine"], "n_problems": 6, "n_runs": 2, "seed": 3,
+        "price_snapshot": "unused", "budget_usd": 1.0, "concurrency": 3, "max_retries": 3,
+        "retry_backoff_s": 0.01, "timeout_s": 20,
+        "task_options": {"two_digit_addition": {"source": "generated", "n": 40, "seed": 1}},
+    }
+    p.update(over)
+    return p
+
+
+def chromium() -> str | None:
+    """Debian's headless browser, where installed (``make chromium``)."""
+    import shutil
+
+    return shutil.which("chromium") or shutil.which("chromium-browser")

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT, STUB_KEY, STUB_PRICES, stub_models
+from conftest import stub_set_params as base_params
 from helpers.analyze.estimates import accuracy_table
 from helpers.collect.collection import run_collection
 from helpers.collect.preflight import preflight
@@ -20,18 +21,6 @@ from helpers.core.errors import CostOfPassError
 from helpers.core.params import load_params
 from helpers.grade.stage import run_grading
 from openai_stub import StubServer
-
-
-def base_params(**over):
-    p = {
-        "name": "stubrun", "tasks": ["two_digit_addition"], "models": ["stub-a", "stub-b"],
-        "methods": ["vanilla", "self_refine"], "n_problems": 6, "n_runs": 2, "seed": 3,
-        "price_snapshot": "unused", "budget_usd": 1.0, "concurrency": 3, "max_retries": 3,
-        "retry_backoff_s": 0.01, "timeout_s": 20,
-        "task_options": {"two_digit_addition": {"source": "generated", "n": 40, "seed": 1}},
-    }
-    p.update(over)
-    return p
 
 
 @pytest.fixture

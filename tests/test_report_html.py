@@ -3,14 +3,13 @@
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 
 import pytest
 import yaml
 
-from conftest import ROOT
+from conftest import ROOT, chromium
 from helpers.cli import runner
 from helpers.core.params import load_params
 
@@ -109,10 +108,6 @@ def test_html_is_self_contained_and_complete(report):
     assert "Set 'htmlcheck'" not in html  # captions say what their artifact shows, not the set again
     text = re.sub(r'data:image/png;base64,[A-Za-z0-9+/=]+', "", html)  # (base64 can spell anything)
     assert "deserted-untie-orchid" not in text and "canary" not in text.lower()
-
-
-def chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def test_report_opens_in_headless_chromium(report, tmp_path):

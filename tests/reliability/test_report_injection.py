@@ -9,8 +9,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import ROOT
-from test_report_html import chromium
+from conftest import ROOT, chromium
 
 PAYLOADS = {  # each would set the page's title (or leave an element behind) if it ran
     "label_a": '<script>document.title="PWNED-script"</script>',

@@ -12,10 +12,10 @@ import time
 import pytest
 
 from conftest import ROOT, STUB_KEY, STUB_PRICES, stub_models
+from conftest import stub_set_params as base_params
 from helpers.collect.records import RecordStore
 from helpers.core.params import load_params
 from openai_stub import StubServer
-from test_collect_e2e import base_params
 
 
 def collecting(write_set, stub):
