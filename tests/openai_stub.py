@@ -28,6 +28,7 @@ class StubState:
         self.completions = 0  # 200 answers
         self.seen: Counter[str] = Counter()
         self.bodies: list[dict] = []  # every request body received, in order
+        self.arrivals: list[float] = []  # time.monotonic() of every request's arrival, in order
 
 
 CODE_TASK = re.compile(r"def (\w+)\(a, b\)")
@@ -63,6 +64,7 @@ def make_handler(state: StubState):
             with state.lock:
                 state.requests += 1
                 state.bodies.append(req)
+                state.arrivals.append(time.monotonic())
             if self.headers.get("Authorization") != f"Bearer {state.api_key}":
                 presented = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
                 # like some providers, echo the key presented: the client must redact it
