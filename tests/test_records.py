@@ -33,38 +33,52 @@ def test_torn_last_line_is_ignored_and_repaired(tmp_path):
     assert sorted(df.run) == [0, 1]
 
 
-def _reader(root: str, stop_after: int) -> str:
-    """Load the store again and again while another process appends; report any duplicate or lost row."""
+def _reader(root: str, ready: str, stop_after: int) -> str:
+    """Load the store again and again while another process appends; report any duplicate or lost row.
+    Touches ``ready`` once its imports are done, so that the writer starts only then."""
+    import pathlib
     import time
 
     from helpers.collect.records import KEY
 
-    seen, deadline = 0, time.monotonic() + 60
+    pathlib.Path(ready).touch()
+    seen, loads, deadline = 0, 0, time.monotonic() + 60
     while seen < stop_after:
         if time.monotonic() > deadline:
             return f"only {seen} of {stop_after} records seen in 60 s"
         df = RecordStore(root).load()
+        loads += 1
         if df.duplicated(list(KEY)).any():
             return f"duplicate rows after {len(df)} records"
         if len(df) < seen:
             return f"{seen - len(df)} records lost"
         seen = len(df)
-    return ""
+    return "" if loads > 1 else "the writer had finished before the first load"
 
 
 def test_readers_writing_snapshots_while_a_writer_appends_see_every_record_once(tmp_path):
-    """Readers in other processes parse appended lines and replace the parquet snapshots concurrently."""
-    import multiprocessing as mp
+    """Readers in other processes parse appended lines and replace the parquet snapshots concurrently.
 
-    n = 4000
-    ctx = mp.get_context("fork")
+    The readers are spawned, not forked: a fork of this process, which by now runs pyarrow's and earlier
+    tests' threads, can inherit a lock held by one of them and hang (one CI run did, for 60 minutes)."""
+    import multiprocessing as mp
+    import time
+
+    n, store_dir = 4000, tmp_path / "store"
+    ctx = mp.get_context("spawn")
     with ctx.Pool(2) as pool:
-        readers = [pool.apply_async(_reader, (str(tmp_path), n)) for _ in range(2)]
-        with RecordStore(tmp_path) as store:
+        flags = [tmp_path / f"ready{i}" for i in range(2)]
+        readers = [pool.apply_async(_reader, (str(store_dir), str(f), n)) for f in flags]
+        deadline = time.monotonic() + 120
+        while not all(f.exists() for f in flags) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with RecordStore(store_dir) as store:
             for i in range(n):
                 store.append(rec(i))
+                if i % 500 == 0:
+                    time.sleep(0.05)  # let the readers load between bursts
         assert [r.get(timeout=120) for r in readers] == ["", ""]
-    df = RecordStore(tmp_path).load()
+    df = RecordStore(store_dir).load()
     assert len(df) == n and sorted(df["run"]) == list(range(n))
 
 
