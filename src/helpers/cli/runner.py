@@ -29,13 +29,18 @@ NOTEBOOKS = ["01_collect", "02_grade", "03_frontier", "04_trends", "05_counterfa
 
 
 def run_stages(params_path: Path, ctx: Context, pending_calls: int, names: list[str] | None = None,
-               log_output: bool = False, force: bool = False, report: bool = True) -> list[str]:
+               log_output: bool = False, force: bool = False, report: bool = True, overwrite: bool = False) -> list[str]:
     """Execute the notebooks in order, then the report; stop at the first that fails (its executed copy is named).
 
-    A stage whose inputs are unchanged since its last success is skipped (``skipping``), one line
-    each; collection only when no call is pending. Returns the stages executed.
+    First the set claims its output folder (``index_page.claim``: refused when another parameter file of
+    the same name wrote it, unless ``overwrite``). A stage whose inputs are unchanged since its last
+    success is skipped (``skipping``), one line each; collection only when no call is pending. The
+    site's index is rebuilt after the report. Returns the stages executed.
     """
+    from helpers.publish.index_page import claim, write_index
+
     params = ctx.params
+    claim(ctx, params_path, overwrite)
     keys = StageKeys(ctx)
     ran: list[str] = []
     for name in [*(names or NOTEBOOKS), *(["report"] if report else [])]:
@@ -57,6 +62,8 @@ def run_stages(params_path: Path, ctx: Context, pending_calls: int, names: list[
         keys.record(name)
         ran.append(name)
         print(f"ok    {name:<18} {time.perf_counter() - start:6.1f} s  {what_it_did(params, name)} -> {shown(dst)}", flush=True)
+    if report:
+        write_index(params.output_path.parent)
     return ran
 
 
@@ -88,10 +95,14 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--offline", action="store_true", help="refuse any model whose api_base is another machine")
     run.add_argument("--recollect", action="store_true",
                      help="collect every call again (the previous records move to records.previous/)")
+    run.add_argument("--overwrite", action="store_true",
+                     help="take over results/<name>/ even though another parameter file of that name wrote it")
     every = sub.add_parser("all", help="run the default sets (or those named), then write results/index.html")
     every.add_argument("params", nargs="*", help=f"params/<set>.yaml ... (default: {', '.join(DEFAULT_SETS)}; "
                                                  "a default set whose data is missing is skipped with one line)")
     every.add_argument("--force", action="store_true", help="run every stage, even those whose inputs are unchanged")
+    every.add_argument("--overwrite", action="store_true",
+                       help="take over results/<name>/ even though another parameter file of that name wrote it")
     check = sub.add_parser("check", help="validate a parameter set and print its estimate")
     check.add_argument("params")
     report = sub.add_parser("report", help="re-render the offline HTML report of a set from its results")
@@ -160,8 +171,8 @@ def run_reprice(params_path: str, as_of, force: bool = False) -> Path:
     return report
 
 
-def run_all(paths: list[str], force: bool = False) -> Path:
-    """Run each set and write the index page of their reports; returns the page's path.
+def run_all(paths: list[str], force: bool = False, overwrite: bool = False) -> Path:
+    """Run each set, then rebuild the index page of every report on disk; returns the page's path.
 
     Without ``paths``, the default sets: ``local`` (committed records), then ``sim`` when the
     benchmark data is there; a default set whose data is missing is skipped with one line saying
@@ -170,10 +181,9 @@ def run_all(paths: list[str], force: bool = False) -> Path:
     """
     import os
 
-    from helpers.publish.index_page import set_entry, write_index
+    from helpers.publish.index_page import write_index
 
     sets = [(path, load_params(path)) for path in paths or DEFAULT_SETS]
-    entries = []
     for path, params in sets:
         try:
             ctx, est = preflight_estimate(params)
@@ -183,10 +193,9 @@ def run_all(paths: list[str], force: bool = False) -> Path:
             print(f"skip  set {params.name}: {err}", flush=True)
             continue
         print(f"set   {params.name}", flush=True)
-        run_stages(Path(path).resolve(), ctx, int(est["calls"].sum()) if not est.empty else 0, force=force)
-        if entry := set_entry(params, ctx.simulated):
-            entries.append(entry)
-    page = write_index(Path(os.path.commonpath([p.output_path.parent for _, p in sets])), entries)
+        run_stages(Path(path).resolve(), ctx, int(est["calls"].sum()) if not est.empty else 0, force=force,
+                   overwrite=overwrite)
+    page = write_index(Path(os.path.commonpath([p.output_path.parent for _, p in sets])))
     print(f"open  {shown(page)}", flush=True)
     return page
 
@@ -194,7 +203,7 @@ def run_all(paths: list[str], force: bool = False) -> Path:
 def command(args: argparse.Namespace) -> None:
     """What ``main`` does with parsed arguments: all sets, check, dry run, or run (with re-collection)."""
     if args.command == "all":
-        run_all(args.params, args.force)
+        run_all(args.params, args.force, args.overwrite)
         return
     if args.command == "reprice":
         run_reprice(args.params, args.as_of, args.force)
@@ -208,7 +217,10 @@ def command(args: argparse.Namespace) -> None:
     if args.command == "report":
         from helpers.publish.report import render_offline
 
+        from helpers.publish.index_page import write_index
+
         print(f"ok    report -> {shown(render_offline(Path(args.params).resolve(), params))}")
+        write_index(params.output_path.parent)
         return
     if args.command == "check" or args.dry_run:
         from helpers.collect.preflight import check_remote_hosts
@@ -225,13 +237,15 @@ def command(args: argparse.Namespace) -> None:
     if unknown:
         raise CostOfPassError(f"unknown notebook(s) {', '.join(unknown)} (known: {', '.join(NOTEBOOKS)})")
     if args.recollect:
-        prepare(params)  # a bad set fails before its records are moved
+        from helpers.publish.index_page import claim
+
+        claim(prepare(params), Path(args.params), args.overwrite)  # a bad set, or another set's folder, fails before its records are moved
         if moved := move_records_aside(params):
             print(f"previous records moved to {moved}")
     ctx, est = preflight_estimate(params)
     pending_calls = int(est["calls"].sum()) if not est.empty else 0
     run_stages(Path(args.params).resolve(), ctx, pending_calls, names, args.log_output, args.force or bool(names),
-               report=not names and not args.no_report)
+               report=not names and not args.no_report, overwrite=args.overwrite)
 
 
 if __name__ == "__main__":

@@ -107,8 +107,11 @@ class Params(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
-    description: str = ""
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", description=(
+        "the set's name (lower-case letters, digits, _ and -): its results go to results/<name>/ unless output_dir "
+        "says otherwise, and the site lists it under this name; a name already used by another parameter file "
+        "with other parameters is refused unless the run is given --overwrite"))
+    description: str = Field("", description="one line shown on the site and on the report's first screen")
     tasks: list[str] = Field(min_length=1)
     models: list[str] = Field(min_length=1)
     methods: list[str] = Field(default_factory=lambda: ["vanilla"], min_length=1)

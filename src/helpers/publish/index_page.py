@@ -1,39 +1,97 @@
-"""The index page of a results directory: one line per parameter set whose report exists.
+"""The site of a results directory: one line per parameter set whose report exists, rebuilt from disk.
 
-``results/index.html`` links ``results/<set>/report/index.html`` for each set, with its description,
-whether it is simulated, its record count and when its report was written. Self-contained HTML
-(no script, no remote asset), so it opens from disk.
+Each run writes its set's card, ``results/<set>/set.json`` (name, parameter file, a digest of the
+parameters, kind — real / imported / simulated —, models, description). ``results/index.html`` lists
+every folder beside it with a card and a rendered report, so running one set never drops another.
+The card also keeps two parameter files with the same ``name`` from overwriting each other's results.
+Self-contained HTML (no script, no remote asset), so it opens from disk.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
+import json
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from helpers.core.params import Params
+from helpers.core.errors import CostOfPassError
+from helpers.core.paths import shown
+from helpers.grade.stage import write_json
+
+CARD = "set.json"
+KIND_TEXT = {"real": "real (models called here)", "imported": "imported records", "simulated": "SIMULATED"}
 
 
 @dataclass(frozen=True)
 class SetEntry:
     name: str
+    kind: str  # real / imported / simulated
+    models: list[str]  # display labels
     description: str
-    simulated: bool
     report: Path  # results/<set>/report/index.html
     records: int  # record lines in results/<set>/records
     rendered: str  # UTC time the report was written, YYYY-MM-DD HH:MM
 
 
-def set_entry(params: Params, simulated: bool) -> SetEntry | None:
-    """The index line of a set, or ``None`` when its report has not been rendered."""
-    report = params.output_path / "report" / "index.html"
-    if not report.is_file():
-        return None
-    records = sum(_lines(p) for p in sorted(params.records_path.glob("*/*.jsonl")))
-    rendered = time.strftime("%Y-%m-%d %H:%M", time.gmtime(report.stat().st_mtime))
-    return SetEntry(params.name, params.description or "", simulated, report, records, rendered)
+def kind_of(ctx) -> str:
+    """``simulated`` if any model is simulated, ``imported`` if the set imports its records, else ``real``."""
+    return "simulated" if ctx.simulated else "imported" if ctx.params.import_from is not None else "real"
+
+
+def params_digest(params) -> str:
+    """sha256 of the validated parameters (what the file says, not how it is written)."""
+    return hashlib.sha256(params.model_dump_json().encode()).hexdigest()
+
+
+def card_of(ctx, params_path: Path) -> dict:
+    params = ctx.params
+    return {"name": params.name, "params": str(shown(Path(params_path).resolve())), "digest": params_digest(params),
+            "kind": kind_of(ctx), "models": [m.label for m in ctx.models], "description": params.description or ""}
+
+
+def claim(ctx, params_path: Path, overwrite: bool = False) -> Path:
+    """Write the set's card before its first stage; refuse (one line) a folder another parameter set wrote.
+
+    The folder is another set's when its card names another parameter file *and* other parameters;
+    ``overwrite`` takes it over. Returns the card's path.
+    """
+    mine = card_of(ctx, params_path)
+    card = ctx.params.output_path / CARD
+    old = read_card(card)
+    if old and not overwrite and old.get("params") != mine["params"] and old.get("digest") != mine["digest"]:
+        raise CostOfPassError(
+            f"{ctx.params.source}: field 'name': '{mine['name']}' is already the name of {old.get('params')}, whose "
+            f"results are in {shown(card.parent)}; give this set another name, or pass --overwrite to replace them")
+    card.parent.mkdir(parents=True, exist_ok=True)
+    write_json(card, mine)
+    return card
+
+
+def read_card(path: Path) -> dict:
+    """A set's card, or ``{}`` when there is none or it is not a JSON object."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def set_entries(results_dir: Path) -> list[SetEntry]:
+    """Every set under ``results_dir`` with a card and a rendered report, by name."""
+    entries = []
+    for card in sorted(results_dir.glob(f"*/{CARD}")):
+        report, data = card.parent / "report" / "index.html", read_card(card)
+        if not report.is_file() or not data:
+            continue
+        records = sum(_lines(p) for p in sorted((card.parent / "records").glob("*/*.jsonl")))
+        rendered = time.strftime("%Y-%m-%d %H:%M", time.gmtime(report.stat().st_mtime))
+        entries.append(SetEntry(str(data.get("name", card.parent.name)), str(data.get("kind", "real")),
+                                [str(m) for m in data.get("models", [])], str(data.get("description", "")),
+                                report, records, rendered))
+    return entries
 
 
 def _lines(path: Path) -> int:
@@ -41,35 +99,47 @@ def _lines(path: Path) -> int:
         return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
 
 
+def _models(models: list[str]) -> str:
+    shown_models = ", ".join(models[:6]) + (f" and {len(models) - 6} more" if len(models) > 6 else "")
+    return html.escape(shown_models)
+
+
 def index_html(entries: list[SetEntry], root: Path) -> str:
     """The page: a table with a link per set (relative to ``root``, where the page is written)."""
     rows = "\n".join(
         f"<tr><td><a href=\"{html.escape(Path(os.path.relpath(e.report, root)).as_posix())}\">{html.escape(e.name)}</a></td>"
-        f"<td>{'<strong>SIMULATED</strong> · ' if e.simulated else ''}{html.escape(e.description)}</td>"
+        f"<td class=\"{html.escape(e.kind)}\">{html.escape(KIND_TEXT.get(e.kind, e.kind))}</td>"
+        f"<td>{_models(e.models)}</td><td>{html.escape(e.description)}</td>"
         f"<td class=\"n\">{e.records:,}</td><td>{e.rendered} UTC</td></tr>"
         for e in entries
     )
-    body = (f"<table><thead><tr><th>set</th><th>what it is</th><th>records</th><th>report written</th></tr></thead>"
-            f"<tbody>\n{rows}\n</tbody></table>") if entries else "<p>No report has been rendered yet.</p>"
+    body = (f"<table><thead><tr><th>set</th><th>kind</th><th>models</th><th>what it is</th><th>records</th>"
+            f"<th>report written</th></tr></thead><tbody>\n{rows}\n</tbody></table>"
+            ) if entries else "<p>No report has been rendered yet.</p>"
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Cost-of-Pass reports</title>
 <style>
-body {{ font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; }}
-table {{ border-collapse: collapse; width: 100%; }} th, td {{ text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #ddd; }}
+body {{ font-family: system-ui, sans-serif; font-size: 16px; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; color: #222; }}
+table {{ border-collapse: collapse; width: 100%; }} th, td {{ text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #ddd; vertical-align: top; }}
 td.n {{ text-align: right; font-variant-numeric: tabular-nums; }} td:last-child {{ white-space: nowrap; }}
+td.simulated {{ font-weight: 600; color: #8a4b00; }}
 </style></head><body>
 <h1>Cost-of-Pass reports</h1>
 <p>An economic evaluation of language models after Erol et al., <em>Cost-of-Pass</em> (arXiv 2504.13359):
 the expected USD to obtain one correct answer, per model and on the frontier of models and a human expert.
-Each report below was rendered by <code>cost-of-pass</code> from the records of its parameter set.</p>
+Each report below was rendered by <code>cost-of-pass</code> from the records of its parameter set.
+<em>Real</em>: models called by this project; <em>imported</em>: records others made and published;
+<em>simulated</em>: drawn from a model of the paper's numbers, not from any language model.</p>
 {body}
 </body></html>
 """
 
 
-def write_index(results_dir: Path, entries: list[SetEntry]) -> Path:
-    """Write ``<results_dir>/index.html`` and return its path."""
+def write_index(results_dir: Path) -> Path:
+    """Rebuild ``<results_dir>/index.html`` from the sets on disk and return its path."""
     results_dir.mkdir(parents=True, exist_ok=True)
     out = results_dir / "index.html"
-    out.write_text(index_html(entries, results_dir), encoding="utf-8")
+    tmp = out.with_name(".index.html.tmp")
+    tmp.write_text(index_html(set_entries(results_dir), results_dir), encoding="utf-8")
+    os.replace(tmp, out)
     return out
