@@ -63,3 +63,30 @@ def test_notebook_parameters_prefer_injected_keys(tmp_path):
     assert params_in_notebook({}, str(path)).n_runs == 1
     with pytest.raises(CostOfPassError, match="field 'n_runs'"):
         params_in_notebook({**VALID, "n_runs": -2}, str(path))
+
+
+def test_every_problem_is_listed_on_one_line(tmp_path):
+    path = write(tmp_path, {**VALID, "n_runs": 0, "budget_usd": -1, "modles": ["x"]})
+    with pytest.raises(CostOfPassError) as err:
+        load_params(path)
+    msg = str(err.value)
+    assert "\n" not in msg and "more)" not in msg
+    assert msg.index("field 'modles': unknown field") < msg.index("field 'n_runs'") < msg.index("field 'budget_usd'")
+
+
+@pytest.mark.parametrize("text, line", [
+    ("name: x\ntasks [a]\nn_runs: 2\n", "line 2 (the parser stopped on line 3)"),  # a key without its colon
+    ("name: x\ntasks: [a, b\nn_runs: 2\n", "line 2 (the parser stopped on line 3)"),  # an unclosed bracket
+    ("name: x\nsampling:\n  temperature: 0.7\n top_p: 1\n", "line 4 is"),  # indentation: where it goes wrong
+    ("name: x\n\tn_runs: 2\n", "line 2 is"),
+])
+def test_a_yaml_error_points_at_the_line_to_fix(tmp_path, text, line):
+    with pytest.raises(CostOfPassError, match=r"is not valid YAML") as err:
+        load_params(write(tmp_path, text))
+    assert line in str(err.value)
+
+
+def test_a_bare_set_name_is_the_checkouts_file_or_gets_the_nearest():
+    assert load_params("tiny").name == "tiny"
+    with pytest.raises(CostOfPassError, match=r"parameter set not found: tinny \(did you mean 'tiny'\?\)"):
+        load_params("tinny")

@@ -20,7 +20,7 @@ from helpers.collect.records import move_records_aside
 from helpers.core.context import Context, prepare
 from helpers.core.errors import CostOfPassError, MissingData, run_command
 from helpers.core.notebooks import execute_notebook, summary_path
-from helpers.core.params import WRITE_ANYWHERE, load_params
+from helpers.core.params import WRITE_ANYWHERE, load_params, params_file
 from helpers.core.paths import repo_root, shown
 from helpers.core.progress import watch
 
@@ -202,6 +202,7 @@ def run_all(paths: list[str], force: bool = False, overwrite: bool = False) -> P
 
 def command(args: argparse.Namespace) -> None:
     """What ``main`` does with parsed arguments: all sets, check, dry run, or run (with re-collection)."""
+    args.params = [params_file(p) for p in args.params] if isinstance(args.params, list) else params_file(args.params)
     if args.command == "all":
         run_all(args.params, args.force, args.overwrite)
         return

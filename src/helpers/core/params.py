@@ -233,22 +233,27 @@ class Params(BaseModel):
 
 
 def _one_line(err: ValidationError, source: str) -> str:
-    """The first validation error as ``<source>: field '<f>': <message>``; unknown names get a suggestion."""
-    errors = err.errors()
-    first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])  # a typo explains a "missing"
-    field = ".".join(str(x) for x in first["loc"]) or "(top level)"
-    msg = first["msg"]
-    if first["type"] == "extra_forbidden":
+    """Every validation error on one line, ``<source>: field '<f>': <message>; field '<g>': …``, unknown fields
+    first (a typo explains a "missing") and with the nearest known name."""
+    errors = sorted(err.errors(), key=lambda e: e["type"] != "extra_forbidden")
+    problems = dict.fromkeys(_problem(e) for e in errors)  # in order, without repeats
+    return f"{source}: " + "; ".join(problems)
+
+
+def _problem(error: Any) -> str:
+    """One validation error as ``field '<f>': <message>``."""
+    field = ".".join(str(x) for x in error["loc"]) or "(top level)"
+    msg = error["msg"]
+    if error["type"] == "extra_forbidden":
         model: Any = Params
-        for part in first["loc"][:-1]:
+        for part in error["loc"][:-1]:
             model = getattr(getattr(model, "model_fields", {}).get(str(part)), "annotation", None)
-        msg = "unknown field" + nearest(str(first["loc"][-1]), getattr(model, "model_fields", {}))
-    elif first["type"] == "missing":
+        msg = "unknown field" + nearest(str(error["loc"][-1]), getattr(model, "model_fields", {}))
+    elif error["type"] == "missing":
         msg = "required field is missing"
-    elif first["type"] == "missing_prices":  # neither a snapshot nor a date: say which field a set usually gives
+    elif error["type"] == "missing_prices":  # neither a snapshot nor a date: say which field a set usually gives
         field, msg = "price_snapshot", "required field is missing (or give prices: {as_of: YYYY-MM-DD})"
-    more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
-    return f"{source}: field '{field}': {msg}{more}"
+    return f"field '{field}': {msg}"
 
 
 def params_from_mapping(data: Any, source: str = "<memory>") -> Params:
@@ -263,8 +268,22 @@ def params_from_mapping(data: Any, source: str = "<memory>") -> Params:
     return params
 
 
+def params_file(path: str | Path) -> str:
+    """``path`` as given, or, for a bare set name with no such file (``tiny``), ``params/tiny.yaml`` of the
+    checkout; a bare name that is no set there is one line with the nearest set's name."""
+    text = str(path)
+    if Path(text).suffix or "/" in text or Path(text).exists():
+        return text
+    sets = sorted(q.stem for q in (repo_root() / "params").glob("*.yaml"))
+    if text not in sets:
+        raise CostOfPassError(f"parameter set not found: {text}{nearest(text, sets)}; give a file "
+                              f"(params/<set>.yaml) or one of: {', '.join(sets)}")
+    return str(repo_root() / "params" / f"{text}.yaml")
+
+
 def load_params(path: str | Path) -> Params:
     """Read and validate ``params/<set>.yaml``; a bad file raises one line naming file and field."""
+    path = params_file(path)
     p = resolve(path, Path.cwd()) if not Path(path).is_absolute() else Path(path)
     if not p.exists():
         p = resolve(path)

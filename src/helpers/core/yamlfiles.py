@@ -47,9 +47,19 @@ def read_yaml(path: Path, what: str = "file", shown: str | None = None) -> Any:
     try:
         return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark else ""
-        raise CostOfPassError(f"{name}:{where} is not valid YAML ({getattr(err, 'problem', None) or err})") from None
+        raise CostOfPassError(f"{name}:{_where(err)} is not valid YAML ({getattr(err, 'problem', None) or err})") from None
+
+
+def _where(err: yaml.YAMLError) -> str:
+    """The line to look at: where the unfinished key, bracket or quote began (the parser notices it a line or
+    more later, where it stopped), else where it stopped; block structure errors are where they stop."""
+    problem, context = getattr(err, "problem_mark", None), getattr(err, "context_mark", None)
+    if not problem:
+        return ""
+    began = context and not str(getattr(err, "context", "")).startswith("while parsing a block")
+    if began and context.line < problem.line:
+        return f" line {context.line + 1} (the parser stopped on line {problem.line + 1})"
+    return f" line {problem.line + 1}"
 
 
 def read_mapping(path: Path, what: str = "file", shown: str | None = None) -> dict:
