@@ -57,7 +57,7 @@ def run_stages(params_path: Path, ctx: Context, pending_calls: int, names: list[
 
             render_offline(params_path, params)
         else:
-            with watch(dst.with_name(f".{name}.progress.json")):  # the stage's tqdm bar, redrawn here
+            with watch(dst.with_name(f".{name}.progress.json"), stage=name):  # the stage's tqdm bar, redrawn here
                 execute_notebook(repo_root() / "notebooks" / f"{name}.ipynb", dst, params_path, log_output)
         keys.record(name)
         ran.append(name)

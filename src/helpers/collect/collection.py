@@ -600,8 +600,9 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
     forked = workers > 1 and can_fork()
     budget = Budget(params.budget_usd, spent, shared=forked)
     tally = Tally()
-    bar = progress_bar(total=sum(len(c) for _, c in todo), desc=f"collect {params.name}", unit="call",
-                       disable=not progress, mininterval=2.0)
+    bar = progress_bar(total=sum(len(c) for _, c in todo), desc=f"{params.name} calls", unit="call",
+                       disable=not progress, mininterval=2.0,
+                       live_postfix=lambda: f"${budget.spent_usd:,.4f} of ${params.budget_usd:,.2f} spent")
     with store, stopping():
         if http:
             run_coroutine(_collect_http(http, done, store, caller, budget, est_by, snapshot, params.concurrency,
