@@ -22,9 +22,9 @@ def test_findings_pick_the_extremes_with_their_intervals():
     assert row["dataset"] == "T"
     assert row["frontier of all models (USD)"] == "4.5 [3.6, 6.3]"  # the paper's plug-in leads
     assert row["cheapest single model (USD)"] == "Model B (small): 7.2 [5.4, 9.9]"
-    assert row["most essential family (%)"] == "big: 540.0 [360.0, 720.0]"
-    assert row["best technique (gain %)"] == "vote: 180.0 [45.0, 315.0]"
-    assert row["halving time (months)"] == "unreliable (3.0 [2.0, ∞])"
+    assert row["most essential family (%)"] == "big: 540 [360, 720]"
+    assert row["best technique (gain %)"] == "vote: 180 [45, 315]"
+    assert row["halving time (months)"] == "unreliable (3 [2, ∞])"
     model = findings.findings(stats_frame(), None, ["t"], {}, {}, {}, estimator="model-based").iloc[0]
     assert model["frontier of all models (USD)"] == "0.5 [0.4, 0.7]"
 
@@ -54,7 +54,7 @@ def test_no_technique_gain_is_claimed_when_its_interval_reaches_zero():
 def test_fold_methods_puts_each_models_methods_in_one_cell():
     long = pd.DataFrame({"model": ["A", "A", "B"], "method": ["vanilla", "vote", "vanilla"], "t": [50.0, 61.25, 7.0]})
     folded = tables.fold_methods(long, ["B", "A"], ["vanilla", "vote"], ["t"])
-    assert folded.to_dict("records") == [{"model": "B", "t": "7.0 / –"}, {"model": "A", "t": "50.0 / 61.2"}]
+    assert folded.to_dict("records") == [{"model": "B", "t": "7 / –"}, {"model": "A", "t": "50 / 61.2"}]
 
 
 def test_findings_in_sentences_say_what_a_category_shares_once():

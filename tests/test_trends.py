@@ -44,6 +44,24 @@ def test_short_or_wide_fits_are_flagged_unreliable():
     assert not noisy.reliable
 
 
+def test_a_zero_width_interval_is_never_reliable():
+    """An interval like "0.4 [0.4, 0.4]" says the fit sits on an edge, not that it is exact."""
+    import dataclasses
+
+    exact = tr.fit_decay(T, 80 * np.exp(-0.3 * T) + 5)
+    flat = dataclasses.replace(exact, halving_low=exact.halving_months, halving_high=exact.halving_months)
+    assert flat.identified and flat.n_points >= tr.MIN_RELIABLE_POINTS and flat.degenerate
+    assert not flat.reliable and "zero width" in flat.why_unreliable
+
+
+@pytest.mark.parametrize("x, shown", [(6.25, "6.25"), (93.44, "93.4"), (100.0, "100"), (0.5, "0.5"), (1234.5, "1,234"),
+                                      (0.000123, "0.000123"), (float("inf"), "∞"), (float("nan"), "–"), (-12.0, "-12")])
+def test_numbers_keep_three_significant_figures(x, shown):
+    from helpers.core.numbers import sig
+
+    assert sig(x) == shown
+
+
 def test_refits_of_exact_curves_recover_their_halving_times():
     halves = np.array([1.5, 3.0, 6.0])
     curves = 60 * np.exp(-math.log(2) / halves[:, None] * T) + 2

@@ -31,6 +31,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from helpers.core.numbers import sig
+
 DAYS_PER_MONTH = 365.25 / 12
 B_GRID = np.geomspace(1e-4, 50.0, 1200)  # decay rates searched, per month (halving 0.014 months .. 580 years)
 LEVEL = 0.95
@@ -59,9 +61,15 @@ class DecayFit:
         return not self.message
 
     @property
+    def degenerate(self) -> bool:
+        """A profile interval of (almost) zero width: the likelihood is flat or the fit sits on an edge, not precise."""
+        width = self.halving_high - self.halving_low
+        return not width > 1e-3 * abs(self.halving_months)
+
+    @property
     def reliable(self) -> bool:
-        """Five or more release dates and a profile interval no wider than the estimate."""
-        return (self.identified and self.n_points >= MIN_RELIABLE_POINTS
+        """Five or more release dates and a profile interval of real width, no wider than the estimate."""
+        return (self.identified and self.n_points >= MIN_RELIABLE_POINTS and not self.degenerate
                 and self.halving_high - self.halving_low <= self.halving_months)
 
     @property
@@ -70,18 +78,19 @@ class DecayFit:
             return self.message
         if self.n_points < MIN_RELIABLE_POINTS:
             return f"unreliable: {self.n_points} release dates (at least {MIN_RELIABLE_POINTS} needed)"
+        if self.degenerate:
+            return "unreliable: the interval has zero width (the fit sits on an edge of what the data allow)"
         if not self.reliable:
             return "unreliable: the interval is wider than the estimate"
         return ""
 
     def interval_text(self) -> str:
-        hi = "∞" if math.isinf(self.halving_high) else f"{self.halving_high:.1f}"
-        return f"[{self.halving_low:.1f}, {hi}]"
+        return f"[{sig(self.halving_low)}, {sig(self.halving_high)}]"
 
     def describe(self) -> str:
         if not self.identified:
             return self.message
-        text = (f"halving time {self.halving_months:.1f} months, {LEVEL:.0%} profile interval {self.interval_text()} "
+        text = (f"halving time {sig(self.halving_months)} months, {LEVEL:.0%} profile interval {self.interval_text()} "
                 f"(delta method ± {self.halving_se:.1f}; b = {self.b:.3f} / month)")
         return f"{text}; {self.why_unreliable}" if self.why_unreliable else text
 

@@ -13,6 +13,7 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from helpers.analyze.trends import DecayFit, LogLinearTrend, months_since  # noqa: E402
+from helpers.core.numbers import sig  # noqa: E402
 
 sns.set_theme(style="whitegrid", context="paper", font_scale=1.05)
 matplotlib.rcParams["svg.hashsalt"] = "cost-of-pass"  # stable clip-path ids: same records, same SVG bytes
@@ -140,8 +141,8 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[
         if fit is not None and fit.identified:
             ax.plot(grid, np.maximum(fit.a * np.exp(-fit.b * t) + fit.c, 1e-9), color="#C44E52", ls="--", lw=1,
                     label="fit a·exp(−bt)+c (Eq. 11)")
-            note = (f"T½ = {fit.halving_months:.1f} mo {fit.interval_text()}" if fit.reliable
-                    else f"T½ unreliable ({fit.halving_months:.1f} mo {fit.interval_text()})")
+            note = (f"T½ = {sig(fit.halving_months)} mo {fit.interval_text()}" if fit.reliable
+                    else f"T½ unreliable ({sig(fit.halving_months)} mo {fit.interval_text()})")
         else:
             note = "Eq. 11 not identifiable"
         if task in (paper_halving or {}):

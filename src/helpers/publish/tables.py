@@ -10,6 +10,7 @@ import pandas as pd
 from helpers.analyze import costofpass as cp
 from helpers.analyze import headline, intervals
 from helpers.analyze.estimates import Analysis
+from helpers.core.numbers import sig
 from helpers.core.tasks import in_category_order
 from helpers.grade.estimates import strategy_name, strategy_names
 from helpers.publish import figures
@@ -458,7 +459,8 @@ def to_markdown(df: pd.DataFrame, numeric: list[str], fmt=fmt_usd, marks: pd.Dat
 
 
 def fmt_pct(x: float) -> str:
-    return f"{x:.1f}" if np.isfinite(x) else "∞"
+    """A percentage (or a count of months) to three significant figures: 6.25, 93.4, 100."""
+    return sig(x) if np.isfinite(x) else "∞"
 
 
 def save_table(df: pd.DataFrame, markdown: str, name: str, out_dir: Path) -> tuple[Path, Path]:
