@@ -9,6 +9,7 @@ from pathlib import Path
 from helpers.analyze.estimates import Analysis
 from helpers.core.paths import repo_root
 from helpers.grade.stage import graded_paths
+from helpers.publish import names
 from helpers.publish.safe import md, md_frame
 
 
@@ -43,7 +44,7 @@ def about_run(an: Analysis) -> str:
                    f"real language models, not called here: {md(an.imported_note)}" if an.imported else "real language models"),
         ("datasets", ", ".join(f"{md(an.task_labels[t])} ({n[t]} problems)" for t in an.tasks)),
         ("models by family", "; ".join(f"{fam}: {', '.join(names)}" for fam, names in families.items())),
-        ("runs", f"{p.n_runs} per model, method and problem; methods: {', '.join(p.methods)}"),
+        ("runs", f"{p.n_runs} per model, method and problem; methods: {', '.join(names.method(m) for m in p.methods)}"),
         ("prices", f"snapshot `{md(snap.name)}` of {snap.date} ({md(snap.source)})"),
         ("human expert", f"{p.expert_bound} bound of the expert's cost ({p.fidelity.expert_cost} rule)"),
         ("answer extraction", f"`{p.extraction}`"),

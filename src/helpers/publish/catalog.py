@@ -23,7 +23,7 @@ from helpers.analyze.estimates import Analysis
 from helpers.analyze.frontier_model import FLOOR_TEST_LEVEL
 from helpers.analyze.intervals import MODEL_DRAWS
 from helpers.core.errors import CostOfPassError
-from helpers.publish import figures, tables
+from helpers.publish import figures, names, tables
 from helpers.publish.safe import md, md_frame
 
 
@@ -145,7 +145,7 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  numeric=("a_pct", "b_per_month", "c_pct", "halving_months", "halving_low", "halving_high",
                           "halving_se_months", "refit_low", "refit_high", "factor_per_year", "factor_low", "factor_high")),
         Artifact("figure4_relative_gain_per_release", "figure", "Relative gain of each release in frontier cost-of-pass "
-                 "(the paper's Figure 4), G({{m_t}}, M_{{t−1}}) / V(M_{{t−1}}) (Eq. 8, 15), %, in release order, coloured by "
+                 "(the paper's Figure 4), G({{mₜ}}, Mₜ₋₁) / V(Mₜ₋₁) (Eq. 8, 15), %, in release order, coloured by "
                  "family: the paper's plug-in estimate; whiskers: 95% two-level bootstrap intervals; behind each bar, "
                  "the range the records allow where problems the releases never passed leave room (widened by every "
                  "cell's exact sampling bounds).", "04_trends"),
@@ -328,12 +328,12 @@ METHODS = (
     "each problem and strategy, majority vote and best-of-N re-estimated from the same resampled runs in closed form; "
     "a replicate in which a strategy never passes charges it ∞ as above. "
     "*Model-based* (the corrected estimator): an item-response model per dataset — a problem "
-    "difficulty z ~ N(0, 1) shared by all strategies, strategy s passing with c_s + (1 − c_s)·sigmoid(a_s − b_s·z) — "
+    "difficulty z ~ N(0, 1) shared by all strategies, strategy s passing with cₛ + (1 − cₛ)·sigmoid(aₛ − bₛ·z) — "
     "fitted by marginal likelihood (the integral over z on a grid fine enough for problems whose difficulty the "
-    "runs pin down), penalised so that the strategies' a_s and b_s spread around their means no more than the data "
+    "runs pin down), penalised so that the strategies' aₛ and bₛ spread around their means no more than the data "
     "show (a normal random effect, its spread estimated from a first fit): a strategy that passed or failed nearly "
     "every run otherwise has a curve the data cannot fix, and a minimum over such curves reads the frontier low. "
-    "The floor c_s (a guess, or a refinement's second chance) is 0 unless a "
+    "The floor cₛ (a guess, or a refinement's second chance) is 0 unless a "
     "likelihood-ratio test finds one for a group of strategies (the vanilla ones, or one technique's) at the "
     "{floor_level:.0%} level: a floor fitted to noise would let the minimum over strategies pick it on the hardest problems. Each "
     "problem's frontier is its posterior expectation given its pass counts, so a strategy that never passed in a "
@@ -403,11 +403,16 @@ def publish_table(an: Analysis, name: str, df: pd.DataFrame, shown: pd.DataFrame
     ``value [low, high]``); the CSV keeps ``df``'s numbers. ``lead``: Markdown the report shows before the table
     (written from the set's numbers, e.g. the findings in sentences)."""
     art = entry(name)
-    labels = an.task_labels  # the Markdown's headers name datasets; the CSV keeps their ids
+    labels = an.task_labels  # the Markdown names datasets, methods and columns in words (publish.names); the CSV keeps ids
+
+    def header(c):
+        return md(names.column(c, labels)) if isinstance(c, str) else c
 
     def escaped(frame: pd.DataFrame) -> pd.DataFrame:  # every text a user or a data file supplied (publish.safe)
-        out = md_frame(frame)
-        out.columns = [md(labels.get(c, c)) if isinstance(c, str) else c for c in frame.columns]
+        numbers = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c]) and frame[c].dtype != bool]
+        out = md_frame(names.frame(frame.drop(columns=numbers), labels))
+        for c in numbers:
+            out.insert(list(frame.columns).index(c), header(c), frame[c].to_numpy())
         return out
 
     if shown is not None:
@@ -415,8 +420,8 @@ def publish_table(an: Analysis, name: str, df: pd.DataFrame, shown: pd.DataFrame
     else:
         numeric = list(art.numeric) or [c for c in an.tasks if c in df.columns]
         marks = tables.top3_marks(df, numeric, lowest=art.mark_top3 == "lowest") if art.mark_top3 else None
-        text = tables.to_markdown(escaped(df), [md(labels.get(c, c)) for c in numeric], FORMATS[art.fmt],
-                                  None if marks is None else marks.rename(columns=lambda c: md(labels.get(c, c))))
+        text = tables.to_markdown(escaped(df), [header(c) for c in numeric], FORMATS[art.fmt],
+                                  None if marks is None else marks.rename(columns=header))
     caption = full_caption(an, name, **fill)
     tables.save_table(df, text, name, an.ctx.params.tables_path)
     caption_path(an.ctx.params.tables_path, name).write_text(caption + "\n", encoding="utf-8")

@@ -1,0 +1,87 @@
+"""Display names: the one mapping from the pipeline's identifiers to what a reader sees.
+
+Datasets by their task's label (``two_digit_addition`` → Two Digit Addition), methods in words
+(``majority_vote_k3`` → majority vote (k=3)), table columns in words with their unit (``start_usd`` →
+start (USD)), booleans as yes / no. CSV files keep the identifiers; every Markdown table the report shows
+goes through ``frame``. ``INTERNAL`` lists the identifiers no rendered page may show (the browser test).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+COLUMNS = {
+    "task": "dataset", "dataset": "dataset", "model": "model", "family": "family", "method": "technique",
+    "technique": "technique", "strategy": "strategy",
+    "models_start": "models at start", "models_end": "models at end", "start_usd": "start (USD)",
+    "end_usd": "end (USD)", "change_usd": "change (USD)", "new_models_usd": "from new models (USD)",
+    "prices_usd": "from prices (USD)", "change_pct": "change (%)", "new_models_pct": "from new models (%)",
+    "prices_pct": "from prices (%)",
+    "ours": "this run", "paper": "paper", "ours_pct": "this run (%)", "paper_pct": "paper (%)",
+    "ours_sign": "sign, this run", "paper_sign": "sign, paper", "same_sign": "same sign",
+    "same_best_family": "same best family", "same_order": "same order",
+    "halving_months": "halving time (months)", "halving_low": "low", "halving_high": "high",
+    "p_value": "p", "agreed_pct": "agreeing runs (%)", "agreeing_models": "agreeing models",
+    "strong_pass_pct": "strong half passes (%)", "weak_pass_pct": "weak half passes (%)",
+}
+
+METHOD_WORDS = {"vanilla": "single attempt", "self_refine": "self-refine"}
+_PATTERNS = [(re.compile(r"^majority_vote_k(\d+)$"), "majority vote (k={})"),
+             (re.compile(r"^best_of_k(\d+)$"), "best-of-{} (oracle)"),
+             (re.compile(r"^retry_k(\d+)$"), "retry ({} tries)"),
+             (re.compile(r"^warming_k(\d+)$"), "warming ({} tries)")]
+
+
+def method(name: str) -> str:
+    """A method's name in words; an unknown name with its underscores as spaces."""
+    if name in METHOD_WORDS:
+        return METHOD_WORDS[name]
+    for pattern, words in _PATTERNS:
+        if m := pattern.match(name):
+            return words.format(m.group(1))
+    if name.startswith("escalation_"):
+        return "escalation " + name.removeprefix("escalation_").replace("_", " → ")
+    return name.replace("_", " ")
+
+
+def is_method(name: str) -> bool:
+    return name in METHOD_WORDS or any(p.match(name) for p, _ in _PATTERNS) or name.startswith("escalation_")
+
+
+def column(name: str, task_labels: dict[str, str]) -> str:
+    """A column header: a dataset's label, the column in words, or the name with spaces for underscores."""
+    if name in task_labels:
+        return task_labels[name]
+    return COLUMNS.get(name, name.replace("_", " "))
+
+
+def value(v, task_labels: dict[str, str]):
+    """A cell: a dataset id as its label, a method id in words, a boolean as yes / no; anything else as is."""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, str):
+        if v in task_labels:
+            return task_labels[v]
+        if is_method(v):
+            return method(v)
+        if "+" in v and is_method(v.rsplit("+", 1)[1]):  # a strategy: model+method
+            model, m = v.rsplit("+", 1)
+            return f"{model} + {method(m)}"
+    return v
+
+
+def frame(df: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFrame:
+    """A copy of ``df`` with every header and text or boolean cell in display words (numbers untouched)."""
+    out = df.copy()
+    for col in out.columns:
+        if out[col].dtype == object or out[col].dtype == bool or str(out[col].dtype) in ("string", "str", "category"):
+            out[col] = [value(v, task_labels) for v in out[col].astype(object)]
+    out.columns = [column(c, task_labels) if isinstance(c, str) else c for c in out.columns]
+    return out
+
+
+def internal(task_ids) -> list[str]:
+    """Identifiers a rendered page must not show: the set's dataset ids and the columns above with underscores."""
+    return sorted({*(t for t in task_ids if "_" in t), *(c for c in COLUMNS if "_" in c)})

@@ -1,0 +1,23 @@
+"""Display names (issue 27 item 4): one mapping from identifiers to words, applied to every Markdown table."""
+
+import pandas as pd
+
+from helpers.publish import names
+
+LABELS = {"two_digit_addition": "Two Digit Addition", "gsm8k": "GSM8K"}
+
+
+def test_methods_columns_datasets_and_booleans_read_as_words():
+    assert names.method("majority_vote_k3") == "majority vote (k=3)" and names.method("self_refine") == "self-refine"
+    assert names.method("best_of_k4") == "best-of-4 (oracle)" and names.method("retry_k5") == "retry (5 tries)"
+    df = pd.DataFrame({"task": ["two_digit_addition"], "technique": ["majority_vote_k3"], "models_start": [1],
+                       "ours_sign": ["+"], "same sign": [True], "strategy": ["GPT-4o+self_refine"]})
+    shown = names.frame(df, LABELS)
+    assert list(shown.columns) == ["dataset", "technique", "models at start", "sign, this run", "same sign", "strategy"]
+    assert shown.iloc[0].tolist() == ["Two Digit Addition", "majority vote (k=3)", 1, "+", "yes", "GPT-4o + self-refine"]
+    assert df["task"].tolist() == ["two_digit_addition"]  # a copy: the CSV keeps its ids
+
+
+def test_the_internal_names_list_holds_what_a_page_must_not_show():
+    internal = names.internal(LABELS)
+    assert "two_digit_addition" in internal and "models_start" in internal and "gsm8k" not in internal
