@@ -36,11 +36,11 @@ def test_quarto_project_is_consistent():
             if "#| label: tbl-" in src:
                 assert "#| tbl-cap:" in src
         catalogued = [a.label for a in catalog.CATALOG.values()]  # ReportParts.block gives each artifact its label
-        for ref in re.findall(r"@((?:fig|tbl)-[a-z0-9-]+)", text + catalog_text()):
+        for ref in re.findall(r"@(s?(?:fig|tbl)-[a-z0-9-]+)", text + catalog_text()):
             assert ref in labels + catalogued, f"{page}: cross-reference @{ref} has no label"
         assert "prepare(" not in text and "load_analysis(" not in text  # artifacts only: no data reload
         # the report names no artifact of its own: it walks the catalog (csv reads for the appendix excepted)
-        assert "catalog.SECTIONS" in text
+        assert "parts.outline(run)" in text
         assert not re.findall(r'parts\.(?:markdown|figure)\("', text)
         for name in re.findall(r'parts\.csv\("([a-z0-9_]+)"\)', text):
             assert name in catalog.CATALOG, f"report reads {name}, which is not in the artifact catalog"
@@ -79,10 +79,28 @@ def test_captions_leave_numbering_to_quarto():
     """Quarto numbers labelled figures and tables itself: a caption of its own 'Figure 2.' would read 'Figure 1: Figure 2.'"""
     for a in catalog.CATALOG.values():
         assert not NUMBERED.match(a.caption), f"{a.name}: caption starts with its own number: {a.caption[:30]}"
-        assert re.fullmatch(r"(fig|tbl)-[a-z0-9-]+", a.label)  # Quarto's prefixes; no underscores
+        assert re.fullmatch(r"s?(fig|tbl)-[a-z0-9-]+", a.label)  # Quarto's prefixes or the custom kinds; no underscores
     labels = [a.label for a in catalog.CATALOG.values()]
     assert len(labels) == len(set(labels))
     assert NUMBERED.match("Figure 2. Frontier") and NUMBERED.match("**Table 1**: x") and not NUMBERED.match("The paper's Table 1")
+
+
+def test_the_papers_artifacts_come_first_in_its_order_so_quarto_numbers_them_as_the_paper_does():
+    """Quarto numbers fig-/tbl- floats in order of appearance: the paper's own artifacts (and its Tables 3 and 4, from
+    the run's context) must appear in the paper's order with nothing else of those kinds between them."""
+    from helpers.publish.report import CONTEXT_TABLES
+
+    order = [a for a in catalog.CATALOG.values() if a.paper]
+    appendix_start = next(i for i, a in enumerate(order) if a.name == "table5_accuracy")
+    order[appendix_start:appendix_start] = [CONTEXT_TABLES["expert"], CONTEXT_TABLES["prices"]]  # the appendix's first
+    for kind, prefix in (("figure", "Figure"), ("table", "Table")):
+        numbers = [int(a.paper.split()[1]) for a in order if a.float_kind == kind]
+        assert numbers == list(range(1, len(numbers) + 1)), (kind, numbers)
+        assert all(a.paper.startswith(prefix) for a in order if a.float_kind == kind)
+    project = yaml.safe_load((REPORT / "_quarto.yml").read_text())
+    kinds = {c["key"]: c["reference-prefix"] for c in project["crossref"]["custom"]}
+    assert kinds == {"stbl": "Table S", "sfig": "Figure S"}
+    assert {a.label.split("-")[0] for a in catalog.CATALOG.values() if not a.paper} <= set(kinds)
 
 
 def test_every_catalogued_artifact_is_published_by_its_notebook_and_only_those():
@@ -113,23 +131,35 @@ def test_report_blocks_label_for_quarto_and_number_offline(tmp_path):
     params = SimpleNamespace(name="t", figures_path=tmp_path / "figures", tables_path=tmp_path / "tables")
     params.figures_path.mkdir()
     params.tables_path.mkdir()
-    fig, tbl, tbl2 = catalog.entry("figure3_family_counterfactual"), catalog.entry("table6_cost"), catalog.entry("table5_accuracy")
+    fig, tbl, sup = (catalog.entry("figure3_family_counterfactual"), catalog.entry("table6_cost"),
+                     catalog.entry("table1_expert_only"))
     (params.figures_path / f"{fig.name}.png").write_bytes(b"\x89PNG fake")
     (params.figures_path / f"{fig.name}.caption.md").write_text("Families [with intervals].\n")
-    for t in (tbl, tbl2):
+    for t in (tbl, sup):
         (params.tables_path / f"{t.name}.md").write_text("| a |\n|---|\n| 1 |\n")
         (params.tables_path / f"{t.name}.caption.md").write_text(f"Caption of {t.name}.\n")
     quarto = ReportParts(params, "quarto")
     block = quarto.block(fig)
-    assert block.startswith("![Families \\[with intervals\\].](data:image/png;base64,")
-    assert block.endswith("{#fig-figure3-family-counterfactual}")
-    assert quarto.block(tbl) == "| a |\n|---|\n| 1 |\n\n: Caption of table6_cost. {#tbl-table6-cost}"
+    assert block.startswith("::: {#fig-figure3-family-counterfactual}\n\n![](data:image/png;base64,")
+    assert block.endswith("Families [with intervals].\n\n:::")
+    assert quarto.block(tbl) == "::: {#tbl-table6-cost}\n\n| a |\n|---|\n| 1 |\n\nCaption of table6_cost.\n\n:::"
+    assert quarto.block(sup).startswith("::: {#stbl-table1-expert-only}")
     offline = ReportParts(params, "offline")
-    assert offline.block(fig).endswith("**Figure 1.** Families [with intervals].")
-    assert offline.block(tbl).startswith("**Table 1.** Caption of table6_cost.")
-    assert offline.block(tbl2).startswith("**Table 2.** Caption of table5_accuracy.")
+    assert offline.block(fig).endswith("**Figure 3.** Families [with intervals].")  # the paper's number
+    assert offline.block(sup).startswith("**Table S1.** Caption of table1_expert_only.")
+    assert offline.block(tbl).startswith("**Table 6.** Caption of table6_cost.")
+    assert offline.placeholder(catalog.entry("table2_technique_gain"), "No rows.").startswith("**Table 2.** ")
     with pytest.raises(Exception, match="renderer"):
         ReportParts(params, "html")
+
+
+def test_a_long_table_is_folded_with_its_caption_in_view():
+    from helpers.publish.report import COLLAPSE_ROWS, folded
+
+    short = "| a |\n|---|\n" + "| 1 |\n" * COLLAPSE_ROWS
+    assert folded(short) == short
+    long = short + "| 2 |\n"
+    assert folded(long).startswith(f"<details><summary>Show the table ({COLLAPSE_ROWS + 1} rows)</summary>")
 
 
 def test_cross_references_name_what_each_renderer_numbers(tmp_path):
@@ -140,7 +170,7 @@ def test_cross_references_name_what_each_renderer_numbers(tmp_path):
     params = SimpleNamespace(name="t", figures_path=tmp_path, tables_path=tmp_path)
     (tmp_path / "headline_truth.md").write_text("| a |\n|---|\n| 1 |\n")
     (tmp_path / "headline_truth.caption.md").write_text("Truth.\n")
-    assert ReportParts(params, "quarto").ref("headline_truth") == "@tbl-headline-truth"
+    assert ReportParts(params, "quarto").ref("headline_truth") == "@stbl-headline-truth"
     offline = ReportParts(params, "offline")
     offline.block(catalog.entry("headline_truth"))
-    assert offline.ref("headline_truth") == "Table 1"
+    assert offline.ref("headline_truth") == "Table S1"

@@ -41,16 +41,31 @@ class Artifact:
     simulated_only: bool = False  # published only for sets whose models are all simulated (known truth)
     imported_only: bool = False  # published only for sets of imported records (import_from)
     agent_only: bool = False  # published only for sets of recorded agent runs (import_from format agent_evals)
+    paper: str | None = None  # the paper's number for it ("Table 1", "Figure 2"); None: beyond the paper (S-numbered)
+
+    def title(self) -> str:
+        """The caption's first sentence, without its placeholders: what the artifact is, for a placeholder."""
+        import re
+
+        return re.sub(r"\s*\{[^}]*\}", "", self.caption.split(". ")[0]).rstrip(".")
+
+    @property
+    def float_kind(self) -> Literal["table", "figure"]:
+        """What the report numbers it as: the paper's kind where it has a paper number (the findings table is the
+        paper's Figure 1), else its own."""
+        return "figure" if (self.paper or self.kind).lower().startswith("fig") else "table"
 
     @property
     def label(self) -> str:
-        """The report's cross-reference label (Quarto: ``fig-`` / ``tbl-`` and no underscores), e.g. ``tbl-table6-cost``."""
-        return f"{'fig' if self.kind == 'figure' else 'tbl'}-{self.name.replace('_', '-')}"
+        """The report's cross-reference label, no underscores: ``fig-`` / ``tbl-`` for the paper's own, numbered as the
+        paper numbers them; ``sfig-`` / ``stbl-`` (Quarto custom kinds, "Figure S1", "Table S1") for the rest."""
+        key = "fig" if self.float_kind == "figure" else "tbl"
+        return f"{key if self.paper else 's' + key}-{self.name.replace('_', '-')}"
 
 
 FORMATS: dict[str, Callable[[float], str]] = {"usd": tables.fmt_usd, "pct": tables.fmt_pct, "g3": lambda x: f"{x:.3g}"}
 
-SECTIONS: dict[str, tuple[Artifact, ...]] = {
+_DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is PARTS below
     "Findings at a glance": (
         Artifact("findings", "table", "What this set shows, per dataset (the report's counterpart of the paper's Figure 1), "
                  "each cell computed from the set's records by the paper's plug-in estimator with its 95% two-level "
@@ -63,12 +78,12 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "(Figure 3); the inference-time technique with the largest gain (Table 2), or none where every interval "
                  "reaches 0; and the frontier's halving time over releases (Eq. 11), 'unreliable' where the fit is "
                  "flagged, with the paper's where it published one. The sections below give every number behind it.",
-                 "06_techniques"),
+                 "06_techniques", paper="Figure 1"),
     ),
     "Frontier cost-of-pass of single models": (
         Artifact("table1_frontier_cop", "table", "Frontier cost-of-pass V(p~D) with one model and the human expert, as the "
                  "paper's Table 1 (USD per problem; lower is better; top three per dataset in bold with ¹²³ where more than "
-                 "three models compete).", "03_frontier", mark_top3="lowest"),
+                 "three models compete).", "03_frontier", mark_top3="lowest", paper="Table 1"),
         Artifact("table1_expert_only", "table", "Human expert alone (USD per problem): the value a model must beat.",
                  "03_frontier"),
         Artifact("table1_intervals", "table", "The paper's Table 1 with 95% intervals, value [low, high] in USD per problem. "
@@ -135,7 +150,7 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "(dash-dot), t in months since the first release; each release a point coloured by its family and "
                  "named. Titles: the halving time ln 2 / b with its 95% profile-likelihood interval ('unreliable' with "
                  "four release dates or fewer or an interval wider than the estimate), the paper's halving time where "
-                 "it published one, and the log-linear reduction factor per year with its 90% interval.", "04_trends"),
+                 "it published one, and the log-linear reduction factor per year with its 90% interval.", "04_trends", paper="Figure 2"),
         Artifact("figure2_halving_times", "table", "Fits of Eq. 11 per dataset and estimator: the halving time ln 2 / b "
                  "in months with its 95% profile-likelihood interval (∞: b = 0 not excluded), the delta method's "
                  "standard error (the paper's ±, which covers the truth less often than stated on short series), the "
@@ -148,7 +163,7 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "(the paper's Figure 4), G({{mₜ}}, Mₜ₋₁) / V(Mₜ₋₁) (Eq. 8, 15), %, in release order, coloured by "
                  "family: the paper's plug-in estimate; whiskers: 95% two-level bootstrap intervals; behind each bar, "
                  "the range the records allow where problems the releases never passed leave room (widened by every "
-                 "cell's exact sampling bounds).", "04_trends"),
+                 "cell's exact sampling bounds).", "04_trends", paper="Figure 4"),
     ),
     "Where the frontier's change came from: new models or prices": (
         Artifact("price_change", "figure", "Change of the frontier cost-of-pass (vanilla, plug-in, with the human "
@@ -167,16 +182,16 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
                  "relative improvement (%) of the frontier cost-of-pass attributable to the family, its gain "
                  "G(M_g, M_T∖M_g) (Eq. 12) {denominator}: the paper's plug-in estimate; whiskers: 95% two-level "
                  "bootstrap intervals; behind each bar, the range the records allow (widened by every cell's exact sampling bounds).",
-                 "05_counterfactual"),
+                 "05_counterfactual", paper="Figure 3"),
         Artifact("figure5_model_counterfactual", "figure", "Essentialness of each model (the paper's Figure 5): the relative "
                  "improvement (%) of the frontier attributable to it, G({{m*}}, M_T∖{{m*}}) / V(M_T∖{{m*}}) (Eq. 16), "
                  "grouped and coloured by family: the paper's plug-in estimate; whiskers: 95% two-level bootstrap "
-                 "intervals; behind each bar, the range the records allow (widened by every cell's exact sampling bounds).", "05_counterfactual"),
+                 "intervals; behind each bar, the range the records allow (widened by every cell's exact sampling bounds).", "05_counterfactual", paper="Figure 5"),
     ),
     "Inference-time techniques": (
         Artifact("table2_technique_gain", "table", "Relative gain (%) in frontier cost-of-pass (the paper's Table 2) from "
                  "inference-time techniques applied to every model of M_L ({base}; the paper: its lightweight and "
-                 "large models), G(M_L*, M_L) / V(M_L) (Eq. 13).", "06_techniques", fmt="pct"),
+                 "large models), G(M_L*, M_L) / V(M_L) (Eq. 13).", "06_techniques", fmt="pct", paper="Table 2"),
         Artifact("table2_intervals", "table", "The paper's Table 2 with 95% intervals, value [low, high] in %: the plug-in "
                  "gain (the headline) with its two-level bootstrap interval ({replicates} replicates), the range the "
                  "records allow (the techniques' never-passed problems at their lowest cost-of-pass, or the base "
@@ -286,16 +301,45 @@ SECTIONS: dict[str, tuple[Artifact, ...]] = {
     "Accuracy and cost per attempt": (
         Artifact("table5_accuracy", "table", "Accuracy R_m(p~D), as the paper's Table 5 (%, vanilla attempts; top three per dataset "
                  "in bold with ¹²³ where more than three models compete).", "03_frontier", fmt="pct",
-                 mark_top3="highest"),
+                 mark_top3="highest", paper="Table 5"),
         Artifact("table6_cost", "table", "Mean cost per attempt C_m(p~D), as the paper's Table 6 (USD, vanilla attempts; the three "
                  "cheapest per dataset in bold with ¹²³ where more than three models compete).", "03_frontier",
-                 mark_top3="lowest"),
+                 mark_top3="lowest", paper="Table 6"),
         Artifact("table5_6_intervals", "table", "The paper's Tables 5 and 6 with 95% intervals, value [low, high]: accuracy (%) "
                  "and mean cost per attempt (USD) of each model's vanilla attempts, percentile intervals of the "
                  "two-level bootstrap ({replicates} replicates). Both are means, so the plug-in is unbiased here.",
                  "03_frontier"),
     ),
 }
+_BY_NAME = {a.name: a for section in _DEFINED.values() for a in section}
+# The report's order: the paper's analyses in the paper's order (its Figure 1, Table 1, Figures 2-3, Table 2), then
+# what the paper lacks, then the paper's appendix (its Tables 3-4, the expert and prices, come from the run's context).
+PARTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "The paper's analyses": {
+        "Findings at a glance": ("findings",),
+        "Frontier cost-of-pass of single models": ("table1_frontier_cop", "table1_expert_only"),
+        "The frontier over model releases": ("figure2_frontier_over_time", "figure2_halving_times"),
+        "Which model families were essential": ("figure3_family_counterfactual",),
+        "Inference-time techniques": ("table2_technique_gain", "table2_technique_accuracy", "table2_strategies",
+                                      "cost_accuracy"),
+    },
+    "Beyond the paper": {
+        "Intervals and checks of the estimates": ("table1_intervals", "table2_intervals", "table5_6_intervals",
+                                                  "holdout_frontier", "model_checks", "suspect_items"),
+        "Where the frontier's change came from: new models or prices": ("price_change", "price_change_split"),
+        "Cost–accuracy frontier of oracle routing": ("routing_frontier",),
+        "Imported records": ("grader_agreement", "grader_disagreements", "agent_runs"),
+        "Validity on known truth": ("headline_truth", "validity_generators", "validity_generators_heatmap",
+                                    "validity_summary", "validity_technique_gains", "validity_effect", "validity_routing",
+                                    "validity_halving_times"),
+    },
+    "Appendix": {
+        "Accuracy and cost per attempt": ("table5_accuracy", "table6_cost"),
+        "Release by release, model by model": ("figure4_relative_gain_per_release", "figure5_model_counterfactual"),
+    },
+}
+SECTIONS: dict[str, tuple[Artifact, ...]] = {title: tuple(_BY_NAME[n] for n in names_)
+                                             for part in PARTS.values() for title, names_ in part.items()}
 NOTES: dict[str, str] = {  # what a section's reader needs besides the captions
     "Inference-time techniques": (
         "Self-refine is collected as fresh calls (one generation, then one refinement call that sees it); both calls "
@@ -369,6 +413,7 @@ METHODS = (
     "estimates and claims too much; routing on the model's posterior mean pass rates is the corrected version."
 ).format(replicates=DEFAULT_REPLICATES, draws=MODEL_DRAWS, floor_level=FLOOR_TEST_LEVEL)
 CATALOG: dict[str, Artifact] = {a.name: a for section in SECTIONS.values() for a in section}
+assert CATALOG.keys() == _BY_NAME.keys(), "every artifact has its place in PARTS"
 
 
 def entry(name: str) -> Artifact:

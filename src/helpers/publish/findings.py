@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from helpers.publish import names
 from helpers.publish.compare import PAPER_HALVING_MONTHS
 from helpers.publish.tables import fmt_pct, fmt_usd, never_passed
 
@@ -70,7 +71,7 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
             row[COLUMNS[4]] = "–"
         else:
             tech = techs.loc[techs["value"].idxmax()]
-            row[COLUMNS[4]] = ("none measurable (every interval reaches 0)" if tech["low"] <= 0 else f"{tech['name']}: "
+            row[COLUMNS[4]] = ("none measurable (every interval reaches 0)" if tech["low"] <= 0 else f"{names.method(tech['name'])}: "
                                + _cell(100 * tech["value"], 100 * tech["low"], 100 * tech["high"], fmt_pct))
         row[COLUMNS[5]] = _halving(halving, task_labels.get(task, task), estimator, PAPER_HALVING_MONTHS.get(task))
         rows.append(row)
@@ -139,3 +140,37 @@ def in_sentences(glance: pd.DataFrame, categories: dict[str, str]) -> str:
         paragraphs.append(f"**{category.capitalize()}** ({', '.join(names)}) — " + ". ".join(
             s[0].upper() + s[1:] for s in sentences) + ".")
     return "\n\n".join(paragraphs)
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _by_name(glance: pd.DataFrame, column: str) -> str:
+    """"a on X and Y; b on Z": the datasets grouped by the name their cell of ``column`` gives."""
+    groups: dict[str, list[str]] = {}
+    for dataset, cell in zip(glance["dataset"], glance[column]):
+        if cell != "–":
+            groups.setdefault(_name(cell), []).append(dataset)
+    return "; ".join(f"{name} on {_listed(sets)}" for name, sets in groups.items())
+
+
+def main_findings(glance: pd.DataFrame) -> list[str]:
+    """The report's first screen: three sentences from the findings table (``findings``' cells), each naming
+    datasets: the frontier's cheapest and dearest dataset, the most essential family, the best technique."""
+    if glance.empty:
+        return []
+    frontier = glance[glance[COLUMNS[1]] != "–"]
+    values = frontier[COLUMNS[1]].map(lambda c: float(c.split(" [")[0].split(";")[0]) if c[:1].isdigit() else np.nan)
+    out = []
+    if values.notna().any():
+        lo, hi = values.idxmin(), values.idxmax()
+        cheap = f"{frontier.at[lo, COLUMNS[1]].split(';')[0]} USD per problem on {frontier.at[lo, 'dataset']}"
+        out.append(f"With every model and the human expert to choose from, a correct answer costs {cheap}"
+                   + (f", up to {frontier.at[hi, COLUMNS[1]].split(';')[0]} on {frontier.at[hi, 'dataset']}"
+                      if hi != lo else "") + " (the frontier of all models, 95% intervals).")
+    if fams := _by_name(glance, COLUMNS[3]):
+        out.append(f"The family the frontier could least do without: {fams}.")
+    if techs := _by_name(glance, COLUMNS[4]):
+        out.append(f"The inference-time technique with the largest gain: {techs.replace('none measurable (every interval reaches 0)', 'none measurable')}.")
+    return out

@@ -23,20 +23,25 @@ REPORT_NOTEBOOK = "report/index.ipynb"
 REMOTE_ASSET = re.compile(r'<script[^>]+src="https?://[^"]*"[^>]*>\s*</script>|<link[^>]+href="https?://[^"]*"[^>]*>')
 
 
+COLLAPSE_ROWS = 12  # a table with more rows is shown folded (<details>), its caption in view
+
+
 class ReportParts:
     """What the report notebook shows: the catalogued tables and figures the pipeline wrote for a set, and the
     run's context (``about.write_context``), read from ``results/<set>/``: the report reloads no data.
 
-    ``renderer``: ``"quarto"`` labels each figure and table (``Artifact.label``) and leaves the numbering to
-    Quarto; ``"offline"`` (nbconvert, which does not number) numbers them itself in order of appearance,
-    "Figure 1." and "Table 1." as Quarto would."""
+    Numbering follows the paper: an artifact with a paper number (``Artifact.paper``) is "Table 1", "Figure 2", …
+    as in the paper; the rest are "Table S1", "Figure S1", … in order of appearance. ``renderer``: ``"quarto"``
+    gives each a fenced float with its label (``fig-``/``tbl-``, numbered by Quarto in the paper's order, and the
+    custom kinds ``sfig-``/``stbl-`` of ``_quarto.yml``); ``"offline"`` (nbconvert, which does not number)
+    writes the numbers itself."""
 
     def __init__(self, params: Params, renderer: str = "quarto"):
         if renderer not in ("quarto", "offline"):
             raise CostOfPassError(f"renderer must be 'quarto' or 'offline', not '{renderer}'")
         self.params, self.renderer = params, renderer
-        self.numbers = {"figure": 0, "table": 0}
-        self.shown: dict[str, str] = {}  # offline: artifact name -> "Table 3"
+        self.numbers = {"figure": 0, "table": 0}  # supplementary ones shown so far
+        self.shown: dict[str, str] = {}  # offline: artifact name -> "Table 1" / "Table S3"
 
     def ref(self, name: str) -> str:
         """A cross-reference to an artifact shown earlier: Quarto's ``@tbl-…`` / ``@fig-…``, or offline its number."""
@@ -88,33 +93,116 @@ class ReportParts:
             return sum(1 for line in fh if line.strip()) <= 1
 
     def block(self, artifact: Artifact) -> str:
-        """An artifact as Markdown: a figure with its caption below, a table with its caption above (offline) or
-        as Pandoc's ``: caption {#tbl-…}`` line (Quarto); after the lead paragraph its notebook wrote, if any."""
+        """An artifact as Markdown: its float (``_float``) after the lead paragraph its notebook wrote, if any."""
         from helpers.publish.catalog import lead_path
 
         lead = lead_path(self.params.tables_path, artifact.name)
-        text = self._block(artifact)
+        body = (f'![]({self.figure_uri(artifact.name)}){{fig-alt="{html.escape(self.caption(artifact))}"}}'
+                if artifact.kind == "figure" else folded(self.markdown(artifact.name)))
+        text = self._float(artifact, body, self.caption(artifact))
         return f"{self._read(lead)}\n\n{text}" if lead.is_file() else text
 
-    def _block(self, artifact: Artifact) -> str:
-        caption = self.caption(artifact)
-        if self.renderer == "quarto":
-            if artifact.kind == "figure":
-                alt = caption.replace("[", "\\[").replace("]", "\\]")
-                return f"![{alt}]({self.figure_uri(artifact.name)}){{#{artifact.label}}}"
-            return f"{self.markdown(artifact.name)}\n\n: {caption} {{#{artifact.label}}}"
-        self.numbers[artifact.kind] += 1
-        self.shown[artifact.name] = f"{artifact.kind.capitalize()} {self.numbers[artifact.kind]}"
-        numbered = f"**{self.shown[artifact.name]}.** {caption}"
+    def placeholder(self, artifact: Artifact, why: str) -> str:
+        """A paper artifact this set has no data for: its number kept (so the paper's numbering holds), one sentence."""
+        return self._float(artifact, f"*{why}*", f"{artifact.title()}: not in this set.")
+
+    def _float(self, artifact: Artifact, body: str, caption: str) -> str:
+        if self.renderer == "quarto":  # a fenced float: the last paragraph is the caption
+            return f"::: {{#{artifact.label}}}\n\n{body}\n\n{caption}\n\n:::"
+        number = self.number(artifact)
         if artifact.kind == "figure":
-            return f'<img src="{self.figure_uri(artifact.name)}" alt="{html.escape(caption)}">\n\n{numbered}'
-        return f"{numbered}\n\n{self.markdown(artifact.name)}"
+            body = f'<img src="{self.figure_uri(artifact.name)}" alt="{html.escape(caption)}">'
+            return f"{body}\n\n**{number}.** {caption}"
+        return f"**{number}.** {caption}\n\n{body}"
+
+    def number(self, artifact: Artifact) -> str:
+        """Offline: the artifact's number, the paper's (``Table 1``) or the next supplementary one (``Figure S2``)."""
+        if artifact.name not in self.shown:
+            if artifact.paper:
+                self.shown[artifact.name] = artifact.paper
+            else:
+                self.numbers[artifact.float_kind] += 1
+                self.shown[artifact.name] = f"{artifact.float_kind.capitalize()} S{self.numbers[artifact.float_kind]}"
+        return self.shown[artifact.name]
+
+    def context_table(self, artifact: Artifact, text: str) -> str:
+        """A table of the run's context (the expert's costs, the prices: Markdown whose first table line starts the
+        table) as a numbered float, the text before the table its caption."""
+        head, sep, table = text.partition("\n|")
+        return self._float(artifact, folded("|" + table) if sep else "", head.strip())
+
+    def applies(self, artifact: Artifact, run: dict) -> bool:
+        """Whether the set's kind calls for the artifact (known truth, imported records, agent runs)."""
+        return ((run["known_truth"] or not artifact.simulated_only) and (run.get("imported") or not artifact.imported_only)
+                and (run.get("agent_runs") or not artifact.agent_only))
+
+    def outline(self, run: dict):
+        """The report's body as Markdown blocks, in order (``catalog.PARTS``): each part's heading, its numbered
+        sections (the appendix's lettered) with their artifacts and notes; a paper artifact without rows keeps its
+        number with one sentence; the appendix opens with the paper's Tables 3 and 4 (expert, prices)."""
+        from helpers.publish.catalog import NOTES, PARTS, entry
+
+        number = 0
+        for part, sections in PARTS.items():
+            yield f"## {part}"
+            letters = iter("ABCDEFGHIJ")
+            if part == "Appendix":
+                yield f"### {next(letters)}. The inputs: the human expert's cost and the prices"
+                yield self.context_table(CONTEXT_TABLES["expert"], run["expert"])
+                yield self.context_table(CONTEXT_TABLES["prices"], run["prices"])
+            for title, names in sections.items():
+                artifacts = [entry(n) for n in names if self.applies(entry(n), run)]
+                shown = [a for a in artifacts if a.paper or not self.empty(a)]
+                if not shown:
+                    continue
+                number += part != "Appendix"
+                yield f"### {next(letters) if part == 'Appendix' else number}. {title}"
+                for a in shown:
+                    yield self.placeholder(a, "No rows for this set.") if self.empty(a) else self.block(a)
+                if title in NOTES:
+                    yield NOTES[title]
+
+    def first_screen(self, run: dict, description: str) -> str:
+        """What the reader sees first: the set, what kind of records it holds, and its three main findings
+        (``findings.main_findings``, from the findings table)."""
+        from helpers.publish.findings import main_findings
+        from helpers.publish.safe import md
+
+        if run["simulated"]:
+            kind = ("**Simulated set.** Every number, table and figure here comes from simulated models "
+                    "(`helpers.collect.backends.sim`), not from real language models.")
+        elif run.get("imported"):
+            kind = ("**Imported records.** Real models' responses, recorded and published by others and re-graded "
+                    "here; no model was called.")
+        else:
+            kind = "**Real models**, called by this project; every number is computed from their recorded calls."
+        path = self.params.tables_path / "findings.csv"
+        found = main_findings(self.csv("findings")) if path.is_file() else []
+        items = "\n".join(f"{i}. {md(text)}" for i, text in enumerate(found, 1))
+        return (f"**Set `{md(self.params.name)}`**: {md(description)}\n\n{kind}\n\n"
+                + (f"**Main findings** (the paper's estimator; every section below gives its numbers):\n\n{items}"
+                   if items else ""))
 
     def show(self, artifact: Artifact) -> None:
         """Display an artifact (``block``)."""
         from IPython.display import Markdown, display
 
         display(Markdown(self.block(artifact)))
+
+
+CONTEXT_TABLES = {  # the paper's Tables 3 and 4: the run's context (about.write_context), not stage outputs
+    "expert": Artifact("table3_expert", "table", "The human expert's cost per problem.", "03_frontier", paper="Table 3"),
+    "prices": Artifact("table4_prices", "table", "Prices per token with the models' release dates.", "03_frontier",
+                       paper="Table 4"),
+}
+
+
+def folded(table: str) -> str:
+    """A Markdown table, folded into ``<details>`` when it has more than ``COLLAPSE_ROWS`` rows."""
+    rows = sum(1 for line in table.splitlines() if line.startswith("|")) - 2
+    if rows <= COLLAPSE_ROWS:
+        return table
+    return f"<details><summary>Show the table ({rows} rows)</summary>\n\n{table}\n\n</details>"
 
 
 def inputs_digest(params: Params) -> str:
