@@ -16,6 +16,9 @@ def test_methods_columns_datasets_and_booleans_read_as_words():
     assert list(shown.columns) == ["dataset", "technique", "models at start", "sign, this run", "same sign", "strategy"]
     assert shown.iloc[0].tolist() == ["Two Digit Addition", "majority vote (k=3)", 1, "+", "yes", "GPT-4o + self-refine"]
     assert df["task"].tolist() == ["two_digit_addition"]  # a copy: the CSV keeps its ids
+    assert names.value("technique gain:self_refine (%)", LABELS) == "technique gain: self-refine (%)"
+    assert names.value("frontier:all models (USD)", LABELS) == "frontier:all models (USD)"
+    assert names.value("technique gain: majority_vote_k3 (%)", LABELS) == "technique gain: majority vote (k=3) (%)"
 
 
 def test_the_internal_names_list_holds_what_a_page_must_not_show():

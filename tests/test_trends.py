@@ -60,6 +60,7 @@ def test_numbers_keep_three_significant_figures(x, shown):
     from helpers.core.numbers import sig
 
     assert sig(x) == shown
+    assert sig(99.6, 2) == "100" and sig(1234.5, 2) == "1,234" and sig(0.0384, 2) == "0.038"
 
 
 def test_refits_of_exact_curves_recover_their_halving_times():

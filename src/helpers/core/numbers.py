@@ -16,4 +16,7 @@ def sig(x: float, digits: int = 3) -> str:
         return "∞" if x > 0 else "-∞"
     if abs(x) >= 10 ** digits:
         return f"{x:,.0f}"  # 1,234 rather than 1.23e+03
+    rounded = float(f"{x:.{digits}g}")
+    if abs(rounded) >= 10 ** digits:
+        return f"{rounded:,.0f}"  # 99.6 to two figures is 100, not 1e+02
     return f"{x:.{digits}g}"

@@ -7,6 +7,7 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
+import matplotlib.dates  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
@@ -14,8 +15,14 @@ import seaborn as sns  # noqa: E402
 
 from helpers.analyze.trends import DecayFit, LogLinearTrend, months_since  # noqa: E402
 from helpers.core.numbers import sig  # noqa: E402
+from helpers.publish import names  # noqa: E402
 
-sns.set_theme(style="whitegrid", context="paper", font_scale=1.05)
+sns.set_theme(style="whitegrid", context="paper", font_scale=1.2)
+# Sizes (points) that read at 100% zoom: a figure at most REPORT_WIDTH_IN wide is shown about 1,000 px wide in the
+# report, so 8 pt renders at ~10 px; wider figures would shrink their text below that.
+REPORT_WIDTH_IN = 11.2
+DPI = 150
+SMALL, NORMAL, TITLE = 8.0, 9.0, 10.0
 matplotlib.rcParams["svg.hashsalt"] = "cost-of-pass"  # stable clip-path ids: same records, same SVG bytes
 FAMILY_COLORS = {"lightweight": "#4C72B0", "large": "#DD8452", "reasoning": "#55A868"}
 RANGE_COLOR = "#E3C16F"  # the range never-passed problems allow (``unseen``), drawn behind estimates
@@ -35,14 +42,78 @@ def titled(title: str, simulated: bool) -> str:
 
 
 def save_figure(fig, name: str, out_dir: Path) -> tuple[Path, Path]:
+    """Write ``<name>.png`` and ``.svg``, and ``<name>.layout.json``: what ``layout_problems`` finds (the browser
+    test fails on any)."""
+    import json
+
     out_dir.mkdir(parents=True, exist_ok=True)
     png, svg = out_dir / f"{name}.png", out_dir / f"{name}.svg"
-    fig.savefig(png, dpi=150, bbox_inches="tight", metadata={"Software": None})
+    fig.savefig(png, dpi=DPI, bbox_inches="tight", metadata={"Software": None})
     fig.savefig(svg, bbox_inches="tight", metadata={"Date": None, "Creator": None})  # no timestamp or version
+    from PIL import Image
+
+    with Image.open(png) as image:
+        width_in = image.size[0] / DPI  # what the report shows, title and legend included
+    problems = layout_problems(fig) + ([f"figure {width_in:.1f} in wide (at most {REPORT_WIDTH_IN}): its text would "
+                                        "read too small"] if width_in > REPORT_WIDTH_IN * 1.02 else [])
+    (out_dir / f"{name}.layout.json").write_text(json.dumps({"problems": problems}, indent=1) + "\n")
     return png, svg
 
 
-def _grid(n: int, size: tuple[float, float] = (4.6, 3.4)):
+def _texts(fig) -> list:
+    """Every visible, non-empty text of a figure but the tick labels (matplotlib spaces those itself)."""
+    ticks = {id(t) for ax in fig.axes for t in (*ax.get_xticklabels(), *ax.get_yticklabels())}
+    return [t for t in fig.findobj(matplotlib.text.Text)
+            if t.get_visible() and t.get_text().strip() and id(t) not in ticks
+            and (t.axes is None or t.axes.get_visible())]
+
+
+def layout_problems(fig) -> list[str]:
+    """What a reader would trip on: two labels whose boxes overlap, a visible panel with nothing drawn. One line
+    each (``save_figure`` adds a figure wider than ``REPORT_WIDTH_IN``, whose text would render too small)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    problems = []
+    boxes = [(t, t.get_window_extent(renderer)) for t in _texts(fig)]
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1:]:
+            inter = box_a.intersection(box_a, box_b)
+            if inter is not None and inter.width > 1 and inter.height > 1:
+                problems.append(f"labels overlap: {a.get_text()[:40]!r} and {b.get_text()[:40]!r}")
+    for ax in fig.axes:
+        if ax.get_visible() and ax.get_label() != "<colorbar>" and not ax.has_data() and not ax.texts:
+            problems.append(f"empty panel: {ax.get_title()[:40]!r}")
+    return problems
+
+
+def declutter(fig, ax, texts, step_pt: float = 7.0, tries: int = 8) -> None:
+    """Move each annotation of ``texts`` (offset in points) up or down in steps until its box overlaps no label
+    placed before it and stays inside the panel; one that finds no place is removed (its point stays, coloured)."""
+    renderer = fig.canvas.get_renderer()
+    panel = ax.get_window_extent(renderer)
+    placed = []
+    for text in texts:
+        dx, dy = text.xyann
+        for k, side in [(k, side) for k in (0, *[s * j for j in range(1, tries + 1) for s in (1, -1)]) for side in (1, -1)]:
+            text.set_horizontalalignment("left" if side > 0 else "right")  # right of its point, else left of it
+            text.xyann = (side * abs(dx), dy + k * step_pt)
+            box = text.get_window_extent(renderer)
+            inside = box.x0 >= panel.x0 and box.x1 <= panel.x1 and box.y0 >= panel.y0 and box.y1 <= panel.y1
+            if inside and not any(box.overlaps(b) for b in placed):
+                placed.append(box)
+                break
+        else:
+            text.remove()
+
+
+def no_data(ax, what: str = "no data") -> None:
+    """An empty panel says so, instead of showing bare axes."""
+    ax.text(0.5, 0.5, what, transform=ax.transAxes, ha="center", va="center", fontsize=NORMAL, color="#666666")
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def _grid(n: int, size: tuple[float, float] = (3.7, 3.1)):
     cols = min(3, n)
     rows = int(np.ceil(n / cols))
     fig, axes = plt.subplots(rows, cols, figsize=(size[0] * cols, size[1] * rows), squeeze=False)
@@ -57,32 +128,12 @@ def _finish_panels(fig, first_ax, title: str, simulated: bool, ncol: int | None 
     handles, names = first_ax.get_legend_handles_labels() if first_ax is not None else ([], [])
     if handles:
         panels = sum(ax.get_visible() for ax in fig.axes)  # one row under three panels; fewer columns under one or two
-        ncol = ncol or (len(names) if panels >= 3 else min(len(names), 2 * panels))
-        fig.legend(handles, names, loc="upper center", ncol=ncol, bbox_to_anchor=(0.5, 0.0), fontsize=8)
-    fig.suptitle(titled(title, simulated), y=1.02)
+        ncol = ncol or min(len(names), 3 if panels >= 3 else 2)
+        fig.legend(handles, names, loc="upper center", ncol=ncol, bbox_to_anchor=(0.5, 0.0), fontsize=SMALL,
+                   frameon=False)
+    fig.suptitle(titled(title, simulated), y=1.02, fontsize=TITLE + 1)
     fig.tight_layout()
     return fig
-
-
-def _room_for_labels(fig, axes) -> None:
-    """Raise each log-scaled panel's top until its annotations end inside it: a label's height in pixels is
-    fixed, so a panel spanning few decades needs more headroom (a label taller than 80% of it is left as is)."""
-    renderer = fig.canvas.get_renderer()
-    for ax in axes:
-        if not ax.get_visible() or ax.get_yscale() != "log":
-            continue
-        box = ax.get_window_extent(renderer)
-        lo, hi = np.log10(ax.get_ylim())
-        top = hi
-        for text in ax.texts:
-            y = float(text.xy[1]) if isinstance(text, matplotlib.text.Annotation) else np.nan
-            if not (np.isfinite(y) and y > 0):
-                continue
-            above = text.get_window_extent(renderer).y1 - (box.y0 + box.height * (np.log10(y) - lo) / (hi - lo))
-            if above < 0.8 * box.height:
-                top = max(top, lo + box.height * (np.log10(y) - lo) / (box.height - above))
-        if top > hi:
-            ax.set_ylim(10**lo, 10**top)
 
 
 def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[str, str], simulated: bool,
@@ -107,11 +158,13 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[
     fig, axes = _grid(len(shown))
     palette = family_palette(list(dict.fromkeys((families or {}).values())))
     q = 100 * (1 - level) / 2
+    labelled = []  # (panel, its release labels): placed once the layout is final
     for ax, task in zip(axes, shown):
         j = column[task]
         d = trend[(trend.task == task) & trend.date.notna()]
-        ax.set_title(labels.get(task, task), fontsize=9)
+        ax.set_title(labels.get(task, task), fontsize=NORMAL)
         if d.empty:  # no model released: nothing but the expert
+            no_data(ax, "no model released")
             continue
         drawn = [d.normalized_pct.to_numpy(float)]  # the y axis spans what was measured, not where a fit heads
         if curves is not None and "plug-in" in curves:
@@ -128,45 +181,57 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[
             ax.step(d.date, curves["model-based"][0, :, j], where="post", color="#4C72B0", lw=1.2, ls=":",
                     label="model-based (checks pass)")
             drawn.append(curves["model-based"][0, :, j])
-        for k, (_, row) in enumerate(d.iterrows()):
+        values = np.concatenate(drawn)
+        values = values[np.isfinite(values) & (values > 0)]
+        ylim = (values.min() / 2, values.max() * 4) if values.size else (1e-3, 1e3)
+        previous, frontier_points = np.inf, []
+        for _, row in d.iterrows():
             names = row.released.split(", ")
             ax.scatter(row.date, row.normalized_pct, color=palette.get((families or {}).get(names[0]), "#C44E52"),
                        zorder=3, s=26, edgecolor="white", linewidth=0.5)
-            ax.annotate(", ".join((model_labels or {}).get(m, m).replace(" (sim)", "") for m in names),
-                        (row.date, row.normalized_pct), fontsize=6.5, color="#444444", rotation=35,
-                        xytext=(3, 4 if k % 2 == 0 else -10), textcoords="offset points")
+            if row.normalized_pct < previous * 0.9:  # a release that lowered the frontier by 10% or more is named
+                frontier_points.append(ax.annotate(
+                    ", ".join((model_labels or {}).get(m, m).replace(" (sim)", "") for m in names),
+                    (row.date, row.normalized_pct), fontsize=SMALL, color="#333333", xytext=(5, 5),
+                    textcoords="offset points", arrowprops={"arrowstyle": "-", "color": "#888888", "lw": 0.6,
+                                                            "shrinkA": 0, "shrinkB": 3}))
+            previous = min(previous, row.normalized_pct)
         grid = pd.date_range(d.date.min(), d.date.max(), periods=100)
         t = months_since(pd.Series(grid), d.date.min())
         fit = fits.get(task)
         if fit is not None and fit.identified:
-            ax.plot(grid, np.maximum(fit.a * np.exp(-fit.b * t) + fit.c, 1e-9), color="#C44E52", ls="--", lw=1,
-                    label="fit a·exp(−bt)+c (Eq. 11)")
+            curve = fit.a * np.exp(-fit.b * t) + fit.c
+            ax.plot(grid, np.where((curve >= ylim[0]) & (curve <= ylim[1]), curve, np.nan), color="#C44E52", ls="--",
+                    lw=1, label="fit a·exp(−bt)+c (Eq. 11)")  # drawn where it stays inside the panel
             note = (f"T½ = {sig(fit.halving_months)} mo {fit.interval_text()}" if fit.reliable
                     else f"T½ unreliable ({sig(fit.halving_months)} mo {fit.interval_text()})")
         else:
             note = "Eq. 11 not identifiable"
         if task in (paper_halving or {}):
-            note += f"; paper {paper_halving[task]:.1f} mo"
+            note += f"; paper {sig(paper_halving[task])} mo"
         ll = (loglinear or {}).get(task)
         if ll is not None and np.isfinite(ll.factor_per_year):
-            ax.plot(grid, ll.values(t), color="#8172B3", ls="-.", lw=1, label="log-linear trend")
-            note += f"\nlog-linear: ÷{ll.factor_per_year:.3g} per year [{ll.low:.3g}, {ll.high:.3g}]"
+            trend_values = ll.values(t)
+            ax.plot(grid, np.where((trend_values >= ylim[0]) & (trend_values <= ylim[1]), trend_values, np.nan),
+                    color="#8172B3", ls="-.", lw=1, label="log-linear trend")
+            note += f"\nlog-linear: ÷{sig(ll.factor_per_year)} per year [{sig(ll.low)}, {sig(ll.high)}]"
         ax.set_yscale("log")
         ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-        values = np.concatenate(drawn)
-        values = values[np.isfinite(values) & (values > 0)]
-        if values.size:
-            ax.set_ylim(values.min() / 2, values.max() * 8)  # headroom above for the release labels
-        ax.set_title(f"{labels.get(task, task)}\n{note}", fontsize=9)
-        ax.set_ylabel("frontier / expert-only (%, log)", fontsize=8)
-        ax.tick_params(axis="x", rotation=30, labelsize=7)
-        ax.tick_params(axis="y", labelsize=7)
+        ax.set_ylim(*ylim)
+        ax.set_title(f"{labels.get(task, task)}\n{note}", fontsize=NORMAL)
+        ax.set_ylabel("frontier / expert-only (%, log)", fontsize=SMALL)
+        ax.xaxis.set_major_locator(matplotlib.dates.AutoDateLocator(maxticks=5))
+        ax.xaxis.set_major_formatter(matplotlib.dates.DateFormatter("%Y-%m"))
+        ax.tick_params(axis="x", rotation=30, labelsize=SMALL)
+        ax.tick_params(axis="y", labelsize=SMALL)
         ax.margins(x=0.12)
+        labelled.append((ax, frontier_points))
     if families:
         for fam, color in palette.items():  # the release points' colours, once in the legend
             axes[0].scatter([], [], color=color, s=26, label=fam)
     _finish_panels(fig, axes[0] if shown else None, "Frontier cost-of-pass over model releases", simulated)
-    _room_for_labels(fig, axes)
+    for ax, texts in labelled:
+        declutter(fig, ax, texts)
     return fig
 
 
@@ -179,23 +244,29 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
     items = list(dict.fromkeys(frame[item]))
     cols = min(3, len(tasks)) or 1
     rows = int(np.ceil(len(tasks) / cols)) or 1
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 0.22 * len(items) * rows + 1.6 * rows + 0.8),
-                             squeeze=False, sharey=True)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 0.24 * len(items) * rows + 1.6 * rows + 0.8),
+                             squeeze=False, sharey=True, sharex=True)  # one x scale: panels compare at a glance
     for ax in axes.flat[len(tasks):]:
         ax.set_visible(False)
     for ax, task in zip(axes.flat, tasks):
         d = frame[frame["task"] == task].set_index(item).reindex(items)
         y = np.arange(len(items))
         v = d["value"].to_numpy(float)
+        if not np.isfinite(v).any():
+            ax.set_title(task, fontsize=NORMAL)
+            ax.text(0.5, 0.5, "no data", transform=ax.transAxes, ha="center", va="center", fontsize=NORMAL,
+                    color="#666666")
+            continue
         err = np.vstack([np.clip(v - d["low"].to_numpy(float), 0, None), np.clip(d["high"].to_numpy(float) - v, 0, None)])
         if "range_ci_low" in d:  # what never-passed problems allow, behind the bar
             ax.hlines(y, d["range_ci_low"].to_numpy(float), d["range_ci_high"].to_numpy(float), color=RANGE_COLOR,
                       lw=7, alpha=0.55, zorder=0)
         ax.barh(y, v, color=[colors.get(i, "#888888") for i in items], height=0.45)
         ax.errorbar(v, y, xerr=np.where(np.isfinite(err), err, 0), fmt="none", ecolor="#222222", elinewidth=0.8, capsize=2)
-        ax.set_yticks(y, items, fontsize=7)
-        ax.set_title(task, fontsize=9)
-        ax.set_xlabel(ylabel, fontsize=8)
+        ax.set_yticks(y, items, fontsize=SMALL)
+        ax.set_title(task, fontsize=NORMAL)
+        ax.set_xlabel(ylabel, fontsize=SMALL)
+        ax.tick_params(axis="x", labelsize=SMALL)
         if symlog:
             ax.set_xscale("symlog", linthresh=10)
     axes.flat[0].invert_yaxis()  # the y axis is shared: inverted once, the first item on top
@@ -207,8 +278,8 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
         handles = [Patch(color=c, label=n) for n, c in legend.items()]
         if "range_ci_low" in frame:
             handles.append(Patch(color=RANGE_COLOR, alpha=0.55, label=RANGE_LABEL))
-        fig.legend(handles=handles, loc="upper center", ncol=len(handles), bbox_to_anchor=(0.5, 0.0), fontsize=8,
-                   frameon=False)
+        fig.legend(handles=handles, loc="upper center", ncol=min(len(handles), 3), bbox_to_anchor=(0.5, 0.0),
+                   fontsize=SMALL, frameon=False)
     return fig
 
 
@@ -231,10 +302,17 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
             if "range_ci_low" in w:
                 ax.vlines(x, w["range_ci_low"].to_numpy(float), w["range_ci_high"].to_numpy(float), color=RANGE_COLOR,
                           lw=9, alpha=0.55, zorder=0, label=RANGE_LABEL if k == 0 else None)
-    for container, fam in zip(ax.containers, values.columns):  # each bar's value, printed
-        v = values[fam].to_numpy(float)
-        ax.bar_label(container, labels=[f"{x:.0f}" if abs(x) >= 10 else f"{x:.1f}" for x in np.nan_to_num(v)],
-                     fontsize=6.5, padding=1.5, color="#333333")
+    n_fam = len(values.columns)
+    for k, fam in enumerate(values.columns):  # each bar's value, printed above its whisker (never across it)
+        v = np.nan_to_num(values[fam].to_numpy(float))
+        high = v
+        if whiskers is not None and not whiskers.empty:
+            w = whiskers[whiskers["family"] == fam].set_index("task").reindex(values.index)
+            high = np.fmax(v, np.nan_to_num(w["high"].to_numpy(float), nan=-np.inf))
+        x = np.arange(len(values.index)) - 0.4 + (0.8 / n_fam) * (k + 0.5)
+        for xi, vi, hi in zip(x, v, high):
+            ax.annotate(sig(vi, 2), (xi, max(hi, vi, 0)), xytext=(0, 2), textcoords="offset points", ha="center",
+                        va="bottom", fontsize=SMALL, color="#333333")
     if "range_ci_low" in (whiskers if whiskers is not None else {}):
         for bars in [c for c in ax.containers if isinstance(c, matplotlib.container.BarContainer)]:
             for bar in bars:  # slimmer bars, same centres: the range shows behind them
@@ -245,8 +323,10 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
         ax.set_yscale("symlog", linthresh=10)
     ax.set_ylabel("relative improvement (%)")
     ax.set_xlabel("")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=len(values.columns) + 1, fontsize=8, frameon=False)
-    ax.set_title(titled("Essentialness of model families (counterfactual)", simulated))
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=min(len(values.columns) + 1, 4), fontsize=SMALL,
+              frameon=False)
+    ax.set_ylim(top=ax.get_ylim()[1] * 1.08)  # room for the labels above the tallest whisker
+    ax.set_title(titled("Essentialness of model families (counterfactual)", simulated), fontsize=TITLE)
     fig.tight_layout()
     return fig
 
@@ -262,7 +342,9 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, task_labels: 
     fig, axes = _grid(len(tasks))
     styles = {"plug-in": ("#333333", "-", "plug-in oracle (paper's estimates; biased up)"),
               "model-based": ("#4C72B0", "--", "model-based oracle")}
+    labelled = []
     for ax, task in zip(axes, tasks):
+        texts = []
         for estimator, (color, ls, label) in styles.items():
             d = envelope[(envelope.task == task) & (envelope.estimator == estimator)]
             ax.fill_between(d.budget_usd, 100 * d.low, 100 * d.high, color=color, alpha=0.12, lw=0)
@@ -273,15 +355,20 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, task_labels: 
             ax.errorbar(row.usd, 100 * row.accuracy, yerr=[[100 * max(row.accuracy - row.acc_low, 0)],
                                                             [100 * max(row.acc_high - row.accuracy, 0)]],
                         fmt="o", ms=4, color=colors.get(name, "#888888"), elinewidth=0.7, capsize=1.5)
-            ax.annotate(name.replace(" (sim)", ""), (row.usd, 100 * row.accuracy), fontsize=6, xytext=(3, -7),
-                        textcoords="offset points")
+            texts.append(ax.annotate(name.replace(" (sim)", ""), (row.usd, 100 * row.accuracy), fontsize=SMALL,
+                                     xytext=(4, -4), textcoords="offset points"))
         e = points[(points.task == task) & (points.strategy == "expert")]
         ax.scatter(e.usd, 100 * e.accuracy, marker="*", s=90, color="black", zorder=4, label="human expert")
         ax.set_xscale("log")
-        ax.set_title(task_labels.get(task, task), fontsize=9)
-        ax.set_xlabel("USD per problem", fontsize=8)
-        ax.set_ylabel("accuracy (%)", fontsize=8)
-    return _finish_panels(fig, axes[0] if tasks else None, "Cost–accuracy frontier of oracle routing", simulated)
+        ax.set_title(task_labels.get(task, task), fontsize=NORMAL)
+        ax.set_xlabel("USD per problem", fontsize=SMALL)
+        ax.set_ylabel("accuracy (%)", fontsize=SMALL)
+        ax.tick_params(labelsize=SMALL)
+        labelled.append((ax, texts))
+    fig = _finish_panels(fig, axes[0] if tasks else None, "Cost–accuracy frontier of oracle routing", simulated, ncol=2)
+    for ax, texts in labelled:
+        declutter(fig, ax, texts)
+    return fig
 
 
 def pareto(cost: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
@@ -312,8 +399,9 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], task_label
                               aggfunc="first")
     present = list(dict.fromkeys(points["task"]))
     tasks = [t for t in (order or present) if t in present]
-    fig, axes = _grid(len(tasks), (6.4, 4.8) if len(tasks) == 1 else (4.6, 3.6))
+    fig, axes = _grid(len(tasks), (6.4, 4.8) if len(tasks) == 1 else (3.7, 3.3))
     shown_methods: dict[str, str] = {}
+    labelled = []
     for ax, task in zip(axes, tasks):
         d = wide.loc[task]
         cost, acc = d[("value", "cost_usd")].to_numpy(float), 100 * d[("value", "accuracy")].to_numpy(float)
@@ -337,30 +425,29 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], task_label
             line_x.append(expert_usd[task])
             line_y.append(100.0)
         ax.step(line_x, line_y, where="post", color="#333333", lw=1.1, ls="--", label="Pareto frontier (plug-in means)")
-        placed: list[tuple[float, float]] = []  # label anchors in axes fractions: no label over another
-        xlo, xhi = np.log10(np.nanmin(cost[cost > 0])), np.log10(max(np.nanmax(cost), expert_usd.get(task, 0) or 0))
-        ylo, yhi = np.nanmin(acc), 100.0
-        for k in front:
-            fx = (np.log10(cost[k]) - xlo) / max(xhi - xlo, 1e-9)
-            fy = (acc[k] - ylo) / max(yhi - ylo, 1e-9)
-            if any(abs(fx - x) < 0.22 and abs(fy - y) < 0.06 for x, y in placed):
-                continue
-            placed.append((fx, fy))
+        texts = []
+        for k in front:  # the frontier's points are named (declutter drops a name that finds no free place)
             model, _, method = d.index[k].partition("+")
-            ax.annotate(labels.get(model, model).replace(" (sim)", "") + (f" · {method}" if method else ""),
-                        (cost[k], acc[k]), fontsize=6, xytext=(4, -8), textcoords="offset points")
+            texts.append(ax.annotate(labels.get(model, model).replace(" (sim)", "") + (f" · {names.method(method)}"
+                                                                                        if method else ""),
+                                     (cost[k], acc[k]), fontsize=SMALL, xytext=(4, -4), textcoords="offset points"))
+        labelled.append((ax, texts))
         if task in expert_usd:
             ax.scatter([expert_usd[task]], [100.0], marker="*", s=110, color="black", zorder=4, label="human expert")
         ax.set_xscale("log")
-        ax.set_title(task_labels.get(task, task), fontsize=9)
-        ax.set_xlabel("mean USD per attempt", fontsize=8)
-        ax.set_ylabel("accuracy (%)", fontsize=8)
+        ax.set_title(task_labels.get(task, task), fontsize=NORMAL)
+        ax.set_xlabel("mean USD per attempt", fontsize=SMALL)
+        ax.set_ylabel("accuracy (%)", fontsize=SMALL)
+        ax.tick_params(labelsize=SMALL)
     if tasks:
         for family, color in (family_colors or {}).items():
             axes[0].plot([], [], "o", color=color, ls="", label=family)
         for method, marker in shown_methods.items():
-            axes[0].plot([], [], marker, color="#666666", ls="", label=method)
-    return _finish_panels(fig, axes[0] if tasks else None, "Cost and accuracy of every strategy", simulated, ncol=4)
+            axes[0].plot([], [], marker, color="#666666", ls="", label=names.method(method))
+    fig = _finish_panels(fig, axes[0] if tasks else None, "Cost and accuracy of every strategy", simulated, ncol=4)
+    for ax, texts in labelled:
+        declutter(fig, ax, texts)
+    return fig
 
 
 def price_change(split: pd.DataFrame, task_labels: dict[str, str], simulated: bool, order: list[str]):
@@ -374,14 +461,14 @@ def price_change(split: pd.DataFrame, task_labels: dict[str, str], simulated: bo
         ax.barh(y + (k - 0.5) * 0.36, vals, height=0.34, color=color, label=name)
         for yi, v in zip(y + (k - 0.5) * 0.36, vals):
             ax.annotate(f"{v:+.1f}%", (v, yi), xytext=(3 if v >= 0 else -3, 0), textcoords="offset points",
-                        ha="left" if v >= 0 else "right", va="center", fontsize=8)
+                        ha="left" if v >= 0 else "right", va="center", fontsize=SMALL)
     ax.scatter(d["change_pct"], y, marker="D", color="black", zorder=3, label="total change")
     ax.axvline(0, color="grey", lw=0.8)
     ax.set_yticks(y, [task_labels.get(t, t) for t in d.index])
     ax.invert_yaxis()
     start, end = split["start"].iloc[0], split["end"].iloc[0]
     ax.set_xlabel(f"change of the frontier cost-of-pass, {start} → {end} (% of {start}'s)")
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=8, frameon=False)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=SMALL, frameon=False)
     ax.set_title(titled("Where the frontier's change came from", simulated), pad=28)
     fig.tight_layout()
     return fig
@@ -398,15 +485,15 @@ def coverage_heatmap(table: pd.DataFrame, simulated: bool, target: float = 93.0)
     rng = d.pivot(index="generator", columns="statistic", values="range_coverage_pct").reindex(index=gens, columns=stats)
     text = np.array([[("–" if not np.isfinite(c) else f"{c:.0f}") + ("" if not np.isfinite(r) else f"\n({r:.0f})")
                       for c, r in zip(cr, rr)] for cr, rr in zip(cov.to_numpy(float), rng.to_numpy(float))])
-    fig, ax = plt.subplots(figsize=(1.25 * len(stats) + 3.2, 0.5 * len(gens) + 1.8))
+    fig, ax = plt.subplots(figsize=(min(1.05 * len(stats) + 2.6, REPORT_WIDTH_IN - 1.2), 0.5 * len(gens) + 1.8))
     sns.heatmap(cov, annot=text, fmt="", cmap="RdYlGn", vmin=50, vmax=100, center=target, cbar_kws={"label": "coverage (%)"},
-                linewidths=0.5, annot_kws={"fontsize": 7}, ax=ax)
+                linewidths=0.5, annot_kws={"fontsize": SMALL}, ax=ax)
     ax.set_xticklabels([t.get_text().split(":")[0].split(" (")[0] for t in ax.get_xticklabels()], rotation=30, ha="right",
-                       fontsize=7.5)
-    ax.set_yticklabels(ax.get_yticklabels(), fontsize=7.5)
+                       fontsize=SMALL)
+    ax.set_yticklabels(ax.get_yticklabels(), fontsize=SMALL)
     ax.set_xlabel("")
     ax.set_ylabel("")
     ax.set_title(titled("Coverage (%) of the headline 95% intervals; in brackets, of the range the records allow",
-                        simulated), fontsize=9)
+                        simulated), fontsize=NORMAL)
     fig.tight_layout()
     return fig

@@ -69,6 +69,10 @@ def value(v, task_labels: dict[str, str]):
         if "+" in v and is_method(v.rsplit("+", 1)[1]):  # a strategy: model+method
             model, m = v.rsplit("+", 1)
             return f"{model} + {method(m)}"
+        kind, colon, rest = v.partition(":")  # a statistic: "technique gain:self_refine (%)"
+        name, space, unit = rest.strip().partition(" ")
+        if colon and (is_method(name) or name in task_labels):
+            return f"{kind}: {value(name, task_labels)}{space}{unit}"
     return v
 
 
@@ -83,5 +87,8 @@ def frame(df: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFrame:
 
 
 def internal(task_ids) -> list[str]:
-    """Identifiers a rendered page must not show: the set's dataset ids and the columns above with underscores."""
-    return sorted({*(t for t in task_ids if "_" in t), *(c for c in COLUMNS if "_" in c)})
+    """Identifiers a rendered page must not show: the set's dataset ids, the columns above and the method ids
+    (k up to 16) with underscores."""
+    methods = [*(m for m in METHOD_WORDS if "_" in m),
+               *(p.pattern.strip("^$").replace(r"(\d+)", str(k)) for p, _ in _PATTERNS for k in range(2, 17))]
+    return sorted({*(t for t in task_ids if "_" in t), *(c for c in COLUMNS if "_" in c), *methods})

@@ -111,7 +111,7 @@ class ReportParts:
             return f"::: {{#{artifact.label}}}\n\n{body}\n\n{caption}\n\n:::"
         number = self.number(artifact)
         if artifact.kind == "figure":
-            body = f'<img src="{self.figure_uri(artifact.name)}" alt="{html.escape(caption)}">'
+            body = f'<img id="{artifact.label}" src="{self.figure_uri(artifact.name)}" alt="{html.escape(caption)}">'
             return f"{body}\n\n**{number}.** {caption}"
         return f"**{number}.** {caption}\n\n{body}"
 
