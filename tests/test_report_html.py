@@ -14,8 +14,9 @@ from helpers.cli import runner
 from helpers.core.params import load_params
 from helpers.publish import browser, names
 
-FIGURES = ["routing_frontier", "figure2_frontier_over_time", "figure4_relative_gain_per_release", "price_change",
+FIGURES = ["routing_frontier", "figure2_frontier_over_time", "figure4_relative_gain_per_release",
            "figure3_family_counterfactual", "figure5_model_counterfactual", "validity_generators_heatmap", "cost_accuracy"]
+NOTES = ["price_change"]  # this set's prices never change: one sentence instead of a figure of empty bars
 TABLES = ["as the paper's Table 1", "(the paper's Table 2)", "as the paper's Table 5", "as the paper's Table 6",
           "Human expert alone"]
 @pytest.fixture(scope="module")
@@ -50,6 +51,10 @@ def test_every_table_and_figure_is_written_and_labelled_simulated(report):
             assert not (report.tables_path / f"{name}.csv").exists(), name
             continue
         folder = report.figures_path if artifact.kind == "figure" else report.tables_path
+        if name in NOTES:
+            assert "No price of the models of this set changed" in (folder / f"{name}.note.md").read_text()
+            assert not (folder / f"{name}.png").exists() and (report.tables_path / f"{name}.csv").is_file()
+            continue
         caption = (folder / f"{name}.caption.md").read_text()
         assert caption.startswith(artifact.caption.split(" ")[0]) and "SIMULATED" in caption, name
         assert (report.tables_path / f"{name}.csv").is_file()  # a figure's numbers too
@@ -81,6 +86,7 @@ def test_html_is_self_contained_and_complete(report):
     assert not re.search(r"Figure \d+[.:] Figure", html)
     assert html.count("<h1") == 1  # one title
     assert "SIMULATED" in html and "Comparison with the paper" in html
+    assert "No price of the models of this set changed" in html
     assert "<summary>Settings and provenance of this run</summary>" in html and "Main findings" in html
     assert html.count("About this run") == 1 and html.count("Two Digit Addition (12 problems)") == 1  # provenance once
     assert "Set 'htmlcheck'" not in html  # captions say what their artifact shows, not the set again
@@ -138,6 +144,26 @@ def test_the_reports_on_disk_pass_the_browser_check(set_name, tmp_path):
     assert found == []
     for layout in sorted((out / "figures").glob("*.layout.json")):
         assert json.loads(layout.read_text())["problems"] == [], layout.name
+
+
+def test_executed_notebooks_tell_the_story(report):
+    """Issue 27 item 5: each executed notebook opens with what it computes and an equation, shows its figures inline,
+    ends with what it found, and holds no stray output (a bare value, a progress bar, a warning on stderr)."""
+    from helpers.publish.catalog import CATALOG
+
+    for name in runner.NOTEBOOKS:
+        nb = json.loads((report.output_path / "notebooks" / f"{name}.ipynb").read_text())
+        cells = nb["cells"]
+        assert cells[0]["cell_type"] == "markdown" and "$$" in "".join(cells[0]["source"]), name
+        outputs = [o for c in cells if c["cell_type"] == "code" for o in c["outputs"]]
+        assert not [o for o in outputs if o.get("name") == "stderr"], name
+        plain = ["".join(o.get("data", {}).get("text/plain", "")) for o in outputs if o["output_type"] == "execute_result"]
+        assert not [t for t in plain if t.startswith(("PosixPath", "<Figure"))], name
+        images = sum("image/png" in o.get("data", {}) for o in outputs)
+        assert images == sum(a.stage == name and a.kind == "figure" and (report.figures_path / f"{a.name}.png").is_file()
+                             for a in CATALOG.values()), name
+        last = "".join("".join(o.get("data", {}).get("text/markdown", "")) for o in cells[-1]["outputs"])
+        assert last.startswith("**What it found.**"), (name, last[:80])
 
 
 def outputs(params) -> dict[str, bytes]:

@@ -47,7 +47,7 @@ def conditional_rates(theta: np.ndarray, S: int, z: np.ndarray, tau: float) -> n
 
 def _cell_loglik(r: np.ndarray, k: np.ndarray, n: np.ndarray) -> np.ndarray:
     """log(w_g) + k·log R + (n − k)·log(1 − R) for rates ``r`` whose axes match ``k``/``n`` then (…, G)."""
-    r = np.clip(r, 1e-300, 1 - 1e-16)
+    r = np.clip(r, 1e-300, np.nextafter(1.0, 0.0))  # 1 - 1e-16 would round to 1: log1p(-1) = -inf
     return k[..., None] * np.log(r) + (n - k)[..., None] * np.log1p(-r) + LOG_EW
 
 

@@ -295,9 +295,10 @@ def params_in_notebook(namespace: dict[str, Any], params_file: str | None) -> Pa
     """The parameter set of a notebook run by papermill.
 
     ``papermill -f params/<set>.yaml`` injects the set's keys as variables: they are validated as
-    the set. Without injected keys the notebook reads ``params_file``.
+    the set. The parameters cell declares every key as ``None`` (not given). Without injected keys the notebook
+    reads ``params_file``.
     """
-    injected = {k: namespace[k] for k in Params.model_fields if k in namespace and k != "source"}
+    injected = {k: namespace[k] for k in Params.model_fields if namespace.get(k) is not None and k != "source"}
     if "name" in injected:
         named = params_file and Path(params_file).stem == injected["name"]
         return params_from_mapping(injected, source=params_file if named else "papermill parameters")

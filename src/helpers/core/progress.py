@@ -5,6 +5,7 @@ cannot see it, so each refresh also writes (what, done, total) to a small JSON f
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -50,10 +51,17 @@ class _Mirrored(tqdm):
         super().close()
 
 
+@functools.cache
+def _devnull():
+    return open(os.devnull, "w", encoding="utf-8")  # one per process, open while it runs
+
+
 def progress_bar(iterable=None, **kwargs) -> tqdm:
     """``tqdm(iterable, **kwargs)``, mirrored to the runner's terminal when it watches (``watch``); ``live_postfix``:
     a function giving the text after the counts (e.g. the USD spent) at each refresh."""
     kwargs.setdefault("mininterval", 1.0)
+    if os.environ.get(PROGRESS_ENV):  # the runner draws it: none in the executed notebook's output
+        kwargs.setdefault("file", _devnull())
     return _Mirrored(iterable, **kwargs)
 
 

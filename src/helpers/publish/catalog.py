@@ -478,11 +478,32 @@ def publish_table(an: Analysis, name: str, df: pd.DataFrame, shown: pd.DataFrame
     return f"{md(lead.strip())}\n\n{caption}\n\n{text}" if lead else f"{caption}\n\n{text}"
 
 
+def note_path(out_dir: Path, name: str) -> Path:
+    """A sentence the report shows in place of a figure whose data are degenerate (``<name>.note.md``)."""
+    return out_dir / f"{name}.note.md"
+
+
+def publish_note(an: Analysis, name: str, data: pd.DataFrame, sentence: str) -> str:
+    """Publish a catalogued figure as one sentence (its data degenerate: a figure would show nothing); the numbers
+    still go to its CSV. Returns the sentence."""
+    entry(name)
+    params = an.ctx.params
+    params.figures_path.mkdir(parents=True, exist_ok=True)
+    for suffix in (".png", ".svg", ".layout.json", ".caption.md"):
+        (params.figures_path / f"{name}{suffix}").unlink(missing_ok=True)
+    note_path(params.figures_path, name).write_text(md(sentence) + "\n", encoding="utf-8")
+    params.tables_path.mkdir(parents=True, exist_ok=True)
+    data.to_csv(params.tables_path / f"{name}.csv", index=False)
+    return md(sentence)
+
+
 def publish_figure(an: Analysis, name: str, fig, data: pd.DataFrame, **fill: str) -> str:
     """Save a catalogued figure (PNG, SVG, caption) and the numbers it draws (CSV); returns the caption."""
     entry(name)
     params = an.ctx.params
-    figures.save_figure(fig, name, params.figures_path)
+    note_path(params.figures_path, name).unlink(missing_ok=True)
+    png, _ = figures.save_figure(fig, name, params.figures_path)
+    figures.show_saved(fig, png)  # in a notebook: the PNG the report shows, above its caption
     caption = full_caption(an, name, **fill)
     caption_path(params.figures_path, name).write_text(caption + "\n", encoding="utf-8")
     params.tables_path.mkdir(parents=True, exist_ok=True)

@@ -60,6 +60,19 @@ def save_figure(fig, name: str, out_dir: Path) -> tuple[Path, Path]:
     return png, svg
 
 
+def show_saved(fig, png: Path) -> None:
+    """Close ``fig`` and, inside a notebook's kernel, display its saved PNG (the executed notebook shows what the
+    report shows; the Agg backend displays nothing by itself)."""
+    plt.close(fig)
+    try:
+        from IPython import get_ipython
+        from IPython.display import Image, display
+    except ImportError:
+        return
+    if get_ipython() is not None:
+        display(Image(filename=str(png)))
+
+
 def _texts(fig) -> list:
     """Every visible, non-empty text of a figure but the tick labels (matplotlib spaces those itself)."""
     ticks = {id(t) for ax in fig.axes for t in (*ax.get_xticklabels(), *ax.get_yticklabels())}
@@ -460,10 +473,15 @@ def price_change(split: pd.DataFrame, task_labels: dict[str, str], simulated: bo
         vals = d[col].to_numpy(dtype=float)
         ax.barh(y + (k - 0.5) * 0.36, vals, height=0.34, color=color, label=name)
         for yi, v in zip(y + (k - 0.5) * 0.36, vals):
-            ax.annotate(f"{v:+.1f}%", (v, yi), xytext=(3 if v >= 0 else -3, 0), textcoords="offset points",
-                        ha="left" if v >= 0 else "right", va="center", fontsize=SMALL)
+            if np.isfinite(v) and abs(v) >= 0.05:  # a zero bar gets no label
+                ax.annotate(f"{'+' if v > 0 else ''}{sig(v)}%", (v, yi), xytext=(3 if v >= 0 else -3, 0),
+                            textcoords="offset points", ha="left" if v >= 0 else "right", va="center", fontsize=SMALL)
     ax.scatter(d["change_pct"], y, marker="D", color="black", zorder=3, label="total change")
     ax.axvline(0, color="grey", lw=0.8)
+    every = d[["new_models_pct", "prices_pct", "change_pct"]].to_numpy(float)
+    lo, hi = min(np.nanmin(every, initial=0), 0), max(np.nanmax(every, initial=0), 0)
+    pad = 0.22 * max(hi - lo, 1e-9)  # room for the value labels inside the axes
+    ax.set_xlim(lo - (pad if lo < 0 else 0.05 * pad), hi + (pad if hi > 0 else 0.05 * pad))
     ax.set_yticks(y, [task_labels.get(t, t) for t in d.index])
     ax.invert_yaxis()
     start, end = split["start"].iloc[0], split["end"].iloc[0]

@@ -94,8 +94,11 @@ class ReportParts:
 
     def block(self, artifact: Artifact) -> str:
         """An artifact as Markdown: its float (``_float``) after the lead paragraph its notebook wrote, if any."""
-        from helpers.publish.catalog import lead_path
+        from helpers.publish.catalog import lead_path, note_path
 
+        note = note_path(self.params.figures_path, artifact.name)
+        if artifact.kind == "figure" and note.is_file():  # its data are degenerate: one sentence, no figure
+            return self._read(note)
         lead = lead_path(self.params.tables_path, artifact.name)
         body = (f'![]({self.figure_uri(artifact.name)}){{fig-alt="{html.escape(self.caption(artifact))}"}}'
                 if artifact.kind == "figure" else folded(self.markdown(artifact.name)))

@@ -1,0 +1,56 @@
+"""What each stage notebook found, in one short Markdown paragraph computed from the numbers it just published
+(its closing cell). The paper's plug-in estimator throughout; the report gives every interval."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from helpers.core.numbers import sig
+from helpers.publish.tables import fmt_usd
+
+
+def _listed(parts: list[str]) -> str:
+    return "; ".join(parts) if parts else "nothing to report"
+
+
+def table1_found(table1: pd.DataFrame, tasks: list[str], task_labels: dict[str, str], expert: dict[str, float]) -> str:
+    """The cheapest model alone with the expert per dataset (``table1``: model, family, a column per task, USD),
+    and whether it beats the expert alone (``expert``: task -> USD)."""
+    parts = []
+    for task in tasks:
+        if task not in table1 or table1[task].isna().all():
+            continue
+        best = table1.loc[table1[task].idxmin()]
+        beats = best[task] < expert.get(task, np.inf) * (1 - 1e-9)
+        parts.append(f"{task_labels.get(task, task)}: {best['model']} at {fmt_usd(best[task])} USD"
+                     + ("" if beats else " (no model beats the expert alone)"))
+    return "**What it found.** The cheapest single model with the expert, per dataset — " + _listed(parts) + "."
+
+
+def trends_found(halving: pd.DataFrame, estimator: str = "plug-in") -> str:
+    """The frontier's halving time per dataset (``halving``: the ``figure2_halving_times`` table, task labels)."""
+    parts = []
+    for _, r in halving[halving["estimator"] == estimator].iterrows():
+        if not np.isfinite(r["halving_months"]):
+            parts.append(f"{r['task']}: no fit")
+            continue
+        text = f"{sig(r['halving_months'])} months [{sig(r['halving_low'])}, {sig(r['halving_high'])}]"
+        parts.append(f"{r['task']}: {text}" + ("" if r["reliable"] else " (unreliable)"))
+    return "**What it found.** The frontier's halving time (Eq. 11), per dataset — " + _listed(parts) + "."
+
+
+def families_found(values: pd.DataFrame) -> str:
+    """The family whose removal costs the frontier most, per dataset (``values``: task rows × family columns, %)."""
+    parts = []
+    for task, row in values.iterrows():
+        if row.isna().all() or row.max() <= 0:
+            parts.append(f"{task}: none lowers the frontier")
+            continue
+        parts.append(f"{task}: {row.idxmax()} ({sig(row.max())}%)")
+    return "**What it found.** The family the frontier could least do without, per dataset — " + _listed(parts) + "."
+
+
+def techniques_found(main_findings: list[str]) -> str:
+    """The report's main findings (``findings.main_findings``), as the techniques notebook ends."""
+    return "**What it found.**\n\n" + "\n".join(f"{i}. {text}" for i, text in enumerate(main_findings, 1))
