@@ -70,3 +70,15 @@ def test_findings_in_sentences_say_what_a_category_shares_once():
     assert "Most essential family: light on both." in basic and "Best technique: none measurable on both." in basic
     assert "Cheapest single model: m1 (light): 1 [0, 2] on A; m2 (light): 3 [2, 4] on B." in basic
     assert complex_.startswith("**Complex** (C) — ") and "Best technique: vote on C." in complex_
+
+
+def test_main_findings_are_three_sentences_naming_datasets():
+    glance = pd.DataFrame({findings.COLUMNS[0]: ["A", "B"],
+                           findings.COLUMNS[1]: ["0.5 [0.4, 0.7]", "2 [1, 3]; range [0.1, 2]"],
+                           findings.COLUMNS[2]: ["m1 (big): 0.6 [0.5, 0.7]", "m2 (small): 2.5 [2, 3]"],
+                           findings.COLUMNS[3]: ["big: 50 [40, 60]", "big: 70 [60, 80]"],
+                           findings.COLUMNS[4]: ["–", "–"], findings.COLUMNS[5]: ["no fit", "no fit"]})
+    said = findings.main_findings(glance)
+    assert len(said) == 3
+    assert "0.5 [0.4, 0.7] USD per problem on A, up to 2 [1, 3] on B" in said[0]
+    assert said[1].endswith("big on A and B.") and said[2].startswith("The cheapest single model")

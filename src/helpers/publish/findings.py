@@ -157,7 +157,8 @@ def _by_name(glance: pd.DataFrame, column: str) -> str:
 
 def main_findings(glance: pd.DataFrame) -> list[str]:
     """The report's first screen: three sentences from the findings table (``findings``' cells), each naming
-    datasets: the frontier's cheapest and dearest dataset, the most essential family, the best technique."""
+    datasets: the frontier's cheapest and dearest dataset, the most essential family, the best technique (the
+    cheapest single model in a set without techniques)."""
     if glance.empty:
         return []
     frontier = glance[glance[COLUMNS[1]] != "–"]
@@ -173,4 +174,6 @@ def main_findings(glance: pd.DataFrame) -> list[str]:
         out.append(f"The family the frontier could least do without: {fams}.")
     if techs := _by_name(glance, COLUMNS[4]):
         out.append(f"The inference-time technique with the largest gain: {techs.replace('none measurable (every interval reaches 0)', 'none measurable')}.")
-    return out
+    if len(out) < 3 and (cheapest := _by_name(glance, COLUMNS[2])):  # a set without techniques: its cheapest model
+        out.append(f"The cheapest single model with the expert: {cheapest}.")
+    return out[:3]
