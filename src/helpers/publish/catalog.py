@@ -470,11 +470,7 @@ def publish_table(an: Analysis, name: str, df: pd.DataFrame, shown: pd.DataFrame
     caption = full_caption(an, name, **fill)
     tables.save_table(df, text, name, an.ctx.params.tables_path)
     caption_path(an.ctx.params.tables_path, name).write_text(caption + "\n", encoding="utf-8")
-    lead_file = lead_path(an.ctx.params.tables_path, name)
-    if lead:
-        lead_file.write_text(md(lead.strip()) + "\n", encoding="utf-8")
-    else:
-        lead_file.unlink(missing_ok=True)
+    _write_lead(an.ctx.params.tables_path, name, lead)
     return f"{md(lead.strip())}\n\n{caption}\n\n{text}" if lead else f"{caption}\n\n{text}"
 
 
@@ -497,8 +493,9 @@ def publish_note(an: Analysis, name: str, data: pd.DataFrame, sentence: str) -> 
     return md(sentence)
 
 
-def publish_figure(an: Analysis, name: str, fig, data: pd.DataFrame, **fill: str) -> str:
-    """Save a catalogued figure (PNG, SVG, caption) and the numbers it draws (CSV); returns the caption."""
+def publish_figure(an: Analysis, name: str, fig, data: pd.DataFrame, lead: str | None = None, **fill: str) -> str:
+    """Save a catalogued figure (PNG, SVG, caption) and the numbers it draws (CSV); returns the caption. ``lead``:
+    Markdown the report shows before the figure (its reading, from the set's numbers)."""
     entry(name)
     params = an.ctx.params
     note_path(params.figures_path, name).unlink(missing_ok=True)
@@ -508,4 +505,13 @@ def publish_figure(an: Analysis, name: str, fig, data: pd.DataFrame, **fill: str
     caption_path(params.figures_path, name).write_text(caption + "\n", encoding="utf-8")
     params.tables_path.mkdir(parents=True, exist_ok=True)
     data.to_csv(params.tables_path / f"{name}.csv", index=False)
+    _write_lead(params.tables_path, name, lead)
     return caption
+
+
+def _write_lead(out_dir: Path, name: str, lead: str | None) -> None:
+    lead_file = lead_path(out_dir, name)
+    if lead:
+        lead_file.write_text(md(lead.strip()) + "\n", encoding="utf-8")
+    else:
+        lead_file.unlink(missing_ok=True)

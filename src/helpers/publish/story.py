@@ -1,5 +1,6 @@
-"""What each stage notebook found, in one short Markdown paragraph computed from the numbers it just published
-(its closing cell). The paper's plug-in estimator throughout; the report gives every interval."""
+"""What each of the paper's results says, in one short paragraph computed from the numbers just published: the
+reading the report shows before the result (its lead) and the stage notebook's closing "What it found". The
+paper's plug-in estimator throughout; the report gives every interval."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def table1_found(table1: pd.DataFrame, tasks: list[str], task_labels: dict[str, 
         beats = best[task] < expert.get(task, np.inf) * (1 - 1e-9)
         parts.append(f"{task_labels.get(task, task)}: {best['model']} at {fmt_usd(best[task])} USD"
                      + ("" if beats else " (no model beats the expert alone)"))
-    return "**What it found.** The cheapest single model with the expert, per dataset — " + _listed(parts) + "."
+    return "The cheapest single model with the expert, per dataset: " + _listed(parts) + "."
 
 
 def trends_found(halving: pd.DataFrame, estimator: str = "plug-in") -> str:
@@ -37,7 +38,7 @@ def trends_found(halving: pd.DataFrame, estimator: str = "plug-in") -> str:
             continue
         text = f"{sig(r['halving_months'])} months [{sig(r['halving_low'])}, {sig(r['halving_high'])}]"
         parts.append(f"{r['task']}: {text}" + ("" if r["reliable"] else " (unreliable)"))
-    return "**What it found.** The frontier's halving time (Eq. 11), per dataset — " + _listed(parts) + "."
+    return "The frontier's halving time (Eq. 11), per dataset: " + _listed(parts) + "."
 
 
 def families_found(values: pd.DataFrame) -> str:
@@ -48,9 +49,23 @@ def families_found(values: pd.DataFrame) -> str:
             parts.append(f"{task}: none lowers the frontier")
             continue
         parts.append(f"{task}: {row.idxmax()} ({sig(row.max())}%)")
-    return "**What it found.** The family the frontier could least do without, per dataset — " + _listed(parts) + "."
+    return "The family the frontier could least do without, per dataset: " + _listed(parts) + "."
 
 
-def techniques_found(main_findings: list[str]) -> str:
-    """The report's main findings (``findings.main_findings``), as the techniques notebook ends."""
-    return "**What it found.**\n\n" + "\n".join(f"{i}. {text}" for i, text in enumerate(main_findings, 1))
+def techniques_found(table2: pd.DataFrame, tasks: list[str], task_labels: dict[str, str]) -> str:
+    """The technique with the largest gain per dataset (``table2``: technique, a column per task, %), or none."""
+    from helpers.publish.names import method
+
+    parts = []
+    for task in tasks:
+        if task not in table2 or table2[task].isna().all():
+            continue
+        best = table2.loc[table2[task].idxmax()]
+        parts.append(f"{task_labels.get(task, task)}: " + (f"{method(best['technique'])} (+{sig(best[task])}%)"
+                                                          if best[task] > 0 else "no technique lowers the frontier"))
+    return "The technique with the largest gain, per dataset: " + _listed(parts) + "."
+
+
+def numbered(sentences: list[str]) -> str:
+    """Sentences as a numbered Markdown list."""
+    return "\n".join(f"{i}. {text}" for i, text in enumerate(sentences, 1))
