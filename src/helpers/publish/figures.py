@@ -23,6 +23,7 @@ sns.set_theme(style="whitegrid", context="paper", font_scale=1.2)
 REPORT_WIDTH_IN = 11.2
 DPI = 150
 SMALL, NORMAL, TITLE = 8.0, 9.0, 10.0
+LEADER = {"arrowstyle": "-", "color": "#999999", "lw": 0.6, "shrinkA": 0, "shrinkB": 3}  # a label to its point
 matplotlib.rcParams["svg.hashsalt"] = "cost-of-pass"  # stable clip-path ids: same records, same SVG bytes
 FAMILY_COLORS = {"lightweight": "#4C72B0", "large": "#DD8452", "reasoning": "#55A868"}
 RANGE_COLOR = "#E3C16F"  # the range never-passed problems allow (``unseen``), drawn behind estimates
@@ -81,13 +82,20 @@ def _texts(fig) -> list:
             and (t.axes is None or t.axes.get_visible())]
 
 
+def _text_box(text, renderer):
+    """A text's own box in display units (an annotation's without its leader line, at its current offset)."""
+    if isinstance(text, matplotlib.text.Annotation):
+        text.update_positions(renderer)  # an annotation places its text only when drawn
+    return matplotlib.text.Text.get_window_extent(text, renderer)
+
+
 def layout_problems(fig) -> list[str]:
     """What a reader would trip on: two labels whose boxes overlap, a visible panel with nothing drawn. One line
     each (``save_figure`` adds a figure wider than ``REPORT_WIDTH_IN``, whose text would render too small)."""
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     problems = []
-    boxes = [(t, t.get_window_extent(renderer)) for t in _texts(fig)]
+    boxes = [(t, _text_box(t, renderer)) for t in _texts(fig)]
     for i, (a, box_a) in enumerate(boxes):
         for b, box_b in boxes[i + 1:]:
             inter = box_a.intersection(box_a, box_b)
@@ -110,7 +118,7 @@ def declutter(fig, ax, texts, step_pt: float = 7.0, tries: int = 8) -> None:
         for k, side in [(k, side) for k in (0, *[s * j for j in range(1, tries + 1) for s in (1, -1)]) for side in (1, -1)]:
             text.set_horizontalalignment("left" if side > 0 else "right")  # right of its point, else left of it
             text.xyann = (side * abs(dx), dy + k * step_pt)
-            box = text.get_window_extent(renderer)
+            box = _text_box(text, renderer)
             inside = box.x0 >= panel.x0 and box.x1 <= panel.x1 and box.y0 >= panel.y0 and box.y1 <= panel.y1
             if inside and not any(box.overlaps(b) for b in placed):
                 placed.append(box)
@@ -206,8 +214,7 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[
                 frontier_points.append(ax.annotate(
                     ", ".join((model_labels or {}).get(m, m).replace(" (sim)", "") for m in names),
                     (row.date, row.normalized_pct), fontsize=SMALL, color="#333333", xytext=(5, 5),
-                    textcoords="offset points", arrowprops={"arrowstyle": "-", "color": "#888888", "lw": 0.6,
-                                                            "shrinkA": 0, "shrinkB": 3}))
+                    textcoords="offset points", arrowprops=LEADER))
             previous = min(previous, row.normalized_pct)
         grid = pd.date_range(d.date.min(), d.date.max(), periods=100)
         t = months_since(pd.Series(grid), d.date.min())
@@ -369,7 +376,7 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, task_labels: 
                                                             [100 * max(row.acc_high - row.accuracy, 0)]],
                         fmt="o", ms=4, color=colors.get(name, "#888888"), elinewidth=0.7, capsize=1.5)
             texts.append(ax.annotate(name.replace(" (sim)", ""), (row.usd, 100 * row.accuracy), fontsize=SMALL,
-                                     xytext=(4, -4), textcoords="offset points"))
+                                     xytext=(4, -4), textcoords="offset points", arrowprops=LEADER))
         e = points[(points.task == task) & (points.strategy == "expert")]
         ax.scatter(e.usd, 100 * e.accuracy, marker="*", s=90, color="black", zorder=4, label="human expert")
         ax.set_xscale("log")
@@ -443,7 +450,8 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], task_label
             model, _, method = d.index[k].partition("+")
             texts.append(ax.annotate(labels.get(model, model).replace(" (sim)", "") + (f" · {names.method(method)}"
                                                                                         if method else ""),
-                                     (cost[k], acc[k]), fontsize=SMALL, xytext=(4, -4), textcoords="offset points"))
+                                     (cost[k], acc[k]), fontsize=SMALL, xytext=(4, -4), textcoords="offset points",
+                                     arrowprops=LEADER))
         labelled.append((ax, texts))
         if task in expert_usd:
             ax.scatter([expert_usd[task]], [100.0], marker="*", s=110, color="black", zorder=4, label="human expert")
