@@ -24,7 +24,7 @@ ifneq ($(wildcard ../shared/data),)
 export COP_DATA_DIR ?= $(abspath ../shared/data)
 endif
 
-.PHONY: all setup setup-local collect-local run report dry-run test chromium clean-results help humaneval
+.PHONY: all setup setup-local collect-local run report dry-run test test-fast chromium clean-results help humaneval
 
 help:
 	@sed -n '2,4p' Makefile
@@ -84,6 +84,10 @@ chromium:
 
 test: setup setup-local chromium
 	$(PY) -m pytest -q
+
+# The loop while editing: every test but those marked slow (the pipeline, the browser, a real model, benchmarks).
+test-fast: setup setup-local
+	$(PY) -m pytest -q -m "not slow"
 
 clean-results:
 	rm -rf results/$(basename $(notdir $(SET)))

@@ -3,7 +3,10 @@
 import subprocess
 import sys
 
+import pytest
 from conftest import ROOT
+
+pytestmark = pytest.mark.slow  # runs every benchmark script
 
 
 def test_collect_overhead_benchmark_runs():

@@ -135,6 +135,7 @@ def test_wrong_key_is_a_recorded_failure_without_the_key(monkeypatch, write_set)
     assert "Incorrect API key provided: [redacted]" in text and "sk-wrong-key" not in text
 
 
+@pytest.mark.slow  # every stage of a keyed set
 def test_runner_with_a_keyed_provider_leaks_no_key(stub, write_set):
     """The whole runner (papermill, executed notebooks, graded parquet) never writes the key."""
     path = write_set(base_params(n_problems=3, n_runs=1), stub_models(stub.base_url), STUB_PRICES)

@@ -98,6 +98,7 @@ def test_every_reply_is_an_ok_record_or_a_recorded_failure(write_set):
         assert result_tables(ctx2) == faulty
 
 
+@pytest.mark.slow  # kills a collector many times
 def test_kill_9_at_random_moments_loses_nothing_and_rebills_only_in_flight_calls(write_set):
     rng = random.Random(7)
     over = {"methods": ["vanilla"], "n_problems": 12, "n_runs": 3, "concurrency": 2}
@@ -158,6 +159,7 @@ def test_budget_overshoot_is_at_most_the_calls_in_flight(write_set):
         assert usd.sum() - ctx.params.budget_usd <= ctx.params.concurrency * usd.max()
 
 
+@pytest.mark.slow  # two collectors at once
 def test_a_second_collector_on_the_same_output_refuses_and_nothing_is_billed_twice(write_set):
     with FaultServer(faults=False, delay_s=0.2) as srv:
         path = write_set(fault_params("twice", methods=["vanilla"], n_problems=6, n_runs=2, concurrency=1),

@@ -187,6 +187,7 @@ def test_label_answers_and_agreement_by_hand():
     assert row.agree_pct == pytest.approx(100 / 3) and row.source_pct == pytest.approx(200 / 3)
 
 
+@pytest.mark.slow  # every stage of an imported set
 def test_feval_zip_goes_through_import_grade_and_every_analysis(tmp_path):
     data = tmp_path / "data"
     (data / "feval_ttc").mkdir(parents=True)

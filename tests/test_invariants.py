@@ -13,6 +13,8 @@ import yaml
 from conftest import ROOT
 from helpers.core.params import load_params
 
+pytestmark = pytest.mark.slow  # runs whole sets through the pipeline
+
 SETS = {
     # the local set's committed REAL records, read in place
     "local": {"base": "params/local.yaml", "records_dir": str(ROOT / "results/local/records")},

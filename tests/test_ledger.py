@@ -85,6 +85,7 @@ def run_cli(*args):
     return out.stdout
 
 
+@pytest.mark.slow  # two sets through the pipeline, twice
 @pytest.mark.parametrize("kind", ["sim", "routellm"])
 def test_reprice_changes_only_cost_columns(kind, tmp_path, shared_data):
     if kind == "sim":  # two simulated twins: Llama-3.3-70B's price differs between Table 4 and litellm's map

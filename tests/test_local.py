@@ -71,6 +71,7 @@ def test_committed_local_records_are_complete():
     assert estimate(ctx).empty  # `make all` makes no call
 
 
+@pytest.mark.slow  # a real llama.cpp model on the CPU
 def test_smallest_local_model_for_real(tmp_path):
     """No mocks: SmolLM2-135M through litellm and llama.cpp, then grading and every analysis."""
     if find_spec("llama_cpp") is None:

@@ -37,6 +37,7 @@ def test_paper_without_keys_stops_with_one_line(shared_data, monkeypatch, tmp_pa
     assert last.startswith(f"calls: {(5 * 128 + 30) * 10 * 8 * 3};") and "estimated USD: $" in last
 
 
+@pytest.mark.slow  # every stage's notebook
 def test_runner_executes_notebooks_in_order(write_set, tmp_path):
     path = write_set({"name": "nbrun", "tasks": ["two_digit_addition"], "models": ["sim-lightweight", "sim-reasoning"],
                       "methods": ["vanilla"], "n_problems": 4, "n_runs": 2, "price_snapshot": "sim_tiny_2025-04",
@@ -104,6 +105,7 @@ def test_preflight_rejects_unknown_model_and_missing_price(write_set):
         prepare(load_params(path))
 
 
+@pytest.mark.slow  # a set collected twice
 def test_recollect_rebuilds_the_same_calls(write_set):
     """--recollect moves the records aside and makes every call again: same keys, fresh records."""
     from helpers.collect.records import KEY, RecordStore

@@ -29,6 +29,7 @@ def test_a_bar_without_a_watcher_writes_nothing(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow  # the runner in a terminal
 def test_the_runner_draws_the_stage_bar_with_spend_in_a_terminal(shared_data, tmp_path):
     """In a pseudo-terminal (of size 0x0, as `script` or a CI runner gives one) the runner draws the stage's bar:
     stage, calls done / planned, and the USD spent."""

@@ -13,6 +13,8 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.slow  # runs the README's commands: make all, make humaneval, reprice
+
 README = ROOT / "README.md"
 KEYS = re.compile(r"\b[A-Z]+_API_KEY\b")
 

@@ -11,6 +11,8 @@ import yaml
 
 from conftest import ROOT, chromium
 
+pytestmark = pytest.mark.slow  # runs a hostile set through the pipeline
+
 PAYLOADS = {  # each would set the page's title (or leave an element behind) if it ran
     "label_a": '<script>document.title="PWNED-script"</script>',
     "label_b": '<img src=x onerror="document.title=\'PWNED-img\'">',

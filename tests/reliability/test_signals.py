@@ -17,6 +17,8 @@ from helpers.collect.records import RecordStore
 from helpers.core.params import load_params
 from openai_stub import StubServer
 
+pytestmark = pytest.mark.slow  # signals real runs of the runner
+
 
 def collecting(write_set, stub):
     """A collection of 120 slow calls started through the runner, once a few have been answered:
