@@ -182,7 +182,8 @@ class ReportParts:
         path = self.params.tables_path / "findings.csv"
         found = main_findings(self.csv("findings")) if path.is_file() else []
         items = "\n".join(f"{i}. {md(text)}" for i, text in enumerate(found, 1))
-        return (f"**Set `{md(self.params.name)}`**: {md(description)}\n\n{kind}\n\n"
+        said = f": {md(description)}" if description else ""
+        return (f"**Set `{md(self.params.name)}`**{said}\n\n{kind}\n\n"
                 + (f"**Main findings** (the paper's estimator; every section below gives its numbers):\n\n{items}"
                    if items else ""))
 
