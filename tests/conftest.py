@@ -78,3 +78,15 @@ def chromium() -> str | None:
     import shutil
 
     return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def sim_set(write_set, name: str, out, **over):
+    """Two simulated models on generated Two Digit Addition (``over`` replaces keys), loaded as a parameter set."""
+    from helpers.core.params import load_params
+
+    p = {"name": name, "tasks": ["two_digit_addition"], "models": ["sim-lightweight", "sim-reasoning"],
+         "methods": ["vanilla", "majority_vote_k3"], "n_problems": 12, "n_runs": 4, "seed": 0,
+         "price_snapshot": "sim_tiny_2025-04", "budget_usd": 5.0, "concurrency": 1, "output_dir": str(out),
+         "task_options": {"two_digit_addition": {"source": "generated"}}}
+    p.update(over)
+    return load_params(write_set(p))

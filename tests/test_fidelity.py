@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, sim_set
 from helpers.analyze import costofpass as cp
 from helpers.analyze.estimates import load_analysis
 from helpers.collect.collection import run_collection
@@ -126,15 +126,6 @@ def test_same_day_releases_step_one_model_at_a_time():
 
 
 # ---- analysis reads exactly the set's sample (1, 2) -----------------------------------------------------
-def sim_set(write_set, name: str, out, **over):
-    p = {"name": name, "tasks": ["two_digit_addition"], "models": ["sim-lightweight", "sim-reasoning"],
-         "methods": ["vanilla", "majority_vote_k3"], "n_problems": 12, "n_runs": 4, "seed": 0,
-         "price_snapshot": "sim_tiny_2025-04", "budget_usd": 5.0, "concurrency": 1, "output_dir": str(out),
-         "task_options": {"two_digit_addition": {"source": "generated"}}}
-    p.update(over)
-    return load_params(write_set(p))
-
-
 def analyse(params):
     ctx = preflight(params)
     run_collection(ctx, progress=False)

@@ -62,7 +62,7 @@ def test_set_statistics_agree_with_the_paper_functions_and_are_kept_on_disk(writ
     from helpers.collect.collection import run_collection
     from helpers.collect.preflight import preflight
     from helpers.grade.stage import run_grading
-    from test_fidelity import sim_set
+    from conftest import sim_set
 
     params = sim_set(write_set, "stats", tmp_path / "out", models=["sim-lightweight", "sim-reasoning"],
                      n_problems=10, n_runs=3)

@@ -1,20 +1,19 @@
-"""cost-of-pass helpers: the thin library the pipeline notebooks call.
+"""cost-of-pass helpers: the library the pipeline notebooks call, one subpackage per stage.
 
-Modules, one concern each:
-  params     typed parameter sets (params/*.yaml), fidelity options
-  yamlfiles  strict YAML reading (one-line errors, duplicate keys rejected), nearest-name suggestions
-  redaction  keeping key values out of everything written
-  tasks      dataset registry, loaders, seeded sampling
-  models     model registry (litellm id, family, release date)
-  prices     dated price snapshots and per-call cost in USD
-  prompts    the paper's prompt and the self-refine prompt
-  methods    inference-time methods, one module each: calls, billing, estimators (majority vote, best-of-N)
-  backends   offline litellm providers (simulated models)
-  records    append-only, resumable record store (call key + fingerprint)
-  locking    one collector per output directory (filelock)
-  collect    calls through litellm: concurrency, retries, budget
-  grading    answer extraction and metrics (math-verify, letters)
-  pipeline   preflight checks and the papermill runner
+Imports point down the pipeline only — a module may import ``core`` and the stages before its own, never a later
+one (``tests/test_layout.py`` fails on an upward import or a cycle):
+
+  core      parameters, paths, errors, redaction, the run context; registries of tasks (one module per dataset),
+            models, prices and the dated ledger, experts, prompts, methods (one module per technique); the one
+            generative model of simulated records (simulation); numbers and progress bars
+  collect   collection (retries, budget, event loop, workers), the record store, preflight, backends (simulated,
+            llama.cpp, HTTP providers), importers of published records
+  grade     answer extraction and grading (math-verify, letters, a sandbox for code), attempts and estimates
+  analyze   cost-of-pass math, the analysis of a set, bootstrap and model-based intervals, trends, checks of the
+            model, validity on known truth
+  publish   the artifact catalog and the report's order, tables, figures, display names, the report, the site,
+            the browser check
+  cli       the runner (``cost-of-pass run|all|report|quarto|reprice``), stage skipping, calibration, reprice
 """
 
 import os

@@ -25,24 +25,6 @@ def cost_of_pass(cost_usd, pass_rate):
         return np.where(rate > 0, cost / np.where(rate > 0, rate, 1.0), np.inf)
 
 
-def cost_per_pass_delta(cost: np.ndarray, rate: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
-    """A dataset's cost per pass, mean USD per attempt over mean success rate (the CPSP note's statistic), and
-    its delta-method interval: Var ≈ Var[c̄]/a² + c̄²·Var[a]/a⁴ − 2·c̄·Cov[c̄, a]/a³ (the note's formula plus
-    the covariance term). ``cost``, ``rate``: (P,) each problem's mean USD per attempt and success rate
-    (0-1); the means' (co)variances are those over independent problems. Returns (value, low, high) USD."""
-    from scipy import stats
-
-    c, r = np.asarray(cost, float), np.asarray(rate, float)
-    n = c.size
-    c_bar, a = c.mean(), r.mean()
-    if a <= 0:
-        return float("inf"), float("inf"), float("inf")
-    cov = np.cov(c, r, ddof=1) / n
-    var = cov[0, 0] / a**2 + c_bar**2 * cov[1, 1] / a**4 - 2 * c_bar * cov[0, 1] / a**3
-    half = stats.norm.ppf(0.5 + level / 2) * np.sqrt(max(var, 0.0))
-    return c_bar / a, c_bar / a - half, c_bar / a + half
-
-
 def cop_matrix(estimates: pd.DataFrame, strategy: str = "strategy") -> pd.DataFrame:
     """Wide matrix of v(m, p) (USD): index (task, problem_id), one column per strategy."""
     v = estimates.assign(cop=cost_of_pass(estimates["cost_usd"], estimates["pass_rate"]))

@@ -27,8 +27,3 @@ def counter(tokenizer: str | None) -> tuple[Callable[[str], int], str]:
     if tokenizer:
         return count, f"counted: {tokenizer} (the model's own tokenizer)"
     return count, "estimated: cl100k_base count (the model's own tokenizer is not available offline)"
-
-
-def feval_words(text: str) -> int:
-    """FEval-TTC's own approximation of a token count: round(1.365 x whitespace-separated words)."""
-    return round(1.365 * len((text or "").split()))
