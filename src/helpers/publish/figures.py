@@ -127,11 +127,12 @@ def declutter(fig, ax, texts, step_pt: float = 7.0, tries: int = 8) -> None:
             text.remove()
 
 
-def no_data(ax, what: str = "no data") -> None:
-    """An empty panel says so, instead of showing bare axes."""
+def no_data(ax, what: str = "no data", clear_ticks: bool = True) -> None:
+    """An empty panel says so, instead of showing bare axes (``clear_ticks``: False where the axes are shared)."""
     ax.text(0.5, 0.5, what, transform=ax.transAxes, ha="center", va="center", fontsize=NORMAL, color="#666666")
-    ax.set_xticks([])
-    ax.set_yticks([])
+    if clear_ticks:
+        ax.set_xticks([])
+        ax.set_yticks([])
 
 
 def _grid(n: int, size: tuple[float, float] = (3.7, 3.1)):
@@ -274,8 +275,7 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
         v = d["value"].to_numpy(float)
         if not np.isfinite(v).any():
             ax.set_title(task, fontsize=NORMAL)
-            ax.text(0.5, 0.5, "no data", transform=ax.transAxes, ha="center", va="center", fontsize=NORMAL,
-                    color="#666666")
+            no_data(ax, clear_ticks=False)  # shared axes: clearing this panel's ticks would clear every panel's
             continue
         err = np.vstack([np.clip(v - d["low"].to_numpy(float), 0, None), np.clip(d["high"].to_numpy(float) - v, 0, None)])
         if "range_ci_low" in d:  # what never-passed problems allow, behind the bar

@@ -187,11 +187,6 @@ class ReportParts:
                 + (f"**Main findings** (the paper's estimator; every section below gives its numbers):\n\n{items}"
                    if items else ""))
 
-    def show(self, artifact: Artifact) -> None:
-        """Display an artifact (``block``)."""
-        from IPython.display import Markdown, display
-
-        display(Markdown(self.block(artifact)))
 
 
 CONTEXT_TABLES = {  # the paper's Tables 3 and 4: the run's context (about.write_context), not stage outputs
