@@ -39,7 +39,7 @@ def set_file(scale: int, out: Path) -> Path:
 
 def write_records(path: Path) -> int:
     """Every planned call of the set as a SIMULATED 'ok' record, written shard by shard."""
-    from helpers.collect.collection import plan_for
+    from helpers.collect.plan import plan_for
     from helpers.collect.records import CallRecord, RecordStore
     from helpers.core.context import prepare
     from helpers.core.params import load_params

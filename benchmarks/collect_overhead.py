@@ -18,7 +18,9 @@ import time
 from pathlib import Path
 
 from helpers.collect.backends import sim
-from helpers.collect.collection import Budget, Caller, plan_attempts, run_attempt
+from helpers.collect.budget import Budget
+from helpers.collect.calling import Caller, run_attempt
+from helpers.collect.plan import plan_attempts
 from helpers.collect.records import RecordStore
 from helpers.core.models import ModelSpec
 from helpers.core.params import Params

@@ -48,7 +48,7 @@ def build_zip(path: Path, questions: int, models: list[str]) -> None:
 
 CHILD = """
 import json, resource, sys, time
-from helpers.collect.collection import plan_for
+from helpers.collect.plan import plan_for
 from helpers.collect.imports import import_records
 from helpers.collect.records import RecordStore
 from helpers.core.context import prepare

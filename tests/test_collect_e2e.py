@@ -168,7 +168,8 @@ def test_the_lean_openai_compatible_client_sends_and_records_what_litellm_does(w
     """An ``openai/<name>`` model at an ``api_base`` is posted to without litellm (backends.openai_compatible):
     field by field, the request bodies the server receives and the records written equal litellm's, retries
     (429, 500) and self-refine included."""
-    from helpers.collect.collection import Caller, collect
+    from helpers.collect.calling import Caller
+    from helpers.collect.collection import collect
 
     monkeypatch.setenv("STUB_API_KEY", STUB_KEY)
     outcomes = {}

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from helpers.collect.collection import plan_for
+from helpers.collect.plan import plan_for
 from helpers.collect.imports import import_records
 from helpers.collect.imports.feval_ttc import split_evenly
 from helpers.collect.records import RecordStore

@@ -10,7 +10,7 @@ import yaml
 
 from conftest import ROOT
 from helpers.collect.backends import local
-from helpers.collect.collection import pending, plan_for
+from helpers.collect.plan import pending, plan_for
 from helpers.collect.preflight import estimate
 from helpers.collect.records import RecordStore
 from helpers.core.context import prepare
@@ -97,7 +97,7 @@ def test_smallest_local_model_for_real(tmp_path):
 
 def test_estimates_respect_a_models_own_token_cap():
     """A local model's max_tokens override (160) caps the dry-run estimate of its completion length."""
-    from helpers.collect.collection import _expected_completion
+    from helpers.collect.budget import _expected_completion
     from helpers.core.models import load_registry
 
     smol = load_registry(ROOT / "params/registry/models.yaml")["local-smollm2-135m"]

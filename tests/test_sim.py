@@ -83,7 +83,8 @@ def test_direct_simulated_calls_make_the_records_litellm_makes(write_set):
     """The collector's direct path to the simulated handler, field by field against litellm.completion."""
 
     from helpers.collect.backends import register_all
-    from helpers.collect.collection import Caller, plan_for
+    from helpers.collect.calling import Caller
+    from helpers.collect.plan import plan_for
     from helpers.core.params import load_params
     from helpers.core.prompts import refine_messages, solve_messages
 

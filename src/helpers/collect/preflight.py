@@ -29,7 +29,8 @@ def check_keys(ctx: Context) -> None:
 
 def estimate(ctx: Context) -> pd.DataFrame:
     """Pending calls and estimated USD per task and model (see collect.estimate_calls)."""
-    from helpers.collect.collection import estimate_calls, pending, plan_for, to_call
+    from helpers.collect.budget import estimate_calls
+    from helpers.collect.plan import pending, plan_for, to_call
     from helpers.collect.records import RecordStore
 
     todo = to_call(pending(plan_for(ctx.params, ctx.problems, ctx.models), RecordStore(ctx.params.records_path).done()))
@@ -112,7 +113,7 @@ def preflight_estimate(params: Params) -> tuple[Context, pd.DataFrame]:
         print(line, file=sys.stderr)
     check_keys(ctx)
     check_import_source(ctx)
-    from helpers.collect.collection import check_budget, recorded_spend_usd
+    from helpers.collect.budget import check_budget, recorded_spend_usd
 
     est = estimate(ctx)
     check_local_runtime(ctx, est)

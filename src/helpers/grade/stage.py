@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from helpers.collect.collection import in_plan, plan_for
+from helpers.collect.plan import in_plan, plan_for
 from helpers.collect.records import RecordStore
 from helpers.core.context import Context
 from helpers.core.errors import CostOfPassError

@@ -133,7 +133,7 @@ def read_source(params: Params, models: list[ModelSpec]):
 
 
 def import_records(params: Params, attempts: list, store: RecordStore) -> ImportResult:
-    """Append the source's responses for the set's planned attempts (``collection.Attempt``) of imported models
+    """Append the source's responses for the set's planned attempts (``plan.Attempt``) of imported models
     (their vanilla runs, and the attempts of agent strategies recorded by others; others are ignored); idempotent."""
     attempts = [a for a in attempts if a.model.imported and (a.method.name == "vanilla" or a.method.recorded_by_others)]
     imported = list({a.model.name: a.model for a in attempts}.values())
