@@ -307,6 +307,7 @@ def own_problems(ctx: Context) -> Problems:
     return out
 
 
+# long: one pass of random draws whose order is the seed discipline (a split would hide the order a seed fixes)
 def draw_cube(gm: GenerativeModel, rng: np.random.Generator, problems: Problems | None = None
               ) -> tuple[RunCube, np.ndarray]:
     """A simulated set of the same shape — ``problems`` (default: new ones, ``draw_problems``; their ``Generator``

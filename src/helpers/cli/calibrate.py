@@ -51,6 +51,7 @@ def mean_prompt_tokens(problems: dict[str, list]) -> dict[str, float]:
             for t, ps in problems.items()}
 
 
+# long: one registry entry written out per model, in the order of the paper's tables; its steps are the named helpers above
 def calibrate(tables: Path, data_dir: Path, n: int = 128, seed: int = 0) -> tuple[dict, dict]:
     """(registry mapping, price snapshot mapping) for the simulated paper models, on the sample of
     ``n`` problems per task drawn with ``seed`` (the ``sim`` set's)."""

@@ -93,27 +93,38 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
         imported = import_records(params, attempts, store)
         store.close()
     todo = to_call(pending(attempts, store.done(), planned))
-    done = needed_responses(todo, store)  # what run_attempt reads: responses of earlier calls
     spent = recorded_spend_usd(params, snapshot)
     est = estimate_calls(todo, snapshot, params.sampling.model_dump())
+    check_budget(params, spent, est)
     result = CollectResult(planned_calls=sum(a.method.collected_calls for a in attempts), spent_before_usd=spent,
                            imported=imported)
-    check_budget(params, spent, est)
-    est_by = {(r.task, r.model): r.usd / r.calls for r in est.itertuples()}
     if todo:
         from helpers.collect.backends import register_all
 
         _quiet_litellm()
         register_all()
         caller = caller or Caller(params)
-    # HTTP providers on one event loop; in-process ones on threads, simulated ones on several processes
+    budget, tally, left = _call_all(params, todo, store, caller, snapshot, spent, est, progress)
+    result.made_calls, result.failed_calls, result.unusable_replies = tally.made, tally.failed, tally.unusable
+    result.spent_now_usd, result.stopped_by_budget = budget.spent_usd, budget.exhausted
+    result.pending_calls = tally.not_started + left
+    latest = store.latest(["prompt_tokens", "completion_tokens"], sort=False)
+    result.summary = summarize(latest[in_plan(latest, attempts, planned[0])], snapshot)
+    return result
+
+
+def _call_all(params: Params, todo: list, store: RecordStore, caller: Caller | None, snapshot: PriceSnapshot,
+              spent: float, est: pd.DataFrame, progress: bool) -> tuple[Budget, Tally, int]:
+    """Make the pending calls: HTTP providers on one event loop, in-process ones on threads, simulated ones on
+    several processes. Returns the budget (its spend, USD), the tally and the number of calls left in the queues."""
+    done = needed_responses(todo, store)  # what run_attempt reads: responses of earlier calls
+    est_by = {(r.task, r.model): r.usd / r.calls for r in est.itertuples()}
     http = deque((a, c) for a, c in todo if a.model.provider not in LOCAL_PROVIDERS)
     local = deque((a, c) for a, c in todo if a.model.provider in LOCAL_PROVIDERS and not a.model.simulated)
     simulated = deque((a, c) for a, c in todo if a.model.simulated)
     workers = min(params.concurrency, os.cpu_count() or 1, len({(a.problem.task, a.model.name) for a, _ in simulated}))
     forked = workers > 1 and can_fork()
-    budget = Budget(params.budget_usd, spent, shared=forked)
-    tally = Tally()
+    budget, tally = Budget(params.budget_usd, spent, shared=forked), Tally()
     bar = progress_bar(total=sum(len(c) for _, c in todo), desc=f"{params.name} calls", unit="call",
                        disable=not progress, mininterval=2.0,
                        live_postfix=lambda: f"${budget.spent_usd:,.4f} of ${params.budget_usd:,.2f} spent")
@@ -128,13 +139,7 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
         elif simulated:
             _collect_threads(simulated, done, store, caller, budget, est_by, snapshot, 1, tally, bar)
     bar.close()
-    result.made_calls, result.failed_calls, result.unusable_replies = tally.made, tally.failed, tally.unusable
-    result.spent_now_usd = budget.spent_usd
-    result.pending_calls = tally.not_started + sum(len(c) for _, c in (*http, *local, *simulated))
-    result.stopped_by_budget = budget.exhausted
-    latest = store.latest(["prompt_tokens", "completion_tokens"], sort=False)
-    result.summary = summarize(latest[in_plan(latest, attempts, planned[0])], snapshot)
-    return result
+    return budget, tally, sum(len(c) for _, c in (*http, *local, *simulated))
 
 
 def run_coroutine(coro):

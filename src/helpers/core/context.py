@@ -31,6 +31,18 @@ class Context:
 
 def prepare(params: Params) -> Context:
     """Resolve tasks, models, prices and problems; any problem is one line, before any call."""
+    models = resolve_set_models(params)
+    check_imported(params, models)
+    protect(*(m.api_key_env for m in models))  # their values never reach records, tables or logs
+    snapshot = set_prices(params)
+    problems, caveats = set_problems(params)
+    check_output_dir(params)
+    return Context(params, models, snapshot, problems, caveats)
+
+
+def resolve_set_models(params: Params) -> list[ModelSpec]:
+    """The set's tasks checked and its models resolved from the registry; a simulated model needs a profile with
+    an accuracy for every task."""
     for t in params.tasks:
         try:
             get_task(t)
@@ -43,12 +55,14 @@ def prepare(params: Params) -> Context:
     for m in models:
         if m.simulated and m.sim is None:
             raise CostOfPassError(f"model '{m.name}' is simulated (sim/...) but has no 'sim' profile")
-        if m.sim:
-            missing = [t for t in params.tasks if t not in m.sim.accuracy]
-            if missing:
-                raise CostOfPassError(f"simulated model '{m.name}' has no accuracy for task(s) {', '.join(missing)}")
-    check_imported(params, models)
-    protect(*(m.api_key_env for m in models))  # their values never reach records, tables or logs
+        if m.sim and (missing := [t for t in params.tasks if t not in m.sim.accuracy]):
+            raise CostOfPassError(f"simulated model '{m.name}' has no accuracy for task(s) {', '.join(missing)}")
+    return models
+
+
+def set_prices(params: Params) -> PriceSnapshot:
+    """The prices (USD per token) the set is priced at: the ledger as of ``prices.as_of``, or its snapshot file;
+    every priced model must have one."""
     if params.prices is not None:
         from helpers.core.ledger import prices_as_of
 
@@ -59,6 +73,12 @@ def prepare(params: Params) -> Context:
     else:
         snapshot = load_snapshot(params.price_path, source=f"{params.source}: field 'price_snapshot'")
     snapshot.require(params.priced_models)
+    return snapshot
+
+
+def set_problems(params: Params) -> tuple[dict[str, list[Problem]], list[str]]:
+    """Each task's drawn problems, and the caveats a reader must see (a task's own, fewer problems than asked,
+    one run per problem)."""
     problems, caveats = {}, []
     for t in params.tasks:
         options = params.task_options.get(t, {})
@@ -73,8 +93,7 @@ def prepare(params: Params) -> Context:
                        "cost-of-pass is its one attempt's cost or infinite (the expert's cost). The bootstrap resamples "
                        "problems only (a problem's one run carries the run-to-run noise, which resampling problems "
                        "includes), and the model-based estimator leans on its item-response assumptions for R.")
-    check_output_dir(params)
-    return Context(params, models, snapshot, problems, caveats)
+    return problems, caveats
 
 
 def check_imported(params: Params, models: list[ModelSpec]) -> None:

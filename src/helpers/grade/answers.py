@@ -287,15 +287,7 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
             verdicts[key] = is_correct(problem.target, answer, metric, problem.n_choices, numeric_rule)
         correct.append(verdicts[key])
         keys.append(canonical_answer(answer, metric, problem.n_choices, numeric_rule))
-    reasons = [None] * len(correct)
-    if programs:
-        from helpers.grade.sandbox import grade_programs, program_text
-
-        runnable = [(i, program_text(a, p.metadata["test"], p.metadata["entry_point"])) for i, a, p in programs if a]
-        for (i, _), verdict in zip(runnable, grade_programs([t for _, t in runnable], code_cache)):
-            correct[i], reasons[i] = verdict.passed, verdict.reason or None
-        for i, a, _ in programs:
-            reasons[i] = reasons[i] if a else "no code in the response"
+    reasons = _grade_programs(programs, correct, code_cache)
     out = calls.copy()
     if programs:
         out["grade_reason"] = pd.Series(reasons, index=out.index, dtype="string")
@@ -304,6 +296,22 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
     out["answer_key"] = pd.Series(keys, index=out.index, dtype="string")
     out["extraction"] = policy
     return out
+
+
+def _grade_programs(programs: list[tuple], correct: list, code_cache) -> list[str | None]:
+    """Run each ``(row, code, problem)`` program with its problem's hidden tests in the sandbox, set ``correct[row]``
+    to its verdict, and return every row's reason for failing (None where it passed or is not a program)."""
+    reasons: list[str | None] = [None] * len(correct)
+    if not programs:
+        return reasons
+    from helpers.grade.sandbox import grade_programs, program_text
+
+    runnable = [(i, program_text(a, p.metadata["test"], p.metadata["entry_point"])) for i, a, p in programs if a]
+    for (i, _), verdict in zip(runnable, grade_programs([t for _, t in runnable], code_cache)):
+        correct[i], reasons[i] = verdict.passed, verdict.reason or None
+    for i, a, _ in programs:
+        reasons[i] = reasons[i] if a else "no code in the response"
+    return reasons
 
 
 def attempts_from_calls(graded_calls):

@@ -179,74 +179,20 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[
     shown = [t for t in (order or tasks) if t in column]
     fig, axes = _grid(len(shown))
     palette = family_palette(list(dict.fromkeys((families or {}).values())))
-    q = 100 * (1 - level) / 2
     labelled = []  # (panel, its release labels): placed once the layout is final
     for ax, task in zip(axes, shown):
-        j = column[task]
         d = trend[(trend.task == task) & trend.date.notna()]
         ax.set_title(labels.get(task, task), fontsize=NORMAL)
         if d.empty:  # no model released: nothing but the expert
             no_data(ax, "no model released")
             continue
-        drawn = [d.normalized_pct.to_numpy(float)]  # the y axis spans what was measured, not where a fit heads
-        if curves is not None and "plug-in" in curves:
-            lo, hi = np.nanpercentile(curves["plug-in"][1:, :, j], [q, 100 - q], axis=0)
-            ax.fill_between(d.date, lo, hi, step="post", color="#333333", alpha=0.13, lw=0,
-                            label=f"plug-in {level:.0%} interval")
-            drawn += [lo, hi]
-        if ranges is not None and ranges.shape[1] == len(d):
-            ax.fill_between(d.date, ranges[0, :, j], ranges[1, :, j], step="post", color=RANGE_COLOR, alpha=0.35, lw=0,
-                            label=RANGE_LABEL, zorder=0)
-            drawn += [ranges[0, :, j]]
-        ax.step(d.date, d.normalized_pct, where="post", color="#333333", lw=1.3, label="plug-in (paper)")
-        if curves is not None and "model-based" in curves and (model_ok or {}).get(task, True):
-            ax.step(d.date, curves["model-based"][0, :, j], where="post", color="#4C72B0", lw=1.2, ls=":",
-                    label="model-based (checks pass)")
-            drawn.append(curves["model-based"][0, :, j])
-        values = np.concatenate(drawn)
+        drawn = _trend_curves(ax, d, column[task], curves, ranges, level, (model_ok or {}).get(task, True))
+        values = np.concatenate(drawn)  # the y axis spans what was measured, not where a fit heads
         values = values[np.isfinite(values) & (values > 0)]
         ylim = (values.min() / 2, values.max() * 4) if values.size else (1e-3, 1e3)
-        previous, frontier_points = np.inf, []
-        for _, row in d.iterrows():
-            names = row.released.split(", ")
-            ax.scatter(row.date, row.normalized_pct, color=palette.get((families or {}).get(names[0]), "#C44E52"),
-                       zorder=3, s=26, edgecolor="white", linewidth=0.5)
-            if row.normalized_pct < previous * 0.9:  # a release that lowered the frontier by 10% or more is named
-                frontier_points.append(ax.annotate(
-                    ", ".join((model_labels or {}).get(m, m).replace(" (sim)", "") for m in names),
-                    (row.date, row.normalized_pct), fontsize=SMALL, color="#333333", xytext=(5, 5),
-                    textcoords="offset points", arrowprops=LEADER))
-            previous = min(previous, row.normalized_pct)
-        grid = pd.date_range(d.date.min(), d.date.max(), periods=100)
-        t = months_since(pd.Series(grid), d.date.min())
-        fit = fits.get(task)
-        if fit is not None and fit.identified:
-            curve = fit.a * np.exp(-fit.b * t) + fit.c
-            ax.plot(grid, np.where((curve >= ylim[0]) & (curve <= ylim[1]), curve, np.nan), color="#C44E52", ls="--",
-                    lw=1, label="fit a·exp(−bt)+c (Eq. 11)")  # drawn where it stays inside the panel
-            note = (f"T½ = {sig(fit.halving_months)} mo {fit.interval_text()}" if fit.reliable
-                    else f"T½ unreliable ({sig(fit.halving_months)} mo {fit.interval_text()})")
-        else:
-            note = "Eq. 11 not identifiable"
-        if task in (paper_halving or {}):
-            note += f"; paper {sig(paper_halving[task])} mo"
-        ll = (loglinear or {}).get(task)
-        if ll is not None and np.isfinite(ll.factor_per_year):
-            trend_values = ll.values(t)
-            ax.plot(grid, np.where((trend_values >= ylim[0]) & (trend_values <= ylim[1]), trend_values, np.nan),
-                    color="#8172B3", ls="-.", lw=1, label="log-linear trend")
-            note += f"\nlog-linear: ÷{sig(ll.factor_per_year)} per year [{sig(ll.low)}, {sig(ll.high)}]"
-        ax.set_yscale("log")
-        ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-        ax.set_ylim(*ylim)
-        ax.set_title(f"{labels.get(task, task)}\n{note}", fontsize=NORMAL)
-        ax.set_ylabel("frontier / expert-only (%, log)", fontsize=SMALL)
-        ax.xaxis.set_major_locator(matplotlib.dates.AutoDateLocator(maxticks=5))
-        ax.xaxis.set_major_formatter(matplotlib.dates.DateFormatter("%Y-%m"))
-        ax.tick_params(axis="x", rotation=30, labelsize=SMALL)
-        ax.tick_params(axis="y", labelsize=SMALL)
-        ax.margins(x=0.12)
-        labelled.append((ax, frontier_points))
+        labelled.append((ax, _release_points(ax, d, palette, families or {}, model_labels or {})))
+        note = _trend_fits(ax, d, ylim, fits.get(task), (loglinear or {}).get(task), (paper_halving or {}).get(task))
+        _trend_axes(ax, ylim, f"{labels.get(task, task)}\n{note}")
     if families:
         for fam, color in palette.items():  # the release points' colours, once in the legend
             axes[0].scatter([], [], color=color, s=26, label=fam)
@@ -254,6 +200,80 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[
     for ax, texts in labelled:
         declutter(fig, ax, texts)
     return fig
+
+
+def _trend_curves(ax, d: pd.DataFrame, j: int, curves, ranges, level: float, model_ok: bool) -> list[np.ndarray]:
+    """One panel's frontier steps (%, task column ``j`` of ``curves`` / ``ranges``): the plug-in band and the
+    never-passed range (bands), the plug-in step, the model-based step where its checks pass. Returns what was drawn."""
+    drawn = [d.normalized_pct.to_numpy(float)]
+    if curves is not None and "plug-in" in curves:
+        q = 100 * (1 - level) / 2
+        lo, hi = np.nanpercentile(curves["plug-in"][1:, :, j], [q, 100 - q], axis=0)
+        ax.fill_between(d.date, lo, hi, step="post", color="#333333", alpha=0.13, lw=0, label=f"plug-in {level:.0%} interval")
+        drawn += [lo, hi]
+    if ranges is not None and ranges.shape[1] == len(d):
+        ax.fill_between(d.date, ranges[0, :, j], ranges[1, :, j], step="post", color=RANGE_COLOR, alpha=0.35, lw=0,
+                        label=RANGE_LABEL, zorder=0)
+        drawn += [ranges[0, :, j]]
+    ax.step(d.date, d.normalized_pct, where="post", color="#333333", lw=1.3, label="plug-in (paper)")
+    if curves is not None and "model-based" in curves and model_ok:
+        ax.step(d.date, curves["model-based"][0, :, j], where="post", color="#4C72B0", lw=1.2, ls=":",
+                label="model-based (checks pass)")
+        drawn.append(curves["model-based"][0, :, j])
+    return drawn
+
+
+def _release_points(ax, d: pd.DataFrame, palette: dict[str, str], families: dict[str, str],
+                    model_labels: dict[str, str]) -> list:
+    """Each release a point coloured by its family; a release that lowered the frontier by 10% or more is named
+    (the labels are returned, to be placed by ``declutter``)."""
+    previous, named = np.inf, []
+    for _, row in d.iterrows():
+        names = row.released.split(", ")
+        ax.scatter(row.date, row.normalized_pct, color=palette.get(families.get(names[0]), "#C44E52"),
+                   zorder=3, s=26, edgecolor="white", linewidth=0.5)
+        if row.normalized_pct < previous * 0.9:
+            named.append(ax.annotate(", ".join(model_labels.get(m, m).replace(" (sim)", "") for m in names),
+                                     (row.date, row.normalized_pct), fontsize=SMALL, color="#333333", xytext=(5, 5),
+                                     textcoords="offset points", arrowprops=LEADER))
+        previous = min(previous, row.normalized_pct)
+    return named
+
+
+def _trend_fits(ax, d: pd.DataFrame, ylim: tuple[float, float], fit: DecayFit | None, ll: LogLinearTrend | None,
+                paper_months: float | None) -> str:
+    """Eq. 11's fit and the log-linear trend, drawn only inside ``ylim`` (%); returns the panel's note (halving
+    time with its interval or as unreliable, the paper's, the factor per year)."""
+    grid = pd.date_range(d.date.min(), d.date.max(), periods=100)
+    t = months_since(pd.Series(grid), d.date.min())
+    inside = lambda v: np.where((v >= ylim[0]) & (v <= ylim[1]), v, np.nan)  # noqa: E731
+    if fit is not None and fit.identified:
+        ax.plot(grid, inside(fit.a * np.exp(-fit.b * t) + fit.c), color="#C44E52", ls="--", lw=1,
+                label="fit a·exp(−bt)+c (Eq. 11)")
+        note = (f"T½ = {sig(fit.halving_months)} mo {fit.interval_text()}" if fit.reliable
+                else f"T½ unreliable ({sig(fit.halving_months)} mo {fit.interval_text()})")
+    else:
+        note = "Eq. 11 not identifiable"
+    if paper_months is not None:
+        note += f"; paper {sig(paper_months)} mo"
+    if ll is not None and np.isfinite(ll.factor_per_year):
+        ax.plot(grid, inside(ll.values(t)), color="#8172B3", ls="-.", lw=1, label="log-linear trend")
+        note += f"\nlog-linear: ÷{sig(ll.factor_per_year)} per year [{sig(ll.low)}, {sig(ll.high)}]"
+    return note
+
+
+def _trend_axes(ax, ylim: tuple[float, float], title: str) -> None:
+    """A trend panel's log y axis (%), dated x axis and two-line title."""
+    ax.set_yscale("log")
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_ylim(*ylim)
+    ax.set_title(title, fontsize=NORMAL)
+    ax.set_ylabel("frontier / expert-only (%, log)", fontsize=SMALL)
+    ax.xaxis.set_major_locator(matplotlib.dates.AutoDateLocator(maxticks=5))
+    ax.xaxis.set_major_formatter(matplotlib.dates.DateFormatter("%Y-%m"))
+    ax.tick_params(axis="x", rotation=30, labelsize=SMALL)
+    ax.tick_params(axis="y", labelsize=SMALL)
+    ax.margins(x=0.12)
 
 
 def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, colors: dict[str, str],
@@ -406,6 +426,26 @@ MARKERS = {"vanilla": "o", "retry": "s", "warming": "^", "escalation": "D", "sel
            "best": "X"}  # a method's marker by the start of its name
 
 
+def _strategy_points(ax, d: pd.DataFrame, cost: np.ndarray, acc: np.ndarray, labels: dict[str, str],
+                     colors: dict[str, str], shown_methods: dict[str, str]) -> None:
+    """One panel's strategies as points (USD, %) with both intervals: the model's colour, the method's marker
+    (recorded in ``shown_methods`` for the legend); one errorbar call per (colour, marker): far fewer artists."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for k, strategy in enumerate(d.index):
+        model, _, method = strategy.partition("+")
+        method = method or "vanilla"
+        marker = next((m for key, m in MARKERS.items() if method.startswith(key)), "o")
+        shown_methods.setdefault(method, marker)
+        groups.setdefault((colors.get(labels.get(model, model), "#888888"), marker), []).append(k)
+    c_lo, c_hi = d[("low", "cost_usd")].to_numpy(float), d[("high", "cost_usd")].to_numpy(float)
+    a_lo, a_hi = 100 * d[("low", "accuracy")].to_numpy(float), 100 * d[("high", "accuracy")].to_numpy(float)
+    for (color, marker), ks in groups.items():
+        ks = np.array(ks)
+        ax.errorbar(cost[ks], acc[ks], xerr=[np.maximum(cost[ks] - c_lo[ks], 0), np.maximum(c_hi[ks] - cost[ks], 0)],
+                    yerr=[np.maximum(acc[ks] - a_lo[ks], 0), np.maximum(a_hi[ks] - acc[ks], 0)],
+                    fmt=marker, ms=5, color=color, elinewidth=0.6, capsize=1.5, alpha=0.9, ls="none")
+
+
 def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], task_labels: dict[str, str],
                   labels: dict[str, str], colors: dict[str, str], simulated: bool, order: list[str] | None = None,
                   family_colors: dict[str, str] | None = None):
@@ -425,20 +465,7 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], task_label
     for ax, task in zip(axes, tasks):
         d = wide.loc[task]
         cost, acc = d[("value", "cost_usd")].to_numpy(float), 100 * d[("value", "accuracy")].to_numpy(float)
-        groups: dict[tuple[str, str], list[int]] = {}  # one errorbar call per (colour, marker): far fewer artists
-        for k, strategy in enumerate(d.index):
-            model, _, method = strategy.partition("+")
-            method = method or "vanilla"
-            marker = next((m for key, m in MARKERS.items() if method.startswith(key)), "o")
-            shown_methods.setdefault(method, marker)
-            groups.setdefault((colors.get(labels.get(model, model), "#888888"), marker), []).append(k)
-        c_lo, c_hi = d[("low", "cost_usd")].to_numpy(float), d[("high", "cost_usd")].to_numpy(float)
-        a_lo, a_hi = 100 * d[("low", "accuracy")].to_numpy(float), 100 * d[("high", "accuracy")].to_numpy(float)
-        for (color, marker), ks in groups.items():
-            ks = np.array(ks)
-            ax.errorbar(cost[ks], acc[ks], xerr=[np.maximum(cost[ks] - c_lo[ks], 0), np.maximum(c_hi[ks] - cost[ks], 0)],
-                        yerr=[np.maximum(acc[ks] - a_lo[ks], 0), np.maximum(a_hi[ks] - acc[ks], 0)],
-                        fmt=marker, ms=5, color=color, elinewidth=0.6, capsize=1.5, alpha=0.9, ls="none")
+        _strategy_points(ax, d, cost, acc, labels, colors, shown_methods)
         front = pareto(cost, acc)
         line_x, line_y = list(cost[front]), list(acc[front])
         if task in expert_usd and expert_usd[task] > line_x[-1]:  # the expert, always right, ends the frontier

@@ -82,19 +82,9 @@ def as_count(value: Any) -> int:
 
 
 def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[Imported]:
-    spec = params.import_from
-    cols = spec.columns
-    if unknown := sorted(set(cols) - set(FIELDS)):
-        raise CostOfPassError(f"{params.source}: field 'import_from.columns': unknown field(s) {', '.join(unknown)} "
-                              f"(fields: {', '.join(FIELDS)})")
-    for needed in ("model", "response"):
-        if needed not in cols:
-            raise CostOfPassError(f"{params.source}: field 'import_from.columns': '{needed}' is required")
-    if ("problem_id" in cols) == ("question" in cols):
-        raise CostOfPassError(f"{params.source}: field 'import_from.columns': map exactly one of problem_id, question")
-    if "task" not in cols and spec.task not in params.tasks:
-        raise CostOfPassError(f"{params.source}: field 'import_from.task': one of the set's tasks "
-                              f"({', '.join(params.tasks)}) or a 'task' column is needed")
+    """The file's rows as imported responses of the set's models and tasks (see the module's docstring)."""
+    spec, cols = params.import_from, params.import_from.columns
+    check_columns(params)
     source = "; ".join(x for x in (spec.source or f"imported from {path.name}", spec.licence and f"licence: {spec.licence}") if x)
     problems = {t: get_task(t).load(params.data_path, params.task_options.get(t, {})) for t in params.tasks}
     by_id = {t: {p.problem_id: p for p in ps} for t, ps in problems.items()}
@@ -107,42 +97,67 @@ def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[I
         if missing := [c for c in cols.values() if c not in row]:
             raise source_error(path, number, f"no column(s) {', '.join(missing)}")
         name = str(row[cols["model"]])
-        if name not in models:
-            if name not in registered:
-                unknown[name] += 1
-            continue
         task = str(row[cols["task"]]) if "task" in cols else spec.task
+        if name not in models:
+            unknown[name] += name not in registered
+            continue
         if task not in params.tasks:
             continue
-        if "problem_id" in cols:
-            pid = str(row[cols["problem_id"]])
-            problem = by_id[task].get(pid)
-            if problem is None:
-                raise source_error(path, number, f"problem id {pid!r} is not a problem of {task}")
-        else:
-            problem = texts[task].get(normalize_text(str(row[cols["question"]] or "")))
-            if problem is None:
-                raise source_error(path, number, f"its question matches no problem of {task}")
-            pid = problem.problem_id
+        problem = find_problem(row, cols, task, by_id[task], texts.get(task), path, number)
         response = row[cols["response"]]
-        try:
-            run = int(row[cols["run"]]) if "run" in cols else runs.get((task, pid, name), 0)
-            label = as_label(row[cols["correct"]]) if "correct" in cols else None
-            counted = "prompt_tokens" in cols and "completion_tokens" in cols
-            if counted:
-                prompt, completion = as_count(row[cols["prompt_tokens"]]), as_count(row[cols["completion_tokens"]])
-        except (TypeError, ValueError) as err:
-            raise source_error(path, number, str(err)) from None
-        runs[(task, pid, name)] = run + 1
-        if counted:
-            how = "the source's counts"
-        else:
+        run, label, counts = row_values(row, cols, runs.get((task, problem.problem_id, name), 0), path, number)
+        runs[(task, problem.problem_id, name)] = run + 1
+        if counts is None:
             count, how = counters[name]
-            prompt, completion = count(problem.question), count(response)
+            counts = count(problem.question), count(response)
             how += "; prompt: the question alone (source's prompt not recorded)"
-        yield Imported(task, pid, models[name].name, run, None if response is None else str(response), prompt,
-                       completion, how, source, label, row=number)
-    if unknown:
+        else:
+            how = "the source's counts"
+        yield Imported(task, problem.problem_id, models[name].name, run, None if response is None else str(response),
+                       *counts, how, source, label, row=number)
+    if unknown := +unknown:  # drops the registered models' zero counts
         listed = ", ".join(f"{n!r} ({k} rows)" for n, k in unknown.most_common(5)) + (" …" if len(unknown) > 5 else "")
         raise CostOfPassError(f"{path}: rows of model(s) no registry entry imports: {listed}; add them to "
                               f"{params.models_file} (field imported.name) or remove the rows")
+
+
+def check_columns(params: Params) -> None:
+    """Refuse a column mapping that names an unknown field, misses a required one, or cannot place a row's task."""
+    spec, cols = params.import_from, params.import_from.columns
+    if unknown := sorted(set(cols) - set(FIELDS)):
+        raise CostOfPassError(f"{params.source}: field 'import_from.columns': unknown field(s) {', '.join(unknown)} "
+                              f"(fields: {', '.join(FIELDS)})")
+    for needed in ("model", "response"):
+        if needed not in cols:
+            raise CostOfPassError(f"{params.source}: field 'import_from.columns': '{needed}' is required")
+    if ("problem_id" in cols) == ("question" in cols):
+        raise CostOfPassError(f"{params.source}: field 'import_from.columns': map exactly one of problem_id, question")
+    if "task" not in cols and spec.task not in params.tasks:
+        raise CostOfPassError(f"{params.source}: field 'import_from.task': one of the set's tasks "
+                              f"({', '.join(params.tasks)}) or a 'task' column is needed")
+
+
+def find_problem(row: dict, cols: dict[str, str], task: str, by_id: dict, texts: dict | None, path: Path, number: int):
+    """The problem of ``task`` a row answers: by its ``problem_id`` column, else by its normalised question text."""
+    if "problem_id" in cols:
+        pid = str(row[cols["problem_id"]])
+        if (problem := by_id.get(pid)) is None:
+            raise source_error(path, number, f"problem id {pid!r} is not a problem of {task}")
+        return problem
+    if (problem := texts.get(normalize_text(str(row[cols["question"]] or "")))) is None:
+        raise source_error(path, number, f"its question matches no problem of {task}")
+    return problem
+
+
+def row_values(row: dict, cols: dict[str, str], next_run: int, path: Path,
+               number: int) -> tuple[int, bool | None, tuple[int, int] | None]:
+    """A row's run (its column, else ``next_run``), the source's label and its (prompt, completion) token counts
+    (None when the file has none); a value that does not parse is one line naming the file and the row."""
+    try:
+        run = int(row[cols["run"]]) if "run" in cols else next_run
+        label = as_label(row[cols["correct"]]) if "correct" in cols else None
+        counts = ((as_count(row[cols["prompt_tokens"]]), as_count(row[cols["completion_tokens"]]))
+                  if "prompt_tokens" in cols and "completion_tokens" in cols else None)
+    except (TypeError, ValueError) as err:
+        raise source_error(path, number, str(err)) from None
+    return run, label, counts
