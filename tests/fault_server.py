@@ -21,6 +21,8 @@ from collections import Counter
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from loopback import LoopbackServer
+
 QUESTION = re.compile(r"What is (\d+) \+ (\d+)\?")
 FAULTS = ["ok", "429", "malformed", "500", "empty_choices", "503", "no_usage", "timeout", "partial_usage",
           "ok", "surrogate", "ok"]
@@ -155,22 +157,9 @@ class _QuietServer(ThreadingHTTPServer):
         pass
 
 
-class FaultServer:
+class FaultServer(LoopbackServer):
     """``with FaultServer() as s: s.base_url``"""
 
     def __init__(self, **state_args):
         self.state = FaultState(**state_args)
-        self.httpd = _QuietServer(("127.0.0.1", 0), make_handler(self.state))
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def __enter__(self) -> "FaultServer":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(make_handler(self.state), server_class=_QuietServer)

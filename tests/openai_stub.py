@@ -16,6 +16,8 @@ import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from loopback import LoopbackServer
+
 QUESTION = re.compile(r"What is (\d+) \+ (\d+)\?")
 
 
@@ -102,25 +104,12 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
 
-class StubServer:
+class StubServer(LoopbackServer):
     """``with StubServer(key) as s: s.base_url``"""
 
     def __init__(self, api_key: str, delay_s: float = 0.0, port: int = 0):
         self.state = StubState(api_key, delay_s)
-        self.httpd = _Server(("127.0.0.1", port), make_handler(self.state))
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def __enter__(self) -> "StubServer":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(make_handler(self.state), port, _Server)
 
 
 if __name__ == "__main__":  # run standalone: python tests/openai_stub.py KEY PORT DELAY

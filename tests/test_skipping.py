@@ -16,14 +16,20 @@ def tiny(write_set, out, **over):
     return load_params(write_set(p))
 
 
-def test_keys_follow_the_inputs(write_set, tmp_path):
-    params = tiny(write_set, tmp_path / "out")
+def collected_and_graded(write_set, out, stages: tuple[str, ...]):
+    """The tiny set collected and graded into ``out``, with ``stages`` recorded as done: (params, context)."""
+    params = tiny(write_set, out)
     ctx = preflight(params)
     run_collection(ctx, progress=False)
     run_grading(ctx)
     keys = StageKeys(ctx)
-    for stage in ("01_collect", "02_grade", "03_frontier", "report"):
+    for stage in stages:
         keys.record(stage)
+    return params, ctx
+
+
+def test_keys_follow_the_inputs(write_set, tmp_path):
+    params, _ = collected_and_graded(write_set, tmp_path / "out", ("01_collect", "02_grade", "03_frontier", "report"))
     again = StageKeys(prepare(params))
     assert all(again.unchanged(s) for s in ("01_collect", "02_grade", "03_frontier", "report"))
     # one more run per problem: new records, so collection and grading are stale; 03 is stale once grading reran
@@ -39,13 +45,7 @@ def test_keys_follow_the_inputs(write_set, tmp_path):
 
 
 def test_a_changed_or_lost_graded_file_is_graded_again(write_set, tmp_path):
-    params = tiny(write_set, tmp_path / "out")
-    ctx = preflight(params)
-    run_collection(ctx, progress=False)
-    run_grading(ctx)
-    keys = StageKeys(ctx)
-    for stage in ("02_grade", "03_frontier"):
-        keys.record(stage)
+    params, ctx = collected_and_graded(write_set, tmp_path / "out", ("02_grade", "03_frontier"))
     attempts = params.graded_path / "attempts.parquet"
     attempts.write_bytes(attempts.read_bytes() + b"tampered")  # the manifest still says what it was
     assert not StageKeys(prepare(params)).unchanged("02_grade")

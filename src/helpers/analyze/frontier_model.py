@@ -49,7 +49,8 @@ tested), runs independent given the problem.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import copy
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -275,6 +276,19 @@ def sampled_nodes(post: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.minimum((cdf < u).sum(axis=-1), post.shape[-1] - 1)
 
 
+@dataclass
+class _Cache:
+    """What a ``ModelFrontier`` computes once per fit (or per set of draws), each by its own key."""
+
+    rates: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # (dataset, strategy) -> (R, USD)
+    success: dict[int, np.ndarray] = field(default_factory=dict)  # dataset -> R at the nodes (B, S_used, Q)
+    cells: dict[int, np.ndarray] = field(default_factory=dict)  # dataset -> cell rates with interaction (D, P_t, S_used)
+    posteriors: list[np.ndarray] | None = None  # per dataset (B, P_t, Q)
+    nodes: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # dataset -> (posterior (B, P_t, Q'), kept nodes)
+    values: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict)  # strategies -> per-problem values (B, P) USD
+    last: tuple[tuple[str, ...], list[np.ndarray]] = ((), [])  # the last frontier's minima on the grid, per dataset
+
+
 class ModelFrontier:
     """The model-based frontier of a RunCube: ``frontier(strategies)`` (B, T) USD, like
     ``bootstrap.Replicates.frontier``. B = 1 (the fit; every problem once) unless ``benchmark_draws`` made
@@ -298,10 +312,8 @@ class ModelFrontier:
         self.theta = [np.r_[f.a[f.used], f.b[f.used], f.c[f.used]][None] for f in self.fits]  # per task (B, 3S_used)
         self.interaction = [self._interaction(t) for t in range(len(self.rows))]  # per task (tau, LR statistic)
         self.tau = [tau for tau, _ in self.interaction]  # per task: 0, or a tested interaction sd (logit scale)
-        self._per_problem: dict[tuple[str, ...], np.ndarray] = {}
-        self._curves: dict[tuple[int, int], tuple] = {}
-        self._rate_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
-        self._last: tuple[tuple[str, ...], list[np.ndarray]] = ((), [])  # the last frontier's minima on the grid
+        self._classes: dict[tuple[int, int], int] = {}  # (dataset, strategy) -> wrong-answer classes: the cube's, shared by copies
+        self._cache = _Cache()
         self._drawn_nodes: list[np.ndarray] | None = None  # per dataset (B, P_t): each problem's drawn difficulty
         self._seed = 0  # of benchmark_draws' interaction draws
 
@@ -326,7 +338,7 @@ class ModelFrontier:
     def _cells(self, t: int) -> np.ndarray:
         """Dataset ``t``'s cell rates with its interaction (D, P_t, S_used): at the drawn difficulties and parameters
         of ``benchmark_draws``, else ``POINT_DRAWS`` draws at the fit (cached)."""
-        if ("cells", t) not in self._rate_cache:
+        if t not in self._cache.cells:
             k, n = self._counts(t)
             if self._drawn_nodes is not None:
                 nodes, rng = self._drawn_nodes[t], np.random.default_rng([self._seed, t, 5])
@@ -334,8 +346,8 @@ class ModelFrontier:
                 post = self._posteriors()[t]  # (1, P_t, Q)
                 rng = np.random.default_rng([0, t, 5])
                 nodes = sampled_nodes(np.broadcast_to(post, (ci.POINT_DRAWS,) + post.shape[1:]), rng)
-            self._rate_cache[("cells", t)] = ci.draw_cells(self.theta[t], k, n, self.tau[t], nodes, rng)
-        return self._rate_cache[("cells", t)]
+            self._cache.cells[t] = ci.draw_cells(self.theta[t], k, n, self.tau[t], nodes, rng)
+        return self._cache.cells[t]
 
     def _shrunk(self, cost: np.ndarray) -> np.ndarray:
         """``cost`` (..., P, S) with each dataset's per-problem means shrunk (``shrunk_costs``)."""
@@ -353,11 +365,9 @@ class ModelFrontier:
         report); new problems from the same population would add the between-problem spread, which for a mean
         over a right-skewed quantity a set of this size cannot show."""
         rng = np.random.default_rng(seed)
-        other = object.__new__(ModelFrontier)
-        other._seed = seed
-        other.__dict__.update(self.__dict__)
+        other = copy.copy(self)  # the fit, shared; what the draws change is set below, with empty caches
+        other._seed, other._cache = seed, _Cache()
         other.weights = np.ones((replicates, len(self.cube.problems)))
-        other._per_problem, other._rate_cache, other._last = {}, {}, ((), [])
         if costs is not None:
             other.cost = self._shrunk(np.asarray(costs, float))
         other.theta = []
@@ -372,9 +382,9 @@ class ModelFrontier:
     def _rates(self, t: int, s_all: int) -> tuple[np.ndarray, np.ndarray]:
         """R(z) at the nodes (B, Q) and the cost per attempt (P_t,) or, with drawn costs, (B, P_t) of strategy
         ``s_all`` on dataset ``t`` (cached)."""
-        if (t, s_all) not in self._rate_cache:
-            self._rate_cache[(t, s_all)] = self._compute_rates(t, s_all)
-        return self._rate_cache[(t, s_all)]
+        if (t, s_all) not in self._cache.rates:
+            self._cache.rates[(t, s_all)] = self._compute_rates(t, s_all)
+        return self._cache.rates[(t, s_all)]
 
     def _compute_rates(self, t: int, s_all: int) -> tuple[np.ndarray, np.ndarray]:
         fit, rows, n_collected = self.fits[t], self.rows[t], len(self.cube.strategies)
@@ -386,17 +396,17 @@ class ModelFrontier:
         if self.tau[t] > 0:
             r = self._cells(t)[:, :, i]  # (D, P_t): at each problem, with the cell's interaction
         else:
-            if ("success", t) not in self._rate_cache:
-                self._rate_cache[("success", t)] = success(self.theta[t], S)
-            r = self._rate_cache[("success", t)][:, i]  # (B, Q)
+            if t not in self._cache.success:
+                self._cache.success[t] = success(self.theta[t], S)
+            r = self._cache.success[t][:, i]  # (B, Q)
         if method == "vanilla":
             return r, self.cost[..., rows, s]
         k = get_method(method).billed_calls
         if method.startswith("best_of_k"):
             return any_pass_true(r, k), k * self.cost[..., rows, s]
-        if (t, s) not in self._curves:
-            self._curves[(t, s)] = wrong_answer_classes(self.cube, s, rows)
-        return np.clip(np.polyval(vote_polynomial(k, self._curves[(t, s)]), r), 0.0, 1.0), k * self.cost[..., rows, s]
+        if (t, s) not in self._classes:
+            self._classes[(t, s)] = wrong_answer_classes(self.cube, s, rows)
+        return np.clip(np.polyval(vote_polynomial(k, self._classes[(t, s)]), r), 0.0, 1.0), k * self.cost[..., rows, s]
 
     def _posterior(self, t: int) -> np.ndarray:
         fit, rows = self.fits[t], self.rows[t]
@@ -405,19 +415,19 @@ class ModelFrontier:
 
     def _posteriors(self) -> list[np.ndarray]:
         """Each dataset's posterior over the nodes, (B, P_t, Q), computed once."""
-        if "posterior" not in self._per_problem:
-            self._per_problem["posterior"] = [self._posterior(t) for t in range(len(self.rows))]
-        return self._per_problem["posterior"]
+        if self._cache.posteriors is None:
+            self._cache.posteriors = [self._posterior(t) for t in range(len(self.rows))]
+        return self._cache.posteriors
 
     def _nodes(self, t: int) -> tuple[np.ndarray, np.ndarray]:
         """(posterior (B, P_t, Q'), node indices Q') of dataset ``t`` over the nodes that carry posterior mass
         (> 1e-12 for some replicate and problem; Gauss–Hermite's outer nodes carry ~1e-30): the rest change no
         expectation and need no minimum."""
-        if ("nodes", t) not in self._per_problem:
+        if t not in self._cache.nodes:
             post = self._posteriors()[t]
             keep = np.flatnonzero(post.max(axis=(0, 1)) > 1e-12)
-            self._per_problem[("nodes", t)] = (post[:, :, keep].astype(np.float32), keep)  # as the minima below
-        return self._per_problem[("nodes", t)]
+            self._cache.nodes[t] = (post[:, :, keep].astype(np.float32), keep)  # as the minima below
+        return self._cache.nodes[t]
 
     def _on_grid(self, t: int, r: np.ndarray) -> np.ndarray:
         """A strategy's R at the nodes (B, Q) where dataset ``t``'s problems need it, float32: (B, P_t) at each
@@ -446,8 +456,8 @@ class ModelFrontier:
         """Posterior expected V_p(M ∪ {expert}) per replicate and problem (at the drawn difficulty in
         ``benchmark_draws``), (B, P) USD."""
         key = tuple(strategies)
-        if key not in self._per_problem:
-            last_key, last_best = self._last
+        if key not in self._cache.values:
+            last_key, last_best = self._cache.last
             extends = 0 < len(last_key) <= len(key) and key[:len(last_key)] == last_key  # e.g. the next release step
             cols = [self.strategies.index(s) for s in (key[len(last_key):] if extends else key)]
             out = np.empty((len(self.weights), len(self.cube.problems)))
@@ -467,9 +477,9 @@ class ModelFrontier:
                     np.fmin(best, ratio, out=best)
                 bests.append(best)
                 out[:, rows] = self._expected(t, best)
-            self._last = (key, bests)
-            self._per_problem[key] = out
-        return self._per_problem[key]
+            self._cache.last = (key, bests)
+            self._cache.values[key] = out
+        return self._cache.values[key]
 
     def posterior_rates(self) -> tuple[np.ndarray, np.ndarray]:
         """(C, R) of every strategy, (B, P, S_all): USD per attempt as observed, and each problem's posterior mean

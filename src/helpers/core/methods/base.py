@@ -78,6 +78,18 @@ def register(pattern: str, example: str, make: Callable[[re.Match], Method]) -> 
     _REGISTRY.append((re.compile(rf"^(?:{pattern})$"), example, make))
 
 
+def register_k(prefix: str, estimates: Callable[[pd.DataFrame, int], pd.DataFrame],
+               rate: Callable[[int, RunStats], np.ndarray]) -> None:
+    """Add a family ``<prefix>N`` (N = 1..99) of methods made of N vanilla runs: each bills N calls and is
+    estimated by ``estimates(vanilla, N)`` and, on bootstrap replicates, ``rate(N, stats)``."""
+    def make(m: re.Match) -> Method:
+        k = int(m.group(1))
+        return Method(m.group(0), collected_calls=0, billed_calls=k, estimator=lambda vanilla, seed: estimates(vanilla, k),
+                      rate_from_runs=lambda stats: rate(k, stats))
+
+    register(rf"{prefix}([1-9][0-9]?)", f"{prefix}N", make)
+
+
 def get_method(name: str) -> Method:
     """The method called ``name``; an unknown name raises ValueError listing the known forms."""
     for pattern, _, make in _REGISTRY:

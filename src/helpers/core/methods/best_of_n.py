@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from helpers.core.methods.base import ESTIMATE_COLUMNS, Method, RunStats, register
+from helpers.core.methods.base import ESTIMATE_COLUMNS, RunStats, register_k
 from helpers.core.methods.vote_math import any_pass_probability
 
 
@@ -34,11 +34,4 @@ def any_pass_from_runs(k: int, stats: RunStats) -> np.ndarray:
     return np.where(stats.runs >= k, rate, np.nan)
 
 
-def _make(m) -> Method:
-    k = int(m.group(1))
-    return Method(m.group(0), collected_calls=0, billed_calls=k,
-                  estimator=lambda vanilla, seed: best_of_k_estimates(vanilla, k),
-                  rate_from_runs=lambda stats: any_pass_from_runs(k, stats))
-
-
-register(r"best_of_k([1-9][0-9]?)", "best_of_kN", _make)
+register_k("best_of_k", best_of_k_estimates, any_pass_from_runs)

@@ -18,7 +18,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from helpers.core.methods.base import ESTIMATE_COLUMNS, Method, RunStats, register
+from helpers.core.methods.base import ESTIMATE_COLUMNS, RunStats, register_k
 from helpers.core.methods.vote_math import pattern_codes, vote_rates
 
 
@@ -67,11 +67,4 @@ def vote_rate_from_runs(k: int, stats: RunStats) -> np.ndarray:
     return vote_rates(stats.sizes, stats.class_ok, k, stats.cache["patterns"])
 
 
-def _make(m) -> Method:
-    k = int(m.group(1))
-    return Method(m.group(0), collected_calls=0, billed_calls=k,
-                  estimator=lambda vanilla, seed: majority_vote_estimates(vanilla, k),
-                  rate_from_runs=lambda stats: vote_rate_from_runs(k, stats))
-
-
-register(r"majority_vote_k([1-9][0-9]?)", "majority_vote_kN", _make)
+register_k("majority_vote_k", majority_vote_estimates, vote_rate_from_runs)

@@ -17,14 +17,5 @@ def load(data_dir: Path, options: dict[str, Any]) -> list[Problem]:
     ]
 
 
-register(
-    TaskSpec(
-        name=NAME,
-        label="AIME 2024",
-        category="complex quantitative",
-        metric="number",
-        load=load,
-        source="QwenLM/Qwen2.5-Math: evaluation/data/aime24/test.jsonl",
-        files=(f"{NAME}/test.jsonl",),
-    )
-)
+register(TaskSpec(name=NAME, label="AIME 2024", category="complex quantitative", metric="number", load=load,
+                  source="QwenLM/Qwen2.5-Math: evaluation/data/aime24/test.jsonl", files=(f"{NAME}/test.jsonl",)))

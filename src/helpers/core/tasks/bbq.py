@@ -47,15 +47,5 @@ def caveat(data_dir: Path, options: dict[str, Any]) -> str:
     return f"BBQ: {len(used)} of {len(CATEGORIES)} categories used; not available: {', '.join(missing)}."
 
 
-register(
-    TaskSpec(
-        name=NAME,
-        label="BBQ",
-        category="knowledge",
-        metric="choice",
-        load=load,
-        source="nyu-mll/BBQ: data/<Category>.jsonl",
-        files=(f"{NAME}/<Category>.jsonl",),
-        caveat=caveat,
-    )
-)
+register(TaskSpec(name=NAME, label="BBQ", category="knowledge", metric="choice", load=load,
+                  source="nyu-mll/BBQ: data/<Category>.jsonl", files=(f"{NAME}/<Category>.jsonl",), caveat=caveat))

@@ -63,14 +63,6 @@ def _read(path: Path, seed: int) -> list[Problem]:
     return out
 
 
-register(
-    TaskSpec(
-        name=NAME,
-        label="GPQA Diamond",
-        category="knowledge",
-        metric="choice",
-        load=load,
-        source="idavidrein/gpqa: dataset.zip (gpqa_diamond.csv; password-protected, as distributed)",
-        files=(f"{NAME}/gpqa_diamond.zip",),
-    )
-)
+register(TaskSpec(name=NAME, label="GPQA Diamond", category="knowledge", metric="choice", load=load,
+                  source="idavidrein/gpqa: dataset.zip (gpqa_diamond.csv; password-protected, as distributed)",
+                  files=(f"{NAME}/gpqa_diamond.zip",)))

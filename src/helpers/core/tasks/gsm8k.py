@@ -18,14 +18,6 @@ def load(data_dir: Path, options: dict[str, Any]) -> list[Problem]:
     return out
 
 
-register(
-    TaskSpec(
-        name=NAME,
-        label="GSM8K",
-        category="basic quantitative",
-        metric="number",
-        load=load,
-        source="openai/grade-school-math: grade_school_math/data/test.jsonl",
-        files=(f"{NAME}/test.jsonl",),
-    )
-)
+register(TaskSpec(name=NAME, label="GSM8K", category="basic quantitative", metric="number", load=load,
+                  source="openai/grade-school-math: grade_school_math/data/test.jsonl",
+                  files=(f"{NAME}/test.jsonl",)))

@@ -96,14 +96,6 @@ def load(data_dir: Path, options: dict[str, Any]) -> list[Problem]:
             for r in rows]
 
 
-register(
-    TaskSpec(
-        name=NAME,
-        label="HumanEval",
-        category="code",
-        metric="code",
-        load=load,
-        source="openai/human-eval (MIT), as recorded in benediktstroebl/agent-evals LLMDebugger/output_data (MIT)",
-        files=(DEFAULT_FILE,),
-    )
-)
+register(TaskSpec(name=NAME, label="HumanEval", category="code", metric="code", load=load,
+                  source="openai/human-eval (MIT), as recorded in benediktstroebl/agent-evals LLMDebugger/output_data (MIT)",
+                  files=(DEFAULT_FILE,)))

@@ -18,14 +18,5 @@ def load(data_dir: Path, options: dict[str, Any]) -> list[Problem]:
     ]
 
 
-register(
-    TaskSpec(
-        name=NAME,
-        label="MATH-500",
-        category="complex quantitative",
-        metric="math",
-        load=load,
-        source="openai/prm800k: prm800k/math_splits/test.jsonl",
-        files=(f"{NAME}/test.jsonl",),
-    )
-)
+register(TaskSpec(name=NAME, label="MATH-500", category="complex quantitative", metric="math", load=load,
+                  source="openai/prm800k: prm800k/math_splits/test.jsonl", files=(f"{NAME}/test.jsonl",)))

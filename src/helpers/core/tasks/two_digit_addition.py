@@ -39,14 +39,6 @@ def load(data_dir: Path, options: dict[str, Any]) -> list[Problem]:
     ]
 
 
-register(
-    TaskSpec(
-        name=NAME,
-        label="Two Digit Addition",
-        category="basic quantitative",
-        metric="number",
-        load=load,
-        source="mhamzaerol/Cost-of-Pass (the paper's 250-row set); or generated from a seed",
-        files=(f"{NAME}/test.jsonl",),
-    )
-)
+register(TaskSpec(name=NAME, label="Two Digit Addition", category="basic quantitative", metric="number", load=load,
+                  source="mhamzaerol/Cost-of-Pass (the paper's 250-row set); or generated from a seed",
+                  files=(f"{NAME}/test.jsonl",)))
