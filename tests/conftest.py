@@ -90,3 +90,27 @@ def sim_set(write_set, name: str, out, **over):
          "task_options": {"two_digit_addition": {"source": "generated"}}}
     p.update(over)
     return load_params(write_set(p))
+
+
+SYNTHETIC_METHODS = ["vanilla", "self_refine", "majority_vote_k3", "best_of_k2"]
+
+
+def synthetic_attempts(seed=0, problems=12, runs=5):
+    """Graded attempts of three models x (vanilla, self_refine) on two datasets, a few cells missing a run (a DataFrame)."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for task in ("gsm8k", "bbq"):
+        for p in range(problems):
+            for model in ("a", "b", "c"):
+                for method in ("vanilla", "self_refine"):
+                    n = runs - int(rng.random() < 0.2)  # a few cells with a missing run
+                    skill = rng.random()
+                    for r in range(n):
+                        answer = str(rng.choice(3, p=[skill, (1 - skill) / 2, (1 - skill) / 2])) if rng.random() > 0.1 else None
+                        rows.append({"task": task, "problem_id": f"{task}-{p}", "model": model, "method": method, "run": r,
+                                     "correct": answer == "0", "answer_key": answer, "complete": True,
+                                     "usd": float(rng.gamma(2.0, 0.001 * (1 + "abc".index(model))))})
+    return pd.DataFrame(rows)

@@ -9,25 +9,8 @@ from helpers.analyze import bootstrap as bt
 from helpers.analyze import costofpass as cp
 from helpers.grade.estimates import estimates_from_attempts
 
-METHODS = ["vanilla", "self_refine", "majority_vote_k3", "best_of_k2"]
-
-
-def synthetic_attempts(seed=0, problems=12, runs=5) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    rows = []
-    for task in ("gsm8k", "bbq"):
-        for p in range(problems):
-            for model in ("a", "b", "c"):
-                for method in ("vanilla", "self_refine"):
-                    n = runs - int(rng.random() < 0.2)  # a few cells with a missing run
-                    skill = rng.random()
-                    for r in range(n):
-                        answer = str(rng.choice(3, p=[skill, (1 - skill) / 2, (1 - skill) / 2])) if rng.random() > 0.1 else None
-                        rows.append({"task": task, "problem_id": f"{task}-{p}", "model": model, "method": method, "run": r,
-                                     "correct": answer == "0", "answer_key": answer, "complete": True,
-                                     "usd": float(rng.gamma(2.0, 0.001 * (1 + "abc".index(model))))})
-    return pd.DataFrame(rows)
-
+from conftest import SYNTHETIC_METHODS as METHODS
+from conftest import synthetic_attempts
 
 def test_point_estimate_equals_the_estimates_of_the_grading_stage():
     attempts = synthetic_attempts()

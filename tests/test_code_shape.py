@@ -59,3 +59,17 @@ def test_every_module_says_what_it_holds():
     silent = [str(p.relative_to(SRC.parent)) for p in sorted(SRC.rglob("*.py"))
               if p.stat().st_size and ast.get_docstring(ast.parse(p.read_text(encoding="utf-8"))) is None]
     assert not silent, "modules without a docstring: " + ", ".join(silent)
+
+
+def test_no_test_imports_another_test_module():
+    """Shared test helpers live in conftest.py (or a helper module such as loopback.py), so a plain ``pytest`` of
+    any one file works."""
+    tests = Path(__file__).resolve().parent
+    offenders = []
+    for path in sorted(tests.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            offenders += [f"{path.relative_to(tests)}: {n}" for n in names
+                          if n.startswith("tests") or n.split(".")[-1].startswith("test_")]
+    assert not offenders, offenders

@@ -4,7 +4,8 @@ per-problem values follow the definitions by hand."""
 import numpy as np
 import pytest
 from scipy import special
-from tests.test_bootstrap import METHODS, synthetic_attempts
+from conftest import SYNTHETIC_METHODS as METHODS
+from conftest import synthetic_attempts
 
 from helpers.analyze import bootstrap as bt
 from helpers.analyze.frontier_model import (

@@ -4,7 +4,8 @@ replicates' percentiles."""
 import numpy as np
 import pandas as pd
 import pytest
-from tests.test_bootstrap import METHODS, synthetic_attempts
+from conftest import SYNTHETIC_METHODS as METHODS
+from conftest import synthetic_attempts
 
 from helpers.analyze import bootstrap as bt
 from helpers.analyze import intervals

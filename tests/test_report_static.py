@@ -69,7 +69,9 @@ def test_quarto_cache_is_keyed_on_the_results(tmp_path):
 
 def catalog_text() -> str:
     """Every caption, section note and the methods text the report shows."""
-    return " ".join([*(a.caption for a in catalog.CATALOG.values()), *catalog.NOTES.values(), catalog.METHODS])
+    from helpers.publish import text
+
+    return " ".join([*(a.caption for a in catalog.CATALOG.values()), *text.section_notes().values(), text.methods()])
 
 
 NUMBERED = re.compile(r"^\W*(figure|fig\.|table|tbl\.)s?\s*\d", re.IGNORECASE)
@@ -174,3 +176,15 @@ def test_cross_references_name_what_each_renderer_numbers(tmp_path):
     offline = ReportParts(params, "offline")
     offline.block(catalog.entry("headline_truth"))
     assert offline.ref("headline_truth") == "Table S1"
+
+
+def test_the_report_prose_lives_in_report_text_and_fills_its_numbers():
+    from helpers.analyze.bootstrap import DEFAULT_REPLICATES
+    from helpers.publish import catalog, text
+
+    methods = text.methods()
+    assert f"{DEFAULT_REPLICATES:,} replicates" in methods and "{" not in methods and "<!--" not in methods
+    notes = text.section_notes()
+    sections = {title for part in catalog.PARTS.values() for title in part}
+    assert notes and set(notes) <= sections, f"notes for sections the report does not have: {set(notes) - sections}"
+    assert all(n.strip() and "\n\n" not in n or n.count("\n\n") < 5 for n in notes.values())

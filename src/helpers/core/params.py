@@ -84,12 +84,15 @@ class AgentGroup(BaseModel):
     method: str = Field("vanilla", min_length=1)
 
 
+IMPORT_FORMATS = ["routellm", "feval_ttc", "generic", "agent_evals"]  # each has a reader in collect/imports (READERS)
+
+
 class ImportSource(BaseModel):
     """Where a set's records come from when others recorded them (``helpers.collect.imports``): its models are
     imported (registry field ``imported``), never called. ``path`` is relative to the data directory."""
 
     model_config = ConfigDict(extra="forbid")
-    format: Literal["routellm", "feval_ttc", "generic", "agent_evals"]
+    format: str = Field(description="the source's layout, one of IMPORT_FORMATS")
     path: str = Field(min_length=1, description="the source file (CSV, JSONL or zip) or, for agent_evals, folder; "
                       "under the data directory or absolute")
     task: str | None = Field(None, description="generic: the task of every row, when no column names it")
@@ -100,6 +103,15 @@ class ImportSource(BaseModel):
                                         "the set's model and method its runs are")
     model_names: dict[str, str] = Field(default_factory=dict, description="agent_evals: a model name in the logs -> "
                                         "the registry model whose price its calls are billed at")
+
+    @field_validator("format")
+    @classmethod
+    def _known_format(cls, value: str) -> str:
+        if value not in IMPORT_FORMATS:
+            raise PydanticCustomError("format", "unknown format '{value}'{near} (known: {known})",
+                                      {"value": value, "near": nearest(value, IMPORT_FORMATS),
+                                       "known": ", ".join(IMPORT_FORMATS)})
+        return value
 
 
 class Params(BaseModel):

@@ -18,10 +18,7 @@ from typing import Callable, Literal
 
 import pandas as pd
 
-from helpers.analyze.bootstrap import DEFAULT_REPLICATES
 from helpers.analyze.estimates import Analysis
-from helpers.analyze.frontier_model import FLOOR_TEST_LEVEL
-from helpers.analyze.intervals import MODEL_DRAWS
 from helpers.core.errors import CostOfPassError
 from helpers.publish import figures, names, tables
 from helpers.publish.safe import md, md_frame
@@ -340,78 +337,6 @@ PARTS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 SECTIONS: dict[str, tuple[Artifact, ...]] = {title: tuple(_BY_NAME[n] for n in names_)
                                              for part in PARTS.values() for title, names_ in part.items()}
-NOTES: dict[str, str] = {  # what a section's reader needs besides the captions
-    "Inference-time techniques": (
-        "Self-refine is collected as fresh calls (one generation, then one refinement call that sees it); both calls "
-        "are billed. Majority vote is not collected as fresh calls: its k votes are drawn from the recorded vanilla "
-        "runs — the exact mean over all k-subsets of the runs (in closed form, not sampled), answers grouped "
-        "by the task's equivalence, ties split evenly — and each vote attempt is billed as k generations. Best-of-N "
-        "passes when any of its k runs passes (an oracle verifier) and is billed as k generations."),
-}
-NOTES["Validity on known truth"] = (
-    "The estimators and their intervals are described under Methods. Bootstrap-corrected: the plug-in minus the "
-    "bootstrap's estimate of its bias (mean of the replicates − plug-in), its interval shifted alike. Each simulated "
-    "set is judged against the true value of its own problems (the benchmark truth: what the paper's tables report "
-    "about a benchmark); the population value (new problems, difficulties drawn afresh) is its mean over sets. The "
-    "frontier's population value lies largely in its hardest problems (the study's summary says how much), which a "
-    "set of 30–128 problems seldom holds: no interval from one set covers it as often as promised, so its coverage is "
-    "shown for information.")
-METHODS = (
-    "**Estimators and intervals.** Each number is given by two estimators, each with a 95% interval; the paper's "
-    "plug-in is the headline everywhere, the model-based estimate a labelled second (marked where the checks of its "
-    "model reject it on a dataset). "
-    "*Range the records allow*: where a strategy passed none of its n runs on a problem, its rate can be anything "
-    "up to the exact binomial bound 1 − 0.05^(1/n) (0.31 at 8 runs), so its cost-of-pass is at least C / that "
-    "bound; a number's range runs from those cells at that floor (a gain: at the corner that lowers or raises it "
-    "most) up to the plug-in, which charges the expert there. Figures draw it widened by every cell's exact "
-    "sampling bounds (Clopper–Pearson for its pass rate, ± 1.96 standard errors for its cost): on simulated sets "
-    "that band held the truth in every generator tried (validity section). "
-    "*Plug-in* (the paper's): R = passes / runs and cost-of-pass C / R per problem, ∞ where no run passed, so the "
-    "problem falls back on the other strategies and at worst on the human expert. Its interval is the percentile "
-    "interval of a seeded two-level bootstrap ({replicates:,} replicates): problems resampled within each dataset, runs within "
-    "each problem and strategy, majority vote and best-of-N re-estimated from the same resampled runs in closed form; "
-    "a replicate in which a strategy never passes charges it ∞ as above. "
-    "*Model-based* (the corrected estimator): an item-response model per dataset — a problem "
-    "difficulty z ~ N(0, 1) shared by all strategies, strategy s passing with cₛ + (1 − cₛ)·sigmoid(aₛ − bₛ·z) — "
-    "fitted by marginal likelihood (the integral over z on a grid fine enough for problems whose difficulty the "
-    "runs pin down), penalised so that the strategies' aₛ and bₛ spread around their means no more than the data "
-    "show (a normal random effect, its spread estimated from a first fit): a strategy that passed or failed nearly "
-    "every run otherwise has a curve the data cannot fix, and a minimum over such curves reads the frontier low. "
-    "The floor cₛ (a guess, or a refinement's second chance) is 0 unless a "
-    "likelihood-ratio test finds one for a group of strategies (the vanilla ones, or one technique's) at the "
-    "{floor_level:.0%} level: a floor fitted to noise would let the minimum over strategies pick it on the hardest problems. Each "
-    "problem's frontier is its posterior expectation given its pass counts, so a strategy that never passed in a "
-    "problem's runs still counts with the small success rate the model gives it; each problem's USD per attempt is "
-    "its mean over runs shrunk toward the dataset's mean by the share of its spread that is run noise (a minimum "
-    "over noisy costs is biased low too). Where a likelihood-ratio test finds a problem × strategy interaction (a "
-    "strategy better or worse at one problem than its difficulty says: each cell's logit off its curve by a normal "
-    "e with sd tau, the fitted curves read as the average over e), every cell's rate is drawn from its own posterior "
-    "given its pass count at the problem's drawn difficulty, and a problem's frontier is the mean over such draws "
-    "(the model-checks table gives tau). Its interval is a posterior interval for the value of the set's own "
-    "problems: {draws} draws, each with the fitted parameters drawn from their Laplace approximation, every problem's "
-    "difficulty drawn from its posterior given its pass counts, and costs from resampled runs. The plug-in's "
-    "two-level interval speaks of new problems like these instead, and is wider for it. It assumes one latent difficulty per problem "
-    "(with that interaction where tested in), "
-    "logistic success curves (above a floor where tested) whose logits and slopes vary between strategies like a "
-    "normal sample, runs independent given the problem and costs that vary "
-    "between problems only as much as their spread shows, as the simulator does: on real models these are the "
-    "model's assumptions, not facts. "
-    "*Why a correction*: min(C / R, expert) is not a polynomial in R, so no estimator from a fixed number of runs is "
-    "unbiased for it. The plug-in charges the expert wherever a model never passed in its runs (Table 1 biased up), "
-    "and a minimum over noisy estimates favours whichever strategy was lucky (technique gains and counterfactuals "
-    "biased up, the optimizer's curse); the validity section measures both estimators against a known truth on "
-    "simulated sets. "
-    "**Halving time.** Eq. 11 is fitted by least squares over the decay rate (variable projection: the best "
-    "a, c >= 0 in closed form for each rate), with its 95% profile-likelihood interval (F-based) and, for "
-    "comparison, the delta method's ± (the paper's); how often each covers a known halving time is measured on "
-    "synthetic series (validity section, simulated sets; README). "
-    "A fit with four release dates or fewer, or an interval wider than the estimate, is marked unreliable. Beside it: "
-    "the fit repeated on each bootstrap replicate of the frontier curve, and the log-linear trend's reduction factor "
-    "per year with its 90% interval. "
-    "**Oracle routing.** For every budget, the accuracy reachable by choosing per problem any strategy or the expert "
-    "(the capability-frontier paper's Pareto frontier): routing on observed pass rates is a maximum over noisy "
-    "estimates and claims too much; routing on the model's posterior mean pass rates is the corrected version."
-).format(replicates=DEFAULT_REPLICATES, draws=MODEL_DRAWS, floor_level=FLOOR_TEST_LEVEL)
 CATALOG: dict[str, Artifact] = {a.name: a for section in SECTIONS.values() for a in section}
 assert CATALOG.keys() == _BY_NAME.keys(), "every artifact has its place in PARTS"
 

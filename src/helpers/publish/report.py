@@ -143,7 +143,10 @@ class ReportParts:
         """The report's body as Markdown blocks, in order (``catalog.PARTS``): each part's heading, its numbered
         sections (the appendix's lettered) with their artifacts and notes; a paper artifact without rows keeps its
         number with one sentence; the appendix opens with the paper's Tables 3 and 4 (expert, prices)."""
-        from helpers.publish.catalog import NOTES, PARTS, entry
+        from helpers.publish.catalog import PARTS, entry
+        from helpers.publish.text import section_notes
+
+        notes = section_notes()
 
         number = 0
         for part, sections in PARTS.items():
@@ -162,8 +165,8 @@ class ReportParts:
                 yield f"### {next(letters) if part == 'Appendix' else number}. {title}"
                 for a in shown:
                     yield self.placeholder(a, "No rows for this set.") if self.empty(a) else self.block(a)
-                if title in NOTES:
-                    yield NOTES[title]
+                if title in notes:
+                    yield notes[title]
 
     def first_screen(self, run: dict, description: str) -> str:
         """What the reader sees first: the set, what kind of records it holds, and its three main findings

@@ -122,14 +122,19 @@ def provenance(params: Params, models: list[ModelSpec]) -> str:
     return f"**IMPORTED** responses, recorded by others: {source}; token counts: {tokens}."
 
 
+# format (``params.IMPORT_FORMATS``) -> "module:function" of its reader: read(params, path, models by source name)
+# -> Iterator[Imported], in file order, one line naming the file and row on a malformed one (imported when used)
+READERS = {"routellm": "helpers.collect.imports.routellm:read", "feval_ttc": "helpers.collect.imports.feval_ttc:read",
+           "generic": "helpers.collect.imports.generic:read", "agent_evals": "helpers.collect.imports.agent_evals:read"}
+
+
 def read_source(params: Params, models: list[ModelSpec]):
     """The source's responses (``Imported``), in file order; raises one line on a malformed row or file."""
-    from helpers.collect.imports import agent_evals, feval_ttc, generic, routellm
+    import importlib
 
     path = source_path(params)
-    reader = {"routellm": routellm.read, "feval_ttc": feval_ttc.read, "generic": generic.read,
-              "agent_evals": agent_evals.read}[params.import_from.format]
-    return reader(params, path, by_source_name(models))
+    module, _, function = READERS[params.import_from.format].partition(":")
+    return getattr(importlib.import_module(module), function)(params, path, by_source_name(models))
 
 
 def import_records(params: Params, attempts: list, store: RecordStore) -> ImportResult:

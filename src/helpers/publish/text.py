@@ -1,0 +1,50 @@
+"""The report's longer prose, kept as Markdown in ``report/text/`` rather than in Python: the Methods box
+(``methods.md``, its numbers filled from the code's constants) and the notes shown after a section's artifacts
+(``notes.md``, one ``## <section title>`` each). A leading HTML comment says what a file is; lines within a
+paragraph are joined, as Markdown would. Imports ``analyze`` for the constants only."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from helpers.analyze.bootstrap import DEFAULT_REPLICATES
+from helpers.analyze.frontier_model import FLOOR_TEST_LEVEL
+from helpers.analyze.intervals import MODEL_DRAWS
+from helpers.core.errors import CostOfPassError
+from helpers.core.paths import repo_root
+
+
+def text_dir():
+    return repo_root() / "report" / "text"
+
+
+@lru_cache(maxsize=8)
+def paragraphs(name: str) -> tuple[str, ...]:
+    """The paragraphs of ``report/text/<name>`` without its leading comment, each on one line."""
+    path = text_dir() / name
+    if not path.is_file():
+        raise CostOfPassError(f"the report's text {path} is missing (report/text/ is part of the checkout)")
+    body = re.sub(r"\A\s*<!--.*?-->\s*", "", path.read_text(encoding="utf-8"), flags=re.S)
+    return tuple(" ".join(line.strip() for line in p.splitlines()) for p in re.split(r"\n\s*\n", body.strip()) if p.strip())
+
+
+def methods() -> str:
+    """The Methods box (Markdown) with the bootstrap's replicates, the model's draws and the floor test's level."""
+    return "\n\n".join(paragraphs("methods.md")).format(replicates=DEFAULT_REPLICATES, draws=MODEL_DRAWS,
+                                                        floor_level=FLOOR_TEST_LEVEL)
+
+
+def section_notes() -> dict[str, str]:
+    """Section title (as in ``catalog.PARTS``) -> the note the report shows after its artifacts (Markdown)."""
+    notes: dict[str, list[str]] = {}
+    title = None
+    for para in paragraphs("notes.md"):
+        if para.startswith("## "):
+            title = para[3:].strip()
+            notes[title] = []
+        elif title is None:
+            raise CostOfPassError(f"{text_dir() / 'notes.md'}: text before the first '## <section title>'")
+        else:
+            notes[title].append(para)
+    return {t: "\n\n".join(ps) for t, ps in notes.items()}

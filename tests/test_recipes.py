@@ -1,0 +1,232 @@
+"""ARCHITECTURE.md's recipes, each followed once on a small worked example: a task, a method, a backend, an importer
+and a figure are added the way the recipe says (here into the running registries, undone after the test), and a
+set that uses the addition is collected and graded (the figure: published and shown in the report)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+
+import pandas as pd
+import pytest
+
+from helpers.collect.collection import run_collection
+from helpers.collect.preflight import preflight
+from helpers.core.params import load_params
+from helpers.grade.stage import run_grading
+
+SIM_PRICES = {"date": "2025-01-01", "source": "worked example", "prices": {}}
+
+
+def sim_model(tasks: list[str]) -> dict:
+    """A registry entry of one simulated model with an accuracy on ``tasks``."""
+    return {"label": "Sim example", "litellm_id": "sim/example", "family": "lightweight", "release_date": "2024-06-01",
+            "sim": {"accuracy": {t: 0.7 for t in tasks}, "completion_tokens": {t: 40 for t in tasks}}}
+
+
+def priced(*models: str) -> dict:
+    return {**SIM_PRICES, "prices": {m: {"input_usd_per_mtok": 1.0, "output_usd_per_mtok": 4.0} for m in models}}
+
+
+def example_set(write_set, models: dict, **over):
+    """A small set on generated Two Digit Addition (``over`` replaces keys), with its own registry and prices."""
+    p = {"name": "recipe", "tasks": ["two_digit_addition"], "models": list(models), "methods": ["vanilla"],
+         "n_problems": 6, "n_runs": 2, "seed": 0, "budget_usd": 1.0, "concurrency": 1,
+         "task_options": {"two_digit_addition": {"source": "generated"}}}
+    p.update(over)
+    return load_params(write_set(p, models=models, prices=priced(*models)))
+
+
+def collected_and_graded(params):
+    ctx = preflight(params)
+    run_collection(ctx, progress=False)
+    run_grading(ctx)
+    return ctx, pd.read_parquet(params.graded_path / "attempts.parquet")
+
+
+# ---- add a task ---------------------------------------------------------------------------------------------
+TASK_MODULE = '''"""Doubling: twice a whole number (the worked example of ARCHITECTURE.md's task recipe)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from helpers.core.tasks.base import Problem, TaskSpec, read_jsonl, register
+
+NAME = "doubling"
+
+
+def load(data_dir: Path, options: dict[str, Any]) -> list[Problem]:
+    return [Problem(NAME, f"doubling-{row['n']}", f"What is twice {row['n']}?", str(2 * row["n"]))
+            for row in read_jsonl(data_dir / NAME / "test.jsonl", NAME)]
+
+
+register(TaskSpec(name=NAME, label="Doubling", category="basic quantitative", metric="number", load=load,
+                  source="made up for the recipe", files=(f"{NAME}/test.jsonl",)))
+'''
+
+
+@pytest.fixture
+def doubling_task(tmp_path):
+    from helpers.core.tasks.base import TASKS
+
+    path = tmp_path / "doubling.py"
+    path.write_text(TASK_MODULE)
+    spec = importlib.util.spec_from_file_location("doubling_example", path)
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))  # its register() adds the task
+    yield "doubling"
+    TASKS.pop("doubling", None)
+
+
+def test_recipe_add_a_task(doubling_task, write_set, tmp_path):
+    data = tmp_path / "data" / "doubling"
+    data.mkdir(parents=True)
+    (data / "test.jsonl").write_text("".join(json.dumps({"n": n}) + "\n" for n in range(10, 30)))
+    params = example_set(write_set, {"sim-example": sim_model([doubling_task])}, tasks=[doubling_task],
+                         task_options={}, data_dir=str(tmp_path / "data"), n_problems=8, n_runs=3)
+    ctx, attempts = collected_and_graded(params)
+    assert len(ctx.problems[doubling_task]) == 8 and len(attempts) == 8 * 3
+    targets = {p.problem_id: p.target for p in ctx.problems[doubling_task]}
+    assert (attempts["correct"] == [e == targets[p] for e, p in zip(attempts["extracted"], attempts["problem_id"])]).all()
+    assert 0 < attempts["correct"].mean() < 1  # the simulated model passes some and fails some
+
+
+# ---- add a method -------------------------------------------------------------------------------------------
+def test_recipe_add_a_method(write_set, monkeypatch):
+    from helpers.core.methods import base
+    from helpers.core.prompts import PAPER_PROMPT, solve_messages
+
+    class AskTwice(base.Method):
+        """Two calls: the question, then the question again with the first answer shown."""
+
+        def messages(self, question, call, responses):
+            first = solve_messages(question)
+            return first if call == 0 else [*first, {"role": "assistant", "content": responses[0]},
+                                            {"role": "user", "content": "Check it and answer again."}]
+
+    monkeypatch.setattr(base, "_REGISTRY", list(base._REGISTRY))  # the registration is undone after the test
+    base.register("ask_twice", "ask_twice", lambda m: AskTwice("ask_twice", collected_calls=2, billed_calls=2,
+                                                              templates=(PAPER_PROMPT, "Check it and answer again.")))
+    params = example_set(write_set, {"sim-example": sim_model(["two_digit_addition"])},
+                         methods=["vanilla", "ask_twice"])
+    _, attempts = collected_and_graded(params)
+    twice = attempts[attempts["method"] == "ask_twice"]
+    vanilla = attempts[attempts["method"] == "vanilla"]
+    assert len(twice) == len(vanilla) == 6 * 2 and (twice["calls"] == 2).all() and (vanilla["calls"] == 1).all()
+    calls = pd.read_parquet(params.graded_path / "calls.parquet")
+    twice_calls = calls[calls["method"] == "ask_twice"].set_index(["problem_id", "run", "call"])
+    first, second = twice_calls.xs(0, level="call"), twice_calls.xs(1, level="call")
+    assert len(second) == 12 and (second["prompt_hash"] != first["prompt_hash"]).all()  # it shows the first answer
+    # the same first response gives the same second prompt: one second prompt per distinct (problem, first response)
+    assert second["prompt_hash"].nunique() == first.reset_index()[["problem_id", "response"]].drop_duplicates().shape[0]
+    estimates = pd.read_parquet(params.graded_path / "estimates.parquet")
+    assert "sim-example+ask_twice" in set(estimates["strategy"])
+
+
+# ---- add a backend ------------------------------------------------------------------------------------------
+def register_calculator() -> None:
+    """An in-process provider ``calc/<model>`` that adds the two numbers of the question (always right)."""
+    import time
+
+    from litellm import CustomLLM
+
+    from helpers.collect.backends.provider import call_metadata, model_response, register_provider
+
+    class Calculator(CustomLLM):
+        def completion(self, model, messages, *args, **kwargs):
+            call_metadata(kwargs, "problem_id", "calc")  # the call's identity, as every in-process backend gets it
+            started = time.perf_counter()
+            a, b = map(int, re.findall(r"(\d+) \+ (\d+)", messages[-1]["content"])[-1])
+            text = f"<answer>{a + b}</answer>"
+            return model_response(model, text, len(messages[-1]["content"]) // 4, len(text) // 4, started)
+
+    register_provider("calc", Calculator)
+
+
+def test_recipe_add_a_backend(write_set, monkeypatch):
+    from helpers.collect import backends
+    from helpers.core.models import LOCAL_PROVIDERS
+
+    monkeypatch.setitem(backends.BACKENDS, "calc", register_calculator)
+    LOCAL_PROVIDERS.add("calc")
+    try:
+        model = {"label": "Calculator", "litellm_id": "calc/adder", "family": "tools", "release_date": "2024-01-01",
+                 "typical_completion_tokens": 5}
+        params = example_set(write_set, {"calculator": model})
+        _, attempts = collected_and_graded(params)
+        assert len(attempts) == 12 and attempts["correct"].all() and (attempts["completion_tokens"] > 0).all()
+        assert (attempts["usd"] > 0).all()
+        assert run_collection(preflight(params), progress=False).made_calls == 0  # resumed: nothing to call again
+    finally:
+        LOCAL_PROVIDERS.discard("calc")
+
+
+# ---- add an importer ----------------------------------------------------------------------------------------
+def read_tsv(params, path, models):
+    """The worked example's reader: tab-separated ``model, problem_id, run, answer, prompt, completion`` rows."""
+    from helpers.collect.imports.common import Imported, source_error
+
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        fields = line.split("\t")
+        if len(fields) != 6:
+            raise source_error(path, number, f"expected 6 tab-separated fields, got {len(fields)}")
+        name, pid, run, answer, prompt, completion = fields
+        if name in models:
+            yield Imported("two_digit_addition", pid, models[name].name, int(run), f"<answer>{answer}</answer>",
+                           int(prompt), int(completion), "the source's counts", "a worked example", row=number)
+
+
+def test_recipe_add_an_importer(write_set, monkeypatch, tmp_path):
+    from helpers.collect import imports
+    from helpers.core import params as params_module
+
+    monkeypatch.setattr(params_module, "IMPORT_FORMATS", [*params_module.IMPORT_FORMATS, "tsv_example"])
+    monkeypatch.setitem(imports.READERS, "tsv_example", "test_recipes:read_tsv")
+    source = tmp_path / "answers.tsv"
+    source.write_text("")
+    model = {"label": "Recorded", "litellm_id": "openai/recorded", "family": "large", "release_date": "2024-01-01",
+             "imported": {"name": "recorded-v1"}}
+    params = example_set(write_set, {"recorded": model}, import_from={"format": "tsv_example", "path": str(source)})
+    problems = preflight(params).problems["two_digit_addition"]
+    rows = [f"recorded-v1\t{p.problem_id}\t{run}\t{p.target if run == 0 else 0}\t30\t5" for p in problems for run in (0, 1)]
+    source.write_text("\n".join(rows) + "\n")
+    _, attempts = collected_and_graded(params)
+    assert len(attempts) == 12 and list(attempts.sort_values("run")["correct"]) == [True] * 6 + [False] * 6
+    assert (attempts["prompt_tokens"] == 30).all() and (attempts["completion_tokens"] == 5).all()
+    source.write_text("recorded-v1\tbroken\n")
+    with pytest.raises(Exception, match=r"answers.tsv: row 1: expected 6 tab-separated fields, got 2"):
+        run_collection(preflight(example_set(write_set, {"recorded": model}, name="recipe2",
+                                             import_from={"format": "tsv_example", "path": str(source)})))
+
+
+# ---- add a figure -------------------------------------------------------------------------------------------
+def attempts_per_model(frame: pd.DataFrame):
+    """The worked example's drawing: mean USD per attempt of each model (frames in, a figure out)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.bar(frame["model"], frame["usd"], color="#4C72B0")
+    ax.set_ylabel("mean USD per attempt")
+    return fig
+
+
+def test_recipe_add_a_figure(write_set, monkeypatch):
+    from helpers.analyze.estimates import load_analysis
+    from helpers.publish import catalog
+    from helpers.publish.report import ReportParts
+
+    params = example_set(write_set, {"sim-example": sim_model(["two_digit_addition"])})
+    ctx, attempts = collected_and_graded(params)
+    example = catalog.Artifact("usd_per_model", "figure", "Mean USD per attempt of each model.", "03_frontier")
+    monkeypatch.setitem(catalog.CATALOG, example.name, example)
+    monkeypatch.setattr(catalog, "PARTS", {"Beyond the paper": {"Cost per attempt": (example.name,)}})
+    data = attempts.groupby("model", as_index=False)["usd"].mean()
+    caption = catalog.publish_figure(load_analysis(ctx), example.name, attempts_per_model(data), data)
+    for suffix in (".png", ".svg", ".caption.md", ".layout.json"):
+        assert (params.figures_path / f"{example.name}{suffix}").is_file()
+    assert caption.startswith("Mean USD per attempt of each model.")
+    blocks = list(ReportParts(params, renderer="offline").outline({"known_truth": True}))
+    assert blocks[:2] == ["## Beyond the paper", "### 1. Cost per attempt"]
+    assert 'id="sfig-usd-per-model"' in blocks[2] and "**Figure S1.** Mean USD per attempt of each model." in blocks[2]
