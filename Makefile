@@ -24,7 +24,7 @@ ifneq ($(wildcard ../shared/data),)
 export COP_DATA_DIR ?= $(abspath ../shared/data)
 endif
 
-.PHONY: all setup setup-local collect-local run report dry-run test test-fast chromium clean-results help humaneval
+.PHONY: all setup setup-local collect-local run report dry-run test test-fast chromium clean-results help humaneval readme-figures
 
 help:
 	@sed -n '2,4p' Makefile
@@ -85,9 +85,14 @@ chromium:
 test: setup setup-local chromium
 	$(PY) -m pytest -q
 
-# The loop while editing: every test but those marked slow (the pipeline, the browser, a real model, benchmarks).
+# The loop while editing: every test but those marked slow (the pipeline, a real model, benchmarks) or browser.
 test-fast: setup setup-local
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -m "not slow and not browser"
+
+# The README's measured figures (its Benchmarks section), regenerated from the benchmarks: ~30 min on 2 cores, on a
+# quiet machine. `.venv/bin/python benchmarks/readme_figures.py NAME…` re-measures some; --readme-only rewrites the README.
+readme-figures: setup setup-local
+	$(PY) benchmarks/readme_figures.py
 
 clean-results:
 	rm -rf results/$(basename $(notdir $(SET)))

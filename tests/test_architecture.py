@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,3 +47,21 @@ def test_every_recipe_has_its_worked_example():
     assert len(examples) == len(recipes) == 5
     tests = (ROOT / "tests" / "test_recipes.py").read_text(encoding="utf-8")
     assert all(f"def {name}(" in tests for name in examples)
+
+
+def test_the_benchmarks_section_is_generated_from_saved_outputs():
+    """The README's measured figures are not typed: its Benchmarks section is exactly what
+    benchmarks/readme_figures.py builds from benchmarks/results/, and every benchmark script is one of its runs."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("readme_figures", ROOT / "benchmarks" / "readme_figures.py")
+    figures = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = figures  # its dataclasses look their module up there
+    spec.loader.exec_module(figures)
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert figures.section() in text, "README's Benchmarks section differs from `readme_figures.py --readme-only`"
+    scripts = {p.name for p in (ROOT / "benchmarks").glob("*.py")} - {"readme_figures.py"}
+    assert scripts == {r.args[0].split("/")[-1] for r in figures.RUNS if r.args[0].startswith("benchmarks/")}
+    for run in figures.RUNS:
+        found = figures.saved(run)
+        assert found is None or {"date", "machine", "command", "wall"} <= set(found[0]), run.id

@@ -103,6 +103,7 @@ def _browser_or_skip():
         pytest.skip("chromium not installed (make test installs it where apt-get is usable)")
 
 
+@pytest.mark.browser
 def test_report_opens_in_headless_chromium(report, tmp_path):
     """Issue 27 item 7: no console error, every figure loads and draws and fits, no internal name in the text, no
     value outside its own interval, no overlapping label or empty panel in any figure; screenshots of every figure
@@ -118,6 +119,7 @@ def test_report_opens_in_headless_chromium(report, tmp_path):
         assert json.loads((report.figures_path / f"{name}.layout.json").read_text())["problems"] == [], name
 
 
+@pytest.mark.browser
 def test_the_checks_catch_what_they_are_for(tmp_path):
     """The browser check fails on each defect it names: a script error, an internal name, a value outside its
     interval (and passes the same page without them)."""
@@ -132,6 +134,7 @@ def test_the_checks_catch_what_they_are_for(tmp_path):
         assert len(found) == expected, found
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("set_name", ["local", "sim"])
 def test_the_reports_on_disk_pass_the_browser_check(set_name, tmp_path):
     """After `make all`, the local and sim reports are checked too, and their figures' screenshots saved under

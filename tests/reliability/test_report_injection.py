@@ -54,6 +54,7 @@ def test_no_payload_reaches_the_html_as_markup(hostile):
             assert not TAG.search(f.read_text()), f.name
 
 
+@pytest.mark.browser
 def test_no_payload_runs_in_chromium_and_the_text_shows_as_typed(hostile, tmp_path):
     browser = chromium()
     if browser is None:

@@ -1,0 +1,144 @@
+"""The README's measured figures, regenerated rather than typed: runs the benchmarks (and the fast test loop), keeps
+each output with its date, machine and command in ``benchmarks/results/<id>.txt``, and rewrites the README's
+Benchmarks section between its markers from those files.
+
+    make readme-figures                                            # everything, one after the other (~30 min, 2 cores)
+    .venv/bin/python benchmarks/readme_figures.py grading_speed    # some runs; the others keep their saved output
+    .venv/bin/python benchmarks/readme_figures.py --readme-only    # rewrite the README from the saved outputs
+
+Run it on a quiet machine: every figure is a wall-clock time. ``tests/test_readme.py`` checks that the README's
+section is exactly what the saved outputs give, so a figure typed by hand there fails the tests.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+README = ROOT / "README.md"
+START, END = "<!-- readme-figures: start (benchmarks/readme_figures.py writes this section) -->", "<!-- readme-figures: end -->"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One measurement: the command (run from the repository root with this interpreter) and what it measures."""
+
+    id: str
+    args: tuple[str, ...]
+    what: str
+    shown: str = ""  # the command as a reader types it (default: the script and its arguments)
+
+    @property
+    def command(self) -> str:
+        return self.shown or "python " + " ".join(self.args)
+
+
+RUNS = (
+    Run("test_fast", ("-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow and not browser"),
+        "every test but the slow and browser ones (the loop while editing)", "make test-fast"),
+    Run("pipeline_stages_sim", ("benchmarks/pipeline_stages.py", "params/sim.yaml"),
+        "the `sim` set (160,800 simulated calls) cold, then again with nothing changed, per stage"),
+    Run("pipeline_stages_local", ("benchmarks/pipeline_stages.py", "params/local.yaml"),
+        "the `local` set from its committed records, then with nothing changed"),
+    Run("humaneval_grading", ("benchmarks/humaneval_grading.py",),
+        "the `humaneval_agents` set: import, sandboxed grading cold and from the verdict cache, the rest, a no-op"),
+    Run("collect_overhead", ("benchmarks/collect_overhead.py", "3000"), "simulated calls per second, by path"),
+    Run("analysis_scale", ("benchmarks/analysis_scale.py",),
+        "the grading stage's analysis on synthetic graded calls at 1×, 10×, 100× the paper's: time and peak memory"),
+    Run("collect_memory", ("benchmarks/collect_memory.py",),
+        "`collect` with nothing pending at 1× and 10× the paper's records: time and peak memory"),
+    Run("grading_speed", ("benchmarks/grading_speed.py",), "grading and majority votes, memoised against per-row"),
+    Run("http_throughput", ("benchmarks/http_throughput.py",),
+        "collection against an OpenAI-compatible server on 127.0.0.1 answering after 200 ms, by path and concurrency"),
+    Run("import_scale", ("benchmarks/import_scale.py",), "importing a FEval-TTC-sized zip, then again"),
+    Run("interval_speed", ("benchmarks/interval_speed.py",),
+        "every interval of a simulated set of the paper's shape (1,000 bootstrap replicates, model draws)"),
+    Run("model_checks_power", ("benchmarks/model_checks_power.py", "20"),
+        "size and power of the item-response model's checks per generator"),
+    Run("gated_coverage", ("benchmarks/gated_coverage.py", "6"),
+        "coverage of the model-based intervals per generator, over all cells and where the checks pass"),
+)
+BY_ID = {r.id: r for r in RUNS}
+
+
+def machine() -> str:
+    """This machine in one phrase: CPU model, cores, memory (GiB), OS."""
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor() or "unknown CPU")
+    kib = next((int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
+                if line.startswith("MemTotal")), 0)
+    return f"{cpu}, {os.cpu_count()} cores, {kib / 2**20:.0f} GiB, {platform.system()} {platform.release()}"
+
+
+def measure(run: Run) -> str:
+    """Run one measurement; returns the text saved for it: a header (date, machine, command, wall time) and its output."""
+    started = time.perf_counter()
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1"}
+    out = subprocess.run([sys.executable, *run.args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=7200)
+    if out.returncode != 0:
+        raise SystemExit(f"{run.id} failed ({out.returncode}):\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}")
+    lines = out.stdout.strip().splitlines()
+    if run.id == "test_fast":  # the summary line only, not the durations
+        lines = [line.strip("= ") for line in lines if " passed" in line][-1:]
+    return "\n".join([f"date: {dt.date.today().isoformat()}", f"machine: {machine()}",
+                      f"command: {run.command}", f"wall: {time.perf_counter() - started:.1f} s", "",
+                      *lines]) + "\n"
+
+
+def saved(run: Run) -> tuple[dict[str, str], list[str]] | None:
+    """A saved measurement: its header fields and its output lines (None if never measured)."""
+    path = RESULTS / f"{run.id}.txt"
+    if not path.is_file():
+        return None
+    head, _, body = path.read_text(encoding="utf-8").partition("\n\n")
+    fields = dict(line.split(": ", 1) for line in head.splitlines())
+    return fields, body.rstrip("\n").splitlines()
+
+
+def section() -> str:
+    """The README's Benchmarks section, from the saved outputs (in ``RUNS``' order)."""
+    parts = [START, "", "Generated by `make readme-figures` (`benchmarks/readme_figures.py`) from the outputs saved in",
+             "`benchmarks/results/`; earlier measurements, with what changed between them, are in",
+             "`benchmarks/HISTORY.md`. Timings are read by people, never asserted in tests.", ""]
+    for run in RUNS:
+        found = saved(run)
+        parts.append(f"**`{run.command}`** — {run.what}.")
+        if found is None:
+            parts += ["", "*Not measured yet.*", ""]
+            continue
+        fields, lines = found
+        parts += [f"Measured {fields['date']} on {fields['machine']} ({fields['wall']} in all):", "", "```", *lines,
+                  "```", ""]
+    return "\n".join([*parts, END])
+
+
+def write_readme() -> None:
+    text = README.read_text(encoding="utf-8")
+    if START not in text or END not in text:
+        raise SystemExit(f"{README}: the markers of the generated section are missing")
+    before, rest = text.split(START, 1)
+    README.write_text(before + section() + rest.split(END, 1)[1], encoding="utf-8")
+
+
+def main(argv: list[str]) -> None:
+    if argv != ["--readme-only"]:
+        unknown = [a for a in argv if a not in BY_ID]
+        if unknown:
+            raise SystemExit(f"unknown run(s) {', '.join(unknown)} (known: {', '.join(BY_ID)})")
+        RESULTS.mkdir(exist_ok=True)
+        for run in [BY_ID[a] for a in argv] or RUNS:
+            print(f"{run.id} …", flush=True)
+            (RESULTS / f"{run.id}.txt").write_text(measure(run), encoding="utf-8")
+    write_readme()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
