@@ -73,3 +73,10 @@ def test_no_test_imports_another_test_module():
             offenders += [f"{path.relative_to(tests)}: {n}" for n in names
                           if n.startswith("tests") or n.split(".")[-1].startswith("test_")]
     assert not offenders, offenders
+
+
+def test_every_stage_says_what_it_owns_and_what_it_must_not_import():
+    for stage in ("core", "collect", "grade", "analyze", "publish"):
+        doc = ast.get_docstring(ast.parse((SRC / stage / "__init__.py").read_text(encoding="utf-8"))) or ""
+        assert doc.startswith("Stage ") and "must not import" in doc.lower(), stage
+    assert "nothing imports it" in (ast.get_docstring(ast.parse((SRC / "cli" / "__init__.py").read_text())) or "")

@@ -19,12 +19,12 @@ a strategy that passed (or failed) nearly everything has an unidentified curve, 
 the minimum over 20 such curves read the frontier 43% low (median over simulated sets; 8% with the penalty).
 The integral over z is the trapezoid rule on 64 equally spaced nodes in [−6, 6]: with 20 strategies of 8
 runs a problem's posterior over z has a standard deviation near 0.12, and Gauss–Hermite's 64 nodes
-(spacing 0.38 near 0) missed such peaks — slopes came out one standard error low on average and their
-Laplace errors were half the real ones (measured against the simulator's parameters).
+(spacing 0.38 near 0) miss such peaks: slopes come out low and their Laplace errors too small (checked against
+the simulator's parameters in tests/test_frontier_model.py).
 Floors are tested, not assumed (``fit_tested``): the fit starts with none, and a group of strategies
 (the vanilla ones, each technique's) gets them only when a likelihood-ratio test rejects "no floors"
-at the 1% level (chi-bar-squared reference: a floor of 0 sits on its boundary; 5% let false floors in on
-GSM8K in 23% of simulated sets, where near-perfect curves bend the reference). A floor fitted to noise is what
+at ``FLOOR_TEST_LEVEL`` (chi-bar-squared reference: a floor of 0 sits on its boundary; a laxer level lets false
+floors in where near-perfect curves bend the reference). A floor fitted to noise is what
 biased the frontier low: at hard problems the minimum over strategies picks whichever curve noise
 lifted off zero. A problem's frontier is then its posterior expectation
 E[min(min_s C_s(p)/R_s(z), e_p) | the problem's pass counts], averaged over problems unbiased for the
@@ -32,9 +32,8 @@ population frontier when the model holds (law of total expectation). Its interva
 posterior interval for the value of the set's own problems: parameters from their Laplace approximation,
 each problem's difficulty from its posterior, costs from resampled runs. It does not resample problems: the
 frontier is a mean over a right-skewed quantity whose population value lies largely in the hardest problems,
-which no model solves (the hardest 2.4% carry a fifth of GSM8K's frontier in the sim set's truth, half of
-AIME's), and which a set of 30-128 problems seldom holds; resampling the set cannot show them (measured: such
-intervals covered the population value 78-85% of the time at 95%). C_s(p) is the problem's mean
+which no model solves, and which a set of 30-128 problems seldom holds; resampling the set cannot show them
+(such intervals under-cover the population value: the validity study measures how much). C_s(p) is the problem's mean
 recorded USD per attempt shrunk toward the dataset's mean by how much of its spread over problems is
 run noise (``cost_shrinkage``, method of moments): a minimum over noisy costs is biased low too (the
 cost side of the optimizer's curse), e.g. min(C, expert) when C is near the expert's cost. Methods
@@ -109,7 +108,7 @@ def _loglik_terms(theta: np.ndarray, k: np.ndarray, n: np.ndarray):
     """(R (B, S, Q), posterior (B, P, Q), log-likelihood (B,)) for parameters ``theta`` (B, 3S): a, b, c."""
     r = np.clip(success(theta, k.shape[1]), 1e-300, 1 - 1e-16)
     ll = k @ np.log(r) + (n - k) @ np.log1p(-r) + LOG_W  # (B, P, Q)
-    top = ll.max(axis=2, keepdims=True)  # log-sum-exp over the nodes, by hand (scipy's adds ~0.3 ms per call)
+    top = ll.max(axis=2, keepdims=True)  # log-sum-exp over the nodes, by hand (scipy's costs more per call)
     post = np.exp(ll - top)
     total = post.sum(axis=2, keepdims=True)
     return r, post / total, (top + np.log(total)).sum(axis=(1, 2))

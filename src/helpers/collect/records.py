@@ -194,8 +194,8 @@ def key_strings(frame: pd.DataFrame) -> pd.Series:
 
 
 def keys_in(keys: pd.Series, values: pd.Series) -> np.ndarray:
-    """Boolean array: which of ``keys`` (``key_strings``) are among ``values`` (Arrow's hash look-up:
-    ~15x faster than pandas' ``isin`` on millions of strings)."""
+    """Boolean array: which of ``keys`` (``key_strings``) are among ``values`` (Arrow's hash look-up,
+    which beats pandas' ``isin`` on millions of strings)."""
     import pyarrow.compute as pc
 
     as_arrow = lambda s: pa.array(s.astype(str), type=pa.large_string())  # noqa: E731

@@ -247,7 +247,7 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
 
     ``problems`` maps task -> list of Problem. Failed calls keep ``correct = <NA>``: a failure is
     not a wrong answer. Extraction is done once per distinct response and grading once per
-    distinct (target, answer): at the paper's scale ~1,100 verdicts serve 160,800 calls. ``progress``: a tqdm
+    distinct (target, answer), so a set's few distinct verdicts serve all its calls. ``progress``: a tqdm
     bar (``core.progress``: in the runner's terminal too). Tasks of metric ``code`` are graded by running each
     distinct program with its problem's hidden tests in the sandbox (``grade.sandbox``; verdicts cached in
     ``code_cache``, a path), and their ``grade_reason`` says why a program failed.
@@ -320,7 +320,7 @@ def attempts_from_calls(graded_calls):
     The attempt's answer is its last call's; its tokens are the sum over its calls; it is
     ``complete`` when every call succeeded. ``correct`` is <NA> for incomplete attempts. The keys
     come back as categoricals. Vectorised over sorted calls (no per-group Python, one array at a
-    time: 16 million calls in ~10 s and ~2 GiB).
+    time: benchmarks/analysis_scale.py times it at 100x the paper's records).
     """
     import numpy as np
     import pandas as pd

@@ -1,8 +1,8 @@
 """A lean async client for OpenAI-compatible chat servers (``openai/<name>`` with an ``api_base``:
 vLLM, llama-server, SGLang, a company gateway).
 
-litellm spends about 5 ms of CPU per async call (its logging, cost and parameter bookkeeping),
-which caps one process at ~150 calls/s however many calls are in flight. For a server that speaks
+litellm spends milliseconds of CPU per async call (its logging, cost and parameter bookkeeping), which
+caps one process's calls per second however many calls are in flight (benchmarks/http_throughput.py). For a server that speaks
 the OpenAI protocol there is nothing to translate, so the collector posts the body litellm would
 post (model, messages, sampling) over one pooled aiohttp session and reads the same fields
 (tests/test_collect_e2e.py checks the records and request bodies equal litellm's field by field).
