@@ -72,3 +72,37 @@ def test_the_study_and_the_backend_give_the_sim_twins_the_same_pi(write_set, sha
         assert np.allclose(study, backend, rtol=0, atol=1e-12)
         zeros += (study == 0).sum()
     assert zeros  # some problems lie beyond a twin's cliff
+
+
+def test_the_study_draws_exactly_the_attempts_the_backend_recorded(write_set, tmp_path):
+    """One generator, one seed discipline: with the backend's own random numbers (``hashed_draws``) and the set's own
+    problems, the validity study's ``draw_cube`` makes exactly the attempts the ``sim`` backend recorded — which pass,
+    vanilla and self-refine, for twins with interactions and cliffs — and what they cost."""
+    import pandas as pd
+
+    from helpers.collect.collection import run_collection
+    from helpers.grade.estimates import strategy_name
+    from helpers.grade.stage import run_grading
+
+    registry = ROOT / "params/registry/sim_paper.yaml"
+    models = list(yaml.safe_load(registry.read_text())["models"])[:4]
+    params = load_params(write_set({
+        "name": "one", "tasks": ["two_digit_addition"], "models": models, "models_file": str(registry),
+        "methods": ["vanilla", "self_refine"], "n_problems": 12, "n_runs": 3, "seed": 4, "budget_usd": 100.0,
+        "price_snapshot": "sim_paper_table4_2025-04", "concurrency": 1, "output_dir": str(tmp_path / "out"),
+        "task_options": {"two_digit_addition": {"source": "generated"}}}))
+    ctx = preflight(params)
+    run_collection(ctx, progress=False)
+    run_grading(ctx)
+    attempts = pd.read_parquet(params.graded_path / "attempts.parquet")
+    cube, _ = va.draw_cube(va.generative_model(ctx), None, va.own_problems(ctx), va.hashed_draws(ctx))
+    row = {p.problem_id: i for i, p in enumerate(ctx.problems["two_digit_addition"])}
+    col = {s: j for j, s in enumerate(cube.strategies)}
+    recorded = np.zeros(cube.correct.shape, bool)
+    usd = np.zeros(cube.usd.shape)
+    for a in attempts.itertuples():
+        cell = (row[a.problem_id], col[strategy_name(a.model, a.method)], a.run)
+        recorded[cell], usd[cell] = bool(a.correct), a.usd
+    assert len(attempts) == recorded.size and 0 < recorded.mean() < 1
+    assert np.array_equal(cube.correct, recorded)
+    assert np.allclose(cube.usd, usd, rtol=1e-9, atol=0)

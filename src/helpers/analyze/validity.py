@@ -37,8 +37,8 @@ from helpers.core.experts import expert_per_problem
 from helpers.core.methods import get_method
 from helpers.core.methods.vote_math import any_pass_true, vote_probability
 from helpers.core.prompts import refine_messages, solve_messages
-from helpers.core.simulation import (OWN, Generator, completion_tokens, difficulty, interaction, n_distractors,
-                                     population_nodes, refined)
+from helpers.core.simulation import (OWN, Generator, HashedDraws, SeededDraws, completion_tokens, difficulty,
+                                     interaction, n_distractors, population_nodes, refined)
 from helpers.grade.estimates import strategy_name
 
 RESPONSE = "[simulated response] Working through the problem gives <answer>{}</answer>"
@@ -307,12 +307,20 @@ def own_problems(ctx: Context) -> Problems:
     return out
 
 
+def hashed_draws(ctx: Context) -> list[HashedDraws]:
+    """Per task, the ``sim`` backend's own random numbers for the set's cells (its seed, problems and models): with
+    ``own_problems``, ``draw_cube`` then draws exactly the attempts the backend records."""
+    models = tuple(m.name for m in ctx.models)
+    return [HashedDraws(ctx.params.seed, t, tuple(p.problem_id for p in ctx.problems[t]), models) for t in ctx.params.tasks]
+
+
 # long: one pass of random draws whose order is the seed discipline (a split would hide the order a seed fixes)
-def draw_cube(gm: GenerativeModel, rng: np.random.Generator, problems: Problems | None = None
-              ) -> tuple[RunCube, np.ndarray]:
+def draw_cube(gm: GenerativeModel, rng: np.random.Generator | None, problems: Problems | None = None,
+              draws: list | None = None) -> tuple[RunCube, np.ndarray]:
     """A simulated set of the same shape — ``problems`` (default: new ones, ``draw_problems``; their ``Generator``
     says how attempts depart from the own model), ``n_runs`` runs per cell — and its expert costs: a RunCube
-    ready for ``point_estimate`` / ``bootstrap``."""
+    ready for ``point_estimate`` / ``bootstrap``. ``draws``: per task, where the attempts' random numbers come from
+    (``core.simulation.SeededDraws`` of ``rng`` by default; ``hashed_draws`` gives the ``sim`` backend's own)."""
     n = gm.n_runs
     collected = [s for s in gm.strategies if "+" not in s or get_method(s.split("+", 1)[1]).is_collected]
     problems = draw_problems(gm, rng) if problems is None else problems
@@ -323,27 +331,28 @@ def draw_cube(gm: GenerativeModel, rng: np.random.Generator, problems: Problems 
         prompt = here.prompt
         pi = here.success(tm)[:, :, None]  # (P, M, 1)
         broken = np.broadcast_to(here.broken, (P,))[:, None, None]
-        ok = rng.random((P, len(gm.models), n)) >= gm.format_error[:, None]
+        draw, shape = SeededDraws(rng) if draws is None else draws[t], (P, len(gm.models), n)
+        ok = draw.uniform("format", shape) >= gm.format_error[:, None]
 
-        def calls(tokens):
-            c = completion_tokens(tm.completion[:, None], rng.standard_normal((P, len(gm.models), n)))
+        def calls(tokens, method="vanilla", call=0):
+            c = completion_tokens(tm.completion[:, None], draw.normal("tokens", shape, method, call))
             return tokens[:, None, None] * gm.usd_in[:, None] + c * gm.usd_out[:, None] + gm.fee[:, None]
 
         per = {}
-        right = rng.random((P, len(gm.models), n)) < pi
+        right = draw.uniform("correct", shape) < pi
         d = np.broadcast_to(tm.distractors, (P,))[prompt][:, None, None]
-        wrong_class = 1 + rng.integers(0, d, (P, len(gm.models), n))
+        wrong_class = draw.wrong_class(d, shape)
         cls = np.where(~ok, d + 1, np.where(right, 0, wrong_class))
         graded = lambda right, cls, ok: ok & np.where(broken, cls == 1, right)  # noqa: E731  (a wrong reference: class 1)
         per["vanilla"] = (calls(tm.solve_tokens[prompt]), graded(right, cls, ok), cls)
         if "self_refine" in gm.methods:
             p_refine = refined(pi, gm.refine_gain[:, None])
-            ok2 = rng.random((P, len(gm.models), n)) >= gm.format_error[:, None]
-            right2 = (rng.random((P, len(gm.models), n)) < p_refine) & ok2
+            ok2 = draw.uniform("format", shape, "self_refine", 1) >= gm.format_error[:, None]
+            right2 = (draw.uniform("correct", shape, "self_refine", 1) < p_refine) & ok2
             if broken.any():  # the refinement's answer against a wrong reference: a matching distractor passes
-                cls2 = np.where(~ok2, d + 1, np.where(right2, 0, 1 + rng.integers(0, d, (P, len(gm.models), n))))
+                cls2 = np.where(~ok2, d + 1, np.where(right2, 0, draw.wrong_class(d, shape, "self_refine", 1)))
                 right2 = graded(right2, cls2, ok2)
-            usd = calls(tm.solve_tokens[prompt]) + calls(tm.refine_tokens[prompt])
+            usd = calls(tm.solve_tokens[prompt], "self_refine", 0) + calls(tm.refine_tokens[prompt], "self_refine", 1)
             per["self_refine"] = (usd, right2, np.where(right2, 0, 1))
         cols = []
         for s in collected:

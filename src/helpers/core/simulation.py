@@ -174,3 +174,47 @@ def n_distractors(target: str, n_choices: int) -> int:
 def completion_tokens(mean: np.ndarray | float, z: np.ndarray | float) -> np.ndarray:
     """Completion tokens (≥ 1, whole) log-normal around ``mean`` for standard normal ``z`` (any shapes that broadcast)."""
     return np.maximum(1, np.round(np.exp(np.log(mean) - LOG_NORMAL_SIGMA**2 / 2 + LOG_NORMAL_SIGMA * np.asarray(z))))
+
+
+# ---- where a set's random numbers come from ----------------------------------------------------------------
+class SeededDraws:
+    """One task's draws for a simulated set's cells (P problems, M models, n runs) from a numpy ``Generator``, in the
+    order the calls come (the validity study's sets: fast, a fresh stream per set)."""
+
+    def __init__(self, rng: np.random.Generator):
+        self.rng = rng
+
+    def uniform(self, kind: str, shape: tuple[int, int, int], method: str = "vanilla", call: int = 0) -> np.ndarray:
+        return self.rng.random(shape)
+
+    def normal(self, kind: str, shape: tuple[int, int, int], method: str = "vanilla", call: int = 0) -> np.ndarray:
+        return self.rng.standard_normal(shape)
+
+    def wrong_class(self, d: np.ndarray | int, shape: tuple[int, int, int], method: str = "vanilla",
+                    call: int = 0) -> np.ndarray:
+        """The distractor a wrong answer is, 1..D (broadcast with ``d``)."""
+        return 1 + self.rng.integers(0, d, shape)
+
+
+@dataclass(frozen=True)
+class HashedDraws:
+    """One task's draws for a set's own cells as the ``sim`` backend makes them: each number a hash of (kind, seed,
+    model, task, problem, method, run, call), so a study drawing with these makes exactly the attempts the backend
+    recorded for the same seed (``problem_ids`` (P,) and ``models`` (M,) in the cells' order)."""
+
+    seed: int
+    task: str
+    problem_ids: tuple[str, ...]
+    models: tuple[str, ...]
+
+    def uniform(self, kind: str, shape: tuple[int, int, int], method: str = "vanilla", call: int = 0) -> np.ndarray:
+        P, M, n = shape
+        return np.array([[[unit(kind, self.seed, m, self.task, p, method, r, call) for r in range(n)]
+                          for m in self.models] for p in self.problem_ids]).reshape(shape)
+
+    def normal(self, kind: str, shape: tuple[int, int, int], method: str = "vanilla", call: int = 0) -> np.ndarray:
+        return special.ndtri(np.clip(self.uniform(kind, shape, method, call), 1e-12, 1 - 1e-12))
+
+    def wrong_class(self, d: np.ndarray | int, shape: tuple[int, int, int], method: str = "vanilla",
+                    call: int = 0) -> np.ndarray:
+        return 1 + np.floor(self.uniform("distractor", shape, method, call) * d).astype(np.int64)
