@@ -1,6 +1,7 @@
 """The report's longer prose, kept as Markdown in ``report/text/`` rather than in Python: the Methods box
 (``methods.md``, its numbers filled from the code's constants) and the notes shown after a section's artifacts
-(``notes.md``, one ``## <section title>`` each). A leading HTML comment says what a file is; lines within a
+(``notes.md``, one ``## <section title>`` each) and every artifact's caption (``captions.md``, one
+``## <artifact name>`` each). A leading HTML comment says what a file is; lines within a
 paragraph are joined, as Markdown would. Imports ``analyze`` for the constants only."""
 
 from __future__ import annotations
@@ -35,16 +36,26 @@ def methods() -> str:
                                                         floor_level=FLOOR_TEST_LEVEL)
 
 
-def section_notes() -> dict[str, str]:
-    """Section title (as in ``catalog.PARTS``) -> the note the report shows after its artifacts (Markdown)."""
-    notes: dict[str, list[str]] = {}
+def sections(name: str) -> dict[str, str]:
+    """``report/text/<name>`` as heading (after ``## ``) -> its Markdown, in file order."""
+    out: dict[str, list[str]] = {}
     title = None
-    for para in paragraphs("notes.md"):
+    for para in paragraphs(name):
         if para.startswith("## "):
             title = para[3:].strip()
-            notes[title] = []
+            out[title] = []
         elif title is None:
-            raise CostOfPassError(f"{text_dir() / 'notes.md'}: text before the first '## <section title>'")
+            raise CostOfPassError(f"{text_dir() / name}: text before the first '## ' heading")
         else:
-            notes[title].append(para)
-    return {t: "\n\n".join(ps) for t, ps in notes.items()}
+            out[title].append(para)
+    return {t: "\n\n".join(ps) for t, ps in out.items()}
+
+
+def section_notes() -> dict[str, str]:
+    """Section title (as in ``catalog.PARTS``) -> the note the report shows after its artifacts (Markdown)."""
+    return sections("notes.md")
+
+
+def captions() -> dict[str, str]:
+    """Artifact name -> its caption (Markdown with ``{placeholders}``; ``catalog.Artifact``)."""
+    return sections("captions.md")
