@@ -24,3 +24,12 @@ def test_methods_columns_datasets_and_booleans_read_as_words():
 def test_the_internal_names_list_holds_what_a_page_must_not_show():
     internal = names.internal(LABELS)
     assert "two_digit_addition" in internal and "models_start" in internal and "gsm8k" not in internal
+
+
+def test_methods_that_share_a_marker_are_named_once():
+    from helpers.publish import names
+
+    assert names.merged(["majority vote (k=3)", "majority vote (k=4)"]) == "majority vote (k=3, 4)"
+    assert names.merged(["retry (5 tries)", "retry (8 tries)"]) == "retry (5, 8 tries)"
+    assert names.merged(["single attempt"]) == "single attempt"
+    assert names.merged(["self-refine", "single attempt"]) == "self-refine / single attempt"

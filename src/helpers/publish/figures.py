@@ -490,8 +490,11 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], task_label
     if tasks:
         for family, color in (family_colors or {}).items():
             axes[0].plot([], [], "o", color=color, ls="", label=family)
+        by_marker: dict[str, list[str]] = {}  # methods that share a marker (majority vote k=3 and 4) are listed once
         for method, marker in shown_methods.items():
-            axes[0].plot([], [], marker, color="#666666", ls="", label=names.method(method))
+            by_marker.setdefault(marker, []).append(names.method(method))
+        for marker, words in by_marker.items():
+            axes[0].plot([], [], marker, color="#666666", ls="", label=names.merged(words))
     fig = _finish_panels(fig, axes[0] if tasks else None, "Cost and accuracy of every strategy", simulated, ncol=4)
     for ax, texts in labelled:
         declutter(fig, ax, texts)
