@@ -9,6 +9,7 @@ guess passes by chance — so the table is a list to look at, with the agreed an
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from helpers.grade.answers import NO_ANSWER
@@ -30,30 +31,47 @@ def suspect_items(attempts: pd.DataFrame, references: dict[tuple[str, str], str]
     runs = attempts[(attempts["method"] == "vanilla") & attempts["complete"]]
     if runs.empty:
         return pd.DataFrame(columns=COLUMNS)
-    rows = []
-    for task, here in runs.groupby("task", sort=False):
-        accuracy = here.groupby("model")["correct"].mean().sort_values(ascending=False)
-        strong = set(accuracy.index[: len(accuracy) // 2])
-        for pid, p in here.groupby("problem_id", sort=False):
-            answered = p[p["answer_key"].notna() & (p["answer_key"] != NO_ANSWER)]
-            wrong = answered[~answered["correct"].astype(bool)]
-            counts = wrong.groupby("answer_key")["model"].agg(["size", "nunique"]).sort_values("size", ascending=False)
-            agreed = counts.index[0] if len(counts) else None
-            n_models = p["model"].nunique()
-            share = counts["size"].iloc[0] / len(answered) if len(counts) else 0.0
-            agreeing = int(counts["nunique"].iloc[0]) if len(counts) else 0
-            is_strong = p["model"].isin(strong)
-            strong_pass, weak_pass = p.loc[is_strong, "correct"].mean(), p.loc[~is_strong, "correct"].mean()
-            why = []
-            right = int(answered["correct"].astype(bool).sum())
-            if share >= AGREE_SHARE and agreeing >= max(2, AGREE_MODELS * n_models) and right < 0.5 * counts["size"].iloc[0]:
-                why.append("models agree on another answer")
-            if len(strong) >= 2 and is_strong.any() and strong_pass == 0 and weak_pass > 0:
-                why.append("strong models fail, weak ones pass")
-            if why:
-                rows.append({"task": task, "problem_id": pid, "reference": references.get((task, pid), ""),
-                             "agreed_answer": agreed, "agreed_pct": 100 * share, "agreeing_models": agreeing,
-                             "models": n_models, "strong_pass_pct": 100 * strong_pass, "weak_pass_pct": 100 * weak_pass,
-                             "why": "; ".join(why)})
-    out = pd.DataFrame(rows, columns=COLUMNS)
+    per = _per_problem(runs)
+    agree = ((per["share"] >= AGREE_SHARE) & (per["agreeing"] >= np.maximum(2, AGREE_MODELS * per["models"]))
+             & (per["right"] < 0.5 * per["top"]))
+    split = (per["strong_models"] >= 2) & per["has_strong"] & (per["strong_pass"] == 0) & (per["weak_pass"] > 0)
+    why = np.where(agree & split, "models agree on another answer; strong models fail, weak ones pass",
+                   np.where(agree, "models agree on another answer", "strong models fail, weak ones pass"))
+    hit = per[agree | split].assign(why=why[(agree | split).to_numpy()])
+    out = pd.DataFrame({
+        "task": hit["task"], "problem_id": hit["problem_id"],
+        "reference": [references.get(k, "") for k in zip(hit["task"], hit["problem_id"])],
+        "agreed_answer": hit["agreed"], "agreed_pct": 100 * hit["share"], "agreeing_models": hit["agreeing"],
+        "models": hit["models"], "strong_pass_pct": 100 * hit["strong_pass"], "weak_pass_pct": 100 * hit["weak_pass"],
+        "why": hit["why"]}, columns=COLUMNS)
     return out.sort_values(["task", "agreed_pct"], ascending=[True, False], kind="stable").reset_index(drop=True)
+
+
+def _per_problem(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per (task, problem) in first-seen order: answered runs, right ones, the most common wrong answer (``agreed``;
+    ties: the first by answer) with its runs (``top``), share of the answered and models giving it, models, and the
+    pass rates (0-1) of the dataset's strong half (by accuracy) and weak half of the models."""
+    keys = ["task", "problem_id"]
+    runs = runs.assign(correct=runs["correct"].astype(bool), task=runs["task"].astype(str),
+                       problem_id=runs["problem_id"].astype(str), model=runs["model"].astype(str))
+    accuracy = runs.groupby(["task", "model"], sort=False)["correct"].mean().reset_index()
+    accuracy["rank"] = accuracy.sort_values("correct", ascending=False, kind="stable").groupby("task").cumcount()
+    accuracy["strong"] = accuracy["rank"] < accuracy.groupby("task")["model"].transform("size") // 2
+    runs = runs.merge(accuracy[["task", "model", "strong"]], on=["task", "model"], how="left")
+    answered = runs["answer_key"].notna() & (runs["answer_key"] != NO_ANSWER)
+    wrong = runs[answered & ~runs["correct"]]
+    counts = wrong.groupby([*keys, "answer_key"], sort=True)["model"].agg(["size", "nunique"]).reset_index()
+    top = counts.sort_values("size", ascending=False, kind="stable").drop_duplicates(keys)
+    g = runs.groupby(keys, sort=False)
+    per = pd.DataFrame({"models": g["model"].nunique(),
+                        "answered": answered.groupby([runs[k] for k in keys], sort=False).sum(),
+                        "right": (answered & runs["correct"]).groupby([runs[k] for k in keys], sort=False).sum(),
+                        "strong_pass": runs["correct"].where(runs["strong"]).groupby([runs[k] for k in keys], sort=False).mean(),
+                        "weak_pass": runs["correct"].where(~runs["strong"]).groupby([runs[k] for k in keys], sort=False).mean(),
+                        "has_strong": runs["strong"].groupby([runs[k] for k in keys], sort=False).any()}).reset_index()
+    per = per.merge(top.rename(columns={"answer_key": "agreed", "size": "top", "nunique": "agreeing"}), on=keys, how="left")
+    per["top"] = per["top"].fillna(0).astype(int)
+    per["agreeing"] = per["agreeing"].fillna(0).astype(int)
+    per["share"] = np.where(per["top"] > 0, per["top"] / per["answered"].where(per["answered"] > 0, 1), 0.0)
+    per["strong_models"] = per["task"].map(accuracy.groupby("task")["strong"].sum())
+    return per

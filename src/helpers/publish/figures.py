@@ -92,7 +92,7 @@ def _text_box(text, renderer):
 def layout_problems(fig) -> list[str]:
     """What a reader would trip on: two labels whose boxes overlap, a visible panel with nothing drawn. One line
     each (``save_figure`` adds a figure wider than ``REPORT_WIDTH_IN``, whose text would render too small)."""
-    fig.canvas.draw()
+    fig.draw_without_rendering()  # every text placed, nothing rasterised
     renderer = fig.canvas.get_renderer()
     problems = []
     boxes = [(t, _text_box(t, renderer)) for t in _texts(fig)]
