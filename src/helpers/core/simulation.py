@@ -208,8 +208,8 @@ class HashedDraws:
     models: tuple[str, ...]
 
     def uniform(self, kind: str, shape: tuple[int, int, int], method: str = "vanilla", call: int = 0) -> np.ndarray:
-        P, M, n = shape
-        return np.array([[[unit(kind, self.seed, m, self.task, p, method, r, call) for r in range(n)]
+        runs = range(shape[2])
+        return np.array([[[unit(kind, self.seed, m, self.task, p, method, r, call) for r in runs]
                           for m in self.models] for p in self.problem_ids]).reshape(shape)
 
     def normal(self, kind: str, shape: tuple[int, int, int], method: str = "vanilla", call: int = 0) -> np.ndarray:
