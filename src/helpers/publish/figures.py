@@ -16,6 +16,7 @@ import seaborn as sns  # noqa: E402
 from helpers.analyze.trends import DecayFit, LogLinearTrend, months_since  # noqa: E402
 from helpers.core.numbers import sig  # noqa: E402
 from helpers.publish import names  # noqa: E402
+from helpers.publish.placement import declutter, text_box  # noqa: E402
 
 sns.set_theme(style="whitegrid", context="paper", font_scale=1.2)
 # Sizes (points) that read at 100% zoom: a figure at most REPORT_WIDTH_IN wide is shown about 1,000 px wide in the
@@ -82,20 +83,13 @@ def _texts(fig) -> list:
             and (t.axes is None or t.axes.get_visible())]
 
 
-def _text_box(text, renderer):
-    """A text's own box in display units (an annotation's without its leader line, at its current offset)."""
-    if isinstance(text, matplotlib.text.Annotation):
-        text.update_positions(renderer)  # an annotation places its text only when drawn
-    return matplotlib.text.Text.get_window_extent(text, renderer)
-
-
 def layout_problems(fig) -> list[str]:
     """What a reader would trip on: two labels whose boxes overlap, a visible panel with nothing drawn. One line
     each (``save_figure`` adds a figure wider than ``REPORT_WIDTH_IN``, whose text would render too small)."""
     fig.draw_without_rendering()  # every text placed, nothing rasterised
     renderer = fig.canvas.get_renderer()
     problems = []
-    boxes = [(t, _text_box(t, renderer)) for t in _texts(fig)]
+    boxes = [(t, text_box(t, renderer)) for t in _texts(fig)]
     for i, (a, box_a) in enumerate(boxes):
         for b, box_b in boxes[i + 1:]:
             inter = box_a.intersection(box_a, box_b)
@@ -105,26 +99,6 @@ def layout_problems(fig) -> list[str]:
         if ax.get_visible() and ax.get_label() != "<colorbar>" and not ax.has_data() and not ax.texts:
             problems.append(f"empty panel: {ax.get_title()[:40]!r}")
     return problems
-
-
-def declutter(fig, ax, texts, step_pt: float = 7.0, tries: int = 8) -> None:
-    """Move each annotation of ``texts`` (offset in points) up or down in steps until its box overlaps no label
-    placed before it and stays inside the panel; one that finds no place is removed (its point stays, coloured)."""
-    renderer = fig.canvas.get_renderer()
-    panel = ax.get_window_extent(renderer)
-    placed = []
-    for text in texts:
-        dx, dy = text.xyann
-        for k, side in [(k, side) for k in (0, *[s * j for j in range(1, tries + 1) for s in (1, -1)]) for side in (1, -1)]:
-            text.set_horizontalalignment("left" if side > 0 else "right")  # right of its point, else left of it
-            text.xyann = (side * abs(dx), dy + k * step_pt)
-            box = _text_box(text, renderer)
-            inside = box.x0 >= panel.x0 and box.x1 <= panel.x1 and box.y0 >= panel.y0 and box.y1 <= panel.y1
-            if inside and not any(box.overlaps(b) for b in placed):
-                placed.append(box)
-                break
-        else:
-            text.remove()
 
 
 def no_data(ax, what: str = "no data", clear_ticks: bool = True) -> None:

@@ -1,0 +1,141 @@
+"""Where a figure's labels go: each annotation moved until it overlaps no other label and, where it can, no drawn
+line or point (display units: pixels of the figure's canvas). Pure geometry plus matplotlib's own text boxes; no
+file I/O."""
+
+from __future__ import annotations
+
+import matplotlib
+import matplotlib.cbook
+import matplotlib.collections
+import matplotlib.lines
+import matplotlib.text
+import numpy as np
+
+PAD_PT = 1.5  # a label keeps this far from a line or a point (points)
+
+
+def text_box(text, renderer):
+    """A text's own box in display units (an annotation's without its leader line, at its current offset)."""
+    if isinstance(text, matplotlib.text.Annotation):
+        text.update_positions(renderer)  # an annotation places its text only when drawn
+    return matplotlib.text.Text.get_window_extent(text, renderer)
+
+
+def segments_hit_box(segments: np.ndarray, box: tuple[float, float, float, float]) -> bool:
+    """Whether any segment crosses or lies in the box. ``segments`` (n, 4): x0, y0, x1, y1; ``box``: x0, y0, x1, y1
+    (x0 <= x1, y0 <= y1), both in one unit. Liang–Barsky clipping, all segments at once; non-finite rows never hit."""
+    seg = segments[np.isfinite(segments).all(axis=1)] if len(segments) else segments
+    if not len(seg):
+        return False
+    x0, y0, dx, dy = seg[:, 0], seg[:, 1], seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1]
+    lo, hi = np.zeros(len(seg)), np.ones(len(seg))
+    ok = np.ones(len(seg), bool)
+    for p, q in ((-dx, x0 - box[0]), (dx, box[2] - x0), (-dy, y0 - box[1]), (dy, box[3] - y0)):
+        parallel = p == 0
+        ok &= ~(parallel & (q < 0))  # parallel to this edge and outside it
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(parallel, 0.0, q / np.where(parallel, 1.0, p))
+        lo = np.where(~parallel & (p < 0), np.maximum(lo, r), lo)
+        hi = np.where(~parallel & (p > 0), np.minimum(hi, r), hi)
+    return bool((ok & (lo <= hi)).any())
+
+
+def _line_segments(line) -> np.ndarray:
+    """A visible line's drawn segments (n, 4) in display units, its step style applied."""
+    xy = np.asarray(line.get_xydata(), float)
+    if len(xy) < 2:
+        return np.empty((0, 4))
+    steps = matplotlib.cbook.STEP_LOOKUP_MAP.get(line.get_drawstyle(), matplotlib.cbook.STEP_LOOKUP_MAP["default"])
+    xs, ys = steps(xy[:, 0], xy[:, 1])
+    with np.errstate(invalid="ignore"):
+        pts = line.get_transform().transform(np.column_stack([xs, ys]))
+    return np.hstack([pts[:-1], pts[1:]])
+
+
+def obstacles(ax, fig) -> tuple[np.ndarray, np.ndarray]:
+    """What a label should not cover in ``ax``: the segments (n, 4) of its visible lines (steps, fits, error bars)
+    and its markers as boxes (m, 4): x0, y0, x1, y1 in display units, padded by ``PAD_PT``."""
+    pad = PAD_PT * fig.dpi / 72
+    segments, points = [np.empty((0, 4))], [np.empty((0, 4))]
+    for line in ax.get_lines():
+        if line.get_visible() and line.get_linestyle() not in ("None", " ", ""):
+            segments.append(_line_segments(line))
+    for coll in ax.collections:
+        if not coll.get_visible():
+            continue
+        if isinstance(coll, matplotlib.collections.LineCollection):
+            for seg in coll.get_segments():
+                if len(seg) >= 2:
+                    pts = coll.get_transform().transform(np.asarray(seg, float))
+                    segments.append(np.hstack([pts[:-1], pts[1:]]))
+        elif isinstance(coll, matplotlib.collections.PathCollection) and len(coll.get_offsets()):
+            xy = coll.get_offset_transform().transform(np.asarray(coll.get_offsets(), float))
+            sizes = np.resize(coll.get_sizes() if len(coll.get_sizes()) else [36.0], len(xy))
+            r = np.sqrt(sizes) / 2 * fig.dpi / 72 + pad  # a marker's size is its area in points²
+            points.append(np.column_stack([xy[:, 0] - r, xy[:, 1] - r, xy[:, 0] + r, xy[:, 1] + r]))
+    return np.vstack(segments), np.vstack(points)
+
+
+def _covers(box, segments: np.ndarray, points: np.ndarray, pad: float) -> bool:
+    """Whether a text box (padded by ``pad``) crosses a segment or a marker's box (see ``obstacles``)."""
+    b = _box_row(box, pad)
+    hit_point = bool(((points[:, 0] < box.x1) & (points[:, 2] > box.x0)
+                      & (points[:, 1] < box.y1) & (points[:, 3] > box.y0)).any())
+    return hit_point or segments_hit_box(segments, b)
+
+
+def _candidates(dx: float, dy: float, step_pt: float, tries: int):
+    """Offsets (points) and alignments to try, nearest first: right of the point, then left; then up/down."""
+    for k in (0, *[s * j for j in range(1, tries + 1) for s in (1, -1)]):
+        for side in (1, -1):
+            yield (side * abs(dx), dy + k * step_pt), "left" if side > 0 else "right"
+
+
+def _leader(text, ax, box) -> np.ndarray:
+    """An annotation's leader as one segment (1, 4) from its point to its box's centre (display units), or none
+    (0, 4) when it has no arrow (data coordinates assumed, as ``ax.annotate`` gives by default)."""
+    if text.arrow_patch is None or text.xycoords != "data":
+        return np.empty((0, 4))
+    x, y = ax.transData.transform((ax.convert_xunits(text.xy[0]), ax.convert_yunits(text.xy[1])))
+    return np.array([[x, y, (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2]])
+
+
+def _box_row(box, pad: float = 0.0) -> tuple[float, float, float, float]:
+    return box.x0 - pad, box.y0 - pad, box.x1 + pad, box.y1 + pad
+
+
+def declutter(fig, ax, texts, step_pt: float = 7.0, tries: int = 8) -> None:
+    """Move each annotation of ``texts`` (offset in points) up or down in steps to a place inside the panel that
+    overlaps no label placed before it; of those, the nearest that covers no line, marker or leader of the panel
+    and whose own leader crosses no placed label — or, where none does, the nearest with the fewest such faults
+    (covering counts twice). One that finds no place is removed (its point stays, coloured)."""
+    renderer = fig.canvas.get_renderer()
+    panel = ax.get_window_extent(renderer)
+    segments, points = obstacles(ax, fig)
+    pad = PAD_PT * fig.dpi / 72
+    placed = []
+    for text in texts:
+        dx, dy = text.xyann
+        best = None  # (faults, offset, alignment, box)
+        for offset, align in _candidates(dx, dy, step_pt, tries):
+            text.set_horizontalalignment(align)
+            text.xyann = offset
+            box = text_box(text, renderer)
+            inside = box.x0 >= panel.x0 and box.x1 <= panel.x1 and box.y0 >= panel.y0 and box.y1 <= panel.y1
+            if not inside or any(box.overlaps(b) for b in placed):
+                continue
+            leader = _leader(text, ax, box)
+            faults = (2 * _covers(box, segments, points, pad)
+                      + any(segments_hit_box(leader, _box_row(b, pad)) for b in placed))
+            if best is None or faults < best[0]:
+                best = (faults, offset, align, box)
+            if faults == 0:
+                break
+        if best is None:
+            text.remove()
+            continue
+        _, offset, align, box = best
+        text.set_horizontalalignment(align)
+        text.xyann = offset
+        placed.append(box)
+        segments = np.vstack([segments, _leader(text, ax, box)])

@@ -1,0 +1,73 @@
+"""Label placement: the geometry of a segment against a box, and labels moved off lines and markers."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from helpers.publish import placement
+from helpers.publish.figures import LEADER
+
+BOX = (0.0, 0.0, 10.0, 5.0)
+
+
+def test_a_segment_hits_a_box_when_it_crosses_or_lies_in_it():
+    hit = lambda *seg: placement.segments_hit_box(np.array([seg], float), BOX)  # noqa: E731
+    assert hit(-5, 2, 15, 2)  # straight through
+    assert hit(1, 1, 2, 2)  # inside
+    assert hit(-1, -1, 1, 1)  # one end inside
+    assert hit(5, -3, 5, 8)  # vertical, through
+    assert not hit(-5, 6, 15, 6)  # above, parallel
+    assert not hit(11, -3, 11, 8)  # beside, parallel
+    assert not hit(-3, 4, 2, 9)  # passes the corner outside
+    assert not hit(np.nan, 2, 15, 2)  # a gap in a line is no segment
+    assert not placement.segments_hit_box(np.empty((0, 4)), BOX)
+    many = np.array([[-5, 6, 15, 6], [11, -3, 11, 8], [5, -3, 5, 8]], float)
+    assert placement.segments_hit_box(many, BOX) and not placement.segments_hit_box(many[:2], BOX)
+
+
+def _panel_with_a_line_over_the_label():
+    """A point at (0.5, 0.5) whose default label (5 pt right, 5 pt up) sits on a horizontal line at y = 0.52."""
+    fig, ax = plt.subplots(figsize=(4, 3), dpi=100)
+    ax.set(xlim=(0, 1), ylim=(0, 1))
+    ax.plot([0, 1], [0.52, 0.52], color="k")
+    ax.scatter([0.5], [0.5])
+    text = ax.annotate("a model's name", (0.5, 0.5), xytext=(5, 5), textcoords="offset points", arrowprops=LEADER)
+    fig.draw_without_rendering()
+    return fig, ax, text
+
+
+def _covers_the_line(fig, ax, text) -> bool:
+    segments, points = placement.obstacles(ax, fig)
+    box = placement.text_box(text, fig.canvas.get_renderer())
+    return placement._covers(box, segments, points, 0.0)
+
+
+def test_a_label_moves_off_a_line_where_there_is_room():
+    fig, ax, text = _panel_with_a_line_over_the_label()
+    assert _covers_the_line(fig, ax, text)
+    placement.declutter(fig, ax, [text])
+    assert text.axes is ax and not _covers_the_line(fig, ax, text)
+    plt.close(fig)
+
+
+def test_a_label_with_no_clear_place_stays_at_the_nearest_free_of_labels():
+    fig, ax, text = _panel_with_a_line_over_the_label()
+    for y in np.linspace(0, 1, 60):  # lines everywhere: nothing is clear of them
+        ax.plot([0, 1], [y, y], color="0.8")
+    placement.declutter(fig, ax, [text])
+    assert text.axes is ax and text.xyann == (5, 5)  # kept, where it was asked to be
+    plt.close(fig)
+
+
+def test_markers_and_step_lines_are_obstacles():
+    fig, ax = plt.subplots(figsize=(4, 3), dpi=100)
+    ax.set(xlim=(0, 3), ylim=(0, 3))
+    ax.step([0, 1, 2], [2, 1, 0.5], where="post")
+    ax.scatter([1.5], [1.5], s=36)
+    fig.draw_without_rendering()
+    segments, points = placement.obstacles(ax, fig)
+    to_display = ax.transData.transform
+    (x0, y0), (x1, y1) = to_display((0, 2)), to_display((1, 2))  # the first step's flat part
+    assert np.isclose(segments, [x0, y0, x1, y1]).all(axis=1).any()
+    (cx, cy) = to_display((1.5, 1.5))
+    assert ((points[:, 0] < cx) & (points[:, 2] > cx) & (points[:, 1] < cy) & (points[:, 3] > cy)).any()
+    plt.close(fig)
