@@ -87,3 +87,21 @@ def test_figure2_panels_in_category_order_with_releases_coloured_and_named():
     assert len(colours) == 3  # one colour per family
     np.testing.assert_allclose(ll["gsm8k"].values(t), np.exp(ll["gsm8k"].intercept + ll["gsm8k"].slope * t))
     plt.close("all")
+
+
+def test_a_lone_trend_panel_names_every_release_that_lowered_the_frontier():
+    """The HumanEval set's shape: one dataset, releases on three dates, long model names close together."""
+    index = pd.MultiIndex.from_tuples([("humaneval", "p1")], names=["task", "problem_id"])
+    pct = {"gpt35_0613": 22.0, "gpt4_0613": 5.5, "gpt35_1106": 3.5, "gpt4_1106": 2.4, "gpt35_0125": 2.4, "gpt4_0409": 1.8}
+    cop = pd.DataFrame({m: [v] for m, v in pct.items()}, index=index)
+    dates = pd.Series({"gpt35_0613": "2023-06-13", "gpt4_0613": "2023-06-13", "gpt35_1106": "2023-11-06",
+                       "gpt4_1106": "2023-11-06", "gpt35_0125": "2024-01-25", "gpt4_0409": "2024-04-09"})
+    trend = cp.frontier_over_time(cop, dates, pd.Series(100.0, index=index))
+    labels = {m: f"GPT-{'3.5 Turbo' if '35' in m else '4 Turbo'} ({m.split('_')[1]} preview)" for m in pct}
+    fig = figures.figure2_trends(trend, {}, {"humaneval": "HumanEval"}, simulated=False, model_labels=labels,
+                                 families={m: "GPT-3.5" if "35" in m else "GPT-4" for m in pct})
+    named = {t.get_text() for t in fig.axes[0].texts}
+    lowered = trend.dropna(subset=["date"]).released.str.split(", ").explode()
+    assert {labels[m] for m in lowered if m != "gpt35_0125"} <= {n for text in named for n in text.split(", ")}
+    assert not figures.layout_problems(fig)
+    plt.close("all")

@@ -109,7 +109,9 @@ def no_data(ax, what: str = "no data", clear_ticks: bool = True) -> None:
         ax.set_yticks([])
 
 
-def _grid(n: int, size: tuple[float, float] = (3.7, 3.1)):
+def _grid(n: int, size: tuple[float, float] = (3.7, 3.1), single: tuple[float, float] = (6.4, 4.8)):
+    """Up to three panels a row, each ``size`` (inches); a lone panel ``single``, room for its labels."""
+    size = single if n == 1 else size
     cols = min(3, n)
     rows = int(np.ceil(n / cols))
     fig, axes = plt.subplots(rows, cols, figsize=(size[0] * cols, size[1] * rows), squeeze=False)
@@ -433,7 +435,7 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], task_label
                               aggfunc="first")
     present = list(dict.fromkeys(points["task"]))
     tasks = [t for t in (order or present) if t in present]
-    fig, axes = _grid(len(tasks), (6.4, 4.8) if len(tasks) == 1 else (3.7, 3.3))
+    fig, axes = _grid(len(tasks), (3.7, 3.3))
     shown_methods: dict[str, str] = {}
     labelled = []
     for ax, task in zip(axes, tasks):

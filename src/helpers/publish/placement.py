@@ -85,10 +85,12 @@ def _covers(box, segments: np.ndarray, points: np.ndarray, pad: float) -> bool:
 
 
 def _candidates(dx: float, dy: float, step_pt: float, tries: int):
-    """Offsets (points) and alignments to try, nearest first: right of the point, then left; then up/down."""
-    for k in (0, *[s * j for j in range(1, tries + 1) for s in (1, -1)]):
+    """Offsets (points) and alignments to try, nearest to the asked offset first: up or down ``tries`` steps of
+    ``step_pt``, up to three steps further out, right of the point (left-aligned) before left of it."""
+    shifts = [(out * step_pt, k * step_pt) for out in range(4) for k in range(-tries, tries + 1)]
+    for ox, oy in sorted(shifts, key=lambda s: (np.hypot(*s), s[0], -s[1])):
         for side in (1, -1):
-            yield (side * abs(dx), dy + k * step_pt), "left" if side > 0 else "right"
+            yield (side * (abs(dx) + ox), dy + oy), "left" if side > 0 else "right"
 
 
 def _leader(text, ax, box) -> np.ndarray:
