@@ -218,6 +218,32 @@ def test_tokens_and_costs_equal_a_hand_count_for_three_model_runs(write_set, sha
         assert mine["usd"].sum() == pytest.approx(usd, rel=1e-12)
 
 
+def test_the_strategies_table_names_each_strategy_in_words(write_set, shared_data):
+    from helpers.analyze import intervals
+    from helpers.analyze.estimates import load_analysis
+    from helpers.collect.imports import import_records
+    from helpers.collect.plan import plan_for
+    from helpers.collect.records import RecordStore
+    from helpers.core.context import prepare
+    from helpers.grade.stage import run_grading
+    from helpers.publish.names import internal
+    from helpers.publish.tables import strategy_table
+
+    groups = {"simple/gpt-3.5-turbo-0613": {"model": "gpt-3.5-turbo-0613"},
+              "simple_repeat/gpt-3.5-turbo-0613-5repeats-no-temp-incr": {"model": "gpt-3.5-turbo-0613", "method": "retry_k5"}}
+    params = agent_set(write_set, shared_data, groups=groups, n_problems=6)
+    ctx = prepare(params)
+    with RecordStore(params.records_path) as store:
+        import_records(params, plan_for(params, ctx.problems, ctx.models), store)
+    run_grading(ctx)
+    an = load_analysis(ctx)
+    _, shown = strategy_table(an, intervals.set_statistics(an, replicates=20, draws=5))
+    assert set(shown["strategy"]) == {"GPT-3.5 Turbo (0613) · retry (5 tries)"}  # model and method in words
+    assert set(shown["runs per problem"]) == {5}
+    text = " ".join(shown.astype(str).to_numpy().ravel())
+    assert not [n for n in internal(ctx.params.tasks) if n in text]
+
+
 def test_agent_strategies_outside_an_agent_import_are_refused(write_set, shared_data):
     from helpers.core.context import prepare
     from helpers.core.errors import CostOfPassError

@@ -135,10 +135,11 @@ def test_the_checks_catch_what_they_are_for(tmp_path):
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("set_name", ["local", "sim"])
+@pytest.mark.parametrize("set_name", ["local", "sim", "humaneval_agents", "routellm_gsm8k"])
 def test_the_reports_on_disk_pass_the_browser_check(set_name, tmp_path):
-    """After `make all`, the local and sim reports are checked too, and their figures' screenshots saved under
-    results/<set>/screenshots/ (skipped where that set has no report yet)."""
+    """After the README's commands (test_readme.py runs before this file: `make all`, `make humaneval`, the RouteLLM
+    set), their reports are checked too, and their figures' screenshots saved under results/<set>/screenshots/
+    (skipped where that set has no report yet)."""
     out = ROOT / "results" / set_name
     if not (out / "report" / "index.html").is_file():
         pytest.skip(f"no report of {set_name} yet (make all)")

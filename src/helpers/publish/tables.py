@@ -13,7 +13,7 @@ from helpers.analyze.estimates import Analysis
 from helpers.core.numbers import sig
 from helpers.core.tasks import in_category_order
 from helpers.grade.estimates import strategy_name, strategy_names
-from helpers.publish import figures
+from helpers.publish import figures, names
 
 MARKS = {1: "¹", 2: "²", 3: "³"}
 
@@ -243,12 +243,12 @@ def strategy_table(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFr
     shown = cost_shown.rename(columns={t: f"{an.task_labels.get(t, t)}: cost-of-pass (USD)" for t in an.tasks}).merge(
         gain_shown.rename(columns={t: f"{an.task_labels.get(t, t)}: gain over one attempt (%)" for t in an.tasks}),
         on=["strategy", "estimator"], how="left")
-    names = shown["strategy"]
-    shown.insert(1, "runs per problem", names.map(calls["runs"]).astype("Int64"))
+    strategy = shown["strategy"]
+    shown.insert(1, "runs per problem", strategy.map(calls["runs"]).astype("Int64"))
     shown.insert(2, "calls per attempt (mean, most)", [f"{calls.loc[s, 'mean_calls']:.2f}, {calls.loc[s, 'most_calls']}"
-                                                      if s in calls.index else "–" for s in names])
-    model, _, method = names.str.partition("+").values.T
-    shown["strategy"] = [f"{an.labels.get(m, m)} · {x}" for m, x in zip(model, method)]
+                                                      if s in calls.index else "–" for s in strategy])
+    model, _, method = strategy.str.partition("+").values.T
+    shown["strategy"] = [f"{an.labels.get(m, m)} · {names.method(x)}" for m, x in zip(model, method)]
     return numbers, shown
 
 
