@@ -195,3 +195,9 @@ def test_same_records_give_byte_identical_outputs(report):
     second = outputs(report)
     assert second.keys() == first.keys()
     assert [k for k in first if first[k] != second[k]] == []
+
+
+def test_the_browser_check_names_a_missing_page_in_one_line(tmp_path, capsys):
+    assert browser.main([str(tmp_path / "nowhere" / "index.html")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no such page" in err[0]

@@ -149,6 +149,10 @@ def main(argv: list[str] | None = None) -> int:
     bad = 0
     for arg in args:
         page = Path(arg).resolve()
+        if not page.is_file():
+            print(f"{page}: no such page (render it first: cost-of-pass report params/<set>.yaml)", file=sys.stderr)
+            bad += 1
+            continue
         context = page.parent.parent / "tables" / "run_context.json"  # results/<set>/: its datasets' ids
         tasks = json.loads(context.read_text())["tasks"] if context.is_file() else []
         with tempfile.TemporaryDirectory() as tmp:
