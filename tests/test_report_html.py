@@ -72,6 +72,18 @@ def test_tables_name_datasets_and_mark_a_top_three_only_among_more_than_three(re
     assert "¹" in (report.tables_path / "table5_accuracy.md").read_text()
 
 
+def test_the_holdout_table_says_whether_the_held_out_runs_bear_the_bootstrap_out(report):
+    import pandas as pd
+
+    t = pd.read_csv(report.tables_path / "holdout_frontier.csv")
+    inside = (t.bootstrap_bias_half_usd >= t.optimism_low) & (t.bootstrap_bias_half_usd <= t.optimism_high)
+    assert len(t) and (t.bootstrap_matches == inside).all()
+    md = (report.tables_path / "holdout_frontier.md").read_text()
+    assert "inside the optimism" in md.splitlines()[0]
+    rows = md.splitlines()[2:]
+    assert len(rows) == len(t) and all(re.search(r"\|\s*(yes|\*\*no\*\*)\s*\|", r) for r in rows)
+
+
 def test_html_is_self_contained_and_complete(report):
     html = (report.output_path / "report/index.html").read_text()
     assert len(re.findall(r'<img[^>]+src="data:image/png;base64,', html)) == len(FIGURES)

@@ -205,6 +205,8 @@ def holdout_table(an: Analysis, st: intervals.SetStatistics, seed: int = 0) -> t
     numbers["plug_in_usd"] = numbers["task"].map(plug["value"])
     numbers["bootstrap_bias_usd"] = numbers["task"].map(plug["spread_mean"] - plug["value"])
     numbers["corrected_usd"] = numbers["plug_in_usd"] - numbers["bootstrap_bias_usd"]
+    half = numbers["bootstrap_bias_half_usd"]  # does the held-out check bear the bootstrap's bias out?
+    numbers["bootstrap_matches"] = (half >= numbers["optimism_low"]) & (half <= numbers["optimism_high"])
     cell = {t: with_interval(v, lo, hi, fmt_usd) for t, v, lo, hi in zip(plug.index, plug["value"], plug["low"], plug["high"])}
 
     def num(x, fmt=fmt_usd) -> str:
@@ -221,6 +223,8 @@ def holdout_table(an: Analysis, st: intervals.SetStatistics, seed: int = 0) -> t
             "–" if pd.isna(v) else f"{with_interval(v, lo, hi, fmt_usd)} ({p:+.0f}%)" for v, lo, hi, p in
             zip(numbers["optimism_usd"], numbers["optimism_low"], numbers["optimism_high"], numbers["optimism_pct"])],
         "bootstrap's bias estimate, h runs": numbers["bootstrap_bias_half_usd"].map(num),
+        "inside the optimism's interval": [("–" if pd.isna(v) else "yes" if ok else "**no**")
+                                           for v, ok in zip(numbers["optimism_usd"], numbers["bootstrap_matches"])],
         "note": numbers["note"]})
     return numbers, shown
 
