@@ -1,13 +1,12 @@
-"""Where a figure's labels go: each annotation moved until it overlaps no other label and, where it can, no drawn
-line or point (display units: pixels of the figure's canvas). Pure geometry plus matplotlib's own text boxes; no
-file I/O."""
+"""Where a figure's labels go: each annotation moved until it overlaps no other label and, where it can, covers no
+drawn line, marker or leader (display units: pixels of the figure's canvas). Geometry plus matplotlib's own text
+boxes; no file I/O."""
 
 from __future__ import annotations
 
 import matplotlib
 import matplotlib.cbook
 import matplotlib.collections
-import matplotlib.lines
 import matplotlib.text
 import numpy as np
 
