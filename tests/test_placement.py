@@ -71,3 +71,14 @@ def test_markers_and_step_lines_are_obstacles():
     (cx, cy) = to_display((1.5, 1.5))
     assert ((points[:, 0] < cx) & (points[:, 2] > cx) & (points[:, 1] < cy) & (points[:, 3] > cy)).any()
     plt.close(fig)
+
+
+def test_an_errorbars_markers_are_obstacles_even_without_whiskers():
+    fig, ax = plt.subplots(figsize=(4, 3), dpi=100)
+    ax.set(xlim=(0, 3), ylim=(0, 3))
+    ax.errorbar([2.0], [1.0], yerr=[0.0], fmt="s", ms=6, ls="none")  # a marker whose interval is a point
+    fig.draw_without_rendering()
+    _, points = placement.obstacles(ax, fig)
+    cx, cy = ax.transData.transform((2.0, 1.0))
+    assert ((points[:, 0] < cx) & (points[:, 2] > cx) & (points[:, 1] < cy) & (points[:, 3] > cy)).any()
+    plt.close(fig)

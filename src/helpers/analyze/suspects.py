@@ -62,13 +62,13 @@ def _per_problem(runs: pd.DataFrame) -> pd.DataFrame:
     wrong = runs[answered & ~runs["correct"]]
     counts = wrong.groupby([*keys, "answer_key"], sort=True)["model"].agg(["size", "nunique"]).reset_index()
     top = counts.sort_values("size", ascending=False, kind="stable").drop_duplicates(keys)
-    g = runs.groupby(keys, sort=False)
-    per = pd.DataFrame({"models": g["model"].nunique(),
-                        "answered": answered.groupby([runs[k] for k in keys], sort=False).sum(),
-                        "right": (answered & runs["correct"]).groupby([runs[k] for k in keys], sort=False).sum(),
-                        "strong_pass": runs["correct"].where(runs["strong"]).groupby([runs[k] for k in keys], sort=False).mean(),
-                        "weak_pass": runs["correct"].where(~runs["strong"]).groupby([runs[k] for k in keys], sort=False).mean(),
-                        "has_strong": runs["strong"].groupby([runs[k] for k in keys], sort=False).any()}).reset_index()
+    by = [runs[k] for k in keys]
+    per = pd.DataFrame({"models": runs["model"].groupby(by, sort=False).nunique(),
+                        "answered": answered.groupby(by, sort=False).sum(),
+                        "right": (answered & runs["correct"]).groupby(by, sort=False).sum(),
+                        "strong_pass": runs["correct"].where(runs["strong"]).groupby(by, sort=False).mean(),
+                        "weak_pass": runs["correct"].where(~runs["strong"]).groupby(by, sort=False).mean(),
+                        "has_strong": runs["strong"].groupby(by, sort=False).any()}).reset_index()
     per = per.merge(top.rename(columns={"answer_key": "agreed", "size": "top", "nunique": "agreeing"}), on=keys, how="left")
     per["top"] = per["top"].fillna(0).astype(int)
     per["agreeing"] = per["agreeing"].fillna(0).astype(int)

@@ -47,9 +47,9 @@ class Artifact:
         if not self.caption:
             from helpers.publish.text import captions
 
-            if self.name not in captions():
+            if (caption := captions().get(self.name)) is None:
                 raise CostOfPassError(f"artifact '{self.name}' has no caption: add '## {self.name}' to report/text/captions.md")
-            object.__setattr__(self, "caption", captions()[self.name])
+            object.__setattr__(self, "caption", caption)
 
     def title(self) -> str:
         """The caption's first sentence, without its placeholders: what the artifact is, for a placeholder."""

@@ -53,12 +53,18 @@ def _line_segments(line) -> np.ndarray:
 
 def obstacles(ax, fig) -> tuple[np.ndarray, np.ndarray]:
     """What a label should not cover in ``ax``: the segments (n, 4) of its visible lines (steps, fits, error bars)
-    and its markers as boxes (m, 4): x0, y0, x1, y1 in display units, padded by ``PAD_PT``."""
+    and its markers (scatter points, a line's or an errorbar's markers) as boxes (m, 4): x0, y0, x1, y1 in display
+    units, padded by ``PAD_PT``."""
     pad = PAD_PT * fig.dpi / 72
     segments, points = [np.empty((0, 4))], [np.empty((0, 4))]
     for line in ax.get_lines():
-        if line.get_visible() and line.get_linestyle() not in ("None", " ", ""):
+        if not line.get_visible():
+            continue
+        if line.get_linestyle() not in ("None", " ", ""):
             segments.append(_line_segments(line))
+        if line.get_marker() not in (None, "None", " ", "") and len(line.get_xydata()):  # e.g. an errorbar's points
+            xy = line.get_transform().transform(np.asarray(line.get_xydata(), float))
+            points.append(_marker_boxes(xy, line.get_markersize() / 2 * fig.dpi / 72 + pad))
     for coll in ax.collections:
         if not coll.get_visible():
             continue
@@ -70,9 +76,13 @@ def obstacles(ax, fig) -> tuple[np.ndarray, np.ndarray]:
         elif isinstance(coll, matplotlib.collections.PathCollection) and len(coll.get_offsets()):
             xy = coll.get_offset_transform().transform(np.asarray(coll.get_offsets(), float))
             sizes = np.resize(coll.get_sizes() if len(coll.get_sizes()) else [36.0], len(xy))
-            r = np.sqrt(sizes) / 2 * fig.dpi / 72 + pad  # a marker's size is its area in points²
-            points.append(np.column_stack([xy[:, 0] - r, xy[:, 1] - r, xy[:, 0] + r, xy[:, 1] + r]))
+            points.append(_marker_boxes(xy, np.sqrt(sizes) / 2 * fig.dpi / 72 + pad))  # a scatter size is an area (pt²)
     return np.vstack(segments), np.vstack(points)
+
+
+def _marker_boxes(xy: np.ndarray, r) -> np.ndarray:
+    """Boxes (m, 4) of half-width ``r`` (display units; scalar or (m,)) around marker centres ``xy`` (m, 2)."""
+    return np.column_stack([xy[:, 0] - r, xy[:, 1] - r, xy[:, 0] + r, xy[:, 1] + r])
 
 
 def _covers(box, segments: np.ndarray, points: np.ndarray, pad: float) -> bool:

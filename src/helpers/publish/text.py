@@ -56,6 +56,7 @@ def section_notes() -> dict[str, str]:
     return sections("notes.md")
 
 
+@lru_cache(maxsize=1)
 def captions() -> dict[str, str]:
     """Artifact name -> its caption (Markdown with ``{placeholders}``; ``catalog.Artifact``)."""
     return sections("captions.md")

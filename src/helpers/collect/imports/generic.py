@@ -99,7 +99,8 @@ def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[I
         name = str(row[cols["model"]])
         task = str(row[cols["task"]]) if "task" in cols else spec.task
         if name not in models:
-            unknown[name] += name not in registered
+            if name not in registered:
+                unknown[name] += 1
             continue
         if task not in params.tasks:
             continue
@@ -115,7 +116,7 @@ def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[I
             how = "the source's counts"
         yield Imported(task, problem.problem_id, models[name].name, run, None if response is None else str(response),
                        *counts, how, source, label, row=number)
-    if unknown := +unknown:  # drops the registered models' zero counts
+    if unknown:
         listed = ", ".join(f"{n!r} ({k} rows)" for n, k in unknown.most_common(5)) + (" …" if len(unknown) > 5 else "")
         raise CostOfPassError(f"{path}: rows of model(s) no registry entry imports: {listed}; add them to "
                               f"{params.models_file} (field imported.name) or remove the rows")
