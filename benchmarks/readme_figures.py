@@ -6,8 +6,8 @@ Benchmarks section between its markers from those files.
     .venv/bin/python benchmarks/readme_figures.py grading_speed    # some runs; the others keep their saved output
     .venv/bin/python benchmarks/readme_figures.py --readme-only    # rewrite the README from the saved outputs
 
-Run it on a quiet machine: every figure is a wall-clock time. ``tests/test_readme.py`` checks that the README's
-section is exactly what the saved outputs give, so a figure typed by hand there fails the tests.
+Run it on a quiet machine: every figure is a wall-clock time. ``tests/test_architecture.py`` checks that the
+README's section is exactly what the saved outputs give, so a figure typed by hand there fails the tests.
 """
 
 from __future__ import annotations
