@@ -22,9 +22,11 @@ def protect(*names: str | None) -> None:
     _PROTECTED.update(n for n in names if n)
 
 
-def secret_values() -> list[str]:
-    """The secret values now in the environment, longest first (so a key inside another goes too)."""
-    values = {v for k, v in os.environ.items() if (k in _PROTECTED or _SECRET_NAME.search(k)) and len(v) >= _MIN_LEN}
+def secret_values(every_variable: bool = False) -> list[str]:
+    """The secret values now in the environment, longest first (so a key inside another goes too); with
+    ``every_variable``, the value of every variable (for text a hostile program wrote, such as a grade's reason)."""
+    values = {v for k, v in os.environ.items()
+              if (every_variable or k in _PROTECTED or _SECRET_NAME.search(k)) and len(v) >= _MIN_LEN}
     return sorted(values, key=len, reverse=True)
 
 
@@ -40,8 +42,8 @@ class Redactor:
     when it opens, so the secrets it removes are those in the environment at that moment.
     """
 
-    def __init__(self):
-        values = secret_values()  # longest first: a key inside another goes too
+    def __init__(self, every_variable: bool = False):
+        values = secret_values(every_variable)  # longest first: a key inside another goes too
         self._values = re.compile("|".join(re.escape(v) for v in values)) if values else None
 
     def __call__(self, text: str) -> str:

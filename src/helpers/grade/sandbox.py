@@ -1,14 +1,20 @@
-"""Running model-written code, never in the analysing process: a pool of sandbox servers
-(``sandbox_server.py``, one per core) that each fork one child per program.
+"""Running model-written code inside the kernel's boundary, never in the analysing process.
 
-A server runs in a stripped interpreter (``python -I -S``: no site-packages, no user paths, no PYTHON*
-variables) with an environment of PATH, LANG and HOME only (no key of this process can be read), its working
-directory an empty temporary root, and — where the kernel allows it (``unshare -n``; see ``network_isolation``)
-— in a network namespace of its own with no interface but loopback. Each program then runs in a forked child
-with resource limits and an audit hook (see the server's docstring) and is killed at its wall-time limit.
-A verdict is ``passed`` only when the whole program ran to its end; everything else is a failure with a reason
-(time-out, the exception, a blocked operation). Verdicts are cached by the SHA-256 of the program and the
-limits (``VerdictCache``), so a re-run grades only what is new.
+A ``Sandbox`` is a pool of workers (``sandbox_server.py``, one per core by default), each started inside the boundary
+(``grade.boundary``: bubblewrap, an unprivileged user, namespaces, a read-only standard library) by a thread of the pool
+that lives as long as the pool (a worker dies with that thread). A program (``programs.CodeJob``) gets:
+
+- **limits**: ``cpu_s`` CPU seconds (the kernel kills it there: a busy machine does not change a verdict), ``memory_mb``
+  of address space, 1 MiB files, 256 files and 64 MiB of scratch, no new process or thread;
+- **a backstop** of ``backstop_s`` seconds of *sleep* (wall time less the time the program and its harness ran or
+  waited for a CPU), for programs that wait forever; a backstop kill is never cached as final;
+- **a verdict it cannot forge** in split mode: the hidden tests run in a harness process the program cannot reach, and
+  only plain data crosses between them (``plain``). Whole mode (tests that need the solution's own names) runs
+  everything in the program's process, and its verdict says ``harness: whole``.
+
+Reasons are short and sanitised here (control characters out, at most ``REASON_CHARS``, every value of this process's
+environment and every key-shaped string redacted) before anything stores them. Verdicts are cached by ``job_key``
+(``verdicts.VerdictCache``), so a re-run grades only what is new.
 """
 
 from __future__ import annotations
@@ -17,99 +23,108 @@ import hashlib
 import json
 import os
 import queue
+import re
 import select
-import shutil
-import subprocess
-import sys
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import Future
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
 
 from helpers.core.errors import CostOfPassError
+from helpers.grade import plain
+from helpers.grade.boundary import Boundary, boundary as current_boundary
+from helpers.grade.programs import CodeJob, code_job, whole_program
+from helpers.grade.verdicts import VerdictCache
 
-SERVER = Path(__file__).with_name("sandbox_server.py")
-TIMEOUT_S = 10.0  # wall seconds per program (HumanEval's own harness uses 3 s on an idle machine)
+CPU_S = 20  # CPU seconds per program: the source's own limit (HumanEval/129's slowest correct solutions need ~11 s)
+BACKSTOP_S = 30  # seconds a program may sleep (neither run nor wait for a CPU)
 MEMORY_MB = 1024  # address space per program
-VERSION = 1  # of the sandbox's rules: part of every cache key
+VERSION = 2  # of the sandbox's rules: part of every cache key
+REASON_CHARS = 200
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
+__all__ = ["CodeJob", "Sandbox", "Verdict", "code_job", "grade_jobs", "job_key", "whole_program"]
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """One program's outcome: passed, the reason it did not ('' when passed), wall seconds."""
+    """One program's outcome: passed, the reason it did not ('' when passed), the program's CPU seconds, the harness
+    (``split`` or ``whole``), the isolation (``bwrap`` or ``none``), and whether it is final (cacheable)."""
 
     passed: bool
     reason: str
-    seconds: float
+    cpu_s: float
+    harness: str = "split"
+    isolation: str = "bwrap"
+    final: bool = True
 
 
-def program_text(solution: str, test: str, entry_point: str) -> str:
-    """A HumanEval-style program: the solution, its hidden tests, then ``check(entry_point)``."""
-    return f"{solution}\n\n{test}\n\ncheck({entry_point})\n"
+def clean_reason(text: str) -> str:
+    """A reason fit to store and show: one line, at most ``REASON_CHARS``, no secret of this process's environment."""
+    from helpers.core.redaction import Redactor
+
+    line = " ".join(_CONTROL.sub(" ", str(text)).split())
+    line = Redactor(every_variable=True)(line)
+    return line if len(line) <= REASON_CHARS else line[:REASON_CHARS - 1] + "…"
 
 
-def program_key(program: str, timeout_s: float, memory_mb: int) -> str:
-    """The cache key of a program under given limits (and this version of the rules)."""
-    return hashlib.sha256(f"{VERSION}\x1f{timeout_s}\x1f{memory_mb}\x1f{program}".encode()).hexdigest()
+def job_key(job: CodeJob, cpu_s: int, memory_mb: int, backstop_s: float, box: Boundary) -> str:
+    """The cache key of a job under given limits, boundary, interpreter and rules."""
+    parts = [VERSION, cpu_s, memory_mb, backstop_s, box.isolation, box.interpreter.version, job.mode, job.entry_point,
+             job.program, job.test, job.prompt]
+    return hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()
 
 
-@lru_cache(maxsize=1)
-def network_isolation() -> list[str]:
-    """The command prefix that gives a server its own network namespace (``unshare -n``, or ``-rn`` without
-    root), or [] where neither works here (then only the audit hook keeps sockets closed)."""
-    unshare = shutil.which("unshare")
-    if not unshare:
-        return []
-    for flags in (["-n"], ["-rn"]):
+class _Worker:
+    """One worker process and its two-frame protocol."""
+
+    def __init__(self, box: Boundary):
+        self.proc = box.start()
+
+    def ask(self, header: dict, tests: dict, wait_s: float) -> dict | None:
+        """The worker's answer, or None when it did not answer within ``wait_s`` (or died)."""
         try:
-            if subprocess.run([unshare, *flags, "true"], capture_output=True, timeout=10).returncode == 0:
-                return [unshare, *flags]
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-    return []
-
-
-class _Server:
-    """One sandbox server process and its line protocol."""
-
-    def __init__(self, root: str):
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": root}
-        self.proc = subprocess.Popen([*network_isolation(), sys.executable, "-I", "-S", str(SERVER), root],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     env=env, cwd=root, text=True, bufsize=1, start_new_session=True)
-
-    def ask(self, job: dict, wait_s: float) -> dict | None:
-        """The server's answer to ``job``, or None when it did not answer within ``wait_s`` (or died)."""
+            fd = self.proc.stdin.fileno()
+            plain.write_frame(fd, json.dumps(header).encode())
+            plain.write_frame(fd, json.dumps(tests).encode())
+        except (OSError, ValueError):
+            return None
+        out = self.proc.stdout
+        if not select.select([out], [], [], wait_s)[0]:
+            return None
+        line = out.readline(1 << 16)
         try:
-            self.proc.stdin.write(json.dumps(job) + "\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
+            answer = json.loads(line)
+        except ValueError:
             return None
-        if not select.select([self.proc.stdout], [], [], wait_s)[0]:
-            return None
-        line = self.proc.stdout.readline()
-        return json.loads(line) if line else None
+        return answer if isinstance(answer, dict) and answer.get("id") == header["id"] else None
 
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
 
 
 class Sandbox:
-    """A pool of ``workers`` sandbox servers (default: one per core); use as a context manager."""
+    """A pool of ``workers`` sandbox workers (default: one per core); use as a context manager."""
 
-    def __init__(self, workers: int | None = None, timeout_s: float = TIMEOUT_S, memory_mb: int = MEMORY_MB):
-        if timeout_s <= 0 or memory_mb < 64:
-            raise CostOfPassError(f"sandbox: timeout_s must be > 0 and memory_mb >= 64 (got {timeout_s}, {memory_mb})")
+    def __init__(self, workers: int | None = None, cpu_s: int = CPU_S, memory_mb: int = MEMORY_MB,
+                 backstop_s: float = BACKSTOP_S, hook: bool = True, boundary: Boundary | None = None):
+        if int(cpu_s) != cpu_s or cpu_s < 1 or memory_mb < 64 or backstop_s <= 0:
+            raise CostOfPassError(f"sandbox: cpu_s must be a whole number >= 1, memory_mb >= 64 and backstop_s > 0 "
+                                  f"(got {cpu_s}, {memory_mb}, {backstop_s})")
+        self.boundary = boundary or current_boundary()
+        self.cpu_s, self.memory_mb, self.backstop_s, self.hook = int(cpu_s), memory_mb, backstop_s, hook
         self.workers = max(1, workers or os.cpu_count() or 1)
-        self.timeout_s, self.memory_mb = timeout_s, memory_mb
-        self._root = tempfile.mkdtemp(prefix="cop-sandbox-")
-        self._idle: queue.Queue[_Server] = queue.Queue()
-        for _ in range(self.workers):
-            self._idle.put(_Server(self._root))
+        self._jobs: queue.Queue = queue.Queue()
+        self._ids = iter(range(1 << 62))
+        self._threads = [threading.Thread(target=self._slot, daemon=True, name=f"sandbox-{i}") for i in range(self.workers)]
+        for t in self._threads:
+            t.start()
 
     def __enter__(self) -> "Sandbox":
         return self
@@ -118,59 +133,88 @@ class Sandbox:
         self.close()
 
     def close(self) -> None:
-        while not self._idle.empty():
-            self._idle.get().stop()
-        shutil.rmtree(self._root, ignore_errors=True)
+        for _ in self._threads:
+            self._jobs.put(None)
+        for t in self._threads:
+            t.join()
 
-    def run(self, program: str) -> Verdict:
-        """Run one program; a server that stops answering is replaced and the program recorded as failed."""
-        server = self._idle.get()
-        job = {"id": 0, "program": program, "timeout_s": self.timeout_s, "memory_mb": self.memory_mb}
-        answer = server.ask(job, self.timeout_s + 10)
-        if answer is None:
-            server.stop()
-            server = _Server(self._root)
-            answer = {"passed": False, "reason": "the sandbox stopped answering", "seconds": self.timeout_s}
-        self._idle.put(server)
-        return Verdict(bool(answer["passed"]), str(answer["reason"]), float(answer["seconds"]))
+    @property
+    def wait_s(self) -> float:
+        """How long the pool waits for a worker's answer before it kills the worker: far past any loaded machine's
+        time for ``cpu_s`` (the worker enforces the limits itself; this catches a worker that hangs)."""
+        return 10 * (self.cpu_s + 10) + 2 * self.backstop_s
 
-    def run_many(self, programs: list[str]) -> list[Verdict]:
-        """Run ``programs`` across the servers, in parallel; verdicts in the programs' order."""
-        with ThreadPoolExecutor(self.workers) as pool:
-            return list(pool.map(self.run, programs))
+    def _slot(self) -> None:
+        worker = None
+        while (item := self._jobs.get()) is not None:
+            job, future = item
+            try:
+                worker = worker or _Worker(self.boundary)
+                answer = worker.ask(self._header(job), {"test": job.test, "prompt": job.prompt}, self.wait_s)
+            except OSError as exc:
+                answer = {"error": f"the sandbox could not start ({exc})"}
+            if answer is None or "error" in answer:
+                if worker is not None:
+                    worker.stop()
+                worker = None
+                future.set_result(Verdict(False, (answer or {}).get("error", "the sandbox stopped answering"), 0.0,
+                                          job.mode, self.boundary.isolation, final=False))
+                continue
+            future.set_result(self._verdict(answer, job))
+        if worker is not None:
+            worker.stop()
+
+    def _header(self, job: CodeJob) -> dict:
+        return {"id": next(self._ids), "mode": job.mode, "program": job.program, "entry_point": job.entry_point,
+                "cpu_s": self.cpu_s, "memory_mb": self.memory_mb, "backstop_s": self.backstop_s, "hook": self.hook}
+
+    def _verdict(self, answer: dict, job: CodeJob) -> Verdict:
+        passed = answer.get("passed") is True
+        cpu = answer.get("cpu_s")
+        cpu = float(cpu) if isinstance(cpu, (int, float)) and not isinstance(cpu, bool) and cpu >= 0 else 0.0
+        return Verdict(passed, "" if passed else clean_reason(answer.get("reason") or "failed"), round(cpu, 4), job.mode,
+                       self.boundary.isolation, final=answer.get("backstop") is False)
+
+    def submit(self, job: CodeJob) -> Future:
+        future: Future = Future()
+        self._jobs.put((job, future))
+        return future
+
+    def run(self, job: CodeJob) -> Verdict:
+        """Judge one job (blocking)."""
+        return self.submit(job).result()
+
+    def run_many(self, jobs: list[CodeJob]) -> list[Verdict]:
+        """Judge ``jobs`` across the workers; verdicts in the jobs' order. A job whose worker died is tried once more."""
+        verdicts = [f.result() for f in [self.submit(j) for j in jobs]]
+        again = [i for i, v in enumerate(verdicts) if not v.final and v.reason.startswith("the sandbox")]
+        for i, v in zip(again, [f.result() for f in [self.submit(jobs[i]) for i in again]]):
+            verdicts[i] = v
+        return verdicts
 
 
-class VerdictCache:
-    """Verdicts by program key in a JSON-lines file (appended, never rewritten); a torn last line is ignored."""
-
-    def __init__(self, path: Path | None):
-        self.path, self.known = path, {}
-        if path is not None and path.is_file():
-            for line in path.read_text(encoding="utf-8").splitlines():
-                try:
-                    row = json.loads(line)
-                    self.known[row["key"]] = Verdict(row["passed"], row["reason"], row["seconds"])
-                except (ValueError, KeyError):
-                    continue
-
-    def add(self, items: Iterable[tuple[str, Verdict]]) -> None:
-        items = list(items)
-        self.known.update(items)
-        if self.path is None or not items:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as fh:
-            for key, v in items:
-                fh.write(json.dumps({"key": key, "passed": v.passed, "reason": v.reason, "seconds": v.seconds}) + "\n")
-
-
-def grade_programs(programs: list[str], cache_path: Path | None = None, workers: int | None = None,
-                   timeout_s: float = TIMEOUT_S, memory_mb: int = MEMORY_MB) -> list[Verdict]:
-    """Verdicts of ``programs`` (in order): cached ones read, each distinct new one run once in the sandbox."""
+def grade_jobs(jobs: list[CodeJob], cache_path: Path | None = None, workers: int | None = None, cpu_s: int = CPU_S,
+               memory_mb: int = MEMORY_MB, backstop_s: float = BACKSTOP_S) -> list[Verdict]:
+    """Verdicts of ``jobs`` (in order): cached ones read, each distinct new one judged once in the sandbox; only
+    final verdicts are cached."""
+    box = current_boundary()
     cache = VerdictCache(cache_path)
-    keys = [program_key(p, timeout_s, memory_mb) for p in programs]
-    todo = {k: p for k, p in zip(keys, programs) if k not in cache.known}
+    keys = [job_key(j, cpu_s, memory_mb, backstop_s, box) for j in jobs]
+    todo = {k: j for k, j in zip(keys, jobs) if k not in cache.known}
+    fresh: dict[str, Verdict] = {}
     if todo:
-        with Sandbox(workers, timeout_s, memory_mb) as box:
-            cache.add(zip(todo, box.run_many(list(todo.values()))))
-    return [cache.known[k] for k in keys]
+        with Sandbox(workers, cpu_s, memory_mb, backstop_s, boundary=box) as pool:
+            fresh = dict(zip(todo, pool.run_many(list(todo.values()))))
+        cache.add(_row(k, v) for k, v in fresh.items() if v.final)
+    return [fresh[k] if k in fresh else _from_row(cache.known[k]) for k in keys]
+
+
+def _row(key: str, v: Verdict) -> dict:
+    return {"key": key, "passed": v.passed, "reason": v.reason, "cpu_s": v.cpu_s, "harness": v.harness,
+            "isolation": v.isolation}
+
+
+def _from_row(row: dict) -> Verdict:
+    return Verdict(row["passed"], clean_reason(row["reason"]) if row["reason"] else "", float(row["cpu_s"]),
+                   row["harness"], row["isolation"])
+

@@ -1,17 +1,34 @@
-"""The sandbox's server: run as a script (``python -I -S sandbox_server.py ROOT``), never imported by the analysis.
+"""The sandbox's worker: run as a script (``python -I -S sandbox_server.py isolated|bare``), never imported by the
+analysis.
 
-Reads one job per line on stdin (JSON: ``id``, ``program``, ``timeout_s``, ``memory_mb``) and answers one line
-per job on stdout (``id``, ``passed``, ``reason``, ``seconds``). Each job runs in a forked child that, before it
-runs a line of the program: starts its own session (so the server can kill all it made), moves into an empty
-scratch directory under ROOT, sets resource limits (address space ``memory_mb``, CPU ``timeout_s`` + 1 s,
-files of at most 1 MiB, no core dumps, no new processes where the kernel enforces it), sends its stdin, stdout
-and stderr to /dev/null, and installs an audit hook (PEP 578) that refuses new processes, sockets, ctypes,
-signals to other processes, writes and deletions outside the scratch directory and reads outside it and the
-standard library. The server kills the child's session at ``timeout_s`` of wall time. The child passes only
-by writing its token to a pipe after the whole program ran; anything else (an exception, an exit, a kill) is a
-failure with its reason. Only the standard library is used: this file runs in the stripped interpreter.
+Inside the boundary (``grade.boundary``: bubblewrap, an unprivileged user, its own user, PID, network, IPC, UTS and
+mount namespaces, a read-only file system of the interpreter's standard library) the worker takes one job at a time on
+stdin and answers one JSON line per job on stdout. A job is two frames (``plain.write_frame``): the first, read by the
+worker, names the limits, the mode and the program; the second, read only by the harness process, holds the hidden
+tests. The worker never reads a test, so no process forked from it holds one in its memory.
+
+Per job, three processes:
+
+- the *keeper* (forked from the worker before any test is read) moves into new mount, IPC, PID, network and UTS
+  namespaces, mounts an empty size-limited tmpfs on ``/tmp`` and forks the *candidate*;
+- the *candidate* is PID 1 of that namespace (so nothing it could start outlives it); its keeper hides ``/proc`` under an
+  empty mount; it drops every capability, sets no_new_privs, a seccomp filter (``kernel``) and its limits (CPU seconds,
+  address space, 1 MiB files, a file count, no new processes or threads, no core dumps), starts its own session and
+  runs the program with stdio on /dev/null and an audit hook as a second line (never the boundary). In ``split`` mode it
+  then answers calls of the entry point on its channel, each call's arguments and result plain data (``plain``); in
+  ``whole`` mode (tests that cannot be run apart from the solution) it runs solution, tests and ``check`` together and
+  says when it reached the end;
+- the *harness* (forked from the worker; no capability, no new processes, no file writes) reads the hidden tests,
+  defines the problem's own helpers from its prompt, and runs ``check`` with a stand-in that calls the candidate over
+  the channel: the comparisons, and the verdict, happen here, where the program cannot write, trace or signal.
+
+The worker polls both and kills the job when the program's *sleep* exceeds the backstop: wall time less the time the
+candidate and the harness ran or waited for a CPU (``/proc/<pid>/schedstat``), so a busy machine does not change it.
+The CPU limit is the kernel's (``RLIMIT_CPU``: SIGKILL at the limit). ``bare`` mode (no boundary, only with the user's
+explicit consent) runs the same processes without namespaces. Standard library only.
 """
 
+import builtins
 import json
 import os
 import resource
@@ -22,53 +39,20 @@ import sys
 import tempfile
 import time
 
-PASS = b"passed"
-BLOCKED_EVENTS = ("os.fork", "os.forkpty", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.kill",
-                  "os.killpg", "subprocess.Popen", "pty.spawn", "socket.", "ctypes.", "os.setuid", "os.setgid",
-                  "os.putenv", "os.unsetenv", "os.chroot", "resource.setrlimit", "resource.prlimit", "sys.addaudithook",
-                  "webbrowser.open", "urllib.Request", "http.client.connect", "ftplib.", "smtplib.", "imaplib.",
-                  "poplib.", "nntplib.", "telnetlib.", "mmap.__new__", "sqlite3.connect", "os.startfile")
-PATH_EVENTS = {"os.remove": 1, "os.rmdir": 1, "os.mkdir": 1, "os.rename": 2, "os.replace": 2, "os.symlink": 2,
-               "os.link": 2, "os.chmod": 1, "os.chown": 1, "os.truncate": 1, "os.utime": 1, "shutil.rmtree": 1,
-               "shutil.move": 2, "shutil.copyfile": 2, "os.chflags": 1, "os.lchown": 1, "os.setxattr": 1,
-               "os.removexattr": 1}  # events whose first n arguments are paths the program changes
-READ_EVENTS = ("os.listdir", "os.scandir", "glob.glob", "os.chdir")
-WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kernel  # noqa: E402  (beside this file: /box inside the boundary)
+import plain  # noqa: E402
+
+SCRATCH_MB, MAX_FILES, FILE_MB, MAX_FDS = 64, 256, 1, 64
+REASON_CHARS = 300
+HOOK_BLOCKED = ("os.fork", "os.forkpty", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.kill", "os.killpg",
+                "subprocess.Popen", "pty.spawn", "socket.", "ctypes.", "os.setuid", "os.setgid", "os.chroot",
+                "resource.setrlimit", "resource.prlimit", "sys.addaudithook", "webbrowser.open", "urllib.Request",
+                "http.client.connect", "mmap.__new__", "sqlite3.connect")
 
 
-def _inside(path, roots) -> bool:
-    if isinstance(path, int):
-        return True  # an open descriptor: it was checked when opened
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
-    real = os.path.realpath(path)
-    return any(real == r or real.startswith(r + os.sep) for r in roots)
-
-
-def install_guard(scratch: str) -> None:
-    """The audit hook of one child: what the program may not do (see the module's docstring)."""
-    scratch = os.path.realpath(scratch)
-    library = sorted({os.path.realpath(p) for p in sys.path if p and os.path.isdir(p)}
-                     | {os.path.realpath(os.path.dirname(os.__file__))})
-    readable = [scratch, *library, "/dev/null", "/dev/urandom", "/usr/share/zoneinfo"]
-
-    def guard(event, args):
-        if event.startswith(BLOCKED_EVENTS):
-            raise PermissionError(f"blocked by the sandbox: {event}")
-        if event == "open":
-            path, mode, flags = args
-            writes = (mode is not None and any(c in mode for c in "wax+")) or bool((flags or 0) & WRITE_FLAGS)
-            if not _inside(path, [scratch] if writes else readable):
-                raise PermissionError(f"blocked by the sandbox: open {'for writing ' if writes else ''}outside "
-                                      "the scratch directory")
-        elif event in PATH_EVENTS:
-            for path in args[:PATH_EVENTS[event]]:
-                if path is not None and not _inside(path, [scratch]):
-                    raise PermissionError(f"blocked by the sandbox: {event} outside the scratch directory")
-        elif event in READ_EVENTS and args and args[0] is not None and not _inside(args[0], readable):
-            raise PermissionError(f"blocked by the sandbox: {event} outside the scratch directory")
-
-    sys.addaudithook(guard)
+def said(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:REASON_CHARS]
 
 
 def _limit(name: str, value: int) -> None:
@@ -77,79 +61,322 @@ def _limit(name: str, value: int) -> None:
         try:
             resource.setrlimit(kind, (value, value))
         except (ValueError, OSError):
-            pass  # a limit this kernel or user cannot set; the others stand
+            pass  # a limit this kernel cannot set; the boundary stands without it
 
 
-def child(job: dict, scratch: str, write_fd: int) -> None:
-    """Run one job's program in this forked process and exit; never returns."""
-    code = 1
+def confine(cpu_s: int, memory_mb: int, isolated: bool, file_bytes: int) -> None:
+    """The limits of a process that runs code we do not trust (the candidate, and the harness's tests)."""
+    _limit("RLIMIT_CPU", cpu_s)  # soft = hard: SIGKILL at the limit, whatever the program does with SIGXCPU
+    _limit("RLIMIT_AS", memory_mb << 20)
+    _limit("RLIMIT_FSIZE", file_bytes)
+    _limit("RLIMIT_CORE", 0)
+    _limit("RLIMIT_NPROC", 0)  # no fork, no thread (it binds: the kernel's user is never root, also when the caller is)
+    _limit("RLIMIT_NOFILE", MAX_FDS)
+    _limit("RLIMIT_MEMLOCK", 0)
+    _limit("RLIMIT_MSGQUEUE", 0)
+    if isolated:
+        kernel.drop_capabilities()
+    else:
+        kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
+    kernel.install_seccomp()
+
+
+def keep_only(fds: list[int]) -> None:
+    """Close every descriptor but ``fds``; stdin, stdout and stderr become /dev/null."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        if fd not in fds:
+            os.dup2(null, fd)
+    low = 3
+    for fd in sorted(set(fds) - {0, 1, 2}):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, os.sysconf("SC_OPEN_MAX"))
+
+
+def install_guard(scratch: str) -> None:
+    """The audit hook (PEP 578): a second line that refuses what the boundary also refuses, with a readable reason."""
+    scratch = os.path.realpath(scratch)
+
+    def guard(event, args):
+        if event.startswith(HOOK_BLOCKED):
+            raise PermissionError(f"blocked by the sandbox: {event}")
+        if event == "open" and args[0] is not None and not isinstance(args[0], int):
+            writes = (args[1] is not None and any(c in args[1] for c in "wax+")) or bool((args[2] or 0) & (
+                os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC))
+            real = os.path.realpath(os.fsdecode(args[0]))
+            if writes and not (real == scratch or real.startswith(scratch + os.sep)):
+                raise PermissionError("blocked by the sandbox: open for writing outside the scratch directory")
+
+    sys.addaudithook(guard)
+
+
+# ---- the candidate -------------------------------------------------------------------------------------------------
+def serve(job: dict, chan_in: int, chan_out: int) -> None:
+    """Run the program; in split mode, answer calls of its entry point until the harness closes the channel."""
+    space = {"__name__": "__main__" if job["mode"] == "whole" else "__solution__", "__builtins__": builtins}
+    try:
+        exec(compile(job["program"], "<solution>", "exec"), space)
+        entry = space.get(job["entry_point"]) if job["mode"] == "split" else None
+        if job["mode"] == "split" and not callable(entry):
+            raise NameError(f"name '{job['entry_point']}' is not defined")
+    except BaseException as exc:  # noqa: BLE001 - every way out of the program is an answer
+        plain.write_frame(chan_out, json.dumps({"load_error": said(exc)}).encode())
+        return
+    plain.write_frame(chan_out, json.dumps({"ready": True}).encode())
+    while job["mode"] == "split":
+        frame = plain.read_frame(chan_in)
+        if frame is None:
+            return
+        args, kwargs = plain.decode(frame)
+        try:
+            reply = {"ok": plain.to_json(entry(*args, **kwargs))}
+        except BaseException as exc:  # noqa: BLE001
+            reply = {"raise": [type(exc).__name__, str(exc)[:REASON_CHARS]]}
+        plain.write_frame(chan_out, json.dumps(reply, allow_nan=True).encode())
+
+
+def candidate(job: dict, chan_in: int, chan_out: int, go: int, isolated: bool) -> None:
+    """The program's own process; never returns."""
     try:
         os.setsid()
-        os.chdir(scratch)
-        _limit("RLIMIT_AS", int(job["memory_mb"]) << 20)
-        _limit("RLIMIT_CPU", int(job["timeout_s"]) + 1)
-        _limit("RLIMIT_FSIZE", 1 << 20)
-        _limit("RLIMIT_CORE", 0)
-        _limit("RLIMIT_NPROC", 0)
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(null, fd)
-        program = compile(job["program"], "<solution>", "exec")
-        install_guard(scratch)
-        exec(program, {"__name__": "__solution__", "__builtins__": __builtins__})
-        os.write(write_fd, PASS)
-        code = 0
-    except BaseException as exc:  # noqa: BLE001 - every way out of the program is a verdict
-        try:
-            os.write(write_fd, f"{type(exc).__name__}: {exc}"[:400].encode("utf-8", "replace"))
-        except BaseException:  # noqa: BLE001
-            pass
-    os._exit(code)
-
-
-def run(job: dict, root: str) -> dict:
-    """Fork, run, wait at most ``timeout_s``, kill the child's session, read its verdict."""
-    scratch = tempfile.mkdtemp(dir=root)
-    read_fd, write_fd = os.pipe()
-    start = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_fd)
-        child(job, scratch, write_fd)
-    os.close(write_fd)
-    pidfd = os.pidfd_open(pid)
-    timed_out = not select.select([pidfd], [], [], float(job["timeout_s"]))[0]
-    try:
-        os.killpg(pid, signal.SIGKILL)  # the program's session: a time-out, or anything it left behind
-    except ProcessLookupError:
+        kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
+        os.read(go, 1)  # the keeper has hidden /proc
+        os.chdir(job["scratch"])
+        keep_only([chan_in, chan_out])
+        confine(job["cpu_s"], job["memory_mb"], isolated, FILE_MB << 20)
+        sys.set_int_max_str_digits(0)
+        if job.get("hook", True):
+            install_guard(job["scratch"])
+        serve(job, chan_in, chan_out)
+    except BaseException:  # noqa: BLE001 - the harness sees the channel close
         pass
-    _, status = os.waitpid(pid, 0)
-    os.close(pidfd)
-    seconds = time.monotonic() - start
-    os.set_blocking(read_fd, False)
+    os._exit(0)
+
+
+def keeper(job: dict, chan_in: int, chan_out: int, report: int, isolated: bool) -> None:
+    """New namespaces and a fresh /tmp for one program, its candidate process, and its end; never returns."""
     try:
-        said = os.read(read_fd, 1024)
-    except BlockingIOError:
-        said = b""
-    os.close(read_fd)
-    shutil.rmtree(scratch, ignore_errors=True)
-    if timed_out:
-        passed, reason = False, f"time-out after {job['timeout_s']} s"
-    elif said == PASS and os.waitstatus_to_exitcode(status) == 0:
-        passed, reason = True, ""
-    elif os.WIFSIGNALED(status):
-        name = signal.Signals(os.WTERMSIG(status)).name
-        passed, reason = False, {"SIGXCPU": "CPU time limit", "SIGKILL": "killed (memory or time limit)"}.get(name, name)
-    else:
-        passed, reason = False, said.decode("utf-8", "replace") or f"exited with {os.waitstatus_to_exitcode(status)}"
-    return {"id": job["id"], "passed": passed, "reason": reason, "seconds": round(seconds, 4)}
+        if isolated:
+            kernel.unshare(kernel.CLONE_NEWNS | kernel.CLONE_NEWIPC | kernel.CLONE_NEWPID | kernel.CLONE_NEWNET
+                           | kernel.CLONE_NEWUTS)
+            kernel.mount("none", "/", None, kernel.MS_REC | kernel.MS_PRIVATE)
+            kernel.mount("tmpfs", "/tmp", "tmpfs", kernel.MS_NOSUID | kernel.MS_NODEV,
+                         f"size={SCRATCH_MB}m,nr_inodes={MAX_FILES},mode=0700")
+        go_r, go_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(go_w)
+            candidate(job, chan_in, chan_out, go_r, isolated)
+        os.close(go_r)
+        os.write(report, (json.dumps({"pid": pid}) + "\n").encode())
+        if isolated:  # the worker reads the candidate's schedstat through its own /proc; the candidate sees none
+            kernel.mount("tmpfs", "/proc", "tmpfs", kernel.MS_RDONLY | kernel.MS_NOSUID | kernel.MS_NODEV, "size=4k")
+        os.write(go_w, b"g")
+        _, status, usage = os.wait4(pid, 0)
+        os.write(report, (json.dumps({"status": status, "cpu_s": usage.ru_utime + usage.ru_stime}) + "\n").encode())
+    except BaseException as exc:  # noqa: BLE001
+        try:
+            os.write(report, (json.dumps({"error": said(exc)}) + "\n").encode())
+        except OSError:
+            pass
+    os._exit(0)
 
 
-def main(root: str) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the grader stops the server, not the terminal's Ctrl-C
-    for line in sys.stdin:
-        job = json.loads(line)
-        sys.stdout.write(json.dumps(run(job, root)) + "\n")
+# ---- the harness ---------------------------------------------------------------------------------------------------
+class CandidateGone(Exception):
+    """The candidate's channel closed before it answered."""
+
+
+class CandidateError(Exception):
+    """The candidate raised an exception that is not a built-in one (its type's name and message)."""
+
+
+def builtin_exception(name: str, message: str) -> BaseException:
+    kind = getattr(builtins, name, None)
+    if isinstance(kind, type) and issubclass(kind, Exception) and kind.__module__ == "builtins":
+        try:
+            return kind(message)
+        except Exception:  # noqa: BLE001 - a built-in type that takes other arguments
+            pass
+    return CandidateError(f"{name}: {message}")
+
+
+def stand_in(name: str, to_c: int, from_c: int):
+    """The function the hidden tests call: arguments to the candidate, its answer back as plain data."""
+
+    def call(*args, **kwargs):
+        plain.write_frame(to_c, plain.encode([list(args), kwargs]))
+        frame = plain.read_frame(from_c)
+        if frame is None:
+            raise CandidateGone("the program ended before it answered")
+        reply = json.loads(frame.decode("utf-8"))
+        if type(reply) is not dict or len(reply) != 1:
+            raise plain.NotPlain("an answer that is not one reply")
+        if "ok" in reply:
+            return plain.from_json(reply["ok"])
+        kind, message = reply.get("raise", ["NotPlain", "an unknown reply"])
+        raise builtin_exception(str(kind), str(message))
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+def judge(job: dict, tests: dict, to_c: int, from_c: int) -> tuple[bool, str]:
+    """The verdict: passed, or the reason it did not ("gone": the candidate ended without a word)."""
+    first = plain.read_frame(from_c)
+    if first is None:
+        return False, "gone"
+    reply = json.loads(first.decode("utf-8"))
+    if type(reply) is not dict or not ({"ready", "load_error"} & set(reply)):
+        return False, "the program's first message was not its own"
+    if "load_error" in reply:
+        return False, str(reply["load_error"])[:REASON_CHARS]
+    if job["mode"] == "whole":
+        return True, ""
+    space = {"__name__": "__harness__", "__builtins__": builtins}
+    exec(compile(tests["prompt"], "<prompt>", "exec"), space)  # the problem's own helpers (e.g. HumanEval/38's encoder)
+    exec(compile(tests["test"], "<tests>", "exec"), space)
+    try:
+        space["check"](stand_in(job["entry_point"], to_c, from_c))
+    except CandidateGone:
+        return False, "gone"
+    except BaseException as exc:  # noqa: BLE001 - an assertion, the candidate's exception, a value that is not plain
+        return False, said(exc)
+    return True, ""
+
+
+def harness(job: dict, to_c: int, from_c: int, verdict: int, isolated: bool) -> None:
+    """Read the hidden tests (frame two of the job, on stdin) and judge; never returns."""
+    try:
+        os.setsid()
+        tests_frame = plain.read_frame(0)
+        keep_only([to_c, from_c, verdict])
+        tests = json.loads(tests_frame.decode("utf-8")) if tests_frame else {}
+        confine(job["cpu_s"] + 10, job["memory_mb"], isolated, 0)
+        sys.set_int_max_str_digits(0)
+        passed, reason = judge(job, tests, to_c, from_c)
+        result = {"passed": passed, "reason": reason}
+    except BaseException as exc:  # noqa: BLE001
+        result = {"passed": False, "reason": f"the harness failed: {said(exc)}"}
+    try:
+        os.write(verdict, json.dumps(result).encode()[:4096])
+    except OSError:
+        pass
+    os._exit(0)
+
+
+# ---- the worker ----------------------------------------------------------------------------------------------------
+def busy_s(pid: int) -> float | None:
+    """Seconds ``pid`` has run or waited for a CPU (``/proc/<pid>/schedstat``), None when not readable."""
+    try:
+        with open(f"/proc/{pid}/schedstat", "rb") as fh:
+            run_ns, wait_ns = fh.read().split()[:2]
+        return (int(run_ns) + int(wait_ns)) / 1e9
+    except (OSError, ValueError):
+        return None
+
+
+def kill(pid: int | None) -> None:
+    if pid:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def status_reason(status: int, cpu: float, job: dict) -> str:
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        if sig == signal.SIGKILL and cpu >= job["cpu_s"] - 0.05:
+            return f"CPU time limit ({job['cpu_s']} s)"
+        return f"killed by {signal.Signals(sig).name}" if sig in signal.valid_signals() else f"killed by signal {sig}"
+    return f"the program ended before it answered (exit {os.waitstatus_to_exitcode(status)})"
+
+
+def run(job: dict, isolated: bool) -> dict:
+    """One job: fork the keeper and the harness, watch both, kill at the backstop, compose the answer."""
+    start = time.monotonic()
+    job["scratch"] = "/tmp" if isolated else tempfile.mkdtemp(prefix="cop-program-")
+    to_c, from_c, report, verdict = os.pipe(), os.pipe(), os.pipe(), os.pipe()
+    keeper_pid = os.fork()
+    if keeper_pid == 0:
+        for fd in (to_c[1], from_c[0], report[0], verdict[0], verdict[1]):
+            os.close(fd)
+        keeper(job, to_c[0], from_c[1], report[1], isolated)
+    harness_pid = os.fork()
+    if harness_pid == 0:
+        for fd in (to_c[0], from_c[1], report[0], report[1], verdict[0]):
+            os.close(fd)
+        harness(job, to_c[1], from_c[0], verdict[1], isolated)
+    for fd in (to_c[0], to_c[1], from_c[0], from_c[1], report[1], verdict[1]):
+        os.close(fd)
+    out = watch(job, keeper_pid, harness_pid, report[0], verdict[0], start)
+    for fd in (report[0], verdict[0]):
+        os.close(fd)
+    if not isolated:
+        shutil.rmtree(job["scratch"], ignore_errors=True)
+    return out
+
+
+def watch(job: dict, keeper_pid: int, harness_pid: int, report: int, verdict: int, start: float) -> dict:
+    """Wait for the harness's verdict and the keeper's report; the backstop counts the program's sleep only."""
+    heard, notes, open_ = b"", b"", {report, verdict}
+    cand, backstop, schedstat, judged = None, False, True, False
+    while open_:
+        for fd in select.select(list(open_), [], [], 0.1)[0]:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                open_.discard(fd)
+            elif fd == verdict:
+                heard += chunk
+            else:
+                notes += chunk
+                if cand is None and b"\n" in notes:
+                    cand = json.loads(notes.split(b"\n", 1)[0]).get("pid")
+        if verdict not in open_ and cand and not judged:
+            judged = True
+            kill(cand)  # judged: whatever the program still does is not waited for
+        if not open_ or backstop:
+            continue
+        busy = [busy_s(p) for p in (cand, harness_pid) if p]
+        schedstat = schedstat and None not in busy
+        if time.monotonic() - start - (sum(busy) if schedstat else 0.0) > job["backstop_s"]:
+            backstop = True
+            for pid in (cand, keeper_pid, harness_pid):
+                kill(pid)  # the candidate is its namespace's PID 1: nothing it started survives it
+    for pid in (harness_pid, keeper_pid):
+        os.waitpid(pid, 0)
+    return compose(job, heard, notes, backstop, schedstat, time.monotonic() - start)
+
+
+def compose(job: dict, heard: bytes, notes: bytes, backstop: bool, schedstat: bool, wall: float) -> dict:
+    lines = [json.loads(line) for line in notes.decode("utf-8", "replace").splitlines() if line.strip()]
+    end = next((x for x in lines if "status" in x or "error" in x), {})
+    cpu = float(end.get("cpu_s", 0.0))
+    try:
+        verdict = json.loads(heard.decode("utf-8")) if heard else {"passed": False, "reason": "gone"}
+    except ValueError:
+        verdict = {"passed": False, "reason": "the harness's verdict was torn"}
+    passed, reason = verdict.get("passed") is True, str(verdict.get("reason", ""))[:REASON_CHARS]
+    if backstop:
+        passed, reason = False, f"slept past the {job['backstop_s']} s backstop" + ("" if schedstat else " (wall time)")
+    elif not passed and reason == "gone":
+        reason = status_reason(end["status"], cpu, job) if "status" in end else end.get("error", "the program vanished")
+    return {"id": job["id"], "passed": passed, "reason": "" if passed else reason, "cpu_s": round(cpu, 4),
+            "wall_s": round(wall, 4), "backstop": backstop, "mode": job["mode"]}
+
+
+def main(mode: str) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the grader stops the worker, not the terminal's Ctrl-C
+    kernel.prctl(kernel.PR_SET_DUMPABLE, 0)  # no process of the same user may trace or read this one
+    isolated = mode == "isolated"
+    while True:
+        frame = plain.read_frame(0)
+        if frame is None:
+            return
+        answer = run(json.loads(frame.decode("utf-8")), isolated)
+        sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
 
 

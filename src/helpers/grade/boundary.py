@@ -1,0 +1,185 @@
+"""The kernel's boundary around model-written code: how a sandbox worker (``sandbox_server.py``) is started.
+
+With bubblewrap (Debian's ``bubblewrap``; ``make setup`` installs it where apt is usable) a worker runs
+
+- as an unprivileged user: uid/gid 65534 when the caller is root (``setresuid`` before bubblewrap starts, so the
+  kernel's user is never root), else the caller's own;
+- in its own user (no further user namespaces: ``--disable-userns``), PID, network (loopback only, nothing
+  listening), IPC, UTS and mount namespaces, and a new session, torn down with its parent (``--die-with-parent``);
+- on a read-only file system that shows the sandbox's interpreter at ``/python`` (its standard library, site-packages
+  masked), the shared libraries it loads, ``/dev/null``, ``/dev/urandom``, the worker's three files in ``/box``, a
+  ``/proc`` of its own PID namespace (each program hides it) and an empty ``/tmp`` mount point: no ``/root``, no
+  ``/home``, no checkout, no ``results/``, no cache, no socket file; with an empty environment;
+- with one capability kept, CAP_SYS_ADMIN in its own user namespace, for the worker to give each program new mount,
+  IPC, PID, network and UTS namespaces and a fresh ``/tmp``; every program drops it (``sandbox_server``).
+
+The sandbox's interpreter is the first of ``$COP_SANDBOX_PYTHON``, the analysing interpreter's own and
+``/usr/bin/python3`` whose probe runs a program and judges it; its version is part of every verdict's cache key.
+Where no boundary can be had, grading refuses to run model-written code unless the user asked for it without one
+(``cost-of-pass run --unisolated-grading``, which sets ``COP_UNISOLATED_GRADING=1``): then the same worker runs
+directly, with limits, seccomp and the audit hook but no namespaces, and every verdict says ``isolation: none``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from helpers.core.errors import CostOfPassError
+
+HERE = Path(__file__).parent
+FILES = ("sandbox_server.py", "kernel.py", "plain.py")  # the worker and what it imports, copied into /box
+SANDBOX_UID = 65534  # the kernel's user of a root caller's sandboxes (nobody)
+UNISOLATED_ENV = "COP_UNISOLATED_GRADING"
+PYTHON_ENV = "COP_SANDBOX_PYTHON"
+_INFO = ("import json, sys, sysconfig; p = sysconfig.get_paths(); "
+         "print(json.dumps([sys.version.split()[0], p['stdlib'], p['platstdlib'], sys.version_info[:2]]))")
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """A Python for the sandbox: its binary, standard library, version and the shared libraries it loads."""
+
+    binary: str
+    stdlib: str
+    version: str
+    major_minor: tuple[int, int]
+    libraries: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """How to start a worker: ``isolation`` is ``bwrap`` (the kernel's boundary) or ``none`` (the user's opt-in)."""
+
+    isolation: str
+    interpreter: Interpreter
+    reason: str = ""  # why there is no boundary (isolation none)
+    bwrap: str = ""
+    files: dict = field(default_factory=dict, compare=False)  # name -> bytes of the worker's files
+
+    def start(self) -> subprocess.Popen:
+        """A new worker process (stdin/stdout pipes, binary); the caller's thread must outlive it (--die-with-parent)."""
+        if self.isolation == "none":
+            return subprocess.Popen([self.interpreter.binary, "-I", "-S", str(HERE / "sandbox_server.py"), "bare"],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={},
+                                    cwd="/", start_new_session=True)
+        memfds = []
+        for name in FILES:
+            fd = os.memfd_create(f"box-{name}")
+            os.write(fd, self.files[name])
+            os.lseek(fd, 0, os.SEEK_SET)
+            memfds.append(fd)
+        try:
+            drop = {"user": SANDBOX_UID, "group": SANDBOX_UID, "extra_groups": []} if os.geteuid() == 0 else {}
+            return subprocess.Popen(self.argv(memfds), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.DEVNULL, env={}, cwd="/", pass_fds=memfds,
+                                    start_new_session=True, **drop)
+        finally:
+            for fd in memfds:
+                os.close(fd)
+
+    def argv(self, memfds: list[int]) -> list[str]:
+        py = self.interpreter
+        stdlib = f"/python/lib/python{py.major_minor[0]}.{py.major_minor[1]}"
+        args = [self.bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+                "--clearenv", "--hostname", "sandbox", "--cap-add", "CAP_SYS_ADMIN",
+                "--ro-bind", py.binary, "/python/bin/python3", "--ro-bind", py.stdlib, stdlib]
+        if Path(py.stdlib, "site-packages").is_dir():
+            args += ["--tmpfs", f"{stdlib}/site-packages", "--remount-ro", f"{stdlib}/site-packages"]
+        for lib in py.libraries:
+            args += ["--ro-bind", lib, lib]
+        args += ["--dev-bind", "/dev/null", "/dev/null", "--dev-bind", "/dev/urandom", "/dev/urandom",
+                 "--proc", "/proc", "--dir", "/tmp"]
+        for name, fd in zip(FILES, memfds):
+            args += ["--ro-bind-data", str(fd), f"/box/{name}"]
+        return [*args, "--remount-ro", "/", "/python/bin/python3", "-I", "-S", "/box/sandbox_server.py", "isolated"]
+
+
+def interpreter(binary: str) -> Interpreter | None:
+    """What the sandbox needs to know of a Python binary, or None when it does not run or is not CPython 3."""
+    try:
+        out = subprocess.run([binary, "-I", "-S", "-c", _INFO], capture_output=True, text=True, timeout=30, env={})
+        version, stdlib, platstdlib, major_minor = json.loads(out.stdout)
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return None
+    if platstdlib != stdlib or not Path(stdlib, "os.py").is_file():
+        return None
+    real = os.path.realpath(binary)
+    objects = [real, *map(str, Path(stdlib, "lib-dynload").glob("*.so"))]
+    return Interpreter(real, os.path.realpath(stdlib), version, tuple(major_minor), shared_libraries(objects))
+
+
+def shared_libraries(objects: list[str]) -> tuple[str, ...]:
+    """Every shared library (and the dynamic loader) that ``objects`` load, by ``ldd``: absolute paths, sorted."""
+    ldd = shutil.which("ldd")
+    if not ldd:
+        return ()
+    out = subprocess.run([ldd, *objects], capture_output=True, text=True, timeout=60).stdout
+    return tuple(sorted({m.group(1) for m in re.finditer(r"(/\S+) \(0x[0-9a-f]+\)", out)} - set(objects)))
+
+
+def candidates() -> list[str]:
+    """Pythons to try for the sandbox, in order."""
+    base = Path(sys.base_prefix) / "bin" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    return [p for p in (os.environ.get(PYTHON_ENV), str(base), "/usr/bin/python3") if p]
+
+
+def probe(boundary: Boundary) -> str:
+    """'' when a worker started this way judges a program right; else what went wrong, in a few words."""
+    from helpers.grade import sandbox
+
+    try:
+        with sandbox.Sandbox(workers=1, boundary=boundary, cpu_s=5, backstop_s=10) as box:
+            right = box.run(sandbox.CodeJob("def f(x):\n    return x + 1\n", "split", "f",
+                                            "def check(c):\n    assert c(1) == 2\n", ""))
+            wrong = box.run(sandbox.CodeJob("def f(x):\n    return x\n", "split", "f",
+                                            "def check(c):\n    assert c(1) == 2\n", ""))
+    except (OSError, CostOfPassError) as exc:
+        return str(exc)
+    if right.passed and not wrong.passed:
+        return ""
+    return right.reason or wrong.reason or "a probe program was judged wrongly"
+
+
+@lru_cache(maxsize=1)
+def find_boundary() -> Boundary | str:
+    """The kernel's boundary with the first interpreter that works in it, or why none does (cached per process)."""
+    bwrap = shutil.which("bwrap")
+    if not bwrap:
+        return "bubblewrap (bwrap) is not installed"
+    files = {name: (HERE / name).read_bytes() for name in FILES}
+    why = []
+    for binary in candidates():
+        py = interpreter(binary)
+        if py is None:
+            why.append(f"{binary}: not a usable Python")
+            continue
+        boundary = Boundary("bwrap", py, bwrap=bwrap, files=files)
+        problem = probe(boundary)
+        if not problem:
+            return boundary
+        why.append(f"{binary}: {problem}")
+    return "; ".join(why)
+
+
+def boundary() -> Boundary:
+    """The boundary to grade in: bubblewrap, or — only when ``COP_UNISOLATED_GRADING=1`` — none (a one-line error
+    otherwise, before any program runs)."""
+    found = find_boundary()
+    if isinstance(found, Boundary):
+        return found
+    if os.environ.get(UNISOLATED_ENV) == "1":
+        py = interpreter(sys.executable)
+        if py is None:
+            raise CostOfPassError(f"no Python to grade with: {sys.executable}")
+        return Boundary("none", py, reason=found)
+    raise CostOfPassError(f"model-written code is graded only inside a kernel boundary, and none works here ({found}); "
+                          "install bubblewrap (`make setup` does, where apt is usable) or, knowing the program can then "
+                          "reach this machine, pass --unisolated-grading")

@@ -1,0 +1,113 @@
+"""The Linux calls the sandbox's worker makes that Python 3.11's ``os`` lacks: namespaces, mounts, capabilities,
+``prctl`` and a seccomp filter. Standard library only (``ctypes``): this file runs inside the boundary, in the
+sandbox's own interpreter, copied there by ``grade.boundary``; the analysing process never calls it.
+
+Every function raises ``OSError`` with the call's name when the kernel refuses; nothing here is optional once called.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import platform
+import struct
+
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 0x4000, 0x40000
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_SECCOMP = 1, 4, 24, 22
+PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 38, 47, 4
+SECCOMP_MODE_FILTER = 2
+_CAP_VERSION_3 = 0x20080522
+
+# x86_64 system calls a graded program never needs and the boundary does not want it to try: namespaces and mounts,
+# keyrings (shared by the worker's programs), tracing and reading other processes, BPF, perf, userfaultfd, io_uring,
+# process handles (pidfd), kcmp, chroot and file handles. Most already need a capability the program lacks; the filter
+# is a second line that answers EPERM. Numbers from the kernel's arch/x86/entry/syscalls/syscall_64.tbl.
+DENIED_X86_64 = {
+    "ptrace": 101, "chroot": 161, "mount": 165, "umount2": 166, "pivot_root": 155, "add_key": 248,
+    "request_key": 249, "keyctl": 250, "unshare": 272, "perf_event_open": 298, "name_to_handle_at": 303,
+    "open_by_handle_at": 304, "setns": 308, "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312,
+    "bpf": 321, "userfaultfd": 323, "pidfd_send_signal": 424, "io_uring_setup": 425, "io_uring_enter": 426,
+    "io_uring_register": 427, "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
+    "fspick": 433, "pidfd_open": 434, "pidfd_getfd": 438, "mount_setattr": 442,
+}
+AUDIT_ARCH_X86_64 = 0xC000003E
+_libc = None
+
+
+def libc():
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+    return _libc
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+
+def prctl(option: int, arg2: int = 0, arg3: int = 0) -> None:
+    _check(libc().prctl(ctypes.c_int(option), ctypes.c_ulong(arg2), ctypes.c_ulong(arg3), ctypes.c_ulong(0),
+                        ctypes.c_ulong(0)), f"prctl({option})")
+
+
+def unshare(flags: int) -> None:
+    _check(libc().unshare(ctypes.c_int(flags)), "unshare")
+
+
+def mount(source: str, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    _check(libc().mount(source.encode(), target.encode(), fstype.encode() if fstype else None,
+                        ctypes.c_ulong(flags), data.encode() if data else None), f"mount {target}")
+
+
+def drop_capabilities() -> None:
+    """Leave no capability in any set (bounding, ambient, effective, permitted, inheritable) and set no_new_privs."""
+    for cap in range(64):
+        try:
+            prctl(PR_CAPBSET_DROP, cap)
+        except OSError:
+            break  # EINVAL past the last capability this kernel knows
+    try:
+        prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
+    except OSError:
+        pass  # a kernel without ambient capabilities has none to clear
+    header = struct.pack("Ii", _CAP_VERSION_3, 0)
+    data = ctypes.create_string_buffer(24)  # two __user_cap_data_struct of three u32, all zero
+    _check(libc().capset(ctypes.c_char_p(header), data), "capset")
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
+def seccomp_filter(denied: dict[str, int] = DENIED_X86_64) -> bytes:
+    """A classic BPF program: on x86_64, EPERM for ``denied`` and for the x32 and 32-bit ABIs; anything else allowed."""
+    eperm, allow = 0x00050000 | 1, 0x7FFF0000
+
+    def op(code: int, jt: int, jf: int, k: int) -> bytes:
+        return struct.pack("HBBI", code, jt, jf, k)
+
+    numbers = sorted(denied.values())
+    prog = [op(0x20, 0, 0, 4),  # A = arch
+            op(0x15, 1, 0, AUDIT_ARCH_X86_64),  # x86_64: skip the next
+            op(0x06, 0, 0, eperm),  # any other ABI (int 0x80's i386 numbers differ): refused
+            op(0x20, 0, 0, 0),  # A = syscall number
+            op(0x35, len(numbers) + 1, 0, 0x40000000)]  # x32 numbers: to the final EPERM
+    for i, nr in enumerate(numbers):
+        prog.append(op(0x15, len(numbers) - i, 0, nr))  # denied: jump to the final EPERM
+    prog += [op(0x06, 0, 0, allow), op(0x06, 0, 0, eperm)]
+    return b"".join(prog)
+
+
+def install_seccomp() -> bool:
+    """Install ``seccomp_filter`` on this process (needs no_new_privs); False where the machine is not x86_64."""
+    if platform.machine() != "x86_64":
+        return False
+    code = seccomp_filter()
+
+    class Prog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+    prog = Prog(len(code) // 8, code)
+    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(prog))
+    return True

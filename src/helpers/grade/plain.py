@@ -1,0 +1,130 @@
+"""Plain data across the sandbox's channel: the only thing a graded program can hand to the harness that judges it.
+
+A value is plain when it is built from None, bool, int, float, complex, str, bytes, list, tuple, dict, set and
+frozenset. ``encode`` turns one into JSON text (containers other than list as one-key objects: ``{"t": [...]}`` a
+tuple, ``{"d": [[k, v], ...]}`` a dict, ``{"s"|"f": [...]}`` a set or frozenset, ``{"b": base64}`` bytes, ``{"c": [re,
+im]}`` a complex); ``decode`` builds fresh built-in objects from it and refuses anything else. The harness compares
+what it decoded, with built-in types' own ``==``, so an object whose ``__eq__`` always says yes cannot cross. Frames
+on a descriptor are a 4-byte big-endian length and that many bytes of UTF-8 JSON (``write_frame``/``read_frame``).
+Standard library only: this file runs inside the boundary too.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import struct
+
+MAX_FRAME = 64 << 20  # bytes of one message
+MAX_DEPTH = 200  # nesting of containers
+_TAGS = {"t", "d", "s", "f", "b", "c"}
+
+
+class NotPlain(ValueError):
+    """A value (or a message) that is not plain data."""
+
+
+def to_json(value, depth: int = 0):
+    """The JSON-ready form of ``value``; subclasses of the plain types are sent as their base (a ``Counter`` as a
+    dict); anything else raises ``NotPlain`` naming its type."""
+    if depth > MAX_DEPTH:
+        raise NotPlain("nested too deeply")
+    if value is None or isinstance(value, (bool, str)):
+        return value if type(value) in (bool, str) or value is None else (bool(value) if isinstance(value, bool) else str(value))
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, complex):
+        return {"c": [value.real, value.imag]}
+    if isinstance(value, (bytes, bytearray)):
+        return {"b": base64.b64encode(bytes(value)).decode("ascii")}
+    if isinstance(value, list):
+        return [to_json(v, depth + 1) for v in value]
+    if isinstance(value, tuple):
+        return {"t": [to_json(v, depth + 1) for v in value]}
+    if isinstance(value, dict):
+        return {"d": [[to_json(k, depth + 1), to_json(v, depth + 1)] for k, v in value.items()]}
+    if isinstance(value, (set, frozenset)):
+        return {"f" if isinstance(value, frozenset) else "s": [to_json(v, depth + 1) for v in value]}
+    raise NotPlain(f"a {type(value).__name__} is not plain data")
+
+
+def from_json(data, depth: int = 0):
+    """Fresh built-in objects from the JSON form; ``NotPlain`` for any other shape."""
+    if depth > MAX_DEPTH:
+        raise NotPlain("nested too deeply")
+    kind = type(data)
+    if data is None or kind in (bool, int, float, str):
+        return data
+    if kind is list:
+        return [from_json(v, depth + 1) for v in data]
+    if kind is not dict or len(data) != 1 or next(iter(data)) not in _TAGS:
+        raise NotPlain("an unknown object in a message")
+    tag, body = next(iter(data.items()))
+    if tag == "b":
+        if type(body) is not str:
+            raise NotPlain("bytes that are not base64 text")
+        return base64.b64decode(body.encode("ascii"), validate=True)
+    if type(body) is not list:
+        raise NotPlain(f"a '{tag}' whose body is not a list")
+    if tag == "c":
+        if len(body) != 2 or any(type(x) not in (int, float) for x in body):
+            raise NotPlain("a complex that is not two numbers")
+        return complex(body[0], body[1])
+    items = [from_json(v, depth + 1) for v in body]
+    try:
+        if tag == "t":
+            return tuple(items)
+        if tag == "s":
+            return set(items)
+        if tag == "f":
+            return frozenset(items)
+        if any(type(kv) is not list or len(kv) != 2 for kv in items):
+            raise NotPlain("a dict item that is not a pair")
+        return {k: v for k, v in items}
+    except TypeError as exc:  # an unhashable key or member
+        raise NotPlain(str(exc)) from None
+
+
+def encode(value) -> bytes:
+    return json.dumps(to_json(value), allow_nan=True).encode("utf-8")
+
+
+def decode(raw: bytes):
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise NotPlain(f"a message that is not JSON ({type(exc).__name__})") from None
+    return from_json(data)
+
+
+def write_frame(fd: int, payload: bytes) -> None:
+    if len(payload) > MAX_FRAME:
+        raise NotPlain(f"a message of {len(payload)} bytes (at most {MAX_FRAME})")
+    data = memoryview(struct.pack(">I", len(payload)) + payload)
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def _read_exactly(fd: int, n: int) -> bytes | None:
+    chunks, left = [], n
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(fd: int) -> bytes | None:
+    """The next message on ``fd``, or None at its end (the writer is gone); ``NotPlain`` for an oversized one."""
+    head = _read_exactly(fd, 4)
+    if head is None:
+        return None
+    (size,) = struct.unpack(">I", head)
+    if size > MAX_FRAME:
+        raise NotPlain(f"a message of {size} bytes (at most {MAX_FRAME})")
+    return _read_exactly(fd, size)
