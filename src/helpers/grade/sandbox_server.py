@@ -7,20 +7,19 @@ stdin and answers one JSON line per job on stdout. A job is two frames (``plain.
 worker, names the limits, the mode and the program; the second, read only by the harness process, holds the hidden
 tests. The worker never reads a test, so no process forked from it holds one in its memory.
 
-Per job, three processes:
+Per job, two processes:
 
-- the *keeper* (forked from the worker before any test is read) moves into new mount, IPC, PID, network and UTS
-  namespaces, mounts an empty size-limited tmpfs on ``/tmp`` and forks the *candidate*;
-- the *candidate* is PID 1 of that namespace (so nothing it could start outlives it); its keeper hides ``/proc`` under an
-  empty mount; it drops every capability, sets no_new_privs, a seccomp filter (``kernel``) and its limits (CPU seconds,
-  address space, 1 MiB files, a file count, no new processes or threads, no core dumps), starts its own session and
-  runs the program with stdio on /dev/null and an audit hook as a second line (never the boundary). In ``split`` mode it
-  then answers calls of the entry point on its channel, each call's arguments and result plain data (``plain``); in
-  ``whole`` mode (tests that cannot be run apart from the solution) it runs solution, tests and ``check`` together and
-  says when it reached the end;
-- the *harness* (forked from the worker; no capability, no new processes, no file writes) reads the hidden tests,
-  defines the problem's own helpers from its prompt, and runs ``check`` with a stand-in that calls the candidate over
-  the channel: the comparisons, and the verdict, happen here, where the program cannot write, trace or signal.
+- the *harness*, forked from the worker, first moves into new mount, IPC, PID, network and UTS namespaces, mounts an
+  empty size-limited tmpfs on ``/tmp`` and an empty one over ``/proc``, and forks the candidate; only then does it read
+  the hidden tests, drop every capability and take its own limits (no new processes, no file writes). It defines the
+  problem's own helpers from its prompt and runs ``check`` with a stand-in that calls the candidate over a channel: the
+  comparisons, and the verdict, happen here, in a process the program cannot see, write, trace or signal;
+- the *candidate* is PID 1 of those namespaces (so nothing it could start outlives it). It drops every capability, sets
+  no_new_privs, a seccomp filter (``kernel``) and its limits (CPU seconds, address space, 1 MiB files, a file count, no
+  new processes or threads, no core dumps), starts its own session and runs the program with stdio on /dev/null and
+  an audit hook as a second line (never the boundary). In ``split`` mode it then answers calls of the entry point, each
+  call's arguments and result plain data (``plain``); in ``whole`` mode (tests that cannot be run apart from the
+  solution) it runs solution, tests and ``check`` together and says when it reached the end.
 
 The worker polls both and kills the job when the program's *sleep* exceeds the backstop: wall time less the time the
 candidate and the harness ran or waited for a CPU (``/proc/<pid>/schedstat``), so a busy machine does not change it.
@@ -136,12 +135,11 @@ def serve(job: dict, chan_in: int, chan_out: int) -> None:
         plain.write_frame(chan_out, json.dumps(reply, allow_nan=True).encode())
 
 
-def candidate(job: dict, chan_in: int, chan_out: int, go: int, isolated: bool) -> None:
+def candidate(job: dict, chan_in: int, chan_out: int, isolated: bool) -> None:
     """The program's own process; never returns."""
     try:
         os.setsid()
         kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
-        os.read(go, 1)  # the keeper has hidden /proc
         os.chdir(job["scratch"])
         keep_only([chan_in, chan_out])
         confine(job["cpu_s"], job["memory_mb"], isolated, FILE_MB << 20)
@@ -151,35 +149,6 @@ def candidate(job: dict, chan_in: int, chan_out: int, go: int, isolated: bool) -
         serve(job, chan_in, chan_out)
     except BaseException:  # noqa: BLE001 - the harness sees the channel close
         pass
-    os._exit(0)
-
-
-def keeper(job: dict, chan_in: int, chan_out: int, report: int, isolated: bool) -> None:
-    """New namespaces and a fresh /tmp for one program, its candidate process, and its end; never returns."""
-    try:
-        if isolated:
-            kernel.unshare(kernel.CLONE_NEWNS | kernel.CLONE_NEWIPC | kernel.CLONE_NEWPID | kernel.CLONE_NEWNET
-                           | kernel.CLONE_NEWUTS)
-            kernel.mount("none", "/", None, kernel.MS_REC | kernel.MS_PRIVATE)
-            kernel.mount("tmpfs", "/tmp", "tmpfs", kernel.MS_NOSUID | kernel.MS_NODEV,
-                         f"size={SCRATCH_MB}m,nr_inodes={MAX_FILES},mode=0700")
-        go_r, go_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(go_w)
-            candidate(job, chan_in, chan_out, go_r, isolated)
-        os.close(go_r)
-        os.write(report, (json.dumps({"pid": pid}) + "\n").encode())
-        if isolated:  # the worker reads the candidate's schedstat through its own /proc; the candidate sees none
-            kernel.mount("tmpfs", "/proc", "tmpfs", kernel.MS_RDONLY | kernel.MS_NOSUID | kernel.MS_NODEV, "size=4k")
-        os.write(go_w, b"g")
-        _, status, usage = os.wait4(pid, 0)
-        os.write(report, (json.dumps({"status": status, "cpu_s": usage.ru_utime + usage.ru_stime}) + "\n").encode())
-    except BaseException as exc:  # noqa: BLE001
-        try:
-            os.write(report, (json.dumps({"error": said(exc)}) + "\n").encode())
-        except OSError:
-            pass
     os._exit(0)
 
 
@@ -246,21 +215,51 @@ def judge(job: dict, tests: dict, to_c: int, from_c: int) -> tuple[bool, str]:
     return True, ""
 
 
-def harness(job: dict, to_c: int, from_c: int, verdict: int, isolated: bool) -> None:
-    """Read the hidden tests (frame two of the job, on stdin) and judge; never returns."""
+def enclose(job: dict, to_c: int, from_c: int) -> int:
+    """New namespaces and a fresh /tmp for one program, /proc hidden, and its candidate process (returned: its pid,
+    as this namespace sees it). Runs before the hidden tests are read, so the candidate's memory holds none."""
+    if job["isolated"]:
+        kernel.unshare(kernel.CLONE_NEWNS | kernel.CLONE_NEWIPC | kernel.CLONE_NEWPID | kernel.CLONE_NEWNET
+                       | kernel.CLONE_NEWUTS)
+        kernel.mount("none", "/", None, kernel.MS_REC | kernel.MS_PRIVATE)
+        kernel.mount("tmpfs", "/tmp", "tmpfs", kernel.MS_NOSUID | kernel.MS_NODEV,
+                     f"size={SCRATCH_MB}m,nr_inodes={MAX_FILES},mode=0700")
+        kernel.mount("tmpfs", "/proc", "tmpfs", kernel.MS_RDONLY | kernel.MS_NOSUID | kernel.MS_NODEV, "size=4k")
+    pid = os.fork()
+    if pid == 0:
+        os.close(to_c[1])
+        os.close(from_c[0])
+        candidate(job, to_c[0], from_c[1], job["isolated"])
+    os.close(to_c[0])
+    os.close(from_c[1])
+    return pid
+
+
+def harness(job: dict, report: int) -> None:
+    """Enclose the candidate, read the hidden tests (frame two of the job, on stdin), judge, end the candidate and
+    report (``{"pid"}`` first, then the verdict with the candidate's status and CPU seconds); never returns."""
+    result, pid = {"passed": False, "reason": "the harness failed"}, None
     try:
         os.setsid()
+        to_c, from_c = os.pipe(), os.pipe()
+        pid = enclose(job, to_c, from_c)
+        os.write(report, (json.dumps({"pid": pid}) + "\n").encode())
         tests_frame = plain.read_frame(0)
-        keep_only([to_c, from_c, verdict])
+        os.write(report, b'{"read": true}\n')
+        keep_only([to_c[1], from_c[0], report])
         tests = json.loads(tests_frame.decode("utf-8")) if tests_frame else {}
-        confine(job["cpu_s"] + 10, job["memory_mb"], isolated, 0)
+        confine(job["cpu_s"] + 10, job["memory_mb"], job["isolated"], 0)
         sys.set_int_max_str_digits(0)
-        passed, reason = judge(job, tests, to_c, from_c)
+        passed, reason = judge(job, tests, to_c[1], from_c[0])
         result = {"passed": passed, "reason": reason}
     except BaseException as exc:  # noqa: BLE001
         result = {"passed": False, "reason": f"the harness failed: {said(exc)}"}
+    if pid:
+        kill(pid)  # judged: whatever the program still does is not waited for
+        _, status, usage = os.wait4(pid, 0)
+        result.update(status=status, cpu_s=usage.ru_utime + usage.ru_stime)
     try:
-        os.write(verdict, json.dumps(result).encode()[:4096])
+        os.write(report, json.dumps(result).encode()[:4096] + b"\n")
     except OSError:
         pass
     os._exit(0)
@@ -294,77 +293,64 @@ def status_reason(status: int, cpu: float, job: dict) -> str:
     return f"the program ended before it answered (exit {os.waitstatus_to_exitcode(status)})"
 
 
-def run(job: dict, isolated: bool) -> dict:
-    """One job: fork the keeper and the harness, watch both, kill at the backstop, compose the answer."""
+def run(job: dict) -> dict:
+    """One job: fork the harness (which encloses the candidate), watch it, kill at the backstop, compose the answer."""
     start = time.monotonic()
-    job["scratch"] = "/tmp" if isolated else tempfile.mkdtemp(prefix="cop-program-")
-    to_c, from_c, report, verdict = os.pipe(), os.pipe(), os.pipe(), os.pipe()
-    keeper_pid = os.fork()
-    if keeper_pid == 0:
-        for fd in (to_c[1], from_c[0], report[0], verdict[0], verdict[1]):
-            os.close(fd)
-        keeper(job, to_c[0], from_c[1], report[1], isolated)
+    job["scratch"] = "/tmp" if job["isolated"] else tempfile.mkdtemp(prefix="cop-program-")
+    report = os.pipe()
     harness_pid = os.fork()
     if harness_pid == 0:
-        for fd in (to_c[0], from_c[1], report[0], report[1], verdict[0]):
-            os.close(fd)
-        harness(job, to_c[1], from_c[0], verdict[1], isolated)
-    for fd in (to_c[0], to_c[1], from_c[0], from_c[1], report[1], verdict[1]):
-        os.close(fd)
-    out = watch(job, keeper_pid, harness_pid, report[0], verdict[0], start)
-    for fd in (report[0], verdict[0]):
-        os.close(fd)
-    if not isolated:
+        os.close(report[0])
+        harness(job, report[1])
+    os.close(report[1])
+    out = watch(job, harness_pid, report[0], start)
+    os.close(report[0])
+    if not job["isolated"]:
         shutil.rmtree(job["scratch"], ignore_errors=True)
     return out
 
 
-def watch(job: dict, keeper_pid: int, harness_pid: int, report: int, verdict: int, start: float) -> dict:
-    """Wait for the harness's verdict and the keeper's report; the backstop counts the program's sleep only."""
-    heard, notes, open_ = b"", b"", {report, verdict}
-    cand, backstop, schedstat, judged = None, False, True, False
-    while open_:
-        for fd in select.select(list(open_), [], [], 0.1)[0]:
-            chunk = os.read(fd, 65536)
+def watch(job: dict, harness_pid: int, report: int, start: float) -> dict:
+    """Wait for the harness's report; the backstop counts the program's sleep only (see the module's docstring)."""
+    notes, cand, backstop, busy = b"", None, False, {}
+    while True:
+        if select.select([report], [], [], 0.1)[0]:
+            chunk = os.read(report, 65536)
             if not chunk:
-                open_.discard(fd)
-            elif fd == verdict:
-                heard += chunk
-            else:
-                notes += chunk
-                if cand is None and b"\n" in notes:
-                    cand = json.loads(notes.split(b"\n", 1)[0]).get("pid")
-        if verdict not in open_ and cand and not judged:
-            judged = True
-            kill(cand)  # judged: whatever the program still does is not waited for
-        if not open_ or backstop:
-            continue
-        busy = [busy_s(p) for p in (cand, harness_pid) if p]
-        schedstat = schedstat and None not in busy
-        if time.monotonic() - start - (sum(busy) if schedstat else 0.0) > job["backstop_s"]:
+                break
+            notes += chunk
+            if cand is None and b"\n" in notes:
+                cand = json.loads(notes.split(b"\n", 1)[0]).get("pid")
+        for pid in (cand, harness_pid):
+            seconds = busy_s(pid) if pid and not backstop else None
+            if seconds is not None:
+                busy[pid] = seconds  # a process that ended keeps its last reading
+        asleep = time.monotonic() - start - sum(busy.values())
+        if not backstop and asleep > job["backstop_s"]:
             backstop = True
-            for pid in (cand, keeper_pid, harness_pid):
+            for pid in (cand, harness_pid):
                 kill(pid)  # the candidate is its namespace's PID 1: nothing it started survives it
-    for pid in (harness_pid, keeper_pid):
-        os.waitpid(pid, 0)
-    return compose(job, heard, notes, backstop, schedstat, time.monotonic() - start)
+    os.waitpid(harness_pid, 0)
+    return compose(job, notes, backstop, bool(busy), time.monotonic() - start)
 
 
-def compose(job: dict, heard: bytes, notes: bytes, backstop: bool, schedstat: bool, wall: float) -> dict:
-    lines = [json.loads(line) for line in notes.decode("utf-8", "replace").splitlines() if line.strip()]
-    end = next((x for x in lines if "status" in x or "error" in x), {})
+def compose(job: dict, notes: bytes, backstop: bool, schedstat: bool, wall: float) -> dict:
+    lines = []
+    for line in notes.decode("utf-8", "replace").splitlines():
+        try:
+            lines.append(json.loads(line))
+        except ValueError:
+            continue
+    end = next((x for x in lines if isinstance(x, dict) and "passed" in x), {"reason": "gone"})
+    read = any(isinstance(x, dict) and x.get("read") is True for x in lines)
     cpu = float(end.get("cpu_s", 0.0))
-    try:
-        verdict = json.loads(heard.decode("utf-8")) if heard else {"passed": False, "reason": "gone"}
-    except ValueError:
-        verdict = {"passed": False, "reason": "the harness's verdict was torn"}
-    passed, reason = verdict.get("passed") is True, str(verdict.get("reason", ""))[:REASON_CHARS]
+    passed, reason = end.get("passed") is True, str(end.get("reason", ""))[:REASON_CHARS]
     if backstop:
         passed, reason = False, f"slept past the {job['backstop_s']} s backstop" + ("" if schedstat else " (wall time)")
     elif not passed and reason == "gone":
-        reason = status_reason(end["status"], cpu, job) if "status" in end else end.get("error", "the program vanished")
+        reason = status_reason(end["status"], cpu, job) if "status" in end else "the harness ended without a verdict"
     return {"id": job["id"], "passed": passed, "reason": "" if passed else reason, "cpu_s": round(cpu, 4),
-            "wall_s": round(wall, 4), "backstop": backstop, "mode": job["mode"]}
+            "wall_s": round(wall, 4), "backstop": backstop, "mode": job["mode"], "read": read}
 
 
 def main(mode: str) -> None:
@@ -375,9 +361,11 @@ def main(mode: str) -> None:
         frame = plain.read_frame(0)
         if frame is None:
             return
-        answer = run(json.loads(frame.decode("utf-8")), isolated)
+        answer = run({**json.loads(frame.decode("utf-8")), "isolated": isolated})
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
+        if not answer["read"]:
+            return  # the tests' frame is still on stdin, unread: a new worker starts clean rather than read it here
 
 
 if __name__ == "__main__":
