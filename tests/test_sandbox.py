@@ -1,120 +1,405 @@
-"""The sandboxed code grader: right verdicts, hostile programs contained, time-outs that do not hang, a cache."""
+"""The grader as a hostile program would try it (issue 34): every attack below is written as the program a model could
+return, graded as CI grades (root, bubblewrap), and must fail *and* stay contained — nothing read or written outside its
+scratch directory, no process left, no signal delivered, no secret in what the grader keeps.
+
+Most attacks run twice: with the audit hook (as grading runs) and without it (``hook=False``), which proves the kernel's
+boundary holds on its own — the hook is a second line, never the boundary.
+"""
 
 from __future__ import annotations
 
+import json
 import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
+import time
+import uuid
 
 import pytest
 
+from helpers.core.errors import CostOfPassError
+from helpers.grade import boundary as bd
 from helpers.grade import sandbox as sb
+from helpers.grade import verdicts as vc
+from helpers.grade.programs import code_job, split_mode
 
-SOLUTION = "def add(a, b):\n    return a + b\n"
-TEST = "def check(candidate):\n    assert candidate(2, 3) == 5\n    assert candidate(-1, 1) == 0\n"
+RIGHT = "def add(a, b):\n    return a + b\n"
+WRONG = "def add(a, b):\n    return a - b\n"
+TEST = "def check(candidate):\n    assert candidate(2, 3) == 5\n    assert candidate(-1, 1) == 0\n    assert candidate(7, 0) == 7\n"
+PROMPT = "def add(a, b):\n    '''Add two numbers.'''\n"
+
+pytestmark = pytest.mark.skipif(not isinstance(bd.find_boundary(), bd.Boundary),
+                                reason=f"no kernel boundary here: {bd.find_boundary()}")
+
+
+def job(code: str, test: str = TEST) -> sb.CodeJob:
+    return code_job(code, test, "add", PROMPT)
 
 
 @pytest.fixture(scope="module")
 def box():
-    with sb.Sandbox(workers=2, timeout_s=2.0, memory_mb=512) as b:
+    with sb.Sandbox(workers=2, cpu_s=3, backstop_s=4) as b:
         yield b
 
 
-def test_a_correct_and_an_incorrect_solution(box):
-    assert box.run(sb.program_text(SOLUTION, TEST, "add")).passed
-    wrong = box.run(sb.program_text("def add(a, b):\n    return a - b\n", TEST, "add"))
-    assert not wrong.passed and wrong.reason.startswith("AssertionError")
-    broken = box.run(sb.program_text("def add(a, b) return a\n", TEST, "add"))
+@pytest.fixture(scope="module")
+def kernel_only():
+    """The same boundary with the audit hook off: what the kernel alone refuses."""
+    with sb.Sandbox(workers=2, cpu_s=3, backstop_s=4, hook=False) as b:
+        yield b
+
+
+def passes_only_if(condition: str) -> str:
+    """A solution that is right exactly when ``condition`` holds inside the sandbox (an attack that succeeded)."""
+    return f"import os, sys\ndef add(a, b):\n    return a + b if ({condition}) else a - b\n"
+
+
+def sandbox_processes() -> list[int]:
+    """Processes on this machine that run as the sandbox's user (none may outlive a pool)."""
+    return [int(p) for p in os.listdir("/proc") if p.isdigit() and _uid(p) == bd.SANDBOX_UID]
+
+
+def _uid(pid: str) -> int | None:
+    try:
+        return os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return None
+
+
+# ---- right verdicts ------------------------------------------------------------------------------------------------
+def test_right_wrong_and_broken_solutions(box):
+    assert box.run(job(RIGHT)).passed
+    wrong = box.run(job(WRONG))
+    assert not wrong.passed and wrong.reason.startswith("AssertionError") and wrong.harness == "split"
+    broken = box.run(job("def add(a, b) return a\n"))
     assert not broken.passed and "SyntaxError" in broken.reason
+    missing = box.run(job("def plus(a, b):\n    return a + b\n"))
+    assert not missing.passed and "NameError" in missing.reason
 
 
-@pytest.mark.parametrize("code", ["while True:\n    pass\n", "import time\ntime.sleep(60)\n"])
-def test_a_time_out_is_a_failure_not_a_hang(box, code):
-    v = box.run(code)
-    assert not v.passed and v.reason.startswith("time-out") and v.seconds < 10
+def test_plain_values_cross_with_their_types(box):
+    test = ("def check(candidate):\n    assert candidate((1, 2)) == (1, 2) and type(candidate((1,))) is tuple\n"
+            "    assert candidate({1: [1.5, None]}) == {1: [1.5, None]}\n    assert candidate({1, 2}) == {1, 2}\n"
+            "    assert candidate(b'x') == b'x' and candidate(2j) == 2j and candidate(10**400) == 10**400\n"
+            "    assert candidate(float('inf')) == float('inf') and candidate(-0.0) == 0.0\n"
+            "    assert candidate([1]) != (1,)\n")
+    assert box.run(job("def add(x):\n    return x\n", test)).passed
+    counter = "from collections import Counter\ndef add(x):\n    return Counter(x)\n"  # a dict subclass crosses as a dict
+    assert box.run(job(counter, "def check(candidate):\n    assert candidate('aab') == {'a': 2, 'b': 1}\n")).passed
 
 
-@pytest.mark.parametrize("code, blocked", [
-    ("import os\nos.fork()\n", "os.fork"),
-    ("import os\nwhile True:\n    os.fork()\n", "os.fork"),
-    ("import subprocess\nsubprocess.run(['sh', '-c', 'echo hi'])\n", "subprocess.Popen"),
-    ("import os\nos.system('touch /tmp/x')\n", "os.system"),
-    ("import ctypes\nctypes.CDLL(None).fork()\n", "ctypes"),
-])
-def test_new_processes_are_refused(box, code, blocked):
-    v = box.run(code)
-    assert not v.passed and blocked in v.reason
+def test_the_candidates_exceptions_reach_the_tests_as_themselves(box):
+    test = ("def check(candidate):\n    try:\n        candidate(0, 0)\n    except ZeroDivisionError:\n        pass\n"
+            "    else:\n        raise AssertionError('no error')\n")
+    assert box.run(job("def add(a, b):\n    return a / b\n", test)).passed
+    assert not box.run(job(RIGHT, test)).passed
 
 
-def test_writes_outside_the_scratch_directory_are_refused(box, tmp_path):
-    target = tmp_path / "escaped.txt"
-    for code in (f"open({str(target)!r}, 'w').write('x')\n",
-                 f"import os\nos.open({str(target)!r}, os.O_WRONLY | os.O_CREAT)\n",
-                 f"import os\nos.remove({str(tmp_path)!r})\n",
-                 f"import shutil\nshutil.rmtree({str(tmp_path)!r})\n"):
-        v = box.run(code)
-        assert not v.passed and "blocked by the sandbox" in v.reason, code
-    assert not target.exists() and tmp_path.is_dir()
-    # its own scratch directory is writable, and empty at the start
-    assert box.run("import os\nassert os.listdir('.') == []\nopen('x', 'w').write('1')\nassert open('x').read() == '1'\n").passed
+# ---- forgery: a wrong solution is never graded passed ------------------------------------------------------------
+FORGERIES = {
+    "passed on every descriptor": "import os\nfor fd in range(1024):\n    try:\n        os.write(fd, b'passed')\n"
+                                  "    except OSError:\n        pass\n" + WRONG,
+    "the pipe found through frames": "import sys, os\nf = sys._getframe()\nwhile f:\n    for v in list(f.f_locals.values()):\n"
+                                     "        if isinstance(v, int) and 2 < v < 100:\n            try:\n"
+                                     "                os.write(v, b'\\x00\\x00\\x00\\x0f{\"ready\": true}')\n"
+                                     "            except OSError:\n                pass\n    f = f.f_back\n" + WRONG,
+    "os.write and os._exit replaced": "import os\nos.write = lambda fd, data: len(data)\nos._exit = lambda code: None\n"
+                                      + WRONG,
+    "a tracer that swaps check": "import sys\ndef tracer(frame, event, arg):\n    if event == 'call' and "
+                                 "frame.f_code.co_name == 'check':\n        frame.f_globals['check'] = lambda c: None\n"
+                                 "    return tracer\nsys.settrace(tracer)\nsys.setprofile(tracer)\n" + WRONG,
+    "an answer equal to everything": "class Yes(int):\n    def __eq__(self, other):\n        return True\n"
+                                     "    __hash__ = int.__hash__\ndef add(a, b):\n    return Yes(0)\n",
+    "sys.exit(0) before the tests": "import sys\nsys.exit(0)\n" + WRONG,
+    "os._exit(0) before the tests": "import os\nos._exit(0)\n" + WRONG,
+    "assert patched away": "import builtins\nbuiltins.AssertionError = type('Quiet', (Exception,), {})\n" + WRONG,
+    "SystemExit from the call": "def add(a, b):\n    raise SystemExit(0)\n",
+}
 
 
-def test_secrets_cannot_be_read(box, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
-    with sb.Sandbox(workers=1, timeout_s=2.0) as fresh:  # started with the secret in this process's environment
-        v = fresh.run("import os\nassert 'OPENAI_API_KEY' not in os.environ\nassert len(os.environ) <= 4\n")
+@pytest.mark.parametrize("name", sorted(FORGERIES))
+def test_a_forged_verdict_is_a_failure(box, kernel_only, name):
+    for pool in (box, kernel_only):
+        v = pool.run(job(FORGERIES[name]))
+        assert not v.passed and v.harness == "split", (name, v)
+
+
+def test_the_program_holds_no_copy_of_its_tests(kernel_only):
+    canary = uuid.uuid4().hex
+    test = TEST + f"    assert '{canary}'\n"
+    scan = (f"import gc, sys\nFOUND = any(isinstance(o, str) and '{canary}' in o for o in gc.get_objects())\n"
+            f"f = sys._getframe()\nwhile f:\n    FOUND = FOUND or '{canary}' in repr(f.f_locals)\n    f = f.f_back\n")
+    v = kernel_only.run(job(scan + passes_only_if("FOUND"), test))
+    assert not v.passed, "the hidden tests were in the program's memory"
+    whole = code_job(scan + passes_only_if("FOUND"), "def check(c):\n    sort_third\n" + test[22:], "add", PROMPT)
+    assert whole.mode == "whole"  # tests naming what only the solution defines run with it, and say so
+    assert kernel_only.run(whole).harness == "whole"
+
+
+def test_split_or_whole_is_decided_by_the_names_the_tests_use():
+    assert split_mode(TEST, PROMPT, "add")
+    assert split_mode("def check(candidate):\n    assert poly([1], candidate([1])) == 0\n",
+                      "def poly(xs, x):\n    return sum(xs)\ndef add(xs):\n    '''stub'''\n", "add")
+    assert not split_mode("def check(candidate):\n    assert add(1, 2) == candidate(1, 2)\n", PROMPT, "add")
+    assert not split_mode("def check(candidate):\n    assert helper(1)\n", PROMPT, "add")
+    assert not split_mode("assert True\n", PROMPT, "add")  # no check()
+
+
+# ---- escape: the file system, processes, the network, other processes --------------------------------------------
+def test_what_the_program_sees(kernel_only):
+    probe = ("import os\nSEEN = (os.getuid(), os.getgid(), os.listdir('/proc'), os.listdir('/tmp'), os.getcwd(),"
+             " sorted(set(os.listdir('/')) - {'box', 'dev', 'lib', 'lib64', 'proc', 'python', 'tmp', 'usr'}),"
+             " sorted(os.listdir('/dev')), sorted(os.listdir('/box')), sorted(k for k in os.environ if k != 'LC_CTYPE'))\n")
+    expect = "(65534, 65534, [], [], '/tmp', [], ['null', 'urandom'], ['kernel.py', 'plain.py', 'sandbox_server.py'], [])"
+    v = kernel_only.run(job(probe + passes_only_if(f"repr(SEEN) == {expect!r}")))
+    assert v.passed, v.reason  # right answers only when the view is exactly this
+
+
+def test_files_outside_the_scratch_directory_cannot_be_read_or_written(kernel_only, tmp_path):
+    canary = uuid.uuid4().hex
+    secret_files = [tmp_path / "canary.txt", f"/root/cop-canary-{canary}"]
+    for path in secret_files:
+        with open(path, "w") as fh:
+            fh.write(canary)
+    try:
+        reads = " or ".join(f"readable({str(p)!r})" for p in [*secret_files, "/etc/passwd", "/root/.bashrc",
+                                                               os.path.abspath("pyproject.toml"), "/proc/1/environ"])
+        attack = ("def readable(p):\n    try:\n        open(p).read()\n        return True\n    except OSError:\n"
+                  "        return False\n"
+                  f"def writable(p):\n    try:\n        open(p, 'w').write('{canary}')\n        return True\n"
+                  "    except OSError:\n        return False\n")
+        escaped = f"{reads} or " + " or ".join(f"writable({p!r})" for p in (
+            "/python/x", "/box/x", "/dev/shm/x", "/x", str(tmp_path / "written.txt"), "/proc/x"))
+        v = kernel_only.run(job(attack + f"ESCAPED = {escaped}\n" + passes_only_if("not ESCAPED and writable('/tmp/ok')")))
         assert v.passed, v.reason
-        for path in (f"/proc/{os.getpid()}/environ", "/proc/self/environ", os.path.expanduser("~/.bashrc")):
-            v = fresh.run(f"print(open({path!r}).read())\n")
-            assert not v.passed and "blocked by the sandbox" in v.reason, path
+        assert not (tmp_path / "written.txt").exists() and not os.path.exists("/x") and not os.path.exists("/tmp/ok")
+    finally:
+        os.unlink(f"/root/cop-canary-{canary}")
 
 
-def test_sockets_are_refused(box):
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(1)
-    port = server.getsockname()[1]
+def test_each_program_gets_a_fresh_scratch_directory(kernel_only):
+    kernel_only.run(job("open('/tmp/left-behind', 'w').write('x')\n" + RIGHT))
+    fresh = "import os\n" + passes_only_if("os.listdir('/tmp') == []")
+    for v in kernel_only.run_many([job(fresh + f"#{i}") for i in range(4)]):
+        assert v.passed, v.reason
+
+
+NEW_PROCESSES = {
+    "os.fork": "import os\nos.fork()\n",
+    "a fork bomb": "import os\nwhile True:\n    os.fork()\n",
+    "double-forked daemon": "import os\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        import time\n"
+                            "        time.sleep(600)\n",
+    "subprocess": "import subprocess\nsubprocess.run(['/python/bin/python3', '-c', 'import time; time.sleep(600)'])\n",
+    "_posixsubprocess.fork_exec": "import _posixsubprocess, os\nr, w = os.pipe()\n_posixsubprocess.fork_exec("
+                                  "[b'/python/bin/python3'], [b'/python/bin/python3'], True, (), None, None, -1, -1, -1, -1,"
+                                  " -1, -1, r, w, True, False, None, None, None, -1, None, False)\n",
+    "a thread": "import threading\nthreading.Thread(target=lambda: None).start()\n",
+    "ctypes fork": "import ctypes\nassert ctypes.CDLL(None).fork() >= 0\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEW_PROCESSES))
+def test_no_new_process_and_nothing_outlives_grading(box, kernel_only, name):
+    for pool in (box, kernel_only):
+        v = pool.run(job(NEW_PROCESSES[name] + RIGHT))
+        assert not v.passed, (name, v)
+    time.sleep(0.2)
+    workers = {w for p in (box, kernel_only) for w in _worker_tree()}
+    assert set(sandbox_processes()) <= workers, "a process of a graded program outlived its verdict"
+
+
+def _worker_tree() -> set[int]:
+    """The sandbox user's processes that are workers waiting for a job (bubblewrap, its init, the worker)."""
+    out = set()
+    for pid in sandbox_processes():
+        try:
+            cmd = open(f"/proc/{pid}/cmdline", "rb").read()
+        except OSError:
+            continue
+        if b"bwrap" in cmd or b"sandbox_server.py" in cmd:
+            out.add(pid)
+    return out
+
+
+KERNEL_CALLS = {  # what the program may try with ctypes once the hook is gone: each must be refused by the kernel
+    "unshare a user namespace": "libc.unshare(0x10000000)",
+    "mount a tmpfs": "libc.mount(b'none', b'/tmp', b'tmpfs', 0, None)",
+    "keyctl": "libc.syscall(250, 0, -4, 0, 0, 0)",  # KEYCTL_GET_KEYRING_ID of the user keyring
+    "ptrace attach to pid 1": "libc.ptrace(16, 1, 0, 0)",
+    "pidfd_open": "libc.syscall(434, 1, 0)",
+    "setns": "libc.setns(0, 0)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(KERNEL_CALLS))
+def test_the_kernel_refuses_what_the_program_may_not_do(kernel_only, name):
+    attack = f"import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nREFUSED = ({KERNEL_CALLS[name]}) != 0\n"
+    v = kernel_only.run(job(attack + passes_only_if("REFUSED")))
+    assert v.passed, (name, v.reason)
+
+
+def test_seccomp_filter_shape():
+    from helpers.grade import kernel
+
+    code = kernel.seccomp_filter()
+    assert len(code) % 8 == 0 and len(code) // 8 == len(kernel.DENIED_X86_64) + 7
+
+
+def test_no_network_to_this_machine(kernel_only):
+    tcp = socket.socket()
+    tcp.bind(("127.0.0.1", 0))
+    tcp.listen(1)
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    udp.settimeout(0.5)
     accepted = []
-    thread = threading.Thread(target=lambda: accepted.append(server.accept()), daemon=True)
+    thread = threading.Thread(target=lambda: accepted.append(tcp.accept()), daemon=True)
     thread.start()
-    v = box.run(f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=1)\n")
-    assert not v.passed and "socket" in v.reason
+    attack = (f"import socket\ndef tcp():\n    try:\n        socket.create_connection(('127.0.0.1', {tcp.getsockname()[1]}), 1)\n"
+              "        return True\n    except OSError:\n        return False\n"
+              f"s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\ns.sendto(b'x', ('127.0.0.1', {udp.getsockname()[1]}))\n"
+              "IFACES = [n for _, n in socket.if_nameindex()]\n")
+    v = kernel_only.run(job(attack + passes_only_if("not tcp() and IFACES == ['lo']")))
+    assert v.passed, v.reason
     thread.join(0.5)
+    with pytest.raises(socket.timeout):
+        udp.recvfrom(10)
     assert not accepted
+    tcp.close()
+    udp.close()
+
+
+def test_a_unix_socket_file_is_out_of_reach(kernel_only, tmp_path):
+    path = tmp_path / "listener.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    server.listen(1)
+    attack = (f"import socket\ns = socket.socket(socket.AF_UNIX)\ntry:\n    s.connect({str(path)!r})\n    REACHED = True\n"
+              "except OSError:\n    REACHED = False\n")
+    assert kernel_only.run(job(attack + passes_only_if("not REACHED"))).passed
     server.close()
 
 
-def test_a_server_without_the_audit_hook_still_has_no_network():
-    prefix = sb.network_isolation()
-    if not prefix:
-        pytest.skip("no network namespace on this machine: the audit hook alone refuses sockets")
-    import subprocess
-    import sys
-    out = subprocess.run([*prefix, sys.executable, "-I", "-S", "-c",
-                          "import socket\ntry:\n socket.create_connection(('127.0.0.1', 9), timeout=1)\n"
-                          "except OSError as e:\n print(type(e).__name__)\n"], capture_output=True, text=True)
-    assert out.stdout.strip() in {"ConnectionRefusedError", "OSError"}  # only its own empty loopback
+def test_signals_reach_no_process_outside(kernel_only):
+    victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        attack = ("import os, signal\nSENT = []\n"
+                  f"for pid in (-1, 1, 2, 3, {victim.pid}, {os.getpid()}):\n    try:\n        os.kill(pid, signal.SIGKILL)\n"
+                  "        SENT.append(pid)\n    except OSError:\n        pass\n"
+                  f"try:\n    signal.pidfd_send_signal(os.pidfd_open({victim.pid}), signal.SIGKILL)\n    SENT.append('pidfd')\n"
+                  "except OSError:\n    pass\n")
+        kernel_only.run(job(attack + RIGHT))
+        time.sleep(0.2)
+        assert victim.poll() is None, "a program killed a process outside its sandbox"
+        assert kernel_only.run(job(RIGHT)).passed  # and the pool still grades
+    finally:
+        victim.kill()
+        victim.wait()
 
 
-def test_exits_and_memory_are_failures(box):
-    for code in ("import os\nos._exit(0)\n", "import sys\nsys.exit(0)\n", "raise KeyboardInterrupt\n",
-                 "x = bytearray(2 << 30)\n", "print('passed')\nassert False\n"):
-        v = box.run(code)
-        assert not v.passed, code
+def test_workers_run_as_an_unprivileged_user_in_their_own_namespaces(box):
+    box.run(job(RIGHT))
+    pids = [p for p in _worker_tree() if b"sandbox_server.py" in open(f"/proc/{p}/cmdline", "rb").read()]
+    assert pids, "no worker runs as the sandbox user"
+    for pid in pids:
+        for ns in ("pid", "net", "mnt", "ipc", "user"):
+            assert os.readlink(f"/proc/{pid}/ns/{ns}") != os.readlink(f"/proc/self/ns/{ns}"), (pid, ns)
 
 
-def test_run_many_keeps_order_and_the_cache_runs_each_program_once(tmp_path):
-    programs = [sb.program_text(SOLUTION, TEST, "add"), "assert False\n"] * 3
+# ---- limits: CPU, not wall; memory, files ----------------------------------------------------------------------
+def test_limits_are_failures_with_their_reasons(box):
+    cases = {"while True:\n    pass\n": "CPU time limit (3 s)", "x = bytearray(2 << 30)\n": "MemoryError",
+             "open('big', 'wb').write(b'x' * (2 << 20))\n": "File too large",
+             "for i in range(300):\n    open(f'f{i}', 'w').close()\n": "No space left"}
+    for code, reason in cases.items():
+        v = box.run(job(code + RIGHT))
+        assert not v.passed and reason in v.reason, (code, v)
+    sleeper = box.run(job("import time\ntime.sleep(60)\n" + RIGHT))
+    assert not sleeper.passed and "backstop" in sleeper.reason and not sleeper.final and sleeper.cpu_s < 1
+
+
+@pytest.fixture
+def busy_machine():
+    """Both cores busy with other work for the test's length."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
+    yield
+    for h in hogs:
+        h.kill()
+        h.wait()
+
+
+BURN = "import time\nt = time.process_time()\nwhile time.process_time() - t < {s}:\n    pass\n"
+
+
+def test_verdicts_do_not_change_under_load(busy_machine):
+    with sb.Sandbox(workers=2, cpu_s=2, backstop_s=2) as pool:  # a sleep backstop shorter than the loaded wall time
+        slow_right = pool.run(job(BURN.format(s=1.2) + RIGHT))
+        too_slow = pool.run(job(BURN.format(s=5) + RIGHT))
+    assert slow_right.passed and slow_right.final and 1.2 <= slow_right.cpu_s < 2, slow_right
+    assert not too_slow.passed and too_slow.reason == "CPU time limit (2 s)" and too_slow.final, too_slow
+
+
+# ---- secrets ------------------------------------------------------------------------------------------------------
+def test_no_secret_leaves_through_a_verdict(box, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-live-grader-secret-123456")
+    monkeypatch.setenv("SOME_SETTING", "value-of-the-grading-process")
+    attack = ("def add(a, b):\n    raise ValueError('sk-proj-abcdefghijklmnop value-of-the-grading-process "
+              "sk-live-grader-secret-123456 \\x1b[31m' + 'x' * 5000)\n")
+    v = box.run(job(attack))
+    assert not v.passed and "[redacted]" in v.reason and len(v.reason) <= sb.REASON_CHARS and "\x1b" not in v.reason
+    for secret in ("sk-proj-abcdefghijklmnop", "value-of-the-grading-process", "sk-live-grader-secret-123456"):
+        assert secret not in v.reason
+
+
+# ---- the cache: data, not trust ------------------------------------------------------------------------------------
+def test_the_cache_is_validated_and_signed(tmp_path, caplog):
     cache = tmp_path / "verdicts.jsonl"
-    first = sb.grade_programs(programs, cache, workers=2, timeout_s=2.0)
-    assert [v.passed for v in first] == [True, False] * 3
-    assert len(cache.read_text().splitlines()) == 2  # two distinct programs
-    with cache.open("a") as fh:
-        fh.write('{"key": "torn')  # a torn last line is ignored
-    again = sb.grade_programs(programs, cache, workers=2, timeout_s=2.0)
-    assert again == first and len(cache.read_text().splitlines()) == 3
+    jobs = [job(RIGHT), job(WRONG)]
+    assert [v.passed for v in sb.grade_jobs(jobs, cache, workers=2, cpu_s=3)] == [True, False]
+    right, wrong = sorted((json.loads(line) for line in cache.read_text().splitlines()), key=lambda r: not r["passed"])
+    assert len(right["mac"]) == 64 and wrong["cpu_s"] >= 0
+    forged = {**wrong, "passed": True, "reason": ""}  # the wrong program's row, now "passed": its MAC no longer matches
+    cache.write_bytes(b"\n".join([json.dumps(right).encode(), b"[1, 2]", b"\xff\xfe not utf-8", b"{}",
+                                  json.dumps({**wrong, "passed": "false"}).encode(), json.dumps(forged).encode(),
+                                  b'{"key": "torn']))
+    with caplog.at_level("WARNING"):
+        again = sb.grade_jobs(jobs, cache, workers=2, cpu_s=3)
+    assert [v.passed for v in again] == [True, False]  # nothing crashed, the forged "passed" row was not trusted
+    assert "6 line(s) are not verdicts this checkout's grader wrote" in caplog.text
+    lines = cache.read_bytes().count(b"\n")
+    assert sb.grade_jobs(jobs, cache, workers=2, cpu_s=3) == again  # the re-graded row did not join the torn line
+    assert cache.read_bytes().count(b"\n") == lines
+
+
+def test_a_row_from_another_checkout_is_not_trusted(tmp_path):
+    row = {"key": "k", "passed": True, "reason": "", "cpu_s": 0.1, "harness": "split", "isolation": "bwrap"}
+    mine, theirs = vc.VerdictCache(tmp_path / "a.jsonl", key=b"m" * 32), vc.VerdictCache(None, key=b"t" * 32)
+    mine.add([row])
+    assert vc.VerdictCache(tmp_path / "a.jsonl", key=b"m" * 32).known == {"k": row}
+    assert vc.VerdictCache(tmp_path / "a.jsonl", key=b"t" * 32).known == {} and theirs.known == {}
+
+
+# ---- no boundary: refused unless asked for -------------------------------------------------------------------------
+def test_without_a_boundary_grading_refuses_unless_asked(monkeypatch):
+    real_which = bd.shutil.which
+    monkeypatch.setattr(bd.shutil, "which", lambda name: None if name == "bwrap" else real_which(name))
+    bd.find_boundary.cache_clear()
+    try:
+        monkeypatch.delenv(bd.UNISOLATED_ENV, raising=False)
+        with pytest.raises(CostOfPassError, match="--unisolated-grading") as err:
+            bd.boundary()
+        assert "\n" not in str(err.value)
+        monkeypatch.setenv(bd.UNISOLATED_ENV, "1")
+        with sb.Sandbox(workers=1, cpu_s=3) as pool:
+            right, wrong = pool.run(job(RIGHT)), pool.run(job(WRONG))
+        assert right.passed and right.isolation == "none" and not wrong.passed
+    finally:
+        bd.find_boundary.cache_clear()
 
 
 def test_bad_limits_are_one_line_errors():
-    with pytest.raises(sb.CostOfPassError, match="timeout_s must be > 0"):
-        sb.Sandbox(1, timeout_s=0)
+    with pytest.raises(CostOfPassError, match="cpu_s must be a whole number"):
+        sb.Sandbox(1, cpu_s=0)

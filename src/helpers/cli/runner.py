@@ -19,7 +19,7 @@ from helpers.collect.preflight import estimate, format_estimate, preflight_estim
 from helpers.collect.records import move_records_aside
 from helpers.core.context import Context, prepare
 from helpers.core.errors import CostOfPassError, MissingData, run_command
-from helpers.core.notebooks import execute_notebook, summary_path
+from helpers.core.notebooks import execute_notebook, notes_path, summary_path
 from helpers.core.params import WRITE_ANYWHERE, load_params, params_file
 from helpers.core.paths import repo_root, shown
 from helpers.core.progress import watch
@@ -51,6 +51,7 @@ def run_stages(params_path: Path, ctx: Context, pending_calls: int, names: list[
             continue
         keys.forget(name)
         summary_path(params.output_path, name).unlink(missing_ok=True)
+        notes_path(params.output_path, name).unlink(missing_ok=True)
         start = time.perf_counter()
         if name == "report":
             from helpers.publish.report import render_offline
@@ -62,6 +63,9 @@ def run_stages(params_path: Path, ctx: Context, pending_calls: int, names: list[
         keys.record(name)
         ran.append(name)
         print(f"ok    {name:<18} {time.perf_counter() - start:6.1f} s  {what_it_did(params, name)} -> {shown(dst)}", flush=True)
+        notes = notes_path(params.output_path, name)
+        for line in notes.read_text(encoding="utf-8").splitlines() if notes.is_file() else []:
+            print(f"      {line}", flush=True)
     if report:
         write_index(params.output_path.parent)
     return ran

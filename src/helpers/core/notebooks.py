@@ -54,10 +54,11 @@ class Interrupted(CostOfPassError):
     """A stage stopped by Ctrl-C or SIGTERM (exit status 130)."""
 
 
-def _kernel_manager_class():
+def _kernel_manager_class(keys: bool = True):
     """A kernel manager that talks to the kernel over local sockets (IPC) rather than TCP on 127.0.0.1: nothing
     listens on the network, and ipykernel has no "running over TCP without encryption" warning to print once
-    per notebook. TCP where the platform has no Unix sockets."""
+    per notebook. TCP where the platform has no Unix sockets. Without ``keys`` the kernel starts with no variable that
+    holds a secret (``redaction.without_secrets``): only collection calls providers."""
     import tempfile
     import uuid
 
@@ -73,6 +74,10 @@ def _kernel_manager_class():
         def start_kernel(self, **kw):
             # the kernel process's own log (not the cells' output, which the notebook keeps) goes to a file beside its
             # sockets, not to the user's terminal: an interrupted kernel's messages are not the user's business
+            if not keys:
+                from helpers.core.redaction import without_secrets
+
+                kw["env"] = without_secrets({**os.environ, **kw.get("env", {})})
             with open(f"{self.ip}.log", "ab") as log:  # the child keeps its own copy of the descriptor
                 kw.setdefault("stderr", log)
                 return super().start_kernel(**kw)
@@ -92,11 +97,27 @@ def write_summary(output_path: Path, stage: str, text: str) -> None:
     path.write_text(" ".join(text.split()) + "\n", encoding="utf-8")
 
 
+def notes_path(output_path: Path, stage: str) -> Path:
+    """Where a stage leaves lines the runner prints below its one-line summary (``write_notes``)."""
+    return output_path / "notebooks" / f"{stage}.notes.txt"
+
+
+def write_notes(output_path: Path, stage: str, notes: list[str]) -> None:
+    """Lines the terminal must show after the stage (e.g. each run an import dropped, with its file and line)."""
+    path = notes_path(output_path, stage)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(" ".join(n.split()) + "\n" for n in notes), encoding="utf-8")
+
+
+KEY_STAGES = ("01_collect",)  # the only stage whose kernel may hold provider keys
+
+
 def execute_notebook(src: Path, dst: Path, params_path: Path, log_output: bool = False, extra: dict | None = None) -> None:
     """Execute one notebook with papermill for a parameter set; raise one line naming the executed copy.
 
     Like ``papermill -f params/<set>.yaml``: the set's keys are the notebook's parameters (plus
-    ``params_file``, where they came from, and ``extra``). The kernel is ``cost-of-pass`` from this environment.
+    ``params_file``, where they came from, and ``extra``). The kernel is ``cost-of-pass`` from this environment;
+    only a stage of ``KEY_STAGES`` gets the environment's provider keys.
     """
     import json
     import logging
@@ -111,7 +132,8 @@ def execute_notebook(src: Path, dst: Path, params_path: Path, log_output: bool =
     dst.parent.mkdir(parents=True, exist_ok=True)
     try:
         pm.execute_notebook(str(src), str(dst), parameters=parameters, cwd=str(repo_root()), kernel_name=KERNEL,
-                            log_output=log_output, progress_bar=False, kernel_manager_class=_kernel_manager_class())
+                            log_output=log_output, progress_bar=False,
+                            kernel_manager_class=_kernel_manager_class(keys=src.stem in KEY_STAGES))
     except pm.PapermillExecutionError as err:
         if err.ename == "KeyboardInterrupt":
             raise Interrupted(f"stopped during {src.stem}") from None

@@ -34,6 +34,7 @@ NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 NUMERAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:\s*/\s*\d+)?")  # 42, -3.5, .5, 3/4
 LATEX_FRACTION = re.compile(r"[+-]?\\[dt]?frac\s*\{\s*\d+\s*\}\s*\{\s*\d+\s*\}|[+-]?\\[dt]?frac\d\d")
 UNIT_WORDS = re.compile(r"(?:\s*\\(?:text|mbox|mathrm)\{\s*[A-Za-z ]*\}|\s+[A-Za-z][A-Za-z ]*|\s*%|\\%)$")
+CODE_COLUMNS = ("grade_reason", "grade_harness", "grade_isolation", "grade_cpu_s")  # of code tasks' graded calls
 NO_ANSWER = "<no answer>"  # the vote of an attempt without an extracted answer (it scores 0)
 THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+)(?![\d,])")
 logging.getLogger("math_verify").setLevel(logging.ERROR)
@@ -250,7 +251,8 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
     distinct (target, answer), so a set's few distinct verdicts serve all its calls. ``progress``: a tqdm
     bar (``core.progress``: in the runner's terminal too). Tasks of metric ``code`` are graded by running each
     distinct program with its problem's hidden tests in the sandbox (``grade.sandbox``; verdicts cached in
-    ``code_cache``, a path), and their ``grade_reason`` says why a program failed.
+    ``code_cache``, a path); their ``grade_reason`` says why a program failed, ``grade_harness``, ``grade_isolation``
+    and ``grade_cpu_s`` how it was judged (see ``_grade_programs``).
     """
     import pandas as pd
 
@@ -287,10 +289,11 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
             verdicts[key] = is_correct(problem.target, answer, metric, problem.n_choices, numeric_rule)
         correct.append(verdicts[key])
         keys.append(canonical_answer(answer, metric, problem.n_choices, numeric_rule))
-    reasons = _grade_programs(programs, correct, code_cache)
+    code = _grade_programs(programs, correct, code_cache)
     out = calls.copy()
     if programs:
-        out["grade_reason"] = pd.Series(reasons, index=out.index, dtype="string")
+        for name, values in code.items():
+            out[name] = pd.Series(values, index=out.index, dtype="Float64" if name == "grade_cpu_s" else "string")
     out["extracted"] = pd.Series(extracted, index=out.index, dtype="string")
     out["correct"] = pd.Series(correct, index=out.index, dtype="boolean")
     out["answer_key"] = pd.Series(keys, index=out.index, dtype="string")
@@ -298,20 +301,26 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
     return out
 
 
-def _grade_programs(programs: list[tuple], correct: list, code_cache) -> list[str | None]:
-    """Run each ``(row, code, problem)`` program with its problem's hidden tests in the sandbox, set ``correct[row]``
-    to its verdict, and return every row's reason for failing (None where it passed or is not a program)."""
-    reasons: list[str | None] = [None] * len(correct)
+def _grade_programs(programs: list[tuple], correct: list, code_cache) -> dict[str, list]:
+    """Judge each ``(row, code, problem)`` program against its problem's hidden tests in the sandbox and set
+    ``correct[row]`` to its verdict. Returns per-row columns (None where a row is not a program): ``grade_reason`` (why
+    it failed), ``grade_harness`` (``split``: judged outside the program's process; ``whole``: by the program's own
+    process, see ``grade.programs``), ``grade_isolation`` (``bwrap`` or ``none``) and ``grade_cpu_s``."""
+    columns: dict[str, list] = {name: [None] * len(correct) for name in CODE_COLUMNS}
     if not programs:
-        return reasons
-    from helpers.grade.sandbox import grade_programs, program_text
+        return columns
+    from helpers.grade.sandbox import code_job, grade_jobs
 
-    runnable = [(i, program_text(a, p.metadata["test"], p.metadata["entry_point"])) for i, a, p in programs if a]
-    for (i, _), verdict in zip(runnable, grade_programs([t for _, t in runnable], code_cache)):
-        correct[i], reasons[i] = verdict.passed, verdict.reason or None
+    runnable = [(i, code_job(a, p.metadata["test"], p.metadata["entry_point"], p.metadata.get("prompt")))
+                for i, a, p in programs if a]
+    for (i, _), verdict in zip(runnable, grade_jobs([job for _, job in runnable], code_cache)):
+        correct[i] = verdict.passed
+        for name, value in zip(CODE_COLUMNS, (verdict.reason or None, verdict.harness, verdict.isolation, verdict.cpu_s)):
+            columns[name][i] = value
     for i, a, _ in programs:
-        reasons[i] = reasons[i] if a else "no code in the response"
-    return reasons
+        if not a:
+            columns["grade_reason"][i] = "no code in the response"
+    return columns
 
 
 def attempts_from_calls(graded_calls):

@@ -9,7 +9,7 @@ tests. The worker never reads a test, so no process forked from it holds one in 
 
 Per job, two processes:
 
-- the *harness*, forked from the worker, first moves into new mount, IPC, PID, network and UTS namespaces, mounts an
+- the *harness*, forked from the worker, first moves into new mount, IPC, PID and UTS namespaces, mounts an
   empty size-limited tmpfs on ``/tmp`` and an empty one over ``/proc``, and forks the candidate; only then does it read
   the hidden tests, drop every capability and take its own limits (no new processes, no file writes). It defines the
   problem's own helpers from its prompt and runs ``check`` with a stand-in that calls the candidate over a channel: the
@@ -219,8 +219,7 @@ def enclose(job: dict, to_c: int, from_c: int) -> int:
     """New namespaces and a fresh /tmp for one program, /proc hidden, and its candidate process (returned: its pid,
     as this namespace sees it). Runs before the hidden tests are read, so the candidate's memory holds none."""
     if job["isolated"]:
-        kernel.unshare(kernel.CLONE_NEWNS | kernel.CLONE_NEWIPC | kernel.CLONE_NEWPID | kernel.CLONE_NEWNET
-                       | kernel.CLONE_NEWUTS)
+        kernel.unshare(kernel.CLONE_NEWNS | kernel.CLONE_NEWIPC | kernel.CLONE_NEWPID | kernel.CLONE_NEWUTS)
         kernel.mount("none", "/", None, kernel.MS_REC | kernel.MS_PRIVATE)
         kernel.mount("tmpfs", "/tmp", "tmpfs", kernel.MS_NOSUID | kernel.MS_NODEV,
                      f"size={SCRATCH_MB}m,nr_inodes={MAX_FILES},mode=0700")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import logging
 import os
 import time
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from helpers.core.errors import CostOfPassError
 from helpers.core.paths import shown
 from helpers.grade.stage import write_json
 
+log = logging.getLogger(__name__)
 CARD = "set.json"
 KIND_TEXT = {"real": "real (models called here)", "imported": "imported records", "simulated": "SIMULATED"}
 
@@ -70,20 +72,30 @@ def claim(ctx, params_path: Path, overwrite: bool = False) -> Path:
     return card
 
 
-def read_card(path: Path) -> dict:
-    """A set's card, or ``{}`` when there is none or it is not a JSON object."""
+def read_card(path: Path, warn: bool = False) -> dict:
+    """A set's card, or ``{}`` when there is none or it is not one (a JSON object whose ``name``, ``kind`` and
+    ``description`` are text and ``models`` a list of text); with ``warn``, a malformed card is one warning line."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except FileNotFoundError:
         return {}
-    return data if isinstance(data, dict) else {}
+    except (OSError, ValueError) as exc:
+        data = exc
+    fields_ok = isinstance(data, dict) and all(isinstance(data.get(k, ""), str) for k in ("name", "kind", "description")) \
+        and isinstance(data.get("models", []), list) and all(isinstance(m, str) for m in data.get("models", []))
+    if not fields_ok:
+        if warn:
+            log.warning("skipped %s: not a set card (%s)", path, type(data).__name__ if not isinstance(data, Exception)
+                        else f"{type(data).__name__}")
+        return {}
+    return data
 
 
 def set_entries(results_dir: Path) -> list[SetEntry]:
     """Every set under ``results_dir`` with a card and a rendered report, by name."""
     entries = []
     for card in sorted(results_dir.glob(f"*/{CARD}")):
-        report, data = card.parent / "report" / "index.html", read_card(card)
+        report, data = card.parent / "report" / "index.html", read_card(card, warn=True)
         if not report.is_file() or not data:
             continue
         records = sum(_lines(p) for p in sorted((card.parent / "records").glob("*/*.jsonl")))
@@ -136,10 +148,23 @@ Each report below was rendered by <code>cost-of-pass</code> from the records of 
 
 
 def write_index(results_dir: Path) -> Path:
-    """Rebuild ``<results_dir>/index.html`` from the sets on disk and return its path."""
+    """Rebuild ``<results_dir>/index.html`` from the sets on disk and return its path: under a lock
+    (``.index.lock``; runs of two sets finishing together wait for each other), through a temporary file of its own,
+    so a reader never sees half a page and no run overwrites another's temporary file."""
+    import tempfile
+
+    from filelock import FileLock
+
     results_dir.mkdir(parents=True, exist_ok=True)
     out = results_dir / "index.html"
-    tmp = out.with_name(".index.html.tmp")
-    tmp.write_text(index_html(set_entries(results_dir), results_dir), encoding="utf-8")
-    os.replace(tmp, out)
+    with FileLock(results_dir / ".index.lock", timeout=120):
+        fd, tmp = tempfile.mkstemp(prefix=".index.", suffix=".tmp", dir=results_dir)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(index_html(set_entries(results_dir), results_dir))
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, out)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
     return out

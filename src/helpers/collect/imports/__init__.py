@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from helpers.collect.imports.common import source_error
+from helpers.collect.imports.common import Dropped, source_error
 from helpers.collect.records import CallRecord, RecordStore, key_strings
 from helpers.core.errors import CostOfPassError, MissingData
 from helpers.core.models import ModelSpec
@@ -33,12 +33,15 @@ class ImportResult:
     outside: int = 0
     missing: int = 0
     by_model: dict[str, int] = field(default_factory=dict)
+    dropped: list[str] = field(default_factory=list)  # parts of the source not used: file, line and why (``Dropped``)
 
     def describe(self) -> str:
         """One line: what the import did."""
         per_model = f" ({', '.join(f'{m} {n}' for m, n in sorted(self.by_model.items()))})" if self.by_model else ""
+        dropped = f"; {len(self.dropped)} run(s) of the source dropped (each named below)" if self.dropped else ""
         return (f"imported {self.imported} responses{per_model} of {self.read} read ({self.present} already in the store, "
-                f"{self.outside} outside the set's sample); {self.missing} planned attempts have no response in the source")
+                f"{self.outside} outside the set's sample); {self.missing} planned attempts have no response in the "
+                f"source{dropped}")
 
 
 def by_source_name(models: list[ModelSpec]) -> dict[str, ModelSpec]:
@@ -123,7 +126,8 @@ def provenance(params: Params, models: list[ModelSpec]) -> str:
 
 
 # format (``params.IMPORT_FORMATS``) -> "module:function" of its reader: read(params, path, models by source name)
-# -> Iterator[Imported], in file order, one line naming the file and row on a malformed one (imported when used)
+# -> Iterator[Imported], in file order, one line naming the file and row on a malformed one (imported when used); a
+# reader that skips part of its source yields a ``common.Dropped`` for it
 READERS = {"routellm": "helpers.collect.imports.routellm:read", "feval_ttc": "helpers.collect.imports.feval_ttc:read",
            "generic": "helpers.collect.imports.generic:read", "agent_evals": "helpers.collect.imports.agent_evals:read"}
 
@@ -147,6 +151,9 @@ def import_records(params: Params, attempts: list, store: RecordStore) -> Import
     # the whole file is read and checked before anything is written; only the sample's responses are kept
     result, rows, first = ImportResult(), [], {}
     for r in read_source(params, imported):
+        if isinstance(r, Dropped):
+            result.dropped.append(r.where)
+            continue
         result.read += 1
         k = (r.task, r.problem_id, r.model, r.method, r.run)
         if k not in planned:

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
     from helpers.collect.imports.common import Imported
 
+from helpers.collect.imports.common import token_count
+from helpers.core.errors import CostOfPassError
 from helpers.core.tasks.humaneval import SourceLineError, json_object, lines, read_jsonl
 
 SOURCE = ('"AI Agents That Matter" (Kapoor, Stroebl et al., 2024): HumanEval runs, benediktstroebl/agent-evals '
@@ -85,12 +87,18 @@ class AgentRun:
 
 
 def _number(value: Any, kind: type, path: Path, number: int, name: str, optional: bool = False):
-    """``value`` (a number or its string) as ``kind``; None where ``optional`` and absent or 'None'."""
+    """``value`` (a number or its string) as ``kind``; None where ``optional`` and absent or 'None'. A token count that
+    is not a plausible count (``common.token_count``) stops the import with one line: it would price the run."""
     if optional and (value is None or value == "None" or value == ""):
         return None
+    if name.endswith("_tokens"):
+        try:
+            return token_count(value)
+        except ValueError as exc:
+            raise CostOfPassError(f"{path}: line {number}: field {name!r}: {exc}") from None
     try:
         out = kind(float(value)) if kind is int else kind(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise SourceLineError(f"{path}: line {number}: field {name!r} is not a number ({value!r})") from None
     if kind is int and float(value) != out or (out is not None and out < 0 and name != "temperature"):
         raise SourceLineError(f"{path}: line {number}: field {name!r} is not a count ({value!r})")
@@ -207,9 +215,9 @@ TOKENS = "the provider's usage, as the agent's log recorded it (every call of th
 
 def read(params, path: Path, models) -> Iterator["Imported"]:
     """The set's recorded agent attempts (``collect.imports.Imported``), one per (group, problem, run) of the runs
-    ``import_from.runs`` names; unusable runs are skipped here and listed by ``runs_table``. ``models`` (the set's
+    ``import_from.runs`` names; an unusable run is a ``Dropped`` (and listed by ``runs_table``). ``models`` (the set's
     imported models by source name) is not needed: each group names its registry model."""
-    from helpers.collect.imports.common import Imported, source_error
+    from helpers.collect.imports.common import Dropped, Imported, source_error
     from helpers.core.tasks.humaneval import NAME, problem_id
 
     spec = params.import_from
@@ -222,6 +230,7 @@ def read(params, path: Path, models) -> Iterator["Imported"]:
             raise source_error(path, "-", f"import_from.runs[{key!r}]: method {group.method!r} is not one of the set's methods")
     for run in read_runs(path, spec.model_names, set(spec.runs)):
         if not run.usable or run.index is None:
+            yield Dropped(f"{run.strategy}/{run.group}/{run.run}: {run.problem or 'a folder not named run<k>'}")
             continue
         group = spec.runs[f"{run.strategy}/{run.group}"]
         for task in run.tasks:

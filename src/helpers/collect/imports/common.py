@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -34,6 +35,31 @@ class Imported:
     row: int | str = 0  # the source's row (or file and index), for error messages
     method: str = "vanilla"  # an agent strategy's (``core.methods.agent``), for recorded agent runs
     agent_calls: tuple[dict[str, Any], ...] = ()  # an agent attempt's calls (``CallRecord.agent_calls``)
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """Part of a source a reader cannot use (a run with a malformed line, a missing log): ``where`` names the file and
+    line and says why. A reader yields it in its stream; ``import_records`` lists it, and ``cost-of-pass run`` prints it."""
+
+    where: str
+
+
+MAX_TOKENS = 10**9  # tokens of one call: more is no plausible count (a long-context call is ~10^6)
+
+
+def token_count(value: Any) -> int:
+    """A token count from a source: a whole, finite number in [0, ``MAX_TOKENS``]; ``ValueError`` saying what it is
+    instead (the caller names the file and row)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"expected a token count, got {value!r}") from None
+    if not math.isfinite(number) or number < 0 or number != int(number):
+        raise ValueError(f"expected a token count (a whole number >= 0), got {value!r}")
+    if number > MAX_TOKENS:
+        raise ValueError(f"a token count of {value!r} is beyond any plausible count (at most {MAX_TOKENS:.0e})")
+    return int(number)
 
 
 def source_error(path: Path, row: int | str, message: str) -> CostOfPassError:

@@ -13,10 +13,11 @@ the dataset's answer.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, Iterator
 
-from helpers.collect.imports.common import Imported, source_error
+from helpers.collect.imports.common import Imported, source_error, token_count
 from helpers.core.models import ModelSpec
 from helpers.core.params import Params
 from helpers.core.tasks.feval_ttc import DATASETS, read_member, target_of, task_name
@@ -35,10 +36,12 @@ def split_evenly(total: int, parts: int) -> list[int]:
 
 
 def whole(value: Any, where: str) -> int:
-    number = float(value)
-    if number < 0:
-        raise ValueError(f"{where}: a negative token count ({value!r})")
-    return int(round(number))
+    """A token count of FEval-TTC's (rounded: its estimates may be fractional), checked as ``common.token_count``."""
+    try:
+        number = float(value)
+        return token_count(round(number) if math.isfinite(number) else number)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{where}: {exc}") from None
 
 
 def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[Imported]:

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
-from helpers.collect.imports.common import Imported, normalize_text, source_error, text_index
+from helpers.collect.imports.common import Imported, normalize_text, source_error, text_index, token_count
 from helpers.collect.imports.tokens import counter
 from helpers.core.errors import CostOfPassError
 from helpers.core.models import ModelSpec, load_registry
@@ -72,13 +71,6 @@ def as_label(value: Any) -> bool | None:
     if text in TRUE or text in FALSE:
         return text in TRUE
     raise ValueError(f"expected a correctness label (true/false, 1/0, yes/no), got {value!r}")
-
-
-def as_count(value: Any) -> int:
-    number = float(value)
-    if not math.isfinite(number) or number < 0 or number != int(number):
-        raise ValueError(f"expected a token count (a whole number >= 0), got {value!r}")
-    return int(number)
 
 
 def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[Imported]:
@@ -157,7 +149,7 @@ def row_values(row: dict, cols: dict[str, str], next_run: int, path: Path,
     try:
         run = int(row[cols["run"]]) if "run" in cols else next_run
         label = as_label(row[cols["correct"]]) if "correct" in cols else None
-        counts = ((as_count(row[cols["prompt_tokens"]]), as_count(row[cols["completion_tokens"]]))
+        counts = ((token_count(row[cols["prompt_tokens"]]), token_count(row[cols["completion_tokens"]]))
                   if "prompt_tokens" in cols and "completion_tokens" in cols else None)
     except (TypeError, ValueError) as err:
         raise source_error(path, number, str(err)) from None

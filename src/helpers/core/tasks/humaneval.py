@@ -29,10 +29,23 @@ class SourceLineError(ValueError):
     """A malformed line: the message already names the file and line."""
 
 
+MAX_LINE = 16 << 20  # characters of one JSON line (a HumanEval row or a log line is well under 1 MiB)
+MAX_FILE = 256 << 20  # characters of one file, decompressed (a run's log is a few MiB)
+
+
 def lines(path: Path) -> Iterator[tuple[int, str]]:
+    """The non-blank lines of a JSON-lines file (plain or gzip) and their numbers, read as a stream: a line longer than
+    ``MAX_LINE`` or a file longer than ``MAX_FILE`` (a decompression bomb) is a ``SourceLineError``, so memory and time
+    stay bounded."""
     opener = gzip.open if path.name.endswith(".gz") else open
+    total = 0
     with opener(path, "rt", encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
+        for number, line in enumerate(iter(lambda: fh.readline(MAX_LINE + 1), ""), start=1):
+            total += len(line)
+            if len(line) > MAX_LINE or total > MAX_FILE:
+                limit = f"a line longer than {MAX_LINE >> 20} MiB" if len(line) > MAX_LINE else \
+                    f"more than {MAX_FILE >> 20} MiB decompressed"
+                raise SourceLineError(f"{path}: line {number}: {limit} (refused: not a source's file)")
             if line.strip():
                 yield number, line
 
@@ -92,7 +105,7 @@ def load(data_dir: Path, options: dict[str, Any]) -> list[Problem]:
         raise CostOfPassError(str(exc)) from None
     return [Problem(NAME, problem_id(r["task_id"]), QUESTION.format(test=first_test(r.get("given_tests")), prompt=r["prompt"]),
                     str(r["entry_point"]), metadata={"test": r["test"], "entry_point": r["entry_point"],
-                                                     "task_id": r["task_id"]})
+                                                     "task_id": r["task_id"], "prompt": r["prompt"]})
             for r in rows]
 
 
