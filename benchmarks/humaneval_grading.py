@@ -4,8 +4,9 @@
 
 On a copy of the set whose output goes to a temporary directory: ``01_collect`` (read and check every run, import
 13,120 attempts) and ``02_grade`` (every distinct solution run with its hidden tests in the sandbox) from nothing,
-then ``02_grade`` again with the sandbox's verdict cache kept and the graded tables removed, then the whole set
-with nothing changed. Prints each time (wall seconds of the command, start-up included), the distinct programs run, the
+then ``02_grade`` cold again with a busy loop on every core beside it (issue 34: verdicts must not change with the
+machine's load), then ``02_grade`` again with the sandbox's verdict cache kept and the graded tables removed, then the
+whole set with nothing changed. Prints each time (wall seconds of the command, start-up included), the distinct programs run, the
 bound on cold grading (the programs' own CPU seconds, as the kernel counted them, divided by the cores) and the cold
 time's excess over it (issue 34: the boundary may cost at most 15%), and issue 25's targets (import + grading <= 60 s
 cold, <= 10 s with the cache). Needs the data directory.
@@ -22,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import pandas as pd
 import yaml
 
 os.environ.setdefault("COP_WRITE_ANYWHERE", "1")  # a benchmark writes its sets under a temporary directory
@@ -49,6 +51,19 @@ def main() -> None:
         grade = timed(["run", str(copy), "--only", "02_grade", "--no-report"])
         verdicts = out / "graded" / "sandbox_verdicts.jsonl"
         rows = [json.loads(line) for line in verdicts.read_text().splitlines()]
+        calls = pd.read_parquet(out / "graded" / "calls.parquet")
+        labelled = calls[calls["source_correct"].notna()]
+        disagree = int((labelled["correct"].astype(bool) != labelled["source_correct"].astype(bool)).sum())
+        verdicts.rename(verdicts.with_name("idle.jsonl"))
+        hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count())]
+        try:
+            loaded = timed(["run", str(copy), "--only", "02_grade", "--no-report", "--force"])
+        finally:
+            for h in hogs:
+                h.kill()
+                h.wait()
+        under_load = {r["key"]: (r["passed"], r["reason"]) for r in map(json.loads, verdicts.read_text().splitlines())}
+        same = sum(under_load.get(r["key"]) == (r["passed"], r["reason"]) for r in rows)
         for f in (out / "graded").glob("*.parquet"):
             f.unlink()
         (out / "graded" / "manifest.json").unlink()
@@ -66,6 +81,9 @@ def main() -> None:
           f"{limits} at the CPU limit, {cpu:.0f} s of the programs' CPU)")
     print(f"  bound: programs' CPU / {os.cpu_count()} cores  {bound:7.1f} s  (cold grading is {100 * (grade / bound - 1):+.1f}% "
           f"over it; issue 34 allows +15%)")
+    print(f"  agreement with the source's verdicts: {disagree} of {len(labelled)} attempts differ")
+    print(f"02_grade cold again, {os.cpu_count()} busy loops beside it  {loaded:5.1f} s  ({same} of {len(rows)} verdicts and "
+          f"reasons identical to the idle run's)")
     print(f"import + grading cold              {collect + grade:7.1f} s  (issue 25 target <= 60 s)")
     print(f"02_grade again, verdicts cached    {again:7.1f} s  (target <= 10 s)")
     print(f"the rest of the set (03-07, report) {full:6.1f} s;  everything again, nothing changed {noop:.1f} s")

@@ -128,15 +128,24 @@ def test_a_forged_verdict_is_a_failure(box, kernel_only, name):
 
 
 def test_the_program_holds_no_copy_of_its_tests(kernel_only):
+    """The worker never reads a test: a program that searches every object and frame it can reach for a canary of its
+    hidden tests (written reversed in its own text, so only the tests hold it forwards) finds none."""
     canary = uuid.uuid4().hex
     test = TEST + f"    assert '{canary}'\n"
-    scan = (f"import gc, sys\nFOUND = any(isinstance(o, str) and '{canary}' in o for o in gc.get_objects())\n"
-            f"f = sys._getframe()\nwhile f:\n    FOUND = FOUND or '{canary}' in repr(f.f_locals)\n    f = f.f_back\n")
+    scan = (f"import gc, sys\nC = '{canary[::-1]}'[::-1]\n"
+            f"def holds(o):\n    return isinstance(o, str) and o is not C and C in o and '{canary[::-1]}' not in o\n"
+            "def inside(o):\n    if isinstance(o, dict):\n        return any(holds(k) or holds(v) for k, v in o.items())\n"
+            "    return isinstance(o, (list, tuple)) and any(holds(v) for v in o)\n"
+            "FOUND = any(inside(o) for o in gc.get_objects())\nf = sys._getframe()\nwhile f:\n"
+            "    FOUND = FOUND or inside(f.f_locals) or inside(f.f_globals) or holds(f.f_code.co_filename)\n"
+            "    f = f.f_back\n")
     v = kernel_only.run(job(scan + passes_only_if("FOUND"), test))
-    assert not v.passed, "the hidden tests were in the program's memory"
-    whole = code_job(scan + passes_only_if("FOUND"), "def check(c):\n    sort_third\n" + test[22:], "add", PROMPT)
-    assert whole.mode == "whole"  # tests naming what only the solution defines run with it, and say so
-    assert kernel_only.run(whole).harness == "whole"
+    assert not v.passed and v.harness == "split", "the hidden tests were in the program's memory"
+    # tests that name the solution's own function run inside its process: there a program could read or forge them,
+    # and its verdict says so (the report counts such verdicts per task)
+    whole = code_job(RIGHT, test.replace("candidate(7, 0)", "add(7, 0)"), "add", PROMPT)
+    v = kernel_only.run(whole)
+    assert whole.mode == "whole" and v.passed and v.harness == "whole", v
 
 
 def test_split_or_whole_is_decided_by_the_names_the_tests_use():
@@ -152,8 +161,8 @@ def test_split_or_whole_is_decided_by_the_names_the_tests_use():
 def test_what_the_program_sees(kernel_only):
     probe = ("import os\nSEEN = (os.getuid(), os.getgid(), os.listdir('/proc'), os.listdir('/tmp'), os.getcwd(),"
              " sorted(set(os.listdir('/')) - {'box', 'dev', 'lib', 'lib64', 'proc', 'python', 'tmp', 'usr'}),"
-             " sorted(os.listdir('/dev')), sorted(os.listdir('/box')), sorted(k for k in os.environ if k != 'LC_CTYPE'))\n")
-    expect = "(65534, 65534, [], [], '/tmp', [], ['null', 'urandom'], ['kernel.py', 'plain.py', 'sandbox_server.py'], [])"
+             " sorted(os.listdir('/dev')), sorted(os.listdir('/box')), dict(os.environ))\n")
+    expect = "(65534, 65534, [], [], '/tmp', [], ['null', 'urandom'], ['kernel.py', 'plain.py', 'sandbox_server.py'], {})"
     v = kernel_only.run(job(probe + passes_only_if(f"repr(SEEN) == {expect!r}")))
     assert v.passed, v.reason  # right answers only when the view is exactly this
 
@@ -302,7 +311,7 @@ def test_signals_reach_no_process_outside(kernel_only):
 
 def test_workers_run_as_an_unprivileged_user_in_their_own_namespaces(box):
     box.run(job(RIGHT))
-    pids = [p for p in _worker_tree() if b"sandbox_server.py" in open(f"/proc/{p}/cmdline", "rb").read()]
+    pids = [p for p in _worker_tree() if open(f"/proc/{p}/cmdline", "rb").read().startswith(b"/python/bin/python3")]
     assert pids, "no worker runs as the sandbox user"
     for pid in pids:
         for ns in ("pid", "net", "mnt", "ipc", "user"):
@@ -343,12 +352,13 @@ def test_verdicts_do_not_change_under_load(busy_machine):
 
 
 # ---- secrets ------------------------------------------------------------------------------------------------------
-def test_no_secret_leaves_through_a_verdict(box, monkeypatch):
+def test_no_secret_leaves_through_a_verdict(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-live-grader-secret-123456")
     monkeypatch.setenv("SOME_SETTING", "value-of-the-grading-process")
     attack = ("def add(a, b):\n    raise ValueError('sk-proj-abcdefghijklmnop value-of-the-grading-process "
               "sk-live-grader-secret-123456 \\x1b[31m' + 'x' * 5000)\n")
-    v = box.run(job(attack))
+    with sb.Sandbox(workers=1, cpu_s=3) as pool:  # a pool reads this process's environment once, when it starts
+        v = pool.run(job(attack))
     assert not v.passed and "[redacted]" in v.reason and len(v.reason) <= sb.REASON_CHARS and "\x1b" not in v.reason
     for secret in ("sk-proj-abcdefghijklmnop", "value-of-the-grading-process", "sk-live-grader-secret-123456"):
         assert secret not in v.reason

@@ -125,6 +125,18 @@ def shared_libraries(objects: list[str]) -> tuple[str, ...]:
     return tuple(sorted({m.group(1) for m in re.finditer(r"(/\S+) \(0x[0-9a-f]+\)", out)} - set(objects)))
 
 
+def world_readable(path: str) -> bool:
+    """Whether any user may read ``path`` (and pass through every folder above it): what a root caller's sandbox,
+    which runs as ``SANDBOX_UID``, needs of the files it binds."""
+    import stat
+
+    p = Path(path)
+    for folder in p.parents:
+        if not os.stat(folder).st_mode & stat.S_IXOTH:
+            return False
+    return bool(os.stat(p).st_mode & stat.S_IROTH)
+
+
 def candidates() -> list[str]:
     """Pythons to try for the sandbox, in order."""
     base = Path(sys.base_prefix) / "bin" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
@@ -160,6 +172,9 @@ def find_boundary() -> Boundary | str:
         py = interpreter(binary)
         if py is None:
             why.append(f"{binary}: not a usable Python")
+            continue
+        if os.geteuid() == 0 and not all(world_readable(p) for p in (py.binary, py.stdlib, *py.libraries)):
+            why.append(f"{binary}: not readable by the sandbox's user (uid {SANDBOX_UID})")
             continue
         boundary = Boundary("bwrap", py, bwrap=bwrap, files=files)
         problem = probe(boundary)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import platform
 import struct
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
@@ -101,7 +100,7 @@ def seccomp_filter(denied: dict[str, int] = DENIED_X86_64) -> bytes:
 
 def install_seccomp() -> bool:
     """Install ``seccomp_filter`` on this process (needs no_new_privs); False where the machine is not x86_64."""
-    if platform.machine() != "x86_64":
+    if os.uname().machine != "x86_64":
         return False
     code = seccomp_filter()
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import builtins
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,10 @@ def prompt_helpers(prompt: str, entry_point: str) -> set[str] | None:
     return _bound(tree) - stubs - {entry_point}
 
 
+@lru_cache(maxsize=4096)
 def split_mode(test: str, prompt: str, entry_point: str) -> bool:
-    """Whether the tests can judge the solution from outside its process (see the module's docstring)."""
+    """Whether the tests can judge the solution from outside its process (see the module's docstring); memoised: a
+    set's thousands of solutions share a few hundred tests."""
     helpers = prompt_helpers(prompt, entry_point)
     try:
         tree = ast.parse(test)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from helpers.core.errors import CostOfPassError
+from helpers.core.redaction import Redactor
 from helpers.grade import plain
 from helpers.grade.boundary import Boundary, boundary as current_boundary
 from helpers.grade.programs import CodeJob, code_job, whole_program
@@ -58,12 +59,11 @@ class Verdict:
     final: bool = True
 
 
-def clean_reason(text: str) -> str:
-    """A reason fit to store and show: one line, at most ``REASON_CHARS``, no secret of this process's environment."""
-    from helpers.core.redaction import Redactor
-
+def clean_reason(text: str, redactor: Redactor | None = None) -> str:
+    """A reason fit to store and show: one line, at most ``REASON_CHARS``, no secret of this process's environment
+    (``redactor``: one made for many reasons, reading the environment once)."""
     line = " ".join(_CONTROL.sub(" ", str(text)).split())
-    line = Redactor(every_variable=True)(line)
+    line = (redactor or Redactor(every_variable=True))(line)
     return line if len(line) <= REASON_CHARS else line[:REASON_CHARS - 1] + "…"
 
 
@@ -119,6 +119,7 @@ class Sandbox:
                                   f"(got {cpu_s}, {memory_mb}, {backstop_s})")
         self.boundary = boundary or current_boundary()
         self.cpu_s, self.memory_mb, self.backstop_s, self.hook = int(cpu_s), memory_mb, backstop_s, hook
+        self._redact = Redactor(every_variable=True)
         self.workers = max(1, workers or os.cpu_count() or 1)
         self._jobs: queue.Queue = queue.Queue()
         self._ids = iter(range(1 << 62))
@@ -172,7 +173,7 @@ class Sandbox:
         passed = answer.get("passed") is True
         cpu = answer.get("cpu_s")
         cpu = float(cpu) if isinstance(cpu, (int, float)) and not isinstance(cpu, bool) and cpu >= 0 else 0.0
-        return Verdict(passed, "" if passed else clean_reason(answer.get("reason") or "failed"), round(cpu, 4), job.mode,
+        return Verdict(passed, "" if passed else clean_reason(answer.get("reason") or "failed", self._redact), round(cpu, 4), job.mode,
                        self.boundary.isolation, final=answer.get("backstop") is False)
 
     def submit(self, job: CodeJob) -> Future:
@@ -206,7 +207,8 @@ def grade_jobs(jobs: list[CodeJob], cache_path: Path | None = None, workers: int
         with Sandbox(workers, cpu_s, memory_mb, backstop_s, boundary=box) as pool:
             fresh = dict(zip(todo, pool.run_many(list(todo.values()))))
         cache.add(_row(k, v) for k, v in fresh.items() if v.final)
-    return [fresh[k] if k in fresh else _from_row(cache.known[k]) for k in keys]
+    redact = Redactor(every_variable=True)
+    return [fresh[k] if k in fresh else _from_row(cache.known[k], redact) for k in keys]
 
 
 def _row(key: str, v: Verdict) -> dict:
@@ -214,7 +216,7 @@ def _row(key: str, v: Verdict) -> dict:
             "isolation": v.isolation}
 
 
-def _from_row(row: dict) -> Verdict:
-    return Verdict(row["passed"], clean_reason(row["reason"]) if row["reason"] else "", float(row["cpu_s"]),
+def _from_row(row: dict, redact: Redactor) -> Verdict:
+    return Verdict(row["passed"], clean_reason(row["reason"], redact) if row["reason"] else "", float(row["cpu_s"]),
                    row["harness"], row["isolation"])
 

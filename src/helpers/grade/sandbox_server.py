@@ -32,10 +32,8 @@ import json
 import os
 import resource
 import select
-import shutil
 import signal
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -64,7 +62,9 @@ def _limit(name: str, value: int) -> None:
 
 
 def confine(cpu_s: int, memory_mb: int, isolated: bool, file_bytes: int) -> None:
-    """The limits of a process that runs code we do not trust (the candidate, and the harness's tests)."""
+    """The limits of a process that runs code we do not trust (the candidate, and the harness's tests), and an empty
+    environment (bubblewrap clears it but sets PWD)."""
+    os.environ.clear()
     _limit("RLIMIT_CPU", cpu_s)  # soft = hard: SIGKILL at the limit, whatever the program does with SIGXCPU
     _limit("RLIMIT_AS", memory_mb << 20)
     _limit("RLIMIT_FSIZE", file_bytes)
@@ -286,7 +286,7 @@ def kill(pid: int | None) -> None:
 def status_reason(status: int, cpu: float, job: dict) -> str:
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        if sig == signal.SIGKILL and cpu >= job["cpu_s"] - 0.05:
+        if sig == signal.SIGKILL and cpu >= job["cpu_s"] - 1:  # the kernel's kill at RLIMIT_CPU (rusage lags it a tick)
             return f"CPU time limit ({job['cpu_s']} s)"
         return f"killed by {signal.Signals(sig).name}" if sig in signal.valid_signals() else f"killed by signal {sig}"
     return f"the program ended before it answered (exit {os.waitstatus_to_exitcode(status)})"
@@ -295,7 +295,12 @@ def status_reason(status: int, cpu: float, job: dict) -> str:
 def run(job: dict) -> dict:
     """One job: fork the harness (which encloses the candidate), watch it, kill at the backstop, compose the answer."""
     start = time.monotonic()
-    job["scratch"] = "/tmp" if job["isolated"] else tempfile.mkdtemp(prefix="cop-program-")
+    if not job["isolated"]:
+        import tempfile  # bare mode only: the worker stays small, so each fork copies less
+
+        job["scratch"] = tempfile.mkdtemp(prefix="cop-program-")
+    else:
+        job["scratch"] = "/tmp"
     report = os.pipe()
     harness_pid = os.fork()
     if harness_pid == 0:
@@ -305,6 +310,8 @@ def run(job: dict) -> dict:
     out = watch(job, harness_pid, report[0], start)
     os.close(report[0])
     if not job["isolated"]:
+        import shutil
+
         shutil.rmtree(job["scratch"], ignore_errors=True)
     return out
 
