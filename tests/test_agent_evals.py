@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from helpers.collect.imports import agent_evals as ae
+from helpers.core.errors import CostOfPassError
 
 KNOWN = {"gpt-x": "gpt-x", "azure_gpt-x": "gpt-x", "small": "small"}
 
@@ -85,15 +86,27 @@ def test_a_log_that_does_not_match_its_jsonl(tmp_path):
     assert "1 against 2 tasks" in missing
 
 
+def test_a_number_that_does_not_parse_makes_the_run_unusable(tmp_path):
+    problems = [_problem(0)]
+    call = _call("gpt-x", 1, 1)
+    call["inference_time"] = "soon"
+    message = _problem_of(tmp_path, problems, events_for(problems, {"HumanEval/0": [call]}))
+    assert message.endswith("line 3: field 'inference_time' is not a number ('soon')") and "probs.log.gz" in message
+
+
 @pytest.mark.parametrize("field, value", [("prompt_tokens", "abc"), ("completion_tokens", "1.5"), ("prompt_tokens", -3),
-                                          ("inference_time", "soon")])
-def test_numbers_that_do_not_parse(tmp_path, field, value):
+                                          ("prompt_tokens", "inf"), ("completion_tokens", float("nan")),
+                                          ("prompt_tokens", 10**10), ("completion_tokens", float("-inf"))])
+def test_a_token_count_that_is_not_a_count_stops_the_import_in_one_line(tmp_path, field, value):
+    """It would price the run: infinite, NaN, negative, fractional or beyond 10^9 tokens is an error naming the file
+    and line, raised while reading (before anything is appended to the record store)."""
     problems = [_problem(0)]
     call = _call("gpt-x", 1, 1)
     call[field] = value
-    message = _problem_of(tmp_path, problems, events_for(problems, {"HumanEval/0": [call]}))
-    assert message.endswith(f"line 3: field {field!r} is not a {'count' if field.endswith('tokens') and value != 'abc' else 'number'} ({value!r})")
-    assert "probs.log.gz" in message
+    folder = write_run(tmp_path / "s/humaneval/g/run1", problems, events_for(problems, {"HumanEval/0": [call]}))
+    with pytest.raises(CostOfPassError, match=rf"probs\.log\.gz: line 3: field '{field}': ") as err:
+        ae.read_run(folder, "s", "g", KNOWN)
+    assert "\n" not in str(err.value)
 
 
 def test_duplicate_task_ids(tmp_path):

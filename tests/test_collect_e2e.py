@@ -199,16 +199,24 @@ def test_a_live_humaneval_task_is_collected_and_graded_in_the_sandbox(stub, writ
     rows = [{"task_id": f"HumanEval/{i}", "prompt": f"def {name}(a, b):\n    \"\"\"{doc}\"\"\"\n", "entry_point": name,
              "test": f"def check(candidate):\n    assert candidate(2, 3) == {value}\n", "given_tests": [f"assert {name}(2, 3) == {value}"],
              "solution": "", "is_solved": "False"}
-            for i, (name, doc, value) in enumerate([("add", "a plus b", 5), ("sub", "a minus b", -1)])]
+            for i, (name, doc, value) in enumerate([("add", "a plus b", 5), ("sub", "a minus b", -1), ("leak", "a", 5)])]
     problems = tmp_path / "probs.jsonl.gz"
     with gzip.open(problems, "wt") as fh:
         fh.writelines(json.dumps(r) + "\n" for r in rows)
-    path = write_set(base_params(tasks=["humaneval"], models=["stub-a"], methods=["vanilla"], n_problems=2, n_runs=1,
+    path = write_set(base_params(tasks=["humaneval"], models=["stub-a"], methods=["vanilla"], n_problems=3, n_runs=1,
                                  task_options={"humaneval": {"file": str(problems)}}), stub_models(stub.base_url), STUB_PRICES)
     ctx = preflight(load_params(path))
-    assert run_collection(ctx, progress=False).made_calls == 2
+    assert run_collection(ctx, progress=False).made_calls == 3
     attempts = run_grading(ctx).set_index("problem_id")
     assert bool(attempts.loc["humaneval-0", "correct"]) and not bool(attempts.loc["humaneval-1", "correct"])
     graded = pd.read_parquet(ctx.params.graded_path / "calls.parquet").set_index("problem_id")
     assert graded.loc["humaneval-1", "grade_reason"].startswith("AssertionError")
+    # the third program knows the provider's key, looks for it in every process's environment and raises it as its
+    # error: it fails, it saw no environment, and the key reaches no file the grader wrote
+    assert not bool(attempts.loc["humaneval-2", "correct"])
+    reason = graded.loc["humaneval-2", "grade_reason"]
+    assert reason.startswith("ValueError: []{}") and "[redacted]" in reason and STUB_KEY not in reason
+    assert (graded["grade_harness"] == "split").all() and (graded["grade_isolation"] == "bwrap").all()
+    leaks = [p for p in ctx.params.output_path.rglob("*") if p.is_file() and STUB_KEY.encode() in p.read_bytes()]
+    assert leaks == []
     assert "Complete the following task in Python" in stub.state.bodies[0]["messages"][0]["content"]

@@ -112,3 +112,21 @@ def test_an_upward_import_is_caught(tmp_path):
     found = imports("helpers.core.x", mod, {"helpers.publish.tables"})
     assert found == {"helpers.publish.tables", "helpers.cli.runner"}
     assert max(stage(b) for b in found) > stage("helpers.core.x")
+
+
+def test_the_files_that_run_inside_the_boundary_import_only_the_standard_library():
+    """``sandbox_server.py``, ``kernel.py`` and ``plain.py`` are copied into the sandbox, which has the standard library
+    and nothing else (``grade.boundary.FILES``): each imports the standard library and the other two only."""
+    import sys
+
+    from helpers.grade.boundary import FILES
+
+    shipped = {Path(f).stem for f in FILES}
+    for name in FILES:
+        tree = ast.parse((SRC / "helpers" / "grade" / name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            for imported in names:
+                top = imported.split(".")[0]
+                assert top in sys.stdlib_module_names or top in shipped or top == "__future__", (name, imported)

@@ -31,8 +31,8 @@ WRONG = "def add(a, b):\n    return a - b\n"
 TEST = "def check(candidate):\n    assert candidate(2, 3) == 5\n    assert candidate(-1, 1) == 0\n    assert candidate(7, 0) == 7\n"
 PROMPT = "def add(a, b):\n    '''Add two numbers.'''\n"
 
-pytestmark = pytest.mark.skipif(not isinstance(bd.find_boundary(), bd.Boundary),
-                                reason=f"no kernel boundary here: {bd.find_boundary()}")
+pytestmark = pytest.mark.skipif(not isinstance(sb.find_boundary(), bd.Boundary),
+                                reason=f"no kernel boundary here: {sb.find_boundary()}")
 
 
 def job(code: str, test: str = TEST) -> sb.CodeJob:
@@ -396,18 +396,18 @@ def test_a_row_from_another_checkout_is_not_trusted(tmp_path):
 def test_without_a_boundary_grading_refuses_unless_asked(monkeypatch):
     real_which = bd.shutil.which
     monkeypatch.setattr(bd.shutil, "which", lambda name: None if name == "bwrap" else real_which(name))
-    bd.find_boundary.cache_clear()
+    sb.find_boundary.cache_clear()
     try:
         monkeypatch.delenv(bd.UNISOLATED_ENV, raising=False)
         with pytest.raises(CostOfPassError, match="--unisolated-grading") as err:
-            bd.boundary()
+            sb.current_boundary()
         assert "\n" not in str(err.value)
         monkeypatch.setenv(bd.UNISOLATED_ENV, "1")
         with sb.Sandbox(workers=1, cpu_s=3) as pool:
             right, wrong = pool.run(job(RIGHT)), pool.run(job(WRONG))
         assert right.passed and right.isolation == "none" and not wrong.passed
     finally:
-        bd.find_boundary.cache_clear()
+        sb.find_boundary.cache_clear()
 
 
 def test_bad_limits_are_one_line_errors():

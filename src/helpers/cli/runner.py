@@ -121,11 +121,25 @@ def main(argv: list[str] | None = None) -> int:
     for sp in (run, every, check, report, quarto, reprice):
         sp.add_argument("--write-anywhere", action="store_true",
                         help="let the set's output_dir lie outside the project's results/ directory")
+    for sp in (run, every):
+        sp.add_argument("--unisolated-grading", action="store_true",
+                        help="where no kernel boundary (bubblewrap) can be had, run model-written code without one: it "
+                             "can then read and change this machine; every verdict and the report say so")
     args = ap.parse_args(argv)
-    if args.write_anywhere:
-        os.environ[WRITE_ANYWHERE] = "1"  # the stages' kernels inherit it
+    consent(args)
     stop_on_signals()
     return run_command(lambda: command(args))
+
+
+def consent(args: argparse.Namespace) -> None:
+    """What the command allows, in the environment the stages' kernels inherit: writing outside ``results/``, and
+    grading model-written code without a kernel boundary."""
+    if args.write_anywhere:
+        os.environ[WRITE_ANYWHERE] = "1"
+    if getattr(args, "unisolated_grading", False):
+        from helpers.grade.boundary import UNISOLATED_ENV
+
+        os.environ[UNISOLATED_ENV] = "1"
 
 
 def stop_on_signals() -> None:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 from helpers.core.context import Context
 from helpers.core.paths import repo_root
+from helpers.grade.boundary import UNISOLATED_ENV
 from helpers.grade.stage import graded_paths, write_json
 
 STAMPS = "stages.json"
@@ -83,8 +85,8 @@ class StageKeys:
         changed or lost since makes it run again); the analyses and the report the graded files."""
         if stage == "01_collect":
             reads = records_digest(self.ctx)
-        elif stage == "02_grade":
-            reads = _sha(records_digest(self.ctx), graded_digest(self.ctx))
+        elif stage == "02_grade":  # and whether code is graded inside the boundary (a verdict says which it had)
+            reads = _sha(records_digest(self.ctx), graded_digest(self.ctx), os.environ.get(UNISOLATED_ENV, ""))
         else:
             reads = graded_digest(self.ctx)
         return _sha(self.base, stage, reads)

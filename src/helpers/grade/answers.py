@@ -252,7 +252,8 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
     bar (``core.progress``: in the runner's terminal too). Tasks of metric ``code`` are graded by running each
     distinct program with its problem's hidden tests in the sandbox (``grade.sandbox``; verdicts cached in
     ``code_cache``, a path); their ``grade_reason`` says why a program failed, ``grade_harness``, ``grade_isolation``
-    and ``grade_cpu_s`` how it was judged (see ``_grade_programs``).
+    and ``grade_cpu_s`` how it was judged (see ``_grade_programs``), and ``attrs["code_grading"]`` what judging them took
+    (``grade.sandbox.GradingRun``).
     """
     import pandas as pd
 
@@ -289,15 +290,23 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
             verdicts[key] = is_correct(problem.target, answer, metric, problem.n_choices, numeric_rule)
         correct.append(verdicts[key])
         keys.append(canonical_answer(answer, metric, problem.n_choices, numeric_rule))
-    code = _grade_programs(programs, correct, code_cache)
-    out = calls.copy()
-    if programs:
-        for name, values in code.items():
-            out[name] = pd.Series(values, index=out.index, dtype="Float64" if name == "grade_cpu_s" else "string")
+    out = _with_code_columns(calls.copy(), _grade_programs(programs, correct, code_cache), bool(programs))
     out["extracted"] = pd.Series(extracted, index=out.index, dtype="string")
     out["correct"] = pd.Series(correct, index=out.index, dtype="boolean")
     out["answer_key"] = pd.Series(keys, index=out.index, dtype="string")
     out["extraction"] = policy
+    return out
+
+
+def _with_code_columns(out, code: dict, any_code: bool):
+    """``out`` with the code tasks' columns (``_grade_programs``) and, in ``attrs``, what judging them took."""
+    import pandas as pd
+
+    if "run" in code:
+        out.attrs["code_grading"] = code.pop("run")  # a grade.sandbox.GradingRun
+    if any_code:
+        for name, values in code.items():
+            out[name] = pd.Series(values, index=out.index, dtype="Float64" if name == "grade_cpu_s" else "string")
     return out
 
 
@@ -309,11 +318,12 @@ def _grade_programs(programs: list[tuple], correct: list, code_cache) -> dict[st
     columns: dict[str, list] = {name: [None] * len(correct) for name in CODE_COLUMNS}
     if not programs:
         return columns
-    from helpers.grade.sandbox import code_job, grade_jobs
+    from helpers.grade.sandbox import GradingRun, code_job, grade_jobs
 
     runnable = [(i, code_job(a, p.metadata["test"], p.metadata["entry_point"], p.metadata.get("prompt")))
                 for i, a, p in programs if a]
-    for (i, _), verdict in zip(runnable, grade_jobs([job for _, job in runnable], code_cache)):
+    columns["run"] = GradingRun()
+    for (i, _), verdict in zip(runnable, grade_jobs([job for _, job in runnable], code_cache, run=columns["run"])):
         correct[i] = verdict.passed
         for name, value in zip(CODE_COLUMNS, (verdict.reason or None, verdict.harness, verdict.isolation, verdict.cpu_s)):
             columns[name][i] = value

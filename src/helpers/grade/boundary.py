@@ -9,7 +9,8 @@ With bubblewrap (Debian's ``bubblewrap``; ``make setup`` installs it where apt i
 - on a read-only file system that shows the sandbox's interpreter at ``/python`` (its standard library, site-packages
   masked), the shared libraries it loads, ``/dev/null``, ``/dev/urandom``, the worker's three files in ``/box``, a
   ``/proc`` of its own PID namespace (each program hides it) and an empty ``/tmp`` mount point: no ``/root``, no
-  ``/home``, no checkout, no ``results/``, no cache, no socket file; with an empty environment;
+  ``/home``, no checkout, no ``results/``, no cache, no socket file; with an environment of ``PYTHONHASHSEED=0``
+  alone (string hashing fixed, so verdicts repeat; the worker empties it before a program runs);
 - with one capability kept, CAP_SYS_ADMIN in its own user namespace, for the worker to give each program new mount,
   IPC, PID, network and UTS namespaces and a fresh ``/tmp``; every program drops it (``sandbox_server``).
 
@@ -29,7 +30,6 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from helpers.core.errors import CostOfPassError
@@ -37,6 +37,10 @@ from helpers.core.errors import CostOfPassError
 HERE = Path(__file__).parent
 FILES = ("sandbox_server.py", "kernel.py", "plain.py")  # the worker and what it imports, copied into /box
 SANDBOX_UID = 65534  # the kernel's user of a root caller's sandboxes (nobody)
+# No site, no user site, no script folder on sys.path; unlike -I, the environment is read, and it holds only this:
+# string hashing fixed, so a set's iteration order (and a verdict that depends on it) is the same in every worker
+PYTHON_FLAGS = ("-S", "-s", "-P")
+WORKER_ENV = {"PYTHONHASHSEED": "0"}
 UNISOLATED_ENV = "COP_UNISOLATED_GRADING"
 PYTHON_ENV = "COP_SANDBOX_PYTHON"
 _INFO = ("import json, sys, sysconfig; p = sysconfig.get_paths(); "
@@ -67,9 +71,9 @@ class Boundary:
     def start(self) -> subprocess.Popen:
         """A new worker process (stdin/stdout pipes, binary); the caller's thread must outlive it (--die-with-parent)."""
         if self.isolation == "none":
-            return subprocess.Popen([self.interpreter.binary, "-I", "-S", str(HERE / "sandbox_server.py"), "bare"],
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={},
-                                    cwd="/", start_new_session=True)
+            return subprocess.Popen([self.interpreter.binary, *PYTHON_FLAGS, str(HERE / "sandbox_server.py"), "bare"],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                    env=dict(WORKER_ENV), cwd="/", start_new_session=True)
         memfds = []
         for name in FILES:
             fd = os.memfd_create(f"box-{name}")
@@ -99,7 +103,9 @@ class Boundary:
                  "--proc", "/proc", "--dir", "/tmp"]
         for name, fd in zip(FILES, memfds):
             args += ["--ro-bind-data", str(fd), f"/box/{name}"]
-        return [*args, "--remount-ro", "/", "/python/bin/python3", "-I", "-S", "/box/sandbox_server.py", "isolated"]
+        env = [x for k, v in WORKER_ENV.items() for x in ("--setenv", k, v)]
+        return [*args, *env, "--remount-ro", "/", "/python/bin/python3", *PYTHON_FLAGS, "/box/sandbox_server.py",
+                "isolated"]
 
 
 def interpreter(binary: str) -> Interpreter | None:
@@ -143,58 +149,33 @@ def candidates() -> list[str]:
     return [p for p in (os.environ.get(PYTHON_ENV), str(base), "/usr/bin/python3") if p]
 
 
-def probe(boundary: Boundary) -> str:
-    """'' when a worker started this way judges a program right; else what went wrong, in a few words."""
-    from helpers.grade import sandbox
-
-    try:
-        with sandbox.Sandbox(workers=1, boundary=boundary, cpu_s=5, backstop_s=10) as box:
-            right = box.run(sandbox.CodeJob("def f(x):\n    return x + 1\n", "split", "f",
-                                            "def check(c):\n    assert c(1) == 2\n", ""))
-            wrong = box.run(sandbox.CodeJob("def f(x):\n    return x\n", "split", "f",
-                                            "def check(c):\n    assert c(1) == 2\n", ""))
-    except (OSError, CostOfPassError) as exc:
-        return str(exc)
-    if right.passed and not wrong.passed:
-        return ""
-    return right.reason or wrong.reason or "a probe program was judged wrongly"
-
-
-@lru_cache(maxsize=1)
-def find_boundary() -> Boundary | str:
-    """The kernel's boundary with the first interpreter that works in it, or why none does (cached per process)."""
+def options() -> tuple[list[Boundary], list[str]]:
+    """The boundaries to try, in order (bubblewrap with each usable interpreter of ``candidates``), and why the
+    others cannot be (``grade.sandbox.find_boundary`` probes them)."""
     bwrap = shutil.which("bwrap")
     if not bwrap:
-        return "bubblewrap (bwrap) is not installed"
+        return [], ["bubblewrap (bwrap) is not installed"]
     files = {name: (HERE / name).read_bytes() for name in FILES}
-    why = []
+    found, why = [], []
     for binary in candidates():
         py = interpreter(binary)
         if py is None:
             why.append(f"{binary}: not a usable Python")
-            continue
-        if os.geteuid() == 0 and not all(world_readable(p) for p in (py.binary, py.stdlib, *py.libraries)):
+        elif os.geteuid() == 0 and not all(world_readable(p) for p in (py.binary, py.stdlib, *py.libraries)):
             why.append(f"{binary}: not readable by the sandbox's user (uid {SANDBOX_UID})")
-            continue
-        boundary = Boundary("bwrap", py, bwrap=bwrap, files=files)
-        problem = probe(boundary)
-        if not problem:
-            return boundary
-        why.append(f"{binary}: {problem}")
-    return "; ".join(why)
+        else:
+            found.append(Boundary("bwrap", py, bwrap=bwrap, files=files))
+    return found, why
 
 
-def boundary() -> Boundary:
-    """The boundary to grade in: bubblewrap, or — only when ``COP_UNISOLATED_GRADING=1`` — none (a one-line error
-    otherwise, before any program runs)."""
-    found = find_boundary()
-    if isinstance(found, Boundary):
-        return found
-    if os.environ.get(UNISOLATED_ENV) == "1":
-        py = interpreter(sys.executable)
-        if py is None:
-            raise CostOfPassError(f"no Python to grade with: {sys.executable}")
-        return Boundary("none", py, reason=found)
-    raise CostOfPassError(f"model-written code is graded only inside a kernel boundary, and none works here ({found}); "
-                          "install bubblewrap (`make setup` does, where apt is usable) or, knowing the program can then "
-                          "reach this machine, pass --unisolated-grading")
+def unisolated(reason: str) -> Boundary:
+    """No boundary: the worker runs directly (only when ``COP_UNISOLATED_GRADING=1``, else a one-line error, before
+    any program runs)."""
+    if os.environ.get(UNISOLATED_ENV) != "1":
+        raise CostOfPassError(f"model-written code is graded only inside a kernel boundary, and none works here "
+                              f"({reason}); install bubblewrap (`make setup` does, where apt is usable) or, knowing the "
+                              "program can then reach this machine, pass --unisolated-grading")
+    py = interpreter(sys.executable)
+    if py is None:
+        raise CostOfPassError(f"no Python to grade with: {sys.executable}")
+    return Boundary("none", py, reason=reason)

@@ -30,8 +30,12 @@ def to_json(value, depth: int = 0):
     dict); anything else raises ``NotPlain`` naming its type."""
     if depth > MAX_DEPTH:
         raise NotPlain("nested too deeply")
-    if value is None or isinstance(value, (bool, str)):
-        return value if type(value) in (bool, str) or value is None else (bool(value) if isinstance(value, bool) else str(value))
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str):
+        return str(value)
     if isinstance(value, int):
         return int(value)
     if isinstance(value, float):
@@ -73,7 +77,11 @@ def from_json(data, depth: int = 0):
         if len(body) != 2 or any(type(x) not in (int, float) for x in body):
             raise NotPlain("a complex that is not two numbers")
         return complex(body[0], body[1])
-    items = [from_json(v, depth + 1) for v in body]
+    return _container(tag, [from_json(v, depth + 1) for v in body])
+
+
+def _container(tag: str, items: list):
+    """A tuple, set, frozenset or dict of decoded ``items``."""
     try:
         if tag == "t":
             return tuple(items)

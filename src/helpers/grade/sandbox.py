@@ -28,12 +28,13 @@ import select
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from helpers.core.errors import CostOfPassError
 from helpers.core.redaction import Redactor
 from helpers.grade import plain
-from helpers.grade.boundary import Boundary, boundary as current_boundary
+from helpers.grade.boundary import Boundary, options, unisolated
 from helpers.grade.programs import CodeJob, code_job, whole_program
 from helpers.grade.verdicts import VerdictCache
 
@@ -43,7 +44,7 @@ MEMORY_MB = 1024  # address space per program
 VERSION = 2  # of the sandbox's rules: part of every cache key
 REASON_CHARS = 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
-__all__ = ["CodeJob", "Sandbox", "Verdict", "code_job", "grade_jobs", "job_key", "whole_program"]
+__all__ = ["CodeJob", "GradingRun", "Sandbox", "Verdict", "code_job", "grade_jobs", "job_key", "whole_program"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,39 @@ class Verdict:
     harness: str = "split"
     isolation: str = "bwrap"
     final: bool = True
+
+
+def probe(box: Boundary) -> str:
+    """'' when a worker started in ``box`` judges a right and a wrong program rightly; else what went wrong."""
+    try:
+        with Sandbox(workers=1, boundary=box, cpu_s=5, backstop_s=10) as pool:
+            test = "def check(c):\n    assert c(1) == 2\n"
+            right = pool.run(CodeJob("def f(x):\n    return x + 1\n", "split", "f", test))
+            wrong = pool.run(CodeJob("def f(x):\n    return x\n", "split", "f", test))
+    except (OSError, CostOfPassError) as exc:
+        return str(exc)
+    if right.passed and not wrong.passed:
+        return ""
+    return right.reason or wrong.reason or "a probe program was judged wrongly"
+
+
+@lru_cache(maxsize=1)
+def find_boundary() -> Boundary | str:
+    """The kernel's boundary with the first interpreter that works in it (``boundary.options``), or why none does
+    (cached per process)."""
+    found, why = options()
+    for box in found:
+        problem = probe(box)
+        if not problem:
+            return box
+        why.append(f"{box.interpreter.binary}: {problem}")
+    return "; ".join(why)
+
+
+def current_boundary() -> Boundary:
+    """The boundary to grade in: bubblewrap, or none when the user asked for that (``boundary.unisolated``)."""
+    found = find_boundary()
+    return found if isinstance(found, Boundary) else unisolated(found)
 
 
 def clean_reason(text: str, redactor: Redactor | None = None) -> str:
@@ -194,18 +228,48 @@ class Sandbox:
         return verdicts
 
 
+@dataclass
+class GradingRun:
+    """What one ``grade_jobs`` did: distinct programs judged now and read from the cache, the wall seconds of judging
+    them, their own CPU seconds, and the workers. ``bound_s`` (CPU / workers) is the least time any grader needs."""
+
+    judged: int = 0
+    cached: int = 0
+    seconds: float = 0.0
+    cpu_s: float = 0.0
+    workers: int = 1
+
+    @property
+    def bound_s(self) -> float:
+        return self.cpu_s / self.workers
+
+    def describe(self) -> str:
+        if not self.judged:
+            return f"{self.cached} programs' verdicts read from the cache"
+        over = f", {100 * (self.seconds / self.bound_s - 1):+.0f}%" if self.bound_s > 0 else ""
+        return (f"{self.judged} programs judged in {self.seconds:.1f} s (bound {self.bound_s:.1f} s: their own CPU seconds "
+                f"/ {self.workers} workers{over}), {self.cached} from the cache")
+
+
 def grade_jobs(jobs: list[CodeJob], cache_path: Path | None = None, workers: int | None = None, cpu_s: int = CPU_S,
-               memory_mb: int = MEMORY_MB, backstop_s: float = BACKSTOP_S) -> list[Verdict]:
+               memory_mb: int = MEMORY_MB, backstop_s: float = BACKSTOP_S, run: GradingRun | None = None) -> list[Verdict]:
     """Verdicts of ``jobs`` (in order): cached ones read, each distinct new one judged once in the sandbox; only
-    final verdicts are cached."""
+    final verdicts are cached. ``run``, when given, is filled with what was done (``GradingRun``)."""
+    import time
+
     box = current_boundary()
     cache = VerdictCache(cache_path)
     keys = [job_key(j, cpu_s, memory_mb, backstop_s, box) for j in jobs]
     todo = {k: j for k, j in zip(keys, jobs) if k not in cache.known}
     fresh: dict[str, Verdict] = {}
+    run = run if run is not None else GradingRun()
+    run.cached = len(set(keys)) - len(todo)
     if todo:
+        start = time.perf_counter()
         with Sandbox(workers, cpu_s, memory_mb, backstop_s, boundary=box) as pool:
             fresh = dict(zip(todo, pool.run_many(list(todo.values()))))
+        run.judged, run.seconds, run.workers = len(todo), time.perf_counter() - start, pool.workers
+        run.cpu_s = sum(v.cpu_s for v in fresh.values())
         cache.add(_row(k, v) for k, v in fresh.items() if v.final)
     redact = Redactor(every_variable=True)
     return [fresh[k] if k in fresh else _from_row(cache.known[k], redact) for k in keys]

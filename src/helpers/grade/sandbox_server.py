@@ -1,4 +1,4 @@
-"""The sandbox's worker: run as a script (``python -I -S sandbox_server.py isolated|bare``), never imported by the
+"""The sandbox's worker: run as a script (``python -S -s -P sandbox_server.py isolated|bare``), never imported by the
 analysis.
 
 Inside the boundary (``grade.boundary``: bubblewrap, an unprivileged user, its own user, PID, network, IPC, UTS and
@@ -80,6 +80,15 @@ def confine(cpu_s: int, memory_mb: int, isolated: bool, file_bytes: int) -> None
     kernel.install_seccomp()
 
 
+def seed() -> None:
+    """The same random numbers in every job, whichever worker runs it and whenever: tests that draw inputs from
+    ``random`` (HumanEval/38, /50, /53) and programs that use it judge alike each time. String hashing is fixed too,
+    for the whole worker (``PYTHONHASHSEED=0``, set by ``grade.boundary``), so a set's iteration order is as well."""
+    import random
+
+    random.seed(0)
+
+
 def keep_only(fds: list[int]) -> None:
     """Close every descriptor but ``fds``; stdin, stdout and stderr become /dev/null."""
     null = os.open(os.devnull, os.O_RDWR)
@@ -144,6 +153,7 @@ def candidate(job: dict, chan_in: int, chan_out: int, isolated: bool) -> None:
         keep_only([chan_in, chan_out])
         confine(job["cpu_s"], job["memory_mb"], isolated, FILE_MB << 20)
         sys.set_int_max_str_digits(0)
+        seed()
         if job.get("hook", True):
             install_guard(job["scratch"])
         serve(job, chan_in, chan_out)
@@ -249,6 +259,7 @@ def harness(job: dict, report: int) -> None:
         tests = json.loads(tests_frame.decode("utf-8")) if tests_frame else {}
         confine(job["cpu_s"] + 10, job["memory_mb"], job["isolated"], 0)
         sys.set_int_max_str_digits(0)
+        seed()
         passed, reason = judge(job, tests, to_c[1], from_c[0])
         result = {"passed": passed, "reason": reason}
     except BaseException as exc:  # noqa: BLE001

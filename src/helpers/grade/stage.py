@@ -43,7 +43,8 @@ def run_grading(ctx: Context) -> pd.DataFrame:
     """Grade the set's recorded calls; write graded calls, priced attempts and the per-problem
     estimates of every strategy (parquet) with a manifest; return the attempts.
 
-    ``attempts.attrs["ignored_records"]`` counts records in the output directory outside the set's sample.
+    ``attempts.attrs["ignored_records"]`` counts records in the output directory outside the set's sample;
+    ``attempts.attrs["code_grading"]`` says what judging model-written code took, against its bound (code tasks only).
     """
     from helpers.core.locking import output_lock
 
@@ -57,6 +58,7 @@ def run_grading(ctx: Context) -> pd.DataFrame:
     p = ctx.params
     graded = grade_calls(calls, ctx.problems, p.extraction, p.fidelity.numeric_answers, progress=True,
                          code_cache=p.graded_path / "sandbox_verdicts.jsonl")
+    judged = graded.attrs.pop("code_grading", None)  # not into the parquet file's metadata
     attempts = attempts_from_calls(graded)
     attempts = bill_agent_attempts(attempts.assign(usd=cost_usd(attempts, ctx.snapshot)), graded, ctx.snapshot)
     estimates = estimates_from_attempts(attempts, p.methods, p.seed)
@@ -70,11 +72,27 @@ def run_grading(ctx: Context) -> pd.DataFrame:
         "records": {"read": len(calls) + ignored, "in_set": len(calls), "ignored": ignored,
                     "fingerprints_sha256": digest(sorted(set(calls["fingerprint"])))},
         "counts": {name: len(df) for name, df in frames.items()},
+        "code_grading": code_grading(graded),
         "sha256": {name: file_sha256(paths[name]) for name in GRADED},
     }
     write_json(paths["manifest"], manifest)
     attempts.attrs["ignored_records"] = ignored
+    if judged is not None:
+        attempts.attrs["code_grading"] = judged.describe()
     return attempts
+
+
+def code_grading(graded: pd.DataFrame) -> dict[str, dict[str, int]]:
+    """How each code task's programs were judged: per task, the counts of graded calls by harness (``split``: outside
+    the program's process; ``whole``: inside it) and isolation (``bwrap``; ``none``: no kernel boundary). Empty for
+    sets without code."""
+    if "grade_harness" not in graded:
+        return {}
+    out = {}
+    for task, rows in graded[graded["grade_harness"].notna()].groupby("task", observed=True):
+        counts = {**rows["grade_harness"].value_counts().to_dict(), **rows["grade_isolation"].value_counts().to_dict()}
+        out[str(task)] = {str(k): int(v) for k, v in counts.items()}
+    return out
 
 
 def bill_agent_attempts(attempts: pd.DataFrame, graded: pd.DataFrame, snapshot) -> pd.DataFrame:

@@ -25,6 +25,12 @@ def code_version() -> str:
     return f"commit {out.stdout.strip()}" if out.returncode == 0 else f"helpers {__version__} (no git history)"
 
 
+def graded_manifest(ctx) -> dict:
+    """The grading stage's manifest (``grade.stage``), or ``{}`` before grading."""
+    path = graded_paths(ctx)["manifest"]
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
 def about_run(an: Analysis) -> str:
     """Markdown: set, whether simulated, datasets with their problem counts, models by family, runs, methods,
     prices, the expert, the extraction rule, data caveats, the code version and the graded records' counts and
@@ -35,8 +41,7 @@ def about_run(an: Analysis) -> str:
     families: dict[str, list[str]] = {}
     for m in an.models:
         families.setdefault(md(an.families[m]), []).append(md(an.labels[m]))
-    manifest_path = graded_paths(ctx)["manifest"]
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+    manifest = graded_manifest(ctx)
     counts, records = manifest.get("counts", {}), manifest.get("records", {})
     rows = [
         ("set", f"`{p.name}`: {md(p.description)}" if p.description else f"`{p.name}`"),
@@ -49,12 +54,34 @@ def about_run(an: Analysis) -> str:
         ("human expert", f"{p.expert_bound} bound of the expert's cost ({p.fidelity.expert_cost} rule)"),
         ("answer extraction", f"`{p.extraction}`"),
         ("data caveats", md(" ".join(ctx.caveats)) or "none"),
+        *([("code grading", code_grading_text(manifest.get("code_grading", {}), an.task_labels))]
+          if manifest.get("code_grading") else []),
         ("code", code_version()),
         ("graded records", f"{counts.get('calls', '?')} calls, {counts.get('attempts', '?')} attempts; record "
                            f"fingerprints sha256 `{str(records.get('fingerprints_sha256', '?'))[:16]}…`"),
     ]
     table = "\n".join(f"| {k} | {v} |" for k, v in rows)
     return f"**About this run**\n\n| | |\n|---|---|\n{table}"
+
+
+def code_grading_text(counts: dict[str, dict[str, int]], task_labels: dict[str, str]) -> str:
+    """How model-written code was judged, per code task (``grade.stage.code_grading`` counts): inside the kernel's
+    boundary or not, and outside the program's process or inside it (verdicts a program could forge)."""
+    parts = []
+    for task, c in counts.items():
+        total = c.get("split", 0) + c.get("whole", 0)
+        where = (f"**{c['none']:,} WITHOUT a kernel boundary** (`--unisolated-grading`: those programs could read and "
+                 f"change the grading machine)" if c.get("none") else "all inside the kernel's boundary (bubblewrap)")
+        whole = (f"; {c['whole']:,} judged inside the program's own process, because their tests name the solution's "
+                 "own functions (a program could forge such a verdict)" if c.get("whole") else
+                 "; every verdict taken outside the program's process")
+        parts.append(f"{md(task_labels.get(task, task))}: {total:,} verdicts, {where}{whole}")
+    return "; ".join(parts) + ". See the README's threat model."
+
+
+def unisolated(counts: dict[str, dict[str, int]]) -> int:
+    """How many verdicts were taken without a kernel boundary."""
+    return sum(c.get("none", 0) for c in counts.values())
 
 
 def context_path(params) -> Path:
@@ -91,6 +118,7 @@ def run_context(an: Analysis) -> dict:
         "tasks": list(an.tasks),
         "task_labels": {t: an.task_labels[t] for t in an.tasks},
         "about": about_run(an),
+        "unisolated": unisolated(graded_manifest(an.ctx).get("code_grading", {})),
         "prices": f"**Prices**: snapshot `{md(snap.name)}` of {snap.date}, source: {md(snap.source)}. USD per 1M tokens; "
                   f"reasoning tokens are billed as output.\n\n| model | input | output |\n|---|---|---|\n{prices}",
         "expert": f"**Human expert** cost per problem (`usd`, at the {p.expert_bound} bound): {how}. The derivation is "

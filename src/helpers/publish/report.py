@@ -182,6 +182,10 @@ class ReportParts:
                     "here; no model was called.")
         else:
             kind = "**Real models**, called by this project; every number is computed from their recorded calls."
+        if run.get("unisolated"):
+            kind += (f"\n\n**Graded without isolation.** {run['unisolated']:,} verdicts on model-written code were "
+                     "taken with no kernel boundary (`--unisolated-grading`): those programs could read and change the "
+                     "machine that graded them, and could forge their verdicts.")
         path = self.params.tables_path / "findings.csv"
         found = main_findings(self.csv("findings")) if path.is_file() else []
         items = "\n".join(f"{i}. {md(text)}" for i, text in enumerate(found, 1))
