@@ -288,3 +288,23 @@ def test_an_unwritable_output_directory_is_one_line_whatever_the_stage(capsys):
     err = capsys.readouterr().err.strip()
     assert err == ("error: results/x/stages.json: Permission denied (is the output directory read-only, full or "
                    "gone?)")
+
+
+def test_a_gzip_bomb_is_refused_with_bounded_memory(tmp_path):
+    """Issue 34 item 6: a 1 GiB gzip of one endless line (1 MB on disk) is one line naming the file, read with
+    memory bounded by the longest line a source may have, not by the bomb."""
+    import gzip
+    import resource
+
+    from helpers.core.tasks.humaneval import MAX_LINE, SourceLineError, lines
+
+    bomb = tmp_path / "probs.jsonl.gz"
+    with gzip.open(bomb, "wb", compresslevel=9) as fh:
+        block = b"\0" * (1 << 24)
+        for _ in range(64):
+            fh.write(block)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(SourceLineError, match=r"probs\.jsonl\.gz: line 1: a line longer than 16 MiB"):
+        list(lines(bomb))
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert bomb.stat().st_size < 2 << 20 and grown_mb < 8 * MAX_LINE / (1 << 20)

@@ -413,3 +413,24 @@ def test_without_a_boundary_grading_refuses_unless_asked(monkeypatch):
 def test_bad_limits_are_one_line_errors():
     with pytest.raises(CostOfPassError, match="cpu_s must be a whole number"):
         sb.Sandbox(1, cpu_s=0)
+
+
+@pytest.mark.parametrize("stage, keys", [("02_grade", False), ("01_collect", True)])
+def test_only_collection_runs_with_the_providers_keys(tmp_path, monkeypatch, stage, keys):
+    """The grading stage's kernel is started without any variable that holds a secret (issue 34 item 5)."""
+    import nbformat
+
+    from helpers.core.notebooks import execute_notebook
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-" + "kernel-should-not-see-this")
+    monkeypatch.setenv("COP_HARMLESS_SETTING", "kept")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("OUT = None\nparams_file = None", metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell("import json, os\nopen(OUT, 'w').write(json.dumps(dict(os.environ)))")]
+    src = tmp_path / f"{stage}.ipynb"
+    nbformat.write(nb, src)
+    params = tmp_path / "p.yaml"
+    params.write_text(f"OUT: {tmp_path / 'env.json'}\n")
+    execute_notebook(src, tmp_path / "out.ipynb", params)
+    env = json.loads((tmp_path / "env.json").read_text())
+    assert ("OPENAI_API_KEY" in env) is keys and env["COP_HARMLESS_SETTING"] == "kept"

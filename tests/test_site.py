@@ -62,3 +62,31 @@ def test_a_name_another_parameter_file_uses_is_refused_unless_overwrite(stub_set
     claim(prepare(load_params(stub_set("copy.yaml", "shared", n_runs=3))), tmp_path / "copy.yaml")
     claim(prepare(load_params(fork)), fork, overwrite=True)
     assert read_card(tmp_path / "results" / "shared" / CARD)["params"].endswith("fork.yaml")
+
+
+def test_a_malformed_card_is_skipped_with_a_warning_and_the_index_is_built_under_a_lock(stub_set, tmp_path, caplog):
+    """Issue 34 item 6: one broken sibling does not break every set's last step, and two runs finishing together
+    neither see half a page nor overwrite each other's temporary file."""
+    import threading
+
+    path = stub_set("a.yaml", "good")
+    claim(prepare(load_params(path)), path)
+    _rendered(tmp_path / "results" / "good")
+    for name, text in {"notjson": "{", "list": "[1, 2]", "models": '{"name": "x", "models": 5}',
+                       "names": '{"name": {"a": 1}}', "bytes": b"\xff\xfe"}.items():
+        (tmp_path / "results" / name).mkdir()
+        _rendered(tmp_path / "results" / name)
+        card = tmp_path / "results" / name / CARD
+        card.write_bytes(text if isinstance(text, bytes) else text.encode())
+    with caplog.at_level("WARNING"):
+        pages = []
+        threads = [threading.Thread(target=lambda: pages.append(write_index(tmp_path / "results").read_text()))
+                   for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert [e.name for e in set_entries(tmp_path / "results")] == ["good"]
+    assert len(pages) == 6 and all('href="good/report/index.html"' in p and p.rstrip().endswith("</html>") for p in pages)
+    assert sum("not a set card" in r.message for r in caplog.records) >= 5
+    assert not list((tmp_path / "results").glob(".index.*.tmp"))  # every temporary file was renamed or removed
