@@ -424,7 +424,9 @@ def test_only_collection_runs_with_the_providers_keys(tmp_path, monkeypatch, sta
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-" + "kernel-should-not-see-this")
     monkeypatch.setenv("COP_HARMLESS_SETTING", "kept")
-    nb = nbformat.v4.new_notebook()
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "cost-of-pass", "language": "python",
+                                                           "display_name": "Python (cost-of-pass)"},
+                                            "language_info": {"name": "python"}})
     nb.cells = [nbformat.v4.new_code_cell("OUT = None\nparams_file = None", metadata={"tags": ["parameters"]}),
                 nbformat.v4.new_code_cell("import json, os\nopen(OUT, 'w').write(json.dumps(dict(os.environ)))")]
     src = tmp_path / f"{stage}.ipynb"
@@ -434,3 +436,18 @@ def test_only_collection_runs_with_the_providers_keys(tmp_path, monkeypatch, sta
     execute_notebook(src, tmp_path / "out.ipynb", params)
     env = json.loads((tmp_path / "env.json").read_text())
     assert ("OPENAI_API_KEY" in env) is keys and env["COP_HARMLESS_SETTING"] == "kept"
+
+
+def test_a_verdict_repeats_in_every_worker_and_run():
+    """String hashing is fixed and random is seeded per job: a program whose answer depends on a set's order or on
+    random numbers, and tests that draw their inputs, judge alike in fresh pools and different workers."""
+    by_order = "def add(a, b):\n    return a + b if list({'x', 'y', 'z', 'w'})[0] == 'x' else a - b\n"
+    by_luck = "import random\ndef add(a, b):\n    return a + b if random.random() < 0.5 else a - b\n"
+    drawn = ("import random\ndef check(candidate):\n    for _ in range(3):\n        a, b = random.randint(0, 9), random.randint(0, 9)\n"
+             "        assert candidate(a, b) == a + b or a == 0 or b == 0\n")
+    jobs = [job(by_order), job(by_luck), job(RIGHT.replace("a + b", "a + b if a < 9 else 0"), drawn)]
+    seen = []
+    for _ in range(2):
+        with sb.Sandbox(workers=2, cpu_s=3) as pool:
+            seen.append([(v.passed, v.reason) for v in pool.run_many(jobs * 3)])
+    assert seen[0] == seen[1] and seen[0] == seen[0][:3] * 3, seen

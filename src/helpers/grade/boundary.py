@@ -108,8 +108,9 @@ class Boundary:
                 "isolated"]
 
 
-def interpreter(binary: str) -> Interpreter | None:
-    """What the sandbox needs to know of a Python binary, or None when it does not run or is not CPython 3."""
+def interpreter(binary: str, libraries: bool = True) -> Interpreter | None:
+    """What the sandbox needs to know of a Python binary (without ``libraries``: not the shared libraries it loads,
+    which take a second of ``ldd``), or None when it does not run or is not CPython 3."""
     try:
         out = subprocess.run([binary, "-I", "-S", "-c", _INFO], capture_output=True, text=True, timeout=30, env={})
         version, stdlib, platstdlib, major_minor = json.loads(out.stdout)
@@ -119,7 +120,8 @@ def interpreter(binary: str) -> Interpreter | None:
         return None
     real = os.path.realpath(binary)
     objects = [real, *map(str, Path(stdlib, "lib-dynload").glob("*.so"))]
-    return Interpreter(real, os.path.realpath(stdlib), version, tuple(major_minor), shared_libraries(objects))
+    return Interpreter(real, os.path.realpath(stdlib), version, tuple(major_minor),
+                       shared_libraries(objects) if libraries else ())
 
 
 def shared_libraries(objects: list[str]) -> tuple[str, ...]:
@@ -158,11 +160,15 @@ def options() -> tuple[list[Boundary], list[str]]:
     files = {name: (HERE / name).read_bytes() for name in FILES}
     found, why = [], []
     for binary in candidates():
-        py = interpreter(binary)
+        py = interpreter(binary, libraries=False)
+        if py is not None and os.geteuid() == 0 and not all(world_readable(p) for p in (py.binary, py.stdlib)):
+            why.append(f"{binary}: not readable by the sandbox's user (uid {SANDBOX_UID})")
+            continue
+        py = py and interpreter(binary)
         if py is None:
             why.append(f"{binary}: not a usable Python")
-        elif os.geteuid() == 0 and not all(world_readable(p) for p in (py.binary, py.stdlib, *py.libraries)):
-            why.append(f"{binary}: not readable by the sandbox's user (uid {SANDBOX_UID})")
+        elif os.geteuid() == 0 and not all(world_readable(p) for p in py.libraries):
+            why.append(f"{binary}: its libraries are not readable by the sandbox's user (uid {SANDBOX_UID})")
         else:
             found.append(Boundary("bwrap", py, bwrap=bwrap, files=files))
     return found, why

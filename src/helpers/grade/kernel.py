@@ -98,11 +98,21 @@ def seccomp_filter(denied: dict[str, int] = DENIED_X86_64) -> bytes:
     return b"".join(prog)
 
 
+_FILTER: list[bytes] = []  # built once per worker (``prepare``), installed in each of its jobs' processes
+
+
+def prepare() -> None:
+    """Build the seccomp filter once, before the worker forks its jobs."""
+    if not _FILTER:
+        _FILTER.append(seccomp_filter())
+
+
 def install_seccomp() -> bool:
     """Install ``seccomp_filter`` on this process (needs no_new_privs); False where the machine is not x86_64."""
     if os.uname().machine != "x86_64":
         return False
-    code = seccomp_filter()
+    prepare()
+    code = _FILTER[0]
 
     class Prog(ctypes.Structure):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]

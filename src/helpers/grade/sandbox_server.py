@@ -380,6 +380,7 @@ def main(mode: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the grader stops the worker, not the terminal's Ctrl-C
     for name in PRELOAD:
         __import__(name)
+    kernel.prepare()
     kernel.prctl(kernel.PR_SET_DUMPABLE, 0)  # no process of the same user may trace or read this one
     isolated = mode == "isolated"
     while True:
