@@ -49,7 +49,8 @@ RUNS = (
     Run("pipeline_stages_local", ("benchmarks/pipeline_stages.py", "params/local.yaml"),
         "the `local` set from its committed records, then with nothing changed"),
     Run("humaneval_grading", ("benchmarks/humaneval_grading.py",),
-        "the `humaneval_agents` set: import, grading cold against its bound (the programs' CPU / cores), cold again beside a busy loop per core (verdicts identical?), from the verdict cache, the rest, a no-op"),
+        "the `humaneval_agents` set: import, grading cold against its bound (the programs' CPU / cores), cold again "
+        "beside a busy loop per core (verdicts identical?), from the verdict cache, the rest, a no-op"),
     Run("collect_overhead", ("benchmarks/collect_overhead.py", "3000"), "simulated calls per second, by path"),
     Run("analysis_scale", ("benchmarks/analysis_scale.py",),
         "the grading stage's analysis on synthetic graded calls at 1×, 10×, 100× the paper's: time and peak memory"),

@@ -451,3 +451,37 @@ def test_a_verdict_repeats_in_every_worker_and_run():
         with sb.Sandbox(workers=2, cpu_s=3) as pool:
             seen.append([(v.passed, v.reason) for v in pool.run_many(jobs * 3)])
     assert seen[0] == seen[1] and seen[0] == seen[0][:3] * 3, seen
+
+
+SCANNER = """import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+r, w = os.pipe()
+FLIP = bytes(i ^ 0x5A for i in range(256))  # the scanner keeps its needle XOR-ed: it never makes the text it seeks
+def holds(flipped, span=96 << 20, step=1 << 16):
+    found, here = False, id(FLIP) & ~(step - 1)
+    for addr in range(here - span, here + span, step):  # every readable page near the heap, through write(2): an
+        n = libc.write(w, ctypes.c_void_p(addr), step)  # unmapped one is EFAULT (or a short write), not a crash
+        page = os.read(r, n) if n > 0 else b""  # drained every time, or the next write waits forever
+        found = found or flipped in page.translate(FLIP)
+    return found
+"""
+
+
+def _flipped(text: str) -> str:
+    return bytes(b ^ 0x5A for b in text.encode()).hex()
+
+
+def test_a_program_finds_no_other_programs_text_in_its_memory(kernel_only):
+    """The worker never reads a program (the candidate takes its own from stdin): a program that scans every readable
+    page near its heap finds a canary it made itself (the scanner works) but not one from the program before it."""
+    canary = uuid.uuid4().hex
+    with sb.Sandbox(workers=1, cpu_s=10, hook=False) as pool:
+        before = "".join(f"# {i} {canary}\n" for i in range(1500))  # ~60 KB: freed, not unmapped, by the allocator
+        assert pool.run(job(before + RIGHT)).passed  # the program before, full of a canary
+        mine = uuid.uuid4().hex
+        own = (SCANNER + f"X = bytes.fromhex('{_flipped(mine)}')\nMINE = X.translate(FLIP) * 3\n"  # its own canary, made here
+               + passes_only_if("holds(X)"))
+        assert pool.run(job(own)).passed, "the scanner did not find its own canary"
+        theirs = SCANNER + f"X = bytes.fromhex('{_flipped(canary)}')\n" + passes_only_if("not holds(X)")
+        v = pool.run(job(theirs))
+    assert v.passed, f"a program found the previous program's text in its memory ({v.reason})"

@@ -114,11 +114,13 @@ class _Worker:
     def __init__(self, box: Boundary):
         self.proc = box.start()
 
-    def ask(self, header: dict, tests: dict, wait_s: float) -> dict | None:
-        """The worker's answer, or None when it did not answer within ``wait_s`` (or died)."""
+    def ask(self, header: dict, program: str, tests: dict, wait_s: float) -> dict | None:
+        """The worker's answer, or None when it did not answer within ``wait_s`` (or died). Three frames: the header
+        for the worker, the program for the candidate process, the tests for the harness (``sandbox_server``)."""
         try:
             fd = self.proc.stdin.fileno()
             plain.write_frame(fd, json.dumps(header).encode())
+            plain.write_frame(fd, program.encode("utf-8", "surrogatepass"))
             plain.write_frame(fd, json.dumps(tests).encode())
         except (OSError, ValueError):
             return None
@@ -185,7 +187,7 @@ class Sandbox:
             job, future = item
             try:
                 worker = worker or _Worker(self.boundary)
-                answer = worker.ask(self._header(job), {"test": job.test, "prompt": job.prompt}, self.wait_s)
+                answer = worker.ask(self._header(job), job.program, {"test": job.test, "prompt": job.prompt}, self.wait_s)
             except OSError as exc:
                 answer = {"error": f"the sandbox could not start ({exc})"}
             if answer is None or "error" in answer:
@@ -200,7 +202,7 @@ class Sandbox:
             worker.stop()
 
     def _header(self, job: CodeJob) -> dict:
-        return {"id": next(self._ids), "mode": job.mode, "program": job.program, "entry_point": job.entry_point,
+        return {"id": next(self._ids), "mode": job.mode, "entry_point": job.entry_point,
                 "cpu_s": self.cpu_s, "memory_mb": self.memory_mb, "backstop_s": self.backstop_s, "hook": self.hook}
 
     def _verdict(self, answer: dict, job: CodeJob) -> Verdict:

@@ -3,9 +3,10 @@ analysis.
 
 Inside the boundary (``grade.boundary``: bubblewrap, an unprivileged user, its own user, PID, network, IPC, UTS and
 mount namespaces, a read-only file system of the interpreter's standard library) the worker takes one job at a time on
-stdin and answers one JSON line per job on stdout. A job is two frames (``plain.write_frame``): the first, read by the
-worker, names the limits, the mode and the program; the second, read only by the harness process, holds the hidden
-tests. The worker never reads a test, so no process forked from it holds one in its memory.
+stdin and answers one JSON line per job on stdout. A job is three frames (``plain.write_frame``): the first, read by
+the worker, names the limits, the mode and the entry point; the second, read only by the candidate process, is the
+program; the third, read only by the harness process, holds the hidden tests. The worker never reads a program or a
+test, so no process forked from it holds another job's program or any test in its memory.
 
 Per job, two processes:
 
@@ -47,6 +48,7 @@ PRELOAD = ("typing", "re", "heapq", "math", "itertools", "collections", "functoo
            "hashlib", "datetime", "statistics", "operator", "bisect", "copy")
 
 SCRATCH_MB, MAX_FILES, FILE_MB, MAX_FDS = 64, 256, 1, 64
+READ = b'{"read": true}'  # the candidate's first word: it has taken its program off stdin
 REASON_CHARS = 300
 HOOK_BLOCKED = ("os.fork", "os.forkpty", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.kill", "os.killpg",
                 "subprocess.Popen", "pty.spawn", "socket.", "ctypes.", "os.setuid", "os.setgid", "os.chroot",
@@ -126,11 +128,11 @@ def install_guard(scratch: str) -> None:
 
 
 # ---- the candidate -------------------------------------------------------------------------------------------------
-def serve(job: dict, chan_in: int, chan_out: int) -> None:
+def serve(job: dict, program: str, chan_in: int, chan_out: int) -> None:
     """Run the program; in split mode, answer calls of its entry point until the harness closes the channel."""
     space = {"__name__": "__main__" if job["mode"] == "whole" else "__solution__", "__builtins__": builtins}
     try:
-        exec(compile(job["program"], "<solution>", "exec"), space)
+        exec(compile(program, "<solution>", "exec"), space)
         entry = space.get(job["entry_point"]) if job["mode"] == "split" else None
         if job["mode"] == "split" and not callable(entry):
             raise NameError(f"name '{job['entry_point']}' is not defined")
@@ -155,6 +157,8 @@ def candidate(job: dict, chan_in: int, chan_out: int, isolated: bool) -> None:
     try:
         os.setsid()
         kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
+        program = plain.read_frame(0).decode("utf-8", "surrogatepass")  # frame two: the program, for this process only
+        plain.write_frame(chan_out, READ)  # the harness may now read frame three
         os.chdir(job["scratch"])
         keep_only([chan_in, chan_out])
         confine(job["cpu_s"], job["memory_mb"], isolated, FILE_MB << 20)
@@ -162,7 +166,7 @@ def candidate(job: dict, chan_in: int, chan_out: int, isolated: bool) -> None:
         seed()
         if job.get("hook", True):
             install_guard(job["scratch"])
-        serve(job, chan_in, chan_out)
+        serve(job, program, chan_in, chan_out)
     except BaseException:  # noqa: BLE001 - the harness sees the channel close
         pass
     os._exit(0)
@@ -251,14 +255,17 @@ def enclose(job: dict, to_c: int, from_c: int) -> int:
 
 
 def harness(job: dict, report: int) -> None:
-    """Enclose the candidate, read the hidden tests (frame two of the job, on stdin), judge, end the candidate and
-    report (``{"pid"}`` first, then the verdict with the candidate's status and CPU seconds); never returns."""
+    """Enclose the candidate, read the hidden tests (frame three of the job, on stdin, once the candidate has taken
+    frame two), judge, end the candidate and report (``{"pid"}`` first, ``{"read"}`` once the job's frames are off
+    stdin, then the verdict with the candidate's status and CPU seconds); never returns."""
     result, pid = {"passed": False, "reason": "the harness failed"}, None
     try:
         os.setsid()
         to_c, from_c = os.pipe(), os.pipe()
         pid = enclose(job, to_c, from_c)
         os.write(report, (json.dumps({"pid": pid}) + "\n").encode())
+        if plain.read_frame(from_c[0]) != READ:  # the candidate died before it took its program: frame three is not next
+            raise CandidateGone("gone")
         tests_frame = plain.read_frame(0)
         os.write(report, b'{"read": true}\n')
         keep_only([to_c[1], from_c[0], report])
@@ -268,6 +275,8 @@ def harness(job: dict, report: int) -> None:
         seed()
         passed, reason = judge(job, tests, to_c[1], from_c[0])
         result = {"passed": passed, "reason": reason}
+    except CandidateGone:
+        result = {"passed": False, "reason": "gone"}
     except BaseException as exc:  # noqa: BLE001
         result = {"passed": False, "reason": f"the harness failed: {said(exc)}"}
     if pid:
@@ -391,7 +400,7 @@ def main(mode: str) -> None:
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
         if not answer["read"]:
-            return  # the tests' frame is still on stdin, unread: a new worker starts clean rather than read it here
+            return  # a frame of the job is still on stdin, unread: a new worker starts clean rather than read it here
 
 
 if __name__ == "__main__":
