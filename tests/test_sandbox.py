@@ -485,3 +485,9 @@ def test_a_program_finds_no_other_programs_text_in_its_memory(kernel_only):
         theirs = SCANNER + f"X = bytes.fromhex('{_flipped(canary)}')\n" + passes_only_if("not holds(X)")
         v = pool.run(job(theirs))
     assert v.passed, f"a program found the previous program's text in its memory ({v.reason})"
+
+
+def test_the_cpu_limit_holds_for_a_program_that_catches_sigxcpu(box):
+    catcher = "import signal\nsignal.signal(signal.SIGXCPU, lambda *a: None)\nwhile True:\n    pass\n"
+    v = box.run(job(catcher + RIGHT))
+    assert not v.passed and v.reason == "CPU time limit (3 s)" and 3 <= v.cpu_s < 5, v

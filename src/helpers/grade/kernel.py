@@ -64,7 +64,7 @@ def mount(source: str, target: str, fstype: str | None, flags: int, data: str | 
 
 def drop_capabilities() -> None:
     """Leave no capability in any set (bounding, ambient, effective, permitted, inheritable) and set no_new_privs."""
-    for cap in range(64):
+    for cap in range(_LAST_CAP[0] + 1 if _LAST_CAP else 64):
         try:
             prctl(PR_CAPBSET_DROP, cap)
         except OSError:
@@ -101,10 +101,19 @@ def seccomp_filter(denied: dict[str, int] = DENIED_X86_64) -> bytes:
 _FILTER: list[bytes] = []  # built once per worker (``prepare``), installed in each of its jobs' processes
 
 
+_LAST_CAP: list[int] = []  # the kernel's highest capability number, read once
+
+
 def prepare() -> None:
-    """Build the seccomp filter once, before the worker forks its jobs."""
+    """Build the seccomp filter and read the kernel's last capability once, before the worker forks its jobs."""
     if not _FILTER:
         _FILTER.append(seccomp_filter())
+    if not _LAST_CAP:
+        try:
+            with open("/proc/sys/kernel/cap_last_cap") as fh:
+                _LAST_CAP.append(int(fh.read()))
+        except (OSError, ValueError):
+            pass  # then every number up to 63 is tried
 
 
 def install_seccomp() -> bool:
