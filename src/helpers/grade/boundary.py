@@ -12,10 +12,12 @@ With bubblewrap (Debian's ``bubblewrap``; ``make setup`` installs it where apt i
   ``/home``, no checkout, no ``results/``, no cache, no socket file; with an environment of ``PYTHONHASHSEED=0``
   alone (string hashing fixed, so verdicts repeat; the worker empties it before a program runs);
 - with one capability kept, CAP_SYS_ADMIN in its own user namespace, for the worker to give each program new mount,
-  IPC, PID, network and UTS namespaces and a fresh ``/tmp``; every program drops it (``sandbox_server``).
+  IPC, PID and UTS namespaces and a fresh ``/tmp`` (the network namespace is the worker's: nothing of a program
+  outlives it); every program drops it (``sandbox_server``).
 
 The sandbox's interpreter is the first of ``$COP_SANDBOX_PYTHON``, the analysing interpreter's own and
-``/usr/bin/python3`` whose probe runs a program and judges it; its version is part of every verdict's cache key.
+``/usr/bin/python3`` with which a worker judges a probe right (``grade.sandbox.find_boundary``); its version is part
+of every verdict's cache key.
 Where no boundary can be had, grading refuses to run model-written code unless the user asked for it without one
 (``cost-of-pass run --unisolated-grading``, which sets ``COP_UNISOLATED_GRADING=1``): then the same worker runs
 directly, with limits, seccomp and the audit hook but no namespaces, and every verdict says ``isolation: none``.
