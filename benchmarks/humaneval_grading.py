@@ -62,8 +62,11 @@ def main() -> None:
             for h in hogs:
                 h.kill()
                 h.wait()
-        under_load = {r["key"]: (r["passed"], r["reason"]) for r in map(json.loads, verdicts.read_text().splitlines())}
-        same = sum(under_load.get(r["key"]) == (r["passed"], r["reason"]) for r in rows)
+        loaded_rows = {r["key"]: r for r in map(json.loads, verdicts.read_text().splitlines())}
+        moved = [(r, loaded_rows.get(r["key"])) for r in rows
+                 if (loaded_rows.get(r["key"], {}).get("passed"), loaded_rows.get(r["key"], {}).get("reason"))
+                 != (r["passed"], r["reason"])]
+        same = len(rows) - len(moved)
         for f in (out / "graded").glob("*.parquet"):
             f.unlink()
         (out / "graded" / "manifest.json").unlink()
@@ -84,6 +87,9 @@ def main() -> None:
     print(f"  agreement with the source's verdicts: {disagree} of {len(labelled)} attempts differ")
     print(f"02_grade cold again, {os.cpu_count()} busy loops beside it  {loaded:5.1f} s  ({same} of {len(rows)} verdicts and "
           f"reasons identical to the idle run's)")
+    for idle, busy in moved:  # what moved, to tell a CPU time inflated by the load from anything else
+        print(f"  moved: {idle['key'][:12]} idle {idle['passed']} {idle['reason'][:40]!r} {idle['cpu_s']:.2f} s CPU; "
+              f"loaded {busy and busy['passed']} {busy and busy['reason'][:40]!r} {busy and busy['cpu_s']} s CPU")
     print(f"import + grading cold              {collect + grade:7.1f} s  (issue 25 target <= 60 s)")
     print(f"02_grade again, verdicts cached    {again:7.1f} s  (target <= 10 s)")
     print(f"the rest of the set (03-07, report) {full:6.1f} s;  everything again, nothing changed {noop:.1f} s")
