@@ -353,14 +353,15 @@ def test_verdicts_do_not_change_under_load(busy_machine):
 
 # ---- secrets ------------------------------------------------------------------------------------------------------
 def test_no_secret_leaves_through_a_verdict(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-live-grader-secret-123456")
+    key, shaped = "sk-" + "live-grader-secret-123456", "sk-" + "proj-abcdefghijklmnop"  # built here: no key-shaped literal
+    monkeypatch.setenv("OPENAI_API_KEY", key)
     monkeypatch.setenv("SOME_SETTING", "value-of-the-grading-process")
-    attack = ("def add(a, b):\n    raise ValueError('sk-proj-abcdefghijklmnop value-of-the-grading-process "
-              "sk-live-grader-secret-123456 \\x1b[31m' + 'x' * 5000)\n")
+    attack = (f"def add(a, b):\n    raise ValueError('{shaped} value-of-the-grading-process "
+              f"{key} \\x1b[31m' + 'x' * 5000)\n")
     with sb.Sandbox(workers=1, cpu_s=3) as pool:  # a pool reads this process's environment once, when it starts
         v = pool.run(job(attack))
     assert not v.passed and "[redacted]" in v.reason and len(v.reason) <= sb.REASON_CHARS and "\x1b" not in v.reason
-    for secret in ("sk-proj-abcdefghijklmnop", "value-of-the-grading-process", "sk-live-grader-secret-123456"):
+    for secret in (shaped, "value-of-the-grading-process", key):
         assert secret not in v.reason
 
 
