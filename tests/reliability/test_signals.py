@@ -46,8 +46,11 @@ def test_a_signal_stops_the_calls_keeps_the_records_and_a_rerun_resumes(monkeypa
         assert proc.returncode == 130 and time.monotonic() - signalled < 15
         time.sleep(1.0)  # anything started after the signal would reach the server by now
         late = [t - signalled for t in stub.state.arrivals if t > signalled]
-        # the signal travels runner -> kernel -> workers in milliseconds: a call may start within that, none after
-        assert len(late) <= params.concurrency and all(t < 0.25 for t in late), late
+        # the signal travels runner -> kernel -> workers in milliseconds: a call may start within that, none after.
+        # An arrival is stamped when the server reads it, so a request sent just before the signal can read as late,
+        # and the stub's instant 429/500 replies let a slot start a second call inside the window: bound the window,
+        # and the count by what the two slots can send in it.
+        assert len(late) <= 3 * params.concurrency and all(t < 0.25 for t in late), late
         lines = err.strip().splitlines()
         assert "Traceback" not in err and lines[-1].endswith("run the same command again to resume")
         assert len(lines) <= 2  # "stopping: …" when it arrives, then what was kept

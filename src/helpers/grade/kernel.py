@@ -14,7 +14,7 @@ import struct
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWPID = 0x20000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 0x4000, 0x40000
-PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_SECCOMP = 1, 4, 24, 22
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_READ, PR_CAPBSET_DROP, PR_SET_SECCOMP = 1, 4, 23, 24, 22
 PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 38, 47, 4
 SECCOMP_MODE_FILTER = 2
 _CAP_VERSION_3 = 0x20080522
@@ -39,6 +39,8 @@ def libc():
     global _libc
     if _libc is None:
         _libc = ctypes.CDLL(None, use_errno=True)
+        _libc.prctl.argtypes = [ctypes.c_int] + [ctypes.c_ulong] * 4  # declared once: each call converts in C
+        _libc.prctl.restype = ctypes.c_int
     return _libc
 
 
@@ -49,8 +51,8 @@ def _check(result: int, what: str) -> None:
 
 
 def prctl(option: int, arg2: int = 0, arg3: int = 0) -> None:
-    _check(libc().prctl(ctypes.c_int(option), ctypes.c_ulong(arg2), ctypes.c_ulong(arg3), ctypes.c_ulong(0),
-                        ctypes.c_ulong(0)), f"prctl({option})")
+    if libc().prctl(option, arg2, arg3, 0, 0) != 0:
+        _check(-1, f"prctl({option})")
 
 
 def unshare(flags: int) -> None:
@@ -63,12 +65,15 @@ def mount(source: str, target: str, fstype: str | None, flags: int, data: str | 
 
 
 def drop_capabilities() -> None:
-    """Leave no capability in any set (bounding, ambient, effective, permitted, inheritable) and set no_new_privs."""
+    """Leave no capability in the effective, permitted, inheritable and ambient sets, set no_new_privs, and drop the
+    bounding set where this process may (CAP_SETPCAP: a root caller's test, not a sandbox worker)."""
     for cap in range(_LAST_CAP[0] + 1 if _LAST_CAP else 64):
-        try:
-            prctl(PR_CAPBSET_DROP, cap)
-        except OSError:
+        held = libc().prctl(PR_CAPBSET_READ, cap, 0, 0, 0)  # reading is cheap; each drop commits new credentials
+        if held < 0:
             break  # EINVAL past the last capability this kernel knows
+        if held and libc().prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            break  # dropping needs CAP_SETPCAP, which a sandbox worker lacks: what its bounding set holds, stays
+            # (with every other set empty and no_new_privs, no exec can gain it back)
     try:
         prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
     except OSError:
@@ -98,7 +103,11 @@ def seccomp_filter(denied: dict[str, int] = DENIED_X86_64) -> bytes:
     return b"".join(prog)
 
 
-_FILTER: list[bytes] = []  # built once per worker (``prepare``), installed in each of its jobs' processes
+class _Prog(ctypes.Structure):  # struct sock_fprog
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+
+_FILTER: list = []  # (code, its sock_fprog): built once per worker (``prepare``), installed in each job's processes
 
 
 _LAST_CAP: list[int] = []  # the kernel's highest capability number, read once
@@ -106,8 +115,10 @@ _LAST_CAP: list[int] = []  # the kernel's highest capability number, read once
 
 def prepare() -> None:
     """Build the seccomp filter and read the kernel's last capability once, before the worker forks its jobs."""
+    libc()
     if not _FILTER:
-        _FILTER.append(seccomp_filter())
+        code = seccomp_filter()
+        _FILTER.extend([code, _Prog(len(code) // 8, code)])
     if not _LAST_CAP:
         try:
             with open("/proc/sys/kernel/cap_last_cap") as fh:
@@ -121,11 +132,5 @@ def install_seccomp() -> bool:
     if os.uname().machine != "x86_64":
         return False
     prepare()
-    code = _FILTER[0]
-
-    class Prog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
-
-    prog = Prog(len(code) // 8, code)
-    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(prog))
+    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(_FILTER[1]))
     return True

@@ -41,7 +41,7 @@ from helpers.grade.verdicts import VerdictCache
 CPU_S = 20  # CPU seconds per program: the source's own limit (HumanEval/129's slowest correct solutions need ~11 s)
 BACKSTOP_S = 30  # seconds a program may sleep (neither run nor wait for a CPU)
 MEMORY_MB = 1024  # address space per program
-VERSION = 2  # of the sandbox's rules: part of every cache key
+VERSION = 3  # of the sandbox's rules: part of every cache key
 REASON_CHARS = 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 __all__ = ["CodeJob", "GradingRun", "Sandbox", "Verdict", "code_job", "grade_jobs", "job_key", "whole_program"]

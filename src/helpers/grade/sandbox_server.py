@@ -22,9 +22,12 @@ Per job, two processes:
   call's arguments and result plain data (``plain``); in ``whole`` mode (tests that cannot be run apart from the
   solution) it runs solution, tests and ``check`` together and says when it reached the end.
 
-The worker polls both and kills the job when the program's *sleep* exceeds the backstop: wall time less the time the
-candidate and the harness ran or waited for a CPU (``/proc/<pid>/schedstat``), so a busy machine does not change it.
-The CPU limit is the kernel's (``RLIMIT_CPU``: SIGKILL at the limit). ``bare`` mode (no boundary, only with the user's
+The CPU limit is the harness's: while it waits for the candidate's answer it reads the candidate's CPU clock (the
+scheduler's exact count of the seconds it ran) and kills it at the limit. ``RLIMIT_CPU``, which counts in timer-tick
+samples that a busy machine inflates (a program was charged 21 s for 18 s of running) and whose SIGXCPU a namespace's
+PID 1 never receives, stays as a backstop at twice the limit. The worker polls both processes and kills the job when
+the program's *sleep* exceeds the backstop: wall time less the time the candidate and the harness ran or waited for a
+CPU (``/proc/<pid>/schedstat``), so a busy machine does not change it. ``bare`` mode (no boundary, only with the user's
 explicit consent) runs the same processes without namespaces. Standard library only.
 """
 
@@ -71,11 +74,10 @@ def _limit(name: str, value: int, hard: int | None = None) -> None:
 
 def confine(cpu_s: int, memory_mb: int, isolated: bool, file_bytes: int) -> None:
     """The limits of a process that runs code we do not trust (the candidate, and the harness's tests), and an empty
-    environment (bubblewrap clears it but sets PWD)."""
+    environment (bubblewrap clears it but sets PWD). ``cpu_s`` is the kernel's backstop (SIGKILL: a namespace's PID 1
+    never receives SIGXCPU); the candidate's limit proper is the harness's (``Watch``)."""
     os.environ.clear()
-    # SIGXCPU at the limit, which ends a program that does not catch it and names the cause (the CPU seconds that
-    # rusage reports afterwards can lag the kernel's count on a busy machine); SIGKILL a second later for one that does
-    _limit("RLIMIT_CPU", cpu_s, cpu_s + 1)
+    _limit("RLIMIT_CPU", cpu_s)
     _limit("RLIMIT_AS", memory_mb << 20)
     _limit("RLIMIT_FSIZE", file_bytes)
     _limit("RLIMIT_CORE", 0)
@@ -163,7 +165,7 @@ def candidate(job: dict, chan_in: int, chan_out: int, isolated: bool) -> None:
         plain.write_frame(chan_out, READ)  # the harness may now read frame three
         os.chdir(job["scratch"])
         keep_only([chan_in, chan_out])
-        confine(job["cpu_s"], job["memory_mb"], isolated, FILE_MB << 20)
+        confine(backstop_cpu_s(job), job["memory_mb"], isolated, FILE_MB << 20)
         sys.set_int_max_str_digits(0)
         seed()
         if job.get("hook", True):
@@ -175,8 +177,54 @@ def candidate(job: dict, chan_in: int, chan_out: int, isolated: bool) -> None:
 
 
 # ---- the harness ---------------------------------------------------------------------------------------------------
-class CandidateGone(Exception):
-    """The candidate's channel closed before it answered."""
+class CandidateGone(BaseException):
+    """The candidate's channel closed before it answered (a BaseException: no test's ``except Exception`` hides it)."""
+
+
+class CpuLimit(BaseException):
+    """The candidate reached the CPU limit; the harness has killed it."""
+
+
+POLL_S = 0.05  # how often the harness reads the candidate's CPU clock while it computes
+
+
+def backstop_cpu_s(job: dict) -> int:
+    """The kernel's CPU limit of the candidate (RLIMIT_CPU), far above the harness's: it ends a candidate whose
+    harness stopped watching, and a busy machine's inflated tick count never reaches it first."""
+    return 2 * job["cpu_s"] + 5
+
+
+class Watch:
+    """The candidate's CPU seconds as the scheduler counts them (its process CPU clock, readable while it lives or
+    waits to be reaped), and the harness's CPU limit on them: ``hit`` once the harness killed it there."""
+
+    def __init__(self, pid: int, limit_s: float):
+        clock = ((~pid & 0xFFFFFFFF) << 3 & 0xFFFFFFFF) | 2  # the kernel's MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)
+        self.clock = clock - (1 << 32) if clock >= 1 << 31 else clock
+        self.pid, self.limit_s, self.hit = pid, limit_s, False
+
+    def seconds(self) -> float | None:
+        try:
+            return time.clock_gettime(self.clock)
+        except OSError:
+            return None
+
+    def receive(self, fd: int) -> bytes | None:
+        """The candidate's next frame on ``fd`` (None: it is gone); ``CpuLimit`` once its CPU seconds reach the limit
+        while it computes."""
+        while not select.select([fd], [], [], POLL_S)[0]:
+            if (self.seconds() or 0.0) >= self.limit_s:
+                self.hit = True
+                kill(self.pid)
+                raise CpuLimit()
+        return plain.read_frame(fd)
+
+
+WATCH: Watch | None = None  # the harness's watch over its candidate (set in ``harness``)
+
+
+def receive(fd: int) -> bytes | None:
+    return WATCH.receive(fd) if WATCH is not None else plain.read_frame(fd)
 
 
 class CandidateError(Exception):
@@ -198,7 +246,7 @@ def stand_in(name: str, to_c: int, from_c: int):
 
     def call(*args, **kwargs):
         plain.write_frame(to_c, plain.encode([list(args), kwargs]))
-        frame = plain.read_frame(from_c)
+        frame = receive(from_c)
         if frame is None:
             raise CandidateGone("the program ended before it answered")
         reply = json.loads(frame.decode("utf-8"))
@@ -215,7 +263,7 @@ def stand_in(name: str, to_c: int, from_c: int):
 
 def judge(job: dict, tests: dict, to_c: int, from_c: int) -> tuple[bool, str]:
     """The verdict: passed, or the reason it did not ("gone": the candidate ended without a word)."""
-    first = plain.read_frame(from_c)
+    first = receive(from_c)
     if first is None:
         return False, "gone"
     reply = json.loads(first.decode("utf-8"))
@@ -232,6 +280,8 @@ def judge(job: dict, tests: dict, to_c: int, from_c: int) -> tuple[bool, str]:
         space["check"](stand_in(job["entry_point"], to_c, from_c))
     except CandidateGone:
         return False, "gone"
+    except CpuLimit:
+        raise
     except BaseException as exc:  # noqa: BLE001 - an assertion, the candidate's exception, a value that is not plain
         return False, said(exc)
     return True, ""
@@ -260,11 +310,13 @@ def harness(job: dict, report: int) -> None:
     """Enclose the candidate, read the hidden tests (frame three of the job, on stdin, once the candidate has taken
     frame two), judge, end the candidate and report (``{"pid"}`` first, ``{"read"}`` once the job's frames are off
     stdin, then the verdict with the candidate's status and CPU seconds); never returns."""
+    global WATCH
     result, pid = {"passed": False, "reason": "the harness failed"}, None
     try:
         os.setsid()
         to_c, from_c = os.pipe(), os.pipe()
         pid = enclose(job, to_c, from_c)
+        WATCH = Watch(pid, job["cpu_s"])
         os.write(report, (json.dumps({"pid": pid}) + "\n").encode())
         if plain.read_frame(from_c[0]) != READ:  # the candidate died before it took its program: frame three is not next
             raise CandidateGone("gone")
@@ -279,12 +331,17 @@ def harness(job: dict, report: int) -> None:
         result = {"passed": passed, "reason": reason}
     except CandidateGone:
         result = {"passed": False, "reason": "gone"}
+    except CpuLimit:
+        pass
     except BaseException as exc:  # noqa: BLE001
         result = {"passed": False, "reason": f"the harness failed: {said(exc)}"}
+    if WATCH is not None and WATCH.hit:  # also when a test caught what the stand-in raised
+        result = {"passed": False, "reason": f"CPU time limit ({job['cpu_s']} s)"}
     if pid:
         kill(pid)  # judged: whatever the program still does is not waited for
+        cpu = WATCH.seconds() if WATCH is not None else None  # exact, before the reaping ends the clock
         _, status, usage = os.wait4(pid, 0)
-        result.update(status=status, cpu_s=usage.ru_utime + usage.ru_stime)
+        result.update(status=status, cpu_s=cpu if cpu is not None else usage.ru_utime + usage.ru_stime)
     try:
         os.write(report, json.dumps(result).encode()[:4096] + b"\n")
     except OSError:
@@ -314,7 +371,7 @@ def kill(pid: int | None) -> None:
 def status_reason(status: int, cpu: float, job: dict) -> str:
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= job["cpu_s"]):  # RLIMIT_CPU's soft or hard limit
+        if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= job["cpu_s"]):  # RLIMIT_CPU, the backstop
             return f"CPU time limit ({job['cpu_s']} s)"
         return f"killed by {signal.Signals(sig).name}" if sig in signal.valid_signals() else f"killed by signal {sig}"
     return f"the program ended before it answered (exit {os.waitstatus_to_exitcode(status)})"
