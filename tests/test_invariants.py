@@ -117,3 +117,39 @@ def test_plug_in_numbers_are_the_papers_formulas(built):
             rest = np.minimum(here[[x for x in models if x != m]].min(axis=1).to_numpy(), e).mean() if len(models) > 1 \
                 else e.mean()
             assert np.isclose(plug[(f"essential:{m}", task)], (rest - all_models) / rest, rtol=1e-9, atol=1e-15)
+
+
+def test_the_policy_cost_is_its_mean_over_every_order_of_k_runs(built):
+    """"Up to k tries, then the expert" (policy_cost.csv), recomputed by brute force: per problem, the policy played on
+    every ordered choice of k of its recorded runs, averaged; then the mean over the dataset's problems."""
+    import itertools
+
+    from helpers.analyze.estimates import load_analysis
+    from helpers.core.context import prepare
+
+    an = load_analysis(prepare(built))
+    table = pd.read_csv(built.tables_path / "policy_cost.csv")
+    attempts = an.attempts[an.attempts["complete"] & (an.attempts["method"] == "vanilla")]
+    runs = attempts.groupby(["task", "problem_id", "model"])
+    k = int(runs.size().min())
+    assert (table["k"] == k).all()
+    labels = {an.labels[m]: m for m in an.models}
+    for row in table.itertuples():
+        model, per_problem = labels[row.model], []
+        for (task, pid, m), cell in runs:
+            if task != row.task or m != model:
+                continue
+            fee = float(an.expert.loc[(task, pid)])
+            played = []
+            for order in itertools.permutations(range(len(cell)), k):
+                spent, passed = 0.0, False
+                for i in order:
+                    spent += cell["usd"].iloc[i]
+                    if cell["correct"].iloc[i]:
+                        passed = True
+                        break
+                played.append(spent + (0.0 if passed else fee))
+            per_problem.append(np.mean(played))
+        assert np.isclose(row.policy_usd, np.mean(per_problem), rtol=1e-9), row
+        assert np.isclose(row.policy_usd, row.records_usd + row.expert_usd, rtol=1e-12)
+        assert 0 <= row.expert_share_pct <= 100 and row.unidentified == 0

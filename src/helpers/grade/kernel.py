@@ -14,7 +14,7 @@ import struct
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWPID = 0x20000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 0x4000, 0x40000
-PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_READ, PR_CAPBSET_DROP, PR_SET_SECCOMP = 1, 4, 23, 24, 22
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_SECCOMP = 1, 4, 24, 22
 PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 38, 47, 4
 SECCOMP_MODE_FILTER = 2
 _CAP_VERSION_3 = 0x20080522
@@ -68,12 +68,10 @@ def drop_capabilities() -> None:
     """Leave no capability in the effective, permitted, inheritable and ambient sets, set no_new_privs, and drop the
     bounding set where this process may (CAP_SETPCAP: a root caller's test, not a sandbox worker)."""
     for cap in range(_LAST_CAP[0] + 1 if _LAST_CAP else 64):
-        held = libc().prctl(PR_CAPBSET_READ, cap, 0, 0, 0)  # reading is cheap; each drop commits new credentials
-        if held < 0:
-            break  # EINVAL past the last capability this kernel knows
-        if held and libc().prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
-            break  # dropping needs CAP_SETPCAP, which a sandbox worker lacks: what its bounding set holds, stays
-            # (with every other set empty and no_new_privs, no exec can gain it back)
+        if libc().prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            break  # EINVAL past the last capability this kernel knows, or EPERM without CAP_SETPCAP (a sandbox
+            # worker lacks it: its bounding set stays, and with every other set empty and no_new_privs, no exec
+            # can gain anything from it)
     try:
         prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
     except OSError:

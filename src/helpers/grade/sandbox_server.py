@@ -32,6 +32,7 @@ explicit consent) runs the same processes without namespaces. Standard library o
 """
 
 import builtins
+import gc
 import json
 import os
 import resource
@@ -449,10 +450,12 @@ def compose(job: dict, notes: bytes, backstop: bool, schedstat: bool, wall: floa
 
 def main(mode: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the grader stops the worker, not the terminal's Ctrl-C
+    os.environ.clear()  # PYTHONHASHSEED has done its work at start-up: every job's process starts with none
     for name in PRELOAD:
         __import__(name)
     kernel.prepare()
     kernel.prctl(kernel.PR_SET_DUMPABLE, 0)  # no process of the same user may trace or read this one
+    gc.freeze()  # the worker's objects out of the collector's sight: a job's collections touch (and copy) none of them
     isolated = mode == "isolated"
     while True:
         frame = plain.read_frame(0)

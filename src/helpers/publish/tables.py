@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze import costofpass as cp
-from helpers.analyze import headline, intervals
+from helpers.analyze import headline, intervals, policy
 from helpers.analyze.estimates import Analysis
 from helpers.core.numbers import sig
 from helpers.core.tasks import in_category_order
@@ -37,6 +37,38 @@ def expert_only(an: Analysis) -> pd.DataFrame:
     """The human expert alone, V_{p~D}({expert}) per task (USD): the row models are compared with."""
     row = cp.frontier(an.cop, [], an.expert).reindex(an.tasks)
     return pd.DataFrame([{"model": "Human expert", "family": "expert", **row.to_dict()}])
+
+
+def policy_cost(an: Analysis) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Each model under "up to k tries, then the expert" (``analyze.policy``; k the fewest runs any model has on any
+    problem): its unbiased USD per problem, split into what the records decide (attempts paid to the model) and what
+    the expert's fee decides (the fee times the estimated chance that all k tries fail). (numbers: one row per model
+    and dataset; shown: a row per model, a cell per dataset naming the expert's share, in words where it is most of
+    the value)."""
+    cube, expert = intervals.set_cube(an)
+    est = policy.policy_cost(cube.usd, cube.correct, cube.runs, expert, policy.largest_k(cube.runs))
+    long = policy.policy_table(est, cube.task_codes, cube.tasks, cube.strategies)
+    long = long[long["strategy"].isin(an.models)].rename(columns={"strategy": "model"})
+    long.insert(1, "family", long["model"].map(an.families))
+
+    def cell(row) -> str:
+        if row.unidentified:
+            return f"not identified ({row.unidentified} problems with fewer than {row.k} runs)"
+        share = row.expert_share_pct
+        pct = ">99.9" if 99.95 <= share < 100 else fmt_pct(share)  # not "100%" beside a part the records decide
+        if share > 50:
+            return (f"{fmt_usd(row.policy_usd)}: mostly the assumed expert fee ({pct}%; the records decide "
+                    f"{fmt_usd(row.records_usd)})")
+        return f"{fmt_usd(row.policy_usd)} (expert fee {pct}%)"
+
+    shown = long.assign(cell=[cell(r) for r in long.itertuples()]).pivot_table(
+        index="model", columns="task", values="cell", aggfunc="first", sort=False)
+    shown = shown.reindex(index=[m for m in an.models if m in shown.index],
+                          columns=[t for t in an.tasks if t in shown.columns])
+    shown.insert(0, "family", [an.families[m] for m in shown.index])
+    shown.index = [an.labels[m] for m in shown.index]
+    long["model"] = long["model"].map(an.labels)
+    return long.reset_index(drop=True), shown.rename_axis("model").reset_index()
 
 
 def table5_accuracy(an: Analysis) -> pd.DataFrame:
