@@ -213,3 +213,19 @@ def test_beside_paper_by_hand():
                                            "largest difference": "D: 40 vs 10 (×4)"}]  # ratios 0.5, 0.5, 0.5, 4
     assert wide["T"].tolist() == ["1 / 2", "2 / 4", "3 / 6", "40 / 10"] and wide["model"].tolist() == list("ABCD")
     assert all(frame.empty for frame in beside_paper(ours.assign(model=list("WXYZ")), paper, ["t"], {}))
+
+
+def test_the_expert_split_names_what_decides_table_1():
+    """Each single-model value = the part paid to the model (problems where it beats the expert) + the part charged
+    to the expert's fee (never passed, or passed too rarely to beat it)."""
+    from helpers.analyze.costofpass import expert_split
+
+    idx = pd.MultiIndex.from_tuples([("t", "p1"), ("t", "p2"), ("t", "p3"), ("t", "p4")], names=["task", "problem_id"])
+    cop = pd.DataFrame({"a": [0.5, np.inf, 20.0, 1.0], "b": [0.1, 0.2, 0.3, 0.4]}, index=idx)
+    expert = pd.Series([10.0, 10.0, 10.0, 10.0], index=idx)
+    split = expert_split(cop, expert).set_index("strategy")
+    assert split.loc["a", "model_usd"] == pytest.approx((0.5 + 1.0) / 4)
+    assert split.loc["a", "expert_usd"] == pytest.approx(20.0 / 4) and split.loc["a", "expert_problems"] == 2
+    assert split.loc["b", "expert_usd"] == 0 and split.loc["b", "value"] == pytest.approx(0.25)
+    table1 = cp.single_model_frontier(cop, expert)
+    assert np.allclose(split["value"].to_numpy(), [table1["a"].mean(), table1["b"].mean()])

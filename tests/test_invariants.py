@@ -134,6 +134,8 @@ def test_the_policy_cost_is_its_mean_over_every_order_of_k_runs(built):
     k = int(runs.size().min())
     assert (table["k"] == k).all()
     labels = {an.labels[m]: m for m in an.models}
+    frame = pd.read_parquet(built.output_path / "intervals" / "statistics.parquet")
+    plug = frame[frame["estimator"] == "plug-in"].set_index(["statistic", "task"])["value"]
     for row in table.itertuples():
         model, per_problem = labels[row.model], []
         for (task, pid, m), cell in runs:
@@ -153,3 +155,6 @@ def test_the_policy_cost_is_its_mean_over_every_order_of_k_runs(built):
         assert np.isclose(row.policy_usd, np.mean(per_problem), rtol=1e-9), row
         assert np.isclose(row.policy_usd, row.records_usd + row.expert_usd, rtol=1e-12)
         assert 0 <= row.expert_share_pct <= 100 and row.unidentified == 0
+        # the paper's Table 1 beside it, split into the model's part and the fee's: parts of the paper's own number
+        assert np.isclose(row.paper_usd, plug[(f"table1:{model}", row.task)], rtol=1e-12)
+        assert np.isclose(row.paper_usd, row.paper_records_usd + row.paper_expert_usd, rtol=1e-12)

@@ -81,6 +81,25 @@ def single_model_frontier(cop: pd.DataFrame, expert: pd.Series) -> pd.DataFrame:
     return pd.DataFrame({s: frontier(cop, [s], expert) for s in cop.columns})
 
 
+def expert_split(cop: pd.DataFrame, expert: pd.Series) -> pd.DataFrame:
+    """What decides each single-model frontier value of Table 1 (Eq. 4–6, 9): per (task, strategy), the value (USD per
+    problem), the part paid to the model (problems where its cost-of-pass is below the expert's cost) and the part
+    charged to the expert (problems it never passed, or passed too rarely to beat the expert: the assumed fee), both
+    averaged over the task's problems, and the number of problems charged to the expert."""
+    e = expert.reindex(cop.index).to_numpy()[:, None]
+    v = cop.to_numpy(dtype=float)
+    charged = v >= e
+    rows = []
+    for task, idx in cop.groupby(level="task").indices.items():
+        for j, strategy in enumerate(cop.columns):
+            model_part = float(np.mean(np.where(charged[idx, j], 0.0, v[idx, j])))
+            expert_part = float(np.mean(np.where(charged[idx, j], e[idx, 0], 0.0)))
+            rows.append({"task": task, "strategy": strategy, "value": model_part + expert_part,
+                         "model_usd": model_part, "expert_usd": expert_part,
+                         "expert_problems": int(charged[idx, j].sum())})
+    return pd.DataFrame(rows)
+
+
 def release_steps(releases: pd.Series, one_model: bool = True) -> list[tuple[pd.Timestamp, list[str]]]:
     """The steps of the frontier over time, in date order.
 

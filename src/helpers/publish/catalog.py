@@ -89,7 +89,8 @@ _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is
     "Cost with up to k tries, then the expert": (
         Artifact("policy_cost", "table", stage="03_frontier", fmt="g3",
                  numeric=("k", "policy_usd", "records_usd", "expert_usd", "expert_share_pct", "problems",
-                          "mostly_failed", "unidentified")),
+                          "mostly_failed", "unidentified", "paper_usd", "paper_records_usd", "paper_expert_usd",
+                          "paper_expert_problems", "paper_expert_share_pct")),
     ),
     "Cost–accuracy frontier of oracle routing": (
         Artifact("routing_frontier", "figure", stage="03_frontier"),

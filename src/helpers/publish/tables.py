@@ -41,34 +41,43 @@ def expert_only(an: Analysis) -> pd.DataFrame:
 
 def policy_cost(an: Analysis) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Each model under "up to k tries, then the expert" (``analyze.policy``; k the fewest runs any model has on any
-    problem): its unbiased USD per problem, split into what the records decide (attempts paid to the model) and what
-    the expert's fee decides (the fee times the estimated chance that all k tries fail). (numbers: one row per model
-    and dataset; shown: a row per model, a cell per dataset naming the expert's share, in words where it is most of
-    the value)."""
+    problem) beside the paper's Table 1, each split into what the records decide and what the expert's fee decides:
+    the policy's unbiased USD per problem (attempts paid to the model; the fee times the estimated chance that all k
+    tries fail) and the paper's value (problems where the model beats the expert; problems charged the fee). (numbers:
+    one row per model and dataset; shown: the same rows, each value with the fee's share, in words where the fee is
+    most of it.)"""
     cube, expert = intervals.set_cube(an)
     est = policy.policy_cost(cube.usd, cube.correct, cube.runs, expert, policy.largest_k(cube.runs))
     long = policy.policy_table(est, cube.task_codes, cube.tasks, cube.strategies)
-    long = long[long["strategy"].isin(an.models)].rename(columns={"strategy": "model"})
+    paper = cp.expert_split(an.vanilla_cop(), an.expert).rename(columns={
+        "value": "paper_usd", "model_usd": "paper_records_usd", "expert_usd": "paper_expert_usd",
+        "expert_problems": "paper_expert_problems"})
+    long = long[long["strategy"].isin(an.models)].merge(paper, on=["task", "strategy"], how="left")
+    long["paper_expert_share_pct"] = 100 * long["paper_expert_usd"] / long["paper_usd"]
+    long = long.rename(columns={"strategy": "model"})
+    order = {m: i for i, m in enumerate(an.models)}
+    long = long.sort_values(["task", "model"], key=lambda c: c.map(order) if c.name == "model" else
+                            c.map({t: i for i, t in enumerate(an.tasks)})).reset_index(drop=True)
     long.insert(1, "family", long["model"].map(an.families))
 
-    def cell(row) -> str:
-        if row.unidentified:
-            return f"not identified ({row.unidentified} problems with fewer than {row.k} runs)"
-        share = row.expert_share_pct
+    def said(value: float, records: float, share: float, unidentified: int = 0, k: int = 0) -> str:
+        if unidentified:
+            return f"not identified ({unidentified} problems with fewer than {k} runs)"
         pct = ">99.9" if 99.95 <= share < 100 else fmt_pct(share)  # not "100%" beside a part the records decide
         if share > 50:
-            return (f"{fmt_usd(row.policy_usd)}: mostly the assumed expert fee ({pct}%; the records decide "
-                    f"{fmt_usd(row.records_usd)})")
-        return f"{fmt_usd(row.policy_usd)} (expert fee {pct}%)"
+            return f"{fmt_usd(value)}: mostly the assumed expert fee ({pct}%; the records decide {fmt_usd(records)})"
+        return f"{fmt_usd(value)} (expert fee {pct}%)"
 
-    shown = long.assign(cell=[cell(r) for r in long.itertuples()]).pivot_table(
-        index="model", columns="task", values="cell", aggfunc="first", sort=False)
-    shown = shown.reindex(index=[m for m in an.models if m in shown.index],
-                          columns=[t for t in an.tasks if t in shown.columns])
-    shown.insert(0, "family", [an.families[m] for m in shown.index])
-    shown.index = [an.labels[m] for m in shown.index]
+    k = int(long["k"].iloc[0]) if len(long) else 0
+    shown = pd.DataFrame({
+        "model": long["model"].map(an.labels), "family": long["family"], "dataset": long["task"].map(an.task_labels),
+        f"up to {k} tries, then the expert (USD)": [
+            said(r.policy_usd, r.records_usd, r.expert_share_pct, r.unidentified, r.k) for r in long.itertuples()],
+        "the paper's Table 1 (USD)": [
+            said(r.paper_usd, r.paper_records_usd, r.paper_expert_share_pct) + f"; {r.paper_expert_problems} problems "
+            "charged the fee" for r in long.itertuples()]})
     long["model"] = long["model"].map(an.labels)
-    return long.reset_index(drop=True), shown.rename_axis("model").reset_index()
+    return long, shown
 
 
 def table5_accuracy(an: Analysis) -> pd.DataFrame:
