@@ -36,8 +36,12 @@ def test_a_model_that_never_passed_is_never_named_cheapest():
     stats = pd.DataFrame([{"statistic": s, "task": "t", "estimator": "plug-in", "value": v, "low": lo, "high": hi,
                            "range_low": rl, "range_high": rh, "unseen_pct": u} for s, v, lo, hi, rl, rh, u in rows])
     cell = findings.findings(stats, None, ["t"], {}, {"smol": "SmolLM2"}, {"gemma": "g"})["cheapest single model (USD)"][0]
-    assert cell.startswith("gemma (g): 0.158 [0.142, 0.167]; range [0.03, 0.158] (not identified)")
+    # 95% of gemma's value is the fee on problems it never passed: the fee ranks them, not the records (issue 35)
+    assert cell.startswith("none decided by the records: gemma is lowest at 0.158, 95% of it the assumed expert fee")
     assert cell.endswith("never passed here: SmolLM2, qwen")
+    stats.loc[stats["statistic"] == "table1:gemma", "unseen_pct"] = 40.0  # the records decide most of it: named
+    cell = findings.findings(stats, None, ["t"], {}, {"smol": "SmolLM2"}, {"gemma": "g"})["cheapest single model (USD)"][0]
+    assert cell.startswith("gemma (g): 0.158 [0.142, 0.167]; range [0.03, 0.158] (not identified)")
     nobody = stats[stats["statistic"] != "table1:gemma"]
     cell = findings.findings(nobody, None, ["t"], {}, {}, {})["cheapest single model (USD)"][0]
     assert cell.startswith("none: no model passed a problem here")
@@ -82,3 +86,28 @@ def test_main_findings_are_three_sentences_naming_datasets():
     assert len(said) == 3
     assert "0.5 [0.4, 0.7] USD per problem on A, up to 2 [1, 3] on B" in said[0]
     assert said[1].endswith("big on A and B.") and said[2].startswith("The cheapest single model")
+
+
+def test_a_frontier_that_is_mostly_the_experts_fee_says_so_and_gives_no_interval():
+    """Issue 35: on HumanEval 99.4% of the frontier is the fee on the 3 problems no model passed; printed as
+    "v [lo, hi]" it read as an interval for the truth."""
+    stats = stats_frame()
+    stats["unseen_pct"] = np.where(stats["statistic"] == "frontier:all models", 99.4, 0.0)
+    glance = findings.findings(stats, None, ["t"], {"t": "T"}, {}, {"a": "big", "b": "small"}, unpassed={"t": 3})
+    cell = glance.iloc[0][findings.COLUMNS[1]]
+    assert cell == "4.5: mostly the assumed expert fee (99.4% of it, on the 3 problems no model passed); the records " \
+                   "decide 0.027" and "[" not in cell
+    first = findings.main_findings(glance)[0]
+    assert first == ("With every model and the human expert to choose from, a correct answer costs 4.5 USD per problem "
+                     "on T — mostly the assumed expert fee (99.4% of it, on the 3 problems no model passed); the records "
+                     "decide 0.027 (the frontier of all models).")
+    stats["unseen_pct"] = 40.0  # less than half: the interval stays
+    assert "[" in findings.findings(stats, None, ["t"], {"t": "T"}, {}, {}).iloc[0][findings.COLUMNS[1]]
+
+
+def test_no_model_is_named_cheapest_when_the_fee_decides_the_ranking():
+    stats = stats_frame()
+    stats["unseen_pct"] = np.where(stats["statistic"].str.startswith("table1"), 98.7, 0.0)
+    cell = findings.findings(stats, None, ["t"], {"t": "T"}, {"b": "B"}, {}).iloc[0][findings.COLUMNS[2]]
+    assert cell == "none decided by the records: B is lowest at 7.2, 98.7% of it the assumed expert fee on problems " \
+                   "it never passed"

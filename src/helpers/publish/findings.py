@@ -4,6 +4,8 @@ from the set's own numbers with its 95% interval (``intervals.SetStatistics`` ro
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -28,7 +30,8 @@ def _range(row, fmt, scale: float = 1.0) -> str:
 
 
 def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str], task_labels: dict[str, str],
-             model_labels: dict[str, str], families: dict[str, str], estimator: str = "plug-in") -> pd.DataFrame:
+             model_labels: dict[str, str], families: dict[str, str], estimator: str = "plug-in",
+             unpassed: dict[str, int] | None = None) -> pd.DataFrame:
     """One row per dataset of ``tasks`` (in that order), from the paper's plug-in estimator: the frontier of all
     models, the cheapest model alone with the human expert (Table 1), the family whose removal costs the frontier
     most (Figure 3), the technique with the largest gain (Table 2; "none measurable" when every interval reaches
@@ -36,7 +39,9 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
     ``trends`` flags it). Each number has its 95% interval and, where problems no strategy of it passed leave
     room, the range the records allow (``unseen``). No model is named cheapest that never passed a problem here
     ("never passed here"); a claim another model's or family's never-passed problems could overturn (its range
-    reaches past the named one's value) is marked "not identified".
+    reaches past the named one's value) is marked "not identified". Where more than half of the frontier's value is
+    the expert's fee on problems no model passed (``unseen_pct``; ``unpassed``: their number per task), its cell says
+    so in words, with the part the records decide, and gives no interval (``expert_cell``).
 
     ``stats``: ``SetStatistics.frame`` rows (statistic, task, estimator, value, low, high, range_low,
     range_high, unseen_pct); ``halving``: the ``figure2_halving_times`` table (task label, estimator,
@@ -52,8 +57,13 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
 
         row = {"dataset": task_labels.get(task, task)}
         front = part("frontier")
-        row[COLUMNS[1]] = "–" if front.empty else _cell(*front.iloc[0][["value", "low", "high"]], fmt_usd) + _range(
-            front.iloc[0], fmt_usd)
+        if front.empty:
+            row[COLUMNS[1]] = "–"
+        elif front.iloc[0].get("unseen_pct", 0) > 50:
+            row[COLUMNS[1]] = expert_cell(front.iloc[0]["value"], front.iloc[0]["unseen_pct"],
+                                          (unpassed or {}).get(task))
+        else:
+            row[COLUMNS[1]] = _cell(*front.iloc[0][["value", "low", "high"]], fmt_usd) + _range(front.iloc[0], fmt_usd)
         row[COLUMNS[2]] = _cheapest(part("table1"), model_labels, families)
         fams = part("family")
         if fams.empty:
@@ -79,6 +89,16 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
 
 
 NOT_IDENTIFIED = " (not identified)"  # another's never-passed problems allow a lower cost (a higher gain)
+MOSTLY_FEE = "mostly the assumed expert fee"
+
+
+def expert_cell(value: float, share_pct: float, problems: int | None) -> str:
+    """A value that is more than half the expert's fee on problems no model passed, said in words: the value, the
+    fee's share and the part the records decide; no interval, which would read as one for the truth (issue 35)."""
+    on = f"on the {problems} problems no model passed" if problems is not None else "on problems no model passed"
+    pct = ">99.9" if 99.95 <= share_pct < 100 else fmt_pct(share_pct)
+    return (f"{fmt_usd(value)}: {MOSTLY_FEE} ({pct}% of it, {on}); the records decide "
+            f"{fmt_usd(value * (1 - share_pct / 100))}")
 
 
 def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict[str, str]) -> str:
@@ -95,6 +115,10 @@ def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict
     open_ = "range_low" in rivals and len(rivals) and rivals["range_low"].min() < best["value"]
     never = single[never_mask]["name"]
     tail = f"; never passed here: {', '.join(model_labels.get(m, m) for m in never)}" if len(never) else ""
+    if best.get("unseen_pct", 0) > 50:  # the ranking is the fee's, on the problems each model never passed
+        return (f"none decided by the records: {model_labels.get(best['name'], best['name'])} is lowest at "
+                f"{fmt_usd(best['value'])}, {fmt_pct(best['unseen_pct'])}% of it the assumed expert fee on problems "
+                "it never passed" + tail)
     return (f"{model_labels.get(best['name'], best['name'])} ({families.get(best['name'], '?')}): "
             + _cell(best["value"], best["low"], best["high"], fmt_usd) + _range(best, fmt_usd)
             + (NOT_IDENTIFIED if open_ else "") + tail)
@@ -162,14 +186,23 @@ def main_findings(glance: pd.DataFrame) -> list[str]:
     if glance.empty:
         return []
     frontier = glance[glance[COLUMNS[1]] != "–"]
-    values = frontier[COLUMNS[1]].map(lambda c: float(c.split(" [")[0].split(";")[0]) if c[:1].isdigit() else np.nan)
+    values = frontier[COLUMNS[1]].map(lambda c: float(re.match(r"[0-9.e+-]+", c).group()) if c[:1].isdigit() else np.nan)
     out = []
     if values.notna().any():
         lo, hi = values.idxmin(), values.idxmax()
-        cheap = f"{frontier.at[lo, COLUMNS[1]].split(';')[0]} USD per problem on {frontier.at[lo, 'dataset']}"
-        out.append(f"With every model and the human expert to choose from, a correct answer costs {cheap}"
-                   + (f", up to {frontier.at[hi, COLUMNS[1]].split(';')[0]} on {frontier.at[hi, 'dataset']}"
-                      if hi != lo else "") + " (the frontier of all models, 95% intervals).")
+
+        def stated(i, unit: str = "") -> str:  # "0.5 [0.4, 0.7] USD per problem on A", or the fee said in words
+            cell, dataset = frontier.at[i, COLUMNS[1]], frontier.at[i, "dataset"]
+            if MOSTLY_FEE in cell:
+                number, words = cell.split(": ", 1)
+                return f"{number}{unit} on {dataset} — {words} —"
+            return f"{cell.split(';')[0]}{unit} on {dataset}"
+
+        fee_only = all(MOSTLY_FEE in frontier.at[i, COLUMNS[1]] for i in {lo, hi})
+        out.append(f"With every model and the human expert to choose from, a correct answer costs "
+                   f"{stated(lo, ' USD per problem')}" + (f", up to {stated(hi)}" if hi != lo else "")
+                   + (" (the frontier of all models)." if fee_only else " (the frontier of all models, 95% intervals)."))
+        out[-1] = out[-1].replace(" — (", " (")
     if fams := _by_name(glance, COLUMNS[3]):
         out.append(f"The family the frontier could least do without: {fams}.")
     if techs := _by_name(glance, COLUMNS[4]):

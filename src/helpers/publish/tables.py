@@ -39,6 +39,15 @@ def expert_only(an: Analysis) -> pd.DataFrame:
     return pd.DataFrame([{"model": "Human expert", "family": "expert", **row.to_dict()}])
 
 
+def unpassed_problems(an: Analysis) -> dict[str, int]:
+    """Per task, the problems no model passed in any vanilla run: those the frontier of all models charges the
+    expert's fee."""
+    vanilla = an.attempts[an.attempts["complete"] & (an.attempts["method"] == "vanilla")
+                          & an.attempts["model"].isin(an.models)]
+    passed = vanilla.groupby(["task", "problem_id"])["correct"].any()
+    return {t: int((~passed.loc[t]).sum()) if t in passed.index.get_level_values("task") else 0 for t in an.tasks}
+
+
 def policy_cost(an: Analysis) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Each model under "up to k tries, then the expert" (``analyze.policy``; k the fewest runs any model has on any
     problem) beside the paper's Table 1, each split into what the records decide and what the expert's fee decides:
