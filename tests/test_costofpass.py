@@ -229,3 +229,20 @@ def test_the_expert_split_names_what_decides_table_1():
     assert split.loc["b", "expert_usd"] == 0 and split.loc["b", "value"] == pytest.approx(0.25)
     table1 = cp.single_model_frontier(cop, expert)
     assert np.allclose(split["value"].to_numpy(), [table1["a"].mean(), table1["b"].mean()])
+
+
+def test_the_fee_curve_is_table_1_at_the_assumed_fee_and_names_where_the_cheapest_model_flips():
+    idx = pd.MultiIndex.from_tuples([("t", "p1"), ("t", "p2")], names=["task", "problem_id"])
+    # a: cheap, never passed p2; b: dearer, passed both
+    cop = pd.DataFrame({"a": [0.01, np.inf], "b": [0.5, 0.5]}, index=idx)
+    expert = pd.Series([2.0, 2.0], index=idx)
+    curve = cp.fee_curve(cop, expert, {"a": ["a"], "b": ["b"], "all": ["a", "b"]}, np.array([0.01, 0.1, 1.0, 10.0]))
+    at = curve[curve["scale"] == 1.0].set_index("line")["value"]
+    table1 = cp.single_model_frontier(cop, expert)
+    assert np.isclose(at["a"], table1["a"].iloc[0]) and np.isclose(at["b"], table1["b"].iloc[0])
+    assert np.isclose(at["all"], cp.frontier(cop, ["a", "b"], expert).iloc[0])
+    b = curve[curve["line"] == "b"]["value"].to_numpy()
+    assert np.allclose(b[2:], 0.5)  # once the fee is above b's cost-of-pass, the records decide b's value
+    flips = cp.cheapest_by_fee(curve, ["a", "b"])
+    assert list(flips["model"]) == ["a", "b"]  # a while the fee on p2 is cheap; b once it is dear
+    assert flips["to_usd"].iloc[0] < flips["from_usd"].iloc[1]

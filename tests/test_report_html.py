@@ -17,7 +17,8 @@ from helpers.publish import browser, names
 pytestmark = pytest.mark.slow  # runs a set through the pipeline and opens its report in Chromium
 
 FIGURES = ["routing_frontier", "figure2_frontier_over_time", "figure4_relative_gain_per_release",
-           "figure3_family_counterfactual", "figure5_model_counterfactual", "validity_generators_heatmap", "cost_accuracy"]
+           "figure3_family_counterfactual", "figure5_model_counterfactual", "validity_generators_heatmap", "cost_accuracy",
+           "expert_fee_curve"]
 NOTES = ["price_change"]  # this set's prices never change: one sentence instead of a figure of empty bars
 TABLES = ["as the paper's Table 1", "(the paper's Table 2)", "as the paper's Table 5", "as the paper's Table 6",
           "Human expert alone"]

@@ -100,6 +100,39 @@ def expert_split(cop: pd.DataFrame, expert: pd.Series) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+FEE_SCALES = np.logspace(-3, 2, 51)  # the expert's fee times 0.001 … 100: where a finding stands or flips
+
+
+def fee_curve(cop: pd.DataFrame, expert: pd.Series, lines: dict[str, list[str]],
+              scales: np.ndarray = FEE_SCALES) -> pd.DataFrame:
+    """Each frontier of ``lines`` (name -> its strategies; one model alone is Table 1, all models the frontier) as
+    the expert's fee varies: per (task, line, scale), the fee (USD per problem: ``scale`` times the task's mean
+    expert cost) and the value V_{p~D}(line ∪ {expert at scale × its cost}) (USD per problem, Eq. 4–6, 9)."""
+    rows = []
+    for task, idx in cop.groupby(level="task").indices.items():
+        e = expert.reindex(cop.index).to_numpy()[idx]
+        for name, strategies in lines.items():
+            best = cop[strategies].to_numpy(dtype=float)[idx].min(axis=1) if strategies else np.full(len(idx), np.inf)
+            values = np.minimum(best[None, :], np.asarray(scales)[:, None] * e[None, :]).mean(axis=1)
+            rows += [{"task": task, "line": name, "scale": float(s), "fee_usd": float(s * e.mean()), "value": float(v)}
+                     for s, v in zip(scales, values)]
+    return pd.DataFrame(rows)
+
+
+def cheapest_by_fee(curve: pd.DataFrame, models: list[str]) -> pd.DataFrame:
+    """From ``fee_curve``: per task, the runs of fees over which one model of ``models`` is the cheapest alone with
+    the expert (task, model, from_usd, to_usd; ties: the first of ``models``)."""
+    rows = []
+    for task, d in curve[curve["line"].isin(models)].groupby("task", sort=False):
+        wide = d.pivot_table(index="fee_usd", columns="line", values="value").reindex(columns=models).sort_index()
+        best = wide.idxmin(axis=1)
+        run = (best != best.shift()).cumsum()
+        for _, seg in best.groupby(run):
+            rows.append({"task": task, "model": seg.iloc[0], "from_usd": float(seg.index[0]),
+                         "to_usd": float(seg.index[-1])})
+    return pd.DataFrame(rows, columns=["task", "model", "from_usd", "to_usd"])
+
+
 def release_steps(releases: pd.Series, one_model: bool = True) -> list[tuple[pd.Timestamp, list[str]]]:
     """The steps of the frontier over time, in date order.
 

@@ -86,7 +86,8 @@ _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is
         Artifact("suspect_items", "table", stage="03_frontier", fmt="g3",
                  numeric=("agreed_pct", "agreeing_models", "models", "strong_pass_pct", "weak_pass_pct")),
     ),
-    "Cost with up to k tries, then the expert": (
+    "What the records decide and what the expert's fee decides": (
+        Artifact("expert_fee_curve", "figure", stage="03_frontier"),
         Artifact("policy_cost", "table", stage="03_frontier", fmt="g3",
                  numeric=("k", "policy_usd", "records_usd", "expert_usd", "expert_share_pct", "problems",
                           "mostly_failed", "unidentified", "paper_usd", "paper_records_usd", "paper_expert_usd",
@@ -174,7 +175,7 @@ PARTS: dict[str, dict[str, tuple[str, ...]]] = {
                                       "cost_accuracy"),
     },
     "Beyond the paper": {
-        "Cost with up to k tries, then the expert": ("policy_cost",),
+        "What the records decide and what the expert's fee decides": ("policy_cost", "expert_fee_curve"),
         "Intervals and checks of the estimates": ("table1_intervals", "table2_intervals", "table5_6_intervals",
                                                   "holdout_frontier", "model_checks", "suspect_items"),
         "Where the frontier's change came from: new models or prices": ("price_change", "price_change_split"),

@@ -477,6 +477,34 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], task_label
     return fig
 
 
+MODEL_DASHES = ("-", (0, (6, 2)), (0, (1, 1.5)), (0, (6, 2, 1, 2)), (0, (3, 1)))  # models of one family, told apart
+
+
+def fee_curve(curve: pd.DataFrame, fees: dict[str, float], task_labels: dict[str, str], colors: dict[str, str],
+              simulated: bool, order: list[str], frontier: str):
+    """Table 1 and the frontier as the expert's fee varies (``costofpass.fee_curve``, lines already labelled): one
+    panel per dataset, fee per problem (USD, log) against the value (USD per problem, log), one line per model in its
+    family's colour, the frontier (``frontier``) black; a vertical line at the fee the set uses (``fees``)."""
+    tasks = [t for t in order if t in set(curve["task"])]
+    fig, axes = _grid(len(tasks))
+    for ax, task in zip(axes, tasks):
+        d, seen = curve[curve["task"] == task], {}
+        for line, g in d.groupby("line", sort=False):
+            is_frontier = line == frontier
+            color = colors.get(line, "#888888")
+            nth = seen[color] = seen.get(color, -1) + 1  # a family's models: one colour, each its own dash
+            ax.plot(g["fee_usd"], g["value"], color="black" if is_frontier else color, lw=2.0 if is_frontier else 1.2,
+                    ls="--" if is_frontier else MODEL_DASHES[nth % len(MODEL_DASHES)], label=line,
+                    zorder=3 if is_frontier else 2)
+        ax.axvline(fees[task], color="#999999", lw=0.9, ls=":", label="the fee this set assumes")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("expert's fee per problem (USD)")
+        ax.set_ylabel("USD per problem")
+        ax.set_title(task_labels.get(task, task), fontsize=NORMAL + 1)
+    return _finish_panels(fig, axes[0] if tasks else None, "What the expert's fee decides", simulated)
+
+
 def price_change(split: pd.DataFrame, task_labels: dict[str, str], simulated: bool, order: list[str]):
     """Change of the frontier between two dates per dataset (% of the first date's), split into its new-models and
     prices parts (Shapley): one horizontal bar per part, a diamond at the total, values printed."""

@@ -48,6 +48,30 @@ def unpassed_problems(an: Analysis) -> dict[str, int]:
     return {t: int((~passed.loc[t]).sum()) if t in passed.index.get_level_values("task") else 0 for t in an.tasks}
 
 
+FRONTIER_LINE = "frontier of all models"
+
+
+def fee_curve(an: Analysis) -> tuple[pd.DataFrame, dict[str, float], str]:
+    """Table 1 (each model with the expert) and the frontier of all models as the expert's fee varies
+    (``costofpass.fee_curve``, lines named by model label), the fee each task assumes (USD per problem, mean over its
+    problems), and the reading: which model is cheapest over which fees, per dataset."""
+    vanilla = an.vanilla_cop()
+    models = list(vanilla.columns)
+    lines = {an.labels[m]: [m] for m in models} | {FRONTIER_LINE: models}
+    curve = cp.fee_curve(vanilla.rename(columns=an.labels), an.expert, {k: [an.labels[m] for m in v]
+                                                                       for k, v in lines.items()})
+    fees = an.expert.groupby(level="task").mean().to_dict()
+    parts = []
+    for task, d in cp.cheapest_by_fee(curve, [an.labels[m] for m in models]).groupby("task", sort=False):
+        said = [f"{r.model} for fees of {fmt_usd(r.from_usd)}–{fmt_usd(r.to_usd)} USD" for r in d.itertuples()]
+        parts.append(f"on {an.task_labels.get(task, task)}, " + ("; ".join(said) if len(said) > 1 else
+                     f"{d['model'].iloc[0]} at every fee from {fmt_usd(d['from_usd'].iloc[0])} to "
+                     f"{fmt_usd(d['to_usd'].iloc[-1])} USD"))
+    reading = ("**Reading.** The cheapest model alone with the expert, by the expert's fee per problem: "
+               + " — ".join(parts) + f" (the set assumes {', '.join(fmt_usd(fees[t]) for t in an.tasks)} USD).")
+    return curve, fees, reading
+
+
 def policy_cost(an: Analysis) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Each model under "up to k tries, then the expert" (``analyze.policy``; k the fewest runs any model has on any
     problem) beside the paper's Table 1, each split into what the records decide and what the expert's fee decides:
