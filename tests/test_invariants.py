@@ -56,6 +56,13 @@ def test_every_interval_and_range_holds_its_point(built):
     for name in ("table1_intervals", "table2_intervals", "table5_6_intervals"):  # the published tables too
         df = pd.read_csv(built.tables_path / f"{name}.csv")
         assert ((df["low"] <= df["value"]) & (df["value"] <= df["high"])).all(), name
+    policy = pd.read_csv(built.tables_path / "policy_cost.csv")
+    assert ((policy["policy_low"] <= policy["policy_usd"]) & (policy["policy_usd"] <= policy["policy_high"])).all()
+    routed = pd.read_csv(built.tables_path / "routing_frontier.csv")  # the oracle-routing envelope and its points
+    env, pts = routed[(routed["kind"] == "envelope") & routed["value"].notna()], routed[routed["kind"] == "point"]
+    assert len(env) and ((env["low"] <= env["value"]) & (env["value"] <= env["high"])).all()
+    for lo, v, hi in (("acc_low", "accuracy", "acc_high"), ("usd_low", "usd", "usd_high")):
+        assert ((pts[lo] <= pts[v]) & (pts[v] <= pts[hi])).all(), v
 
 
 def markdown_rows(path) -> list[list[str]]:
@@ -132,10 +139,17 @@ def test_the_policy_cost_is_its_mean_over_every_order_of_k_runs(built):
     attempts = an.attempts[an.attempts["complete"] & (an.attempts["method"] == "vanilla")]
     runs = attempts.groupby(["task", "problem_id", "model"])
     k = int(runs.size().min())
-    assert (table["k"] == k).all()
-    labels = {an.labels[m]: m for m in an.models}
     frame = pd.read_parquet(built.output_path / "intervals" / "statistics.parquet")
     plug = frame[frame["estimator"] == "plug-in"].set_index(["statistic", "task"])["value"]
+    assert (table["policy_low"] <= table["policy_usd"]).all() and (table["policy_usd"] <= table["policy_high"]).all()
+    front = table[table["model"] == "frontier of all models"]  # chosen on half the runs, valued on the other half
+    assert len(front) == len(an.tasks) and (front["k"] == k // 2).all()
+    for row in front.itertuples():
+        assert np.isclose(row.policy_usd, row.records_usd + row.expert_usd, rtol=1e-12)
+        assert np.isclose(row.paper_usd, plug[("frontier:all models", row.task)], rtol=1e-12)
+    table = table[table["model"] != "frontier of all models"]
+    assert (table["k"] == k).all()
+    labels = {an.labels[m]: m for m in an.models}
     for row in table.itertuples():
         model, per_problem = labels[row.model], []
         for (task, pid, m), cell in runs:

@@ -170,7 +170,24 @@ def test_generators_lead_says_which_estimator_covers_where():
             rows.append(dict(generator=gen, statistic=stat, estimator="model-based", headline=False,
                              coverage_pct=model, coverage_se_pct=3.0, range_coverage_pct=np.nan))
     lead = generators_lead(pd.DataFrame(rows))
-    assert "covers at least 93% in 0 of 6" in lead and "Table 1 50–70%" in lead
+    assert "covers at least 93% in 0 of 6" in lead and "Table 1 50.0–70.0%" in lead
     assert "own 95.0% (Table 1)" in lead and "cliffs 40.0%" in lead
     assert "No estimator covers at least 93% for every statistic on: cliffs, broken" in lead
     assert "fell short in broken Table 1 90%, broken Figure 3 90%" in lead and "up to 4 points" in lead
+
+
+def test_the_headline_study_covers_and_counts_false_findings():
+    """The policy cost's study (issue 35): per generator, Table 1, the frontier and the technique gains, each judged
+    against its own truth, with the rate of techniques named best though they do not pay (no effect here)."""
+    from helpers.analyze import policy_study
+
+    gm = tiny_model(refine_gain=0.0)
+    table = policy_study.study(gm, va.GENERATORS[:2], repetitions=8, seed=1)
+    assert list(table.columns) == policy_study.COLUMNS
+    assert set(table["generator"]) == {g.name for g in va.GENERATORS[:2]} and (table["sets"] == 8).all()
+    head = table[table["headline"]]
+    assert set(head["statistic"]) == {va.FAMILY_LABELS["table1"], va.FAMILY_LABELS["frontier"]}
+    assert (head["coverage_pct"] >= 85).all(), head  # ≥ 93% over 40 sets per generator: results/sim validity_generators
+    gains = table[table["statistic"] == va.FAMILY_LABELS["technique gain"]]
+    assert len(gains) == 2 and (gains["false_findings_pct"] <= 25).all()
+    assert (table["k"] == [8, 4, 4, 8, 4, 4]).all()  # every run for Table 1; half of them for cross-fitted choices

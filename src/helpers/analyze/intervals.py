@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from helpers.analyze import headline, model_checks, routing, unseen
+from helpers.analyze import headline, model_checks, policy, routing, unseen
 from helpers.analyze.bootstrap import DEFAULT_REPLICATES, Replicates, RunCube, bootstrap, problem_weights, resampled_costs, run_cube
 from helpers.analyze.costofpass import release_steps
 from helpers.analyze.estimates import Analysis
@@ -38,6 +38,21 @@ def set_cube(an: Analysis) -> tuple[RunCube, np.ndarray]:
     """The set's graded attempts as a RunCube, and the expert's USD per problem in its order."""
     cube = run_cube(an.attempts, list(an.ctx.params.methods))
     return cube, an.expert.reindex(cube.problems).to_numpy()
+
+
+def policy_statistics(an: Analysis, level: float = 0.95) -> pd.DataFrame:
+    """The set's headline under "up to k tries, then the expert" (``policy.set_policy``, ``policy.policy_rows``): each
+    model alone (``table1:<model>``, k = the fewest runs of a cell), the frontier of all models and each technique's
+    gain (cross-fitted on halves of the runs, k = half that, folds seeded by the set's seed), with the intervals the
+    validity study checks (``policy_study``). Rows: statistic, task, value, low, high, k, records_usd, expert_usd,
+    expert_share_pct (USD per problem; gains 0-1)."""
+    cube, expert = set_cube(an)
+    models = {cube.strategies.index(m): m for m in an.models if m in cube.strategies}
+    base = headline.technique_base(an.families.to_dict(), list(models.values()))
+    options = policy.technique_options(base, list(an.ctx.params.methods), cube.strategies)
+    sp = policy.set_policy(cube.usd, cube.correct, cube.runs, expert, cube.task_codes, list(models), options,
+                           seed=an.ctx.params.seed)
+    return policy.policy_rows(sp, expert, cube.task_codes, cube.tasks, models, level)
 
 
 def _interval(spread: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
@@ -271,9 +286,10 @@ def routing_frames(first: dict[str, Share], tasks: list[str], models: list[str],
     """The oracle-routing frontier of every strategy and the expert, per estimator (``routing``), from each
     estimator's first share:
 
-    ``routing`` rows (task, estimator, budget_usd, value, low, high): accuracy (0-1) reachable at each budget
-    (USD per problem, a log grid shared by the estimators), with the ``level`` interval of the first
-    ``ROUTING_REPLICATES`` replicates / draws; ``routing_points`` rows (task, estimator, strategy, accuracy,
+    ``routing`` rows (task, estimator, budget_usd, value, low, high, widened): accuracy (0-1) reachable at each
+    budget (USD per problem, a log grid shared by the estimators), with the ``level`` interval of the first
+    ``ROUTING_REPLICATES`` replicates / draws, widened to hold the value where the replicates' percentiles miss it
+    (``widened``; every interval holds its point); ``routing_points`` rows (task, estimator, strategy, accuracy,
     usd, acc_low, acc_high, usd_low, usd_high): each model alone (vanilla) and the human expert
     (``strategy`` = "expert", ``expert_usd`` (T,) its mean USD per problem).
     """
@@ -283,11 +299,14 @@ def routing_frames(first: dict[str, Share], tasks: list[str], models: list[str],
         acc0, usd0, accb, usdb = r.envelope
         value = routing.at_budgets(acc0, usd0, budgets)[0]
         lo, hi = _interval(routing.at_budgets(accb, usdb, budgets), level)
+        widened = (value < lo) | (value > hi)  # the envelope is a maximum over noisy options: its replicates sit above it
+        lo, hi = np.fmin(lo, value), np.fmax(hi, value)
         for j, task in enumerate(tasks):
-            rows += [{"task": task, "estimator": e, "budget_usd": b, "value": v, "low": lw, "high": h}
-                     for b, v, lw, h in zip(budgets[j], value[:, j], lo[:, j], hi[:, j])]
+            rows += [{"task": task, "estimator": e, "budget_usd": b, "value": v, "low": lw, "high": h, "widened": w}
+                     for b, v, lw, h, w in zip(budgets[j], value[:, j], lo[:, j], hi[:, j], widened[:, j])]
         acc_p, usd_p, acc_b, usd_b = r.points
         (al, ah), (ul, uh) = _interval(acc_b, level), _interval(usd_b, level)
+        (al, ah), (ul, uh) = (np.fmin(al, acc_p[0]), np.fmax(ah, acc_p[0])), (np.fmin(ul, usd_p[0]), np.fmax(uh, usd_p[0]))
         points += [{"task": task, "estimator": e, "strategy": m, "accuracy": acc_p[0, j, i], "usd": usd_p[0, j, i],
                     "acc_low": al[j, i], "acc_high": ah[j, i], "usd_low": ul[j, i], "usd_high": uh[j, i]}
                    for j, task in enumerate(tasks) for i, m in enumerate(models)]

@@ -24,21 +24,34 @@ fail. Shapes: P problems, S strategies, n most runs of a cell (``bootstrap.RunCu
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
+from functools import lru_cache
+from math import comb
 
 import numpy as np
 import pandas as pd
 
 
+@lru_cache(maxsize=64)
+def _tables(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Lookup tables over r ≤ n runs: ``use[r, g]`` = (1/r) Σ_{j<k} C(g, j) / C(r − 1, j), a run's expected uses when
+    g of the r − 1 others failed, and ``fail[r, f]`` = C(f, k) / C(r, k), the chance that k of r runs with f failed
+    all failed; NaN where r < k (not identified)."""
+    use, fail = np.full((n + 1, n + 1), np.nan), np.full((n + 1, n + 1), np.nan)
+    for r in range(max(k, 1), n + 1):
+        for g in range(r):
+            use[r, g] = sum(comb(g, j) / comb(r - 1, j) for j in range(k)) / r
+        for f in range(r + 1):
+            fail[r, f] = comb(f, k) / comb(r, k)
+    return use, fail
+
+
 def _all_fail_chance(failed: np.ndarray, runs: np.ndarray, draws: int) -> np.ndarray:
     """C(failed, draws) / C(runs, draws): the chance that ``draws`` runs taken without replacement all failed.
-    Arrays broadcast; needs runs >= draws (NaN elsewhere)."""
-    failed, runs = np.asarray(failed, dtype=float), np.asarray(runs, dtype=float)
-    out = np.ones(np.broadcast(failed, runs).shape)
-    for t in range(draws):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = out * np.clip(failed - t, 0, None) / (runs - t)
-    return np.where(runs >= draws, out, np.nan)
+    Integer arrays of one shape; NaN where runs < draws."""
+    runs = np.asarray(runs, dtype=np.int64)
+    return _tables(int(runs.max(initial=0)), draws)[1][runs, np.asarray(failed, dtype=np.int64)]
 
 
 def attempt_weights(correct: np.ndarray, runs: np.ndarray, k: int) -> np.ndarray:
@@ -49,16 +62,13 @@ def attempt_weights(correct: np.ndarray, runs: np.ndarray, k: int) -> np.ndarray
     if k < 1:
         raise ValueError(f"k must be at least 1 (got {k})")
     n = correct.shape[-1]
+    runs = np.asarray(runs, dtype=np.int64)
     live = np.arange(n) < runs[..., None]
     failed = (live & ~correct).sum(axis=-1)
-    others_failed = failed[..., None] - (live & ~correct)
-    r = runs[..., None].astype(float)
-    total = np.zeros(correct.shape)
-    for j in range(k):
-        total += _all_fail_chance(others_failed, r - 1, j) if j else 1.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        w = np.where(live, total / r, 0.0)
-    return np.where(r >= k, w, np.nan)
+    others_failed = np.clip(failed[..., None] - (live & ~correct), 0, None)
+    use = _tables(max(int(runs.max(initial=0)), n), k)[0]
+    w = np.where(live, use[np.broadcast_to(runs[..., None], correct.shape), others_failed], 0.0)
+    return np.where(runs[..., None] >= k, w, np.nan)
 
 
 @dataclass(frozen=True)
@@ -113,4 +123,296 @@ def policy_table(cost: PolicyCost, task_codes: np.ndarray, tasks: list[str], str
                          "expert_share_pct": 100 * expert_part / value if value and not unidentified else np.nan,
                          "problems": int(mask.sum()), "mostly_failed": int((fail >= 0.5).sum()),
                          "unidentified": unidentified})
+    return pd.DataFrame(rows)
+
+
+def true_policy(cost: np.ndarray, rate: np.ndarray, expert_usd: np.ndarray, k: int) -> PolicyCost:
+    """The policy's exact value from true C (USD per attempt) and R (0-1) of each cell, (P, S) each, and the expert's
+    USD per problem (P,): C · Σ_{j<k} (1 − R)^j and e · (1 − R)^k (the simulator's truth, and the test's)."""
+    q = 1.0 - np.asarray(rate, float)
+    fail = q**k
+    return PolicyCost(k, np.asarray(cost, float) * sum(q**j for j in range(k)), fail * np.asarray(expert_usd, float)[:, None],
+                      fail)
+
+
+# ---- the frontier: the per-problem cheapest option, chosen on some runs and valued on others ----------------------
+SPLITS = 8  # random halvings of the runs a cross-fitted value averages over (each gives two folds)
+
+
+def run_folds(runs: int, splits: int = SPLITS, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(choose, value) pairs of run-slot indices: each of ``splits`` random halvings of ``runs`` slots gives two folds,
+    the halves swapped (the smaller half, ⌊runs/2⌋ slots, values in one of them). Empty when runs < 2."""
+    if runs < 2:
+        return []
+    rng = np.random.default_rng([seed, runs])
+    out = []
+    for _ in range(splits):
+        perm = rng.permutation(runs)
+        a, b = np.sort(perm[:runs // 2]), np.sort(perm[runs // 2:])
+        out += [(a, b), (b, a)]
+    return out
+
+
+def crossfit_k(runs: int) -> int:
+    """The most tries a cross-fitted value identifies from ``runs`` runs per cell: the smaller half, ⌊runs/2⌋."""
+    return runs // 2
+
+
+@dataclass(frozen=True)
+class CrossFitted:
+    """The per-problem cheapest of ``options`` (strategy indices), chosen on one fold of the runs and valued by
+    ``policy_cost`` on the other, averaged over ``folds``: per problem (P,) the records part (USD), the estimated
+    chance that the chosen option's k tries all fail, and the expert part (that chance times the fee);
+    ``chosen`` (F, P) the position in ``options`` chosen in each fold (−1: no option had runs, the expert alone)."""
+
+    k: int
+    options: tuple[int, ...]
+    folds: tuple[tuple[np.ndarray, np.ndarray], ...]
+    records: np.ndarray
+    fail_all: np.ndarray
+    expert: np.ndarray
+    chosen: np.ndarray
+
+    @property
+    def total(self) -> np.ndarray:
+        return self.records + self.expert
+
+    def truth(self, true: PolicyCost) -> PolicyCost:
+        """What the options chosen here truly cost under the policy, per problem (P,), averaged over the folds:
+        ``true`` the exact (P, S) policy cost of every strategy (``true_policy``, same k)."""
+        rows = np.arange(self.chosen.shape[1])
+        pick = lambda a, fallback: np.where(self.chosen >= 0, a[:, list(self.options)][rows, np.maximum(self.chosen, 0)],  # noqa: E731
+                                            fallback).mean(axis=0)
+        expert_alone = true.expert[:, 0] / np.where(true.fail_all[:, 0] > 0, true.fail_all[:, 0], 1.0)
+        return PolicyCost(true.k, pick(true.records, 0.0), pick(true.expert, expert_alone), pick(true.fail_all, 1.0))
+
+
+def beta_prior(passed: np.ndarray, tried: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(α, β) (S,) of a Beta distribution of pass rates over problems, per strategy, by the method of moments from
+    each problem's passes of its tries ((P, S) each; problems without tries left out): the spread left after the
+    runs' own binomial noise; Jeffreys' (½, ½) where the moments give none (rates all alike, or under 3 problems)."""
+    ok = tried > 0
+    count = ok.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a strategy without tries: its mean is NaN, and unused
+        x = np.where(ok, passed / np.where(ok, tried, 1), np.nan)
+        m = np.nanmean(x, axis=0) if len(x) else np.full(x.shape[1], np.nan)
+        v = np.nansum((x - m) ** 2, axis=0) / (count - 1)
+        noise = np.nansum(np.where(ok, m * (1 - m) / np.where(ok, tried, 1), np.nan), axis=0) / count
+        between = v - noise
+        total = np.clip(m * (1 - m) / between - 1, 0.2, 1e4)  # α + β
+    usable = (count >= 3) & (m > 0) & (m < 1) & (between > 1e-9)
+    return (np.where(usable, np.maximum(m * total, 0.05), 0.5), np.where(usable, np.maximum((1 - m) * total, 0.05), 0.5))
+
+
+def expected_cost(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_usd: np.ndarray, k: int,
+                  groups: np.ndarray) -> np.ndarray:
+    """Each cell's expected cost of "up to k tries, then the expert" given its runs (P, S): the mean USD per attempt
+    times Σ_{j<k} E[(1 − R)^j], plus the fee times E[(1 − R)^k], under the Beta posterior of R from the cell's
+    passes and a prior fitted per strategy over the problems of its group (``beta_prior``); ∞ where a cell has no
+    runs. What a cross-fitted choice goes by: a shrunk guess, never a reported value."""
+    live = np.arange(correct.shape[-1]) < runs[..., None]
+    s, f = (live & correct).sum(-1).astype(float), (live & ~correct).sum(-1).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        c = np.where(runs > 0, np.nansum(np.where(live, usd, 0.0), -1) / runs, np.nan)
+    a, b = np.full(runs.shape, 0.5), np.full(runs.shape, 0.5)  # Jeffreys' where a group has too few problems
+    kinds, counts = np.unique(groups, return_counts=True)
+    for g in kinds[counts >= 3]:
+        here = groups == g
+        a[here], b[here] = beta_prior(s[here], s[here] + f[here])
+    moment, geometric = np.ones(runs.shape), np.zeros(runs.shape)
+    for t in range(k):
+        geometric += moment
+        moment = moment * (b + f + t) / (a + b + s + f + t)
+    out = c * geometric + moment * np.asarray(expert_usd, float)[:, None]
+    return np.where(runs > 0, out, np.inf)
+
+
+def _sub(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, slots: np.ndarray, full: int):
+    """The runs in ``slots`` of every cell that has ``full`` runs or more (the others: no runs)."""
+    return usd[..., slots], correct[..., slots], np.where(runs >= full, len(slots), 0)
+
+
+def crossfit_frontier(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_usd: np.ndarray,
+                      options: list[int], k: int | None = None, splits: int = SPLITS, seed: int = 0,
+                      groups: np.ndarray | None = None) -> CrossFitted:
+    """The cross-fitted value of "per problem, the option that looks cheapest; up to k tries of it, then the expert":
+    in each fold (``run_folds`` of the fewest runs any option has, r), the option with the lowest expected policy
+    cost given the choosing runs (``expected_cost``; ``groups`` (P,) the problems that share a prior, e.g. a task's)
+    is valued without bias on the other runs (k tries, default ⌊r/2⌋). Unbiased, problem by problem, for what the
+    chosen options truly cost (``CrossFitted.truth``): no winner's curse, as a minimum over the same runs would
+    have. ``usd``/``correct`` (P, S, n), ``runs`` (P, S)."""
+    return crossfit_many(usd, correct, runs, expert_usd, [options], k, splits, seed, groups)[0]
+
+
+def crossfit_many(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_usd: np.ndarray,
+                  option_sets: list[list[int]], k: int | None = None, splits: int = SPLITS, seed: int = 0,
+                  groups: np.ndarray | None = None) -> list[CrossFitted]:
+    """``crossfit_frontier`` of each option set, on the same folds (the fewest runs of any cell of any set), each
+    fold's estimates computed once."""
+    used = sorted({o for options in option_sets for o in options})
+    full = largest_k(runs[:, used])
+    k = crossfit_k(full) if k is None else k
+    folds = run_folds(full, splits, seed)
+    if not folds or k < 1 or k > full // 2:
+        raise ValueError(f"a cross-fitted policy needs k tries in the smaller half of the runs (k = {k}, {full} runs)")
+    groups = np.zeros(len(runs), int) if groups is None else np.asarray(groups)
+    per_fold = [(expected_cost(*_sub(usd, correct, runs, choose, full), expert_usd, k, groups),
+                 policy_cost(*_sub(usd, correct, runs, value, full), expert_usd, k)) for choose, value in folds]
+    out = []
+    for options in option_sets:
+        records, fail, chosen = [], [], []
+        for looks, valued in per_fold:
+            here = looks[:, options]
+            pick = np.where(np.isfinite(here).any(axis=1), np.argmin(here, axis=1), -1)
+            rows, cols = np.arange(len(pick)), np.asarray(options)[np.maximum(pick, 0)]
+            records.append(np.where(pick >= 0, valued.records[rows, cols], 0.0))
+            fail.append(np.where(pick >= 0, valued.fail_all[rows, cols], 1.0))
+            chosen.append(pick)
+        fail_all = np.mean(fail, axis=0)
+        out.append(CrossFitted(k, tuple(options), tuple(folds), np.mean(records, axis=0), fail_all,
+                               fail_all * np.asarray(expert_usd, float), np.array(chosen)))
+    return out
+
+
+# ---- intervals --------------------------------------------------------------------------------------------------
+def fee_interval(fail_all: np.ndarray, fee: np.ndarray, level: float) -> tuple[float, float]:
+    """A ``level`` interval for Σ fee_i · f_i (USD), f_i the chance that problem i's tries all fail, from the estimates
+    f̂_i ∈ [0, 1]: the gamma interval of a weighted sum of Poisson counts (Fay & Feuer 1997; Garwood's exact Poisson
+    interval when every fee is equal). A sum of independent [0, 1] variables is less dispersed than the Poisson count
+    of the same mean, so the interval holds also where only a few problems, or none, failed every try."""
+    from scipy.stats import gamma
+
+    y, v = float(np.sum(fee * fail_all)), float(np.sum(fee**2 * fail_all))
+    w = float(np.max(fee)) if np.size(fee) else 0.0
+    if w <= 0:
+        return 0.0, 0.0
+    a = 1 - level
+    low = 0.0 if y <= 0 else float(gamma.ppf(a / 2, y**2 / v, scale=v / y))
+    high = float(gamma.ppf(1 - a / 2, (y + w) ** 2 / (v + w**2), scale=(v + w**2) / (y + w)))
+    return low, high
+
+
+def policy_interval(records: np.ndarray, fail_all: np.ndarray, fee: np.ndarray, level: float = 0.95
+                    ) -> tuple[float, float, float]:
+    """(mean, low, high) USD per problem of a policy over a dataset's problems (P,) each: the records part's normal
+    interval (its spread over problems, which is at least its spread over runs) plus the fee part's
+    (``fee_interval``), each at 1 − (1 − level)/2, so that the sum holds at ``level`` whatever their dependence
+    (Bonferroni). Its truth is the mean policy cost of these problems; NaN where a value is not identified."""
+    from scipy.stats import norm
+
+    records, fail_all, fee = (np.asarray(x, float) for x in (records, fail_all, fee))
+    P = len(records)
+    if P == 0 or np.isnan(records).any() or np.isnan(fail_all).any():
+        return (np.nan,) * 3
+    half = 1 - (1 - level) / 2
+    sd = float(np.std(records, ddof=1)) if P > 1 else np.inf
+    spread = norm.ppf(1 - (1 - half) / 2) * sd / np.sqrt(P)
+    rec = float(records.mean())
+    f_lo, f_hi = fee_interval(fail_all, fee, half)
+    value = rec + float(np.mean(fee * fail_all))
+    return value, max(rec - spread, 0.0) + f_lo / P, rec + spread + f_hi / P
+
+
+def by_task(task_codes: np.ndarray, n_tasks: int, records: np.ndarray, fail_all: np.ndarray, fee: np.ndarray,
+            level: float = 0.95) -> np.ndarray:
+    """``policy_interval`` of each task's problems: (3, T) mean, low, high (USD per problem)."""
+    return np.array([policy_interval(records[task_codes == t], fail_all[task_codes == t], fee[task_codes == t], level)
+                     for t in range(n_tasks)]).T
+
+
+def gain_interval(before_records: np.ndarray, before_fail: np.ndarray, after: np.ndarray, fee: np.ndarray,
+                  level: float = 0.95) -> tuple[float, float, float]:
+    """(gain, low, high), 0-1: the relative gain (B − A) / B of a policy whose per-problem USD is ``after`` (P,) over
+    one whose records part and all-fail chance are ``before_*`` (P,), ``fee`` (P,) the expert's USD. The interval
+    divides the difference's normal interval (its spread over problems) by the before-value's (``policy_interval``),
+    each at 1 − (1 − level)/2, taking the quotient's extremes (Bonferroni): a ratio whose numerator and denominator
+    are both one problem's lump of the fee would otherwise look precise. A cross-fitted gain can be negative: more
+    options to choose among on fewer runs can cost more."""
+    from scipy.stats import norm
+
+    before = np.asarray(before_records, float) + np.asarray(fee, float) * np.asarray(before_fail, float)
+    d = before - np.asarray(after, float)
+    P = len(d)
+    if P < 2 or np.isnan(d).any() or not before.sum() > 0:
+        return (np.nan,) * 3
+    half = 1 - (1 - level) / 2
+    spread = norm.ppf(1 - (1 - half) / 2) * float(np.std(d, ddof=1)) / np.sqrt(P)
+    d_lo, d_hi = d.mean() - spread, d.mean() + spread
+    value, b_lo, b_hi = policy_interval(before_records, before_fail, fee, half)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low = d_lo / (b_hi if d_lo >= 0 else b_lo) if b_lo > 0 or d_lo >= 0 else -np.inf
+        high = d_hi / (b_lo if d_hi >= 0 else b_hi) if b_lo > 0 or d_hi < 0 else np.inf
+    return float(d.mean() / before.mean()), float(low), float(high)
+
+
+# ---- a set's policy statistics ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SetPolicy:
+    """A set's policy estimates: each strategy alone with every run as a try (``single``, k = the fewest runs of a
+    cell), the cross-fitted frontier of ``models`` (``frontier``, k = half that) and, per technique, the
+    cross-fitted frontiers of the base models without and with it (``techniques``: method -> (before, after))."""
+
+    single: PolicyCost
+    frontier: CrossFitted | None
+    techniques: dict[str, tuple[CrossFitted, CrossFitted]]
+
+
+def technique_options(base: list[str], methods: list[str], strategies: list[str]) -> dict[str, tuple[list[int], list[int]]]:
+    """Per technique recorded as its own runs: (indices of the ``base`` models' strategies, those and the technique's
+    strategies on the base models), for its cross-fitted gain. A technique estimated from vanilla runs (best-of-k,
+    majority vote; no runs of its own) is left out: one of its tries spends several runs."""
+    from helpers.core.methods import get_method
+    from helpers.grade.estimates import strategy_name
+
+    out = {}
+    for method in methods:
+        treated = [strategy_name(m, method) for m in base]
+        if method == "vanilla" or not get_method(method).is_collected or not set(treated + base) <= set(strategies):
+            continue
+        b = [strategies.index(m) for m in base]
+        out[method] = (b, b + [strategies.index(s) for s in treated])
+    return out
+
+
+def set_policy(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_usd: np.ndarray, groups: np.ndarray,
+               models: list[int], techniques: dict[str, tuple[list[int], list[int]]], seed: int = 0) -> SetPolicy:
+    """``SetPolicy`` of a cube's arrays (``usd``/``correct`` (P, S, n), ``runs`` (P, S)); ``models`` the strategy
+    indices of the frontier, ``groups`` (P,) the task of each problem (a prior per task for the choice). The frontier
+    and techniques need at least 2 runs per cell (else None / left out)."""
+    k = largest_k(runs)
+    single = policy_cost(usd, correct, runs, expert_usd, k)
+    half = crossfit_k(largest_k(runs[:, models])) if models else 0
+    if half < 1:
+        return SetPolicy(single, None, {})
+    kept = {m: sets for m, sets in techniques.items() if crossfit_k(largest_k(runs[:, sets[1]])) >= half}
+    fits = crossfit_many(usd, correct, runs, expert_usd, [models, *[x for sets in kept.values() for x in sets]], half,
+                         seed=seed, groups=groups)
+    return SetPolicy(single, fits[0], {m: (fits[1 + 2 * i], fits[2 + 2 * i]) for i, m in enumerate(kept)})
+
+
+def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks: list[str], names: dict[int, str],
+                level: float = 0.95) -> pd.DataFrame:
+    """One row per (statistic, task): ``table1:<name>`` for each strategy index of ``names``, ``frontier:all models``
+    and ``technique gain:<method>``, with value, low, high (USD per problem; gains 0-1), k, and for the USD values
+    the records' part, the fee's part and the fee's share (%)."""
+    rows = []
+
+    def add(statistic, t, est, k, records=np.nan, fee=np.nan):
+        share = 100 * fee / est[0] if est[0] and np.isfinite(fee) else np.nan
+        rows.append({"statistic": statistic, "task": tasks[t], "value": est[0], "low": est[1], "high": est[2], "k": k,
+                     "records_usd": records, "expert_usd": fee, "expert_share_pct": share})
+
+    for t in range(len(tasks)):
+        here = groups == t
+        for s, name in names.items():
+            est = policy_interval(sp.single.records[here, s], sp.single.fail_all[here, s], expert_usd[here], level)
+            add(f"table1:{name}", t, est, sp.single.k, np.mean(sp.single.records[here, s]), np.mean(sp.single.expert[here, s]))
+        if sp.frontier is not None:
+            f = sp.frontier
+            est = policy_interval(f.records[here], f.fail_all[here], expert_usd[here], level)
+            add("frontier:all models", t, est, f.k, np.mean(f.records[here]), np.mean(f.expert[here]))
+        for method, (before, after) in sp.techniques.items():
+            add(f"technique gain:{method}", t, gain_interval(before.records[here], before.fail_all[here],
+                                                             after.total[here], expert_usd[here], level), after.k)
     return pd.DataFrame(rows)

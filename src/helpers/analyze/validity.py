@@ -456,12 +456,17 @@ def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float,
 
 def _draw_sets(gm: GenerativeModel, jobs: list[tuple[int, Generator | None]], replicates: int, level: float,
                budgets: np.ndarray | None, workers: int) -> list[dict]:
-    """``_repetition`` of every (seed, generator) job, in the jobs' order, on ``workers`` forked processes (one BLAS
-    thread each: no oversubscription of the cores)."""
+    """``_repetition`` of every (seed, generator) job, in the jobs' order, on ``workers`` forked processes."""
+    return forked_map(lambda s, g: _repetition(gm, s, replicates, level, budgets, g), jobs, workers)
+
+
+def forked_map(fn, jobs: list[tuple], workers: int) -> list:
+    """``fn(*job)`` of every job, in the jobs' order, on ``workers`` forked processes (one BLAS thread each: no
+    oversubscription of the cores); in this process when one worker is asked for or forking is not possible."""
     from helpers.collect.workers import can_fork, run_forked
 
     def run(group):
-        return [_repetition(gm, s, replicates, level, budgets, g) for s, g in group]
+        return [fn(*j) for j in group]
 
     if workers <= 1 or not can_fork() or len(jobs) < 2:
         return run(jobs)
@@ -615,7 +620,7 @@ def technique_table(result: pd.DataFrame, task_labels: dict[str, str] | None = N
 # ---- the study over generators that are not the estimator's own model ---------------------------------
 GENERATOR_COLUMNS = ["generator", "statistic", "estimator", "headline", "mean_abs_bias", "rel_bias_pct", "coverage_pct",
                      "coverage_se_pct", "mean_width", "range_coverage_pct"]
-HEADLINE_ESTIMATOR = "plug-in"  # what the report leads with, for every statistic (the paper's estimator)
+HEADLINE_ESTIMATOR = "up to k tries, then the expert"  # what the report leads with (``policy_study``; issue 35)
 
 
 def study_generators(gm: GenerativeModel) -> tuple[Generator, ...]:

@@ -89,7 +89,7 @@ _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is
     "What the records decide and what the expert's fee decides": (
         Artifact("expert_fee_curve", "figure", stage="03_frontier"),
         Artifact("policy_cost", "table", stage="03_frontier", fmt="g3",
-                 numeric=("k", "policy_usd", "records_usd", "expert_usd", "expert_share_pct", "problems",
+                 numeric=("k", "policy_usd", "policy_low", "policy_high", "records_usd", "expert_usd", "expert_share_pct", "problems",
                           "mostly_failed", "unidentified", "paper_usd", "paper_records_usd", "paper_expert_usd",
                           "paper_expert_problems", "paper_expert_share_pct")),
     ),

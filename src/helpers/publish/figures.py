@@ -553,7 +553,8 @@ def coverage_heatmap(table: pd.DataFrame, simulated: bool, target: float = 93.0)
     ax.set_yticklabels(ax.get_yticklabels(), fontsize=SMALL)
     ax.set_xlabel("")
     ax.set_ylabel("")
-    ax.set_title(titled("Coverage (%) of the headline 95% intervals; in brackets, of the range the records allow",
-                        simulated), fontsize=NORMAL)
+    ranged = np.isfinite(rng.to_numpy(float)).any()
+    ax.set_title(titled("Coverage (%) of the headline 95% intervals" + ("; in brackets, of the range the records allow"
+                                                                       if ranged else ""), simulated), fontsize=NORMAL)
     fig.tight_layout()
     return fig

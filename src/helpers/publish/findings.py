@@ -13,8 +13,10 @@ from helpers.publish import names
 from helpers.publish.compare import PAPER_HALVING_MONTHS
 from helpers.publish.tables import fmt_pct, fmt_usd, never_passed
 
-COLUMNS = ["dataset", "frontier of all models (USD)", "cheapest single model (USD)", "most essential family (%)",
-           "best technique (gain %)", "halving time (months)"]
+FRONTIER, PAPER, CHEAPEST, FAMILY, TECHNIQUE, HALVING = (
+    "frontier of all models (USD)", "the paper's frontier (USD)", "cheapest single model (USD)",
+    "most essential family (%)", "best technique (gain %)", "halving time (months)")
+COLUMNS = ["dataset", FRONTIER, PAPER, CHEAPEST, FAMILY, TECHNIQUE, HALVING]
 
 
 def _cell(value: float, low: float, high: float, fmt) -> str:
@@ -30,62 +32,90 @@ def _range(row, fmt, scale: float = 1.0) -> str:
 
 
 def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str], task_labels: dict[str, str],
-             model_labels: dict[str, str], families: dict[str, str], estimator: str = "plug-in",
-             unpassed: dict[str, int] | None = None) -> pd.DataFrame:
-    """One row per dataset of ``tasks`` (in that order), from the paper's plug-in estimator: the frontier of all
-    models, the cheapest model alone with the human expert (Table 1), the family whose removal costs the frontier
-    most (Figure 3), the technique with the largest gain (Table 2; "none measurable" when every interval reaches
-    0) and the frontier's halving time (Eq. 11, beside the paper's where it published one; "unreliable" as
-    ``trends`` flags it). Each number has its 95% interval and, where problems no strategy of it passed leave
-    room, the range the records allow (``unseen``). No model is named cheapest that never passed a problem here
-    ("never passed here"); a claim another model's or family's never-passed problems could overturn (its range
-    reaches past the named one's value) is marked "not identified". Where more than half of the frontier's value is
-    the expert's fee on problems no model passed (``unseen_pct``; ``unpassed``: their number per task), its cell says
-    so in words, with the part the records decide, and gives no interval (``expert_cell``).
-
-    ``stats``: ``SetStatistics.frame`` rows (statistic, task, estimator, value, low, high, range_low,
-    range_high, unseen_pct); ``halving``: the ``figure2_halving_times`` table (task label, estimator,
-    halving_months, halving_low, halving_high, reliable), or None."""
+             model_labels: dict[str, str], families: dict[str, str], policy: pd.DataFrame | None = None,
+             estimator: str = "plug-in", unpassed: dict[str, int] | None = None) -> pd.DataFrame:
+    """One row per dataset of ``tasks`` (in that order). The headline is the cost with up to k tries, then the
+    expert (``policy``: ``intervals.policy_statistics`` rows, whose intervals the validity study checks): the
+    frontier of all models (chosen per problem on half of the runs, valued on the other half), the cheapest model
+    alone with the expert, named only when its interval lies below every other model's (``_cheapest``), and the
+    technique with the largest cross-fitted gain, named only when its interval lies above 0. Beside them, from
+    ``estimator``'s ``stats`` (``SetStatistics.frame`` rows: the paper's plug-in by default): the paper's frontier
+    (said in words, with no interval, where more than half of it is the expert's fee on problems no model passed:
+    ``expert_cell``; ``unpassed``: their number per task), the family whose removal costs the frontier most (Figure
+    3) and the frontier's halving time (Eq. 11, beside the paper's; only a finding where ``trends`` marks the fit
+    reliable). ``halving``: the ``figure2_halving_times`` table, or None."""
     mine = stats[stats["estimator"] == estimator]
+    policy = pd.DataFrame(columns=["statistic", "task"]) if policy is None else policy
     rows = []
     for task in tasks:
-        here = mine[mine["task"] == task]
-        kind, name = here["statistic"].str.split(":", n=1).str[0], here["statistic"].str.split(":", n=1).str[1]
-
-        def part(prefix: str) -> pd.DataFrame:
-            return here[kind == prefix].assign(name=name[kind == prefix])
-
         row = {"dataset": task_labels.get(task, task)}
-        front = part("frontier")
-        if front.empty:
-            row[COLUMNS[1]] = "–"
-        elif front.iloc[0].get("unseen_pct", 0) > 50:
-            row[COLUMNS[1]] = expert_cell(front.iloc[0]["value"], front.iloc[0]["unseen_pct"],
-                                          (unpassed or {}).get(task))
-        else:
-            row[COLUMNS[1]] = _cell(*front.iloc[0][["value", "low", "high"]], fmt_usd) + _range(front.iloc[0], fmt_usd)
-        row[COLUMNS[2]] = _cheapest(part("table1"), model_labels, families)
-        fams = part("family")
-        if fams.empty:
-            row[COLUMNS[3]] = "–"
-        elif fams["value"].max() <= 0:
-            row[COLUMNS[3]] = "none: no family lowers the frontier (never passed here)"
-        else:
-            fam = fams.loc[fams["value"].idxmax()]
-            rivals = fams[fams["name"] != fam["name"]]
-            open_ = rivals["range_high"].max() > fam["value"] if "range_high" in rivals and len(rivals) else False
-            row[COLUMNS[3]] = (f"{fam['name']}: " + _cell(100 * fam["value"], 100 * fam["low"], 100 * fam["high"], fmt_pct)
-                               + _range(fam, fmt_pct, 100.0) + (NOT_IDENTIFIED if open_ else ""))
-        techs = part("technique gain")
-        if techs.empty:
-            row[COLUMNS[4]] = "–"
-        else:
-            tech = techs.loc[techs["value"].idxmax()]
-            row[COLUMNS[4]] = ("none measurable (every interval reaches 0)" if tech["low"] <= 0 else f"{names.method(tech['name'])}: "
-                               + _cell(100 * tech["value"], 100 * tech["low"], 100 * tech["high"], fmt_pct))
-        row[COLUMNS[5]] = _halving(halving, task_labels.get(task, task), estimator, PAPER_HALVING_MONTHS.get(task))
+        here, ours = _parts(mine[mine["task"] == task]), _parts(policy[policy["task"] == task])
+        row[FRONTIER] = _policy_frontier(ours("frontier"))
+        row[PAPER] = _paper_frontier(here("frontier"), (unpassed or {}).get(task))
+        row[CHEAPEST] = _cheapest(ours("table1"), model_labels, families)
+        row[FAMILY] = _family(here("family"))
+        row[TECHNIQUE] = _technique(ours("technique gain"), here("technique gain"))
+        row[HALVING] = _halving(halving, task_labels.get(task, task), estimator, PAPER_HALVING_MONTHS.get(task))
         rows.append(row)
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _parts(frame: pd.DataFrame):
+    """``part(prefix)``: the rows of ``frame`` whose statistic is ``prefix:<name>``, with a ``name`` column."""
+    kind = frame["statistic"].str.split(":", n=1).str[0]
+    name = frame["statistic"].str.split(":", n=1).str[1]
+    return lambda prefix: frame[kind == prefix].assign(name=name[kind == prefix])
+
+
+def _fee(share: float) -> str:
+    return ">99.9" if 99.95 <= share < 100 else fmt_pct(share)
+
+
+def _policy_frontier(front: pd.DataFrame) -> str:
+    """"v [low, high]; x% of it the assumed expert fee" of the cross-fitted frontier, or why there is none."""
+    if front.empty or not np.isfinite(front.iloc[0]["value"]):
+        return "not identified (fewer than 2 runs per problem)"
+    f = front.iloc[0]
+    return (f"{_cell(f['value'], f['low'], f['high'], fmt_usd)} with up to {int(f['k'])} tries; "
+            f"{_fee(f['expert_share_pct'])}% of it the assumed expert fee")
+
+
+def _paper_frontier(front: pd.DataFrame, unpassed: int | None) -> str:
+    """The paper's frontier: in words where the fee is most of it (``expert_cell``), else value [interval]."""
+    if front.empty:
+        return "–"
+    f = front.iloc[0]
+    if f.get("unseen_pct", 0) > 50:
+        return expert_cell(f["value"], f["unseen_pct"], unpassed)
+    return _cell(f["value"], f["low"], f["high"], fmt_usd) + _range(f, fmt_usd)
+
+
+def _family(fams: pd.DataFrame) -> str:
+    if fams.empty:
+        return "–"
+    if fams["value"].max() <= 0:
+        return "none: no family lowers the frontier (never passed here)"
+    fam = fams.loc[fams["value"].idxmax()]
+    rivals = fams[fams["name"] != fam["name"]]
+    open_ = rivals["range_high"].max() > fam["value"] if "range_high" in rivals and len(rivals) else False
+    return (f"{fam['name']}: " + _cell(100 * fam["value"], 100 * fam["low"], 100 * fam["high"], fmt_pct)
+            + _range(fam, fmt_pct, 100.0) + (NOT_IDENTIFIED if open_ else ""))
+
+
+def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> str:
+    """The technique with the largest cross-fitted gain, named only when its interval lies above 0; techniques that
+    were not cross-fitted (estimated from vanilla runs: a try spends several) are named as such, never as best."""
+    if crossfitted.empty and plug_in.empty:
+        return "–"
+    checked = [names.method(n) for n in crossfitted["name"]]
+    unchecked = [names.method(n) for n in plug_in["name"] if n not in set(crossfitted["name"])]
+    tail = f"; not cross-fitted: {', '.join(unchecked)}" if unchecked else ""
+    if crossfitted.empty or not crossfitted["value"].notna().any():
+        return "none checked (no technique with runs of its own)" + tail
+    tech = crossfitted.loc[crossfitted["value"].idxmax()]
+    if not tech["low"] > 0:
+        return f"none shown to pay (every cross-fitted interval reaches 0: {', '.join(checked)})" + tail
+    return f"{names.method(tech['name'])}: " + _cell(100 * tech["value"], 100 * tech["low"], 100 * tech["high"], fmt_pct) + tail
 
 
 NOT_IDENTIFIED = " (not identified)"  # another's never-passed problems allow a lower cost (a higher gain)
@@ -95,37 +125,35 @@ MOSTLY_FEE = "mostly the assumed expert fee"
 def expert_cell(value: float, share_pct: float, problems: int | None) -> str:
     """A value that is more than half the expert's fee on problems no model passed, said in words: the value, the
     fee's share and the part the records decide; no interval, which would read as one for the truth (issue 35)."""
-    on = f"on the {problems} problems no model passed" if problems is not None else "on problems no model passed"
+    on = (f"on the {problems} problem{'' if problems == 1 else 's'} no model passed" if problems is not None
+          else "on problems no model passed")
     pct = ">99.9" if 99.95 <= share_pct < 100 else fmt_pct(share_pct)
     return (f"{fmt_usd(value)}: {MOSTLY_FEE} ({pct}% of it, {on}); the records decide "
             f"{fmt_usd(value * (1 - share_pct / 100))}")
 
 
 def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict[str, str]) -> str:
-    """The cheapest-model cell: the lowest plug-in value among models that passed a problem here, "never passed
-    here" when none did, "not identified" when another model's range reaches below it."""
+    """The cheapest-model cell from the models' policy costs: the lowest, named only when its interval lies below
+    every other model's (a ranking the records and the assumed fee decide, not the luck of the runs); else the
+    models whose intervals overlap it."""
+    single = single[np.isfinite(single["value"].astype(float))] if len(single) else single
     if single.empty:
         return "–"
-    never_mask = single["unseen_pct"].map(never_passed) if "unseen_pct" in single else pd.Series(False, single.index)
-    passed = single[~never_mask]
-    if passed.empty:
-        return "none: no model passed a problem here (never passed here; each costs the expert's price)"
-    best = passed.loc[passed["value"].idxmin()]
+    best = single.loc[single["value"].idxmin()]
     rivals = single[single["name"] != best["name"]]
-    open_ = "range_low" in rivals and len(rivals) and rivals["range_low"].min() < best["value"]
-    never = single[never_mask]["name"]
-    tail = f"; never passed here: {', '.join(model_labels.get(m, m) for m in never)}" if len(never) else ""
-    if best.get("unseen_pct", 0) > 50:  # the ranking is the fee's, on the problems each model never passed
-        return (f"none decided by the records: {model_labels.get(best['name'], best['name'])} is lowest at "
-                f"{fmt_usd(best['value'])}, {fmt_pct(best['unseen_pct'])}% of it the assumed expert fee on problems "
-                "it never passed" + tail)
-    return (f"{model_labels.get(best['name'], best['name'])} ({families.get(best['name'], '?')}): "
-            + _cell(best["value"], best["low"], best["high"], fmt_usd) + _range(best, fmt_usd)
-            + (NOT_IDENTIFIED if open_ else "") + tail)
+    label = lambda r: model_labels.get(r["name"], r["name"])  # noqa: E731
+    if rivals.empty or best["high"] < rivals["low"].min():
+        return (f"{label(best)} ({families.get(best['name'], '?')}): " + _cell(best["value"], best["low"], best["high"], fmt_usd)
+                + f"; {_fee(best['expert_share_pct'])}% of it the assumed expert fee")
+    close = pd.concat([best.to_frame().T, rivals[rivals["low"] <= best["high"]].sort_values("value")])
+    said = ", ".join(f"{label(r)} {_cell(r['value'], r['low'], r['high'], fmt_usd)}" for _, r in close.head(3).iterrows())
+    more = f" and {len(close) - 3} more" if len(close) > 3 else ""
+    return f"none beyond doubt: the intervals of {said}{more} overlap"
 
 
 def _halving(halving: pd.DataFrame | None, label: str, estimator: str, paper: float | None) -> str:
-    """The halving-time cell of a dataset: estimate [interval], or 'unreliable', with the paper's beside it."""
+    """The halving-time cell of a dataset: estimate [interval] where the fit is reliable, else no number (a fit
+    ``trends`` flags is not a finding), with the paper's beside it."""
     beside = f" (paper: {paper:g})" if paper is not None else ""
     if halving is None:
         return "–" + beside
@@ -133,13 +161,15 @@ def _halving(halving: pd.DataFrame | None, label: str, estimator: str, paper: fl
     if fit.empty or not pd.notna(fit["halving_months"].iloc[0]):
         return "no fit" + beside
     f = fit.iloc[0]
-    text = _cell(f["halving_months"], f["halving_low"], f["halving_high"], fmt_pct)
-    return (text if bool(f["reliable"]) else f"unreliable ({text})") + beside
+    if not bool(f["reliable"]):
+        return "unreliable fit: not a finding" + beside
+    return _cell(f["halving_months"], f["halving_low"], f["halving_high"], fmt_pct) + beside
 
 
 def _name(cell: str) -> str:
-    """What a findings cell names, without its numbers: 'lightweight: 93.4 [..]' -> 'lightweight'."""
-    return cell.split(":")[0].split(" [")[0].strip()
+    """What a findings cell names, without its numbers or reasons: 'lightweight: 93.4 [..]' -> 'lightweight',
+    'Model B (small): 7 [..]' -> 'Model B', 'none shown to pay (every ...)' -> 'none shown to pay'."""
+    return re.split(r":| \[| \(|;", cell)[0].strip()
 
 
 def in_sentences(glance: pd.DataFrame, categories: dict[str, str]) -> str:
@@ -158,9 +188,10 @@ def in_sentences(glance: pd.DataFrame, categories: dict[str, str]) -> str:
                 return f"{what}: {_name(cells[0])} on {every}"
             return f"{what}: " + "; ".join(f"{c} on {d}" for d, c in zip(names, cells))
 
-        sentences = [said(COLUMNS[1], "frontier of all models (USD per problem)", by_name=False),
-                     said(COLUMNS[2], "cheapest single model"), said(COLUMNS[3], "most essential family"),
-                     said(COLUMNS[4], "best technique"), said(COLUMNS[5], "halving time (months)", by_name=False)]
+        sentences = [said(FRONTIER, "frontier of all models, up to k tries then the expert (USD per problem)", by_name=False),
+                     said(PAPER, "the paper's frontier (USD per problem)", by_name=False),
+                     said(CHEAPEST, "cheapest single model"), said(FAMILY, "most essential family"),
+                     said(TECHNIQUE, "best technique"), said(HALVING, "halving time (months)", by_name=False)]
         paragraphs.append(f"**{category.capitalize()}** ({', '.join(names)}) — " + ". ".join(
             s[0].upper() + s[1:] for s in sentences) + ".")
     return "\n\n".join(paragraphs)
@@ -181,32 +212,31 @@ def _by_name(glance: pd.DataFrame, column: str) -> str:
 
 def main_findings(glance: pd.DataFrame) -> list[str]:
     """The report's first screen: three sentences from the findings table (``findings``' cells), each naming
-    datasets: the frontier's cheapest and dearest dataset, the most essential family, the best technique (the
-    cheapest single model in a set without techniques)."""
+    datasets: the frontier's cheapest and dearest dataset under "up to k tries, then the expert" with their
+    intervals, and the paper's cost-of-pass of the same frontier (said in words where the fee is most of it); the
+    best technique where one is shown to pay, else the cheapest single model where one is beyond doubt, else the
+    most essential family."""
     if glance.empty:
         return []
-    frontier = glance[glance[COLUMNS[1]] != "–"]
-    values = frontier[COLUMNS[1]].map(lambda c: float(re.match(r"[0-9.e+-]+", c).group()) if c[:1].isdigit() else np.nan)
+    frontier = glance[glance[FRONTIER].str[:1].str.isdigit()]
     out = []
-    if values.notna().any():
-        lo, hi = values.idxmin(), values.idxmax()
-
-        def stated(i, unit: str = "") -> str:  # "0.5 [0.4, 0.7] USD per problem on A", or the fee said in words
-            cell, dataset = frontier.at[i, COLUMNS[1]], frontier.at[i, "dataset"]
-            if MOSTLY_FEE in cell:
-                number, words = cell.split(": ", 1)
-                return f"{number}{unit} on {dataset} — {words} —"
-            return f"{cell.split(';')[0]}{unit} on {dataset}"
-
-        fee_only = all(MOSTLY_FEE in frontier.at[i, COLUMNS[1]] for i in {lo, hi})
-        out.append(f"With every model and the human expert to choose from, a correct answer costs "
-                   f"{stated(lo, ' USD per problem')}" + (f", up to {stated(hi)}" if hi != lo else "")
-                   + (" (the frontier of all models)." if fee_only else " (the frontier of all models, 95% intervals)."))
-        out[-1] = out[-1].replace(" — (", " (")
-    if fams := _by_name(glance, COLUMNS[3]):
-        out.append(f"The family the frontier could least do without: {fams}.")
-    if techs := _by_name(glance, COLUMNS[4]):
-        out.append(f"The inference-time technique with the largest gain: {techs.replace('none measurable (every interval reaches 0)', 'none measurable')}.")
-    if len(out) < 3 and (cheapest := _by_name(glance, COLUMNS[2])):  # a set without techniques: its cheapest model
-        out.append(f"The cheapest single model with the expert: {cheapest}.")
+    if len(frontier):
+        values = frontier[FRONTIER].map(lambda c: float(re.match(r"[0-9.e+-]+", c).group()))
+        ends = list(dict.fromkeys([values.idxmin(), values.idxmax()]))
+        cells = [frontier.at[i, FRONTIER] for i in ends]
+        tries = re.search(r"up to (\d+) tries", cells[0]).group(1)
+        said = [f"{c.split(' with ')[0]}{' USD per problem' if j == 0 else ''} on {frontier.at[i, 'dataset']} "
+                f"({c.split('; ', 1)[1].replace('the assumed expert fee', 'the assumed fee')})"
+                for j, (i, c) in enumerate(zip(ends, cells))]
+        out.append(f"With every model and the human expert to choose from — per problem, up to {tries} tries of the "
+                   "model that looked cheapest on other runs, then the expert — a correct answer costs "
+                   + ", up to ".join(said) + "; 95% intervals that held the truth on simulated sets.")
+        papers = [f"{frontier.at[i, PAPER]} on {frontier.at[i, 'dataset']}" for i in ends]
+        out.append("The paper's cost-of-pass of the same frontier: " + "; ".join(papers) + ".")
+    if techs := _by_name(glance[~glance[TECHNIQUE].str.startswith(("none", "–"))], TECHNIQUE):
+        out.append(f"The inference-time technique that pays most: {techs}.")
+    elif cheapest := _by_name(glance[~glance[CHEAPEST].str.startswith(("none", "–"))], CHEAPEST):
+        out.append(f"The cheapest single model with the expert, beyond doubt: {cheapest}.")
+    elif fams := _by_name(glance, FAMILY):
+        out.append(f"The family the frontier could least do without (the paper's estimator): {fams}.")
     return out[:3]

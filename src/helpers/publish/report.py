@@ -191,7 +191,8 @@ class ReportParts:
         items = "\n".join(f"{i}. {md(text)}" for i, text in enumerate(found, 1))
         said = f": {md(description)}" if description else ""
         return (f"**Set `{md(self.params.name)}`**{said}\n\n{kind}\n\n"
-                + (f"**Main findings** (the paper's estimator; every section below gives its numbers):\n\n{items}"
+                + (f"**Main findings** (the cost with up to k tries, then the expert, beside the paper's cost-of-pass; every "
+                   f"section below gives its numbers):\n\n{items}"
                    if items else ""))
 
 

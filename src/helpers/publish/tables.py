@@ -72,45 +72,77 @@ def fee_curve(an: Analysis) -> tuple[pd.DataFrame, dict[str, float], str]:
     return curve, fees, reading
 
 
-def policy_cost(an: Analysis) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Each model under "up to k tries, then the expert" (``analyze.policy``; k the fewest runs any model has on any
-    problem) beside the paper's Table 1, each split into what the records decide and what the expert's fee decides:
-    the policy's unbiased USD per problem (attempts paid to the model; the fee times the estimated chance that all k
-    tries fail) and the paper's value (problems where the model beats the expert; problems charged the fee). (numbers:
-    one row per model and dataset; shown: the same rows, each value with the fee's share, in words where the fee is
-    most of it.)"""
+def policy_cost(an: Analysis, rows: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Each model, and the frontier of all models, under "up to k tries, then the expert" (``analyze.policy``; rows:
+    ``intervals.policy_statistics``) beside the paper's Table 1 and frontier, each split into what the records decide
+    and what the expert's fee decides: the policy's unbiased USD per problem with its 95% interval (attempts paid to
+    the model; the fee times the estimated chance that all k tries fail) and the paper's value (problems where the
+    model beats the expert; problems charged the fee). The frontier chooses per problem on half the runs and is
+    valued on the other half (k = half the runs). (numbers: one row per model or frontier and dataset; shown: the
+    same rows in words.)"""
     cube, expert = intervals.set_cube(an)
+    rows = intervals.policy_statistics(an) if rows is None else rows
     est = policy.policy_cost(cube.usd, cube.correct, cube.runs, expert, policy.largest_k(cube.runs))
     long = policy.policy_table(est, cube.task_codes, cube.tasks, cube.strategies)
-    paper = cp.expert_split(an.vanilla_cop(), an.expert).rename(columns={
+    long = long[long["strategy"].isin(an.models)]
+    vanilla = an.vanilla_cop()
+    paper = pd.concat([cp.expert_split(vanilla, an.expert),
+                       cp.expert_split(vanilla.min(axis=1).to_frame(FRONTIER_LINE), an.expert)]).rename(columns={
         "value": "paper_usd", "model_usd": "paper_records_usd", "expert_usd": "paper_expert_usd",
         "expert_problems": "paper_expert_problems"})
-    long = long[long["strategy"].isin(an.models)].merge(paper, on=["task", "strategy"], how="left")
+    kind = rows["statistic"].str.split(":", n=1)
+    mine = rows[kind.str[0].isin(["table1", "frontier"])].assign(
+        strategy=[FRONTIER_LINE if k == "frontier" else n for k, n in zip(kind.str[0], kind.str[1])])
+    mine = mine.rename(columns={"value": "policy_usd", "low": "policy_low", "high": "policy_high"})
+    front = mine[mine["strategy"] == FRONTIER_LINE]
+    long = pd.concat([long[["task", "strategy", "problems", "mostly_failed", "unidentified"]], front[["task", "strategy"]]])
+    long = long.merge(mine.drop(columns="statistic"), on=["task", "strategy"], how="left").merge(
+        paper, on=["task", "strategy"], how="left")
     long["paper_expert_share_pct"] = 100 * long["paper_expert_usd"] / long["paper_usd"]
     long = long.rename(columns={"strategy": "model"})
-    order = {m: i for i, m in enumerate(an.models)}
+    order = {m: i for i, m in enumerate([*an.models, FRONTIER_LINE])}
     long = long.sort_values(["task", "model"], key=lambda c: c.map(order) if c.name == "model" else
                             c.map({t: i for i, t in enumerate(an.tasks)})).reset_index(drop=True)
     long.insert(1, "family", long["model"].map(an.families))
-
-    def said(value: float, records: float, share: float, unidentified: int = 0, k: int = 0) -> str:
-        if unidentified:
-            return f"not identified ({unidentified} problems with fewer than {k} runs)"
-        pct = ">99.9" if 99.95 <= share < 100 else fmt_pct(share)  # not "100%" beside a part the records decide
-        if share > 50:
-            return f"{fmt_usd(value)}: mostly the assumed expert fee ({pct}%; the records decide {fmt_usd(records)})"
-        return f"{fmt_usd(value)} (expert fee {pct}%)"
-
-    k = int(long["k"].iloc[0]) if len(long) else 0
+    long["model"] = long["model"].map(lambda m: an.labels.get(m, m))
     shown = pd.DataFrame({
-        "model": long["model"].map(an.labels), "family": long["family"], "dataset": long["task"].map(an.task_labels),
-        f"up to {k} tries, then the expert (USD)": [
-            said(r.policy_usd, r.records_usd, r.expert_share_pct, r.unidentified, r.k) for r in long.itertuples()],
-        "the paper's Table 1 (USD)": [
-            said(r.paper_usd, r.paper_records_usd, r.paper_expert_share_pct) + f"; {r.paper_expert_problems} problems "
+        "model": long["model"], "family": long["family"].fillna(""), "dataset": long["task"].map(an.task_labels),
+        "tries": long["k"].map(lambda k: f"up to {int(k)}" if pd.notna(k) else "–"),
+        "cost with those tries, then the expert (USD, 95% interval)": [
+            policy_said(r.policy_usd, r.policy_low, r.policy_high, r.expert_share_pct, r.unidentified, r.k)
+            for r in long.itertuples()],
+        "the paper's cost-of-pass (USD)": [
+            fee_said(r.paper_usd, r.paper_records_usd, r.paper_expert_share_pct) + f"; {r.paper_expert_problems} problems "
             "charged the fee" for r in long.itertuples()]})
-    long["model"] = long["model"].map(an.labels)
     return long, shown
+
+
+def policy_tries(rows: pd.DataFrame) -> dict[str, str]:
+    """The tries of ``intervals.policy_statistics`` rows for captions: ``k`` (each model alone) and ``k_half`` (the
+    cross-fitted frontier; "–" where a set has none), and the halvings it averages over (``splits``)."""
+    kind = rows["statistic"].str.split(":", n=1).str[0] if len(rows) else pd.Series(dtype=str)
+    said = lambda d: str(int(d["k"].iloc[0])) if len(d) else "–"  # noqa: E731
+    return {"k": said(rows[kind == "table1"]), "k_half": said(rows[kind == "frontier"]), "splits": str(policy.SPLITS)}
+
+
+def policy_said(value: float, low: float, high: float, share: float, unidentified: float = 0, k: float = 0) -> str:
+    """A policy cost in words: "v [low, high]; x% of it the assumed expert fee" (the interval holds the truth for
+    the fee assumed: the validity study's check), or why there is none."""
+    if unidentified and unidentified > 0:
+        return f"not identified ({int(unidentified)} problems with fewer than {int(k)} runs)"
+    if not np.isfinite(value):
+        return "not identified (fewer than 2 runs per problem)"
+    pct = ">99.9" if 99.95 <= share < 100 else fmt_pct(share)
+    return f"{fmt_usd(value)} [{fmt_usd(low)}, {fmt_usd(high)}]; {pct}% of it the assumed expert fee"
+
+
+def fee_said(value: float, records: float, share: float) -> str:
+    """The paper's value in words: "v (expert fee x%)", or, where the fee is more than half of it, "v: mostly the
+    assumed expert fee (x%; the records decide r)"."""
+    pct = ">99.9" if 99.95 <= share < 100 else fmt_pct(share)  # not "100%" beside a part the records decide
+    if share > 50:
+        return f"{fmt_usd(value)}: mostly the assumed expert fee ({pct}%; the records decide {fmt_usd(records)})"
+    return f"{fmt_usd(value)} (expert fee {pct}%)"
 
 
 def table5_accuracy(an: Analysis) -> pd.DataFrame:
@@ -396,19 +428,28 @@ def _family(statistic: str) -> str:
 
 def generators_lead(table: pd.DataFrame, target: float = 93.0, range_target: float = 95.0) -> str:
     """What the generator study says of the report's numbers, in sentences made from its table
-    (``validity.generator_study``): the headline interval's coverage per statistic family over the generators; the
-    generators on which each estimator covers at least ``target`` for every family; those on which none does, and
-    whether the range the records allow holds the truth at least ``range_target`` there."""
+    (``policy_study.study`` and ``validity.generator_study`` rows): the headline interval's coverage per statistic
+    family over the generators, with the sets per generator; how often a technique was named the best though its
+    true gain was not positive; the generators on which each other estimator covers at least ``target`` for every
+    family; those on which none does, and whether the range the records allow holds the truth at least
+    ``range_target`` there."""
     d = table[table["coverage_pct"].notna()]
     head = d[d["headline"]]
-    spans = "; ".join(f"{_family(s)} {g['coverage_pct'].min():.0f}–{g['coverage_pct'].max():.0f}%"
+    spans = "; ".join(f"{_family(s)} {g['coverage_pct'].min():.1f}–{g['coverage_pct'].max():.1f}%"
                       for s, g in head.groupby("statistic", sort=False))
+    sets = f", {int(head['sets'].min())} sets per generator" if "sets" in head and head["sets"].notna().any() else ""
     worst = d.groupby(["generator", "estimator"], sort=False)["coverage_pct"].min().unstack()
-    sentences = [f"The headline interval (the paper's plug-in) covers at least {target:g}% in "
+    sentences = [f"The headline interval (the cost with up to k tries, then the expert) covers at least {target:g}% in "
                  f"{int((head['coverage_pct'] >= target).sum())} of {len(head)} (generator, statistic) cells; "
-                 f"over the {head['generator'].nunique()} generators: {spans}"]
+                 f"over the {head['generator'].nunique()} generators{sets}: {spans}"]
+    if "false_findings_pct" in d and d["false_findings_pct"].notna().any():
+        f = d[d["false_findings_pct"].notna()]
+        sentences.append(f"A technique was named the best (its cross-fitted gain's interval above 0) while its true "
+                         f"gain was not positive in {f['false_findings_pct'].min():.1f}–{f['false_findings_pct'].max():.1f}% "
+                         "of the datasets")
+    head_estimators = set(head["estimator"])
     for est in worst.columns:
-        if head["estimator"].eq(est).all():
+        if est in head_estimators:
             continue
         e = d[d["estimator"] == est]
         low = e.loc[e.groupby("generator", sort=False)["coverage_pct"].idxmin()].sort_values("coverage_pct",

@@ -1,0 +1,112 @@
+"""The headline's validity on known truth (issue 35): the policy cost "up to k tries, then the expert"
+(``analyze.policy``) of Table 1, of the frontier of all models and of Table 2's technique gains, each with its
+interval, over simulated sets drawn by every generator of the validity study (``validity.GENERATORS``: the model's
+own family and the departures from it).
+
+Every set is drawn from the generator (new problems, new runs; ``validity.draw_problems``, ``validity.draw_cube``);
+its truth is the policy's exact cost on that set's own problems, from their true pass rates and costs per attempt.
+Table 1 uses every run (k = the runs per cell); the frontier and the technique gains choose per problem on one
+half of the runs and value on the other (``policy.crossfit_frontier``), so their truth is what the options they
+chose truly cost. No bootstrap: the intervals are closed-form (``policy.policy_interval``, ``policy.gain_interval``),
+so a study of 40 sets per generator takes seconds. Everything here is SIMULATED.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from helpers.analyze import policy
+from helpers.analyze.bootstrap import RunCube
+from helpers.analyze.headline import technique_base
+from helpers.analyze.validity import (FAMILY_LABELS, GENERATORS, HEADLINE_ESTIMATOR, ZERO, GenerativeModel, Generator,
+                                      draw_cube, draw_problems, forked_map, pooled_rate, truth)
+
+ESTIMATOR = HEADLINE_ESTIMATOR
+REPETITIONS = 40  # sets per generator (the acceptance's count)
+COLUMNS = ["generator", "statistic", "estimator", "headline", "sets", "k", "mean_abs_bias", "rel_bias_pct",
+           "coverage_pct", "coverage_se_pct", "mean_width", "width_vs_truth", "false_findings_pct"]
+
+
+def _task_means(values: np.ndarray, codes: np.ndarray, n_tasks: int) -> np.ndarray:
+    return np.array([values[codes == t].mean() for t in range(n_tasks)])
+
+
+def set_statistics(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, cost: np.ndarray, rate: np.ndarray,
+                   level: float = 0.95) -> dict[str, dict[str, np.ndarray]]:
+    """One simulated set's policy statistics (``policy.set_policy``, ``policy.policy_rows``), (T,) each, with their
+    truth: ``table1:<model>`` (every run, k = the runs per cell), ``frontier:all models`` and ``technique
+    gain:<method>`` (cross-fitted, k = half the runs). ``cost``/``rate`` (P, S) the true C and R of the cube's
+    strategies."""
+    codes, T = cube.task_codes, len(cube.tasks)
+    models = {cube.strategies.index(m): m for m in gm.models}
+    options = policy.technique_options(technique_base(gm.families, gm.models), gm.methods, cube.strategies)
+    sp = policy.set_policy(cube.usd, cube.correct, cube.runs, expert, codes, list(models), options)
+    rows = policy.policy_rows(sp, expert, codes, list(range(T)), models, level)
+    means = lambda values: np.array([values[codes == t].mean() for t in range(T)])  # noqa: E731
+    true_single = policy.true_policy(cost, rate, expert, sp.single.k).total
+    truths = {f"table1:{m}": means(true_single[:, s]) for s, m in models.items()}
+    if sp.frontier is not None:
+        true_half = policy.true_policy(cost, rate, expert, sp.frontier.k)
+        truths["frontier:all models"] = means(sp.frontier.truth(true_half).total)
+        for method, (before, after) in sp.techniques.items():
+            tb, ta = (means(x.truth(true_half).total) for x in (before, after))
+            truths[f"technique gain:{method}"] = (tb - ta) / tb
+    out = {}
+    for name, d in rows.groupby("statistic", sort=False):
+        d = d.sort_values("task")
+        out[name] = {"truth": truths[name], "value": d["value"].to_numpy(), "low": d["low"].to_numpy(),
+                     "high": d["high"].to_numpy(), "k": int(d["k"].iloc[0])}
+    return out
+
+
+def repetition(gm: GenerativeModel, seed: int, generator: Generator | None, level: float = 0.95) -> dict:
+    """One set drawn by ``generator`` (``validity.draw_problems``, ``validity.draw_cube``) and its policy
+    statistics (``set_statistics``) against the truth of its own problems."""
+    rng = np.random.default_rng(seed)
+    problems = draw_problems(gm, rng, generator)
+    cube, expert = draw_cube(gm, rng, problems)
+    tr = truth(gm, problems)
+    S = len(cube.strategies)
+    return set_statistics(gm, cube, expert, tr.cost[0][:, :S], tr.rate[0][:, :S], level)
+
+
+def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, repetitions: int = REPETITIONS,
+          seed: int = 0, level: float = 0.95, workers: int = 1) -> pd.DataFrame:
+    """Per generator and statistic family (Table 1, the frontier of all models, Table 2's technique gains), over
+    ``repetitions`` sets each (``COLUMNS``): mean |bias| (USD, or 0-1 for gains), relative bias (%), coverage of the
+    ``level`` interval (%) with its Monte-Carlo standard error (sets as clusters), mean width and mean width over
+    the truth, and, for the technique gains, how often a technique would be named the best (its interval above 0)
+    while its true gain is not positive (% of the (set, dataset) pairs)."""
+    jobs = [(seed * 100_003 + 7_919 * i + r + 50_000, g) for i, g in enumerate(generators) for r in range(repetitions)]
+    done = forked_map(lambda s, g: repetition(gm, s, g, level), jobs, workers)
+    rows = []
+    for i, g in enumerate(generators):
+        reps = done[i * repetitions:(i + 1) * repetitions]
+        for fam in dict.fromkeys(n.split(":", 1)[0] for n in reps[0]):
+            names = [n for n in reps[0] if n.split(":", 1)[0] == fam]
+            get = lambda key: np.array([[r[n][key] for n in names] for r in reps]).reshape(len(reps), -1)  # noqa: E731
+            t, v, lo, hi = get("truth"), get("value"), get("low"), get("high")
+            hit = (lo <= t) & (t <= hi)
+            cov, se = pooled_rate(hit, np.ones_like(hit))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                ratio = np.where(np.abs(t) > ZERO, (hi - lo) / np.abs(t), np.nan)
+            rows.append({"generator": g.name, "statistic": FAMILY_LABELS.get(fam, fam), "estimator": ESTIMATOR,
+                         "headline": fam != "technique gain", "sets": len(reps), "k": int(reps[0][names[0]]["k"]),
+                         "mean_abs_bias": float(np.abs((v - t).mean(0)).mean()),
+                         "rel_bias_pct": 100 * float((v - t).sum() / np.abs(t).sum()) if np.abs(t).sum() > ZERO else np.nan,
+                         "coverage_pct": 100 * cov, "coverage_se_pct": 100 * se, "mean_width": float((hi - lo).mean()),
+                         "width_vs_truth": float(np.nanmean(ratio)),
+                         "false_findings_pct": _false_findings(reps, names) if fam == "technique gain" else np.nan})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _false_findings(reps: list[dict], names: list[str]) -> float:
+    """% of (set, dataset) pairs where the technique with the largest gain has an interval above 0 (the report
+    would name it the best) while its true gain is not positive."""
+    low = np.array([[r[n]["low"] for n in names] for r in reps])  # (R, techniques, T)
+    value = np.array([[r[n]["value"] for n in names] for r in reps])
+    true = np.array([[r[n]["truth"] for n in names] for r in reps])
+    best = np.nanargmax(np.where(np.isnan(value), -np.inf, value), axis=1)  # (R, T)
+    pick = lambda a: np.take_along_axis(a, best[:, None, :], axis=1)[:, 0]  # noqa: E731
+    return 100 * float(((pick(low) > 0) & (pick(true) <= ZERO)).mean())
