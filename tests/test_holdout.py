@@ -6,18 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from helpers.analyze import policy
 from helpers.analyze.bootstrap import run_cube
-from helpers.analyze.holdout import holdout_frontier, split_frontier
-
-
-def test_split_frontier_by_hand():
-    # one problem, two strategies, four runs; the expert costs 10; choose on runs 0-1, read the choice on runs 2-3
-    usd = np.array([[[1.0, 1.0, 1.0, 1.0], [0.1, 0.1, 0.1, 0.1]]])
-    correct = np.array([[[1, 1, 1, 1], [1, 1, 0, 0]]], float)  # strategy 1 lucky on runs 0-1, fails on 2-3
-    inside, held = split_frontier(usd, correct, np.array([10.0]), [0, 1], [2, 3])
-    assert inside[0] == pytest.approx(0.1) and held[0] == 10.0  # chosen at 0.1, never passes after: the expert
-    inside, held = split_frontier(usd, correct, np.array([10.0]), [2, 3], [0, 1])
-    assert inside[0] == pytest.approx(1.0) and held[0] == pytest.approx(1.0)
+from helpers.analyze.holdout import holdout_frontier
 
 
 def _cube(rate: np.ndarray, n: int, rng, cost: float = 1.0):
@@ -29,28 +20,31 @@ def _cube(rate: np.ndarray, n: int, rng, cost: float = 1.0):
     return run_cube(attempts, ["vanilla"])
 
 
+def _holdout(cube, fee: float):
+    expert = np.full(len(cube.problems), fee)
+    fit = policy.crossfit_frontier(cube.usd, cube.correct, cube.runs, expert, list(range(len(cube.strategies))),
+                                   groups=cube.task_codes) if cube.runs.min() >= 2 else None
+    return holdout_frontier(fit, expert, cube.task_codes, cube.tasks)
+
+
 def test_the_held_out_frontier_finds_the_winners_curse_on_known_truth():
     rng = np.random.default_rng(3)
     P, S, n = 400, 6, 5
     cube = _cube(np.full((P, S), 0.5), n, rng)  # every strategy the same: R = 0.5, C = 1 everywhere
-    out = holdout_frontier(cube, np.full(P, 50.0), cube.strategies, seed=1)
-    row = out.iloc[0]
-    assert (row["runs"], row["half"], row["strategies"]) == (5, 2, S)
-    # on 2 fresh runs the plug-in of any one strategy is 1 (both pass, 1/4), 2 (one, 1/2) or the expert's 50 (1/4)
-    assert row["held_out_usd"] == pytest.approx(0.25 * 1 + 0.5 * 2 + 0.25 * 50, rel=0.1)
-    assert row["in_sample_usd"] < 1.5  # the minimum over six such readings: some strategy passed both runs
-    assert row["optimism_high"] < 0 and row["optimism_low"] <= row["optimism_usd"] <= row["optimism_high"]
-    assert row["bootstrap_bias_half_usd"] < 0  # the bootstrap sees a bias of the same sign
+    row = _holdout(cube, 50.0).iloc[0]
+    assert (row["k"], row["problems"]) == (2, P)
+    truth = 1 * (1 + 0.5) + 50 * 0.5**2  # whichever model is chosen: up to 2 tries, then the expert
+    assert row["held_out_low"] <= truth <= row["held_out_high"]
+    assert row["held_out_usd"] == pytest.approx(truth, rel=0.15)
+    assert row["in_sample_usd"] < 0.5 * truth  # read on its own runs, the model that looked best looks far cheaper
+    assert row["optimism_usd"] == pytest.approx(row["in_sample_usd"] - row["held_out_usd"]) and row["optimism_pct"] < -50
 
 
-def test_no_selection_no_optimism_and_too_few_runs_say_so():
+def test_no_selection_no_optimism_and_too_few_runs_give_no_rows():
     rng = np.random.default_rng(0)
-    cube = _cube(np.ones((50, 1)), 4, rng)  # one strategy that always passes: nothing to be lucky about
-    out = holdout_frontier(cube, np.full(50, 5.0), cube.strategies)
-    assert out.loc[0, "optimism_usd"] == 0 and out.loc[0, "held_out_usd"] == pytest.approx(1.0)
-    assert out.loc[0, "bootstrap_bias_half_usd"] == 0
-    few = holdout_frontier(_cube(np.ones((10, 2)), 3, rng), np.full(10, 5.0), ["m0", "m1"])
-    assert np.isnan(few.loc[0, "optimism_usd"]) and "n >= 4 runs" in few.loc[0, "note"]
+    row = _holdout(_cube(np.ones((50, 1)), 4, rng), 5.0).iloc[0]  # one strategy that always passes
+    assert row["optimism_usd"] == 0 and row["held_out_usd"] == pytest.approx(1.0)
+    assert _holdout(_cube(np.ones((10, 2)), 1, rng), 5.0).empty
 
 
 def test_strategy_specs_pair_each_agent_strategy_with_its_model():

@@ -93,7 +93,7 @@ def test_reprice_changes_only_cost_columns(kind, tmp_path, shared_data):
                   "models_file": "params/registry/sim_paper.yaml", "methods": ["vanilla"], "n_problems": 12, "n_runs": 4,
                   "price_snapshot": "sim_paper_table4_2025-04", "budget_usd": 10, "concurrency": 1,
                   "task_options": {"two_digit_addition": {"source": "generated"}},
-                  "validity": {"repetitions": 2, "replicates": 10, "effect_repetitions": 2}}
+                  "validity": {"repetitions": 2, "replicates": 10, "effect_repetitions": 2, "policy_repetitions": 2}}
         as_of, changed = "2026-11-23", "Llama-3.3-70B (sim)"
     else:
         params = {"tasks": ["gsm8k"], "models": ["mixtral-8x7b", "gpt-4-1106-preview"],

@@ -140,6 +140,21 @@ def test_the_fee_interval_is_garwoods_with_equal_fees():
     assert low == 0 and high == pytest.approx(2.0 * chi2.ppf(0.975, 2) / 2)
 
 
+def test_failed_runs_bound_the_fee_where_no_problem_failed_every_try():
+    """A model that failed none of its 8 runs on 100 problems: the chance that 8 tries all fail is bounded by its
+    failed runs (Σ (1 − R) ≤ 0.55 at 98.75%, so Σ (1 − R)^8 ≤ 0.0085), not only by Garwood's 3.7 problems' fees."""
+    from scipy.stats import gamma
+
+    zeros = np.zeros(100)
+    _, plain = policy.fee_interval(zeros, np.full(100, 2.0), 0.95)
+    low, high = policy.fee_interval(zeros, np.full(100, 2.0), 0.95, fail_runs=zeros, k=8)
+    x = gamma.ppf(1 - 0.0125, 1) / 8
+    assert low == 0 and high == pytest.approx(2.0 * x**8) and high < plain / 100
+    many = np.full(100, 0.5)  # half the runs failed: the run bound says nothing, Garwood's stands (at 98.75%)
+    _, high = policy.fee_interval(zeros, np.full(100, 2.0), 0.95, fail_runs=many, k=8)
+    assert high == pytest.approx(2.0 * gamma.ppf(1 - 0.0125, 1))
+
+
 def test_policy_interval_holds_its_point_and_says_nothing_unidentified():
     rng = np.random.default_rng(3)
     records, fail, fee = rng.uniform(0, 0.1, 50), (rng.uniform(size=50) < 0.1).astype(float), np.full(50, 5.0)
@@ -148,16 +163,41 @@ def test_policy_interval_holds_its_point_and_says_nothing_unidentified():
     assert np.isnan(policy.policy_interval(np.r_[records[:-1], np.nan], fail, fee)).all()
 
 
+def fitted(records, fail, chosen, options=(0, 1), fee=3.5):
+    """A CrossFitted of one fold from per-problem arrays (what ``gain_interval`` reads)."""
+    records, fail = np.asarray(records, float), np.asarray(fail, float)
+    return policy.CrossFitted(2, tuple(options), (), records, fail, fee * fail, np.asarray(chosen)[None], records,
+                              np.full(len(records), 0.5))  # half the valued runs failed: no help from the run bound
+
+
 def test_a_gain_whose_value_is_one_problems_fee_is_not_precise():
     """A ratio whose numerator and denominator are both one problem's lump of the fee looked precise to the delta
     method (0.17 [0.14, 0.20] against a true gain below 0 in the validity study); the Bonferroni quotient does not."""
-    before_records, before_fail, fee = np.full(128, 0.002), np.zeros(128), np.full(128, 3.5)
+    P = 128
+    before_fail = np.zeros(P)
     before_fail[18] = 1.0
-    after = before_records + fee * before_fail
-    after[18] = 2.856
-    gain, low, high = policy.gain_interval(before_records, before_fail, after, fee)
+    before = fitted(np.full(P, 0.002), before_fail, np.zeros(P, int))
+    after_records, chosen = np.full(P, 0.002), np.zeros(P, int)
+    after_records[18], chosen[18] = 2.856, 1  # chose another option on problem 18, which passed at a price
+    after = fitted(after_records, np.zeros(P), chosen, options=(0, 1, 2))
+    gain, low, high = policy.gain_interval(before, after, np.ones(P, bool), np.full(P, 3.5))
     assert gain == pytest.approx((3.502 - 2.856) / (3.5 + 128 * 0.002), rel=1e-9)
     assert low < 0 < high
+
+
+def test_a_gain_allows_the_fee_no_valued_run_happened_to_charge():
+    """Two-digit addition with a real self-refine effect: no valued run failed every try, yet the truth has a fee
+    part where the two frontiers chose differently; the records alone gave intervals that missed it (70% coverage)."""
+    P = 128
+    before = fitted(np.full(P, 0.0050), np.zeros(P), np.zeros(P, int))
+    chosen = np.where(np.arange(P) < 40, 2, 0)  # the technique's strategy chosen on 40 problems
+    after = fitted(np.where(chosen == 2, 0.0052, 0.0050), np.zeros(P), chosen, options=(0, 1, 2))
+    gain, low, high = policy.gain_interval(before, after, np.ones(P, bool), np.full(P, 0.02))
+    assert gain < 0 and low < gain < high
+    assert low < -0.15 and high > 0.1  # up to ~5 problems' fees (0.1) either way, on a records cost of 0.64 in all
+    same = fitted(np.full(P, 0.0050), np.zeros(P), np.zeros(P, int), options=(0, 1, 2))  # the same choices: no fee term
+    gain, low, high = policy.gain_interval(before, same, np.ones(P, bool), np.full(P, 0.02))
+    assert gain == 0 and low == pytest.approx(0.0, abs=1e-12) and high == pytest.approx(0.0, abs=1e-12)
 
 
 def test_estimated_cost_prefers_the_option_its_runs_favour():

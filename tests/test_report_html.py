@@ -33,7 +33,7 @@ def report(tmp_path_factory):
         "concurrency": 1, "output_dir": str(tmp / "results"),
         "task_options": {"two_digit_addition": {"source": "generated"}},
         "validity": {"repetitions": 4, "replicates": 20, "effect_repetitions": 3,  # the study's machinery, small
-                     "generator_repetitions": 2},
+                     "generator_repetitions": 2, "policy_repetitions": 3},
     }
     path = tmp / "htmlcheck.yaml"
     path.write_text(yaml.safe_dump(params))

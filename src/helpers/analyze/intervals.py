@@ -40,19 +40,27 @@ def set_cube(an: Analysis) -> tuple[RunCube, np.ndarray]:
     return cube, an.expert.reindex(cube.problems).to_numpy()
 
 
+def set_policy(an: Analysis) -> tuple[policy.SetPolicy, RunCube, np.ndarray]:
+    """The set's policy estimates (``policy.set_policy``): each model alone (k = the fewest runs of a cell), the
+    frontier of all models and each technique's frontiers without and with it (cross-fitted on halves of the runs,
+    folds seeded by the set's seed); with the cube and the expert's USD per problem they were computed from."""
+    cube, expert = set_cube(an)
+    models = [cube.strategies.index(m) for m in an.models if m in cube.strategies]
+    base = headline.technique_base(an.families.to_dict(), [cube.strategies[i] for i in models])
+    options = policy.technique_options(base, list(an.ctx.params.methods), cube.strategies)
+    sp = policy.set_policy(cube.usd, cube.correct, cube.runs, expert, cube.task_codes, models, options,
+                           seed=an.ctx.params.seed)
+    return sp, cube, expert
+
+
 def policy_statistics(an: Analysis, level: float = 0.95) -> pd.DataFrame:
-    """The set's headline under "up to k tries, then the expert" (``policy.set_policy``, ``policy.policy_rows``): each
-    model alone (``table1:<model>``, k = the fewest runs of a cell), the frontier of all models and each technique's
-    gain (cross-fitted on halves of the runs, k = half that, folds seeded by the set's seed), with the intervals the
+    """The set's headline under "up to k tries, then the expert" (``set_policy``, ``policy.policy_rows``): each model
+    alone (``table1:<model>``), the frontier of all models and each technique's gain, with the intervals the
     validity study checks (``policy_study``). Rows: statistic, task, value, low, high, k, records_usd, expert_usd,
     expert_share_pct (USD per problem; gains 0-1)."""
-    cube, expert = set_cube(an)
-    models = {cube.strategies.index(m): m for m in an.models if m in cube.strategies}
-    base = headline.technique_base(an.families.to_dict(), list(models.values()))
-    options = policy.technique_options(base, list(an.ctx.params.methods), cube.strategies)
-    sp = policy.set_policy(cube.usd, cube.correct, cube.runs, expert, cube.task_codes, list(models), options,
-                           seed=an.ctx.params.seed)
-    return policy.policy_rows(sp, expert, cube.task_codes, cube.tasks, models, level)
+    sp, cube, expert = set_policy(an)
+    names = {cube.strategies.index(m): m for m in an.models if m in cube.strategies}
+    return policy.policy_rows(sp, expert, cube.task_codes, cube.tasks, names, level)
 
 
 def _interval(spread: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:

@@ -74,13 +74,15 @@ def attempt_weights(correct: np.ndarray, runs: np.ndarray, k: int) -> np.ndarray
 @dataclass(frozen=True)
 class PolicyCost:
     """Per (problem, strategy) USD of "up to k tries, then the expert": ``records`` paid for attempts, ``expert`` the
-    fee times the estimated chance that all k fail, ``fail_all`` that chance; NaN where a cell has fewer than k runs
-    (the records do not identify the policy there). Arrays (P, S)."""
+    fee times the estimated chance that all k fail, ``fail_all`` that chance, ``fail_runs`` the share of the cell's
+    runs that failed (unbiased for 1 − R: what bounds the chance of k fails where none was seen, ``fee_interval``);
+    NaN where a cell has fewer than k runs (the records do not identify the policy there). Arrays (P, S)."""
 
     k: int
     records: np.ndarray
     expert: np.ndarray
     fail_all: np.ndarray
+    fail_runs: np.ndarray | None = None
 
     @property
     def total(self) -> np.ndarray:
@@ -95,8 +97,11 @@ def policy_cost(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_u
     live = np.arange(correct.shape[-1]) < runs[..., None]
     fail_all = _all_fail_chance((live & ~correct).sum(axis=-1), runs, k)
     identified = runs >= k
+    failed = (live & ~correct).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(identified, failed / np.where(runs > 0, runs, 1), np.nan)
     return PolicyCost(k, np.where(identified, records, np.nan), fail_all * np.asarray(expert_usd, float)[:, None],
-                      fail_all)
+                      fail_all, share)
 
 
 def largest_k(runs: np.ndarray) -> int:
@@ -132,11 +137,11 @@ def true_policy(cost: np.ndarray, rate: np.ndarray, expert_usd: np.ndarray, k: i
     q = 1.0 - np.asarray(rate, float)
     fail = q**k
     return PolicyCost(k, np.asarray(cost, float) * sum(q**j for j in range(k)), fail * np.asarray(expert_usd, float)[:, None],
-                      fail)
+                      fail, q)
 
 
 # ---- the frontier: the per-problem cheapest option, chosen on some runs and valued on others ----------------------
-SPLITS = 8  # random halvings of the runs a cross-fitted value averages over (each gives two folds)
+SPLITS = 4  # random halvings of the runs a cross-fitted value averages over (each gives two folds)
 
 
 def run_folds(runs: int, splits: int = SPLITS, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -163,7 +168,9 @@ class CrossFitted:
     """The per-problem cheapest of ``options`` (strategy indices), chosen on one fold of the runs and valued by
     ``policy_cost`` on the other, averaged over ``folds``: per problem (P,) the records part (USD), the estimated
     chance that the chosen option's k tries all fail, and the expert part (that chance times the fee);
-    ``chosen`` (F, P) the position in ``options`` chosen in each fold (−1: no option had runs, the expert alone)."""
+    ``chosen`` (F, P) the position in ``options`` chosen in each fold (−1: no option had runs, the expert alone);
+    ``in_sample`` (P,) USD: the same estimate read on the choosing runs themselves (flattered by their luck);
+    ``fail_runs`` (P,) the share of the chosen option's valued runs that failed, averaged over the folds."""
 
     k: int
     options: tuple[int, ...]
@@ -172,10 +179,16 @@ class CrossFitted:
     fail_all: np.ndarray
     expert: np.ndarray
     chosen: np.ndarray
+    in_sample: np.ndarray
+    fail_runs: np.ndarray
 
     @property
     def total(self) -> np.ndarray:
         return self.records + self.expert
+
+    def strategies(self) -> np.ndarray:
+        """(F, P) the strategy index chosen in each fold (−1: the expert alone)."""
+        return np.where(self.chosen >= 0, np.asarray(self.options)[np.maximum(self.chosen, 0)], -1)
 
     def truth(self, true: PolicyCost) -> PolicyCost:
         """What the options chosen here truly cost under the policy, per problem (P,), averaged over the folds:
@@ -257,93 +270,120 @@ def crossfit_many(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
     if not folds or k < 1 or k > full // 2:
         raise ValueError(f"a cross-fitted policy needs k tries in the smaller half of the runs (k = {k}, {full} runs)")
     groups = np.zeros(len(runs), int) if groups is None else np.asarray(groups)
-    per_fold = [(expected_cost(*_sub(usd, correct, runs, choose, full), expert_usd, k, groups),
-                 policy_cost(*_sub(usd, correct, runs, value, full), expert_usd, k)) for choose, value in folds]
+    fee = np.asarray(expert_usd, float)
+    valued_on: dict[tuple[int, ...], PolicyCost] = {}  # each half is valued in one fold and read in-sample in the other
+
+    def value(slots: np.ndarray) -> PolicyCost:
+        if tuple(slots) not in valued_on:
+            valued_on[tuple(slots)] = policy_cost(*_sub(usd, correct, runs, slots, full), fee, k)
+        return valued_on[tuple(slots)]
+
+    per_fold = [(expected_cost(*_sub(usd, correct, runs, a, full), fee, k, groups), value(a).total, value(b))
+                for a, b in folds]
     out = []
     for options in option_sets:
-        records, fail, chosen = [], [], []
-        for looks, valued in per_fold:
+        records, fail, chosen, inside, runs_failed = [], [], [], [], []
+        for looks, own, valued in per_fold:
             here = looks[:, options]
             pick = np.where(np.isfinite(here).any(axis=1), np.argmin(here, axis=1), -1)
             rows, cols = np.arange(len(pick)), np.asarray(options)[np.maximum(pick, 0)]
             records.append(np.where(pick >= 0, valued.records[rows, cols], 0.0))
             fail.append(np.where(pick >= 0, valued.fail_all[rows, cols], 1.0))
+            inside.append(np.where(pick >= 0, own[rows, cols], fee))
+            runs_failed.append(np.where(pick >= 0, valued.fail_runs[rows, cols], 1.0))
             chosen.append(pick)
         fail_all = np.mean(fail, axis=0)
-        out.append(CrossFitted(k, tuple(options), tuple(folds), np.mean(records, axis=0), fail_all,
-                               fail_all * np.asarray(expert_usd, float), np.array(chosen)))
+        out.append(CrossFitted(k, tuple(options), tuple(folds), np.mean(records, axis=0), fail_all, fail_all * fee,
+                               np.array(chosen), np.mean(inside, axis=0), np.mean(runs_failed, axis=0)))
     return out
 
 
 # ---- intervals --------------------------------------------------------------------------------------------------
-def fee_interval(fail_all: np.ndarray, fee: np.ndarray, level: float) -> tuple[float, float]:
-    """A ``level`` interval for Σ fee_i · f_i (USD), f_i the chance that problem i's tries all fail, from the estimates
-    f̂_i ∈ [0, 1]: the gamma interval of a weighted sum of Poisson counts (Fay & Feuer 1997; Garwood's exact Poisson
-    interval when every fee is equal). A sum of independent [0, 1] variables is less dispersed than the Poisson count
-    of the same mean, so the interval holds also where only a few problems, or none, failed every try."""
+def fee_interval(fail_all: np.ndarray, fee: np.ndarray, level: float, fail_runs: np.ndarray | None = None, k: int = 1
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """A ``level`` interval for Σ_i fee_i · f_i (USD), f_i = (1 − R_i)^k the chance that problem i's k tries all fail,
+    from the estimates f̂_i ∈ [0, 1] (``fail_all`` (P, …): each trailing column a policy; ``fee`` (P,)): the gamma
+    interval of a weighted sum of Poisson counts (Fay & Feuer 1997; Garwood's exact Poisson interval when every fee is
+    equal). A sum of independent [0, 1] variables is less dispersed than the Poisson count of the same mean, so the
+    interval holds also where only a few problems, or none, failed every try. With ``fail_runs`` (the share of each
+    problem's runs that failed, unbiased for 1 − R_i), the upper end is also bounded by the failed runs themselves:
+    Σ (1 − R_i)^k ≤ min(x, x^k) for x = Σ (1 − R_i), whose exact Poisson bound comes from k · Σ fail_runs failed runs
+    (times the largest fee); the smaller of the two upper ends, each at 1 − (1 − level)/4 (Bonferroni), is taken.
+    (low, high), each of ``fail_all``'s trailing shape."""
     from scipy.stats import gamma
 
-    y, v = float(np.sum(fee * fail_all)), float(np.sum(fee**2 * fail_all))
+    fail_all = np.asarray(fail_all, float)
+    f = np.asarray(fee, float).reshape(-1, *[1] * (fail_all.ndim - 1))
+    y, v = np.sum(f * fail_all, axis=0), np.sum(f**2 * fail_all, axis=0)
     w = float(np.max(fee)) if np.size(fee) else 0.0
     if w <= 0:
-        return 0.0, 0.0
-    a = 1 - level
-    low = 0.0 if y <= 0 else float(gamma.ppf(a / 2, y**2 / v, scale=v / y))
-    high = float(gamma.ppf(1 - a / 2, (y + w) ** 2 / (v + w**2), scale=(v + w**2) / (y + w)))
+        return np.zeros_like(y), np.zeros_like(y)
+    a = (1 - level) / 2 if fail_runs is None else (1 - level) / 4  # the upper tail's share of each bound
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low = np.where(y > 0, gamma.ppf((1 - level) / 2, y**2 / v, scale=v / y), 0.0)
+    high = gamma.ppf(1 - a, (y + w) ** 2 / (v + w**2), scale=(v + w**2) / (y + w))
+    if fail_runs is not None:
+        x = gamma.ppf(1 - a, k * np.sum(np.asarray(fail_runs, float), axis=0) + 1) / k  # bounds Σ (1 − R_i)
+        high = np.minimum(high, w * np.minimum(x, x**k))
     return low, high
 
 
-def policy_interval(records: np.ndarray, fail_all: np.ndarray, fee: np.ndarray, level: float = 0.95
-                    ) -> tuple[float, float, float]:
-    """(mean, low, high) USD per problem of a policy over a dataset's problems (P,) each: the records part's normal
-    interval (its spread over problems, which is at least its spread over runs) plus the fee part's
-    (``fee_interval``), each at 1 − (1 − level)/2, so that the sum holds at ``level`` whatever their dependence
-    (Bonferroni). Its truth is the mean policy cost of these problems; NaN where a value is not identified."""
+def policy_interval(records: np.ndarray, fail_all: np.ndarray, fee: np.ndarray, level: float = 0.95,
+                    fail_runs: np.ndarray | None = None, k: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(mean, low, high) USD per problem of a policy over a dataset's problems, ``records`` and ``fail_all`` (P, …)
+    (each trailing column a policy), ``fee`` (P,): the records part's normal interval (its spread over problems,
+    which is at least its spread over runs) plus the fee part's (``fee_interval``), each at 1 − (1 − level)/2, so
+    that the sum holds at ``level`` whatever their dependence (Bonferroni); ``fail_runs`` and ``k`` bound the fee part
+    by the failed runs too. Its truth is the mean policy cost of these problems; NaN in a column where a value is not
+    identified."""
     from scipy.stats import norm
 
     records, fail_all, fee = (np.asarray(x, float) for x in (records, fail_all, fee))
     P = len(records)
-    if P == 0 or np.isnan(records).any() or np.isnan(fail_all).any():
-        return (np.nan,) * 3
+    if P == 0:
+        return tuple(np.full(records.shape[1:], np.nan) for _ in range(3))
     half = 1 - (1 - level) / 2
-    sd = float(np.std(records, ddof=1)) if P > 1 else np.inf
+    sd = np.std(records, axis=0, ddof=1) if P > 1 else np.full(records.shape[1:], np.inf)
     spread = norm.ppf(1 - (1 - half) / 2) * sd / np.sqrt(P)
-    rec = float(records.mean())
-    f_lo, f_hi = fee_interval(fail_all, fee, half)
-    value = rec + float(np.mean(fee * fail_all))
-    return value, max(rec - spread, 0.0) + f_lo / P, rec + spread + f_hi / P
+    rec = records.mean(axis=0)
+    f_lo, f_hi = fee_interval(np.nan_to_num(fail_all), fee, half, None if fail_runs is None else np.nan_to_num(fail_runs), k)
+    value = rec + np.mean(fee.reshape(-1, *[1] * (fail_all.ndim - 1)) * fail_all, axis=0)
+    unknown = np.isnan(records).any(axis=0) | np.isnan(fail_all).any(axis=0)
+    out = value, np.maximum(rec - spread, 0.0) + f_lo / P, rec + spread + f_hi / P
+    return tuple(np.where(unknown, np.nan, x) for x in out)
 
 
-def by_task(task_codes: np.ndarray, n_tasks: int, records: np.ndarray, fail_all: np.ndarray, fee: np.ndarray,
-            level: float = 0.95) -> np.ndarray:
-    """``policy_interval`` of each task's problems: (3, T) mean, low, high (USD per problem)."""
-    return np.array([policy_interval(records[task_codes == t], fail_all[task_codes == t], fee[task_codes == t], level)
-                     for t in range(n_tasks)]).T
-
-
-def gain_interval(before_records: np.ndarray, before_fail: np.ndarray, after: np.ndarray, fee: np.ndarray,
-                  level: float = 0.95) -> tuple[float, float, float]:
-    """(gain, low, high), 0-1: the relative gain (B − A) / B of a policy whose per-problem USD is ``after`` (P,) over
-    one whose records part and all-fail chance are ``before_*`` (P,), ``fee`` (P,) the expert's USD. The interval
-    divides the difference's normal interval (its spread over problems) by the before-value's (``policy_interval``),
-    each at 1 − (1 − level)/2, taking the quotient's extremes (Bonferroni): a ratio whose numerator and denominator
-    are both one problem's lump of the fee would otherwise look precise. A cross-fitted gain can be negative: more
-    options to choose among on fewer runs can cost more."""
+def gain_interval(before: CrossFitted, after: CrossFitted, here: np.ndarray, fee: np.ndarray, level: float = 0.95
+                  ) -> tuple[float, float, float]:
+    """(gain, low, high), 0-1: the relative gain (B − A) / B of the cross-fitted frontier ``after`` over ``before``
+    on the problems ``here`` (P,) bool, ``fee`` (P,) the expert's USD. The difference's interval adds the records
+    part's normal interval (its spread over problems) to the fee parts' gamma intervals (``fee_interval``) of the
+    problems where the two chose differently in some fold (elsewhere both, and their truths, are equal), B − A's
+    extremes taken; dividing by the before-value's interval (``policy_interval``), the quotient's extremes are taken.
+    Each of the four parts at 1 − (1 − level)/4 (Bonferroni): a fee that no valued run happened to charge, or one
+    problem's lump of it in numerator and denominator, would otherwise look precise. A cross-fitted gain can be
+    negative: more options to choose among on fewer runs can cost more."""
     from scipy.stats import norm
 
-    before = np.asarray(before_records, float) + np.asarray(fee, float) * np.asarray(before_fail, float)
-    d = before - np.asarray(after, float)
-    P = len(d)
-    if P < 2 or np.isnan(d).any() or not before.sum() > 0:
+    fee = np.asarray(fee, float)[here]
+    b_rec, b_fail, a_rec, a_fail = before.records[here], before.fail_all[here], after.records[here], after.fail_all[here]
+    b_total, d_rec = b_rec + fee * b_fail, b_rec - a_rec
+    P = len(fee)
+    if P < 2 or np.isnan(b_total).any() or np.isnan(a_rec + a_fail).any() or not b_total.sum() > 0:
         return (np.nan,) * 3
-    half = 1 - (1 - level) / 2
-    spread = norm.ppf(1 - (1 - half) / 2) * float(np.std(d, ddof=1)) / np.sqrt(P)
-    d_lo, d_hi = d.mean() - spread, d.mean() + spread
-    value, b_lo, b_hi = policy_interval(before_records, before_fail, fee, half)
+    part = 1 - (1 - level) / 4
+    spread = norm.ppf(1 - (1 - part) / 2) * float(np.std(d_rec, ddof=1)) / np.sqrt(P)
+    differ = (before.strategies() != after.strategies()).any(axis=0)[here]
+    (bf_lo, bf_hi), (af_lo, af_hi) = (fee_interval(x.fail_all[here][differ], fee[differ], part, x.fail_runs[here][differ], x.k)
+                                      for x in (before, after))
+    d = float(np.mean(b_total - a_rec - fee * a_fail))
+    d_lo = d_rec.mean() - spread + (float(bf_lo) - float(af_hi)) / P
+    d_hi = d_rec.mean() + spread + (float(bf_hi) - float(af_lo)) / P
+    _, b_lo, b_hi = (float(x) for x in policy_interval(b_rec, b_fail, fee, part, before.fail_runs[here], before.k))
     with np.errstate(divide="ignore", invalid="ignore"):
         low = d_lo / (b_hi if d_lo >= 0 else b_lo) if b_lo > 0 or d_lo >= 0 else -np.inf
         high = d_hi / (b_lo if d_hi >= 0 else b_hi) if b_lo > 0 or d_hi < 0 else np.inf
-    return float(d.mean() / before.mean()), float(low), float(high)
+    return d / float(b_total.mean()), float(low), float(high)
 
 
 # ---- a set's policy statistics ------------------------------------------------------------------------------------
@@ -403,16 +443,20 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks
         rows.append({"statistic": statistic, "task": tasks[t], "value": est[0], "low": est[1], "high": est[2], "k": k,
                      "records_usd": records, "expert_usd": fee, "expert_share_pct": share})
 
+    cols = list(names)
     for t in range(len(tasks)):
         here = groups == t
-        for s, name in names.items():
-            est = policy_interval(sp.single.records[here, s], sp.single.fail_all[here, s], expert_usd[here], level)
-            add(f"table1:{name}", t, est, sp.single.k, np.mean(sp.single.records[here, s]), np.mean(sp.single.expert[here, s]))
+        single = sp.single
+        est = policy_interval(single.records[here][:, cols], single.fail_all[here][:, cols], expert_usd[here], level,
+                              single.fail_runs[here][:, cols], single.k)
+        rec, fee = np.mean(sp.single.records[here][:, cols], axis=0), np.mean(sp.single.expert[here][:, cols], axis=0)
+        for j, s in enumerate(cols):
+            add(f"table1:{names[s]}", t, [float(x[j]) for x in est], sp.single.k, rec[j], fee[j])
         if sp.frontier is not None:
             f = sp.frontier
-            est = policy_interval(f.records[here], f.fail_all[here], expert_usd[here], level)
+            est = [float(x) for x in policy_interval(f.records[here], f.fail_all[here], expert_usd[here], level,
+                                                     f.fail_runs[here], f.k)]
             add("frontier:all models", t, est, f.k, np.mean(f.records[here]), np.mean(f.expert[here]))
         for method, (before, after) in sp.techniques.items():
-            add(f"technique gain:{method}", t, gain_interval(before.records[here], before.fail_all[here],
-                                                             after.total[here], expert_usd[here], level), after.k)
+            add(f"technique gain:{method}", t, gain_interval(before, after, here, expert_usd, level), after.k)
     return pd.DataFrame(rows)

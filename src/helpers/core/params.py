@@ -51,7 +51,8 @@ class Validity(BaseModel):
     repetitions: int = Field(30, ge=2, description="fresh simulated sets drawn for the study")
     replicates: int = Field(100, ge=10, description="bootstrap replicates per repetition")
     refine_gain: float = Field(0.5, gt=0, le=1, description="true self-refine effect g of the second study (a real gain)")
-    effect_repetitions: int = Field(15, ge=2, description="repetitions of the second study")
+    effect_repetitions: int = Field(40, ge=2, description="simulated sets of the second study (a real self-refine effect, "
+                                    "recovered by the headline's cross-fitted gain)")
     generator_repetitions: int = Field(4, ge=2, description="simulated sets per generator of the misspecification study")
     policy_repetitions: int = Field(40, ge=2, description="simulated sets per generator of the headline's study (the cost "
                                     "with up to k tries, then the expert: closed-form intervals, no bootstrap)")

@@ -91,8 +91,8 @@ def policy_cost(an: Analysis, rows: pd.DataFrame | None = None) -> tuple[pd.Data
         "value": "paper_usd", "model_usd": "paper_records_usd", "expert_usd": "paper_expert_usd",
         "expert_problems": "paper_expert_problems"})
     kind = rows["statistic"].str.split(":", n=1)
-    mine = rows[kind.str[0].isin(["table1", "frontier"])].assign(
-        strategy=[FRONTIER_LINE if k == "frontier" else n for k, n in zip(kind.str[0], kind.str[1])])
+    mine = rows[kind.str[0].isin(["table1", "frontier"])]
+    mine = mine.assign(strategy=[FRONTIER_LINE if s.startswith("frontier:") else s.split(":", 1)[1] for s in mine["statistic"]])
     mine = mine.rename(columns={"value": "policy_usd", "low": "policy_low", "high": "policy_high"})
     front = mine[mine["strategy"] == FRONTIER_LINE]
     long = pd.concat([long[["task", "strategy", "problems", "mostly_failed", "unidentified"]], front[["task", "strategy"]]])
@@ -297,41 +297,25 @@ def agent_runs(an) -> pd.DataFrame:
                        usable=runs["usable"].map({True: "yes", False: "**no**"}))
 
 
-def holdout_table(an: Analysis, st: intervals.SetStatistics, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The frontier of all models on runs it never saw (``holdout.holdout_frontier``) beside the plug-in with its
-    interval and the bootstrap's bias-corrected value: (numbers, shown; USD per problem)."""
+def holdout_table(an: Analysis) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """"If I use the models chosen on my runs, what will they cost on new runs?" (``holdout.holdout_frontier``): the
+    frontier of all models under "up to k tries, then the expert", its models chosen on one half of the runs, read on
+    that half (in-sample) and on the other (held-out, with its 95% interval), and the optimism between them:
+    (numbers, shown; USD per problem)."""
     from helpers.analyze.holdout import holdout_frontier
 
-    cube, expert = intervals.set_cube(an)
-    numbers = holdout_frontier(cube, expert, list(an.models), seed=seed)
+    sp, cube, expert = intervals.set_policy(an)
+    numbers = holdout_frontier(sp.frontier, expert, cube.task_codes, cube.tasks)
     rank = {t: i for i, t in enumerate(in_category_order(an.tasks))}
     numbers = numbers.sort_values("task", key=lambda c: c.map(rank)).reset_index(drop=True)
-    plug = st.frame[(st.frame["statistic"] == "frontier:all models") & (st.frame["estimator"] == "plug-in")]
-    plug = plug.set_index("task")
-    numbers["plug_in_usd"] = numbers["task"].map(plug["value"])
-    numbers["bootstrap_bias_usd"] = numbers["task"].map(plug["spread_mean"] - plug["value"])
-    numbers["corrected_usd"] = numbers["plug_in_usd"] - numbers["bootstrap_bias_usd"]
-    half = numbers["bootstrap_bias_half_usd"]  # does the held-out check bear the bootstrap's bias out?
-    numbers["bootstrap_matches"] = (half >= numbers["optimism_low"]) & (half <= numbers["optimism_high"])
-    cell = {t: with_interval(v, lo, hi, fmt_usd) for t, v, lo, hi in zip(plug.index, plug["value"], plug["low"], plug["high"])}
-
-    def num(x, fmt=fmt_usd) -> str:
-        return "–" if pd.isna(x) else fmt(x)
-
     shown = pd.DataFrame({
-        "dataset": numbers["task"].map(an.task_labels),
-        "runs n (half h)": [f"{n} ({h})" for n, h in zip(numbers["runs"], numbers["half"])],
-        "plug-in, n runs [95%]": numbers["task"].map(cell).fillna("–"),
-        "bootstrap-corrected, n runs": numbers["corrected_usd"].map(num),
-        "in-sample, h runs": numbers["in_sample_usd"].map(num),
-        "held-out, h runs": numbers["held_out_usd"].map(num),
-        "optimism: in-sample − held-out [95%]": [
-            "–" if pd.isna(v) else f"{with_interval(v, lo, hi, fmt_usd)} ({p:+.0f}%)" for v, lo, hi, p in
-            zip(numbers["optimism_usd"], numbers["optimism_low"], numbers["optimism_high"], numbers["optimism_pct"])],
-        "bootstrap's bias estimate, h runs": numbers["bootstrap_bias_half_usd"].map(num),
-        "inside the optimism's interval": [("–" if pd.isna(v) else "yes" if ok else "**no**")
-                                           for v, ok in zip(numbers["optimism_usd"], numbers["bootstrap_matches"])],
-        "note": numbers["note"]})
+        "dataset": numbers["task"].map(an.task_labels), "tries": numbers["k"].map(lambda k: f"up to {k}"),
+        "chosen and read on the same runs (in-sample)": numbers["in_sample_usd"].map(fmt_usd),
+        "chosen on one half, valued on the other (held-out) [95%]": [
+            with_interval(v, lo, hi, fmt_usd) for v, lo, hi in
+            zip(numbers["held_out_usd"], numbers["held_out_low"], numbers["held_out_high"])],
+        "optimism: in-sample − held-out": [f"{fmt_usd(v)} ({p:+.0f}%)" if np.isfinite(p) else fmt_usd(v)
+                                          for v, p in zip(numbers["optimism_usd"], numbers["optimism_pct"])]})
     return numbers, shown
 
 
