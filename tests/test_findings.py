@@ -31,6 +31,7 @@ def test_findings_lead_with_the_policy_cost_and_keep_the_papers_beside():
     assert row[findings.FRONTIER] == "0.3 [0.2, 0.5] with up to 2 tries; 40% of it the assumed expert fee"
     assert row[findings.PAPER] == "4.5 [3.6, 6.3]"  # the paper's plug-in beside
     assert row[findings.CHEAPEST] == "Model B (small): 0.8 [0.6, 1.1]; 60% of it the assumed expert fee"
+    assert row[findings.SINGLES] == "0.8 [0.6, 1.1] (Model B) to 2 [1.5, 2.5] (a) with up to 4 tries"
     assert row[findings.FAMILY] == "big: 540 [360, 720]"
     assert row[findings.TECHNIQUE] == "self-refine: 10 [2, 30]; not cross-fitted: vote"  # vote: estimated from runs
     assert row[findings.HALVING] == "unreliable fit: not a finding"  # no number where the fit is not reliable
@@ -67,11 +68,11 @@ def glance_of(*rows) -> pd.DataFrame:
 def test_findings_in_sentences_say_what_a_category_shares_once():
     from helpers.publish.findings import in_sentences
 
-    glance = glance_of(["A", "1 [0, 2] with up to 2 tries; 5% of it the assumed expert fee", "0.9 [0, 2]", "m1 (light): 1 [0, 2]",
+    glance = glance_of(["A", "1 [0, 2] with up to 2 tries; 5% of it the assumed expert fee", "0.9 [0, 2]", "–", "m1 (light): 1 [0, 2]",
                         "light: 90 [80, 95]", "none shown to pay (every cross-fitted interval reaches 0: x)", "unreliable"],
-                       ["B", "3 [2, 4] with up to 2 tries; 5% of it the assumed expert fee", "2 [1, 3]", "m2 (light): 3 [2, 4]",
+                       ["B", "3 [2, 4] with up to 2 tries; 5% of it the assumed expert fee", "2 [1, 3]", "–", "m2 (light): 3 [2, 4]",
                         "light: 70 [60, 80]", "none shown to pay (every cross-fitted interval reaches 0: x)", "2 [1, 3]"],
-                       ["C", "5 [4, 6] with up to 2 tries; 5% of it the assumed expert fee", "4 [3, 5]", "m1 (light): 5 [4, 6]",
+                       ["C", "5 [4, 6] with up to 2 tries; 5% of it the assumed expert fee", "4 [3, 5]", "–", "m1 (light): 5 [4, 6]",
                         "large: 60 [50, 70]", "vote: 9 [1, 12]", "4 [3, 5]"])
     text = in_sentences(glance, {"A": "basic", "B": "basic", "C": "complex"})
     basic, complex_ = text.split("\n\n")
@@ -84,19 +85,23 @@ def test_findings_in_sentences_say_what_a_category_shares_once():
 
 def test_main_findings_lead_with_the_policy_and_give_the_papers_beside():
     glance = glance_of(["A", "0.5 [0.4, 0.7] with up to 4 tries; 10% of it the assumed expert fee", "0.3 [0.2, 0.4]",
+                        "0.6 [0.5, 0.7] (m1) to 0.9 [0.8, 1] (m2) with up to 8 tries",
                         "m1 (big): 0.6 [0.5, 0.7]; 5% of it the assumed expert fee", "big: 50 [40, 60]", "–", "no fit"],
                        ["B", "2 [1, 3] with up to 4 tries; 90% of it the assumed expert fee",
                         "1.5: mostly the assumed expert fee (99.4% of it, on the 3 problems no model passed); the records "
-                        "decide 0.009", "none beyond doubt: the intervals of m1 2 [1, 3], m2 2.1 [1, 3] overlap",
+                        "decide 0.009", "2 [1, 3] (m1) to 2.1 [1, 3] (m2) with up to 8 tries",
+                        "none beyond doubt: the intervals of m1 2 [1, 3], m2 2.1 [1, 3] overlap",
                         "big: 70 [60, 80]", "–", "no fit"])
     said = findings.main_findings(glance)
     assert said[0] == ("With every model and the human expert to choose from — per problem, up to 4 tries of the model "
                        "that looked cheapest on other runs, then the expert — a correct answer costs 0.5 [0.4, 0.7] USD "
                        "per problem on A (10% of it the assumed fee), up to 2 [1, 3] on B (90% of it the assumed fee); "
                        "95% intervals that held the truth on simulated sets.")
-    assert said[1] == ("The paper's cost-of-pass of the same frontier: 0.3 [0.2, 0.4] on A; 1.5: mostly the assumed "
+    assert said[1] == ("Each model alone with the expert costs 0.6 [0.5, 0.7] (m1) to 0.9 [0.8, 1] (m2) with up to 8 "
+                       "tries on A; 2 [1, 3] (m1) to 2.1 [1, 3] (m2) with up to 8 tries on B.")
+    assert said[2] == ("The paper's cost-of-pass of the same frontier: 0.3 [0.2, 0.4] on A; 1.5: mostly the assumed "
                        "expert fee (99.4% of it, on the 3 problems no model passed); the records decide 0.009 on B.")
-    assert said[2] == "The cheapest single model with the expert, beyond doubt: m1 on A."
+    assert said[3] == "The cheapest single model with the expert, beyond doubt: m1 on A."
 
 
 def test_the_papers_frontier_that_is_mostly_the_experts_fee_says_so_and_gives_no_interval():

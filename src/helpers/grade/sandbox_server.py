@@ -64,11 +64,11 @@ def said(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:REASON_CHARS]
 
 
-def _limit(name: str, value: int, hard: int | None = None) -> None:
+def _limit(name: str, value: int) -> None:
     kind = getattr(resource, name, None)
     if kind is not None:
         try:
-            resource.setrlimit(kind, (value, value if hard is None else hard))
+            resource.setrlimit(kind, (value, value))
         except (ValueError, OSError):
             pass  # a limit this kernel cannot set; the boundary stands without it
 

@@ -123,8 +123,8 @@ _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is
     "Validity on known truth": (
         Artifact("headline_truth", "table", stage="07_validity", simulated_only=True),
         Artifact("validity_generators", "table", stage="07_validity", fmt="g3",
-                 numeric=("mean_abs_bias", "rel_bias_pct", "coverage_pct", "coverage_se_pct", "mean_width",
-                          "range_coverage_pct"), simulated_only=True),
+                 numeric=("sets", "k", "mean_abs_bias", "rel_bias_pct", "coverage_pct", "coverage_se_pct", "mean_width",
+                          "width_vs_truth", "false_findings_pct", "range_coverage_pct"), simulated_only=True),
         Artifact("validity_generators_heatmap", "figure", stage="07_validity", simulated_only=True),
         Artifact("validity_summary", "table", stage="07_validity",
                  fmt="g3", numeric=("cells", "mean_abs_bias", "mean_rmse", "bias_vs_plug_in", "coverage_pct",

@@ -13,10 +13,10 @@ from helpers.publish import names
 from helpers.publish.compare import PAPER_HALVING_MONTHS
 from helpers.publish.tables import fmt_pct, fmt_usd, never_passed
 
-FRONTIER, PAPER, CHEAPEST, FAMILY, TECHNIQUE, HALVING = (
-    "frontier of all models (USD)", "the paper's frontier (USD)", "cheapest single model (USD)",
+FRONTIER, PAPER, SINGLES, CHEAPEST, FAMILY, TECHNIQUE, HALVING = (
+    "frontier of all models (USD)", "the paper's frontier (USD)", "each model alone (USD)", "cheapest single model (USD)",
     "most essential family (%)", "best technique (gain %)", "halving time (months)")
-COLUMNS = ["dataset", FRONTIER, PAPER, CHEAPEST, FAMILY, TECHNIQUE, HALVING]
+COLUMNS = ["dataset", FRONTIER, PAPER, SINGLES, CHEAPEST, FAMILY, TECHNIQUE, HALVING]
 
 
 def _cell(value: float, low: float, high: float, fmt) -> str:
@@ -52,6 +52,7 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
         here, ours = _parts(mine[mine["task"] == task]), _parts(policy[policy["task"] == task])
         row[FRONTIER] = _policy_frontier(ours("frontier"))
         row[PAPER] = _paper_frontier(here("frontier"), (unpassed or {}).get(task))
+        row[SINGLES] = _singles(ours("table1"), model_labels)
         row[CHEAPEST] = _cheapest(ours("table1"), model_labels, families)
         row[FAMILY] = _family(here("family"))
         row[TECHNIQUE] = _technique(ours("technique gain"), here("technique gain"))
@@ -132,6 +133,17 @@ def expert_cell(value: float, share_pct: float, problems: int | None) -> str:
             f"{fmt_usd(value * (1 - share_pct / 100))}")
 
 
+def _singles(single: pd.DataFrame, model_labels: dict[str, str]) -> str:
+    """"lowest v [low, high] (model) to highest v [low, high] (model) with up to k tries": the span of the models'
+    policy costs, each with its interval."""
+    single = single[np.isfinite(single["value"].astype(float))] if len(single) else single
+    if single.empty:
+        return "–"
+    ends = [single.loc[single["value"].idxmin()], single.loc[single["value"].idxmax()]]
+    said = [f"{_cell(r['value'], r['low'], r['high'], fmt_usd)} ({model_labels.get(r['name'], r['name'])})" for r in ends]
+    return (said[0] if len(single) == 1 else " to ".join(said)) + f" with up to {int(ends[0]['k'])} tries"
+
+
 def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict[str, str]) -> str:
     """The cheapest-model cell from the models' policy costs: the lowest, named only when its interval lies below
     every other model's (a ranking the records and the assumed fee decide, not the luck of the runs); else the
@@ -190,6 +202,7 @@ def in_sentences(glance: pd.DataFrame, categories: dict[str, str]) -> str:
 
         sentences = [said(FRONTIER, "frontier of all models, up to k tries then the expert (USD per problem)", by_name=False),
                      said(PAPER, "the paper's frontier (USD per problem)", by_name=False),
+                     said(SINGLES, "each model alone (USD per problem)", by_name=False),
                      said(CHEAPEST, "cheapest single model"), said(FAMILY, "most essential family"),
                      said(TECHNIQUE, "best technique"), said(HALVING, "halving time (months)", by_name=False)]
         paragraphs.append(f"**{category.capitalize()}** ({', '.join(names)}) — " + ". ".join(
@@ -211,11 +224,11 @@ def _by_name(glance: pd.DataFrame, column: str) -> str:
 
 
 def main_findings(glance: pd.DataFrame) -> list[str]:
-    """The report's first screen: three sentences from the findings table (``findings``' cells), each naming
+    """The report's first screen: up to four sentences from the findings table (``findings``' cells), each naming
     datasets: the frontier's cheapest and dearest dataset under "up to k tries, then the expert" with their
-    intervals, and the paper's cost-of-pass of the same frontier (said in words where the fee is most of it); the
-    best technique where one is shown to pay, else the cheapest single model where one is beyond doubt, else the
-    most essential family."""
+    intervals; each model alone there (the span, every run a try); the paper's cost-of-pass of the same frontier
+    (said in words where the fee is most of it); and the best technique where one is shown to pay, else the cheapest
+    single model where one is beyond doubt."""
     if glance.empty:
         return []
     frontier = glance[glance[FRONTIER].str[:1].str.isdigit()]
@@ -231,12 +244,14 @@ def main_findings(glance: pd.DataFrame) -> list[str]:
         out.append(f"With every model and the human expert to choose from — per problem, up to {tries} tries of the "
                    "model that looked cheapest on other runs, then the expert — a correct answer costs "
                    + ", up to ".join(said) + "; 95% intervals that held the truth on simulated sets.")
+        singles = [f"{frontier.at[i, SINGLES]} on {frontier.at[i, 'dataset']}" for i in ends
+                   if frontier.at[i, SINGLES] != "–"]
+        if singles:
+            out.append("Each model alone with the expert costs " + "; ".join(singles) + ".")
         papers = [f"{frontier.at[i, PAPER]} on {frontier.at[i, 'dataset']}" for i in ends]
         out.append("The paper's cost-of-pass of the same frontier: " + "; ".join(papers) + ".")
     if techs := _by_name(glance[~glance[TECHNIQUE].str.startswith(("none", "–"))], TECHNIQUE):
         out.append(f"The inference-time technique that pays most: {techs}.")
     elif cheapest := _by_name(glance[~glance[CHEAPEST].str.startswith(("none", "–"))], CHEAPEST):
         out.append(f"The cheapest single model with the expert, beyond doubt: {cheapest}.")
-    elif fams := _by_name(glance, FAMILY):
-        out.append(f"The family the frontier could least do without (the paper's estimator): {fams}.")
-    return out[:3]
+    return out[:4]

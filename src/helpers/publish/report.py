@@ -169,7 +169,7 @@ class ReportParts:
                     yield notes[title]
 
     def first_screen(self, run: dict, description: str) -> str:
-        """What the reader sees first: the set, what kind of records it holds, and its three main findings
+        """What the reader sees first: the set, what kind of records it holds, and its main findings
         (``findings.main_findings``, from the findings table)."""
         from helpers.publish.findings import main_findings
         from helpers.publish.safe import md

@@ -117,6 +117,14 @@ def policy_cost(an: Analysis, rows: pd.DataFrame | None = None) -> tuple[pd.Data
     return long, shown
 
 
+def table1_fee_share(an: Analysis) -> dict[tuple[str, str], float]:
+    """(task, model label) -> the share (%) of the paper's Table 1 value that is the assumed expert fee
+    (``costofpass.expert_split``)."""
+    split = cp.expert_split(an.vanilla_cop(), an.expert)
+    return {(r.task, an.labels.get(r.strategy, r.strategy)): 100 * r.expert_usd / r.value if r.value else 0.0
+            for r in split.itertuples()}
+
+
 def policy_tries(rows: pd.DataFrame) -> dict[str, str]:
     """The tries of ``intervals.policy_statistics`` rows for captions: ``k`` (each model alone) and ``k_half`` (the
     cross-fitted frontier; "–" where a set has none), and the halvings it averages over (``splits``)."""
@@ -428,9 +436,10 @@ def generators_lead(table: pd.DataFrame, target: float = 93.0, range_target: flo
                  f"over the {head['generator'].nunique()} generators{sets}: {spans}"]
     if "false_findings_pct" in d and d["false_findings_pct"].notna().any():
         f = d[d["false_findings_pct"].notna()]
-        sentences.append(f"A technique was named the best (its cross-fitted gain's interval above 0) while its true "
-                         f"gain was not positive in {f['false_findings_pct'].min():.1f}–{f['false_findings_pct'].max():.1f}% "
-                         "of the datasets")
+        lo, hi = f["false_findings_pct"].min(), f["false_findings_pct"].max()
+        sentences.append("A technique was named the best (its cross-fitted gain's interval above 0) while its true gain was "
+                         f"not positive in {f'{lo:.1f}–{hi:.1f}%' if hi > lo else f'{lo:.1f}%'} of the datasets"
+                         f"{'' if hi > lo else ' on every generator'}")
     head_estimators = set(head["estimator"])
     for est in worst.columns:
         if est in head_estimators:
