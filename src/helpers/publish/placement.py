@@ -115,6 +115,23 @@ def _box_row(box, pad: float = 0.0) -> tuple[float, float, float, float]:
     return box.x0 - pad, box.y0 - pad, box.x1 + pad, box.y1 + pad
 
 
+def _mover(text, renderer, scale: float):
+    """``box(offset, align)``: the text's box (display units) at another offset (points) and alignment, laid out once
+    per alignment and then translated (an annotation's text sits at its point plus its offset, so its box moves by
+    the offset's change); the text itself is left as it was."""
+    dx, dy = text.xyann
+    align0, base = text.get_horizontalalignment(), {}
+
+    def box(offset, align):
+        if align not in base:
+            text.set_horizontalalignment(align)
+            base[align] = text_box(text, renderer)
+            text.set_horizontalalignment(align0)
+        return base[align].translated((offset[0] - dx) * scale, (offset[1] - dy) * scale)
+
+    return box
+
+
 def declutter(fig, ax, texts, step_pt: float = 7.0, tries: int = 8) -> None:
     """Move each annotation of ``texts`` (offset in points) up or down in steps to a place inside the panel that
     overlaps no label placed before it; of those, the nearest that covers no line, marker or leader of the panel
@@ -128,10 +145,9 @@ def declutter(fig, ax, texts, step_pt: float = 7.0, tries: int = 8) -> None:
     for text in texts:
         dx, dy = text.xyann
         best = None  # (faults, offset, alignment, box)
+        moved = _mover(text, renderer, fig.dpi / 72)
         for offset, align in _candidates(dx, dy, step_pt, tries):
-            text.set_horizontalalignment(align)
-            text.xyann = offset
-            box = text_box(text, renderer)
+            box = moved(offset, align)
             inside = box.x0 >= panel.x0 and box.x1 <= panel.x1 and box.y0 >= panel.y0 and box.y1 <= panel.y1
             if not inside or any(box.overlaps(b) for b in placed):
                 continue
