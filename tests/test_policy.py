@@ -107,11 +107,11 @@ def test_the_crossfitted_frontier_is_unbiased_for_what_its_choices_truly_cost(ra
     fit = policy.crossfit_frontier(usd, pats, runs, np.full(n, e), list(range(len(rates))), k=k,
                                    groups=np.arange(n))  # one problem a group: the prior is Jeffreys'
     true = policy.true_policy(np.broadcast_to(costs, runs.shape), np.broadcast_to(rates, runs.shape), np.full(n, e), k)
-    assert float(chance @ (fit.total - fit.truth(true).total)) == pytest.approx(0.0, abs=1e-12)
+    assert float(chance @ (fit.total - fit.truth(true, np.full(n, e)).total)) == pytest.approx(0.0, abs=1e-12)
     naive = policy.policy_cost(usd, pats, runs, np.full(n, e), k).total.min(axis=1)  # the same runs choose and value
     oracle = true.total.min(axis=1)[0]
     assert float(chance @ naive) < oracle - 1e-3 or min(rates) == 0.0  # the winner's curse flatters it
-    assert float(chance @ fit.truth(true).total) >= oracle - 1e-12  # a choice can only cost what the best costs or more
+    assert float(chance @ fit.truth(true, np.full(n, e)).total) >= oracle - 1e-12  # a choice can only cost what the best costs or more
 
 
 def test_run_folds_are_halves_both_ways():

@@ -190,14 +190,15 @@ class CrossFitted:
         """(F, P) the strategy index chosen in each fold (−1: the expert alone)."""
         return np.where(self.chosen >= 0, np.asarray(self.options)[np.maximum(self.chosen, 0)], -1)
 
-    def truth(self, true: PolicyCost) -> PolicyCost:
+    def truth(self, true: PolicyCost, expert_usd: np.ndarray) -> PolicyCost:
         """What the options chosen here truly cost under the policy, per problem (P,), averaged over the folds:
-        ``true`` the exact (P, S) policy cost of every strategy (``true_policy``, same k)."""
+        ``true`` the exact (P, S) policy cost of every strategy (``true_policy``, same k), ``expert_usd`` (P,) the fee
+        (paid whole where no option had runs)."""
         rows = np.arange(self.chosen.shape[1])
         pick = lambda a, fallback: np.where(self.chosen >= 0, a[:, list(self.options)][rows, np.maximum(self.chosen, 0)],  # noqa: E731
                                             fallback).mean(axis=0)
-        expert_alone = true.expert[:, 0] / np.where(true.fail_all[:, 0] > 0, true.fail_all[:, 0], 1.0)
-        return PolicyCost(true.k, pick(true.records, 0.0), pick(true.expert, expert_alone), pick(true.fail_all, 1.0))
+        return PolicyCost(true.k, pick(true.records, 0.0), pick(true.expert, np.asarray(expert_usd, float)),
+                          pick(true.fail_all, 1.0))
 
 
 def beta_prior(passed: np.ndarray, tried: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -420,7 +421,7 @@ def set_policy(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_us
     """``SetPolicy`` of a cube's arrays (``usd``/``correct`` (P, S, n), ``runs`` (P, S)); ``models`` the strategy
     indices of the frontier, ``groups`` (P,) the task of each problem (a prior per task for the choice). The frontier
     and techniques need at least 2 runs per cell (else None / left out)."""
-    k = largest_k(runs)
+    k = largest_k(runs[:, models] if models else runs)  # the models' fewest runs: another strategy's do not lower it
     single = policy_cost(usd, correct, runs, expert_usd, k)
     half = crossfit_k(largest_k(runs[:, models])) if models else 0
     if half < 1:

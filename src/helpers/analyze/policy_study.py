@@ -51,9 +51,9 @@ def set_statistics(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, cost:
     truths = {f"table1:{m}": means(true_single[:, s]) for s, m in models.items()}
     if sp.frontier is not None:
         true_half = policy.true_policy(cost, rate, expert, sp.frontier.k)
-        truths["frontier:all models"] = means(sp.frontier.truth(true_half).total)
+        truths["frontier:all models"] = means(sp.frontier.truth(true_half, expert).total)
         for method, (before, after) in sp.techniques.items():
-            tb, ta = (means(x.truth(true_half).total) for x in (before, after))
+            tb, ta = (means(x.truth(true_half, expert).total) for x in (before, after))
             truths[f"technique gain:{method}"] = (tb - ta) / tb
     out = {}
     for name, d in rows.groupby("statistic", sort=False):

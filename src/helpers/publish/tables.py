@@ -82,7 +82,9 @@ def policy_cost(an: Analysis, rows: pd.DataFrame | None = None) -> tuple[pd.Data
     same rows in words.)"""
     cube, expert = intervals.set_cube(an)
     rows = intervals.policy_statistics(an) if rows is None else rows
-    est = policy.policy_cost(cube.usd, cube.correct, cube.runs, expert, policy.largest_k(cube.runs))
+    singles = rows[rows["statistic"].str.startswith("table1:")]
+    k = int(singles["k"].iloc[0]) if len(singles) else policy.largest_k(cube.runs)  # the tries the rows were given
+    est = policy.policy_cost(cube.usd, cube.correct, cube.runs, expert, k)
     long = policy.policy_table(est, cube.task_codes, cube.tasks, cube.strategies)
     long = long[long["strategy"].isin(an.models)]
     vanilla = an.vanilla_cop()
