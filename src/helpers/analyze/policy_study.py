@@ -31,10 +31,6 @@ COLUMNS = ["generator", "statistic", "estimator", "headline", "sets", "k", "mean
            "coverage_pct", "coverage_se_pct", "mean_width", "width_vs_truth", "false_findings_pct"]
 
 
-def _task_means(values: np.ndarray, codes: np.ndarray, n_tasks: int) -> np.ndarray:
-    return np.array([values[codes == t].mean() for t in range(n_tasks)])
-
-
 def set_statistics(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, cost: np.ndarray, rate: np.ndarray,
                    level: float = 0.95) -> dict[str, dict[str, np.ndarray]]:
     """One simulated set's policy statistics (``policy.set_policy``, ``policy.policy_rows``), (T,) each, with their
