@@ -40,10 +40,15 @@ def set_cube(an: Analysis) -> tuple[RunCube, np.ndarray]:
     return cube, an.expert.reindex(cube.problems).to_numpy()
 
 
-def set_policy(an: Analysis) -> tuple[policy.SetPolicy, RunCube, np.ndarray]:
-    """The set's policy estimates (``policy.set_policy``): each model alone (k = the fewest runs of a cell), the
-    frontier of all models and each technique's frontiers without and with it (cross-fitted on halves of the runs,
-    folds seeded by the set's seed); with the cube and the expert's USD per problem they were computed from."""
+PolicyFit = tuple[policy.SetPolicy, RunCube, np.ndarray]  # a set's policy estimates, its cube, the fee per problem
+
+
+def set_policy(an: Analysis) -> PolicyFit:
+    """The set's policy estimates (``policy.set_policy``): each model alone (k = the models' fewest runs of a cell),
+    the frontier of all models and each technique's frontiers without and with it (cross-fitted on halves of the
+    runs, folds seeded by the set's seed); with the cube and the expert's USD per problem they were computed from.
+    Compute it once per notebook and hand it to what reads it (``policy_statistics``, ``tables.policy_cost``,
+    ``tables.holdout_table``)."""
     cube, expert = set_cube(an)
     models = [cube.strategies.index(m) for m in an.models if m in cube.strategies]
     base = headline.technique_base(an.families.to_dict(), [cube.strategies[i] for i in models])
@@ -53,12 +58,12 @@ def set_policy(an: Analysis) -> tuple[policy.SetPolicy, RunCube, np.ndarray]:
     return sp, cube, expert
 
 
-def policy_statistics(an: Analysis, level: float = 0.95) -> pd.DataFrame:
+def policy_statistics(an: Analysis, fitted: PolicyFit | None = None, level: float = 0.95) -> pd.DataFrame:
     """The set's headline under "up to k tries, then the expert" (``set_policy``, ``policy.policy_rows``): each model
     alone (``table1:<model>``), the frontier of all models and each technique's gain, with the intervals the
     validity study checks (``policy_study``). Rows: statistic, task, value, low, high, k, records_usd, expert_usd,
-    expert_share_pct (USD per problem; gains 0-1)."""
-    sp, cube, expert = set_policy(an)
+    expert_share_pct (USD per problem; gains 0-1). ``fitted``: ``set_policy(an)`` if already computed."""
+    sp, cube, expert = set_policy(an) if fitted is None else fitted
     names = {cube.strategies.index(m): m for m in an.models if m in cube.strategies}
     return policy.policy_rows(sp, expert, cube.task_codes, cube.tasks, names, level)
 

@@ -95,9 +95,9 @@ def policy_cost(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_u
     w = attempt_weights(correct, runs, k)
     records = np.nansum(np.where(w > 0, w * np.nan_to_num(usd), 0.0), axis=-1)
     live = np.arange(correct.shape[-1]) < runs[..., None]
-    fail_all = _all_fail_chance((live & ~correct).sum(axis=-1), runs, k)
-    identified = runs >= k
     failed = (live & ~correct).sum(axis=-1)
+    fail_all = _all_fail_chance(failed, runs, k)
+    identified = runs >= k
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(identified, failed / np.where(runs > 0, runs, 1), np.nan)
     return PolicyCost(k, np.where(identified, records, np.nan), fail_all * np.asarray(expert_usd, float)[:, None],

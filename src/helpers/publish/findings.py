@@ -11,7 +11,7 @@ import pandas as pd
 
 from helpers.publish import names
 from helpers.publish.compare import PAPER_HALVING_MONTHS
-from helpers.publish.tables import fmt_pct, fmt_usd, never_passed
+from helpers.publish.tables import fee_pct, fmt_pct, fmt_usd
 
 FRONTIER, PAPER, SINGLES, CHEAPEST, FAMILY, TECHNIQUE, HALVING = (
     "frontier of all models (USD)", "the paper's frontier (USD)", "each model alone (USD)", "cheapest single model (USD)",
@@ -68,17 +68,13 @@ def _parts(frame: pd.DataFrame):
     return lambda prefix: frame[kind == prefix].assign(name=name[kind == prefix])
 
 
-def _fee(share: float) -> str:
-    return ">99.9" if 99.95 <= share < 100 else fmt_pct(share)
-
-
 def _policy_frontier(front: pd.DataFrame) -> str:
     """"v [low, high]; x% of it the assumed expert fee" of the cross-fitted frontier, or why there is none."""
     if front.empty or not np.isfinite(front.iloc[0]["value"]):
         return "not identified (fewer than 2 runs per problem)"
     f = front.iloc[0]
     return (f"{_cell(f['value'], f['low'], f['high'], fmt_usd)} with up to {int(f['k'])} tries; "
-            f"{_fee(f['expert_share_pct'])}% of it the assumed expert fee")
+            f"{fee_pct(f['expert_share_pct'])}% of it the assumed expert fee")
 
 
 def _paper_frontier(front: pd.DataFrame, unpassed: int | None) -> str:
@@ -128,15 +124,19 @@ def expert_cell(value: float, share_pct: float, problems: int | None) -> str:
     fee's share and the part the records decide; no interval, which would read as one for the truth (issue 35)."""
     on = (f"on the {problems} problem{'' if problems == 1 else 's'} no model passed" if problems is not None
           else "on problems no model passed")
-    pct = ">99.9" if 99.95 <= share_pct < 100 else fmt_pct(share_pct)
-    return (f"{fmt_usd(value)}: {MOSTLY_FEE} ({pct}% of it, {on}); the records decide "
+    return (f"{fmt_usd(value)}: {MOSTLY_FEE} ({fee_pct(share_pct)}% of it, {on}); the records decide "
             f"{fmt_usd(value * (1 - share_pct / 100))}")
+
+
+def _identified(single: pd.DataFrame) -> pd.DataFrame:
+    """The models' policy rows that have a value (the records identify it)."""
+    return single[np.isfinite(single["value"].astype(float))] if len(single) else single
 
 
 def _singles(single: pd.DataFrame, model_labels: dict[str, str]) -> str:
     """"lowest v [low, high] (model) to highest v [low, high] (model) with up to k tries": the span of the models'
     policy costs, each with its interval."""
-    single = single[np.isfinite(single["value"].astype(float))] if len(single) else single
+    single = _identified(single)
     if single.empty:
         return "–"
     ends = [single.loc[single["value"].idxmin()], single.loc[single["value"].idxmax()]]
@@ -148,7 +148,7 @@ def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict
     """The cheapest-model cell from the models' policy costs: the lowest, named only when its interval lies below
     every other model's (a ranking the records and the assumed fee decide, not the luck of the runs); else the
     models whose intervals overlap it."""
-    single = single[np.isfinite(single["value"].astype(float))] if len(single) else single
+    single = _identified(single)
     if single.empty:
         return "–"
     best = single.loc[single["value"].idxmin()]
@@ -156,7 +156,7 @@ def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict
     label = lambda r: model_labels.get(r["name"], r["name"])  # noqa: E731
     if rivals.empty or best["high"] < rivals["low"].min():
         return (f"{label(best)} ({families.get(best['name'], '?')}): " + _cell(best["value"], best["low"], best["high"], fmt_usd)
-                + f"; {_fee(best['expert_share_pct'])}% of it the assumed expert fee")
+                + f"; {fee_pct(best['expert_share_pct'])}% of it the assumed expert fee")
     close = pd.concat([best.to_frame().T, rivals[rivals["low"] <= best["high"]].sort_values("value")])
     said = ", ".join(f"{label(r)} {_cell(r['value'], r['low'], r['high'], fmt_usd)}" for _, r in close.head(3).iterrows())
     more = f" and {len(close) - 3} more" if len(close) > 3 else ""

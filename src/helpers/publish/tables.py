@@ -72,20 +72,17 @@ def fee_curve(an: Analysis) -> tuple[pd.DataFrame, dict[str, float], str]:
     return curve, fees, reading
 
 
-def policy_cost(an: Analysis, rows: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Each model, and the frontier of all models, under "up to k tries, then the expert" (``analyze.policy``; rows:
     ``intervals.policy_statistics``) beside the paper's Table 1 and frontier, each split into what the records decide
     and what the expert's fee decides: the policy's unbiased USD per problem with its 95% interval (attempts paid to
     the model; the fee times the estimated chance that all k tries fail) and the paper's value (problems where the
     model beats the expert; problems charged the fee). The frontier chooses per problem on half the runs and is
-    valued on the other half (k = half the runs). (numbers: one row per model or frontier and dataset; shown: the
-    same rows in words.)"""
-    cube, expert = intervals.set_cube(an)
-    rows = intervals.policy_statistics(an) if rows is None else rows
-    singles = rows[rows["statistic"].str.startswith("table1:")]
-    k = int(singles["k"].iloc[0]) if len(singles) else policy.largest_k(cube.runs)  # the tries the rows were given
-    est = policy.policy_cost(cube.usd, cube.correct, cube.runs, expert, k)
-    long = policy.policy_table(est, cube.task_codes, cube.tasks, cube.strategies)
+    valued on the other half (k = half the runs). ``fitted``: ``intervals.set_policy(an)``; ``rows``: its
+    ``intervals.policy_statistics``. (numbers: one row per model or frontier and dataset; shown: the same rows in
+    words.)"""
+    sp, cube, _ = fitted
+    long = policy.policy_table(sp.single, cube.task_codes, cube.tasks, cube.strategies)
     long = long[long["strategy"].isin(an.models)]
     vanilla = an.vanilla_cop()
     paper = pd.concat([cp.expert_split(vanilla, an.expert),
@@ -142,14 +139,13 @@ def policy_said(value: float, low: float, high: float, share: float, unidentifie
         return f"not identified ({int(unidentified)} problems with fewer than {int(k)} runs)"
     if not np.isfinite(value):
         return "not identified (fewer than 2 runs per problem)"
-    pct = ">99.9" if 99.95 <= share < 100 else fmt_pct(share)
-    return f"{fmt_usd(value)} [{fmt_usd(low)}, {fmt_usd(high)}]; {pct}% of it the assumed expert fee"
+    return f"{fmt_usd(value)} [{fmt_usd(low)}, {fmt_usd(high)}]; {fee_pct(share)}% of it the assumed expert fee"
 
 
 def fee_said(value: float, records: float, share: float) -> str:
     """The paper's value in words: "v (expert fee x%)", or, where the fee is more than half of it, "v: mostly the
     assumed expert fee (x%; the records decide r)"."""
-    pct = ">99.9" if 99.95 <= share < 100 else fmt_pct(share)  # not "100%" beside a part the records decide
+    pct = fee_pct(share)
     if share > 50:
         return f"{fmt_usd(value)}: mostly the assumed expert fee ({pct}%; the records decide {fmt_usd(records)})"
     return f"{fmt_usd(value)} (expert fee {pct}%)"
@@ -307,14 +303,14 @@ def agent_runs(an) -> pd.DataFrame:
                        usable=runs["usable"].map({True: "yes", False: "**no**"}))
 
 
-def holdout_table(an: Analysis) -> tuple[pd.DataFrame, pd.DataFrame]:
+def holdout_table(an: Analysis, fitted: intervals.PolicyFit) -> tuple[pd.DataFrame, pd.DataFrame]:
     """"If I use the models chosen on my runs, what will they cost on new runs?" (``holdout.holdout_frontier``): the
     frontier of all models under "up to k tries, then the expert", its models chosen on one half of the runs, read on
-    that half (in-sample) and on the other (held-out, with its 95% interval), and the optimism between them:
-    (numbers, shown; USD per problem)."""
+    that half (in-sample) and on the other (held-out, with its 95% interval), and the optimism between them
+    (``fitted``: ``intervals.set_policy(an)``): (numbers, shown; USD per problem)."""
     from helpers.analyze.holdout import holdout_frontier
 
-    sp, cube, expert = intervals.set_policy(an)
+    sp, cube, expert = fitted
     numbers = holdout_frontier(sp.frontier, expert, cube.task_codes, cube.tasks)
     rank = {t: i for i, t in enumerate(in_category_order(an.tasks))}
     numbers = numbers.sort_values("task", key=lambda c: c.map(rank)).reset_index(drop=True)
@@ -575,6 +571,11 @@ def to_markdown(df: pd.DataFrame, numeric: list[str], fmt=fmt_usd, marks: pd.Dat
 def fmt_pct(x: float) -> str:
     """A percentage (or a count of months) to three significant figures: 6.25, 93.4, 100."""
     return sig(x) if np.isfinite(x) else "∞"
+
+
+def fee_pct(share: float) -> str:
+    """The expert fee's share of a value (%): ``fmt_pct``, but ">99.9", not "100", where the records decide a part."""
+    return ">99.9" if 99.95 <= share < 100 else fmt_pct(share)
 
 
 def save_table(df: pd.DataFrame, markdown: str, name: str, out_dir: Path) -> tuple[Path, Path]:
