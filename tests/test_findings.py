@@ -17,7 +17,8 @@ def stats_frame():
 
 def policy_frame(gain_low=0.02):
     rows = [("frontier:all models", 0.3, 0.2, 0.5, 2, 40.0), ("table1:a", 2.0, 1.5, 2.5, 4, 90.0),
-            ("table1:b", 0.8, 0.6, 1.1, 4, 60.0), ("technique gain:self_refine", 0.10, gain_low, 0.3, 2, np.nan)]
+            ("table1:b", 0.8, 0.6, 1.1, 4, 60.0), ("technique gain:self_refine", 0.10, gain_low, 0.3, 2, np.nan),
+            ("family:small", 0.30, 0.10, 0.50, 2, np.nan), ("family:big", 0.60, 0.55, 0.80, 2, np.nan)]
     return pd.DataFrame([{"statistic": s, "task": "t", "value": v, "low": lo, "high": hi, "k": k, "expert_share_pct": sh}
                          for s, v, lo, hi, k, sh in rows])
 
@@ -32,7 +33,7 @@ def test_findings_lead_with_the_policy_cost_and_keep_the_papers_beside():
     assert row[findings.PAPER] == "4.5 [3.6, 6.3]"  # the paper's plug-in beside
     assert row[findings.CHEAPEST] == "Model B (small): 0.8 [0.6, 1.1]; 60% of it the assumed expert fee"
     assert row[findings.SINGLES] == "0.8 [0.6, 1.1] (Model B) to 2 [1.5, 2.5] (a) with up to 4 tries"
-    assert row[findings.FAMILY] == "big: 540 [360, 720]"
+    assert row[findings.FAMILY] == "big: 60 [55, 80]"  # the policy's, beyond doubt (its interval above the others')
     assert row[findings.TECHNIQUE] == "self-refine: 10 [2, 30]; not cross-fitted: vote"  # vote: estimated from runs
     assert row[findings.HALVING] == "unreliable fit: not a finding"  # no number where the fit is not reliable
     model = findings.findings(stats_frame(), None, ["t"], {}, {}, {}, estimator="model-based").iloc[0]
@@ -46,6 +47,17 @@ def test_a_model_is_named_cheapest_only_beyond_doubt():
     policy.loc[policy["statistic"] == "table1:a", ["value", "low", "high"]] = [1.0, 0.7, 1.4]
     cell = findings.findings(stats_frame(), None, ["t"], {}, {"b": "Model B"}, {}, policy=policy).iloc[0][findings.CHEAPEST]
     assert cell == "none beyond doubt: the intervals of Model B 0.8 [0.6, 1.1], a 1 [0.7, 1.4] overlap"
+
+
+def test_a_family_is_named_most_essential_only_beyond_doubt():
+    """The family with the largest gain is a maximum over noisy gains: named only when its interval lies above 0 and
+    above every other family's; else those shown to lower the frontier, or none."""
+    policy = policy_frame()
+    cell = lambda p: findings.findings(stats_frame(), None, ["t"], {}, {}, {}, policy=p).iloc[0][findings.FAMILY]  # noqa: E731
+    policy.loc[policy["statistic"] == "family:big", "low"] = 0.45  # overlaps small's [10, 50]
+    assert cell(policy) == "none beyond doubt; lowering the frontier: small: 30 [10, 50], big: 60 [45, 80]"
+    policy.loc[policy["statistic"].str.startswith("family:"), "low"] = -0.05
+    assert cell(policy) == "none shown to matter (every interval reaches 0)"
 
 
 def test_no_technique_is_named_best_when_its_crossfitted_interval_reaches_zero():

@@ -206,3 +206,57 @@ def test_estimated_cost_prefers_the_option_its_runs_favour():
     looks = policy.expected_cost(usd, correct, np.array([[2, 2]]), np.array([10.0]), 2, np.zeros(1, int))
     assert looks[0, 0] < looks[0, 1]
     assert np.isinf(policy.expected_cost(usd, correct, np.array([[2, 0]]), np.array([10.0]), 2, np.zeros(1, int))[0, 1])
+
+
+def test_the_expert_alone_is_an_empty_option_set():
+    """Figure 2's first release gain starts from the expert alone: an empty option set costs the fee on every problem,
+    with certainty, and a gain over it is the first model's."""
+    rng = np.random.default_rng(3)
+    P, n = 40, 4
+    correct = rng.uniform(size=(P, 1, n)) < 0.7
+    usd, runs, fee = np.full((P, 1, n), 0.01), np.full((P, 1), n), np.full(P, 2.0)
+    alone, first = policy.crossfit_many(usd, correct, runs, fee, [[], [0]], k=2)
+    assert (alone.chosen == -1).all() and (alone.strategies() == -1).all()
+    np.testing.assert_allclose(alone.total, fee) and np.testing.assert_allclose(alone.fail_all, 1.0)
+    true = policy.true_policy(np.full((P, 1), 0.01), np.full((P, 1), 0.7), fee, 2)
+    np.testing.assert_allclose(alone.truth(true, fee).total, fee)
+    gain, low, high = policy.gain_interval(alone, first, np.ones(P, bool), fee)
+    assert gain == pytest.approx(1 - first.total.mean() / 2.0) and low < gain < high
+
+
+def test_a_gain_over_the_after_frontier_divides_by_it():
+    """Eq. 12 as printed divides the family's gain by the frontier with every model, not by the one without it."""
+    P = 60
+    before = fitted(np.full(P, 0.01), np.full(P, 0.2), np.zeros(P, int), fee=1.0)
+    after = fitted(np.full(P, 0.01), np.full(P, 0.1), np.ones(P, int), fee=1.0)
+    b, a = 0.01 + 0.2, 0.01 + 0.1
+    over_before = policy.gain_interval(before, after, np.ones(P, bool), np.ones(P))
+    over_after = policy.gain_interval(before, after, np.ones(P, bool), np.ones(P), over_after=True)
+    assert over_before[0] == pytest.approx((b - a) / b) and over_after[0] == pytest.approx((b - a) / a)
+    assert over_after[1] <= over_after[0] <= over_after[2]
+
+
+def test_set_policy_evaluates_figure_specs_by_their_option_sets():
+    """Figures 2-5 under the policy: each statistic from the cross-fitted frontiers of its option sets, computed once
+    per set on the same folds; Table 1's and the agent strategies' specs stay out (every run is a try there)."""
+    from helpers.analyze.headline import all_specs
+
+    rng = np.random.default_rng(5)
+    P, S, n = 30, 2, 4
+    correct = rng.uniform(size=(P, S, n)) < np.array([0.3, 0.8])[None, :, None]
+    usd = np.broadcast_to(np.array([0.001, 0.05])[None, :, None], (P, S, n)).copy()
+    runs, fee, groups = np.full((P, S), n), np.full(P, 1.0), np.zeros(P, int)
+    specs = policy.crossfit_specs(all_specs(["a", "b"], {"a": "x", "b": "y"}, ["vanilla"], [["a"], ["b"]]), ["a", "b"],
+                                  {"vanilla": True})
+    assert not any(name.startswith("table1:") for name in specs)
+    assert {"frontier:all models", "release frontier:0", "release gain:1", "family:x", "essential:b"} <= set(specs)
+    sp = policy.set_policy(usd, correct, runs, fee, groups, [0, 1], specs)
+    assert set(sp.fits) == {(), (0,), (1,), (0, 1)}  # every option set once
+    rows = policy.policy_rows(sp, fee, groups, ["t"], {0: "a", 1: "b"}).set_index("statistic")
+    level = rows.loc["release frontier:1"]  # % of the expert alone: the frontier of both over the fee
+    assert level["value"] == pytest.approx(100 * rows.loc["frontier:all models", "value"] / 1.0)
+    assert level["low"] <= level["value"] <= level["high"]
+    gain = rows.loc["essential:b"]  # (V({a}) − V({a, b})) / V({a})
+    va, vab = sp.fit((0,)).total.mean(), sp.fit((0, 1)).total.mean()
+    assert gain["value"] == pytest.approx((va - vab) / va)
+    assert gain["records_usd"] + gain["expert_usd"] == pytest.approx(va - vab)

@@ -45,22 +45,26 @@ PolicyFit = tuple[policy.SetPolicy, RunCube, np.ndarray]  # a set's policy estim
 
 def set_policy(an: Analysis) -> PolicyFit:
     """The set's policy estimates (``policy.set_policy``): each model alone (k = the models' fewest runs of a cell),
-    the frontier of all models and each technique's frontiers without and with it (cross-fitted on halves of the
-    runs, folds seeded by the set's seed); with the cube and the expert's USD per problem they were computed from.
+    and, cross-fitted on halves of the runs (folds seeded by the set's seed), the frontier of all models, each
+    technique's gain and the statistics of Figures 2-5 (``all_statistics``); with the cube and the expert's USD per
+    problem they were computed from.
     Compute it once per notebook and hand it to what reads it (``policy_statistics``, ``tables.policy_cost``,
     ``tables.holdout_table``)."""
+    from helpers.core.methods import get_method
+
     cube, expert = set_cube(an)
     models = [cube.strategies.index(m) for m in an.models if m in cube.strategies]
-    base = headline.technique_base(an.families.to_dict(), [cube.strategies[i] for i in models])
-    options = policy.technique_options(base, list(an.ctx.params.methods), cube.strategies)
-    sp = policy.set_policy(cube.usd, cube.correct, cube.runs, expert, cube.task_codes, models, options,
+    collected = {m: get_method(m).is_collected for m in an.ctx.params.methods}
+    specs = policy.crossfit_specs(all_statistics(an, set(cube.strategies)), cube.strategies, collected)
+    sp = policy.set_policy(cube.usd, cube.correct, cube.runs, expert, cube.task_codes, models, specs,
                            seed=an.ctx.params.seed)
     return sp, cube, expert
 
 
 def policy_statistics(an: Analysis, fitted: PolicyFit | None = None, level: float = 0.95) -> pd.DataFrame:
     """The set's headline under "up to k tries, then the expert" (``set_policy``, ``policy.policy_rows``): each model
-    alone (``table1:<model>``), the frontier of all models and each technique's gain, with the intervals the
+    alone (``table1:<model>``), the frontier of all models, each technique's gain and Figures 2-5's statistics
+    (``release frontier:<i>`` in % of the expert alone, ``release gain:<i>``, ``family:<g>``, ``essential:<m>``), with the intervals the
     validity study checks (``policy_study``). Rows: statistic, task, value, low, high, k, records_usd, expert_usd,
     expert_share_pct (USD per problem; gains 0-1). ``fitted``: ``set_policy(an)`` if already computed."""
     sp, cube, expert = set_policy(an) if fitted is None else fitted

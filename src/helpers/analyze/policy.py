@@ -32,6 +32,8 @@ from math import comb
 import numpy as np
 import pandas as pd
 
+from helpers.analyze.headline import Gain, Level, Spec
+
 
 @lru_cache(maxsize=64)
 def _tables(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -188,14 +190,14 @@ class CrossFitted:
 
     def strategies(self) -> np.ndarray:
         """(F, P) the strategy index chosen in each fold (−1: the expert alone)."""
-        return np.where(self.chosen >= 0, np.asarray(self.options)[np.maximum(self.chosen, 0)], -1)
+        return np.asarray([*self.options, -1])[np.where(self.chosen >= 0, self.chosen, len(self.options))]
 
     def truth(self, true: PolicyCost, expert_usd: np.ndarray) -> PolicyCost:
         """What the options chosen here truly cost under the policy, per problem (P,), averaged over the folds:
         ``true`` the exact (P, S) policy cost of every strategy (``true_policy``, same k), ``expert_usd`` (P,) the fee
         (paid whole where no option had runs)."""
         rows = np.arange(self.chosen.shape[1])
-        pick = lambda a, fallback: np.where(self.chosen >= 0, a[:, list(self.options)][rows, np.maximum(self.chosen, 0)],  # noqa: E731
+        pick = lambda a, fallback: np.where(self.chosen >= 0, a[:, [*self.options, 0]][rows, np.maximum(self.chosen, 0)],  # noqa: E731
                                             fallback).mean(axis=0)
         return PolicyCost(true.k, pick(true.records, 0.0), pick(true.expert, np.asarray(expert_usd, float)),
                           pick(true.fail_all, 1.0))
@@ -286,8 +288,9 @@ def crossfit_many(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
         records, fail, chosen, inside, runs_failed = [], [], [], [], []
         for looks, own, valued in per_fold:
             here = looks[:, options]
-            pick = np.where(np.isfinite(here).any(axis=1), np.argmin(here, axis=1), -1)
-            rows, cols = np.arange(len(pick)), np.asarray(options)[np.maximum(pick, 0)]
+            pick = (np.where(np.isfinite(here).any(axis=1), np.argmin(here, axis=1), -1) if options
+                    else np.full(len(looks), -1))  # no option: the expert alone
+            rows, cols = np.arange(len(pick)), np.asarray([*options, 0])[np.maximum(pick, 0)]  # 0: unused (no pick)
             records.append(np.where(pick >= 0, valued.records[rows, cols], 0.0))
             fail.append(np.where(pick >= 0, valued.fail_all[rows, cols], 1.0))
             inside.append(np.where(pick >= 0, own[rows, cols], fee))
@@ -300,8 +303,35 @@ def crossfit_many(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
 
 
 # ---- intervals --------------------------------------------------------------------------------------------------
-def fee_interval(fail_all: np.ndarray, fee: np.ndarray, level: float, fail_runs: np.ndarray | None = None, k: int = 1
-                 ) -> tuple[np.ndarray, np.ndarray]:
+# Each interval is over the problems of a group (a dataset): ``groups`` (T, P) 0/1 rows, one interval per row, all
+# groups at once (the validity study computes some 10^5 of them); None: one group of every problem.
+def _gamma_ppf(q: float, shape, scale):
+    """The gamma distribution's quantile (``scipy.stats.gamma.ppf(q, shape, scale=scale)``) as the bare ufunc: the
+    distribution object's argument checks cost 20× the arithmetic."""
+    from scipy.special import gammaincinv
+
+    return np.asarray(scale, float) * gammaincinv(shape, q)
+
+
+def _normal_ppf(q: float) -> float:
+    from scipy.special import ndtri
+
+    return float(ndtri(q))
+
+
+def _grouping(P: int, groups: np.ndarray | None) -> np.ndarray:
+    """(T, P) float 0/1 rows: ``groups`` as given, or one row of every problem."""
+    return np.ones((1, P)) if groups is None else np.asarray(groups, float).reshape(-1, P)
+
+
+def _per_group(x: np.ndarray, groups: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray:
+    """(T, C) back to (T, *shape), or to ``shape`` where no groups were given."""
+    x = x.reshape(len(x), *shape)
+    return x[0] if groups is None else x
+
+
+def fee_interval(fail_all: np.ndarray, fee: np.ndarray, level: float, fail_runs: np.ndarray | None = None, k: int = 1,
+                 groups: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """A ``level`` interval for Σ_i fee_i · f_i (USD), f_i = (1 − R_i)^k the chance that problem i's k tries all fail,
     from the estimates f̂_i ∈ [0, 1] (``fail_all`` (P, …): each trailing column a policy; ``fee`` (P,)): the gamma
     interval of a weighted sum of Poisson counts (Fay & Feuer 1997; Garwood's exact Poisson interval when every fee is
@@ -310,154 +340,225 @@ def fee_interval(fail_all: np.ndarray, fee: np.ndarray, level: float, fail_runs:
     problem's runs that failed, unbiased for 1 − R_i), the upper end is also bounded by the failed runs themselves:
     Σ (1 − R_i)^k ≤ min(x, x^k) for x = Σ (1 − R_i), whose exact Poisson bound comes from k · Σ fail_runs failed runs
     (times the largest fee); the smaller of the two upper ends, each at 1 − (1 − level)/4 (Bonferroni), is taken.
-    (low, high), each of ``fail_all``'s trailing shape."""
-    from scipy.stats import gamma
-
-    fail_all = np.asarray(fail_all, float)
-    f = np.asarray(fee, float).reshape(-1, *[1] * (fail_all.ndim - 1))
-    y, v = np.sum(f * fail_all, axis=0), np.sum(f**2 * fail_all, axis=0)
-    w = float(np.max(fee)) if np.size(fee) else 0.0
-    if w <= 0:
-        return np.zeros_like(y), np.zeros_like(y)
+    (low, high), each of ``fail_all``'s trailing shape; with ``groups`` (T, P), the sums over each group's problems
+    (leading axis T; a group without problems: 0)."""
+    fail_all, fee = np.asarray(fail_all, float), np.asarray(fee, float)
+    P, shape = len(fee), fail_all.shape[1:]
+    G, flat = _grouping(P, groups), fail_all.reshape(P, -1)
+    y, v = G @ (fee[:, None] * flat), G @ (fee[:, None] ** 2 * flat)  # (T, C)
+    w = np.max(np.where(G > 0, fee, 0.0), axis=1, initial=0.0)[:, None]  # the largest fee of each group
     a = (1 - level) / 2 if fail_runs is None else (1 - level) / 4  # the upper tail's share of each bound
     with np.errstate(divide="ignore", invalid="ignore"):
-        low = np.where(y > 0, gamma.ppf((1 - level) / 2, y**2 / v, scale=v / y), 0.0)
-    high = gamma.ppf(1 - a, (y + w) ** 2 / (v + w**2), scale=(v + w**2) / (y + w))
-    if fail_runs is not None:
-        x = gamma.ppf(1 - a, k * np.sum(np.asarray(fail_runs, float), axis=0) + 1) / k  # bounds Σ (1 − R_i)
-        high = np.minimum(high, w * np.minimum(x, x**k))
-    return low, high
+        low = np.where(y > 0, _gamma_ppf((1 - level) / 2, y**2 / v, v / y), 0.0)
+        high = _gamma_ppf(1 - a, (y + w) ** 2 / (v + w**2), (v + w**2) / (y + w))
+        if fail_runs is not None:
+            failed = G @ np.asarray(fail_runs, float).reshape(P, -1)
+            x = _gamma_ppf(1 - a, k * failed + 1, 1.0) / k  # bounds Σ (1 − R_i)
+            high = np.minimum(high, w * np.minimum(x, x**k))
+    low, high = np.where(w > 0, low, 0.0), np.where(w > 0, high, 0.0)
+    return _per_group(low, groups, shape), _per_group(high, groups, shape)
 
 
 def policy_interval(records: np.ndarray, fail_all: np.ndarray, fee: np.ndarray, level: float = 0.95,
-                    fail_runs: np.ndarray | None = None, k: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                    fail_runs: np.ndarray | None = None, k: int = 1, groups: np.ndarray | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(mean, low, high) USD per problem of a policy over a dataset's problems, ``records`` and ``fail_all`` (P, …)
     (each trailing column a policy), ``fee`` (P,): the records part's normal interval (its spread over problems,
     which is at least its spread over runs) plus the fee part's (``fee_interval``), each at 1 − (1 − level)/2, so
     that the sum holds at ``level`` whatever their dependence (Bonferroni); ``fail_runs`` and ``k`` bound the fee part
     by the failed runs too. Its truth is the mean policy cost of these problems; NaN in a column where a value is not
-    identified."""
-    from scipy.stats import norm
-
+    identified. ``groups`` (T, P): one interval per group of problems (leading axis T), each group's on its own."""
     records, fail_all, fee = (np.asarray(x, float) for x in (records, fail_all, fee))
-    P = len(records)
+    P, shape = len(records), records.shape[1:]
     if P == 0:
-        return tuple(np.full(records.shape[1:], np.nan) for _ in range(3))
+        return tuple(np.full(shape, np.nan) for _ in range(3))
+    G = _grouping(P, groups)
+    R, F = records.reshape(P, -1), fail_all.reshape(P, -1)
+    n = G.sum(axis=1)[:, None]
+    unknown = (G @ np.isnan(R) + G @ np.isnan(F)) > 0
+    R0, F0 = np.nan_to_num(R), np.nan_to_num(F)
     half = 1 - (1 - level) / 2
-    sd = np.std(records, axis=0, ddof=1) if P > 1 else np.full(records.shape[1:], np.inf)
-    spread = norm.ppf(1 - (1 - half) / 2) * sd / np.sqrt(P)
-    rec = records.mean(axis=0)
-    f_lo, f_hi = fee_interval(np.nan_to_num(fail_all), fee, half, None if fail_runs is None else np.nan_to_num(fail_runs), k)
-    value = rec + np.mean(fee.reshape(-1, *[1] * (fail_all.ndim - 1)) * fail_all, axis=0)
-    unknown = np.isnan(records).any(axis=0) | np.isnan(fail_all).any(axis=0)
-    out = value, np.maximum(rec - spread, 0.0) + f_lo / P, rec + spread + f_hi / P
-    return tuple(np.where(unknown, np.nan, x) for x in out)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rec = G @ R0 / n
+        dev = (R0 - G.T @ rec) * (G.sum(axis=0) > 0)[:, None]  # each problem from its group's mean (two passes)
+        sd = np.where(n > 1, np.sqrt(G @ dev**2 / (n - 1)), np.inf)
+        spread = _normal_ppf(1 - (1 - half) / 2) * sd / np.sqrt(n)
+        f_lo, f_hi = fee_interval(F0, fee, half, None if fail_runs is None else
+                                  np.nan_to_num(np.asarray(fail_runs, float)).reshape(P, -1), k, G)
+        value = rec + G @ (fee[:, None] * F0) / n
+        out = value, np.maximum(rec - spread, 0.0) + f_lo / n, rec + spread + f_hi / n
+    return tuple(_per_group(np.where(unknown, np.nan, x), groups, shape) for x in out)
 
 
-def gain_interval(before: CrossFitted, after: CrossFitted, here: np.ndarray, fee: np.ndarray, level: float = 0.95
-                  ) -> tuple[float, float, float]:
+def gain_interval(before: CrossFitted, after: CrossFitted, here: np.ndarray, fee: np.ndarray, level: float = 0.95,
+                  over_after: bool = False):
     """(gain, low, high), 0-1: the relative gain (B − A) / B of the cross-fitted frontier ``after`` over ``before``
-    on the problems ``here`` (P,) bool, ``fee`` (P,) the expert's USD. The difference's interval adds the records
+    (or (B − A) / A with ``over_after``, Eq. 12 as printed) on the problems ``here`` (P,) bool — floats — or on each
+    row of ``here`` (T, P) — arrays (T,); ``fee`` (P,) the expert's USD. The difference's interval adds the records
     part's normal interval (its spread over problems) to the fee parts' gamma intervals (``fee_interval``) of the
     problems where the two chose differently in some fold (elsewhere both, and their truths, are equal), B − A's
-    extremes taken; dividing by the before-value's interval (``policy_interval``), the quotient's extremes are taken.
+    extremes taken; dividing by the denominator's interval (``policy_interval``), the quotient's extremes are taken.
     Each of the four parts at 1 − (1 − level)/4 (Bonferroni): a fee that no valued run happened to charge, or one
     problem's lump of it in numerator and denominator, would otherwise look precise. A cross-fitted gain can be
-    negative: more options to choose among on fewer runs can cost more."""
-    from scipy.stats import norm
-
-    fee = np.asarray(fee, float)[here]
-    b_rec, b_fail, a_rec, a_fail = before.records[here], before.fail_all[here], after.records[here], after.fail_all[here]
-    b_total, d_rec = b_rec + fee * b_fail, b_rec - a_rec
-    P = len(fee)
-    if P < 2 or np.isnan(b_total).any() or np.isnan(a_rec + a_fail).any() or not b_total.sum() > 0:
-        return (np.nan,) * 3
+    negative: more options to choose among on fewer runs can cost more. Divided by B, the upper end is at most 1
+    (A ≥ 0). NaN where a group has under 2 problems, an unidentified value or a denominator of 0."""
+    one = np.ndim(here) == 1
+    fee = np.asarray(fee, float)
+    G = np.asarray(here, bool).reshape(-1, len(fee)).astype(float)
+    base = after if over_after else before
+    b_total = before.records + fee * before.fail_all
+    base_total = base.records + fee * base.fail_all
+    d_rec = before.records - after.records
+    n = G.sum(axis=1)
     part = 1 - (1 - level) / 4
-    spread = norm.ppf(1 - (1 - part) / 2) * float(np.std(d_rec, ddof=1)) / np.sqrt(P)
-    differ = (before.strategies() != after.strategies()).any(axis=0)[here]
-    (bf_lo, bf_hi), (af_lo, af_hi) = (fee_interval(x.fail_all[here][differ], fee[differ], part, x.fail_runs[here][differ], x.k)
+    differ = (before.strategies() != after.strategies()).any(axis=0)
+    (bf_lo, bf_hi), (af_lo, af_hi) = (fee_interval(x.fail_all, fee, part, x.fail_runs, x.k, G * differ)
                                       for x in (before, after))
-    d = float(np.mean(b_total - a_rec - fee * a_fail))
-    d_lo = d_rec.mean() - spread + (float(bf_lo) - float(af_hi)) / P
-    d_hi = d_rec.mean() + spread + (float(bf_hi) - float(af_lo)) / P
-    _, b_lo, b_hi = (float(x) for x in policy_interval(b_rec, b_fail, fee, part, before.fail_runs[here], before.k))
+    _, b_lo, b_hi = policy_interval(base.records, base.fail_all, fee, part, base.fail_runs, base.k, G)
     with np.errstate(divide="ignore", invalid="ignore"):
-        low = d_lo / (b_hi if d_lo >= 0 else b_lo) if b_lo > 0 or d_lo >= 0 else -np.inf
-        high = d_hi / (b_lo if d_hi >= 0 else b_hi) if b_lo > 0 or d_hi < 0 else np.inf
-    return d / float(b_total.mean()), float(low), float(high)
+        bad = ((n < 2) | (G @ np.isnan(b_total) > 0) | (G @ np.isnan(after.records + after.fail_all) > 0)
+               | ~(G @ np.nan_to_num(base_total) > 0))
+        d_mean = G @ np.nan_to_num(d_rec) / n
+        dev = (np.nan_to_num(d_rec) - G.T @ d_mean) * (G.sum(axis=0) > 0)
+        spread = _normal_ppf(1 - (1 - part) / 2) * np.sqrt(G @ dev**2 / (n - 1)) / np.sqrt(n)
+        d = G @ np.nan_to_num(b_total - after.records - fee * after.fail_all) / n
+        d_lo = d_mean - spread + (bf_lo - af_hi) / n
+        d_hi = d_mean + spread + (bf_hi - af_lo) / n
+        low = np.where(d_lo >= 0, d_lo / b_hi, np.where(b_lo > 0, d_lo / b_lo, -np.inf))
+        high = np.where(d_hi < 0, d_hi / b_hi, np.where(b_lo > 0, d_hi / b_lo, np.inf))
+        if not over_after:  # (B − A) / B ≤ 1 for any A ≥ 0: the truth's own bound
+            high = np.minimum(high, 1.0)
+        gain = d / (G @ np.nan_to_num(base_total) / n)
+    out = tuple(np.where(bad, np.nan, x) for x in (gain, low, high))
+    return tuple(float(x[0]) for x in out) if one else out
 
 
 # ---- a set's policy statistics ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SetPolicy:
     """A set's policy estimates: each strategy alone with every run as a try (``single``, k = the fewest runs of a
-    cell), the cross-fitted frontier of ``models`` (``frontier``, k = half that) and, per technique, the
-    cross-fitted frontiers of the base models without and with it (``techniques``: method -> (before, after))."""
+    cell), and the statistics ``specs`` (``headline.Level``/``Gain`` over strategy indices: the frontier of all
+    models, Table 2's technique gains, Figures 2-5) from the cross-fitted frontiers of their option sets (``fits``,
+    keyed by the sorted strategy indices, () the expert alone; k = half the models' fewest runs)."""
 
     single: PolicyCost
-    frontier: CrossFitted | None
-    techniques: dict[str, tuple[CrossFitted, CrossFitted]]
+    specs: dict[str, Spec]
+    fits: dict[tuple[int, ...], CrossFitted]
+
+    def fit(self, strategies: tuple[int, ...]) -> CrossFitted:
+        """The cross-fitted frontier of a set of strategy indices."""
+        return self.fits[tuple(sorted(strategies))]
+
+    @property
+    def frontier(self) -> CrossFitted | None:
+        """The cross-fitted frontier of all models (None where the runs are too few to cross-fit)."""
+        spec = self.specs.get(FRONTIER)
+        return self.fit(spec.strategies) if spec is not None else None
+
+    def gains(self, prefix: str) -> dict[str, tuple[CrossFitted, CrossFitted]]:
+        """Per ``<prefix>:<name>`` gain: (before, after) cross-fitted frontiers, keyed by ``<name>``."""
+        return {name.split(":", 1)[1]: (self.fit(g.base), self.fit(g.base + g.added)) for name, g in self.specs.items()
+                if name.startswith(prefix + ":") and isinstance(g, Gain)}
+
+    @property
+    def techniques(self) -> dict[str, tuple[CrossFitted, CrossFitted]]:
+        """Per technique: the cross-fitted frontiers of the base models without and with it."""
+        return self.gains("technique gain")
 
 
-def technique_options(base: list[str], methods: list[str], strategies: list[str]) -> dict[str, tuple[list[int], list[int]]]:
-    """Per technique recorded as its own runs: (indices of the ``base`` models' strategies, those and the technique's
-    strategies on the base models), for its cross-fitted gain. A technique estimated from vanilla runs (best-of-k,
-    majority vote; no runs of its own) is left out: one of its tries spends several runs."""
-    from helpers.core.methods import get_method
-    from helpers.grade.estimates import strategy_name
+FRONTIER = "frontier:all models"
 
-    out = {}
-    for method in methods:
-        treated = [strategy_name(m, method) for m in base]
-        if method == "vanilla" or not get_method(method).is_collected or not set(treated + base) <= set(strategies):
+
+def crossfit_specs(specs: dict[str, Spec], strategies: list[str], methods: dict[str, bool]) -> dict[str, Spec]:
+    """The statistics of ``specs`` (``headline.all_specs``, over strategy names) a cross-fitted policy estimates,
+    over strategy indices: the frontier, Table 2's technique gains and Figures 2-5. Left out: Table 1 and the agent
+    strategies (each model alone: every run a try, ``SetPolicy.single``), statistics over strategies without runs,
+    and techniques estimated from vanilla runs (``methods[m]`` False: best-of-k, majority vote; a try spends several
+    runs)."""
+    index = {s: i for i, s in enumerate(strategies)}
+    out: dict[str, Spec] = {}
+    for name, spec in specs.items():
+        kind = name.split(":", 1)[0]
+        if kind in ("table1", "strategy", "strategy gain"):
             continue
-        b = [strategies.index(m) for m in base]
-        out[method] = (b, b + [strategies.index(s) for s in treated])
+        if kind == "technique gain" and not methods.get(name.split(":", 1)[1], False):
+            continue
+        parts = (spec.strategies,) if isinstance(spec, Level) else (spec.base, spec.added)
+        if not all(s in index for p in parts for s in p):
+            continue
+        out[name] = (Level(tuple(index[s] for s in spec.strategies), spec.factor, spec.relative) if isinstance(spec, Level)
+                     else Gain(tuple(index[s] for s in spec.base), tuple(index[s] for s in spec.added), spec.over_after))
     return out
 
 
+def _option_sets(spec: Spec) -> list[tuple[int, ...]]:
+    sets = [spec.strategies] if isinstance(spec, Level) else [spec.base, spec.base + spec.added]
+    return [tuple(sorted(x)) for x in sets]
+
+
 def set_policy(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_usd: np.ndarray, groups: np.ndarray,
-               models: list[int], techniques: dict[str, tuple[list[int], list[int]]], seed: int = 0) -> SetPolicy:
+               models: list[int], specs: dict[str, Spec], seed: int = 0) -> SetPolicy:
     """``SetPolicy`` of a cube's arrays (``usd``/``correct`` (P, S, n), ``runs`` (P, S)); ``models`` the strategy
-    indices of the frontier, ``groups`` (P,) the task of each problem (a prior per task for the choice). The frontier
-    and techniques need at least 2 runs per cell (else None / left out)."""
+    indices of the models (their fewest runs set k), ``specs`` the cross-fitted statistics (``crossfit_specs``),
+    ``groups`` (P,) the task of each problem (a prior per task for the choice). The cross-fitted statistics need at
+    least 2 runs per cell (else none); one whose strategies have fewer runs than the models is left out."""
     k = largest_k(runs[:, models] if models else runs)  # the models' fewest runs: another strategy's do not lower it
     single = policy_cost(usd, correct, runs, expert_usd, k)
     half = crossfit_k(largest_k(runs[:, models])) if models else 0
     if half < 1:
-        return SetPolicy(single, None, {})
-    kept = {m: sets for m, sets in techniques.items() if crossfit_k(largest_k(runs[:, sets[1]])) >= half}
-    fits = crossfit_many(usd, correct, runs, expert_usd, [models, *[x for sets in kept.values() for x in sets]], half,
-                         seed=seed, groups=groups)
-    return SetPolicy(single, fits[0], {m: (fits[1 + 2 * i], fits[2 + 2 * i]) for i, m in enumerate(kept)})
+        return SetPolicy(single, {}, {})
+    kept = {name: spec for name, spec in specs.items()
+            if all(not x or crossfit_k(largest_k(runs[:, list(x)])) >= half for x in _option_sets(spec))}
+    sets = list(dict.fromkeys(x for spec in kept.values() for x in _option_sets(spec)))
+    fits = crossfit_many(usd, correct, runs, expert_usd, [list(x) for x in sets], half, seed=seed, groups=groups)
+    return SetPolicy(single, kept, dict(zip(sets, fits)))
+
+
+def spec_value(sp: SetPolicy, spec: Spec, groups: np.ndarray, expert_usd: np.ndarray, level: float = 0.95
+               ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray]:
+    """A cross-fitted statistic on each group of problems (``groups`` (T, P) 0/1): ((value, low, high), records
+    part, fee part), each (T,). A ``Level`` in USD per problem (its parts too; ``relative``: value and interval as
+    ``factor`` × the share of the expert alone, whose cost, the mean fee, is known); a ``Gain`` 0-1
+    (``gain_interval``) with the change of the records part and of the fee part (USD per problem, before − after)."""
+    fee = np.asarray(expert_usd, float)
+    n = groups.sum(axis=1)
+    mean = lambda x: groups @ x / n  # noqa: E731
+    if isinstance(spec, Level):
+        f = sp.fit(spec.strategies)
+        est = policy_interval(f.records, f.fail_all, fee, level, f.fail_runs, f.k, groups)
+        scale = spec.factor / mean(fee) if spec.relative else spec.factor
+        return tuple(scale * x for x in est), mean(f.records), mean(f.expert)
+    before, after = sp.fit(spec.base), sp.fit(spec.base + spec.added)
+    est = gain_interval(before, after, groups, fee, level, spec.over_after)
+    return est, mean(before.records - after.records), mean(before.expert - after.expert)
 
 
 def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks: list[str], names: dict[int, str],
                 level: float = 0.95) -> pd.DataFrame:
-    """One row per (statistic, task): ``table1:<name>`` for each strategy index of ``names``, ``frontier:all models``
-    and ``technique gain:<method>``, with value, low, high (USD per problem; gains 0-1), k, and for the USD values
-    the records' part, the fee's part and the fee's share (%)."""
-    rows = []
-
-    def add(statistic, t, est, k, records=np.nan, fee=np.nan):
-        share = 100 * fee / est[0] if est[0] and np.isfinite(fee) else np.nan
-        rows.append({"statistic": statistic, "task": tasks[t], "value": est[0], "low": est[1], "high": est[2], "k": k,
-                     "records_usd": records, "expert_usd": fee, "expert_share_pct": share})
-
+    """One row per (statistic, task): ``table1:<name>`` for each strategy index of ``names`` (every run a try),
+    then each cross-fitted statistic of ``sp.specs`` (``spec_value``: the frontier, technique gains, Figures 2-5),
+    with value, low, high (USD per problem; gains 0-1; Figure 2's levels % of the expert alone), k, the records'
+    part and the fee's part (USD per problem; for a gain, their change) and the fee's share (%) of the value (of
+    the change, for a gain). ``groups`` (P,) the task index of each problem."""
+    G = (np.asarray(groups)[None, :] == np.arange(len(tasks))[:, None]).astype(float)  # (T, P)
+    n, fee = G.sum(axis=1), np.asarray(expert_usd, float)
+    parts: list[tuple[str, tuple, np.ndarray, np.ndarray, int]] = []
     cols = list(names)
+    single = sp.single
+    est = policy_interval(single.records[:, cols], single.fail_all[:, cols], fee, level, single.fail_runs[:, cols],
+                          single.k, G)  # (T, C) each
+    rec, exp = G @ single.records[:, cols] / n[:, None], G @ single.expert[:, cols] / n[:, None]
+    for j, s in enumerate(cols):
+        parts.append((f"table1:{names[s]}", tuple(x[:, j] for x in est), rec[:, j], exp[:, j], single.k))
+    k_half = next(iter(sp.fits.values())).k if sp.fits else np.nan
+    for name, spec in sp.specs.items():
+        parts.append((name, *spec_value(sp, spec, G, fee, level), k_half))
+    rows = []
     for t in range(len(tasks)):
-        here = groups == t
-        single = sp.single
-        est = policy_interval(single.records[here][:, cols], single.fail_all[here][:, cols], expert_usd[here], level,
-                              single.fail_runs[here][:, cols], single.k)
-        rec, fee = np.mean(sp.single.records[here][:, cols], axis=0), np.mean(sp.single.expert[here][:, cols], axis=0)
-        for j, s in enumerate(cols):
-            add(f"table1:{names[s]}", t, [float(x[j]) for x in est], sp.single.k, rec[j], fee[j])
-        if sp.frontier is not None:
-            f = sp.frontier
-            est = [float(x) for x in policy_interval(f.records[here], f.fail_all[here], expert_usd[here], level,
-                                                     f.fail_runs[here], f.k)]
-            add("frontier:all models", t, est, f.k, np.mean(f.records[here]), np.mean(f.expert[here]))
-        for method, (before, after) in sp.techniques.items():
-            add(f"technique gain:{method}", t, gain_interval(before, after, here, expert_usd, level), after.k)
+        for statistic, (value, low, high), records, expert, k in parts:
+            total = records[t] + expert[t]
+            share = 100 * expert[t] / total if np.isfinite(expert[t]) and total and np.isfinite(total) else np.nan
+            rows.append({"statistic": statistic, "task": tasks[t], "value": float(value[t]), "low": float(low[t]),
+                         "high": float(high[t]), "k": k, "records_usd": float(records[t]), "expert_usd": float(expert[t]),
+                         "expert_share_pct": share})
     return pd.DataFrame(rows)

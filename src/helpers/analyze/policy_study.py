@@ -1,5 +1,6 @@
 """The headline's validity on known truth (issue 35): the policy cost "up to k tries, then the expert"
-(``analyze.policy``) of Table 1, of the frontier of all models and of Table 2's technique gains, each with its
+(``analyze.policy``) of Table 1, of the frontier of all models, of Table 2's technique gains and of Figures 2-5
+(the frontier over releases, each release's gain, the families' and single models' counterfactuals), each with its
 interval, over simulated sets drawn by every generator of the validity study (``validity.GENERATORS``: the model's
 own family and the departures from it).
 
@@ -20,7 +21,7 @@ import pandas as pd
 
 from helpers.analyze import policy
 from helpers.analyze.bootstrap import RunCube
-from helpers.analyze.headline import technique_base
+from helpers.analyze.headline import Level
 from helpers.analyze.validity import (FAMILY_LABELS, GENERATORS, HEADLINE_ESTIMATOR, ZERO, GenerativeModel, Generator,
                                       draw_cube, draw_problems, forked_map, pooled_rate, truth)
 from helpers.core.methods import get_method
@@ -32,25 +33,37 @@ COLUMNS = ["generator", "statistic", "estimator", "headline", "sets", "k", "mean
 
 
 def set_statistics(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, cost: np.ndarray, rate: np.ndarray,
-                   level: float = 0.95) -> dict[str, dict[str, np.ndarray]]:
+                   level: float = 0.95, kinds: tuple[str, ...] | None = None) -> dict[str, dict[str, np.ndarray]]:
     """One simulated set's policy statistics (``policy.set_policy``, ``policy.policy_rows``), (T,) each, with their
-    truth: ``table1:<model>`` (every run, k = the runs per cell), ``frontier:all models`` and ``technique
-    gain:<method>`` (cross-fitted, k = half the runs). ``cost``/``rate`` (P, S) the true C and R of the cube's
+    truth: ``table1:<model>`` (every run, k = the runs per cell) and, cross-fitted (k = half the runs), the
+    frontier of all models, the technique gains and Figures 2-5's statistics (``gm.specs``; only those whose kind,
+    the name before ':', is in ``kinds`` when given). ``cost``/``rate`` (P, S) the true C and R of the cube's
     strategies."""
     codes, T = cube.task_codes, len(cube.tasks)
     models = {cube.strategies.index(m): m for m in gm.models}
-    options = policy.technique_options(technique_base(gm.families, gm.models), gm.methods, cube.strategies)
-    sp = policy.set_policy(cube.usd, cube.correct, cube.runs, expert, codes, list(models), options)
+    specs = policy.crossfit_specs(gm.specs, cube.strategies, {m: get_method(m).is_collected for m in gm.methods})
+    specs = {n: x for n, x in specs.items() if kinds is None or n.split(":", 1)[0] in kinds}
+    sp = policy.set_policy(cube.usd, cube.correct, cube.runs, expert, codes, list(models), specs)
     rows = policy.policy_rows(sp, expert, codes, list(range(T)), models, level)
     means = lambda values: np.array([values[codes == t].mean() for t in range(T)])  # noqa: E731
     true_single = policy.true_policy(cost, rate, expert, sp.single.k).total
     truths = {f"table1:{m}": means(true_single[:, s]) for s, m in models.items()}
-    if sp.frontier is not None:
-        true_half = policy.true_policy(cost, rate, expert, sp.frontier.k)
-        truths["frontier:all models"] = means(sp.frontier.truth(true_half, expert).total)
-        for method, (before, after) in sp.techniques.items():
-            tb, ta = (means(x.truth(true_half, expert).total) for x in (before, after))
-            truths[f"technique gain:{method}"] = (tb - ta) / tb
+    if sp.fits:
+        true_half = policy.true_policy(cost, rate, expert, next(iter(sp.fits.values())).k)
+        seen: dict[tuple[int, ...], np.ndarray] = {}
+
+        def V(strategies: tuple[int, ...]) -> np.ndarray:  # what a cross-fitted frontier's choices truly cost, (T,)
+            key = tuple(sorted(strategies))
+            if key not in seen:
+                seen[key] = means(sp.fit(key).truth(true_half, expert).total)
+            return seen[key]
+
+        for name, spec in sp.specs.items():
+            if isinstance(spec, Level):
+                truths[name] = spec.factor * V(spec.strategies) / (means(expert) if spec.relative else 1.0)
+            else:
+                tb, ta = V(spec.base), V(spec.base + spec.added)
+                truths[name] = (tb - ta) / (ta if spec.over_after else tb)
     out = {}
     for name, d in rows.groupby("statistic", sort=False):
         d = d.sort_values("task")
@@ -59,7 +72,8 @@ def set_statistics(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, cost:
     return out
 
 
-def repetition(gm: GenerativeModel, seed: int, generator: Generator | None, level: float = 0.95) -> dict:
+def repetition(gm: GenerativeModel, seed: int, generator: Generator | None, level: float = 0.95,
+               kinds: tuple[str, ...] | None = None) -> dict:
     """One set drawn by ``generator`` (``validity.draw_problems``, ``validity.draw_cube``) and its policy
     statistics (``set_statistics``) against the truth of its own problems."""
     gm = dataclasses.replace(gm, methods=[m for m in gm.methods if get_method(m).is_collected])  # truth of what has runs
@@ -68,16 +82,17 @@ def repetition(gm: GenerativeModel, seed: int, generator: Generator | None, leve
     cube, expert = draw_cube(gm, rng, problems)
     tr = truth(gm, problems)
     S = len(cube.strategies)
-    return set_statistics(gm, cube, expert, tr.cost[0][:, :S], tr.rate[0][:, :S], level)
+    return set_statistics(gm, cube, expert, tr.cost[0][:, :S], tr.rate[0][:, :S], level, kinds)
 
 
 def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, repetitions: int = REPETITIONS,
           seed: int = 0, level: float = 0.95, workers: int = 1) -> pd.DataFrame:
-    """Per generator and statistic family (Table 1, the frontier of all models, Table 2's technique gains), over
-    ``repetitions`` sets each (``COLUMNS``): mean |bias| (USD, or 0-1 for gains), relative bias (%), coverage of the
-    ``level`` interval (%) with its Monte-Carlo standard error (sets as clusters), mean width and mean width over
-    the truth, and, for the technique gains, how often a technique would be named the best (its interval above 0)
-    while its true gain is not positive (% of the (set, dataset) pairs)."""
+    """Per generator and statistic family (Table 1, the frontier of all models, Table 2's technique gains, Figures
+    2-5), over ``repetitions`` sets each (``COLUMNS``): mean |bias| (USD, or 0-1 for gains), relative bias (%),
+    coverage of the ``level`` interval (%) with its Monte-Carlo standard error (sets as clusters), mean width and mean
+    width over the truth, and the rate of false findings (% of the (set, dataset) pairs): a technique named the best
+    (its interval above 0) while its true gain is not positive; a family named the most essential while another's
+    true gain is larger."""
     jobs = [(seed * 100_003 + 7_919 * i + r + 50_000, g) for i, g in enumerate(generators) for r in range(repetitions)]
     done = forked_map(lambda s, g: repetition(gm, s, g, level), jobs, workers)
     rows = []
@@ -92,12 +107,12 @@ def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, r
             with np.errstate(invalid="ignore", divide="ignore"):
                 ratio = np.where(np.abs(t) > ZERO, (hi - lo) / np.abs(t), np.nan)
             rows.append({"generator": g.name, "statistic": FAMILY_LABELS.get(fam, fam), "estimator": ESTIMATOR,
-                         "headline": fam != "technique gain", "sets": len(reps), "k": int(reps[0][names[0]]["k"]),
+                         "headline": True, "sets": len(reps), "k": int(reps[0][names[0]]["k"]),
                          "mean_abs_bias": float(np.abs((v - t).mean(0)).mean()),
                          "rel_bias_pct": 100 * float((v - t).sum() / np.abs(t).sum()) if np.abs(t).sum() > ZERO else np.nan,
                          "coverage_pct": 100 * cov, "coverage_se_pct": 100 * se, "mean_width": float((hi - lo).mean()),
                          "width_vs_truth": float(np.nanmean(ratio)),
-                         "false_findings_pct": _false_findings(reps, names) if fam == "technique gain" else np.nan})
+                         "false_findings_pct": FALSE_FINDINGS[fam](reps, names) if fam in FALSE_FINDINGS else np.nan})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -112,6 +127,20 @@ def _false_findings(reps: list[dict], names: list[str]) -> float:
     return 100 * float(((pick(low) > 0) & (pick(true) <= ZERO)).mean())
 
 
+def _false_family(reps: list[dict], names: list[str]) -> float:
+    """% of (set, dataset) pairs where a family is named the most essential (``findings._family``: its gain's interval
+    above 0 and above every other family's) while it is not the family with the largest true gain."""
+    low, high, value, true = (np.array([[r[n][key] for n in names] for r in reps]) for key in ("low", "high", "value", "truth"))
+    best = np.nanargmax(np.where(np.isnan(value), -np.inf, value), axis=1)  # (R, T)
+    pick = lambda a: np.take_along_axis(a, best[:, None, :], axis=1)[:, 0]  # noqa: E731
+    others_high = np.where(np.arange(len(names))[None, :, None] == best[:, None, :], -np.inf, high).max(axis=1)
+    named = (pick(low) > 0) & (pick(low) > others_high)
+    wrong = pick(true) < true.max(axis=1) - ZERO
+    return 100 * float((named & wrong).mean())
+
+
+FALSE_FINDINGS = {"technique gain": _false_findings, "family": _false_family}  # statistic kind -> its false-findings rate
+
 EFFECT_COLUMNS = ["technique", "task", "sets", "true gain %", "mean gain %", "coverage %", "named best %"]
 
 
@@ -122,7 +151,7 @@ def effect_table(gm: GenerativeModel, repetitions: int = REPETITIONS, seed: int 
     cross-fitted gain and mean estimate (%), how often the interval holds the truth and how often the report would
     name the technique (its interval above 0: the power to find a gain that is there)."""
     jobs = [(seed * 100_003 + 90_000 + r, None) for r in range(repetitions)]
-    reps = forked_map(lambda s, g: repetition(gm, s, g, level), jobs, workers)
+    reps = forked_map(lambda s, g: repetition(gm, s, g, level, ("technique gain",)), jobs, workers)
     rows = []
     for name in [n for n in reps[0] if n.startswith("technique gain:")]:
         t, v, lo, hi = (np.array([r[name][key] for r in reps]) for key in ("truth", "value", "low", "high"))  # (R, T)

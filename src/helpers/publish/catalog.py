@@ -73,6 +73,7 @@ class Artifact:
 
 FORMATS: dict[str, Callable[[float], str]] = {"usd": tables.fmt_usd, "pct": tables.fmt_pct, "g3": lambda x: f"{x:.3g}"}
 
+POLICY_NUMBERS = ("value", "low", "high", "records_usd", "expert_usd", "expert_share_pct", "k")  # policy_views' tables
 _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is PARTS below
     "Findings at a glance": (
         Artifact("findings", "table", stage="06_techniques", paper="Figure 1"),
@@ -102,6 +103,8 @@ _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is
                  numeric=("a_pct", "b_per_month", "c_pct", "halving_months", "halving_low", "halving_high",
                           "halving_se_months", "refit_low", "refit_high", "factor_per_year", "factor_low", "factor_high")),
         Artifact("figure4_relative_gain_per_release", "figure", stage="04_trends", paper="Figure 4"),
+        Artifact("release_policy", "figure", stage="04_trends"),
+        Artifact("release_policy_table", "table", stage="04_trends", fmt="g3", numeric=POLICY_NUMBERS),
     ),
     "Where the frontier's change came from: new models or prices": (
         Artifact("price_change", "figure", stage="04_trends"),
@@ -112,6 +115,8 @@ _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is
     "Which models were essential: counterfactual frontiers": (
         Artifact("figure3_family_counterfactual", "figure", stage="05_counterfactual", paper="Figure 3"),
         Artifact("figure5_model_counterfactual", "figure", stage="05_counterfactual", paper="Figure 5"),
+        Artifact("counterfactual_policy", "figure", stage="05_counterfactual"),
+        Artifact("counterfactual_policy_table", "table", stage="05_counterfactual", fmt="g3", numeric=POLICY_NUMBERS),
     ),
     "Inference-time techniques": (
         Artifact("table2_technique_gain", "table", stage="06_techniques", fmt="pct", paper="Table 2"),
@@ -167,8 +172,10 @@ PARTS: dict[str, dict[str, tuple[str, ...]]] = {
     "The paper's analyses": {
         "Findings at a glance": ("findings",),
         "Frontier cost-of-pass of single models": ("table1_frontier_cop", "table1_expert_only"),
-        "The frontier over model releases": ("figure2_frontier_over_time", "figure2_halving_times"),
-        "Which model families were essential": ("figure3_family_counterfactual",),
+        "The frontier over model releases": ("figure2_frontier_over_time", "figure2_halving_times", "release_policy",
+                                             "release_policy_table"),
+        "Which model families were essential": ("figure3_family_counterfactual", "counterfactual_policy",
+                                                "counterfactual_policy_table"),
         "Inference-time techniques": ("table2_technique_gain", "table2_technique_accuracy", "table2_strategies",
                                       "cost_accuracy"),
     },

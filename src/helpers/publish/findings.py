@@ -37,12 +37,12 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
     """One row per dataset of ``tasks`` (in that order). The headline is the cost with up to k tries, then the
     expert (``policy``: ``intervals.policy_statistics`` rows, whose intervals the validity study checks): the
     frontier of all models (chosen per problem on half of the runs, valued on the other half), the cheapest model
-    alone with the expert, named only when its interval lies below every other model's (``_cheapest``), and the
-    technique with the largest cross-fitted gain, named only when its interval lies above 0. Beside them, from
+    alone with the expert, named only when its interval lies below every other model's (``_cheapest``), the family
+    whose removal costs the frontier most, named only beyond doubt (``_family``), and the technique with the largest
+    cross-fitted gain, named only when its interval lies above 0. Beside them, from
     ``estimator``'s ``stats`` (``SetStatistics.frame`` rows: the paper's plug-in by default): the paper's frontier
     (said in words, with no interval, where more than half of it is the expert's fee on problems no model passed:
-    ``expert_cell``; ``unpassed``: their number per task), the family whose removal costs the frontier most (Figure
-    3) and the frontier's halving time (Eq. 11, beside the paper's; only a finding where ``trends`` marks the fit
+    ``expert_cell``; ``unpassed``: their number per task) and the frontier's halving time (Eq. 11, beside the paper's; only a finding where ``trends`` marks the fit
     reliable). ``halving``: the ``figure2_halving_times`` table, or None."""
     mine = stats[stats["estimator"] == estimator]
     policy = pd.DataFrame(columns=["statistic", "task"]) if policy is None else policy
@@ -54,7 +54,7 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
         row[PAPER] = _paper_frontier(here("frontier"), (unpassed or {}).get(task))
         row[SINGLES] = _singles(ours("table1"), model_labels)
         row[CHEAPEST] = _cheapest(ours("table1"), model_labels, families)
-        row[FAMILY] = _family(here("family"))
+        row[FAMILY] = _family(ours("family"))
         row[TECHNIQUE] = _technique(ours("technique gain"), here("technique gain"))
         row[HALVING] = _halving(halving, task_labels.get(task, task), estimator, PAPER_HALVING_MONTHS.get(task))
         rows.append(row)
@@ -88,15 +88,21 @@ def _paper_frontier(front: pd.DataFrame, unpassed: int | None) -> str:
 
 
 def _family(fams: pd.DataFrame) -> str:
+    """The most essential family under the policy (cross-fitted ``family:<g>`` rows of one dataset), named only
+    beyond doubt: its gain's interval above 0 and above every other family's; else the families shown to lower the
+    frontier (interval above 0), or none. A maximum over noisy gains is not a finding by itself."""
+    fams = fams[np.isfinite(fams["value"].astype(float))] if len(fams) else fams
     if fams.empty:
         return "–"
-    if fams["value"].max() <= 0:
-        return "none: no family lowers the frontier (never passed here)"
-    fam = fams.loc[fams["value"].idxmax()]
-    rivals = fams[fams["name"] != fam["name"]]
-    open_ = rivals["range_high"].max() > fam["value"] if "range_high" in rivals and len(rivals) else False
-    return (f"{fam['name']}: " + _cell(100 * fam["value"], 100 * fam["low"], 100 * fam["high"], fmt_pct)
-            + _range(fam, fmt_pct, 100.0) + (NOT_IDENTIFIED if open_ else ""))
+    said = lambda f: f"{f['name']}: " + _cell(100 * f["value"], 100 * f["low"], 100 * f["high"], fmt_pct)  # noqa: E731
+    top = fams.loc[fams["value"].idxmax()]
+    rivals = fams[fams["name"] != top["name"]]
+    if top["low"] > 0 and (rivals.empty or top["low"] > rivals["high"].max()):
+        return said(top)
+    shown = fams[fams["low"] > 0]
+    if shown.empty:
+        return "none shown to matter (every interval reaches 0)"
+    return "none beyond doubt; lowering the frontier: " + ", ".join(said(f) for _, f in shown.iterrows())
 
 
 def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> str:
@@ -115,7 +121,6 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> str:
     return f"{names.method(tech['name'])}: " + _cell(100 * tech["value"], 100 * tech["low"], 100 * tech["high"], fmt_pct) + tail
 
 
-NOT_IDENTIFIED = " (not identified)"  # another's never-passed problems allow a lower cost (a higher gain)
 MOSTLY_FEE = "mostly the assumed expert fee"
 
 

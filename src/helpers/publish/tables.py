@@ -10,6 +10,7 @@ import pandas as pd
 from helpers.analyze import costofpass as cp
 from helpers.analyze import headline, intervals, policy
 from helpers.analyze.estimates import Analysis
+from helpers.analyze.validity import FAMILY_LABELS
 from helpers.core.numbers import sig
 from helpers.core.tasks import in_category_order
 from helpers.grade.estimates import strategy_name, strategy_names
@@ -432,12 +433,15 @@ def generators_lead(table: pd.DataFrame, target: float = 93.0, range_target: flo
     sentences = [f"The headline interval (the cost with up to k tries, then the expert) covers at least {target:g}% in "
                  f"{int((head['coverage_pct'] >= target).sum())} of {len(head)} (generator, statistic) cells; "
                  f"over the {head['generator'].nunique()} generators{sets}: {spans}"]
-    if "false_findings_pct" in d and d["false_findings_pct"].notna().any():
-        f = d[d["false_findings_pct"].notna()]
-        lo, hi = f["false_findings_pct"].min(), f["false_findings_pct"].max()
-        sentences.append("A technique was named the best (its cross-fitted gain's interval above 0) while its true gain was "
-                         f"not positive in {f'{lo:.1f}–{hi:.1f}%' if hi > lo else f'{lo:.1f}%'} of the datasets"
-                         f"{'' if hi > lo else ' on every generator'}")
+    for label, what in ((FAMILY_LABELS["technique gain"], "A technique was named the best (its cross-fitted gain's "
+                         "interval above 0) while its true gain was not positive"),
+                        (FAMILY_LABELS["family"], "A family was named the most essential (its gain's interval above 0 "
+                         "and above every other family's) while another's true gain was larger")):
+        f = d[(d["statistic"] == label) & d["false_findings_pct"].notna()] if "false_findings_pct" in d else d.iloc[:0]
+        if len(f):
+            lo, hi = f["false_findings_pct"].min(), f["false_findings_pct"].max()
+            sentences.append(f"{what} in {f'{lo:.1f}–{hi:.1f}%' if hi > lo else f'{lo:.1f}%'} of the datasets"
+                             f"{'' if hi > lo else ' on every generator'}")
     head_estimators = set(head["estimator"])
     for est in worst.columns:
         if est in head_estimators:
