@@ -60,6 +60,14 @@ def test_a_family_is_named_most_essential_only_beyond_doubt():
     assert cell(policy) == "none shown to matter (every interval reaches 0)"
 
 
+def test_an_unreliable_halving_time_gives_the_log_linear_rate_instead():
+    halving = pd.DataFrame([{"task": "T", "estimator": "plug-in", "halving_months": 0.4, "halving_low": 0.36,
+                             "halving_high": 0.43, "reliable": False, "factor_per_year": 139.0, "factor_low": 5.09,
+                             "factor_high": 3810.0}])
+    row = findings.findings(stats_frame(), halving, ["t"], {"t": "T"}, {}, {}, policy=policy_frame()).iloc[0]
+    assert row[findings.HALVING] == "unreliable fit: not a finding; log-linear trend ÷139 per year [5.09, 3,810]"
+
+
 def test_no_technique_is_named_best_when_its_crossfitted_interval_reaches_zero():
     row = findings.findings(stats_frame(), None, ["t"], {}, {}, {}, policy=policy_frame(gain_low=-0.01)).iloc[0]
     assert row[findings.TECHNIQUE] == ("none shown to pay (every cross-fitted interval reaches 0: self-refine); "

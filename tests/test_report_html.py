@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow  # runs a set through the pipeline and opens its r
 
 FIGURES = ["routing_frontier", "figure2_frontier_over_time", "figure4_relative_gain_per_release",
            "figure3_family_counterfactual", "figure5_model_counterfactual", "validity_generators_heatmap", "cost_accuracy",
-           "expert_fee_curve"]
+           "expert_fee_curve", "release_policy", "counterfactual_policy"]
 NOTES = ["price_change"]  # this set's prices never change: one sentence instead of a figure of empty bars
 TABLES = ["as the paper's Table 1", "(the paper's Table 2)", "as the paper's Table 5", "as the paper's Table 6",
           "Human expert alone"]

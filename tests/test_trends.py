@@ -54,6 +54,25 @@ def test_a_zero_width_interval_is_never_reliable():
     assert not flat.reliable and "zero width" in flat.why_unreliable
 
 
+def test_a_fit_the_frontiers_noise_moves_more_than_its_value_is_not_reliable():
+    """Issue 35: GSM8K on `sim`, 0.396 [0.36, 0.426] months, was marked reliable against a truth of 0.903; its fit
+    refitted on bootstrap replicates of the frontier spread over [0.258, 0.972], wider than the estimate."""
+    import dataclasses
+
+    rng = np.random.default_rng(4)
+    fit = tr.fit_decay(T, 80 * np.exp(-math.log(2) / 2.6 * T) + 5 + rng.normal(0, 1, T.size))
+    assert fit.reliable and not fit.unsettled  # no refit yet: the profile interval decides
+    settled = dataclasses.replace(fit, refit_low=0.9 * fit.halving_months, refit_high=1.2 * fit.halving_months)
+    assert settled.reliable
+    moved = dataclasses.replace(fit, refit_low=0.6 * fit.halving_months, refit_high=2.4 * fit.halving_months)
+    assert moved.unsettled and not moved.reliable and "bootstrap" in moved.why_unreliable
+    curves = np.stack([80 * np.exp(-math.log(2) / h * T) + 5 for h in rng.uniform(0.5, 8, 40)])
+    table = tr.set_trends(pd.DataFrame({"task": "t", "date": pd.Timestamp("2024-01-01") + pd.to_timedelta(30.44 * T, "D"),
+                                        "normalized_pct": curves[0]}), {"plug-in": np.concatenate([curves[:1], curves])[:, :, None]})
+    row = table.table.iloc[0]
+    assert row["refit_high"] - row["refit_low"] > row["halving_months"] and not row["reliable"]  # the table says so too
+
+
 @pytest.mark.parametrize("x, shown", [(6.25, "6.25"), (93.44, "93.4"), (100.0, "100"), (0.5, "0.5"), (1234.5, "1,234"),
                                       (0.000123, "0.000123"), (float("inf"), "∞"), (float("nan"), "–"), (-12.0, "-12")])
 def test_numbers_keep_three_significant_figures(x, shown):

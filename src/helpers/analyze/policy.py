@@ -421,7 +421,7 @@ def gain_interval(before: CrossFitted, after: CrossFitted, here: np.ndarray, fee
         d_mean = G @ np.nan_to_num(d_rec) / n
         dev = (np.nan_to_num(d_rec) - G.T @ d_mean) * (G.sum(axis=0) > 0)
         spread = _normal_ppf(1 - (1 - part) / 2) * np.sqrt(G @ dev**2 / (n - 1)) / np.sqrt(n)
-        d = G @ np.nan_to_num(b_total - after.records - fee * after.fail_all) / n
+        d = d_mean + G @ np.nan_to_num(fee * (before.fail_all - after.fail_all)) / n  # exactly 0 where nothing differs
         d_lo = d_mean - spread + (bf_lo - af_hi) / n
         d_hi = d_mean + spread + (bf_hi - af_lo) / n
         low = np.where(d_lo >= 0, d_lo / b_hi, np.where(b_lo > 0, d_lo / b_lo, -np.inf))

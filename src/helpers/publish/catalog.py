@@ -148,6 +148,9 @@ _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is
                  fmt="g3", numeric=("profile_coverage", "profile_se", "delta_coverage", "delta_se", "reliable_share",
                                     "profile_coverage_reliable", "profile_se_reliable"), simulated_only=True),
     ),
+    "The item-response model: a sensitivity analysis": (
+        Artifact("model_based_sensitivity", "table", stage="07_validity", fmt="g3", numeric=("value", "low", "high")),
+    ),
     "Imported records": (
         Artifact("grader_agreement", "table", stage="03_frontier",
                  fmt="g3", numeric=("responses", "source_pct", "project_pct", "agree_pct", "project_only", "source_only"),
@@ -182,7 +185,8 @@ PARTS: dict[str, dict[str, tuple[str, ...]]] = {
     "Beyond the paper": {
         "What the records decide and what the expert's fee decides": ("policy_cost", "expert_fee_curve"),
         "Intervals and checks of the estimates": ("table1_intervals", "table2_intervals", "table5_6_intervals",
-                                                  "holdout_frontier", "model_checks", "suspect_items"),
+                                                  "holdout_frontier", "suspect_items"),
+        "The item-response model: a sensitivity analysis": ("model_based_sensitivity", "model_checks"),
         "Where the frontier's change came from: new models or prices": ("price_change", "price_change_split"),
         "Cost–accuracy frontier of oracle routing": ("routing_frontier",),
         "Imported records": ("grader_agreement", "grader_disagreements", "agent_runs"),

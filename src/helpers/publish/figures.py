@@ -138,18 +138,16 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[
                    curves: dict[str, np.ndarray] | None = None, level: float = 0.95, *,
                    loglinear: dict[str, LogLinearTrend] | None = None, families: dict[str, str] | None = None,
                    model_labels: dict[str, str] | None = None, order: list[str] | None = None,
-                   paper_halving: dict[str, float] | None = None, ranges: np.ndarray | None = None,
-                   model_ok: dict[str, bool] | None = None):
+                   paper_halving: dict[str, float] | None = None, ranges: np.ndarray | None = None):
     """Frontier V(M_t) per task over release dates, normalised by the expert-only frontier (%, log axis), with
     the fit of Eq. 11 and the log-linear trend.
 
     ``curves`` (``intervals.SetStatistics.curves``): the plug-in band (``level`` percentiles of its
-    replicates) and the model-based estimate are drawn too. Each release is a point coloured by its model's
-    family (``families``: model -> family) and labelled with the model (``model_labels``). The halving time is
+    replicates) is drawn too (the model-based estimate is a sensitivity analysis, not drawn here). Each release is a
+    point coloured by its model's family (``families``: model -> family) and labelled with the model (``model_labels``). The halving time is
     titled with its profile interval, or as unreliable (``DecayFit.reliable``), beside the paper's
     (``paper_halving``: task -> months). ``ranges`` (2, steps, T) %: the range never-passed problems allow (with
-    its 95% interval), a band; the model-based curve is drawn only where ``model_ok[task]`` (its checks pass).
-    Panels in ``order`` (default: ``trend``'s)."""
+    its 95% interval), a band. Panels in ``order`` (default: ``trend``'s)."""
     tasks = list(dict.fromkeys(trend["task"]))
     column = {t: j for j, t in enumerate(tasks)}  # the curves' task axis is in ``trend``'s order
     shown = [t for t in (order or tasks) if t in column]
@@ -162,7 +160,7 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[
         if d.empty:  # no model released: nothing but the expert
             no_data(ax, "no model released")
             continue
-        drawn = _trend_curves(ax, d, column[task], curves, ranges, level, (model_ok or {}).get(task, True))
+        drawn = _trend_curves(ax, d, column[task], curves, ranges, level)
         values = np.concatenate(drawn)  # the y axis spans what was measured, not where a fit heads
         values = values[np.isfinite(values) & (values > 0)]
         ylim = (values.min() / 2, values.max() * 4) if values.size else (1e-3, 1e3)
@@ -178,9 +176,9 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[
     return fig
 
 
-def _trend_curves(ax, d: pd.DataFrame, j: int, curves, ranges, level: float, model_ok: bool) -> list[np.ndarray]:
+def _trend_curves(ax, d: pd.DataFrame, j: int, curves, ranges, level: float) -> list[np.ndarray]:
     """One panel's frontier steps (%, task column ``j`` of ``curves`` / ``ranges``): the plug-in band and the
-    never-passed range (bands), the plug-in step, the model-based step where its checks pass. Returns what was drawn."""
+    never-passed range (bands) and the plug-in step. Returns what was drawn."""
     drawn = [d.normalized_pct.to_numpy(float)]
     if curves is not None and "plug-in" in curves:
         q = 100 * (1 - level) / 2
@@ -192,10 +190,6 @@ def _trend_curves(ax, d: pd.DataFrame, j: int, curves, ranges, level: float, mod
                         label=RANGE_LABEL, zorder=0)
         drawn += [ranges[0, :, j]]
     ax.step(d.date, d.normalized_pct, where="post", color="#333333", lw=1.3, label="plug-in (paper)")
-    if curves is not None and "model-based" in curves and model_ok:
-        ax.step(d.date, curves["model-based"][0, :, j], where="post", color="#4C72B0", lw=1.2, ls=":",
-                label="model-based (checks pass)")
-        drawn.append(curves["model-based"][0, :, j])
     return drawn
 
 

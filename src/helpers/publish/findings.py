@@ -169,8 +169,9 @@ def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict
 
 
 def _halving(halving: pd.DataFrame | None, label: str, estimator: str, paper: float | None) -> str:
-    """The halving-time cell of a dataset: estimate [interval] where the fit is reliable, else no number (a fit
-    ``trends`` flags is not a finding), with the paper's beside it."""
+    """The halving-time cell of a dataset: estimate [interval] where the fit is reliable, else no halving time (a
+    fit ``trends`` flags is not a finding) but the log-linear trend's factor per year with its 90% interval, with the
+    paper's beside it."""
     beside = f" (paper: {paper:g})" if paper is not None else ""
     if halving is None:
         return "–" + beside
@@ -179,7 +180,10 @@ def _halving(halving: pd.DataFrame | None, label: str, estimator: str, paper: fl
         return "no fit" + beside
     f = fit.iloc[0]
     if not bool(f["reliable"]):
-        return "unreliable fit: not a finding" + beside
+        rate = f.get("factor_per_year", np.nan)
+        trend = (f"; log-linear trend ÷{fmt_pct(rate)} per year [{fmt_pct(f['factor_low'])}, {fmt_pct(f['factor_high'])}]"
+                 if np.isfinite(rate) else "")
+        return "unreliable fit: not a finding" + trend + beside
     return _cell(f["halving_months"], f["halving_low"], f["halving_high"], fmt_pct) + beside
 
 

@@ -193,7 +193,7 @@ def with_interval(value: float, low: float, high: float, fmt) -> str:
     return f"{fmt(value)} [{fmt(low)}, {fmt(high)}]"
 
 
-ESTIMATOR_LABELS = {"plug-in": "plug-in (paper)", "range": "range the records allow", "model-based": "model-based"}
+ESTIMATOR_LABELS = {"plug-in": "plug-in (paper)", "range": "range the records allow"}
 
 
 def range_cell(low: float, high: float, unseen_pct: float, fmt) -> str:
@@ -214,30 +214,17 @@ def never_passed(unseen_pct: float) -> bool:
     return bool(np.isfinite(unseen_pct) and unseen_pct >= 100 - 1e-9)
 
 
-def _interval_table(an: Analysis, long: pd.DataFrame, key: str, labels: dict[str, str], fmt, scale: float = 1.0,
-                    verdicts: dict[str, str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(numbers: one row per key, estimator and task; shown: rows key x (plug-in, its range, model-based), a
-    ``value [low, high]`` cell per dataset; a model-based cell of a dataset whose model checks reject
-    (``verdicts``: task -> "rejected by …") says so)."""
+def _interval_table(an: Analysis, long: pd.DataFrame, key: str, labels: dict[str, str], fmt, scale: float = 1.0
+                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(numbers: one row per key, estimator and task; shown: rows key x (estimator, the plug-in's range), a
+    ``value [low, high]`` cell per dataset)."""
     cols = ("value", "low", "high", "range_low", "range_high", "range_ci_low", "range_ci_high")
     numbers = long.rename(columns={"statistic": key}).assign(
         **{c: long[c] * scale for c in cols if c in long})
     if numbers.empty:  # e.g. a set without techniques
         return numbers, pd.DataFrame(columns=[key, "estimator", *an.tasks])
-    verdicts = verdicts or {}
-    never = set() if "unseen_pct" not in numbers else {
-        (k, t) for k, t, e, u in zip(numbers[key], numbers["task"], numbers["estimator"], numbers["unseen_pct"])
-        if e == "plug-in" and never_passed(u)}
-
-    def cell(r) -> str:
-        text = with_interval(r["value"], r["low"], r["high"], fmt)
-        if r["estimator"] != "model-based":
-            return text
-        if (r[key], r["task"]) in never:  # a value below the expert's for a model that never passed: said so
-            text += f" · {NEVER_PASSED}"
-        return text + (f" ✗ model {verdicts[r['task']]}" if verdicts.get(r["task"]) else "")
-
-    cells = numbers.assign(cell=[cell(r) for _, r in numbers.iterrows()])
+    cells = numbers.assign(cell=[with_interval(v, lo, hi, fmt) for v, lo, hi in
+                                 zip(numbers["value"], numbers["low"], numbers["high"])])
     plug = numbers[numbers["estimator"] == "plug-in"]
     if "range_low" in plug:
         ranges = plug.assign(estimator="range", cell=[range_cell(lo, hi, u, fmt) for lo, hi, u in
@@ -253,10 +240,16 @@ def _interval_table(an: Analysis, long: pd.DataFrame, key: str, labels: dict[str
     return numbers, shown
 
 
+def _paper_estimator(rows: pd.DataFrame) -> pd.DataFrame:
+    """The paper's plug-in rows of ``SetStatistics.of``: the model-based estimate is a sensitivity analysis, in a
+    table of its own (``publish.sensitivity``)."""
+    return rows[rows["estimator"] == "plug-in"]
+
+
 def table1_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Table 1 with 95% intervals (USD per problem): the paper's plug-in, the range its never-passed problems
-    allow, and the model-based estimate (marked where its model is rejected): (numbers, shown)."""
-    return _interval_table(an, st.of("table1"), "model", an.labels, fmt_usd, verdicts=st.model_verdicts())
+    """Table 1 with 95% intervals (USD per problem): the paper's plug-in and the range its never-passed problems
+    allow: (numbers, shown)."""
+    return _interval_table(an, _paper_estimator(st.of("table1")), "model", an.labels, fmt_usd)
 
 
 def table56_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -277,8 +270,7 @@ def table56_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.Dat
 
 def table2_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 2 with 95% intervals (relative gain, %), as ``table1_intervals``: (numbers, shown)."""
-    return _interval_table(an, st.of("technique gain"), "technique", {}, fmt_pct, scale=100.0,
-                           verdicts=st.model_verdicts())
+    return _interval_table(an, _paper_estimator(st.of("technique gain")), "technique", {}, fmt_pct, scale=100.0)
 
 
 def grader_disagreements(an) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -331,9 +323,8 @@ def strategy_table(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFr
     many runs each problem's cell rests on and the calls per attempt (mean, most), its cost-of-pass with the expert
     (USD) and its gain over the model's single attempt (%), each by estimator with its 95% interval:
     (numbers, shown)."""
-    cost, cost_shown = _interval_table(an, st.of("strategy"), "strategy", {}, fmt_usd, verdicts=st.model_verdicts())
-    gain, gain_shown = _interval_table(an, st.of("strategy gain"), "strategy", {}, fmt_pct, scale=100.0,
-                                       verdicts=st.model_verdicts())
+    cost, cost_shown = _interval_table(an, _paper_estimator(st.of("strategy")), "strategy", {}, fmt_usd)
+    gain, gain_shown = _interval_table(an, _paper_estimator(st.of("strategy gain")), "strategy", {}, fmt_pct, scale=100.0)
     if cost.empty:
         return cost, cost_shown
     numbers = pd.concat([cost.assign(quantity="cost-of-pass (USD)"), gain.assign(quantity="gain over one attempt (%)")],

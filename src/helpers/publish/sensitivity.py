@@ -1,0 +1,85 @@
+"""The model-based estimate as a sensitivity analysis (issue 35, item 6): the item-response model's Table 1, frontier
+and technique gains, kept out of the paper's tables and the findings, each number marked by what speaks against it:
+the model's checks on this dataset, and the generators of the validity study on which its interval under-covers.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from helpers.analyze import intervals
+from helpers.analyze.estimates import Analysis
+from helpers.analyze.validity import FAMILY_LABELS
+from helpers.publish.tables import NEVER_PASSED, fmt_pct, fmt_usd, never_passed, with_interval
+
+KINDS = ("table1", "frontier", "technique gain")  # the statistics shown, in this order
+ESTIMATOR = "model-based"
+
+
+def under_coverage(generators: pd.DataFrame | None, target: float = 93.0) -> dict[str, str]:
+    """Statistic kind -> what the validity study says of the model-based interval: "under 93% on n of N generators
+    (lowest x%)", "at least 93% on every generator (N)", or, without a study (``generators`` None: the set's records
+    are not simulated), that it was not checked here. ``generators``: the ``validity_generators`` rows."""
+    out = {}
+    for kind in KINDS:
+        if generators is None:
+            out[kind] = "not checked: no known truth for these records"
+            continue
+        d = generators[(generators["estimator"] == ESTIMATOR) & (generators["statistic"] == FAMILY_LABELS[kind])]
+        d = d[d["coverage_pct"].notna()]
+        if d.empty:
+            out[kind] = "not in the study"
+            continue
+        low = d[d["coverage_pct"] < target]
+        out[kind] = (f"under {target:g}% on {len(low)} of {len(d)} generators (lowest {d['coverage_pct'].min():.0f}%)"
+                     if len(low) else f"at least {target:g}% on every generator ({len(d)})")
+    return out
+
+
+def model_based_table(an: Analysis, st: intervals.SetStatistics, generators: pd.DataFrame | None
+                      ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(numbers: per statistic and dataset the model-based value, low, high (USD per problem; gains 0-1), the model's
+    checks on the dataset and the validity study's verdict on the statistic's interval; shown: a row per statistic,
+    a ``value [low, high]`` cell per dataset, marked ✗ where the model's checks reject it, and the study's
+    verdict; "never passed here" where the model passed no problem of the dataset)."""
+    verdicts = st.model_verdicts()
+    said = under_coverage(generators)
+    rows = st.frame[st.frame["estimator"] == ESTIMATOR]
+    kind = rows["statistic"].str.split(":", n=1).str[0]
+    rows = rows[kind.isin(KINDS)].assign(kind=kind)
+    rows = rows[[k != "table1" or s.split(":", 1)[1] in an.models for k, s in zip(rows["kind"], rows["statistic"])]]
+    plug = st.frame[st.frame["estimator"] == "plug-in"].set_index(["statistic", "task"])
+    unseen = plug["unseen_pct"] if "unseen_pct" in plug else pd.Series(dtype=float)
+    numbers = rows[["statistic", "task", "value", "low", "high"]].assign(
+        checks=rows["task"].map(lambda t: verdicts.get(t) or "pass"), validity=rows["kind"].map(said),
+        never_passed=[never_passed(unseen.get((s, t), 0.0)) for s, t in zip(rows["statistic"], rows["task"])])
+
+    def name(statistic: str) -> str:
+        k, item = statistic.split(":", 1)
+        return {"table1": an.labels.get(item, item), "frontier": "frontier of all models"}.get(
+            k, f"technique gain: {item}")
+
+    def cell(r) -> str:
+        gain = r["statistic"].startswith("technique gain:")
+        text = (with_interval(100 * r["value"], 100 * r["low"], 100 * r["high"], fmt_pct) + "%" if gain
+                else with_interval(r["value"], r["low"], r["high"], fmt_usd))
+        text += f" · {NEVER_PASSED}" if r["never_passed"] else ""  # a value below the fee for a model that never passed
+        return text + (" ✗ checks reject" if r["checks"] != "pass" else "")
+
+    if numbers.empty:
+        return numbers, pd.DataFrame(columns=["statistic", *an.tasks, "validity study"])
+    shown = numbers.assign(cell=[cell(r) for _, r in numbers.iterrows()]).pivot_table(
+        index="statistic", columns="task", values="cell", aggfunc="first", sort=False)
+    shown = shown.reindex(columns=[t for t in an.tasks if t in shown.columns]).reset_index()
+    shown.insert(len(shown.columns), "validity study", shown["statistic"].str.split(":", n=1).str[0].map(said))
+    shown["statistic"] = shown["statistic"].map(name)
+    return numbers.reset_index(drop=True), shown
+
+
+def checks_sentence(st: intervals.SetStatistics, task_labels: dict[str, str]) -> str:
+    """The model's checks in one sentence: the datasets where they reject it, or that they pass everywhere."""
+    bad = {t: v for t, v in st.model_verdicts().items() if v}
+    if not bad:
+        return "The item-response model's checks pass on every dataset of this set."
+    return "The item-response model's checks reject it on " + "; ".join(
+        f"{task_labels.get(t, t)} ({v})" for t, v in bad.items()) + "."

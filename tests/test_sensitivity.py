@@ -1,0 +1,21 @@
+"""The model-based estimate as a sensitivity analysis (issue 35, item 6): each number marked by the validity
+study's verdict on its interval, never silently shown as if it held."""
+
+import numpy as np
+import pandas as pd
+
+from helpers.analyze.validity import FAMILY_LABELS
+from helpers.publish.sensitivity import under_coverage
+
+
+def test_each_statistic_says_on_how_many_generators_its_interval_under_covers():
+    rows = [(g, FAMILY_LABELS["table1"], e, c) for g, e, c in
+            (("own", "model-based", 95.0), ("cliffs", "model-based", 37.5), ("bimodal", "model-based", 92.0),
+             ("own", "plug-in", 40.0))]  # the plug-in's rows are not the model's
+    rows += [(g, FAMILY_LABELS["frontier"], "model-based", c) for g, c in (("own", 96.0), ("cliffs", 94.0))]
+    rows += [("own", FAMILY_LABELS["technique gain"], "model-based", np.nan)]
+    said = under_coverage(pd.DataFrame(rows, columns=["generator", "statistic", "estimator", "coverage_pct"]))
+    assert said["table1"] == "under 93% on 2 of 3 generators (lowest 38%)"
+    assert said["frontier"] == "at least 93% on every generator (2)"
+    assert said["technique gain"] == "not in the study"
+    assert set(under_coverage(None).values()) == {"not checked: no known truth for these records"}
