@@ -99,3 +99,24 @@ def test_verdicts_name_the_rejecting_checks():
     checks = pd.DataFrame([{"task": "t", "check": "all-fail", "rejects": True}, {"task": "t", "check": "ordering", "rejects": False},
                            {"task": "u", "check": "all-fail", "rejects": False}])
     assert mc.verdicts(checks) == {"t": "rejected by all-fail", "u": ""}
+
+
+def test_each_check_rejects_at_its_calibrated_critical_value():
+    """Held at the fitted parameters, the checks' p-values are not uniform under the model (0-6% at a nominal 2%):
+    each rejects where its p-value is at most its calibrated critical value, written by
+    benchmarks/model_checks_size.py (which measures the size on other sets)."""
+    import json
+
+    saved = json.loads(mc.CALIBRATION.read_text())
+    critical = mc.critical_p()
+    assert set(critical) == set(mc.CHECKS) == set(saved["critical_p"]) and saved["sets"] >= 400
+    for check, c in critical.items():
+        assert 0 < c < 1
+        assert mc.CheckResult(check, 1.0, 1.0, c).rejects and not mc.CheckResult(check, 1.0, 1.0, min(1.0, c * 1.01 + 1e-9)).rejects
+
+
+def test_randomised_p_values_split_ties():
+    sims = np.array([1.0, 2.0, 2.0, 3.0])
+    assert mc._p_upper(2.0, sims, 1.0) == pytest.approx(4 / 5)  # the conservative p counts every tie
+    assert mc._p_upper(2.0, sims, 0.5) == pytest.approx((1 + 0.5 * 3) / 5)
+    assert 0 < mc._p_upper(9.0, sims, 1e-9) < 1e-9  # above every simulation: as small as the draw

@@ -195,3 +195,5 @@ def test_the_headline_study_covers_and_counts_false_findings():
     assert len(figures_) == 4 and (figures_["coverage_pct"] >= 85).all(), figures_
     families = table[table["statistic"] == va.FAMILY_LABELS["family"]]  # a family named most essential, wrongly
     assert families["false_findings_pct"].notna().all() and (families["false_findings_pct"] <= 25).all()
+    cheapest = table[table["statistic"] == va.FAMILY_LABELS["table1"]]  # a model named the cheapest, wrongly
+    assert cheapest["false_findings_pct"].notna().all() and (cheapest["false_findings_pct"] <= 25).all()

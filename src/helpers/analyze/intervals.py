@@ -188,7 +188,7 @@ def all_statistics(an: Analysis, available: set[str]) -> Statistics:
 def _cache_key(an: Analysis, replicates: int, draws: int, level: float) -> str:
     code = Path(__file__).parent
     h = hashlib.sha256()
-    for path in sorted([*code.glob("*.py"), *(code.parent / "core" / "methods").glob("*.py")]):
+    for path in sorted([*code.glob("*.py"), *code.glob("*.json"), *(code.parent / "core" / "methods").glob("*.py")]):
         h.update(path.read_bytes())
     manifest = graded_paths(an.ctx)["manifest"]
     h.update(manifest.read_bytes() if manifest.is_file() else b"no manifest")

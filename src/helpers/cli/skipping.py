@@ -1,7 +1,7 @@
 """Which stages a rerun may skip: each stage's inputs hashed into a key, kept in ``results/<set>/stages.json``.
 
-A stage's key covers the code (``src/helpers``, the notebooks, the report notebook, the model, price
-and expert registries), the parameter set as validated, the sampled problems, and what the stage
+A stage's key covers the code (``src/helpers`` with its data files, the notebooks, the report notebook and its
+captions and prose, the model, price and expert registries), the parameter set as validated, the sampled problems, and what the stage
 reads: the record shards (names and sizes) for collection and grading, and the grading stage's actual output
 files (its manifest and tables, by content) for grading itself and for 03-07 and the report. A stage whose key equals the one recorded after its last success, and whose
 executed notebook exists, is skipped; ``--force`` runs everything.
@@ -20,8 +20,8 @@ from helpers.grade.boundary import UNISOLATED_ENV
 from helpers.grade.stage import graded_paths, write_json
 
 STAMPS = "stages.json"
-CODE_GLOBS = ("src/helpers/**/*.py", "notebooks/*.ipynb", "report/*.ipynb", "params/registry/*.yaml",
-              "params/prices/*.yaml", "params/experts*.yaml")
+CODE_GLOBS = ("src/helpers/**/*.py", "src/helpers/**/*.json", "notebooks/*.ipynb", "report/*.ipynb", "report/text/*.md",
+              "params/registry/*.yaml", "params/prices/*.yaml", "params/experts*.yaml")  # the checks' calibration; captions
 
 
 def _sha(*parts: str) -> str:

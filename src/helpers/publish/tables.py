@@ -427,7 +427,9 @@ def generators_lead(table: pd.DataFrame, target: float = 93.0, range_target: flo
     for label, what in ((FAMILY_LABELS["technique gain"], "A technique was named the best (its cross-fitted gain's "
                          "interval above 0) while its true gain was not positive"),
                         (FAMILY_LABELS["family"], "A family was named the most essential (its gain's interval above 0 "
-                         "and above every other family's) while another's true gain was larger")):
+                         "and above every other family's) while another's true gain was larger"),
+                        (FAMILY_LABELS["table1"], "A model was named the cheapest alone with the expert (its interval "
+                         "below every other model's) while another truly cost less")):
         f = d[(d["statistic"] == label) & d["false_findings_pct"].notna()] if "false_findings_pct" in d else d.iloc[:0]
         if len(f):
             lo, hi = f["false_findings_pct"].min(), f["false_findings_pct"].max()

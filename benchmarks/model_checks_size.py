@@ -1,0 +1,80 @@
+"""Calibrate the item-response model's checks to their nominal size, then measure that size on other sets.
+
+The checks' p-values are computed with the fitted parameters held, so under the model's own family they are not
+uniform (at paper scale, before calibration, 200 sets: all-fail, dispersion and ordering rejected 0% at the nominal
+2%, split-sample 4%, the floor check 6%). This script draws ``calibrate`` simulated datasets of the model's own family
+at paper scale (``model_checks_power.paper_scale_model``: 128 free-response problems, 10 models, 8 runs), takes each
+check's ``LEVEL`` / 5 quantile of its p-values as its critical value and writes them to
+``src/helpers/analyze/model_checks_calibration.json``; then it draws ``validate`` other datasets (other seeds) and
+prints how often each check, and any check (the gate), rejects, with its Monte-Carlo standard error. SIMULATED.
+
+    .venv/bin/python benchmarks/model_checks_size.py [calibrate sets, default 2000] [validate sets, default 1000]
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from model_checks_power import paper_scale_model  # noqa: E402
+
+from helpers.analyze import model_checks as mc  # noqa: E402
+from helpers.analyze import validity as va  # noqa: E402
+from helpers.analyze.frontier_model import fit_tested  # noqa: E402
+
+CALIBRATION_SEEDS = 1_000_000  # the calibration's sets: seeds from here, never the validation's (0, 1, …)
+
+
+def p_values(seed: int, _generator=None) -> list[float]:
+    """Each check's p-value (``mc.CHECKS`` order) on one own-family dataset at paper scale."""
+    gm = paper_scale_model()
+    rng = np.random.default_rng(seed)
+    cube, _ = va.draw_cube(gm, rng, va.draw_problems(gm, rng, va.GENERATORS[0]))
+    k, n = cube.correct.sum(-1), cube.runs
+    groups = np.array(["vanilla"] * k.shape[1])
+    found = {r.check: r.p_value for r in mc.check_task(k, n, fit_tested(k, n, groups), seed=seed, groups=groups,
+                                                       free_response=True)}
+    return [found[c] for c in mc.CHECKS]
+
+
+def draw(seeds: list[int]) -> np.ndarray:
+    """(sets, checks) p-values, on every core."""
+    return np.array(va.forked_map(p_values, [(s, None) for s in seeds], os.cpu_count() or 1))
+
+
+def main(calibrate: int = 2000, validate: int = 1000) -> None:
+    nominal = mc.LEVEL / len(mc.CHECKS)
+    start = time.perf_counter()
+    cal = draw(list(range(CALIBRATION_SEEDS, CALIBRATION_SEEDS + calibrate)))
+    critical = {c: float(np.quantile(cal[:, j], nominal, method="inverted_cdf")) for j, c in enumerate(mc.CHECKS)}
+    mc.CALIBRATION.write_text(json.dumps({
+        "critical_p": critical, "level_per_check": nominal, "sets": calibrate, "seeds_from": CALIBRATION_SEEDS,
+        "shape": "128 free-response problems x 10 models x 8 runs, the model's own family (paper_scale_model)",
+        "written_by": "benchmarks/model_checks_size.py"}, indent=1) + "\n")
+    mc.critical_p.cache_clear()
+    print(f"calibration: {calibrate} sets of the model's own family at paper scale ({time.perf_counter() - start:.0f} s);"
+          f" each check's critical p-value = its {nominal:g} quantile there")
+    print("  " + ", ".join(f"{c} {critical[c]:.4g}" for c in mc.CHECKS))
+    start = time.perf_counter()
+    val = draw(list(range(validate)))
+    crit = np.array([critical[c] for c in mc.CHECKS])
+    reject = val <= crit
+    print(f"\nsize on {validate} other sets (seeds 0-{validate - 1}; {time.perf_counter() - start:.0f} s): rejections (%) "
+          f"± Monte-Carlo s.e., nominal {100 * nominal:g}% per check and at most {100 * mc.LEVEL:g}% for any")
+    print(f"{'check':14s}{'uncalibrated (p < ' + format(nominal, 'g') + ')':>28s}{'calibrated':>16s}")
+    for j, c in enumerate(mc.CHECKS):
+        raw, cal_rate = 100 * np.mean(val[:, j] < nominal), 100 * np.mean(reject[:, j])
+        se = 100 * math.sqrt(max(cal_rate / 100 * (1 - cal_rate / 100), 1e-12) / validate)
+        print(f"{c:14s}{raw:28.1f}{cal_rate:10.1f} ± {se:.1f}")
+    print(f"{'any':14s}{100 * np.mean((val < nominal).any(axis=1)):28.1f}{100 * np.mean(reject.any(axis=1)):10.1f}")
+
+
+if __name__ == "__main__":
+    main(*(int(a) for a in sys.argv[1:3]))
