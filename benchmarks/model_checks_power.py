@@ -44,7 +44,8 @@ def rates(generator: va.Generator, sets: int) -> dict[str, float]:
 
 
 def main(sets: int = 20) -> None:
-    print(f"rejections (%) over {sets} simulated sets per generator; each check at {mc.LEVEL / len(mc.CHECKS):g}")
+    print(f"rejections (%) over {sets} simulated sets per generator; each check at {mc.LEVEL / len(mc.CHECKS):g} "
+          "(its calibrated critical p-value: benchmarks/model_checks_size.py)")
     print(f"{'generator':36s}" + "".join(f"{c:>13s}" for c in (*mc.CHECKS, "any")))
     for g in va.GENERATORS:
         start = time.perf_counter()

@@ -62,9 +62,9 @@ RUNS = (
     Run("import_scale", ("benchmarks/import_scale.py",), "importing a FEval-TTC-sized zip, then again"),
     Run("interval_speed", ("benchmarks/interval_speed.py",),
         "every interval of a simulated set of the paper's shape (1,000 bootstrap replicates, model draws)"),
-    Run("model_checks_size", ("benchmarks/model_checks_size.py", "2000", "1000"),
-        "the item-response model's checks calibrated to their nominal size on 2,000 own-family sets at paper scale, "
-        "their size measured on 1,000 others (writes the calibration; run before `model_checks_power`)"),
+    Run("model_checks_size", ("benchmarks/model_checks_size.py", "6000", "2000"),
+        "the item-response model's checks calibrated to their nominal size on 6,000 own-family sets at paper scale, "
+        "their size measured on 2,000 others (writes the calibration; run before `model_checks_power`)"),
     Run("model_checks_power", ("benchmarks/model_checks_power.py", "20"),
         "size and power of the item-response model's checks per generator"),
     Run("gated_coverage", ("benchmarks/gated_coverage.py", "6"),
