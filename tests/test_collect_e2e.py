@@ -151,17 +151,22 @@ def test_runner_with_a_keyed_provider_leaks_no_key(stub, write_set):
 
 
 def test_nothing_pending_does_not_import_litellm(write_set):
-    path = write_set({"name": "noop", "tasks": ["two_digit_addition"], "models": ["sim-lightweight"], "n_problems": 3,
-                      "n_runs": 1, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1.0,
-                      "task_options": {"two_digit_addition": {"source": "generated"}}})
-    code = ("import sys; from helpers.collect.collection import run_collection; "
+    def collect_twice(name: str, direct: bool) -> list[list[str]]:
+        path = write_set({"name": name, "tasks": ["two_digit_addition"], "models": ["sim-lightweight"], "n_problems": 3,
+                          "n_runs": 1, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1.0,
+                          "task_options": {"two_digit_addition": {"source": "generated"}}})
+        code = ("import sys; from helpers.collect.collection import collect; from helpers.collect.calling import Caller; "
                 "from helpers.collect.preflight import preflight; from helpers.core.params import load_params; "
-            f"r = run_collection(preflight(load_params({str(path)!r})), progress=False); "
-            "print(r.made_calls, 'litellm' in sys.modules)")
-    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
-    again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
-    assert first.stdout.split() == ["3", "True"], first.stderr[-2000:]
-    assert again.stdout.split() == ["0", "False"], again.stderr[-2000:]
+                f"c = preflight(load_params({str(path)!r})); "
+                f"r = collect(c.params, c.problems, c.models, c.snapshot, False, Caller(c.params, direct_sim={direct})); "
+                "print(r.made_calls, 'litellm' in sys.modules)")
+        return [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                               timeout=300).stdout.split() for _ in range(2)]
+
+    # simulated calls go to the simulator directly (test_sim: the same records as through litellm): litellm is not
+    # imported for them; through litellm it is, and not again once nothing is pending
+    assert collect_twice("noop", direct=True) == [["3", "False"], ["0", "False"]]
+    assert collect_twice("noop-litellm", direct=False) == [["3", "True"], ["0", "False"]]
 
 
 def test_the_lean_openai_compatible_client_sends_and_records_what_litellm_does(write_set, monkeypatch):

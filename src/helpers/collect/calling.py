@@ -189,20 +189,18 @@ class Caller:
         return kw
 
     def __call__(self, a: Attempt, call: int, messages: list[dict[str, str]]) -> CallRecord:
-        import litellm
-
         kw = self.kwargs(a, call, messages)
         sampling = self.model_args(a.model)[0]
         started = time.perf_counter()
         if a.model.simulated and self.direct_sim:
-            # the same handler litellm would call, with the arguments it reads (litellm's per-call bookkeeping skipped:
-            # benchmarks/collect_overhead.py measures both paths)
-            from helpers.collect.backends.provider import registered_handler
+            # what litellm's sim handler computes, without litellm: neither its per-call bookkeeping nor its
+            # response type (benchmarks/collect_overhead.py measures both paths)
+            from helpers.collect.backends.sim import direct_completion
 
-            handler, name = registered_handler(a.model.provider), a.model.litellm_id.split("/", 1)[1]
-            send = lambda: handler.completion(name, messages, litellm_params={"metadata": kw["metadata"]},  # noqa: E731
-                                              optional_params=dict(sampling))
+            send = lambda: direct_completion(messages, kw["metadata"]["cop"])  # noqa: E731
         else:
+            import litellm
+
             send = lambda: litellm.completion(**kw)  # noqa: E731
         outcome = call_with_retries(send, self.params.max_retries, self.params.retry_backoff_s, self.sleep)
         return self.record(a, call, messages, sampling, started, *outcome)

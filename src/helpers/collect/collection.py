@@ -98,12 +98,12 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
     check_budget(params, spent, est)
     result = CollectResult(planned_calls=sum(a.method.collected_calls for a in attempts), spent_before_usd=spent,
                            imported=imported)
-    if todo:
+    caller = caller or Caller(params)
+    if any(not (a.model.simulated and caller.direct_sim) for a, _ in todo):  # a call through litellm
         from helpers.collect.backends import register_all
 
         _quiet_litellm()
         register_all()
-        caller = caller or Caller(params)
     budget, tally, left = _call_all(params, todo, store, caller, snapshot, spent, est, progress)
     result.made_calls, result.failed_calls, result.unusable_replies = tally.made, tally.failed, tally.unusable
     result.spent_now_usd, result.stopped_by_budget = budget.spent_usd, budget.exhausted
@@ -204,6 +204,8 @@ def _collect_forked(queue: deque, done, root, caller, budget: Budget, est_by, sn
                                           est_by[(a.problem.task, a.model.name)], snapshot.price(a.model.name)))
                 with counter.get_lock():
                     counter.value += n
+        for task, model in dict.fromkeys((a.problem.task, a.model.name) for a, _ in group):  # this worker's shards
+            store.snapshot(task, model)
         return part
 
     groups = partition(queue, key=lambda ac: (ac[0].problem.task, ac[0].model.name), weight=lambda ac: len(ac[1]),

@@ -40,41 +40,60 @@ class Attempt:
                 self.fingerprints[call])
 
 
-def fingerprint(model: ModelSpec, sampling: dict[str, Any], seed: int, question: str, method: Method, call: int) -> str:
+_PROMPT = "@@prompt@@"  # where a call's prompt hash goes in its fingerprint's text (``fingerprint_text``)
+
+
+def fingerprint_text(model: ModelSpec, sampling: dict[str, Any], seed: int, method: Method, call: int) -> str:
+    """The JSON text ``fingerprint`` hashes, with ``_PROMPT`` where the prompt's hash goes: everything but the prompt
+    (the same for every problem of a model, method and call, so a plan builds it once)."""
+    parts: dict[str, Any] = {
+        "litellm_model": model.litellm_id, "sampling": sampling, "method": method.name, "call": call,
+        "prompt": _PROMPT, "templates": template_hash(*method.templates[: call + 1]),
+    }
+    if model.sim:
+        parts["backend"] = {"seed": seed, "sim": model.sim.model_dump()}
+    if model.local:
+        parts["backend"] = {"seed": seed, "sha256": model.local.sha256, "chat": model.local.chat, "n_ctx": model.local.n_ctx}
+    return json.dumps(parts, sort_keys=True)
+
+
+def fingerprint(model: ModelSpec, sampling: dict[str, Any], seed: int, question: str, method: Method, call: int,
+                text: str | None = None, prompt: str | None = None) -> str:
     """sha256 (hex, 16 chars) of what determines a call's response.
 
     The litellm model id, the sampling arguments sent, the prompt (hash of the first message and of
     the templates the call's messages are built from), the method and the call index; for the
     in-process backends also the seed and the simulated profile or the weights' sha256. An imported model's
     response was made by others with their own prompt and sampling: its fingerprint is the source's name of the
-    model, the question, the method and the call.
+    model, the question, the method and the call. ``text`` (``fingerprint_text``) and ``prompt`` (the question's
+    ``messages_hash``): already computed, when given.
     """
     if model.imported:
         parts = {"imported": model.imported.name, "question": hashlib.sha256(question.encode()).hexdigest(),
                  "method": method.name, "call": call}
         return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
-    parts: dict[str, Any] = {
-        "litellm_model": model.litellm_id, "sampling": sampling, "method": method.name, "call": call,
-        "prompt": messages_hash(solve_messages(question)), "templates": template_hash(*method.templates[: call + 1]),
-    }
-    if model.sim:
-        parts["backend"] = {"seed": seed, "sim": model.sim.model_dump()}
-    if model.local:
-        parts["backend"] = {"seed": seed, "sha256": model.local.sha256, "chat": model.local.chat, "n_ctx": model.local.n_ctx}
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
+    text = text or fingerprint_text(model, sampling, seed, method, call)
+    prompt = prompt or messages_hash(solve_messages(question))  # hex: nothing in it needs escaping
+    return hashlib.sha256(text.replace(f'"{_PROMPT}"', f'"{prompt}"', 1).encode()).hexdigest()[:16]
 
 
 def plan_attempts(problems: dict[str, list[Problem]], models: list[ModelSpec], methods: list[str], n_runs: int,
                   sampling: dict[str, Any] | None = None, seed: int = 0) -> list[Attempt]:
     """Every attempt of the set, in a stable order (task, problem, model, method, run), with fingerprints."""
-    out = []
+    out, texts = [], {}
+    args = {m.name: call_sampling(m, sampling or {}) for m in models}
     for task_problems in problems.values():
         for p in task_problems:
+            prompt = messages_hash(solve_messages(p.question))
             for m in models:
-                args = call_sampling(m, sampling or {})
                 for method in collected_methods(methods):
-                    fps = tuple(fingerprint(m, args, seed, p.question, method, c) for c in range(method.collected_calls))
-                    out.extend(Attempt(p, m, method, run, fps) for run in range(n_runs))
+                    fps = []
+                    for c in range(method.collected_calls):
+                        if (m.name, method.name, c) not in texts and not m.imported:
+                            texts[m.name, method.name, c] = fingerprint_text(m, args[m.name], seed, method, c)
+                        fps.append(fingerprint(m, args[m.name], seed, p.question, method, c,
+                                               texts.get((m.name, method.name, c)), prompt))
+                    out.extend(Attempt(p, m, method, run, tuple(fps)) for run in range(n_runs))
     return out
 
 

@@ -149,6 +149,13 @@ class RecordStore:
     def shards(self) -> list[Path]:
         return sorted(self.root.glob("*/*.jsonl")) if self.root.is_dir() else []
 
+    def snapshot(self, task: str, model: str) -> None:
+        """Parse a shard's new lines into its parquet snapshot now (``read_shard``): a forked collector does it for
+        the shards it wrote, in parallel, so the next ``load`` reads snapshots only."""
+        path = self.shard(task, model)
+        if path.is_file():
+            read_shard(path, self.root / SNAPSHOT / task / f"{model}.parquet", ["status"])
+
     def load(self, columns: list[str] | None = None) -> pd.DataFrame:
         """All records, one row per record (superseded failures included), in COLUMNS order.
 

@@ -50,14 +50,13 @@ def save_figure(fig, name: str, out_dir: Path) -> tuple[Path, Path]:
 
     out_dir.mkdir(parents=True, exist_ok=True)
     png, svg = out_dir / f"{name}.png", out_dir / f"{name}.svg"
-    fig.savefig(png, dpi=DPI, bbox_inches="tight", metadata={"Software": None})
-    fig.savefig(svg, bbox_inches="tight", metadata={"Date": None, "Creator": None})  # no timestamp or version
-    from PIL import Image
-
-    with Image.open(png) as image:
-        width_in = image.size[0] / DPI  # what the report shows, title and legend included
-    problems = layout_problems(fig) + ([f"figure {width_in:.1f} in wide (at most {REPORT_WIDTH_IN}): its text would "
-                                        "read too small"] if width_in > REPORT_WIDTH_IN * 1.02 else [])
+    problems = layout_problems(fig)  # lays the figure out once: the box below and both files reuse that layout
+    box = fig.get_tightbbox(fig.canvas.get_renderer()).padded(matplotlib.rcParams["savefig.pad_inches"])  # inches
+    fig.savefig(png, dpi=DPI, bbox_inches=box, metadata={"Software": None})
+    fig.savefig(svg, bbox_inches=box, metadata={"Date": None, "Creator": None})  # no timestamp or version
+    width_in = box.width  # what the report shows, title and legend included
+    if width_in > REPORT_WIDTH_IN * 1.02:
+        problems.append(f"figure {width_in:.1f} in wide (at most {REPORT_WIDTH_IN}): its text would read too small")
     (out_dir / f"{name}.layout.json").write_text(json.dumps({"problems": problems}, indent=1) + "\n")
     return png, svg
 

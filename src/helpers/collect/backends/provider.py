@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 from typing import Callable
 
 
@@ -15,16 +16,6 @@ def register_provider(name: str, handler_factory: Callable[[], object]) -> None:
         from litellm.utils import custom_llm_setup
 
         custom_llm_setup()
-
-
-def registered_handler(name: str):
-    """The handler object registered for provider ``name`` (see ``register_provider``)."""
-    import litellm
-
-    for p in litellm.custom_provider_map:
-        if p.get("provider") == name:
-            return p["custom_handler"]
-    raise KeyError(f"no litellm custom provider '{name}' is registered")
 
 
 def call_metadata(kwargs: dict, key: str, provider: str) -> dict:
@@ -50,3 +41,13 @@ def model_response(model: str, text: str, prompt_tokens: int, completion_tokens:
     )
     response._response_ms = (time.perf_counter() - started) * 1000
     return response
+
+
+def plain_response(text: str, prompt_tokens: int, completion_tokens: int, finish_reason: str = "stop") -> SimpleNamespace:
+    """The same reply without litellm (what ``calling.read_reply`` reads of it: ``choices[0].message.content``,
+    ``choices[0].finish_reason``, ``usage.prompt_tokens`` / ``completion_tokens``), for in-process backends called
+    directly: building a ``litellm.ModelResponse`` costs more than a simulated call (benchmarks/collect_overhead.py)."""
+    message = SimpleNamespace(role="assistant", content=text)
+    usage = SimpleNamespace(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                            total_tokens=prompt_tokens + completion_tokens, completion_tokens_details=None)
+    return SimpleNamespace(choices=[SimpleNamespace(message=message, finish_reason=finish_reason)], usage=usage)

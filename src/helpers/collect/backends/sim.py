@@ -83,6 +83,25 @@ def _profile(settings: dict) -> SimProfile:
     return entry[1]
 
 
+def _simulated(messages: list[dict], meta: dict) -> dict:
+    """One simulated call of a call's messages and its ``cop`` metadata (``simulate``)."""
+    prompt_chars = sum(len(m.get("content") or "") for m in messages)
+    return simulate(_profile(meta["sim"]), prompt_chars=prompt_chars,
+                    **{k: meta[k] for k in ("model", "seed", "task", "problem_id", "target", "n_choices", "method",
+                                            "run", "call")})
+
+
+def direct_completion(messages: list[dict], meta: dict):
+    """The reply litellm's ``sim/<name>`` would give, without litellm (``provider.plain_response``): what the
+    collector calls for simulated models (``calling.Caller.direct_sim``)."""
+    from helpers.collect.backends.provider import plain_response
+
+    if "sim" not in meta:
+        raise ValueError("sim provider: call metadata 'cop.sim' is missing")
+    out = _simulated(messages, meta)
+    return plain_response(out["text"], out["prompt_tokens"], out["completion_tokens"])
+
+
 def _provider():
     from litellm import CustomLLM
 
@@ -94,10 +113,7 @@ def _provider():
         def completion(self, model, messages, *args, **kwargs):
             meta = call_metadata(kwargs, "sim", "sim")
             started = time.perf_counter()
-            prompt_chars = sum(len(m.get("content") or "") for m in messages)
-            out = simulate(_profile(meta["sim"]), prompt_chars=prompt_chars,
-                           **{k: meta[k] for k in ("model", "seed", "task", "problem_id", "target",
-                                                   "n_choices", "method", "run", "call")})
+            out = _simulated(messages, meta)
             return model_response(model, out["text"], out["prompt_tokens"], out["completion_tokens"], started)
 
     return SimulatedLLM()
