@@ -24,7 +24,7 @@ ifneq ($(wildcard ../shared/data),)
 export COP_DATA_DIR ?= $(abspath ../shared/data)
 endif
 
-.PHONY: all setup sandbox setup-local collect-local run report dry-run test test-fast chromium clean-results help humaneval readme-figures
+.PHONY: all setup sandbox setup-local collect-local run report dry-run test test-fast chromium clean-results help humaneval swebench readme-figures
 
 help:
 	@sed -n '2,4p' Makefile
@@ -68,6 +68,10 @@ setup-local: $(VENV)/.local-installed
 # The HumanEval runs of "AI Agents That Matter", imported and re-graded in the sandbox (offline, no key).
 humaneval: setup
 	$(COP) run params/humaneval_agents.yaml
+
+# The SWE-bench bash-only leaderboard's real runs of 24 models, imported with their billed USD (offline, no key).
+swebench: setup
+	$(COP) run params/swebench_bash_only.yaml
 
 # Re-collect the committed local records for real (the previous ones move to records.previous/).
 collect-local: setup-local

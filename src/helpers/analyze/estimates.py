@@ -11,7 +11,7 @@ import pandas as pd
 from helpers.analyze import costofpass as cop_math
 from helpers.analyze.price_change import price_change_split
 from helpers.core.context import Context
-from helpers.core.experts import expert_per_problem
+from helpers.core.experts import difficulties, expert_per_problem
 from helpers.core.ledger import history, prices_as_of, snapshot_entries
 from helpers.core.tasks import in_category_order
 from helpers.grade.stage import read_graded
@@ -103,7 +103,7 @@ class Analysis:
         latest date any of its models has a price or a release on (``core.ledger``, the set's own snapshot included)."""
         if self.ctx.params.price_change is not None:
             return self.ctx.params.price_change.start, self.ctx.params.price_change.end
-        dates = [e.date for m in self.models for e in history(m, extra=self.own_prices)]
+        dates = [] if self.ctx.params.billed else [e.date for m in self.models for e in history(m, extra=self.own_prices)]
         releases = [t.date() for t in self.releases]
         return min(releases), max([*dates, *releases])
 
@@ -111,6 +111,8 @@ class Analysis:
         """The change of the frontier between ``price_change_dates``, split between new models and prices (USD, %)."""
         start, end = self.price_change_dates()
         prices_on = lambda d: prices_as_of(self.models, d, first_if_later=True, extra=self.own_prices)  # noqa: E731
+        if self.ctx.params.billed:  # USD as billed: no price enters, so none changes
+            prices_on = lambda d: self.ctx.snapshot  # noqa: E731
         out = price_change_split(self.attempts, self.releases, self.expert, start, end, prices_on)
         out = out.set_index("task").loc[in_category_order(list(out["task"]))].reset_index()
         return out.assign(start=start.isoformat(), end=end.isoformat())
@@ -128,7 +130,12 @@ def load_analysis(ctx: Context) -> Analysis:
     attempts = read_graded(ctx, "attempts")
     estimates = read_graded(ctx, "estimates")
     cop = cop_math.cop_matrix(estimates)
-    expert = expert_per_problem(cop.index, ctx.params.expert_bound, rule=ctx.params.fidelity.expert_cost)
+    expert = expert_per_problem(cop.index, ctx.params.expert_bound, rule=ctx.params.fidelity.expert_cost,
+                                difficulty=difficulties(ctx.problems))
+    if ctx.params.import_from is not None:  # what the source itself gets wrong goes with the data caveats
+        from helpers.collect.imports import source_caveats
+
+        ctx.caveats.extend(c for c in source_caveats(ctx.params, ctx.models) if c not in ctx.caveats)
     return Analysis(ctx, attempts, estimates, cop, expert)
 
 

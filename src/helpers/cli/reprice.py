@@ -25,6 +25,9 @@ def repriced(params_path: str | Path, as_of: dt.date) -> tuple[Path, Params]:
     from helpers.core.ledger import prices_as_of
 
     original = load_params(params_path)
+    if original.billed:  # its records hold USD as billed, no tokens: another date's prices have nothing to apply to
+        raise CostOfPassError(f"{params_path}: cannot reprice: its records carry the USD each run was billed "
+                              f"({original.import_from.format}), not token counts")
     from helpers.core.params import check_confined
 
     check_confined(original)  # the repriced copy is written beside it

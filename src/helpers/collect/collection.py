@@ -108,7 +108,7 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
     result.made_calls, result.failed_calls, result.unusable_replies = tally.made, tally.failed, tally.unusable
     result.spent_now_usd, result.stopped_by_budget = budget.spent_usd, budget.exhausted
     result.pending_calls = tally.not_started + left
-    latest = store.latest(["prompt_tokens", "completion_tokens"], sort=False)
+    latest = store.latest(["prompt_tokens", "completion_tokens", "billed_usd"], sort=False)
     result.summary = summarize(latest[in_plan(latest, attempts, planned[0])], snapshot)
     return result
 

@@ -73,6 +73,10 @@ class CallRecord:
     # price bills it), source_model, prompt_tokens, completion_tokens, latency_s, time, temperature; tokens above
     # are their sums
     agent_calls: list[dict[str, Any]] | None = None
+    # an imported attempt whose source gives the USD it was billed and its API calls, not tokens (``ImportedModel.
+    # billed_usd``): that USD is its cost at every price (it cannot be repriced); None for every other record
+    billed_usd: float | None = None
+    billed_calls: int | None = None
 
     @property
     def key(self) -> tuple:
@@ -221,6 +225,8 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     df["source_correct"] = df["source_correct"].astype("boolean")
     for col in ("run", "call", "prompt_tokens", "completion_tokens", "reasoning_tokens", "tries"):
         df[col] = df[col].fillna(0).astype("int64")
+    for col in ("billed_usd", "billed_calls"):  # NaN where the record is priced from its tokens
+        df[col] = pd.to_numeric(df[col], errors="coerce").astype("float64")
     df["sampling"] = [s if isinstance(s, str) else json.dumps(s or {}, sort_keys=True) for s in df["sampling"]]
     df["agent_calls"] = [a if isinstance(a, str) else json.dumps(a) if a else "" for a in df["agent_calls"]]
     return df

@@ -26,18 +26,29 @@ class ExpertCost(BaseModel):
     hourly_rate_usd: tuple[float, float] = Field(description="low, high (USD per hour)")
     minutes_per_question: float = Field(gt=0)
     published_usd: tuple[float, float] | None = Field(None, description="the paper's Table 3 (low, high), as printed")
+    minutes_by_difficulty: dict[str, float] | None = Field(None, description="minutes per problem by the problem's "
+                                                           "difficulty (its metadata 'difficulty'), where the task has one")
     sources: str
 
-    def derived_usd(self, bound: str = "high") -> float:
-        """Hourly rate at the bound x minutes per question / 60 (USD)."""
-        rate = self.hourly_rate_usd[0 if bound == "low" else 1]
-        return rate * self.minutes_per_question / 60.0
+    def minutes(self, difficulty: str | None = None) -> float:
+        """Minutes of one problem: by its difficulty where the entry prices difficulties, else per question."""
+        if self.minutes_by_difficulty and difficulty is not None:
+            if difficulty not in self.minutes_by_difficulty:
+                raise CostOfPassError(f"no expert minutes for difficulty {difficulty!r} (known: "
+                                      f"{', '.join(self.minutes_by_difficulty)}) in {default_path().name}")
+            return self.minutes_by_difficulty[difficulty]
+        return self.minutes_per_question
 
-    def usd(self, bound: str = "high", rule: str = "printed") -> float:
+    def derived_usd(self, bound: str = "high", difficulty: str | None = None) -> float:
+        """Hourly rate at the bound x minutes (per question, or by ``difficulty``) / 60 (USD)."""
+        rate = self.hourly_rate_usd[0 if bound == "low" else 1]
+        return rate * self.minutes(difficulty) / 60.0
+
+    def usd(self, bound: str = "high", rule: str = "printed", difficulty: str | None = None) -> float:
         """USD per problem: Table 3 as printed (``rule="printed"``, when the paper prints one), else derived."""
         if rule == "printed" and self.published_usd is not None:
             return float(self.published_usd[0 if bound == "low" else 1])
-        return self.derived_usd(bound)
+        return self.derived_usd(bound, difficulty)
 
 
 def default_path() -> Path:
@@ -51,14 +62,22 @@ def load_expert_costs(path: Path | None = None) -> dict[str, ExpertCost]:
 
 
 def expert_per_problem(index: pd.MultiIndex, bound: str = "high", costs: dict[str, ExpertCost] | None = None,
-                       rule: str = "printed") -> pd.Series:
-    """Expert USD per problem for an index of (task, problem_id) (``ExpertCost.usd(bound, rule)``)."""
+                       rule: str = "printed", difficulty: dict[tuple[str, str], str] | None = None) -> pd.Series:
+    """Expert USD per problem for an index of (task, problem_id) (``ExpertCost.usd(bound, rule)``); ``difficulty``:
+    (task, problem_id) -> the problem's difficulty, for tasks whose entry prices difficulties."""
     costs = costs or load_expert_costs()
     tasks = index.get_level_values("task")
     missing = sorted(set(tasks) - set(costs))
     if missing:
         raise CostOfPassError(f"no human-expert cost for task(s) {', '.join(missing)} in {default_path().name}")
-    return pd.Series([costs[t].usd(bound, rule) for t in tasks], index=index, name="expert_usd")
+    level = difficulty or {}
+    return pd.Series([costs[t].usd(bound, rule, level.get((t, p))) for t, p in index], index=index, name="expert_usd")
+
+
+def difficulties(problems: dict[str, list]) -> dict[tuple[str, str], str]:
+    """(task, problem_id) -> difficulty of the problems that carry one (``Problem.metadata["difficulty"]``)."""
+    return {(p.task, p.problem_id): p.metadata["difficulty"] for ps in problems.values() for p in ps
+            if "difficulty" in p.metadata}
 
 
 def expert_table(tasks: list[str], bound: str = "high", rule: str = "printed") -> pd.DataFrame:
@@ -75,8 +94,11 @@ def expert_table(tasks: list[str], bound: str = "high", rule: str = "printed") -
         paper = e.published_usd[0 if bound == "low" else 1] if e.published_usd else None
         rows.append({"dataset": get_task(t).label, "qualification": e.qualification,
                      "hourly rate (USD)": f"{low:g}" if low == high else f"{low:g}–{high:g}",
-                     "minutes per question": f"{e.minutes_per_question:g}",
-                     f"derived USD ({bound} bound)": f"{e.derived_usd(bound):.4g}",
+                     "minutes per question": (", ".join(f"{k}: {v:g}" for k, v in e.minutes_by_difficulty.items())
+                                              if e.minutes_by_difficulty else f"{e.minutes_per_question:g}"),
+                     f"derived USD ({bound} bound)": (", ".join(f"{e.derived_usd(bound, k):.4g}" for k in e.minutes_by_difficulty)
+                                                      if e.minutes_by_difficulty else f"{e.derived_usd(bound):.4g}"),
                      "paper's USD": "–" if paper is None else f"{paper:g}",
-                     "USD used": f"{e.usd(bound, rule):.4g}", "sources": e.sources})
+                     "USD used": (", ".join(f"{e.usd(bound, rule, k):.4g}" for k in e.minutes_by_difficulty)
+                                  if e.minutes_by_difficulty else f"{e.usd(bound, rule):.4g}"), "sources": e.sources})
     return pd.DataFrame(rows)

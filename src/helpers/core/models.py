@@ -61,6 +61,8 @@ class ImportedModel(BaseModel):
     name: str = Field(min_length=1, description="the model's name in the source (a column, an LLMType)")
     tokenizer: str | None = Field(None, description="a tiktoken encoding that is the model's own (cl100k_base for "
                                   "GPT-4), used where the source has no token counts; None: counts are estimated")
+    billed_usd: bool = Field(False, description="the source gives each attempt's USD as billed and its API calls, no "
+                             "tokens: that USD is its cost (no price needed; repricing is refused)")
 
 
 class ModelSpec(BaseModel):
@@ -73,6 +75,8 @@ class ModelSpec(BaseModel):
     litellm_id: str = Field(pattern=r"^[A-Za-z0-9_.-]+/.+$")
     family: str
     release_date: dt.date
+    release_source: str = Field("", description="where the release date comes from (the date in the API name, or the "
+                                "provider's announcement)")
     api_base: str | None = None
     api_key_env: str | None = Field(None, description="name of the environment variable holding the key")
     sampling: dict[str, float | int | None] = Field(default_factory=dict)

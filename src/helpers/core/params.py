@@ -87,7 +87,9 @@ class AgentGroup(BaseModel):
     method: str = Field("vanilla", min_length=1)
 
 
-IMPORT_FORMATS = ["routellm", "feval_ttc", "generic", "agent_evals"]  # each has a reader in collect/imports (READERS)
+IMPORT_FORMATS = ["routellm", "feval_ttc", "generic", "agent_evals", "swebench_bash_only"]  # each has a reader in
+# collect/imports (READERS)
+BILLED_FORMATS = {"swebench_bash_only"}  # sources that give each attempt's USD as billed, not tokens: nothing to price
 
 
 class ImportSource(BaseModel):
@@ -106,6 +108,9 @@ class ImportSource(BaseModel):
                                         "the set's model and method its runs are")
     model_names: dict[str, str] = Field(default_factory=dict, description="agent_evals: a model name in the logs -> "
                                         "the registry model whose price its calls are billed at")
+    accept_mismatch: list[str] = Field(default_factory=list, description="swebench_bash_only: leaderboard entries "
+                                       "imported although their per-instance count disagrees with the published "
+                                       "resolved rate (by the entry's name; default: none, each is named and left out)")
 
     @field_validator("format")
     @classmethod
@@ -217,8 +222,16 @@ class Params(BaseModel):
     @property
     def priced_models(self) -> list[str]:
         """The models the set's prices must cover: its own, and those its imported agent calls are billed at."""
+        if self.billed:
+            return []
         billed = self.import_from.model_names.values() if self.import_from else []
         return list(dict.fromkeys([*self.models, *billed]))
+
+    @property
+    def billed(self) -> bool:
+        """Whether the set's records carry the USD each attempt was billed and no tokens (``BILLED_FORMATS``): no
+        model needs a price, and the set cannot be repriced."""
+        return self.import_from is not None and self.import_from.format in BILLED_FORMATS
 
     @property
     def import_path(self) -> Path | None:

@@ -79,7 +79,8 @@ def call_cost_usd(prompt_tokens, completion_tokens, price: ModelPrice):
 def cost_usd(frame, snapshot: PriceSnapshot):
     """USD per row of a frame with ``model``, ``prompt_tokens`` and ``completion_tokens`` columns.
 
-    Every model in the frame must have a price in the snapshot. Returns a float Series (USD).
+    A row with a ``billed_usd`` (an imported record's USD as billed, ``records.CallRecord``) costs that, at any price;
+    every model of the other rows must have a price in the snapshot. Returns a float Series (USD).
     """
     import pandas as pd
 
@@ -87,14 +88,17 @@ def cost_usd(frame, snapshot: PriceSnapshot):
         return pd.Series(dtype=float, index=frame.index)
     import numpy as np
 
-    codes, models = pd.factorize(frame["model"])  # one price look-up per model, not per row
+    billed = frame["billed_usd"].to_numpy(dtype=float) if "billed_usd" in frame else np.full(len(frame), np.nan)
+    priced = np.isnan(billed)
+    codes, models = pd.factorize(frame["model"].where(priced))  # one price look-up per model, not per row
     snapshot.require(sorted(models))
-    per_in, per_out, fee = (np.array([getattr(snapshot.prices[m], k) for m in models], dtype=float)[codes]
-                            for k in ("input_usd_per_mtok", "output_usd_per_mtok", "usd_per_call"))
+    table = np.array([[getattr(snapshot.prices[m], k) for k in ("input_usd_per_mtok", "output_usd_per_mtok",
+                                                                 "usd_per_call")] for m in models] or [[0.0] * 3])
+    per_in, per_out, fee = (table[np.maximum(codes, 0), i] for i in range(3))
     calls = frame["calls"].to_numpy(dtype=float) if "calls" in frame else 1.0
     usd = (frame["prompt_tokens"].to_numpy(dtype=float) * per_in
            + frame["completion_tokens"].to_numpy(dtype=float) * per_out) / 1e6 + fee * calls
-    return pd.Series(usd, index=frame.index)
+    return pd.Series(np.where(priced, usd, billed), index=frame.index)
 
 
 def agent_cost_usd(agent_calls, snapshot: PriceSnapshot):

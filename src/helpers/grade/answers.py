@@ -253,7 +253,7 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
     distinct program with its problem's hidden tests in the sandbox (``grade.sandbox``; verdicts cached in
     ``code_cache``, a path); their ``grade_reason`` says why a program failed, ``grade_harness``, ``grade_isolation``
     and ``grade_cpu_s`` how it was judged (see ``_grade_programs``), and ``attrs["code_grading"]`` what judging them took
-    (``grade.sandbox.GradingRun``).
+    (``grade.sandbox.GradingRun``). Tasks of metric ``verdict`` take the record's ``source_correct``.
     """
     import pandas as pd
 
@@ -269,12 +269,12 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
     rows = zip(calls["task"], calls["problem_id"], calls["status"], calls["response"])
     for task, pid, status, response in progress_bar(rows, total=len(calls), desc="grade", unit="call", disable=not progress):
         problem = lookup.get((task, pid))
-        if status != "ok" or problem is None:
+        metric = metrics[task]
+        if status != "ok" or problem is None or metric == "verdict":  # a verdict: the source's (``_source_verdicts``)
             extracted.append(None)
             correct.append(pd.NA)
             keys.append(None)
             continue
-        metric = metrics[task]
         key = (response, metric)
         if key not in answers:
             answers[key] = extract_answer(response, metric, policy)
@@ -295,6 +295,18 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
     out["correct"] = pd.Series(correct, index=out.index, dtype="boolean")
     out["answer_key"] = pd.Series(keys, index=out.index, dtype="string")
     out["extraction"] = policy
+    return _source_verdicts(out, [t for t, m in metrics.items() if m == "verdict"])
+
+
+def _source_verdicts(out, tasks: list[str]):
+    """Successful calls of ``verdict`` tasks (``core.tasks.base.Metric``) take their source's verdict, as it is; one
+    without it stays ungraded (``correct`` <NA>)."""
+    if not tasks:
+        return out
+    rows = out["task"].isin(tasks) & out["status"].eq("ok") & out["source_correct"].notna()
+    verdict = out.loc[rows, "source_correct"].astype(bool)
+    out.loc[rows, "correct"] = verdict
+    out.loc[rows, "answer_key"] = "verdict:" + verdict.astype(str)
     return out
 
 
@@ -374,6 +386,10 @@ def attempts_from_calls(graded_calls):
         **{c: total(c) for c in ("prompt_tokens", "completion_tokens", "reasoning_tokens")},
         "simulated": total("simulated", np.logical_or),
     })
+    if "billed_usd" in graded_calls:  # imported billed attempts (one record each): their USD and API calls as billed
+        out["billed_usd"] = total("billed_usd")
+        recorded = graded_calls["billed_calls"].to_numpy(dtype=float)[last]
+        out["calls"] = np.where(np.isnan(recorded), out["calls"], recorded).astype(np.int64)
     ok_calls = np.add.reduceat(graded_calls["status"].eq("ok").to_numpy()[order].astype(np.int64), starts)
     method = out["method"].cat
     expected = np.array([get_method(m).collected_calls for m in method.categories])[method.codes.to_numpy()]

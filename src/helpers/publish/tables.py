@@ -624,12 +624,17 @@ def grader_agreement(an) -> tuple[pd.DataFrame, pd.DataFrame]:
     return numbers, shown
 
 
-def price_change_sentence(split: pd.DataFrame, task_labels: dict[str, str]) -> str | None:
+def price_change_sentence(split: pd.DataFrame, task_labels: dict[str, str], billed: bool = False) -> str | None:
     """One sentence in place of the new-models / prices figure when no price changed between its dates (the figure
-    would show empty price bars), else ``None``. ``split``: ``Analysis.price_change`` rows."""
+    would show empty price bars), else ``None``. ``split``: ``Analysis.price_change`` rows; ``billed``: the set's
+    records carry USD as billed (``Params.billed``), so no price enters at all."""
     if split.empty or not np.allclose(split["prices_pct"].to_numpy(float), 0.0):
         return None
     changes = "; ".join(f"{task_labels.get(t, t)} {sig(v)}%" for t, v in zip(split["task"], split["change_pct"]))
     start, end = split["start"].iloc[0], split["end"].iloc[0]
+    if billed:
+        return (f"The records carry the USD each run was billed, not tokens, so no price enters and none can change: "
+                f"the whole change of the frontier between {start} and {end} ({changes}) comes from new models, as the "
+                "table below itemises.")
     return (f"No price of the models of this set changed between {start} and {end}: the whole change of the frontier "
             f"over that time ({changes}) came from new models, as the table below itemises.")

@@ -49,7 +49,9 @@ def by_source_name(models: list[ModelSpec]) -> dict[str, ModelSpec]:
     return {m.imported.name: m for m in models if m.imported}
 
 
-SOURCES = {"routellm": ("RouteLLM", "RouteLLM's recorded GSM8K responses (Apache-2.0)"),
+SOURCES = {"swebench_bash_only": ("SWE-bench bash-only", "the SWE-bench bash-only leaderboard's per-instance results "
+                                  "(SWE-bench/swe-bench.github.io data/leaderboards.json, CC BY-NC 4.0)"),
+           "routellm": ("RouteLLM", "RouteLLM's recorded GSM8K responses (Apache-2.0)"),
            "feval_ttc": ("FEval-TTC", "FEval-TTC's recorded responses (ODbL)"),
            "agent_evals": ("AI Agents That Matter", "the HumanEval runs of 'AI Agents That Matter' (Kapoor, Stroebl et al., "
                            "2024; benediktstroebl/agent-evals, MIT)")}  # format: (short name, long name)
@@ -84,7 +86,7 @@ def counts_in_source(params: Params) -> bool:
 def estimated_tokens(params: Params, models: list[ModelSpec]) -> list[str]:
     """The models of an imported set whose token counts this project estimated (no counts in the source and no
     tokenizer of their own offline); FEval-TTC's counts are the source's own estimates, said once for all."""
-    if params.import_from is None or counts_in_source(params):
+    if params.import_from is None or counts_in_source(params) or params.billed:
         return []
     return [m.name for m in models if m.imported and not m.imported.tokenizer]
 
@@ -98,6 +100,7 @@ def short_provenance(params: Params, models: list[ModelSpec]) -> str:
     source = source_name(params)
     names = [m.label for m in models if m.name in estimated_tokens(params, models)]
     estimated = ("token counts FEval-TTC's word-count estimates" if spec.format == "feval_ttc" else
+                 "USD as billed, no token counts" if params.billed else
                  f"token counts **estimated** for {', '.join(names)}" if names else "")
     return f"**IMPORTED** responses ({source}{'; ' + estimated if estimated else ''})."
 
@@ -109,6 +112,10 @@ def provenance(params: Params, models: list[ModelSpec]) -> str:
     if spec is None:
         return ""
     source = source_name(params, long=True)
+    if params.billed:
+        return (f"**IMPORTED** records, made by others: {source}; each attempt's cost is the USD its run was billed, as "
+                "the source reports it, with its API calls (no token counts, so the set cannot be repriced); the verdict "
+                "is the source's harness's.")
     if spec.format == "feval_ttc":
         tokens = "FEval-TTC's own approximation, round(1.365 × words)"
     elif spec.format == "agent_evals":
@@ -128,8 +135,23 @@ def provenance(params: Params, models: list[ModelSpec]) -> str:
 # format (``params.IMPORT_FORMATS``) -> "module:function" of its reader: read(params, path, models by source name)
 # -> Iterator[Imported], in file order, one line naming the file and row on a malformed one (imported when used); a
 # reader that skips part of its source yields a ``common.Dropped`` for it
-READERS = {"routellm": "helpers.collect.imports.routellm:read", "feval_ttc": "helpers.collect.imports.feval_ttc:read",
+READERS = {"swebench_bash_only": "helpers.collect.imports.swebench_bash_only:read",
+           "routellm": "helpers.collect.imports.routellm:read", "feval_ttc": "helpers.collect.imports.feval_ttc:read",
            "generic": "helpers.collect.imports.generic:read", "agent_evals": "helpers.collect.imports.agent_evals:read"}
+
+
+CAVEATS = {"swebench_bash_only": "helpers.collect.imports.swebench_bash_only:caveats"}  # format -> "module:function"
+# (params, models) -> lines for the report's data caveats: what the source itself gets wrong
+
+
+def source_caveats(params: Params, models: list[ModelSpec]) -> list[str]:
+    """The caveats an imported set's source calls for (none for a format without ``CAVEATS``)."""
+    import importlib
+
+    if params.import_from is None or params.import_from.format not in CAVEATS:
+        return []
+    module, _, function = CAVEATS[params.import_from.format].partition(":")
+    return getattr(importlib.import_module(module), function)(params, models)
 
 
 def read_source(params: Params, models: list[ModelSpec]):
@@ -164,8 +186,11 @@ def import_records(params: Params, attempts: list, store: RecordStore) -> Import
                                f"run {r.run} (the first is row {first[k]})")
         first[k] = r.row
         rows.append(r)
-    if result.read == 0:
+    if result.read == 0 and not result.dropped:
         raise CostOfPassError(f"{params.import_path}: no responses to import (an empty file, or no usable row or run)")
+    if empty := [m.name for m in imported if not any(r.model == m.name for r in rows)]:
+        raise CostOfPassError(f"{params.source}: field 'models': {', '.join(empty)} ha(s|ve) no usable response in "
+                              f"{params.import_path}{' (' + '; '.join(result.dropped) + ')' if result.dropped else ''}")
     for r in rows:
         a = planned[(r.task, r.problem_id, r.model, r.method, r.run)]
         record = CallRecord(
@@ -175,7 +200,7 @@ def import_records(params: Params, attempts: list, store: RecordStore) -> Import
             prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens, tries=1, error=r.failure,
             unusable=bool(r.failure), sampling=r.sampling, source=r.source, source_correct=r.source_correct,
             token_counts=r.token_counts, created_at="", agent_calls=list(r.agent_calls) or None,
-            latency_s=sum(c["latency_s"] for c in r.agent_calls))
+            latency_s=sum(c["latency_s"] for c in r.agent_calls), billed_usd=r.billed_usd, billed_calls=r.billed_calls)
         if "\x1f".join(map(str, record.key)) in done:
             result.present += 1
             continue

@@ -35,6 +35,8 @@ class Imported:
     row: int | str = 0  # the source's row (or file and index), for error messages
     method: str = "vanilla"  # an agent strategy's (``core.methods.agent``), for recorded agent runs
     agent_calls: tuple[dict[str, Any], ...] = ()  # an agent attempt's calls (``CallRecord.agent_calls``)
+    billed_usd: float | None = None  # the attempt's USD as its source says it was billed (``CallRecord.billed_usd``)
+    billed_calls: int | None = None  # and its API calls
 
 
 @dataclass(frozen=True)

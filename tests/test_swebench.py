@@ -1,0 +1,172 @@
+"""The SWE-bench bash-only leaderboard (issue 36): imported with each run's billed USD and calls, counts checked against
+the board, bad input one line naming the file and entry, the expert priced per instance by its difficulty, no reprice."""
+
+import datetime as dt
+import gzip
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import ROOT
+from helpers.collect.imports import import_records, source_caveats
+from helpers.collect.plan import plan_for
+from helpers.collect.records import RecordStore
+from helpers.core.context import prepare
+from helpers.core.errors import CostOfPassError
+from helpers.core.experts import difficulties, expert_per_problem
+from helpers.core.params import load_params
+from helpers.core.prices import PriceSnapshot, cost_usd
+
+REGISTRY = ROOT / "params/registry/swebench_bash_only.yaml"
+BOARD = "swebench_bash_only/leaderboards_bash_only.json.gz"
+MODELS = ["gpt-5-nano", "claude-sonnet-4", "deepseek-v3.2-reasoner"]
+
+
+def board_set(write_set, data, models=MODELS, path=BOARD, **more):
+    return load_params(write_set({
+        "name": "swe", "tasks": ["swebench_verified"], "models": models, "models_file": str(REGISTRY),
+        "n_problems": 500, "n_runs": 1, "price_snapshot": "billed_usd", "budget_usd": 1, "data_dir": str(data),
+        "import_from": {"format": "swebench_bash_only", "path": str(path), **more}}))
+
+
+def do_import(params):
+    ctx = prepare(params)
+    with RecordStore(params.records_path) as store:
+        return import_records(params, plan_for(params, ctx.problems, ctx.models), store)
+
+
+def by_hand(data) -> dict[str, dict]:
+    """The board's entries by name, read here with nothing but gzip and json."""
+    with gzip.open(data / BOARD, "rt", encoding="utf-8") as fh:
+        return {e["name"]: e for e in json.load(fh)["leaderboards"][0]["results"]}
+
+
+def test_three_pairs_match_the_file_by_hand_and_the_import_is_idempotent(write_set, shared_data):
+    params = board_set(write_set, shared_data)
+    first = do_import(params)
+    assert (first.imported, first.missing) == (1500, 0) and do_import(params).imported == 0
+    records = RecordStore(params.records_path).load().set_index(["model", "problem_id"])
+    names = yaml.safe_load(REGISTRY.read_text())["models"]
+    entries = by_hand(shared_data)
+    for model in MODELS:
+        details = entries[names[model]["imported"]["name"]]["per_instance_details"]
+        iid = sorted(details)[len(model) * 7 % len(details)]  # a different instance for each model
+        row = records.loc[(model, iid)]
+        assert row["billed_usd"] == details[iid]["cost"] and row["billed_calls"] == details[iid]["api_calls"]
+        assert bool(row["source_correct"]) is details[iid]["resolved"]
+        assert row["prompt_tokens"] == 0 and row["completion_tokens"] == 0 and row["token_counts"].startswith("none")
+    # graded: SWE-bench's verdict as it is; priced: the USD billed, and the API calls the run made
+    from helpers.grade.stage import run_grading
+
+    attempts = run_grading(prepare(params)).set_index(["model", "problem_id"])
+    for model in MODELS:
+        details = entries[names[model]["imported"]["name"]]["per_instance_details"]
+        mine = attempts.loc[model]
+        assert mine["correct"].astype(bool).to_dict() == {i: d["resolved"] for i, d in details.items()}
+        assert np.isclose(mine["usd"].sum(), sum(d["cost"] for d in details.values()))
+        assert mine["calls"].sum() == sum(d["api_calls"] for d in details.values())
+
+
+def test_a_count_that_disagrees_with_the_board_is_named_and_left_out_unless_accepted(write_set, shared_data):
+    name = "Claude 3.7 Sonnet (20250219)"
+    details = by_hand(shared_data)[name]["per_instance_details"]
+    resolved = sum(d["resolved"] for d in details.values())
+    params = board_set(write_set, shared_data, models=["claude-3.7-sonnet"])
+    with pytest.raises(CostOfPassError, match=rf"claude-3.7-sonnet ha\(s\|ve\) no usable response .*marks? {resolved} of "
+                                              r"500 instances resolved while the board publishes 52.8% \(264\)"):
+        do_import(params)
+    caveats = " ".join(source_caveats(params, prepare(params).models))
+    assert f"{name}: its per-instance details mark {resolved} of 500" in caveats and "left out of every number" in caveats
+    assert "Not usable: 6 leaderboard entries give totals only" in caveats
+    accepted = board_set(write_set, shared_data, models=["claude-3.7-sonnet"], accept_mismatch=[name])
+    assert do_import(accepted).imported == 500
+    assert "imported anyway" in " ".join(source_caveats(accepted, prepare(accepted).models))
+
+
+def write_board(tmp_path, entries, raw=None):
+    path = tmp_path / "board.json.gz"
+    with gzip.open(path, "wb") as fh:
+        fh.write(raw if raw is not None else json.dumps({"leaderboards": [{"name": "bash-only", "results": entries}]}).encode())
+    return path
+
+
+def entry(**detail):
+    one = {"resolved": True, "cost": 0.5, "api_calls": 12, **detail}
+    return {"name": "GPT-5 nano (2025-08-07) (medium reasoning)", "resolved": 100.0,
+            "per_instance_details": {"astropy__astropy-12907": one}}
+
+
+@pytest.mark.parametrize("entries, raw, says", [
+    ([entry(cost=-1)], None, r"entry 0 \('GPT-5 nano .*instance astropy__astropy-12907: cost -1 is not a USD amount"),
+    ([entry(cost="0.5")], None, r"instance astropy__astropy-12907: cost '0.5' is not a USD amount"),
+    ([entry(api_calls=2.5)], None, r"api_calls 2.5 is not a whole number of calls"),
+    ([entry(resolved="yes")], None, r"expected \{resolved: true\|false, cost, api_calls\}"),
+    ([{**entry(), "per_instance_details": {"not__an-instance": {"resolved": True, "cost": 1, "api_calls": 1}}}], None,
+     r"instance 'not__an-instance' is not a SWE-bench Verified instance of the set"),
+    ([["not an object"]], None, r"row entry 0: expected an object with a 'name'"),
+    ([], b"{not json", r"row -: not a readable JSON leaderboard"),
+    ([], json.dumps({"leaderboards": [{"name": "verified", "results": []}]}).encode(), r"no leaderboard named 'bash-only'"),
+])
+def test_every_bad_board_is_one_line_naming_the_file_and_the_entry(write_set, shared_data, tmp_path, entries, raw, says):
+    params = board_set(write_set, shared_data, models=["gpt-5-nano"], path=write_board(tmp_path, entries, raw))
+    with pytest.raises(CostOfPassError, match=says) as err:
+        do_import(params)
+    assert "board.json.gz" in str(err.value) and "\n" not in str(err.value)
+    assert not params.records_path.exists() or not any(params.records_path.glob("*/*.jsonl"))  # nothing written
+
+
+def test_a_decompression_bomb_is_refused(write_set, shared_data, tmp_path):
+    from helpers.collect.imports.swebench_bash_only import MAX_BYTES
+
+    path = tmp_path / "board.json.gz"
+    with gzip.open(path, "wb") as fh:
+        for _ in range(MAX_BYTES // (1 << 24) + 1):
+            fh.write(b" " * (1 << 24))
+    with pytest.raises(CostOfPassError, match=r"board\.json\.gz: row -: more than 64 MiB decompressed"):
+        do_import(board_set(write_set, shared_data, models=["gpt-5-nano"], path=path))
+
+
+def test_every_release_date_has_its_source_and_a_dated_name_agrees():
+    models = yaml.safe_load(REGISTRY.read_text())["models"]
+    assert len(models) == 25
+    for name, m in models.items():
+        assert m["release_source"].strip(), name
+        assert m["imported"]["billed_usd"] is True
+        stamp = re.search(r"(20\d\d)-?(\d\d)-?(\d\d)$", m["litellm_id"])
+        if m["release_source"].startswith("date in the API name") and stamp:
+            assert dt.date(*map(int, stamp.groups())) == m["release_date"], name
+        assert m["release_date"] <= dt.date(2025, 12, 10), name  # none after the board's snapshot
+
+
+def test_the_expert_is_priced_per_instance_by_its_difficulty(shared_data):
+    from helpers.core.tasks import get_task
+
+    problems = {"swebench_verified": get_task("swebench_verified").load(shared_data, {})}
+    assert len(problems["swebench_verified"]) == 500
+    index = pd.MultiIndex.from_tuples([(p.task, p.problem_id) for p in problems["swebench_verified"]],
+                                      names=["task", "problem_id"])
+    usd = expert_per_problem(index, difficulty=difficulties(problems))
+    minutes = {"<15 min fix": 7.5, "15 min - 1 hour": 37.5, "1-4 hours": 150, ">4 hours": 360}
+    expected = [62.58 * minutes[p.metadata["difficulty"]] / 60 for p in problems["swebench_verified"]]
+    assert np.allclose(usd.to_numpy(), expected) and usd.nunique() == 4
+
+
+def test_billed_rows_need_no_price_and_priced_rows_still_do():
+    snapshot = PriceSnapshot(name="s", date=dt.date(2025, 1, 1), source="test", prices={})
+    frame = pd.DataFrame({"model": ["a", "b"], "prompt_tokens": [0, 0], "completion_tokens": [0, 0],
+                          "billed_usd": [0.25, 1.5]})
+    assert cost_usd(frame, snapshot).tolist() == [0.25, 1.5]
+    with pytest.raises(CostOfPassError, match="no price for model"):
+        cost_usd(frame.assign(billed_usd=[0.25, np.nan]), snapshot)
+
+
+def test_a_billed_set_cannot_be_repriced(shared_data, monkeypatch):
+    from helpers.cli.reprice import repriced
+
+    monkeypatch.setenv("COP_DATA_DIR", str(shared_data))
+    with pytest.raises(CostOfPassError, match=r"cannot reprice: its records carry the USD each run was billed"):
+        repriced(ROOT / "params/swebench_bash_only.yaml", dt.date(2025, 12, 1))
