@@ -206,7 +206,8 @@ def test_tokens_and_costs_equal_a_hand_count_for_three_model_runs(write_set, sha
     assert result.imported == 3 * 5 * 12 and result.missing == (3 * 3 - 3) * 5 * 12
     attempts = run_grading(ctx)
     prices = {m: (p["input_usd_per_mtok"], p["output_usd_per_mtok"]) for m, p in
-              yaml.safe_load((ROOT / "params/prices/agent_evals_2024-04.yaml").read_text())["prices"].items()}
+              [*yaml.safe_load((ROOT / "params/prices/openai_list_2024-04-29.yaml").read_text())["prices"].items(),
+               *yaml.safe_load((ROOT / "params/prices/together_2024-04-29.yaml").read_text())["prices"].items()]}
     names = params.import_from.model_names
     chosen = {p.metadata["task_id"] for p in ctx.problems["humaneval"]}
     for group, run in [("simple/gpt-4-0613", 0), ("simple_repeat/gpt-3.5-turbo-0613-5repeats-no-temp-incr", 2),

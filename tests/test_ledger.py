@@ -29,7 +29,7 @@ def test_a_price_is_the_latest_in_effect_and_a_missing_one_names_the_dates_that_
         "no price for model 'mixtral-8x7b' as of 2023-01-01: its prices in the ledger take effect 2025-06-02 "
         "(feval_ttc_2025-06-02), 2026-11-23 (litellm_1.106.2); no price for model 'gpt-4-1106-preview' as of "
         "2023-01-01: its prices in the ledger take effect 2023-11-06 (openai_launch_2023-11-06), 2024-04-29 "
-        "(agent_evals_2024-04), 2026-11-23 (litellm_1.106.2)")
+        "(openai_list_2024-04-29), 2026-11-23 (litellm_1.106.2)")
     assert price_on("mixtral-8x7b", D("2023-01-01"), first_if_later=True).date == D("2025-06-02")
 
 
@@ -128,3 +128,19 @@ def test_reprice_refuses_a_future_date_and_a_set_without_records_before_writing(
         assert out.returncode != 0 and says in out.stderr and "Traceback" not in out.stderr
         assert len(out.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "results").exists()  # nothing written
+
+
+def test_the_humaneval_snapshots_kept_their_launch_prices_and_the_authors_table_is_named_apart():
+    """Issue 36 item 4: OpenAI's April-2024 list prices are each snapshot's launch price, so a split of the frontier's
+    change from 2023-06-13 to 2024-04-29 books no price cut; the authors' simplified table is outside the ledger."""
+    from helpers.core.ledger import history
+    from helpers.core.prices import load_snapshot
+
+    for model in ("gpt-3.5-turbo-0613", "gpt-3.5-turbo-1106", "gpt-3.5-turbo-0125", "gpt-4-0613", "gpt-4-1106-preview",
+                  "gpt-4-turbo-2024-04-09"):
+        launch, april = history(model)[0], price_on(model, D("2024-04-29"))
+        assert april.snapshot == "openai_list_2024-04-29" and april.price == launch.price, model
+    assert price_on("gpt-3.5-turbo-0613", D("2024-04-29")).price.input_usd_per_mtok == 1.5
+    notebook = load_snapshot(ROOT / "params/prices/sources/agent_evals_notebook_2024-04.yaml")
+    assert notebook.price("gpt-3.5-turbo-0613").input_usd_per_mtok == 0.5  # the authors' simplification, by name only
+    assert all(e.snapshot != notebook.name for e in history("gpt-3.5-turbo-0613"))
