@@ -279,3 +279,56 @@ def test_a_group_naming_a_model_outside_the_set_is_one_line(write_set, shared_da
                        models=["gpt-4-0613"])
     with pytest.raises(CostOfPassError, match=r"import_from.runs\['simple/gpt-4-0613'\]: model 'gpt-3.5-turbo-0125' is not"):
         list(read_source(params, []))
+
+
+# ---- LDB (issue 36 item 3): the seed's call and the debugging calls, seeds checked, unusable runs named -------------
+def test_an_ldb_attempt_bills_its_seed_call_and_its_debugging_calls_by_hand(write_set, shared_data):
+    """Hand count on the real runs: an LDB attempt's calls are the simple run's call(s) of the same number for the task
+    (the seed, billed at the seed model's price) then the debugging calls of the LDB log."""
+    from helpers.collect.imports import read_source
+    from helpers.core.context import prepare
+
+    groups = {"ldb/gpt-3.5-turbo-0613+gpt-4-0613": {"model": "gpt-3.5-turbo-0613", "method": "ldb_seed_gpt4"},
+              "ldb/gpt-4-turbo-2024-04-09+gpt-4-turbo-2024-04-09": {"model": "gpt-4-turbo-2024-04-09", "method": "ldb"}}
+    params = agent_set(write_set, shared_data, groups)
+    got = {(r.model, r.run, r.problem_id): r for r in read_source(params, prepare(params).models) if not hasattr(r, "where")}
+    root = shared_data / "agent_evals"
+    for (group, seed), model, run, task in [(("gpt-3.5-turbo-0613+gpt-4-0613", "gpt-4-0613"), "gpt-3.5-turbo-0613", 1, 7),
+                                            (("gpt-4-turbo-2024-04-09+gpt-4-turbo-2024-04-09", "gpt-4-turbo-2024-04-09"),
+                                             "gpt-4-turbo-2024-04-09", 3, 120)]:
+        seed_log = next((root / "simple/humaneval" / seed / f"run{run + 1}").glob("*.log.gz"))
+        ldb_log = next((root / "ldb/humaneval" / group / f"run{run + 1}").glob("*.log.gz"))
+        counts = [_hand_count(seed_log, f"HumanEval/{task}"), _hand_count(ldb_log, f"HumanEval/{task}")]
+        record = got[(model, run, f"humaneval-{task}")]
+        assert len(record.agent_calls) == counts[0][0] + counts[1][0] and counts[0][0] >= 1
+        assert record.prompt_tokens == counts[0][1] + counts[1][1]
+        assert record.completion_tokens == counts[0][2] + counts[1][2]
+        assert record.agent_calls[0]["model"] == seed  # the seed's call, billed at the seed model's price
+
+
+def test_ldb_runs_without_a_log_or_with_reflexion_seeds_are_named_and_left_out(write_set, shared_data):
+    from helpers.collect.imports import read_source
+    from helpers.core.context import prepare
+
+    groups = {"ldb/gpt-3.5-turbo-0613+gpt-3.5-turbo-0613": {"model": "gpt-3.5-turbo-0613", "method": "ldb"},
+              "ldb/gpt-4-0613+reflexion": {"model": "gpt-4-0613", "method": "ldb"}}
+    params = agent_set(write_set, shared_data, groups)
+    dropped = [r.where for r in read_source(params, prepare(params).models) if hasattr(r, "where")]
+    assert sorted(d.split(":")[0] for d in dropped if "no call log" in d) == [  # and an extra folder, also without one
+        "ldb/gpt-3.5-turbo-0613+gpt-3.5-turbo-0613/gpt35_ldb",
+        *(f"ldb/gpt-3.5-turbo-0613+gpt-3.5-turbo-0613/run{k}" for k in (1, 3, 5))]
+    assert sum("a Reflexion seed" in d for d in dropped) == 5
+
+
+def test_an_ldb_seed_that_is_not_the_simple_runs_solution_makes_the_run_unusable(tmp_path):
+    problems = [_problem(0)]
+    write_run(tmp_path / "simple/humaneval/gpt-x/run1", problems, events_for(problems, {"HumanEval/0": [_call("gpt-x", 9, 3)]}))
+    ldb_rows = [{**_problem(0), "seed": "def f0(x):\n    return 'another program'\n"}]
+    folder = write_run(tmp_path / "ldb/humaneval/gpt-x+gpt-x/run1", ldb_rows, events_for(ldb_rows, {}))
+    run = ae.read_run(folder, "ldb", "gpt-x+gpt-x", KNOWN)
+    seeds, why = ae.ldb_seeds(tmp_path, run, KNOWN, {})
+    assert seeds is None and "task HumanEval/0: its seed is not the solution of simple/gpt-x/run1" in why
+    ldb_rows[0]["seed"] = _problem(0)["solution"]
+    folder = write_run(tmp_path / "ldb/humaneval/gpt-x+gpt-x/run1", ldb_rows, events_for(ldb_rows, {}))
+    seeds, why = ae.ldb_seeds(tmp_path, ae.read_run(folder, "ldb", "gpt-x+gpt-x", KNOWN), KNOWN, {})
+    assert why is None and [(c.model, c.prompt_tokens) for c in seeds["HumanEval/0"]] == [("gpt-x", 9)]

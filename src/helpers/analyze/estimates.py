@@ -14,7 +14,7 @@ from helpers.core.context import Context
 from helpers.core.experts import difficulties, expert_per_problem
 from helpers.core.ledger import history, prices_as_of, snapshot_entries
 from helpers.core.tasks import in_category_order
-from helpers.grade.stage import read_graded
+from helpers.grade.stage import grading_caveats, read_graded
 
 
 @dataclass
@@ -132,10 +132,12 @@ def load_analysis(ctx: Context) -> Analysis:
     cop = cop_math.cop_matrix(estimates)
     expert = expert_per_problem(cop.index, ctx.params.expert_bound, rule=ctx.params.fidelity.expert_cost,
                                 difficulty=difficulties(ctx.problems))
+    more = grading_caveats(ctx)  # code sets: verdicts a reader must weigh
     if ctx.params.import_from is not None:  # what the source itself gets wrong goes with the data caveats
         from helpers.collect.imports import source_caveats
 
-        ctx.caveats.extend(c for c in source_caveats(ctx.params, ctx.models) if c not in ctx.caveats)
+        more += source_caveats(ctx.params, ctx.models)
+    ctx.caveats.extend(c for c in more if c not in ctx.caveats)
     return Analysis(ctx, attempts, estimates, cop, expert)
 
 

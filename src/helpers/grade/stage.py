@@ -95,6 +95,32 @@ def code_grading(graded: pd.DataFrame) -> dict[str, dict[str, int]]:
     return out
 
 
+MISSING_MODULE = r"ModuleNotFoundError: No module named '([^']+)'"
+
+
+def grading_caveats(ctx: Context) -> list[str]:
+    """What a reader must know about a code set's verdicts (none for other sets), from its graded calls: programs that
+    import a module the sandbox does not have (graded wrong here, though the source's environment may have had it)
+    and programs stopped at the CPU limit (a verdict that can depend on the machine's speed)."""
+    import pyarrow.parquet as pq
+
+    path = graded_paths(ctx)["calls"]
+    if not path.is_file() or "grade_reason" not in pq.read_schema(path).names:
+        return []
+    calls = pd.read_parquet(path, columns=["problem_id", "grade_reason"]).dropna()
+    out = []
+    missing = calls.assign(module=calls["grade_reason"].str.extract(MISSING_MODULE)[0]).dropna(subset=["module"])
+    for module, rows in missing.groupby("module"):
+        problems = ", ".join(sorted(rows["problem_id"].unique()))
+        out.append(f"{len(rows)} graded solution(s) import {module}, which the grader's sandbox does not have "
+                   f"({problems}): graded wrong here, though the source's environment may have had it.")
+    slow = calls[calls["grade_reason"].str.startswith("CPU time limit")]
+    if len(slow):
+        out.append(f"{len(slow)} graded solution(s) on {slow['problem_id'].nunique()} problem(s) were stopped at the CPU "
+                   "time limit: their verdict can depend on the speed of the machine that graded them.")
+    return out
+
+
 def bill_agent_attempts(attempts: pd.DataFrame, graded: pd.DataFrame, snapshot) -> pd.DataFrame:
     """Attempts whose one record is an imported agent attempt (``CallRecord.agent_calls``) take the sum of their
     calls, each at its own model's price (``core.prices.agent_cost_usd``), and ``calls`` the number of API calls."""

@@ -6,6 +6,9 @@ import json
 import subprocess
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 from helpers.analyze.estimates import Analysis
 from helpers.core.paths import repo_root
 from helpers.grade.stage import graded_paths
@@ -23,6 +26,35 @@ def code_version() -> str:
     except (OSError, subprocess.SubprocessError):
         return f"helpers {__version__} (no git)"
     return f"commit {out.stdout.strip()}" if out.returncode == 0 else f"helpers {__version__} (no git history)"
+
+
+def what_it_shows(an: Analysis, top: int = 3) -> list[dict]:
+    """Per dataset of a real set (``story.set_found``): the models and their release span, the paper's frontier at the
+    first release and with every model (USD per problem, Eq. 7), the expert's part of the latter and the problems no
+    model passed, the ``top`` models cheapest most often on the problems some model passed (% of those), and the
+    expert's mean fee where it is a project estimate (``fee_usd``; None where it has a published source)."""
+    from helpers.analyze import costofpass as cp
+    from helpers.core.experts import load_expert_costs
+
+    vanilla = an.vanilla_cop()
+    trend = an.frontier_over_time()
+    split = cp.expert_split(vanilla.min(axis=1).to_frame("frontier"), an.expert).set_index("task")
+    rows = []
+    for task in an.tasks:
+        steps = trend[(trend["task"] == task) & trend["date"].notna()]
+        cop = vanilla.xs(task, level="task")
+        solved = cop[np.isfinite(cop.to_numpy(dtype=float)).any(axis=1)]
+        counts = solved.idxmin(axis=1).value_counts() if not solved.empty else pd.Series(dtype=int)
+        estimate = load_expert_costs()[task].sources.startswith("project estimate")
+        rows.append({"label": an.task_labels[task], "models": vanilla.shape[1],
+                     "fee_usd": float(an.expert.xs(task, level="task").mean()) if estimate else None,
+                     "first": an.releases.min().date().isoformat(), "last": an.releases.max().date().isoformat(),
+                     "start_usd": float(steps["frontier_usd"].iloc[0]), "end_usd": float(steps["frontier_usd"].iloc[-1]),
+                     "expert_pct": 100 * split.loc[task, "expert_usd"] / split.loc[task, "value"],
+                     "unsolved": len(cop) - len(solved), "unsolved_pct": 100 * (len(cop) - len(solved)) / len(cop),
+                     "solved": len(solved),
+                     "cheapest": [(an.labels[m], 100 * n / len(solved)) for m, n in counts.head(top).items()]})
+    return rows
 
 
 def graded_manifest(ctx) -> dict:
@@ -109,7 +141,15 @@ def run_context(an: Analysis) -> dict:
                "the question)." if p.fidelity.numeric_answers == "number" else
                "Numeric answers may be expressions that math-verify evaluates, as the paper's grader does.")
     caveats = "\n".join(f"- {md(c)}" for c in an.ctx.caveats) or "- none"
+    from helpers.collect.imports import source_name
+    from helpers.publish.story import set_found
+
+    source = source_name(p, long=True) if p.import_from is not None else ""
+    from helpers.collect.imports import source_caveats
+
     return {
+        "shows": "" if an.simulated else set_found(what_it_shows(an), source),
+        "source_caveats": source_caveats(p, an.ctx.models),  # what the imported source gets wrong: the first screen
         "name": p.name,
         "simulated": bool(an.simulated),
         "known_truth": all(m.simulated for m in an.ctx.models),

@@ -190,6 +190,10 @@ class ReportParts:
         found = main_findings(self.csv("findings")) if path.is_file() else []
         items = "\n".join(f"{i}. {md(text)}" for i, text in enumerate(found, 1))
         said = f": {md(description)}" if description else ""
+        if run.get("shows"):  # a real set: what it shows, in one paragraph computed from its numbers
+            kind += f"\n\n**What it shows.** {md(run['shows'])}"
+        if run.get("source_caveats"):  # what the imported source itself gets wrong, before any number is read
+            kind += "\n\n**Caveats of the source.**\n\n" + "\n".join(f"- {md(c)}" for c in run["source_caveats"])
         return (f"**Set `{md(self.params.name)}`**{said}\n\n{kind}\n\n"
                 + (f"**Main findings** (the cost with up to k tries, then the expert, beside the paper's cost-of-pass; every "
                    f"section below gives its numbers):\n\n{items}"

@@ -74,3 +74,24 @@ def techniques_found(table2: pd.DataFrame, tasks: list[str], task_labels: dict[s
 def numbered(sentences: list[str]) -> str:
     """Sentences as a numbered Markdown list."""
     return "\n".join(f"{i}. {text}" for i, text in enumerate(sentences, 1))
+
+
+def set_found(rows: list[dict], source: str = "") -> str:
+    """What a real set shows, one sentence per dataset, from ``about.what_it_shows`` rows: models and their release
+    span, the paper's frontier at the first release and now (USD per problem), the share of today's frontier that is
+    the expert's fee on problems no model passed, and the models cheapest most often on the problems some model passed
+    (% of those problems); ``source``: where the records come from and their licence."""
+    said = []
+    for r in rows:
+        cheapest = ", ".join(f"{m} ({pct:.0f}%)" for m, pct in r["cheapest"])
+        said.append(
+            f"Across {r['models']} models released between {r['first']} and {r['last']}, the frontier cost of a correct "
+            f"answer on {r['label']} fell from {fmt_usd(r['start_usd'])} to {fmt_usd(r['end_usd'])} USD per problem "
+            f"(the paper's estimator); {r['expert_pct']:.1f}% of today's is the expert's fee on the {r['unsolved']} "
+            f"problems no model passed ({r['unsolved_pct']:.1f}%)"
+            + (f", and on the {r['solved']} problems some model passed the cheapest is most often {cheapest}"
+               if cheapest else "") + "."
+            + (f" The expert's fee ({fmt_usd(r['fee_usd'])} USD per problem on average) is a project estimate, not a "
+               "published figure: the expert-fee curve shows where each finding would change."
+               if r.get("fee_usd") is not None else ""))
+    return " ".join(said) + (f" Records: {source}." if source and said else "")

@@ -321,19 +321,21 @@ def holdout_table(an: Analysis, fitted: intervals.PolicyFit) -> tuple[pd.DataFra
 def strategy_table(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 2's analogue for agent strategies (``headline.strategy_specs``): per strategy beside its model, how
     many runs each problem's cell rests on and the calls per attempt (mean, most), its cost-of-pass with the expert
-    (USD) and its gain over the model's single attempt (%), each by estimator with its 95% interval:
+    (USD) and the gain of adding it to the model's single attempt (%, never negative: the paper's G), each by
+    estimator with its 95% interval:
     (numbers, shown)."""
     cost, cost_shown = _interval_table(an, _paper_estimator(st.of("strategy")), "strategy", {}, fmt_usd)
     gain, gain_shown = _interval_table(an, _paper_estimator(st.of("strategy gain")), "strategy", {}, fmt_pct, scale=100.0)
     if cost.empty:
         return cost, cost_shown
-    numbers = pd.concat([cost.assign(quantity="cost-of-pass (USD)"), gain.assign(quantity="gain over one attempt (%)")],
+    numbers = pd.concat([cost.assign(quantity="cost-of-pass (USD)"), gain.assign(quantity="gain of adding it to the single attempt (%)")],
                         ignore_index=True)
     a = an.attempts.assign(strategy=strategy_names(an.attempts["model"], an.attempts["method"]).astype(str))
     calls = a.groupby("strategy", observed=True).agg(runs=("run", "nunique"), mean_calls=("calls", "mean"),
                                                       most_calls=("calls", "max"))
     shown = cost_shown.rename(columns={t: f"{an.task_labels.get(t, t)}: cost-of-pass (USD)" for t in an.tasks}).merge(
-        gain_shown.rename(columns={t: f"{an.task_labels.get(t, t)}: gain over one attempt (%)" for t in an.tasks}),
+        gain_shown.rename(columns={t: f"{an.task_labels.get(t, t)}: gain of adding it to the single attempt (%, ≥ 0)"
+                                   for t in an.tasks}),
         on=["strategy", "estimator"], how="left")
     strategy = shown["strategy"]
     shown.insert(1, "runs per problem", strategy.map(calls["runs"]).astype("Int64"))

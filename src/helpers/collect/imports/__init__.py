@@ -140,7 +140,8 @@ READERS = {"swebench_bash_only": "helpers.collect.imports.swebench_bash_only:rea
            "generic": "helpers.collect.imports.generic:read", "agent_evals": "helpers.collect.imports.agent_evals:read"}
 
 
-CAVEATS = {"swebench_bash_only": "helpers.collect.imports.swebench_bash_only:caveats"}  # format -> "module:function"
+CAVEATS = {"swebench_bash_only": "helpers.collect.imports.swebench_bash_only:caveats",
+           "agent_evals": "helpers.collect.imports.agent_evals:caveats"}  # format -> "module:function"
 # (params, models) -> lines for the report's data caveats: what the source itself gets wrong
 
 

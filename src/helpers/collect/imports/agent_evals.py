@@ -159,7 +159,8 @@ def read_run(folder: Path, strategy: str, group: str, known: dict[str, str] | No
         return run
     try:
         rows, numbers = read_jsonl(jsonl)
-        run.problems = [{k: r.get(k) for k in ("task_id", "prompt", "entry_point", "test", "given_tests")} for r in rows]
+        run.problems = [{k: r.get(k) for k in ("task_id", "prompt", "entry_point", "test", "given_tests", "seed")}
+                        for r in rows]
         if log is None:
             raise SourceLineError(f"{folder}: no call log (*.log or *.log.gz): its costs are unknown")
         calls, order, starts = read_log(log, known)
@@ -211,6 +212,30 @@ def read_runs(path: Path, known: dict[str, str] | None = None, groups: set[str] 
 
 
 TOKENS = "the provider's usage, as the agent's log recorded it (every call of the attempt summed)"
+REFLEXION = ("a Reflexion seed: the source records Reflexion's run totals only, no cost per problem, so the attempt's "
+             "cost is unknown: not usable for cost")
+
+
+def ldb_seeds(root: Path, run: AgentRun, known: dict[str, str], cache: dict) -> tuple[dict | None, str | None]:
+    """An LDB run's seed calls per task id — the ``simple`` run of the same number of the model after ``+`` in its
+    group (``<debugger>+<seed>``), whose solution must be the LDB row's ``seed`` — or why there are none (a Reflexion
+    seed, an unusable seed run, a seed that is not that run's solution). ``root``: the ``agent_evals`` folder."""
+    seed = run.group.split("+", 1)[1] if "+" in run.group else ""
+    if seed == "reflexion":
+        return None, REFLEXION
+    key = (seed, run.run)
+    if key not in cache:
+        cache[key] = read_run(root / "simple" / "humaneval" / seed / run.run, "simple", seed, known)
+    source = cache[key]
+    if not seed or not source.usable:
+        return None, f"its seed run simple/{seed or '?'}/{run.run} is unusable ({source.problem if seed else 'no seed'})"
+    solutions = {t.task_id: t for t in source.tasks}
+    for row in run.problems:
+        task = solutions.get(row["task_id"])
+        if task is None or str(row.get("seed") or "").strip() != task.solution.strip():
+            return None, (f"task {row['task_id']}: its seed is not the solution of simple/{seed}/{run.run} (the calls "
+                          "that made it are unknown)")
+    return {tid: t.calls for tid, t in solutions.items()}, None
 
 
 def read(params, path: Path, models) -> Iterator["Imported"]:
@@ -228,15 +253,17 @@ def read(params, path: Path, models) -> Iterator["Imported"]:
             raise source_error(path, "-", f"import_from.runs[{key!r}]: model {group.model!r} is not one of the set's models")
         if group.method not in params.methods:
             raise source_error(path, "-", f"import_from.runs[{key!r}]: method {group.method!r} is not one of the set's methods")
+    seed_runs: dict = {}
     for run in read_runs(path, spec.model_names, set(spec.runs)):
-        if not run.usable or run.index is None:
-            yield Dropped(f"{run.strategy}/{run.group}/{run.run}: {run.problem or 'a folder not named run<k>'}")
+        seeds, why = ldb_seeds(path, run, spec.model_names, seed_runs) if run.strategy == "ldb" and run.usable else ({}, None)
+        if not run.usable or run.index is None or why:
+            yield Dropped(f"{run.strategy}/{run.group}/{run.run}: {why or run.problem or 'a folder not named run<k>'}")
             continue
         group = spec.runs[f"{run.strategy}/{run.group}"]
         for task in run.tasks:
             calls = tuple({"model": spec.model_names[c.model], "source_model": c.model, "prompt_tokens": c.prompt_tokens,
                            "completion_tokens": c.completion_tokens, "latency_s": c.latency_s, "time": c.time,
-                           "temperature": c.temperature} for c in task.calls)
+                           "temperature": c.temperature} for c in (*seeds.get(task.task_id, ()), *task.calls))
             temperatures = sorted({c.temperature for c in task.calls if c.temperature is not None})
             yield Imported(NAME, problem_id(task.task_id), group.model, run.index, task.solution,
                            sum(c["prompt_tokens"] for c in calls), sum(c["completion_tokens"] for c in calls), TOKENS,
@@ -251,9 +278,11 @@ def runs_table(params) -> "pd.DataFrame":
     import pandas as pd
 
     spec = params.import_from
-    rows = []
+    rows, seed_runs = [], {}
     for run in read_runs(params.import_path, spec.model_names, set(spec.runs)):
         group = spec.runs[f"{run.strategy}/{run.group}"]
+        if run.strategy == "ldb" and run.usable:  # an LDB run is usable only with its seed's calls
+            run.problem = ldb_seeds(params.import_path, run, spec.model_names, seed_runs)[1]
         usable = run.usable and run.index is not None
         rows.append({"strategy": run.strategy, "group": run.group, "model": group.model, "method": group.method,
                      "run": run.run, "tasks": len(run.tasks), "calls": sum(len(t.calls) for t in run.tasks),
@@ -262,3 +291,23 @@ def runs_table(params) -> "pd.DataFrame":
                      "note": (run.problem or ("not named run<k>" if run.index is None else "; ".join(run.notes))).replace(
                          str(params.import_path), spec.path)})  # paths as the set names them, not this machine's
     return pd.DataFrame(rows)
+
+
+def caveats(params, models) -> list[str]:
+    """The report's data caveat on the runs the import left out (the collect stage's notes: one ``dropped`` line per
+    run, with its reason), counted by reason; each run is named in the runs table."""
+    from helpers.core.notebooks import notes_path
+
+    path = notes_path(params.output_path, "01_collect")
+    dropped = [line for line in path.read_text(encoding="utf-8").splitlines()
+               if line.startswith("dropped ")] if path.is_file() else []
+    if not dropped:
+        return []
+    reasons = {"no call log": "no call log, so no cost", "a Reflexion seed": "a Reflexion seed, whose cost is unknown",
+               "not named run<k>": "an extra folder not named run<k>", "seed": "a seed that is not its simple run's"}
+    counts: dict[str, int] = {}
+    for line in dropped:
+        why = next((v for k, v in reasons.items() if k in line), "unreadable")
+        counts[why] = counts.get(why, 0) + 1
+    said = "; ".join(f"{n} with {why}" for why, n in counts.items())
+    return [f"{len(dropped)} run(s) of the source were not imported ({said}); each is named in the runs table."]
