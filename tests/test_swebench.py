@@ -69,6 +69,17 @@ def test_three_pairs_match_the_file_by_hand_and_the_import_is_idempotent(write_s
         assert mine["correct"].astype(bool).to_dict() == {i: d["resolved"] for i, d in details.items()}
         assert np.isclose(mine["usd"].sum(), sum(d["cost"] for d in details.values()))
         assert mine["calls"].sum() == sum(d["api_calls"] for d in details.values())
+    # the first screen's paragraph, against the board by hand: no model resolved -> the expert; else the cheapest
+    from helpers.analyze.estimates import load_analysis
+    from helpers.publish.about import what_it_shows
+
+    shown = what_it_shows(load_analysis(prepare(params)))[0]
+    runs = {m: entries[names[m]["imported"]["name"]]["per_instance_details"] for m in MODELS}
+    solved = {i for d in runs.values() for i, r in d.items() if r["resolved"]}
+    cheapest = pd.Series([min((runs[m][i]["cost"], names[m]["label"]) for m in MODELS if runs[m][i]["resolved"])[1]
+                          for i in sorted(solved)]).value_counts()
+    assert (shown["unsolved"], shown["solved"], shown["models"]) == (500 - len(solved), len(solved), 3)
+    assert shown["cheapest"][0] == (cheapest.index[0], pytest.approx(100 * cheapest.iloc[0] / len(solved)))
 
 
 def test_a_count_that_disagrees_with_the_board_is_named_and_left_out_unless_accepted(write_set, shared_data):
@@ -170,3 +181,18 @@ def test_a_billed_set_cannot_be_repriced(shared_data, monkeypatch):
     monkeypatch.setenv("COP_DATA_DIR", str(shared_data))
     with pytest.raises(CostOfPassError, match=r"cannot reprice: its records carry the USD each run was billed"):
         repriced(ROOT / "params/swebench_bash_only.yaml", dt.date(2025, 12, 1))
+
+
+def test_a_code_sets_verdicts_carry_their_caveats(tmp_path):
+    from types import SimpleNamespace
+
+    from helpers.grade.stage import grading_caveats
+
+    ctx = SimpleNamespace(params=SimpleNamespace(graded_path=tmp_path))
+    assert grading_caveats(ctx) == []  # nothing graded yet
+    pd.DataFrame({"problem_id": ["p1", "p1", "p2", "p3"],
+                  "grade_reason": ["ModuleNotFoundError: No module named 'sympy'", None, "CPU time limit (20 s)",
+                                   "AssertionError: "]}).to_parquet(tmp_path / "calls.parquet")
+    said = grading_caveats(ctx)
+    assert said[0].startswith("1 graded solution(s) import sympy, which the grader's sandbox does not have (p1)")
+    assert said[1].startswith("1 graded solution(s) on 1 problem(s) were stopped at the CPU time limit")

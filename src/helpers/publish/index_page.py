@@ -36,6 +36,7 @@ class SetEntry:
     report: Path  # results/<set>/report/index.html
     records: int  # record lines in results/<set>/records
     rendered: str  # UTC time the report was written, YYYY-MM-DD HH:MM
+    source: str = ""  # an imported set's source, with its licence
 
 
 def kind_of(ctx) -> str:
@@ -49,9 +50,12 @@ def params_digest(params) -> str:
 
 
 def card_of(ctx, params_path: Path) -> dict:
+    from helpers.collect.imports import source_name
+
     params = ctx.params
     return {"name": params.name, "params": str(shown(Path(params_path).resolve())), "digest": params_digest(params),
-            "kind": kind_of(ctx), "models": [m.label for m in ctx.models], "description": params.description or ""}
+            "kind": kind_of(ctx), "models": [m.label for m in ctx.models], "description": params.description or "",
+            **({"source": source_name(params, long=True)} if params.import_from is not None else {})}
 
 
 def claim(ctx, params_path: Path, overwrite: bool = False) -> Path:
@@ -102,7 +106,7 @@ def set_entries(results_dir: Path) -> list[SetEntry]:
         rendered = time.strftime("%Y-%m-%d %H:%M", time.gmtime(report.stat().st_mtime))
         entries.append(SetEntry(str(data.get("name", card.parent.name)), str(data.get("kind", "real")),
                                 [str(m) for m in data.get("models", [])], str(data.get("description", "")),
-                                report, records, rendered))
+                                report, records, rendered, str(data.get("source", ""))))
     return entries
 
 
@@ -120,7 +124,8 @@ def index_html(entries: list[SetEntry], root: Path) -> str:
     """The page: a table with a link per set (relative to ``root``, where the page is written)."""
     rows = "\n".join(
         f"<tr><td><a href=\"{html.escape(Path(os.path.relpath(e.report, root)).as_posix())}\">{html.escape(e.name)}</a></td>"
-        f"<td class=\"{html.escape(e.kind)}\">{html.escape(KIND_TEXT.get(e.kind, e.kind))}</td>"
+        f"<td class=\"{html.escape(e.kind)}\">{html.escape(KIND_TEXT.get(e.kind, e.kind))}"
+        f"{'<br><small>' + html.escape(e.source) + '</small>' if e.source else ''}</td>"
         f"<td>{_models(e.models)}</td><td>{html.escape(e.description)}</td>"
         f"<td class=\"n\">{e.records:,}</td><td>{e.rendered} UTC</td></tr>"
         for e in entries
