@@ -69,6 +69,9 @@ RUNS = (
         "size and power of the item-response model's checks per generator"),
     Run("gated_coverage", ("benchmarks/gated_coverage.py", "6"),
         "coverage of the model-based intervals per generator, over all cells and where the checks pass"),
+    Run("halving_coverage", ("benchmarks/halving_coverage.py", "40"),
+        "how often a halving time the rule marks reliable holds its truth, per generator, 40 sets each (writes the "
+        "verdict every report's halving times obey)"),
 )
 BY_ID = {r.id: r for r in RUNS}
 

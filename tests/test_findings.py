@@ -1,5 +1,7 @@
 """Findings at a glance and the folded technique table: cells computed from the numbers they summarise."""
 
+from unittest import mock
+
 import numpy as np
 import pandas as pd
 
@@ -64,8 +66,12 @@ def test_an_unreliable_halving_time_gives_the_log_linear_rate_instead():
     halving = pd.DataFrame([{"task": "T", "estimator": "plug-in", "halving_months": 0.4, "halving_low": 0.36,
                              "halving_high": 0.43, "reliable": False, "factor_per_year": 139.0, "factor_low": 5.09,
                              "factor_high": 3810.0}])
-    row = findings.findings(stats_frame(), halving, ["t"], {"t": "T"}, {}, {}, policy=policy_frame()).iloc[0]
-    assert row[findings.HALVING] == "unreliable fit: not a finding; log-linear trend ÷139 per year [5.09, 3,810]"
+    from helpers.analyze import trends
+
+    for validated, said in ((True, "[5.09, 3,810]"), (False, "(its 90% interval is not shown: on simulated sets ...)")):
+        with mock.patch.object(trends, "loglinear_validated", lambda: (validated, said[1:-1])):
+            row = findings.findings(stats_frame(), halving, ["t"], {"t": "T"}, {}, {}, policy=policy_frame()).iloc[0]
+        assert row[findings.HALVING] == f"unreliable fit: not a finding; log-linear trend ÷139 per year {said}"
 
 
 def test_no_technique_is_named_best_when_its_crossfitted_interval_reaches_zero():

@@ -32,7 +32,7 @@ def test_profile_interval_ends_are_where_the_f_statistic_reaches_its_quantile():
     limit = rss_hat * (1 + stats.f.ppf(0.95, 1, T.size - 3) / (T.size - 3))
     for half in (f.halving_low, f.halving_high):
         assert float(tr.profile_rss(T, y, np.array([math.log(2) / half]))[0][0]) == pytest.approx(limit, rel=1e-3)
-    assert f.halving_low < f.halving_months < f.halving_high and f.reliable
+    assert f.halving_low < f.halving_months < f.halving_high and f.looks_reliable
     assert f.halving_se == pytest.approx(math.log(2) * f.b_se / f.b**2)
 
 
@@ -61,9 +61,9 @@ def test_a_fit_the_frontiers_noise_moves_more_than_its_value_is_not_reliable():
 
     rng = np.random.default_rng(4)
     fit = tr.fit_decay(T, 80 * np.exp(-math.log(2) / 2.6 * T) + 5 + rng.normal(0, 1, T.size))
-    assert fit.reliable and not fit.unsettled  # no refit yet: the profile interval decides
+    assert fit.looks_reliable and not fit.unsettled  # no refit yet: the profile interval decides
     settled = dataclasses.replace(fit, refit_low=0.9 * fit.halving_months, refit_high=1.2 * fit.halving_months)
-    assert settled.reliable
+    assert settled.looks_reliable
     moved = dataclasses.replace(fit, refit_low=0.6 * fit.halving_months, refit_high=2.4 * fit.halving_months)
     assert moved.unsettled and not moved.reliable and "bootstrap" in moved.why_unreliable
     curves = np.stack([80 * np.exp(-math.log(2) / h * T) + 5 for h in rng.uniform(0.5, 8, 40)])
@@ -113,3 +113,25 @@ def test_synthetic_coverage_by_floor_on_two_processes_equals_one():
     two = tr.synthetic_coverage_by_floor((5.0, 30.0), 2, points=(5,), series=40, seed=3)
     assert list(one["floor_pct"]) == [5.0, 30.0] and one.columns[0] == "floor_pct"
     pd.testing.assert_frame_equal(one, two)
+
+
+def test_no_halving_time_is_reliable_unless_the_validity_study_showed_the_rule_holding(tmp_path, monkeypatch):
+    """Issue 35 item 6: the rule's fits must have held their truth >= 90% on every generator of the validity study
+    (benchmarks/halving_coverage.py writes the verdict); else every fit is unreliable and says why."""
+    import json
+
+    fit = tr.fit_decay(T, 80 * np.exp(-0.3 * T) + 5 + np.random.default_rng(1).normal(0, 1, T.size))
+    assert fit.looks_reliable
+    study = tmp_path / "halving_calibration.json"
+    monkeypatch.setattr(tr, "CALIBRATION", study)
+    for holds, coverage, expected in ((True, 95.0, True), (False, 61.0, False)):
+        study.write_text(json.dumps({"rule_holds": holds, "generators": [
+            {"generator": "own model", "reliable": 40, "coverage_pct": 97.0},
+            {"generator": "broken items 5%", "reliable": 12, "coverage_pct": coverage}]}))
+        tr.rule_holds.cache_clear()
+        assert fit.reliable is expected
+    assert "held the true halving time in only 61% of cases (generator broken items 5%" in fit.why_unreliable
+    study.unlink()
+    tr.rule_holds.cache_clear()
+    assert not fit.reliable and "not been measured" in fit.why_unreliable
+    tr.rule_holds.cache_clear()

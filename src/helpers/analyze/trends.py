@@ -16,7 +16,9 @@ Intervals on the halving time:
   whole frontier-over-time curve, for the sampling noise of the frontier itself.
 
 A fit is *unreliable* (drawn, never a headline) with four release dates or fewer, or when its
-profile interval, or its bootstrap refit interval, is wider than the estimate itself.
+profile interval, or its bootstrap refit interval, is wider than the estimate itself — and every fit is unreliable
+unless the validity study's simulated sets showed fits passing that rule holding their true halving time in at least
+90% of cases on every generator (``rule_holds``, measured by ``benchmarks/halving_coverage.py``).
 
 Beside Eq. 11, the **log-linear trend** log V = α + β·t (as Epoch AI reports price declines):
 the frontier's reduction factor per year exp(-12 β) with a 90% t-interval.
@@ -25,8 +27,11 @@ the frontier's reduction factor per year exp(-12 β) with a 90% t-interval.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -38,6 +43,42 @@ DAYS_PER_MONTH = 365.25 / 12
 B_GRID = np.geomspace(1e-4, 50.0, 1200)  # decay rates searched, per month (halving 0.014 months .. 580 years)
 LEVEL = 0.95
 MIN_RELIABLE_POINTS = 5
+RELIABLE_COVERAGE = 0.90  # a reliable fit's interval must hold the truth this often, on every generator studied
+CALIBRATION = Path(__file__).with_name("halving_calibration.json")  # written by benchmarks/halving_coverage.py
+
+
+@lru_cache(maxsize=1)
+def rule_holds() -> tuple[bool, str]:
+    """Whether the validity study's sets showed the reliability rule's intervals holding the true halving time in at
+    least ``RELIABLE_COVERAGE`` of reliable fits on every generator (``CALIBRATION``), and, where not, where it failed.
+    Without the file no halving time is reliable."""
+    if not CALIBRATION.is_file():
+        return False, "the rule's coverage has not been measured (benchmarks/halving_coverage.py)"
+    study = json.loads(CALIBRATION.read_text())
+    failed = [g for g in study["generators"] if g["reliable"] and g["coverage_pct"] < 100 * RELIABLE_COVERAGE]
+    if study["rule_holds"] and not failed:
+        return True, ""
+    worst = min(failed, key=lambda g: g["coverage_pct"])
+    return False, (f"on simulated sets a reliable-looking fit's interval held the true halving time in only "
+                   f"{worst['coverage_pct']:.0f}% of cases (generator {worst['generator']}; "
+                   f"{len(failed)} of {len(study['generators'])} generators under {100 * RELIABLE_COVERAGE:.0f}%)")
+
+
+LOGLINEAR_COVERAGE = 0.85  # a 90% log-linear interval that held the true rate less often than this is not shown
+
+
+@lru_cache(maxsize=1)
+def loglinear_validated() -> tuple[bool, str]:
+    """Whether the validity study's sets showed the log-linear trend's 90% interval holding the true rate at least
+    ``LOGLINEAR_COVERAGE`` of the time on every generator (``CALIBRATION``), and, where not, a clause saying how
+    often it did (for the report, beside a factor printed without its interval)."""
+    if not CALIBRATION.is_file():
+        return False, "its interval's coverage has not been measured"
+    cover = [g["loglinear_coverage_pct"] for g in json.loads(CALIBRATION.read_text())["generators"]]
+    if min(cover) >= 100 * LOGLINEAR_COVERAGE:
+        return True, ""
+    return False, (f"its 90% interval is not shown: on simulated sets it held the true rate in only "
+                   f"{min(cover):.0f}–{max(cover):.0f}% of sets, by generator")
 
 
 @dataclass(frozen=True)
@@ -77,11 +118,16 @@ class DecayFit:
         return bool(np.isfinite(self.refit_low) and not self.refit_high - self.refit_low <= self.halving_months)
 
     @property
-    def reliable(self) -> bool:
+    def looks_reliable(self) -> bool:
         """Five or more release dates, a profile interval of real width no wider than the estimate, and a bootstrap
-        refit interval (where computed) no wider than the estimate either."""
+        refit interval (where computed) no wider than the estimate either (the rule ``rule_holds`` measures)."""
         return (self.identified and self.n_points >= MIN_RELIABLE_POINTS and not self.degenerate
                 and self.halving_high - self.halving_low <= self.halving_months and not self.unsettled)
+
+    @property
+    def reliable(self) -> bool:
+        """``looks_reliable``, where the validity study showed such fits holding their truth (``rule_holds``)."""
+        return self.looks_reliable and rule_holds()[0]
 
     @property
     def why_unreliable(self) -> str:
@@ -93,8 +139,10 @@ class DecayFit:
             return "unreliable: the interval has zero width (the fit sits on an edge of what the data allow)"
         if self.unsettled:
             return "unreliable: refitted on bootstrap replicates of the frontier, it varies more than the estimate"
-        if not self.reliable:
+        if not self.looks_reliable:
             return "unreliable: the interval is wider than the estimate"
+        if not self.reliable:
+            return f"unreliable: {rule_holds()[1]}"
         return ""
 
     def interval_text(self) -> str:

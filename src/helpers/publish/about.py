@@ -163,10 +163,30 @@ def run_context(an: Analysis) -> dict:
                   f"reasoning tokens are billed as output.\n\n| model | input | output |\n|---|---|---|\n{prices}",
         "expert": f"**Human expert** cost per problem (`usd`, at the {p.expert_bound} bound): {how}. The derivation is "
                   f"kept beside it:\n\n" + md_frame(expert_table(an.tasks, p.expert_bound, p.fidelity.expert_cost)).to_markdown(index=False),
-        "extraction": f"**Answer extraction**: {rule} (`extraction: {p.extraction}`). Math answers are compared by symbolic "
-                      f"equivalence (math-verify), multiple choice by the letter. {numeric} Failed calls are excluded, never "
-                      f"graded wrong.\n\n**Data caveats**:\n{caveats}",
+        "extraction": grading_text(an, rule, numeric) + f"\n\n**Data caveats**:\n{caveats}",
     }
+
+
+def grading_text(an: Analysis, rule: str, numeric: str) -> str:
+    """How this set's answers were judged, by its tasks' metrics: extracted answers compared with the gold one,
+    model-written code run with its hidden tests in the sandbox, or a source's own harness's verdict taken as it is."""
+    from helpers.core.tasks import get_task
+
+    p, metrics = an.ctx.params, {get_task(t).metric for t in an.tasks}
+    said = []
+    if metrics - {"code", "verdict"}:
+        said.append(f"**Answer extraction**: {rule} (`extraction: {p.extraction}`). Math answers are compared by symbolic "
+                    f"equivalence (math-verify), multiple choice by the letter. {numeric}")
+    if "code" in metrics:
+        said.append("**Grading code**: every distinct program" + (" (imported: written by the source's runs, not here)"
+                    if p.import_from is not None else "") + " is run with its problem's hidden tests inside the grader's "
+                    "sandbox (a kernel boundary, no network, a CPU and memory limit; see the README's threat model), "
+                    "and its verdict is compared with the source's where it has one (table `grader_agreement`).")
+    if "verdict" in metrics:
+        said.append("**Verdicts**: each attempt's verdict is the source's own harness's (for SWE-bench, the "
+                    "repository's tests in its Docker image), taken as it is: this project does not run that harness, "
+                    "so a verdict cannot be checked here.")
+    return " ".join(said) + " Failed calls are excluded, never graded wrong."
 
 
 def write_context(an: Analysis) -> Path:

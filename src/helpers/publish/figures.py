@@ -13,7 +13,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-from helpers.analyze.trends import DecayFit, LogLinearTrend, months_since  # noqa: E402
+from helpers.analyze.trends import DecayFit, LogLinearTrend, loglinear_validated, months_since  # noqa: E402
 from helpers.core.numbers import sig  # noqa: E402
 from helpers.publish import names  # noqa: E402
 from helpers.publish.placement import declutter, text_box  # noqa: E402
@@ -227,7 +227,8 @@ def _trend_fits(ax, d: pd.DataFrame, ylim: tuple[float, float], fit: DecayFit | 
         note += f"; paper {sig(paper_months)} mo"
     if ll is not None and np.isfinite(ll.factor_per_year):
         ax.plot(grid, inside(ll.values(t)), color="#8172B3", ls="-.", lw=1, label="log-linear trend")
-        note += f"\nlog-linear: ÷{sig(ll.factor_per_year)} per year [{sig(ll.low)}, {sig(ll.high)}]"
+        note += f"\nlog-linear: ÷{sig(ll.factor_per_year)} per year " + (
+            f"[{sig(ll.low)}, {sig(ll.high)}]" if loglinear_validated()[0] else "(interval not validated)")
     return note
 
 

@@ -170,7 +170,8 @@ def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict
 
 def _halving(halving: pd.DataFrame | None, label: str, estimator: str, paper: float | None) -> str:
     """The halving-time cell of a dataset: estimate [interval] where the fit is reliable, else no halving time (a
-    fit ``trends`` flags is not a finding) but the log-linear trend's factor per year with its 90% interval, with the
+    fit ``trends`` flags is not a finding) but the log-linear trend's factor per year with its 90% interval (only where
+    the validity study validated that interval: ``trends.loglinear_validated``), with the
     paper's beside it."""
     beside = f" (paper: {paper:g})" if paper is not None else ""
     if halving is None:
@@ -180,9 +181,12 @@ def _halving(halving: pd.DataFrame | None, label: str, estimator: str, paper: fl
         return "no fit" + beside
     f = fit.iloc[0]
     if not bool(f["reliable"]):
-        rate = f.get("factor_per_year", np.nan)
-        trend = (f"; log-linear trend ÷{fmt_pct(rate)} per year [{fmt_pct(f['factor_low'])}, {fmt_pct(f['factor_high'])}]"
-                 if np.isfinite(rate) else "")
+        from helpers.analyze.trends import loglinear_validated
+
+        rate, (shown, why) = f.get("factor_per_year", np.nan), loglinear_validated()
+        trend = ("" if not np.isfinite(rate) else
+                 f"; log-linear trend ÷{fmt_pct(rate)} per year [{fmt_pct(f['factor_low'])}, {fmt_pct(f['factor_high'])}]"
+                 if shown else f"; log-linear trend ÷{fmt_pct(rate)} per year ({why})")
         return "unreliable fit: not a finding" + trend + beside
     return _cell(f["halving_months"], f["halving_low"], f["halving_high"], fmt_pct) + beside
 

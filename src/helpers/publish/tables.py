@@ -350,16 +350,19 @@ def halving_shown(fits: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFra
     """The halving-time table for reading: per dataset and estimator the halving time (months) with its profile
     interval, the delta method's ±, the bootstrap-refit interval, the reduction factor per year with its 90%
     interval, the release dates and whether the fit is reliable (``trends.set_trends``' table has the rest)."""
+    from helpers.analyze.trends import loglinear_validated
+
     def num(x):
         return "∞" if np.isinf(x) else "–" if not np.isfinite(x) else f"{x:.3g}"
 
-    rows = []
+    rows, validated = [], loglinear_validated()[0]
     for _, r in fits.iterrows():
         rows.append({"dataset": task_labels.get(r["task"], r["task"]), "estimator": r["estimator"],
                      "halving (months)": f"{num(r['halving_months'])} [{num(r['halving_low'])}, {num(r['halving_high'])}]",
                      "delta method ±": num(r["halving_se_months"]),
                      "bootstrap refit": f"[{num(r['refit_low'])}, {num(r['refit_high'])}]",
-                     "÷ per year (90%)": f"{num(r['factor_per_year'])} [{num(r['factor_low'])}, {num(r['factor_high'])}]",
+                     "÷ per year (90%)": f"{num(r['factor_per_year'])} " + (
+                         f"[{num(r['factor_low'])}, {num(r['factor_high'])}]" if validated else "(interval not validated)"),
                      "release dates": int(r["release_dates"]),
                      "reliable": "yes" if r["reliable"] else "no" + (" (not identified)" if not np.isfinite(r["b_per_month"]) else "")})
     return pd.DataFrame(rows)
