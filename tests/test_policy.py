@@ -260,3 +260,25 @@ def test_set_policy_evaluates_figure_specs_by_their_option_sets():
     va, vab = sp.fit((0,)).total.mean(), sp.fit((0, 1)).total.mean()
     assert gain["value"] == pytest.approx((va - vab) / va)
     assert gain["records_usd"] + gain["expert_usd"] == pytest.approx(va - vab)
+
+
+def test_an_agent_strategys_gain_is_cross_fitted_where_it_has_the_models_runs():
+    """Issue 36: each agent strategy's gain over its model's single attempt (``strategy gain``) is cross-fitted on the
+    models' folds; the strategy alone is not (every run a try), and one with fewer runs than the models is left out."""
+    from helpers.analyze.headline import Gain, Level
+
+    specs = {"strategy:a+ldb": Level(("a+ldb",)), "strategy gain:a+ldb": Gain(("a",), ("a+ldb",)),
+             "strategy gain:b+ldb": Gain(("b",), ("b+ldb",))}
+    kept = policy.crossfit_specs(specs, ["a", "a+ldb", "b", "b+ldb"], {"vanilla": True, "ldb": True})
+    assert set(kept) == {"strategy gain:a+ldb", "strategy gain:b+ldb"}
+    rng = np.random.default_rng(2)
+    P, n = 40, 4
+    correct = rng.uniform(size=(P, 4, n)) < np.array([0.3, 0.9, 0.3, 0.9])[None, :, None]
+    usd = np.broadcast_to(np.array([0.001, 0.004, 0.001, 0.004])[None, :, None], (P, 4, n)).copy()
+    runs = np.full((P, 4), n)
+    runs[:, 3] = 2  # b+ldb has half the models' runs: its gain cannot be cross-fitted at the models' k
+    sp = policy.set_policy(usd, correct, runs, np.full(P, 1.0), np.zeros(P, int), [0, 2], kept)
+    assert set(sp.specs) == {"strategy gain:a+ldb"}
+    row = policy.policy_rows(sp, np.full(P, 1.0), np.zeros(P, int), ["t"], {0: "a", 2: "b"}).set_index("statistic")
+    gain = row.loc["strategy gain:a+ldb"]
+    assert gain["low"] <= gain["value"] <= gain["high"] and gain["value"] > 0

@@ -471,15 +471,15 @@ FRONTIER = "frontier:all models"
 
 def crossfit_specs(specs: dict[str, Spec], strategies: list[str], methods: dict[str, bool]) -> dict[str, Spec]:
     """The statistics of ``specs`` (``headline.all_specs``, over strategy names) a cross-fitted policy estimates,
-    over strategy indices: the frontier, Table 2's technique gains and Figures 2-5. Left out: Table 1 and the agent
-    strategies (each model alone: every run a try, ``SetPolicy.single``), statistics over strategies without runs,
-    and techniques estimated from vanilla runs (``methods[m]`` False: best-of-k, majority vote; a try spends several
-    runs)."""
+    over strategy indices: the frontier, Table 2's technique gains, each agent strategy's gain over its model's single
+    attempt (``strategy gain``) and Figures 2-5. Left out: Table 1 and each agent strategy alone (every run a try,
+    ``SetPolicy.single``), statistics over strategies without runs, and techniques estimated from vanilla runs
+    (``methods[m]`` False: best-of-k, majority vote; a try spends several runs)."""
     index = {s: i for i, s in enumerate(strategies)}
     out: dict[str, Spec] = {}
     for name, spec in specs.items():
         kind = name.split(":", 1)[0]
-        if kind in ("table1", "strategy", "strategy gain"):
+        if kind in ("table1", "strategy"):
             continue
         if kind == "technique gain" and not methods.get(name.split(":", 1)[1], False):
             continue

@@ -55,7 +55,8 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
         row[SINGLES] = _singles(ours("table1"), model_labels)
         row[CHEAPEST] = _cheapest(ours("table1"), model_labels, families)
         row[FAMILY] = _family(ours("family"))
-        row[TECHNIQUE] = _technique(ours("technique gain"), here("technique gain"))
+        row[TECHNIQUE] = _technique(pd.concat([ours("technique gain"), _strategies(ours("strategy gain"), model_labels)]),
+                                    here("technique gain"))
         row[HALVING] = _halving(halving, task_labels.get(task, task), estimator, PAPER_HALVING_MONTHS.get(task))
         rows.append(row)
     return pd.DataFrame(rows, columns=COLUMNS)
@@ -103,6 +104,12 @@ def _family(fams: pd.DataFrame) -> str:
     if shown.empty:
         return "none shown to matter (every interval reaches 0)"
     return "none beyond doubt; lowering the frontier: " + ", ".join(said(f) for _, f in shown.iterrows())
+
+
+def _strategies(gains: pd.DataFrame, model_labels: dict[str, str]) -> pd.DataFrame:
+    """Agent strategies' cross-fitted gains over their model's single attempt, named "<model> · <strategy>"."""
+    model, _, method = gains["name"].str.partition("+").values.T if len(gains) else ([], "", [])
+    return gains.assign(name=[f"{model_labels.get(m, m)} · {names.method(x)}" for m, x in zip(model, method)])
 
 
 def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> str:

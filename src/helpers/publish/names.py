@@ -27,11 +27,12 @@ COLUMNS = {
     "strong_pass_pct": "strong half passes (%)", "weak_pass_pct": "weak half passes (%)",
 }
 
-METHOD_WORDS = {"vanilla": "single attempt", "self_refine": "self-refine"}
+METHOD_WORDS = {"vanilla": "single attempt", "self_refine": "self-refine", "ldb": "LDB (debugging its own attempt)"}
 _PATTERNS = [(re.compile(r"^majority_vote_k(\d+)$"), "majority vote (k={})"),
              (re.compile(r"^best_of_k(\d+)$"), "best-of-{} (oracle)"),
              (re.compile(r"^retry_k(\d+)$"), "retry ({} tries)"),
-             (re.compile(r"^warming_k(\d+)$"), "warming ({} tries)")]
+             (re.compile(r"^warming_k(\d+)$"), "warming ({} tries)"),
+             (re.compile(r"^ldb_seed_([a-z0-9_]+)$"), "LDB on a {} attempt")]
 
 
 def method(name: str) -> str:

@@ -318,11 +318,13 @@ def holdout_table(an: Analysis, fitted: intervals.PolicyFit) -> tuple[pd.DataFra
     return numbers, shown
 
 
-def strategy_table(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFrame, pd.DataFrame]:
+def strategy_table(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.DataFrame | None = None
+                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 2's analogue for agent strategies (``headline.strategy_specs``): per strategy beside its model, how
     many runs each problem's cell rests on and the calls per attempt (mean, most), its cost-of-pass with the expert
     (USD) and the gain of adding it to the model's single attempt (%, never negative: the paper's G), each by
-    estimator with its 95% interval:
+    estimator with its 95% interval, and (``policy_rows``: ``intervals.policy_statistics``) its cross-fitted gain
+    under "up to k tries, then the expert" (%, can be negative; "–" where the strategy has fewer runs than the models):
     (numbers, shown)."""
     cost, cost_shown = _interval_table(an, _paper_estimator(st.of("strategy")), "strategy", {}, fmt_usd)
     gain, gain_shown = _interval_table(an, _paper_estimator(st.of("strategy gain")), "strategy", {}, fmt_pct, scale=100.0)
@@ -341,6 +343,15 @@ def strategy_table(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFr
     shown.insert(1, "runs per problem", strategy.map(calls["runs"]).astype("Int64"))
     shown.insert(2, "calls per attempt (mean, most)", [f"{calls.loc[s, 'mean_calls']:.2f}, {calls.loc[s, 'most_calls']}"
                                                       if s in calls.index else "–" for s in strategy])
+    if policy_rows is not None:  # the headline's answer: does the strategy pay beyond the luck of these runs?
+        rows = policy_rows[policy_rows["statistic"].str.startswith("strategy gain:")]
+        for t in an.tasks:
+            mine = rows[rows["task"] == t].assign(strategy=lambda d: d["statistic"].str.split(":", n=1).str[1])
+            cell = {r.strategy: with_interval(100 * r.value, 100 * r.low, 100 * r.high, fmt_pct) for r in mine.itertuples()}
+            shown[f"{an.task_labels.get(t, t)}: cross-fitted gain, up to k tries then the expert (%)"] = [
+                cell.get(s, "–") if e == shown["estimator"].iloc[0] else "" for s, e in zip(strategy, shown["estimator"])]
+            numbers = pd.concat([numbers, mine.assign(estimator="policy", quantity="cross-fitted gain (0-1)")[
+                ["strategy", "task", "estimator", "value", "low", "high", "quantity"]]], ignore_index=True)
     model, _, method = strategy.str.partition("+").values.T
     shown["strategy"] = [f"{an.labels.get(m, m)} · {names.method(x)}" for m, x in zip(model, method)]
     return numbers, shown
