@@ -82,7 +82,8 @@ def releases(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFra
         "dataset": an.task_labels[task], "models up to": item,
         "frontier, % of the expert alone (95% interval)": _interval_said(r["value"], r["low"], r["high"]),
         "frontier (USD per problem); fee's share": (f"{fmt_usd(r['records_usd'] + r['expert_usd'])}; "
-                                                    f"{fee_pct(r['expert_share_pct'])}% the assumed expert fee"),
+                                                    + ("mostly " if r["expert_share_pct"] > 50 else "")
+                                                    + f"the assumed expert fee ({fee_pct(r['expert_share_pct'])}%)"),
         "gain of this release (%, 95% interval)": (_interval_said(*(100 * gain.loc[(task, item), c] for c in
                                                                     ("value", "low", "high")))
                                                    if (task, item) in gain.index else "–")}
