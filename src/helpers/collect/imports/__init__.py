@@ -190,7 +190,8 @@ def import_records(params: Params, attempts: list, store: RecordStore) -> Import
     if result.read == 0 and not result.dropped:
         raise CostOfPassError(f"{params.import_path}: no responses to import (an empty file, or no usable row or run)")
     if empty := [m.name for m in imported if not any(r.model == m.name for r in rows)]:
-        raise CostOfPassError(f"{params.source}: field 'models': {', '.join(empty)} ha(s|ve) no usable response in "
+        raise CostOfPassError(f"{params.source}: field 'models': {', '.join(empty)} {'has' if len(empty) == 1 else 'have'} "
+                              f"no usable response in "
                               f"{params.import_path}{' (' + '; '.join(result.dropped) + ')' if result.dropped else ''}")
     for r in rows:
         a = planned[(r.task, r.problem_id, r.model, r.method, r.run)]
