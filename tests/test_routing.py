@@ -51,3 +51,35 @@ def test_routing_on_noisy_rates_overstates_what_is_reachable():
     truth, _ = routing.envelope(np.ones((1, P, 2)), np.full((1, P, 2), 0.5), np.ones((1, P)), STARTS,
                                 np.full(P, 1e9), np.array([1e-6]))
     assert truth[0, 0, 0] == pytest.approx(0.5)
+
+
+def test_the_cross_fitted_envelope_has_no_optimizers_curse():
+    """Issue 35 item 3: five strategies that are equally good (true rate 0.5, same price) look unequal on 8 runs; the
+    plug-in oracle picks each problem's luckiest and claims ~0.7, the cross-fitted one (chosen on half the runs,
+    valued on the other) reads the truth, 0.5; and with no noise at all the two agree."""
+    from helpers.analyze import routing
+
+    rng = np.random.default_rng(0)
+    P, S, n = 600, 5, 8
+    correct = rng.uniform(size=(P, S, n)) < 0.5
+    usd = np.full((P, S, n), 0.01)
+    runs, starts, expert = np.full((P, S), n), np.array([0]), np.full(P, 1e6)
+    plug, _ = routing.envelope(usd.mean(-1)[None], correct.mean(-1)[None], np.ones((1, P)), starts, expert)
+    cross, cost = routing.crossfit_envelope(usd, correct, runs, starts, expert, seed=1)
+    assert plug[0, 0, 0] > 0.65 and abs(cross[0, 0, 0] - 0.5) < 0.02 and np.allclose(cost[0, 0, 0], 0.01)
+    sure = np.broadcast_to(np.array([True, False, False, False, False])[None, :, None], (P, S, n))
+    cross, cost = routing.crossfit_envelope(usd, sure, runs, starts, expert)
+    plug, _ = routing.envelope(usd.mean(-1)[None], sure.mean(-1)[None], np.ones((1, P)), starts, expert)
+    assert np.allclose(cross[:, :-1], plug)
+    assert cross[0, -1, 0] == 1.0 and cost[0, -1, 0] == 1e6  # and the router that sends everything to the expert
+
+
+def test_half_means_skip_the_slots_a_cell_does_not_have():
+    from helpers.analyze.routing import half_means
+
+    usd = np.array([[[1.0, 3.0, np.nan, np.nan]]])
+    correct = np.array([[[True, False, False, False]]])
+    cost, rate = half_means(usd, correct, np.array([[2]]), np.array([True, True, True, False]))
+    assert cost[0, 0] == 2.0 and rate[0, 0] == 0.5
+    cost, rate = half_means(usd, correct, np.array([[2]]), np.array([False, False, True, True]))
+    assert np.isnan(cost[0, 0]) and np.isnan(rate[0, 0])

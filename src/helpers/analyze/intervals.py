@@ -298,8 +298,8 @@ def _run_jobs(jobs: list[Job], work: Callable[[Job], Share], parallel: bool = Tr
     return run_forked(job, [[j] for j in jobs], lambda n: None)
 
 
-def routing_frames(first: dict[str, Share], tasks: list[str], models: list[str], expert_usd: np.ndarray, level: float
-                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def routing_frames(first: dict[str, Share], tasks: list[str], models: list[str], expert_usd: np.ndarray, level: float,
+                   crossfitted: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The oracle-routing frontier of every strategy and the expert, per estimator (``routing``), from each
     estimator's first share:
 
@@ -308,10 +308,15 @@ def routing_frames(first: dict[str, Share], tasks: list[str], models: list[str],
     ``ROUTING_REPLICATES`` replicates / draws, widened to hold the value where the replicates' percentiles miss it
     (``widened``; every interval holds its point); ``routing_points`` rows (task, estimator, strategy, accuracy,
     usd, acc_low, acc_high, usd_low, usd_high): each model alone (vanilla) and the human expert
-    (``strategy`` = "expert", ``expert_usd`` (T,) its mean USD per problem).
+    (``strategy`` = "expert", ``expert_usd`` (T,) its mean USD per problem). ``crossfitted``: the cross-fitted
+    envelope (``routing.crossfit_envelope``), added as estimator ``cross-fitted`` with no interval (none validated).
     """
-    budgets = routing.budget_grid(*(r.envelope[1] for r in first.values()))
+    budgets = routing.budget_grid(*(r.envelope[1] for r in first.values()), *([crossfitted[1]] if crossfitted else []))
     rows, points = [], []
+    if crossfitted is not None:
+        value = routing.at_budgets(*crossfitted, budgets)[0]
+        rows += [{"task": task, "estimator": "cross-fitted", "budget_usd": b, "value": v, "low": np.nan, "high": np.nan,
+                  "widened": False} for j, task in enumerate(tasks) for b, v in zip(budgets[j], value[:, j])]
     for e, r in first.items():
         acc0, usd0, accb, usdb = r.envelope
         value = routing.at_budgets(acc0, usd0, budgets)[0]
@@ -355,8 +360,10 @@ def compute_statistics(cube: RunCube, expert: np.ndarray, stats: Statistics, mod
                                         cube.all_strategies, cube.tasks, level)
     expert_usd = np.add.reduceat(expert, cube.task_starts) / np.diff([*cube.task_starts, len(expert)])
     checks = next(sh.checks for sh in shares if sh.checks is not None)
+    crossfitted = (routing.crossfit_envelope(cube.usd, cube.correct, cube.runs, cube.task_starts, expert, seed=seed)
+                   if cube.runs.max(initial=0) >= 2 else None)  # chosen on half the runs, valued on the other
     return SetStatistics(pd.concat(frames, ignore_index=True), accuracy_cost, curves, replicates, draws, level,
-                         *routing_frames(first, cube.tasks, models, expert_usd, level), checks)
+                         *routing_frames(first, cube.tasks, models, expert_usd, level, crossfitted), checks)
 
 
 def set_statistics(an: Analysis, replicates: int = DEFAULT_REPLICATES, draws: int = MODEL_DRAWS,

@@ -9,7 +9,9 @@ The cheapest strategy that passes (the cost-of-pass frontier's choice) is the en
 
 Estimators: **plug-in** routes on each problem's observed pass rates — a maximum over noisy estimates,
 biased up (the optimizer's curse); **model-based** routes on each problem's posterior mean pass rate
-under the item-response model of ``frontier_model`` (shrunk towards its dataset, so less biased).
+under the item-response model of ``frontier_model`` (shrunk towards its dataset, so less biased);
+**cross-fitted** (``crossfit_envelope``) routes on half of each cell's runs and is valued on the other half, both
+ways, over random halvings — what routing chosen on one's runs reaches on new runs (collected strategies only).
 
 Shapes: cost and rate (X, P, S) (X replicates, P problems task-major, S strategies; NaN: no estimate),
 weights (X, P), expert (P,) USD; results (X, L, T) over the λ grid or (X, K, T) over budgets.
@@ -23,14 +25,18 @@ LAMBDAS = np.geomspace(1e-2, 1e8, 81)  # accuracy points per USD traded (8 per d
 
 
 def envelope(cost: np.ndarray, rate: np.ndarray, weights: np.ndarray, starts: np.ndarray, expert: np.ndarray,
-             lambdas: np.ndarray = LAMBDAS) -> tuple[np.ndarray, np.ndarray]:
+             lambdas: np.ndarray = LAMBDAS, value: tuple[np.ndarray, np.ndarray] | None = None
+             ) -> tuple[np.ndarray, np.ndarray]:
     """(accuracy 0-1, USD per problem), each (X, L, T): the oracle's choice per problem at each λ, weighted
-    by the replicates' problem weights and averaged per task (scores in float32; ties: the first strategy)."""
-    X, P, _ = rate.shape
+    by the replicates' problem weights and averaged per task (scores in float32; ties: the first strategy).
+    ``value``: (cost, rate) the choices are valued at instead of those they are made on (cross-fitting; an option
+    must have both)."""
+    X = rate.shape[0]
     usable = np.isfinite(rate) & np.isfinite(cost)
-    r = np.concatenate([np.where(usable, rate, -np.inf), np.ones((X, P, 1))], axis=-1).astype(np.float32)
-    c = np.concatenate([np.where(usable, cost, 0.0), np.broadcast_to(expert[None, :, None], (X, P, 1))],
-                       axis=-1).astype(np.float32)
+    if value is not None:
+        usable &= np.isfinite(value[0]) & np.isfinite(value[1])
+    r, c = _with_expert(cost, rate, usable, expert, -np.inf)
+    rv, cv = (r, c) if value is None else _with_expert(*value, usable, expert, 0.0)
     w = np.asarray(weights, float)
     wsum = np.add.reduceat(w, starts, axis=1)  # (X, T)
     acc, usd = np.empty((X, len(lambdas), len(starts))), np.empty((X, len(lambdas), len(starts)))
@@ -39,9 +45,53 @@ def envelope(cost: np.ndarray, rate: np.ndarray, weights: np.ndarray, starts: np
         np.multiply(c, np.float32(-lam), out=score)
         score += r
         pick = np.argmax(score, axis=-1)[..., None]
-        acc[:, i] = np.add.reduceat(w * np.take_along_axis(r, pick, -1)[..., 0], starts, axis=1) / wsum
-        usd[:, i] = np.add.reduceat(w * np.take_along_axis(c, pick, -1)[..., 0], starts, axis=1) / wsum
+        acc[:, i] = np.add.reduceat(w * np.take_along_axis(rv, pick, -1)[..., 0], starts, axis=1) / wsum
+        usd[:, i] = np.add.reduceat(w * np.take_along_axis(cv, pick, -1)[..., 0], starts, axis=1) / wsum
     return acc, usd
+
+
+def _with_expert(cost: np.ndarray, rate: np.ndarray, usable: np.ndarray, expert: np.ndarray, unusable_rate: float
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(rate, cost) (X, P, S + 1) float32 with the expert as the last option (rate 1 at its cost)."""
+    X, P, _ = rate.shape
+    r = np.concatenate([np.where(usable, rate, unusable_rate), np.ones((X, P, 1))], axis=-1).astype(np.float32)
+    c = np.concatenate([np.where(usable, cost, 0.0), np.broadcast_to(expert[None, :, None], (X, P, 1))],
+                       axis=-1).astype(np.float32)
+    return r, c
+
+
+def half_means(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(USD per attempt, pass rate), each (P, S), over the run slots ``slots`` ((n,) bool) that each cell has
+    (``usd``/``correct`` (P, S, n), ``runs`` (P, S) filled slots); NaN where a cell has none of them."""
+    have = (np.arange(usd.shape[-1])[None, None, :] < runs[..., None]) & slots[None, None, :]
+    k = have.sum(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cost = np.where(have, np.nan_to_num(usd), 0.0).sum(-1) / k
+        rate = np.where(have, correct, False).sum(-1) / k
+    return np.where(k > 0, cost, np.nan), np.where(k > 0, rate, np.nan)
+
+
+def crossfit_envelope(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, starts: np.ndarray, expert: np.ndarray,
+                      seed: int = 0, splits: int = 4, lambdas: np.ndarray = LAMBDAS) -> tuple[np.ndarray, np.ndarray]:
+    """(accuracy 0-1, USD per problem), each (1, L + 1, T): for each of ``splits`` random halvings of the run slots, the
+    oracle chooses per problem on one half's pass rates and costs and is valued on the other half's, both ways; the
+    2 × ``splits`` curves averaged at each λ, and a last point (L = λs + 1): every problem to the expert (accuracy 1 at
+    its mean cost), a router that needs no estimate. Unbiased for what routing chosen on half the runs reaches on new
+    runs (no optimizer's curse); options without runs in both halves are not chosen. Needs 2 runs or more."""
+    rng = np.random.default_rng(seed)
+    n, P = usd.shape[-1], usd.shape[0]
+    acc = out_usd = 0.0
+    for _ in range(splits):
+        first = np.zeros(n, bool)
+        first[rng.permutation(n)[: n // 2]] = True
+        halves = [half_means(usd, correct, runs, first), half_means(usd, correct, runs, ~first)]
+        for (c_pick, r_pick), (c_val, r_val) in ((halves[0], halves[1]), (halves[1], halves[0])):
+            a, u = envelope(c_pick[None], r_pick[None], np.ones((1, P)), starts, expert, lambdas,
+                            value=(c_val[None], r_val[None]))
+            acc, out_usd = acc + a, out_usd + u
+    everything = np.add.reduceat(expert, starts) / np.diff([*starts, P])  # sending every problem to the expert
+    return (np.concatenate([acc / (2 * splits), np.ones((1, 1, len(starts)))], axis=1),
+            np.concatenate([out_usd / (2 * splits), everything[None, None, :]], axis=1))
 
 
 def at_budgets(acc: np.ndarray, usd: np.ndarray, budgets: np.ndarray) -> np.ndarray:
