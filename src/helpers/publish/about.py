@@ -44,7 +44,8 @@ def what_it_shows(an: Analysis, top: int = 3) -> list[dict]:
         steps = trend[(trend["task"] == task) & trend["date"].notna()]
         cop = vanilla.xs(task, level="task")
         solved = cop[np.isfinite(cop.to_numpy(dtype=float)).any(axis=1)]
-        counts = solved.idxmin(axis=1).value_counts() if not solved.empty else pd.Series(dtype=int)
+        counts = (solved.idxmin(axis=1).astype(str).value_counts() if not solved.empty  # strings: no empty categories
+                  else pd.Series(dtype=int))
         estimate = load_expert_costs()[task].sources.startswith("project estimate")
         rows.append({"label": an.task_labels[task], "models": vanilla.shape[1],
                      "fee_usd": float(an.expert.xs(task, level="task").mean()) if estimate else None,
