@@ -128,10 +128,10 @@ def test_no_halving_time_is_reliable_unless_the_validity_study_showed_the_rule_h
         study.write_text(json.dumps({"rule_holds": holds, "generators": [
             {"generator": "own model", "reliable": 40, "coverage_pct": 97.0},
             {"generator": "broken items 5%", "reliable": 12, "coverage_pct": coverage}]}))
-        tr.rule_holds.cache_clear()
+        tr._study.cache_clear()
         assert fit.reliable is expected
     assert "held the true halving time in only 61% of cases (generator broken items 5%" in fit.why_unreliable
     study.unlink()
-    tr.rule_holds.cache_clear()
+    tr._study.cache_clear()
     assert not fit.reliable and "not been measured" in fit.why_unreliable
-    tr.rule_holds.cache_clear()
+    tr._study.cache_clear()

@@ -14,7 +14,7 @@ from helpers.core.context import Context
 from helpers.core.experts import difficulties, expert_per_problem
 from helpers.core.ledger import history, prices_as_of, snapshot_entries
 from helpers.core.tasks import in_category_order
-from helpers.grade.stage import grading_caveats, read_graded
+from helpers.grade.stage import read_graded
 
 
 @dataclass
@@ -110,9 +110,9 @@ class Analysis:
     def price_change(self) -> pd.DataFrame:
         """The change of the frontier between ``price_change_dates``, split between new models and prices (USD, %)."""
         start, end = self.price_change_dates()
-        prices_on = lambda d: prices_as_of(self.models, d, first_if_later=True, extra=self.own_prices)  # noqa: E731
-        if self.ctx.params.billed:  # USD as billed: no price enters, so none changes
-            prices_on = lambda d: self.ctx.snapshot  # noqa: E731
+        def prices_on(d):  # USD as billed: no price enters, so none changes
+            return self.ctx.snapshot if self.ctx.params.billed else prices_as_of(
+                self.models, d, first_if_later=True, extra=self.own_prices)
         out = price_change_split(self.attempts, self.releases, self.expert, start, end, prices_on)
         out = out.set_index("task").loc[in_category_order(list(out["task"]))].reset_index()
         return out.assign(start=start.isoformat(), end=end.isoformat())
@@ -132,12 +132,6 @@ def load_analysis(ctx: Context) -> Analysis:
     cop = cop_math.cop_matrix(estimates)
     expert = expert_per_problem(cop.index, ctx.params.expert_bound, rule=ctx.params.fidelity.expert_cost,
                                 difficulty=difficulties(ctx.problems))
-    more = grading_caveats(ctx)  # code sets: verdicts a reader must weigh
-    if ctx.params.import_from is not None:  # what the source itself gets wrong goes with the data caveats
-        from helpers.collect.imports import source_caveats
-
-        more += source_caveats(ctx.params, ctx.models)
-    ctx.caveats.extend(c for c in more if c not in ctx.caveats)
     return Analysis(ctx, attempts, estimates, cop, expert)
 
 

@@ -48,13 +48,18 @@ CALIBRATION = Path(__file__).with_name("halving_calibration.json")  # written by
 
 
 @lru_cache(maxsize=1)
+def _study() -> dict | None:
+    """The saved halving-coverage study (``CALIBRATION``), read once; None where it was never measured."""
+    return json.loads(CALIBRATION.read_text()) if CALIBRATION.is_file() else None
+
+
 def rule_holds() -> tuple[bool, str]:
     """Whether the validity study's sets showed the reliability rule's intervals holding the true halving time in at
     least ``RELIABLE_COVERAGE`` of reliable fits on every generator (``CALIBRATION``), and, where not, where it failed.
     Without the file no halving time is reliable."""
-    if not CALIBRATION.is_file():
+    study = _study()
+    if study is None:
         return False, "the rule's coverage has not been measured (benchmarks/halving_coverage.py)"
-    study = json.loads(CALIBRATION.read_text())
     failed = [g for g in study["generators"] if g["reliable"] and g["coverage_pct"] < 100 * RELIABLE_COVERAGE]
     if study["rule_holds"] and not failed:
         return True, ""
@@ -67,14 +72,13 @@ def rule_holds() -> tuple[bool, str]:
 LOGLINEAR_COVERAGE = 0.85  # a 90% log-linear interval that held the true rate less often than this is not shown
 
 
-@lru_cache(maxsize=1)
 def loglinear_validated() -> tuple[bool, str]:
     """Whether the validity study's sets showed the log-linear trend's 90% interval holding the true rate at least
     ``LOGLINEAR_COVERAGE`` of the time on every generator (``CALIBRATION``), and, where not, a clause saying how
     often it did (for the report, beside a factor printed without its interval)."""
-    if not CALIBRATION.is_file():
+    if _study() is None:
         return False, "its interval's coverage has not been measured"
-    cover = [g["loglinear_coverage_pct"] for g in json.loads(CALIBRATION.read_text())["generators"]]
+    cover = [g["loglinear_coverage_pct"] for g in _study()["generators"]]
     if min(cover) >= 100 * LOGLINEAR_COVERAGE:
         return True, ""
     return False, (f"its 90% interval is not shown: on simulated sets it held the true rate in only "

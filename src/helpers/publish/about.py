@@ -39,14 +39,14 @@ def what_it_shows(an: Analysis, top: int = 3) -> list[dict]:
     vanilla = an.vanilla_cop()
     trend = an.frontier_over_time()
     split = cp.expert_split(vanilla.min(axis=1).to_frame("frontier"), an.expert).set_index("task")
-    rows = []
+    rows, experts = [], load_expert_costs()
     for task in an.tasks:
         steps = trend[(trend["task"] == task) & trend["date"].notna()]
         cop = vanilla.xs(task, level="task")
         solved = cop[np.isfinite(cop.to_numpy(dtype=float)).any(axis=1)]
         counts = (solved.idxmin(axis=1).astype(str).value_counts() if not solved.empty  # strings: no empty categories
                   else pd.Series(dtype=int))
-        estimate = load_expert_costs()[task].sources.startswith("project estimate")
+        estimate = experts[task].sources.startswith("project estimate")
         rows.append({"label": an.task_labels[task], "models": vanilla.shape[1],
                      "fee_usd": float(an.expert.xs(task, level="task").mean()) if estimate else None,
                      "first": an.releases.min().date().isoformat(), "last": an.releases.max().date().isoformat(),
@@ -64,7 +64,18 @@ def graded_manifest(ctx) -> dict:
     return json.loads(path.read_text()) if path.is_file() else {}
 
 
-def about_run(an: Analysis) -> str:
+def data_caveats(an: Analysis) -> tuple[list[str], list[str]]:
+    """(every data caveat, the source's): the set's (``Context.caveats``) with what a code set's verdicts
+    (``grade.stage.grading_caveats``) and an imported source (``collect.imports.source_caveats``, also returned alone
+    for the first screen) call for — computed once, for the report's context."""
+    from helpers.collect.imports import source_caveats
+    from helpers.grade.stage import grading_caveats
+
+    source = source_caveats(an.ctx.params, an.ctx.models)
+    return list(dict.fromkeys([*an.ctx.caveats, *grading_caveats(an.ctx), *source])), source
+
+
+def about_run(an: Analysis, caveats: list[str] | None = None) -> str:
     """Markdown: set, whether simulated, datasets with their problem counts, models by family, runs, methods,
     prices, the expert, the extraction rule, data caveats, the code version and the graded records' counts and
     fingerprint digest."""
@@ -86,7 +97,7 @@ def about_run(an: Analysis) -> str:
         ("prices", f"snapshot `{md(snap.name)}` of {snap.date} ({md(snap.source)})"),
         ("human expert", f"{p.expert_bound} bound of the expert's cost ({p.fidelity.expert_cost} rule)"),
         ("answer extraction", f"`{p.extraction}`"),
-        ("data caveats", md(" ".join(ctx.caveats)) or "none"),
+        ("data caveats", md(" ".join(ctx.caveats if caveats is None else caveats)) or "none"),
         *([("code grading", code_grading_text(manifest.get("code_grading", {}), an.task_labels))]
           if manifest.get("code_grading") else []),
         ("code", code_version()),
@@ -141,16 +152,15 @@ def run_context(an: Analysis) -> dict:
                "where math-verify would evaluate it (a deliberate departure from the paper's grader: small models echo "
                "the question)." if p.fidelity.numeric_answers == "number" else
                "Numeric answers may be expressions that math-verify evaluates, as the paper's grader does.")
-    caveats = "\n".join(f"- {md(c)}" for c in an.ctx.caveats) or "- none"
     from helpers.collect.imports import source_name
     from helpers.publish.story import set_found
 
+    all_caveats, source_said = data_caveats(an)
+    caveats = "\n".join(f"- {md(c)}" for c in all_caveats) or "- none"
     source = source_name(p, long=True) if p.import_from is not None else ""
-    from helpers.collect.imports import source_caveats
-
     return {
         "shows": "" if an.simulated else set_found(what_it_shows(an), source),
-        "source_caveats": source_caveats(p, an.ctx.models),  # what the imported source gets wrong: the first screen
+        "source_caveats": source_said,  # what the imported source gets wrong: on the first screen
         "name": p.name,
         "simulated": bool(an.simulated),
         "known_truth": all(m.simulated for m in an.ctx.models),
@@ -158,7 +168,7 @@ def run_context(an: Analysis) -> dict:
         "agent_runs": an.agent_runs,
         "tasks": list(an.tasks),
         "task_labels": {t: an.task_labels[t] for t in an.tasks},
-        "about": about_run(an),
+        "about": about_run(an, all_caveats),
         "unisolated": unisolated(graded_manifest(an.ctx).get("code_grading", {})),
         "prices": f"**Prices**: snapshot `{md(snap.name)}` of {snap.date}, source: {md(snap.source)}. USD per 1M tokens; "
                   f"reasoning tokens are billed as output.\n\n| model | input | output |\n|---|---|---|\n{prices}",
