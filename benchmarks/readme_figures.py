@@ -72,6 +72,9 @@ RUNS = (
     Run("halving_coverage", ("benchmarks/halving_coverage.py", "40"),
         "how often a halving time the rule marks reliable holds its truth, per generator, 40 sets each (writes the "
         "verdict every report's halving times obey)"),
+    Run("racing", ("benchmarks/racing.py", "30"),
+        "the racing collection design replayed 30 times on the HumanEval runs and on the `sim` set: calls and USD "
+        "against the uniform design, and the largest change of every frontier statistic (needs both sets' results)"),
 )
 BY_ID = {r.id: r for r in RUNS}
 

@@ -73,3 +73,18 @@ def test_model_checks_power_benchmark_runs():
 def test_gated_coverage_benchmark_runs(shared_data):
     lines = run("benchmarks/gated_coverage.py", "1", env={"COP_DATA_DIR": str(shared_data)}).splitlines()
     assert lines[1].split()[0] == "generator" and len(lines) == 2 + 10  # the twins' own generator, then nine
+
+
+def test_racing_benchmark_runs(write_set, tmp_path):
+    from conftest import sim_set
+
+    from helpers.collect.collection import run_collection
+    from helpers.collect.preflight import preflight
+    from helpers.grade.stage import run_grading
+
+    params = sim_set(write_set, "race", tmp_path / "out", methods=["vanilla"])
+    ctx = preflight(params)
+    run_collection(ctx, progress=False)
+    run_grading(ctx)
+    out = run("benchmarks/racing.py", "2", params.source)
+    assert "uniform: 96 calls" in out and out.count("racing, protecting") == 4

@@ -1,0 +1,148 @@
+"""What would the racing design have cost, and what would it have changed? (issue 37, item 4) — replayed on records.
+
+For each set given (its records on disk, made by the uniform design: every option on every run of every problem), the
+racing rule (``helpers.collect.racing``) is replayed ``replays`` times, each with another seed of its Table-1 sample
+(the problems every option runs on, and the calibration of the expected USD per attempt): an option's records on a
+problem are kept only where the rule would have run it. It does so for several choices of ``racing.protect`` and
+``racing.table1_share`` (``VARIANTS``), and prints the calls and USD the racing design would have made against the
+uniform design's, and the largest difference between each statistic as a racing set computes it (from the kept
+records where protected, else from the Table-1 sample) and as the uniform design's records give it: the frontier (Eq. 9) per dataset, Figure 2's frontier over releases, Figure 3's family
+counterfactuals, Figures 4-5's single-model counterfactuals and Table 2's technique gains — each also in units of the
+uniform estimate's standard error over problems (a bootstrap of the problems, 200 replicates). Table 1 is computed
+from the Table-1 sample alone under racing (its error is that of a random sample of the problems, not the rule's).
+
+    COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/racing.py [replays, default 30] [params/<set>.yaml[:vanilla] ...]
+
+``:vanilla`` replays only the set's vanilla options (the HumanEval agent strategies are imported, never collected).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+from helpers.analyze import costofpass as cp
+from helpers.analyze.estimates import load_analysis
+from helpers.collect import racing
+from helpers.core.context import prepare
+from helpers.core.methods import collected_methods
+from helpers.core.params import load_params
+from helpers.grade.estimates import strategy_names
+
+SHARE = 0.1  # the Table-1 sample: a tenth of each task's problems (the default of racing.table1_share)
+SETS = ("params/humaneval_agents.yaml:vanilla", "params/sim.yaml")
+VARIANTS = ((racing.PROTECTED, SHARE), (("frontier", "releases", "models", "techniques"), SHARE), (("frontier",), SHARE),
+            (("frontier",), 0.05))  # (racing.protect, racing.table1_share)
+
+
+def load(spec: str):
+    """The set's analysis, its cells (one row per task, problem and collected option) and the options' models and
+    methods."""
+    path, _, only = spec.partition(":")
+    an = load_analysis(prepare(load_params(path)))
+    methods = ["vanilla"] if only else [m.name for m in collected_methods(an.ctx.params.methods)]
+    done = an.attempts[an.attempts["complete"] & an.attempts["method"].isin(methods)]
+    done = done.assign(option=strategy_names(done["model"], done["method"]).astype(str),
+                       passes=done["correct"].astype(float))
+    cells = (done.groupby(["task", "problem_id", "option"], observed=True)
+             .agg(cost_usd=("usd", "mean"), passes=("passes", "sum"), runs=("usd", "size"), usd=("usd", "sum"),
+                  calls=("calls", "sum")).reset_index().astype({"task": str, "problem_id": str}))
+    options = {o: (m, me) for o, m, me in done[["option", "model", "method"]].drop_duplicates().astype(str).itertuples(index=False)}
+    return an, cells, options
+
+
+def statistics(cells: pd.DataFrame, an, options: dict, expert: pd.Series) -> dict[str, pd.Series]:
+    """Every frontier statistic of the reports from ``cells`` (cells not run are absent), flattened to Series."""
+    cop = cells.assign(v=cp.cost_of_pass(cells["cost_usd"], cells["passes"] / cells["runs"])).pivot_table(
+        index=["task", "problem_id"], columns="option", values="v", aggfunc="first")
+    cop = cop.reindex(columns=list(options))
+    base = [o for o, (_, me) in options.items() if me == "vanilla"]
+    models = {o: options[o][0] for o in base}
+    fam = an.families.reindex(list(models.values())).set_axis(base)
+    rel = an.releases.reindex(list(models.values())).set_axis(base)
+    out = {"frontier": cp.frontier(cop, list(options), expert),
+           "vanilla frontier": cp.frontier(cop, base, expert),
+           "Figure 2": cp.frontier_over_time(cop, rel, expert).set_index(["task", "released"])["frontier_usd"],
+           "Figure 3": cp.family_counterfactual(cop, fam, expert).stack(),
+           "Figures 4-5": cp.single_model_counterfactual(cop, base, expert).stack()}
+    for method in sorted({me for _, me in options.values()} - {"vanilla"}):
+        extra = [o for o, (_, me) in options.items() if me == method]
+        out[f"Table 2 ({method})"] = cp.technique_gain(cop, base, base + extra, expert)
+    return out
+
+
+def standard_errors(cells: pd.DataFrame, an, options, expert, replicates: int = 200, seed: int = 0) -> dict[str, pd.Series]:
+    """Each statistic's standard error over problems: a bootstrap of each task's problems."""
+    rng = np.random.default_rng(seed)
+    keys = cells[["task", "problem_id"]].drop_duplicates()
+    draws = []
+    for _ in range(replicates):
+        pick = pd.concat([g.iloc[rng.integers(0, len(g), len(g))] for _, g in keys.groupby("task", sort=False)])
+        pick = pick.assign(copy=np.arange(len(pick)))
+        boot = cells.merge(pick, on=["task", "problem_id"]).assign(problem_id=lambda d: d["copy"].astype(str))
+        fee = expert.reindex(pd.MultiIndex.from_frame(pick[["task", "problem_id"]])).set_axis(
+            pd.MultiIndex.from_arrays([pick["task"], pick["copy"].astype(str)], names=["task", "problem_id"]))
+        draws.append(statistics(boot.drop(columns="copy"), an, options, fee))
+    return {k: pd.concat([d[k] for d in draws], axis=1).std(axis=1) for k in draws[0]}
+
+
+KIND = {"frontier": "frontier", "vanilla frontier": "frontier", "Figure 2": "releases", "Figure 3": "families",
+        "Figures 4-5": "models"}  # the racing.protect choice that keeps a statistic exact (Table 2: techniques)
+
+
+def replay_all(cells, an, options, expert, kinds, share: float, replays: int, full, se) -> tuple[pd.DataFrame, dict]:
+    """``replays`` replays of the rule protecting ``kinds`` with a Table-1 sample of ``share`` of the problems: the
+    calls and USD shares of each, and per statistic the largest absolute difference from the uniform design's value
+    and the largest in standard errors. A statistic the rule does not protect is computed as a racing set computes it:
+    from the Table-1 sample alone."""
+    subsets = racing.report_subsets(options, an.families.to_dict(), an.releases.to_dict(), kinds)
+    rows, worst = [], {k: (0.0, 0.0) for k in full}
+    for seed in range(replays):
+        ran = racing.replay(cells, expert, subsets, share, seed)
+        ran = ran[ran["ran"]]
+        rows.append({"calls": ran["calls"].sum() / cells["calls"].sum(), "usd": ran["usd"].sum() / cells["usd"].sum()})
+        now = statistics(ran, an, options, expert)
+        sample = pd.concat([ran[(ran["task"] == t) & ran["problem_id"].isin(
+            racing.table1_problems(g["problem_id"].unique(), share, seed, t))] for t, g in cells.groupby("task")])
+        sampled = statistics(sample, an, options, expert)
+        for k in full:
+            value = now[k] if KIND.get(k, "techniques") in kinds else sampled[k].reindex(full[k].index)
+            same = np.isclose(value, full[k], rtol=1e-12, atol=0) | (np.isinf(value) & np.isinf(full[k]))
+            diff = (value - full[k]).abs().where(~same, 0.0)
+            rel = (diff / se[k]).replace([np.inf], np.nan).fillna(0.0)
+            worst[k] = (max(worst[k][0], float(diff.max())), max(worst[k][1], float(rel.max())))
+    return pd.DataFrame(rows), worst
+
+
+def main(replays: int, specs: list[str]) -> None:
+    print(f"racing replayed on recorded sets: {replays} replays each (seeds 0..{replays - 1} of the Table-1 sample); "
+          f"margin {racing.MARGIN}, Jeffreys {racing.ALPHA:.1%} lower bound")
+    for spec in specs:
+        start = time.perf_counter()
+        an, cells, options = load(spec)
+        expert = an.expert.set_axis(an.expert.index.map(lambda k: (str(k[0]), str(k[1]))))
+        expert.index.names = ["task", "problem_id"]
+        full = statistics(cells, an, options, expert)
+        se = standard_errors(cells, an, options, expert)
+        print(f"\n{spec}: {cells['task'].nunique()} task(s), {cells['problem_id'].nunique()} problems, "
+              f"{len(options)} options, {int(cells['runs'].max())} runs; uniform: {int(cells['calls'].sum()):,} calls, "
+              f"{cells['usd'].sum():,.2f} USD")
+        for kinds, table1 in VARIANTS:
+            name = f"protecting {', '.join(kinds)}; Table-1 sample {table1:.0%}"
+            share, worst = replay_all(cells, an, options, expert, kinds, table1, replays, full, se)
+            print(f"  racing, {name}: calls {share['calls'].mean():.1%} (min {share['calls'].min():.1%}, max "
+                  f"{share['calls'].max():.1%}), USD {share['usd'].mean():.1%} (min {share['usd'].min():.1%}, max "
+                  f"{share['usd'].max():.1%}) of the uniform design's")
+            for k, (absolute, rel) in worst.items():
+                verdict = "identical in every replay" if absolute == 0 else f"largest difference {absolute:.4g} = {rel:.2f} SE"
+                where = "" if KIND.get(k, "techniques") in kinds else " (from the Table-1 sample)"
+                print(f"    {k:<24} {verdict}{where}")
+        print(f"  ({time.perf_counter() - start:.0f} s)")
+
+
+if __name__ == "__main__":
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 30
+    main(n, sys.argv[2:] or list(SETS))

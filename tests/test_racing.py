@@ -1,0 +1,118 @@
+"""The racing collection design's rule (issue 37): it skips only options that cannot change a reported frontier, and
+it decides the same way whatever order the records come in."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import beta
+
+from helpers.collect import racing
+
+
+def test_jeffreys_lower_bound_and_cost_upper_bound():
+    assert racing.pass_rate_lower([0, 3, 8], [8, 8, 8]) == pytest.approx([0.0, beta.ppf(0.025, 3.5, 5.5),
+                                                                          beta.ppf(0.025, 8.5, 0.5)])
+    assert racing.pass_rate_lower(0, 0) == 0.0
+    upper = racing.cost_per_pass_upper([2.0, 2.0], [0, 4], [4, 4])
+    assert upper[0] == np.inf and upper[1] == pytest.approx(2.0 / beta.ppf(0.025, 4.5, 0.5))
+    # the bound is above the point estimate C / (s / n) wherever something passed
+    s = np.arange(1, 9)
+    assert np.all(racing.cost_per_pass_upper(1.0, s, 8) >= 8 / s)
+
+
+def test_race_order_and_subsets():
+    race = racing.make_race({"b": 2.0, "a": 2.0, "c": 0.5}, [{"a", "b"}, {"c"}, {"c"}, {"x"}])
+    assert race.options == ("c", "a", "b")  # cheapest first, ties by name
+    assert race.subsets.shape == (2, 3)  # repeated and foreign subsets dropped
+
+
+def test_report_subsets():
+    options = {"m1": ("m1", "vanilla"), "m2": ("m2", "vanilla"), "m3": ("m3", "vanilla"), "m1+sr": ("m1", "sr")}
+    releases = {"m2": "2024-01-01", "m1": "2024-01-01", "m3": "2023-06-01"}
+    subsets = set(racing.report_subsets(options, {"m1": "A", "m2": "A", "m3": "B"}, releases))
+    base = frozenset({"m1", "m2", "m3"})
+    assert frozenset(options) in subsets and base in subsets
+    assert {frozenset({"m3"}), frozenset({"m3", "m2"})} <= subsets  # releases in date order, then as the set lists
+    assert frozenset({"m1", "m2"}) in subsets  # without family B (= without m3)
+    assert {base - {m} for m in base} <= subsets
+    assert base | {"m1+sr"} in subsets
+
+
+def test_first_option_runs_everywhere_and_expert_bounds_it():
+    race = racing.make_race({"a": 1.0, "b": 100.0}, [{"a", "b"}])
+    cost = np.array([[1.0, 100.0], [1.0, 100.0]])
+    passes = np.array([[8, 8], [0, 8]])
+    ran = racing.run_race(race, cost, passes, np.full((2, 2), 8), np.array([10.0, 10.0]))
+    # a runs on both; b's half price (50) exceeds the expert's 10 USD: never needed
+    assert ran.tolist() == [[True, False], [True, False]]
+    ran = racing.run_race(race, cost, passes, np.full((2, 2), 8), np.array([1000.0, 1000.0]))
+    assert ran.tolist() == [[False, False], [True, True]][0:0] or ran[:, 0].all()
+    assert ran[1, 1] and not ran[0, 1]  # b runs only where a passed nothing
+
+
+def _frontiers(cost, passes, runs, ran, expert, race):
+    """Per subset and problem: the min cost-of-pass over the subset's options that ran, with the expert."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = np.where(passes > 0, cost / np.maximum(passes, 1) * runs, np.inf)
+    v = np.where(ran, v, np.inf)
+    return np.stack([np.minimum(np.where(s[None], v, np.inf).min(axis=1), expert) for s in race.subsets])
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), n_options=st.integers(2, 6), n_runs=st.integers(1, 8))
+def test_racing_keeps_every_reported_frontier(seed, n_options, n_runs):
+    """On random sets, every reported subset's per-problem frontier from the racing records equals the one from all
+    records wherever the rule's premise holds (a skipped option's runs cost at least margin x its expected USD)."""
+    rng = np.random.default_rng(seed)
+    P = 30
+    price = np.exp(rng.uniform(-6, 1, n_options))
+    names = [f"o{i}" for i in range(n_options)]
+    subsets = [set(names)] + [set(rng.choice(names, rng.integers(1, n_options + 1), replace=False)) for _ in range(4)]
+    race = racing.make_race(dict(zip(names, price)), subsets)
+    order = [names.index(o) for o in race.options]
+    cost = (price[None, :] * rng.uniform(0.3, 2.0, (P, n_options)))[:, order]
+    passes = rng.binomial(n_runs, rng.beta(0.5, 0.5, (P, n_options)))[:, order]
+    runs = np.full((P, n_options), n_runs)
+    expert = rng.uniform(0.5, 20, P)
+    ran = racing.run_race(race, cost, passes, runs, expert)
+    premise = ran | (cost >= race.margin * race.expected_usd[None, :])
+    ok = premise.all(axis=1)
+    assert ok.any()
+    everything = np.ones_like(ran)
+    np.testing.assert_array_equal(_frontiers(cost, passes, runs, ran, expert, race)[:, ok],
+                                  _frontiers(cost, passes, runs, everything, expert, race)[:, ok])
+
+
+def _cells(seed=0, n=40):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for p in range(n):
+        for o, price, rate in (("cheap", 0.001, 0.9), ("mid", 0.01, 0.7), ("dear", 0.5, 0.95)):
+            runs = 4
+            rows.append(("t", f"p{p}", o, price * rng.uniform(0.8, 1.2), rng.binomial(runs, rate), runs))
+    return pd.DataFrame(rows, columns=["task", "problem_id", "option", "cost_usd", "passes", "runs"])
+
+
+def test_replay_is_deterministic_and_order_free():
+    cells = _cells()
+    expert = pd.Series(5.0, index=pd.MultiIndex.from_frame(cells[["task", "problem_id"]].drop_duplicates()))
+    subsets = [frozenset({"cheap", "mid", "dear"}), frozenset({"mid", "dear"})]
+    one = racing.replay(cells, expert, subsets, 0.1, seed=3)
+    shuffled = racing.replay(cells.sample(frac=1, random_state=1), expert, subsets, 0.1, seed=3)
+    key = ["task", "problem_id", "option"]
+    pd.testing.assert_frame_equal(one.sort_values(key).reset_index(drop=True),
+                                  shuffled.sort_values(key).reset_index(drop=True))
+    sample = racing.table1_problems(cells["problem_id"].unique(), 0.1, 3, "t")
+    assert len(sample) == 4 and one[one["problem_id"].isin(sample)]["ran"].all()
+    assert not one["ran"].all()  # the dear option is skipped somewhere
+    assert one[one["option"] == "cheap"]["ran"].all()
+
+
+def test_table1_sample_does_not_depend_on_order():
+    ids = [f"p{i}" for i in range(50)]
+    assert racing.table1_problems(ids, 0.2, 0, "t") == racing.table1_problems(ids[::-1], 0.2, 0, "t")
+    assert len(racing.table1_problems(ids, 0.2, 0, "t")) == 10
+    assert racing.table1_problems(ids[:1], 0.2, 0, "t") == ["p0"]
+    assert racing.table1_problems(ids, 0.2, 0, "t") != racing.table1_problems(ids, 0.2, 1, "t")
