@@ -24,7 +24,7 @@ ifneq ($(wildcard ../shared/data),)
 export COP_DATA_DIR ?= $(abspath ../shared/data)
 endif
 
-.PHONY: all setup sandbox setup-local collect-local run report dry-run test test-fast chromium clean-results help humaneval swebench readme-figures
+.PHONY: all setup sandbox setup-local collect-local run report dry-run test test-fast chromium clean-results help humaneval swebench racing readme-figures
 
 help:
 	@sed -n '2,4p' Makefile
@@ -72,6 +72,11 @@ humaneval: setup
 # The SWE-bench bash-only leaderboard's real runs of 24 models, imported with their billed USD (offline, no key).
 swebench: setup
 	$(COP) run params/swebench_bash_only.yaml
+
+# The sim set collected with the racing design (simulated, offline): its dry run prints both designs' bills.
+racing: setup
+	$(COP) run params/sim_racing.yaml --dry-run
+	$(COP) run params/sim_racing.yaml
 
 # Re-collect the committed local records for real (the previous ones move to records.previous/).
 collect-local: setup-local

@@ -75,6 +75,9 @@ RUNS = (
     Run("racing", ("benchmarks/racing.py", "30"),
         "the racing collection design replayed 30 times on the HumanEval runs and on the `sim` set: calls and USD "
         "against the uniform design, and the largest change of every frontier statistic (needs both sets' results)"),
+    Run("racing_validity", ("benchmarks/racing_validity.py", "40"),
+        "the racing design against the uniform one on known truth: bias, coverage and width per generator, 40 "
+        "simulated sets each"),
 )
 BY_ID = {r.id: r for r in RUNS}
 

@@ -103,3 +103,25 @@ def test_bootstrap_interval_of_cost_per_pass_agrees_with_the_delta_method():
     # noise twice for this population statistic and is wider (here by about 40%), never narrower
     assert b_low == pytest.approx(low, rel=0.03) and b_high == pytest.approx(high, rel=0.03)
     assert (b_low + b_high) / 2 == pytest.approx(value, rel=0.01) and (b_high - b_low) >= (high - low)
+
+
+def test_each_level_alone_and_fewer_runs():
+    """``levels="problems"`` keeps every cell's runs as recorded (only the problems' weights move), ``"runs"`` keeps
+    the problems; ``first_runs`` is what fewer paid runs would have recorded; ``precision`` splits the variance."""
+    from helpers.analyze.precision import precision
+
+    cube = bt.run_cube(synthetic_attempts(runs=5), METHODS)
+    expert = np.full(len(cube.problems), 2.0)
+    point, reps = bt.bootstrap(cube, expert, 30, seed=1, levels="problems")
+    np.testing.assert_array_equal(reps.cost, np.broadcast_to(point.cost, reps.cost.shape))
+    assert reps.weights.std(axis=0).max() > 0 and (reps.weights.sum(axis=1) == len(cube.problems)).all()
+    _, runs_only = bt.bootstrap(cube, expert, 30, seed=1, levels="runs")
+    assert (runs_only.weights == 1).all() and runs_only.cost.std(axis=0).max() > 0
+    two = cube.first_runs(2)
+    assert two.usd.shape[-1] == 2 and two.runs.max() == 2
+    np.testing.assert_array_equal(two.correct, cube.correct[..., :2])
+    table = precision(cube, expert, ["a", "b", "c"], replicates=40, ks=(1, 2))
+    assert sorted(set(table["runs"])) == [1, 2, 5] and table["recorded"].sum() == len(cube.tasks)
+    np.testing.assert_allclose(table["problems_pct"] + table["runs_pct"], 100)
+    np.testing.assert_allclose(table.loc[table["runs"] == 1, "problems_pct"], 100)  # one run: its variation is unseen
+    assert (table["low"] <= table["value"]).all() and (table["value"] <= table["high"]).all()

@@ -116,3 +116,119 @@ def test_table1_sample_does_not_depend_on_order():
     assert len(racing.table1_problems(ids, 0.2, 0, "t")) == 10
     assert racing.table1_problems(ids[:1], 0.2, 0, "t") == ["p0"]
     assert racing.table1_problems(ids, 0.2, 0, "t") != racing.table1_problems(ids, 0.2, 1, "t")
+
+
+# ---- the design end to end: collection in graded waves, a resumed run, the analysis ---------------------------------
+RACE = {"design": "racing", "methods": ["vanilla"], "n_problems": 40,
+        "racing": {"table1_share": 0.1, "protect": ["frontier", "releases"]}}
+
+
+def _racing_set(write_set, out, **over):
+    from conftest import sim_set
+
+    return sim_set(write_set, over.pop("name", "race"), out, **{**RACE, **over})
+
+
+def _keys(params):
+    from helpers.collect.records import RecordStore
+
+    done = RecordStore(params.records_path).done()
+    return set(map(tuple, done[["task", "problem_id", "model", "method", "run", "call"]].astype(str).to_numpy()))
+
+
+def test_racing_collects_fewer_calls_and_a_resumed_run_makes_the_same(write_set, tmp_path):
+    from helpers.collect.preflight import preflight
+    from helpers.core.errors import CostOfPassError
+    from helpers.grade.racing import run_design
+
+    whole = _racing_set(write_set, tmp_path / "whole")
+    result = run_design(preflight(whole), progress=False)
+    assert 0 < result.made_calls < 40 * 2 * 4 and result.notes[0].startswith("design racing")
+    assert run_design(preflight(whole), progress=False).made_calls == 0  # a repeated run: nothing new
+    spent = result.spent_now_usd
+    broken = _racing_set(write_set, tmp_path / "broken", budget_usd=spent * 0.8)  # above the least racing bill
+    with pytest.raises(CostOfPassError, match="budget"):
+        run_design(preflight(broken), progress=False)
+    assert 0 < len(_keys(broken)) < len(_keys(whole))
+    resumed = _racing_set(write_set, tmp_path / "broken", budget_usd=5.0)
+    run_design(preflight(resumed), progress=False)
+    assert _keys(resumed) == _keys(whole)  # resumed after the budget stopped it: exactly the same calls
+
+
+def test_racing_protected_frontiers_equal_the_uniform_designs(write_set, tmp_path):
+    from helpers.analyze import costofpass as cp
+    from helpers.analyze import intervals
+    from helpers.analyze.estimates import load_analysis
+    from helpers.collect.preflight import preflight
+    from helpers.grade.racing import run_design
+    from helpers.grade.stage import run_grading
+
+    def analysed(params):
+        ctx = preflight(params)
+        run_design(ctx, progress=False)
+        run_grading(ctx)
+        return load_analysis(ctx)
+
+    race = analysed(_racing_set(write_set, tmp_path / "race"))
+    uniform = analysed(_racing_set(write_set, tmp_path / "uniform", name="uniform", design="uniform"))
+    models = race.models
+    assert len(race.full.attempts) < len(uniform.attempts)  # calls were skipped
+    pd.testing.assert_series_equal(cp.frontier(race.full.cop, models, race.full.expert),
+                                   cp.frontier(uniform.cop, models, uniform.expert))
+    pd.testing.assert_frame_equal(race.frontier_over_time(), uniform.frontier_over_time())
+    # everything else is the Table-1 sample's: every option made every run there
+    assert race.cop.notna().all().all() and len(race.cop) == 4  # 10% of 40 problems
+    rows, curve = intervals.protected_statistics(race, 50, 0.95)
+    assert set(rows["statistic"]) >= {"frontier:all models", "release frontier:0", "release gain:1"}
+    assert not rows["statistic"].str.startswith(("table1", "family", "essential")).any()
+    value = rows.set_index(["statistic", "task"])["value"]
+    for task, v in cp.frontier(uniform.cop, models, uniform.expert).items():
+        assert value[("frontier:all models", task)] == pytest.approx(v, rel=1e-12)
+    assert curve.shape[1] == 2  # Figure 2's two release steps, from every problem
+
+
+def test_racing_refuses_an_imported_set(write_set, tmp_path):
+    from helpers.core.errors import CostOfPassError
+
+    with pytest.raises(CostOfPassError, match="racing decides which calls to make"):
+        _racing_set(write_set, tmp_path / "x", import_from={"format": "generic", "path": "x.csv"})
+
+
+def test_dry_run_prints_both_bills(write_set, tmp_path):
+    from helpers.collect.preflight import estimate, format_estimate
+    from helpers.core.context import prepare
+
+    ctx = prepare(_racing_set(write_set, tmp_path / "dry"))
+    text = format_estimate(ctx, estimate(ctx))
+    assert "uniform design: 320 calls" in text and "racing design (this set's): at least" in text
+    floor = int(text.split("at least ")[1].split(" calls")[0])
+    assert 0 < floor < 320  # the sample (every option) and the cheapest option elsewhere
+
+
+def test_the_race_protects_exactly_the_frontiers_the_report_computes():
+    """Every option subset a protected statistic of the report evaluates (``headline.all_specs``; a derived strategy
+    such as a majority vote stands on its model's vanilla runs) is one the race keeps exact."""
+    from helpers.analyze import headline
+    from helpers.analyze.intervals import PROTECTED_BY
+    from helpers.core.methods import get_method
+    from helpers.grade.estimates import strategy_name
+
+    models = ["a", "b", "c", "d"]
+    families = {"a": "lightweight", "b": "large", "c": "reasoning", "d": "large"}
+    releases = {"a": "2024-01-01", "b": "2024-01-01", "c": "2023-05-01", "d": "2025-02-01"}
+    methods = ["vanilla", "self_refine", "majority_vote_k3"]
+    options = {strategy_name(m, me): (m, me) for m in models for me in methods if get_method(me).is_collected}
+    steps = [["c"], ["a"], ["b"], ["d"]]
+    specs = headline.all_specs(models, families, methods, steps)
+
+    def collected(strategies):
+        return frozenset(s if s in options else s.split("+")[0] for s in strategies)
+
+    for kind in racing.PROTECTED:
+        kept = set(racing.report_subsets(options, families, releases, [kind]))
+        for name, spec in specs.items():
+            if PROTECTED_BY.get(name.split(":")[0]) != kind:
+                continue
+            sets = [spec.strategies] if isinstance(spec, headline.Level) else [spec.base, spec.base + spec.added]
+            for s in sets:
+                assert not s or collected(s) in kept, (kind, name, s)

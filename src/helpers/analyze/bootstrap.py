@@ -62,6 +62,14 @@ class RunCube:
     def task_starts(self) -> np.ndarray:
         return np.flatnonzero(np.r_[True, self.task_codes[1:] != self.task_codes[:-1]])
 
+    def first_runs(self, k: int) -> "RunCube":
+        """The cube as if each cell had made only its first ``k`` runs (what fewer paid runs would have recorded)."""
+        import dataclasses
+
+        return dataclasses.replace(self, usd=self.usd[..., :k], correct=self.correct[..., :k],
+                                   runs=np.minimum(self.runs, k), answer=self.answer[..., :k],
+                                   class_ok=self.class_ok[..., :k])
+
 
 def run_cube(attempts: pd.DataFrame, methods: list[str], problems: pd.MultiIndex | None = None) -> RunCube:
     """Arrays of the complete attempts (columns task, problem_id, model, method, correct, usd, answer_key).
@@ -241,15 +249,21 @@ def problem_weights(cube: RunCube, replicates: int, seed: int = 0) -> np.ndarray
 def bootstrap(cube: RunCube, expert: np.ndarray, replicates: int = DEFAULT_REPLICATES, seed: int = 0,
               levels: str = "problems+runs", weights: np.ndarray | None = None, stream: int = 0
               ) -> tuple[Replicates, Replicates]:
-    """(point estimate, B replicates) of the two-level bootstrap (``levels="runs"``: runs only). ``weights``
-    (B, P): the problem draws to use (default ``problem_weights(cube, B, seed)``); ``stream``: another
-    random stream for the runs' draws (a worker's share of the replicates)."""
+    """(point estimate, B replicates) of the two-level bootstrap (``levels="runs"``: runs only; ``"problems"``:
+    problems only, each cell's runs as recorded). ``weights`` (B, P): the problem draws to use (default
+    ``problem_weights(cube, B, seed)``); ``stream``: another random stream for the runs' draws (a worker's share of
+    the replicates)."""
     rng = np.random.default_rng(seed if stream == 0 else [seed, 3, stream])
     P = len(cube.problems)
     if levels == "runs":
         weights = np.ones((replicates, P))
     elif weights is None:
         weights = problem_weights(cube, replicates, seed)
+    if levels == "problems":  # every replicate's estimates are the data's: only the problems' weights differ
+        point = point_estimate(cube, expert)
+        b = len(weights)
+        wide = [np.broadcast_to(a, (b, *a.shape[1:])) for a in (point.cop, point.cost, point.rate)]
+        return point, Replicates(cube, wide[0], np.asarray(weights, float), point.expert, wide[1], wide[2])
     cops, costs, rates = [], [], []
     for start in range(0, replicates, CHUNK):
         b = min(CHUNK, replicates - start)

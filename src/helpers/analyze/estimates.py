@@ -26,6 +26,12 @@ class Analysis:
     estimates: pd.DataFrame  # per (task, problem_id, strategy): cost_usd, pass_rate, n, model, method
     cop: pd.DataFrame  # wide v(m, p), USD
     expert: pd.Series  # USD per problem
+    full: "Analysis | None" = None  # design racing: every problem's records (this one: the Table-1 sample's)
+
+    def protects(self, kind: str) -> bool:
+        """Whether statistics of ``kind`` (``collect.racing.PROTECTED``) come from every problem's records (``full``):
+        a racing set's protected frontiers; everything else is computed on the Table-1 sample (this analysis)."""
+        return self.full is not None and kind in self.ctx.params.racing.protect
 
     @property
     def models(self) -> list[str]:
@@ -89,7 +95,10 @@ class Analysis:
         return self.cop[[m for m in self.models if m in self.cop.columns]]
 
     def frontier_over_time(self) -> pd.DataFrame:
-        """Eq. 7 over the set's releases (vanilla), stepping as the set's ``fidelity.release_steps`` says."""
+        """Eq. 7 over the set's releases (vanilla), stepping as the set's ``fidelity.release_steps`` says (a racing
+        set's from every problem where it protects the releases)."""
+        if self.protects("releases"):
+            return self.full.frontier_over_time()
         one_model = self.ctx.params.fidelity.release_steps == "one_model"
         return cop_math.frontier_over_time(self.vanilla_cop(), self.releases, self.expert, one_model)
 
@@ -126,13 +135,30 @@ class Analysis:
 
 
 def load_analysis(ctx: Context) -> Analysis:
-    """The grading stage's priced attempts and per-problem estimates of a set, and the expert's cost."""
+    """The grading stage's priced attempts and per-problem estimates of a set, and the expert's cost.
+
+    A racing set's analysis is its Table-1 sample's (every option made every run there: any statistic computed on it
+    is a uniform design's on a random subset of the problems), with every problem's records in ``full`` for the
+    frontiers the race protects (``Analysis.protects``)."""
     attempts = read_graded(ctx, "attempts")
     estimates = read_graded(ctx, "estimates")
     cop = cop_math.cop_matrix(estimates)
     expert = expert_per_problem(cop.index, ctx.params.expert_bound, rule=ctx.params.fidelity.expert_cost,
                                 difficulty=difficulties(ctx.problems))
-    return Analysis(ctx, attempts, estimates, cop, expert)
+    full = Analysis(ctx, attempts, estimates, cop, expert)
+    if ctx.params.design != "racing":
+        return full
+    from helpers.grade.racing import table1_sample
+
+    sample = table1_sample(ctx)
+
+    def kept(df: pd.DataFrame) -> pd.DataFrame:
+        keys = zip(df["task"].astype(str), df["problem_id"].astype(str))
+        return df[[k in sample for k in keys]].reset_index(drop=True)
+
+    inside = [k in sample for k in zip(cop.index.get_level_values("task").astype(str),
+                                       cop.index.get_level_values("problem_id").astype(str))]
+    return Analysis(ctx, kept(attempts), kept(estimates), cop[inside], expert[inside], full)
 
 
 def accuracy_table(attempts: pd.DataFrame) -> pd.DataFrame:

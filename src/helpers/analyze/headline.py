@@ -15,10 +15,10 @@ from typing import Callable
 
 import numpy as np
 
+from helpers.core.models import BASE_FAMILIES, technique_base  # noqa: F401  (M_L: Table 2's base, defined once)
 from helpers.grade.estimates import strategy_name
 
 Frontier = Callable[[list[str]], np.ndarray]
-BASE_FAMILIES = ("lightweight", "large")
 
 
 @dataclass(frozen=True)
@@ -41,12 +41,6 @@ class Gain:
 
 
 Spec = Level | Gain
-
-
-def technique_base(families: dict[str, str], models: list[str]) -> list[str]:
-    """M_L: the lightweight and large models, as the paper's Table 2; every model when a set has none."""
-    base = [m for m in models if families[m] in BASE_FAMILIES]
-    return base or list(models)
 
 
 def technique_specs(base: list[str], methods: list[str], available: set[str] | None = None) -> dict[str, Spec]:

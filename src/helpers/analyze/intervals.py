@@ -195,8 +195,43 @@ def _cache_key(an: Analysis, replicates: int, draws: int, level: float) -> str:
     h.update(an.expert.to_numpy(dtype=float).tobytes())  # the expert registry is not in the graded records
     p = an.ctx.params
     h.update(json.dumps([replicates, draws, level, p.seed, p.fidelity.model_dump(), an.models, an.families.to_dict(),
-                         {m: str(d) for m, d in an.releases.items()}, list(p.methods)]).encode())
+                         {m: str(d) for m, d in an.releases.items()}, list(p.methods), p.design,
+                         p.racing.model_dump()]).encode())
     return h.hexdigest()
+
+
+PROTECTED_BY = {"frontier": "frontier", "release frontier": "releases", "release gain": "releases",
+                "family": "families", "essential": "models", "technique gain": "techniques"}  # statistic -> racing.protect
+CHUNK_REPLICATES = 100  # the protected statistics' replicates drawn at once (every problem's cube is large)
+
+
+def protected_statistics(an: Analysis, replicates: int, level: float) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """A racing set's protected statistics (``Analysis.protects``) from every problem's records: the plug-in's rows
+    (``_rows``, two-level bootstrap over all problems, the race's decisions held fixed) and, where the releases are
+    protected, Figure 2's curve (1 + replicates, steps, T) %; empty and None for a uniform set."""
+    if an.full is None:
+        return pd.DataFrame(columns=COLUMNS), None
+    cube, expert = set_cube(an.full)
+    specs = {k: v for k, v in all_statistics(an.full, set(cube.all_strategies)).items()
+             if an.protects(PROTECTED_BY.get(k.split(":", 1)[0], ""))}
+    if not specs:
+        return pd.DataFrame(columns=COLUMNS), None
+    seed = an.ctx.params.seed
+    weights = problem_weights(cube, replicates, seed)
+    point = None
+    spread: dict[str, list[np.ndarray]] = {k: [] for k in specs}
+    for i, start in enumerate(range(0, replicates, CHUNK_REPLICATES)):
+        w = weights[start:start + CHUNK_REPLICATES]
+        point, reps = bootstrap(cube, expert, len(w), seed=seed, weights=w, stream=i + 1)
+        for k, v in headline.evaluate(specs, reps.frontier).items():
+            spread[k].append(v)
+    values = {k: v[0] for k, v in headline.evaluate(specs, point.frontier).items()}
+    spread_all = {k: np.concatenate(v) for k, v in spread.items()}
+    ranges = {k: tuple(x[0] for x in v) for k, v in unseen.ranges(specs, point.bounds()).items()}
+    box = {k: tuple(x[0] for x in v[:2]) for k, v in unseen.ranges(specs, point.box()).items()}
+    names = [k for k in specs if k.startswith("release frontier:")]
+    curves = (np.stack([np.concatenate([values[k][None], spread_all[k]]) for k in names], axis=1) if names else None)
+    return _rows("plug-in", values, spread_all, cube.tasks, level, ranges, box), curves
 
 
 FRAMES = ("statistics", "accuracy_cost", "routing", "routing_points", "checks")
@@ -383,6 +418,12 @@ def set_statistics(an: Analysis, replicates: int = DEFAULT_REPLICATES, draws: in
     steps = [[m for m in names if m in available] for _, names in set_steps(an)]
     st = compute_statistics(cube, expert, all_statistics(an, available), [m for m in an.models if m in available],
                             steps, replicates, draws, an.ctx.params.seed, level, free_response=free_response_tasks(an))
+    rows, curve = protected_statistics(an, replicates, level)  # a racing set's protected frontiers: every problem
+    if len(rows):
+        mine = (st.frame["estimator"] == "plug-in") & st.frame["statistic"].isin(set(rows["statistic"]))
+        st.frame = pd.concat([st.frame[~mine], rows], ignore_index=True)
+    if curve is not None:
+        st.curves["plug-in"] = curve
     where.mkdir(parents=True, exist_ok=True)
     for name, df in zip(FRAMES, (st.frame, st.accuracy_cost, st.routing, st.routing_points, st.checks)):
         df.to_parquet(where / f"{name}.parquet")

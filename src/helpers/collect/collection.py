@@ -21,7 +21,7 @@ import pandas as pd
 from helpers.collect.backends.openai_compatible import OpenAICompatibleClient
 from helpers.collect.budget import Budget, check_budget, estimate_calls, recorded_spend_usd
 from helpers.collect.calling import STOP, Caller, arun_attempt, run_attempt, stopping
-from helpers.collect.plan import in_plan, needed_responses, pending, plan_for, plan_keys, to_call
+from helpers.collect.plan import Attempt, in_plan, needed_responses, pending, plan_for, plan_keys, to_call
 from helpers.collect.records import CallRecord, RecordStore
 from helpers.collect.workers import can_fork, partition, run_forked
 from helpers.core.context import Context
@@ -45,6 +45,7 @@ class CollectResult:
     pending_calls: int = 0
     summary: pd.DataFrame = field(default_factory=pd.DataFrame)
     imported: Any = None  # imports.ImportResult of a set whose records others made (import_from)
+    notes: list[str] = field(default_factory=list)  # how the calls were chosen (the racing design's calibration)
 
 
 @dataclass
@@ -70,21 +71,24 @@ class Tally:
 
 
 def collect(params: Params, problems: dict[str, list[Problem]], models: list[ModelSpec], snapshot: PriceSnapshot,
-            progress: bool = True, caller: Caller | None = None) -> CollectResult:
+            progress: bool = True, caller: Caller | None = None, attempts: list[Attempt] | None = None) -> CollectResult:
     """Make every call of the set that is not yet in the store, within the budget (USD).
 
+    ``attempts``: only these of the set's planned attempts (a wave of the racing design), not all of them.
     Holds the output directory's lock throughout, so a second collector on it refuses to start.
     With nothing pending, litellm is not even imported.
     """
     from helpers.core.locking import output_lock
 
     with output_lock(params.output_path):
-        return _collect(params, problems, models, snapshot, progress, caller)
+        return _collect(params, problems, models, snapshot, progress, caller, attempts)
 
 
-def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress: bool, caller: Caller | None) -> CollectResult:
+def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress: bool, caller: Caller | None,
+             attempts: list[Attempt] | None = None) -> CollectResult:
     store = RecordStore(params.records_path)
-    attempts = plan_for(params, problems, models)
+    shards = None if attempts is None else {(a.problem.task, a.model.name) for a in attempts}  # the shards to read
+    attempts = plan_for(params, problems, models) if attempts is None else attempts
     planned = plan_keys(attempts)
     imported = None
     if params.import_from is not None:
@@ -92,7 +96,7 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
 
         imported = import_records(params, attempts, store)
         store.close()
-    todo = to_call(pending(attempts, store.done(), planned))
+    todo = to_call(pending(attempts, store.done(only=shards), planned))
     spent = recorded_spend_usd(params, snapshot)
     est = estimate_calls(todo, snapshot, params.sampling.model_dump())
     check_budget(params, spent, est)
@@ -108,7 +112,7 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
     result.made_calls, result.failed_calls, result.unusable_replies = tally.made, tally.failed, tally.unusable
     result.spent_now_usd, result.stopped_by_budget = budget.spent_usd, budget.exhausted
     result.pending_calls = tally.not_started + left
-    latest = store.latest(["prompt_tokens", "completion_tokens", "billed_usd"], sort=False)
+    latest = store.latest(["prompt_tokens", "completion_tokens", "billed_usd"], sort=False, only=shards)
     result.summary = summarize(latest[in_plan(latest, attempts, planned[0])], snapshot)
     return result
 

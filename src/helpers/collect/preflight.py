@@ -37,6 +37,30 @@ def estimate(ctx: Context) -> pd.DataFrame:
     return estimate_calls(todo, ctx.snapshot, ctx.params.sampling.model_dump())
 
 
+def racing_floor(ctx: Context) -> pd.DataFrame:
+    """``estimate`` of the pending calls the racing design makes whatever the records say: every option on the Table-1
+    sample (``collect.racing.table1_problems``), and on every other problem the option the ledger expects cheapest per
+    attempt (it runs first, and only the expert can bound it). The racing bill lies between this and the uniform one."""
+    from helpers.collect import racing
+    from helpers.collect.budget import estimate_calls
+    from helpers.collect.plan import pending, plan_for, to_call
+    from helpers.collect.records import RecordStore
+
+    p = ctx.params
+    attempts = plan_for(p, ctx.problems, ctx.models)
+    sample = {(t, q) for t, ps in ctx.problems.items()
+              for q in racing.table1_problems([x.problem_id for x in ps], p.racing.table1_share, p.seed, t)}
+    per_attempt = estimate_calls([(a, list(range(a.method.collected_calls))) for a in attempts], ctx.snapshot,
+                                 p.sampling.model_dump())
+    per_attempt = per_attempt.assign(usd=per_attempt["usd"] / per_attempt["calls"])
+    cheapest = per_attempt.sort_values(["usd", "model"]).drop_duplicates("task").set_index("task")["model"]
+    first = {(a.problem.task, a.model.name, a.method.name) for a in attempts if a.method.name == "vanilla"}
+    floor = [a for a in attempts if (a.problem.task, a.problem.problem_id) in sample
+             or (a.model.name == cheapest.get(a.problem.task) and (a.problem.task, a.model.name, a.method.name) in first)]
+    todo = to_call(pending(floor, RecordStore(p.records_path).done()))
+    return estimate_calls(todo, ctx.snapshot, p.sampling.model_dump())
+
+
 def format_estimate(ctx: Context, est: pd.DataFrame) -> str:
     p = ctx.params
     lines = [
@@ -48,11 +72,29 @@ def format_estimate(ctx: Context, est: pd.DataFrame) -> str:
         lines.append("calls: 0 (everything is already recorded); estimated USD: $0.00")
         return "\n".join(lines)
     by_model = est.groupby("model", sort=False)[["calls", "usd"]].sum()
+    if p.design == "racing":
+        return "\n".join(lines + _both_bills(ctx, by_model) + [f"note: {c}" for c in ctx.caveats])
     for name, row in by_model.iterrows():
         lines.append(f"  {name:<28} {int(row.calls):>8} calls  ${row.usd:>10.4f}")
     lines.append(f"calls: {int(est.calls.sum())}; estimated USD: ${est.usd.sum():.2f} (budget ${p.budget_usd:g})")
     lines.extend(f"note: {c}" for c in ctx.caveats)
     return "\n".join(lines)
+
+
+def _both_bills(ctx: Context, uniform: pd.DataFrame) -> list[str]:
+    """The dry run's two bills, per model: the uniform design's, and the least the racing design makes."""
+    p = ctx.params
+    floor = racing_floor(ctx).groupby("model", sort=False)[["calls", "usd"]].sum().reindex(uniform.index).fillna(0)
+    lines = [f"  {'model':<28} {'uniform: calls':>14} {'USD':>11}   {'racing, at least: calls':>23} {'USD':>11}"]
+    for name, row in uniform.iterrows():
+        lines.append(f"  {name:<28} {int(row.calls):>14} {row.usd:>11.4f}   {int(floor.at[name, 'calls']):>23} "
+                     f"{floor.at[name, 'usd']:>11.4f}")
+    lines.append(f"uniform design: {int(uniform.calls.sum())} calls, estimated USD ${uniform.usd.sum():.2f}")
+    lines.append(f"racing design (this set's): at least {int(floor.calls.sum())} calls, ${floor.usd.sum():.2f} (every "
+                 f"option on the Table-1 sample, {p.racing.table1_share:.0%} of each dataset's problems, and the option "
+                 "the prices make cheapest on the others); at most the uniform bill: the rest depends on what the "
+                 f"cheaper options pass (budget ${p.budget_usd:g}: checked against the least now, and before each wave)")
+    return lines
 
 
 def check_local_runtime(ctx: Context, est: pd.DataFrame) -> None:
@@ -117,7 +159,7 @@ def preflight_estimate(params: Params) -> tuple[Context, pd.DataFrame]:
 
     est = estimate(ctx)
     check_local_runtime(ctx, est)
-    check_budget(params, recorded_spend_usd(params, ctx.snapshot), est)
+    check_budget(params, recorded_spend_usd(params, ctx.snapshot), racing_floor(ctx) if params.design == "racing" else est)
     return ctx, est
 
 

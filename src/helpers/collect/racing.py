@@ -26,6 +26,8 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from helpers.core.models import technique_base
+
 MARGIN = 0.5  # an option is skipped only where this share of its expected USD per attempt exceeds the bound
 ALPHA = 0.025  # the pass rate's lower bound: Jeffreys, one-sided 2.5%
 
@@ -114,27 +116,32 @@ def report_subsets(options: dict[str, tuple[str, str]], families: dict[str, str]
                    protect: Iterable[str] = PROTECTED, base_method: str = "vanilla") -> list[frozenset[str]]:
     """The option subsets whose frontiers a set reports and the race keeps exact on every problem.
 
-    ``options``: option name -> (model, method); ``families``: model -> family; ``releases``: model -> release date;
+    ``options``: option name -> (model, method); ``families``: model -> family; ``releases``: model -> release date
+    (anything that sorts in release order);
     ``protect``: which of ``PROTECTED`` — ``frontier`` every option and the base method's options (Eq. 9, the
     routing frontier's end); ``releases`` the base options of the models released up to each release, one model at a
     time in date order as the reference code steps (Figure 2); ``families`` the base options without each family
-    (Figure 3); ``models`` without each model (Figures 4-5); ``techniques`` the base options with each other method's
-    (Table 2). What is not protected is computed from the Table-1 sample alone."""
+    (Figure 3); ``models`` without each model (Figures 4-5); ``techniques`` the options of M_L (``technique_base``)
+    without and with each other method's (Table 2). What is not protected is computed from the Table-1 sample alone."""
     kinds = set(protect)
     base = {o for o, (_, method) in options.items() if method == base_method}
     model_of = {o: options[o][0] for o in base}
     out = {frozenset(options), frozenset(base)}
     if "releases" in kinds:
         listed = list(releases)  # models released the same day step in the order the set lists them
-        order = sorted(base, key=lambda o: (pd.Timestamp(releases[model_of[o]]), listed.index(model_of[o])))
+        order = sorted(base, key=lambda o: (releases[model_of[o]], listed.index(model_of[o])))
         out.update(frozenset(order[:i]) for i in range(1, len(order) + 1))
     if "families" in kinds:
         out.update(frozenset(o for o in base if families[model_of[o]] != fam) for fam in set(families.values()))
     if "models" in kinds:
         out.update(frozenset(base - {o}) for o in base)
-    if "techniques" in kinds:
+    if "techniques" in kinds:  # Table 2: M_L, the lightweight and large models, with and without each method
+        listed = [m for m in dict.fromkeys(model_of.values())]
+        light = set(technique_base({m: families[m] for m in listed}, listed))
+        base_l = {o for o in base if model_of[o] in light}
+        out.add(frozenset(base_l))
         for method in {method for _, method in options.values()} - {base_method}:
-            out.add(frozenset(base | {o for o, (_, me) in options.items() if me == method}))
+            out.add(frozenset(base_l | {o for o, (m, me) in options.items() if me == method and m in light}))
     return [s for s in out if s]
 
 

@@ -160,8 +160,9 @@ class RecordStore:
         if path.is_file():
             read_shard(path, self.root / SNAPSHOT / task / f"{model}.parquet", ["status"])
 
-    def load(self, columns: list[str] | None = None) -> pd.DataFrame:
-        """All records, one row per record (superseded failures included), in COLUMNS order.
+    def load(self, columns: list[str] | None = None, only: set[tuple[str, str]] | None = None) -> pd.DataFrame:
+        """All records (``only``: of these (task, model) shards), one row per record (superseded failures included),
+        in COLUMNS order.
 
         ``sampling`` is the JSON text of the sampling arguments. Each shard is parsed once: its rows
         are kept in a parquet snapshot beside it (``.snapshot/<task>/<model>.parquet``, with the byte
@@ -169,17 +170,18 @@ class RecordStore:
         from the snapshot (a collection with nothing to do never holds the responses in memory).
         """
         frames = [read_shard(path, self.root / SNAPSHOT / path.parent.name / f"{path.stem}.parquet", columns)
-                  for path in self.shards()]
+                  for path in self.shards() if only is None or (path.parent.name, path.stem) in only]
         frames = [f for f in frames if not f.empty]
         df = pd.concat(frames, ignore_index=True) if frames else _frame([])
         return df[columns] if columns else df
 
-    def latest(self, columns: list[str] | None = None, sort: bool = True) -> pd.DataFrame:
+    def latest(self, columns: list[str] | None = None, sort: bool = True, only: set[tuple[str, str]] | None = None
+               ) -> pd.DataFrame:
         """One row per call key: its successful record if any, else its last failure (sorted by key
-        unless ``sort`` is false)."""
+        unless ``sort`` is false; ``only``: of these (task, model) shards)."""
         import pyarrow.compute as pc
 
-        df = self.load(None if columns is None else list(dict.fromkeys([*KEY, "status", *columns])))
+        df = self.load(None if columns is None else list(dict.fromkeys([*KEY, "status", *columns])), only)
         if df.empty:
             return df
         keys = pa.array(key_strings(df), type=pa.large_string())
@@ -189,10 +191,10 @@ class RecordStore:
             df = df.iloc[order[keep]]
         return df.sort_values(list(KEY)).reset_index(drop=True) if sort else df.reset_index(drop=True)
 
-    def done(self, responses: bool = False) -> pd.DataFrame:
+    def done(self, responses: bool = False, only: set[tuple[str, str]] | None = None) -> pd.DataFrame:
         """The keys (KEY columns) of the successful records, the calls not to make again; with ``responses``,
-        their response texts too."""
-        df = self.load([*KEY, "status", *(["response"] if responses else [])])
+        their response texts too (``only``: of these (task, model) shards)."""
+        df = self.load([*KEY, "status", *(["response"] if responses else [])], only)
         return df[df["status"].eq("ok")].drop(columns=["status"]).reset_index(drop=True)
 
 

@@ -166,3 +166,12 @@ def remote_host(model: ModelSpec) -> str | None:
         return None if ipaddress.ip_address(host).is_loopback else host
     except ValueError:
         return host or model.api_base
+
+
+BASE_FAMILIES = ("lightweight", "large")  # the families of M_L, the models the paper's Table 2 applies techniques to
+
+
+def technique_base(families: dict[str, str], models: list[str]) -> list[str]:
+    """M_L: the lightweight and large models, as the paper's Table 2; every model when a set has none."""
+    base = [m for m in models if families[m] in BASE_FAMILIES]
+    return base or list(models)

@@ -58,6 +58,23 @@ class Validity(BaseModel):
                                     "with up to k tries, then the expert: closed-form intervals, no bootstrap)")
 
 
+class Racing(BaseModel):
+    """The racing collection design (``design: racing``; ``helpers.collect.racing``): what it keeps on every problem."""
+
+    model_config = ConfigDict(extra="forbid")
+    table1_share: float = Field(0.1, gt=0, le=1, description="share of each dataset's problems (at least 2) on which "
+                                "every model and method makes every run: Table 1, the statistics that need every option, "
+                                "and the calibration of each option's expected USD per attempt")
+    margin: float = Field(0.5, gt=0, le=1, description="an option is skipped on a problem only where this share of its "
+                          "expected USD per attempt exceeds the least upper bound on a reported frontier there")
+    alpha: float = Field(0.025, gt=0, lt=0.5, description="one-sided level of the Jeffreys lower bound on a pass rate")
+    protect: list[Literal["frontier", "releases", "families", "models", "techniques"]] = Field(
+        default_factory=lambda: ["frontier", "releases", "families", "models", "techniques"], min_length=1,
+        description="the frontiers kept exact on every problem (the frontier; Figure 2's releases; Figure 3's families "
+                    "left out; Figures 4-5's models left out; Table 2's techniques): the others are computed from the "
+                    "Table-1 sample, and the report says which")
+
+
 class PriceChoice(BaseModel):
     """Prices from the dated ledger (``core.ledger``) instead of a named snapshot: each model's price in effect on ``as_of``."""
 
@@ -160,6 +177,11 @@ class Params(BaseModel):
     records_dir: str | None = Field(None, description="read records from here instead of <output>/records (reprice)")
     price_change: PriceChange | None = Field(None, description="dates of the new-models / prices split (default: the "
                                              "first release and the latest price or release of the set's models)")
+    design: Literal["uniform", "racing"] = Field("uniform", description="uniform: every model and method makes every "
+                                                  "run on every problem (the paper's design); racing: options run "
+                                                  "cheapest first, each only where it could still change a frontier "
+                                                  "the report shows (``racing``)")
+    racing: Racing = Field(default_factory=Racing)
 
     # where the set was read from (not a YAML field)
     source: str = Field("<memory>", exclude=True)
@@ -181,6 +203,12 @@ class Params(BaseModel):
             raise PydanticCustomError("missing_prices", "prices are needed: price_snapshot or prices: {as_of: YYYY-MM-DD}")
         if self.price_snapshot is not None and self.prices is not None:
             raise ValueError("give exactly one of price_snapshot (a named snapshot) and prices: {as_of: YYYY-MM-DD}")
+        return self
+
+    @model_validator(mode="after")
+    def _racing_collects(self) -> "Params":
+        if self.design == "racing" and self.import_from is not None:
+            raise ValueError("design racing decides which calls to make; an imported set makes none (use uniform)")
         return self
 
     @field_validator("tasks", "models")

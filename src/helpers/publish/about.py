@@ -160,6 +160,7 @@ def run_context(an: Analysis) -> dict:
     source = source_name(p, long=True) if p.import_from is not None else ""
     return {
         "shows": "" if an.simulated else set_found(what_it_shows(an), source),
+        "design": design_text(an),  # a racing set: which numbers come from every problem, which from the sample
         "source_caveats": source_said,  # what the imported source gets wrong: on the first screen
         "name": p.name,
         "simulated": bool(an.simulated),
@@ -176,6 +177,33 @@ def run_context(an: Analysis) -> dict:
                   f"kept beside it:\n\n" + md_frame(expert_table(an.tasks, p.expert_bound, p.fidelity.expert_cost)).to_markdown(index=False),
         "extraction": grading_text(an, rule, numeric) + f"\n\n**Data caveats**:\n{caveats}",
     }
+
+
+KIND_WORDS = {"frontier": "the frontier of all models", "releases": "Figure 2's frontier over releases (and Figure 4)",
+              "families": "Figure 3's families", "models": "Figure 5's single models", "techniques": "Table 2's techniques"}
+
+
+def design_text(an: Analysis) -> str:
+    """How the records were collected, for a racing set (``design: racing``; "" for the uniform design), as plain text:
+    the sample every option ran on, what the race kept, and which numbers come from every problem and which from the
+    sample."""
+    if an.full is None:
+        return ""
+    r = an.ctx.params.racing
+    sample = an.expert.index.size
+    everywhere = an.full.expert.index.size
+    options = an.full.attempts.groupby(["model", "method"], observed=True).ngroups
+    uniform = everywhere * options * an.ctx.params.n_runs
+    made = int(an.full.attempts["complete"].sum())
+    kept = "; ".join(KIND_WORDS[k] for k in r.protect)
+    return (f"Every model and method made every run on {sample:,} of the {everywhere:,} problems "
+            f"(the Table-1 sample: {r.table1_share:.0%} of each dataset's, drawn by the set's seed); on the others the "
+            f"options ran cheapest first, each only where it could still change a frontier this report shows ({r.margin:g} "
+            f"× its expected USD per attempt at most the least upper bound on that frontier, from the runs of the cheaper "
+            f"options): {made:,} of the uniform design's {uniform:,} attempts ({made / uniform:.0%}). From every problem's "
+            f"records: {kept}. Every other number (Table 1, the cost with up to k tries then the expert, the routing "
+            f"frontier, the model-based estimate, Tables 5-6, the price-change split) comes from the Table-1 sample alone, "
+            f"as a uniform design's on those problems would: its intervals are wider.")
 
 
 def grading_text(an: Analysis, rule: str, numeric: str) -> str:

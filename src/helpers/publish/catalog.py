@@ -83,6 +83,7 @@ _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is
         Artifact("table1_expert_only", "table", stage="03_frontier"),
         Artifact("table1_intervals", "table", stage="03_frontier"),
         Artifact("holdout_frontier", "table", stage="03_frontier", fmt="g3", numeric=()),
+        Artifact("precision_runs", "table", stage="03_frontier", fmt="g3", numeric=()),
         Artifact("model_checks", "table", stage="03_frontier", fmt="g3", numeric=("statistic", "expected", "p_value")),
         Artifact("suspect_items", "table", stage="03_frontier", fmt="g3",
                  numeric=("agreed_pct", "agreeing_models", "models", "strong_pass_pct", "weak_pass_pct")),
@@ -185,7 +186,7 @@ PARTS: dict[str, dict[str, tuple[str, ...]]] = {
     "Beyond the paper": {
         "What the records decide and what the expert's fee decides": ("policy_cost", "expert_fee_curve"),
         "Intervals and checks of the estimates": ("table1_intervals", "table2_intervals", "table5_6_intervals",
-                                                  "holdout_frontier", "suspect_items"),
+                                                  "holdout_frontier", "precision_runs", "suspect_items"),
         "The item-response model: a sensitivity analysis": ("model_based_sensitivity", "model_checks"),
         "Where the frontier's change came from: new models or prices": ("price_change", "price_change_split"),
         "Cost–accuracy frontier of oracle routing": ("routing_frontier",),

@@ -190,6 +190,8 @@ class ReportParts:
         found = main_findings(self.csv("findings")) if path.is_file() else []
         items = "\n".join(f"{i}. {md(text)}" for i, text in enumerate(found, 1))
         said = f": {md(description)}" if description else ""
+        if run.get("design"):  # a racing set: which numbers come from every problem, which from the Table-1 sample
+            kind += f"\n\n**Design: racing.** {md(run['design'])}"
         if run.get("shows"):  # a real set: what it shows, in one paragraph computed from its numbers
             kind += f"\n\n**What it shows.** {md(run['shows'])}"
         if run.get("source_caveats"):  # what the imported source itself gets wrong, before any number is read

@@ -318,6 +318,30 @@ def holdout_table(an: Analysis, fitted: intervals.PolicyFit) -> tuple[pd.DataFra
     return numbers, shown
 
 
+def precision_table(an: Analysis) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Where the frontier's precision comes from, and what fewer paid runs would have given (``analyze.precision``):
+    per dataset and runs per problem, the paper's frontier of every model with its 95% interval, the width in % of the
+    value and the shares of it the problems and the runs carry (a racing set: from every problem's records where it
+    protects the frontier): (numbers, shown)."""
+    from helpers.analyze.precision import precision
+
+    source = an.full if an.protects("frontier") else an
+    cube, expert = intervals.set_cube(source)
+    numbers = precision(cube, expert, [m for m in source.models if m in cube.strategies], seed=an.ctx.params.seed)
+    rank = {t: i for i, t in enumerate(in_category_order(an.tasks))}
+    numbers = numbers.sort_values(["task", "runs"], key=lambda c: c.map(rank) if c.name == "task" else c,
+                                  kind="stable").reset_index(drop=True)
+    shown = pd.DataFrame({
+        "dataset": numbers["task"].map(an.task_labels),
+        "runs per problem": [f"{k} (recorded)" if r else str(k) for k, r in zip(numbers["runs"], numbers["recorded"])],
+        "frontier (USD) [95%]": [with_interval(v, lo, hi, fmt_usd) for v, lo, hi in
+                                 zip(numbers["value"], numbers["low"], numbers["high"])],
+        "interval width (% of the value)": numbers["width_pct"].map(lambda x: f"{x:,.0f}%" if np.isfinite(x) else "–"),
+        "of its variance: problems": numbers["problems_pct"].map(lambda x: f"{x:.0f}%" if np.isfinite(x) else "–"),
+        "runs": numbers["runs_pct"].map(lambda x: f"{x:.0f}%" if np.isfinite(x) else "–")})
+    return numbers, shown
+
+
 def strategy_table(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.DataFrame | None = None
                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 2's analogue for agent strategies (``headline.strategy_specs``): per strategy beside its model, how

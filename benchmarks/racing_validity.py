@@ -1,0 +1,57 @@
+"""Are the racing design's numbers as right as the uniform design's? (issue 37, item 3) — on known truth.
+
+``analyze.racing_study.racing_study`` over every generator of the validity study (the `sim` set's own family, then
+``validity.GENERATORS``), ``sets`` simulated sets of the `sim` set's shape each (six datasets, ten SIMULATED models, 8
+runs), each estimated from all its cells (uniform) and from the cells the race runs with the default ``racing``
+settings (protected statistics from every problem, the others from the Table-1 sample): per statistic family, the
+relative bias, the coverage of the 95% interval with its Monte-Carlo standard error, the mean width, and the racing
+design's share of the uniform design's USD. SIMULATED.
+
+    COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/racing_validity.py [sets per generator, default 40]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import pandas as pd
+
+from helpers.analyze import validity as va
+from helpers.analyze.racing_study import racing_study
+from helpers.core.context import prepare
+from helpers.core.params import Racing, load_params
+
+
+def main(sets: int) -> None:
+    start = time.perf_counter()
+    gm = va.generative_model(prepare(load_params("params/sim.yaml")))
+    settings = Racing()
+    generators = va.study_generators(gm)
+    print(f"{len(generators)} generators x {sets} simulated sets of the `sim` set's shape, 100 bootstrap replicates each; "
+          f"racing: Table-1 sample {settings.table1_share:.0%}, margin {settings.margin:g}, protect "
+          f"{', '.join(settings.protect)}")
+    df = racing_study(gm, generators, settings, repetitions=sets, replicates=100, workers=2)
+    worst = []
+    for g, rows in df.groupby("generator", sort=False):
+        uni, race = rows[rows["design"] == "uniform"].set_index("statistic"), rows[rows["design"] == "racing"].set_index("statistic")
+        print(f"\n{g}: racing spent {race['usd_pct'].iloc[0]:.1f}% of the uniform design's USD")
+        print(f"  {'statistic':<17} {'rel. bias % (uniform / racing)':>31} {'coverage % ± MC se (uniform / racing)':>40} "
+              f"{'width (racing / uniform)':>25}  racing from")
+        for fam in uni.index:
+            u, r = uni.loc[fam], race.loc[fam]
+            cov = f"{u.coverage_pct:5.1f} ± {u.coverage_se_pct:3.1f} / {r.coverage_pct:5.1f} ± {r.coverage_se_pct:3.1f}"
+            print(f"  {fam:<17} {u.rel_bias_pct:>14.2f} / {r.rel_bias_pct:<14.2f} {cov:>40} "
+                  f"{r.mean_width / u.mean_width if u.mean_width else float('nan'):>25.2f}  {r['from']}")
+            if r["from"] == "every problem":
+                worst.append((r.coverage_pct - u.coverage_pct, abs(r.rel_bias_pct - u.rel_bias_pct) if pd.notna(u.rel_bias_pct)
+                              else 0.0, g, fam))
+    drop = min(worst)
+    shift = max(worst, key=lambda w: w[1])
+    print(f"\nprotected statistics: largest coverage drop racing vs uniform {drop[0]:+.1f} points ({drop[2]}, {drop[3]}); "
+          f"largest change of relative bias {shift[1]:.2f} points ({shift[2]}, {shift[3]})")
+    print(f"({time.perf_counter() - start:.0f} s)")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 40)

@@ -1,0 +1,134 @@
+"""Does the racing design keep the frontiers right? (issue 37, item 3) — uniform and racing side by side, on known truth.
+
+Per generator of the validity study (``validity.GENERATORS``: the estimator's own family and its departures), simulated
+sets of a set's shape are drawn (``validity.draw_cube``); each is estimated twice from the same attempts: with every
+cell (the uniform design) and with only the cells the race would have run (``collect.racing.replay``, with the set's
+``racing`` settings), exactly as a racing set's report computes them — the protected statistics from every problem's
+records (two-level bootstrap, the race's decisions held fixed), every other one from the Table-1 sample alone. Both are
+judged against the set's own truth (``validity.true_statistics``). Pure computation: no notebook, no file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from helpers.analyze.bootstrap import RunCube, bootstrap
+from helpers.analyze.validity import (
+    GenerativeModel, Generator, ZERO, draw_cube, draw_problems, family, forked_map, pooled_rate, true_statistics,
+)
+from helpers.collect import racing
+
+KIND = {"frontier": "frontier", "release frontier": "releases", "release gain": "releases", "family": "families",
+        "essential": "models", "technique gain": "techniques"}  # statistic prefix -> racing.protect (Table 1: none)
+STUDY_COLUMNS = ["generator", "statistic", "design", "from", "mean_abs_bias", "rel_bias_pct", "coverage_pct",
+                 "coverage_se_pct", "mean_width", "usd_pct"]
+
+
+def options_of(gm: GenerativeModel, cube: RunCube) -> dict[str, tuple[str, str]]:
+    """The cube's collected strategies as race options: name -> (model, method)."""
+    return {s: tuple((s.split("+", 1) + ["vanilla"])[:2]) for s in cube.strategies}
+
+
+def race_mask(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, settings, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(ran (P, S) bool: the cells the race runs, sample (P,) bool: the Table-1 sample) of a drawn cube, the race set
+    as ``settings`` (``params.Racing``) says, its Table-1 sample drawn with ``seed``."""
+    with np.errstate(invalid="ignore"):
+        cost = np.nanmean(cube.usd, axis=-1)
+    passes = cube.correct.sum(axis=-1)
+    P, S = cube.runs.shape
+    problems = cube.problems.to_frame(index=False).astype(str)
+    cells = pd.DataFrame({"task": np.repeat(problems["task"].to_numpy(), S),
+                          "problem_id": np.repeat(problems["problem_id"].to_numpy(), S),
+                          "option": np.tile(np.array(cube.strategies, dtype=object), P),
+                          "cost_usd": cost.ravel(), "passes": passes.ravel(), "runs": cube.runs.ravel()})
+    releases = {m: i for i, names in enumerate(gm.steps) for m in names}
+    subsets = racing.report_subsets(options_of(gm, cube), gm.families, releases, settings.protect)
+    fees = pd.Series(expert, index=pd.MultiIndex.from_frame(problems))
+    kept = racing.replay(cells, fees, subsets, settings.table1_share, seed, settings.margin, settings.alpha)
+    ran = kept.set_index(["task", "problem_id", "option"])["ran"].reindex(
+        pd.MultiIndex.from_frame(cells[["task", "problem_id", "option"]])).to_numpy(bool).reshape(P, S)
+    sample = np.zeros(P, dtype=bool)
+    for task in problems["task"].unique():
+        chosen = set(racing.table1_problems(problems.loc[problems["task"] == task, "problem_id"], settings.table1_share,
+                                            seed, task))
+        sample |= (problems["task"] == task).to_numpy() & problems["problem_id"].isin(chosen).to_numpy()
+    return ran, sample
+
+
+def emptied(cube: RunCube, ran: np.ndarray) -> RunCube:
+    """The cube with the cells not run emptied (no runs: cost-of-pass ∞, never the cheapest)."""
+    return dataclasses.replace(cube, runs=np.where(ran, cube.runs, 0), usd=np.where(ran[..., None], cube.usd, np.nan),
+                               correct=cube.correct & ran[..., None])
+
+
+def rows_of(cube: RunCube, keep: np.ndarray) -> RunCube:
+    """The cube on the problems ``keep`` (P,) bool only."""
+    idx = np.flatnonzero(keep)
+    return dataclasses.replace(cube, problems=cube.problems[idx], task_codes=cube.task_codes[idx], usd=cube.usd[idx],
+                               correct=cube.correct[idx], runs=cube.runs[idx], answer=cube.answer[idx],
+                               class_ok=cube.class_ok[idx])
+
+
+def _estimate(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, replicates: int, seed: int, level: float
+              ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """name -> (value, low, high), (T,) each: the plug-in and its two-level bootstrap interval."""
+    point, reps = bootstrap(cube, expert, replicates, seed=seed)
+    q = 100 * (1 - level) / 2
+    est, boot = gm.statistics(point.frontier), gm.statistics(reps.frontier)
+    out = {}
+    for name, v in est.items():
+        lo, hi = np.nanpercentile(boot[name], [q, 100 - q], axis=0)
+        out[name] = (v[0], np.fmin(lo, v[0]), np.fmax(hi, v[0]))
+    return out
+
+
+def one_set(gm: GenerativeModel, seed: int, generator: Generator | None, settings, replicates: int, level: float) -> dict:
+    """One simulated set: per statistic its truth and each design's (value, low, high), and the race's USD share."""
+    rng = np.random.default_rng(seed)
+    problems = draw_problems(gm, rng, generator)
+    cube, expert = draw_cube(gm, rng, problems)
+    ran, sample = race_mask(gm, cube, expert, settings, seed)
+    uniform = _estimate(gm, cube, expert, replicates, seed, level)
+    everywhere = _estimate(gm, emptied(cube, ran), expert, replicates, seed, level)
+    on_sample = _estimate(gm, rows_of(cube, sample), expert[sample], replicates, seed, level)
+    true = true_statistics(gm, problems)
+    out = {"usd_share": float(np.nansum(np.where(ran[..., None], cube.usd, 0)) / np.nansum(cube.usd))}
+    for name in uniform:
+        protected = KIND.get(name.split(":", 1)[0]) in settings.protect
+        out[name] = {"truth": true[name], "uniform": uniform[name],
+                     "racing": everywhere[name] if protected else on_sample[name], "protected": protected}
+    return out
+
+
+def racing_study(gm: GenerativeModel, generators, settings, repetitions: int = 40, replicates: int = 100,
+                 seed: int = 0, level: float = 0.95, workers: int = 1) -> pd.DataFrame:
+    """Per generator, statistic family and design: mean |bias|, relative bias (%), coverage of the ``level`` interval
+    where the truth is not 0 (%, with its Monte-Carlo standard error, sets as clusters), mean width, and the share of
+    the uniform design's USD the design spent (``STUDY_COLUMNS``); ``from``: every problem, or the Table-1 sample."""
+    jobs = [(seed * 100_003 + 7_919 * i + r, g) for i, g in enumerate(generators) for r in range(repetitions)]
+    sets = forked_map(lambda s, g: one_set(gm, s, g, settings, replicates, level), jobs, workers)
+    rows = []
+    for i, g in enumerate(generators):
+        reps = sets[i * repetitions:(i + 1) * repetitions]
+        names = [n for n in reps[0] if n != "usd_share"]
+        usd = 100 * float(np.mean([r["usd_share"] for r in reps]))
+        for fam in dict.fromkeys(family(n) for n in names):
+            mine = [n for n in names if family(n) == fam]
+            truth = np.array([[r[n]["truth"] for n in mine] for r in reps]).reshape(len(reps), -1)
+            nonzero = np.abs(truth) > ZERO
+            for design in ("uniform", "racing"):
+                v, lo, hi = (np.array([[r[n][design][k] for n in mine] for r in reps]).reshape(truth.shape)
+                             for k in range(3))
+                cov, se = pooled_rate((lo <= truth) & (truth <= hi), nonzero if nonzero.any() else np.ones_like(nonzero))
+                rows.append({"generator": g.name, "statistic": fam, "design": design,
+                             "from": "every problem" if design == "uniform" or reps[0][mine[0]]["protected"]
+                             else "Table-1 sample",
+                             "mean_abs_bias": float(np.abs((v - truth).mean(0)).mean()),
+                             "rel_bias_pct": (100 * float((v - truth).sum() / np.abs(truth).sum())
+                                              if np.abs(truth).sum() > ZERO else np.nan),
+                             "coverage_pct": 100 * cov, "coverage_se_pct": 100 * se,
+                             "mean_width": float((hi - lo).mean()), "usd_pct": 100.0 if design == "uniform" else usd})
+    return pd.DataFrame(rows, columns=STUDY_COLUMNS)

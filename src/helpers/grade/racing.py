@@ -1,0 +1,203 @@
+"""The racing design's collection (``design: racing``): waves of calls, each graded before the next is chosen.
+
+Wave 0 makes every option's runs (an option: a model with a collected method) on each dataset's Table-1 sample
+(``collect.racing.table1_problems``); from those records each option's expected USD per attempt orders the options of
+the dataset (``collect.racing.make_race``). Wave j makes the j-th option's runs on every other problem where
+``Race.needed`` says it could still change a frontier the set protects, judged from the graded records of the options
+before it. Grading between waves is why this driver sits in ``grade``: collection itself never grades. Every decision
+is a function of the records, so a resumed or repeated run makes exactly the same calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from helpers.collect import racing
+from helpers.collect.budget import estimate_calls
+from helpers.collect.collection import CollectResult, collect, summarize
+from helpers.collect.plan import Attempt, in_plan, plan_for
+from helpers.collect.records import RecordStore
+from helpers.core.context import Context
+from helpers.core.errors import CostOfPassError
+from helpers.core.experts import difficulties, expert_per_problem
+from helpers.core.prices import cost_usd
+from helpers.grade.answers import attempts_from_calls, grade_calls
+from helpers.grade.estimates import strategy_name
+
+CELL = ["task", "problem_id", "option"]
+
+
+def option_of(a: Attempt) -> str:
+    """An attempt's option: its strategy's name (``<model>`` or ``<model>+<method>``)."""
+    return strategy_name(a.model.name, a.method.name)
+
+
+def set_options(ctx: Context) -> dict[str, tuple[str, str]]:
+    """Every option of the set: name -> (model, method), collected methods only."""
+    from helpers.core.methods import collected_methods
+
+    return {strategy_name(m.name, me.name): (m.name, me.name) for m in ctx.models
+            for me in collected_methods(ctx.params.methods)}
+
+
+def protected_subsets(ctx: Context) -> list[frozenset[str]]:
+    """The option subsets whose frontiers the set keeps exact (``racing.protect``; ``collect.racing.report_subsets``)."""
+    return racing.report_subsets(set_options(ctx), {m.name: m.family for m in ctx.models},
+                                 {m.name: m.release_date for m in ctx.models}, ctx.params.racing.protect)
+
+
+def table1_sample(ctx: Context) -> set[tuple[str, str]]:
+    """(task, problem_id) of every dataset's Table-1 sample: every option makes every run there."""
+    r, seed = ctx.params.racing, ctx.params.seed
+    return {(t, p) for t, ps in ctx.problems.items()
+            for p in racing.table1_problems([q.problem_id for q in ps], r.table1_share, seed, t)}
+
+
+def judged_cells(ctx: Context, attempts: list[Attempt]) -> pd.DataFrame:
+    """The graded records of ``attempts`` as cells: one row per (task, problem_id, option) with ``cost_usd`` (mean USD
+    per complete attempt), ``passes`` and ``runs`` (complete attempts)."""
+    p = ctx.params
+    latest = RecordStore(p.records_path).latest(only={(a.problem.task, a.model.name) for a in attempts})
+    calls = latest[in_plan(latest, attempts)].reset_index(drop=True)
+    if calls.empty:
+        return pd.DataFrame(columns=[*CELL, "cost_usd", "passes", "runs"])
+    graded = grade_calls(calls, ctx.problems, p.extraction, p.fidelity.numeric_answers,
+                         code_cache=p.graded_path / "sandbox_verdicts.jsonl")
+    done = attempts_from_calls(graded)
+    done = done[done["complete"]].astype({"task": str, "problem_id": str, "model": str, "method": str})
+    done = done.assign(usd=cost_usd(done, ctx.snapshot), option=[strategy_name(m, me) for m, me in
+                                                                 zip(done["model"], done["method"])],
+                       passes=done["correct"].astype(float))
+    return (done.groupby(CELL).agg(cost_usd=("usd", "mean"), passes=("passes", "sum"), runs=("usd", "size"))
+            .reset_index())
+
+
+@dataclass
+class Waves:
+    """The racing plan of a set: its planned attempts by cell, the Table-1 sample, each dataset's race and the expert's
+    USD per problem."""
+
+    ctx: Context
+    by_cell: dict[tuple[str, str, str], list[Attempt]]
+    sample: set[tuple[str, str]]
+    races: dict[str, racing.Race]
+    expert: pd.Series
+
+    def wave(self, j: int, cells: pd.DataFrame) -> list[Attempt]:
+        """The attempts of wave ``j`` (>= 1): each dataset's ``j-1``-th option where it is needed, from ``cells``."""
+        out = []
+        for task, race in self.races.items():
+            if j - 1 >= len(race.options):
+                continue
+            problems = [q.problem_id for q in self.ctx.problems[task] if (task, q.problem_id) not in self.sample]
+            mine = cells[cells["task"] == task]
+            grid = {k: mine.pivot(index="problem_id", columns="option", values=k)
+                    .reindex(index=problems, columns=list(race.options[: j - 1])).to_numpy(dtype=float)
+                    for k in ("cost_usd", "passes", "runs")}
+            upper = racing.cost_per_pass_upper(grid["cost_usd"], np.nan_to_num(grid["passes"]),
+                                               np.nan_to_num(grid["runs"]), self.ctx.params.racing.alpha)
+            fee = self.expert.reindex([(task, p) for p in problems]).to_numpy(dtype=float)
+            needed = race.needed(j - 1, upper, fee)
+            option = race.options[j - 1]
+            out += [a for p, yes in zip(problems, needed) if yes for a in self.by_cell.get((task, p, option), [])]
+        return out
+
+
+def plan_waves(ctx: Context, attempts: list[Attempt], sample_cells: pd.DataFrame) -> Waves:
+    """Each dataset's race from its Table-1 sample's records (expected USD per attempt; an option with no complete
+    attempt there takes the ledger's estimate)."""
+    by_cell: dict[tuple[str, str, str], list[Attempt]] = {}
+    for a in attempts:
+        by_cell.setdefault((a.problem.task, a.problem.problem_id, option_of(a)), []).append(a)
+    sample = table1_sample(ctx)
+    ledger = estimate_calls([(a, list(range(a.method.collected_calls))) for a in attempts
+                             if (a.problem.task, a.problem.problem_id) in sample],
+                            ctx.snapshot, ctx.params.sampling.model_dump())
+    subsets, options = protected_subsets(ctx), set_options(ctx)
+    races = {}
+    for task in ctx.problems:
+        measured = racing.expected_usd(sample_cells[sample_cells["task"] == task]) if len(sample_cells) else {}
+        guess = ledger[ledger["task"] == task].set_index("model")["usd"] / ledger[ledger["task"] == task].set_index("model")["calls"]
+        expected = {o: measured.get(o, float(guess.get(m, 0.0)) * _calls(me)) for o, (m, me) in options.items()}
+        races[task] = racing.make_race(expected, subsets, ctx.params.racing.margin)
+    index = pd.MultiIndex.from_tuples([(t, q.problem_id) for t, ps in ctx.problems.items() for q in ps],
+                                      names=["task", "problem_id"])
+    expert = expert_per_problem(index, ctx.params.expert_bound, rule=ctx.params.fidelity.expert_cost,
+                                difficulty=difficulties(ctx.problems))
+    return Waves(ctx, by_cell, sample, races, expert)
+
+
+def _calls(method: str) -> int:
+    from helpers.core.methods import get_method
+
+    return get_method(method).collected_calls
+
+
+def collect_racing(ctx: Context, progress: bool = True) -> CollectResult:
+    """Collect a racing set wave by wave (module docstring); stops at the first wave the budget stops. The result
+    counts every wave's calls, and ``notes`` say how the race was set (the calibration, per dataset)."""
+    params = ctx.params
+    attempts = plan_for(params, ctx.problems, ctx.models)
+    sample = table1_sample(ctx)
+    first = [a for a in attempts if (a.problem.task, a.problem.problem_id) in sample]
+    done, total = [first], collect(params, ctx.problems, ctx.models, ctx.snapshot, progress, attempts=first)
+    cells = judged_cells(ctx, first)
+    waves = plan_waves(ctx, attempts, cells)
+    for j in range(1, 1 + max(len(r.options) for r in waves.races.values())):
+        if total.pending_calls:
+            break
+        todo = waves.wave(j, cells)
+        if not todo:
+            continue
+        result = collect(params, ctx.problems, ctx.models, ctx.snapshot, progress, attempts=todo)
+        _add(total, result)
+        done.append(todo)
+        cells = pd.concat([cells, judged_cells(ctx, todo)], ignore_index=True)
+    everything = [a for wave in done for a in wave]
+    latest = RecordStore(params.records_path).latest(["prompt_tokens", "completion_tokens", "billed_usd"], sort=False)
+    total.summary = summarize(latest[in_plan(latest, everything)], ctx.snapshot)
+    total.notes = race_notes(waves, len(everything), len(attempts))
+    return total
+
+
+def _add(total: CollectResult, result: CollectResult) -> None:
+    total.planned_calls += result.planned_calls
+    total.made_calls += result.made_calls
+    total.failed_calls += result.failed_calls
+    total.unusable_replies += result.unusable_replies
+    total.spent_now_usd, total.stopped_by_budget = result.spent_now_usd, result.stopped_by_budget
+    total.pending_calls = result.pending_calls
+
+
+def race_notes(waves: Waves, made: int, planned: int) -> list[str]:
+    """What the race was: the Table-1 sample, each dataset's order with its expected USD per attempt, and the share of
+    the uniform design's attempts it planned."""
+    r = waves.ctx.params.racing
+    notes = [f"design racing: every option on every run of {len(waves.sample)} problems (the Table-1 sample, "
+             f"{r.table1_share:.0%} of each dataset's, seed {waves.ctx.params.seed}); elsewhere each option only where "
+             f"{r.margin:g} x its expected USD per attempt does not exceed the least upper bound (Jeffreys, "
+             f"{r.alpha:.1%}) on a protected frontier ({', '.join(r.protect)}): {made:,} of the uniform design's "
+             f"{planned:,} attempts"]
+    for task, race in waves.races.items():
+        order = ", ".join(f"{o} {u:.3g}" for o, u in zip(race.options, race.expected_usd))
+        notes.append(f"{task}: options by expected USD per attempt on its Table-1 sample: {order}")
+    return notes
+
+
+def run_design(ctx: Context, progress: bool = True) -> CollectResult:
+    """Collect the set's missing calls as its ``design`` says (``uniform``: ``collect.collection.run_collection``);
+    raise if the budget stopped it before the end."""
+    from helpers.collect.collection import run_collection
+
+    if ctx.params.design != "racing":
+        return run_collection(ctx, progress)
+    result = collect_racing(ctx, progress)
+    if result.pending_calls:
+        raise CostOfPassError(
+            f"budget reached: ${result.spent_now_usd:.4f} spent, {result.pending_calls} calls of this wave not made; "
+            f"raise budget_usd in {ctx.params.source} and rerun to resume"
+        )
+    return result
