@@ -318,6 +318,11 @@ def holdout_table(an: Analysis, fitted: intervals.PolicyFit) -> tuple[pd.DataFra
     return numbers, shown
 
 
+def _share(x: float) -> str:
+    """A share in %, whole, never "-0%" (a rounding below 0)."""
+    return f"{min(max(x, 0.0), 100.0):.0f}%" if np.isfinite(x) else "–"
+
+
 def precision_table(an: Analysis) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Where the frontier's precision comes from, and what fewer paid runs would have given (``analyze.precision``):
     per dataset and runs per problem, the paper's frontier of every model with its 95% interval, the width in % of the
@@ -337,8 +342,8 @@ def precision_table(an: Analysis) -> tuple[pd.DataFrame, pd.DataFrame]:
         "frontier (USD) [95%]": [with_interval(v, lo, hi, fmt_usd) for v, lo, hi in
                                  zip(numbers["value"], numbers["low"], numbers["high"])],
         "interval width (% of the value)": numbers["width_pct"].map(lambda x: f"{x:,.0f}%" if np.isfinite(x) else "–"),
-        "of its variance: problems": numbers["problems_pct"].map(lambda x: f"{x:.0f}%" if np.isfinite(x) else "–"),
-        "runs": numbers["runs_pct"].map(lambda x: f"{x:.0f}%" if np.isfinite(x) else "–")})
+        "of its variance: problems": numbers["problems_pct"].map(_share),
+        "runs": numbers["runs_pct"].map(_share)})
     return numbers, shown
 
 
