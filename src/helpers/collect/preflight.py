@@ -77,6 +77,10 @@ def format_estimate(ctx: Context, est: pd.DataFrame) -> str:
     for name, row in by_model.iterrows():
         lines.append(f"  {name:<28} {int(row.calls):>8} calls  ${row.usd:>10.4f}")
     lines.append(f"calls: {int(est.calls.sum())}; estimated USD: ${est.usd.sum():.2f} (budget ${p.budget_usd:g})")
+    if p.import_from is None:  # what the other design would cost: a line, so a user can choose before paying
+        floor = racing_floor(ctx)
+        lines.append(f"with design: racing this set would make at least {int(floor.calls.sum())} calls, "
+                     f"${floor.usd.sum():.2f}, and at most the above (README: Racing)")
     lines.extend(f"note: {c}" for c in ctx.caveats)
     return "\n".join(lines)
 
