@@ -33,6 +33,11 @@ class Analysis:
         a racing set's protected frontiers; everything else is computed on the Table-1 sample (this analysis)."""
         return self.full is not None and kind in self.ctx.params.racing.protect
 
+    def scope(self, kind: str) -> "Analysis":
+        """The analysis statistics of ``kind`` are computed from: every problem's (``full``) where a racing set protects
+        them, else this one (a uniform set's, or a racing set's Table-1 sample)."""
+        return self.full if self.protects(kind) else self
+
     @property
     def models(self) -> list[str]:
         return [m.name for m in self.ctx.models]
@@ -98,7 +103,7 @@ class Analysis:
         """Eq. 7 over the set's releases (vanilla), stepping as the set's ``fidelity.release_steps`` says (a racing
         set's from every problem where it protects the releases)."""
         if self.protects("releases"):
-            return self.full.frontier_over_time()
+            return self.scope("releases").frontier_over_time()
         one_model = self.ctx.params.fidelity.release_steps == "one_model"
         return cop_math.frontier_over_time(self.vanilla_cop(), self.releases, self.expert, one_model)
 

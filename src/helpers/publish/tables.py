@@ -42,7 +42,8 @@ def expert_only(an: Analysis) -> pd.DataFrame:
 
 def unpassed_problems(an: Analysis) -> dict[str, int]:
     """Per task, the problems no model passed in any vanilla run: those the frontier of all models charges the
-    expert's fee."""
+    expert's fee (a racing set's over every problem where it protects the frontier)."""
+    an = an.scope("frontier")
     vanilla = an.attempts[an.attempts["complete"] & (an.attempts["method"] == "vanilla")
                           & an.attempts["model"].isin(an.models)]
     passed = vanilla.groupby(["task", "problem_id"])["correct"].any()
@@ -173,7 +174,9 @@ def technique_base(an: Analysis) -> list[str]:
 
 
 def table2_techniques(an: Analysis) -> pd.DataFrame:
-    """Table 2: relative frontier gain (%) of each technique applied to every model of M_L (technique_base)."""
+    """Table 2: relative frontier gain (%) of each technique applied to every model of M_L (technique_base); a racing
+    set's from every problem where it protects the techniques."""
+    an = an.scope("techniques")
     base = technique_base(an)
     rows = {}
     for method in an.ctx.params.methods:
@@ -330,7 +333,7 @@ def precision_table(an: Analysis) -> tuple[pd.DataFrame, pd.DataFrame]:
     protects the frontier): (numbers, shown)."""
     from helpers.analyze.precision import precision
 
-    source = an.full if an.protects("frontier") else an
+    source = an.scope("frontier")
     cube, expert = intervals.set_cube(source)
     numbers = precision(cube, expert, [m for m in source.models if m in cube.strategies], seed=an.ctx.params.seed)
     rank = {t: i for i, t in enumerate(in_category_order(an.tasks))}
