@@ -105,8 +105,8 @@ def replay_all(cells, an, options, expert, kinds, share: float, replays: int, fu
         ran = ran[ran["ran"]]
         rows.append({"calls": ran["calls"].sum() / cells["calls"].sum(), "usd": ran["usd"].sum() / cells["usd"].sum()})
         now = statistics(ran, an, options, expert)
-        sample = pd.concat([ran[(ran["task"] == t) & ran["problem_id"].isin(
-            racing.table1_problems(g["problem_id"].unique(), share, seed, t))] for t, g in cells.groupby("task")])
+        chosen = racing.table1_sample(cells.groupby("task")["problem_id"].unique().to_dict(), share, seed)
+        sample = ran[[k in chosen for k in zip(ran["task"], ran["problem_id"])]]
         sampled = statistics(sample, an, options, expert)
         for k in full:
             value = now[k] if KIND.get(k, "techniques") in kinds else sampled[k].reindex(full[k].index)

@@ -102,8 +102,8 @@ class Analysis:
     def frontier_over_time(self) -> pd.DataFrame:
         """Eq. 7 over the set's releases (vanilla), stepping as the set's ``fidelity.release_steps`` says (a racing
         set's from every problem where it protects the releases)."""
-        if self.protects("releases"):
-            return self.scope("releases").frontier_over_time()
+        if (source := self.scope("releases")) is not self:
+            return source.frontier_over_time()
         one_model = self.ctx.params.fidelity.release_steps == "one_model"
         return cop_math.frontier_over_time(self.vanilla_cop(), self.releases, self.expert, one_model)
 

@@ -44,8 +44,9 @@ def precision(cube: RunCube, expert: np.ndarray, models: list[str], replicates: 
     for k in sorted({k for k in ks if k < n} | {n}):
         sub = cube.first_runs(k)
         v, lo, hi = _interval(sub, expert, models, replicates, seed, level)
-        wp = np.subtract(*_interval(sub, expert, models, replicates, seed, level, "problems")[2:0:-1])
-        wr = np.subtract(*_interval(sub, expert, models, replicates, seed, level, "runs")[2:0:-1])
+        _, p_lo, p_hi = _interval(sub, expert, models, replicates, seed, level, "problems")
+        _, r_lo, r_hi = _interval(sub, expert, models, replicates, seed, level, "runs")
+        wp, wr = p_hi - p_lo, r_hi - r_lo
         with np.errstate(invalid="ignore", divide="ignore"):
             share = 100 * wp**2 / (wp**2 + wr**2)
             width = 100 * (hi - lo) / v

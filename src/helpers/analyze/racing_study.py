@@ -16,13 +16,12 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze.bootstrap import RunCube, bootstrap
+from helpers.analyze.intervals import PROTECTED_BY
 from helpers.analyze.validity import (
     GenerativeModel, Generator, ZERO, draw_cube, draw_problems, family, forked_map, pooled_rate, true_statistics,
 )
 from helpers.collect import racing
 
-KIND = {"frontier": "frontier", "release frontier": "releases", "release gain": "releases", "family": "families",
-        "essential": "models", "technique gain": "techniques"}  # statistic prefix -> racing.protect (Table 1: none)
 STUDY_COLUMNS = ["generator", "statistic", "design", "from", "mean_abs_bias", "rel_bias_pct", "coverage_pct",
                  "coverage_se_pct", "mean_width", "usd_pct"]
 
@@ -50,12 +49,9 @@ def race_mask(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, settings, 
     kept = racing.replay(cells, fees, subsets, settings.table1_share, seed, settings.margin, settings.alpha)
     ran = kept.set_index(["task", "problem_id", "option"])["ran"].reindex(
         pd.MultiIndex.from_frame(cells[["task", "problem_id", "option"]])).to_numpy(bool).reshape(P, S)
-    sample = np.zeros(P, dtype=bool)
-    for task in problems["task"].unique():
-        chosen = set(racing.table1_problems(problems.loc[problems["task"] == task, "problem_id"], settings.table1_share,
-                                            seed, task))
-        sample |= (problems["task"] == task).to_numpy() & problems["problem_id"].isin(chosen).to_numpy()
-    return ran, sample
+    chosen = racing.table1_sample(problems.groupby("task", sort=False)["problem_id"].agg(list).to_dict(),
+                                  settings.table1_share, seed)
+    return ran, np.array([k in chosen for k in zip(problems["task"], problems["problem_id"])], dtype=bool)
 
 
 def emptied(cube: RunCube, ran: np.ndarray) -> RunCube:
@@ -97,7 +93,7 @@ def one_set(gm: GenerativeModel, seed: int, generator: Generator | None, setting
     true = true_statistics(gm, problems)
     out = {"usd_share": float(np.nansum(np.where(ran[..., None], cube.usd, 0)) / np.nansum(cube.usd))}
     for name in uniform:
-        protected = KIND.get(name.split(":", 1)[0]) in settings.protect
+        protected = PROTECTED_BY.get(name.split(":", 1)[0]) in settings.protect
         out[name] = {"truth": true[name], "uniform": uniform[name],
                      "racing": everywhere[name] if protected else on_sample[name], "protected": protected}
     return out

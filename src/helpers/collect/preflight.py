@@ -48,8 +48,8 @@ def racing_floor(ctx: Context) -> pd.DataFrame:
 
     p = ctx.params
     attempts = plan_for(p, ctx.problems, ctx.models)
-    sample = {(t, q) for t, ps in ctx.problems.items()
-              for q in racing.table1_problems([x.problem_id for x in ps], p.racing.table1_share, p.seed, t)}
+    sample = racing.table1_sample({t: [q.problem_id for q in ps] for t, ps in ctx.problems.items()},
+                                  p.racing.table1_share, p.seed)
     per_attempt = estimate_calls([(a, list(range(a.method.collected_calls))) for a in attempts], ctx.snapshot,
                                  p.sampling.model_dump())
     per_attempt = per_attempt.assign(usd=per_attempt["usd"] / per_attempt["calls"])

@@ -136,7 +136,7 @@ def report_subsets(options: dict[str, tuple[str, str]], families: dict[str, str]
     if "models" in kinds:
         out.update(frozenset(base - {o}) for o in base)
     if "techniques" in kinds:  # Table 2: M_L, the lightweight and large models, with and without each method
-        listed = [m for m in dict.fromkeys(model_of.values())]
+        listed = list(dict.fromkeys(model_of.values()))
         light = set(technique_base({m: families[m] for m in listed}, listed))
         base_l = {o for o in base if model_of[o] in light}
         out.add(frozenset(base_l))
@@ -156,6 +156,11 @@ def table1_problems(problem_ids: Iterable[str], share: float, seed: int, task: s
         return hashlib.sha256(f"{seed}\x1f{task}\x1f{p}".encode()).hexdigest()
 
     return sorted(sorted(ids, key=rank)[:k])
+
+
+def table1_sample(problem_ids: dict[str, Iterable[str]], share: float, seed: int) -> set[tuple[str, str]]:
+    """(task, problem_id) of every task's ``table1_problems``: ``problem_ids`` maps each task to its problems' ids."""
+    return {(t, p) for t, ids in problem_ids.items() for p in table1_problems(ids, share, seed, t)}
 
 
 def expected_usd(cells: pd.DataFrame) -> dict[str, float]:

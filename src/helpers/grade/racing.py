@@ -23,6 +23,7 @@ from helpers.collect.records import RecordStore
 from helpers.core.context import Context
 from helpers.core.errors import CostOfPassError
 from helpers.core.experts import difficulties, expert_per_problem
+from helpers.core.methods import collected_methods, get_method
 from helpers.core.prices import cost_usd
 from helpers.grade.answers import attempts_from_calls, grade_calls
 from helpers.grade.estimates import strategy_name
@@ -37,8 +38,6 @@ def option_of(a: Attempt) -> str:
 
 def set_options(ctx: Context) -> dict[str, tuple[str, str]]:
     """Every option of the set: name -> (model, method), collected methods only."""
-    from helpers.core.methods import collected_methods
-
     return {strategy_name(m.name, me.name): (m.name, me.name) for m in ctx.models
             for me in collected_methods(ctx.params.methods)}
 
@@ -51,9 +50,8 @@ def protected_subsets(ctx: Context) -> list[frozenset[str]]:
 
 def table1_sample(ctx: Context) -> set[tuple[str, str]]:
     """(task, problem_id) of every dataset's Table-1 sample: every option makes every run there."""
-    r, seed = ctx.params.racing, ctx.params.seed
-    return {(t, p) for t, ps in ctx.problems.items()
-            for p in racing.table1_problems([q.problem_id for q in ps], r.table1_share, seed, t)}
+    ids = {t: [q.problem_id for q in ps] for t, ps in ctx.problems.items()}
+    return racing.table1_sample(ids, ctx.params.racing.table1_share, ctx.params.seed)
 
 
 def judged_cells(ctx: Context, attempts: list[Attempt]) -> pd.DataFrame:
@@ -106,34 +104,28 @@ class Waves:
         return out
 
 
-def plan_waves(ctx: Context, attempts: list[Attempt], sample_cells: pd.DataFrame) -> Waves:
-    """Each dataset's race from its Table-1 sample's records (expected USD per attempt; an option with no complete
-    attempt there takes the ledger's estimate)."""
+def plan_waves(ctx: Context, attempts: list[Attempt], sample: set[tuple[str, str]], sample_cells: pd.DataFrame) -> Waves:
+    """Each dataset's race from its Table-1 sample's records (``sample``: ``table1_sample``; expected USD per attempt;
+    an option with no complete attempt there takes the ledger's estimate)."""
     by_cell: dict[tuple[str, str, str], list[Attempt]] = {}
     for a in attempts:
         by_cell.setdefault((a.problem.task, a.problem.problem_id, option_of(a)), []).append(a)
-    sample = table1_sample(ctx)
     ledger = estimate_calls([(a, list(range(a.method.collected_calls))) for a in attempts
                              if (a.problem.task, a.problem.problem_id) in sample],
                             ctx.snapshot, ctx.params.sampling.model_dump())
+    per_call = (ledger["usd"] / ledger["calls"]).set_axis(pd.MultiIndex.from_frame(ledger[["task", "model"]])).to_dict()
     subsets, options = protected_subsets(ctx), set_options(ctx)
     races = {}
     for task in ctx.problems:
         measured = racing.expected_usd(sample_cells[sample_cells["task"] == task]) if len(sample_cells) else {}
-        guess = ledger[ledger["task"] == task].set_index("model")["usd"] / ledger[ledger["task"] == task].set_index("model")["calls"]
-        expected = {o: measured.get(o, float(guess.get(m, 0.0)) * _calls(me)) for o, (m, me) in options.items()}
+        expected = {o: measured.get(o, per_call.get((task, m), 0.0) * get_method(me).collected_calls)
+                    for o, (m, me) in options.items()}
         races[task] = racing.make_race(expected, subsets, ctx.params.racing.margin)
     index = pd.MultiIndex.from_tuples([(t, q.problem_id) for t, ps in ctx.problems.items() for q in ps],
                                       names=["task", "problem_id"])
     expert = expert_per_problem(index, ctx.params.expert_bound, rule=ctx.params.fidelity.expert_cost,
                                 difficulty=difficulties(ctx.problems))
     return Waves(ctx, by_cell, sample, races, expert)
-
-
-def _calls(method: str) -> int:
-    from helpers.core.methods import get_method
-
-    return get_method(method).collected_calls
 
 
 def collect_racing(ctx: Context, progress: bool = True) -> CollectResult:
@@ -145,7 +137,7 @@ def collect_racing(ctx: Context, progress: bool = True) -> CollectResult:
     first = [a for a in attempts if (a.problem.task, a.problem.problem_id) in sample]
     done, total = [first], collect(params, ctx.problems, ctx.models, ctx.snapshot, progress, attempts=first)
     cells = judged_cells(ctx, first)
-    waves = plan_waves(ctx, attempts, cells)
+    waves = plan_waves(ctx, attempts, sample, cells)
     for j in range(1, 1 + max(len(r.options) for r in waves.races.values())):
         if total.pending_calls:
             break

@@ -346,7 +346,7 @@ def precision_table(an: Analysis) -> tuple[pd.DataFrame, pd.DataFrame]:
                                  zip(numbers["value"], numbers["low"], numbers["high"])],
         "interval width (% of the value)": numbers["width_pct"].map(lambda x: f"{x:,.0f}%" if np.isfinite(x) else "–"),
         "of its variance: problems": numbers["problems_pct"].map(_share),
-        "runs": numbers["runs_pct"].map(_share)})
+        "of its variance: runs": numbers["runs_pct"].map(_share)})
     return numbers, shown
 
 
