@@ -113,6 +113,34 @@ def test_html_is_self_contained_and_complete(report):
     assert "deserted-untie-orchid" not in text and "canary" not in text.lower()
 
 
+def test_the_page_navigates_and_links_its_data(report):
+    """Issue 38 item 2: contents, a way back to the site, a readable measure, the glossary linked from first uses, and
+    under every table and figure its CSV and its columns in the set's data dictionary, which describes every column."""
+    from helpers.publish.dictionary import undescribed
+    from helpers.publish.site import broken_links
+
+    html = (report.output_path / "report/index.html").read_text()
+    assert 'id="cop-contents"' in html and 'href="../../index.html"' in html and 'id="Glossary"' in html
+    assert len(re.findall(r'class="cop-term"', html)) >= 8
+    shown = re.findall(r'href="../tables/([a-z0-9_]+)\.csv"', html)
+    assert len(shown) >= len(FIGURES) + 10 and all((report.tables_path / f"{n}.csv").is_file() for n in shown)
+    assert undescribed(report.tables_path) == []
+    assert broken_links(report.output_path.parent) == []  # the report, its data page and the index link to what exists
+
+
+def test_the_site_publishes_to_a_folder_that_opens_offline(report, tmp_path):
+    """Issue 38 item 6: `cost-of-pass publish DIR` copies pages, CSVs and figures (no records) with working links."""
+    out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "publish", str(tmp_path / "site"), "--results",
+                          str(report.output_path.parent)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    site = tmp_path / "site"
+    assert (site / "index.html").is_file() and (site / "htmlcheck/tables/index.html").is_file()
+    assert not list(site.rglob("*.jsonl")) and {p.suffix for p in site.rglob("*") if p.is_file()} <= {".html", ".csv", ".png", ".svg"}
+    if browser.chromium() is not None:
+        measured = browser.inspect(site / "htmlcheck/report/index.html", tmp_path / "w")
+        assert browser.problems(measured, names.internal(report.tasks)) == []
+
+
 def _browser_or_skip():
     if browser.chromium() is None:
         if os.environ.get("CI"):
@@ -165,6 +193,9 @@ def test_the_reports_on_disk_pass_the_browser_check(set_name, tmp_path):
     found = browser.check_report(out / "report" / "index.html", names.internal(context["tasks"]), out / "screenshots",
                                  tmp_path)
     assert found == []
+    from helpers.publish.dictionary import undescribed
+
+    assert undescribed(out / "tables") == []  # every column of its CSVs is in the data dictionary
     for layout in sorted((out / "figures").glob("*.layout.json")):
         assert json.loads(layout.read_text())["problems"] == [], layout.name
 

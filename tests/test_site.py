@@ -90,3 +90,79 @@ def test_a_malformed_card_is_skipped_with_a_warning_and_the_index_is_built_under
     assert len(pages) == 6 and all('href="good/report/index.html"' in p and p.rstrip().endswith("</html>") for p in pages)
     assert sum("not a set card" in r.message for r in caplog.records) >= 5
     assert not list((tmp_path / "results").glob(".index.*.tmp"))  # every temporary file was renamed or removed
+
+
+# --- A page to navigate and a site to host (issue 38 items 2 and 6) ---------------------------------------------------
+
+def test_glossary_terms_are_linked_once_from_their_first_use_in_running_text():
+    from helpers.publish.navigation import GLOSSARY_ID, finish_page, glossary, link_terms, term_id
+
+    assert len(glossary()) >= 12 and all(spellings and text for spellings, text in glossary())
+    page = ('<html><head></head><body><h2 id="x">The frontier</h2>'
+            "<p>See <a href='#y'>the frontier</a>.</p>"
+            "<summary>frontier</summary><p>The Frontier of plug-in and the frontier again; cost-of-pass.</p>"
+            "<pre>plug-in</pre><code>model-based</code>"
+            f'<h2 id="{GLOSSARY_ID}">Glossary</h2><p>model-based</p></body></html>')
+    out = link_terms(page)
+    assert out.count(f'href="#{term_id("frontier")}"') == 1 and '<a class="cop-term" href="#term-frontier">Frontier</a>' in out
+    assert out.count("#term-plug-in") == 1 and "<pre>plug-in</pre>" in out  # the first use in running text
+    assert "#term-cost-of-pass" in out and "#term-frontier-cost" not in out  # "cost-of-pass" is its own term
+    assert "#term-model-based" not in out  # only in code and in the glossary itself
+    done = finish_page(page, "../../index.html")
+    assert 'href="../../index.html"' in done and 'id="cop-contents"' in done and "max-width: 100ch" in done
+    assert '<a href="#x">The frontier</a>' in done  # the contents from the page's own headings
+
+
+def test_the_data_dictionary_describes_columns_and_names_what_it_does_not(tmp_path):
+    import pandas as pd
+
+    from helpers.publish.dictionary import columns, describe, undescribed
+
+    assert "table1_frontier_cop" in columns() and describe("table1_frontier_cop", "gsm8k")  # a dataset's column
+    assert describe("table1_frontier_cop", "model") and describe("table1_frontier_cop", "no such column") is None
+    pd.DataFrame({"model": ["a"], "mystery": [1]}).to_csv(tmp_path / "table1_frontier_cop.csv", index=False)
+    assert undescribed(tmp_path) == ["table1_frontier_cop.csv: mystery"]
+
+
+def _site_results(tmp_path, page_text: str):
+    """A results folder with one set whose report is ``page_text``, its card, a CSV, a figure and a record."""
+    out = tmp_path / "results" / "one"
+    for sub in ("report", "tables", "figures", "records/t"):
+        (out / sub).mkdir(parents=True)
+    (out / "report" / "index.html").write_text(page_text)
+    (out / "tables" / "table1_frontier_cop.csv").write_text("model,gsm8k\na,1\n")
+    (out / "tables" / "index.html").write_text('<p id="table1_frontier_cop"><a href="table1_frontier_cop.csv">csv</a>'
+                                               '<a href="../report/index.html">report</a></p>')
+    (out / "figures" / "f.png").write_bytes(b"\x89PNG")
+    (out / "records" / "t" / "m.jsonl").write_text('{"secret": 1}\n')
+    (out / CARD).write_text('{"name": "one", "kind": "simulated", "models": ["a"], "description": "d"}')
+    return tmp_path / "results"
+
+
+def test_publish_writes_a_static_site_of_pages_csvs_and_figures_only_with_working_links(tmp_path):
+    from helpers.publish.site import broken_links, publish
+
+    good = ('<html><body><a href="../../index.html">all</a> <a href="../tables/table1_frontier_cop.csv">csv</a> '
+            '<a href="../tables/index.html#table1_frontier_cop">columns</a><h2 id="a">A</h2><a href="#a">a</a></body></html>')
+    index = publish(_site_results(tmp_path, good), tmp_path / "site")
+    files = sorted(p.relative_to(tmp_path / "site").as_posix() for p in (tmp_path / "site").rglob("*") if p.is_file())
+    assert files == ["index.html", "one/figures/f.png", "one/report/index.html", "one/tables/index.html",
+                     "one/tables/table1_frontier_cop.csv"]  # no records, no card
+    assert 'href="one/report/index.html"' in index.read_text() and broken_links(tmp_path / "site") == []
+    (tmp_path / "site" / "one" / "report" / "index.html").write_text('<a href="../tables/gone.csv">x</a><a href="#nope">y</a>')
+    assert len(broken_links(tmp_path / "site")) == 2
+
+
+@pytest.mark.parametrize("bad, why", [('<img src="/etc/passwd">', "absolute link"), ('<a href="file:///x">x</a>', "absolute link"),
+                                      ("<p>sk-abcdefghijklmnop</p>", "secret"), ("<p>{root}/results</p>", "path of this machine")])
+def test_publish_refuses_a_page_that_would_leak_before_writing_anything(tmp_path, bad, why):
+    from helpers.core.errors import CostOfPassError
+    from helpers.core.paths import repo_root
+    from helpers.publish.site import publish
+
+    results = _site_results(tmp_path, f"<html><body>{bad.format(root=repo_root())}</body></html>")
+    with pytest.raises(CostOfPassError, match=why):
+        publish(results, tmp_path / "site")
+    assert not (tmp_path / "site").exists()
+    with pytest.raises(CostOfPassError, match="overlaps the results"):
+        publish(results, results / "site")

@@ -114,6 +114,10 @@ def main(argv: list[str] | None = None) -> int:
     quarto = sub.add_parser("quarto", help="render a set's report with Quarto, its execution cache keyed on the results")
     quarto.add_argument("params")
     quarto.add_argument("--no-cache", action="store_true", help="execute the report even if its results are unchanged")
+    publish = sub.add_parser("publish", help="write the site (index, every report, its CSVs, data dictionary and "
+                                             "figures) as a static folder to copy to any host")
+    publish.add_argument("dir", nargs="?", default="site", help="the folder to write (default: site)")
+    publish.add_argument("--results", default=None, help="the results folder to publish (default: the project's results/)")
     reprice = sub.add_parser("reprice", help="every table and figure of a set at another date's prices, without a call")
     reprice.add_argument("params")
     reprice.add_argument("--as-of", required=True, type=_date, help="YYYY-MM-DD: each model's price in effect that day")
@@ -134,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
 def consent(args: argparse.Namespace) -> None:
     """What the command allows, in the environment the stages' kernels inherit: writing outside ``results/``, and
     grading model-written code without a kernel boundary."""
-    if args.write_anywhere:
+    if getattr(args, "write_anywhere", False):
         os.environ[WRITE_ANYWHERE] = "1"
     if getattr(args, "unisolated_grading", False):
         from helpers.grade.boundary import UNISOLATED_ENV
@@ -220,9 +224,17 @@ def run_all(paths: list[str], force: bool = False, overwrite: bool = False) -> P
 
 def command(args: argparse.Namespace) -> None:
     """What ``main`` does with parsed arguments: all sets, check, dry run, or run (with re-collection)."""
-    args.params = [params_file(p) for p in args.params] if isinstance(args.params, list) else params_file(args.params)
+    if args.command != "publish":
+        args.params = [params_file(p) for p in args.params] if isinstance(args.params, list) else params_file(args.params)
     if args.command == "all":
         run_all(args.params, args.force, args.overwrite)
+        return
+    if args.command == "publish":
+        from helpers.publish.site import publish
+
+        page = publish(Path(args.results) if args.results else repo_root() / "results", Path(args.dir))
+        print(f"ok    site -> {shown(page.parent)} ({sum(1 for p in page.parent.rglob('*') if p.is_file())} files)")
+        print(f"open  {shown(page)}", flush=True)
         return
     if args.command == "reprice":
         run_reprice(args.params, args.as_of, args.force)
@@ -263,8 +275,11 @@ def command(args: argparse.Namespace) -> None:
             print(f"previous records moved to {moved}")
     ctx, est = preflight_estimate(params)
     pending_calls = int(est["calls"].sum()) if not est.empty else 0
+    report = not names and not args.no_report
     run_stages(Path(args.params).resolve(), ctx, pending_calls, names, args.log_output, args.force or bool(names),
-               report=not names and not args.no_report, overwrite=args.overwrite)
+               report=report, overwrite=args.overwrite)
+    if report:  # as `all` and `reprice` end: where to look
+        print(f"open  {shown(params.output_path / 'report/index.html')}", flush=True)
 
 
 if __name__ == "__main__":

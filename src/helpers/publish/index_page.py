@@ -120,10 +120,18 @@ def _models(models: list[str]) -> str:
     return html.escape(shown_models)
 
 
+def _data_link(entry: SetEntry, root: Path) -> str:
+    """A link to the set's data dictionary (``dictionary.write_dictionary``), where the report wrote one."""
+    page = entry.report.parent.parent / "tables" / "index.html"
+    return (f'<br><small><a href="{html.escape(Path(os.path.relpath(page, root)).as_posix())}">data (CSV)</a></small>'
+            if page.is_file() else "")
+
+
 def index_html(entries: list[SetEntry], root: Path) -> str:
     """The page: a table with a link per set (relative to ``root``, where the page is written)."""
     rows = "\n".join(
-        f"<tr><td><a href=\"{html.escape(Path(os.path.relpath(e.report, root)).as_posix())}\">{html.escape(e.name)}</a></td>"
+        f"<tr><td><a href=\"{html.escape(Path(os.path.relpath(e.report, root)).as_posix())}\">{html.escape(e.name)}</a>"
+        f"{_data_link(e, root)}</td>"
         f"<td class=\"{html.escape(e.kind)}\">{html.escape(KIND_TEXT.get(e.kind, e.kind))}"
         f"{'<br><small>' + html.escape(e.source) + '</small>' if e.source else ''}</td>"
         f"<td>{_models(e.models)}</td><td>{html.escape(e.description)}</td>"

@@ -18,6 +18,8 @@ from helpers.core.params import Params, load_params
 from helpers.core.paths import repo_root
 from helpers.publish.about import context_path
 from helpers.publish.catalog import Artifact, caption_path
+from helpers.publish.dictionary import write_dictionary
+from helpers.publish.navigation import finish_page
 
 REPORT_NOTEBOOK = "report/index.ipynb"
 REMOTE_ASSET = re.compile(r'<script[^>]+src="https?://[^"]*"[^>]*>\s*</script>|<link[^>]+href="https?://[^"]*"[^>]*>')
@@ -102,8 +104,35 @@ class ReportParts:
         lead = lead_path(self.params.tables_path, artifact.name)
         body = (f'![]({self.figure_uri(artifact.name)}){{fig-alt="{html.escape(self.caption(artifact))}"}}'
                 if artifact.kind == "figure" else folded(self.markdown(artifact.name)))
-        text = self._float(artifact, body, self.caption(artifact))
+        text = self._float(artifact, body, self.caption(artifact)) + self.data_links(artifact)
         return f"{self._read(lead)}\n\n{text}" if lead.is_file() else text
+
+    def tables_href(self) -> str:
+        """The set's ``tables/`` folder relative to the page being rendered: offline ``results/<set>/report/``,
+        Quarto ``report/_site/``."""
+        import os
+
+        page_dir = self.params.output_path / "report" if self.renderer == "offline" else repo_root() / "report" / "_site"
+        return Path(os.path.relpath(self.params.tables_path, page_dir)).as_posix()
+
+    def data_links(self, artifact: Artifact) -> str:
+        """A line under an artifact: the CSV it was drawn from and its columns in the set's data dictionary
+        (``dictionary.write_dictionary``); empty when the pipeline wrote no CSV for it."""
+        if not (self.params.tables_path / f"{artifact.name}.csv").is_file():
+            return ""
+        href = self.tables_href()
+        return (f"\n\n<small>Data: [{artifact.name}.csv]({href}/{artifact.name}.csv) · "
+                f"[its columns]({href}/index.html#{artifact.name})</small>")
+
+    def site_link(self) -> str:
+        """Quarto's page: a line linking back to the site index of the results (offline, ``navigation.finish_page``
+        puts that link in the page's bar)."""
+        if self.renderer == "offline":
+            return ""
+        import os
+
+        href = Path(os.path.relpath(self.params.output_path.parent / "index.html", repo_root() / "report" / "_site"))
+        return f"[← All sets]({href.as_posix()}) · [The data of this set]({self.tables_href()}/index.html)"
 
     def placeholder(self, artifact: Artifact, why: str) -> str:
         """A paper artifact this set has no data for: its number kept (so the paper's numbering holds), one sentence."""
@@ -248,6 +277,7 @@ def render_quarto(params_file: str, params: Params, cache: bool = True) -> Path:
         raise CostOfPassError("Quarto is not installed (conda's `quarto`, or `pip install -e \".[quarto]\"` online); "
                               f"`cost-of-pass report {params_file}` renders the same report offline")
     env = {**os.environ, "QUARTO_PYTHON": sys.executable}
+    write_dictionary(params)
     command = quarto_command(params_file, params, cache)
     done = subprocess.run(command, cwd=repo_root(), env=env)
     if done.returncode != 0:
@@ -277,8 +307,9 @@ def render_offline(params_path: Path, params: Params) -> Path:
     exporter.exclude_output_prompt = True
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": f"Cost-of-Pass report: {params.name}"}})
     body = REMOTE_ASSET.sub("", body)  # self-contained: no script or style from the network
+    write_dictionary(params)
     page = out_dir / "index.html"
-    page.write_text(body, encoding="utf-8")
+    page.write_text(finish_page(body, "../../index.html"), encoding="utf-8")
     return page
 
 
