@@ -87,6 +87,14 @@ def what_it_did(params, name: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    consent(args)
+    stop_on_signals()
+    return run_command(lambda: command(args))
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line: run, all, check, report, quarto, publish, reprice."""
     ap = argparse.ArgumentParser(prog="cost-of-pass", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="preflight, then execute the notebooks for a parameter set")
@@ -114,10 +122,6 @@ def main(argv: list[str] | None = None) -> int:
     quarto = sub.add_parser("quarto", help="render a set's report with Quarto, its execution cache keyed on the results")
     quarto.add_argument("params")
     quarto.add_argument("--no-cache", action="store_true", help="execute the report even if its results are unchanged")
-    publish = sub.add_parser("publish", help="write the site (index, every report, its CSVs, data dictionary and "
-                                             "figures) as a static folder to copy to any host")
-    publish.add_argument("dir", nargs="?", default="site", help="the folder to write (default: site)")
-    publish.add_argument("--results", default=None, help="the results folder to publish (default: the project's results/)")
     reprice = sub.add_parser("reprice", help="every table and figure of a set at another date's prices, without a call")
     reprice.add_argument("params")
     reprice.add_argument("--as-of", required=True, type=_date, help="YYYY-MM-DD: each model's price in effect that day")
@@ -129,10 +133,11 @@ def main(argv: list[str] | None = None) -> int:
         sp.add_argument("--unisolated-grading", action="store_true",
                         help="where no kernel boundary (bubblewrap) can be had, run model-written code without one: it "
                              "can then read and change this machine; every verdict and the report say so")
-    args = ap.parse_args(argv)
-    consent(args)
-    stop_on_signals()
-    return run_command(lambda: command(args))
+    publish = sub.add_parser("publish", help="write the site (index, every report, its CSVs, data dictionary and "
+                                             "figures) as a static folder to copy to any host")
+    publish.add_argument("dir", nargs="?", default="site", help="the folder to write (default: site)")
+    publish.add_argument("--results", default=None, help="the results folder to publish (default: the project's results/)")
+    return ap
 
 
 def consent(args: argparse.Namespace) -> None:
@@ -222,6 +227,27 @@ def run_all(paths: list[str], force: bool = False, overwrite: bool = False) -> P
     return page
 
 
+def publish_site(args: argparse.Namespace) -> None:
+    """``publish [DIR]``: the results' site as a static folder (``publish.site``)."""
+    from helpers.publish.site import publish
+
+    page = publish(Path(args.results) if args.results else repo_root() / "results", Path(args.dir))
+    print(f"ok    site -> {shown(page.parent)} ({sum(1 for p in page.parent.rglob('*') if p.is_file())} files)")
+    print(f"open  {shown(page)}", flush=True)
+
+
+def render(args: argparse.Namespace, params) -> None:
+    """``quarto`` (with Quarto) or ``report`` (offline, then the site's index) of a set whose stages have run."""
+    from helpers.publish.index_page import write_index
+    from helpers.publish.report import render_offline, render_quarto
+
+    if args.command == "quarto":
+        print(f"ok    quarto -> {shown(render_quarto(args.params, params, cache=not args.no_cache))}")
+        return
+    print(f"ok    report -> {shown(render_offline(Path(args.params).resolve(), params))}")
+    write_index(params.output_path.parent)
+
+
 def command(args: argparse.Namespace) -> None:
     """What ``main`` does with parsed arguments: all sets, check, dry run, or run (with re-collection)."""
     if args.command != "publish":
@@ -230,28 +256,14 @@ def command(args: argparse.Namespace) -> None:
         run_all(args.params, args.force, args.overwrite)
         return
     if args.command == "publish":
-        from helpers.publish.site import publish
-
-        page = publish(Path(args.results) if args.results else repo_root() / "results", Path(args.dir))
-        print(f"ok    site -> {shown(page.parent)} ({sum(1 for p in page.parent.rglob('*') if p.is_file())} files)")
-        print(f"open  {shown(page)}", flush=True)
+        publish_site(args)
         return
     if args.command == "reprice":
         run_reprice(args.params, args.as_of, args.force)
         return
     params = load_params(args.params)
-    if args.command == "quarto":
-        from helpers.publish.report import render_quarto
-
-        print(f"ok    quarto -> {shown(render_quarto(args.params, params, cache=not args.no_cache))}")
-        return
-    if args.command == "report":
-        from helpers.publish.report import render_offline
-
-        from helpers.publish.index_page import write_index
-
-        print(f"ok    report -> {shown(render_offline(Path(args.params).resolve(), params))}")
-        write_index(params.output_path.parent)
+    if args.command in ("quarto", "report"):
+        render(args, params)
         return
     if args.command == "check" or args.dry_run:
         from helpers.collect.preflight import check_remote_hosts

@@ -22,6 +22,7 @@ from helpers.collect.plan import Attempt, in_plan, plan_for
 from helpers.collect.records import RecordStore
 from helpers.core.context import Context
 from helpers.core.errors import CostOfPassError
+from helpers.core.numbers import sig
 from helpers.core.experts import difficulties, expert_per_problem
 from helpers.core.methods import collected_methods, get_method
 from helpers.core.prices import cost_usd
@@ -174,7 +175,7 @@ def race_notes(waves: Waves, made: int, planned: int) -> list[str]:
              f"{r.alpha:.1%}) on a protected frontier ({', '.join(r.protect)}): {made:,} of the uniform design's "
              f"{planned:,} attempts"]
     for task, race in waves.races.items():
-        order = ", ".join(f"{o} {u:.3g}" for o, u in zip(race.options, race.expected_usd))
+        order = ", ".join(f"{o} {sig(u)}" for o, u in zip(race.options, race.expected_usd))
         notes.append(f"{task}: options by expected USD per attempt on its Table-1 sample: {order}")
     return notes
 

@@ -21,6 +21,7 @@ import pandas as pd
 
 from helpers.analyze.estimates import Analysis
 from helpers.core.errors import CostOfPassError
+from helpers.core.numbers import sig
 from helpers.publish import figures, names, tables
 from helpers.publish.safe import md, md_frame
 
@@ -71,7 +72,7 @@ class Artifact:
         return f"{key if self.paper else 's' + key}-{self.name.replace('_', '-')}"
 
 
-FORMATS: dict[str, Callable[[float], str]] = {"usd": tables.fmt_usd, "pct": tables.fmt_pct, "g3": lambda x: f"{x:.3g}"}
+FORMATS: dict[str, Callable[[float], str]] = {"usd": tables.fmt_usd, "pct": tables.fmt_pct, "g3": sig}
 
 POLICY_NUMBERS = ("value", "low", "high", "records_usd", "expert_usd", "expert_share_pct", "k")  # policy_views' tables
 _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is PARTS below

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from helpers.core.numbers import sig
 from helpers.core.paths import repo_root
 
 PAPER_TABLES = {
@@ -78,7 +79,7 @@ def paper_model(label: str) -> str:
 
 
 def beside_paper(ours: pd.DataFrame, paper: pd.DataFrame, tasks: list[str], task_labels: dict[str, str],
-                 fmt=lambda x: f"{x:.3g}") -> tuple[pd.DataFrame, pd.DataFrame]:
+                 fmt=sig) -> tuple[pd.DataFrame, pd.DataFrame]:
     """A table of the set (rows ``model``, a column per task) beside the paper's published one, over the models
     both have (matched by ``paper_model``).
 
@@ -104,6 +105,6 @@ def beside_paper(ours: pd.DataFrame, paper: pd.DataFrame, tasks: list[str], task
         summary.append({"dataset": task_labels.get(t, t), "models": int(ok.sum()),
                         "Spearman ρ": "–" if not np.isfinite(rho) else f"{rho:.2f}",
                         "largest difference": "–" if top is None else
-                        f"{top}: {fmt(x[top])} vs {fmt(y[top])} (×{float(np.exp(gap[top])):.3g})"})
+                        f"{top}: {fmt(x[top])} vs {fmt(y[top])} (×{sig(float(np.exp(gap[top])))})"})
         wide[task_labels.get(t, t)] = [f"{fmt(a)} / {fmt(b)}" for a, b in zip(x, y)]
     return pd.DataFrame(summary), wide

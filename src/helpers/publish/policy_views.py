@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze.estimates import Analysis
+from helpers.core.numbers import signed
 from helpers.core.tasks import in_category_order
 from helpers.publish import tables
 from helpers.publish.tables import fee_pct, fmt_pct, fmt_usd
@@ -49,7 +50,7 @@ def _change_said(records: float, fee: float) -> str:
     """A gain's change of cost split into its parts (USD per problem): the attempts paid and the expert's fee."""
     if not (np.isfinite(records) and np.isfinite(fee)):
         return "–"
-    return f"attempts {records:+.3g}, expert fee {fee:+.3g}"
+    return f"attempts {signed(records)}, expert fee {signed(fee)}"
 
 
 def _numbers(an: Analysis, rows: pd.DataFrame, parts: dict[str, tuple[str, dict[str, str]]]) -> pd.DataFrame:

@@ -205,7 +205,7 @@ def range_cell(low: float, high: float, unseen_pct: float, fmt) -> str:
         return "–"
     if never_passed(unseen_pct):
         return f"[{fmt(low)}, {fmt(high)}] · {NEVER_PASSED}"
-    return f"[{fmt(low)}, {fmt(high)}]" + (f" · {unseen_pct:.3g}% unseen" if unseen_pct > 0.05 else "")
+    return f"[{fmt(low)}, {fmt(high)}]" + (f" · {sig(unseen_pct)}% unseen" if unseen_pct > 0.05 else "")
 
 
 NEVER_PASSED = "never passed here"
@@ -396,7 +396,7 @@ def halving_shown(fits: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFra
     from helpers.analyze.trends import loglinear_validated
 
     def num(x):
-        return "∞" if np.isinf(x) else "–" if not np.isfinite(x) else f"{x:.3g}"
+        return "∞" if np.isinf(x) else "–" if not np.isfinite(x) else sig(x)
 
     rows, validated = [], loglinear_validated()[0]
     for _, r in fits.iterrows():
@@ -434,7 +434,7 @@ def model_checks_shown(checks: pd.DataFrame, task_labels: dict[str, str]) -> pd.
     for task, g in sorted(checks.groupby("task", sort=False), key=lambda tg: order.get(tg[0], len(order))):
         row = {"dataset": task_labels.get(task, task)}
         for _, r in g.iterrows():
-            stat = "–" if not np.isfinite(r["statistic"]) else f"{r['statistic']:.3g} ({r['expected']:.3g})"
+            stat = "–" if not np.isfinite(r["statistic"]) else f"{sig(r['statistic'])} ({sig(r['expected'])})"
             row[r["check"]] = f"{stat} p = {r['p_value']:.3f}" + (" ✗" if r["rejects"] else "")
         row["model"] = said[task] or "holds"
         rows.append(row)
@@ -596,7 +596,7 @@ def fmt_usd(x: float) -> str:
         return "∞"
     if x == 0:
         return "0"
-    return f"{x:.2g}" if abs(x) < 0.01 else f"{x:.3g}" if abs(x) < 100 else f"{x:,.0f}"
+    return sig(x) if abs(x) < 100 else f"{x:,.0f}"  # 0.000044, 0.0121, 3.07, 1,234: never e-notation
 
 
 def to_markdown(df: pd.DataFrame, numeric: list[str], fmt=fmt_usd, marks: pd.DataFrame | None = None) -> str:
@@ -614,8 +614,13 @@ def to_markdown(df: pd.DataFrame, numeric: list[str], fmt=fmt_usd, marks: pd.Dat
 
 
 def fmt_pct(x: float) -> str:
-    """A percentage (or a count of months) to three significant figures: 6.25, 93.4, 100."""
-    return sig(x) if np.isfinite(x) else "∞"
+    """A percentage (or a count of months) to three significant figures: 6.25, 93.4, 100; a share too small to read
+    as "<0.01" (">-0.01" below zero), not "0.000678"."""
+    if not np.isfinite(x):
+        return "∞"
+    if 0 < abs(x) < 0.01:
+        return "<0.01" if x > 0 else ">-0.01"
+    return sig(x)
 
 
 def fee_pct(share: float) -> str:
