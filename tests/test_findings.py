@@ -109,25 +109,28 @@ def test_findings_in_sentences_say_what_a_category_shares_once():
     assert complex_.startswith("**Complex** (C) — ") and "Best technique: vote on C." in complex_
 
 
-def test_main_findings_lead_with_the_policy_and_give_the_papers_beside():
-    glance = glance_of(["A", "0.5 [0.4, 0.7] with up to 4 tries; 10% of it the assumed expert fee", "0.3 [0.2, 0.4]",
-                        "0.6 [0.5, 0.7] (m1) to 0.9 [0.8, 1] (m2) with up to 8 tries",
-                        "m1 (big): 0.6 [0.5, 0.7]; 5% of it the assumed expert fee", "big: 50 [40, 60]", "–", "no fit"],
-                       ["B", "2 [1, 3] with up to 4 tries; 90% of it the assumed expert fee",
-                        "1.5: mostly the assumed expert fee (99.4% of it, on the 3 problems no model passed); the records "
-                        "decide 0.009", "2 [1, 3] (m1) to 2.1 [1, 3] (m2) with up to 8 tries",
-                        "none beyond doubt: the intervals of m1 2 [1, 3], m2 2.1 [1, 3] overlap",
-                        "big: 70 [60, 80]", "–", "no fit"])
-    said = findings.main_findings(glance)
-    assert said[0] == ("With every model and the human expert to choose from — per problem, up to 4 tries of the model "
-                       "that looked cheapest on other runs, then the expert — a correct answer costs 0.5 [0.4, 0.7] USD "
-                       "per problem on A (10% of it the assumed fee), up to 2 [1, 3] on B (90% of it the assumed fee); "
-                       "95% intervals that held the truth on simulated sets.")
-    assert said[1] == ("Each model alone with the expert costs 0.6 [0.5, 0.7] (m1) to 0.9 [0.8, 1] (m2) with up to 8 "
-                       "tries on A; 2 [1, 3] (m1) to 2.1 [1, 3] (m2) with up to 8 tries on B.")
-    assert said[2] == ("The paper's cost-of-pass of the same frontier: 0.3 [0.2, 0.4] on A; 1.5: mostly the assumed "
-                       "expert fee (99.4% of it, on the 3 problems no model passed); the records decide 0.009 on B.")
-    assert said[3] == "The cheapest single model with the expert, beyond doubt: m1 on A."
+def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each():
+    """Issue 38 item 2: the dearest dataset's frontier with its interval, the fee's share, and the cheapest model alone
+    there, named cheapest only when its interval lies below every other's; USD never in e-notation."""
+    rows = [("a", "frontier of all models", 0.000044, 0.000042, 0.00005, 10.0),
+            ("b", "frontier of all models", 3.92, 1.57, 8.64, 96.9),
+            ("b", "m1", 1.76, 0.556, 5.31, 90.0), ("b", "m2", 34.0, 25.8, 45.1, 99.0), ("b", "m3", 30.0, 5.0, 40.0, 99.0)]
+    policy = pd.DataFrame(rows, columns=["task", "model", "policy_usd", "policy_low", "policy_high", "expert_share_pct"]).assign(k=4)
+    said = findings.in_short(policy, {"a": "A", "b": "B"})
+    assert said == ["On B, the dearest of its 2 datasets, a correct answer costs $3.92 per problem with every model and "
+                    "the human expert to choose from (up to 4 tries of one model, then the expert; 95% interval $1.57 "
+                    "to $8.64).",
+                    "96.9% of that is the assumed expert fee, paid where every try failed: it is set by the fee this "
+                    "project assumes, not measured by the records.",
+                    "Alone with the expert, no model is the cheapest there beyond doubt: m1 costs least, $1.76 per "
+                    "problem, but its interval overlaps 1 other model's."]
+    policy.loc[policy["model"] == "m3", "policy_low"] = 5.5
+    policy.loc[policy["task"] == "b", "expert_share_pct"] = 20.0
+    said = findings.in_short(policy[policy["task"] == "b"], {"b": "B"})
+    assert said[0].startswith("On B, a correct answer costs $3.92") and said[1].startswith("The records decide 80% of it")
+    assert said[2] == "Alone with the expert, m1 is the cheapest model there beyond doubt, at $1.76 per problem."
+    small = findings.in_short(policy.assign(policy_usd=0.000044, policy_low=4.2e-8, policy_high=0.00005), {})
+    assert "$0.000044" in small[0] and "e-0" not in " ".join(small) and "4.2 × 10⁻⁸" in small[0]
 
 
 def test_the_papers_frontier_that_is_mostly_the_experts_fee_says_so_and_gives_no_interval():

@@ -106,7 +106,7 @@ def test_html_is_self_contained_and_complete(report):
     assert html.count("<h1") == 1  # one title
     assert "SIMULATED" in html and "Comparison with the paper" in html
     assert "No price of the models of this set changed" in html
-    assert "<summary>Settings and provenance of this run</summary>" in html and "Main findings" in html
+    assert "<summary>Settings and provenance of this run</summary>" in html and "In short." in html
     assert html.count("About this run") == 1 and html.count("Two Digit Addition (12 problems)") == 1  # provenance once
     assert "Set 'htmlcheck'" not in html  # captions say what their artifact shows, not the set again
     text = re.sub(r'data:image/png;base64,[A-Za-z0-9+/=]+', "", html)  # (base64 can spell anything)

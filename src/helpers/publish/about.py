@@ -162,6 +162,7 @@ def run_context(an: Analysis) -> dict:
         "shows": "" if an.simulated else set_found(what_it_shows(an), source),
         "design": design_text(an),  # a racing set: which numbers come from every problem, which from the sample
         "source_caveats": source_said,  # what the imported source gets wrong: on the first screen
+        "source": source,  # an imported set's source, with its licence
         "name": p.name,
         "simulated": bool(an.simulated),
         "known_truth": all(m.simulated for m in an.ctx.models),

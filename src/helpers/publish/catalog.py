@@ -53,10 +53,25 @@ class Artifact:
             object.__setattr__(self, "caption", caption)
 
     def title(self) -> str:
-        """The caption's first sentence, without its placeholders: what the artifact is, for a placeholder."""
+        """The caption's first sentence, without its placeholders: what the artifact is, for a placeholder. A sentence
+        ends at a full stop outside parentheses that does not close an abbreviation ("Eq. 7", "e.g. x")."""
         import re
 
-        return re.sub(r"\s*\{[^}]*\}", "", self.caption.split(". ")[0]).rstrip(".")
+        text = re.sub(r"\s*\{[^}]*\}", "", self.caption)
+        for m in re.finditer(r"\.(\s|$)", text):
+            head = text[:m.start()]
+            if head.count("(") == head.count(")") and not re.search(r"\b(Eq|Eqs|e\.g|i\.e|cf|vs|Fig|No)$", head):
+                return head
+        return text.rstrip(".")
+
+    def short_title(self) -> str:
+        """``title`` up to its first comma, colon or semicolon outside parentheses: a figure's name in a line."""
+        text, depth = self.title(), 0
+        for i, ch in enumerate(text):
+            depth += (ch == "(") - (ch == ")")
+            if depth == 0 and ch in ",:;":
+                return text[:i]
+        return text
 
     @property
     def float_kind(self) -> Literal["table", "figure"]:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from helpers.publish import names
 from helpers.publish.compare import PAPER_HALVING_MONTHS
-from helpers.publish.tables import fee_pct, fmt_pct, fmt_usd
+from helpers.publish.tables import dollars, fee_pct, fmt_pct, fmt_usd
 
 FRONTIER, PAPER, SINGLES, CHEAPEST, FAMILY, TECHNIQUE, HALVING = (
     "frontier of all models (USD)", "the paper's frontier (USD)", "each model alone (USD)", "cheapest single model (USD)",
@@ -234,44 +234,37 @@ def _listed(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _by_name(glance: pd.DataFrame, column: str) -> str:
-    """"a on X and Y; b on Z": the datasets grouped by the name their cell of ``column`` gives."""
-    groups: dict[str, list[str]] = {}
-    for dataset, cell in zip(glance["dataset"], glance[column]):
-        if cell != "–":
-            groups.setdefault(_name(cell), []).append(dataset)
-    return "; ".join(f"{name} on {_listed(sets)}" for name, sets in groups.items())
+FRONTIER_ROW = "frontier of all models"  # policy_cost's row of the frontier (the others are single models)
 
 
-def main_findings(glance: pd.DataFrame) -> list[str]:
-    """The report's first screen: up to four sentences from the findings table (``findings``' cells), each naming
-    datasets: the frontier's cheapest and dearest dataset under "up to k tries, then the expert" with their
-    intervals; each model alone there (the span, every run a try); the paper's cost-of-pass of the same frontier
-    (said in words where the fee is most of it); and the best technique where one is shown to pay, else the cheapest
-    single model where one is beyond doubt."""
-    if glance.empty:
+def in_short(policy: pd.DataFrame, task_labels: dict[str, str]) -> list[str]:
+    """The report's first screen: three plain sentences about the dataset where a correct answer costs most under
+    "up to k tries, then the expert" (``policy_cost``'s rows: ``task``, ``model``, ``policy_usd`` with its
+    ``policy_low`` / ``policy_high``, ``k``, ``expert_share_pct``), one number each: what the frontier of every model
+    with the expert costs there (with its 95% interval, which the validity study checks); how much of it is the
+    assumed expert fee, or what the records decide; and the cheapest model alone there, named cheapest only when its
+    interval lies below every other model's. Empty without a frontier row."""
+    front = policy[policy["model"] == FRONTIER_ROW]
+    if front.empty or not np.isfinite(front["policy_usd"]).any():
         return []
-    frontier = glance[glance[FRONTIER].str[:1].str.isdigit()]
-    out = []
-    if len(frontier):
-        values = frontier[FRONTIER].map(lambda c: float(re.match(r"[0-9.e+-]+", c).group()))
-        ends = list(dict.fromkeys([values.idxmin(), values.idxmax()]))
-        cells = [frontier.at[i, FRONTIER] for i in ends]
-        tries = re.search(r"up to (\d+) tries", cells[0]).group(1)
-        said = [f"{c.split(' with ')[0]}{' USD per problem' if j == 0 else ''} on {frontier.at[i, 'dataset']} "
-                f"({c.split('; ', 1)[1].replace('the assumed expert fee', 'the assumed fee')})"
-                for j, (i, c) in enumerate(zip(ends, cells))]
-        out.append(f"With every model and the human expert to choose from — per problem, up to {tries} tries of the "
-                   "model that looked cheapest on other runs, then the expert — a correct answer costs "
-                   + ", up to ".join(said) + "; 95% intervals that held the truth on simulated sets.")
-        singles = [f"{frontier.at[i, SINGLES]} on {frontier.at[i, 'dataset']}" for i in ends
-                   if frontier.at[i, SINGLES] != "–"]
-        if singles:
-            out.append("Each model alone with the expert costs " + "; ".join(singles) + ".")
-        papers = [f"{frontier.at[i, PAPER]} on {frontier.at[i, 'dataset']}" for i in ends]
-        out.append("The paper's cost-of-pass of the same frontier: " + "; ".join(papers) + ".")
-    if techs := _by_name(glance[~glance[TECHNIQUE].str.startswith(("none", "–"))], TECHNIQUE):
-        out.append(f"The inference-time technique that pays most: {techs}.")
-    elif cheapest := _by_name(glance[~glance[CHEAPEST].str.startswith(("none", "–"))], CHEAPEST):
-        out.append(f"The cheapest single model with the expert, beyond doubt: {cheapest}.")
-    return out[:4]
+    top = front.loc[front["policy_usd"].idxmax()]
+    label, n = task_labels.get(top["task"], top["task"]), front["task"].nunique()
+    where = f"On {label}, the dearest of its {n} datasets," if n > 1 else f"On {label},"
+    out = [f"{where} a correct answer costs {dollars(top['policy_usd'])} per problem with every model and the human "
+           f"expert to choose from (up to {int(top['k'])} tries of one model, then the expert; 95% interval "
+           f"{dollars(top['policy_low'])} to {dollars(top['policy_high'])})."]
+    share = float(top["expert_share_pct"])
+    out.append(f"{fee_pct(share)}% of that is the assumed expert fee, paid where every try failed: it is set by the "
+               "fee this project assumes, not measured by the records." if share >= 50 else
+               f"The records decide {fmt_pct(100 - share)}% of it; the rest is the assumed expert fee, paid where every "
+               "try failed.")
+    alone = policy[(policy["task"] == top["task"]) & (policy["model"] != FRONTIER_ROW)].dropna(subset=["policy_usd"])
+    if len(alone):
+        best = alone.loc[alone["policy_usd"].idxmin()]
+        overlap = int((alone.drop(index=best.name)["policy_low"] <= best["policy_high"]).sum())
+        out.append(f"Alone with the expert, {best['model']} is the cheapest model there beyond doubt, at "
+                   f"{dollars(best['policy_usd'])} per problem." if overlap == 0 else
+                   f"Alone with the expert, no model is the cheapest there beyond doubt: {best['model']} costs least, "
+                   f"{dollars(best['policy_usd'])} per problem, but its interval overlaps {overlap} other "
+                   + ("model's." if overlap == 1 else "models'."))
+    return out

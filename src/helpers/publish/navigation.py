@@ -26,11 +26,12 @@ STYLE = f"""<style id="cop-navigation">
 .cop-bar a {{ margin-right: 1.2em; }}
 .cop-toc {{ font: 14px/1.5 system-ui, sans-serif; border: 1px solid #ddd; padding: .5em 1em; margin: 1em 0;
   max-width: {MEASURE_CH}ch; }}
-.cop-toc ol {{ margin: .2em 0; list-style: none; padding-left: 1.2em; }}
+.cop-toc ol, .jp-RenderedHTMLCommon .cop-toc ol ol {{ margin: .2em 0; list-style: none; padding-left: 1.2em; }}
 .jp-RenderedMarkdown p, .jp-RenderedMarkdown li, .jp-RenderedMarkdown dd, .jp-RenderedMarkdown blockquote,
 .jp-RenderedHTMLCommon > p {{ max-width: {MEASURE_CH}ch; }}
 .jp-RenderedMarkdown table {{ display: block; overflow-x: auto; max-width: 100%; }}
 a.cop-term {{ color: inherit; text-decoration: underline dotted; }}
+.cop-toc a, .cop-bar a {{ color: #0645ad; }}
 </style>"""
 
 
@@ -117,7 +118,8 @@ def contents(page: str) -> str:
 
 def finish_page(page: str, site_href: str | None) -> str:
     """The offline report finished for reading: the style, a bar (back to the site at ``site_href``, if any; to the
-    contents; to the glossary) at the top of the body, the contents after the page's title, and glossary links."""
+    contents; to the glossary) at the top of the body, the contents after the first screen (before the first ``h2``),
+    and glossary links."""
     page = link_terms(page)
     bar = ('<div class="cop-bar">' + (f'<a href="{html.escape(site_href, quote=True)}">← All sets</a>' if site_href else "")
            + '<a href="#cop-contents">Contents</a>'
@@ -125,6 +127,7 @@ def finish_page(page: str, site_href: str | None) -> str:
     toc = f'<div id="cop-contents">{contents(page)}</div>'
     page = page.replace("</head>", STYLE + "\n</head>", 1)
     page = re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + "\n" + bar, page, count=1)
-    title = re.search(r"</h1>", page)
-    at = title.end() if title else page.find(bar) + len(bar)
-    return page[:at] + "\n" + toc + page[at:]
+    first = re.search(r"<h2[\s>]", page)  # after the first screen, before the first section
+    at = page.rfind('<div class="jp-Cell ', 0, first.start()) if first else -1  # the notebook cell holding it
+    at = at if at >= 0 else first.start() if first else page.find(bar) + len(bar)
+    return page[:at] + toc + "\n" + page[at:]

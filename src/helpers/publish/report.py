@@ -198,9 +198,23 @@ class ReportParts:
                     yield notes[title]
 
     def first_screen(self, run: dict, description: str) -> str:
-        """What the reader sees first: the set, what kind of records it holds, and its main findings
-        (``findings.main_findings``, from the findings table)."""
-        from helpers.publish.findings import main_findings
+        """What the reader sees first: the set, what kind of records it holds and their source, three findings in
+        plain sentences (``findings.in_short``, from the ``policy_cost`` table) and one figure (``first_figure``)."""
+        from helpers.publish.findings import in_short
+        from helpers.publish.safe import md
+
+        kind = self._kind(run)
+        path = self.params.tables_path / "policy_cost.csv"
+        found = in_short(self.csv("policy_cost"), run["task_labels"]) if path.is_file() else []
+        said = f": {md(description)}" if description else ""
+        short = ("**In short.** " + " ".join(md(t) for t in found)
+                 + " Every dataset's numbers, with their intervals, are in *Findings at a glance* below.") if found else ""
+        shows = f"**What it shows, dataset by dataset.** {md(run['shows'])}" if run.get("shows") else ""  # real sets
+        return "\n\n".join(p for p in (f"**Set `{md(self.params.name)}`**{said}", kind, short, self.first_figure(), shows)
+                             if p)
+
+    def _kind(self, run: dict) -> str:
+        """What kind of records the set holds, where they come from, and what to know before reading a number."""
         from helpers.publish.safe import md
 
         if run["simulated"]:
@@ -208,28 +222,33 @@ class ReportParts:
                     "(`helpers.collect.backends.sim`), not from real language models.")
         elif run.get("imported"):
             kind = ("**Imported records.** Real models' responses, recorded and published by others and re-graded "
-                    "here; no model was called.")
+                    "here; no model was called." + (f" Source: {md(run['source'])}." if run.get("source") else ""))
         else:
             kind = "**Real models**, called by this project; every number is computed from their recorded calls."
         if run.get("unisolated"):
             kind += (f"\n\n**Graded without isolation.** {run['unisolated']:,} verdicts on model-written code were "
                      "taken with no kernel boundary (`--unisolated-grading`): those programs could read and change the "
                      "machine that graded them, and could forge their verdicts.")
-        path = self.params.tables_path / "findings.csv"
-        found = main_findings(self.csv("findings")) if path.is_file() else []
-        items = "\n".join(f"{i}. {md(text)}" for i, text in enumerate(found, 1))
-        said = f": {md(description)}" if description else ""
         if run.get("design"):  # a racing set: which numbers come from every problem, which from the Table-1 sample
             kind += f"\n\n**Design: racing.** {md(run['design'])}"
-        if run.get("shows"):  # a real set: what it shows, in one paragraph computed from its numbers
-            kind += f"\n\n**What it shows.** {md(run['shows'])}"
         if run.get("source_caveats"):  # what the imported source itself gets wrong, before any number is read
             kind += "\n\n**Caveats of the source.**\n\n" + "\n".join(f"- {md(c)}" for c in run["source_caveats"])
-        return (f"**Set `{md(self.params.name)}`**{said}\n\n{kind}\n\n"
-                + (f"**Main findings** (the cost with up to k tries, then the expert, beside the paper's cost-of-pass; every "
-                   f"section below gives its numbers):\n\n{items}"
-                   if items else ""))
+        return kind
 
+    FIRST_FIGURES = ("figure2_frontier_over_time", "cost_accuracy", "expert_fee_curve")  # the first one drawn is shown
+
+    def first_figure(self) -> str:
+        """The first screen's figure: Figure 2 where the set drew it, else the cost-accuracy figure, else the expert's
+        fee curve; an image with a line saying what it is (its caption is in its section)."""
+        from helpers.publish.catalog import entry, note_path
+
+        for name in self.FIRST_FIGURES:
+            if (self.params.figures_path / f"{name}.png").is_file() and not note_path(self.params.figures_path, name).is_file():
+                a = entry(name)
+                what = f"{a.paper}: {a.short_title()}" if a.paper else a.short_title()
+                return (f'<img src="{self.figure_uri(name)}" alt="{html.escape(what)}" style="max-width: 60rem; width: 100%">'
+                        f"\n\n*{html.escape(what)} (with its caption in its section below).*")
+        return ""
 
 
 CONTEXT_TABLES = {  # the paper's Tables 3 and 4: the run's context (about.write_context), not stage outputs

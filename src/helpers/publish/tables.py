@@ -599,6 +599,12 @@ def fmt_usd(x: float) -> str:
     return sig(x) if abs(x) < 100 else f"{x:,.0f}"  # 0.000044, 0.0121, 3.07, 1,234: never e-notation
 
 
+def dollars(x: float) -> str:
+    """USD as a sentence gives it: ``$0.000049``, ``$3.92``, ``$1,234`` (``fmt_usd`` after a dollar sign)."""
+    text = fmt_usd(x)
+    return f"-${text[1:]}" if text.startswith("-") else f"${text}"
+
+
 def to_markdown(df: pd.DataFrame, numeric: list[str], fmt=fmt_usd, marks: pd.DataFrame | None = None) -> str:
     """A Markdown table, the ``numeric`` columns right-aligned (also where a cell is "–"); with ``marks``, the top
     three of each column get bold and ¹²³."""
