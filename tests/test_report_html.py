@@ -125,6 +125,8 @@ def test_the_page_navigates_and_links_its_data(report):
     shown = re.findall(r'href="../tables/([a-z0-9_]+)\.csv"', html)
     assert len(shown) >= len(FIGURES) + 10 and all((report.tables_path / f"{n}.csv").is_file() for n in shown)
     assert undescribed(report.tables_path) == []
+    assert (report.output_path / "explorer/index.html").is_file() and 'href="../explorer/index.html"' in html
+    assert len(list((report.output_path / "explorer/p").glob("*.html"))) == report.n_problems  # one page per problem
     assert broken_links(report.output_path.parent) == []  # the report, its data page and the index link to what exists
 
 

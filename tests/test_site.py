@@ -166,3 +166,25 @@ def test_publish_refuses_a_page_that_would_leak_before_writing_anything(tmp_path
     assert not (tmp_path / "site").exists()
     with pytest.raises(CostOfPassError, match="overlaps the results"):
         publish(results, results / "site")
+
+
+def test_the_explorer_escapes_hostile_text_and_withholds_gpqa():
+    """Issue 38 item 4: a problem id or a model-written answer is hostile text; GPQA answers are never shown."""
+    import pandas as pd
+
+    from helpers.publish import explorer
+
+    evil = "<script>alert(1)</script>"
+    rows = pd.DataFrame({"task": ["gsm8k"], "problem_id": [evil], "frontier_usd": [0.5], "picked": ["expert"],
+                         "expert_usd": [0.5], "suspect": [True],
+                         "cells": [{"m": (0.0, 4, 0.01, float("inf")), "m+self_refine": (0.5, 4, 0.02, 0.04)}]})
+    page = explorer.index_html(rows, "set<b>", {"gsm8k": "GSM8K"}, {"m": "Model <i>"})
+    assert evil not in page and "&lt;script&gt;" in page and 'href="p/0.html"' in page
+    assert "expert charged" in page and "suspect" in page and "0% of 4 · $0.01/try · ∞" in page
+    assert "Model &lt;i&gt; + self-refine" in page and "set&lt;b&gt;" in page
+    attempts = pd.DataFrame({"model": ["m"], "method": ["vanilla"], "run": [0], "correct": [False], "usd": [0.01],
+                             "prompt_tokens": [10], "completion_tokens": [5], "extracted": [evil + "x" * 5000]})
+    one = explorer.problem_html("GSM8K", evil, attempts, {"m": "Model"})
+    assert evil not in one and "(cut)" in one and "fail" in one
+    hidden = explorer.problem_html("GPQA Diamond", "q1", attempts, {"m": "Model"}, explorer.WITHHELD["gpqa_diamond"])
+    assert "xxxxx" not in hidden and "withheld" in hidden

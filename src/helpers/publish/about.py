@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -26,6 +28,42 @@ def code_version() -> str:
     except (OSError, subprocess.SubprocessError):
         return f"helpers {__version__} (no git)"
     return f"commit {out.stdout.strip()}" if out.returncode == 0 else f"helpers {__version__} (no git history)"
+
+
+def input_files(p) -> list[Path]:
+    """The files a set's numbers depend on besides its records: its parameter file, its model registry and its price
+    snapshot (or every file of the dated price ledger)."""
+    from helpers.core.ledger import ledger_files
+
+    files = [Path(p.source)] if Path(p.source).is_file() else []
+    files.append(p.models_path)
+    files += ledger_files() if p.prices is not None else [p.price_path]
+    return [f.resolve() for f in files]
+
+
+def inputs_state(files: list[Path]) -> list[str]:
+    """Per file: its path in the checkout and ``committed``, ``modified, not committed`` or ``not committed``
+    (``git status``); ``outside the checkout`` where it lies elsewhere. A report made from an input that is not
+    committed cannot be reproduced from its commit alone."""
+    root = repo_root().resolve()
+    inside = [f for f in files if root in f.parents]
+    try:
+        out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--", *map(str, inside)],
+                             cwd=root, capture_output=True, text=True, timeout=20)
+        status = {(root / line[3:].strip()).resolve(): line[:2] for line in out.stdout.splitlines()} if out.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        status = None
+    said = []
+    for f in files:
+        if root not in f.parents:
+            said.append(f"{f.name} (outside the checkout: in no commit)")
+        elif status is None:
+            said.append(f"{f.relative_to(root)} (no git history to check)")
+        else:
+            code = status.get(f, "")
+            state = "committed" if not code else "not committed" if "?" in code else "modified, not committed"
+            said.append(f"{f.relative_to(root)} ({state})")
+    return said
 
 
 def what_it_shows(an: Analysis, top: int = 3) -> list[dict]:
@@ -101,11 +139,42 @@ def about_run(an: Analysis, caveats: list[str] | None = None) -> str:
         *([("code grading", code_grading_text(manifest.get("code_grading", {}), an.task_labels))]
           if manifest.get("code_grading") else []),
         ("code", code_version()),
+        ("inputs", _inputs_cell(p)),
         ("graded records", f"{counts.get('calls', '?')} calls, {counts.get('attempts', '?')} attempts; record "
                            f"fingerprints sha256 `{str(records.get('fingerprints_sha256', '?'))[:16]}…`"),
     ]
     table = "\n".join(f"| {k} | {v} |" for k, v in rows)
-    return f"**About this run**\n\n| | |\n|---|---|\n{table}"
+    return f"**About this run**\n\n| | |\n|---|---|\n{table}\n\n{parameter_file(p)}"
+
+
+def _inputs_cell(p) -> str:
+    """The inputs row: each file with its state, and a warning where one is not committed."""
+    said = inputs_state(input_files(p))
+    flag = any(not s.endswith("(committed)") for s in said)
+    return md("; ".join(said)) + (" — **not reproducible from the commit alone**: an input is not committed" if flag else "")
+
+
+def parameter_file(p) -> str:
+    """The set's parameter file as it was read, folded (secrets redacted, escaped)."""
+    from helpers.core.redaction import redact
+
+    path = Path(p.source)
+    if not path.is_file():
+        return ""
+    text = re.sub(r"(?<![\w.~/:])/(?:[\w.@+-]+/)*[\w.@+-]+", lambda m: _path_shown(m.group(0)),
+                  redact(path.read_text(encoding="utf-8")))
+    return (f"<details><summary>The parameter file ({html.escape(path.name)})</summary>\n\n"
+            f"<pre>{html.escape(text)}</pre>\n\n</details>")
+
+
+def _path_shown(text: str) -> str:
+    """An absolute path of this machine as a report may show it: relative to the checkout inside it, else its last
+    two parts after "…/" (where the results went says nothing to a reader, and a page must not carry the machine's
+    paths)."""
+    path = Path(text)
+    if path.is_relative_to(repo_root()):
+        return str(path.relative_to(repo_root())) or "."
+    return "…/" + "/".join(path.parts[-2:])
 
 
 def code_grading_text(counts: dict[str, dict[str, int]], task_labels: dict[str, str]) -> str:

@@ -102,7 +102,8 @@ def problems(measured: dict, internal: list[str]) -> list[str]:
     if measured["widest"] > measured["page"]:
         out.append(f"a figure is wider than the page ({measured['widest']:.0f} > {measured['page']} px)")
     text = measured["text"]
-    out += [f"internal name in the text: {name}" for name in internal if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text)]
+    out += [f"internal name in the text: {name}" for name in internal  # (a file path may name a dataset's folder)
+            if re.search(rf"(?<![\w/-]){re.escape(name)}(?![\w/-])", text)]
     out += [f"value outside its own interval: {cell}" for cell in outside_intervals(text)]
     return out
 

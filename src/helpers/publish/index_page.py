@@ -24,13 +24,14 @@ from helpers.grade.stage import write_json
 
 log = logging.getLogger(__name__)
 CARD = "set.json"
-KIND_TEXT = {"real": "real (models called here)", "imported": "imported records", "simulated": "SIMULATED"}
+KIND_TEXT = {"real": "real (models called here)", "committed": "real (recorded here earlier; committed)",
+             "imported": "imported records", "simulated": "SIMULATED"}
 
 
 @dataclass(frozen=True)
 class SetEntry:
     name: str
-    kind: str  # real / imported / simulated
+    kind: str  # real / committed (real, recorded earlier and committed) / imported / simulated
     models: list[str]  # display labels
     description: str
     report: Path  # results/<set>/report/index.html
@@ -49,12 +50,31 @@ def params_digest(params) -> str:
     return hashlib.sha256(params.model_dump_json().encode()).hexdigest()
 
 
+def committed(folder: Path) -> bool:
+    """Whether ``folder`` holds record files the checkout's git history tracks (records made here earlier and
+    committed, such as the ``local`` set's)."""
+    import subprocess
+
+    from helpers.core.paths import repo_root
+
+    if not folder.is_dir() or not folder.resolve().is_relative_to(repo_root().resolve()):
+        return False
+    try:
+        out = subprocess.run(["git", "ls-files", "--", str(folder.resolve())], cwd=repo_root(), capture_output=True,
+                             text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and bool(out.stdout.strip())
+
+
 def card_of(ctx, params_path: Path) -> dict:
     from helpers.collect.imports import source_name
 
     params = ctx.params
     return {"name": params.name, "params": str(shown(Path(params_path).resolve())), "digest": params_digest(params),
             "kind": kind_of(ctx), "models": [m.label for m in ctx.models], "description": params.description or "",
+            "records_dir": os.path.relpath(params.records_path, params.output_path),  # a repriced set reads another's
+            "committed": committed(params.records_path),
             **({"source": source_name(params, long=True)} if params.import_from is not None else {})}
 
 
@@ -102,9 +122,12 @@ def set_entries(results_dir: Path) -> list[SetEntry]:
         report, data = card.parent / "report" / "index.html", read_card(card, warn=True)
         if not report.is_file() or not data:
             continue
-        records = sum(_lines(p) for p in sorted((card.parent / "records").glob("*/*.jsonl")))
+        records_dir = (card.parent / str(data.get("records_dir", "records"))).resolve()  # a repriced set: another's
+        records = sum(_lines(p) for p in sorted(records_dir.glob("*/*.jsonl")))
         rendered = time.strftime("%Y-%m-%d %H:%M", time.gmtime(report.stat().st_mtime))
-        entries.append(SetEntry(str(data.get("name", card.parent.name)), str(data.get("kind", "real")),
+        kind = str(data.get("kind", "real"))
+        kind = "committed" if kind == "real" and data.get("committed") else kind
+        entries.append(SetEntry(str(data.get("name", card.parent.name)), kind,
                                 [str(m) for m in data.get("models", [])], str(data.get("description", "")),
                                 report, records, rendered, str(data.get("source", ""))))
     return entries
@@ -121,10 +144,12 @@ def _models(models: list[str]) -> str:
 
 
 def _data_link(entry: SetEntry, root: Path) -> str:
-    """A link to the set's data dictionary (``dictionary.write_dictionary``), where the report wrote one."""
-    page = entry.report.parent.parent / "tables" / "index.html"
-    return (f'<br><small><a href="{html.escape(Path(os.path.relpath(page, root)).as_posix())}">data (CSV)</a></small>'
-            if page.is_file() else "")
+    """Links to the set's data dictionary (``dictionary.write_dictionary``) and its explorer (``explorer``), where
+    they were written."""
+    links = [(entry.report.parent.parent / "tables" / "index.html", "data (CSV)"),
+             (entry.report.parent.parent / "explorer" / "index.html", "every problem")]
+    shown_links = [f'<a href="{html.escape(Path(os.path.relpath(p, root)).as_posix())}">{text}</a>' for p, text in links if p.is_file()]
+    return f"<br><small>{' · '.join(shown_links)}</small>" if shown_links else ""
 
 
 def index_html(entries: list[SetEntry], root: Path) -> str:

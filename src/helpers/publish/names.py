@@ -12,6 +12,8 @@ import re
 
 import pandas as pd
 
+from helpers.core.tasks import TASKS
+
 COLUMNS = {
     "task": "dataset", "dataset": "dataset", "model": "model", "family": "family", "method": "technique",
     "technique": "technique", "strategy": "strategy",
@@ -64,6 +66,8 @@ def column(name: str, task_labels: dict[str, str]) -> str:
     """A column header: a dataset's label, the column in words, or the name with spaces for underscores."""
     if name in task_labels:
         return task_labels[name]
+    if name in TASKS:  # a dataset of another set (the paper's tables beside this set's)
+        return TASKS[name].label
     return COLUMNS.get(name, name.replace("_", " "))
 
 
@@ -74,6 +78,8 @@ def value(v, task_labels: dict[str, str]):
     if isinstance(v, str):
         if v in task_labels:
             return task_labels[v]
+        if v in TASKS:
+            return TASKS[v].label
         if is_method(v):
             return method(v)
         if "+" in v and is_method(v.rsplit("+", 1)[1]):  # a strategy: model+method
@@ -97,8 +103,8 @@ def frame(df: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFrame:
 
 
 def internal(task_ids) -> list[str]:
-    """Identifiers a rendered page must not show: the set's dataset ids, the columns above and the method ids
-    (k up to 16) with underscores."""
+    """Identifiers a rendered page must not show: every registered dataset id and the set's own (``gsm8k`` as much as
+    ``two_digit_addition``), the columns above and the method ids (k up to 16) with underscores."""
     methods = [*(m for m in METHOD_WORDS if "_" in m),
                *(p.pattern.strip("^$").replace(r"(\d+)", str(k)) for p, _ in _PATTERNS for k in range(2, 17))]
-    return sorted({*(t for t in task_ids if "_" in t), *(c for c in COLUMNS if "_" in c), *methods})
+    return sorted({*task_ids, *TASKS, *(c for c in COLUMNS if "_" in c), *methods})

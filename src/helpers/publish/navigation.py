@@ -116,13 +116,14 @@ def contents(page: str) -> str:
     return "\n".join(lines)
 
 
-def finish_page(page: str, site_href: str | None) -> str:
+def finish_page(page: str, site_href: str | None, links: dict[str, str] | None = None) -> str:
     """The offline report finished for reading: the style, a bar (back to the site at ``site_href``, if any; to the
-    contents; to the glossary) at the top of the body, the contents after the first screen (before the first ``h2``),
+    contents; to each of ``links``, text -> href; to the glossary) at the top of the body, the contents after the first screen (before the first ``h2``),
     and glossary links."""
     page = link_terms(page)
     bar = ('<div class="cop-bar">' + (f'<a href="{html.escape(site_href, quote=True)}">← All sets</a>' if site_href else "")
            + '<a href="#cop-contents">Contents</a>'
+           + "".join(f'<a href="{html.escape(href, quote=True)}">{html.escape(text)}</a>' for text, href in (links or {}).items())
            + (f'<a href="#{GLOSSARY_ID}">Glossary</a>' if f'id="{GLOSSARY_ID}"' in page else "") + "</div>")
     toc = f'<div id="cop-contents">{contents(page)}</div>'
     page = page.replace("</head>", STYLE + "\n</head>", 1)

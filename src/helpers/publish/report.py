@@ -328,7 +328,9 @@ def render_offline(params_path: Path, params: Params) -> Path:
     body = REMOTE_ASSET.sub("", body)  # self-contained: no script or style from the network
     write_dictionary(params)
     page = out_dir / "index.html"
-    page.write_text(finish_page(body, "../../index.html"), encoding="utf-8")
+    links = {"Every problem": "../explorer/index.html"} if (params.output_path / "explorer" / "index.html").is_file() else {}
+    links["The data (CSV)"] = "../tables/index.html"
+    page.write_text(finish_page(body, "../../index.html", links), encoding="utf-8")
     return page
 
 

@@ -1,8 +1,8 @@
 """``cost-of-pass publish DIR``: the results' site as a self-contained static folder, ready to copy to any host.
 
 What goes in, per set with a card and a rendered report (``index_page.set_entries``): its report
-(``<set>/report/index.html``, figures embedded), its tables' CSVs and data dictionary (``<set>/tables/``) and its
-figures (``<set>/figures/*.png``, ``*.svg``); at the top, the index of the sets. Nothing else: no records, graded
+(``<set>/report/index.html``, figures embedded), its tables' CSVs and data dictionary (``<set>/tables/``), its
+figures (``<set>/figures/*.png``, ``*.svg``) and its per-problem explorer (``<set>/explorer/``); at the top, the index of the sets. Nothing else: no records, graded
 verdicts, notebooks, parameter files or logs. The layout is the results folder's, so every link the pages carry
 (relative by construction) works unchanged. Before anything is written, every page is checked: no absolute path or
 ``file:`` link, no path of this machine, no secret of the environment, no key-shaped string (``core.redaction``);
@@ -20,7 +20,8 @@ from helpers.core.paths import repo_root, shown
 from helpers.core.redaction import redact, secret_values
 from helpers.publish.index_page import index_html, set_entries
 
-PAGE_FILES = {"report": ("index.html",), "tables": ("*.csv", "index.html"), "figures": ("*.png", "*.svg")}
+PAGE_FILES = {"report": ("index.html",), "tables": ("*.csv", "index.html"), "figures": ("*.png", "*.svg"),
+              "explorer": ("index.html",), "explorer/p": ("*.html",)}
 ABSOLUTE = re.compile(r"""(?:href|src)\s*=\s*["'](?:/|file:|[A-Za-z]:\\)""", re.I)
 
 
