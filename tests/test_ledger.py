@@ -144,3 +144,19 @@ def test_the_humaneval_snapshots_kept_their_launch_prices_and_the_authors_table_
     notebook = load_snapshot(ROOT / "params/prices/sources/agent_evals_notebook_2024-04.yaml")
     assert notebook.price("gpt-3.5-turbo-0613").input_usd_per_mtok == 0.5  # the authors' simplification, by name only
     assert all(e.snapshot != notebook.name for e in history("gpt-3.5-turbo-0613"))
+
+
+def test_the_price_split_ends_at_the_sets_own_price_date_not_the_ledgers_last():
+    """Issue 38 item 1: a fork's own price cut is the end's; a later ledger entry (litellm's map read today) must
+    not undo it. Billed sets end at their last release."""
+    import datetime as dt
+    from types import SimpleNamespace as NS
+
+    from helpers.analyze.estimates import Analysis
+
+    models = [NS(name="a", release_date=dt.date(2024, 1, 1)), NS(name="b", release_date=dt.date(2024, 6, 1))]
+    ctx = NS(params=NS(price_change=None, billed=False), snapshot=NS(date=dt.date(2025, 3, 1)), models=models)
+    an = Analysis(ctx=ctx, attempts=None, estimates=None, cop=None, expert=None)
+    assert an.price_change_dates() == (dt.date(2024, 1, 1), dt.date(2025, 3, 1))
+    ctx.params.billed = True
+    assert an.price_change_dates() == (dt.date(2024, 1, 1), dt.date(2024, 6, 1))

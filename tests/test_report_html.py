@@ -91,7 +91,7 @@ def test_the_holdout_table_reads_one_estimand_in_sample_and_held_out(report):
 
 def test_html_is_self_contained_and_complete(report):
     html = (report.output_path / "report/index.html").read_text()
-    assert len(re.findall(r'<img[^>]+src="data:image/png;base64,', html)) == len(FIGURES)
+    assert len(re.findall(r'<img[^>]+src="data:image/png;base64,', html)) == len(FIGURES) + 1  # + the first screen's
     assert not re.search(r'(src|href)="https?://', html)
     for caption in TABLES:
         assert caption.replace("'", "&#x27;") in html or caption in html
@@ -126,6 +126,7 @@ def test_the_page_navigates_and_links_its_data(report):
     assert len(shown) >= len(FIGURES) + 10 and all((report.tables_path / f"{n}.csv").is_file() for n in shown)
     assert undescribed(report.tables_path) == []
     assert (report.output_path / "explorer/index.html").is_file() and 'href="../explorer/index.html"' in html
+    assert html.count('class="cop-chart"') == 2 and "window.vegaEmbed=" in html  # cost-accuracy and Figure 2, offline
     assert len(list((report.output_path / "explorer/p").glob("*.html"))) == report.n_problems  # one page per problem
     assert broken_links(report.output_path.parent) == []  # the report, its data page and the index link to what exists
 
@@ -158,10 +159,10 @@ def test_report_opens_in_headless_chromium(report, tmp_path):
     _browser_or_skip()
     page = report.output_path / "report/index.html"
     measured = browser.inspect(page, tmp_path)
-    assert measured["images"] == len(FIGURES) and measured["tables"] >= 10 and len(measured["text"]) > 2000
+    assert measured["images"] == len(FIGURES) + 1 and measured["tables"] >= 10  # + the first screen's figure and len(measured["text"]) > 2000
     assert browser.problems(measured, names.internal(report.tasks)) == []
     shots = browser.screenshots(measured, report.output_path / "screenshots", tmp_path)
-    assert len(shots) == len(FIGURES) and all(p.stat().st_size > 2000 for p in shots)
+    assert len(shots) == len(FIGURES) + 1 and all(p.stat().st_size > 2000 for p in shots)
     for name in FIGURES:  # what matplotlib knows of each figure: overlapping labels, empty panels, width
         assert json.loads((report.figures_path / f"{name}.layout.json").read_text())["problems"] == [], name
 

@@ -188,3 +188,28 @@ def test_the_explorer_escapes_hostile_text_and_withholds_gpqa():
     assert evil not in one and "(cut)" in one and "fail" in one
     hidden = explorer.problem_html("GPQA Diamond", "q1", attempts, {"m": "Model"}, explorer.WITHHELD["gpqa_diamond"])
     assert "xxxxx" not in hidden and "withheld" in hidden
+
+
+def test_interactive_charts_replace_their_placeholders_with_escaped_specs_and_one_library(tmp_path, monkeypatch):
+    """Issue 38 item 5: the cost–accuracy figure and Figure 2 as Vega-Lite charts, offline; a label cannot end the
+    script; a placeholder without its CSV is dropped; the library is added once."""
+    import pandas as pd
+
+    from helpers.publish import interactive
+
+    monkeypatch.setattr(interactive, "bundle", lambda: "window.vegaEmbed = () => 0; // </script> inside")
+    evil = "</script><script>alert(1)</script>"
+    pd.DataFrame({"statistic": ["accuracy", "cost_usd"], "strategy": ["m", "m"], "task": ["gsm8k", "gsm8k"],
+                  "value": [0.5, 0.01], "low": [0.4, 0.009], "high": [0.6, 0.011]}).to_csv(tmp_path / "cost_accuracy.csv", index=False)
+    page = ("<html><head></head><body>" + interactive.placeholder("cost_accuracy")
+            + interactive.placeholder("figure2_frontier_over_time") + "</body></html>")
+    out = interactive.add_charts(page, tmp_path, {"gsm8k": "GSM8K"}, {"m": evil})
+    assert out.count('class="cop-chart"') == 1 and 'id="cop-chart-cost_accuracy"' in out  # Figure 2's CSV is absent
+    assert evil not in out and "\\u003c/script>\\u003cscript>alert(1)" in out and out.count("window.vegaEmbed = ") == 1
+    assert "<\\/script> inside" in out and interactive.placeholder("routing_frontier") == ""
+    spec = interactive.frontier_spec(pd.DataFrame({"task": ["gsm8k", "gsm8k"], "date": [None, "2024-05-01"],
+                                                   "released": ["(expert only)", "m"], "frontier_usd": [1.0, 0.1],
+                                                   "normalized_pct": [100.0, 10.0]}), {"gsm8k": "GSM8K"}, {"m": "M"})
+    values = next(iter(spec["datasets"].values()))
+    assert values == [{"dataset": "GSM8K", "date": "2024-05-01", "released": "M", "frontier (USD per problem)": 0.1,
+                       "% of the expert alone": 10.0}]

@@ -12,7 +12,7 @@ from helpers.analyze import costofpass as cop_math
 from helpers.analyze.price_change import price_change_split
 from helpers.core.context import Context
 from helpers.core.experts import difficulties, expert_per_problem
-from helpers.core.ledger import history, prices_as_of, snapshot_entries
+from helpers.core.ledger import prices_as_of, snapshot_entries
 from helpers.core.tasks import in_category_order
 from helpers.grade.stage import read_graded
 
@@ -114,12 +114,13 @@ class Analysis:
 
     def price_change_dates(self):
         """(start, end) of the new-models / prices split: the set's ``price_change``, else its first release and the
-        latest date any of its models has a price or a release on (``core.ledger``, the set's own snapshot included)."""
+        set's own price date (its snapshot's, so a fork's own prices are the end's, not a later entry of the ledger
+        that would undo them), or its last release where that is later."""
         if self.ctx.params.price_change is not None:
             return self.ctx.params.price_change.start, self.ctx.params.price_change.end
-        dates = [] if self.ctx.params.billed else [e.date for m in self.models for e in history(m, extra=self.own_prices)]
         releases = [t.date() for t in self.releases]
-        return min(releases), max([*dates, *releases])
+        own = [] if self.ctx.params.billed else [self.ctx.snapshot.date]
+        return min(releases), max([*own, *releases])
 
     def price_change(self) -> pd.DataFrame:
         """The change of the frontier between ``price_change_dates``, split between new models and prices (USD, %)."""

@@ -36,7 +36,7 @@ function copBlank(img) {  // the figure as drawn at the report's width: blank wh
   for (let k = 0; k < d.length; k += 4 * 13) { lo = Math.min(lo, d[k]); hi = Math.max(hi, d[k]); }
   return hi - lo < 40;
 }
-window.addEventListener('load', () => {
+window.addEventListener('load', () => setTimeout(() => {  // interactive charts draw after load
   document.querySelectorAll('details').forEach(d => d.open = true);  // folded tables are read too
   const imgs = [...document.images];
   const out = {images: imgs.length, loaded: imgs.filter(i => i.complete && i.naturalWidth > 0).length,
@@ -45,10 +45,12 @@ window.addEventListener('load', () => {
                widest: Math.max(0, ...imgs.map(i => i.getBoundingClientRect().right)), page: window.innerWidth,
                height: document.documentElement.scrollHeight,
                figures: imgs.map(i => { const r = i.getBoundingClientRect();
-                 return {id: i.id, x: r.left + window.scrollX, y: r.top + window.scrollY, w: r.width, h: r.height}; })};
+                 return {id: i.id, x: r.left + window.scrollX, y: r.top + window.scrollY, w: r.width, h: r.height}; }),
+               charts: document.querySelectorAll('.cop-chart').length,
+               drawn: [...document.querySelectorAll('.cop-chart')].filter(c => c.querySelector('svg path, svg text')).length};
   const pre = document.createElement('pre'); pre.id = 'cop-check'; pre.textContent = JSON.stringify(out);
   document.body.appendChild(pre);
-});
+}, 1500));
 </script>"""
 NUMBER = r"-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?"
 INTERVAL = re.compile(rf"(?<![\w.\[,-])({NUMBER}) \[({NUMBER}), ({NUMBER})\]")
@@ -72,7 +74,8 @@ def inspect(page: Path, workdir: Path) -> dict:
     workdir.mkdir(parents=True, exist_ok=True)
     probe = workdir / "page.html"
     html = page.read_text(encoding="utf-8")
-    probe.write_text(html.replace("<head>", "<head>" + CATCH, 1).replace("</body>", CHECK + "</body>"), encoding="utf-8")
+    head, _, tail = html.replace("<head>", "<head>" + CATCH, 1).rpartition("</body>")  # the page's own, the last one
+    probe.write_text(f"{head}{CHECK}</body>{tail}" if head else html + CHECK, encoding="utf-8")
     out = _run(browser, [f"--window-size={WIDTH},1000", "--virtual-time-budget=15000", "--dump-dom", probe.as_uri()],
                workdir / "profile")
     found = re.search(r'<pre id="cop-check">(.*?)</pre>', out.stdout, re.S)
@@ -99,6 +102,8 @@ def problems(measured: dict, internal: list[str]) -> list[str]:
     if measured["loaded"] != measured["images"]:
         out.append(f"{measured['images'] - measured['loaded']} figure(s) did not load")
     out += [f"figure draws nothing: {name}" for name in measured["blank"]]
+    if measured.get("drawn", 0) < measured.get("charts", 0):
+        out.append(f"{measured['charts'] - measured['drawn']} interactive chart(s) did not draw")
     if measured["widest"] > measured["page"]:
         out.append(f"a figure is wider than the page ({measured['widest']:.0f} > {measured['page']} px)")
     text = measured["text"]

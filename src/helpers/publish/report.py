@@ -19,6 +19,7 @@ from helpers.core.paths import repo_root
 from helpers.publish.about import context_path
 from helpers.publish.catalog import Artifact, caption_path
 from helpers.publish.dictionary import write_dictionary
+from helpers.publish.interactive import add_charts, placeholder
 from helpers.publish.navigation import finish_page
 
 REPORT_NOTEBOOK = "report/index.ipynb"
@@ -105,6 +106,8 @@ class ReportParts:
         body = (f'![]({self.figure_uri(artifact.name)}){{fig-alt="{html.escape(self.caption(artifact))}"}}'
                 if artifact.kind == "figure" else folded(self.markdown(artifact.name)))
         text = self._float(artifact, body, self.caption(artifact)) + self.data_links(artifact)
+        if self.renderer == "offline" and artifact.kind == "figure":  # its interactive version, if it has one
+            text += f"\n\n{placeholder(artifact.name)}" if placeholder(artifact.name) else ""
         return f"{self._read(lead)}\n\n{text}" if lead.is_file() else text
 
     def tables_href(self) -> str:
@@ -246,7 +249,8 @@ class ReportParts:
             if (self.params.figures_path / f"{name}.png").is_file() and not note_path(self.params.figures_path, name).is_file():
                 a = entry(name)
                 what = f"{a.paper}: {a.short_title()}" if a.paper else a.short_title()
-                return (f'<img src="{self.figure_uri(name)}" alt="{html.escape(what)}" style="max-width: 60rem; width: 100%">'
+                return (f'<img id="first-screen-figure" src="{self.figure_uri(name)}" alt="{html.escape(what)}" '
+                        'style="max-width: 60rem; width: 100%">'
                         f"\n\n*{html.escape(what)} (with its caption in its section below).*")
         return ""
 
@@ -330,7 +334,9 @@ def render_offline(params_path: Path, params: Params) -> Path:
     page = out_dir / "index.html"
     links = {"Every problem": "../explorer/index.html"} if (params.output_path / "explorer" / "index.html").is_file() else {}
     links["The data (CSV)"] = "../tables/index.html"
-    page.write_text(finish_page(body, "../../index.html", links), encoding="utf-8")
+    run = ReportParts(params, "offline").context()
+    body = finish_page(body, "../../index.html", links)  # before the charts: their library's text is not the page's
+    page.write_text(add_charts(body, params.tables_path, run["task_labels"], run.get("model_labels", {})), encoding="utf-8")
     return page
 
 
