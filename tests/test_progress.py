@@ -61,3 +61,28 @@ def test_the_runner_draws_the_stage_bar_with_spend_in_a_terminal(shared_data, tm
     assert proc.wait(timeout=300) == 0, out.decode(errors="replace")[-2000:]
     text = out.decode(errors="replace")
     assert "01_collect tiny calls:" in text and "/384 [" in text and "of $5.00 spent" in text, text[-2000:]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_study_reports_each_simulated_set_as_it_ends(workers, monkeypatch):
+    """Issue 38 item 7: 07_validity ran for minutes without a line; its studies now step a bar per set, forked or not."""
+    from helpers.analyze import validity
+    from helpers.core import progress
+
+    seen = []
+
+    class Bar:
+        def __init__(self, **kw):
+            seen.append(kw)
+            self.n = 0
+
+        def update(self, n=1):
+            self.n += n
+
+        def close(self):
+            seen.append(self.n)
+
+    monkeypatch.setattr(progress, "progress_bar", lambda **kw: Bar(**kw))
+    out = validity.forked_map(lambda a, b: a * b, [(i, 2) for i in range(7)], workers, desc="test sets")
+    assert out == [2 * i for i in range(7)] and seen[0]["total"] == 7 and seen[0]["desc"] == "test sets" and seen[-1] == 7
+

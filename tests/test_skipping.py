@@ -56,3 +56,26 @@ def test_a_changed_or_lost_graded_file_is_graded_again(write_set, tmp_path):
     assert not StageKeys(prepare(params)).unchanged("02_grade")
     run_grading(ctx)
     assert (params.graded_path / "manifest.json").is_file()
+
+
+def test_a_price_file_for_other_models_changes_no_stage_of_this_set(write_set, tmp_path, monkeypatch):
+    """Issue 38 item 7: a set's keys depend on the price files it uses (its snapshot, and ledger files that price one
+    of its models), not on every file of params/prices."""
+    import yaml
+
+    from helpers.cli import skipping
+    from helpers.core import ledger
+
+    folder = tmp_path / "ledger"
+    folder.mkdir()
+    monkeypatch.setattr(ledger, "default_folder", lambda: folder)
+    params = tiny(write_set, tmp_path / "out")
+    ctx = prepare(params)
+    before = skipping.set_digest(ctx)
+    snap = {"name": "other", "date": "2025-01-01", "source": "test", "prices": {
+        "someone-else": {"input_usd_per_mtok": 1.0, "output_usd_per_mtok": 2.0}}}
+    (folder / "other.yaml").write_text(yaml.safe_dump(snap))
+    assert skipping.set_digest(ctx) == before
+    snap["prices"]["sim-lightweight"] = {"input_usd_per_mtok": 1.0, "output_usd_per_mtok": 2.0}
+    (folder / "mine.yaml").write_text(yaml.safe_dump({**snap, "name": "mine"}))
+    assert skipping.set_digest(ctx) != before

@@ -460,24 +460,39 @@ def _draw_sets(gm: GenerativeModel, jobs: list[tuple[int, Generator | None]], re
     return forked_map(lambda s, g: _repetition(gm, s, replicates, level, budgets, g), jobs, workers)
 
 
-def forked_map(fn, jobs: list[tuple], workers: int) -> list:
+def forked_map(fn, jobs: list[tuple], workers: int, desc: str = "simulated sets") -> list:
     """``fn(*job)`` of every job, in the jobs' order, on ``workers`` forked processes (one BLAS thread each: no
-    oversubscription of the cores); in this process when one worker is asked for or forking is not possible."""
+    oversubscription of the cores); in this process when one worker is asked for or forking is not possible. A
+    progress bar (``desc``, one step per job) reaches the runner's terminal: a study can take minutes."""
     from helpers.collect.workers import can_fork, run_forked
+    from helpers.core.progress import progress_bar
 
-    def run(group):
-        return [fn(*j) for j in group]
+    bar = progress_bar(total=len(jobs), desc=desc, unit="set", leave=False)
 
-    if workers <= 1 or not can_fork() or len(jobs) < 2:
-        return run(jobs)
+    def run(group, counter=None):
+        out = []
+        for j in group:
+            out.append(fn(*j))
+            if counter is None:
+                bar.update(1)
+            else:
+                with counter.get_lock():
+                    counter.value += 1
+        return out
 
-    def job(group, counter):
-        from threadpoolctl import threadpool_limits
+    try:
+        if workers <= 1 or not can_fork() or len(jobs) < 2:
+            return run(jobs)
 
-        with threadpool_limits(limits=1):
-            return run(group)
+        def job(group, counter):
+            from threadpoolctl import threadpool_limits
 
-    parts = run_forked(job, [jobs[i::workers] for i in range(workers)], lambda n: None)
+            with threadpool_limits(limits=1):
+                return run(group, counter)
+
+        parts = run_forked(job, [jobs[i::workers] for i in range(workers)], bar.update)
+    finally:
+        bar.close()
     out: list = [None] * len(jobs)
     for i, part in enumerate(parts):
         out[i::workers] = part

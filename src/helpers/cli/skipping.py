@@ -1,7 +1,8 @@
 """Which stages a rerun may skip: each stage's inputs hashed into a key, kept in ``results/<set>/stages.json``.
 
 A stage's key covers the code (``src/helpers`` with its data files, the notebooks, the report notebook and its
-captions and prose, the model, price and expert registries), the parameter set as validated, the sampled problems, and what the stage
+captions and prose, the model and expert registries), the parameter set as validated, its price files (its snapshot,
+and the ledger's files that price one of its models), the sampled problems, and what the stage
 reads: the record shards (names and sizes) for collection and grading, and the grading stage's actual output
 files (its manifest and tables, by content) for grading itself and for 03-07 and the report. A stage whose key equals the one recorded after its last success, and whose
 executed notebook exists, is skipped; ``--force`` runs everything.
@@ -21,7 +22,7 @@ from helpers.grade.stage import graded_paths, write_json
 
 STAMPS = "stages.json"
 CODE_GLOBS = ("src/helpers/**/*.py", "src/helpers/**/*.json", "notebooks/*.ipynb", "report/*.ipynb", "report/text/*.md",
-              "params/registry/*.yaml", "params/prices/*.yaml", "params/experts*.yaml")  # the checks' calibration; captions
+              "params/registry/*.yaml", "params/experts*.yaml")  # the checks' calibration; captions (prices: set_digest)
 
 
 def _sha(*parts: str) -> str:
@@ -42,11 +43,21 @@ def set_digest(ctx: Context) -> str:
     """The validated parameters (with where they came from), the model and price files, and the sampled problems."""
     p = ctx.params
     problems = [f"{q.task}/{q.problem_id}/{q.target}" for qs in ctx.problems.values() for q in qs]
-    files = [path.read_bytes().hex() for path in (p.models_path, *p.price_files) if path.is_file()]
+    files = [path.read_bytes().hex() for path in (p.models_path, *p.price_files, *ledger_files_of(ctx)) if path.is_file()]
     source = p.import_path  # an imported set's source (a zip can be large: its size and time stand for it)
     if source is not None and source.is_file():
         files.append(f"{source}:{source.stat().st_size}:{source.stat().st_mtime_ns}")
     return _sha(p.model_dump_json(), str(p.source), *files, *problems)
+
+
+def ledger_files_of(ctx: Context) -> list[Path]:
+    """The files of the dated price ledger that price one of the set's models (the new-models / prices split reads
+    them): a price file for other models changes no stage of this set."""
+    from helpers.core.ledger import ledger_files
+    from helpers.core.prices import load_snapshot
+
+    names = {m.name for m in ctx.models}
+    return [f for f in ledger_files() if names & set(load_snapshot(f).prices)]
 
 
 def records_digest(ctx: Context) -> str:
