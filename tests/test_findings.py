@@ -144,3 +144,34 @@ def test_the_papers_frontier_that_is_mostly_the_experts_fee_says_so_and_gives_no
                    "decide 0.027" and "[" not in cell
     stats["unseen_pct"] = 40.0  # less than half: the interval stays
     assert "[" in findings.findings(stats, None, ["t"], {"t": "T"}, {}, {}).iloc[0][findings.PAPER]
+
+
+def test_the_comparison_with_the_paper_gives_no_sign_where_the_records_allow_zero():
+    """Issue 38 item 1: the plug-in gain is never negative, so "same sign: yes" agreed with any paper; where the band
+    of the range the records allow reaches 0, the sign is not shown."""
+    from helpers.publish import compare
+
+    ours = pd.DataFrame({"technique": ["self_refine"], "a": [16.7], "b": [5.0]})
+    paper = pd.DataFrame({"technique": ["self_refine"], "a": [10.0], "b": [-3.0]})
+    bands = pd.DataFrame({"technique": ["self_refine", "self_refine"], "task": ["a", "b"], "estimator": ["plug-in"] * 2,
+                          "range_ci_low": [0.0, 1.0], "range_ci_high": [99.0, 9.0]})
+    out = compare.technique_sign_comparison(ours, paper, ["a", "b"], bands).set_index("task")
+    assert out.loc["a", "ours_sign"] == "not shown: the records allow 0" and out.loc["a", "same sign"] == "not shown"
+    assert out.loc["b", "ours_sign"] == "+" and out.loc["b", "same sign"] == "no"
+    assert compare.technique_sign_comparison(ours, paper, ["a"]).loc[0, "same sign"] == "yes"  # no bands: the sign alone
+
+
+def test_the_first_screen_says_where_the_simulators_truth_lies_and_when_a_cheapest_claim_is_wrong():
+    """Issue 38 item 1: on a set with known truth, the page says whether its headline interval holds the truth."""
+    policy = pd.DataFrame([("b", "frontier of all models", 3.92, 1.57, 8.64, 96.9), ("b", "M1", 1.76, 1.0, 2.0, 90.0),
+                           ("b", "M2", 34.0, 25.8, 45.1, 99.0)],
+                          columns=["task", "model", "policy_usd", "policy_low", "policy_high", "expert_share_pct"]).assign(k=4)
+    truth = pd.DataFrame({"statistic": ["frontier:all models", "table1:m1", "table1:m2"], "task": ["b"] * 3,
+                          "truth": [3.48, 1.8, 30.0], "covers": [True, True, True]})
+    said = findings.in_short(policy, {"b": "B"}, truth, {"m1": "M1", "m2": "M2"})
+    assert said[1] == "The simulator's truth on this set's problems is $3.48: inside that interval."
+    assert said[-1] == "Alone with the expert, M1 is the cheapest model there beyond doubt, at $1.76 per problem."
+    truth = truth.assign(truth=[9.5, 40.0, 30.0], covers=[False, False, True])
+    said = findings.in_short(policy, {"b": "B"}, truth, {"m1": "M1", "m2": "M2"})
+    assert said[1].endswith("$9.5: outside that interval, which misses it.")
+    assert said[-1].endswith("(but by the simulator's truth M2 is cheaper: this claim is wrong here).")

@@ -45,6 +45,21 @@ def set_statistics(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, cost:
     specs = {n: x for n, x in specs.items() if kinds is None or n.split(":", 1)[0] in kinds}
     sp = policy.set_policy(cube.usd, cube.correct, cube.runs, expert, codes, list(models), specs)
     rows = policy.policy_rows(sp, expert, codes, list(range(T)), models, level)
+    truths = policy_truths(sp, expert, codes, T, models, cost, rate)
+    out = {}
+    for name, d in rows.groupby("statistic", sort=False):
+        d = d.sort_values("task")
+        out[name] = {"truth": truths[name], "value": d["value"].to_numpy(), "low": d["low"].to_numpy(),
+                     "high": d["high"].to_numpy(), "k": int(d["k"].iloc[0])}
+    return out
+
+
+def policy_truths(sp: policy.SetPolicy, expert: np.ndarray, codes: np.ndarray, T: int, models: dict[int, str],
+                  cost: np.ndarray, rate: np.ndarray) -> dict[str, np.ndarray]:
+    """What each statistic of a fitted policy ``sp`` truly is on its set's problems, (T,) per name: each model alone
+    with k tries, and the cross-fitted statistics valued at the options they chose. ``cost``/``rate`` (P, S): the
+    true USD per attempt and pass rate of the cube's strategies, its problems' order; ``expert`` (P,) USD;
+    ``codes`` (P,) task codes; ``models``: cube column -> model name."""
     means = lambda values: np.array([values[codes == t].mean() for t in range(T)])  # noqa: E731
     true_single = policy.true_policy(cost, rate, expert, sp.single.k).total
     truths = {f"table1:{m}": means(true_single[:, s]) for s, m in models.items()}
@@ -64,12 +79,7 @@ def set_statistics(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, cost:
             else:
                 tb, ta = V(spec.base), V(spec.base + spec.added)
                 truths[name] = (tb - ta) / (ta if spec.over_after else tb)
-    out = {}
-    for name, d in rows.groupby("statistic", sort=False):
-        d = d.sort_values("task")
-        out[name] = {"truth": truths[name], "value": d["value"].to_numpy(), "low": d["low"].to_numpy(),
-                     "high": d["high"].to_numpy(), "k": int(d["k"].iloc[0])}
-    return out
+    return truths
 
 
 def repetition(gm: GenerativeModel, seed: int, generator: Generator | None, level: float = 0.95,
@@ -174,3 +184,23 @@ def effect_table(gm: GenerativeModel, repetitions: int = REPETITIONS, seed: int 
                          "coverage %": 100 * ((lo[:, j] <= t[:, j]) & (t[:, j] <= hi[:, j])).mean(),
                          "named best %": 100 * (lo[:, j] > 0).mean()})
     return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
+
+
+def own_truth(rows: pd.DataFrame, sp: policy.SetPolicy, cube: RunCube, expert: np.ndarray, gm: GenerativeModel,
+              problems, ids: list[tuple[str, str]]) -> pd.DataFrame:
+    """A simulated set's own headline under "up to k tries, then the expert" beside its truth: ``rows``
+    (``intervals.policy_statistics`` of the policy ``sp`` fitted on ``cube``) with ``truth``, what the same policy
+    with the same choices truly costs on the set's own problems, and ``covers`` (the interval holds it).
+    ``problems``: ``validity.own_problems`` (per task, the set's problems in its order); ``ids``: their (task,
+    problem_id) in that order, matched to ``cube.problems``. SIMULATED."""
+    tr = truth(gm, problems)
+    order = pd.MultiIndex.from_tuples(ids, names=["task", "problem_id"]).get_indexer(cube.problems)
+    columns = [gm.strategies.index(s) for s in cube.strategies]
+    cost, rate = tr.cost[0][order][:, columns], tr.rate[0][order][:, columns]
+    models = {cube.strategies.index(m): m for m in gm.models if m in cube.strategies}
+    truths = policy_truths(sp, expert, cube.task_codes, len(cube.tasks), models, cost, rate)
+    at = {t: i for i, t in enumerate(cube.tasks)}
+    out = rows[rows["statistic"].isin(truths)].copy()
+    out["truth"] = [float(truths[s][at[t]]) for s, t in zip(out["statistic"], out["task"])]
+    out["covers"] = (out["low"] <= out["truth"]) & (out["truth"] <= out["high"])
+    return out.reset_index(drop=True)

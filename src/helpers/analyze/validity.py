@@ -307,6 +307,11 @@ def own_problems(ctx: Context) -> Problems:
     return out
 
 
+def problem_ids(ctx: Context) -> list[tuple[str, str]]:
+    """(task, problem_id) of ``own_problems``' rows, in their order."""
+    return [(t, p.problem_id) for t in ctx.params.tasks for p in ctx.problems[t]]
+
+
 def hashed_draws(ctx: Context) -> list[HashedDraws]:
     """Per task, the ``sim`` backend's own random numbers for the set's cells (its seed, problems and models): with
     ``own_problems``, ``draw_cube`` then draws exactly the attempts the backend records."""

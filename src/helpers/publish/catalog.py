@@ -143,6 +143,7 @@ _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is
         Artifact("table2_technique_accuracy", "table", stage="06_techniques", fmt="pct"),
     ),
     "Validity on known truth": (
+        Artifact("policy_truth", "table", stage="07_validity", simulated_only=True, fmt="g3", numeric=()),
         Artifact("headline_truth", "table", stage="07_validity", simulated_only=True),
         Artifact("validity_generators", "table", stage="07_validity", fmt="g3",
                  numeric=("sets", "k", "mean_abs_bias", "rel_bias_pct", "coverage_pct", "coverage_se_pct", "mean_width",
@@ -207,7 +208,7 @@ PARTS: dict[str, dict[str, tuple[str, ...]]] = {
         "Where the frontier's change came from: new models or prices": ("price_change", "price_change_split"),
         "Cost–accuracy frontier of oracle routing": ("routing_frontier",),
         "Imported records": ("grader_agreement", "grader_disagreements", "agent_runs"),
-        "Validity on known truth": ("headline_truth", "validity_generators", "validity_generators_heatmap",
+        "Validity on known truth": ("policy_truth", "headline_truth", "validity_generators", "validity_generators_heatmap",
                                     "validity_summary", "validity_technique_gains", "validity_effect", "validity_routing",
                                     "validity_halving_times"),
     },

@@ -55,21 +55,32 @@ def sign(x: float, tol: float = 0.05) -> str:
     return "0" if abs(x) <= tol else ("+" if x > 0 else "−")
 
 
-def technique_sign_comparison(ours: pd.DataFrame, paper: pd.DataFrame, tasks: list[str]) -> pd.DataFrame:
-    """Sign of each technique's gain per task, ours vs the paper's (published Table 2)."""
+def technique_sign_comparison(ours: pd.DataFrame, paper: pd.DataFrame, tasks: list[str],
+                              intervals: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Sign of each technique's gain per task, ours vs the paper's (published Table 2). With ``intervals`` (the
+    ``table2_intervals`` rows: technique, task, estimator, range_ci_low, range_ci_high, in %), a gain whose band of
+    the range the records allow reaches 0 has no sign here ("not shown: the records allow 0") and its comparison says
+    "not shown" rather than "yes": the plug-in gain is never negative, so its sign alone agrees with any paper."""
     o = ours.set_index("technique")
     p = paper.set_index("technique")
+    band = {} if intervals is None else {
+        (r.technique, r.task): (r.range_ci_low, r.range_ci_high)
+        for r in intervals[intervals["estimator"] == "plug-in"].itertuples(index=False)}
     rows = []
     for tech in o.index:
         if tech not in p.index:
             continue
         for t in tasks:
             if t in o and t in p:
+                low, high = band.get((tech, t), (np.nan, np.nan))
+                undecided = np.isfinite(low) and np.isfinite(high) and low <= 0 <= high
+                ours_sign = "not shown: the records allow 0" if undecided else sign(o.loc[tech, t])
                 rows.append({"technique": tech, "task": t, "ours_pct": o.loc[tech, t], "paper_pct": p.loc[tech, t],
-                             "ours_sign": sign(o.loc[tech, t]), "paper_sign": sign(p.loc[tech, t])})
+                             "ours_sign": ours_sign, "paper_sign": sign(p.loc[tech, t])})
     df = pd.DataFrame(rows)
     if not df.empty:
-        df["same sign"] = df.ours_sign == df.paper_sign
+        df["same sign"] = np.where(df["ours_sign"].str.startswith("not shown"), "not shown", np.where(
+            df["ours_sign"] == df["paper_sign"], "yes", "no"))
     return df
 
 

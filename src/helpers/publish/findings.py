@@ -237,13 +237,16 @@ def _listed(items: list[str]) -> str:
 FRONTIER_ROW = "frontier of all models"  # policy_cost's row of the frontier (the others are single models)
 
 
-def in_short(policy: pd.DataFrame, task_labels: dict[str, str]) -> list[str]:
+def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFrame | None = None,
+             labels: dict[str, str] | None = None) -> list[str]:
     """The report's first screen: three plain sentences about the dataset where a correct answer costs most under
     "up to k tries, then the expert" (``policy_cost``'s rows: ``task``, ``model``, ``policy_usd`` with its
     ``policy_low`` / ``policy_high``, ``k``, ``expert_share_pct``), one number each: what the frontier of every model
     with the expert costs there (with its 95% interval, which the validity study checks); how much of it is the
     assumed expert fee, or what the records decide; and the cheapest model alone there, named cheapest only when its
-    interval lies below every other model's. Empty without a frontier row."""
+    interval lies below every other model's. With ``truth`` (a simulated set's ``policy_truth`` rows: statistic,
+    task, truth, covers; ``labels``: model id -> label), the page says whether the simulator's truth lies in that
+    interval, and where the named cheapest model is not the truly cheapest one. Empty without a frontier row."""
     front = policy[policy["model"] == FRONTIER_ROW]
     if front.empty or not np.isfinite(front["policy_usd"]).any():
         return []
@@ -253,6 +256,9 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str]) -> list[str]:
     out = [f"{where} a correct answer costs {dollars(top['policy_usd'])} per problem with every model and the human "
            f"expert to choose from (up to {int(top['k'])} tries of one model, then the expert; 95% interval "
            f"{dollars(top['policy_low'])} to {dollars(top['policy_high'])})."]
+    if truth is not None and len(hit := truth[(truth["statistic"] == "frontier:all models") & (truth["task"] == top["task"])]):
+        out.append(f"The simulator's truth on this set's problems is {dollars(hit['truth'].iloc[0])}: "
+                   + ("inside that interval." if bool(hit["covers"].iloc[0]) else "outside that interval, which misses it."))
     share = float(top["expert_share_pct"])
     out.append(f"{fee_pct(share)}% of that is the assumed expert fee, paid where every try failed: it is set by the "
                "fee this project assumes, not measured by the records." if share >= 50 else
@@ -263,8 +269,21 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str]) -> list[str]:
         best = alone.loc[alone["policy_usd"].idxmin()]
         overlap = int((alone.drop(index=best.name)["policy_low"] <= best["policy_high"]).sum())
         out.append(f"Alone with the expert, {best['model']} is the cheapest model there beyond doubt, at "
-                   f"{dollars(best['policy_usd'])} per problem." if overlap == 0 else
+                   f"{dollars(best['policy_usd'])} per problem{_truly_cheapest(truth, top['task'], best['model'], labels or {})}."
+                   if overlap == 0 else
                    f"Alone with the expert, no model is the cheapest there beyond doubt: {best['model']} costs least, "
                    f"{dollars(best['policy_usd'])} per problem, but its interval overlaps {overlap} other "
                    + ("model's." if overlap == 1 else "models'."))
     return out
+
+
+def _truly_cheapest(truth: pd.DataFrame | None, task: str, named: str, labels: dict[str, str]) -> str:
+    """"" where the simulator's truth agrees that the model labelled ``named`` is the cheapest alone on ``task`` (or
+    there is no truth); else the words that say which model truly is. ``truth``: policy_truth rows
+    (``table1:<model id>``); ``labels``: model id -> label."""
+    rows = None if truth is None else truth[(truth["task"] == task) & truth["statistic"].str.startswith("table1:")]
+    if rows is None or rows.empty:
+        return ""
+    truly = rows["statistic"].iloc[int(np.argmin(rows["truth"].to_numpy()))].split(":", 1)[1]
+    truly = labels.get(truly, truly)
+    return "" if truly == named else f" (but by the simulator's truth {truly} is cheaper: this claim is wrong here)"

@@ -536,6 +536,25 @@ def headline_with_truth(an: Analysis, st: intervals.SetStatistics, truth: dict[s
     return numbers.reset_index(drop=True), pd.DataFrame(shown)
 
 
+def policy_truth_table(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The headline under "up to k tries, then the expert" beside the simulator's truth of this set's problems
+    (``policy_study.own_truth`` rows). Returns (numbers: every statistic with value, low, high, k, truth, covers;
+    shown: Table 1, the frontier of all models and Table 2's gains, one row each per dataset, ``value [low, high]``
+    with ✗ where the interval misses, and the truth; USD per problem, gains in %)."""
+    tasks = {t: j for j, t in enumerate(an.tasks)}
+    numbers = rows.sort_values("task", key=lambda c: c.map(tasks), kind="stable").reset_index(drop=True)
+    shown = []
+    for r in numbers[numbers["statistic"].str.split(":").str[0].isin(HEADLINE)].itertuples(index=False):
+        pct = r.statistic.startswith("technique gain")
+        fmt, scale = (fmt_pct, 100.0) if pct else (fmt_usd, 1.0)
+        kind, _, name = r.statistic.partition(":")
+        shown.append({"number": f"{kind}: {an.labels.get(name, name)}" + (" (%)" if pct else " (USD)"),
+                      "dataset": an.task_labels.get(r.task, r.task), "tries": f"up to {int(r.k)}",
+                      "up to k tries, then the expert": with_interval(scale * r.value, scale * r.low, scale * r.high, fmt)
+                      + ("" if r.covers else " ✗"), "truth": fmt(scale * r.truth)})
+    return numbers, pd.DataFrame(shown)
+
+
 def figure_frame(an: Analysis, st: intervals.SetStatistics, prefix: str, names: dict[str, str],
                  estimator: str = "plug-in") -> pd.DataFrame:
     """Rows (task label, item label, value, low, high and, for the plug-in, range_ci_low, range_ci_high: the range
