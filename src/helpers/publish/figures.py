@@ -16,7 +16,7 @@ import seaborn as sns  # noqa: E402
 from helpers.analyze.trends import DecayFit, LogLinearTrend, loglinear_validated, months_since  # noqa: E402
 from helpers.core.numbers import sig  # noqa: E402
 from helpers.publish import names  # noqa: E402
-from helpers.publish.placement import declutter, text_box  # noqa: E402
+from helpers.publish.placement import declutter, labels_over_marks, text_box  # noqa: E402
 
 sns.set_theme(style="whitegrid", context="paper", font_scale=1.2)
 # Sizes (points) that read at 100% zoom: a figure at most REPORT_WIDTH_IN wide is shown about 1,000 px wide in the
@@ -83,7 +83,8 @@ def _texts(fig) -> list:
 
 
 def layout_problems(fig) -> list[str]:
-    """What a reader would trip on: two labels whose boxes overlap, a visible panel with nothing drawn. One line
+    """What a reader would trip on: two labels whose boxes overlap, a label over a line, error bar or marker, a
+    visible panel with nothing drawn. One line
     each (``save_figure`` adds a figure wider than ``REPORT_WIDTH_IN``, whose text would render too small)."""
     fig.draw_without_rendering()  # every text placed, nothing rasterised
     renderer = fig.canvas.get_renderer()
@@ -97,7 +98,7 @@ def layout_problems(fig) -> list[str]:
     for ax in fig.axes:
         if ax.get_visible() and ax.get_label() != "<colorbar>" and not ax.has_data() and not ax.texts:
             problems.append(f"empty panel: {ax.get_title()[:40]!r}")
-    return problems
+    return problems + labels_over_marks(fig, renderer)
 
 
 def no_data(ax, what: str = "no data", clear_ticks: bool = True) -> None:
@@ -268,9 +269,9 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
             no_data(ax, clear_ticks=False)  # shared axes: clearing this panel's ticks would clear every panel's
             continue
         err = np.vstack([np.clip(v - d["low"].to_numpy(float), 0, None), np.clip(d["high"].to_numpy(float) - v, 0, None)])
-        if "range_ci_low" in d:  # what never-passed problems allow, behind the bar
-            ax.hlines(y, d["range_ci_low"].to_numpy(float), d["range_ci_high"].to_numpy(float), color=RANGE_COLOR,
-                      lw=7, alpha=0.55, zorder=0)
+        if "range_ci_low" in d:  # what never-passed problems allow: an interval below the bar, never a bar
+            range_interval(ax, y + 0.32, d["range_ci_low"].to_numpy(float), d["range_ci_high"].to_numpy(float),
+                           vertical=False)
         ax.barh(y, v, color=[colors.get(i, "#888888") for i in items], height=0.45)
         ax.errorbar(v, y, xerr=np.where(np.isfinite(err), err, 0), fmt="none", ecolor="#222222", elinewidth=0.8, capsize=2)
         ax.set_yticks(y, items, fontsize=SMALL)
@@ -287,10 +288,34 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
 
         handles = [Patch(color=c, label=n) for n, c in legend.items()]
         if "range_ci_low" in frame:
-            handles.append(Patch(color=RANGE_COLOR, alpha=0.55, label=RANGE_LABEL))
+            handles.append(range_handle())
         fig.legend(handles=handles, loc="upper center", ncol=min(len(handles), 3), bbox_to_anchor=(0.5, 0.0),
                    fontsize=SMALL, frameon=False)
     return fig
+
+
+RANGE_LINE = "#B07D12"  # the range's interval: a darker amber than the bands of the line figures, dashed
+
+
+def range_interval(ax, at, low, high, vertical: bool, label: str | None = None) -> None:
+    """The range the records allow as a dashed interval with end caps at positions ``at`` (x for vertical
+    intervals, y for horizontal ones), from ``low`` to ``high``: drawn beside a bar, it reads as an interval."""
+    style = dict(color=RANGE_LINE, lw=1.3, linestyles=(0, (2.5, 1.5)), zorder=3)
+    if vertical:
+        ax.vlines(at, low, high, label=label, **style)
+        for end in (low, high):
+            ax.scatter(at, end, marker="_", s=30, color=RANGE_LINE, lw=1.3, zorder=3)
+    else:
+        ax.hlines(at, low, high, label=label, **style)
+        for end in (low, high):
+            ax.scatter(end, at, marker="|", s=30, color=RANGE_LINE, lw=1.3, zorder=3)
+
+
+def range_handle():
+    """The legend entry of ``range_interval``."""
+    from matplotlib.lines import Line2D
+
+    return Line2D([], [], color=RANGE_LINE, lw=1.3, ls=(0, (2.5, 1.5)), label=RANGE_LABEL)
 
 
 def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFrame | None = None):
@@ -309,9 +334,9 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
             v = values[fam].to_numpy(float)
             err = np.vstack([np.clip(v - w["low"].to_numpy(float), 0, None), np.clip(w["high"].to_numpy(float) - v, 0, None)])
             ax.errorbar(x, v, yerr=np.nan_to_num(err), fmt="none", ecolor="#222222", elinewidth=0.8, capsize=2)
-            if "range_ci_low" in w:
-                ax.vlines(x, w["range_ci_low"].to_numpy(float), w["range_ci_high"].to_numpy(float), color=RANGE_COLOR,
-                          lw=9, alpha=0.55, zorder=0, label=RANGE_LABEL if k == 0 else None)
+            if "range_ci_low" in w:  # an interval beside the bar, never a bar: it cannot be read as a value
+                range_interval(ax, x + width * 0.38, w["range_ci_low"].to_numpy(float), w["range_ci_high"].to_numpy(float),
+                               vertical=True, label=RANGE_LABEL if k == 0 else None)
     n_fam = len(values.columns)
     for k, fam in enumerate(values.columns):  # each bar's value, printed above its whisker (never across it)
         v = np.nan_to_num(values[fam].to_numpy(float))
@@ -325,8 +350,8 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
                         va="bottom", fontsize=SMALL, color="#333333")
     if "range_ci_low" in (whiskers if whiskers is not None else {}):
         for bars in [c for c in ax.containers if isinstance(c, matplotlib.container.BarContainer)]:
-            for bar in bars:  # slimmer bars, same centres: the range shows behind them
-                slim = bar.get_width() * 0.6
+            for bar in bars:  # slimmer bars, same centres: the range's interval stands beside each
+                slim = bar.get_width() * 0.55
                 bar.set_x(bar.get_x() + (bar.get_width() - slim) / 2)
                 bar.set_width(slim)
     if np.nanmax(np.abs(values.to_numpy(float)), initial=0) > 200:

@@ -135,8 +135,9 @@ def _mover(text, renderer, scale: float):
 def declutter(fig, ax, texts, step_pt: float = 7.0, tries: int = 8) -> None:
     """Move each annotation of ``texts`` (offset in points) up or down in steps to a place inside the panel that
     overlaps no label placed before it; of those, the nearest that covers no line, marker or leader of the panel
-    and whose own leader crosses no placed label — or, where none does, the nearest with the fewest such faults
-    (covering counts twice). One that finds no place is removed (its point stays, coloured)."""
+    and whose own leader crosses no placed label — or, where none does, the nearest whose leader alone crosses a
+    label. One that finds no place, or only places covering a line or marker, is removed (its point stays,
+    coloured)."""
     renderer = fig.canvas.get_renderer()
     panel = ax.get_window_extent(renderer)
     segments, points = obstacles(ax, fig)
@@ -158,7 +159,7 @@ def declutter(fig, ax, texts, step_pt: float = 7.0, tries: int = 8) -> None:
                 best = (faults, offset, align, box)
             if faults == 0:
                 break
-        if best is None:
+        if best is None or best[0] >= 2:  # no place that covers no line or marker: the point stays, coloured
             text.remove()
             continue
         _, offset, align, box = best
@@ -166,3 +167,17 @@ def declutter(fig, ax, texts, step_pt: float = 7.0, tries: int = 8) -> None:
         text.xyann = offset
         placed.append(box)
         segments = np.vstack([segments, _leader(text, ax, box)])
+
+
+def labels_over_marks(fig, renderer) -> list[str]:
+    """Every label of a panel (its texts and annotations) whose box covers a drawn line, error bar or marker of that
+    panel (``obstacles``, unpadded): one line each, for the layout check."""
+    out = []
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        segments, points = obstacles(ax, fig)
+        for text in ax.texts:
+            if text.get_visible() and text.get_text().strip() and _covers(text_box(text, renderer), segments, points, 0.0):
+                out.append(f"label over a line or marker: {text.get_text()[:40]!r}")
+    return out
