@@ -164,7 +164,7 @@ def parameter_file(p) -> str:
     text = re.sub(r"(?<![\w.~/:])/(?:[\w.@+-]+/)*[\w.@+-]+", lambda m: _path_shown(m.group(0)),
                   redact(path.read_text(encoding="utf-8")))
     return (f"<details><summary>The parameter file ({html.escape(path.name)})</summary>\n\n"
-            f"<pre>{html.escape(text)}</pre>\n\n</details>")
+            f'<pre class="cop-raw">{html.escape(text)}</pre>\n\n</details>')  # a file as read: ids are its words
 
 
 def _path_shown(text: str) -> str:

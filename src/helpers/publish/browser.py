@@ -36,11 +36,18 @@ function copBlank(img) {  // the figure as drawn at the report's width: blank wh
   for (let k = 0; k < d.length; k += 4 * 13) { lo = Math.min(lo, d[k]); hi = Math.max(hi, d[k]); }
   return hi - lo < 40;
 }
+function copText() {  // what a reader reads, less files shown as they are (class cop-raw: a parameter file)
+  const raw = [...document.querySelectorAll('.cop-raw')];
+  raw.forEach(e => e.style.display = 'none');
+  const text = document.body.innerText;
+  raw.forEach(e => e.style.display = '');
+  return text;
+}
 window.addEventListener('load', () => setTimeout(() => {  // interactive charts draw after load
   document.querySelectorAll('details').forEach(d => d.open = true);  // folded tables are read too
   const imgs = [...document.images];
   const out = {images: imgs.length, loaded: imgs.filter(i => i.complete && i.naturalWidth > 0).length,
-               tables: document.querySelectorAll('table').length, text: document.body.innerText,
+               tables: document.querySelectorAll('table').length, text: copText(),
                blank: imgs.filter(copBlank).map(i => i.id), errors: window.copErrors,
                widest: Math.max(0, ...imgs.map(i => i.getBoundingClientRect().right)), page: window.innerWidth,
                height: document.documentElement.scrollHeight,
