@@ -175,3 +175,14 @@ def test_the_first_screen_says_where_the_simulators_truth_lies_and_when_a_cheape
     said = findings.in_short(policy, {"b": "B"}, truth, {"m1": "M1", "m2": "M2"})
     assert said[1].endswith("$9.5: outside that interval, which misses it.")
     assert said[-1].endswith("(but by the simulator's truth M2 is cheaper: this claim is wrong here).")
+
+
+def test_a_reprice_shows_its_headline_before_and_after():
+    """Issue 38 item 6: a reprice report shows what changed."""
+    before = pd.DataFrame({"task": ["g", "g"], "model": ["frontier of all models", "M"], "policy_usd": [0.4, 1.0]})
+    after = pd.DataFrame({"task": ["g", "g"], "model": ["frontier of all models", "M"], "policy_usd": [0.3, 1.0]})
+    out = findings.reprice_changes(before, after, {"g": "GSM8K"})
+    assert out.to_dict("records") == [
+        {"dataset": "GSM8K", "model": "frontier of all models", "at its own prices (USD)": "0.4", "repriced (USD)": "0.3",
+         "change (%)": "-25"},
+        {"dataset": "GSM8K", "model": "M", "at its own prices (USD)": "1", "repriced (USD)": "1", "change (%)": "0"}]

@@ -113,7 +113,8 @@ def test_reprice_changes_only_cost_columns(kind, tmp_path, shared_data):
     cost1 = pd.read_csv(after / "table6_cost.csv").set_index("model")
     moved = ~np.isclose(cost0.iloc[:, -1], cost1.iloc[:, -1], rtol=1e-12)
     assert list(cost0.index[moved]) == [changed]  # only the model whose price differs on that date
-    assert (tmp_path / f"results/rp_as_of_{as_of}/report/index.html").is_file()
+    page = (tmp_path / f"results/rp_as_of_{as_of}/report/index.html").read_text()
+    assert "Repriced." in page and "at its own prices (USD)" in page  # what the reprice changed, before and after
     assert not (tmp_path / f"results/rp_as_of_{as_of}/records").exists()  # the set's records are read in place
 
 

@@ -189,3 +189,26 @@ def test_the_report_prose_lives_in_report_text_and_fills_its_numbers():
     assert notes and set(notes) <= sections, f"notes for sections the report does not have: {set(notes) - sections}"
     assert all(n.strip() for n in notes.values())
     assert set(text.captions()) == set(catalog.CATALOG), "a caption without its artifact, or an artifact without one"
+
+
+def test_the_quarto_website_has_a_page_per_set_and_the_index_as_its_home(tmp_path):
+    """Issue 38 item 6: `cost-of-pass quarto-site` writes a Quarto website project (checked statically: no Quarto)."""
+    from helpers.publish.quarto_site import OUTPUT_DIR, SITE_DIR, write_site
+
+    root = write_site(["params/local.yaml", "params/sim.yaml"], tmp_path / "site")
+    project = yaml.safe_load((root / "_quarto.yml").read_text())
+    assert project["project"]["type"] == "website" and project["project"]["output-dir"] == OUTPUT_DIR
+    pages = project["project"]["render"]
+    assert pages == ["index.qmd", "local.ipynb", "sim.ipynb"] and all((root / p).is_file() for p in pages)
+    assert [i["href"] for i in project["website"]["navbar"]["left"]] == pages and project["execute"]["enabled"] is True
+    home = (root / "index.qmd").read_text()
+    assert "[local](local.ipynb)" in home and "[sim](sim.ipynb)" in home
+    template = json.loads((REPORT / "index.ipynb").read_text())
+    for name in ("local", "sim"):
+        nb = json.loads((root / f"{name}.ipynb").read_text())
+        assert len(nb["cells"]) == len(template["cells"]) and nb["metadata"] == template["metadata"]
+        cell = next(c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))
+        text = "".join(cell["source"])
+        assert f'params_file = "params/{name}.yaml"' in text and f'page_dir = "{SITE_DIR}/{OUTPUT_DIR}"' in text
+        front = yaml.safe_load("".join(nb["cells"][0]["source"]).strip().strip("-"))
+        assert front["title"] == f"Cost-of-Pass report: {name}" and front["jupyter"] == "cost-of-pass"

@@ -117,11 +117,7 @@ def parser() -> argparse.ArgumentParser:
                        help="take over results/<name>/ even though another parameter file of that name wrote it")
     check = sub.add_parser("check", help="validate a parameter set and print its estimate")
     check.add_argument("params")
-    report = sub.add_parser("report", help="re-render the offline HTML report of a set from its results")
-    report.add_argument("params")
-    quarto = sub.add_parser("quarto", help="render a set's report with Quarto, its execution cache keyed on the results")
-    quarto.add_argument("params")
-    quarto.add_argument("--no-cache", action="store_true", help="execute the report even if its results are unchanged")
+    report, quarto = _report_parsers(sub)
     reprice = sub.add_parser("reprice", help="every table and figure of a set at another date's prices, without a call")
     reprice.add_argument("params")
     reprice.add_argument("--as-of", required=True, type=_date, help="YYYY-MM-DD: each model's price in effect that day")
@@ -133,11 +129,25 @@ def parser() -> argparse.ArgumentParser:
         sp.add_argument("--unisolated-grading", action="store_true",
                         help="where no kernel boundary (bubblewrap) can be had, run model-written code without one: it "
                              "can then read and change this machine; every verdict and the report say so")
+    return ap
+
+
+def _report_parsers(sub) -> tuple:
+    """The commands that render or publish what the stages wrote: report, quarto, quarto-site, publish (the first two
+    returned: they take --write-anywhere)."""
+    report = sub.add_parser("report", help="re-render the offline HTML report of a set from its results")
+    report.add_argument("params")
+    quarto = sub.add_parser("quarto", help="render a set's report with Quarto, its execution cache keyed on the results")
+    quarto.add_argument("params")
+    quarto.add_argument("--no-cache", action="store_true", help="execute the report even if its results are unchanged")
+    website = sub.add_parser("quarto-site", help="write (and, with Quarto, render) a Quarto website: one page per set, "
+                                                 "the sets' index as its home (report/site/)")
+    website.add_argument("params", nargs="*", help="params/<set>.yaml ... (default: every set with a rendered report)")
     publish = sub.add_parser("publish", help="write the site (index, every report, its CSVs, data dictionary and "
                                              "figures) as a static folder to copy to any host")
     publish.add_argument("dir", nargs="?", default="site", help="the folder to write (default: site)")
     publish.add_argument("--results", default=None, help="the results folder to publish (default: the project's results/)")
-    return ap
+    return report, quarto
 
 
 def consent(args: argparse.Namespace) -> None:
@@ -236,6 +246,14 @@ def publish_site(args: argparse.Namespace) -> None:
     print(f"open  {shown(page)}", flush=True)
 
 
+def quarto_website(args: argparse.Namespace) -> None:
+    """``quarto-site [PARAMS ...]``: the Quarto website of the sets named, or of every set with a rendered report."""
+    from helpers.publish.quarto_site import render_site, site_params
+
+    page = render_site([params_file(p) for p in args.params] or site_params(repo_root() / "results"))
+    print(f"ok    quarto site -> {shown(page)}")
+
+
 def render(args: argparse.Namespace, params) -> None:
     """``quarto`` (with Quarto) or ``report`` (offline, then the site's index) of a set whose stages have run."""
     from helpers.publish.index_page import write_index
@@ -250,13 +268,12 @@ def render(args: argparse.Namespace, params) -> None:
 
 def command(args: argparse.Namespace) -> None:
     """What ``main`` does with parsed arguments: all sets, check, dry run, or run (with re-collection)."""
-    if args.command != "publish":
-        args.params = [params_file(p) for p in args.params] if isinstance(args.params, list) else params_file(args.params)
+    if args.command in ("publish", "quarto-site"):  # what the stages wrote, of every set
+        (publish_site if args.command == "publish" else quarto_website)(args)
+        return
+    args.params = [params_file(p) for p in args.params] if isinstance(args.params, list) else params_file(args.params)
     if args.command == "all":
         run_all(args.params, args.force, args.overwrite)
-        return
-    if args.command == "publish":
-        publish_site(args)
         return
     if args.command == "reprice":
         run_reprice(args.params, args.as_of, args.force)

@@ -287,3 +287,24 @@ def _truly_cheapest(truth: pd.DataFrame | None, task: str, named: str, labels: d
     truly = rows["statistic"].iloc[int(np.argmin(rows["truth"].to_numpy()))].split(":", 1)[1]
     truly = labels.get(truly, truly)
     return "" if truly == named else f" (but by the simulator's truth {truly} is cheaper: this claim is wrong here)"
+
+
+def reprice_changes(before: pd.DataFrame, after: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFrame:
+    """What a reprice changed: the headline (``policy_cost``'s policy_usd: the frontier of all models and each
+    model alone with the expert) of the set at its own prices (``before``) and at the repriced date's (``after``),
+    one row per dataset and model with both (USD per problem, formatted) and the change (%, signed)."""
+    keys = ["task", "model"]
+    both = before[keys + ["policy_usd"]].merge(after[keys + ["policy_usd"]], on=keys, suffixes=("_before", "_after"))
+    change = 100 * (both["policy_usd_after"] - both["policy_usd_before"]) / both["policy_usd_before"]
+    return pd.DataFrame({"dataset": both["task"].map(lambda t: task_labels.get(t, t)), "model": both["model"],
+                         "at its own prices (USD)": both["policy_usd_before"].map(fmt_usd),
+                         "repriced (USD)": both["policy_usd_after"].map(fmt_usd),
+                         "change (%)": [signed_pct(c) for c in change]})
+
+
+def signed_pct(x: float) -> str:
+    """A change in % with its sign (``+12.3``, ``-4``, ``0``); ``–`` where it is not a number."""
+    if not np.isfinite(x):
+        return "–"
+    text = fmt_pct(x)
+    return f"+{text}" if x > 0 and not text.startswith(("<", ">")) else text

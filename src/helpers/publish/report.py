@@ -23,6 +23,7 @@ from helpers.publish.interactive import add_charts, placeholder
 from helpers.publish.navigation import finish_page
 
 REPORT_NOTEBOOK = "report/index.ipynb"
+QUARTO_PAGE_DIR = "report/_site"  # where `quarto render report` writes the page (report/_quarto.yml's output-dir)
 REMOTE_ASSET = re.compile(r'<script[^>]+src="https?://[^"]*"[^>]*>\s*</script>|<link[^>]+href="https?://[^"]*"[^>]*>')
 
 
@@ -39,10 +40,10 @@ class ReportParts:
     custom kinds ``sfig-``/``stbl-`` of ``_quarto.yml``); ``"offline"`` (nbconvert, which does not number)
     writes the numbers itself."""
 
-    def __init__(self, params: Params, renderer: str = "quarto"):
+    def __init__(self, params: Params, renderer: str = "quarto", page_dir: str = QUARTO_PAGE_DIR):
         if renderer not in ("quarto", "offline"):
             raise CostOfPassError(f"renderer must be 'quarto' or 'offline', not '{renderer}'")
-        self.params, self.renderer = params, renderer
+        self.params, self.renderer, self._page_dir = params, renderer, page_dir
         self.numbers = {"figure": 0, "table": 0}  # supplementary ones shown so far
         self.shown: dict[str, str] = {}  # offline: artifact name -> "Table 1" / "Table S3"
 
@@ -110,13 +111,17 @@ class ReportParts:
             text += f"\n\n{placeholder(artifact.name)}" if placeholder(artifact.name) else ""
         return f"{self._read(lead)}\n\n{text}" if lead.is_file() else text
 
+    @property
+    def page_dir(self) -> Path:
+        """The folder the page is written to: offline ``results/<set>/report/``, Quarto ``page_dir``."""
+        return self.params.output_path / "report" if self.renderer == "offline" else repo_root() / self._page_dir
+
     def tables_href(self) -> str:
-        """The set's ``tables/`` folder relative to the page being rendered: offline ``results/<set>/report/``,
-        Quarto ``report/_site/``."""
+        """The set's ``tables/`` folder relative to the page being rendered (``page_dir``: offline
+        ``results/<set>/report/``; Quarto ``report/_site/``, or ``report/site/_site/`` for the website's pages)."""
         import os
 
-        page_dir = self.params.output_path / "report" if self.renderer == "offline" else repo_root() / "report" / "_site"
-        return Path(os.path.relpath(self.params.tables_path, page_dir)).as_posix()
+        return Path(os.path.relpath(self.params.tables_path, self.page_dir)).as_posix()
 
     def data_links(self, artifact: Artifact) -> str:
         """A line under an artifact: the CSV it was drawn from and its columns in the set's data dictionary
@@ -134,7 +139,7 @@ class ReportParts:
             return ""
         import os
 
-        href = Path(os.path.relpath(self.params.output_path.parent / "index.html", repo_root() / "report" / "_site"))
+        href = Path(os.path.relpath(self.params.output_path.parent / "index.html", self.page_dir))
         return f"[← All sets]({href.as_posix()}) · [The data of this set]({self.tables_href()}/index.html)"
 
     def placeholder(self, artifact: Artifact, why: str) -> str:
@@ -215,8 +220,27 @@ class ReportParts:
         short = ("**In short.** " + " ".join(md(t) for t in found)
                  + " Every dataset's numbers, with their intervals, are in *Findings at a glance* below.") if found else ""
         shows = f"**What it shows, dataset by dataset.** {md(run['shows'])}" if run.get("shows") else ""  # real sets
-        return "\n\n".join(p for p in (f"**Set `{md(self.params.name)}`**{said}", kind, short, self.first_figure(), shows)
-                             if p)
+        return "\n\n".join(p for p in (f"**Set `{md(self.params.name)}`**{said}", kind, self.repriced(run), short,
+                                         self.first_figure(), shows) if p)
+
+    def repriced(self, run: dict) -> str:
+        """A repriced set (``cli.reprice``: another set's records, read in place): its headline before and after, from
+        both sets' ``policy_cost`` tables; empty for any other set."""
+        from helpers.publish.findings import reprice_changes
+        from helpers.publish.safe import md, md_frame
+
+        own = self.params.output_path.resolve()
+        origin = self.params.records_path.resolve().parent
+        before, after = origin / "tables" / "policy_cost.csv", self.params.tables_path / "policy_cost.csv"
+        if (self.params.records_dir is None or self.params.prices is None or origin == own
+                or not (before.is_file() and after.is_file())):
+            return ""
+        import pandas as pd
+
+        table = reprice_changes(pd.read_csv(before), pd.read_csv(after), run["task_labels"])
+        return (f"**Repriced.** The records of set `{md(origin.name)}`, priced as of {md(self.params.prices.as_of)} "
+                "(the dated price ledger); no call was made. What that changed, under \"up to k tries, then the "
+                "expert\" (USD per problem):\n\n" + folded(md_frame(table).to_markdown(index=False)))
 
     def _kind(self, run: dict) -> str:
         """What kind of records the set holds, where they come from, and what to know before reading a number."""
