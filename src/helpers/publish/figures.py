@@ -16,7 +16,7 @@ import seaborn as sns  # noqa: E402
 from helpers.analyze.trends import DecayFit, LogLinearTrend, loglinear_validated, months_since  # noqa: E402
 from helpers.core.numbers import sig  # noqa: E402
 from helpers.publish import names  # noqa: E402
-from helpers.publish.placement import declutter, labels_over_marks, text_box  # noqa: E402
+from helpers.publish.placement import declutter, labels_over_marks, lift_clear, text_box  # noqa: E402
 
 sns.set_theme(style="whitegrid", context="paper", font_scale=1.2)
 # Sizes (points) that read at 100% zoom: a figure at most REPORT_WIDTH_IN wide is shown about 1,000 px wide in the
@@ -337,17 +337,19 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
             if "range_ci_low" in w:  # an interval beside the bar, never a bar: it cannot be read as a value
                 range_interval(ax, x + width * 0.38, w["range_ci_low"].to_numpy(float), w["range_ci_high"].to_numpy(float),
                                vertical=True, label=RANGE_LABEL if k == 0 else None)
-    n_fam = len(values.columns)
+    n_fam, values_shown = len(values.columns), []
     for k, fam in enumerate(values.columns):  # each bar's value, printed above its whisker (never across it)
         v = np.nan_to_num(values[fam].to_numpy(float))
         high = v
         if whiskers is not None and not whiskers.empty:
             w = whiskers[whiskers["family"] == fam].set_index("task").reindex(values.index)
             high = np.fmax(v, np.nan_to_num(w["high"].to_numpy(float), nan=-np.inf))
+            if "range_ci_high" in w:  # above the range's interval too, which stands beside the bar
+                high = np.fmax(high, np.nan_to_num(w["range_ci_high"].to_numpy(float), nan=-np.inf))
         x = np.arange(len(values.index)) - 0.4 + (0.8 / n_fam) * (k + 0.5)
         for xi, vi, hi in zip(x, v, high):
-            ax.annotate(sig(vi, 2), (xi, max(hi, vi, 0)), xytext=(0, 2), textcoords="offset points", ha="center",
-                        va="bottom", fontsize=SMALL, color="#333333")
+            values_shown.append(ax.annotate(sig(vi, 2), (xi, max(hi, vi, 0)), xytext=(0, 5), textcoords="offset points",
+                                            ha="center", va="bottom", fontsize=SMALL, color="#333333"))
     if "range_ci_low" in (whiskers if whiskers is not None else {}):
         for bars in [c for c in ax.containers if isinstance(c, matplotlib.container.BarContainer)]:
             for bar in bars:  # slimmer bars, same centres: the range's interval stands beside each
@@ -360,9 +362,10 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
     ax.set_xlabel("")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=min(len(values.columns) + 1, 4), fontsize=SMALL,
               frameon=False)
-    ax.set_ylim(top=ax.get_ylim()[1] * 1.08)  # room for the labels above the tallest whisker
+    ax.set_ylim(top=ax.get_ylim()[1] * 1.12)  # room for the labels above the tallest whisker
     ax.set_title(titled("Essentialness of model families (counterfactual)", simulated), fontsize=TITLE)
     fig.tight_layout()
+    lift_clear(fig, ax, values_shown)  # a neighbour's whisker or range can still be in the way: up, clear of it
     return fig
 
 
