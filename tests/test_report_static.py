@@ -212,3 +212,13 @@ def test_the_quarto_website_has_a_page_per_set_and_the_index_as_its_home(tmp_pat
         assert f'params_file = "params/{name}.yaml"' in text and f'page_dir = "{SITE_DIR}/{OUTPUT_DIR}"' in text
         front = yaml.safe_load("".join(nb["cells"][0]["source"]).strip().strip("-"))
         assert front["title"] == f"Cost-of-Pass report: {name}" and front["jupyter"] == "cost-of-pass"
+
+
+def test_a_note_on_a_method_the_set_lacks_is_not_shown():
+    """Issue 38 item 3: the local set (no self-refine) carried the self-refine note."""
+    from helpers.publish.text import section_notes
+
+    local = section_notes(["vanilla", "majority_vote_k3"])["Inference-time techniques"]
+    assert "Majority vote" in local and "Self-refine" not in local and "[when" not in local
+    assert "Inference-time techniques" not in section_notes(["vanilla"])
+    assert "Self-refine" in section_notes()["Inference-time techniques"]  # every paragraph without a set

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Literal
 
+import numpy as np
 import pandas as pd
 
 from helpers.analyze.estimates import Analysis
@@ -256,6 +257,7 @@ def publish_table(an: Analysis, name: str, df: pd.DataFrame, shown: pd.DataFrame
     (written from the set's numbers, e.g. the findings in sentences)."""
     art = entry(name)
     labels = an.task_labels  # the Markdown names datasets, methods and columns in words (publish.names); the CSV keeps ids
+    df, shown = in_dataset_order(df, an), None if shown is None else in_dataset_order(shown, an)
 
     def header(c):
         return md(names.column(c, labels)) if isinstance(c, str) else c
@@ -279,6 +281,21 @@ def publish_table(an: Analysis, name: str, df: pd.DataFrame, shown: pd.DataFrame
     caption_path(an.ctx.params.tables_path, name).write_text(caption + "\n", encoding="utf-8")
     _write_lead(an.ctx.params.tables_path, name, lead)
     return f"{md(lead.strip())}\n\n{caption}\n\n{text}" if lead else f"{caption}\n\n{text}"
+
+
+def in_dataset_order(frame: pd.DataFrame, an: Analysis) -> pd.DataFrame:
+    """``frame``'s rows in the paper's dataset order (by category, ``core.tasks.in_category_order``), by its ``task``
+    (ids or labels) or ``dataset`` column, stably (within a dataset the rows keep their order); unchanged without
+    either column."""
+    from helpers.core.tasks import in_category_order
+
+    column = next((c for c in ("task", "dataset") if c in frame.columns), None)
+    if column is None or frame.empty:
+        return frame
+    rank = {t: i for i, t in enumerate(in_category_order(list(an.tasks)))}
+    rank.update({an.task_labels.get(t, t): i for t, i in list(rank.items())})
+    keys = frame[column].map(lambda v: rank.get(v, len(rank)) if isinstance(v, str) else len(rank))
+    return frame.iloc[np.argsort(keys.to_numpy(), kind="stable")].reset_index(drop=True)
 
 
 def note_path(out_dir: Path, name: str) -> Path:

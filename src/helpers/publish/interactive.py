@@ -60,7 +60,7 @@ def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: 
         color=alt.Color("strategy:N", legend=alt.Legend(columns=2, labelLimit=260)),
         tooltip=["strategy:N", "dataset:N", alt.Tooltip("accuracy (%):Q", format=".3g"), "accuracy 95% interval:N",
                  alt.Tooltip("USD per attempt:Q", format=".3g"), "USD 95% interval:N"],
-    ).properties(width=260, height=200).facet(facet=alt.Facet("dataset:N", title=None), columns=3).interactive()
+    ).properties(width=260, height=200).facet(facet=alt.Facet("dataset:N", title=None, sort=_order(frame, task_labels)), columns=3).interactive()
     return chart.to_dict()
 
 
@@ -82,8 +82,14 @@ def frontier_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[
                                             alt.Tooltip("frontier (USD per problem):Q", format=".3g"),
                                             alt.Tooltip("% of the expert alone:Q", format=".3g")])
     chart = (base.mark_line(interpolate="step-after") + base.mark_point(filled=True, size=50)).properties(
-        width=260, height=200).facet(facet=alt.Facet("dataset:N", title=None), columns=3)
+        width=260, height=200).facet(facet=alt.Facet("dataset:N", title=None, sort=_order(frame, task_labels)), columns=3)
     return chart.to_dict()
+
+
+def _order(frame: pd.DataFrame, task_labels: dict[str, str]) -> list[str]:
+    """The panels' order: the set's datasets as the report orders them (``task_labels``' order), then any other."""
+    labels = [v for v in task_labels.values() if v in set(frame["dataset"])]
+    return labels + sorted(set(frame["dataset"]) - set(labels))
 
 
 SPECS = {"cost_accuracy": cost_accuracy_spec, "figure2_frontier_over_time": frontier_spec}

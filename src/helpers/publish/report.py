@@ -183,7 +183,7 @@ class ReportParts:
         from helpers.publish.catalog import PARTS, entry
         from helpers.publish.text import section_notes
 
-        notes = section_notes()
+        notes = section_notes(list(self.params.methods))  # a note on a method the set lacks is not shown
 
         number = 0
         for part, sections in PARTS.items():

@@ -51,9 +51,22 @@ def sections(name: str) -> dict[str, str]:
     return {t: "\n\n".join(ps) for t, ps in out.items()}
 
 
-def section_notes() -> dict[str, str]:
-    """Section title (as in ``catalog.PARTS``) -> the note the report shows after its artifacts (Markdown)."""
-    return sections("notes.md")
+def section_notes(methods: list[str] | None = None) -> dict[str, str]:
+    """Section title (as in ``catalog.PARTS``) -> the note the report shows after its artifacts (Markdown). A
+    paragraph marked ``[when: a, b]`` is kept only where one of ``methods`` (the set's) starts with ``a`` or ``b``
+    (all kept when ``methods`` is None); a note left empty is dropped."""
+    out = {}
+    for title, text in sections("notes.md").items():
+        kept = []
+        for para in text.split("\n\n"):
+            m = re.match(r"\[when: ([^\]]+)\]\s*", para)
+            if m and methods is not None and not any(x.startswith(tuple(w.strip() for w in m.group(1).split(",")))
+                                                     for x in methods):
+                continue
+            kept.append(para[m.end():] if m else para)
+        if kept:
+            out[title] = "\n\n".join(kept)
+    return out
 
 
 @lru_cache(maxsize=1)
