@@ -130,3 +130,22 @@ def test_the_files_that_run_inside_the_boundary_import_only_the_standard_library
             for imported in names:
                 top = imported.split(".")[0]
                 assert top in sys.stdlib_module_names or top in shipped or top == "__future__", (name, imported)
+
+
+def test_a_lone_panel_keeps_room_for_its_bars_and_a_squeezed_one_is_named():
+    """Issue 38 item 3: a 30 px panel in RouteLLM's Figure 4, its release names taking the width."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from helpers.publish import figures
+
+    frame = pd.DataFrame({"task": ["GSM8K", "GSM8K"], "item": ["2023-11-06 GPT-4 Turbo (1106 preview)",
+                                                               "2023-12-11 Mixtral-8x7B-Instruct (tokens estimated)"],
+                          "value": [88.0, 44.0], "low": [86.0, 36.0], "high": [90.0, 53.0]})
+    fig = figures.interval_bars(frame, "item", "gain", False, {})
+    assert not any(p.startswith("panel squeezed") for p in figures.layout_problems(fig))
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(1.2, 2))
+    ax.plot([0, 1], [0, 1])
+    assert any(p.startswith("panel squeezed") for p in figures.layout_problems(fig))
+    plt.close(fig)

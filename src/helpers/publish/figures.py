@@ -22,6 +22,7 @@ sns.set_theme(style="whitegrid", context="paper", font_scale=1.2)
 # Sizes (points) that read at 100% zoom: a figure at most REPORT_WIDTH_IN wide is shown about 1,000 px wide in the
 # report, so 8 pt renders at ~10 px; wider figures would shrink their text below that.
 REPORT_WIDTH_IN = 11.2
+MIN_PANEL_IN = 1.5  # a panel narrower than this (its labels took the room) is a layout problem
 DPI = 150
 SMALL, NORMAL, TITLE = 8.0, 9.0, 10.0
 LEADER = {"arrowstyle": "-", "color": "#999999", "lw": 0.6, "shrinkA": 0, "shrinkB": 3}  # a label to its point
@@ -84,7 +85,7 @@ def _texts(fig) -> list:
 
 def layout_problems(fig) -> list[str]:
     """What a reader would trip on: two labels whose boxes overlap, a label over a line, error bar or marker, a
-    visible panel with nothing drawn. One line
+    visible panel with nothing drawn or squeezed narrower than ``MIN_PANEL_IN``. One line
     each (``save_figure`` adds a figure wider than ``REPORT_WIDTH_IN``, whose text would render too small)."""
     fig.draw_without_rendering()  # every text placed, nothing rasterised
     renderer = fig.canvas.get_renderer()
@@ -98,6 +99,9 @@ def layout_problems(fig) -> list[str]:
     for ax in fig.axes:
         if ax.get_visible() and ax.get_label() != "<colorbar>" and not ax.has_data() and not ax.texts:
             problems.append(f"empty panel: {ax.get_title()[:40]!r}")
+        width_in = ax.get_window_extent(renderer).width / fig.dpi
+        if ax.get_visible() and ax.get_label() != "<colorbar>" and ax.has_data() and width_in < MIN_PANEL_IN:
+            problems.append(f"panel squeezed to {width_in:.1f} in: {ax.get_title()[:40]!r}")
     return problems + labels_over_marks(fig, renderer)
 
 
@@ -256,7 +260,9 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
     items = list(dict.fromkeys(frame[item]))
     cols = min(3, len(tasks)) or 1
     rows = int(np.ceil(len(tasks) / cols)) or 1
-    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 0.24 * len(items) * rows + 1.6 * rows + 0.8),
+    label_in = 0.075 * max((len(str(i)) for i in items), default=0)  # the shared item labels' width at SMALL text
+    width = min(max(3.6 * cols, label_in + 3.0 * cols), REPORT_WIDTH_IN)  # a lone panel keeps room for its bars
+    fig, axes = plt.subplots(rows, cols, figsize=(width, 0.24 * len(items) * rows + 1.6 * rows + 0.8),
                              squeeze=False, sharey=True, sharex=True)  # one x scale: panels compare at a glance
     for ax in axes.flat[len(tasks):]:
         ax.set_visible(False)
