@@ -343,19 +343,7 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
             if "range_ci_low" in w:  # an interval beside the bar, never a bar: it cannot be read as a value
                 range_interval(ax, x + width * 0.38, w["range_ci_low"].to_numpy(float), w["range_ci_high"].to_numpy(float),
                                vertical=True, label=RANGE_LABEL if k == 0 else None)
-    n_fam, values_shown = len(values.columns), []
-    for k, fam in enumerate(values.columns):  # each bar's value, printed above its whisker (never across it)
-        v = np.nan_to_num(values[fam].to_numpy(float))
-        high = v
-        if whiskers is not None and not whiskers.empty:
-            w = whiskers[whiskers["family"] == fam].set_index("task").reindex(values.index)
-            high = np.fmax(v, np.nan_to_num(w["high"].to_numpy(float), nan=-np.inf))
-            if "range_ci_high" in w:  # above the range's interval too, which stands beside the bar
-                high = np.fmax(high, np.nan_to_num(w["range_ci_high"].to_numpy(float), nan=-np.inf))
-        x = np.arange(len(values.index)) - 0.4 + (0.8 / n_fam) * (k + 0.5)
-        for xi, vi, hi in zip(x, v, high):
-            values_shown.append(ax.annotate(sig(vi, 2), (xi, max(hi, vi, 0)), xytext=(0, 5), textcoords="offset points",
-                                            ha="center", va="bottom", fontsize=SMALL, color="#333333"))
+    values_shown = _bar_values(ax, values, whiskers)
     if "range_ci_low" in (whiskers if whiskers is not None else {}):
         for bars in [c for c in ax.containers if isinstance(c, matplotlib.container.BarContainer)]:
             for bar in bars:  # slimmer bars, same centres: the range's interval stands beside each
@@ -373,6 +361,25 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
     fig.tight_layout()
     lift_clear(fig, ax, values_shown)  # a neighbour's whisker or range can still be in the way: up, clear of it
     return fig
+
+
+def _bar_values(ax, values: pd.DataFrame, whiskers: pd.DataFrame | None) -> list:
+    """Each bar's value of ``figure3_families``, printed above everything drawn at it (its whisker, its range's
+    interval), never across them. Returns the annotations."""
+    n_fam, shown = len(values.columns), []
+    for k, fam in enumerate(values.columns):
+        v = np.nan_to_num(values[fam].to_numpy(float))
+        high = v
+        if whiskers is not None and not whiskers.empty:
+            w = whiskers[whiskers["family"] == fam].set_index("task").reindex(values.index)
+            high = np.fmax(v, np.nan_to_num(w["high"].to_numpy(float), nan=-np.inf))
+            if "range_ci_high" in w:  # the range's interval stands beside the bar
+                high = np.fmax(high, np.nan_to_num(w["range_ci_high"].to_numpy(float), nan=-np.inf))
+        x = np.arange(len(values.index)) - 0.4 + (0.8 / n_fam) * (k + 0.5)
+        for xi, vi, hi in zip(x, v, high):
+            shown.append(ax.annotate(sig(vi, 2), (xi, max(hi, vi, 0)), xytext=(0, 5), textcoords="offset points",
+                                     ha="center", va="bottom", fontsize=SMALL, color="#333333"))
+    return shown
 
 
 def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, task_labels: dict[str, str],
