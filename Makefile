@@ -18,6 +18,7 @@ KERNEL := cost-of-pass
 # Offline by default: litellm's bundled price map, no Hugging Face Hub look-ups.
 export LITELLM_LOCAL_MODEL_COST_MAP ?= True
 export HF_HUB_OFFLINE ?= 1
+export MPLBACKEND ?= Agg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Benchmark data: ../shared/data when it sits beside the checkout, else ./data (see README).
 ifneq ($(wildcard ../shared/data),)

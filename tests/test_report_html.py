@@ -137,10 +137,12 @@ def test_the_site_publishes_to_a_folder_that_opens_offline(report, tmp_path):
                           str(report.output_path.parent)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     site = tmp_path / "site"
-    assert (site / "index.html").is_file() and (site / "htmlcheck/tables/index.html").is_file()
+    folder = site / report.output_path.name  # the set's folder keeps its name in the site
+    assert (site / "index.html").is_file() and (folder / "tables/index.html").is_file()
+    assert (folder / "explorer/index.html").is_file() and len(list((folder / "explorer/p").glob("*.html"))) == report.n_problems
     assert not list(site.rglob("*.jsonl")) and {p.suffix for p in site.rglob("*") if p.is_file()} <= {".html", ".csv", ".png", ".svg"}
     if browser.chromium() is not None:
-        measured = browser.inspect(site / "htmlcheck/report/index.html", tmp_path / "w")
+        measured = browser.inspect(folder / "report/index.html", tmp_path / "w")
         assert browser.problems(measured, names.internal(report.tasks)) == []
 
 

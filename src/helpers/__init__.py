@@ -16,11 +16,7 @@ one (``tests/test_layout.py`` fails on an upward import or a cycle):
   cli       the runner (``cost-of-pass run|all|report|quarto|reprice``), stage skipping, calibration, reprice
 """
 
-import os
-
 __version__ = "0.1.0"
 
-# Offline-safe defaults, set before litellm is imported anywhere: litellm's bundled price map
-# instead of a download, and no Hugging Face Hub look-ups. Users may override either.
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# Importing the package changes nothing in the caller's process (no environment variable, no matplotlib backend or
+# setting): the CLI (``cli.runner.main``) and the Makefile set the offline defaults for the runs they start.

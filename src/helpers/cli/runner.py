@@ -86,7 +86,14 @@ def what_it_did(params, name: str) -> str:
     return f"{tables} table{'s' * (tables != 1)}, {figures} figure{'s' * (figures != 1)}" if made else "nothing to publish"
 
 
+OFFLINE_DEFAULTS = {"LITELLM_LOCAL_MODEL_COST_MAP": "True",  # litellm's bundled price map, not a download
+                    "HF_HUB_OFFLINE": "1",  # no Hugging Face Hub look-ups
+                    "MPLBACKEND": "Agg"}  # the stages' kernels draw to files; the notebooks show the saved PNGs
+
+
 def main(argv: list[str] | None = None) -> int:
+    for key, value in OFFLINE_DEFAULTS.items():  # for this process and the kernels it starts; a user's own wins
+        os.environ.setdefault(key, value)
     args = parser().parse_args(argv)
     consent(args)
     stop_on_signals()
@@ -95,7 +102,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def parser() -> argparse.ArgumentParser:
     """The command line: run, all, check, report, quarto, publish, reprice."""
+    from helpers import __version__
+
     ap = argparse.ArgumentParser(prog="cost-of-pass", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--version", action="version", version=f"cost-of-pass {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="preflight, then execute the notebooks for a parameter set")
     run.add_argument("params", help="params/<set>.yaml")

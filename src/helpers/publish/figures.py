@@ -4,21 +4,37 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import functools
+
 import matplotlib
+import matplotlib.dates
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from cycler import cycler
 
-matplotlib.use("Agg")
-import matplotlib.dates  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import seaborn as sns  # noqa: E402
+from helpers.analyze.trends import DecayFit, LogLinearTrend, loglinear_validated, months_since
+from helpers.core.numbers import sig
+from helpers.publish import names
+from helpers.publish.placement import declutter, labels_over_marks, lift_clear, text_box
 
-from helpers.analyze.trends import DecayFit, LogLinearTrend, loglinear_validated, months_since  # noqa: E402
-from helpers.core.numbers import sig  # noqa: E402
-from helpers.publish import names  # noqa: E402
-from helpers.publish.placement import declutter, labels_over_marks, lift_clear, text_box  # noqa: E402
+# The figures' look, applied only while a figure is made or saved (``styled``): importing this module changes no
+# global matplotlib setting and no backend (the CLI runs its kernels with MPLBACKEND=Agg).
+STYLE = {**sns.axes_style("whitegrid"), **sns.plotting_context("paper", font_scale=1.2),
+         "axes.prop_cycle": cycler(color=sns.color_palette("deep")), "font.family": "sans-serif",  # = sns.set_theme's
+         "svg.hashsalt": "cost-of-pass"}  # stable clip-path ids: same records, same SVG bytes
 
-sns.set_theme(style="whitegrid", context="paper", font_scale=1.2)
+
+def styled(fn):
+    """``fn`` run with the figures' ``STYLE`` (``matplotlib.rc_context``): the caller's settings are restored after."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with matplotlib.rc_context(STYLE):
+            return fn(*args, **kwargs)
+
+    return wrapper
+
 # Sizes (points) that read at 100% zoom: a figure at most REPORT_WIDTH_IN wide is shown about 1,000 px wide in the
 # report, so 8 pt renders at ~10 px; wider figures would shrink their text below that.
 REPORT_WIDTH_IN = 11.2
@@ -26,7 +42,6 @@ MIN_PANEL_IN = 1.5  # a panel narrower than this (its labels took the room) is a
 DPI = 150
 SMALL, NORMAL, TITLE = 8.0, 9.0, 10.0
 LEADER = {"arrowstyle": "-", "color": "#999999", "lw": 0.6, "shrinkA": 0, "shrinkB": 3}  # a label to its point
-matplotlib.rcParams["svg.hashsalt"] = "cost-of-pass"  # stable clip-path ids: same records, same SVG bytes
 FAMILY_COLORS = {"lightweight": "#4C72B0", "large": "#DD8452", "reasoning": "#55A868"}
 RANGE_COLOR = "#E3C16F"  # the range never-passed problems allow (``unseen``), drawn behind estimates
 RANGE_LABEL = "range the records allow (never-passed problems; each cell's sampling bounds)"
@@ -44,6 +59,7 @@ def titled(title: str, simulated: bool) -> str:
     return f"{title} — SIMULATED" if simulated else title
 
 
+@styled
 def save_figure(fig, name: str, out_dir: Path) -> tuple[Path, Path]:
     """Write ``<name>.png`` and ``.svg``, and ``<name>.layout.json``: what ``layout_problems`` finds (the browser
     test fails on any)."""
@@ -83,6 +99,7 @@ def _texts(fig) -> list:
             and (t.axes is None or t.axes.get_visible())]
 
 
+@styled
 def layout_problems(fig) -> list[str]:
     """What a reader would trip on: two labels whose boxes overlap, a label over a line, error bar or marker, a
     visible panel with nothing drawn or squeezed narrower than ``MIN_PANEL_IN``. One line
@@ -138,6 +155,7 @@ def _finish_panels(fig, first_ax, title: str, simulated: bool, ncol: int | None 
     return fig
 
 
+@styled
 def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[str, str], simulated: bool,
                    curves: dict[str, np.ndarray] | None = None, level: float = 0.95, *,
                    loglinear: dict[str, LogLinearTrend] | None = None, families: dict[str, str] | None = None,
@@ -251,6 +269,7 @@ def _trend_axes(ax, ylim: tuple[float, float], title: str) -> None:
     ax.margins(x=0.12)
 
 
+@styled
 def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, colors: dict[str, str],
                   ylabel: str = "%", symlog: bool = False, legend: dict[str, str] | None = None):
     """One panel per dataset, a bar per ``item`` (in the frame's order) coloured by ``colors[item]``, with
@@ -324,6 +343,7 @@ def range_handle():
     return Line2D([], [], color=RANGE_LINE, lw=1.3, ls=(0, (2.5, 1.5)), label=RANGE_LABEL)
 
 
+@styled
 def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFrame | None = None):
     """Grouped bars: essentialness (%) of each family (hue) per task (x); ``whiskers`` (task, family, low, high in
     %, tasks as ``values``' index) draws each bar's interval."""
@@ -382,6 +402,7 @@ def _bar_values(ax, values: pd.DataFrame, whiskers: pd.DataFrame | None) -> list
     return shown
 
 
+@styled
 def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, task_labels: dict[str, str],
                      model_labels: dict[str, str], colors: dict[str, str], simulated: bool, order: list[str] | None = None):
     """The oracle-routing cost–accuracy frontier per dataset: accuracy (%) reachable at each budget (USD per
@@ -461,6 +482,7 @@ def _strategy_points(ax, d: pd.DataFrame, cost: np.ndarray, acc: np.ndarray, lab
                     fmt=marker, ms=5, color=color, elinewidth=0.6, capsize=1.5, alpha=0.9, ls="none")
 
 
+@styled
 def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], task_labels: dict[str, str],
                   labels: dict[str, str], colors: dict[str, str], simulated: bool, order: list[str] | None = None,
                   family_colors: dict[str, str] | None = None):
@@ -519,6 +541,7 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], task_label
 MODEL_DASHES = ("-", (0, (6, 2)), (0, (1, 1.5)), (0, (6, 2, 1, 2)), (0, (3, 1)))  # models of one family, told apart
 
 
+@styled
 def fee_curve(curve: pd.DataFrame, fees: dict[str, float], task_labels: dict[str, str], colors: dict[str, str],
               simulated: bool, order: list[str], frontier: str):
     """Table 1 and the frontier as the expert's fee varies (``costofpass.fee_curve``, lines already labelled): one
@@ -544,6 +567,7 @@ def fee_curve(curve: pd.DataFrame, fees: dict[str, float], task_labels: dict[str
     return _finish_panels(fig, axes[0] if tasks else None, "What the expert's fee decides", simulated)
 
 
+@styled
 def price_change(split: pd.DataFrame, task_labels: dict[str, str], simulated: bool, order: list[str]):
     """Change of the frontier between two dates per dataset (% of the first date's), split into its new-models and
     prices parts (Shapley): one horizontal bar per part, a diamond at the total, values printed."""
@@ -573,6 +597,7 @@ def price_change(split: pd.DataFrame, task_labels: dict[str, str], simulated: bo
     return fig
 
 
+@styled
 def coverage_heatmap(table: pd.DataFrame, simulated: bool, target: float = 93.0):
     """Generator (rows) × statistic (columns) heat map of the headline estimator's interval coverage (%), each cell
     also giving how often the range the records allow holds the truth; ``table``: ``validity.generator_study``
