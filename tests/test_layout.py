@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-STAGES = ["core", "collect", "grade", "analyze", "publish", "cli"]  # in pipeline order
+STAGES = ["core", "collect", "grade", "analyze", "publish", "cli", "api"]  # in pipeline order; api: the library facade
 
 
 def module_name(path: Path) -> str:

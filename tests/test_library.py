@@ -43,3 +43,56 @@ def test_a_figure_is_drawn_in_the_projects_style_and_the_callers_settings_come_b
     assert fig.axes[0].get_facecolor()[:3] == matplotlib.colors.to_rgb(figures.STYLE["axes.facecolor"])
     assert {k: str(v) for k, v in matplotlib.rcParams.items()} == before
     matplotlib.pyplot.close(fig)
+
+
+def _attempts(seed: int = 0):
+    """Two tasks x 30 problems x 3 options x 4 runs, built by hand: 'sure' always passes at $0.01, 'cheap' passes
+    a problem's runs with its own rate at $0.001, 'never' never passes at $0.0001."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for task in ("a", "b"):
+        for p in range(30):
+            rate = rng.uniform(0, 1)
+            for run in range(4):
+                rows += [(task, f"p{p}", "sure", 0.01, True, run), (task, f"p{p}", "cheap", 0.001, rng.random() < rate, run),
+                         (task, f"p{p}", "never", 0.0001, False, run)]
+    return pd.DataFrame(rows, columns=["task", "problem", "option", "usd", "correct", "run"])
+
+
+def test_the_public_api_gives_table1_and_the_frontier_with_intervals_from_a_hand_built_dataframe():
+    """Issue 39 item 2: the math on a researcher's own DataFrame, through ``helpers.api``."""
+    import numpy as np
+
+    import helpers.api as api
+
+    assert set(api.__all__) == {"headline", "paper_estimates", "FRONTIER"}
+    attempts = _attempts()
+    rows = api.headline(attempts, expert_usd={"a": 1.0, "b": 2.0}).set_index(["statistic", "task"])
+    assert set(rows.index.get_level_values(0)) == {"table1:sure", "table1:cheap", "table1:never", api.FRONTIER}
+    sure, never = rows.loc[("table1:sure", "a")], rows.loc[("table1:never", "b")]
+    assert np.isclose(sure["value"], 0.01) and sure["low"] - 1e-12 <= 0.01 <= sure["high"] + 1e-12
+    assert sure["expert_share_pct"] == 0
+    assert np.isclose(never["value"], 4 * 0.0001 + 2.0) and never["k"] == 4  # four failed tries, then the expert
+    front = rows.loc[(api.FRONTIER, "a")]
+    assert front["low"] <= front["value"] <= front["high"] and front["value"] <= 0.011  # never worse than 'sure'
+    paper = api.paper_estimates(attempts, expert_usd=1.0).set_index(["statistic", "task"])["value"]
+    assert np.isclose(paper[("table1:sure", "a")], 0.01) and np.isclose(paper[("table1:never", "a")], 1.0)
+    assert paper[(api.FRONTIER, "a")] <= 0.01
+
+
+def test_the_public_api_refuses_a_bad_frame_in_one_line():
+    import pytest
+
+    import helpers.api as api
+    from helpers.core.errors import CostOfPassError
+
+    attempts = _attempts()
+    with pytest.raises(CostOfPassError, match="columns correct are missing"):
+        api.headline(attempts.drop(columns="correct"), 1.0)
+    with pytest.raises(CostOfPassError, match="'usd' must be a number"):
+        api.headline(attempts.assign(usd=-1.0), 1.0)
+    with pytest.raises(CostOfPassError, match="a positive USD is needed"):
+        api.headline(attempts, {"a": 1.0})

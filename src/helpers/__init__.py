@@ -13,7 +13,9 @@ one (``tests/test_layout.py`` fails on an upward import or a cycle):
             model, validity on known truth
   publish   the artifact catalog and the report's order, tables, figures, display names, the report, the site,
             the browser check
-  cli       the runner (``cost-of-pass run|all|report|quarto|reprice``), stage skipping, calibration, reprice
+  cli       the runner (``cost-of-pass run|all|report|quarto|quarto-site|publish|reprice``), stage skipping,
+            calibration, reprice
+  api       the library's public surface (``helpers.api``): the headline and the paper's estimates of a DataFrame
 """
 
 __version__ = "0.1.0"

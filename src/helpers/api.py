@@ -1,0 +1,104 @@
+"""The library's public surface: cost-of-pass on your own records, without a parameter set, a notebook or a file.
+
+Give a tidy DataFrame of attempts — one row per attempt: ``task``, ``problem``, ``option`` (a model, or a model with
+a technique: anything you choose between), ``usd`` (what the attempt cost, USD), ``correct`` (bool) — and the human
+expert's USD per problem::
+
+    from helpers.api import headline, paper_estimates
+    rows = headline(attempts, expert_usd=16.67)            # intervals the validity study checks
+    rows[rows.statistic == "frontier:all options"]           # the frontier of every option with the expert
+    paper_estimates(attempts, expert_usd=16.67)              # the paper's Table 1 and frontier (plug-in, no interval)
+
+``headline`` is the project's headline estimand, "up to k tries, then the expert" (per problem an option is tried
+up to k times, stopping at its first pass; the expert solves what every try failed): each option alone with the
+expert (``table1:<option>``, k = the fewest runs of a cell) and the frontier of all options (``frontier:all
+options``, chosen per problem on half of the runs and valued on the other half), with 95% intervals that held the
+truth in at least 93% of simulated sets on every generator tried (README, Statistics). ``paper_estimates`` is the
+paper's own estimator (Eq. 2 and 9: passes / runs per problem, the expert where nothing passed), whose intervals the
+same study found not to hold, so it gives none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["headline", "paper_estimates", "FRONTIER"]
+
+FRONTIER = "frontier:all options"  # the statistic's name in ``headline``'s rows
+COLUMNS = ("task", "problem", "option", "usd", "correct")
+
+
+def _internal(attempts: pd.DataFrame) -> pd.DataFrame:
+    """The attempts as the pipeline's graded attempts (every option a vanilla strategy); one line on a bad frame."""
+    from helpers.core.errors import CostOfPassError
+
+    if missing := [c for c in COLUMNS if c not in attempts.columns]:
+        raise CostOfPassError(f"attempts: columns {', '.join(missing)} are missing (need {', '.join(COLUMNS)})")
+    if attempts.empty:
+        raise CostOfPassError("attempts: no rows")
+    usd = pd.to_numeric(attempts["usd"], errors="coerce")
+    if usd.isna().any() or (usd < 0).any():
+        raise CostOfPassError("attempts: 'usd' must be a number >= 0 on every row")
+    return pd.DataFrame({"task": attempts["task"].astype(str), "problem_id": attempts["problem"].astype(str),
+                         "model": attempts["option"].astype(str), "method": "vanilla", "usd": usd.to_numpy(float),
+                         "correct": attempts["correct"].astype(bool).to_numpy(), "complete": True})
+
+
+def _expert(expert_usd, problems: pd.MultiIndex) -> np.ndarray:
+    """The expert's USD per problem of ``problems`` (task, problem_id): one number, a mapping task -> USD, or a Series
+    indexed by (task, problem)."""
+    from helpers.core.errors import CostOfPassError
+
+    if isinstance(expert_usd, pd.Series):
+        fee = expert_usd.set_axis(expert_usd.index.map(lambda k: (str(k[0]), str(k[1])))).reindex(problems)
+    elif isinstance(expert_usd, Mapping):
+        fee = pd.Series([expert_usd.get(t, np.nan) for t, _ in problems], index=problems, dtype=float)
+    else:
+        fee = pd.Series(float(expert_usd), index=problems)
+    if fee.isna().any() or (fee <= 0).any():
+        raise CostOfPassError("expert_usd: a positive USD is needed for every problem")
+    return fee.to_numpy(float)
+
+
+def headline(attempts: pd.DataFrame, expert_usd, level: float = 0.95, seed: int = 0) -> pd.DataFrame:
+    """Each option alone with the expert and the frontier of all options, under "up to k tries, then the expert",
+    per task, with ``level`` intervals.
+
+    ``attempts``: rows task, problem, option, usd (USD per attempt), correct (bool); runs of a cell in their order.
+    ``expert_usd``: USD per problem — a number, a mapping task -> USD, or a Series indexed (task, problem).
+    Returns one row per (statistic, task): statistic (``table1:<option>`` or ``FRONTIER``), task, value, low, high
+    (USD per problem), k (tries), records_usd and expert_usd (its two parts, USD per problem) and expert_share_pct
+    (the fee's share, %). The frontier needs at least 2 runs per cell (it is chosen on half of them)."""
+    from helpers.analyze import policy
+    from helpers.analyze.bootstrap import run_cube
+    from helpers.analyze.headline import Level
+
+    cube = run_cube(_internal(attempts), ["vanilla"])
+    fee = _expert(expert_usd, cube.problems)
+    options = list(range(len(cube.strategies)))
+    specs = policy.crossfit_specs({FRONTIER: Level(tuple(cube.strategies))}, cube.strategies, {"vanilla": True})
+    sp = policy.set_policy(cube.usd, cube.correct, cube.runs, fee, cube.task_codes, options, specs, seed=seed)
+    return policy.policy_rows(sp, fee, cube.task_codes, list(cube.tasks), dict(enumerate(cube.strategies)), level)
+
+
+def paper_estimates(attempts: pd.DataFrame, expert_usd) -> pd.DataFrame:
+    """The paper's Table 1 and frontier (Eq. 2, 9): per task, each option's mean over problems of min(its
+    cost-of-pass, the expert's USD) and the frontier of all options with the expert, USD per problem (the plug-in:
+    passes over runs; an option that never passed a problem is charged the expert there). Returns rows statistic
+    (``table1:<option>`` or ``FRONTIER``), task, value."""
+    from helpers.analyze import costofpass as cp
+    from helpers.grade.estimates import per_problem
+
+    frame = _internal(attempts).assign(strategy=lambda d: d["model"])
+    cop = cp.cop_matrix(per_problem(frame))
+    fee = pd.Series(_expert(expert_usd, cop.index), index=cop.index, name="expert_usd")
+    rows = []
+    for option in cop.columns:
+        values = np.minimum(cop[option].fillna(np.inf), fee).groupby(level="task").mean()
+        rows += [{"statistic": f"table1:{option}", "task": t, "value": float(v)} for t, v in values.items()]
+    front = cp.frontier(cop, list(cop.columns), fee)
+    rows += [{"statistic": FRONTIER, "task": t, "value": float(v)} for t, v in front.items()]
+    return pd.DataFrame(rows)
