@@ -213,3 +213,21 @@ def test_interactive_charts_replace_their_placeholders_with_escaped_specs_and_on
     values = next(iter(spec["datasets"].values()))
     assert values == [{"dataset": "GSM8K", "date": "2024-05-01", "released": "M", "frontier (USD per problem)": 0.1,
                        "% of the expert alone": 10.0}]
+
+
+def test_ls_lists_sets_datasets_models_methods_and_prices_and_version_prints_one_line():
+    """Issue 39 item 6: cost-of-pass ls and --version."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    from helpers import __version__
+    from helpers.cli.listing import listing
+
+    text = listing()
+    for heading in ("parameter sets", "datasets (tasks:)", "models (models:", "methods (methods:)", "price snapshots"):
+        assert heading in text
+    assert "params/sim.yaml" in text and "majority_vote_kN" in text and "gsm8k" in text and "paper_table4_2025-04" in text
+    out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "--version"], cwd=ROOT, capture_output=True, text=True)
+    assert out.stdout.strip() == f"cost-of-pass {__version__}"

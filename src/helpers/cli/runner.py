@@ -109,7 +109,8 @@ def parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="preflight, then execute the notebooks for a parameter set")
     run.add_argument("params", help="params/<set>.yaml")
-    run.add_argument("--dry-run", action="store_true", help="print pending calls and estimated USD, call nothing")
+    run.add_argument("--dry-run", action="store_true", help="validate, then print pending calls and estimated USD "
+                                                            "per model; call nothing (the same as `check`)")
     run.add_argument("--only", help="comma-separated notebook names (default: all, in order)")
     run.add_argument("--log-output", action="store_true", help="stream notebook output")
     run.add_argument("--no-report", action="store_true", help="skip the offline HTML report")
@@ -125,8 +126,9 @@ def parser() -> argparse.ArgumentParser:
     every.add_argument("--force", action="store_true", help="run every stage, even those whose inputs are unchanged")
     every.add_argument("--overwrite", action="store_true",
                        help="take over results/<name>/ even though another parameter file of that name wrote it")
-    check = sub.add_parser("check", help="validate a parameter set and print its estimate")
+    check = sub.add_parser("check", help="validate a parameter set and print its estimate (= run --dry-run)")
     check.add_argument("params")
+    sub.add_parser("ls", help="the parameter sets (in params/ and on disk), datasets, models, methods and price snapshots")
     report, quarto = _report_parsers(sub)
     reprice = sub.add_parser("reprice", help="every table and figure of a set at another date's prices, without a call")
     reprice.add_argument("params")
@@ -276,10 +278,20 @@ def render(args: argparse.Namespace, params) -> None:
     write_index(params.output_path.parent)
 
 
+def list_all(args: argparse.Namespace) -> None:
+    """``ls``: the sets, datasets, models, methods and price snapshots (``cli.listing``)."""
+    from helpers.cli.listing import listing
+
+    print(listing())
+
+
+SET_FREE = {"publish": publish_site, "quarto-site": quarto_website, "ls": list_all}  # commands without a set
+
+
 def command(args: argparse.Namespace) -> None:
     """What ``main`` does with parsed arguments: all sets, check, dry run, or run (with re-collection)."""
-    if args.command in ("publish", "quarto-site"):  # what the stages wrote, of every set
-        (publish_site if args.command == "publish" else quarto_website)(args)
+    if args.command in SET_FREE:  # no parameter set: what is on disk, of every set
+        SET_FREE[args.command](args)
         return
     args.params = [params_file(p) for p in args.params] if isinstance(args.params, list) else params_file(args.params)
     if args.command == "all":

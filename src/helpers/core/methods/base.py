@@ -90,12 +90,17 @@ def register_k(prefix: str, estimates: Callable[[pd.DataFrame, int], pd.DataFram
     register(rf"{prefix}([1-9][0-9]?)", f"{prefix}N", make)
 
 
+def method_forms() -> list[str]:
+    """Every registered method family as an example name (``majority_vote_kN``: N = 1..99), in registration order."""
+    return [example for _, example, _ in _REGISTRY]
+
+
 def get_method(name: str) -> Method:
     """The method called ``name``; an unknown name raises ValueError listing the known forms."""
     for pattern, _, make in _REGISTRY:
         if m := pattern.match(name):
             return make(m)
-    raise ValueError(f"unknown method {name!r} (known: {', '.join(example for _, example, _ in _REGISTRY)})")
+    raise ValueError(f"unknown method {name!r} (known: {', '.join(method_forms())})")
 
 
 def collected_methods(names: list[str]) -> list[Method]:
