@@ -231,3 +231,10 @@ def test_ls_lists_sets_datasets_models_methods_and_prices_and_version_prints_one
     assert "params/sim.yaml" in text and "majority_vote_kN" in text and "gsm8k" in text and "paper_table4_2025-04" in text
     out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "--version"], cwd=ROOT, capture_output=True, text=True)
     assert out.stdout.strip() == f"cost-of-pass {__version__}"
+
+
+def test_dollar_signs_in_text_never_start_math():
+    """Between two dollar signs Jupyter's Markdown typesets LaTeX: "$3.92 … $3.48" showed "&#39;" raw."""
+    from helpers.publish.safe import md
+
+    assert md("costs $3.92; the simulator's truth is $3.48") == "costs \\$3.92; the simulator&#39;s truth is \\$3.48"

@@ -3,7 +3,8 @@
 A model's label, a set's description, a source's name, a problem id or an error a program raised can hold anything,
 and a report is what people share: written as is, ``<script>``, an ``<img onerror>`` or a ``[link](javascript:…)``
 would run in the reader's browser. ``md`` escapes HTML with MarkupSafe (Jinja2's autoescaping: ``& < > " '``) and
-backslash-escapes what Markdown and Pandoc would turn into links, spans, raw blocks or table cells (``[ ] ` |``);
+backslash-escapes what Markdown and Pandoc would turn into links, spans, raw blocks, table cells or math (``[ ] ` | $``:
+between two dollar signs, Jupyter's Markdown and MathJax would typeset "$0.01 … $3.48" as LaTeX);
 emphasis characters are left alone (they cannot run anything). The report renders the escaped text as it was typed.
 Applied where text enters the report: every table cell and header, lead and caption fill (``catalog``), and the
 about box (``about``); CSV files keep the raw text.
@@ -15,7 +16,7 @@ from typing import Any
 
 from markupsafe import escape
 
-MARKDOWN = str.maketrans({"[": "\\[", "]": "\\]", "`": "\\`", "|": "\\|"})
+MARKDOWN = str.maketrans({"[": "\\[", "]": "\\]", "`": "\\`", "|": "\\|", "$": "\\$"})  # $: no math mode
 
 
 def md(value: Any) -> str:
