@@ -276,7 +276,7 @@ class ReportParts:
                 a = entry(name)
                 what = f"{a.paper}: {a.short_title()}" if a.paper else a.short_title()
                 return (f'<img id="first-screen-figure" src="{self.figure_uri(name)}" alt="{html.escape(what)}" '
-                        'style="max-width: 60rem; width: 100%">'
+                        'style="max-width: 100%">'
                         f"\n\n*{html.escape(what)} (with its caption in its section below).*")
         return ""
 
