@@ -177,11 +177,13 @@ def test_the_explorer_escapes_hostile_text_and_withholds_gpqa():
     evil = "<script>alert(1)</script>"
     rows = pd.DataFrame({"task": ["gsm8k"], "problem_id": [evil], "frontier_usd": [0.5], "picked": ["expert"],
                          "expert_usd": [0.5], "suspect": [True],
-                         "cells": [{"m": (0.0, 4, 0.01, float("inf")), "m+self_refine": (0.5, 4, 0.02, 0.04)}]})
+                         "cells": [{"m": (0.0, 4, 0.01, float("inf")), "m+self_refine": (0.5, 4, 0.02, 0.04),
+                                    "m+majority_vote_k3": (0.25, 4, 0.03, 0.12)}]})
     page = explorer.index_html(rows, "set<b>", {"gsm8k": "GSM8K"}, {"m": "Model <i>"})
     assert evil not in page and "&lt;script&gt;" in page and 'href="p/0.html"' in page
     assert "expert charged" in page and "suspect" in page and "0% of 4 · $0.01/try · ∞" in page
     assert "Model &lt;i&gt; + self-refine" in page and "set&lt;b&gt;" in page
+    assert "25% from the runs · $0.03/try · $0.12" in page  # a vote's count is of subsets: not shown as runs
     attempts = pd.DataFrame({"model": ["m"], "method": ["vanilla"], "run": [0], "correct": [False], "usd": [0.01],
                              "prompt_tokens": [10], "completion_tokens": [5], "extracted": [evil + "x" * 5000]})
     one = explorer.problem_html("GSM8K", evil, attempts, {"m": "Model"})

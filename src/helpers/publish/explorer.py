@@ -76,7 +76,10 @@ def _usd_cell(x: float) -> str:
 
 def index_html(rows: pd.DataFrame, set_name: str, task_labels: dict[str, str], labels: dict[str, str]) -> str:
     """The explorer's page (see the module's docstring)."""
+    from helpers.core.methods import get_method
+
     strategies = sorted({s for c in rows["cells"] for s in c})
+    derived = {s for s in strategies if "+" in s and not get_method(s.split("+", 1)[1]).is_collected}
     head = ["dataset", "problem", "frontier (USD)", "frontier picks", "expert's fee (USD)", "suspect item",
             *(strategy_label(s, labels) for s in strategies)]
     body = []
@@ -88,7 +91,8 @@ def index_html(rows: pd.DataFrame, set_name: str, task_labels: dict[str, str], l
                _usd_cell(r.expert_usd), f"<td>{'suspect' if r.suspect else ''}</td>"]
         for s in strategies:
             rate, n, cost, v = r.cells.get(s, (np.nan, 0, np.nan, np.nan))
-            text = "not run" if not n else f"{rate:.0%} of {int(n)} · {dollars(cost)}/try · {dollars(v) if math.isfinite(v) else '∞'}"
+            runs = f"of {int(n)}" if s not in derived else "from the runs"  # a vote's n counts subsets, not runs
+            text = "not run" if not n else f"{rate:.0%} {runs} · {dollars(cost)}/try · {dollars(v) if math.isfinite(v) else '∞'}"
             tds.append(f'<td data-v="{v if n and math.isfinite(v) else 1e300}">{html.escape(text)}</td>')
         body.append(f'<tr class="{"expert" if expert else ""}">{"".join(tds)}</tr>')
     name = html.escape(set_name)
@@ -97,7 +101,8 @@ def index_html(rows: pd.DataFrame, set_name: str, task_labels: dict[str, str], l
             f'</p><h1>Every problem of {name}</h1>'
             f"<p>One row per problem: the frontier's cost-of-pass there (the cheapest of every strategy's and the human "
             f"expert's fee; \"expert charged\" where no strategy beats the fee), whether the problem is a suspect item, and "
-            f"per strategy its pass rate over its runs · its mean USD per attempt · its cost-of-pass (∞: no run passed). "
+            f"per strategy its pass rate over its runs (a vote or best-of-k: estimated from the single runs) · its mean USD "
+            f"per attempt · its cost-of-pass (∞: no run passed). "
             f"Click a header to sort, a problem to see its attempts. {len(rows):,} problems.</p>"
             f'<p><input id="filter" type="search" placeholder="Filter rows (any text: a dataset, a model, expert, suspect)"></p>'
             f"<div style=\"overflow-x:auto\"><table><thead><tr>{''.join(f'<th>{html.escape(h)}</th>' for h in head)}</tr></thead>"
