@@ -161,3 +161,17 @@ def test_the_price_split_ends_at_the_sets_own_price_date_not_the_ledgers_last():
     assert an.price_change_dates() == (dt.date(2024, 1, 1), dt.date(2025, 3, 1))
     ctx.params.billed = True
     assert an.price_change_dates() == (dt.date(2024, 1, 1), dt.date(2024, 6, 1))
+
+
+def test_the_price_split_names_the_price_files_it_read():
+    """Issue 38 item 1: the split's caption names the ledger files it used."""
+    import datetime as dt
+    from types import SimpleNamespace as NS
+
+    from helpers.analyze.estimates import Analysis
+
+    models = [NS(name="sim-llama-3.3-70b", release_date=dt.date(2024, 12, 6))]
+    ctx = NS(params=NS(prices=None), snapshot=NS(name="sim_paper_table4_2025-04"), models=models)
+    text = Analysis(ctx=ctx, attempts=None, estimates=None, cop=None, expert=None).price_files_text()
+    assert text.startswith("the set's snapshot sim_paper_table4_2025-04; the ledger's ")
+    assert "litellm_1.106.2" in text and "sim_paper_table4_2025-04" in text.split("ledger's ")[1]

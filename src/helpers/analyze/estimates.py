@@ -122,6 +122,16 @@ class Analysis:
         own = [] if self.ctx.params.billed else [self.ctx.snapshot.date]
         return min(releases), max([*own, *releases])
 
+    def price_files_text(self) -> str:
+        """The price files the new-models / prices split reads, by name: the set's own snapshot (or, for a set priced
+        by the ledger, its date) and the ledger's files that price one of its models."""
+        from helpers.core.ledger import files_pricing
+
+        own = (f"the ledger as of {self.ctx.params.prices.as_of}" if self.ctx.params.prices is not None
+               else f"the set's snapshot {self.ctx.snapshot.name}")
+        ledger = [f.stem for f in files_pricing(self.models)]
+        return own + ("; the ledger's " + ", ".join(ledger) if ledger else "")
+
     def price_change(self) -> pd.DataFrame:
         """The change of the frontier between ``price_change_dates``, split between new models and prices (USD, %)."""
         start, end = self.price_change_dates()

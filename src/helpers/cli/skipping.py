@@ -53,11 +53,9 @@ def set_digest(ctx: Context) -> str:
 def ledger_files_of(ctx: Context) -> list[Path]:
     """The files of the dated price ledger that price one of the set's models (the new-models / prices split reads
     them): a price file for other models changes no stage of this set."""
-    from helpers.core.ledger import ledger_files
-    from helpers.core.prices import load_snapshot
+    from helpers.core.ledger import files_pricing
 
-    names = {m.name for m in ctx.models}
-    return [f for f in ledger_files() if names & set(load_snapshot(f).prices)]
+    return files_pricing(m.name for m in ctx.models)
 
 
 def records_digest(ctx: Context) -> str:

@@ -41,6 +41,13 @@ def ledger_files(folder: Path | None = None) -> list[Path]:
     return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
 
 
+def files_pricing(models, folder: Path | None = None) -> list[Path]:
+    """The ledger's files that price at least one of ``models`` (names), sorted: what a set's new-models / prices
+    split reads, and what its stage keys depend on."""
+    names = set(models)
+    return [f for f in ledger_files(folder) if names & set(load_snapshot(f).prices)]
+
+
 @lru_cache(maxsize=4)
 def _entries(files: tuple[tuple[Path, float], ...]) -> tuple[Entry, ...]:
     out = []
