@@ -230,3 +230,31 @@ def test_recipe_add_a_figure(write_set, monkeypatch):
     blocks = list(ReportParts(params, renderer="offline").outline({"known_truth": True}))
     assert blocks[:2] == ["## Beyond the paper", "### 1. Cost per attempt"]
     assert 'id="sfig-usd-per-model"' in blocks[2] and "**Figure S1.** Mean USD per attempt of each model." in blocks[2]
+
+
+def test_recipe_a_method_made_of_runs_owns_its_math_through_the_model_based_frontier_and_the_truth(monkeypatch):
+    """Issue 39 item 3: registering ``any_of_kN`` with best-of-k's functions gave the same plug-in frontier and a
+    different model-based one (the model-based estimator fell through to the majority vote's formula on any name it
+    did not know). A method made of runs now carries its rate given one run's (``register_k``): the model-based
+    frontier and the simulator's truth read it, and agree with best-of-k's."""
+    import numpy as np
+    from conftest import synthetic_attempts
+
+    from helpers.analyze import bootstrap as bt
+    from helpers.analyze.frontier_model import ModelFrontier
+    from helpers.analyze.validity import _made_of_runs
+    from helpers.core.methods import base, best_of_n, get_method
+
+    monkeypatch.setattr(base, "_REGISTRY", list(base._REGISTRY))  # the registration is undone after the test
+    base.register_k("any_of_k", best_of_n.best_of_k_estimates, best_of_n.any_pass_from_runs, best_of_n.any_pass_given,
+                    best_of_n.any_pass_of_pattern)
+    attempts = synthetic_attempts(problems=8)
+    attempts = attempts[attempts["method"] == "vanilla"]
+    cube = bt.run_cube(attempts, ["vanilla", "best_of_k2", "any_of_k2"])
+    model = ModelFrontier(cube, np.full(len(cube.problems), 10.0))
+    assert np.allclose(model.frontier(["a+any_of_k2"]), model.frontier(["a+best_of_k2"]))
+    x, d, broken = np.array([0.2, 0.5, 0.9]), np.array([2, 3, 2]), np.array([False, False, True])
+    assert np.allclose(_made_of_runs(get_method("any_of_k3"), x, d, broken, 0.05),
+                       _made_of_runs(get_method("best_of_k3"), x, d, broken, 0.05))
+    vote = _made_of_runs(get_method("majority_vote_k3"), x, d, broken, 0.05)
+    assert not np.allclose(vote, _made_of_runs(get_method("best_of_k3"), x, d, broken, 0.05))  # a vote is not any-pass

@@ -59,7 +59,7 @@ from helpers.analyze import cell_interaction as ci
 from helpers.analyze.bootstrap import RunCube
 from helpers.analyze.irt_grid import LOG_W, NODES
 from helpers.core.methods import get_method
-from helpers.core.methods.vote_math import any_pass_true, vote_probability
+from helpers.core.methods.vote_math import vote_polynomial  # noqa: F401  (re-exported: its tests and validity read it here)
 
 FLOOR_TEST_LEVEL = 0.01  # a group of strategies gets floors when a likelihood-ratio test rejects "no floors" at this level
 BOUNDS = ((-25.0, 25.0), (0.0, 10.0), (0.0, 0.95))  # a (logit), b (per unit of difficulty), c (floor, 0-1)
@@ -69,19 +69,6 @@ def success(theta: np.ndarray, S: int) -> np.ndarray:
     """R_s(z) = c_s + (1 − c_s)·sigmoid(a_s − b_s·z) at the nodes, (B, S, Q), from ``theta`` (B, 3S): a, b, c."""
     a, b, c = theta[:, :S, None], theta[:, S:2 * S, None], theta[:, 2 * S:, None]
     return c + (1 - c) * special.expit(a - b * NODES)
-
-
-@lru_cache(maxsize=256)
-def vote_polynomial(k: int, wrong_classes: int, no_answer: float = 0.0) -> np.ndarray:
-    """P(k-vote correct) as a polynomial in the success rate x (coefficients, highest first) for one
-    correct answer, ``wrong_classes`` equally likely wrong answers sharing 1 − no_answer − x, and (when
-    ``no_answer`` > 0) a no-answer class of that probability: every class is linear in x, so the closed form
-    with replacement is a polynomial of degree k, which k + 1 evaluations determine exactly."""
-    d, top = wrong_classes, 1.0 - no_answer
-    x = top * (0.5 - 0.5 * np.cos(np.pi * (np.arange(k + 1) + 0.5) / (k + 1)))  # Chebyshev nodes in [0, top]
-    none = ((no_answer, False),) if no_answer > 0 else ()
-    y = [vote_probability(((v, True), *[((top - v) / d, False)] * d, *none), k, True) for v in x]
-    return np.polyfit(x, y, k)
 
 
 @dataclass(frozen=True)
@@ -400,12 +387,12 @@ class ModelFrontier:
             r = self._cache.success[t][:, i]  # (B, Q)
         if method == "vanilla":
             return r, self.cost[..., rows, s]
-        k = get_method(method).billed_calls
-        if method.startswith("best_of_k"):
-            return any_pass_true(r, k), k * self.cost[..., rows, s]
+        made = get_method(method)  # a method made of k vanilla runs owns its success rate given one run's
+        if made.rate_given is None:
+            raise ValueError(f"method {method!r} has no success rate given a single attempt's (Method.rate_given)")
         if (t, s) not in self._classes:
             self._classes[(t, s)] = wrong_answer_classes(self.cube, s, rows)
-        return np.clip(np.polyval(vote_polynomial(k, self._classes[(t, s)]), r), 0.0, 1.0), k * self.cost[..., rows, s]
+        return made.rate_given(r, self._classes[(t, s)], 0.0), made.billed_calls * self.cost[..., rows, s]
 
     def _posterior(self, t: int) -> np.ndarray:
         fit, rows = self.fits[t], self.rows[t]

@@ -28,14 +28,13 @@ import pandas as pd
 from helpers.analyze import routing
 from helpers.analyze.bootstrap import Replicates, RunCube, bootstrap
 from helpers.analyze.costofpass import release_steps
-from helpers.analyze.frontier_model import ModelFrontier, vote_polynomial
+from helpers.analyze.frontier_model import ModelFrontier
 from helpers.analyze.headline import all_specs, evaluate
 from helpers.analyze.unseen import ranges
 from helpers.collect.backends.sim import task_aptitude
 from helpers.core.context import Context
 from helpers.core.experts import expert_per_problem
 from helpers.core.methods import get_method
-from helpers.core.methods.vote_math import any_pass_true, vote_probability
 from helpers.core.prompts import refine_messages, solve_messages
 from helpers.core.simulation import (OWN, Generator, HashedDraws, SeededDraws, completion_tokens, difficulty,
                                      interaction, n_distractors, population_nodes, refined)
@@ -149,6 +148,22 @@ def _methods(ctx: Context, refine_gain: float | None) -> list[str]:
 
 
 # ---- exact values ------------------------------------------------------------------------------
+def _made_of_runs(made, x: np.ndarray, d: np.ndarray, broken: np.ndarray, no_answer: float) -> np.ndarray:
+    """A method made of k runs (``Method.rate_given``, ``Method.rate_of_pattern``): its true success rate per
+    problem from one run's P(correct answer) ``x`` (P,), ``d`` (P,) equally likely wrong answers, ``broken`` (P,)
+    wrong references and the P(no answer) ``no_answer``. Where the reference is wrong the true answer is one wrong
+    class and the reference a distractor."""
+    rate = np.empty(len(x))
+    for dj in np.unique(d):  # one closed form per number of wrong classes
+        here = (d == dj) & ~broken
+        rate[here] = made.rate_given(x[here], int(dj), no_answer)
+    for p in np.flatnonzero(broken):
+        wrong, dj = (1 - no_answer - x[p]) / d[p], int(d[p])
+        pattern = ((wrong, True), (x[p], False), *[(wrong, False)] * (dj - 1), (no_answer, False))
+        rate[p] = made.rate_of_pattern(tuple((float(w), o) for w, o in pattern))
+    return rate
+
+
 def _cell_truth(gm: GenerativeModel, tm: TaskModel, problems: TaskProblems) -> tuple[np.ndarray, np.ndarray]:
     """True C (USD per attempt) and R of every strategy (``gm.strategies`` order) for ``problems``: (P, S)."""
     prompt, z = problems.prompt, problems.z
@@ -169,21 +184,9 @@ def _cell_truth(gm: GenerativeModel, tm: TaskModel, problems: TaskProblems) -> t
                 cost[name] = solve[:, i] + call(tm.refine_tokens[prompt])[:, i]
                 better = refined(pi[:, i], gm.refine_gain[i])
                 rate[name] = np.where(broken, (1 - better) / d, better) * ok[i]
-            elif method.startswith("best_of_k"):
-                k = get_method(method).billed_calls
-                cost[name], rate[name] = k * solve[:, i], any_pass_true(graded, k)
-            elif method.startswith("majority_vote_k"):
-                k = get_method(method).billed_calls
-                cost[name] = k * solve[:, i]
-                rate[name] = np.empty(len(z))
-                for dj in np.unique(d):  # P(vote correct) is a polynomial in pi·ok for each (D, format error)
-                    here = (d == dj) & ~broken
-                    curve = vote_polynomial(k, int(dj), float(gm.format_error[i]))
-                    rate[name][here] = np.clip(np.polyval(curve, pi[here, i] * ok[i]), 0.0, 1.0)
-                for p in np.flatnonzero(broken):  # the true answer is one wrong class, the reference a distractor
-                    x, dj = (1 - pi[p, i]) * ok[i] / d[p], int(d[p])
-                    pattern = ((x, True), (pi[p, i] * ok[i], False), *[(x, False)] * (dj - 1), (1 - ok[i], False))
-                    rate[name][p] = vote_probability(tuple((float(w), o) for w, o in pattern), k, True)
+            elif (made := get_method(method)).rate_given is not None:  # made of k vanilla runs: the method's math
+                cost[name] = made.billed_calls * solve[:, i]
+                rate[name] = _made_of_runs(made, pi[:, i] * ok[i], d, broken, float(gm.format_error[i]))
             else:
                 raise ValueError(f"no generative model for method '{method}'")
     names = gm.strategies

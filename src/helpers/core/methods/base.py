@@ -38,6 +38,9 @@ class RunStats:
 
 # the same success rate on arrays of cells (bootstrap replicates): RunStats -> rate (...), NaN below k runs
 RateFromRuns = Callable[[RunStats], np.ndarray]
+# a method's success rate given one run's: (x: P(the correct answer) array, wrong classes, P(no answer)) -> rate array
+RateGiven = Callable[[np.ndarray, int, float], np.ndarray]
+RateOfPattern = Callable[[tuple[tuple[float, bool], ...]], float]  # answer classes (probability, correct) -> rate
 ESTIMATE_COLUMNS = ["task", "problem_id", "model", "cost_usd", "pass_rate", "n"]
 
 
@@ -51,6 +54,10 @@ class Method:
     ``rate_from_runs``, the same success rate on arrays of runs (bootstrap replicates). ``recorded_by_others``:
     a method this project cannot run itself (an agent's loop, ``agent``): its attempts are imported, one record
     each with every call the agent made (``CallRecord.agent_calls``), and a set that would collect it is refused.
+    A method made of k vanilla runs owns its math for what models its runs: ``rate_given(x, wrong, no_answer)``, its
+    success rate given one run's probability of the correct answer ``x`` (array), ``wrong`` equally likely wrong
+    answers and a no-answer probability (the model-based estimator, the simulator's truth), and
+    ``rate_of_pattern(pattern)``, the same for any answer classes ((probability, correct), …) (a wrong reference).
     """
 
     name: str
@@ -60,6 +67,8 @@ class Method:
     estimator: Estimator | None = field(default=None, compare=False)
     rate_from_runs: RateFromRuns | None = field(default=None, compare=False)
     recorded_by_others: str = ""  # what the method is, where only imported records have it
+    rate_given: RateGiven | None = field(default=None, compare=False)
+    rate_of_pattern: RateOfPattern | None = field(default=None, compare=False)
 
     @property
     def is_collected(self) -> bool:
@@ -79,13 +88,18 @@ def register(pattern: str, example: str, make: Callable[[re.Match], Method]) -> 
 
 
 def register_k(prefix: str, estimates: Callable[[pd.DataFrame, int], pd.DataFrame],
-               rate: Callable[[int, RunStats], np.ndarray]) -> None:
+               rate: Callable[[int, RunStats], np.ndarray],
+               given: Callable[[int, np.ndarray, int, float], np.ndarray],
+               of_pattern: Callable[[int, tuple[tuple[float, bool], ...]], float]) -> None:
     """Add a family ``<prefix>N`` (N = 1..99) of methods made of N vanilla runs: each bills N calls and is
-    estimated by ``estimates(vanilla, N)`` and, on bootstrap replicates, ``rate(N, stats)``."""
+    estimated by ``estimates(vanilla, N)`` and, on bootstrap replicates, ``rate(N, stats)``; ``given(N, x, wrong,
+    no_answer)`` and ``of_pattern(N, pattern)`` are its ``Method.rate_given`` and ``Method.rate_of_pattern``."""
     def make(m: re.Match) -> Method:
         k = int(m.group(1))
         return Method(m.group(0), collected_calls=0, billed_calls=k, estimator=lambda vanilla, seed: estimates(vanilla, k),
-                      rate_from_runs=lambda stats: rate(k, stats))
+                      rate_from_runs=lambda stats: rate(k, stats),
+                      rate_given=lambda x, wrong, no_answer: given(k, x, wrong, no_answer),
+                      rate_of_pattern=lambda pattern: of_pattern(k, pattern))
 
     register(rf"{prefix}([1-9][0-9]?)", f"{prefix}N", make)
 

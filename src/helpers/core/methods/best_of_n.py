@@ -13,7 +13,7 @@ import pandas as pd
 from scipy import special
 
 from helpers.core.methods.base import ESTIMATE_COLUMNS, RunStats, register_k
-from helpers.core.methods.vote_math import any_pass_probability
+from helpers.core.methods.vote_math import any_pass_probability, any_pass_true
 
 
 def best_of_k_estimates(vanilla: pd.DataFrame, k: int) -> pd.DataFrame:
@@ -34,4 +34,15 @@ def any_pass_from_runs(k: int, stats: RunStats) -> np.ndarray:
     return np.where(stats.runs >= k, rate, np.nan)
 
 
-register_k("best_of_k", best_of_k_estimates, any_pass_from_runs)
+def any_pass_given(k: int, x: np.ndarray, wrong: int, no_answer: float) -> np.ndarray:
+    """P(any of k independent runs is correct) given one run's P(correct) ``x``: 1 - (1 - x)^k (the other classes
+    do not matter to an oracle verifier)."""
+    return any_pass_true(x, k)
+
+
+def any_pass_of_pattern(k: int, pattern) -> float:
+    """``any_pass_given`` for answer classes ((probability, correct), …): the correct classes' total passes."""
+    return float(any_pass_true(sum(w for w, ok in pattern if ok), k))
+
+
+register_k("best_of_k", best_of_k_estimates, any_pass_from_runs, any_pass_given, any_pass_of_pattern)

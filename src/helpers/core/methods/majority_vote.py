@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.core.methods.base import ESTIMATE_COLUMNS, RunStats, register_k
-from helpers.core.methods.vote_math import pattern_codes, vote_rates
+from helpers.core.methods.vote_math import pattern_codes, vote_polynomial, vote_probability, vote_rates
 
 
 def class_matrix(gid: np.ndarray, answer: np.ndarray, correct: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
@@ -67,4 +67,15 @@ def vote_rate_from_runs(k: int, stats: RunStats) -> np.ndarray:
     return vote_rates(stats.sizes, stats.class_ok, k, stats.cache["patterns"])
 
 
-register_k("majority_vote_k", majority_vote_estimates, vote_rate_from_runs)
+def vote_given(k: int, x: np.ndarray, wrong: int, no_answer: float) -> np.ndarray:
+    """P(a k-vote is correct) given one run's P(correct) ``x``, ``wrong`` equally likely wrong answers sharing the
+    rest but ``no_answer`` (``vote_math.vote_polynomial``, with replacement), clipped to [0, 1]."""
+    return np.clip(np.polyval(vote_polynomial(k, wrong, no_answer), x), 0.0, 1.0)
+
+
+def vote_of_pattern(k: int, pattern) -> float:
+    """P(a k-vote is correct) for answer classes ((probability, correct), …), with replacement."""
+    return vote_probability(tuple((float(w), bool(ok)) for w, ok in pattern), k, True)
+
+
+register_k("majority_vote_k", majority_vote_estimates, vote_rate_from_runs, vote_given, vote_of_pattern)

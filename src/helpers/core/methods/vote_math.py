@@ -115,3 +115,16 @@ def vote_rates(sizes: np.ndarray, correct: np.ndarray, k: int,
     out = rates[inverse]
     out[runs < k] = np.nan
     return out.reshape(codes.shape)
+
+
+@lru_cache(maxsize=256)
+def vote_polynomial(k: int, wrong_classes: int, no_answer: float = 0.0) -> np.ndarray:
+    """P(k-vote correct) as a polynomial in the success rate x (coefficients, highest first) for one
+    correct answer, ``wrong_classes`` equally likely wrong answers sharing 1 − no_answer − x, and (when
+    ``no_answer`` > 0) a no-answer class of that probability: every class is linear in x, so the closed form
+    with replacement is a polynomial of degree k, which k + 1 evaluations determine exactly."""
+    d, top = wrong_classes, 1.0 - no_answer
+    x = top * (0.5 - 0.5 * np.cos(np.pi * (np.arange(k + 1) + 0.5) / (k + 1)))  # Chebyshev nodes in [0, top]
+    none = ((no_answer, False),) if no_answer > 0 else ()
+    y = [vote_probability(((v, True), *[((top - v) / d, False)] * d, *none), k, True) for v in x]
+    return np.polyfit(x, y, k)
