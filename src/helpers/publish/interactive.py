@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from helpers.publish.explorer import strategy_label  # one naming of strategies for the pages
+
 CHARTS = ("cost_accuracy", "figure2_frontier_over_time")  # artifacts with an interactive version
 PLACEHOLDER = re.compile(r'<div class="cop-chart" data-chart="([a-z0-9_]+)"></div>')
 
@@ -33,13 +35,6 @@ def bundle() -> str:
     return vl_convert.javascript_bundle()
 
 
-def _label(strategy: str, labels: dict[str, str]) -> str:
-    from helpers.publish import names
-
-    model, _, method = strategy.partition("+")
-    return labels.get(model, model) + (f" + {names.method(method)}" if method else "")
-
-
 def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[str, str]) -> dict:
     """The cost–accuracy chart from ``cost_accuracy.csv`` (rows: statistic accuracy / cost_usd, strategy, task,
     value, low, high; accuracy 0-1, cost USD per attempt): one point per strategy and dataset, log cost against
@@ -49,7 +44,7 @@ def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: 
     wide = data.pivot_table(index=["task", "strategy"], columns="statistic", values=["value", "low", "high"]).reset_index()
     wide.columns = ["_".join(c for c in col if c) for col in wide.columns]
     frame = pd.DataFrame({
-        "dataset": wide["task"].map(lambda t: task_labels.get(t, t)), "strategy": wide["strategy"].map(lambda s: _label(s, labels)),
+        "dataset": wide["task"].map(lambda t: task_labels.get(t, t)), "strategy": wide["strategy"].map(lambda s: strategy_label(s, labels)),
         "accuracy (%)": 100 * wide["value_accuracy"], "accuracy 95% interval": [
             f"{100 * lo:.3g} – {100 * hi:.3g}" for lo, hi in zip(wide["low_accuracy"], wide["high_accuracy"])],
         "USD per attempt": wide["value_cost_usd"], "USD 95% interval": [
