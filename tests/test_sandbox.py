@@ -428,7 +428,10 @@ def test_bad_limits_are_one_line_errors():
 
 @pytest.mark.parametrize("stage, keys", [("02_grade", False), ("01_collect", True)])
 def test_only_collection_runs_with_the_providers_keys(tmp_path, monkeypatch, stage, keys):
-    """The grading stage's kernel is started without any variable that holds a secret (issue 34 item 5)."""
+    """The grading stage's kernel is started without any variable that holds a secret (issue 34 item 5), and leaves
+    nothing in the temporary directory (its sockets, and its log when it said nothing)."""
+    import tempfile
+
     import nbformat
 
     from helpers.core.notebooks import execute_notebook
@@ -444,7 +447,10 @@ def test_only_collection_runs_with_the_providers_keys(tmp_path, monkeypatch, sta
     nbformat.write(nb, src)
     params = tmp_path / "p.yaml"
     params.write_text(f"OUT: {tmp_path / 'env.json'}\n")
+    (scratch := tmp_path / "t").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     execute_notebook(src, tmp_path / "out.ipynb", params)
+    assert not list(scratch.iterdir())
     env = json.loads((tmp_path / "env.json").read_text())
     assert ("OPENAI_API_KEY" in env) is keys and env["COP_HARMLESS_SETTING"] == "kept"
 

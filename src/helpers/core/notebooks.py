@@ -82,6 +82,13 @@ def _kernel_manager_class(keys: bool = True):
                 kw.setdefault("stderr", log)
                 return super().start_kernel(**kw)
 
+        def cleanup_ipc_files(self):
+            # with the sockets, the kernel's log when it said nothing: an empty file per kernel is litter in /tmp
+            super().cleanup_ipc_files()
+            log = Path(f"{self.ip}.log")
+            if log.exists() and log.stat().st_size == 0:
+                log.unlink()
+
     return IPCKernelManager if os.name == "posix" else KernelManager
 
 
