@@ -20,7 +20,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP ?= True
 export HF_HUB_OFFLINE ?= 1
 export MPLBACKEND ?= Agg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
-# Benchmark data: ../shared/data when it sits beside the checkout, else ./data (see README).
+# Benchmark data: ../shared/data when it sits beside the checkout, else ./data (see docs/data.md).
 ifneq ($(wildcard ../shared/data),)
 export COP_DATA_DIR ?= $(abspath ../shared/data)
 endif
@@ -44,7 +44,7 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 
 setup: $(VENV)/.installed sandbox
 
-# The grader's boundary (README, "Code: the boundary and its threat model"): Debian's bubblewrap, and Debian's python3
+# The grader's boundary (docs/security.md): Debian's bubblewrap, and Debian's python3
 # for the sandbox when the analysing interpreter is not readable by the sandbox's unprivileged user. Without apt,
 # grading code refuses to run unless asked to run without a boundary (cost-of-pass run --unisolated-grading).
 sandbox:
@@ -109,8 +109,8 @@ test: setup setup-local chromium
 test-fast: setup setup-local
 	$(PY) -m pytest -q -m "not slow and not browser"
 
-# The README's measured figures (its Benchmarks section), regenerated from the benchmarks: ~30 min on 2 cores, on a
-# quiet machine. `.venv/bin/python benchmarks/readme_figures.py NAME…` re-measures some; --readme-only rewrites the README.
+# The measured figures of docs/benchmarks.md, regenerated from the benchmarks: ~30 min on 2 cores, on a
+# quiet machine. `.venv/bin/python benchmarks/readme_figures.py NAME…` re-measures some; --readme-only rewrites the page.
 readme-figures: setup setup-local
 	$(PY) benchmarks/readme_figures.py
 

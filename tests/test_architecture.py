@@ -1,4 +1,4 @@
-"""ARCHITECTURE.md stays true: every file, folder, module, notebook and registry it names exists, and every recipe
+"""docs/architecture.md stays true: every file, folder, module, notebook and registry it names exists, and every recipe
 has its worked example in tests/test_recipes.py."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TEXT = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+TEXT = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
 CODE = re.findall(r"`([^`]+)`", TEXT)
 
 
@@ -17,7 +17,7 @@ def test_every_path_it_names_exists():
     paths = [c for c in CODE if re.match(r"^(src|tests|params|report|notebooks)/", c) and "<" not in c]
     assert len(paths) > 30
     missing = [p for p in paths if not (ROOT / p.split(" ")[0]).exists()]
-    assert not missing, f"ARCHITECTURE.md names what is not there: {missing}"
+    assert not missing, f"docs/architecture.md names what is not there: {missing}"
 
 
 def test_every_module_and_notebook_it_names_exists():
@@ -44,13 +44,13 @@ def test_the_registries_it_tells_a_reader_to_edit_exist():
 def test_every_recipe_has_its_worked_example():
     examples = set(re.findall(r"Worked example: `(test_recipe_[a-z_]+)`", TEXT))
     recipes = re.findall(r"^\*\*Add (?:a|an) ([a-z]+)", TEXT, flags=re.M)
-    assert len(examples) == len(recipes) == 5
+    assert len(examples) == len(recipes) == 7
     tests = (ROOT / "tests" / "test_recipes.py").read_text(encoding="utf-8")
     assert all(f"def {name}(" in tests for name in examples)
 
 
 def test_the_benchmarks_section_is_generated_from_saved_outputs():
-    """The README's measured figures are not typed: its Benchmarks section is exactly what
+    """The measured figures are not typed: docs/benchmarks.md holds exactly what
     benchmarks/readme_figures.py builds from benchmarks/results/, and every benchmark script is one of its runs."""
     import importlib.util
 
@@ -58,8 +58,8 @@ def test_the_benchmarks_section_is_generated_from_saved_outputs():
     figures = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = figures  # its dataclasses look their module up there
     spec.loader.exec_module(figures)
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert figures.section() in text, "README's Benchmarks section differs from `readme_figures.py --readme-only`"
+    text = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    assert figures.section() in text, "docs/benchmarks.md differs from `readme_figures.py --readme-only`"
     scripts = {p.name for p in (ROOT / "benchmarks").glob("*.py")} - {"readme_figures.py"}
     assert scripts == {r.args[0].split("/")[-1] for r in figures.RUNS if r.args[0].startswith("benchmarks/")}
     for run in figures.RUNS:

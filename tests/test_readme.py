@@ -1,4 +1,5 @@
-"""The README as a newcomer reads it: every command of its ``bash`` blocks works as written on this checkout.
+"""The README and docs/ as a newcomer reads them: every command of their ``bash`` blocks works as written on this
+checkout (the README's first, then the pages in ``PAGES``' order, each command once).
 
 Commands that need API keys must stop with one line naming the missing keys; those that need the internet
 (downloads), Quarto (not installable offline) or are this suite itself (``make test``) are skipped, saying why.
@@ -12,21 +13,26 @@ import subprocess
 import pytest
 
 from conftest import ROOT
+from helpers.publish import readme
 
-pytestmark = pytest.mark.slow  # runs the README's commands: make all, make humaneval, reprice
 
 README = ROOT / "README.md"
+# the pages in the order their commands run: a later page's commands may read what an earlier one made
+PAGES = ["getting-started", "forking", "data", "humaneval-agents", "swebench", "report", "library"]
 KEYS = re.compile(r"\b[A-Z]+_API_KEY\b")
 
 
 def readme_commands() -> list[tuple[str, str]]:
-    """(command, its trailing comment) for every line of the README's ``bash`` blocks."""
-    out = []
-    for block in re.findall(r"```bash\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S):
-        for line in block.splitlines():
-            command, _, comment = line.partition("  #")
-            if command.strip():
-                out.append((command.strip(), comment.strip()))
+    """(command, its trailing comment) for every line of the ``bash`` blocks of the README and of ``PAGES``, each
+    command once (where it first appears)."""
+    out, seen = [], set()
+    for page in [README, *(ROOT / "docs" / f"{p}.md" for p in PAGES)]:
+        for block in re.findall(r"```bash\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S):
+            for line in block.splitlines():
+                command, _, comment = line.partition("  #")
+                if command.strip() and command.strip() not in seen:
+                    seen.add(command.strip())
+                    out.append((command.strip(), comment.strip()))
     return out
 
 
@@ -50,6 +56,37 @@ def test_the_readme_has_its_commands():
     assert any("papermill" in c for c in commands) and any("--dry-run" in c for c in commands)
 
 
+def test_the_readme_is_short_and_its_pages_are_linked():
+    """At most 200 lines, the result on its first screen; every page of docs/ linked from it, every page with
+    commands in ``PAGES``, and every relative link of the README and docs/ leads to a file and heading that exist."""
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 200
+    assert text.index(readme.START) < 600 and "![" in text.split(readme.END)[0]
+    pages = sorted((ROOT / "docs").glob("*.md"))
+    assert {p.name for p in pages} <= set(re.findall(r"\(docs/([a-z-]+\.md)\)", text))
+    assert {p.stem for p in pages if "```bash" in p.read_text(encoding="utf-8")} <= set(PAGES)
+    broken = [f"{page.name}: {link}" for page in [README, *pages] for link in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8"))
+              if not link.startswith(("http://", "https://")) and not _resolves(page, link)]
+    assert not broken, broken
+
+
+def _slug(heading: str) -> str:
+    """A Markdown heading's anchor as GitHub writes it."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _resolves(page, link: str) -> bool:
+    path, _, anchor = link.partition("#")
+    target = (page.parent / path).resolve() if path else page
+    if not target.exists():
+        return False
+    if not anchor:
+        return True
+    headings = re.findall(r"^#+ (.+)$", target.read_text(encoding="utf-8"), flags=re.M)
+    return anchor in {_slug(h) for h in headings}
+
+
+@pytest.mark.slow  # runs the commands: make all, make humaneval, make swebench, reprice, a fork
 @pytest.mark.parametrize("command,comment", COMMANDS, ids=[c for c, _ in COMMANDS])
 def test_readme_command_works_as_written(command, comment):
     reason = why_not_run(command, comment)
@@ -64,3 +101,26 @@ def test_readme_command_works_as_written(command, comment):
         assert len(errors) == 1 and all(k in errors[0] for k in keys), out.stderr[-2000:]
         return
     assert out.returncode == 0, f"`{command}` failed:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
+
+
+@pytest.mark.slow
+def test_the_readme_result_is_what_the_results_say():
+    """After ``make swebench`` (a command above): the README's result block is exactly what
+    ``python -m helpers.publish.readme`` writes from the set's results, and its figure is committed."""
+    results = ROOT / "results" / readme.SET
+    if not (results / "tables" / "findings.csv").is_file():
+        pytest.skip(f"{results} has no findings (the SWE-bench data is not in the data directory)")
+    assert readme.result_block(results) in README.read_text(encoding="utf-8"), "run `python -m helpers.publish.readme`"
+    assert (ROOT / readme.IMAGE).stat().st_size > 10_000
+
+
+def test_the_library_examples_run():
+    """docs/library.md's complete example runs as written, and the README's example is the page's first one."""
+    page = (ROOT / "docs" / "library.md").read_text(encoding="utf-8")
+    first, complete = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    assert re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S) == [first]
+    scope: dict = {}
+    exec(compile(complete, "docs/library.md", "exec"), scope)  # noqa: S102 - the page's own example
+    rows = scope["rows"]
+    assert set(rows["statistic"]) == {"table1:cheap", "table1:dear", scope["FRONTIER"]}
+    assert (rows["low"] <= rows["value"]).all() and (rows["value"] <= rows["high"]).all()

@@ -1,5 +1,5 @@
-"""ARCHITECTURE.md's recipes, each followed once on a small worked example: a task, a method, a backend, an importer
-and a figure are added the way the recipe says (here into the running registries, undone after the test), and a
+"""docs/architecture.md's recipes, each followed once on a small worked example: a model, a price, a task, a method, a
+backend, an importer and a figure are added the way the recipe says (here into the running registries, undone after the test), and a
 set that uses the addition is collected and graded (the figure: published and shown in the report)."""
 
 from __future__ import annotations
@@ -7,12 +7,14 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 from helpers.collect.collection import run_collection
-from helpers.collect.preflight import preflight
+from helpers.collect.preflight import preflight, preflight_estimate
 from helpers.core.params import load_params
 from helpers.grade.stage import run_grading
 
@@ -45,8 +47,44 @@ def collected_and_graded(params):
     return ctx, pd.read_parquet(params.graded_path / "attempts.parquet")
 
 
+# ---- add a model ---------------------------------------------------------------------------------------------
+def test_recipe_add_a_model(write_set, monkeypatch):
+    """A registry entry and a price, nothing else: a model behind an OpenAI-compatible server on 127.0.0.1 is
+    estimated by the dry run, collected, graded and priced."""
+    from openai_stub import StubServer
+
+    monkeypatch.setenv("MY_SERVER_KEY", "sk-" + "recipe-model")
+    with StubServer("sk-" + "recipe-model") as server:
+        model = {"label": "My served model", "litellm_id": "openai/my-served", "family": "mine",
+                 "release_date": "2025-03-01", "api_base": server.base_url, "api_key_env": "MY_SERVER_KEY",
+                 "typical_completion_tokens": 30}
+        params = example_set(write_set, {"my-served": model})
+        est = preflight_estimate(params)[1]  # the dry run's bill
+        assert est["calls"].sum() == 12 and est["usd"].sum() > 0
+        _, attempts = collected_and_graded(params)
+    assert len(attempts) == 12 and set(attempts["model"]) == {"my-served"} and (attempts["usd"] > 0).all()
+    assert attempts["correct"].any()
+
+
+# ---- add a price ---------------------------------------------------------------------------------------------
+def test_recipe_add_a_price(write_set, tmp_path):
+    """A snapshot file, nothing else: the same records priced at a new snapshot cost what its prices say."""
+    model = sim_model(["two_digit_addition"])
+    params = example_set(write_set, {"example": model})
+    _, attempts = collected_and_graded(params)
+    cheaper = {"date": "2025-06-01", "source": "worked example: a price cut",
+               "prices": {"example": {"input_usd_per_mtok": 0.5, "output_usd_per_mtok": 2.0}}}
+    (tmp_path / "cut.yaml").write_text(yaml.safe_dump(cheaper))
+    repriced = load_params(write_set({**yaml.safe_load(Path(params.source).read_text()), "price_snapshot": str(tmp_path / "cut.yaml")}))
+    ctx, est = preflight_estimate(repriced)
+    assert est["calls"].sum() == 0  # every call is recorded already: nothing to collect
+    again = run_grading(ctx)
+    assert again["usd"].sum() == pytest.approx(attempts["usd"].sum() / 2)  # every price halved
+    assert again["correct"].tolist() == attempts["correct"].tolist()
+
+
 # ---- add a task ---------------------------------------------------------------------------------------------
-TASK_MODULE = '''"""Doubling: twice a whole number (the worked example of ARCHITECTURE.md's task recipe)."""
+TASK_MODULE = '''"""Doubling: twice a whole number (the worked example of docs/architecture.md's task recipe)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ expert's USD per problem::
 up to k times, stopping at its first pass; the expert solves what every try failed): each option alone with the
 expert (``table1:<option>``, k = the fewest runs of a cell) and the frontier of all options (``frontier:all
 options``, chosen per problem on half of the runs and valued on the other half), with 95% intervals that held the
-truth in at least 93% of simulated sets on every generator tried (README, Statistics). ``paper_estimates`` is the
+truth in at least 93% of simulated sets on every generator tried (docs/statistics.md). ``paper_estimates`` is the
 paper's own estimator (Eq. 2 and 9: passes / runs per problem, the expert where nothing passed), whose intervals the
 same study found not to hold, so it gives none.
 """

@@ -29,7 +29,7 @@ most its *calibrated* critical value (``critical_p``): the ``LEVEL`` / 5 quantil
 of the model's own family at paper scale, measured by ``benchmarks/model_checks_size.py`` (on other sets than the
 ones that check its size) and kept in ``model_checks_calibration.json``. The simulation checks' p-values are
 randomised over ties (each seeded), so that quantile exists at any level. Measured sizes and powers at paper scale
-are in the README.
+are in docs/statistics.md.
 """
 
 from __future__ import annotations

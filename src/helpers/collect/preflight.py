@@ -80,7 +80,7 @@ def format_estimate(ctx: Context, est: pd.DataFrame) -> str:
     if p.import_from is None:  # what the other design would cost: a line, so a user can choose before paying
         floor = racing_floor(ctx)
         lines.append(f"with design: racing this set would make at least {int(floor.calls.sum())} calls, "
-                     f"${floor.usd.sum():.2f}, and at most the above (README: Racing)")
+                     f"${floor.usd.sum():.2f}, and at most the above (docs/racing.md)")
     lines.extend(f"note: {c}" for c in ctx.caveats)
     return "\n".join(lines)
 

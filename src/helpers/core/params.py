@@ -30,7 +30,7 @@ class Fidelity(BaseModel):
     """Where the paper's printed text and its reference code differ, which a set follows.
 
     Defaults follow the reference code, which made the paper's published numbers, except
-    ``numeric_answers`` (a deliberate departure; the README's section on fidelity says why).
+    ``numeric_answers`` (a deliberate departure; docs/fidelity.md says why).
     """
 
     model_config = ConfigDict(extra="forbid")

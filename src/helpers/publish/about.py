@@ -189,7 +189,7 @@ def code_grading_text(counts: dict[str, dict[str, int]], task_labels: dict[str, 
                  "own functions (a program could forge such a verdict)" if c.get("whole") else
                  "; every verdict taken outside the program's process")
         parts.append(f"{md(task_labels.get(task, task))}: {total:,} verdicts, {where}{whole}")
-    return "; ".join(parts) + ". See the README's threat model."
+    return "; ".join(parts) + ". See docs/security.md, the threat model."
 
 
 def unisolated(counts: dict[str, dict[str, int]]) -> int:
@@ -290,7 +290,7 @@ def grading_text(an: Analysis, rule: str, numeric: str) -> str:
     if "code" in metrics:
         said.append("**Grading code**: every distinct program" + (" (imported: written by the source's runs, not here)"
                     if p.import_from is not None else "") + " is run with its problem's hidden tests inside the grader's "
-                    "sandbox (a kernel boundary, no network, a CPU and memory limit; see the README's threat model), "
+                    "sandbox (a kernel boundary, no network, a CPU and memory limit; see docs/security.md), "
                     "and its verdict is compared with the source's where it has one (table `grader_agreement`).")
     if "verdict" in metrics:
         said.append("**Verdicts**: each attempt's verdict is the source's own harness's (for SWE-bench, the "

@@ -153,7 +153,8 @@ def _singles(single: pd.DataFrame, model_labels: dict[str, str]) -> str:
         return "–"
     ends = [single.loc[single["value"].idxmin()], single.loc[single["value"].idxmax()]]
     said = [f"{_cell(r['value'], r['low'], r['high'], fmt_usd)} ({model_labels.get(r['name'], r['name'])})" for r in ends]
-    return (said[0] if len(single) == 1 else " to ".join(said)) + f" with up to {int(ends[0]['k'])} tries"
+    k = int(ends[0]["k"])
+    return (said[0] if len(single) == 1 else " to ".join(said)) + (" with one try" if k == 1 else f" with up to {k} tries")
 
 
 def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict[str, str]) -> str:

@@ -71,7 +71,7 @@ def source_path(params: Params) -> Path:
         raise CostOfPassError(f"{params.source}: no import_from: this set's records are collected, not imported")
     if not (path.is_dir() if spec.format == "agent_evals" else path.is_file()):
         hint = (" (FEval-TTC's api_responses.zip is downloaded by hand from the link in the FEval-TTC repository's "
-                "README; see the README's 'Imported records')" if spec.format == "feval_ttc" else "")
+                "README; see docs/data.md, 'Imported records')" if spec.format == "feval_ttc" else "")
         raise MissingData(f"{params.source}: field 'import_from.path': no file at {path}{hint}")
     return path
 
