@@ -204,3 +204,39 @@ def test_a_key_in_a_variable_of_any_name_is_redacted_everywhere(write_set, monke
     assert any(f.suffix == ".parquet" for f in files)
     for f in files:
         assert wrong.encode() not in f.read_bytes(), f
+
+
+@pytest.mark.parametrize("blocking", [True, False])
+def test_no_retry_starts_after_the_stop_flag(blocking, monkeypatch):
+    """The gap behind a late call in ``test_signals``: a retry is a new request, and retries did not look at the stop
+    flag. A call that fails retryably while Ctrl-C sets ``STOP`` during its backoff is not tried again: it is a recorded
+    failure (made again by the next run), and no request follows the flag."""
+    import asyncio
+
+    from helpers.collect import calling
+
+    sent: list[bool] = []  # per request: was the flag set when it started?
+
+    class Busy(Exception):
+        retryable = True
+
+    def send():
+        sent.append(calling.STOP.is_set())
+        raise Busy("429 busy")
+
+    async def asend():
+        return send()
+
+    def backoff(_s: float) -> None:
+        calling.STOP.set()  # the signal arrives while the call waits to retry
+
+    async def abackoff(_s: float) -> None:
+        backoff(_s)
+
+    monkeypatch.setattr(asyncio, "sleep", abackoff)
+    try:
+        out = (calling.call_with_retries(send, 5, 0.0, sleep=backoff) if blocking
+               else asyncio.run(calling.acall_with_retries(asend, 5, 0.0)))
+    finally:
+        calling.STOP.clear()
+    assert sent == [False] and out[0] is None and out[1] == 1 and "stopped before retrying" in out[2]

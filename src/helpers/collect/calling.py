@@ -61,6 +61,9 @@ def replied(err: BaseException) -> bool:
     return False
 
 
+STOP = threading.Event()  # set by Ctrl-C or SIGTERM (``stopping``): no call starts after it, a retry neither
+
+
 def call_with_retries(call: Callable[[], Any], max_retries: int, base_s: float,
                       sleep: Callable[[float], None] = time.sleep, rng: random.Random | None = None):
     """Run ``call`` until it succeeds, fails finally, or retries run out.
@@ -76,6 +79,8 @@ def call_with_retries(call: Callable[[], Any], max_retries: int, base_s: float,
             if final:
                 return final
             sleep(backoff_s(attempt, base_s, rng or _JITTER))
+            if STOP.is_set():  # a retry is a new call: none starts after the stop (recorded failed, retried next run)
+                return stopped_failure(err, attempt)
     raise AssertionError("unreachable")
 
 
@@ -90,6 +95,12 @@ def final_failure(err: BaseException, attempt: int, max_retries: int) -> tuple |
     return None
 
 
+def stopped_failure(err: BaseException, attempt: int) -> tuple:
+    """The outcome of a call whose retry the stop flag cancelled after try ``attempt`` (0-based): a failure, so the
+    next run makes it again."""
+    return None, attempt + 1, redact(f"{type(err).__name__}: {err}")[:460] + " (stopped before retrying)", False
+
+
 async def acall_with_retries(call: Callable[[], Any], max_retries: int, base_s: float, rng: random.Random | None = None):
     """``call_with_retries`` for a coroutine factory ``call``, waiting with ``asyncio.sleep`` between tries."""
     import asyncio
@@ -102,6 +113,8 @@ async def acall_with_retries(call: Callable[[], Any], max_retries: int, base_s: 
             if final:
                 return final
             await asyncio.sleep(backoff_s(attempt, base_s, rng or _JITTER))
+            if STOP.is_set():
+                return stopped_failure(err, attempt)
     raise AssertionError("unreachable")
 
 
@@ -234,9 +247,6 @@ class Caller:
         if response is not None:
             read_reply(record, response)
         return record
-
-
-STOP = threading.Event()  # set by Ctrl-C or SIGTERM (``stopping``): no call starts after it
 
 
 @contextmanager
