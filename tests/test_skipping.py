@@ -79,3 +79,35 @@ def test_a_price_file_for_other_models_changes_no_stage_of_this_set(write_set, t
     snap["prices"]["sim-lightweight"] = {"input_usd_per_mtok": 1.0, "output_usd_per_mtok": 2.0}
     (folder / "mine.yaml").write_text(yaml.safe_dump({**snap, "name": "mine"}))
     assert skipping.set_digest(ctx) != before
+
+
+def test_each_stage_is_keyed_on_the_code_it_runs(tmp_path):
+    """Editing a caption, a figure or the report's code re-runs no collection or grading; editing collection re-runs
+    every stage; the library's surface (api.py) re-runs none. On a copy of the checkout's code."""
+    import shutil
+
+    from helpers.cli.skipping import code_digest, stage_code
+    from helpers.core.paths import repo_root
+
+    root = repo_root()
+    for part in ("src/helpers", "notebooks", "report/text", "params/registry"):
+        shutil.copytree(root / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copyfile(root / "report/index.ipynb", tmp_path / "report/index.ipynb")
+    stages = ["01_collect", "02_grade", "03_frontier", "07_validity", "report"]
+    before = {s: code_digest(s, tmp_path) for s in stages}
+
+    def changed_by(path: str) -> list[str]:
+        with (tmp_path / path).open("a") as fh:
+            fh.write("\n# edited\n")
+        now = {s: code_digest(s, tmp_path) for s in stages}
+        moved = [s for s in stages if now[s] != before[s]]
+        before.update(now)
+        return moved
+
+    assert changed_by("src/helpers/publish/figures.py") == ["03_frontier", "07_validity", "report"]
+    assert changed_by("report/text/captions.md") == ["03_frontier", "07_validity", "report"]
+    assert changed_by("src/helpers/api.py") == []
+    assert changed_by("src/helpers/analyze/policy.py") == stages[1:]
+    assert changed_by("src/helpers/grade/sandbox_server.py") == stages  # a racing collection grades as it goes
+    assert changed_by("src/helpers/collect/calling.py") == stages
+    assert not any("publish" in str(p) for p in stage_code("02_grade", tmp_path))

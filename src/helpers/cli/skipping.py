@@ -1,18 +1,22 @@
 """Which stages a rerun may skip: each stage's inputs hashed into a key, kept in ``results/<set>/stages.json``.
 
-A stage's key covers the code (``src/helpers`` with its data files, the notebooks, the report notebook and its
-captions and prose, the model and expert registries), the parameter set as validated, its price files (its snapshot,
-and the ledger's files that price one of its models), the sampled problems, and what the stage
-reads: the record shards (names and sizes) for collection and grading, and the grading stage's actual output
-files (its manifest and tables, by content) for grading itself and for 03-07 and the report. A stage whose key equals the one recorded after its last success, and whose
-executed notebook exists, is skipped; ``--force`` runs everything.
+A stage's key covers the code it runs (``stage_code``: the packages of ``src/helpers`` its notebook imports, directly
+or through the modules it imports, with their data files; the notebook; for the analyses and the report the captions
+and prose of ``report/text``, for the report its notebook), the registries every set reads (experts, imported
+models), the parameter set as validated, its model registry and price files (its snapshot, and the ledger's files that
+price one of its models), the sampled problems, and what the stage reads: the record shards (names and sizes) for
+collection and grading, and the grading stage's actual output files (its manifest and tables, by content) for grading
+itself and for 03-07 and the report. Editing ``publish/`` re-runs no collection or grading. A stage whose key equals
+the one recorded after its last success, and whose executed notebook exists, is skipped; ``--force`` runs everything.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 
 from helpers.core.context import Context
@@ -21,20 +25,71 @@ from helpers.grade.boundary import UNISOLATED_ENV
 from helpers.grade.stage import graded_paths, write_json
 
 STAMPS = "stages.json"
-CODE_GLOBS = ("src/helpers/**/*.py", "src/helpers/**/*.json", "notebooks/*.ipynb", "report/*.ipynb", "report/text/*.md",
-              "params/registry/*.yaml", "params/experts*.yaml")  # the checks' calibration; captions (prices: set_digest)
+REGISTRIES = ("params/registry/expert_costs.yaml", "params/registry/imported.yaml")  # every set's (models: set_digest)
+MODULE_NAME = re.compile(r"helpers(\.\w+)+(:\w+)?")  # a registry's "helpers.x.y:function" string imports x.y too
 
 
 def _sha(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
-def code_digest(root: Path | None = None) -> str:
-    """sha256 over the pipeline's code and registries (paths and bytes)."""
+def _notebook(stage: str, root: Path) -> Path:
+    return root / ("report/index.ipynb" if stage == "report" else f"notebooks/{stage}.ipynb")
+
+
+def _helpers_imported(source: str) -> set[str]:
+    """The ``helpers`` module names a Python source imports (anywhere in it), or names in a "module:function" string."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and MODULE_NAME.fullmatch(node.value):
+            names.add(node.value.split(":")[0])
+    return {n for n in names if n.split(".")[0] == "helpers"}
+
+
+def _module_file(name: str, src: Path) -> Path | None:
+    path = src.joinpath(*name.split("."))
+    return next((p for p in (path.with_suffix(".py"), path / "__init__.py") if p.is_file()), None)
+
+
+def stage_code(stage: str, root: Path | None = None) -> list[Path]:
+    """The files whose change re-runs ``stage``: every file (code and data) of each package of ``src/helpers`` that
+    holds a module the stage's notebook imports, directly or through other modules (a package, not a module: a
+    script such as the sandbox's server runs beside the module that starts it), and the notebook itself; the
+    analyses and the report add ``report/text`` (captions, prose), the report its own module. Sorted paths."""
+    root = root or repo_root()
+    src = root / "src"
+    nb = json.loads(_notebook(stage, root).read_text(encoding="utf-8"))
+    code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    todo = _helpers_imported("\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    todo |= {"helpers.core.notebooks"} | ({"helpers.publish.report"} if stage == "report" else set())
+    seen: set[Path] = set()
+    while todo:
+        name = todo.pop()
+        parts = name.split(".")
+        for i in range(1, len(parts) + 1):  # a module's parent packages run their __init__ first
+            path = _module_file(".".join(parts[:i]), src)
+            if path is not None and path not in seen:
+                seen.add(path)
+                todo |= _helpers_imported(path.read_text(encoding="utf-8"))
+    top = src / "helpers"  # its own files are the library's surface (api.py), not a stage's: only what ran
+    files = {f for pkg in {p.parent for p in seen} - {top} for f in pkg.iterdir() if f.suffix in (".py", ".json")}
+    files |= {p for p in seen if p.parent == top}
+    files.add(_notebook(stage, root))
+    if stage[:2] not in ("01", "02"):
+        files |= set((root / "report" / "text").glob("*.md"))
+    return sorted(files)
+
+
+def code_digest(stage: str, root: Path | None = None) -> str:
+    """sha256 over the code ``stage`` runs (``stage_code``) and the registries every set reads (paths and bytes)."""
     root = root or repo_root()
     h = hashlib.sha256()
-    for pattern in CODE_GLOBS:
-        for path in sorted(root.glob(pattern)):
+    for path in [*stage_code(stage, root), *(root / r for r in REGISTRIES)]:
+        if path.is_file():
             h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
@@ -87,7 +142,7 @@ class StageKeys:
         self.ctx = ctx
         self.path = ctx.params.output_path / STAMPS
         self.recorded = json.loads(self.path.read_text()) if self.path.is_file() else {}
-        self.base = _sha(code_digest(), set_digest(ctx))
+        self.base = set_digest(ctx)
 
     def current(self, stage: str) -> str:
         """The stage's key now: collection reads the records; grading the records and what it wrote last (a file
@@ -98,7 +153,7 @@ class StageKeys:
             reads = _sha(records_digest(self.ctx), graded_digest(self.ctx), os.environ.get(UNISOLATED_ENV, ""))
         else:
             reads = graded_digest(self.ctx)
-        return _sha(self.base, stage, reads)
+        return _sha(self.base, code_digest(stage), stage, reads)
 
     def unchanged(self, stage: str) -> bool:
         return self.recorded.get(stage) == self.current(stage)
