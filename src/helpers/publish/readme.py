@@ -44,7 +44,8 @@ def result_block(results: Path) -> str:
                 else f"the cheapest beyond doubt is {cheapest}")
     return "\n".join([
         START,
-        f"![The paper's Figure 2 on {label}: the frontier cost-of-pass over model releases]({IMAGE})",
+        f'<img src="{IMAGE}" width="560" alt="The paper\'s Figure 2 on {label}: the frontier cost-of-pass over model '
+        'releases">',
         "",
         f"On the SWE-bench bash-only leaderboard's real bills (imported: {n} models released {first} to {last}, one run "
         f"per issue), the paper's frontier cost-of-pass on {label} falls from {start:.3g} to {end:.3g} USD per issue as "
