@@ -25,7 +25,7 @@ ifneq ($(wildcard ../shared/data),)
 export COP_DATA_DIR ?= $(abspath ../shared/data)
 endif
 
-.PHONY: all setup sandbox setup-local collect-local run report dry-run test test-fast chromium clean-results help humaneval swebench racing readme-figures
+.PHONY: docs all setup sandbox setup-local collect-local run report dry-run test test-fast chromium clean-results help humaneval swebench racing readme-figures
 
 help:
 	@sed -n '2,4p' Makefile
@@ -113,6 +113,10 @@ test-fast: setup setup-local
 # quiet machine. `.venv/bin/python benchmarks/readme_figures.py NAME…` re-measures some; --readme-only rewrites the page.
 readme-figures: setup setup-local
 	$(PY) benchmarks/readme_figures.py
+
+# The docs as a static site, offline (site-docs/index.html); the tests build it with --strict.
+docs: setup
+	$(VENV)/bin/mkdocs build --strict -q -d site-docs
 
 clean-results:
 	rm -rf results/$(basename $(notdir $(SET)))

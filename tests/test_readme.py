@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -124,3 +125,13 @@ def test_the_library_examples_run():
     rows = scope["rows"]
     assert set(rows["statistic"]) == {"table1:cheap", "table1:dear", scope["FRONTIER"]}
     assert (rows["low"] <= rows["value"]).all() and (rows["value"] <= rows["high"]).all()
+
+
+def test_the_docs_build_as_a_site_offline(tmp_path):
+    """``mkdocs build --strict``: every page in the navigation, every link and anchor resolves, nothing fetched."""
+    out = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    page = (tmp_path / "site" / "statistics.html").read_text(encoding="utf-8")
+    assert "Known truth" in page or "known truth" in page
+    assert not re.findall(r'<(?:script|link)[^>]+(?:src|href)="https?://', page)
