@@ -18,7 +18,15 @@ import pandas as pd
 from helpers.analyze.bootstrap import RunCube, bootstrap
 from helpers.analyze.intervals import PROTECTED_BY
 from helpers.analyze.validity import (
-    GenerativeModel, Generator, ZERO, draw_cube, draw_problems, family, forked_map, pooled_rate, true_statistics,
+    ZERO,
+    GenerativeModel,
+    Generator,
+    draw_cube,
+    draw_problems,
+    family,
+    forked_map,
+    pooled_rate,
+    true_statistics,
 )
 from helpers.collect import racing
 

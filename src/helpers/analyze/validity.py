@@ -36,8 +36,18 @@ from helpers.core.context import Context
 from helpers.core.experts import expert_per_problem
 from helpers.core.methods import get_method
 from helpers.core.prompts import refine_messages, solve_messages
-from helpers.core.simulation import (OWN, Generator, HashedDraws, SeededDraws, completion_tokens, difficulty,
-                                     interaction, n_distractors, population_nodes, refined)
+from helpers.core.simulation import (
+    OWN,
+    Generator,
+    HashedDraws,
+    SeededDraws,
+    completion_tokens,
+    difficulty,
+    interaction,
+    n_distractors,
+    population_nodes,
+    refined,
+)
 from helpers.grade.estimates import strategy_name
 
 RESPONSE = "[simulated response] Working through the problem gives <answer>{}</answer>"
@@ -342,7 +352,7 @@ def draw_cube(gm: GenerativeModel, rng: np.random.Generator | None, problems: Pr
         draw, shape = SeededDraws(rng) if draws is None else draws[t], (P, len(gm.models), n)
         ok = draw.uniform("format", shape) >= gm.format_error[:, None]
 
-        def calls(tokens, method="vanilla", call=0):
+        def calls(tokens, method="vanilla", call=0, tm=tm, draw=draw, shape=shape):  # this task's, bound (B023)
             c = completion_tokens(tm.completion[:, None], draw.normal("tokens", shape, method, call))
             return tokens[:, None, None] * gm.usd_in[:, None] + c * gm.usd_out[:, None] + gm.fee[:, None]
 
@@ -351,7 +361,10 @@ def draw_cube(gm: GenerativeModel, rng: np.random.Generator | None, problems: Pr
         d = np.broadcast_to(tm.distractors, (P,))[prompt][:, None, None]
         wrong_class = draw.wrong_class(d, shape)
         cls = np.where(~ok, d + 1, np.where(right, 0, wrong_class))
-        graded = lambda right, cls, ok: ok & np.where(broken, cls == 1, right)  # noqa: E731  (a wrong reference: class 1)
+
+        def graded(right, cls, ok, broken=broken):  # a wrong reference: class 1
+            return ok & np.where(broken, cls == 1, right)
+
         per["vanilla"] = (calls(tm.solve_tokens[prompt]), graded(right, cls, ok), cls)
         if "self_refine" in gm.methods:
             p_refine = refined(pi, gm.refine_gain[:, None])
@@ -431,8 +444,8 @@ def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float,
                 budgets: np.ndarray | None = None, generator: Generator | None = None) -> dict[str, dict[str, np.ndarray]]:
     """One simulated set drawn by ``generator`` (default: the set's own): per statistic, its benchmark truth (key ``"truth"``) and each
     estimator's (T,) value and interval, and the plug-in's range widened by every cell's sampling error and by
-    its interval (``range_low``, ``range_high``: ``unseen.ranges`` of ``Replicates.box``); with ``budgets``, also the oracle-routing accuracy each estimator claims
-    there (key ``"routing"``)."""
+    its interval (``range_low``, ``range_high``: ``unseen.ranges`` of ``Replicates.box``); with ``budgets``, also the
+    oracle-routing accuracy each estimator claims there (key ``"routing"``)."""
     rng = np.random.default_rng(seed)
     problems = draw_problems(gm, rng, generator)
     cube, expert = draw_cube(gm, rng, problems)

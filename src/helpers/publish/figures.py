@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import functools
+from pathlib import Path
 
 import matplotlib
 import matplotlib.dates
