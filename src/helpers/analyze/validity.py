@@ -112,7 +112,8 @@ def generative_model(ctx: Context, refine_gain: float | None = None) -> Generati
     """The generative model of a simulated set (every model simulated); ``refine_gain`` overrides the
     profiles' true self-refine effect g (0-1), and adds self-refine to the set's methods if it lacks it."""
     models = [m for m in ctx.models]
-    if not all(m.simulated for m in models):
+    profiles = [m.sim for m in models if m.sim is not None]
+    if not all(m.simulated for m in models) or len(profiles) < len(models):
         raise ValueError(f"set '{ctx.params.name}' has models that are not simulated: no known truth")
     prices = [ctx.snapshot.price(m.name) for m in models]
     expert = expert_per_problem(pd.MultiIndex.from_tuples([(t, "") for t in ctx.params.tasks], names=["task", "problem_id"]),
@@ -123,20 +124,19 @@ def generative_model(ctx: Context, refine_gain: float | None = None) -> Generati
         solve = np.array([math.ceil(sum(len(x["content"]) for x in solve_messages(p.question)) / 4) for p in problems])
         refine = np.array([math.ceil(sum(len(x["content"]) for x in refine_messages(p.question, RESPONSE.format(p.target)))
                                      / 4) for p in problems])
-        profiles = [m.sim for m in models]
         a = np.array([task_aptitude(pr, t) for pr in profiles])
         tasks.append(TaskModel(t, solve, refine, a, np.array([pr.difficulty_spread for pr in profiles]),
                                np.array([pr.completion_tokens.get(t, 300.0) for pr in profiles]),
                                np.array([n_distractors(p.target, p.n_choices) for p in problems]), float(e)))
-    gain = np.array([m.sim.refine_gain if refine_gain is None else refine_gain for m in models])
+    gain = np.array([pr.refine_gain if refine_gain is None else refine_gain for pr in profiles])
     return GenerativeModel(
         [m.name for m in models], {m.name: m.family for m in models}, _methods(ctx, refine_gain),
         np.array([p.input_usd_per_mtok for p in prices]) / 1e6, np.array([p.output_usd_per_mtok for p in prices]) / 1e6,
-        np.array([p.usd_per_call for p in prices]), gain, np.array([m.sim.format_error_rate for m in models]),
+        np.array([p.usd_per_call for p in prices]), gain, np.array([pr.format_error_rate for pr in profiles]),
         tasks, ctx.params.n_runs,
         [names for _, names in release_steps(pd.Series({m.name: m.release_date for m in models}),
                                              ctx.params.fidelity.release_steps == "one_model")],
-        ctx.params.fidelity.family_denominator, set_generator([m.sim for m in models]))
+        ctx.params.fidelity.family_denominator, set_generator(profiles))
 
 
 def set_generator(profiles: list) -> Generator:
@@ -549,7 +549,8 @@ def summarise_study(gm: GenerativeModel, reps: list[dict], replicates: int, leve
     budgets, routing_true = routing_truth(gm)
     population = true_statistics(gm)
     tasks = [tm.task for tm in gm.tasks]
-    rows, pooled = [], {}
+    rows: list[dict] = []
+    pooled: dict[tuple, list[np.ndarray]] = {}  # (family, estimator[, which cells]) -> (R, T) per statistic
     for name, p_values in population.items():
         t_values = np.array([r[name]["truth"] for r in reps])  # (R, T) each set's benchmark truth
         for estimator in ESTIMATORS:
@@ -578,7 +579,7 @@ def summarise_study(gm: GenerativeModel, reps: list[dict], replicates: int, leve
             for e in ("plug-in", "model-based")}}
         for j, task in enumerate(tasks) for k in range(budgets.shape[1])])
     cells = {key: np.concatenate(parts, axis=1) for key, parts in pooled.items()}  # (R, cells) each
-    coverage = {}
+    coverage: dict[tuple, tuple[float, ...]] = {}
     for f, e in [k for k in cells if len(k) == 2]:
         hits, nonzero = cells[(f, e)], cells[(f, e, "nonzero")]
         coverage[(f, e)] = pooled_rate(hits, nonzero)
