@@ -1,10 +1,11 @@
 """Does the model-based estimator keep its coverage where its checks do not reject? (issue 24, items 1 and 4)
 
 For each generator of the validity study (``validity.study_generators``: the `sim` twins' own, then ``GENERATORS``),
-SETS simulated sets of the `sim` set's shape (its six datasets, ten SIMULATED models, 8 runs): the model checks of every dataset (``model_checks``), and the
-coverage of the model-based 95% intervals of Table 1, the frontier of all models and Figures 2-5 against each
-set's own truth — over all (set, dataset) cells, and over the cells whose dataset's checks did not reject.
-A model-based number could lead only where this gated coverage holds in every generator.
+SETS simulated sets of the `sim` set's shape (its six datasets, ten SIMULATED models, 8 runs): the model checks of
+every dataset (``model_checks``), and the coverage of the model-based 95% intervals of Table 1, the frontier of all
+models and Figures 2-5 against each set's own truth — over all (set, dataset) cells, and over the cells whose
+dataset's checks did not reject. A model-based number could lead only where this gated coverage holds in every
+generator.
 
     COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/gated_coverage.py [sets per generator, default 6]
 """

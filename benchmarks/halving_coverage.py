@@ -56,7 +56,8 @@ def one_set(gm: va.GenerativeModel, t: np.ndarray, seed: int, generator) -> list
         ll, ll_true = trends.log_linear_trend(t, curve[0, :, j]), trends.log_linear_trend(t, truth[:, j])
         rows.append({"task": gm.tasks[j].task, "reliable": bool(fit.looks_reliable and target.identified),
                      "covered": bool(fit.halving_low <= target.halving_months <= fit.halving_high),
-                     "loglinear_covered": bool(ll.high <= ll_true.factor_per_year <= ll.low or ll.low <= ll_true.factor_per_year <= ll.high)})
+                     "loglinear_covered": bool(ll.high <= ll_true.factor_per_year <= ll.low
+                                               or ll.low <= ll_true.factor_per_year <= ll.high)})
     return rows
 
 

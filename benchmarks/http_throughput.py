@@ -26,11 +26,8 @@ from collections import deque
 from pathlib import Path
 
 from helpers.collect.budget import Budget
-
 from helpers.collect.calling import Caller
-
 from helpers.collect.collection import Tally, _collect_http, _collect_threads, run_coroutine
-
 from helpers.collect.plan import plan_attempts
 from helpers.collect.records import RecordStore
 from helpers.core.models import ModelSpec

@@ -6,10 +6,11 @@ racing rule (``helpers.collect.racing``) is replayed ``replays`` times, each wit
 problem are kept only where the rule would have run it. It does so for several choices of ``racing.protect`` and
 ``racing.table1_share`` (``VARIANTS``), and prints the calls and USD the racing design would have made against the
 uniform design's, and the largest difference between each statistic as a racing set computes it (from the kept
-records where protected, else from the Table-1 sample) and as the uniform design's records give it: the frontier (Eq. 9) per dataset, Figure 2's frontier over releases, Figure 3's family
-counterfactuals, Figures 4-5's single-model counterfactuals and Table 2's technique gains — each also in units of the
-uniform estimate's standard error over problems (a bootstrap of the problems, 200 replicates). Table 1 is computed
-from the Table-1 sample alone under racing (its error is that of a random sample of the problems, not the rule's).
+records where protected, else from the Table-1 sample) and as the uniform design's records give it: the frontier
+(Eq. 9) per dataset, Figure 2's frontier over releases, Figure 3's family counterfactuals, Figures 4-5's single-model
+counterfactuals and Table 2's technique gains — each also in units of the uniform estimate's standard error over
+problems (a bootstrap of the problems, 200 replicates). Table 1 is computed from the Table-1 sample alone under racing
+(its error is that of a random sample of the problems, not the rule's).
 
     COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/racing.py [replays, default 30] [params/<set>.yaml[:vanilla] ...]
 

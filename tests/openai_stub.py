@@ -40,11 +40,13 @@ CODE_TASK = re.compile(r"def (\w+)\(a, b\)")
 def answer_for(prompt: str) -> tuple[int, int, str]:
     m = QUESTION.search(prompt)
     if not m and (code := CODE_TASK.search(prompt)) and code.group(1) == "leak":  # a hostile program that knows the key
-        hostile = ("import os\ndef leak(a, b):\n    seen = [open(f'/proc/{p}/environ').read() for p in os.listdir('/proc') if p.isdigit()]\n"
+        hostile = ("import os\ndef leak(a, b):\n"
+                   "    seen = [open(f'/proc/{p}/environ').read() for p in os.listdir('/proc') if p.isdigit()]\n"
                    f"    raise ValueError(repr(seen) + repr(dict(os.environ)) + ' {os.environ.get('STUB_API_KEY', '')}')\n")
         return 0, 0, f"<answer>\n```python\n{hostile}```\n</answer>"
     if not m and (code := CODE_TASK.search(prompt)):  # a code task: always the sum, in a fenced block
-        return 0, 0, f"Here it is:\n```python\ndef {code.group(1)}(a, b):\n    return a + b\n```\n<answer>\n```python\ndef {code.group(1)}(a, b):\n    return a + b\n```\n</answer>"
+        return 0, 0, (f"Here it is:\n```python\ndef {code.group(1)}(a, b):\n    return a + b\n```\n"
+                      f"<answer>\n```python\ndef {code.group(1)}(a, b):\n    return a + b\n```\n</answer>")
     if not m:
         return 0, 0, "I cannot tell."
     a, b = int(m.group(1)), int(m.group(2))

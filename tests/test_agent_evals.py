@@ -192,8 +192,8 @@ def test_tokens_and_costs_equal_a_hand_count_for_three_model_runs(write_set, sha
     import yaml
 
     from conftest import ROOT
-    from helpers.collect.plan import plan_for
     from helpers.collect.imports import import_records
+    from helpers.collect.plan import plan_for
     from helpers.collect.records import RecordStore
     from helpers.core.context import prepare
     from helpers.grade.stage import run_grading

@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import pytest
+
 from conftest import ROOT
 
 pytestmark = pytest.mark.slow  # runs every benchmark script
@@ -77,7 +78,6 @@ def test_gated_coverage_benchmark_runs(shared_data):
 
 def test_racing_benchmark_runs(write_set, tmp_path):
     from conftest import sim_set
-
     from helpers.collect.collection import run_collection
     from helpers.collect.preflight import preflight
     from helpers.grade.stage import run_grading

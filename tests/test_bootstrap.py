@@ -5,12 +5,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import SYNTHETIC_METHODS as METHODS
+from conftest import synthetic_attempts
 from helpers.analyze import bootstrap as bt
 from helpers.analyze import costofpass as cp
 from helpers.grade.estimates import estimates_from_attempts
 
-from conftest import SYNTHETIC_METHODS as METHODS
-from conftest import synthetic_attempts
 
 def test_point_estimate_equals_the_estimates_of_the_grading_stage():
     attempts = synthetic_attempts()
@@ -67,10 +67,11 @@ def test_same_seed_same_replicates():
 
 
 def cost_per_pass_delta(cost: np.ndarray, rate: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
-    """The reference the bootstrap is checked against (the test's own): a dataset's cost per pass, mean USD per attempt over mean success rate (the CPSP note's statistic), and
-    its delta-method interval: Var ≈ Var[c̄]/a² + c̄²·Var[a]/a⁴ − 2·c̄·Cov[c̄, a]/a³ (the note's formula plus
-    the covariance term). ``cost``, ``rate``: (P,) each problem's mean USD per attempt and success rate
-    (0-1); the means' (co)variances are those over independent problems. Returns (value, low, high) USD."""
+    """The reference the bootstrap is checked against (the test's own): a dataset's cost per pass, mean USD per
+    attempt over mean success rate (the CPSP note's statistic), and its delta-method interval: Var ≈ Var[c̄]/a² +
+    c̄²·Var[a]/a⁴ − 2·c̄·Cov[c̄, a]/a³ (the note's formula plus the covariance term). ``cost``, ``rate``: (P,) each
+    problem's mean USD per attempt and success rate (0-1); the means' (co)variances are those over independent
+    problems. Returns (value, low, high) USD."""
     from scipy import stats
 
     c, r = np.asarray(cost, float), np.asarray(rate, float)

@@ -69,7 +69,7 @@ def test_an_unreliable_halving_time_gives_the_log_linear_rate_instead():
     from helpers.analyze import trends
 
     for validated, said in ((True, "[5.09, 3,810]"), (False, "(its 90% interval is not shown: on simulated sets ...)")):
-        with mock.patch.object(trends, "loglinear_validated", lambda: (validated, said[1:-1])):
+        with mock.patch.object(trends, "loglinear_validated", lambda validated=validated, said=said: (validated, said[1:-1])):
             row = findings.findings(stats_frame(), halving, ["t"], {"t": "T"}, {}, {}, policy=policy_frame()).iloc[0]
         assert row[findings.HALVING] == f"unreliable fit: not a finding; log-linear trend ÷139 per year {said}"
 

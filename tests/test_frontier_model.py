@@ -4,9 +4,9 @@ per-problem values follow the definitions by hand."""
 import numpy as np
 import pytest
 from scipy import special
+
 from conftest import SYNTHETIC_METHODS as METHODS
 from conftest import synthetic_attempts
-
 from helpers.analyze import bootstrap as bt
 from helpers.analyze.frontier_model import (
     ModelFrontier,

@@ -12,9 +12,9 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from helpers.collect.plan import plan_for
 from helpers.collect.imports import import_records
 from helpers.collect.imports.feval_ttc import split_evenly
+from helpers.collect.plan import plan_for
 from helpers.collect.records import RecordStore
 from helpers.core.context import prepare
 from helpers.core.errors import CostOfPassError

@@ -4,9 +4,9 @@ replicates' percentiles."""
 import numpy as np
 import pandas as pd
 import pytest
+
 from conftest import SYNTHETIC_METHODS as METHODS
 from conftest import synthetic_attempts
-
 from helpers.analyze import bootstrap as bt
 from helpers.analyze import intervals
 from helpers.analyze.frontier_model import ModelFrontier
@@ -58,12 +58,12 @@ def test_model_draws_carry_the_resampled_costs():
 
 
 def test_set_statistics_agree_with_the_paper_functions_and_are_kept_on_disk(write_set, tmp_path):
+    from conftest import sim_set
     from helpers.analyze import costofpass as cp
     from helpers.analyze.estimates import load_analysis
     from helpers.collect.collection import run_collection
     from helpers.collect.preflight import preflight
     from helpers.grade.stage import run_grading
-    from conftest import sim_set
 
     params = sim_set(write_set, "stats", tmp_path / "out", models=["sim-lightweight", "sim-reasoning"],
                      n_problems=10, n_runs=3)

@@ -23,7 +23,8 @@ SETS = {
                  "methods": ["vanilla", "self_refine", "majority_vote_k3"], "n_problems": 12, "n_runs": 4,
                  "price_snapshot": "sim_paper_table4_2025-04", "budget_usd": 10.0, "concurrency": 1,
                  "task_options": {"two_digit_addition": {"source": "generated"}},
-                 "validity": {"repetitions": 2, "replicates": 10, "effect_repetitions": 2, "generator_repetitions": 2, "policy_repetitions": 2}},
+                 "validity": {"repetitions": 2, "replicates": 10, "effect_repetitions": 2, "generator_repetitions": 2,
+                              "policy_repetitions": 2}},
 }
 
 

@@ -38,6 +38,7 @@ def test_the_runner_draws_the_stage_bar_with_spend_in_a_terminal(shared_data, tm
     import sys
 
     import yaml
+
     from conftest import ROOT
 
     params = yaml.safe_load((ROOT / "params" / "tiny.yaml").read_text())

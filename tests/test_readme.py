@@ -16,7 +16,6 @@ import pytest
 from conftest import ROOT
 from helpers.publish import readme
 
-
 README = ROOT / "README.md"
 # the pages in the order their commands run: a later page's commands may read what an earlier one made
 PAGES = ["getting-started", "forking", "data", "humaneval-agents", "swebench", "report", "library"]
@@ -66,7 +65,9 @@ def test_the_readme_is_short_and_its_pages_are_linked():
     pages = sorted((ROOT / "docs").glob("*.md"))
     assert {p.name for p in pages} <= set(re.findall(r"\(docs/([a-z-]+\.md)\)", text))
     assert {p.stem for p in pages if "```bash" in p.read_text(encoding="utf-8")} <= set(PAGES)
-    broken = [f"{page.name}: {link}" for page in [README, *pages] for link in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8"))
+    links = [(page, link) for page in [README, *pages]
+             for link in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8"))]
+    broken = [f"{page.name}: {link}" for page, link in links
               if not link.startswith(("http://", "https://")) and not _resolves(page, link)]
     assert not broken, broken
 

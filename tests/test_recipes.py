@@ -276,8 +276,8 @@ def test_recipe_a_method_made_of_runs_owns_its_math_through_the_model_based_fron
     did not know). A method made of runs now carries its rate given one run's (``register_k``): the model-based
     frontier and the simulator's truth read it, and agree with best-of-k's."""
     import numpy as np
-    from conftest import synthetic_attempts
 
+    from conftest import synthetic_attempts
     from helpers.analyze import bootstrap as bt
     from helpers.analyze.frontier_model import ModelFrontier
     from helpers.analyze.validity import _made_of_runs

@@ -3,8 +3,8 @@ name that another parameter file already uses is refused unless --overwrite is g
 
 import pytest
 import yaml
-from conftest import STUB_PRICES, stub_models, stub_set_params
 
+from conftest import STUB_PRICES, stub_models, stub_set_params
 from helpers.cli import runner
 from helpers.core.context import prepare
 from helpers.core.params import load_params
@@ -223,7 +223,6 @@ def test_ls_lists_sets_datasets_models_methods_and_prices_and_version_prints_one
     import sys
 
     from conftest import ROOT
-
     from helpers import __version__
     from helpers.cli.listing import listing
 

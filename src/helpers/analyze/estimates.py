@@ -12,7 +12,7 @@ from helpers.analyze import costofpass as cop_math
 from helpers.analyze.price_change import price_change_split
 from helpers.core.context import Context
 from helpers.core.experts import difficulties, expert_per_problem
-from helpers.core.ledger import prices_as_of, snapshot_entries
+from helpers.core.ledger import Entry, prices_as_of, snapshot_entries
 from helpers.core.tasks import in_category_order
 from helpers.grade.stage import read_graded
 
@@ -36,7 +36,7 @@ class Analysis:
     def scope(self, kind: str) -> "Analysis":
         """The analysis statistics of ``kind`` are computed from: every problem's (``full``) where a racing set protects
         them, else this one (a uniform set's, or a racing set's Table-1 sample)."""
-        return self.full if self.protects(kind) else self
+        return self.full if self.full is not None and self.protects(kind) else self
 
     @property
     def models(self) -> list[str]:
@@ -74,7 +74,8 @@ class Analysis:
     @property
     def agent_runs(self) -> bool:
         """Whether the set's records are recorded agent runs (``import_from`` format ``agent_evals``)."""
-        return self.imported and self.ctx.params.import_from.format == "agent_evals"
+        spec = self.ctx.params.import_from
+        return spec is not None and spec.format == "agent_evals"
 
     @property
     def imported_note(self) -> str:
@@ -108,7 +109,7 @@ class Analysis:
         return cop_math.frontier_over_time(self.vanilla_cop(), self.releases, self.expert, one_model)
 
     @cached_property
-    def own_prices(self) -> list:
+    def own_prices(self) -> tuple[Entry, ...]:
         """The set's own price snapshot as dated ledger entries (``core.ledger.snapshot_entries``)."""
         return snapshot_entries(self.ctx.snapshot)
 

@@ -11,7 +11,7 @@ or a ``Gain`` (Table 2, Figures 3-5), so ``evaluate`` computes them from a front
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Generic, TypeVar
 
 import numpy as np
 
@@ -19,24 +19,25 @@ from helpers.core.models import BASE_FAMILIES, technique_base  # noqa: F401  (M_
 from helpers.grade.estimates import strategy_name
 
 Frontier = Callable[[list[str]], np.ndarray]
+K = TypeVar("K", str, int)  # a strategy: its name, or its index in a cube (``policy.crossfit_specs``)
 
 
 @dataclass(frozen=True)
-class Level:
+class Level(Generic[K]):
     """``factor`` · V(strategies), divided by the expert-only frontier V(∅) when ``relative`` (Figure 2's %)."""
 
-    strategies: tuple[str, ...]
+    strategies: tuple[K, ...]
     factor: float = 1.0
     relative: bool = False
 
 
 @dataclass(frozen=True)
-class Gain:
+class Gain(Generic[K]):
     """The relative gain of adding ``added`` to ``base``: (V(base) − V(base ∪ added)) / V(base), or divided by
     V(base ∪ added) when ``over_after`` (Eq. 12 as printed)."""
 
-    base: tuple[str, ...]
-    added: tuple[str, ...]
+    base: tuple[K, ...]
+    added: tuple[K, ...]
     over_after: bool = False
 
 
@@ -46,7 +47,7 @@ Spec = Level | Gain
 def technique_specs(base: list[str], methods: list[str], available: set[str] | None = None) -> dict[str, Spec]:
     """Table 2 (Eq. 13): ``technique gain:<method>`` = G(M_L*, M_L) / V(M_L); a method whose strategies are not
     all ``available`` is left out."""
-    out = {}
+    out: dict[str, Spec] = {}
     for method in methods:
         treated = tuple(strategy_name(m, method) for m in base)
         if method == "vanilla" or (available is not None and not set(treated) <= available):

@@ -25,8 +25,10 @@ def holdout_frontier(fit: CrossFitted | None, expert_usd: np.ndarray, groups: np
     (USD per problem), the held-out value's ``level`` interval (``policy.policy_interval``) and the optimism
     (in-sample − held-out, USD and % of held-out; negative: the choice's own runs read too cheap). No rows when the
     set has under 2 runs per cell (``fit`` None)."""
+    if fit is None:
+        return pd.DataFrame([], columns=COLUMNS)
     rows = []
-    for t, task in enumerate(tasks if fit is not None else []):
+    for t, task in enumerate(tasks):
         here = groups == t
         held, low, high = (float(x) for x in policy_interval(fit.records[here], fit.fail_all[here], expert_usd[here],
                                                              level, fit.fail_runs[here], fit.k))

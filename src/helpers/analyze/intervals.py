@@ -96,6 +96,7 @@ def _rows(estimator: str, values: dict[str, np.ndarray], spread: dict[str, np.nd
         widened = (v < lo) | (v > hi)
         lo, hi = np.fmin(lo, v), np.fmax(hi, v)
         if ranges is not None:
+            assert box_ranges is not None  # given with ``ranges``
             r_lo, r_hi, share = (np.asarray(x, float) for x in ranges[name])
             r_lo, r_hi = np.fmin(r_lo, v), np.fmax(r_hi, v)
             ci_lo = np.fmin(np.asarray(box_ranges[name][0], float), np.fmin(r_lo, lo))
@@ -225,6 +226,7 @@ def protected_statistics(an: Analysis, replicates: int, level: float) -> tuple[p
         point, reps = bootstrap(cube, expert, len(w), seed=seed, weights=w, stream=i + 1)
         for k, v in headline.evaluate(specs, reps.frontier).items():
             spread[k].append(v)
+    assert point is not None  # replicates >= 1
     values = {k: v[0] for k, v in headline.evaluate(specs, point.frontier).items()}
     spread_all = {k: np.concatenate(v) for k, v in spread.items()}
     ranges = {k: tuple(x[0] for x in v) for k, v in unseen.ranges(specs, point.bounds()).items()}
@@ -384,11 +386,12 @@ def compute_statistics(cube: RunCube, expert: np.ndarray, stats: Statistics, mod
     frames, curves, first = [], {}, {}
     for e in ESTIMATORS:
         mine = [sh for sh in shares if sh.estimator == e]
-        first[e] = mine[0]
-        spread = {k: np.concatenate([sh.spread[k] for sh in mine]) for k in mine[0].spread}
-        frames.append(_rows(e, mine[0].values, spread, cube.tasks, level, mine[0].ranges, mine[0].box_ranges))
+        first[e] = head = mine[0]
+        assert head.values is not None  # the first share carries the estimate
+        spread = {k: np.concatenate([sh.spread[k] for sh in mine]) for k in head.spread}
+        frames.append(_rows(e, head.values, spread, cube.tasks, level, head.ranges, head.box_ranges))
         names = [f"release frontier:{i}" for i in range(len(steps))]
-        curves[e] = (np.stack([np.concatenate([mine[0].values[k][None], spread[k]]) for k in names], axis=1)
+        curves[e] = (np.stack([np.concatenate([head.values[k][None], spread[k]]) for k in names], axis=1)
                      if steps else np.zeros((1, 0, len(cube.tasks))))
     plug = [sh for sh in shares if sh.estimator == "plug-in"]
     accuracy_cost = _accuracy_cost_rows(plug[0].acc_cost[0], np.concatenate([sh.acc_cost[1] for sh in plug], axis=1),

@@ -210,7 +210,7 @@ def check_task(k: np.ndarray, n: np.ndarray, fit: TaskFit, seed: int = 0, sims: 
 
 def set_checks(cube_k: np.ndarray, runs: np.ndarray, fits: list[TaskFit], rows: list[slice], tasks: list[str],
                seed: int = 0, sims: int = SIMULATIONS, groups: np.ndarray | None = None,
-               free_response: set[str] = frozenset(), interaction: list[tuple[float, float]] | None = None
+               free_response: frozenset[str] | set[str] = frozenset(), interaction: list[tuple[float, float]] | None = None
                ) -> pd.DataFrame:
     """Every check of every dataset: rows (task, check, statistic, expected, p_value, rejects), from the pass counts
     ``cube_k`` and ``runs`` (P, S) of collected strategies and each dataset's fit and rows (``ModelFrontier``);

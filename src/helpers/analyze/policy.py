@@ -244,7 +244,8 @@ def expected_cost(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
     return np.where(runs > 0, out, np.inf)
 
 
-def _sub(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, slots: np.ndarray, full: int):
+def _sub(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, slots: np.ndarray,
+         full: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The runs in ``slots`` of every cell that has ``full`` runs or more (the others: no runs)."""
     return usd[..., slots], correct[..., slots], np.where(runs >= full, len(slots), 0)
 
@@ -287,6 +288,7 @@ def crossfit_many(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
     for options in option_sets:
         records, fail, chosen, inside, runs_failed = [], [], [], [], []
         for looks, own, valued in per_fold:
+            assert valued.fail_runs is not None  # policy_cost's
             here = looks[:, options]
             pick = (np.where(np.isfinite(here).any(axis=1), np.argmin(here, axis=1), -1) if options
                     else np.full(len(looks), -1))  # no option: the expert alone
@@ -371,7 +373,7 @@ def policy_interval(records: np.ndarray, fail_all: np.ndarray, fee: np.ndarray, 
     records, fail_all, fee = (np.asarray(x, float) for x in (records, fail_all, fee))
     P, shape = len(records), records.shape[1:]
     if P == 0:
-        return tuple(np.full(shape, np.nan) for _ in range(3))
+        return np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan)
     G = _grouping(P, groups)
     R, F = records.reshape(P, -1), fail_all.reshape(P, -1)
     n = G.sum(axis=1)[:, None]
@@ -387,7 +389,8 @@ def policy_interval(records: np.ndarray, fail_all: np.ndarray, fee: np.ndarray, 
                                   np.nan_to_num(np.asarray(fail_runs, float)).reshape(P, -1), k, G)
         value = rec + G @ (fee[:, None] * F0) / n
         out = value, np.maximum(rec - spread, 0.0) + f_lo / n, rec + spread + f_hi / n
-    return tuple(_per_group(np.where(unknown, np.nan, x), groups, shape) for x in out)
+    value, low, high = (_per_group(np.where(unknown, np.nan, x), groups, shape) for x in out)
+    return value, low, high
 
 
 def gain_interval(before: CrossFitted, after: CrossFitted, here: np.ndarray, fee: np.ndarray, level: float = 0.95,
@@ -453,7 +456,7 @@ class SetPolicy:
     def frontier(self) -> CrossFitted | None:
         """The cross-fitted frontier of all models (None where the runs are too few to cross-fit)."""
         spec = self.specs.get(FRONTIER)
-        return self.fit(spec.strategies) if spec is not None else None
+        return self.fit(spec.strategies) if isinstance(spec, Level) else None
 
     def gains(self, prefix: str) -> dict[str, tuple[CrossFitted, CrossFitted]]:
         """Per ``<prefix>:<name>`` gain: (before, after) cross-fitted frontiers, keyed by ``<name>``."""
@@ -527,13 +530,14 @@ def spec_value(sp: SetPolicy, spec: Spec, groups: np.ndarray, expert_usd: np.nda
         f = sp.fit(spec.strategies)
         est = policy_interval(f.records, f.fail_all, fee, level, f.fail_runs, f.k, groups)
         scale = spec.factor / mean(fee) if spec.relative else spec.factor
-        return tuple(scale * x for x in est), mean(f.records), mean(f.expert)
+        value, low, high = est
+        return (scale * value, scale * low, scale * high), mean(f.records), mean(f.expert)
     before, after = sp.fit(spec.base), sp.fit(spec.base + spec.added)
     est = gain_interval(before, after, groups, fee, level, spec.over_after)
     return est, mean(before.records - after.records), mean(before.expert - after.expert)
 
 
-def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks: list[str], names: dict[int, str],
+def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks: list[str] | list[int], names: dict[int, str],
                 level: float = 0.95) -> pd.DataFrame:
     """One row per (statistic, task): ``table1:<name>`` for each strategy index of ``names`` (every run a try),
     then each cross-fitted statistic of ``sp.specs`` (``spec_value``: the frontier, technique gains, Figures 2-5),
@@ -542,9 +546,10 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks
     the change, for a gain). ``groups`` (P,) the task index of each problem."""
     G = (np.asarray(groups)[None, :] == np.arange(len(tasks))[:, None]).astype(float)  # (T, P)
     n, fee = G.sum(axis=1), np.asarray(expert_usd, float)
-    parts: list[tuple[str, tuple, np.ndarray, np.ndarray, int]] = []
+    parts: list[tuple[str, tuple, np.ndarray, np.ndarray, int | float]] = []  # k: NaN where nothing is cross-fitted
     cols = list(names)
     single = sp.single
+    assert single.fail_runs is not None  # policy_cost's
     est = policy_interval(single.records[:, cols], single.fail_all[:, cols], fee, level, single.fail_runs[:, cols],
                           single.k, G)  # (T, C) each
     rec, exp = G @ single.records[:, cols] / n[:, None], G @ single.expert[:, cols] / n[:, None]

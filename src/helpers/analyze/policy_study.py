@@ -22,8 +22,19 @@ import pandas as pd
 from helpers.analyze import policy
 from helpers.analyze.bootstrap import RunCube
 from helpers.analyze.headline import Level
-from helpers.analyze.validity import (FAMILY_LABELS, GENERATORS, HEADLINE_ESTIMATOR, ZERO, GenerativeModel, Generator,
-                                      draw_cube, draw_problems, forked_map, pooled_rate, truth)
+from helpers.analyze.validity import (
+    FAMILY_LABELS,
+    GENERATORS,
+    HEADLINE_ESTIMATOR,
+    ZERO,
+    GenerativeModel,
+    Generator,
+    draw_cube,
+    draw_problems,
+    forked_map,
+    pooled_rate,
+    truth,
+)
 from helpers.core.methods import get_method
 
 ESTIMATOR = HEADLINE_ESTIMATOR
@@ -95,6 +106,11 @@ def repetition(gm: GenerativeModel, seed: int, generator: Generator | None, leve
     return set_statistics(gm, cube, expert, tr.cost[0][:, :S], tr.rate[0][:, :S], level, kinds)
 
 
+def _stacked(reps: list, names: list[str], key: str) -> np.ndarray:
+    """(repetitions, statistics): one field (``key``) of the named statistics of every repetition."""
+    return np.array([[r[n][key] for n in names] for r in reps]).reshape(len(reps), -1)
+
+
 def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, repetitions: int = REPETITIONS,
           seed: int = 0, level: float = 0.95, workers: int = 1) -> pd.DataFrame:
     """Per generator and statistic family (Table 1, the frontier of all models, Table 2's technique gains, Figures
@@ -110,8 +126,7 @@ def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, r
         reps = done[i * repetitions:(i + 1) * repetitions]
         for fam in dict.fromkeys(n.split(":", 1)[0] for n in reps[0]):
             names = [n for n in reps[0] if n.split(":", 1)[0] == fam]
-            get = lambda key: np.array([[r[n][key] for n in names] for r in reps]).reshape(len(reps), -1)  # noqa: E731
-            t, v, lo, hi = get("truth"), get("value"), get("low"), get("high")
+            t, v, lo, hi = (_stacked(reps, names, key) for key in ("truth", "value", "low", "high"))
             hit = (lo <= t) & (t <= hi)
             cov, se = pooled_rate(hit, np.ones_like(hit))
             with np.errstate(invalid="ignore", divide="ignore"):

@@ -11,6 +11,7 @@ judged against the set's own truth (``validity.true_statistics``). Pure computat
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,7 +19,15 @@ import pandas as pd
 from helpers.analyze.bootstrap import RunCube, bootstrap
 from helpers.analyze.intervals import PROTECTED_BY
 from helpers.analyze.validity import (
-    GenerativeModel, Generator, ZERO, draw_cube, draw_problems, family, forked_map, pooled_rate, true_statistics,
+    ZERO,
+    GenerativeModel,
+    Generator,
+    draw_cube,
+    draw_problems,
+    family,
+    forked_map,
+    pooled_rate,
+    true_statistics,
 )
 from helpers.collect import racing
 
@@ -28,7 +37,12 @@ STUDY_COLUMNS = ["generator", "statistic", "design", "from", "mean_abs_bias", "r
 
 def options_of(gm: GenerativeModel, cube: RunCube) -> dict[str, tuple[str, str]]:
     """The cube's collected strategies as race options: name -> (model, method)."""
-    return {s: tuple((s.split("+", 1) + ["vanilla"])[:2]) for s in cube.strategies}
+    return {s: _model_method(s) for s in cube.strategies}
+
+
+def _model_method(strategy: str) -> tuple[str, str]:
+    model, method = (strategy.split("+", 1) + ["vanilla"])[:2]
+    return model, method
 
 
 def race_mask(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, settings, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -91,7 +105,7 @@ def one_set(gm: GenerativeModel, seed: int, generator: Generator | None, setting
     everywhere = _estimate(gm, emptied(cube, ran), expert, replicates, seed, level)
     on_sample = _estimate(gm, rows_of(cube, sample), expert[sample], replicates, seed, level)
     true = true_statistics(gm, problems)
-    out = {"usd_share": float(np.nansum(np.where(ran[..., None], cube.usd, 0)) / np.nansum(cube.usd))}
+    out: dict[str, Any] = {"usd_share": float(np.nansum(np.where(ran[..., None], cube.usd, 0)) / np.nansum(cube.usd))}
     for name in uniform:
         protected = PROTECTED_BY.get(name.split(":", 1)[0]) in settings.protect
         out[name] = {"truth": true[name], "uniform": uniform[name],

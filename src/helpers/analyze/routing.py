@@ -80,7 +80,8 @@ def crossfit_envelope(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, st
     runs (no optimizer's curse); options without runs in both halves are not chosen. Needs 2 runs or more."""
     rng = np.random.default_rng(seed)
     n, P = usd.shape[-1], usd.shape[0]
-    acc = out_usd = 0.0
+    acc: float | np.ndarray = 0.0
+    out_usd: float | np.ndarray = 0.0
     for _ in range(splits):
         first = np.zeros(n, bool)
         first[rng.permutation(n)[: n // 2]] = True

@@ -26,8 +26,8 @@ def suspect_items(attempts: pd.DataFrame, references: dict[tuple[str, str], str]
     (task, problem_id) -> text). Strong models: the better half by the dataset's accuracy.
 
     ``why``: "models agree on another answer" (the most common wrong answer is ≥ ``AGREE_SHARE`` of the answered
-    runs, given by ≥ ``AGREE_MODELS`` of the models, and at least twice as common as the reference) and/or "strong models fail, weak ones pass" (the strong half
-    passed none of its runs, the weak half at least one)."""
+    runs, given by ≥ ``AGREE_MODELS`` of the models, and at least twice as common as the reference) and/or "strong
+    models fail, weak ones pass" (the strong half passed none of its runs, the weak half at least one)."""
     runs = attempts[(attempts["method"] == "vanilla") & attempts["complete"]]
     if runs.empty:
         return pd.DataFrame(columns=COLUMNS)

@@ -76,9 +76,10 @@ def loglinear_validated() -> tuple[bool, str]:
     """Whether the validity study's sets showed the log-linear trend's 90% interval holding the true rate at least
     ``LOGLINEAR_COVERAGE`` of the time on every generator (``CALIBRATION``), and, where not, a clause saying how
     often it did (for the report, beside a factor printed without its interval)."""
-    if _study() is None:
+    study = _study()
+    if study is None:
         return False, "its interval's coverage has not been measured"
-    cover = [g["loglinear_coverage_pct"] for g in _study()["generators"]]
+    cover = [g["loglinear_coverage_pct"] for g in study["generators"]]
     if min(cover) >= 100 * LOGLINEAR_COVERAGE:
         return True, ""
     return False, (f"its 90% interval is not shown: on simulated sets it held the true rate in only "

@@ -36,8 +36,18 @@ from helpers.core.context import Context
 from helpers.core.experts import expert_per_problem
 from helpers.core.methods import get_method
 from helpers.core.prompts import refine_messages, solve_messages
-from helpers.core.simulation import (OWN, Generator, HashedDraws, SeededDraws, completion_tokens, difficulty,
-                                     interaction, n_distractors, population_nodes, refined)
+from helpers.core.simulation import (
+    OWN,
+    Generator,
+    HashedDraws,
+    SeededDraws,
+    completion_tokens,
+    difficulty,
+    interaction,
+    n_distractors,
+    population_nodes,
+    refined,
+)
 from helpers.grade.estimates import strategy_name
 
 RESPONSE = "[simulated response] Working through the problem gives <answer>{}</answer>"
@@ -102,7 +112,8 @@ def generative_model(ctx: Context, refine_gain: float | None = None) -> Generati
     """The generative model of a simulated set (every model simulated); ``refine_gain`` overrides the
     profiles' true self-refine effect g (0-1), and adds self-refine to the set's methods if it lacks it."""
     models = [m for m in ctx.models]
-    if not all(m.simulated for m in models):
+    profiles = [m.sim for m in models if m.sim is not None]
+    if not all(m.simulated for m in models) or len(profiles) < len(models):
         raise ValueError(f"set '{ctx.params.name}' has models that are not simulated: no known truth")
     prices = [ctx.snapshot.price(m.name) for m in models]
     expert = expert_per_problem(pd.MultiIndex.from_tuples([(t, "") for t in ctx.params.tasks], names=["task", "problem_id"]),
@@ -113,20 +124,19 @@ def generative_model(ctx: Context, refine_gain: float | None = None) -> Generati
         solve = np.array([math.ceil(sum(len(x["content"]) for x in solve_messages(p.question)) / 4) for p in problems])
         refine = np.array([math.ceil(sum(len(x["content"]) for x in refine_messages(p.question, RESPONSE.format(p.target)))
                                      / 4) for p in problems])
-        profiles = [m.sim for m in models]
         a = np.array([task_aptitude(pr, t) for pr in profiles])
         tasks.append(TaskModel(t, solve, refine, a, np.array([pr.difficulty_spread for pr in profiles]),
                                np.array([pr.completion_tokens.get(t, 300.0) for pr in profiles]),
                                np.array([n_distractors(p.target, p.n_choices) for p in problems]), float(e)))
-    gain = np.array([m.sim.refine_gain if refine_gain is None else refine_gain for m in models])
+    gain = np.array([pr.refine_gain if refine_gain is None else refine_gain for pr in profiles])
     return GenerativeModel(
         [m.name for m in models], {m.name: m.family for m in models}, _methods(ctx, refine_gain),
         np.array([p.input_usd_per_mtok for p in prices]) / 1e6, np.array([p.output_usd_per_mtok for p in prices]) / 1e6,
-        np.array([p.usd_per_call for p in prices]), gain, np.array([m.sim.format_error_rate for m in models]),
+        np.array([p.usd_per_call for p in prices]), gain, np.array([pr.format_error_rate for pr in profiles]),
         tasks, ctx.params.n_runs,
         [names for _, names in release_steps(pd.Series({m.name: m.release_date for m in models}),
                                              ctx.params.fidelity.release_steps == "one_model")],
-        ctx.params.fidelity.family_denominator, set_generator([m.sim for m in models]))
+        ctx.params.fidelity.family_denominator, set_generator(profiles))
 
 
 def set_generator(profiles: list) -> Generator:
@@ -342,7 +352,7 @@ def draw_cube(gm: GenerativeModel, rng: np.random.Generator | None, problems: Pr
         draw, shape = SeededDraws(rng) if draws is None else draws[t], (P, len(gm.models), n)
         ok = draw.uniform("format", shape) >= gm.format_error[:, None]
 
-        def calls(tokens, method="vanilla", call=0):
+        def calls(tokens, method="vanilla", call=0, tm=tm, draw=draw, shape=shape):  # this task's, bound (B023)
             c = completion_tokens(tm.completion[:, None], draw.normal("tokens", shape, method, call))
             return tokens[:, None, None] * gm.usd_in[:, None] + c * gm.usd_out[:, None] + gm.fee[:, None]
 
@@ -351,7 +361,10 @@ def draw_cube(gm: GenerativeModel, rng: np.random.Generator | None, problems: Pr
         d = np.broadcast_to(tm.distractors, (P,))[prompt][:, None, None]
         wrong_class = draw.wrong_class(d, shape)
         cls = np.where(~ok, d + 1, np.where(right, 0, wrong_class))
-        graded = lambda right, cls, ok: ok & np.where(broken, cls == 1, right)  # noqa: E731  (a wrong reference: class 1)
+
+        def graded(right, cls, ok, broken=broken):  # a wrong reference: class 1
+            return ok & np.where(broken, cls == 1, right)
+
         per["vanilla"] = (calls(tm.solve_tokens[prompt]), graded(right, cls, ok), cls)
         if "self_refine" in gm.methods:
             p_refine = refined(pi, gm.refine_gain[:, None])
@@ -431,8 +444,8 @@ def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float,
                 budgets: np.ndarray | None = None, generator: Generator | None = None) -> dict[str, dict[str, np.ndarray]]:
     """One simulated set drawn by ``generator`` (default: the set's own): per statistic, its benchmark truth (key ``"truth"``) and each
     estimator's (T,) value and interval, and the plug-in's range widened by every cell's sampling error and by
-    its interval (``range_low``, ``range_high``: ``unseen.ranges`` of ``Replicates.box``); with ``budgets``, also the oracle-routing accuracy each estimator claims
-    there (key ``"routing"``)."""
+    its interval (``range_low``, ``range_high``: ``unseen.ranges`` of ``Replicates.box``); with ``budgets``, also the
+    oracle-routing accuracy each estimator claims there (key ``"routing"``)."""
     rng = np.random.default_rng(seed)
     problems = draw_problems(gm, rng, generator)
     cube, expert = draw_cube(gm, rng, problems)
@@ -536,7 +549,8 @@ def summarise_study(gm: GenerativeModel, reps: list[dict], replicates: int, leve
     budgets, routing_true = routing_truth(gm)
     population = true_statistics(gm)
     tasks = [tm.task for tm in gm.tasks]
-    rows, pooled = [], {}
+    rows: list[dict] = []
+    pooled: dict[tuple, list[np.ndarray]] = {}  # (family, estimator[, which cells]) -> (R, T) per statistic
     for name, p_values in population.items():
         t_values = np.array([r[name]["truth"] for r in reps])  # (R, T) each set's benchmark truth
         for estimator in ESTIMATORS:
@@ -565,7 +579,7 @@ def summarise_study(gm: GenerativeModel, reps: list[dict], replicates: int, leve
             for e in ("plug-in", "model-based")}}
         for j, task in enumerate(tasks) for k in range(budgets.shape[1])])
     cells = {key: np.concatenate(parts, axis=1) for key, parts in pooled.items()}  # (R, cells) each
-    coverage = {}
+    coverage: dict[tuple, tuple[float, ...]] = {}
     for f, e in [k for k in cells if len(k) == 2]:
         hits, nonzero = cells[(f, e)], cells[(f, e, "nonzero")]
         coverage[(f, e)] = pooled_rate(hits, nonzero)

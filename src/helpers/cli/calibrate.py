@@ -24,11 +24,11 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from helpers.core.simulation import aptitude_on, difficulty, interaction
 from helpers.core.errors import CostOfPassError, run_command
 from helpers.core.models import load_registry
 from helpers.core.paths import repo_root
 from helpers.core.prompts import solve_messages
+from helpers.core.simulation import aptitude_on, difficulty, interaction
 from helpers.core.tasks import PAPER_TASKS, load_problems
 
 MIN_COMPLETION = 5

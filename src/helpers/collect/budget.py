@@ -6,6 +6,7 @@ Imports the plan; must not import the calling or collection modules.
 from __future__ import annotations
 
 import threading
+from contextlib import AbstractContextManager
 from typing import Any
 
 import pandas as pd
@@ -93,7 +94,7 @@ class Budget:
             import multiprocessing as mp
 
             ctx = mp.get_context("fork")
-            self._lock = ctx.Lock()
+            self._lock: AbstractContextManager[Any] = ctx.Lock()
             self._spent, self._in_flight, self._exhausted = ctx.RawValue("d", spent_usd), ctx.RawValue("d", 0.0), ctx.RawValue("b", 0)
         else:
             self._lock = threading.Lock()

@@ -267,7 +267,7 @@ def _attempt_steps(a: Attempt, calls: list[int], done: dict[tuple, str], store: 
     call to make and is sent that call's record, which it stores the moment it is acknowledged and charges to the
     budget. Returns the records made and the number of calls not started (budget reached, or Ctrl-C)."""
     responses = {c: done[a.key(c)] for c in range(a.method.collected_calls) if a.key(c) in done}
-    made = []
+    made: list[CallRecord] = []
     for i, c in enumerate(calls):
         if STOP.is_set() or not budget.start(estimate_usd):
             return made, len(calls) - i

@@ -80,7 +80,8 @@ def fingerprint(model: ModelSpec, sampling: dict[str, Any], seed: int, question:
 def plan_attempts(problems: dict[str, list[Problem]], models: list[ModelSpec], methods: list[str], n_runs: int,
                   sampling: dict[str, Any] | None = None, seed: int = 0) -> list[Attempt]:
     """Every attempt of the set, in a stable order (task, problem, model, method, run), with fingerprints."""
-    out, texts = [], {}
+    out: list[Attempt] = []
+    texts: dict[tuple[str, str, int], str] = {}  # (model, method, call) -> its fingerprint's text
     args = {m.name: call_sampling(m, sampling or {}) for m in models}
     for task_problems in problems.values():
         for p in task_problems:

@@ -114,8 +114,8 @@ def check_local_runtime(ctx: Context, est: pd.DataFrame) -> None:
     if find_spec("llama_cpp") is None:
         raise CostOfPassError(f"local model(s) {', '.join(m.name for m in local)} have calls to make and "
                               "llama-cpp-python is not installed; run `make setup-local`")
-    for m in local:
-        weights_path(m.local)
+    for weights in (m.local for m in local if m.local):  # every one has its weights
+        weights_path(weights)
 
 
 def check_import_source(ctx: Context) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -112,7 +112,7 @@ def run_race(race: Race, cost_usd: np.ndarray, passes: np.ndarray, runs: np.ndar
 PROTECTED = ("frontier", "releases", "families", "models", "techniques")  # what a race can keep exact, by figure
 
 
-def report_subsets(options: dict[str, tuple[str, str]], families: dict[str, str], releases: dict[str, object],
+def report_subsets(options: dict[str, tuple[str, str]], families: dict[str, str], releases: Mapping[str, object],
                    protect: Iterable[str] = PROTECTED, base_method: str = "vanilla") -> list[frozenset[str]]:
     """The option subsets whose frontiers a set reports and the race keeps exact on every problem.
 
@@ -158,7 +158,7 @@ def table1_problems(problem_ids: Iterable[str], share: float, seed: int, task: s
     return sorted(sorted(ids, key=rank)[:k])
 
 
-def table1_sample(problem_ids: dict[str, Iterable[str]], share: float, seed: int) -> set[tuple[str, str]]:
+def table1_sample(problem_ids: Mapping[str, Iterable[str]], share: float, seed: int) -> set[tuple[str, str]]:
     """(task, problem_id) of every task's ``table1_problems``: ``problem_ids`` maps each task to its problems' ids."""
     return {(t, p) for t, ids in problem_ids.items() for p in table1_problems(ids, share, seed, t)}
 

@@ -50,7 +50,7 @@ def files_pricing(models, folder: Path | None = None) -> list[Path]:
 
 @lru_cache(maxsize=4)
 def _entries(files: tuple[tuple[Path, float], ...]) -> tuple[Entry, ...]:
-    out = []
+    out: list[Entry] = []
     for path, _ in files:
         snap = load_snapshot(path)
         out.extend(Entry(m, snap.date, q, snap.name, snap.source) for m, q in snap.prices.items())

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticCustomError
@@ -58,6 +58,9 @@ class Validity(BaseModel):
                                     "with up to k tries, then the expert: closed-form intervals, no bootstrap)")
 
 
+Protected = Literal["frontier", "releases", "families", "models", "techniques"]  # what a race can keep exact
+
+
 class Racing(BaseModel):
     """The racing collection design (``design: racing``; ``helpers.collect.racing``): what it keeps on every problem."""
 
@@ -68,8 +71,8 @@ class Racing(BaseModel):
     margin: float = Field(0.5, gt=0, le=1, description="an option is skipped on a problem only where this share of its "
                           "expected USD per attempt exceeds the least upper bound on a reported frontier there")
     alpha: float = Field(0.025, gt=0, lt=0.5, description="one-sided level of the Jeffreys lower bound on a pass rate")
-    protect: list[Literal["frontier", "releases", "families", "models", "techniques"]] = Field(
-        default_factory=lambda: ["frontier", "releases", "families", "models", "techniques"], min_length=1,
+    protect: list[Protected] = Field(
+        default_factory=lambda: list(get_args(Protected)), min_length=1,
         description="the frontiers kept exact on every problem (the frontier; Figure 2's releases; Figure 3's families "
                     "left out; Figures 4-5's models left out; Table 2's techniques): the others are computed from the "
                     "Table-1 sample, and the report says which")
@@ -356,8 +359,8 @@ def params_in_notebook(namespace: dict[str, Any], params_file: str | None) -> Pa
     """
     injected = {k: namespace[k] for k in Params.model_fields if namespace.get(k) is not None and k != "source"}
     if "name" in injected:
-        named = params_file and Path(params_file).stem == injected["name"]
-        return params_from_mapping(injected, source=params_file if named else "papermill parameters")
+        named = params_file if params_file and Path(params_file).stem == injected["name"] else None
+        return params_from_mapping(injected, source=named or "papermill parameters")
     if not params_file:
         raise CostOfPassError("no parameters: run with papermill -f params/<set>.yaml or set params_file")
     return load_params(params_file)

@@ -64,10 +64,10 @@ class Generator:
         """The cliff per model (or one for all), −inf where there is none."""
         if self.cliff is None:
             return np.array(-np.inf)
-        return np.array([-np.inf if c is None else c for c in np.atleast_1d(np.asarray(self.cliff, dtype=object))],
-                        float).reshape(np.shape(self.cliff))
+        cliff = np.asarray(self.cliff, dtype=object)
+        return np.array([-np.inf if c is None else c for c in np.atleast_1d(cliff)], float).reshape(cliff.shape)
 
-    def pass_probability(self, eta: np.ndarray, slope: np.ndarray | float = 1.0) -> np.ndarray:
+    def pass_probability(self, eta: np.ndarray | float, slope: np.ndarray | float = 1.0) -> np.ndarray:
         """pi for logits ``eta`` (any shape; per-model arrays broadcast on the last axis)."""
         pi = special.ndtr(slope * eta / PROBIT_SCALE) if self.link == "probit" else special.expit(eta)
         return np.where(eta < self.cliffs, 0.0, pi)

@@ -57,7 +57,7 @@ def _where(err: yaml.YAMLError) -> str:
     if not problem:
         return ""
     began = context and not str(getattr(err, "context", "")).startswith("while parsing a block")
-    if began and context.line < problem.line:
+    if began and context is not None and context.line < problem.line:
         return f" line {context.line + 1} (the parser stopped on line {problem.line + 1})"
     return f" line {problem.line + 1}"
 

@@ -22,7 +22,7 @@ import re
 import threading
 from fractions import Fraction
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from helpers.core.tasks.base import LETTERS, Metric
 
@@ -264,7 +264,9 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
     metrics = {t: get_task(t).metric for t in calls["task"].unique()}
     answers: dict[tuple, str | None] = {}  # memo: (response, metric) -> extracted answer
     verdicts: dict[tuple, bool] = {}  # memo: (target, answer, metric, n_choices) -> correct
-    extracted, correct, keys = [], [], []
+    extracted: list[str | None] = []
+    correct: list = []
+    keys: list[str | None] = []
     programs: list[tuple] = []  # (row, code, problem) of metric ``code``
     rows = zip(calls["task"], calls["problem_id"], calls["status"], calls["response"])
     for task, pid, status, response in progress_bar(rows, total=len(calls), desc="grade", unit="call", disable=not progress):
@@ -275,7 +277,7 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
             correct.append(pd.NA)
             keys.append(None)
             continue
-        key = (response, metric)
+        key: tuple = (response, metric)
         if key not in answers:
             answers[key] = extract_answer(response, metric, policy)
         answer = answers[key]
@@ -322,12 +324,12 @@ def _with_code_columns(out, code: dict, any_code: bool):
     return out
 
 
-def _grade_programs(programs: list[tuple], correct: list, code_cache) -> dict[str, list]:
+def _grade_programs(programs: list[tuple], correct: list, code_cache) -> dict[str, Any]:
     """Judge each ``(row, code, problem)`` program against its problem's hidden tests in the sandbox and set
     ``correct[row]`` to its verdict. Returns per-row columns (None where a row is not a program): ``grade_reason`` (why
     it failed), ``grade_harness`` (``split``: judged outside the program's process; ``whole``: by the program's own
     process, see ``grade.programs``), ``grade_isolation`` (``bwrap`` or ``none``) and ``grade_cpu_s``."""
-    columns: dict[str, list] = {name: [None] * len(correct) for name in CODE_COLUMNS}
+    columns: dict[str, Any] = {name: [None] * len(correct) for name in CODE_COLUMNS}  # and "run": a GradingRun
     if not programs:
         return columns
     from helpers.grade.sandbox import GradingRun, code_job, grade_jobs

@@ -33,6 +33,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from helpers.core.errors import CostOfPassError
 
@@ -83,7 +84,7 @@ class Boundary:
             os.lseek(fd, 0, os.SEEK_SET)
             memfds.append(fd)
         try:
-            drop = {"user": SANDBOX_UID, "group": SANDBOX_UID, "extra_groups": []} if os.geteuid() == 0 else {}
+            drop: dict[str, Any] = {"user": SANDBOX_UID, "group": SANDBOX_UID, "extra_groups": []} if os.geteuid() == 0 else {}
             return subprocess.Popen(self.argv(memfds), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.DEVNULL, env={}, cwd="/", pass_fds=memfds,
                                     start_new_session=True, **drop)

@@ -50,7 +50,7 @@ def _bound(tree: ast.AST) -> set[str]:
     return names
 
 
-def _stub(node: ast.AST) -> bool:
+def _stub(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """A function the model is asked to write: only a docstring, ``pass`` or ``...`` in its body."""
     return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
                for s in node.body)

@@ -22,9 +22,9 @@ from helpers.collect.plan import Attempt, in_plan, plan_for
 from helpers.collect.records import RecordStore
 from helpers.core.context import Context
 from helpers.core.errors import CostOfPassError
-from helpers.core.numbers import sig
 from helpers.core.experts import difficulties, expert_per_problem
 from helpers.core.methods import collected_methods, get_method
+from helpers.core.numbers import sig
 from helpers.core.prices import cost_usd
 from helpers.grade.answers import attempts_from_calls, grade_calls
 from helpers.grade.estimates import strategy_name

@@ -117,14 +117,15 @@ class _Worker:
     def ask(self, header: dict, program: str, tests: dict, wait_s: float) -> dict | None:
         """The worker's answer, or None when it did not answer within ``wait_s`` (or died). Three frames: the header
         for the worker, the program for the candidate process, the tests for the harness (``sandbox_server``)."""
+        stdin, out = self.proc.stdin, self.proc.stdout
+        assert stdin is not None and out is not None  # Boundary.start opens both pipes
         try:
-            fd = self.proc.stdin.fileno()
+            fd = stdin.fileno()
             plain.write_frame(fd, json.dumps(header).encode())
             plain.write_frame(fd, program.encode("utf-8", "surrogatepass"))
             plain.write_frame(fd, json.dumps(tests).encode())
         except (OSError, ValueError):
             return None
-        out = self.proc.stdout
         if not select.select([out], [], [], wait_s)[0]:
             return None
         line = out.readline(1 << 16)
@@ -139,6 +140,7 @@ class _Worker:
             self.proc.kill()
         self.proc.wait()
         for pipe in (self.proc.stdin, self.proc.stdout):
+            assert pipe is not None  # Boundary.start opens both pipes
             try:
                 pipe.close()
             except OSError:

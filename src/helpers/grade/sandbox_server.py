@@ -135,7 +135,7 @@ def install_guard(scratch: str) -> None:
 # ---- the candidate -------------------------------------------------------------------------------------------------
 def serve(job: dict, program: str, chan_in: int, chan_out: int) -> None:
     """Run the program; in split mode, answer calls of its entry point until the harness closes the channel."""
-    space = {"__name__": "__main__" if job["mode"] == "whole" else "__solution__", "__builtins__": builtins}
+    space: dict = {"__name__": "__main__" if job["mode"] == "whole" else "__solution__", "__builtins__": builtins}
     try:
         exec(compile(program, "<solution>", "exec"), space)
         entry = space.get(job["entry_point"]) if job["mode"] == "split" else None
@@ -274,7 +274,7 @@ def judge(job: dict, tests: dict, to_c: int, from_c: int) -> tuple[bool, str]:
         return False, str(reply["load_error"])[:REASON_CHARS]
     if job["mode"] == "whole":
         return True, ""
-    space = {"__name__": "__harness__", "__builtins__": builtins}
+    space: dict = {"__name__": "__harness__", "__builtins__": builtins}
     exec(compile(tests["prompt"], "<prompt>", "exec"), space)  # the problem's own helpers (e.g. HumanEval/38's encoder)
     exec(compile(tests["test"], "<tests>", "exec"), space)
     try:
@@ -288,7 +288,7 @@ def judge(job: dict, tests: dict, to_c: int, from_c: int) -> tuple[bool, str]:
     return True, ""
 
 
-def enclose(job: dict, to_c: int, from_c: int) -> int:
+def enclose(job: dict, to_c: tuple[int, int], from_c: tuple[int, int]) -> int:
     """New namespaces and a fresh /tmp for one program, /proc hidden, and its candidate process (returned: its pid,
     as this namespace sees it). Runs before the hidden tests are read, so the candidate's memory holds none."""
     if job["isolated"]:
@@ -436,7 +436,7 @@ def compose(job: dict, notes: bytes, backstop: bool, schedstat: bool, wall: floa
             lines.append(json.loads(line))
         except ValueError:
             continue
-    end = next((x for x in lines if isinstance(x, dict) and "passed" in x), {"reason": "gone"})
+    end: dict = next((x for x in lines if isinstance(x, dict) and "passed" in x), {"reason": "gone"})
     read = any(isinstance(x, dict) and x.get("read") is True for x in lines)
     cpu = float(end.get("cpu_s", 0.0))
     passed, reason = end.get("passed") is True, str(end.get("reason", ""))[:REASON_CHARS]

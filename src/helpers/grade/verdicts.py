@@ -24,7 +24,8 @@ from helpers.core.paths import repo_root
 
 log = logging.getLogger(__name__)
 KEY_FILE = ".cop-grader-key"
-_FIELDS = {"key": str, "passed": bool, "reason": str, "cpu_s": (int, float), "harness": str, "isolation": str}
+_FIELDS: dict[str, type | tuple[type, ...]] = {"key": str, "passed": bool, "reason": str, "cpu_s": (int, float),
+                                               "harness": str, "isolation": str}
 
 
 def checkout_key(root: Path | None = None) -> bytes:

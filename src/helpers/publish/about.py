@@ -245,7 +245,8 @@ def run_context(an: Analysis) -> dict:
         "prices": f"**Prices**: snapshot `{md(snap.name)}` of {snap.date}, source: {md(snap.source)}. USD per 1M tokens; "
                   f"reasoning tokens are billed as output.\n\n| model | input | output |\n|---|---|---|\n{prices}",
         "expert": f"**Human expert** cost per problem (`usd`, at the {p.expert_bound} bound): {how}. The derivation is "
-                  f"kept beside it:\n\n" + md_frame(expert_table(an.tasks, p.expert_bound, p.fidelity.expert_cost)).to_markdown(index=False),
+                  f"kept beside it:\n\n"
+                  + md_frame(expert_table(an.tasks, p.expert_bound, p.fidelity.expert_cost)).to_markdown(index=False),
         "extraction": grading_text(an, rule, numeric) + f"\n\n**Data caveats**:\n{caveats}",
     }
 

@@ -126,6 +126,8 @@ def screenshots(measured: dict, out_dir: Path, workdir: Path) -> list[Path]:
     from PIL import Image
 
     browser = chromium()
+    if browser is None:
+        raise RuntimeError("chromium is not installed (make chromium)")
     full = workdir / "full.png"
     height = min(int(measured["height"]) + 50, 60000)
     probe = workdir / "page.html"  # the page as ``inspect`` measured it (folded tables open)

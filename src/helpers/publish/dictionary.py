@@ -74,8 +74,8 @@ def dictionary_html(params: Params) -> str:
     for stem in order:
         head = pd.read_csv(files[stem], nrows=0).columns
         title = CATALOG[stem].title() if stem in CATALOG else "Data drawn by a figure or used by a table of the report"
-        rows = "".join(f"<tr><td><code>{html.escape(str(c))}</code></td><td>{html.escape(describe(stem, str(c)) or 'not described')}</td></tr>"
-                       for c in head)
+        rows = "".join(f"<tr><td><code>{html.escape(str(c))}</code></td>"
+                       f"<td>{html.escape(describe(stem, str(c)) or 'not described')}</td></tr>" for c in head)
         parts.append(f'<section id="{html.escape(stem, quote=True)}"><h2><a href="{html.escape(stem, quote=True)}.csv">'
                      f"{html.escape(stem)}.csv</a></h2><p>{html.escape(title)}.</p>"
                      f"<table><thead><tr><th>column</th><th>what it holds</th></tr></thead><tbody>{rows}</tbody></table></section>")

@@ -54,7 +54,8 @@ def problem_rows(an: Analysis, suspects: set[tuple[str, str]]) -> pd.DataFrame:
     picked = cop.idxmin(axis=1, skipna=True).where(best < fee, "expert")
     cells: dict[tuple[str, str], dict[str, tuple]] = {}
     for r in est.itertuples(index=False):
-        cells.setdefault((r.task, r.problem_id), {})[str(r.strategy)] = (r.pass_rate, r.n, r.cost_usd, cop.at[(r.task, r.problem_id), str(r.strategy)])
+        cells.setdefault((r.task, r.problem_id), {})[str(r.strategy)] = (r.pass_rate, r.n, r.cost_usd,
+                                                                        cop.at[(r.task, r.problem_id), str(r.strategy)])
     out = pd.DataFrame({"task": [k[0] for k in cop.index], "problem_id": [k[1] for k in cop.index],
                         "frontier_usd": np.minimum(best.fillna(np.inf), fee).to_numpy(), "picked": picked.fillna("expert").to_numpy(),
                         "expert_usd": fee.to_numpy()})
@@ -86,7 +87,8 @@ def index_html(rows: pd.DataFrame, set_name: str, task_labels: dict[str, str], l
     for i, r in enumerate(rows.itertuples(index=False)):
         expert = r.picked == "expert"
         tds = [f"<td>{html.escape(task_labels.get(r.task, r.task))}</td>",
-               f'<td><a href="p/{i}.html">{html.escape(str(r.problem_id))}</a></td>', _usd_cell(r.frontier_usd).replace('<td class="n"', '<td class="n f"'),
+               f'<td><a href="p/{i}.html">{html.escape(str(r.problem_id))}</a></td>',
+               _usd_cell(r.frontier_usd).replace('<td class="n"', '<td class="n f"'),
                f"<td>{'expert charged' if expert else html.escape(strategy_label(r.picked, labels))}</td>",
                _usd_cell(r.expert_usd), f"<td>{'suspect' if r.suspect else ''}</td>"]
         for s in strategies:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import functools
+from pathlib import Path
 
 import matplotlib
 import matplotlib.dates
@@ -475,8 +474,8 @@ def _strategy_points(ax, d: pd.DataFrame, cost: np.ndarray, acc: np.ndarray, lab
         groups.setdefault((colors.get(labels.get(model, model), "#888888"), marker), []).append(k)
     c_lo, c_hi = d[("low", "cost_usd")].to_numpy(float), d[("high", "cost_usd")].to_numpy(float)
     a_lo, a_hi = 100 * d[("low", "accuracy")].to_numpy(float), 100 * d[("high", "accuracy")].to_numpy(float)
-    for (color, marker), ks in groups.items():
-        ks = np.array(ks)
+    for (color, marker), members in groups.items():
+        ks = np.array(members)
         ax.errorbar(cost[ks], acc[ks], xerr=[np.maximum(cost[ks] - c_lo[ks], 0), np.maximum(c_hi[ks] - cost[ks], 0)],
                     yerr=[np.maximum(acc[ks] - a_lo[ks], 0), np.maximum(a_hi[ks] - acc[ks], 0)],
                     fmt=marker, ms=5, color=color, elinewidth=0.6, capsize=1.5, alpha=0.9, ls="none")
@@ -550,7 +549,8 @@ def fee_curve(curve: pd.DataFrame, fees: dict[str, float], task_labels: dict[str
     tasks = [t for t in order if t in set(curve["task"])]
     fig, axes = _grid(len(tasks))
     for ax, task in zip(axes, tasks):
-        d, seen = curve[curve["task"] == task], {}
+        d = curve[curve["task"] == task]
+        seen: dict[str, int] = {}  # colour -> the last of its models drawn
         for line, g in d.groupby("line", sort=False):
             is_frontier = line == frontier
             color = colors.get(line, "#888888")

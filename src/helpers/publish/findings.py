@@ -4,6 +4,7 @@ from the set's own numbers with its 95% interval (``intervals.SetStatistics`` ro
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -42,8 +43,9 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
     cross-fitted gain, named only when its interval lies above 0. Beside them, from
     ``estimator``'s ``stats`` (``SetStatistics.frame`` rows: the paper's plug-in by default): the paper's frontier
     (said in words, with no interval, where more than half of it is the expert's fee on problems no model passed:
-    ``expert_cell``; ``unpassed``: their number per task) and the frontier's halving time (Eq. 11, beside the paper's; only a finding where ``trends`` marks the fit
-    reliable). ``halving``: the ``figure2_halving_times`` table, or None."""
+    ``expert_cell``; ``unpassed``: their number per task) and the frontier's halving time (Eq. 11, beside the paper's;
+    only a finding where ``trends`` marks the fit reliable). ``halving``: the ``figure2_halving_times`` table, or
+    None."""
     mine = stats[stats["estimator"] == estimator]
     policy = pd.DataFrame(columns=["statistic", "task"]) if policy is None else policy
     rows = []
@@ -205,6 +207,15 @@ def _name(cell: str) -> str:
     return re.split(r":| \[| \(|;", cell)[0].strip()
 
 
+def _said(rows: pd.DataFrame, names: list[str], every: str, column: str, what: str, by_name: bool = True) -> str:
+    """One sentence of ``in_sentences``: ``column``'s cells of ``rows`` (the datasets ``names``), said once for
+    ``every`` dataset where they all name the same thing (``by_name``), else per dataset."""
+    cells = list(rows[column])
+    if by_name and len({_name(c) for c in cells}) == 1:
+        return f"{what}: {_name(cells[0])} on {every}"
+    return f"{what}: " + "; ".join(f"{c} on {d}" for d, c in zip(names, cells))
+
+
 def in_sentences(glance: pd.DataFrame, categories: dict[str, str]) -> str:
     """The findings table as one short paragraph per category (``categories``: dataset label -> category, in the
     table's order), each sentence made from the table's cells: what is common to the category's datasets is said
@@ -214,13 +225,7 @@ def in_sentences(glance: pd.DataFrame, categories: dict[str, str]) -> str:
         rows = glance[glance["dataset"].map(categories) == category]
         names = list(rows["dataset"])
         every = "both" if len(names) == 2 else f"all {len(names)}" if len(names) > 2 else names[0]
-
-        def said(column: str, what: str, by_name: bool = True) -> str:
-            cells = list(rows[column])
-            if by_name and len({_name(c) for c in cells}) == 1:
-                return f"{what}: {_name(cells[0])} on {every}"
-            return f"{what}: " + "; ".join(f"{c} on {d}" for d, c in zip(names, cells))
-
+        said = functools.partial(_said, rows, names, every)
         sentences = [said(FRONTIER, "frontier of all models, up to k tries then the expert (USD per problem)", by_name=False),
                      said(PAPER, "the paper's frontier (USD per problem)", by_name=False),
                      said(SINGLES, "each model alone (USD per problem)", by_name=False),

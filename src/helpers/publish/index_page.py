@@ -170,7 +170,8 @@ def index_html(entries: list[SetEntry], root: Path) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>Cost-of-Pass reports</title>
 <style>
 body {{ font-family: system-ui, sans-serif; font-size: 16px; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; color: #222; }}
-table {{ border-collapse: collapse; width: 100%; }} th, td {{ text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #ddd; vertical-align: top; }}
+table {{ border-collapse: collapse; width: 100%; }} \
+th, td {{ text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #ddd; vertical-align: top; }}
 td.n {{ text-align: right; font-variant-numeric: tabular-nums; }} td:last-child {{ white-space: nowrap; }}
 td.simulated {{ font-weight: 600; color: #8a4b00; }}
 </style></head><body>

@@ -55,7 +55,8 @@ def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: 
         color=alt.Color("strategy:N", legend=alt.Legend(columns=2, labelLimit=260)),
         tooltip=["strategy:N", "dataset:N", alt.Tooltip("accuracy (%):Q", format=".3g"), "accuracy 95% interval:N",
                  alt.Tooltip("USD per attempt:Q", format=".3g"), "USD 95% interval:N"],
-    ).properties(width=260, height=200).facet(facet=alt.Facet("dataset:N", title=None, sort=_order(frame, task_labels)), columns=3).interactive()
+    ).properties(width=260, height=200).facet(facet=alt.Facet("dataset:N", title=None, sort=_order(frame, task_labels)),
+                                              columns=3).interactive()
     return chart.to_dict()
 
 

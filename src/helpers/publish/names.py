@@ -52,8 +52,8 @@ def method(name: str) -> str:
 def merged(words: list[str]) -> str:
     """Names that differ only in one number, said once: "majority vote (k=3)", "majority vote (k=4)" ->
     "majority vote (k=3, 4)"; otherwise joined with " / "."""
-    parts = [re.match(r"^(.*?)(\d+)(\D*)$", w) for w in words]
-    if len(words) > 1 and all(parts) and len({(p.group(1), p.group(3)) for p in parts}) == 1:
+    parts = [p for p in (re.match(r"^(.*?)(\d+)(\D*)$", w) for w in words) if p]
+    if len(words) > 1 and len(parts) == len(words) and len({(p.group(1), p.group(3)) for p in parts}) == 1:
         return parts[0].group(1) + ", ".join(dict.fromkeys(p.group(2) for p in parts)) + parts[0].group(3)
     return " / ".join(dict.fromkeys(words))
 

@@ -46,8 +46,8 @@ def glossary() -> list[tuple[tuple[str, ...], str]]:
 
 
 def glossary_markdown() -> str:
-    """The report's glossary section: a heading (id ``Glossary`` offline, ``glossary`` in Quarto), then each term in bold with its anchor and its
-    definition."""
+    """The report's glossary section: a heading (id ``Glossary`` offline, ``glossary`` in Quarto), then each term in
+    bold with its anchor and its definition."""
     items = [f'<span id="{term_id(spellings[0])}"></span>**{spellings[0]}**'
              + (f" ({', '.join(spellings[1:])})" if spellings[1:] else "") + f": {text}" for spellings, text in glossary()]
     return "## Glossary\n\n" + "\n\n".join(items)
@@ -118,8 +118,8 @@ def contents(page: str) -> str:
 
 def finish_page(page: str, site_href: str | None, links: dict[str, str] | None = None) -> str:
     """The offline report finished for reading: the style, a bar (back to the site at ``site_href``, if any; to the
-    contents; to each of ``links``, text -> href; to the glossary) at the top of the body, the contents after the first screen (before the first ``h2``),
-    and glossary links."""
+    contents; to each of ``links``, text -> href; to the glossary) at the top of the body, the contents after the
+    first screen (before the first ``h2``), and glossary links."""
     page = link_terms(page)
     bar = ('<div class="cop-bar">' + (f'<a href="{html.escape(site_href, quote=True)}">← All sets</a>' if site_href else "")
            + '<a href="#cop-contents">Contents</a>'

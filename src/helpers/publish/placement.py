@@ -8,6 +8,7 @@ import matplotlib
 import matplotlib.cbook
 import matplotlib.collections
 import matplotlib.text
+import matplotlib.transforms
 import numpy as np
 
 PAD_PT = 1.5  # a label keeps this far from a line or a point (points)
@@ -73,7 +74,7 @@ def obstacles(ax, fig) -> tuple[np.ndarray, np.ndarray]:
                 if len(seg) >= 2:
                     pts = coll.get_transform().transform(np.asarray(seg, float))
                     segments.append(np.hstack([pts[:-1], pts[1:]]))
-        elif isinstance(coll, matplotlib.collections.PathCollection) and len(coll.get_offsets()):
+        elif isinstance(coll, matplotlib.collections.PathCollection) and len(np.asarray(coll.get_offsets())):
             xy = coll.get_offset_transform().transform(np.asarray(coll.get_offsets(), float))
             sizes = np.resize(coll.get_sizes() if len(coll.get_sizes()) else [36.0], len(xy))
             points.append(_marker_boxes(xy, np.sqrt(sizes) / 2 * fig.dpi / 72 + pad))  # a scatter size is an area (pt²)
@@ -142,7 +143,7 @@ def declutter(fig, ax, texts, step_pt: float = 7.0, tries: int = 8) -> None:
     panel = ax.get_window_extent(renderer)
     segments, points = obstacles(ax, fig)
     pad = PAD_PT * fig.dpi / 72
-    placed = []
+    placed: list[matplotlib.transforms.Bbox] = []
     for text in texts:
         dx, dy = text.xyann
         best = None  # (faults, offset, alignment, box)

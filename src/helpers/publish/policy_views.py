@@ -16,7 +16,6 @@ from helpers.core.tasks import in_category_order
 from helpers.publish import tables
 from helpers.publish.tables import fee_pct, fmt_pct, fmt_usd
 
-
 GAIN_FLOOR_PCT = -100.0  # a gain's interval is drawn, and said, from here: lower says only "it may double the cost"
 
 

@@ -2,11 +2,11 @@
 
 What goes in, per set with a card and a rendered report (``index_page.set_entries``): its report
 (``<set>/report/index.html``, figures embedded), its tables' CSVs and data dictionary (``<set>/tables/``), its
-figures (``<set>/figures/*.png``, ``*.svg``) and its per-problem explorer (``<set>/explorer/``); at the top, the index of the sets. Nothing else: no records, graded
-verdicts, notebooks, parameter files or logs. The layout is the results folder's, so every link the pages carry
-(relative by construction) works unchanged. Before anything is written, every page is checked: no absolute path or
-``file:`` link, no path of this machine, no secret of the environment, no key-shaped string (``core.redaction``);
-a page that fails stops the publication with one line naming it.
+figures (``<set>/figures/*.png``, ``*.svg``) and its per-problem explorer (``<set>/explorer/``); at the top, the index
+of the sets. Nothing else: no records, graded verdicts, notebooks, parameter files or logs. The layout is the results
+folder's, so every link the pages carry (relative by construction) works unchanged. Before anything is written, every
+page is checked: no absolute path or ``file:`` link, no path of this machine, no secret of the environment, no
+key-shaped string (``core.redaction``); a page that fails stops the publication with one line naming it.
 """
 
 from __future__ import annotations

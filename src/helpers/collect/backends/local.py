@@ -30,7 +30,7 @@ def _locate(part: WeightPart) -> Path:
         dist = metadata.distribution(part.dist)
     except metadata.PackageNotFoundError:
         raise CostOfPassError(f"weights package '{part.dist}' is not installed; run `make setup-local`") from None
-    path = Path(dist.locate_file(part.file))
+    path = Path(str(dist.locate_file(part.file)))
     if not path.is_file():
         raise CostOfPassError(f"weights file {part.file} is missing from package '{part.dist}'")
     return path

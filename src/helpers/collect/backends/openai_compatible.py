@@ -14,7 +14,10 @@ from __future__ import annotations
 import asyncio
 import json
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import aiohttp
 
 # litellm's exception names for the same statuses, so recorded errors read alike on both paths
 STATUS_NAMES = {400: "BadRequestError", 401: "AuthenticationError", 403: "PermissionDeniedError",
@@ -89,7 +92,7 @@ class OpenAICompatibleClient:
 
     def __init__(self, concurrency: int):
         self.concurrency = concurrency
-        self.session = None
+        self.session: aiohttp.ClientSession | None = None  # open inside ``async with``
 
     async def __aenter__(self) -> "OpenAICompatibleClient":
         import aiohttp
@@ -98,6 +101,7 @@ class OpenAICompatibleClient:
         return self
 
     async def __aexit__(self, *exc) -> None:
+        assert self.session is not None
         await self.session.close()
 
     async def completion(self, kw: dict[str, Any]) -> SimpleNamespace:
@@ -107,6 +111,7 @@ class OpenAICompatibleClient:
         if kw.get("api_key"):
             headers["Authorization"] = f"Bearer {kw['api_key']}"
         url = kw["api_base"].rstrip("/") + "/chat/completions"
+        assert self.session is not None, "OpenAICompatibleClient is used inside ``async with``"
         try:
             async with self.session.post(url, data=json.dumps(request_body(kw)), headers=headers,
                                          timeout=aiohttp.ClientTimeout(total=kw["timeout"])) as reply:

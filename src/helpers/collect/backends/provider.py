@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import time
 from types import SimpleNamespace
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from litellm import CustomLLM
 
 
-def register_provider(name: str, handler_factory: Callable[[], object]) -> None:
+def register_provider(name: str, handler_factory: Callable[[], CustomLLM]) -> None:
     """Make ``<name>/<model>`` callable through ``litellm.completion`` (idempotent)."""
     import litellm
 
@@ -33,7 +36,7 @@ def model_response(model: str, text: str, prompt_tokens: int, completion_tokens:
     """An OpenAI-shaped litellm response with the runtime's token counts."""
     import litellm
 
-    response = litellm.ModelResponse(
+    response: Any = litellm.ModelResponse(  # Any: it carries litellm's private _response_ms too
         model=model,
         choices=[{"message": {"role": "assistant", "content": text}, "finish_reason": finish_reason}],
         usage={"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,

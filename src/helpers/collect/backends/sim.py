@@ -17,8 +17,17 @@ import time
 import numpy as np
 
 from helpers.core.models import SimProfile
-from helpers.core.simulation import (Generator, aptitude, completion_tokens, difficulty, distractor, hashed_normal,
-                                     interaction, refined, unit)
+from helpers.core.simulation import (
+    Generator,
+    aptitude,
+    completion_tokens,
+    difficulty,
+    distractor,
+    hashed_normal,
+    interaction,
+    refined,
+    unit,
+)
 
 
 def profile_generator(profile: SimProfile) -> Generator:

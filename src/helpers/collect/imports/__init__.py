@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from helpers.collect.imports.common import Dropped, source_error
+from helpers.collect.imports.common import Dropped, import_spec, source_error
 from helpers.collect.records import CallRecord, RecordStore, key_strings
 from helpers.core.errors import CostOfPassError, MissingData
 from helpers.core.models import ModelSpec
@@ -59,16 +59,14 @@ SOURCES = {"swebench_bash_only": ("SWE-bench bash-only", "the SWE-bench bash-onl
 
 def source_name(params: Params, long: bool = False) -> str:
     """How captions (short) and the about box (``long``) name an imported set's source."""
-    spec = params.import_from
+    spec, _ = import_spec(params)
     names = SOURCES.get(spec.format)
     return names[long] if names else spec.source or Path(spec.path).name
 
 
 def source_path(params: Params) -> Path:
     """The imported set's source file; raises one line when the set is not imported or the file is absent."""
-    spec, path = params.import_from, params.import_path
-    if spec is None or path is None:
-        raise CostOfPassError(f"{params.source}: no import_from: this set's records are collected, not imported")
+    spec, path = import_spec(params)
     if not (path.is_dir() if spec.format == "agent_evals" else path.is_file()):
         hint = (" (FEval-TTC's api_responses.zip is downloaded by hand from the link in the FEval-TTC repository's "
                 "README; see docs/data.md, 'Imported records')" if spec.format == "feval_ttc" else "")
@@ -160,7 +158,7 @@ def read_source(params: Params, models: list[ModelSpec]):
     import importlib
 
     path = source_path(params)
-    module, _, function = READERS[params.import_from.format].partition(":")
+    module, _, function = READERS[import_spec(params)[0].format].partition(":")
     return getattr(importlib.import_module(module), function)(params, path, by_source_name(models))
 
 
@@ -172,7 +170,8 @@ def import_records(params: Params, attempts: list, store: RecordStore) -> Import
     planned = {(a.problem.task, a.problem.problem_id, a.model.name, a.method.name, a.run): a for a in attempts}
     done = set(key_strings(store.done())) if store.shards() else set()
     # the whole file is read and checked before anything is written; only the sample's responses are kept
-    result, rows, first = ImportResult(), [], {}
+    result, rows = ImportResult(), []
+    first: dict[tuple, int | str] = {}  # key -> the row of its first response
     for r in read_source(params, imported):
         if isinstance(r, Dropped):
             result.dropped.append(r.where)
@@ -183,7 +182,7 @@ def import_records(params: Params, attempts: list, store: RecordStore) -> Import
             result.outside += 1
             continue
         if k in first:
-            raise source_error(params.import_path, r.row, f"a second response of {r.model} ({r.method}) to {r.problem_id} "
+            raise source_error(import_spec(params)[1], r.row, f"a second response of {r.model} ({r.method}) to {r.problem_id} "
                                f"run {r.run} (the first is row {first[k]})")
         first[k] = r.row
         rows.append(r)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 if TYPE_CHECKING:
     import pandas as pd
 
-    from helpers.collect.imports.common import Imported
+    from helpers.collect.imports.common import Dropped, Imported
 
 from helpers.collect.imports.common import token_count
 from helpers.core.errors import CostOfPassError
@@ -238,7 +238,7 @@ def ldb_seeds(root: Path, run: AgentRun, known: dict[str, str], cache: dict) -> 
     return {tid: t.calls for tid, t in solutions.items()}, None
 
 
-def read(params, path: Path, models) -> Iterator["Imported"]:
+def read(params, path: Path, models) -> Iterator["Imported | Dropped"]:
     """The set's recorded agent attempts (``collect.imports.Imported``), one per (group, problem, run) of the runs
     ``import_from.runs`` names; an unusable run is a ``Dropped`` (and listed by ``runs_table``). ``models`` (the set's
     imported models by source name) is not needed: each group names its registry model."""
@@ -256,7 +256,7 @@ def read(params, path: Path, models) -> Iterator["Imported"]:
     seed_runs: dict = {}
     for run in read_runs(path, spec.model_names, set(spec.runs)):
         seeds, why = ldb_seeds(path, run, spec.model_names, seed_runs) if run.strategy == "ldb" and run.usable else ({}, None)
-        if not run.usable or run.index is None or why:
+        if not run.usable or run.index is None or why or seeds is None:  # no seeds: ``why`` says why
             yield Dropped(f"{run.strategy}/{run.group}/{run.run}: {why or run.problem or 'a folder not named run<k>'}")
             continue
         group = spec.runs[f"{run.strategy}/{run.group}"]
@@ -278,7 +278,8 @@ def runs_table(params) -> "pd.DataFrame":
     import pandas as pd
 
     spec = params.import_from
-    rows, seed_runs = [], {}
+    rows: list[dict[str, Any]] = []
+    seed_runs: dict = {}
     for run in read_runs(params.import_path, spec.model_names, set(spec.runs)):
         group = spec.runs[f"{run.strategy}/{run.group}"]
         if run.strategy == "ldb" and run.usable:  # an LDB run is usable only with its seed's calls

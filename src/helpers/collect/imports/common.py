@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from helpers.core.errors import CostOfPassError
+from helpers.core.params import ImportSource, Params
 from helpers.core.tasks import Problem
 
 
@@ -62,6 +63,14 @@ def token_count(value: Any) -> int:
     if number > MAX_TOKENS:
         raise ValueError(f"a token count of {value!r} is beyond any plausible count (at most {MAX_TOKENS:.0e})")
     return int(number)
+
+
+def import_spec(params: Params) -> tuple[ImportSource, Path]:
+    """An imported set's ``import_from`` and its source's path (``Params.import_path``); one line when the set is
+    not imported."""
+    if params.import_from is None or params.import_path is None:
+        raise CostOfPassError(f"{params.source}: no import_from: this set's records are collected, not imported")
+    return params.import_from, params.import_path
 
 
 def source_error(path: Path, row: int | str, message: str) -> CostOfPassError:

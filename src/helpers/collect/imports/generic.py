@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
-from helpers.collect.imports.common import Imported, normalize_text, source_error, text_index, token_count
+from helpers.collect.imports.common import Imported, import_spec, normalize_text, source_error, text_index, token_count
 from helpers.collect.imports.tokens import counter
 from helpers.core.errors import CostOfPassError
 from helpers.core.models import ModelSpec, load_registry
@@ -75,13 +75,14 @@ def as_label(value: Any) -> bool | None:
 
 def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[Imported]:
     """The file's rows as imported responses of the set's models and tasks (see the module's docstring)."""
-    spec, cols = params.import_from, params.import_from.columns
+    spec, _ = import_spec(params)
+    cols = spec.columns
     check_columns(params)
     source = "; ".join(x for x in (spec.source or f"imported from {path.name}", spec.licence and f"licence: {spec.licence}") if x)
     problems = {t: get_task(t).load(params.data_path, params.task_options.get(t, {})) for t in params.tasks}
     by_id = {t: {p.problem_id: p for p in ps} for t, ps in problems.items()}
     texts = {t: text_index(ps) for t, ps in problems.items()} if "question" in cols else {}
-    counters = {name: counter(m.imported.tokenizer) for name, m in models.items()}
+    counters = {name: counter(m.imported.tokenizer) for name, m in models.items() if m.imported}  # all are (by_source_name)
     runs: dict[tuple, int] = {}
     registered = {m.imported.name for m in load_registry(params.models_path).values() if m.imported}
     unknown: Counter[str] = Counter()  # rows of a model no registry entry imports: refused at the end, listed
@@ -116,7 +117,8 @@ def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[I
 
 def check_columns(params: Params) -> None:
     """Refuse a column mapping that names an unknown field, misses a required one, or cannot place a row's task."""
-    spec, cols = params.import_from, params.import_from.columns
+    spec, _ = import_spec(params)
+    cols = spec.columns
     if unknown := sorted(set(cols) - set(FIELDS)):
         raise CostOfPassError(f"{params.source}: field 'import_from.columns': unknown field(s) {', '.join(unknown)} "
                               f"(fields: {', '.join(FIELDS)})")
@@ -137,6 +139,7 @@ def find_problem(row: dict, cols: dict[str, str], task: str, by_id: dict, texts:
         if (problem := by_id.get(pid)) is None:
             raise source_error(path, number, f"problem id {pid!r} is not a problem of {task}")
         return problem
+    assert texts is not None  # a question column (check_columns): ``read`` indexed the questions
     if (problem := texts.get(normalize_text(str(row[cols["question"]] or "")))) is None:
         raise source_error(path, number, f"its question matches no problem of {task}")
     return problem

@@ -19,7 +19,7 @@ import math
 from pathlib import Path
 from typing import Any, Iterator
 
-from helpers.collect.imports.common import Dropped, Imported, source_error
+from helpers.collect.imports.common import Dropped, Imported, import_spec, source_error
 from helpers.core.errors import CostOfPassError
 from helpers.core.models import ModelSpec
 from helpers.core.params import Params
@@ -97,9 +97,9 @@ def caveats(params: Params, models: list[ModelSpec]) -> list[str]:
     rate (and whether it is in the set), and the entries without per-instance details (not usable)."""
     from helpers.core.tasks import get_task
 
-    path = params.import_path
+    spec, path = import_spec(params)
     known = {p.problem_id for p in get_task(TASK).load(params.data_path, params.task_options.get(TASK, {}))}
-    accepted, out, bare = set(params.import_from.accept_mismatch), [], []
+    accepted, out, bare = set(spec.accept_mismatch), [], []
     for i, entry in enumerate(entries(path)):
         name, results = checked(path, entry, i, known)
         if results is None:
@@ -130,7 +130,7 @@ def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[I
             yield Dropped(f"{path}: entry {i} ({name!r}): no per-instance results, only totals: not usable")
             continue
         why = mismatch(entry, sum(r[0] for r in results.values()), len(results))
-        if why and name not in params.import_from.accept_mismatch:
+        if why and name not in import_spec(params)[0].accept_mismatch:
             yield Dropped(f"{path}: entry {i} ({name!r}): {why}: left out (import_from.accept_mismatch imports it)")
             continue
         for iid, (resolved, usd, calls) in results.items():

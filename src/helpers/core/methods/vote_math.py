@@ -107,14 +107,14 @@ def vote_rates(sizes: np.ndarray, correct: np.ndarray, k: int,
     """``vote_probability`` (from recorded runs) for every row of (..., J) class sizes and correctness;
     NaN where a row has fewer than k runs. One closed form per distinct pattern (``codes``: the rows'
     ``pattern_codes`` when already computed)."""
-    codes, base = codes or pattern_codes(sizes, correct)
-    inverse, unique = pd.factorize(codes.ravel())  # hashing: several times faster than np.unique's sort here
+    row_codes, base = codes or pattern_codes(sizes, correct)
+    inverse, unique = pd.factorize(row_codes.ravel())  # hashing: several times faster than np.unique's sort here
     runs = np.asarray(sizes).sum(axis=-1).ravel()
     patterns = [decode_pattern(c, base) for c in unique.tolist()]
     rates = np.array([vote_probability(p, k) if sum(n for n, _ in p) >= k else np.nan for p in patterns])
     out = rates[inverse]
     out[runs < k] = np.nan
-    return out.reshape(codes.shape)
+    return out.reshape(row_codes.shape)
 
 
 @lru_cache(maxsize=256)

@@ -21,17 +21,17 @@ from helpers.core.errors import CostOfPassError, MissingData
 from helpers.core.tasks.base import LETTERS, Metric, Problem, TaskSpec, register
 
 DEFAULT_ZIP = "feval_ttc/api_responses.zip"
+_BBH: tuple[tuple[str, Metric], ...] = (  # the BIG-Bench Hard datasets' names and metrics
+    ("Date", "choice"), ("Causal_Judgement", "label"), ("Movie_Recommendation", "choice"),
+    ("Formal_Fallacies", "label"), ("DisambiguationQA", "choice"), ("Snarks", "choice"), ("Sports", "label"),
+    ("Geometric_Shapes", "choice"), ("Penguins", "choice"), ("Ruin_Names", "choice"), ("Temporal_Sequences", "choice"))
 DATASETS: dict[str, tuple[str, Metric, str]] = {  # D -> (label, metric, category)
     "GSM8K": ("GSM8K (FEval-TTC)", "number", "basic quantitative"),
     "SVAMP": ("SVAMP (FEval-TTC)", "number", "basic quantitative"),
     "AQuA": ("AQuA (FEval-TTC)", "choice", "basic quantitative"),
     "CommonsenseQA": ("CommonsenseQA (FEval-TTC)", "choice", "knowledge"),
     "Math_500": ("MATH-500 (FEval-TTC)", "math", "complex quantitative"),
-    **{f"Bigbench_{n}": (f"BBH {n.replace('_', ' ')} (FEval-TTC)", metric, "reasoning (BIG-Bench Hard)") for n, metric in (
-        ("Date", "choice"), ("Causal_Judgement", "label"), ("Movie_Recommendation", "choice"),
-        ("Formal_Fallacies", "label"), ("DisambiguationQA", "choice"), ("Snarks", "choice"), ("Sports", "label"),
-        ("Geometric_Shapes", "choice"), ("Penguins", "choice"), ("Ruin_Names", "choice"),
-        ("Temporal_Sequences", "choice"))},
+    **{f"Bigbench_{n}": (f"BBH {n.replace('_', ' ')} (FEval-TTC)", metric, "reasoning (BIG-Bench Hard)") for n, metric in _BBH},
 }
 OPTION = re.compile(r"(?:^|\s)\(?([A-J])\)\s", re.M)
 
@@ -48,7 +48,7 @@ def zip_path(data_dir: Path, options: dict[str, Any]) -> Path:
 def _members(path: Path, mtime: float) -> dict[str, str]:
     """The zip's entries by their name without leading folders (``dataset_GSM8K.txt``, ``LLM_<M>_dataset_<D>.txt``)."""
     with zipfile.ZipFile(path) as zf:
-        out = {}
+        out: dict[str, str] = {}
         for name in zf.namelist():
             for prefix in ("LLM_", "dataset_"):
                 at = name.find(prefix)

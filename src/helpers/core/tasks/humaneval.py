@@ -53,7 +53,7 @@ def lines(path: Path) -> Iterator[tuple[int, str]]:
 def json_object(path: Path, number: int, line: str) -> dict:
     try:
         row = json.loads(line)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise SourceLineError(f"{path}: line {number}: not JSON ({exc.msg})") from None
     if not isinstance(row, dict):
         raise SourceLineError(f"{path}: line {number}: expected a JSON object")
@@ -62,7 +62,9 @@ def json_object(path: Path, number: int, line: str) -> dict:
 
 def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
     """The problems of a run's jsonl and each one's line number; raises ``SourceLineError`` on a bad row."""
-    rows, numbers, seen = [], [], {}
+    rows: list[dict[str, Any]] = []
+    numbers: list[int] = []
+    seen: dict[str, int] = {}
     for number, line in lines(path):
         row = json_object(path, number, line)
         missing = [k for k in ("task_id", "prompt", "entry_point", "test", "solution", "is_solved") if k not in row]

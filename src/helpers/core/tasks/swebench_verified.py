@@ -29,7 +29,8 @@ def load(data_dir: Path, options: dict[str, Any]) -> list[Problem]:
     path = path if path.is_absolute() else data_dir / path
     if not path.is_file():
         raise missing_data(NAME, path)
-    problems, seen = [], {}
+    problems: list[Problem] = []
+    seen: dict[str, int] = {}  # instance id -> its first row
     with path.open(encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh)
         if missing := [c for c in ("instance_id", "difficulty") if c not in (reader.fieldnames or [])]:
