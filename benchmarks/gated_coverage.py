@@ -52,12 +52,12 @@ def main(sets: int = 6) -> None:
             seed = 7_919 * 1000 + r
             ok = held(gm, g, seed)
             rep = va._repetition(gm, seed, 50, 0.95, None, g)
-            for name, v in rep.items():
+            for name, v in rep.statistics.items():
                 fam = va.family(name)
                 if fam not in hits:
                     continue
-                truth = v["truth"]
-                covered = (v["low_model"] <= truth) & (truth <= v["high_model"])
+                truth, model = v.truth, v.estimates["model-based"]
+                covered = (model.low <= truth) & (truth <= model.high)
                 nonzero = np.abs(truth) > va.ZERO
                 hits[fam] += list(zip(covered[nonzero], ok[nonzero]))
         cells = []

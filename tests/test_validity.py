@@ -49,19 +49,21 @@ def test_self_refine_gain_is_zero_without_an_effect_and_positive_with_one():
 
 
 def test_study_reports_bias_and_coverage_per_estimator():
-    out = va.study(tiny_model(problems=12), repetitions=4, replicates=20, seed=1)
+    result = va.study(tiny_model(problems=12), repetitions=4, replicates=20, seed=1)
+    out = result.table
     assert set(out["estimator"]) == set(va.ESTIMATORS)
     assert {"truth", "bias", "rmse", "coverage", "coverage_se"} <= set(out.columns)
     assert out["coverage"].between(0, 1).all() and out["coverage_population"].between(0, 1).all()
-    assert out.attrs["repetitions"] == 4 and "population_coverage_pct" in va.summary(out)
+    assert result.repetitions == 4 and "population_coverage_pct" in va.summary(result)
     assert out.loc[out["statistic"] == "table1:a", "truth"].gt(0).all()
+    assert {"truth", "plug-in mean", "model-based rmse"} <= set(result.routing.columns)
 
 
 @pytest.mark.parametrize("workers", [2])
 def test_study_on_forked_workers_equals_one_process(workers):
     gm = tiny_model(problems=8)
-    a = va.study(gm, repetitions=4, replicates=10, seed=2)
-    b = va.study(gm, repetitions=4, replicates=10, seed=2, workers=workers)
+    a = va.study(gm, repetitions=4, replicates=10, seed=2).table
+    b = va.study(gm, repetitions=4, replicates=10, seed=2, workers=workers).table
     assert a.sort_values(["statistic", "task", "estimator"]).reset_index(drop=True).equals(
         b.sort_values(["statistic", "task", "estimator"]).reset_index(drop=True))
 

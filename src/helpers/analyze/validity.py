@@ -413,11 +413,63 @@ def true_statistics(gm: GenerativeModel, problems: Problems | None = None) -> di
 
 # ---- the study ---------------------------------------------------------------------------------
 ESTIMATORS = ("plug-in", "bootstrap-corrected", "model-based")
-SUFFIX = {"plug-in": "", "bootstrap-corrected": "_corrected", "model-based": "_model"}
-
-
 ZERO = 1e-12  # a truth this close to 0 is 0: a model or technique that never lowers the frontier
 ROUTING_BUDGETS = 5  # budgets per dataset at which the oracle-routing frontier is checked
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One estimator's values on one simulated set: (T,) each, per dataset."""
+    value: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+
+
+@dataclass(frozen=True)
+class StatisticDraw:
+    """One statistic on one simulated set: the truth of the set's own problems, each estimator's ``Estimate``
+    (``ESTIMATORS``), and the range the records allow, widened by every cell's sampling error and by the plug-in's
+    interval (``unseen.ranges`` of ``Replicates.box``). (T,) arrays."""
+    truth: np.ndarray
+    estimates: dict[str, Estimate]
+    range_low: np.ndarray
+    range_high: np.ndarray
+
+
+@dataclass(frozen=True)
+class SetDraw:
+    """One simulated set of the study, estimated (``_repetition``): every statistic by name, and with routing budgets
+    the oracle-routing accuracy (K, T) the plug-in and the model-based oracles claim there."""
+    statistics: dict[str, StatisticDraw]
+    routing: dict[str, np.ndarray] | None = None
+
+
+@dataclass(frozen=True)
+class Pooled:
+    """Coverage pooled over a statistic family's cells and the sets (rate, its Monte-Carlo standard error, sets as
+    clusters): where the truth is not 0, where it is 0 (and the share of such cells), and of a non-zero population
+    truth."""
+    rate: float
+    se: float
+    zero_rate: float
+    zero_se: float
+    zero_share: float
+    population_rate: float
+    population_se: float
+
+
+@dataclass(frozen=True)
+class StudyResult:
+    """What ``summarise_study`` measured over ``repetitions`` simulated sets: ``table``, one row per (statistic, task,
+    estimator) (truth, mean, bias, rmse, coverage, coverage_se, coverage_population); ``routing``, per dataset and
+    budget, the oracle-routing frontier's true accuracy and each oracle's mean and RMSE; ``pooled``, per (family,
+    estimator), the pooled coverage."""
+    table: pd.DataFrame
+    routing: pd.DataFrame
+    pooled: dict[tuple[str, str], Pooled]
+    repetitions: int
+    replicates: int
+    level: float
 
 
 def routing_truth(gm: GenerativeModel) -> tuple[np.ndarray, np.ndarray]:
@@ -441,11 +493,11 @@ def _routing_estimates(point: Replicates, model: ModelFrontier, budgets: np.ndar
 
 
 def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float,
-                budgets: np.ndarray | None = None, generator: Generator | None = None) -> dict[str, dict[str, np.ndarray]]:
-    """One simulated set drawn by ``generator`` (default: the set's own): per statistic, its benchmark truth (key ``"truth"``) and each
-    estimator's (T,) value and interval, and the plug-in's range widened by every cell's sampling error and by
-    its interval (``range_low``, ``range_high``: ``unseen.ranges`` of ``Replicates.box``); with ``budgets``, also the
-    oracle-routing accuracy each estimator claims there (key ``"routing"``)."""
+                budgets: np.ndarray | None = None, generator: Generator | None = None) -> SetDraw:
+    """One simulated set drawn by ``generator`` (default: the set's own), estimated by every estimator with its
+    ``level`` interval (the plug-in's percentile interval of the two-level bootstrap; shifted by twice the bootstrap's
+    bias estimate for the corrected one; the model-based posterior interval of ``benchmark_draws``), beside the truth
+    of its own problems; with ``budgets``, also the oracle-routing accuracy each oracle claims there."""
     rng = np.random.default_rng(seed)
     problems = draw_problems(gm, rng, generator)
     cube, expert = draw_cube(gm, rng, problems)
@@ -465,18 +517,15 @@ def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float,
         lo, hi = np.nanpercentile(b, [q, 100 - q], axis=0)
         shift = np.nanmean(b, axis=0) - p  # the bootstrap's estimate of the plug-in's bias
         lo_m, hi_m = np.nanpercentile(boot_model[name], [q, 100 - q], axis=0)
-        out[name] = {"truth": true[name], "plug-in": p, "bootstrap-corrected": p - shift, "model-based": est_model[name][0],
-                     "low": lo, "high": hi, "low_corrected": lo - 2 * shift, "high_corrected": hi - 2 * shift,
-                     "low_model": lo_m, "high_model": hi_m,
-                     "range_low": np.fmin(np.fmin(box[name][0][0], at_point[name][0][0]), lo),
-                     "range_high": np.fmax(np.fmax(box[name][1][0], at_point[name][1][0]), hi)}
-    if budgets is not None:
-        out["routing"] = _routing_estimates(point, model, budgets)
-    return out
+        estimates = {"plug-in": Estimate(p, lo, hi), "bootstrap-corrected": Estimate(p - shift, lo - 2 * shift, hi - 2 * shift),
+                     "model-based": Estimate(est_model[name][0], lo_m, hi_m)}
+        out[name] = StatisticDraw(true[name], estimates, np.fmin(np.fmin(box[name][0][0], at_point[name][0][0]), lo),
+                                  np.fmax(np.fmax(box[name][1][0], at_point[name][1][0]), hi))
+    return SetDraw(out, _routing_estimates(point, model, budgets) if budgets is not None else None)
 
 
 def _draw_sets(gm: GenerativeModel, jobs: list[tuple[int, Generator | None]], replicates: int, level: float,
-               budgets: np.ndarray | None, workers: int) -> list[dict]:
+               budgets: np.ndarray | None, workers: int) -> list[SetDraw]:
     """``_repetition`` of every (seed, generator) job, in the jobs' order, on ``workers`` forked processes."""
     return forked_map(lambda s, g: _repetition(gm, s, replicates, level, budgets, g), jobs, workers)
 
@@ -521,7 +570,7 @@ def forked_map(fn, jobs: list[tuple], workers: int, desc: str = "simulated sets"
 
 
 def study_sets(gm: GenerativeModel, repetitions: int = 100, replicates: int = 200, seed: int = 0, level: float = 0.95,
-               workers: int = 1) -> list[dict]:
+               workers: int = 1) -> list[SetDraw]:
     """``repetitions`` fresh simulated sets drawn from the set's own generator, each estimated (``_repetition``, with
     the oracle-routing budgets of ``routing_truth``): what ``summarise_study`` and ``generator_study`` read."""
     seeds = [seed * 100_003 + r for r in range(repetitions)]
@@ -529,64 +578,67 @@ def study_sets(gm: GenerativeModel, repetitions: int = 100, replicates: int = 20
 
 
 def study(gm: GenerativeModel, repetitions: int = 100, replicates: int = 200, seed: int = 0, level: float = 0.95,
-          workers: int = 1) -> pd.DataFrame:
+          workers: int = 1) -> StudyResult:
     """``summarise_study`` of ``study_sets``."""
     return summarise_study(gm, study_sets(gm, repetitions, replicates, seed, level, workers), replicates, level)
 
 
-def summarise_study(gm: GenerativeModel, reps: list[dict], replicates: int, level: float = 0.95) -> pd.DataFrame:
+def summarise_study(gm: GenerativeModel, reps: list[SetDraw], replicates: int, level: float = 0.95) -> StudyResult:
     """Bias, RMSE and interval coverage of each estimator of every headline statistic over the simulated sets
-    ``reps`` (``study_sets``; ``replicates`` bootstrap replicates each).
+    ``reps`` (``study_sets``; ``replicates`` bootstrap replicates each), as a ``StudyResult``.
 
-    One row per (statistic, task, estimator): truth (the benchmark truths' mean, which is the population
-    value), mean estimate, bias and RMSE against each set's benchmark truth, coverage of its ``level``
-    interval (the plug-in's percentile interval of the two-level bootstrap; shifted by twice the bootstrap
-    bias estimate for the corrected one; the model-based posterior interval of ``benchmark_draws``) of the
-    benchmark truth with its Monte-Carlo standard error, and of the population truth. ``attrs["routing"]``:
-    per dataset and budget, the true accuracy of the oracle-routing frontier and each estimator's mean and RMSE.
-    """
-    repetitions = len(reps)
-    budgets, routing_true = routing_truth(gm)
+    Its table has one row per (statistic, task, estimator): truth (the benchmark truths' mean, which is the population
+    value), mean estimate, bias and RMSE against each set's benchmark truth, coverage of its ``level`` interval of the
+    benchmark truth with its Monte-Carlo standard error, and of the population truth."""
     population = true_statistics(gm)
     tasks = [tm.task for tm in gm.tasks]
     rows: list[dict] = []
-    pooled: dict[tuple, list[np.ndarray]] = {}  # (family, estimator[, which cells]) -> (R, T) per statistic
+    cells: dict[tuple[str, str], list[tuple[np.ndarray, ...]]] = {}  # (family, estimator) -> per statistic, (R, T) each
     for name, p_values in population.items():
-        t_values = np.array([r[name]["truth"] for r in reps])  # (R, T) each set's benchmark truth
+        t_values = np.array([r.statistics[name].truth for r in reps])  # (R, T) each set's benchmark truth
         for estimator in ESTIMATORS:
-            values = np.array([r[name][estimator] for r in reps])  # (R, T)
-            suffix = SUFFIX[estimator]
-            low, high = (np.array([r[name][end + suffix] for r in reps]) for end in ("low", "high"))
+            drawn = [r.statistics[name].estimates[estimator] for r in reps]
+            values, low, high = (np.array([getattr(d, part) for d in drawn]) for part in ("value", "low", "high"))
             covered, covered_pop = (low <= t_values) & (t_values <= high), (low <= p_values) & (p_values <= high)
-            nonzero = np.abs(t_values) > ZERO
-            pooled.setdefault((family(name), estimator), []).append(covered)
-            pooled.setdefault((family(name), estimator, "nonzero"), []).append(nonzero)
-            pooled.setdefault((family(name), estimator, "population"), []).append(covered_pop)
-            pooled.setdefault((family(name), estimator, "population nonzero"), []).append(
-                np.broadcast_to(np.abs(p_values) > ZERO, covered.shape))
-            for j, task in enumerate(tasks):
-                cov = covered[:, j].mean()
-                err = values[:, j] - t_values[:, j]
-                rows.append({"statistic": name, "task": task, "estimator": estimator, "truth": t_values[:, j].mean(),
-                             "mean": values[:, j].mean(), "bias": err.mean(), "rmse": float(np.sqrt(np.mean(err**2))),
-                             "coverage": cov, "coverage_se": float(np.sqrt(max(cov * (1 - cov), 1e-12) / len(reps))),
-                             "coverage_population": covered_pop[:, j].mean()})
-    out = pd.DataFrame(rows)
-    out.attrs["routing"] = pd.DataFrame([
-        {"task": task, "budget_usd": budgets[j, k], "truth": routing_true[k, j],
-         **{f"{e} mean": np.mean([r["routing"][e][k, j] for r in reps]) for e in ("plug-in", "model-based")},
-         **{f"{e} rmse": float(np.sqrt(np.mean([(r["routing"][e][k, j] - routing_true[k, j]) ** 2 for r in reps])))
-            for e in ("plug-in", "model-based")}}
+            cells.setdefault((family(name), estimator), []).append(
+                (covered, np.abs(t_values) > ZERO, covered_pop, np.broadcast_to(np.abs(p_values) > ZERO, covered.shape)))
+            rows += _study_rows(name, estimator, tasks, t_values, values, covered, covered_pop)
+    return StudyResult(pd.DataFrame(rows), _routing_table(gm, reps, tasks),
+                       {key: _pooled(parts) for key, parts in cells.items()}, len(reps), replicates, level)
+
+
+def _study_rows(name: str, estimator: str, tasks: list[str], truth: np.ndarray, values: np.ndarray, covered: np.ndarray,
+                covered_pop: np.ndarray) -> list[dict]:
+    """``summarise_study``'s rows of one statistic and estimator, one per dataset; arrays (R, T)."""
+    rows = []
+    for j, task in enumerate(tasks):
+        cov = covered[:, j].mean()
+        err = values[:, j] - truth[:, j]
+        rows.append({"statistic": name, "task": task, "estimator": estimator, "truth": truth[:, j].mean(),
+                     "mean": values[:, j].mean(), "bias": err.mean(), "rmse": float(np.sqrt(np.mean(err**2))),
+                     "coverage": cov, "coverage_se": float(np.sqrt(max(cov * (1 - cov), 1e-12) / len(truth))),
+                     "coverage_population": covered_pop[:, j].mean()})
+    return rows
+
+
+def _pooled(parts: list[tuple[np.ndarray, ...]]) -> Pooled:
+    """``Pooled`` of a family's statistics: each part (covered, truth not 0, population covered, population not 0),
+    (R, T) arrays, joined over the family's cells."""
+    hits, nonzero, pop_hits, pop_nonzero = (np.concatenate([p[i] for p in parts], axis=1) for i in range(4))
+    rate, se = pooled_rate(hits, nonzero)
+    zero_rate, zero_se = pooled_rate(hits, ~nonzero)
+    return Pooled(rate, se, zero_rate, zero_se, float((~nonzero).mean()), *pooled_rate(pop_hits, pop_nonzero))
+
+
+def _routing_table(gm: GenerativeModel, reps: list[SetDraw], tasks: list[str]) -> pd.DataFrame:
+    """Per dataset and budget: the oracle-routing frontier's true accuracy and each oracle's mean and RMSE."""
+    budgets, true = routing_truth(gm)
+    claimed = {e: np.array([r.routing[e] for r in reps if r.routing is not None]) for e in ("plug-in", "model-based")}
+    return pd.DataFrame([
+        {"task": task, "budget_usd": budgets[j, k], "truth": true[k, j],
+         **{f"{e} mean": float(c[:, k, j].mean()) for e, c in claimed.items()},
+         **{f"{e} rmse": float(np.sqrt(np.mean((c[:, k, j] - true[k, j]) ** 2))) for e, c in claimed.items()}}
         for j, task in enumerate(tasks) for k in range(budgets.shape[1])])
-    cells = {key: np.concatenate(parts, axis=1) for key, parts in pooled.items()}  # (R, cells) each
-    coverage: dict[tuple, tuple[float, ...]] = {}
-    for f, e in [k for k in cells if len(k) == 2]:
-        hits, nonzero = cells[(f, e)], cells[(f, e, "nonzero")]
-        coverage[(f, e)] = pooled_rate(hits, nonzero)
-        coverage[(f, e, "zero")] = pooled_rate(hits, ~nonzero) + (float((~nonzero).mean()),)
-        coverage[(f, e, "population")] = pooled_rate(cells[(f, e, "population")], cells[(f, e, "population nonzero")])
-    out.attrs.update(repetitions=repetitions, replicates=replicates, level=level, pooled_coverage=coverage)
-    return out
 
 
 def pooled_rate(hits: np.ndarray, mask: np.ndarray) -> tuple[float, float]:
@@ -612,22 +664,20 @@ FAMILY_LABELS = {"table1": "Table 1: one model and the expert (USD)", "frontier"
                  "essential": "Figure 5: single models (0-1)"}
 
 
-def summary(result: pd.DataFrame) -> pd.DataFrame:
+def summary(result: StudyResult) -> pd.DataFrame:
     """Per statistic family and estimator: mean |bias|, its ratio to the plug-in's, mean RMSE, the pooled
     coverage (%) of the benchmark truth where it is not 0 with its Monte-Carlo standard error (sets as
     clusters), the share (%) of (set, cell) pairs whose truth is 0 (a model or technique that never lowers the
     frontier) and how often those are covered (%), and the pooled coverage (%) of a non-zero population truth."""
-    df = result.assign(family=result["statistic"].map(family), abs_bias=result["bias"].abs())
+    df = result.table.assign(family=result.table["statistic"].map(family), abs_bias=result.table["bias"].abs())
     out = df.groupby(["family", "estimator"], sort=False).agg(cells=("bias", "size"), mean_abs_bias=("abs_bias", "mean"),
                                                              mean_rmse=("rmse", "mean")).reset_index()
     plug = out[out["estimator"] == "plug-in"].set_index("family")["mean_abs_bias"]
     out["bias_vs_plug_in"] = out["mean_abs_bias"] / out["family"].map(plug)
-    cov = result.attrs["pooled_coverage"]
-    out["coverage_pct"] = [100 * cov[(f, e)][0] for f, e in zip(out["family"], out["estimator"])]
-    out["coverage_se_pct"] = [100 * cov[(f, e)][1] for f, e in zip(out["family"], out["estimator"])]
-    out["zero_truth_pct"] = [100 * cov[(f, e, "zero")][2] for f, e in zip(out["family"], out["estimator"])]
-    out["zero_truth_coverage_pct"] = [100 * cov[(f, e, "zero")][0] for f, e in zip(out["family"], out["estimator"])]
-    out["population_coverage_pct"] = [100 * cov[(f, e, "population")][0] for f, e in zip(out["family"], out["estimator"])]
+    pooled = [result.pooled[(f, e)] for f, e in zip(out["family"], out["estimator"])]
+    for column, part in (("coverage_pct", "rate"), ("coverage_se_pct", "se"), ("zero_truth_pct", "zero_share"),
+                         ("zero_truth_coverage_pct", "zero_rate"), ("population_coverage_pct", "population_rate")):
+        out[column] = [100 * getattr(p, part) for p in pooled]
     out["family"] = out["family"].map(FAMILY_LABELS)
     return out
 
@@ -636,9 +686,9 @@ TECHNIQUE_COLUMNS = ["technique", "task", "true gain %", *[f"{e} mean" for e in 
                      *[f"{e} coverage %" for e in ESTIMATORS]]
 
 
-def technique_table(result: pd.DataFrame, task_labels: dict[str, str] | None = None) -> pd.DataFrame:
+def technique_table(result: StudyResult, task_labels: dict[str, str] | None = None) -> pd.DataFrame:
     """Per technique and dataset: the true gain, each estimator's mean, and the coverage of its interval (%)."""
-    df = result[result["statistic"].map(family) == "technique gain"]
+    df = result.table[result.table["statistic"].map(family) == "technique gain"]
     if df.empty:  # a set without techniques
         return pd.DataFrame(columns=TECHNIQUE_COLUMNS)
     wide = df.pivot_table(index=["statistic", "task", "truth"], columns="estimator", values=["mean", "coverage"],
@@ -667,7 +717,7 @@ def study_generators(gm: GenerativeModel) -> tuple[Generator, ...]:
 
 def generator_study(gm: GenerativeModel, generators=GENERATORS, repetitions: int = 8, replicates: int = 100,
                     seed: int = 0, level: float = 0.95, workers: int = 1,
-                    drawn: dict[Generator, list[dict]] | None = None) -> pd.DataFrame:
+                    drawn: dict[Generator, list[SetDraw]] | None = None) -> pd.DataFrame:
     """Bias and coverage of the plug-in and model-based estimators, per generator (``Generator``: the own model and
     its departures) and statistic family (Table 1, the frontier of all models, Figures 2-5, Table 2), each judged
     against every simulated set's own truth, ``repetitions`` sets per generator (``GENERATOR_COLUMNS``):
@@ -684,26 +734,33 @@ def generator_study(gm: GenerativeModel, generators=GENERATORS, repetitions: int
     rows = []
     for g in generators:
         reps = drawn[g] if g in drawn else [done[s] for s, gg in jobs if gg is g]
-        for fam in dict.fromkeys(family(n) for n in reps[0] if n != "routing"):
-            names = [n for n in reps[0] if n != "routing" and family(n) == fam]
-            truth = np.array([[r[n]["truth"] for n in names] for r in reps]).reshape(len(reps), -1)  # (R, cells)
-            nonzero = np.abs(truth) > ZERO
-            for estimator, suffix in (("plug-in", ""), ("model-based", "_model")):
-                value = np.array([[r[n][estimator] for n in names] for r in reps]).reshape(truth.shape)
-                low, high = (np.array([[r[n][end + suffix] for n in names] for r in reps]).reshape(truth.shape)
-                             for end in ("low", "high"))
-                hit = (low <= truth) & (truth <= high)
-                cov, se = pooled_rate(hit, nonzero if nonzero.any() else np.ones_like(nonzero))  # every truth 0: all
-                row = {"generator": g.name, "statistic": FAMILY_LABELS.get(fam, fam), "estimator": estimator,
-                       "headline": estimator == HEADLINE_ESTIMATOR, "mean_abs_bias": float(np.abs((value - truth).mean(0)).mean()),
-                       "rel_bias_pct": (100 * float((value - truth).sum() / np.abs(truth).sum())
-                                        if np.abs(truth).sum() > ZERO else np.nan),  # no relative bias of a zero truth
-                       "coverage_pct": 100 * cov, "coverage_se_pct": 100 * se, "mean_width": float((high - low).mean()),
-                       "range_coverage_pct": np.nan}
-                if estimator == "plug-in":
-                    r_lo, r_hi = (np.array([[r[n][end] for n in names] for r in reps]).reshape(truth.shape)
-                                  for end in ("range_low", "range_high"))
-                    row["range_coverage_pct"] = 100 * pooled_rate((r_lo <= truth) & (truth <= r_hi),
-                                                                  nonzero if nonzero.any() else np.ones_like(nonzero))[0]
-                rows.append(row)
+        for fam in dict.fromkeys(family(n) for n in reps[0].statistics):
+            rows += _family_rows(g.name, fam, [[r.statistics[n] for n in reps[0].statistics if family(n) == fam]
+                                               for r in reps])
     return pd.DataFrame(rows, columns=GENERATOR_COLUMNS)
+
+
+def _family_rows(generator: str, fam: str, draws: list[list[StatisticDraw]]) -> list[dict]:
+    """``generator_study``'s rows of one statistic family: ``draws`` per set, its statistics of the family."""
+    def cells(get) -> np.ndarray:  # (R, cells): every statistic's (T,) values side by side, per set
+        return np.array([np.concatenate([get(d) for d in ds]) for ds in draws])
+
+    truth = cells(lambda d: d.truth)
+    nonzero = np.abs(truth) > ZERO
+    mask = nonzero if nonzero.any() else np.ones_like(nonzero)  # every truth 0: all cells
+    rows = []
+    for estimator in ("plug-in", "model-based"):
+        value, low, high = (cells(lambda d, e=estimator, part=part: getattr(d.estimates[e], part))
+                            for part in ("value", "low", "high"))
+        cov, se = pooled_rate((low <= truth) & (truth <= high), mask)
+        row = {"generator": generator, "statistic": FAMILY_LABELS.get(fam, fam), "estimator": estimator,
+               "headline": estimator == HEADLINE_ESTIMATOR, "mean_abs_bias": float(np.abs((value - truth).mean(0)).mean()),
+               "rel_bias_pct": (100 * float((value - truth).sum() / np.abs(truth).sum())
+                                if np.abs(truth).sum() > ZERO else np.nan),  # no relative bias of a zero truth
+               "coverage_pct": 100 * cov, "coverage_se_pct": 100 * se, "mean_width": float((high - low).mean()),
+               "range_coverage_pct": np.nan}
+        if estimator == "plug-in":
+            r_lo, r_hi = cells(lambda d: d.range_low), cells(lambda d: d.range_high)
+            row["range_coverage_pct"] = 100 * pooled_rate((r_lo <= truth) & (truth <= r_hi), mask)[0]
+        rows.append(row)
+    return rows
