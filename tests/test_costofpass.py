@@ -181,7 +181,7 @@ def test_relative_gains_are_invariant_to_scaling_every_price(world, factor):
 
 
 def test_top_three_marks_only_where_more_than_three_compete():
-    from helpers.publish.tables import top3_marks
+    from helpers.publish.formats import top3_marks
 
     df = pd.DataFrame({"few": [3.0, 1.0, 2.0, None, None], "many": [5.0, 1.0, 4.0, 2.0, 3.0]})
     marks = top3_marks(df, ["few", "many"])

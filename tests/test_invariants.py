@@ -75,7 +75,7 @@ def markdown_rows(path) -> list[list[str]]:
 def test_a_never_passed_model_is_never_shown_cheap_without_saying_so(built):
     from helpers.analyze.estimates import load_analysis
     from helpers.core.context import prepare
-    from helpers.publish.tables import NEVER_PASSED
+    from helpers.publish.formats import NEVER_PASSED
 
     an = load_analysis(prepare(built))
     numbers = pd.read_csv(built.tables_path / "table1_intervals.csv")

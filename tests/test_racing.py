@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import beta
 
+from helpers.analyze import expert_fee
 from helpers.collect import racing
 
 
@@ -176,9 +177,8 @@ def test_racing_protected_frontiers_equal_the_uniform_designs(write_set, tmp_pat
     pd.testing.assert_series_equal(cp.frontier(race.full.cop, models, race.full.expert),
                                    cp.frontier(uniform.cop, models, uniform.expert))
     pd.testing.assert_frame_equal(race.frontier_over_time(), uniform.frontier_over_time())
-    from helpers.publish import tables
 
-    assert tables.unpassed_problems(race) == tables.unpassed_problems(uniform)  # the frontier's words: every problem
+    assert expert_fee.unpassed_problems(race) == expert_fee.unpassed_problems(uniform)  # the frontier's words: every problem
     # everything else is the Table-1 sample's: every option made every run there
     assert race.cop.notna().all().all() and len(race.cop) == 4  # 10% of 40 problems
     rows, curve = intervals.protected_statistics(race, 50, 0.95)

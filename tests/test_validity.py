@@ -162,7 +162,7 @@ def test_tail_share_by_hand():
 def test_generators_lead_says_which_estimator_covers_where():
     import pandas as pd
 
-    from helpers.publish.tables import generators_lead
+    from helpers.publish.sentences import generators_lead
 
     rows = []
     for gen, plug, model, rng in [("own", 60.0, 95.0, 100.0), ("cliffs", 70.0, 40.0, 100.0), ("broken", 50.0, 30.0, 90.0)]:

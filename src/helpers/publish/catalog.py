@@ -23,7 +23,7 @@ import pandas as pd
 from helpers.analyze.estimates import Analysis
 from helpers.core.errors import CostOfPassError
 from helpers.core.numbers import sig
-from helpers.publish import figures, names, tables
+from helpers.publish import figures, formats, names
 from helpers.publish.safe import md, md_frame
 
 
@@ -88,7 +88,7 @@ class Artifact:
         return f"{key if self.paper else 's' + key}-{self.name.replace('_', '-')}"
 
 
-FORMATS: dict[str, Callable[[float], str]] = {"usd": tables.fmt_usd, "pct": tables.fmt_pct, "g3": sig}
+FORMATS: dict[str, Callable[[float], str]] = {"usd": formats.fmt_usd, "pct": formats.fmt_pct, "g3": sig}
 
 POLICY_NUMBERS = ("value", "low", "high", "records_usd", "expert_usd", "expert_share_pct", "k")  # policy_views' tables
 _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is PARTS below
@@ -273,11 +273,11 @@ def publish_table(an: Analysis, name: str, df: pd.DataFrame, shown: pd.DataFrame
         text = escaped(shown).to_markdown(index=False)
     else:
         numeric = list(art.numeric) or [c for c in an.tasks if c in df.columns]
-        marks = tables.top3_marks(df, numeric, lowest=art.mark_top3 == "lowest") if art.mark_top3 else None
-        text = tables.to_markdown(escaped(df), [header(c) for c in numeric], FORMATS[art.fmt],
+        marks = formats.top3_marks(df, numeric, lowest=art.mark_top3 == "lowest") if art.mark_top3 else None
+        text = formats.to_markdown(escaped(df), [header(c) for c in numeric], FORMATS[art.fmt],
                                   None if marks is None else marks.rename(columns=header))
     caption = full_caption(an, name, **fill)
-    tables.save_table(df, text, name, an.ctx.params.tables_path)
+    formats.save_table(df, text, name, an.ctx.params.tables_path)
     caption_path(an.ctx.params.tables_path, name).write_text(caption + "\n", encoding="utf-8")
     _write_lead(an.ctx.params.tables_path, name, lead)
     return f"{md(lead.strip())}\n\n{caption}\n\n{text}" if lead else f"{caption}\n\n{text}"

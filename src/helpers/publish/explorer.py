@@ -23,7 +23,7 @@ import pandas as pd
 from helpers.analyze.estimates import Analysis
 from helpers.grade.estimates import strategy_name
 from helpers.publish import names
-from helpers.publish.tables import dollars
+from helpers.publish.formats import dollars
 
 ANSWER_CHARS = 4000  # longest answer or program shown per attempt
 WITHHELD = {"gpqa_diamond": "withheld: GPQA's terms forbid publishing its questions, and an answer can quote them"}

@@ -12,7 +12,7 @@ import pandas as pd
 
 from helpers.publish import names
 from helpers.publish.compare import PAPER_HALVING_MONTHS
-from helpers.publish.tables import dollars, fee_pct, fmt_pct, fmt_usd
+from helpers.publish.formats import dollars, fee_pct, fmt_pct, fmt_usd
 
 FRONTIER, PAPER, SINGLES, CHEAPEST, FAMILY, TECHNIQUE, HALVING = (
     "frontier of all models (USD)", "the paper's frontier (USD)", "each model alone (USD)", "cheapest single model (USD)",

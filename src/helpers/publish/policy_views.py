@@ -13,8 +13,8 @@ import pandas as pd
 from helpers.analyze.estimates import Analysis
 from helpers.core.numbers import signed
 from helpers.core.tasks import in_category_order
-from helpers.publish import tables
-from helpers.publish.tables import fee_pct, fmt_pct, fmt_usd
+from helpers.publish import appearance
+from helpers.publish.formats import fee_pct, fmt_pct, fmt_usd
 
 GAIN_FLOOR_PCT = -100.0  # a gain's interval is drawn, and said, from here: lower says only "it may double the cost"
 
@@ -73,7 +73,7 @@ def releases(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFra
     """Figures 2 and 4 under the policy: (the figure's frame of the frontier over releases in % of the expert alone,
     the table's numbers, the table in words: per dataset and release the frontier with its interval, its USD and
     the fee's share, and the release's gain with its interval)."""
-    names = tables.release_names(an)
+    names = appearance.release_names(an)
     frame = policy_frame(an, rows, "release frontier", names)
     numbers = _numbers(an, rows, {"release frontier": ("frontier (% of the expert alone)", names),
                                   "release gain": ("gain of the release (0-1)", names)})
@@ -97,7 +97,7 @@ def counterfactuals(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.
     interval and the change split into attempts and the expert's fee)."""
     families = {f: f for f in dict.fromkeys(an.families)}
     frame = policy_frame(an, rows, "family", families)
-    numbers = _numbers(an, rows, {"family": ("family", families), "essential": ("model", tables.models_by_family(an))})
+    numbers = _numbers(an, rows, {"family": ("family", families), "essential": ("model", appearance.models_by_family(an))})
     shown = pd.DataFrame({
         "dataset": numbers["task"].map(an.task_labels), "without": numbers["what"] + " " + numbers["item"],
         "the frontier's gain from it (%, 95% interval)": [_interval_said(100 * v, 100 * lo, 100 * hi) for v, lo, hi in

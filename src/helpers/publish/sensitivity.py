@@ -10,7 +10,7 @@ import pandas as pd
 from helpers.analyze import intervals
 from helpers.analyze.estimates import Analysis
 from helpers.analyze.validity import FAMILY_LABELS
-from helpers.publish.tables import NEVER_PASSED, fmt_pct, fmt_usd, never_passed, with_interval
+from helpers.publish.formats import NEVER_PASSED, fmt_pct, fmt_usd, never_passed, with_interval
 
 KINDS = ("table1", "frontier", "technique gain")  # the statistics shown, in this order
 ESTIMATOR = "model-based"

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.core.numbers import sig
-from helpers.publish.tables import fmt_usd
+from helpers.publish.formats import fmt_usd
 
 
 def _listed(parts: list[str]) -> str:

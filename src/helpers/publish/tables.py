@@ -1,22 +1,21 @@
-"""The paper's tables from an Analysis, their Markdown, and writing them as CSV + Markdown (``catalog`` names them)."""
+"""The paper's tables and the report's other tables from an Analysis: one function per table, numbers in (a long
+frame of full precision) and the shown table out (its cells in words, ``formats``; sentences, ``sentences``); how a set
+is shown, ``display``; ``catalog`` names and writes them."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from helpers.analyze import costofpass as cp
-from helpers.analyze import headline, intervals, policy
+from helpers.analyze import expert_fee, headline, intervals, policy
 from helpers.analyze.estimates import Analysis
-from helpers.analyze.validity import FAMILY_LABELS
 from helpers.core.numbers import sig
 from helpers.core.tasks import in_category_order
 from helpers.grade.estimates import strategy_name, strategy_names
-from helpers.publish import figures, names
-
-MARKS = {1: "¹", 2: "²", 3: "³"}
+from helpers.publish import names
+from helpers.publish.formats import ESTIMATOR_LABELS, fmt_pct, fmt_usd, range_cell, whole_pct, with_interval
+from helpers.publish.sentences import fee_reading, fee_said, policy_said
 
 
 def _model_frame(an: Analysis, values: dict[str, pd.Series]) -> pd.DataFrame:
@@ -40,38 +39,14 @@ def expert_only(an: Analysis) -> pd.DataFrame:
     return pd.DataFrame([{"model": "Human expert", "family": "expert", **row.to_dict()}])
 
 
-def unpassed_problems(an: Analysis) -> dict[str, int]:
-    """Per task, the problems no model passed in any vanilla run: those the frontier of all models charges the
-    expert's fee (a racing set's over every problem where it protects the frontier)."""
-    an = an.scope("frontier")
-    vanilla = an.attempts[an.attempts["complete"] & (an.attempts["method"] == "vanilla")
-                          & an.attempts["model"].isin(an.models)]
-    passed = vanilla.groupby(["task", "problem_id"])["correct"].any()
-    return {t: int((~passed.loc[t]).sum()) if t in passed.index.get_level_values("task") else 0 for t in an.tasks}
-
-
 FRONTIER_LINE = "frontier of all models"
 
 
 def fee_curve(an: Analysis) -> tuple[pd.DataFrame, dict[str, float], str]:
-    """Table 1 (each model with the expert) and the frontier of all models as the expert's fee varies
-    (``costofpass.fee_curve``, lines named by model label), the fee each task assumes (USD per problem, mean over its
-    problems), and the reading: which model is cheapest over which fees, per dataset."""
-    vanilla = an.vanilla_cop()
-    models = list(vanilla.columns)
-    lines = {an.labels[m]: [m] for m in models} | {FRONTIER_LINE: models}
-    curve = cp.fee_curve(vanilla.rename(columns=an.labels), an.expert, {k: [an.labels[m] for m in v]
-                                                                       for k, v in lines.items()})
-    fees = an.expert.groupby(level="task").mean().to_dict()
-    parts = []
-    for task, d in cp.cheapest_by_fee(curve, [an.labels[m] for m in models]).groupby("task", sort=False):
-        said = [f"{r.model} for fees of {fmt_usd(r.from_usd)}–{fmt_usd(r.to_usd)} USD" for r in d.itertuples()]
-        parts.append(f"on {an.task_labels.get(task, task)}, " + ("; ".join(said) if len(said) > 1 else
-                     f"{d['model'].iloc[0]} at every fee from {fmt_usd(d['from_usd'].iloc[0])} to "
-                     f"{fmt_usd(d['to_usd'].iloc[-1])} USD"))
-    reading = ("**Reading.** The cheapest model alone with the expert, by the expert's fee per problem: "
-               + " — ".join(parts) + f" (the set assumes {', '.join(fmt_usd(fees[t]) for t in an.tasks)} USD).")
-    return curve, fees, reading
+    """Table 1 and the frontier of all models as the expert's fee varies (``expert_fee.fee_curve``), the fee each
+    task assumes (USD per problem), and the reading (``sentences.fee_reading``)."""
+    curve, fees = expert_fee.fee_curve(an, FRONTIER_LINE)
+    return curve, fees, fee_reading(curve, fees, [an.labels[m] for m in an.vanilla_cop().columns], an.tasks, an.task_labels)
 
 
 def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -118,39 +93,12 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
     return long, shown
 
 
-def table1_fee_share(an: Analysis) -> dict[tuple[str, str], float]:
-    """(task, model label) -> the share (%) of the paper's Table 1 value that is the assumed expert fee
-    (``costofpass.expert_split``)."""
-    split = cp.expert_split(an.vanilla_cop(), an.expert)
-    return {(r.task, an.labels.get(r.strategy, r.strategy)): 100 * r.expert_usd / r.value if r.value else 0.0
-            for r in split.itertuples()}
-
-
 def policy_tries(rows: pd.DataFrame) -> dict[str, str]:
     """The tries of ``intervals.policy_statistics`` rows for captions: ``k`` (each model alone) and ``k_half`` (the
     cross-fitted frontier; "–" where a set has none), and the halvings it averages over (``splits``)."""
     kind = rows["statistic"].str.split(":", n=1).str[0] if len(rows) else pd.Series(dtype=str)
     said = lambda d: str(int(d["k"].iloc[0])) if len(d) else "–"  # noqa: E731
     return {"k": said(rows[kind == "table1"]), "k_half": said(rows[kind == "frontier"]), "splits": str(policy.SPLITS)}
-
-
-def policy_said(value: float, low: float, high: float, share: float, unidentified: float = 0, k: float = 0) -> str:
-    """A policy cost in words: "v [low, high]; x% of it the assumed expert fee" (the interval holds the truth for
-    the fee assumed: the validity study's check), or why there is none."""
-    if unidentified and unidentified > 0:
-        return f"not identified ({int(unidentified)} problems with fewer than {int(k)} runs)"
-    if not np.isfinite(value):
-        return "not identified (fewer than 2 runs per problem)"
-    return f"{fmt_usd(value)} [{fmt_usd(low)}, {fmt_usd(high)}]; {fee_pct(share)}% of it the assumed expert fee"
-
-
-def fee_said(value: float, records: float, share: float) -> str:
-    """The paper's value in words: "v (expert fee x%)", or, where the fee is more than half of it, "v: mostly the
-    assumed expert fee (x%; the records decide r)"."""
-    pct = fee_pct(share)
-    if share > 50:
-        return f"{fmt_usd(value)}: mostly the assumed expert fee ({pct}%; the records decide {fmt_usd(records)})"
-    return f"{fmt_usd(value)} (expert fee {pct}%)"
 
 
 def table5_accuracy(an: Analysis) -> pd.DataFrame:
@@ -189,32 +137,6 @@ def table2_techniques(an: Analysis) -> pd.DataFrame:
     out = pd.DataFrame(rows).T
     out.index.name = "technique"
     return out.reset_index()
-
-
-def with_interval(value: float, low: float, high: float, fmt) -> str:
-    """``value [low, high]`` in a table's number format."""
-    return f"{fmt(value)} [{fmt(low)}, {fmt(high)}]"
-
-
-ESTIMATOR_LABELS = {"plug-in": "plug-in (paper)", "range": "range the records allow"}
-
-
-def range_cell(low: float, high: float, unseen_pct: float, fmt) -> str:
-    """The range a number's never-passed problems allow, with the share of its value they carry."""
-    if not (np.isfinite(low) and np.isfinite(high)):
-        return "–"
-    if never_passed(unseen_pct):
-        return f"[{fmt(low)}, {fmt(high)}] · {NEVER_PASSED}"
-    return f"[{fmt(low)}, {fmt(high)}]" + (f" · {sig(unseen_pct)}% unseen" if unseen_pct > 0.05 else "")
-
-
-NEVER_PASSED = "never passed here"
-
-
-def never_passed(unseen_pct: float) -> bool:
-    """Whether a number's whole value comes from problems no strategy of it passed (``unseen_pct`` 100): for
-    Table 1, a model that passed no problem of the dataset."""
-    return bool(np.isfinite(unseen_pct) and unseen_pct >= 100 - 1e-9)
 
 
 def _interval_table(an: Analysis, long: pd.DataFrame, key: str, labels: dict[str, str], fmt, scale: float = 1.0
@@ -321,11 +243,6 @@ def holdout_table(an: Analysis, fitted: intervals.PolicyFit) -> tuple[pd.DataFra
     return numbers, shown
 
 
-def _share(x: float) -> str:
-    """A share in %, whole, never "-0%" (a rounding below 0)."""
-    return f"{min(max(x, 0.0), 100.0):.0f}%" if np.isfinite(x) else "–"
-
-
 def precision_table(an: Analysis) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Where the frontier's precision comes from, and what fewer paid runs would have given (``analyze.precision``):
     per dataset and runs per problem, the paper's frontier of every model with its 95% interval, the width in % of the
@@ -345,8 +262,8 @@ def precision_table(an: Analysis) -> tuple[pd.DataFrame, pd.DataFrame]:
         "frontier (USD) [95%]": [with_interval(v, lo, hi, fmt_usd) for v, lo, hi in
                                  zip(numbers["value"], numbers["low"], numbers["high"])],
         "interval width (% of the value)": numbers["width_pct"].map(lambda x: f"{x:,.0f}%" if np.isfinite(x) else "–"),
-        "of its variance: problems": numbers["problems_pct"].map(_share),
-        "of its variance: runs": numbers["runs_pct"].map(_share)})
+        "of its variance: problems": numbers["problems_pct"].map(whole_pct),
+        "of its variance: runs": numbers["runs_pct"].map(whole_pct)})
     return numbers, shown
 
 
@@ -441,71 +358,6 @@ def model_checks_shown(checks: pd.DataFrame, task_labels: dict[str, str]) -> pd.
     return pd.DataFrame(rows)
 
 
-def tail_sentence(share: float, carried: np.ndarray, tasks: list[str], labels: dict[str, str]) -> str:
-    """Where the population value of the frontier lies (``validity.tail_share``: the share of problems harder than
-    z = 2, and the share of each dataset's frontier of all models they carry), as the lead of the study's summary."""
-    parts = "; ".join(f"{labels.get(t, t)} {c:.0%}" for t, c in zip(tasks, carried))
-    return (f"In this set's population truth the hardest {share:.1%} of problems (difficulty z > 2, where the "
-            f"frontier is costliest) carry this share of the frontier of all models: {parts}. A set of this size seldom holds "
-            "such problems, so no interval computed from one set covers the population value as often as promised "
-            "(last column); each set is judged against the value of its own problems.")
-
-
-def _family(statistic: str) -> str:
-    """A statistic family's short name: 'Table 1: one model and the expert (USD)' -> 'Table 1'."""
-    return statistic.split(" (")[0].split(":")[0]
-
-
-def generators_lead(table: pd.DataFrame, target: float = 93.0, range_target: float = 95.0) -> str:
-    """What the generator study says of the report's numbers, in sentences made from its table
-    (``policy_study.study`` and ``validity.generator_study`` rows): the headline interval's coverage per statistic
-    family over the generators, with the sets per generator; how often a technique was named the best though its
-    true gain was not positive; the generators on which each other estimator covers at least ``target`` for every
-    family; those on which none does, and whether the range the records allow holds the truth at least
-    ``range_target`` there."""
-    d = table[table["coverage_pct"].notna()]
-    head = d[d["headline"]]
-    spans = "; ".join(f"{_family(s)} {g['coverage_pct'].min():.1f}–{g['coverage_pct'].max():.1f}%"
-                      for s, g in head.groupby("statistic", sort=False))
-    sets = f", {int(head['sets'].min())} sets per generator" if "sets" in head and head["sets"].notna().any() else ""
-    worst = d.groupby(["generator", "estimator"], sort=False)["coverage_pct"].min().unstack()
-    sentences = [f"The headline interval (the cost with up to k tries, then the expert) covers at least {target:g}% in "
-                 f"{int((head['coverage_pct'] >= target).sum())} of {len(head)} (generator, statistic) cells; "
-                 f"over the {head['generator'].nunique()} generators{sets}: {spans}"]
-    for label, what in ((FAMILY_LABELS["technique gain"], "A technique was named the best (its cross-fitted gain's "
-                         "interval above 0) while its true gain was not positive"),
-                        (FAMILY_LABELS["family"], "A family was named the most essential (its gain's interval above 0 "
-                         "and above every other family's) while another's true gain was larger"),
-                        (FAMILY_LABELS["table1"], "A model was named the cheapest alone with the expert (its interval "
-                         "below every other model's) while another truly cost less")):
-        f = d[(d["statistic"] == label) & d["false_findings_pct"].notna()] if "false_findings_pct" in d else d.iloc[:0]
-        if len(f):
-            lo, hi = f["false_findings_pct"].min(), f["false_findings_pct"].max()
-            sentences.append(f"{what} in {f'{lo:.1f}–{hi:.1f}%' if hi > lo else f'{lo:.1f}%'} of the datasets"
-                             f"{'' if hi > lo else ' on every generator'}")
-    head_estimators = set(head["estimator"])
-    for est in worst.columns:
-        if est in head_estimators:
-            continue
-        e = d[d["estimator"] == est]
-        low = e.loc[e.groupby("generator", sort=False)["coverage_pct"].idxmin()].sort_values("coverage_pct",
-                                                                                                ascending=False)
-        sentences.append(f"The {est} interval's lowest coverage over the statistics, per generator: " + ", ".join(
-            f"{g} {c:.1f}% ({_family(s)})" for g, s, c in zip(low["generator"], low["statistic"], low["coverage_pct"])))
-    nobody = [g for g in worst.index if not (worst.loc[g] >= target).any()]
-    if nobody:
-        rng = d[d["generator"].isin(nobody) & d["headline"]]
-        short = rng[rng["range_coverage_pct"] < range_target]
-        sentences.append(f"No estimator covers at least {target:g}% for every statistic on: {', '.join(nobody)}; there "
-                         + (f"the range the records allow held the truth at least {range_target:g}% of the time for "
-                            "every statistic" if short.empty else
-                            "the range the records allow fell short in " + ", ".join(
-                                f"{g} {_family(s)} {c:.0f}%" for g, s, c in
-                                zip(short["generator"], short["statistic"], short["range_coverage_pct"]))))
-    se = d["coverage_se_pct"].max()
-    return ". ".join(sentences) + (f" (Monte-Carlo standard errors up to {se:.0f} points)." if np.isfinite(se) else ".")
-
-
 def headline_with_truth(an: Analysis, st: intervals.SetStatistics, truth: dict[str, np.ndarray]
                         ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Each headline number of a simulated set (Table 1, the frontier of all models, Table 2's gains) by both
@@ -571,97 +423,6 @@ def figure_frame(an: Analysis, st: intervals.SetStatistics, prefix: str, names: 
     return out.reset_index(drop=True)
 
 
-def release_names(an: Analysis) -> dict[str, str]:
-    """Release step index -> ``YYYY-MM-DD model(s)`` label, in date order."""
-    return {str(i): f"{d:%Y-%m-%d} {', '.join(an.labels.get(m, m) for m in names)}"
-            for i, (d, names) in enumerate(intervals.set_steps(an))}
-
-
-def release_colors(an: Analysis) -> dict[str, str]:
-    """Release label -> the colour of its (first) model's family."""
-    palette = figures.family_palette(list(dict.fromkeys(an.families)))
-    return {release_names(an)[str(i)]: palette[an.families[names[0]]] for i, (_, names) in enumerate(intervals.set_steps(an))}
-
-
-def models_by_family(an: Analysis) -> dict[str, str]:
-    """Model -> label, grouped by family (in the set's order of families), by release date within one."""
-    fams = list(dict.fromkeys(an.families))
-    order = sorted(an.models, key=lambda m: (fams.index(an.families[m]), an.releases[m], an.labels[m]))
-    return {m: an.labels[m] for m in order}
-
-
-def family_colors(an: Analysis) -> dict[str, str]:
-    """Family -> colour, in the set's order of families (a figure's legend)."""
-    return figures.family_palette(list(dict.fromkeys(an.families)))
-
-
-def model_colors(an: Analysis) -> dict[str, str]:
-    """Model label -> its family's colour."""
-    palette = figures.family_palette(list(dict.fromkeys(an.families)))
-    return {an.labels[m]: palette[an.families[m]] for m in an.models}
-
-
-def top3_marks(df: pd.DataFrame, columns: list[str], lowest: bool = True) -> pd.DataFrame:
-    """Rank within each column (1 = best); ranks > 3 are 0, and so is every rank of a column with three values
-    or fewer (a top three of three says nothing)."""
-    ranks = df[columns].rank(axis=0, method="min", ascending=lowest)
-    ranks = ranks.where(ranks <= 3, 0).fillna(0).astype(int)
-    ranks.loc[:, df[columns].notna().sum() <= 3] = 0
-    return ranks
-
-
-def fmt_usd(x: float) -> str:
-    if not np.isfinite(x):
-        return "∞"
-    if x == 0:
-        return "0"
-    return sig(x) if abs(x) < 100 else f"{x:,.0f}"  # 0.000044, 0.0121, 3.07, 1,234: never e-notation
-
-
-def dollars(x: float) -> str:
-    """USD as a sentence gives it: ``$0.000049``, ``$3.92``, ``$1,234`` (``fmt_usd`` after a dollar sign)."""
-    text = fmt_usd(x)
-    return f"-${text[1:]}" if text.startswith("-") else f"${text}"
-
-
-def to_markdown(df: pd.DataFrame, numeric: list[str], fmt=fmt_usd, marks: pd.DataFrame | None = None) -> str:
-    """A Markdown table, the ``numeric`` columns right-aligned (also where a cell is "–"); with ``marks``, the top
-    three of each column get bold and ¹²³."""
-    shown = df.copy().astype(object)
-    for col in numeric:
-        vals = []
-        for i, v in df[col].items():
-            s = fmt(float(v)) if pd.notna(v) else "–"
-            r = 0 if marks is None else int(marks.loc[i, col])
-            vals.append(f"**{s}**{MARKS[r]}" if r else s)
-        shown[col] = vals
-    return shown.to_markdown(index=False, colalign=["right" if c in numeric else "left" for c in shown.columns])
-
-
-def fmt_pct(x: float) -> str:
-    """A percentage (or a count of months) to three significant figures: 6.25, 93.4, 100; a share too small to read
-    as "<0.01" (">-0.01" below zero), not "0.000678"."""
-    if not np.isfinite(x):
-        return "∞"
-    if 0 < abs(x) < 0.01:
-        return "<0.01" if x > 0 else ">-0.01"
-    return sig(x)
-
-
-def fee_pct(share: float) -> str:
-    """The expert fee's share of a value (%): ``fmt_pct``, but ">99.9", not "100", where the records decide a part."""
-    return ">99.9" if 99.95 <= share < 100 else fmt_pct(share)
-
-
-def save_table(df: pd.DataFrame, markdown: str, name: str, out_dir: Path) -> tuple[Path, Path]:
-    """Write ``<name>.csv`` (full precision) and ``<name>.md`` (the formatted table)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    csv, md = out_dir / f"{name}.csv", out_dir / f"{name}.md"
-    df.to_csv(csv, index=False)
-    md.write_text(f"{markdown}\n")
-    return csv, md
-
-
 def technique_accuracy(an: Analysis) -> pd.DataFrame:
     """Accuracy (%) per model and method: mean over problems of the estimated success rate."""
     acc = an.estimates.groupby(["model", "method", "task"])["pass_rate"].mean().unstack() * 100
@@ -702,17 +463,3 @@ def grader_agreement(an) -> tuple[pd.DataFrame, pd.DataFrame]:
     return numbers, shown
 
 
-def price_change_sentence(split: pd.DataFrame, task_labels: dict[str, str], billed: bool = False) -> str | None:
-    """One sentence in place of the new-models / prices figure when no price changed between its dates (the figure
-    would show empty price bars), else ``None``. ``split``: ``Analysis.price_change`` rows; ``billed``: the set's
-    records carry USD as billed (``Params.billed``), so no price enters at all."""
-    if split.empty or not np.allclose(split["prices_pct"].to_numpy(float), 0.0):
-        return None
-    changes = "; ".join(f"{task_labels.get(t, t)} {sig(v)}%" for t, v in zip(split["task"], split["change_pct"]))
-    start, end = split["start"].iloc[0], split["end"].iloc[0]
-    if billed:
-        return (f"The records carry the USD each run was billed, not tokens, so no price enters and none can change: "
-                f"the whole change of the frontier between {start} and {end} ({changes}) comes from new models, as the "
-                "table below itemises.")
-    return (f"No price of the models of this set changed between {start} and {end}: the whole change of the frontier "
-            f"over that time ({changes}) came from new models, as the table below itemises.")

@@ -1,0 +1,39 @@
+"""What the assumed expert fee decides in a set: the problems no model passed (charged the fee by the paper's frontier)
+and the fee's share of each Table 1 value, and Table 1 and the frontier over a range of fees."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from helpers.analyze import costofpass as cp
+from helpers.analyze.estimates import Analysis
+
+
+def unpassed_problems(an: Analysis) -> dict[str, int]:
+    """Per task, the problems no model passed in any vanilla run: those the frontier of all models charges the
+    expert's fee (a racing set's over every problem where it protects the frontier)."""
+    an = an.scope("frontier")
+    vanilla = an.attempts[an.attempts["complete"] & (an.attempts["method"] == "vanilla")
+                          & an.attempts["model"].isin(an.models)]
+    passed = vanilla.groupby(["task", "problem_id"])["correct"].any()
+    return {t: int((~passed.loc[t]).sum()) if t in passed.index.get_level_values("task") else 0 for t in an.tasks}
+
+
+def table1_fee_share(an: Analysis) -> dict[tuple[str, str], float]:
+    """(task, model label) -> the share (%) of the paper's Table 1 value that is the assumed expert fee
+    (``costofpass.expert_split``)."""
+    split = cp.expert_split(an.vanilla_cop(), an.expert)
+    return {(r.task, an.labels.get(r.strategy, r.strategy)): 100 * r.expert_usd / r.value if r.value else 0.0
+            for r in split.itertuples()}
+
+
+def fee_curve(an: Analysis, frontier_line: str) -> tuple[pd.DataFrame, dict[str, float]]:
+    """Table 1 (each model with the expert) and the frontier of all models (the line ``frontier_line``) as the
+    expert's fee varies (``costofpass.fee_curve``, lines named by model label), and the fee each task assumes (USD per
+    problem, the mean over its problems)."""
+    vanilla = an.vanilla_cop()
+    models = list(vanilla.columns)
+    lines = {an.labels[m]: [m] for m in models} | {frontier_line: models}
+    curve = cp.fee_curve(vanilla.rename(columns=an.labels), an.expert, {k: [an.labels[m] for m in v]
+                                                                       for k, v in lines.items()})
+    return curve, an.expert.groupby(level="task").mean().to_dict()

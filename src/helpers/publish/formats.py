@@ -1,0 +1,106 @@
+"""Cell formats of the report's tables and sentences: numbers (three significant figures, never e-notation),
+USD, percentages, intervals and ranges, the top-three marks, a table as Markdown, and writing a table's CSV and
+Markdown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from helpers.core.numbers import sig
+
+MARKS = {1: "¹", 2: "²", 3: "³"}
+
+
+def top3_marks(df: pd.DataFrame, columns: list[str], lowest: bool = True) -> pd.DataFrame:
+    """Rank within each column (1 = best); ranks > 3 are 0, and so is every rank of a column with three values
+    or fewer (a top three of three says nothing)."""
+    ranks = df[columns].rank(axis=0, method="min", ascending=lowest)
+    ranks = ranks.where(ranks <= 3, 0).fillna(0).astype(int)
+    ranks.loc[:, df[columns].notna().sum() <= 3] = 0
+    return ranks
+
+
+def fmt_usd(x: float) -> str:
+    if not np.isfinite(x):
+        return "∞"
+    if x == 0:
+        return "0"
+    return sig(x) if abs(x) < 100 else f"{x:,.0f}"  # 0.000044, 0.0121, 3.07, 1,234: never e-notation
+
+
+def dollars(x: float) -> str:
+    """USD as a sentence gives it: ``$0.000049``, ``$3.92``, ``$1,234`` (``fmt_usd`` after a dollar sign)."""
+    text = fmt_usd(x)
+    return f"-${text[1:]}" if text.startswith("-") else f"${text}"
+
+
+def fmt_pct(x: float) -> str:
+    """A percentage (or a count of months) to three significant figures: 6.25, 93.4, 100; a share too small to read
+    as "<0.01" (">-0.01" below zero), not "0.000678"."""
+    if not np.isfinite(x):
+        return "∞"
+    if 0 < abs(x) < 0.01:
+        return "<0.01" if x > 0 else ">-0.01"
+    return sig(x)
+
+
+def fee_pct(share: float) -> str:
+    """The expert fee's share of a value (%): ``fmt_pct``, but ">99.9", not "100", where the records decide a part."""
+    return ">99.9" if 99.95 <= share < 100 else fmt_pct(share)
+
+
+def with_interval(value: float, low: float, high: float, fmt) -> str:
+    """``value [low, high]`` in a table's number format."""
+    return f"{fmt(value)} [{fmt(low)}, {fmt(high)}]"
+
+
+ESTIMATOR_LABELS = {"plug-in": "plug-in (paper)", "range": "range the records allow"}
+
+
+def range_cell(low: float, high: float, unseen_pct: float, fmt) -> str:
+    """The range a number's never-passed problems allow, with the share of its value they carry."""
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return "–"
+    if never_passed(unseen_pct):
+        return f"[{fmt(low)}, {fmt(high)}] · {NEVER_PASSED}"
+    return f"[{fmt(low)}, {fmt(high)}]" + (f" · {sig(unseen_pct)}% unseen" if unseen_pct > 0.05 else "")
+
+
+NEVER_PASSED = "never passed here"
+
+
+def never_passed(unseen_pct: float) -> bool:
+    """Whether a number's whole value comes from problems no strategy of it passed (``unseen_pct`` 100): for
+    Table 1, a model that passed no problem of the dataset."""
+    return bool(np.isfinite(unseen_pct) and unseen_pct >= 100 - 1e-9)
+
+
+def whole_pct(x: float) -> str:
+    """A share in %, whole, never "-0%" (a rounding below 0)."""
+    return f"{min(max(x, 0.0), 100.0):.0f}%" if np.isfinite(x) else "–"
+
+
+def to_markdown(df: pd.DataFrame, numeric: list[str], fmt=fmt_usd, marks: pd.DataFrame | None = None) -> str:
+    """A Markdown table, the ``numeric`` columns right-aligned (also where a cell is "–"); with ``marks``, the top
+    three of each column get bold and ¹²³."""
+    shown = df.copy().astype(object)
+    for col in numeric:
+        vals = []
+        for i, v in df[col].items():
+            s = fmt(float(v)) if pd.notna(v) else "–"
+            r = 0 if marks is None else int(marks.loc[i, col])
+            vals.append(f"**{s}**{MARKS[r]}" if r else s)
+        shown[col] = vals
+    return shown.to_markdown(index=False, colalign=["right" if c in numeric else "left" for c in shown.columns])
+
+
+def save_table(df: pd.DataFrame, markdown: str, name: str, out_dir: Path) -> tuple[Path, Path]:
+    """Write ``<name>.csv`` (full precision) and ``<name>.md`` (the formatted table)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    csv, md = out_dir / f"{name}.csv", out_dir / f"{name}.md"
+    df.to_csv(csv, index=False)
+    md.write_text(f"{markdown}\n")
+    return csv, md

@@ -1,0 +1,126 @@
+"""The report's sentences made from its tables: a policy cost and the paper's value in words, the lead of the validity
+study's tables, the price-change sentence (numbers in, one string out)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from helpers.analyze import costofpass as cp
+from helpers.analyze.validity import FAMILY_LABELS
+from helpers.core.numbers import sig
+from helpers.publish.formats import fee_pct, fmt_usd
+
+
+def policy_said(value: float, low: float, high: float, share: float, unidentified: float = 0, k: float = 0) -> str:
+    """A policy cost in words: "v [low, high]; x% of it the assumed expert fee" (the interval holds the truth for
+    the fee assumed: the validity study's check), or why there is none."""
+    if unidentified and unidentified > 0:
+        return f"not identified ({int(unidentified)} problems with fewer than {int(k)} runs)"
+    if not np.isfinite(value):
+        return "not identified (fewer than 2 runs per problem)"
+    return f"{fmt_usd(value)} [{fmt_usd(low)}, {fmt_usd(high)}]; {fee_pct(share)}% of it the assumed expert fee"
+
+
+def fee_said(value: float, records: float, share: float) -> str:
+    """The paper's value in words: "v (expert fee x%)", or, where the fee is more than half of it, "v: mostly the
+    assumed expert fee (x%; the records decide r)"."""
+    pct = fee_pct(share)
+    if share > 50:
+        return f"{fmt_usd(value)}: mostly the assumed expert fee ({pct}%; the records decide {fmt_usd(records)})"
+    return f"{fmt_usd(value)} (expert fee {pct}%)"
+
+
+def tail_sentence(share: float, carried: np.ndarray, tasks: list[str], labels: dict[str, str]) -> str:
+    """Where the population value of the frontier lies (``validity.tail_share``: the share of problems harder than
+    z = 2, and the share of each dataset's frontier of all models they carry), as the lead of the study's summary."""
+    parts = "; ".join(f"{labels.get(t, t)} {c:.0%}" for t, c in zip(tasks, carried))
+    return (f"In this set's population truth the hardest {share:.1%} of problems (difficulty z > 2, where the "
+            f"frontier is costliest) carry this share of the frontier of all models: {parts}. A set of this size seldom holds "
+            "such problems, so no interval computed from one set covers the population value as often as promised "
+            "(last column); each set is judged against the value of its own problems.")
+
+
+def _family(statistic: str) -> str:
+    """A statistic family's short name: 'Table 1: one model and the expert (USD)' -> 'Table 1'."""
+    return statistic.split(" (")[0].split(":")[0]
+
+
+def generators_lead(table: pd.DataFrame, target: float = 93.0, range_target: float = 95.0) -> str:
+    """What the generator study says of the report's numbers, in sentences made from its table
+    (``policy_study.study`` and ``validity.generator_study`` rows): the headline interval's coverage per statistic
+    family over the generators, with the sets per generator; how often a technique was named the best though its
+    true gain was not positive; the generators on which each other estimator covers at least ``target`` for every
+    family; those on which none does, and whether the range the records allow holds the truth at least
+    ``range_target`` there."""
+    d = table[table["coverage_pct"].notna()]
+    head = d[d["headline"]]
+    spans = "; ".join(f"{_family(s)} {g['coverage_pct'].min():.1f}–{g['coverage_pct'].max():.1f}%"
+                      for s, g in head.groupby("statistic", sort=False))
+    sets = f", {int(head['sets'].min())} sets per generator" if "sets" in head and head["sets"].notna().any() else ""
+    worst = d.groupby(["generator", "estimator"], sort=False)["coverage_pct"].min().unstack()
+    sentences = [f"The headline interval (the cost with up to k tries, then the expert) covers at least {target:g}% in "
+                 f"{int((head['coverage_pct'] >= target).sum())} of {len(head)} (generator, statistic) cells; "
+                 f"over the {head['generator'].nunique()} generators{sets}: {spans}"]
+    for label, what in ((FAMILY_LABELS["technique gain"], "A technique was named the best (its cross-fitted gain's "
+                         "interval above 0) while its true gain was not positive"),
+                        (FAMILY_LABELS["family"], "A family was named the most essential (its gain's interval above 0 "
+                         "and above every other family's) while another's true gain was larger"),
+                        (FAMILY_LABELS["table1"], "A model was named the cheapest alone with the expert (its interval "
+                         "below every other model's) while another truly cost less")):
+        f = d[(d["statistic"] == label) & d["false_findings_pct"].notna()] if "false_findings_pct" in d else d.iloc[:0]
+        if len(f):
+            lo, hi = f["false_findings_pct"].min(), f["false_findings_pct"].max()
+            sentences.append(f"{what} in {f'{lo:.1f}–{hi:.1f}%' if hi > lo else f'{lo:.1f}%'} of the datasets"
+                             f"{'' if hi > lo else ' on every generator'}")
+    head_estimators = set(head["estimator"])
+    for est in worst.columns:
+        if est in head_estimators:
+            continue
+        e = d[d["estimator"] == est]
+        low = e.loc[e.groupby("generator", sort=False)["coverage_pct"].idxmin()].sort_values("coverage_pct",
+                                                                                                ascending=False)
+        sentences.append(f"The {est} interval's lowest coverage over the statistics, per generator: " + ", ".join(
+            f"{g} {c:.1f}% ({_family(s)})" for g, s, c in zip(low["generator"], low["statistic"], low["coverage_pct"])))
+    nobody = [g for g in worst.index if not (worst.loc[g] >= target).any()]
+    if nobody:
+        rng = d[d["generator"].isin(nobody) & d["headline"]]
+        short = rng[rng["range_coverage_pct"] < range_target]
+        sentences.append(f"No estimator covers at least {target:g}% for every statistic on: {', '.join(nobody)}; there "
+                         + (f"the range the records allow held the truth at least {range_target:g}% of the time for "
+                            "every statistic" if short.empty else
+                            "the range the records allow fell short in " + ", ".join(
+                                f"{g} {_family(s)} {c:.0f}%" for g, s, c in
+                                zip(short["generator"], short["statistic"], short["range_coverage_pct"]))))
+    se = d["coverage_se_pct"].max()
+    return ". ".join(sentences) + (f" (Monte-Carlo standard errors up to {se:.0f} points)." if np.isfinite(se) else ".")
+
+
+def price_change_sentence(split: pd.DataFrame, task_labels: dict[str, str], billed: bool = False) -> str | None:
+    """One sentence in place of the new-models / prices figure when no price changed between its dates (the figure
+    would show empty price bars), else ``None``. ``split``: ``Analysis.price_change`` rows; ``billed``: the set's
+    records carry USD as billed (``Params.billed``), so no price enters at all."""
+    if split.empty or not np.allclose(split["prices_pct"].to_numpy(float), 0.0):
+        return None
+    changes = "; ".join(f"{task_labels.get(t, t)} {sig(v)}%" for t, v in zip(split["task"], split["change_pct"]))
+    start, end = split["start"].iloc[0], split["end"].iloc[0]
+    if billed:
+        return (f"The records carry the USD each run was billed, not tokens, so no price enters and none can change: "
+                f"the whole change of the frontier between {start} and {end} ({changes}) comes from new models, as the "
+                "table below itemises.")
+    return (f"No price of the models of this set changed between {start} and {end}: the whole change of the frontier "
+            f"over that time ({changes}) came from new models, as the table below itemises.")
+
+
+def fee_reading(curve: pd.DataFrame, fees: dict[str, float], models: list[str], tasks: list[str],
+                task_labels: dict[str, str]) -> str:
+    """The expert-fee curve's reading: per dataset, which model (by label, of ``models``) is the cheapest alone with
+    the expert over which fees (``costofpass.cheapest_by_fee``), and the fee the set assumes (USD per problem)."""
+    parts = []
+    for task, d in cp.cheapest_by_fee(curve, models).groupby("task", sort=False):
+        said = [f"{r.model} for fees of {fmt_usd(r.from_usd)}–{fmt_usd(r.to_usd)} USD" for r in d.itertuples()]
+        parts.append(f"on {task_labels.get(task, task)}, " + ("; ".join(said) if len(said) > 1 else
+                     f"{d['model'].iloc[0]} at every fee from {fmt_usd(d['from_usd'].iloc[0])} to "
+                     f"{fmt_usd(d['to_usd'].iloc[-1])} USD"))
+    return ("**Reading.** The cheapest model alone with the expert, by the expert's fee per problem: "
+            + " — ".join(parts) + f" (the set assumes {', '.join(fmt_usd(fees[t]) for t in tasks)} USD).")
