@@ -1,6 +1,6 @@
 """Collection throughput against an OpenAI-compatible server on 127.0.0.1 that answers after 200 ms.
 
-    .venv/bin/python benchmarks/http_throughput.py [CALLS_PER_CONCURRENCY_UNIT] [LATENCY_S]
+    .venv/bin/python benchmarks/http_throughput.py [CALLS_PER_CONCURRENCY_UNIT] [LATENCY_S] [CONCURRENCIES, e.g. 8,64]
 
 For concurrency 8, 64 and 256 it collects ``SCALE x concurrency`` single-call attempts (SCALE = the
 first argument, default 10; twice that at 8) through the collector three ways, side by side, each with
@@ -40,6 +40,7 @@ os.environ.setdefault("COP_WRITE_ANYWHERE", "1")  # a benchmark writes its sets 
 ARGS = [] if sys.argv[1:2] in (["--serve"], ["--measure"]) else sys.argv[1:]
 SCALE = float(ARGS[0]) if ARGS else 10.0
 LATENCY_S = float(ARGS[1]) if len(ARGS) > 1 else 0.2
+CONCURRENCIES = tuple(int(c) for c in ARGS[2].split(",")) if len(ARGS) > 2 else (8, 64, 256)
 KEY = "bench-key-not-secret"
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -139,7 +140,7 @@ elif __name__ == "__main__" and sys.argv[1:2] == ["--measure"]:
     measure_here(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
 elif __name__ == "__main__":
     print(f"server latency {LATENCY_S * 1000:.0f} ms; ideal = concurrency / latency")
-    for concurrency in (8, 64, 256):
+    for concurrency in CONCURRENCIES:
         n = max(16, int(SCALE * concurrency * (1 if concurrency > 8 else 2)))
         ideal = concurrency / LATENCY_S
         runs = {path: measure(path, concurrency, n) for path in PATHS}

@@ -115,3 +115,31 @@ def synthetic_attempts(seed=0, problems=12, runs=5):
                                      "correct": answer == "0", "answer_key": answer, "complete": True,
                                      "usd": float(rng.gamma(2.0, 0.001 * (1 + "abc".index(model))))})
     return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="session")
+def small_sim_set(tmp_path_factory):
+    """A small SIMULATED set of the paper's ten twins (Two Digit Addition, every method, 12 problems x 4 runs), run
+    through every stage and the report once per test session and shared by the tests that only read it
+    (``test_invariants``, ``test_report_html``). Its params (``load_params``)."""
+    import subprocess
+
+    from helpers.core.params import load_params
+
+    tmp = tmp_path_factory.mktemp("small_sim_set")
+    models = yaml.safe_load((ROOT / "params/registry/sim_paper.yaml").read_text())["models"]
+    params = {
+        "name": "htmlcheck", "tasks": ["two_digit_addition"], "models": list(models),
+        "models_file": "params/registry/sim_paper.yaml", "methods": ["vanilla", "self_refine", "majority_vote_k3"],
+        "n_problems": 12, "n_runs": 4, "price_snapshot": "sim_paper_table4_2025-04", "budget_usd": 10.0,
+        "concurrency": 1, "output_dir": str(tmp / "results"),
+        "task_options": {"two_digit_addition": {"source": "generated"}},
+        "validity": {"repetitions": 4, "replicates": 20, "effect_repetitions": 3,  # the study's machinery, small
+                     "generator_repetitions": 2, "policy_repetitions": 3},
+    }
+    path = tmp / "htmlcheck.yaml"
+    path.write_text(yaml.safe_dump(params))
+    out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "run", str(path)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=1200)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return load_params(path)

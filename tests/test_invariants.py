@@ -18,18 +18,15 @@ pytestmark = pytest.mark.slow  # runs whole sets through the pipeline
 SETS = {
     # the local set's committed REAL records, read in place
     "local": {"base": "params/local.yaml", "records_dir": str(ROOT / "results/local/records")},
-    # a small SIMULATED set of the paper's models, every method
-    "simcheck": {"name": "simcheck", "tasks": ["two_digit_addition"], "models_file": "params/registry/sim_paper.yaml",
-                 "methods": ["vanilla", "self_refine", "majority_vote_k3"], "n_problems": 12, "n_runs": 4,
-                 "price_snapshot": "sim_paper_table4_2025-04", "budget_usd": 10.0, "concurrency": 1,
-                 "task_options": {"two_digit_addition": {"source": "generated"}},
-                 "validity": {"repetitions": 2, "replicates": 10, "effect_repetitions": 2, "generator_repetitions": 2,
-                              "policy_repetitions": 2}},
+    # a small SIMULATED set of the paper's models, every method: the session's (conftest.small_sim_set)
+    "simcheck": None,
 }
 
 
 @pytest.fixture(scope="module", params=list(SETS))
 def built(request, tmp_path_factory):
+    if SETS[request.param] is None:
+        return request.getfixturevalue("small_sim_set")
     tmp = tmp_path_factory.mktemp(request.param)
     spec = dict(SETS[request.param])
     if "base" in spec:

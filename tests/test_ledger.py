@@ -3,6 +3,7 @@
 import datetime as dt
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -86,36 +87,36 @@ def run_cli(*args):
 
 
 @pytest.mark.slow  # two sets through the pipeline, twice
-@pytest.mark.parametrize("kind", ["sim", "routellm"])
-def test_reprice_changes_only_cost_columns(kind, tmp_path, shared_data):
-    if kind == "sim":  # two simulated twins: Llama-3.3-70B's price differs between Table 4 and litellm's map
-        params = {"tasks": ["two_digit_addition"], "models": ["sim-llama-3.3-70b", "sim-gpt-4o"],
-                  "models_file": "params/registry/sim_paper.yaml", "methods": ["vanilla"], "n_problems": 12, "n_runs": 4,
-                  "price_snapshot": "sim_paper_table4_2025-04", "budget_usd": 10, "concurrency": 1,
-                  "task_options": {"two_digit_addition": {"source": "generated"}},
-                  "validity": {"repetitions": 2, "replicates": 10, "effect_repetitions": 2, "policy_repetitions": 2}}
-        as_of, changed = "2026-11-23", "Llama-3.3-70B (sim)"
-    else:
-        params = {"tasks": ["gsm8k"], "models": ["mixtral-8x7b", "gpt-4-1106-preview"],
-                  "models_file": "params/registry/imported.yaml", "methods": ["vanilla"], "n_problems": 40, "n_runs": 1,
-                  "price_snapshot": "litellm_1.106.2", "budget_usd": 1, "extraction": "lenient",
-                  "import_from": {"format": "routellm", "path": "routellm/gsm8k_responses.csv"}}
-        as_of, changed = "2025-07-01", "Mixtral-8x7B-Instruct (tokens estimated)"
+def test_reprice_changes_only_cost_columns(tmp_path, shared_data):
+    """Two simulated twins, Llama-3.3-70B's price differing between Table 4 and litellm's map: only its cost moves.
+    (The RouteLLM set's reprice, a README command, is checked the same way after it ran: ``test_report_html.py``.)"""
+    params = {"tasks": ["two_digit_addition"], "models": ["sim-llama-3.3-70b", "sim-gpt-4o"],
+              "models_file": "params/registry/sim_paper.yaml", "methods": ["vanilla"], "n_problems": 12, "n_runs": 4,
+              "price_snapshot": "sim_paper_table4_2025-04", "budget_usd": 10, "concurrency": 1,
+              "task_options": {"two_digit_addition": {"source": "generated"}},
+              "validity": {"repetitions": 2, "replicates": 10, "effect_repetitions": 2, "policy_repetitions": 2}}
+    as_of = "2026-11-23"
     path = tmp_path / "rp.yaml"
     path.write_text(yaml.safe_dump({"name": "rp", **params, "data_dir": str(shared_data),
                                     "output_dir": str(tmp_path / "results/rp")}))
     run_cli("run", str(path), "--no-report")
     out = run_cli("reprice", str(path), "--as-of", as_of)
     assert "01_collect" not in out and "open  " in out
-    before, after = tmp_path / "results/rp/tables", tmp_path / f"results/rp_as_of_{as_of}/tables"
-    pd.testing.assert_frame_equal(pd.read_csv(before / "table5_accuracy.csv"), pd.read_csv(after / "table5_accuracy.csv"))
-    cost0 = pd.read_csv(before / "table6_cost.csv").set_index("model")
-    cost1 = pd.read_csv(after / "table6_cost.csv").set_index("model")
+    repriced_only_costs(tmp_path / "results/rp", tmp_path / f"results/rp_as_of_{as_of}", "Llama-3.3-70B (sim)")
+
+
+def repriced_only_costs(before: Path, after: Path, changed: str) -> None:
+    """A reprice (``after``, of the set in ``before``) left accuracy as it was and moved the cost of ``changed`` alone,
+    its report opens with what it changed, and it read the set's records where they are."""
+    pd.testing.assert_frame_equal(pd.read_csv(before / "tables/table5_accuracy.csv"),
+                                  pd.read_csv(after / "tables/table5_accuracy.csv"))
+    cost0 = pd.read_csv(before / "tables/table6_cost.csv").set_index("model")
+    cost1 = pd.read_csv(after / "tables/table6_cost.csv").set_index("model")
     moved = ~np.isclose(cost0.iloc[:, -1], cost1.iloc[:, -1], rtol=1e-12)
     assert list(cost0.index[moved]) == [changed]  # only the model whose price differs on that date
-    page = (tmp_path / f"results/rp_as_of_{as_of}/report/index.html").read_text()
+    page = (after / "report/index.html").read_text()
     assert "Repriced." in page and "at its own prices (USD)" in page  # what the reprice changed, before and after
-    assert not (tmp_path / f"results/rp_as_of_{as_of}/records").exists()  # the set's records are read in place
+    assert not (after / "records").exists()  # the set's records are read in place
 
 
 def test_reprice_refuses_a_future_date_and_a_set_without_records_before_writing(tmp_path):

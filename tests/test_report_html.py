@@ -7,11 +7,9 @@ import subprocess
 import sys
 
 import pytest
-import yaml
 
 from conftest import ROOT
 from helpers.cli import runner
-from helpers.core.params import load_params
 from helpers.publish import browser, names
 
 pytestmark = pytest.mark.slow  # runs a set through the pipeline and opens its report in Chromium
@@ -23,24 +21,9 @@ NOTES = ["price_change"]  # this set's prices never change: one sentence instead
 TABLES = ["as the paper's Table 1", "(the paper's Table 2)", "as the paper's Table 5", "as the paper's Table 6",
           "Human expert alone"]
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("report")
-    models = yaml.safe_load((ROOT / "params/registry/sim_paper.yaml").read_text())["models"]
-    params = {
-        "name": "htmlcheck", "tasks": ["two_digit_addition"], "models": list(models),
-        "models_file": "params/registry/sim_paper.yaml", "methods": ["vanilla", "self_refine", "majority_vote_k3"],
-        "n_problems": 12, "n_runs": 4, "price_snapshot": "sim_paper_table4_2025-04", "budget_usd": 10.0,
-        "concurrency": 1, "output_dir": str(tmp / "results"),
-        "task_options": {"two_digit_addition": {"source": "generated"}},
-        "validity": {"repetitions": 4, "replicates": 20, "effect_repetitions": 3,  # the study's machinery, small
-                     "generator_repetitions": 2, "policy_repetitions": 3},
-    }
-    path = tmp / "htmlcheck.yaml"
-    path.write_text(yaml.safe_dump(params))
-    out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "run", str(path)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=1200)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return load_params(path)
+def report(small_sim_set):
+    """The session's small simulated set (``conftest.small_sim_set``), with its report."""
+    return small_sim_set
 
 
 def test_every_table_and_figure_is_written_and_labelled_simulated(report):
@@ -204,6 +187,17 @@ def test_the_reports_on_disk_pass_the_browser_check(set_name, tmp_path):
     assert undescribed(out / "tables") == []  # every column of its CSVs is in the data dictionary
     for layout in sorted((out / "figures").glob("*.layout.json")):
         assert json.loads(layout.read_text())["problems"] == [], layout.name
+
+
+def test_the_readme_reprice_moved_only_the_cost_whose_price_changed():
+    """After the README's reprice of the RouteLLM set (test_readme.py runs it before this file): accuracy unchanged,
+    only Mixtral's cost moved (its price differs on 2025-07-01), records read in place."""
+    from test_ledger import repriced_only_costs
+
+    before, after = ROOT / "results/routellm_gsm8k", ROOT / "results/routellm_gsm8k_as_of_2025-07-01"
+    if not (after / "report" / "index.html").is_file():
+        pytest.skip("the README's reprice of routellm_gsm8k has not run (the RouteLLM data is not here)")
+    repriced_only_costs(before, after, "Mixtral-8x7B-Instruct (tokens estimated)")
 
 
 def test_executed_notebooks_tell_the_story(report):
