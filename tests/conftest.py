@@ -143,3 +143,20 @@ def small_sim_set(tmp_path_factory):
                          capture_output=True, text=True, timeout=1200)
     assert out.returncode == 0, out.stderr[-3000:]
     return load_params(path)
+
+
+def repriced_only_costs(before: Path, after: Path, changed: str) -> None:
+    """A reprice (``after``, of the set in ``before``) left accuracy as it was and moved the cost of ``changed`` alone,
+    its report opens with what it changed, and it read the set's records where they are."""
+    import numpy as np
+    import pandas as pd
+
+    pd.testing.assert_frame_equal(pd.read_csv(before / "tables/table5_accuracy.csv"),
+                                  pd.read_csv(after / "tables/table5_accuracy.csv"))
+    cost0 = pd.read_csv(before / "tables/table6_cost.csv").set_index("model")
+    cost1 = pd.read_csv(after / "tables/table6_cost.csv").set_index("model")
+    moved = ~np.isclose(cost0.iloc[:, -1], cost1.iloc[:, -1], rtol=1e-12)
+    assert list(cost0.index[moved]) == [changed]  # only the model whose price differs on that date
+    page = (after / "report/index.html").read_text()
+    assert "Repriced." in page and "at its own prices (USD)" in page  # what the reprice changed, before and after
+    assert not (after / "records").exists()  # the set's records are read in place

@@ -7,6 +7,7 @@ import pandas as pd
 from helpers.analyze import costofpass as cp
 from helpers.analyze.trends import fit_decay
 from helpers.publish import figures
+from helpers.publish.appearance import FAMILY_COLORS, Appearance, family_palette
 
 
 def world():
@@ -33,8 +34,8 @@ def test_trend_figures_with_two_releases():
     trend = cp.frontier_over_time(cop, pd.Series({"a": "2024-01-01", "b": "2024-05-01"}), expert)
     fits = {"t": fit_decay([0.0, 4.0], trend.dropna(subset=["date"])["normalized_pct"])}
     assert not fits["t"].identified
-    fig = figures.figure2_trends(trend, fits, {"t": "Task"}, simulated=False,
-                                 model_labels={"a": "A model with a long name (tokens estimated)", "b": "B"})
+    look = Appearance({"a": "A model with a long name (tokens estimated)", "b": "B"}, {"t": "Task"}, {}, [])
+    fig = figures.figure2_trends(trend, fits, look)
     # two releases a few decades apart: the first release's long label still ends inside its panel, under the title
     renderer = fig.canvas.get_renderer()
     for ax in fig.axes:
@@ -58,8 +59,8 @@ def test_interval_bars_draw_every_item_with_its_whiskers():
 
 def test_a_family_keeps_its_colour_whatever_the_order():
     names = ["SmolLM (HF)", "Qwen", "lightweight", "Gemma"]
-    assert figures.family_palette(names) == figures.family_palette(list(reversed(names)))
-    assert figures.family_palette(names)["lightweight"] == figures.FAMILY_COLORS["lightweight"]
+    assert family_palette(names) == family_palette(list(reversed(names)))
+    assert family_palette(names)["lightweight"] == FAMILY_COLORS["lightweight"]
 
 
 def test_figure2_panels_in_category_order_with_releases_coloured_and_named():
@@ -74,10 +75,9 @@ def test_figure2_panels_in_category_order_with_releases_coloured_and_named():
     trend = cp.frontier_over_time(cop, pd.Series({"a": "2024-01-01", "b": "2024-05-01", "c": "2024-09-01"}), expert)
     t = np.array([0.0, 4.0, 8.0])
     ll = {task: log_linear_trend(t, trend[(trend.task == task) & trend.date.notna()]["normalized_pct"]) for task in ("aime24", "gsm8k")}
-    fig = figures.figure2_trends(trend, {}, {"aime24": "AIME", "gsm8k": "GSM8K"}, simulated=False, loglinear=ll,
-                                 families={"a": "lightweight", "b": "large", "c": "reasoning"},
-                                 model_labels={"a": "Model A", "b": "Model B", "c": "Model C"},
-                                 order=in_category_order(["aime24", "gsm8k"]), paper_halving={"aime24": 7.1})
+    look = Appearance({"a": "Model A", "b": "Model B", "c": "Model C"}, {"aime24": "AIME", "gsm8k": "GSM8K"},
+                      {"a": "lightweight", "b": "large", "c": "reasoning"}, in_category_order(["aime24", "gsm8k"]))
+    fig = figures.figure2_trends(trend, {}, look, loglinear=ll, paper_halving={"aime24": 7.1})
     first, second = fig.axes[:2]
     assert first.get_title().startswith("GSM8K") and second.get_title().startswith("AIME")  # basic before complex
     assert "paper 7.1 mo" in second.get_title() and "log-linear" in second.get_title()
@@ -98,8 +98,8 @@ def test_a_lone_trend_panel_names_every_release_that_lowered_the_frontier():
                        "gpt4_1106": "2023-11-06", "gpt35_0125": "2024-01-25", "gpt4_0409": "2024-04-09"})
     trend = cp.frontier_over_time(cop, dates, pd.Series(100.0, index=index))
     labels = {m: f"GPT-{'3.5 Turbo' if '35' in m else '4 Turbo'} ({m.split('_')[1]} preview)" for m in pct}
-    fig = figures.figure2_trends(trend, {}, {"humaneval": "HumanEval"}, simulated=False, model_labels=labels,
-                                 families={m: "GPT-3.5" if "35" in m else "GPT-4" for m in pct})
+    look = Appearance(labels, {"humaneval": "HumanEval"}, {m: "GPT-3.5" if "35" in m else "GPT-4" for m in pct}, [])
+    fig = figures.figure2_trends(trend, {}, look)
     named = {t.get_text() for t in fig.axes[0].texts}
     lowered = trend.dropna(subset=["date"]).released.str.split(", ").explode()
     assert {labels[m] for m in lowered if m != "gpt35_0125"} <= {n for text in named for n in text.split(", ")}

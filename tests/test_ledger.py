@@ -3,14 +3,12 @@
 import datetime as dt
 import subprocess
 import sys
-from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
-from conftest import ROOT
+from conftest import ROOT, repriced_only_costs
 from helpers.analyze.price_change import price_change_split, shapley_two
 from helpers.core.errors import CostOfPassError
 from helpers.core.ledger import price_on, prices_as_of
@@ -103,20 +101,6 @@ def test_reprice_changes_only_cost_columns(tmp_path, shared_data):
     out = run_cli("reprice", str(path), "--as-of", as_of)
     assert "01_collect" not in out and "open  " in out
     repriced_only_costs(tmp_path / "results/rp", tmp_path / f"results/rp_as_of_{as_of}", "Llama-3.3-70B (sim)")
-
-
-def repriced_only_costs(before: Path, after: Path, changed: str) -> None:
-    """A reprice (``after``, of the set in ``before``) left accuracy as it was and moved the cost of ``changed`` alone,
-    its report opens with what it changed, and it read the set's records where they are."""
-    pd.testing.assert_frame_equal(pd.read_csv(before / "tables/table5_accuracy.csv"),
-                                  pd.read_csv(after / "tables/table5_accuracy.csv"))
-    cost0 = pd.read_csv(before / "tables/table6_cost.csv").set_index("model")
-    cost1 = pd.read_csv(after / "tables/table6_cost.csv").set_index("model")
-    moved = ~np.isclose(cost0.iloc[:, -1], cost1.iloc[:, -1], rtol=1e-12)
-    assert list(cost0.index[moved]) == [changed]  # only the model whose price differs on that date
-    page = (after / "report/index.html").read_text()
-    assert "Repriced." in page and "at its own prices (USD)" in page  # what the reprice changed, before and after
-    assert not (after / "records").exists()  # the set's records are read in place
 
 
 def test_reprice_refuses_a_future_date_and_a_set_without_records_before_writing(tmp_path):

@@ -192,7 +192,7 @@ def test_the_reports_on_disk_pass_the_browser_check(set_name, tmp_path):
 def test_the_readme_reprice_moved_only_the_cost_whose_price_changed():
     """After the README's reprice of the RouteLLM set (test_readme.py runs it before this file): accuracy unchanged,
     only Mixtral's cost moved (its price differs on 2025-07-01), records read in place."""
-    from test_ledger import repriced_only_costs
+    from conftest import repriced_only_costs
 
     before, after = ROOT / "results/routellm_gsm8k", ROOT / "results/routellm_gsm8k_as_of_2025-07-01"
     if not (after / "report" / "index.html").is_file():

@@ -16,6 +16,7 @@ from cycler import cycler
 from helpers.analyze.trends import DecayFit, LogLinearTrend, loglinear_validated, months_since
 from helpers.core.numbers import sig
 from helpers.publish import names
+from helpers.publish.appearance import Appearance, family_palette
 from helpers.publish.placement import declutter, labels_over_marks, lift_clear, text_box
 
 # The figures' look, applied only while a figure is made or saved (``styled``): importing this module changes no
@@ -41,17 +42,8 @@ MIN_PANEL_IN = 1.5  # a panel narrower than this (its labels took the room) is a
 DPI = 150
 SMALL, NORMAL, TITLE = 8.0, 9.0, 10.0
 LEADER = {"arrowstyle": "-", "color": "#999999", "lw": 0.6, "shrinkA": 0, "shrinkB": 3}  # a label to its point
-FAMILY_COLORS = {"lightweight": "#4C72B0", "large": "#DD8452", "reasoning": "#55A868"}
 RANGE_COLOR = "#E3C16F"  # the range never-passed problems allow (``unseen``), drawn behind estimates
 RANGE_LABEL = "range the records allow (never-passed problems; each cell's sampling bounds)"
-
-
-def family_palette(families: list[str]) -> dict[str, str]:
-    """The paper's three families keep their colours; any other family (a fork's) gets the next ones in name
-    order, so a family has one colour whatever order a figure lists the families in."""
-    spare = iter(c for c in sns.color_palette("colorblind", 10).as_hex() if c not in FAMILY_COLORS.values())
-    others = {f: next(spare) for f in sorted(set(families) - set(FAMILY_COLORS))}  # sorted: every figure agrees
-    return {f: FAMILY_COLORS.get(f) or others[f] for f in families}
 
 
 def titled(title: str, simulated: bool) -> str:
@@ -155,25 +147,26 @@ def _finish_panels(fig, first_ax, title: str, simulated: bool, ncol: int | None 
 
 
 @styled
-def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], labels: dict[str, str], simulated: bool,
+def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], look: Appearance,
                    curves: dict[str, np.ndarray] | None = None, level: float = 0.95, *,
-                   loglinear: dict[str, LogLinearTrend] | None = None, families: dict[str, str] | None = None,
-                   model_labels: dict[str, str] | None = None, order: list[str] | None = None,
-                   paper_halving: dict[str, float] | None = None, ranges: np.ndarray | None = None):
+                   loglinear: dict[str, LogLinearTrend] | None = None, paper_halving: dict[str, float] | None = None,
+                   ranges: np.ndarray | None = None):
     """Frontier V(M_t) per task over release dates, normalised by the expert-only frontier (%, log axis), with
     the fit of Eq. 11 and the log-linear trend.
 
     ``curves`` (``intervals.SetStatistics.curves``): the plug-in band (``level`` percentiles of its
     replicates) is drawn too (the model-based estimate is a sensitivity analysis, not drawn here). Each release is a
-    point coloured by its model's family (``families``: model -> family) and labelled with the model (``model_labels``). The halving time is
+    point coloured by its model's family and labelled with the model (``look``: the set's ``Appearance``). The halving time is
     titled with its profile interval, or as unreliable (``DecayFit.reliable``), beside the paper's
     (``paper_halving``: task -> months). ``ranges`` (2, steps, T) %: the range never-passed problems allow (with
-    its 95% interval), a band. Panels in ``order`` (default: ``trend``'s)."""
+    its 95% interval), a band. Panels in the set's order of datasets."""
+    labels, families, model_labels, simulated = look.task_labels, look.families, look.labels, look.simulated
+    order = look.order
     tasks = list(dict.fromkeys(trend["task"]))
     column = {t: j for j, t in enumerate(tasks)}  # the curves' task axis is in ``trend``'s order
     shown = [t for t in (order or tasks) if t in column]
     fig, axes = _grid(len(shown))
-    palette = family_palette(list(dict.fromkeys((families or {}).values())))
+    palette = look.family_colors
     labelled = []  # (panel, its release labels): placed once the layout is final
     for ax, task in zip(axes, shown):
         d = trend[(trend.task == task) & trend.date.notna()]
@@ -402,12 +395,13 @@ def _bar_values(ax, values: pd.DataFrame, whiskers: pd.DataFrame | None) -> list
 
 
 @styled
-def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, task_labels: dict[str, str],
-                     model_labels: dict[str, str], colors: dict[str, str], simulated: bool, order: list[str] | None = None):
+def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, look: Appearance):
     """The oracle-routing cost–accuracy frontier per dataset: accuracy (%) reachable at each budget (USD per
     problem, log axis) by each estimator with its band, every model alone (plug-in, coloured by family, with
-    whiskers) and the human expert (star). ``envelope`` / ``points``: ``intervals.routing_frames``; panels in
-    ``order`` (default: the envelope's)."""
+    whiskers) and the human expert (star). ``envelope`` / ``points``: ``intervals.routing_frames``; panels in the
+    set's order of datasets (``look``)."""
+    task_labels, model_labels, colors, simulated, order = look.task_labels, look.labels, look.model_colors, \
+        look.simulated, look.order
     present = list(dict.fromkeys(envelope["task"]))
     tasks = [t for t in (order or present) if t in present]
     fig, axes = _grid(len(tasks))
@@ -482,19 +476,17 @@ def _strategy_points(ax, d: pd.DataFrame, cost: np.ndarray, acc: np.ndarray, lab
 
 
 @styled
-def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], task_labels: dict[str, str],
-                  labels: dict[str, str], colors: dict[str, str], simulated: bool, order: list[str] | None = None,
-                  family_colors: dict[str, str] | None = None):
+def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], look: Appearance):
     """Every strategy as a point — mean USD per attempt (log axis) against accuracy (%), each with its 95% bootstrap
     interval — the Pareto frontier through the points no other beats on both, and the human expert (star, taken as
     always right), one panel per dataset, in the style of "AI Agents That Matter" Figure 1. ``points``:
     ``intervals.SetStatistics.accuracy_cost`` rows (statistic accuracy / cost_usd, strategy, task, value, low,
-    high); ``labels``: model -> label, ``colors``: model label -> colour; ``family_colors`` (family -> colour) for
-    the legend."""
+    high); ``look``: the set's labels, colours by family (the legend's too) and order of datasets."""
+    task_labels, labels, colors, family_colors = look.task_labels, look.labels, look.model_colors, look.family_colors
     wide = points.pivot_table(index=["task", "strategy"], columns="statistic", values=["value", "low", "high"],
                               aggfunc="first")
     present = list(dict.fromkeys(points["task"]))
-    tasks = [t for t in (order or present) if t in present]
+    tasks = [t for t in (look.order or present) if t in present]
     fig, axes = _grid(len(tasks), (3.7, 3.3))
     shown_methods: dict[str, str] = {}
     labelled = []
@@ -531,7 +523,7 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], task_label
             by_marker.setdefault(marker, []).append(names.method(method))
         for marker, words in by_marker.items():
             axes[0].plot([], [], marker, color="#666666", ls="", label=names.merged(words))
-    fig = _finish_panels(fig, axes[0] if tasks else None, "Cost and accuracy of every strategy", simulated, ncol=4)
+    fig = _finish_panels(fig, axes[0] if tasks else None, "Cost and accuracy of every strategy", look.simulated, ncol=4)
     for ax, texts in labelled:
         declutter(fig, ax, texts)
     return fig
@@ -541,12 +533,12 @@ MODEL_DASHES = ("-", (0, (6, 2)), (0, (1, 1.5)), (0, (6, 2, 1, 2)), (0, (3, 1)))
 
 
 @styled
-def fee_curve(curve: pd.DataFrame, fees: dict[str, float], task_labels: dict[str, str], colors: dict[str, str],
-              simulated: bool, order: list[str], frontier: str):
+def fee_curve(curve: pd.DataFrame, fees: dict[str, float], look: Appearance, frontier: str):
     """Table 1 and the frontier as the expert's fee varies (``costofpass.fee_curve``, lines already labelled): one
     panel per dataset, fee per problem (USD, log) against the value (USD per problem, log), one line per model in its
     family's colour, the frontier (``frontier``) black; a vertical line at the fee the set uses (``fees``)."""
-    tasks = [t for t in order if t in set(curve["task"])]
+    task_labels, colors, simulated = look.task_labels, look.model_colors, look.simulated
+    tasks = [t for t in look.order if t in set(curve["task"])]
     fig, axes = _grid(len(tasks))
     for ax, task in zip(axes, tasks):
         d = curve[curve["task"] == task]
