@@ -52,10 +52,12 @@ def problem_rows(an: Analysis, suspects: set[tuple[str, str]]) -> pd.DataFrame:
     fee = an.expert.reindex(cop.index)
     best = cop.min(axis=1, skipna=True)
     picked = cop.idxmin(axis=1, skipna=True).where(best < fee, "expert")
+    flat = cop.stack()  # (task, problem_id, strategy) -> cost-of-pass
+    keys = pd.MultiIndex.from_arrays([est["task"], est["problem_id"], est["strategy"].astype(str)])
+    values = flat.reindex(keys).to_numpy()  # each row's cost-of-pass, one lookup for all (not one per row)
     cells: dict[tuple[str, str], dict[str, tuple]] = {}
-    for r in est.itertuples(index=False):
-        cells.setdefault((r.task, r.problem_id), {})[str(r.strategy)] = (r.pass_rate, r.n, r.cost_usd,
-                                                                        cop.at[(r.task, r.problem_id), str(r.strategy)])
+    for r, v in zip(est.itertuples(index=False), values):
+        cells.setdefault((r.task, r.problem_id), {})[str(r.strategy)] = (r.pass_rate, r.n, r.cost_usd, v)
     out = pd.DataFrame({"task": [k[0] for k in cop.index], "problem_id": [k[1] for k in cop.index],
                         "frontier_usd": np.minimum(best.fillna(np.inf), fee).to_numpy(), "picked": picked.fillna("expert").to_numpy(),
                         "expert_usd": fee.to_numpy()})
