@@ -91,22 +91,21 @@ def glance_of(*rows) -> pd.DataFrame:
     return pd.DataFrame([list(r) for r in rows], columns=findings.COLUMNS)
 
 
-def test_findings_in_sentences_say_what_a_category_shares_once():
-    from helpers.publish.findings import in_sentences
+def test_the_findings_lead_says_what_holds_across_datasets_and_leaves_the_numbers_to_the_table():
+    from helpers.publish.findings import at_a_glance
 
     glance = glance_of(["A", "1 [0, 2] with up to 2 tries; 5% of it the assumed expert fee", "0.9 [0, 2]", "–", "m1 (light): 1 [0, 2]",
                         "light: 90 [80, 95]", "none shown to pay (every cross-fitted interval reaches 0: x)", "unreliable"],
-                       ["B", "3 [2, 4] with up to 2 tries; 5% of it the assumed expert fee", "2 [1, 3]", "–", "m2 (light): 3 [2, 4]",
-                        "light: 70 [60, 80]", "none shown to pay (every cross-fitted interval reaches 0: x)", "2 [1, 3]"],
-                       ["C", "5 [4, 6] with up to 2 tries; 5% of it the assumed expert fee", "4 [3, 5]", "–", "m1 (light): 5 [4, 6]",
-                        "large: 60 [50, 70]", "vote: 9 [1, 12]", "4 [3, 5]"])
-    text = in_sentences(glance, {"A": "basic", "B": "basic", "C": "complex"})
-    basic, complex_ = text.split("\n\n")
-    assert basic.startswith("**Basic** (A, B) — Frontier of all models, up to k tries then the expert (USD per problem): "
-                            "1 [0, 2] with up to 2 tries; 5% of it the assumed expert fee on A;")
-    assert "Most essential family: light on both." in basic and "Best technique: none shown to pay on both." in basic
-    assert "Cheapest single model: m1 (light): 1 [0, 2] on A; m2 (light): 3 [2, 4] on B." in basic
-    assert complex_.startswith("**Complex** (C) — ") and "Best technique: vote on C." in complex_
+                       ["B", "3 [2, 4] with up to 2 tries; 95% of it the assumed expert fee", "2 [1, 3]", "–",
+                        "none beyond doubt: the intervals of m1 and m2 overlap", "none shown to matter", "–", "2 [1, 3]"],
+                       ["C", "5 [4, 6] with up to 2 tries; >99.9% of it the assumed expert fee", "4 [3, 5]", "–",
+                        "m1 (light): 5 [4, 6]", "large: 60 [50, 70]", "vote: 9 [1, 12]", "no fit"])
+    text = at_a_glance(glance)
+    assert text == ("Across its 3 datasets, the assumed expert fee is more than half of the frontier's cost, up to k tries "
+                    "then the expert, on B and C. The records name a cheapest single model beyond doubt on A and C, a most "
+                    "essential family on A and C, a technique that pays on C, and a reliable halving time on B. Every "
+                    "number, with its interval, is in the table.")
+    assert "[" not in text  # no number of the table is repeated
 
 
 def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each():

@@ -4,7 +4,6 @@ from the set's own numbers with its 95% interval (``intervals.SetStatistics`` ro
 
 from __future__ import annotations
 
-import functools
 import re
 
 import numpy as np
@@ -207,33 +206,26 @@ def _name(cell: str) -> str:
     return re.split(r":| \[| \(|;", cell)[0].strip()
 
 
-def _said(rows: pd.DataFrame, names: list[str], every: str, column: str, what: str, by_name: bool = True) -> str:
-    """One sentence of ``in_sentences``: ``column``'s cells of ``rows`` (the datasets ``names``), said once for
-    ``every`` dataset where they all name the same thing (``by_name``), else per dataset."""
-    cells = list(rows[column])
-    if by_name and len({_name(c) for c in cells}) == 1:
-        return f"{what}: {_name(cells[0])} on {every}"
-    return f"{what}: " + "; ".join(f"{c} on {d}" for d, c in zip(names, cells))
+def at_a_glance(glance: pd.DataFrame) -> str:
+    """The findings table's lead: what holds across its datasets, each said once with the datasets it holds on —
+    where the assumed expert fee is more than half of the frontier's cost, and on which datasets the records support
+    each claim (a cheapest single model, a most essential family, a technique that pays, a reliable halving time).
+    Every number stays in the table below it, with its interval."""
+    names = list(glance["dataset"])
+    shares = [re.search(r"(>?)([\d.]+)% of it the assumed expert fee", c) for c in glance[FRONTIER]]
+    fee = [d for d, m in zip(names, shares) if m and (m[1] or float(m[2]) > 50)]
 
+    def claimed(column: str) -> str:  # a halving time is a finding only as a number; a name is a claim, "none" not
+        found = [d for d, c in zip(names, glance[column])
+                 if (c[:1].isdigit() if column == HALVING else not c.startswith(("none", "no ", "not ", "–", "unreliable")))]
+        return _listed(found) if found else "none"
 
-def in_sentences(glance: pd.DataFrame, categories: dict[str, str]) -> str:
-    """The findings table as one short paragraph per category (``categories``: dataset label -> category, in the
-    table's order), each sentence made from the table's cells: what is common to the category's datasets is said
-    once, what differs is said per dataset."""
-    paragraphs = []
-    for category in dict.fromkeys(categories[d] for d in glance["dataset"]):
-        rows = glance[glance["dataset"].map(categories) == category]
-        names = list(rows["dataset"])
-        every = "both" if len(names) == 2 else f"all {len(names)}" if len(names) > 2 else names[0]
-        said = functools.partial(_said, rows, names, every)
-        sentences = [said(FRONTIER, "frontier of all models, up to k tries then the expert (USD per problem)", by_name=False),
-                     said(PAPER, "the paper's frontier (USD per problem)", by_name=False),
-                     said(SINGLES, "each model alone (USD per problem)", by_name=False),
-                     said(CHEAPEST, "cheapest single model"), said(FAMILY, "most essential family"),
-                     said(TECHNIQUE, "best technique"), said(HALVING, "halving time (months)", by_name=False)]
-        paragraphs.append(f"**{category.capitalize()}** ({', '.join(names)}) — " + ". ".join(
-            s[0].upper() + s[1:] for s in sentences) + ".")
-    return "\n\n".join(paragraphs)
+    every = f"Across its {len(names)} datasets" if len(names) > 1 else "On its one dataset"
+    return (f"{every}, the assumed expert fee is more than half of the frontier's cost, up to k tries then the "
+            f"expert, on {_listed(fee) if fee else 'none'}. The records name a cheapest single model beyond doubt on "
+            f"{claimed(CHEAPEST)}, a most essential family on {claimed(FAMILY)}, a technique that pays on "
+            f"{claimed(TECHNIQUE)}, and a reliable halving time on {claimed(HALVING)}. Every number, with its "
+            "interval, is in the table.")
 
 
 def _listed(items: list[str]) -> str:
