@@ -13,6 +13,7 @@ the one recorded after its last success, and whose executed notebook exists, is 
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import os
@@ -50,6 +51,12 @@ def _helpers_imported(source: str) -> set[str]:
     return {n for n in names if n.split(".")[0] == "helpers"}
 
 
+@functools.lru_cache(maxsize=None)
+def _file_imports(path: str, mtime_ns: int, size: int) -> frozenset[str]:
+    """``_helpers_imported`` of a file, parsed once per version of it (the runner asks for eight stages, twice each)."""
+    return frozenset(_helpers_imported(Path(path).read_text(encoding="utf-8")))
+
+
 def _module_file(name: str, src: Path) -> Path | None:
     path = src.joinpath(*name.split("."))
     return next((p for p in (path.with_suffix(".py"), path / "__init__.py") if p.is_file()), None)
@@ -74,7 +81,8 @@ def stage_code(stage: str, root: Path | None = None) -> list[Path]:
             path = _module_file(".".join(parts[:i]), src)
             if path is not None and path not in seen:
                 seen.add(path)
-                todo |= _helpers_imported(path.read_text(encoding="utf-8"))
+                stat = path.stat()
+                todo |= _file_imports(str(path), stat.st_mtime_ns, stat.st_size)
     top = src / "helpers"  # its own files are the library's surface (api.py), not a stage's: only what ran
     files = {f for pkg in {p.parent for p in seen} - {top} for f in pkg.iterdir() if f.suffix in (".py", ".json")}
     files |= {p for p in seen if p.parent == top}
@@ -143,6 +151,7 @@ class StageKeys:
         self.path = ctx.params.output_path / STAMPS
         self.recorded = json.loads(self.path.read_text()) if self.path.is_file() else {}
         self.base = set_digest(ctx)
+        self.code: dict[str, str] = {}  # stage -> code_digest: the code does not change while the runner runs
 
     def current(self, stage: str) -> str:
         """The stage's key now: collection reads the records; grading the records and what it wrote last (a file
@@ -153,7 +162,9 @@ class StageKeys:
             reads = _sha(records_digest(self.ctx), graded_digest(self.ctx), os.environ.get(UNISOLATED_ENV, ""))
         else:
             reads = graded_digest(self.ctx)
-        return _sha(self.base, code_digest(stage), stage, reads)
+        if stage not in self.code:
+            self.code[stage] = code_digest(stage)
+        return _sha(self.base, self.code[stage], stage, reads)
 
     def unchanged(self, stage: str) -> bool:
         return self.recorded.get(stage) == self.current(stage)
