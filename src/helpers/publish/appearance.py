@@ -60,8 +60,8 @@ def release_names(an: Analysis) -> dict[str, str]:
 
 def release_colors(an: Analysis) -> dict[str, str]:
     """Release label -> the colour of its (first) model's family."""
-    palette = family_palette(list(dict.fromkeys(an.families)))
-    return {release_names(an)[str(i)]: palette[an.families[names[0]]] for i, (_, names) in enumerate(intervals.set_steps(an))}
+    palette, labels = Appearance.of(an).family_colors, release_names(an)
+    return {labels[str(i)]: palette[an.families[names[0]]] for i, (_, names) in enumerate(intervals.set_steps(an))}
 
 
 def models_by_family(an: Analysis) -> dict[str, str]:

@@ -8,6 +8,7 @@ commands have run the set, that the block is exactly what this module writes fro
 
 from __future__ import annotations
 
+import html
 import json
 import shutil
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from helpers.core.paths import repo_root
+from helpers.publish.formats import fmt_usd
 
 START = "<!-- result: start (python -m helpers.publish.readme writes this block) -->"
 END = "<!-- result: end -->"
@@ -44,11 +46,11 @@ def result_block(results: Path) -> str:
                 else f"the cheapest beyond doubt is {cheapest}")
     return "\n".join([
         START,
-        f'<img src="{IMAGE}" width="560" alt="The paper\'s Figure 2 on {label}: the frontier cost-of-pass over model '
-        'releases">',
+        f'<img src="{IMAGE}" width="560" alt="The paper\'s Figure 2 on {html.escape(label)}: the frontier '
+        'cost-of-pass over model releases">',
         "",
         f"On the SWE-bench bash-only leaderboard's real bills (imported: {n} models released {first} to {last}, one run "
-        f"per issue), the paper's frontier cost-of-pass on {label} falls from {start:.3g} to {end:.3g} USD per issue as "
+        f"per issue), the paper's frontier cost-of-pass on {label} falls from {fmt_usd(start)} to {fmt_usd(end)} USD per issue as "
         "models arrive (the paper's Figure 2, above, in % of the expert alone). "
         f"That last value is {paper}: each model alone, then the expert, costs "
         f"{found['each model alone (USD)']}, and {cheapest}.",
