@@ -425,35 +425,6 @@ def test_bad_limits_are_one_line_errors():
         sb.Sandbox(1, cpu_s=0)
 
 
-@pytest.mark.parametrize("stage, keys", [("02_grade", False), ("01_collect", True)])
-def test_only_collection_runs_with_the_providers_keys(tmp_path, monkeypatch, stage, keys):
-    """The grading stage's kernel is started without any variable that holds a secret (issue 34 item 5), and leaves
-    nothing in the temporary directory (its sockets, and its log when it said nothing)."""
-    import tempfile
-
-    import nbformat
-
-    from helpers.core.notebooks import execute_notebook
-
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-" + "kernel-should-not-see-this")
-    monkeypatch.setenv("COP_HARMLESS_SETTING", "kept")
-    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "cost-of-pass", "language": "python",
-                                                           "display_name": "Python (cost-of-pass)"},
-                                            "language_info": {"name": "python"}})
-    nb.cells = [nbformat.v4.new_code_cell("OUT = None\nparams_file = None", metadata={"tags": ["parameters"]}),
-                nbformat.v4.new_code_cell("import json, os\nopen(OUT, 'w').write(json.dumps(dict(os.environ)))")]
-    src = tmp_path / f"{stage}.ipynb"
-    nbformat.write(nb, src)
-    params = tmp_path / "p.yaml"
-    params.write_text(f"OUT: {tmp_path / 'env.json'}\n")
-    (scratch := tmp_path / "t").mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    execute_notebook(src, tmp_path / "out.ipynb", params)
-    assert not list(scratch.iterdir())
-    env = json.loads((tmp_path / "env.json").read_text())
-    assert ("OPENAI_API_KEY" in env) is keys and env["COP_HARMLESS_SETTING"] == "kept"
-
-
 def test_a_verdict_repeats_in_every_worker_and_run():
     """String hashing is fixed and random is seeded per job: a program whose answer depends on a set's order or on
     random numbers, and tests that draw their inputs, judge alike in fresh pools and different workers."""

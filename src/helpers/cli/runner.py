@@ -17,6 +17,7 @@ from pathlib import Path
 from helpers.cli.skipping import StageKeys
 from helpers.collect.preflight import estimate, format_estimate, preflight_estimate
 from helpers.collect.records import move_records_aside
+from helpers.core import kernels
 from helpers.core.context import Context, prepare
 from helpers.core.errors import CostOfPassError, MissingData, run_command
 from helpers.core.notebooks import execute_notebook, notes_path, summary_path
@@ -43,32 +44,52 @@ def run_stages(params_path: Path, ctx: Context, pending_calls: int, names: list[
     claim(ctx, params_path, overwrite)
     keys = StageKeys(ctx)
     ran: list[str] = []
-    for name in [*(names or NOTEBOOKS), *(["report"] if report else [])]:
-        dst = params.output_path / ("report/index.html" if name == "report" else f"notebooks/{name}.ipynb")
-        stale = force or not dst.is_file() or not keys.unchanged(name) or (name == "01_collect" and pending_calls)
-        if not stale:
-            print(f"skip  {name:<18} inputs unchanged (records, parameters, code); --force runs it", flush=True)
-            continue
-        keys.forget(name)
-        summary_path(params.output_path, name).unlink(missing_ok=True)
-        notes_path(params.output_path, name).unlink(missing_ok=True)
-        start = time.perf_counter()
-        if name == "report":
-            from helpers.publish.report import render_offline
-
-            render_offline(params_path, params)
-        else:
-            with watch(dst.with_name(f".{name}.progress.json"), stage=name):  # the stage's tqdm bar, redrawn here
-                execute_notebook(repo_root() / "notebooks" / f"{name}.ipynb", dst, params_path, log_output)
-        keys.record(name)
-        ran.append(name)
-        print(f"ok    {name:<18} {time.perf_counter() - start:6.1f} s  {what_it_did(params, name)} -> {shown(dst)}", flush=True)
-        notes = notes_path(params.output_path, name)
-        for line in notes.read_text(encoding="utf-8").splitlines() if notes.is_file() else []:
-            print(f"      {line}", flush=True)
+    order = [*(names or NOTEBOOKS), *(["report"] if report else [])]
+    try:
+        for name, then in zip(order, [*(notebook_path(n) for n in order[1:]), None], strict=True):
+            if run_stage(params_path, ctx, keys, name, then, pending_calls, force, log_output):
+                ran.append(name)
+    finally:
+        kernels.retire()  # a kernel started for a stage that did not run
     if report:
         write_index(params.output_path.parent)
     return ran
+
+
+def notebook_path(name: str) -> Path:
+    """The notebook a stage executes (the report's for ``report``)."""
+    from helpers.publish.report import REPORT_NOTEBOOK
+
+    return repo_root() / (REPORT_NOTEBOOK if name == "report" else f"notebooks/{name}.ipynb")
+
+
+def run_stage(params_path: Path, ctx: Context, keys: StageKeys, name: str, then: Path | None, pending_calls: int,
+              force: bool, log_output: bool) -> bool:
+    """Run one stage unless its inputs are unchanged (one line either way); ``then`` is the notebook whose kernel
+    starts while this stage runs (``kernels.prepare``). Returns whether it ran."""
+    params = ctx.params
+    dst = params.output_path / ("report/index.html" if name == "report" else f"notebooks/{name}.ipynb")
+    stale = force or not dst.is_file() or not keys.unchanged(name) or (name == "01_collect" and pending_calls)
+    if not stale:
+        print(f"skip  {name:<18} inputs unchanged (records, parameters, code); --force runs it", flush=True)
+        return False
+    keys.forget(name)
+    summary_path(params.output_path, name).unlink(missing_ok=True)
+    notes_path(params.output_path, name).unlink(missing_ok=True)
+    start = time.perf_counter()
+    if name == "report":
+        from helpers.publish.report import render_offline
+
+        render_offline(params_path, params)
+    else:
+        with watch(dst.with_name(f".{name}.progress.json"), stage=name):  # the stage's tqdm bar, redrawn here
+            execute_notebook(notebook_path(name), dst, params_path, log_output, then=then)
+    keys.record(name)
+    print(f"ok    {name:<18} {time.perf_counter() - start:6.1f} s  {what_it_did(params, name)} -> {shown(dst)}", flush=True)
+    notes = notes_path(params.output_path, name)
+    for line in notes.read_text(encoding="utf-8").splitlines() if notes.is_file() else []:
+        print(f"      {line}", flush=True)
+    return True
 
 
 def what_it_did(params, name: str) -> str:
@@ -179,7 +200,7 @@ def stop_on_signals() -> None:
     kernels at once and exits. Either way one line says what was kept (``run_command``), exit status 130."""
     import signal
 
-    from helpers.core.notebooks import interrupt_kernels, kill_kernels
+    from helpers.core.kernels import interrupt_kernels, kill_kernels
 
     presses = {"n": 0}
 

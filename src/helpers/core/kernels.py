@@ -1,0 +1,239 @@
+"""The stages' Jupyter kernels: started over local sockets, interrupted or killed on Ctrl-C, and started warm.
+
+A stage's kernel costs ~0.7 s to start and ~2 s to import pandas, scipy, matplotlib and the package before its first
+line of analysis runs; on a set of eight stages that is ~20 s of waiting. ``prepare`` starts the *next* stage's kernel
+while the current stage runs and imports there, in the background, the modules that notebook's own import lines name
+(nothing else: no name is bound, no code of the notebook runs, the execution count stays at 0). ``take`` hands that
+kernel to the next stage's notebook, which then runs in a fresh process exactly as it would have, minus the wait.
+A kernel prepared for another notebook, or left when the run stops, is shut down (``retire``).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # a mixin: jupyter_client's manager is its base only where it is used (``kernel_manager_class``)
+    from jupyter_client.manager import KernelManager as _Manager
+else:
+    _Manager = object
+
+KERNEL = "cost-of-pass"
+KEY_STAGES = ("01_collect",)  # the only stage whose kernel may hold provider keys
+COLD_ENV = "COP_COLD_KERNELS"  # set to 1: each stage starts its own kernel when it starts (benchmarks compare)
+PRELOAD_WAIT_S = 300.0  # how long a stage waits for its warm kernel's imports before it runs anyway
+_LIVE = None  # a weakref.WeakSet of the kernel managers alive now (``interrupt_kernels``)
+_WARM: dict[str, "_Warm"] = {}  # notebook path -> its kernel, started before it runs
+
+
+def _live():
+    global _LIVE
+    if _LIVE is None:
+        import weakref
+
+        _LIVE = weakref.WeakSet()
+    return _LIVE
+
+
+def interrupt_kernels() -> int:
+    """Send SIGINT to every running stage's kernel and its process group (the calls it started, forked workers):
+    the running cell raises KeyboardInterrupt there. Returns how many kernels were interrupted. A kernel prepared for
+    a stage that has not started runs nothing to stop: the runner retires it on its way out."""
+    n = 0
+    for km in list(_live()):
+        try:
+            if km.has_kernel and not getattr(km, "warm", False):
+                km.interrupt_kernel()
+                n += 1
+        except Exception:  # noqa: BLE001 - a kernel that just ended has nothing to interrupt
+            continue
+    return n
+
+
+def kill_kernels() -> None:
+    """SIGKILL every running stage's kernel process group (a second Ctrl-C): records are appended line by line, so a
+    torn last line is all a kill can leave, and it is ignored on read (``collect.records``)."""
+    import signal
+
+    for km in list(_live()):
+        try:
+            pid = km.provisioner.process.pid if km.provisioner is not None else None
+            if pid:
+                os.killpg(os.getpgid(pid), signal.SIGKILL)
+            km.cleanup_connection_file()
+            km.cleanup_ipc_files()  # its sockets (and empty log) in /tmp: nothing else would remove them
+        except Exception:  # noqa: BLE001 - gone already
+            continue
+
+
+class _LocalKernel(_Manager):
+    """What the stages' kernel manager adds to jupyter_client's (mixed in by ``kernel_manager_class``)."""
+
+    keys = True
+
+    def __init__(self, **kwargs):
+        import tempfile
+        import uuid
+
+        super().__init__(**kwargs)
+        if os.name == "posix":
+            self.transport = "ipc"
+            self.ip = str(Path(tempfile.gettempdir()) / f"cost-of-pass-kernel-{uuid.uuid4().hex[:12]}")
+        self.clients: list = []
+        _live().add(self)
+
+    def start_kernel(self, **kw):
+        # the kernel process's own log (not the cells' output, which the notebook keeps) goes to a file beside its
+        # sockets, not to the user's terminal: an interrupted kernel's messages are not the user's business
+        if not self.keys:
+            from helpers.core.redaction import without_secrets
+
+            kw["env"] = without_secrets({**os.environ, **kw.get("env", {})})
+        with open(f"{self.ip}.log" if self.transport == "ipc" else os.devnull, "ab") as log:  # the child keeps a copy
+            kw.setdefault("stderr", log)
+            return super().start_kernel(**kw)
+
+    def client(self, **kwargs):
+        made = super().client(**kwargs)
+        self.clients.append(made)
+        return made
+
+    def cleanup_ipc_files(self):
+        # with the sockets, the kernel's log when it said nothing: an empty file per kernel is litter in /tmp
+        super().cleanup_ipc_files()
+        log = Path(f"{self.ip}.log")
+        if self.transport == "ipc" and log.exists() and log.stat().st_size == 0:
+            log.unlink()
+
+    def retire(self, now: bool = False) -> None:
+        """Shut the kernel down with every client made for it (a kernel handed to papermill is not papermill's)."""
+        for made in self.clients:
+            made.stop_channels()
+        self.clients.clear()
+        try:
+            if self.has_kernel:
+                self.shutdown_kernel(now=now)
+        finally:
+            self.cleanup_resources()
+
+
+def kernel_manager_class(keys: bool = True):
+    """A kernel manager that talks to the kernel over local sockets (IPC) rather than TCP on 127.0.0.1: nothing
+    listens on the network, and ipykernel has no "running over TCP without encryption" warning to print once
+    per notebook. TCP where the platform has no Unix sockets. Without ``keys`` the kernel starts with no variable that
+    holds a secret (``redaction.without_secrets``): only collection calls providers."""
+    from jupyter_client.manager import KernelManager
+
+    return type("IPCKernelManager", (_LocalKernel, KernelManager), {"keys": keys})
+
+
+def notebook_modules(src: Path) -> list[str]:
+    """The modules a notebook's code cells import at their top level, in order: ``import a.b`` gives ``a.b``,
+    ``from a import b`` gives ``a`` and ``a.b`` (``a.b`` may be a name, not a module: the kernel skips what is not)."""
+    import nbformat
+
+    names: list[str] = []
+    for cell in nbformat.read(src, as_version=4).cells:
+        if cell.cell_type != "code":
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:  # a cell with IPython syntax: its imports are the notebook's own business
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                names += [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names += [node.module, *(f"{node.module}.{a.name}" for a in node.names if a.name != "*")]
+    return list(dict.fromkeys(names))
+
+
+_PRELOAD = """\
+def _cop_preload(names):
+    import importlib, importlib.util
+    for name in names:
+        try:
+            parent = name.rpartition(".")[0]
+            if not parent or importlib.util.find_spec(name) is not None:
+                importlib.import_module(name)
+        except Exception:
+            pass
+_cop_preload({names!r})
+del _cop_preload
+"""
+
+
+class _Warm:
+    """A kernel started for one notebook and the thread importing that notebook's modules in it."""
+
+    def __init__(self, src: Path, cwd: Path):
+        self.km = kernel_manager_class(keys=src.stem in KEY_STAGES)(kernel_name=KERNEL)
+        self.km.warm = True  # not running a stage yet (``interrupt_kernels``)
+        self.km.start_kernel(cwd=str(cwd), extra_arguments=["--HistoryManager.hist_file=:memory:"])
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._preload, args=(notebook_modules(src),), daemon=True,
+                                       name="warm-kernel")
+        self.thread.start()
+
+    def _preload(self, names: list[str]) -> None:
+        """Import ``names`` in the kernel (silently, outside its history) and wait for the reply, so that the
+        channels close clean; give up when retired or after ``PRELOAD_WAIT_S``."""
+        import queue
+        import time
+
+        kc = self.km.client()
+        kc.start_channels()
+        try:
+            kc.wait_for_ready(timeout=60)
+            msg_id = kc.execute(_PRELOAD.format(names=names), silent=True, store_history=False, allow_stdin=False)
+            deadline = time.monotonic() + PRELOAD_WAIT_S
+            while not self.stop.is_set() and time.monotonic() < deadline:
+                try:
+                    if kc.get_shell_msg(timeout=0.2)["parent_header"].get("msg_id") == msg_id:
+                        return
+                except queue.Empty:
+                    continue
+        except Exception:  # noqa: BLE001 - a warm start that failed leaves the notebook to import for itself
+            return
+        finally:
+            kc.stop_channels()
+            self.km.clients.remove(kc)
+
+    def ready(self):
+        """The kernel manager once the imports are done, or None (they failed to finish, or the kernel died)."""
+        self.thread.join(PRELOAD_WAIT_S + 60)
+        if self.thread.is_alive() or not self.km.is_alive():
+            self.retire()
+            return None
+        self.km.warm = False
+        return self.km
+
+    def retire(self) -> None:
+        self.stop.set()
+        self.thread.join(5)
+        self.km.retire(now=True)
+
+
+def prepare(src: Path, cwd: Path) -> None:
+    """Start ``src``'s kernel now (in ``cwd``, with keys only for a key stage) and import its modules in the
+    background; a kernel prepared earlier for another notebook is retired. Nothing is started under ``COLD_ENV``."""
+    retire()
+    if os.environ.get(COLD_ENV) == "1":
+        return
+    _WARM[str(src)] = _Warm(src, cwd)
+
+
+def take(src: Path):
+    """The kernel prepared for ``src`` once its imports are done, or None (none was prepared for it); the caller
+    retires it (``retire`` on the manager) when the notebook is done."""
+    warm = _WARM.pop(str(src), None)
+    return warm.ready() if warm is not None else None
+
+
+def retire() -> None:
+    """Shut down every prepared kernel no stage took."""
+    while _WARM:
+        _WARM.popitem()[1].retire()

@@ -1,0 +1,97 @@
+"""The stages' kernels (``helpers.core.kernels``): keys only for collection, nothing left in /tmp, and warm starts
+that import the next notebook's modules and nothing else."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+
+import nbformat
+import pytest
+
+from helpers.core import kernels
+from helpers.core.notebooks import execute_notebook
+
+KERNELSPEC = {"kernelspec": {"name": "cost-of-pass", "language": "python", "display_name": "Python (cost-of-pass)"},
+              "language_info": {"name": "python"}}
+
+
+def notebook(path, *cells: str):
+    """A notebook at ``path`` with a parameters cell (OUT, params_file) and ``cells``."""
+    nb = nbformat.v4.new_notebook(metadata=KERNELSPEC)
+    nb.cells = [nbformat.v4.new_code_cell("OUT = None\nparams_file = None", metadata={"tags": ["parameters"]}),
+                *(nbformat.v4.new_code_cell(c) for c in cells)]
+    nbformat.write(nb, path)
+    return path
+
+
+@pytest.fixture
+def scratch(tmp_path, monkeypatch):
+    """A temporary directory of its own for the kernels' sockets and logs."""
+    (where := tmp_path / "t").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(where))
+    yield where
+    kernels.retire()
+
+
+@pytest.mark.parametrize("warm", [False, True])
+@pytest.mark.parametrize("stage, keys", [("02_grade", False), ("01_collect", True)])
+def test_only_collection_runs_with_the_providers_keys(tmp_path, monkeypatch, scratch, stage, keys, warm):
+    """The grading stage's kernel is started without any variable that holds a secret (issue 34 item 5), warm or
+    not, and leaves nothing in the temporary directory (its sockets, and its log when it said nothing)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-" + "kernel-should-not-see-this")
+    monkeypatch.setenv("COP_HARMLESS_SETTING", "kept")
+    src = notebook(tmp_path / f"{stage}.ipynb", "import json, os\nopen(OUT, 'w').write(json.dumps(dict(os.environ)))")
+    params = tmp_path / "p.yaml"
+    params.write_text(f"OUT: {tmp_path / 'env.json'}\n")
+    if warm:
+        kernels.prepare(src, tmp_path)
+    execute_notebook(src, tmp_path / "out.ipynb", params)
+    assert not list(scratch.iterdir())
+    env = json.loads((tmp_path / "env.json").read_text())
+    assert ("OPENAI_API_KEY" in env) is keys and env["COP_HARMLESS_SETTING"] == "kept"
+
+
+SEEN = ("import sys\nopen(OUT, 'w').write(repr(('xml.dom.minidom' in sys.modules, 'colorsys' in sys.modules, "
+        "sorted(k for k in globals() if not k.startswith('_') and k not in ('In', 'Out', 'exit', 'quit', 'get_ipython', 'open')))))")
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_a_warm_kernel_has_imported_the_notebooks_modules_and_nothing_else(tmp_path, scratch, warm):
+    """Warm, the notebook's own imports are done before its first cell (``xml.dom.minidom``) and nothing else is
+    (``colorsys``, imported only inside a function); no name is bound and the first cell's execution count is 1."""
+    src = notebook(tmp_path / "03_x.ipynb", SEEN, "import xml.dom.minidom\nfrom json import decoder",
+                   "def later():\n    import colorsys", "%time x = 1")
+    params = tmp_path / "p.yaml"
+    params.write_text(f"OUT: {tmp_path / 'seen.txt'}\n")
+    if warm:
+        kernels.prepare(src, tmp_path)
+    execute_notebook(src, tmp_path / "out.ipynb", params)
+    assert (tmp_path / "seen.txt").read_text() == repr((warm, False, ["OUT", "params_file", "sys"]))
+    counts = [c.execution_count for c in nbformat.read(tmp_path / "out.ipynb", as_version=4).cells if c.cell_type == "code"]
+    assert counts[0] == 1 and counts == sorted(counts)
+    assert not list(scratch.iterdir())
+
+
+def test_the_modules_a_notebook_imports(tmp_path):
+    src = notebook(tmp_path / "n.ipynb", "import a.b, c\nfrom d.e import f, g as h\nfrom . import rel", "%magic\nimport z",
+                   "def f():\n    import inner")
+    assert kernels.notebook_modules(src) == ["a.b", "c", "d.e", "d.e.f", "d.e.g"]
+
+
+def test_a_kernel_nobody_took_is_shut_down_and_not_counted_as_running_a_stage(tmp_path, scratch):
+    """Ctrl-C between stages must reach the runner (no stage's kernel to interrupt): a warm kernel is not one."""
+    src = notebook(tmp_path / "04_y.ipynb", "import json")
+    kernels.prepare(src, tmp_path)
+    km = kernels._WARM[str(src)].km
+    assert km.is_alive() and kernels.interrupt_kernels() == 0
+    kernels.prepare(notebook(tmp_path / "05_z.ipynb", "import json"), tmp_path)  # another notebook's: the first goes
+    assert not km.is_alive() and list(kernels._WARM) == [str(tmp_path / "05_z.ipynb")]
+    kernels.retire()
+    assert not kernels._WARM and not list(scratch.iterdir())
+
+
+def test_cold_kernels_when_asked(tmp_path, scratch, monkeypatch):
+    monkeypatch.setenv(kernels.COLD_ENV, "1")
+    kernels.prepare(notebook(tmp_path / "06_w.ipynb", "import json"), tmp_path)
+    assert not kernels._WARM
