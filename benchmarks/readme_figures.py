@@ -45,9 +45,10 @@ RUNS = (
     Run("test_fast", ("-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow and not browser"),
         "every test but the slow and browser ones (the loop while editing)", "make test-fast"),
     Run("pipeline_stages_sim", ("benchmarks/pipeline_stages.py", "params/sim.yaml"),
-        "the `sim` set (160,800 simulated calls) cold, then again with nothing changed, per stage"),
+        "the `sim` set (160,800 simulated calls) cold with each stage's kernel started when the stage starts, "
+        "cold with warm kernels (the default), then again with nothing changed, per stage"),
     Run("pipeline_stages_local", ("benchmarks/pipeline_stages.py", "params/local.yaml"),
-        "the `local` set from its committed records, then with nothing changed"),
+        "the `local` set from its committed records (cold kernels, warm kernels), then with nothing changed"),
     Run("humaneval_grading", ("benchmarks/humaneval_grading.py",),
         "the `humaneval_agents` set: import, grading cold against its bound (the programs' CPU / cores), cold again "
         "beside a busy loop per core (verdicts identical?), from the verdict cache, the rest, a no-op"),
