@@ -42,6 +42,13 @@ def built(request, tmp_path_factory):
     return load_params(path)
 
 
+def test_no_level_is_negative(built):
+    """No cost, price, fee or accuracy in any table below 0 (issue 38: a bias-corrected cost of -0.0339 USD)."""
+    from helpers.publish.levels import negative_levels
+
+    assert negative_levels(built.tables_path) == []
+
+
 def test_every_interval_and_range_holds_its_point(built):
     frame = pd.read_parquet(built.output_path / "intervals" / "statistics.parquet")
     assert len(frame) > 0

@@ -185,6 +185,9 @@ def test_the_reports_on_disk_pass_the_browser_check(set_name, tmp_path):
     from helpers.publish.dictionary import undescribed
 
     assert undescribed(out / "tables") == []  # every column of its CSVs is in the data dictionary
+    from helpers.publish.levels import negative_levels
+
+    assert negative_levels(out / "tables") == []  # no cost, price or accuracy below 0
     for layout in sorted((out / "figures").glob("*.layout.json")):
         assert json.loads(layout.read_text())["problems"] == [], layout.name
 

@@ -1,0 +1,64 @@
+"""Which published numbers are levels — a cost, a price, a fee, an accuracy, a share — and a check that none is
+negative. Differences (a gain, a change of cost, an optimism, a bias) may be negative and are not listed.
+
+A level below 0 on a page is a bug or an estimator that left its range (a bias-corrected cost of −0.0339 USD was
+once printed); ``negative_levels`` names each such cell so that a test over every set's tables can fail on it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+# table (CSV stem) -> its level columns, on every row
+LEVEL_COLUMNS: dict[str, tuple[str, ...]] = {
+    "table1_intervals": ("value", "low", "high"),
+    "table5_6_intervals": ("value", "low", "high"),  # accuracy (0-1) and cost per attempt (USD)
+    "cost_accuracy": ("value", "low", "high"),
+    "precision_runs": ("value", "low", "high", "width_pct", "problems_pct", "runs_pct"),
+    "expert_fee_curve": ("fee_usd", "value"),
+    "figure2_frontier_over_time": ("frontier_usd", "expert_only_usd", "normalized_pct"),
+    "holdout_frontier": ("in_sample_usd", "held_out_usd"),
+    "policy_cost": ("policy_usd", "policy_low", "policy_high", "records_usd", "expert_usd", "paper_usd",
+                    "paper_records_usd", "paper_expert_usd"),
+    "price_change": ("start_usd", "end_usd"),
+    "price_change_split": ("start_usd", "end_usd"),
+    "routing_frontier": ("budget_usd", "value", "low", "high"),
+    "validity_routing": ("budget_usd", "truth"),
+    "findings": ("frontier of all models (USD)", "the paper's frontier (USD)", "each model alone (USD)",
+                 "cheapest single model (USD)"),
+}
+# table -> its level columns on the rows whose ``statistic`` is a level (Table 1, the frontier, a release's frontier)
+LEVEL_ROWS: dict[str, tuple[str, ...]] = {
+    "headline_truth": ("value", "low", "high", "truth", "range_low", "range_high"),
+    "model_based_sensitivity": ("value", "low", "high"),
+    "policy_truth": ("value", "low", "high", "truth", "records_usd", "expert_usd"),
+}
+LEVEL_STATISTICS = ("table1:", "frontier", "release frontier:")
+TOLERANCE = 1e-12  # sums of parts that cancel leave rounding noise below 0
+
+
+def _negative(frame: pd.DataFrame, columns: tuple[str, ...], table: str) -> list[str]:
+    out = []
+    for column in columns:
+        if column not in frame:
+            continue
+        values = pd.to_numeric(frame[column], errors="coerce")  # a formatted cell ("–") is not a number: skipped
+        for i in frame.index[values < -TOLERANCE]:
+            out.append(f"{table}.csv row {i}: {column} = {values[i]:.6g}")
+    return out
+
+
+def negative_levels(tables: Path) -> list[str]:
+    """Every level cell below 0 in the CSVs of ``tables`` (``results/<set>/tables/``): "table.csv row i: column = v"."""
+    found: list[str] = []
+    for table, columns in LEVEL_COLUMNS.items():
+        if (tables / f"{table}.csv").is_file():
+            found += _negative(pd.read_csv(tables / f"{table}.csv"), columns, table)
+    for table, columns in LEVEL_ROWS.items():
+        if (tables / f"{table}.csv").is_file():
+            frame = pd.read_csv(tables / f"{table}.csv")
+            levels = frame[frame["statistic"].astype(str).str.startswith(LEVEL_STATISTICS)]
+            found += _negative(levels, columns, table)
+    return found
