@@ -102,12 +102,16 @@ chromium:
 	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "warning: chromium is missing and apt-get is not usable; the report test will skip (fail under CI)"; fi; }
 
+# Tests run on one worker per core (pytest-xdist); those that share results/ of the checkout or one built set run on
+# one worker, in order (tests/conftest.py: xdist_group). `-n 0` runs them all in this process.
+XDIST ?= -n auto --dist loadgroup
+
 test: setup setup-local chromium
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(XDIST)
 
 # The loop while editing: every test but those marked slow (the pipeline, a real model, benchmarks) or browser.
 test-fast: setup setup-local
-	$(PY) -m pytest -q -m "not slow and not browser"
+	$(PY) -m pytest -q $(XDIST) -m "not slow and not browser"
 
 # The measured figures of docs/benchmarks.md, regenerated from the benchmarks: ~30 min on 2 cores, on a
 # quiet machine. `.venv/bin/python benchmarks/readme_figures.py NAME…` re-measures some; --readme-only rewrites the page.

@@ -17,6 +17,28 @@ os.environ.setdefault("COP_WRITE_ANYWHERE", "1")  # tests write their sets under
 STUB_KEY = "sk-" + "test-DO-NOT-LEAK-0123456789abcdef"  # built at run time: no key-shaped literal in the repo
 
 
+# Tests that run on one pytest-xdist worker, in file order (`make test` runs `-n auto --dist loadgroup`): the README's
+# commands write results/ of this checkout and the tests after them read it; the session's small simulated set is built
+# once for the tests that read it. Every other test may run beside any other.
+CHECKOUT = ("test_readme.py", "test_report_html.py::test_the_reports_on_disk", "test_report_html.py::test_the_readme_reprice",
+            "test_pipeline.py::test_paper_without_keys")  # results/ of the checkout (paper: its folder must stay empty)
+SMALL_SIM = ("test_invariants.py", "test_report_html.py")  # conftest.small_sim_set
+
+
+def xdist_group(nodeid: str) -> str | None:
+    """The worker group of a test (by its node id), or None: it may run anywhere."""
+    name = nodeid.rsplit("/", 1)[-1]
+    if name.startswith(CHECKOUT):
+        return "checkout"
+    return "small_sim_set" if name.startswith(SMALL_SIM) else None
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if group := xdist_group(item.nodeid):
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture
 def shared_data() -> Path:
     data = Path(os.environ.get("COP_DATA_DIR") or SHARED_DATA)

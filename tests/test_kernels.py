@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -26,12 +27,15 @@ def notebook(path, *cells: str):
 
 
 @pytest.fixture
-def scratch(tmp_path, monkeypatch):
-    """A temporary directory of its own for the kernels' sockets and logs."""
-    (where := tmp_path / "t").mkdir()
+def scratch(monkeypatch):
+    """A temporary directory of its own for the kernels' sockets and logs (short: a socket's path has ~100 bytes)."""
+    import shutil
+
+    where = Path(tempfile.mkdtemp(prefix="cop-k-", dir="/tmp"))
     monkeypatch.setattr(tempfile, "tempdir", str(where))
     yield where
     kernels.retire()
+    shutil.rmtree(where, ignore_errors=True)
 
 
 @pytest.mark.parametrize("warm", [False, True])
@@ -95,3 +99,14 @@ def test_cold_kernels_when_asked(tmp_path, scratch, monkeypatch):
     monkeypatch.setenv(kernels.COLD_ENV, "1")
     kernels.prepare(notebook(tmp_path / "06_w.ipynb", "import json"), tmp_path)
     assert not kernels._WARM
+
+
+def test_a_kernel_that_cannot_start_warm_leaves_the_stage_to_start_its_own(tmp_path, monkeypatch):
+    """A socket path too long for the platform (a deep temporary directory): no warm kernel, no process left, and the
+    stage then fails on its own kernel with its own error."""
+    deep = tmp_path / ("d" * 80)
+    deep.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    src = notebook(tmp_path / "03_v.ipynb", "import json")
+    kernels.prepare(src, tmp_path)
+    assert not kernels._WARM and not [k for k in kernels._live() if getattr(k, "warm", False) and k.has_kernel]

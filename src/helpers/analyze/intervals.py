@@ -428,7 +428,7 @@ def set_statistics(an: Analysis, replicates: int = DEFAULT_REPLICATES, draws: in
     if curve is not None:
         st.curves["plug-in"] = curve
     where.mkdir(parents=True, exist_ok=True)
-    for name, df in zip(FRAMES, (st.frame, st.accuracy_cost, st.routing, st.routing_points, st.checks)):
+    for name, df in zip(FRAMES, (st.frame, st.accuracy_cost, st.routing, st.routing_points, st.checks), strict=True):
         df.to_parquet(where / f"{name}.parquet")
     np.savez_compressed(where / "curves.npz", **st.curves)
     (where / "key.txt").write_text(key)

@@ -514,7 +514,7 @@ def set_policy(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_us
             if all(not x or crossfit_k(largest_k(runs[:, list(x)])) >= half for x in _option_sets(spec))}
     sets = list(dict.fromkeys(x for spec in kept.values() for x in _option_sets(spec)))
     fits = crossfit_many(usd, correct, runs, expert_usd, [list(x) for x in sets], half, seed=seed, groups=groups)
-    return SetPolicy(single, kept, dict(zip(sets, fits)))
+    return SetPolicy(single, kept, dict(zip(sets, fits, strict=True)))
 
 
 def spec_value(sp: SetPolicy, spec: Spec, groups: np.ndarray, expert_usd: np.ndarray, level: float = 0.95

@@ -431,7 +431,7 @@ def synthetic_coverage_by_floor(floors=(5.0, 30.0), workers: int = 1, **kw) -> p
     if workers > 1 and len(floors) > 1 and can_fork():
         groups = [list(floors[i::workers]) for i in range(min(workers, len(floors)))]
         parts = run_forked(run, groups, lambda n: None)
-        done = {c: df for group, part in zip(groups, parts) for c, df in zip(group, part)}
+        done = {c: df for group, part in zip(groups, parts, strict=True) for c, df in zip(group, part, strict=True)}
         frames = [done[c] for c in floors]
     else:
         frames = run(list(floors))

@@ -119,7 +119,7 @@ def generative_model(ctx: Context, refine_gain: float | None = None) -> Generati
     expert = expert_per_problem(pd.MultiIndex.from_tuples([(t, "") for t in ctx.params.tasks], names=["task", "problem_id"]),
                                 ctx.params.expert_bound, rule=ctx.params.fidelity.expert_cost).to_numpy()
     tasks = []
-    for t, e in zip(ctx.params.tasks, expert):
+    for t, e in zip(ctx.params.tasks, expert, strict=True):
         problems = ctx.problems[t]
         solve = np.array([math.ceil(sum(len(x["content"]) for x in solve_messages(p.question)) / 4) for p in problems])
         refine = np.array([math.ceil(sum(len(x["content"]) for x in refine_messages(p.question, RESPONSE.format(p.target)))
@@ -478,7 +478,7 @@ def routing_truth(gm: GenerativeModel) -> tuple[np.ndarray, np.ndarray]:
     tr = truth(gm)
     acc, usd = routing.envelope(tr.cost, tr.rate, tr.weights, tr.cube.task_starts, tr.expert)
     lo, hi = np.nanmin(usd[0], axis=0), np.nanmax(usd[0], axis=0)
-    budgets = np.stack([np.geomspace(a, b, ROUTING_BUDGETS + 2)[1:-1] for a, b in zip(lo, hi)])
+    budgets = np.stack([np.geomspace(a, b, ROUTING_BUDGETS + 2)[1:-1] for a, b in zip(lo, hi, strict=True)])
     return budgets, routing.at_budgets(acc, usd, budgets)[0]
 
 
@@ -674,7 +674,7 @@ def summary(result: StudyResult) -> pd.DataFrame:
                                                              mean_rmse=("rmse", "mean")).reset_index()
     plug = out[out["estimator"] == "plug-in"].set_index("family")["mean_abs_bias"]
     out["bias_vs_plug_in"] = out["mean_abs_bias"] / out["family"].map(plug)
-    pooled = [result.pooled[(f, e)] for f, e in zip(out["family"], out["estimator"])]
+    pooled = [result.pooled[(f, e)] for f, e in zip(out["family"], out["estimator"], strict=True)]
     for column, part in (("coverage_pct", "rate"), ("coverage_se_pct", "se"), ("zero_truth_pct", "zero_share"),
                          ("zero_truth_coverage_pct", "zero_rate"), ("population_coverage_pct", "population_rate")):
         out[column] = [100 * getattr(p, part) for p in pooled]
@@ -730,7 +730,7 @@ def generator_study(gm: GenerativeModel, generators=GENERATORS, repetitions: int
     drawn = drawn or {}
     jobs = [(seed * 100_003 + 7_919 * i + r, g) for i, g in enumerate(generators) if g not in drawn
             for r in range(repetitions)]
-    done = dict(zip([s for s, _ in jobs], _draw_sets(gm, jobs, replicates, level, None, workers)))
+    done = dict(zip([s for s, _ in jobs], _draw_sets(gm, jobs, replicates, level, None, workers), strict=True))
     rows = []
     for g in generators:
         reps = drawn[g] if g in drawn else [done[s] for s, gg in jobs if gg is g]

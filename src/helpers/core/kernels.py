@@ -172,7 +172,13 @@ class _Warm:
     def __init__(self, src: Path, cwd: Path):
         self.km = kernel_manager_class(keys=src.stem in KEY_STAGES)(kernel_name=KERNEL)
         self.km.warm = True  # not running a stage yet (``interrupt_kernels``)
-        self.km.start_kernel(cwd=str(cwd), extra_arguments=["--HistoryManager.hist_file=:memory:"])
+        try:
+            self.km.start_kernel(cwd=str(cwd), extra_arguments=["--HistoryManager.hist_file=:memory:"])
+        except Exception:
+            try:  # a kernel process that started but could not be reached is not left behind
+                self.km.retire(now=True)
+            finally:
+                raise
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._preload, args=(notebook_modules(src),), daemon=True,
                                        name="warm-kernel")
@@ -223,7 +229,10 @@ def prepare(src: Path, cwd: Path) -> None:
     retire()
     if os.environ.get(COLD_ENV) == "1":
         return
-    _WARM[str(src)] = _Warm(src, cwd)
+    try:
+        _WARM[str(src)] = _Warm(src, cwd)
+    except Exception:  # noqa: BLE001 - no warm start: the stage starts its own kernel and says what fails there
+        return
 
 
 def take(src: Path):

@@ -337,9 +337,9 @@ def _grade_programs(programs: list[tuple], correct: list, code_cache) -> dict[st
     runnable = [(i, code_job(a, p.metadata["test"], p.metadata["entry_point"], p.metadata.get("prompt")))
                 for i, a, p in programs if a]
     columns["run"] = GradingRun()
-    for (i, _), verdict in zip(runnable, grade_jobs([job for _, job in runnable], code_cache, run=columns["run"])):
+    for (i, _), verdict in zip(runnable, grade_jobs([job for _, job in runnable], code_cache, run=columns["run"]), strict=True):
         correct[i] = verdict.passed
-        for name, value in zip(CODE_COLUMNS, (verdict.reason or None, verdict.harness, verdict.isolation, verdict.cpu_s)):
+        for name, value in zip(CODE_COLUMNS, (verdict.reason or None, verdict.harness, verdict.isolation, verdict.cpu_s), strict=True):
             columns[name][i] = value
     for i, a, _ in programs:
         if not a:

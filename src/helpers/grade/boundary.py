@@ -104,7 +104,7 @@ class Boundary:
             args += ["--ro-bind", lib, lib]
         args += ["--dev-bind", "/dev/null", "/dev/null", "--dev-bind", "/dev/urandom", "/dev/urandom",
                  "--proc", "/proc", "--dir", "/tmp"]
-        for name, fd in zip(FILES, memfds):
+        for name, fd in zip(FILES, memfds, strict=True):
             args += ["--ro-bind-data", str(fd), f"/box/{name}"]
         env = [x for k, v in WORKER_ENV.items() for x in ("--setenv", k, v)]
         return [*args, *env, "--remount-ro", "/", "/python/bin/python3", *PYTHON_FLAGS, "/box/sandbox_server.py",

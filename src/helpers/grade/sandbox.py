@@ -271,7 +271,7 @@ def grade_jobs(jobs: list[CodeJob], cache_path: Path | None = None, workers: int
     if todo:
         start = time.perf_counter()
         with Sandbox(workers, cpu_s, memory_mb, backstop_s, boundary=box) as pool:
-            fresh = dict(zip(todo, pool.run_many(list(todo.values()))))
+            fresh = dict(zip(todo, pool.run_many(list(todo.values())), strict=True))
         run.judged, run.seconds, run.workers = len(todo), time.perf_counter() - start, pool.workers
         run.cpu_s = sum(v.cpu_s for v in fresh.values())
         cache.add(_row(k, v) for k, v in fresh.items() if v.final)
