@@ -103,8 +103,8 @@ chromium:
 	  else echo "warning: chromium is missing and apt-get is not usable; the report test will skip (fail under CI)"; fi; }
 
 # Tests run on one worker per core (pytest-xdist); those that share results/ of the checkout or one built set run on
-# one worker, in order (tests/conftest.py: xdist_group). `-n 0` runs them all in this process.
-XDIST ?= -n auto --dist loadgroup
+# one worker, in order (tests/conftest.py: xdist_group). `XDIST="-n 0"` runs them all in this process.
+XDIST ?= -n auto
 
 test: setup setup-local chromium
 	$(PY) -m pytest -q $(XDIST)

@@ -42,7 +42,8 @@ class Run:
 
 
 RUNS = (
-    Run("test_fast", ("-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow and not browser"),
+    Run("test_fast", ("-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "auto", "-m",
+                      "not slow and not browser"),
         "every test but the slow and browser ones (the loop while editing)", "make test-fast"),
     Run("pipeline_stages_sim", ("benchmarks/pipeline_stages.py", "params/sim.yaml"),
         "the `sim` set (160,800 simulated calls) cold with each stage's kernel started when the stage starts, "

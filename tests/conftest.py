@@ -17,26 +17,33 @@ os.environ.setdefault("COP_WRITE_ANYWHERE", "1")  # tests write their sets under
 STUB_KEY = "sk-" + "test-DO-NOT-LEAK-0123456789abcdef"  # built at run time: no key-shaped literal in the repo
 
 
-# Tests that run on one pytest-xdist worker, in file order (`make test` runs `-n auto --dist loadgroup`): the README's
-# commands write results/ of this checkout and the tests after them read it; the session's small simulated set is built
-# once for the tests that read it. Every other test may run beside any other.
+# Tests that run on one pytest-xdist worker, in file order (`make test` runs `-n auto`): the README's commands write
+# results/ of this checkout and the tests after them read it; the session's small simulated set is built once for the
+# tests that read it. Every other file is a unit of its own (its module-scoped sets built once), run beside the others.
 CHECKOUT = ("test_readme.py", "test_report_html.py::test_the_reports_on_disk", "test_report_html.py::test_the_readme_reprice",
             "test_pipeline.py::test_paper_without_keys")  # results/ of the checkout (paper: its folder must stay empty)
 SMALL_SIM = ("test_invariants.py", "test_report_html.py")  # conftest.small_sim_set
 
 
-def xdist_group(nodeid: str) -> str | None:
-    """The worker group of a test (by its node id), or None: it may run anywhere."""
-    name = nodeid.rsplit("/", 1)[-1]
+def xdist_group(name: str) -> str | None:
+    """The worker group of a test (``<file>::<test>[<parameters>]``), or None: its file is its unit."""
     if name.startswith(CHECKOUT):
         return "checkout"
     return "small_sim_set" if name.startswith(SMALL_SIM) else None
 
 
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        if group := xdist_group(item.nodeid):
-            item.add_marker(pytest.mark.xdist_group(group))
+def pytest_xdist_make_scheduler(config, log):
+    """Units of work as ``xdist_group`` says, each sent whole to one worker, which runs it in collection order.
+    (xdist's own ``--dist loadgroup`` does not group under pytest 9: it renames ``Node._nodeid``, which pytest 9 no
+    longer reads.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByGroup(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path, _, test = nodeid.partition("::")
+            return xdist_group(f"{path.rsplit('/', 1)[-1]}::{test}") or path
+
+    return ByGroup(config, log)
 
 
 @pytest.fixture
