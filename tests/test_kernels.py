@@ -26,6 +26,12 @@ def notebook(path, *cells: str):
     return path
 
 
+def left_behind(scratch: Path) -> list[str]:
+    """What the kernels left in ``scratch`` other than a log they wrote something to (kept by design: a kernel's own
+    messages, e.g. under load): sockets, connection files, empty logs."""
+    return [p.name for p in scratch.iterdir() if not (p.suffix == ".log" and p.stat().st_size > 0)]
+
+
 @pytest.fixture
 def scratch(monkeypatch):
     """A temporary directory of its own for the kernels' sockets and logs (short: a socket's path has ~100 bytes)."""
@@ -51,7 +57,7 @@ def test_only_collection_runs_with_the_providers_keys(tmp_path, monkeypatch, scr
     if warm:
         kernels.prepare(src, tmp_path)
     execute_notebook(src, tmp_path / "out.ipynb", params)
-    assert not list(scratch.iterdir())
+    assert not left_behind(scratch)
     env = json.loads((tmp_path / "env.json").read_text())
     assert ("OPENAI_API_KEY" in env) is keys and env["COP_HARMLESS_SETTING"] == "kept"
 
@@ -74,7 +80,7 @@ def test_a_warm_kernel_has_imported_the_notebooks_modules_and_nothing_else(tmp_p
     assert (tmp_path / "seen.txt").read_text() == repr((warm, False, ["OUT", "params_file", "sys"]))
     counts = [c.execution_count for c in nbformat.read(tmp_path / "out.ipynb", as_version=4).cells if c.cell_type == "code"]
     assert counts[0] == 1 and counts == sorted(counts)
-    assert not list(scratch.iterdir())
+    assert not left_behind(scratch)
 
 
 def test_the_modules_a_notebook_imports(tmp_path):
@@ -92,7 +98,7 @@ def test_a_kernel_nobody_took_is_shut_down_and_not_counted_as_running_a_stage(tm
     kernels.prepare(notebook(tmp_path / "05_z.ipynb", "import json"), tmp_path)  # another notebook's: the first goes
     assert not km.is_alive() and list(kernels._WARM) == [str(tmp_path / "05_z.ipynb")]
     kernels.retire()
-    assert not kernels._WARM and not list(scratch.iterdir())
+    assert not kernels._WARM and not left_behind(scratch)
 
 
 def test_cold_kernels_when_asked(tmp_path, scratch, monkeypatch):
