@@ -70,7 +70,7 @@ setup-local: $(VENV)/.local-installed
 humaneval: setup
 	$(COP) run params/humaneval_agents.yaml
 
-# The SWE-bench bash-only leaderboard's real runs of 24 models, imported with their billed USD (offline, no key).
+# The SWE-bench bash-only leaderboard's real runs of 25 models (one in Table 1 only), imported with their billed USD (offline, no key).
 swebench: setup
 	$(COP) run params/swebench_bash_only.yaml
 

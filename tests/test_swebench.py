@@ -26,11 +26,11 @@ BOARD = "swebench_bash_only/leaderboards_bash_only.json.gz"
 MODELS = ["gpt-5-nano", "claude-sonnet-4", "deepseek-v3.2-reasoner"]
 
 
-def board_set(write_set, data, models=MODELS, path=BOARD, **more):
+def board_set(write_set, data, models=MODELS, path=BOARD, table1_only=(), **more):
     return load_params(write_set({
         "name": "swe", "tasks": ["swebench_verified"], "models": models, "models_file": str(REGISTRY),
         "n_problems": 500, "n_runs": 1, "price_snapshot": "billed_usd", "budget_usd": 1, "data_dir": str(data),
-        "import_from": {"format": "swebench_bash_only", "path": str(path), **more}}))
+        "import_from": {"format": "swebench_bash_only", "path": str(path), **more}, "table1_only": list(table1_only)}))
 
 
 def do_import(params):
@@ -96,6 +96,39 @@ def test_a_count_that_disagrees_with_the_board_is_named_and_left_out_unless_acce
     accepted = board_set(write_set, shared_data, models=["claude-3.7-sonnet"], accept_mismatch=[name])
     assert do_import(accepted).imported == 500
     assert "imported anyway" in " ".join(source_caveats(accepted, prepare(accepted).models))
+
+
+def test_a_disagreeing_entry_can_be_shown_in_table_1_alone(write_set, shared_data):
+    """table1_only: the entry's records enter Table 1 (by hand: its billed USD where it resolved the instance and
+    that is below the expert's cost, else the expert) and no other number; its caveat says so."""
+    from helpers.analyze import costofpass as cp
+    from helpers.analyze.estimates import load_analysis
+    from helpers.grade.stage import run_grading
+    from helpers.publish.tables import table1_frontier
+
+    name = "Claude 3.7 Sonnet (20250219)"
+    params = board_set(write_set, shared_data, models=["gpt-5-nano", "claude-3.7-sonnet"],
+                       table1_only=["claude-3.7-sonnet"])
+    assert do_import(params).imported == 1000
+    assert "shown in Table 1 alone (table1_only: claude-3.7-sonnet)" in " ".join(source_caveats(params, prepare(params).models))
+    run_grading(prepare(params))
+    an = load_analysis(prepare(params))
+    assert an.models == ["gpt-5-nano"] and an.aside.models == ["claude-3.7-sonnet"]
+    assert set(an.attempts["model"]) == {"gpt-5-nano"} and list(an.cop.columns) == ["gpt-5-nano"]
+    t1 = table1_frontier(an).set_index("model")["swebench_verified"]
+    assert list(t1.index) == ["GPT-5 nano", "Claude 3.7 Sonnet (Table 1 only)"]
+    details = by_hand(shared_data)[name]["per_instance_details"]
+    expert = an.aside.expert.droplevel("task")
+    hand = np.mean([min(d["cost"] if d["resolved"] else np.inf, expert[i]) for i, d in details.items()])
+    assert t1.iloc[1] == pytest.approx(hand)
+    assert cp.frontier(an.cop, an.models, an.expert)["swebench_verified"] == pytest.approx(t1.iloc[0])  # not Claude's
+
+
+@pytest.mark.parametrize("only, says", [(["o3"], "table1_only names models that are not in the set's models: o3"),
+                                        (["gpt-5-nano"], "table1_only leaves no model for the frontier")])
+def test_table1_only_is_checked(write_set, shared_data, only, says):
+    with pytest.raises(CostOfPassError, match=says):
+        board_set(write_set, shared_data, models=["gpt-5-nano"], table1_only=only)
 
 
 def write_board(tmp_path, entries, raw=None):

@@ -13,8 +13,11 @@ from helpers.analyze.price_change import price_change_split
 from helpers.core.context import Context
 from helpers.core.experts import difficulties, expert_per_problem
 from helpers.core.ledger import Entry, prices_as_of, snapshot_entries
+from helpers.core.models import ModelSpec
 from helpers.core.tasks import in_category_order
 from helpers.grade.stage import read_graded
+
+TABLE1_ONLY = " (Table 1 only)"  # the label suffix of a model the set keeps out of every other statistic
 
 
 @dataclass
@@ -27,6 +30,7 @@ class Analysis:
     cop: pd.DataFrame  # wide v(m, p), USD
     expert: pd.Series  # USD per problem
     full: "Analysis | None" = None  # design racing: every problem's records (this one: the Table-1 sample's)
+    aside: "Analysis | None" = None  # the set's table1_only models: shown in Table 1, in no other statistic
 
     def protects(self, kind: str) -> bool:
         """Whether statistics of ``kind`` (``collect.racing.PROTECTED``) come from every problem's records (``full``):
@@ -41,6 +45,16 @@ class Analysis:
     @property
     def models(self) -> list[str]:
         return [m.name for m in self.ctx.models]
+
+    @property
+    def set_models(self) -> list[ModelSpec]:
+        """Every model of the set: the headline's, then its ``table1_only`` models'."""
+        return [*self.ctx.models, *(self.aside.ctx.models if self.aside is not None else [])]
+
+    def table1_parts(self) -> list[tuple["Analysis", str]]:
+        """The analyses Table 1 shows, each with the suffix of its models' labels: this one's, then the set's
+        ``table1_only`` models' (``aside``), marked."""
+        return [(self, "")] + ([(self.aside, TABLE1_ONLY)] if self.aside is not None else [])
 
     @cached_property
     def labels(self) -> dict[str, str]:
@@ -154,15 +168,19 @@ class Analysis:
 def load_analysis(ctx: Context) -> Analysis:
     """The grading stage's priced attempts and per-problem estimates of a set, and the expert's cost.
 
-    A racing set's analysis is its Table-1 sample's (every option made every run there: any statistic computed on it
-    is a uniform design's on a random subset of the problems), with every problem's records in ``full`` for the
-    frontiers the race protects (``Analysis.protects``)."""
+    Models the set shows in Table 1 only (``table1_only``) are kept out of it, in ``aside``. A racing set's analysis
+    is its Table-1 sample's (every option made every run there: any statistic computed on it is a uniform design's
+    on a random subset of the problems), with every problem's records in ``full`` for the frontiers the race
+    protects (``Analysis.protects``)."""
     attempts = read_graded(ctx, "attempts")
     estimates = read_graded(ctx, "estimates")
-    cop = cop_math.cop_matrix(estimates)
-    expert = expert_per_problem(cop.index, ctx.params.expert_bound, rule=ctx.params.fidelity.expert_cost,
-                                difficulty=difficulties(ctx.problems))
-    full = Analysis(ctx, attempts, estimates, cop, expert)
+    headline, table1_only = ctx.split()
+    aside = None
+    if table1_only is not None:
+        only = attempts["model"].isin(ctx.params.table1_only), estimates["model"].isin(ctx.params.table1_only)
+        aside = analysis_of(table1_only, attempts[only[0]], estimates[only[1]])
+        attempts, estimates = attempts[~only[0]].reset_index(drop=True), estimates[~only[1]].reset_index(drop=True)
+    full = analysis_of(headline, attempts, estimates, aside)
     if ctx.params.design != "racing":
         return full
     from helpers.grade.racing import table1_sample
@@ -173,9 +191,18 @@ def load_analysis(ctx: Context) -> Analysis:
         keys = zip(df["task"].astype(str), df["problem_id"].astype(str))
         return df[[k in sample for k in keys]].reset_index(drop=True)
 
+    cop, expert = full.cop, full.expert
     inside = [k in sample for k in zip(cop.index.get_level_values("task").astype(str),
                                        cop.index.get_level_values("problem_id").astype(str))]
     return Analysis(ctx, kept(attempts), kept(estimates), cop[inside], expert[inside], full)
+
+
+def analysis_of(ctx: Context, attempts: pd.DataFrame, estimates: pd.DataFrame, aside: Analysis | None = None) -> Analysis:
+    """An analysis of these records: their cost-of-pass matrix (problems × strategies, USD) and the expert's cost."""
+    cop = cop_math.cop_matrix(estimates.reset_index(drop=True))
+    expert = expert_per_problem(cop.index, ctx.params.expert_bound, rule=ctx.params.fidelity.expert_cost,
+                                difficulty=difficulties(ctx.problems))
+    return Analysis(ctx, attempts.reset_index(drop=True), estimates.reset_index(drop=True), cop, expert, aside=aside)
 
 
 def accuracy_table(attempts: pd.DataFrame) -> pd.DataFrame:

@@ -21,10 +21,9 @@ def unpassed_problems(an: Analysis) -> dict[str, int]:
 
 def table1_fee_share(an: Analysis) -> dict[tuple[str, str], float]:
     """(task, model label) -> the share (%) of the paper's Table 1 value that is the assumed expert fee
-    (``costofpass.expert_split``)."""
-    split = cp.expert_split(an.vanilla_cop(), an.expert)
-    return {(r.task, an.labels.get(r.strategy, r.strategy)): 100 * r.expert_usd / r.value if r.value else 0.0
-            for r in split.itertuples()}
+    (``costofpass.expert_split``), the set's ``table1_only`` models included (labels as ``table1_frontier`` shows them)."""
+    return {(r.task, part.labels.get(r.strategy, r.strategy) + suffix): 100 * r.expert_usd / r.value if r.value else 0.0
+            for part, suffix in an.table1_parts() for r in cp.expert_split(part.vanilla_cop(), part.expert).itertuples()}
 
 
 def fee_curve(an: Analysis, frontier_line: str) -> tuple[pd.DataFrame, dict[str, float]]:

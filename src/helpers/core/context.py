@@ -4,7 +4,7 @@ before anything runs (every problem is one line)."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from helpers.core.errors import CostOfPassError
 from helpers.core.models import ModelSpec, resolve_models
@@ -27,6 +27,15 @@ class Context:
     @property
     def simulated(self) -> bool:
         return any(m.simulated for m in self.models)
+
+    def split(self) -> tuple["Context", "Context | None"]:
+        """This context with the set's headline models only, and one with its ``table1_only`` models (None when it
+        names none): the analysis keeps the second out of every statistic but Table 1."""
+        only = set(self.params.table1_only)
+        if not only:
+            return self, None
+        return (replace(self, models=[m for m in self.models if m.name not in only]),
+                replace(self, models=[m for m in self.models if m.name in only]))
 
 
 def prepare(params: Params) -> Context:

@@ -185,6 +185,10 @@ class Params(BaseModel):
                                                   "cheapest first, each only where it could still change a frontier "
                                                   "the report shows (``racing``)")
     racing: Racing = Field(default_factory=Racing)
+    table1_only: list[str] = Field(default_factory=list, description=(
+        "models of the set shown in Table 1 only (each model alone, then the expert): their records enter no frontier, "
+        "trend, counterfactual, routing, technique or validity statistic, e.g. a leaderboard entry whose per-instance "
+        "records disagree with its published rate; the report names them"))
 
     # where the set was read from (not a YAML field)
     source: str = Field("<memory>", exclude=True)
@@ -212,6 +216,16 @@ class Params(BaseModel):
     def _racing_collects(self) -> "Params":
         if self.design == "racing" and self.import_from is not None:
             raise ValueError("design racing decides which calls to make; an imported set makes none (use uniform)")
+        return self
+
+    @model_validator(mode="after")
+    def _table1_only_in_set(self) -> "Params":
+        if stray := [m for m in self.table1_only if m not in self.models]:
+            raise ValueError(f"table1_only names models that are not in the set's models: {', '.join(stray)}")
+        if len(set(self.table1_only)) >= len(self.models):
+            raise ValueError("table1_only leaves no model for the frontier: keep at least one model out of it")
+        if self.table1_only and self.design == "racing":
+            raise ValueError("table1_only is not available with design racing (the race would choose among them)")
         return self
 
     @field_validator("tasks", "models")

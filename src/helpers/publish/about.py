@@ -109,7 +109,7 @@ def data_caveats(an: Analysis) -> tuple[list[str], list[str]]:
     from helpers.collect.imports import source_caveats
     from helpers.grade.stage import grading_caveats
 
-    source = source_caveats(an.ctx.params, an.ctx.models)
+    source = source_caveats(an.ctx.params, an.set_models)
     return list(dict.fromkeys([*an.ctx.caveats, *grading_caveats(an.ctx), *source])), source
 
 

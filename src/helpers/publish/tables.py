@@ -27,10 +27,14 @@ def _model_frame(an: Analysis, values: dict[str, pd.Series]) -> pd.DataFrame:
 
 
 def table1_frontier(an: Analysis) -> pd.DataFrame:
-    """Table 1: V_{p~D}({m} ∪ {expert}) per model and task (USD per problem)."""
-    vanilla = an.vanilla_cop()
-    per_model = cp.single_model_frontier(vanilla, an.expert)
-    return _model_frame(an, {m: per_model[m] for m in per_model.columns})
+    """Table 1: V_{p~D}({m} ∪ {expert}) per model and task (USD per problem); the set's ``table1_only`` models last,
+    marked."""
+    frames = []
+    for part, suffix in an.table1_parts():
+        per_model = cp.single_model_frontier(part.vanilla_cop(), part.expert)
+        frame = _model_frame(part, {m: per_model[m] for m in per_model.columns})
+        frames.append(frame.assign(model=frame["model"] + suffix))
+    return pd.concat(frames, ignore_index=True)
 
 
 def expert_only(an: Analysis) -> pd.DataFrame:

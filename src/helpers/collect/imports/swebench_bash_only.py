@@ -7,7 +7,8 @@ cost, api_calls}}`` — the verdict of SWE-bench's harness, the USD the run was 
 one attempt (run 0) of the registry model whose ``imported.name`` is the entry's name, with ``billed_usd`` and
 ``billed_calls`` and no tokens (``CallRecord``; the set cannot be repriced). An entry whose per-instance count of
 resolved instances disagrees with its published rate by more than rounding is named and left out, unless the set
-lists it in ``import_from.accept_mismatch``; an entry without per-instance details is named as not usable. A malformed
+lists it in ``import_from.accept_mismatch`` (then it is used everywhere) or its model in ``table1_only`` (then it is
+shown in Table 1 alone); an entry without per-instance details is named as not usable. A malformed
 file or value is one line naming the file, the entry and the instance.
 """
 
@@ -99,19 +100,28 @@ def caveats(params: Params, models: list[ModelSpec]) -> list[str]:
 
     spec, path = import_spec(params)
     known = {p.problem_id for p in get_task(TASK).load(params.data_path, params.task_options.get(TASK, {}))}
-    accepted, out, bare = set(spec.accept_mismatch), [], []
+    out, bare = [], []
     for i, entry in enumerate(entries(path)):
         name, results = checked(path, entry, i, known)
         if results is None:
             bare.append(name)
         elif why := mismatch(entry, sum(r[0] for r in results.values()), len(results)):
-            fate = ("imported anyway (import_from.accept_mismatch), so its numbers carry the disagreement"
-                    if name in accepted else "left out of every number here (import_from.accept_mismatch imports it)")
-            out.append(f"Leaderboard entry {name}: {why}; {fate}.")
+            out.append(f"Leaderboard entry {name}: {why}; {mismatch_fate(params, models, name)}.")
     if bare:
         out.append(f"Not usable: {len(bare)} leaderboard entries give totals only, no per-instance results "
                    f"({', '.join(bare)}).")
     return out
+
+
+def mismatch_fate(params: Params, models: list[ModelSpec], name: str) -> str:
+    """What the set does with the entry ``name`` whose count disagrees with its published rate."""
+    model = next((m.name for m in models if m.imported and m.imported.name == name), None)
+    if name in import_spec(params)[0].accept_mismatch:
+        return "imported anyway (import_from.accept_mismatch), so every number here carries the disagreement"
+    if model in params.table1_only:
+        return (f"shown in Table 1 alone (table1_only: {model}), left out of every other number; "
+                "import_from.accept_mismatch would use it everywhere")
+    return "left out of every number here (table1_only shows it in Table 1 alone; import_from.accept_mismatch everywhere)"
 
 
 def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[Imported | Dropped]:
@@ -130,8 +140,9 @@ def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[I
             yield Dropped(f"{path}: entry {i} ({name!r}): no per-instance results, only totals: not usable")
             continue
         why = mismatch(entry, sum(r[0] for r in results.values()), len(results))
-        if why and name not in import_spec(params)[0].accept_mismatch:
-            yield Dropped(f"{path}: entry {i} ({name!r}): {why}: left out (import_from.accept_mismatch imports it)")
+        if why and name not in import_spec(params)[0].accept_mismatch and models[name].name not in params.table1_only:
+            yield Dropped(f"{path}: entry {i} ({name!r}): {why}: left out (table1_only shows it in Table 1 alone; "
+                          "import_from.accept_mismatch uses it everywhere)")
             continue
         for iid, (resolved, usd, calls) in results.items():
             yield Imported(TASK, iid, models[name].name, 0, "", 0, 0, TOKENS, SOURCE, source_correct=resolved,
