@@ -87,3 +87,47 @@ def test_an_errorbars_markers_are_obstacles_even_without_whiskers():
     cx, cy = ax.transData.transform((2.0, 1.0))
     assert ((points[:, 0] < cx) & (points[:, 2] > cx) & (points[:, 1] < cy) & (points[:, 3] > cy)).any()
     plt.close(fig)
+
+
+def test_crossing_leaders_are_untangled():
+    """Two labels asked for on each other's side: their leaders cross where they were asked, and not once placed."""
+    fig, ax = plt.subplots(figsize=(6, 3), dpi=100)
+    ax.set(xlim=(0, 1), ylim=(0, 1))
+    ax.scatter([0.3, 0.7], [0.5, 0.5])
+    texts = [ax.annotate("left point", (0.3, 0.5), xytext=(150, 40), textcoords="offset points", arrowprops=LEADER),
+             ax.annotate("right point", (0.7, 0.5), xytext=(-150, 40), textcoords="offset points", ha="right",
+                         arrowprops=LEADER)]
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+
+    def leaders():
+        return [placement._leader(t, ax, placement.text_box(t, renderer))[0] for t in texts]
+
+    assert placement._cross(*leaders())
+    placement.declutter(fig, ax, texts)
+    assert all(t.axes is ax for t in texts) and not placement._cross(*leaders())
+    plt.close(fig)
+
+
+def test_segments_cross_only_inside_both():
+    cross = lambda *xy: placement._cross(np.array(xy[:4], float), np.array(xy[4:], float))  # noqa: E731
+    assert cross(0, 0, 2, 2, 0, 2, 2, 0)
+    assert not cross(0, 0, 1, 1, 2, 0, 3, 1)  # apart
+    assert not cross(0, 0, 1, 0, 0, 1, 1, 1)  # parallel
+
+
+def test_uncross_swaps_two_placed_labels_whose_leaders_cross():
+    fig, ax = plt.subplots(figsize=(6, 3), dpi=100)
+    ax.set(xlim=(0, 1), ylim=(0, 1))
+    ax.scatter([0.3, 0.7], [0.5, 0.5])
+    texts = [ax.annotate(name, (x, 0.5), xytext=(dx, 40), textcoords="offset points", ha="center", arrowprops=LEADER)
+             for name, x, dx in (("left", 0.3, 150), ("right", 0.7, -150))]
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    kept = [(t, placement.text_box(t, renderer)) for t in texts]
+    room = (*placement.obstacles(ax, fig), ax.get_window_extent(renderer), 1.0)
+    assert placement._tangles(ax, kept, 1.0) == 1
+    placement.uncross(fig, ax, kept, room)
+    assert placement._tangles(ax, kept, 1.0) == 0
+    assert [round(t.xyann[0]) for t in texts] == [-16, 16]  # each where the other was (the points are 134 pt apart)
+    plt.close(fig)

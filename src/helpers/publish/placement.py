@@ -12,6 +12,7 @@ import matplotlib.transforms
 import numpy as np
 
 PAD_PT = 1.5  # a label keeps this far from a line or a point (points)
+DROP_COST = 4  # a label left out weighs as much as this many tangles (leaders crossing a leader or another label)
 
 
 def text_box(text, renderer):
@@ -97,7 +98,7 @@ def _covers(box, segments: np.ndarray, points: np.ndarray, pad: float) -> bool:
 def _candidates(dx: float, dy: float, step_pt: float, tries: int):
     """Offsets (points) and alignments to try, nearest to the asked offset first: up or down ``tries`` steps of
     ``step_pt``, up to three steps further out, right of the point (left-aligned) before left of it."""
-    shifts = [(out * step_pt, k * step_pt) for out in range(4) for k in range(-tries, tries + 1)]
+    shifts = [(out * step_pt, k * step_pt) for out in range(8) for k in range(-tries, tries + 1)]
     for ox, oy in sorted(shifts, key=lambda s: (np.hypot(*s), s[0], -s[1])):
         for side in (1, -1):
             yield (side * (abs(dx) + ox), dy + oy), "left" if side > 0 else "right"
@@ -138,36 +139,136 @@ def declutter(fig, ax, texts, step_pt: float = 7.0, tries: int = 8) -> None:
     overlaps no label placed before it; of those, the nearest that covers no line, marker or leader of the panel
     and whose own leader crosses no placed label — or, where none does, the nearest whose leader alone crosses a
     label. One that finds no place, or only places covering a line or marker, is removed (its point stays,
-    coloured)."""
+    coloured). Labels are placed in several orders (``_orders``), crossing leaders swapped (``uncross``), and the
+    arrangement kept with the fewest tangles (``_tangles``; each label removed counts ``DROP_COST``), then the
+    shortest leaders."""
     renderer = fig.canvas.get_renderer()
-    panel = ax.get_window_extent(renderer)
-    segments, points = obstacles(ax, fig)
-    pad = PAD_PT * fig.dpi / 72
-    placed: list[matplotlib.transforms.Bbox] = []
+    room = (*obstacles(ax, fig), ax.get_window_extent(renderer), PAD_PT * fig.dpi / 72)
+    asked = [(t.xyann, t.get_horizontalalignment()) for t in texts]
+    best = None  # (score, [(text, offset, alignment)], dropped)
+    for order in _orders(ax, texts):
+        for text, (offset, align) in zip(texts, asked, strict=True):
+            text.xyann = offset
+            text.set_horizontalalignment(align)
+        kept, dropped = _place(fig, ax, order, room, step_pt, tries)
+        uncross(fig, ax, kept, room)
+        length = sum(float(np.hypot(*(seg[2:] - seg[:2]))) for t, b in kept for seg in _leader(t, ax, b))
+        score = (DROP_COST * len(dropped) + _tangles(ax, kept, room[3]), length)
+        if best is None or score < best[0]:
+            best = (score, [(t, t.xyann, t.get_horizontalalignment()) for t, _ in kept], dropped)
+        if score[0] == 0 and order is texts:
+            break  # the asked order already places every label untangled
+    for text, offset, align in best[1] if best else []:
+        text.xyann = offset
+        text.set_horizontalalignment(align)
+    for text in best[2] if best else []:
+        text.remove()
+
+
+def _orders(ax, texts) -> list:
+    """Orders to place ``texts`` in: as given, the most crowded point first (most other labelled points within a
+    tenth of the panel), and by the point's x then y (display units)."""
+    if len(texts) < 3:
+        return [texts]
+    xy = np.array([ax.transData.transform((ax.convert_xunits(t.xy[0]), ax.convert_yunits(t.xy[1]))) for t in texts])
+    reach = 0.1 * np.hypot(*ax.get_window_extent().size)
+    crowd = (np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1)) < reach).sum(axis=1)
+    keys = (-crowd, xy[:, 0], -xy[:, 1])
+    return [texts, *([texts[i] for i in np.argsort(k, kind="stable")] for k in keys)]
+
+
+def _place(fig, ax, texts, room: tuple, step_pt: float, tries: int) -> tuple[list, list]:
+    """``declutter``'s placement of ``texts`` in this order: ((text, box) placed, texts with no place)."""
+    renderer = fig.canvas.get_renderer()
+    segments, points, panel, pad = room
+    kept, dropped, leaders = [], [], []
     for text in texts:
         dx, dy = text.xyann
-        best = None  # (faults, offset, alignment, box)
+        best = None  # ((covers, tangles), offset, alignment, box)
         moved = _mover(text, renderer, fig.dpi / 72)
         for offset, align in _candidates(dx, dy, step_pt, tries):
             box = moved(offset, align)
             inside = box.x0 >= panel.x0 and box.x1 <= panel.x1 and box.y0 >= panel.y0 and box.y1 <= panel.y1
-            if not inside or any(box.overlaps(b) for b in placed):
+            if not inside or any(box.overlaps(b) for _, b in kept):
                 continue
             leader = _leader(text, ax, box)
-            faults = (2 * _covers(box, segments, points, pad)
-                      + any(segments_hit_box(leader, _box_row(b, pad)) for b in placed))
+            faults = (_covers(box, segments, points, pad),  # a line or marker covered: never, then leaders crossed
+                      any(segments_hit_box(leader, _box_row(b, pad)) for _, b in kept)
+                      + sum(_cross(leader[0], other[0]) for other in leaders if len(leader) and len(other)))
             if best is None or faults < best[0]:
                 best = (faults, offset, align, box)
-            if faults == 0:
+            if faults == (False, 0):
                 break
-        if best is None or best[0] >= 2:  # no place that covers no line or marker: the point stays, coloured
-            text.remove()
+        if best is None or best[0][0]:  # no place that covers no line or marker: the point stays, coloured
+            dropped.append(text)
             continue
         _, offset, align, box = best
         text.set_horizontalalignment(align)
         text.xyann = offset
-        placed.append(box)
-        segments = np.vstack([segments, _leader(text, ax, box)])
+        kept.append((text, box))
+        leaders.append(_leader(text, ax, box))
+        segments = np.vstack([segments, leaders[-1]])
+    return kept, dropped
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether segments ``a`` and ``b`` (x0, y0, x1, y1) cross at a point inside both."""
+    def side(p, q, r):
+        return np.sign((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]))
+
+    return bool(side(a[:2], a[2:], b[:2]) * side(a[:2], a[2:], b[2:]) < 0
+                and side(b[:2], b[2:], a[:2]) * side(b[:2], b[2:], a[2:]) < 0)
+
+
+def _tangles(ax, kept, pad: float) -> int:
+    """How many pairs of leaders cross, plus how many leaders cross another label, of ``kept`` ((text, box) pairs)."""
+    leaders = [_leader(t, ax, b) for t, b in kept]
+    crossings = sum(_cross(leaders[i][0], leaders[j][0]) for i in range(len(kept)) for j in range(i + 1, len(kept))
+                    if len(leaders[i]) and len(leaders[j]))
+    through = sum(segments_hit_box(leaders[i], _box_row(b, pad)) for i in range(len(kept))
+                  for j, (_, b) in enumerate(kept) if i != j)
+    return crossings + through
+
+
+def uncross(fig, ax, kept: list, room: tuple) -> None:
+    """Swap the places of two placed labels whose leaders cross (each label's box centred where the other's was)
+    while that untangles the panel (``_tangles`` falls) and each box stays inside it, clear of the other labels and of
+    every line and marker. ``kept``: (annotation, its box) as ``declutter`` placed them, updated in place; ``room``:
+    (segments, marker boxes, the panel's box, padding), display units."""
+    segments, points, panel, pad = room
+    scale = fig.dpi / 72
+    for _ in range(2 * len(kept)):  # each swap lowers the tangles: a bounded number of passes
+        now = _tangles(ax, kept, pad)
+        for i in range(len(kept)):
+            if now and any(_swapped(ax, kept, i, j, (segments, points, panel, pad), scale, now) for j in range(i + 1, len(kept))):
+                break
+        else:
+            return
+
+
+def _swapped(ax, kept: list, i: int, j: int, room: tuple, scale: float, now: int) -> bool:
+    """Swap labels ``i`` and ``j`` of ``kept`` (see ``uncross``) if that is allowed and lowers the tangles ``now``."""
+    segments, points, panel, pad = room
+    (ti, bi), (tj, bj) = kept[i], kept[j]
+    moves = []
+    for text, box, target in ((ti, bi, bj), (tj, bj, bi)):
+        shift = ((target.x0 + target.x1 - box.x0 - box.x1) / 2, (target.y0 + target.y1 - box.y0 - box.y1) / 2)
+        moves.append((text, box.translated(*shift), (text.xyann[0] + shift[0] / scale, text.xyann[1] + shift[1] / scale)))
+    others = [b for k, (_, b) in enumerate(kept) if k not in (i, j)]
+    for _, box, _ in moves:
+        inside = box.x0 >= panel.x0 and box.x1 <= panel.x1 and box.y0 >= panel.y0 and box.y1 <= panel.y1
+        if not inside or any(box.overlaps(b) for b in others) or _covers(box, segments, points, pad):
+            return False
+    if moves[0][1].overlaps(moves[1][1]):
+        return False
+    trial = list(kept)
+    trial[i], trial[j] = (ti, moves[0][1]), (tj, moves[1][1])
+    if _tangles(ax, trial, pad) >= now:
+        return False
+    for text, _, offset in moves:
+        text.xyann = offset
+    kept[i], kept[j] = trial[i], trial[j]
+    return True
 
 
 def lift_clear(fig, ax, texts, step_pt: float = 4.0, tries: int = 6) -> None:
