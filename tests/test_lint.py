@@ -20,7 +20,7 @@ from conftest import ROOT
 
 BASELINE = ROOT / "tests" / "mypy_baseline.txt"
 # 154 errors before the loop (93 when issue 39 was filed). The baseline only shrinks: fix errors, never add lines
-MAX_BASELINE = 14
+MAX_BASELINE = 0
 ERROR = re.compile(r"^(?P<path>[^:]+):\d+(?::\d+)?: error: (?P<message>.*)  \[(?P<code>[a-z0-9-]+)\]$")
 REGENERATE = "python tests/test_lint.py --write-baseline"
 

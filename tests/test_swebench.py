@@ -122,6 +122,9 @@ def test_a_disagreeing_entry_can_be_shown_in_table_1_alone(write_set, shared_dat
     hand = np.mean([min(d["cost"] if d["resolved"] else np.inf, expert[i]) for i, d in details.items()])
     assert t1.iloc[1] == pytest.approx(hand)
     assert cp.frontier(an.cop, an.models, an.expert)["swebench_verified"] == pytest.approx(t1.iloc[0])  # not Claude's
+    from helpers.publish.catalog import full_caption
+
+    assert "marked *Table 1 only*: Claude 3.7 Sonnet, which the set keeps out" in full_caption(an, "table1_frontier_cop")
 
 
 @pytest.mark.parametrize("only, says", [(["o3"], "table1_only names models that are not in the set's models: o3"),

@@ -117,6 +117,14 @@ def run_cube(attempts: pd.DataFrame, methods: list[str], problems: pd.MultiIndex
     return RunCube(problems, task_codes, tasks, strategies, usd, correct, runs, answer, class_ok, derived)
 
 
+
+def _rate_from_runs(method: str):
+    """The method's pass rate from its vanilla runs (``Method.rate_from_runs``); one line when it has none."""
+    rate = get_method(method).rate_from_runs
+    if rate is None:
+        raise ValueError(f"method {method!r} is derived from vanilla runs but has no Method.rate_from_runs")
+    return rate
+
 def _estimates(cube: RunCube, idx: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """(C, R) of every strategy, (b, P, S_all): from runs resampled by ``idx`` (b, P, S, n) or as recorded."""
     P, S, n = cube.usd.shape
@@ -145,7 +153,7 @@ def _estimates(cube: RunCube, idx: np.ndarray | None) -> tuple[np.ndarray, np.nd
     stats = RunStats(runs=runs[:, :, vanilla], passed=correct[:, :, vanilla].sum(-1),
                      sizes=sizes[..., :n],  # runs per answer class (the last bin: padding)
                      class_ok=np.broadcast_to(cube.class_ok[None][:, :, vanilla], answer.shape[:-1] + (n,)))
-    per_method = {method: get_method(method).rate_from_runs(stats) for method in dict.fromkeys(d[2] for d in cube.derived)}
+    per_method = {method: _rate_from_runs(method)(stats) for method in dict.fromkeys(d[2] for d in cube.derived)}
     costs, rates = [cost], [rate]
     for _, s, method in cube.derived:
         costs.append(get_method(method).billed_calls * cost[:, :, s, None])

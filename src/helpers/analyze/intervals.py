@@ -16,7 +16,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 import pandas as pd
@@ -348,14 +348,17 @@ def routing_frames(first: dict[str, Share], tasks: list[str], models: list[str],
     (``strategy`` = "expert", ``expert_usd`` (T,) its mean USD per problem). ``crossfitted``: the cross-fitted
     envelope (``routing.crossfit_envelope``), added as estimator ``cross-fitted`` with no interval (none validated).
     """
-    budgets = routing.budget_grid(*(r.envelope[1] for r in first.values()), *([crossfitted[1]] if crossfitted else []))
+    carried = {e: (r.envelope, r.points) for e, r in first.items() if r.envelope is not None and r.points is not None}
+    if len(carried) != len(first):
+        raise ValueError("routing_frames: each estimator's first share must carry the routing envelope and points")
+    budgets = routing.budget_grid(*(env[1] for env, _ in carried.values()), *([crossfitted[1]] if crossfitted else []))
     rows, points = [], []
     if crossfitted is not None:
         value = routing.at_budgets(*crossfitted, budgets)[0]
         rows += [{"task": task, "estimator": "cross-fitted", "budget_usd": b, "value": v, "low": np.nan, "high": np.nan,
                   "widened": False} for j, task in enumerate(tasks) for b, v in zip(budgets[j], value[:, j])]
-    for e, r in first.items():
-        acc0, usd0, accb, usdb = r.envelope
+    for e, (envelope, model_points) in carried.items():
+        acc0, usd0, accb, usdb = envelope
         value = routing.at_budgets(acc0, usd0, budgets)[0]
         lo, hi = _interval(routing.at_budgets(accb, usdb, budgets), level)
         widened = (value < lo) | (value > hi)  # the envelope is a maximum over noisy options: its replicates sit above it
@@ -363,7 +366,7 @@ def routing_frames(first: dict[str, Share], tasks: list[str], models: list[str],
         for j, task in enumerate(tasks):
             rows += [{"task": task, "estimator": e, "budget_usd": b, "value": v, "low": lw, "high": h, "widened": w}
                      for b, v, lw, h, w in zip(budgets[j], value[:, j], lo[:, j], hi[:, j], widened[:, j])]
-        acc_p, usd_p, acc_b, usd_b = r.points
+        acc_p, usd_p, acc_b, usd_b = model_points
         (al, ah), (ul, uh) = _interval(acc_b, level), _interval(usd_b, level)
         (al, ah), (ul, uh) = (np.fmin(al, acc_p[0]), np.fmax(ah, acc_p[0])), (np.fmin(ul, usd_p[0]), np.fmax(uh, usd_p[0]))
         points += [{"task": task, "estimator": e, "strategy": m, "accuracy": acc_p[0, j, i], "usd": usd_p[0, j, i],
@@ -394,7 +397,8 @@ def compute_statistics(cube: RunCube, expert: np.ndarray, stats: Statistics, mod
         curves[e] = (np.stack([np.concatenate([head.values[k][None], spread[k]]) for k in names], axis=1)
                      if steps else np.zeros((1, 0, len(cube.tasks))))
     plug = [sh for sh in shares if sh.estimator == "plug-in"]
-    accuracy_cost = _accuracy_cost_rows(plug[0].acc_cost[0], np.concatenate([sh.acc_cost[1] for sh in plug], axis=1),
+    acc = [a for a in (sh.acc_cost for sh in plug) if a is not None]  # every plug-in share carries its replicates'
+    accuracy_cost = _accuracy_cost_rows(acc[0][0], np.concatenate([a[1] for a in acc], axis=1),
                                         cube.all_strategies, cube.tasks, level)
     expert_usd = np.add.reduceat(expert, cube.task_starts) / np.diff([*cube.task_starts, len(expert)])
     checks = next(sh.checks for sh in shares if sh.checks is not None)
@@ -430,6 +434,6 @@ def set_statistics(an: Analysis, replicates: int = DEFAULT_REPLICATES, draws: in
     where.mkdir(parents=True, exist_ok=True)
     for name, df in zip(FRAMES, (st.frame, st.accuracy_cost, st.routing, st.routing_points, st.checks), strict=True):
         df.to_parquet(where / f"{name}.parquet")
-    np.savez_compressed(where / "curves.npz", **st.curves)
+    np.savez_compressed(where / "curves.npz", **cast(dict[str, Any], st.curves))  # arrays (numpy's stub: bool)
     (where / "key.txt").write_text(key)
     return st

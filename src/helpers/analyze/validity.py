@@ -309,11 +309,15 @@ def own_problems(ctx: Context) -> Problems:
     """The simulated set's own problems: each prompt once, with the difficulty and interactions the simulator gave
     it (``core.simulation``'s hashes of the set's seed, task, problem and model)."""
     seed, models = ctx.params.seed, ctx.models
-    generator = set_generator([m.sim for m in models])
+    profiles = [m.sim for m in models if m.sim is not None]
+    if len(profiles) != len(models):
+        raise ValueError("own_problems: every model of the set must be simulated (a sim profile)")
+    generator = set_generator(profiles)
     out = []
     for t in ctx.params.tasks:
         ids = [p.problem_id for p in ctx.problems[t]]
-        offset = (np.array([[interaction(seed, t, pid, m.name, m.sim.interaction_sd) for m in models] for pid in ids])
+        pairs = list(zip(models, profiles, strict=True))
+        offset = (np.array([[interaction(seed, t, pid, m.name, sim.interaction_sd) for m, sim in pairs] for pid in ids])
                   if generator.has_interaction else 0.0)
         out.append(TaskProblems(np.arange(len(ids)), np.array([difficulty(seed, t, pid) for pid in ids]), offset,
                                 generator=generator))
@@ -332,6 +336,13 @@ def hashed_draws(ctx: Context) -> list[HashedDraws]:
     return [HashedDraws(ctx.params.seed, t, tuple(p.problem_id for p in ctx.problems[t]), models) for t in ctx.params.tasks]
 
 
+def _rng(rng: np.random.Generator | None) -> np.random.Generator:
+    """``draw_cube``'s generator, needed where it draws problems or attempts itself."""
+    if rng is None:
+        raise ValueError("draw_cube: an rng is needed unless both problems and draws are given")
+    return rng
+
+
 # long: one pass of random draws whose order is the seed discipline (a split would hide the order a seed fixes)
 def draw_cube(gm: GenerativeModel, rng: np.random.Generator | None, problems: Problems | None = None,
               draws: list | None = None) -> tuple[RunCube, np.ndarray]:
@@ -341,7 +352,7 @@ def draw_cube(gm: GenerativeModel, rng: np.random.Generator | None, problems: Pr
     (``core.simulation.SeededDraws`` of ``rng`` by default; ``hashed_draws`` gives the ``sim`` backend's own)."""
     n = gm.n_runs
     collected = [s for s in gm.strategies if "+" not in s or get_method(s.split("+", 1)[1]).is_collected]
-    problems = draw_problems(gm, rng) if problems is None else problems
+    problems = draw_problems(gm, _rng(rng)) if problems is None else problems
     blocks = []
     for t, tm in enumerate(gm.tasks):
         P = len(tm.solve_tokens)
@@ -349,7 +360,7 @@ def draw_cube(gm: GenerativeModel, rng: np.random.Generator | None, problems: Pr
         prompt = here.prompt
         pi = here.success(tm)[:, :, None]  # (P, M, 1)
         broken = np.broadcast_to(here.broken, (P,))[:, None, None]
-        draw, shape = SeededDraws(rng) if draws is None else draws[t], (P, len(gm.models), n)
+        draw, shape = SeededDraws(_rng(rng)) if draws is None else draws[t], (P, len(gm.models), n)
         ok = draw.uniform("format", shape) >= gm.format_error[:, None]
 
         def calls(tokens, method="vanilla", call=0, tm=tm, draw=draw, shape=shape):  # this task's, bound (B023)

@@ -27,7 +27,7 @@ def repriced(params_path: str | Path, as_of: dt.date) -> tuple[Path, Params]:
     original = load_params(params_path)
     if original.billed:  # its records hold USD as billed, no tokens: another date's prices have nothing to apply to
         raise CostOfPassError(f"{params_path}: cannot reprice: its records carry the USD each run was billed "
-                              f"({original.import_from.format}), not token counts")
+                              f"({original.import_from.format if original.import_from else 'billed'}), not token counts")
     from helpers.core.params import check_confined
 
     check_confined(original)  # the repriced copy is written beside it

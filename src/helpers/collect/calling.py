@@ -277,7 +277,7 @@ def _attempt_steps(a: Attempt, calls: list[int], done: dict[tuple, str], store: 
         made.append(record)
         if record.status != "ok":
             break  # a later call needs this one's response
-        responses[c] = record.response
+        responses[c] = record.response or ""  # an ok record has its response
     return made, 0
 
 

@@ -150,6 +150,7 @@ def serve(job: dict, program: str, chan_in: int, chan_out: int) -> None:
         if frame is None:
             return
         args, kwargs = plain.decode(frame)
+        assert entry is not None  # split mode: checked callable above
         try:
             reply = {"ok": plain.to_json(entry(*args, **kwargs))}
         except BaseException as exc:  # noqa: BLE001

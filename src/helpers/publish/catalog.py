@@ -238,6 +238,10 @@ def full_caption(an: Analysis, name: str, **fill: str) -> str:
     """The catalog caption with ``fill``: what the artifact shows, and SIMULATED where it is (the set's provenance
     is stated once, in the report's "About this run": ``publish.about``)."""
     text = entry(name).caption.format(**{k: md(v) for k, v in fill.items()})
+    if name == "table1_frontier_cop" and an.aside is not None:
+        only = ", ".join(an.aside.labels[m] for m in an.aside.models)
+        text = (f"{text} Last, marked *Table 1 only*: {md(only)}, which the set keeps out of every other number "
+                "(`table1_only`; why: the first screen's caveats).")
     if an.imported:
         text = f"{text} {md(an.imported_tag)}"
     return f"{text} **SIMULATED** records (not real LLMs)." if an.simulated else text

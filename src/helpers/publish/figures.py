@@ -214,7 +214,7 @@ def _release_points(ax, d: pd.DataFrame, palette: dict[str, str], families: dict
     previous, named = np.inf, []
     for _, row in d.iterrows():
         names = row.released.split(", ")
-        ax.scatter(row.date, row.normalized_pct, color=palette.get(families.get(names[0]), "#C44E52"),
+        ax.scatter(row.date, row.normalized_pct, color=palette.get(families.get(names[0], ""), "#C44E52"),
                    zorder=3, s=26, edgecolor="white", linewidth=0.5)
         if row.normalized_pct < previous * 0.9:
             named.append(ax.annotate(", ".join(model_labels.get(m, m).replace(" (sim)", "") for m in names),

@@ -181,7 +181,9 @@ def _place(fig, ax, texts, room: tuple, step_pt: float, tries: int) -> tuple[lis
     """``declutter``'s placement of ``texts`` in this order: ((text, box) placed, texts with no place)."""
     renderer = fig.canvas.get_renderer()
     segments, points, panel, pad = room
-    kept, dropped, leaders = [], [], []
+    kept: list[tuple] = []
+    dropped: list = []
+    leaders: list[np.ndarray] = []
     for text in texts:
         dx, dy = text.xyann
         best = None  # ((covers, tangles), offset, alignment, box)
