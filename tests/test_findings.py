@@ -38,6 +38,9 @@ def test_findings_lead_with_the_policy_cost_and_keep_the_papers_beside():
     assert row[findings.FAMILY] == "big: 60 [55, 80]"  # the policy's, beyond doubt (its interval above the others')
     assert row[findings.TECHNIQUE] == "self-refine: 10 [2, 30]; not cross-fitted: vote"  # vote: estimated from runs
     assert row[findings.HALVING] == "unreliable fit: not a finding"  # no number where the fit is not reliable
+    claims = {c: row[c] for c in findings.CLAIMS}  # beside the words, what they claim (the lead reads these)
+    assert claims == {"mostly_fee": False, "cheapest_named": True, "family_named": True, "technique_named": True,
+                      "halving_reliable": False}
     model = findings.findings(stats_frame(), None, ["t"], {}, {}, {}, estimator="model-based").iloc[0]
     assert model[findings.PAPER] == "0.5 [0.4, 0.7]"
     assert model[findings.FRONTIER].startswith("not identified")  # no policy rows given
@@ -49,6 +52,7 @@ def test_a_model_is_named_cheapest_only_beyond_doubt():
     policy.loc[policy["statistic"] == "table1:a", ["value", "low", "high"]] = [1.0, 0.7, 1.4]
     cell = findings.findings(stats_frame(), None, ["t"], {}, {"b": "Model B"}, {}, policy=policy).iloc[0][findings.CHEAPEST]
     assert cell == "none beyond doubt: the intervals of Model B 0.8 [0.6, 1.1], a 1 [0.7, 1.4] overlap"
+    assert not findings.findings(stats_frame(), None, ["t"], {}, {}, {}, policy=policy).iloc[0]["cheapest_named"]
 
 
 def test_a_family_is_named_most_essential_only_beyond_doubt():
@@ -78,6 +82,7 @@ def test_no_technique_is_named_best_when_its_crossfitted_interval_reaches_zero()
     row = findings.findings(stats_frame(), None, ["t"], {}, {}, {}, policy=policy_frame(gain_low=-0.01)).iloc[0]
     assert row[findings.TECHNIQUE] == ("none shown to pay (every cross-fitted interval reaches 0: self-refine); "
                                        "not cross-fitted: vote")
+    assert not row["technique_named"]
     assert row[findings.HALVING] == "–"
 
 
@@ -88,18 +93,15 @@ def test_fold_methods_puts_each_models_methods_in_one_cell():
 
 
 def glance_of(*rows) -> pd.DataFrame:
-    return pd.DataFrame([list(r) for r in rows], columns=findings.COLUMNS)
+    """A findings table of dataset names and claims (the words are the table's; the lead reads only the claims)."""
+    return pd.DataFrame([list(r) for r in rows], columns=["dataset", *findings.CLAIMS])
 
 
 def test_the_findings_lead_says_what_holds_across_datasets_and_leaves_the_numbers_to_the_table():
     from helpers.publish.findings import at_a_glance
 
-    glance = glance_of(["A", "1 [0, 2] with up to 2 tries; 5% of it the assumed expert fee", "0.9 [0, 2]", "–", "m1 (light): 1 [0, 2]",
-                        "light: 90 [80, 95]", "none shown to pay (every cross-fitted interval reaches 0: x)", "unreliable"],
-                       ["B", "3 [2, 4] with up to 2 tries; 95% of it the assumed expert fee", "2 [1, 3]", "–",
-                        "none beyond doubt: the intervals of m1 and m2 overlap", "none shown to matter", "–", "2 [1, 3]"],
-                       ["C", "5 [4, 6] with up to 2 tries; >99.9% of it the assumed expert fee", "4 [3, 5]", "–",
-                        "m1 (light): 5 [4, 6]", "large: 60 [50, 70]", "vote: 9 [1, 12]", "no fit"])
+    glance = glance_of(["A", False, True, True, False, False], ["B", True, False, False, False, True],
+                       ["C", True, True, True, True, False])
     text = at_a_glance(glance)
     assert text == ("Across its 3 datasets, the assumed expert fee is more than half of the frontier's cost, up to k tries "
                     "then the expert, on B and C. The records name a cheapest single model beyond doubt on A and C, a most "

@@ -4,8 +4,6 @@ from the set's own numbers with its 95% interval (``intervals.SetStatistics`` ro
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 
@@ -17,6 +15,9 @@ FRONTIER, PAPER, SINGLES, CHEAPEST, FAMILY, TECHNIQUE, HALVING = (
     "frontier of all models (USD)", "the paper's frontier (USD)", "each model alone (USD)", "cheapest single model (USD)",
     "most essential family (%)", "best technique (gain %)", "halving time (months)")
 COLUMNS = ["dataset", FRONTIER, PAPER, SINGLES, CHEAPEST, FAMILY, TECHNIQUE, HALVING]
+# what each dataset's row claims, as booleans beside the words (the CSV's; ``at_a_glance`` reads them, never the words)
+CLAIMS = {"mostly_fee": FRONTIER, "cheapest_named": CHEAPEST, "family_named": FAMILY, "technique_named": TECHNIQUE,
+          "halving_reliable": HALVING}
 
 
 def _cell(value: float, low: float, high: float, fmt) -> str:
@@ -44,23 +45,25 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
     (said in words, with no interval, where more than half of it is the expert's fee on problems no model passed:
     ``expert_cell``; ``unpassed``: their number per task) and the frontier's halving time (Eq. 11, beside the paper's;
     only a finding where ``trends`` marks the fit reliable). ``halving``: the ``figure2_halving_times`` table, or
-    None."""
+    None. The row's ``CLAIMS`` columns (bool) say which of those cells makes a claim: the fee is more than half of
+    the frontier, a model / family / technique is named, the halving time is reliable."""
     mine = stats[stats["estimator"] == estimator]
     policy = pd.DataFrame(columns=["statistic", "task"]) if policy is None else policy
     rows = []
     for task in tasks:
-        row = {"dataset": task_labels.get(task, task)}
+        row: dict[str, str | bool] = {"dataset": task_labels.get(task, task)}
         here, ours = _parts(mine[mine["task"] == task]), _parts(policy[policy["task"] == task])
-        row[FRONTIER] = _policy_frontier(ours("frontier"))
+        row[FRONTIER], row["mostly_fee"] = _policy_frontier(ours("frontier"))
         row[PAPER] = _paper_frontier(here("frontier"), (unpassed or {}).get(task))
         row[SINGLES] = _singles(ours("table1"), model_labels)
-        row[CHEAPEST] = _cheapest(ours("table1"), model_labels, families)
-        row[FAMILY] = _family(ours("family"))
-        row[TECHNIQUE] = _technique(pd.concat([ours("technique gain"), _strategies(ours("strategy gain"), model_labels)]),
-                                    here("technique gain"))
-        row[HALVING] = _halving(halving, task_labels.get(task, task), estimator, PAPER_HALVING_MONTHS.get(task))
+        row[CHEAPEST], row["cheapest_named"] = _cheapest(ours("table1"), model_labels, families)
+        row[FAMILY], row["family_named"] = _family(ours("family"))
+        row[TECHNIQUE], row["technique_named"] = _technique(
+            pd.concat([ours("technique gain"), _strategies(ours("strategy gain"), model_labels)]), here("technique gain"))
+        row[HALVING], row["halving_reliable"] = _halving(halving, task_labels.get(task, task), estimator,
+                                                         PAPER_HALVING_MONTHS.get(task))
         rows.append(row)
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return pd.DataFrame(rows, columns=[*COLUMNS, *CLAIMS]).astype({c: bool for c in CLAIMS})
 
 
 def _parts(frame: pd.DataFrame):
@@ -70,13 +73,14 @@ def _parts(frame: pd.DataFrame):
     return lambda prefix: frame[kind == prefix].assign(name=name[kind == prefix])
 
 
-def _policy_frontier(front: pd.DataFrame) -> str:
-    """"v [low, high]; x% of it the assumed expert fee" of the cross-fitted frontier, or why there is none."""
+def _policy_frontier(front: pd.DataFrame) -> tuple[str, bool]:
+    """"v [low, high]; x% of it the assumed expert fee" of the cross-fitted frontier, or why there is none; and
+    whether that fee is more than half of it."""
     if front.empty or not np.isfinite(front.iloc[0]["value"]):
-        return "not identified (fewer than 2 runs per problem)"
+        return "not identified (fewer than 2 runs per problem)", False
     f = front.iloc[0]
     return (f"{_cell(f['value'], f['low'], f['high'], fmt_usd)} with up to {int(f['k'])} tries; "
-            f"{fee_pct(f['expert_share_pct'])}% of it the assumed expert fee")
+            f"{fee_pct(f['expert_share_pct'])}% of it the assumed expert fee", bool(f["expert_share_pct"] > 50))
 
 
 def _paper_frontier(front: pd.DataFrame, unpassed: int | None) -> str:
@@ -89,22 +93,23 @@ def _paper_frontier(front: pd.DataFrame, unpassed: int | None) -> str:
     return _cell(f["value"], f["low"], f["high"], fmt_usd) + _range(f, fmt_usd)
 
 
-def _family(fams: pd.DataFrame) -> str:
+def _family(fams: pd.DataFrame) -> tuple[str, bool]:
     """The most essential family under the policy (cross-fitted ``family:<g>`` rows of one dataset), named only
     beyond doubt: its gain's interval above 0 and above every other family's; else the families shown to lower the
-    frontier (interval above 0), or none. A maximum over noisy gains is not a finding by itself."""
+    frontier (interval above 0), or none; and whether it names one. A maximum over noisy gains is not a finding by
+    itself."""
     fams = fams[np.isfinite(fams["value"].astype(float))] if len(fams) else fams
     if fams.empty:
-        return "–"
+        return "–", False
     said = lambda f: f"{f['name']}: " + _cell(100 * f["value"], 100 * f["low"], 100 * f["high"], fmt_pct)  # noqa: E731
     top = fams.loc[fams["value"].idxmax()]
     rivals = fams[fams["name"] != top["name"]]
     if top["low"] > 0 and (rivals.empty or top["low"] > rivals["high"].max()):
-        return said(top)
+        return said(top), True
     shown = fams[fams["low"] > 0]
     if shown.empty:
-        return "none shown to matter (every interval reaches 0)"
-    return "none beyond doubt; lowering the frontier: " + ", ".join(said(f) for _, f in shown.iterrows())
+        return "none shown to matter (every interval reaches 0)", False
+    return "none beyond doubt; lowering the frontier: " + ", ".join(said(f) for _, f in shown.iterrows()), False
 
 
 def _strategies(gains: pd.DataFrame, model_labels: dict[str, str]) -> pd.DataFrame:
@@ -113,20 +118,22 @@ def _strategies(gains: pd.DataFrame, model_labels: dict[str, str]) -> pd.DataFra
     return gains.assign(name=[f"{model_labels.get(m, m)} · {names.method(x)}" for m, x in zip(model, method)])
 
 
-def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> str:
-    """The technique with the largest cross-fitted gain, named only when its interval lies above 0; techniques that
-    were not cross-fitted (estimated from vanilla runs: a try spends several) are named as such, never as best."""
+def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, bool]:
+    """The technique with the largest cross-fitted gain, named only when its interval lies above 0 (and whether it
+    is); techniques that were not cross-fitted (estimated from vanilla runs: a try spends several) are named as such,
+    never as best."""
     if crossfitted.empty and plug_in.empty:
-        return "–"
+        return "–", False
     checked = [names.method(n) for n in crossfitted["name"]]
     unchecked = [names.method(n) for n in plug_in["name"] if n not in set(crossfitted["name"])]
     tail = f"; not cross-fitted: {', '.join(unchecked)}" if unchecked else ""
     if crossfitted.empty or not crossfitted["value"].notna().any():
-        return "none checked (no technique with runs of its own)" + tail
+        return "none checked (no technique with runs of its own)" + tail, False
     tech = crossfitted.loc[crossfitted["value"].idxmax()]
     if not tech["low"] > 0:
-        return f"none shown to pay (every cross-fitted interval reaches 0: {', '.join(checked)})" + tail
-    return f"{names.method(tech['name'])}: " + _cell(100 * tech["value"], 100 * tech["low"], 100 * tech["high"], fmt_pct) + tail
+        return f"none shown to pay (every cross-fitted interval reaches 0: {', '.join(checked)})" + tail, False
+    gain = _cell(100 * tech["value"], 100 * tech["low"], 100 * tech["high"], fmt_pct)
+    return f"{names.method(tech['name'])}: {gain}{tail}", True
 
 
 MOSTLY_FEE = "mostly the assumed expert fee"
@@ -158,36 +165,36 @@ def _singles(single: pd.DataFrame, model_labels: dict[str, str]) -> str:
     return (said[0] if len(single) == 1 else " to ".join(said)) + (" with one try" if k == 1 else f" with up to {k} tries")
 
 
-def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict[str, str]) -> str:
+def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict[str, str]) -> tuple[str, bool]:
     """The cheapest-model cell from the models' policy costs: the lowest, named only when its interval lies below
     every other model's (a ranking the records and the assumed fee decide, not the luck of the runs); else the
-    models whose intervals overlap it."""
+    models whose intervals overlap it; and whether it names one."""
     single = _identified(single)
     if single.empty:
-        return "–"
+        return "–", False
     best = single.loc[single["value"].idxmin()]
     rivals = single[single["name"] != best["name"]]
     label = lambda r: model_labels.get(r["name"], r["name"])  # noqa: E731
     if rivals.empty or best["high"] < rivals["low"].min():
         return (f"{label(best)} ({families.get(best['name'], '?')}): " + _cell(best["value"], best["low"], best["high"], fmt_usd)
-                + f"; {fee_pct(best['expert_share_pct'])}% of it the assumed expert fee")
+                + f"; {fee_pct(best['expert_share_pct'])}% of it the assumed expert fee"), True
     close = pd.concat([best.to_frame().T, rivals[rivals["low"] <= best["high"]].sort_values("value")])
     said = ", ".join(f"{label(r)} {_cell(r['value'], r['low'], r['high'], fmt_usd)}" for _, r in close.head(3).iterrows())
     more = f" and {len(close) - 3} more" if len(close) > 3 else ""
-    return f"none beyond doubt: the intervals of {said}{more} overlap"
+    return f"none beyond doubt: the intervals of {said}{more} overlap", False
 
 
-def _halving(halving: pd.DataFrame | None, label: str, estimator: str, paper: float | None) -> str:
+def _halving(halving: pd.DataFrame | None, label: str, estimator: str, paper: float | None) -> tuple[str, bool]:
     """The halving-time cell of a dataset: estimate [interval] where the fit is reliable, else no halving time (a
     fit ``trends`` flags is not a finding) but the log-linear trend's factor per year with its 90% interval (only where
     the validity study validated that interval: ``trends.loglinear_validated``), with the
-    paper's beside it."""
+    paper's beside it; and whether the halving time is reliable (a finding)."""
     beside = f" (paper: {paper:g})" if paper is not None else ""
     if halving is None:
-        return "–" + beside
+        return "–" + beside, False
     fit = halving[(halving["task"] == label) & (halving["estimator"] == estimator)]
     if fit.empty or not pd.notna(fit["halving_months"].iloc[0]):
-        return "no fit" + beside
+        return "no fit" + beside, False
     f = fit.iloc[0]
     if not bool(f["reliable"]):
         from helpers.analyze.trends import loglinear_validated
@@ -196,36 +203,27 @@ def _halving(halving: pd.DataFrame | None, label: str, estimator: str, paper: fl
         trend = ("" if not np.isfinite(rate) else
                  f"; log-linear trend ÷{fmt_pct(rate)} per year [{fmt_pct(f['factor_low'])}, {fmt_pct(f['factor_high'])}]"
                  if shown else f"; log-linear trend ÷{fmt_pct(rate)} per year ({why})")
-        return "unreliable fit: not a finding" + trend + beside
-    return _cell(f["halving_months"], f["halving_low"], f["halving_high"], fmt_pct) + beside
-
-
-def _name(cell: str) -> str:
-    """What a findings cell names, without its numbers or reasons: 'lightweight: 93.4 [..]' -> 'lightweight',
-    'Model B (small): 7 [..]' -> 'Model B', 'none shown to pay (every ...)' -> 'none shown to pay'."""
-    return re.split(r":| \[| \(|;", cell)[0].strip()
+        return "unreliable fit: not a finding" + trend + beside, False
+    return _cell(f["halving_months"], f["halving_low"], f["halving_high"], fmt_pct) + beside, True
 
 
 def at_a_glance(glance: pd.DataFrame) -> str:
     """The findings table's lead: what holds across its datasets, each said once with the datasets it holds on —
     where the assumed expert fee is more than half of the frontier's cost, and on which datasets the records support
-    each claim (a cheapest single model, a most essential family, a technique that pays, a reliable halving time).
-    Every number stays in the table below it, with its interval."""
+    each claim (a cheapest single model, a most essential family, a technique that pays, a reliable halving time),
+    from the table's ``CLAIMS`` columns. Every number stays in the table below it, with its interval."""
     names = list(glance["dataset"])
-    shares = [re.search(r"(>?)([\d.]+)% of it the assumed expert fee", c) for c in glance[FRONTIER]]
-    fee = [d for d, m in zip(names, shares) if m and (m[1] or float(m[2]) > 50)]
 
-    def claimed(column: str) -> str:  # a halving time is a finding only as a number; a name is a claim, "none" not
-        found = [d for d, c in zip(names, glance[column])
-                 if (c[:1].isdigit() if column == HALVING else not c.startswith(("none", "no ", "not ", "–", "unreliable")))]
+    def on(claim: str) -> str:
+        found = [d for d, yes in zip(names, glance[claim].astype(bool), strict=True) if yes]
         return _listed(found) if found else "none"
 
     every = f"Across its {len(names)} datasets" if len(names) > 1 else "On its one dataset"
     return (f"{every}, the assumed expert fee is more than half of the frontier's cost, up to k tries then the "
-            f"expert, on {_listed(fee) if fee else 'none'}. The records name a cheapest single model beyond doubt on "
-            f"{claimed(CHEAPEST)}, a most essential family on {claimed(FAMILY)}, a technique that pays on "
-            f"{claimed(TECHNIQUE)}, and a reliable halving time on {claimed(HALVING)}. Every number, with its "
-            "interval, is in the table.")
+            f"expert, on {on('mostly_fee')}. The records name a cheapest single model beyond doubt on "
+            f"{on('cheapest_named')}, a most essential family on {on('family_named')}, a technique that pays on "
+            f"{on('technique_named')}, and a reliable halving time on {on('halving_reliable')}. Every number, with "
+            "its interval, is in the table.")
 
 
 def _listed(items: list[str]) -> str:
