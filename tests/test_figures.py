@@ -105,3 +105,14 @@ def test_a_lone_trend_panel_names_every_release_that_lowered_the_frontier():
     assert {labels[m] for m in lowered if m != "gpt35_0125"} <= {n for text in named for n in text.split(", ")}
     assert not figures.layout_problems(fig)
     plt.close("all")
+
+
+def test_date_ticks_name_a_day_where_two_fall_in_one_month():
+    """Issue 38: a span of six weeks was ticked "2023-11, 2023-12, 2023-12"."""
+    import matplotlib.dates as mdates
+
+    fmt = figures.MonthOrDay()
+    months = mdates.date2num(pd.to_datetime(["2024-07-01", "2024-10-01", "2025-01-01"]))
+    assert fmt.format_ticks(months) == ["2024-07", "2024-10", "2025-01"]
+    weeks = mdates.date2num(pd.to_datetime(["2023-11-01", "2023-12-01", "2023-12-15"]))
+    assert fmt.format_ticks(weeks) == ["2023-11-01", "2023-12-01", "2023-12-15"]

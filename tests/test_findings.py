@@ -124,7 +124,7 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
                     "96.9% of that is the assumed expert fee, paid where every try failed: it is set by the fee this "
                     "project assumes, not measured by the records.",
                     "Alone with the expert, no model is the cheapest there beyond doubt: m1 costs least, $1.76 per "
-                    "problem, but its interval overlaps 1 other model's."]
+                    "problem, but its interval overlaps another model's."]
     policy.loc[policy["model"] == "m3", "policy_low"] = 5.5
     policy.loc[policy["task"] == "b", "expert_share_pct"] = 20.0
     said = findings.in_short(policy[policy["task"] == "b"], {"b": "B"})

@@ -247,6 +247,21 @@ def _trend_fits(ax, d: pd.DataFrame, ylim: tuple[float, float], fit: DecayFit | 
     return note
 
 
+class MonthOrDay(matplotlib.dates.DateFormatter):
+    """Date ticks as ``YYYY-MM`` where every tick is a different month's first day, else as ``YYYY-MM-DD`` (a span of
+    a few weeks puts two ticks in one month: ``2023-12, 2023-12`` said nothing)."""
+
+    def __init__(self):
+        super().__init__("%Y-%m-%d")
+
+    def format_ticks(self, values):
+        dates = matplotlib.dates.num2date(values)
+        months = [d.strftime("%Y-%m") for d in dates]
+        if all(d.day == 1 and d.hour == 0 for d in dates) and len(set(months)) == len(months):
+            return months
+        return [d.strftime("%Y-%m-%d") for d in dates]
+
+
 def _trend_axes(ax, ylim: tuple[float, float], title: str) -> None:
     """A trend panel's log y axis (%), dated x axis and two-line title."""
     ax.set_yscale("log")
@@ -255,7 +270,7 @@ def _trend_axes(ax, ylim: tuple[float, float], title: str) -> None:
     ax.set_title(title, fontsize=NORMAL)
     ax.set_ylabel("frontier / expert-only (%, log)", fontsize=SMALL)
     ax.xaxis.set_major_locator(matplotlib.dates.AutoDateLocator(maxticks=5))
-    ax.xaxis.set_major_formatter(matplotlib.dates.DateFormatter("%Y-%m"))
+    ax.xaxis.set_major_formatter(MonthOrDay())
     ax.tick_params(axis="x", rotation=30, labelsize=SMALL)
     ax.tick_params(axis="y", labelsize=SMALL)
     ax.margins(x=0.12)

@@ -268,8 +268,8 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
                    f"{dollars(best['policy_usd'])} per problem{_truly_cheapest(truth, top['task'], best['model'], labels or {})}."
                    if overlap == 0 else
                    f"Alone with the expert, no model is the cheapest there beyond doubt: {best['model']} costs least, "
-                   f"{dollars(best['policy_usd'])} per problem, but its interval overlaps {overlap} other "
-                   + ("model's." if overlap == 1 else "models'."))
+                   f"{dollars(best['policy_usd'])} per problem, but its interval overlaps "
+                   + ("another model's." if overlap == 1 else f"those of {overlap} other models."))
     return out
 
 

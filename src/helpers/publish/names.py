@@ -35,6 +35,8 @@ _PATTERNS = [(re.compile(r"^majority_vote_k(\d+)$"), "majority vote (k={})"),
              (re.compile(r"^retry_k(\d+)$"), "retry ({} tries)"),
              (re.compile(r"^warming_k(\d+)$"), "warming ({} tries)"),
              (re.compile(r"^ldb_seed_([a-z0-9_]+)$"), "LDB on a {} attempt")]
+# model names inside method ids (the agent runs' seeding or first models) as the models are named elsewhere
+MODEL_WORDS = {"gpt4": "GPT-4", "gpt35": "GPT-3.5", "gpt3_5": "GPT-3.5", "llama3": "Llama 3", "codellama": "Code Llama"}
 
 
 def method(name: str) -> str:
@@ -43,9 +45,10 @@ def method(name: str) -> str:
         return METHOD_WORDS[name]
     for pattern, words in _PATTERNS:
         if m := pattern.match(name):
-            return words.format(m.group(1))
+            return words.format(MODEL_WORDS.get(m.group(1), m.group(1)))
     if name.startswith("escalation_"):
-        return "escalation " + name.removeprefix("escalation_").replace("_", " → ")
+        cascade = name.removeprefix("escalation_")
+        return "escalation from " + MODEL_WORDS.get(cascade, cascade.replace("_", " → "))
     return name.replace("_", " ")
 
 
