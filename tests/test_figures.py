@@ -51,7 +51,7 @@ def test_interval_bars_draw_every_item_with_its_whiskers():
     fig = figures.interval_bars(frame, "item", "Figure 5", simulated=True, colors={"A": "#123456"}, symlog=True,
                                 legend={"family x": "#123456"})
     ax = fig.axes[0]
-    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["family x"]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["family x", "95% interval"]  # the whiskers keyed too
     assert [t.get_text() for t in ax.get_yticklabels()] == ["A", "B"] and "SIMULATED" in fig._suptitle.get_text()
     assert len(ax.patches) == 2 and ax.get_xscale() == "symlog"
     plt.close("all")

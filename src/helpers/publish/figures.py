@@ -319,6 +319,8 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
         from matplotlib.patches import Patch
 
         handles = [Patch(color=c, label=n) for n, c in legend.items()]
+        handles.append(axes.flat[0].errorbar([np.nan], [np.nan], xerr=[[0], [0]], fmt="none", ecolor="#222222",
+                                             elinewidth=0.8, capsize=2, label="95% interval"))  # the whiskers' key
         if "range_ci_low" in frame:
             handles.append(range_handle())
         fig.legend(handles=handles, loc="upper center", ncol=min(len(handles), 3), bbox_to_anchor=(0.5, 0.0),
@@ -430,9 +432,10 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, look: Appeara
             d = envelope[(envelope.task == task) & (envelope.estimator == estimator)]
             if d.empty:
                 continue
-            if d["low"].notna().any():
-                ax.fill_between(d.budget_usd, 100 * d.low, 100 * d.high, color=color, alpha=0.12, lw=0)
             ax.plot(d.budget_usd, 100 * d.value, color=color, ls=ls, lw=1.3, label=label)
+            if d["low"].notna().any():
+                ax.fill_between(d.budget_usd, 100 * d.low, 100 * d.high, color=color, alpha=0.12, lw=0,
+                                label=f"{estimator} oracle's 95% interval")
         p = points[(points.task == task) & (points.estimator == "plug-in")]
         for _, row in p.iterrows():
             name = model_labels.get(row.strategy, row.strategy)
@@ -443,6 +446,9 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, look: Appeara
                                      xytext=(4, -4), textcoords="offset points", arrowprops=LEADER))
         e = points[(points.task == task) & (points.strategy == "expert")]
         ax.scatter(e.usd, 100 * e.accuracy, marker="*", s=90, color="black", zorder=4, label="human expert")
+        if not labelled:  # the models' colours, once in the legend: by family
+            for family, color in look.family_colors.items():
+                ax.plot([], [], "o", ms=4, color=color, ls="", label=family)
         ax.set_xscale("log")
         ax.set_title(task_labels.get(task, task), fontsize=NORMAL)
         ax.set_xlabel("USD per problem", fontsize=SMALL)
