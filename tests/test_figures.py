@@ -116,3 +116,18 @@ def test_date_ticks_name_a_day_where_two_fall_in_one_month():
     assert fmt.format_ticks(months) == ["2024-07", "2024-10", "2025-01"]
     weeks = mdates.date2num(pd.to_datetime(["2023-11-01", "2023-12-01", "2023-12-15"]))
     assert fmt.format_ticks(weeks) == ["2023-11-01", "2023-12-01", "2023-12-15"]
+
+
+def test_the_fee_curve_colours_only_models_cheapest_at_some_fee_when_there_are_many():
+    """Issue 38: 25 lines in 9 family colours could not be told apart; with more than FEE_LINES models, only those
+    cheapest alone at some fee keep a colour and a legend entry, the rest are one grey key."""
+    fees = np.array([0.1, 1.0, 10.0])
+    lines = {f"m{i}": fees * (2 + i) for i in range(10)} | {"flat": np.full(3, 1.5), "frontier": fees}
+    curve = pd.DataFrame([{"task": "t", "fee_usd": f, "line": name, "value": v}
+                          for name, values in lines.items() for f, v in zip(fees, values)])
+    look = Appearance({}, {"t": "T"}, {}, ["t"])
+    fig = figures.fee_curve(curve, {"t": 1.0}, look, "frontier")
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert {"m0", "flat", "frontier", "every other model alone"} <= set(legend)  # m0 cheapest at 0.1, flat at 10
+    assert not {"m1", "m9"} & set(legend)
+    plt.close("all")

@@ -553,18 +553,31 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], look: Appe
 MODEL_DASHES = ("-", (0, (6, 2)), (0, (1, 1.5)), (0, (6, 2, 1, 2)), (0, (3, 1)))  # models of one family, told apart
 
 
+FEE_LINES = 8  # more models than this: those cheapest at some fee coloured, the others grey (a bundle of 25 colours
+# in 9 families cannot be told apart)
+
+
 @styled
 def fee_curve(curve: pd.DataFrame, fees: dict[str, float], look: Appearance, frontier: str):
     """Table 1 and the frontier as the expert's fee varies (``costofpass.fee_curve``, lines already labelled): one
     panel per dataset, fee per problem (USD, log) against the value (USD per problem, log), one line per model in its
-    family's colour, the frontier (``frontier``) black; a vertical line at the fee the set uses (``fees``)."""
+    family's colour, the frontier (``frontier``) black; a vertical line at the fee the set uses (``fees``). With more
+    than ``FEE_LINES`` models, only those that are the cheapest alone at some fee on some dataset keep their colour;
+    the others are thin grey lines, keyed once."""
     task_labels, colors, simulated = look.task_labels, look.model_colors, look.simulated
     tasks = [t for t in look.order if t in set(curve["task"])]
+    named = _cheapest_somewhere(curve, frontier)
     fig, axes = _grid(len(tasks))
     for ax, task in zip(axes, tasks):
         d = curve[curve["task"] == task]
         seen: dict[str, int] = {}  # colour -> the last of its models drawn
+        others = 0
         for line, g in d.groupby("line", sort=False):
+            if line != frontier and line not in named:
+                ax.plot(g["fee_usd"], g["value"], color="#BBBBBB", lw=0.8, zorder=1,
+                        label="every other model alone" if not others else None)
+                others += 1
+                continue
             is_frontier = line == frontier
             color = colors.get(line, "#888888")
             nth = seen[color] = seen.get(color, -1) + 1  # a family's models: one colour, each its own dash
@@ -578,6 +591,17 @@ def fee_curve(curve: pd.DataFrame, fees: dict[str, float], look: Appearance, fro
         ax.set_ylabel("USD per problem")
         ax.set_title(task_labels.get(task, task), fontsize=NORMAL + 1)
     return _finish_panels(fig, axes[0] if tasks else None, "What the expert's fee decides", simulated)
+
+
+def _cheapest_somewhere(curve: pd.DataFrame, frontier: str) -> set[str]:
+    """Every model line of ``curve`` when there are at most ``FEE_LINES``; else those that are the cheapest model
+    alone at some fee on some dataset (ties: each)."""
+    models = curve[curve["line"] != frontier]
+    if models["line"].nunique() <= FEE_LINES:
+        return set(models["line"])
+    wide = models.pivot_table(index=["task", "fee_usd"], columns="line", values="value", aggfunc="first")
+    low = wide.min(axis=1)
+    return {line for line in wide.columns if np.isclose(wide[line], low, rtol=1e-9, atol=0).any()}
 
 
 @styled
