@@ -232,3 +232,18 @@ def test_a_code_sets_verdicts_carry_their_caveats(tmp_path):
     said = grading_caveats(ctx)
     assert said[0].startswith("1 graded solution(s) import sympy, which the grader's sandbox does not have (p1)")
     assert said[1].startswith("1 graded solution(s) on 1 problem(s) were stopped at the CPU time limit")
+
+
+def test_the_headline_context_keeps_a_table1_only_model_out_and_has_no_aside(write_set, shared_data):
+    """07_validity works on the headline's context: its analysis has neither the table1_only model nor an aside."""
+    from helpers.analyze.estimates import load_analysis
+    from helpers.grade.stage import run_grading
+
+    params = board_set(write_set, shared_data, models=["gpt-5-nano", "claude-3.7-sonnet"], table1_only=["claude-3.7-sonnet"])
+    do_import(params)
+    run_grading(prepare(params))
+    headline, aside = prepare(params).split()
+    assert [m.name for m in headline.models] == ["gpt-5-nano"] and [m.name for m in aside.models] == ["claude-3.7-sonnet"]
+    assert headline.split() == (headline, None)
+    an = load_analysis(headline)
+    assert an.aside is None and an.models == ["gpt-5-nano"] and set(an.attempts["model"]) == {"gpt-5-nano"}

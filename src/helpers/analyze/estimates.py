@@ -175,11 +175,9 @@ def load_analysis(ctx: Context) -> Analysis:
     attempts = read_graded(ctx, "attempts")
     estimates = read_graded(ctx, "estimates")
     headline, table1_only = ctx.split()
-    aside = None
-    if table1_only is not None:
-        only = attempts["model"].isin(ctx.params.table1_only), estimates["model"].isin(ctx.params.table1_only)
-        aside = analysis_of(table1_only, attempts[only[0]], estimates[only[1]])
-        attempts, estimates = attempts[~only[0]].reset_index(drop=True), estimates[~only[1]].reset_index(drop=True)
+    only = attempts["model"].isin(ctx.params.table1_only), estimates["model"].isin(ctx.params.table1_only)
+    aside = None if table1_only is None else analysis_of(table1_only, attempts[only[0]], estimates[only[1]])
+    attempts, estimates = attempts[~only[0]].reset_index(drop=True), estimates[~only[1]].reset_index(drop=True)
     full = analysis_of(headline, attempts, estimates, aside)
     if ctx.params.design != "racing":
         return full
@@ -194,7 +192,7 @@ def load_analysis(ctx: Context) -> Analysis:
     cop, expert = full.cop, full.expert
     inside = [k in sample for k in zip(cop.index.get_level_values("task").astype(str),
                                        cop.index.get_level_values("problem_id").astype(str))]
-    return Analysis(ctx, kept(attempts), kept(estimates), cop[inside], expert[inside], full)
+    return Analysis(headline, kept(attempts), kept(estimates), cop[inside], expert[inside], full)
 
 
 def analysis_of(ctx: Context, attempts: pd.DataFrame, estimates: pd.DataFrame, aside: Analysis | None = None) -> Analysis:

@@ -32,10 +32,10 @@ class Context:
         """This context with the set's headline models only, and one with its ``table1_only`` models (None when it
         names none): the analysis keeps the second out of every statistic but Table 1."""
         only = set(self.params.table1_only)
-        if not only:
+        aside = [m for m in self.models if m.name in only]
+        if not aside:  # none named, or this context is already the headline's
             return self, None
-        return (replace(self, models=[m for m in self.models if m.name not in only]),
-                replace(self, models=[m for m in self.models if m.name in only]))
+        return replace(self, models=[m for m in self.models if m.name not in only]), replace(self, models=aside)
 
 
 def prepare(params: Params) -> Context:
