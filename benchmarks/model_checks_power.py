@@ -20,12 +20,12 @@ from helpers.analyze import validity as va
 from helpers.analyze.frontier_model import fit_tested
 
 
-def paper_scale_model(problems: int = 128, models: int = 10) -> va.GenerativeModel:
+def paper_scale_model(problems: int = 128, models: int = 10, runs: int = 8) -> va.GenerativeModel:
     task = va.TaskModel("gsm8k", np.full(problems, 120), np.full(problems, 200), np.linspace(-2, 4, models),
                         np.linspace(1.0, 2.0, models), np.full(models, 300.0), 6, 3.5)
     names = [f"m{i}" for i in range(models)]
     return va.GenerativeModel(names, {m: "lightweight" for m in names}, ["vanilla"], np.full(models, 1e-6),
-                              np.full(models, 2e-6), np.zeros(models), np.zeros(models), np.zeros(models), [task], 8)
+                              np.full(models, 2e-6), np.zeros(models), np.zeros(models), np.zeros(models), [task], runs)
 
 
 def rates(generator: va.Generator, sets: int) -> dict[str, float]:

@@ -9,6 +9,13 @@ check's ``LEVEL`` / 5 quantile of its p-values as its critical value and writes 
 prints how often each check, and any check (the gate), rejects, with its Monte-Carlo standard error. SIMULATED.
 
     .venv/bin/python benchmarks/model_checks_size.py [calibrate sets, default 6000] [validate sets, default 2000]
+
+The checks' size depends on the set's shape (measured, 300 sets each, paper scale's critical values: 20 problems x 3
+models x 4 runs rejected 12% for any check, 164 x 6 x 5 7%, 500 x 24 x 1 1%), so ``shapes`` calibrates them again at
+each of ``SHAPES`` (smaller sets the project runs) and saves those critical values beside the paper scale's; a dataset
+uses the nearest shape's (``model_checks.critical_p``):
+
+    .venv/bin/python benchmarks/model_checks_size.py shapes [calibrate sets, default 2000] [validate sets, default 500]
 """
 
 from __future__ import annotations
@@ -30,11 +37,14 @@ from helpers.analyze import validity as va  # noqa: E402
 from helpers.analyze.frontier_model import fit_tested  # noqa: E402
 
 CALIBRATION_SEEDS = 1_000_000  # the calibration's sets: seeds from here, never the validation's (0, 1, …)
+PAPER = "128 free-response problems x 10 models x 8 runs, the model's own family (paper_scale_model)"
+SHAPES = ((20, 3, 4), (60, 6, 4), (164, 6, 5))  # (problems, models, runs) of smaller sets: `local`'s, a small fork's,
+# HumanEval's (at one run the checks hardly reject: no calibration is needed to hold their size)
 
 
-def p_values(seed: int, _generator=None) -> list[float]:
-    """Each check's p-value (``mc.CHECKS`` order) on one own-family dataset at paper scale."""
-    gm = paper_scale_model()
+def p_values(seed: int, shape: tuple[int, int, int] | None = None) -> list[float]:
+    """Each check's p-value (``mc.CHECKS`` order) on one own-family dataset at paper scale, or of ``shape``."""
+    gm = paper_scale_model(*shape) if shape else paper_scale_model()
     rng = np.random.default_rng(seed)
     cube, _ = va.draw_cube(gm, rng, va.draw_problems(gm, rng, va.GENERATORS[0]))
     k, n = cube.correct.sum(-1), cube.runs
@@ -44,30 +54,22 @@ def p_values(seed: int, _generator=None) -> list[float]:
     return [found[c] for c in mc.CHECKS]
 
 
-def draw(seeds: list[int]) -> np.ndarray:
+def draw(seeds: list[int], shape: tuple[int, int, int] | None = None) -> np.ndarray:
     """(sets, checks) p-values, on every core."""
-    return np.array(va.forked_map(p_values, [(s, None) for s in seeds], os.cpu_count() or 1))
+    return np.array(va.forked_map(p_values, [(s, shape) for s in seeds], os.cpu_count() or 1))
 
 
-def main(calibrate: int = 6000, validate: int = 2000) -> None:
+def quantiles(cal: np.ndarray) -> dict[str, float]:
+    """Each check's critical p-value: its ``LEVEL`` / 5 quantile over the calibration sets ``cal`` (sets, checks)."""
     nominal = mc.LEVEL / len(mc.CHECKS)
-    start = time.perf_counter()
-    cal = draw(list(range(CALIBRATION_SEEDS, CALIBRATION_SEEDS + calibrate)))
-    critical = {c: float(np.quantile(cal[:, j], nominal, method="inverted_cdf")) for j, c in enumerate(mc.CHECKS)}
-    mc.CALIBRATION.write_text(json.dumps({
-        "critical_p": critical, "level_per_check": nominal, "sets": calibrate, "seeds_from": CALIBRATION_SEEDS,
-        "shape": "128 free-response problems x 10 models x 8 runs, the model's own family (paper_scale_model)",
-        "written_by": "benchmarks/model_checks_size.py"}, indent=1) + "\n")
-    mc.critical_p.cache_clear()
-    print(f"calibration: {calibrate} sets of the model's own family at paper scale ({time.perf_counter() - start:.0f} s);"
-          f" each check's critical p-value = its {nominal:g} quantile there")
-    print("  " + ", ".join(f"{c} {critical[c]:.4g}" for c in mc.CHECKS))
-    start = time.perf_counter()
-    val = draw(list(range(validate)))
+    return {c: float(np.quantile(cal[:, j], nominal, method="inverted_cdf")) for j, c in enumerate(mc.CHECKS)}
+
+
+def size(val: np.ndarray, critical: dict[str, float], validate: int) -> None:
+    """Print each check's (and any check's) rejection rate on the validation sets ``val``, raw and calibrated."""
+    nominal = mc.LEVEL / len(mc.CHECKS)
     crit = np.array([critical[c] for c in mc.CHECKS])
     reject = val <= crit
-    print(f"\nsize on {validate} other sets (seeds 0-{validate - 1}; {time.perf_counter() - start:.0f} s): rejections (%) "
-          f"± Monte-Carlo s.e., nominal {100 * nominal:g}% per check and at most {100 * mc.LEVEL:g}% for any")
     print(f"{'check':14s}{'uncalibrated (p < ' + format(nominal, 'g') + ')':>28s}{'calibrated':>16s}")
     for j, c in enumerate(mc.CHECKS):
         raw, cal_rate = 100 * np.mean(val[:, j] < nominal), 100 * np.mean(reject[:, j])
@@ -76,5 +78,52 @@ def main(calibrate: int = 6000, validate: int = 2000) -> None:
     print(f"{'any':14s}{100 * np.mean((val < nominal).any(axis=1)):28.1f}{100 * np.mean(reject.any(axis=1)):10.1f}")
 
 
+def saved() -> dict:
+    return json.loads(mc.CALIBRATION.read_text()) if mc.CALIBRATION.is_file() else {}
+
+
+def main(calibrate: int = 6000, validate: int = 2000) -> None:
+    nominal = mc.LEVEL / len(mc.CHECKS)
+    start = time.perf_counter()
+    critical = quantiles(draw(list(range(CALIBRATION_SEEDS, CALIBRATION_SEEDS + calibrate))))
+    mc.CALIBRATION.write_text(json.dumps({
+        "critical_p": critical, "level_per_check": nominal, "sets": calibrate, "seeds_from": CALIBRATION_SEEDS,
+        "shape": PAPER, "written_by": "benchmarks/model_checks_size.py", "shapes": saved().get("shapes", [])},
+        indent=1) + "\n")
+    mc.critical_p.cache_clear()
+    print(f"calibration: {calibrate} sets of the model's own family at paper scale ({time.perf_counter() - start:.0f} s);"
+          f" each check's critical p-value = its {nominal:g} quantile there")
+    print("  " + ", ".join(f"{c} {critical[c]:.4g}" for c in mc.CHECKS))
+    start = time.perf_counter()
+    val = draw(list(range(validate)))
+    print(f"\nsize on {validate} other sets (seeds 0-{validate - 1}; {time.perf_counter() - start:.0f} s): rejections (%) "
+          f"± Monte-Carlo s.e., nominal {100 * nominal:g}% per check and at most {100 * mc.LEVEL:g}% for any")
+    size(val, critical, validate)
+
+
+def main_shapes(calibrate: int = 2000, validate: int = 500) -> None:
+    """Calibrate the checks at each of ``SHAPES`` as at paper scale (their own critical p-values, saved beside the
+    paper scale's under ``shapes``: a dataset takes the nearest shape's, ``model_checks.critical_p``), then print the
+    size each reaches on other sets, beside the paper scale's critical values applied there."""
+    entries = []
+    for shape in SHAPES:
+        start = time.perf_counter()
+        critical = quantiles(draw(list(range(CALIBRATION_SEEDS, CALIBRATION_SEEDS + calibrate)), shape))
+        entries.append({"problems": shape[0], "models": shape[1], "runs": shape[2], "critical_p": critical,
+                        "sets": calibrate})
+        val = draw(list(range(validate)), shape)
+        paper = saved().get("critical_p", {c: mc.LEVEL / len(mc.CHECKS) for c in mc.CHECKS})
+        print(f"\n{shape[0]} problems x {shape[1]} models x {shape[2]} runs: calibrated on {calibrate} sets, size on "
+              f"{validate} others ({time.perf_counter() - start:.0f} s)")
+        print("  with the paper scale's critical values: any check rejects "
+              f"{100 * np.mean((val <= np.array([paper[c] for c in mc.CHECKS])).any(axis=1)):.1f}%")
+        size(val, critical, validate)
+    mc.CALIBRATION.write_text(json.dumps({**saved(), "shapes": entries}, indent=1) + "\n")
+    mc.critical_p.cache_clear()
+
+
 if __name__ == "__main__":
-    main(*(int(a) for a in sys.argv[1:3]))
+    if sys.argv[1:2] == ["shapes"]:
+        main_shapes(*(int(a) for a in sys.argv[2:4]))
+    else:
+        main(*(int(a) for a in sys.argv[1:3]))

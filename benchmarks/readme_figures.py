@@ -67,6 +67,9 @@ RUNS = (
     Run("model_checks_size", ("benchmarks/model_checks_size.py", "6000", "2000"),
         "the item-response model's checks calibrated to their nominal size on 6,000 own-family sets at paper scale, "
         "their size measured on 2,000 others (writes the calibration; run before `model_checks_power`)"),
+    Run("model_checks_shapes", ("benchmarks/model_checks_size.py", "shapes", "2000", "500"),
+        "the same checks calibrated at three smaller shapes (20 x 3 x 4, 60 x 6 x 4, 164 x 6 x 5), each on 2,000 sets, "
+        "their size measured on 500 others (adds the shapes to the calibration)"),
     Run("model_checks_power", ("benchmarks/model_checks_power.py", "20"),
         "size and power of the item-response model's checks per generator"),
     Run("gated_coverage", ("benchmarks/gated_coverage.py", "6"),

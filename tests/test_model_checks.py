@@ -120,3 +120,22 @@ def test_randomised_p_values_split_ties():
     assert mc._p_upper(2.0, sims, 1.0) == pytest.approx(4 / 5)  # the conservative p counts every tie
     assert mc._p_upper(2.0, sims, 0.5) == pytest.approx((1 + 0.5 * 3) / 5)
     assert 0 < mc._p_upper(9.0, sims, 1e-9) < 1e-9  # above every simulation: as small as the draw
+
+
+def test_a_dataset_takes_the_critical_values_of_the_nearest_calibrated_shape():
+    """At 20 problems x 3 models x 4 runs, paper scale's critical values rejected 12% for any check (nominal 10%):
+    smaller shapes have their own (benchmarks/model_checks_size.py shapes), and a dataset takes the nearest's."""
+    import json
+
+    saved = json.loads(mc.CALIBRATION.read_text())
+    shapes = {(e["problems"], e["models"], e["runs"]): e["critical_p"] for e in saved["shapes"]}
+    assert (20, 3, 4) in shapes and all(e["sets"] >= 400 for e in saved["shapes"])
+    assert mc.critical_p((21, 3, 4)) == {c: pytest.approx(shapes[(20, 3, 4)][c]) for c in mc.CHECKS}
+    assert mc.critical_p((130, 10, 8)) == mc.critical_p()  # paper scale
+    assert mc.data_shape(np.full((20, 3), 4.0)) == (20, 3, 4)
+    k, n = np.array([[2, 4, 1], [0, 3, 4]] * 10, float), np.full((20, 3), 4.0)
+    from helpers.analyze.frontier_model import fit_tested
+
+    groups = np.array(["vanilla"] * 3)
+    for r in mc.check_task(k, n, fit_tested(k, n, groups), groups=groups, free_response=True):
+        assert r.critical == pytest.approx(shapes[(20, 3, 4)][r.check])

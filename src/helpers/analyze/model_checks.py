@@ -27,14 +27,16 @@ alarms in all when the model holds). A p-value computed with the fitted paramete
 holds (at paper scale some checks rejected 0% of the time at 2%, the floor check 8.6%), so each check rejects where its p-value is at
 most its *calibrated* critical value (``critical_p``): the ``LEVEL`` / 5 quantile of its p-values over simulated sets
 of the model's own family at paper scale, measured by ``benchmarks/model_checks_size.py`` (on other sets than the
-ones that check its size) and kept in ``model_checks_calibration.json``. The simulation checks' p-values are
-randomised over ties (each seeded), so that quantile exists at any level. Measured sizes and powers at paper scale
-are in docs/statistics.md.
+ones that check its size) and kept in ``model_checks_calibration.json``. The size depends on the dataset's shape
+(with paper scale's values, 20 problems x 3 models x 4 runs rejected 12% for any check), so the file also holds
+critical values calibrated at smaller shapes, and a dataset takes those of the nearest shape (``critical_p``).
+The simulation checks' p-values are randomised over ties (each seeded), so that quantile exists at any level.
+Measured sizes and powers are in docs/statistics.md.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -58,22 +60,39 @@ class CheckResult:
     statistic: float
     expected: float
     p_value: float
+    critical: float = float("nan")  # the p-value at or below which it rejects (NaN: paper scale's, ``critical_p``)
 
     @property
     def rejects(self) -> bool:
-        return self.p_value <= critical_p()[self.check]
+        return self.p_value <= (self.critical if np.isfinite(self.critical) else critical_p()[self.check])
 
 
 CALIBRATION = Path(__file__).with_name("model_checks_calibration.json")
 
 
-@lru_cache(maxsize=1)
-def critical_p() -> dict[str, float]:
-    """Check -> its calibrated critical p-value (module docstring), or ``LEVEL`` / 5 where not calibrated."""
+PAPER_SHAPE = (128, 10, 8)  # problems, strategies, runs of the calibration's paper scale
+
+
+@lru_cache(maxsize=16)
+def critical_p(shape: tuple[int, int, int] | None = None) -> dict[str, float]:
+    """Check -> its calibrated critical p-value (module docstring), or ``LEVEL`` / 5 where not calibrated: paper
+    scale's, or with ``shape`` (problems, strategies, runs per cell) those of the calibrated shape nearest to it (on
+    log scales)."""
     import json
 
-    measured = json.loads(CALIBRATION.read_text())["critical_p"] if CALIBRATION.is_file() else {}
+    saved = json.loads(CALIBRATION.read_text()) if CALIBRATION.is_file() else {}
+    measured = saved.get("critical_p", {})
+    if shape is not None:
+        shapes = [(PAPER_SHAPE, measured)] + [((e["problems"], e["models"], e["runs"]), e["critical_p"])
+                                              for e in saved.get("shapes", [])]
+        far = lambda entry: float(np.sum(np.log(np.asarray(entry[0], float) / np.maximum(shape, 1)) ** 2))  # noqa: E731
+        measured = min(shapes, key=far)[1]
     return {c: float(measured.get(c, LEVEL / len(CHECKS))) for c in CHECKS}
+
+
+def data_shape(n: np.ndarray) -> tuple[int, int, int]:
+    """(problems, strategies, runs per cell) of a dataset's runs ``n`` (P, S): the runs are the most any cell has."""
+    return int(n.shape[0]), int(n.shape[1]), int(n.max(initial=0))
 
 
 def _theta(fit: TaskFit) -> np.ndarray:
@@ -205,7 +224,8 @@ def check_task(k: np.ndarray, n: np.ndarray, fit: TaskFit, seed: int = 0, sims: 
         out.append(floor_check(full_k, full_n, np.asarray(groups)))
     else:  # a guess explains a floor on a multiple-choice dataset: not a departure
         out.append(CheckResult("floor", np.nan, np.nan, 1.0))
-    return out
+    critical = critical_p(data_shape(n))  # calibrated at the nearest shape
+    return [replace(r, critical=critical[r.check]) for r in out]
 
 
 def set_checks(cube_k: np.ndarray, runs: np.ndarray, fits: list[TaskFit], rows: list[slice], tasks: list[str],

@@ -425,7 +425,7 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, look: Appeara
     styles = {"plug-in": ("#333333", "-", "plug-in oracle (paper's estimates; biased up)"),
               "model-based": ("#4C72B0", "--", "model-based oracle"),
               "cross-fitted": ("#55A868", "-.", "chosen on half the runs, valued on the other (no interval)")}
-    labelled = []
+    labelled: list[tuple] = []
     for ax, task in zip(axes, tasks):
         texts = []
         for estimator, (color, ls, label) in styles.items():
