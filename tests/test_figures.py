@@ -131,3 +131,10 @@ def test_the_fee_curve_colours_only_models_cheapest_at_some_fee_when_there_are_m
     assert {"m0", "flat", "frontier", "every other model alone"} <= set(legend)  # m0 cheapest at 0.1, flat at 10
     assert not {"m1", "m9"} & set(legend)
     plt.close("all")
+
+
+def test_every_agent_strategy_has_its_own_marker():
+    """Issue 38: the single attempt, LDB and LDB on another model's attempt all drew circles."""
+    methods = ["vanilla", "retry_k5", "warming_k5", "escalation_llama3", "ldb", "ldb_seed_gpt4", "self_refine"]
+    marker = {m: next(v for k, v in figures.MARKERS.items() if m.startswith(k)) for m in methods}
+    assert len(set(marker.values())) == len(methods)

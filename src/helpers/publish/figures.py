@@ -473,7 +473,7 @@ def pareto(cost: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
 
 
 MARKERS = {"vanilla": "o", "retry": "s", "warming": "^", "escalation": "D", "self_refine": "P", "majority": "v",
-           "best": "X"}  # a method's marker by the start of its name
+           "best": "X", "ldb_seed": "p", "ldb": "h"}  # a method's marker by the start of its name (longer keys first)
 
 
 def _strategy_points(ax, d: pd.DataFrame, cost: np.ndarray, acc: np.ndarray, labels: dict[str, str],
