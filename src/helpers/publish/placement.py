@@ -97,7 +97,7 @@ def _covers(box, segments: np.ndarray, points: np.ndarray, pad: float) -> bool:
 
 def _candidates(dx: float, dy: float, step_pt: float, tries: int):
     """Offsets (points) and alignments to try, nearest to the asked offset first: up or down ``tries`` steps of
-    ``step_pt``, up to three steps further out, right of the point (left-aligned) before left of it."""
+    ``step_pt``, up to seven steps further out, right of the point (left-aligned) before left of it."""
     shifts = [(out * step_pt, k * step_pt) for out in range(8) for k in range(-tries, tries + 1)]
     for ox, oy in sorted(shifts, key=lambda s: (np.hypot(*s), s[0], -s[1])):
         for side in (1, -1):
@@ -237,12 +237,11 @@ def uncross(fig, ax, kept: list, room: tuple) -> None:
     while that untangles the panel (``_tangles`` falls) and each box stays inside it, clear of the other labels and of
     every line and marker. ``kept``: (annotation, its box) as ``declutter`` placed them, updated in place; ``room``:
     (segments, marker boxes, the panel's box, padding), display units."""
-    segments, points, panel, pad = room
     scale = fig.dpi / 72
     for _ in range(2 * len(kept)):  # each swap lowers the tangles: a bounded number of passes
-        now = _tangles(ax, kept, pad)
+        now = _tangles(ax, kept, room[3])
         for i in range(len(kept)):
-            if now and any(_swapped(ax, kept, i, j, (segments, points, panel, pad), scale, now) for j in range(i + 1, len(kept))):
+            if now and any(_swapped(ax, kept, i, j, room, scale, now) for j in range(i + 1, len(kept))):
                 break
         else:
             return
