@@ -138,3 +138,17 @@ def test_every_agent_strategy_has_its_own_marker():
     methods = ["vanilla", "retry_k5", "warming_k5", "escalation_llama3", "ldb", "ldb_seed_gpt4", "self_refine"]
     marker = {m: next(v for k, v in figures.MARKERS.items() if m.startswith(k)) for m in methods}
     assert len(set(marker.values())) == len(methods)
+
+
+def test_a_shared_x_axis_is_named_once_per_column_under_its_lowest_panel():
+    """Issue 38: the top row of a bar grid kept its "%" label with no ticks under it."""
+    frame = pd.DataFrame({"task": list("TUVWX"), "item": ["A"] * 5, "value": [1.0] * 5, "low": [0.5] * 5,
+                          "high": [2.0] * 5})
+    fig = figures.interval_bars(frame, "item", "F", simulated=False, colors={})
+    shown = [ax for ax in fig.axes if ax.get_visible()]
+    named = [ax.get_xlabel() for ax in shown]
+    assert named == ["", "", "%", "%", "%"]  # 3 columns: T, U above W, X; V has nothing below it
+    fig.canvas.draw()
+    assert any(lbl.get_visible() and lbl.get_text() for lbl in shown[2].get_xticklabels())  # V: ticks of its own
+    assert not any(lbl.get_visible() and lbl.get_text() for lbl in shown[0].get_xticklabels())  # T: W's below it
+    plt.close("all")

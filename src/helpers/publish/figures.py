@@ -313,6 +313,11 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
         if symlog:
             ax.set_xscale("symlog", linthresh=10)
     axes.flat[0].invert_yaxis()  # the y axis is shared: inverted once, the first item on top
+    for i, ax in enumerate(axes.flat[:len(tasks)]):  # the shared x axis: named under the lowest panel of each column
+        if i + cols < len(tasks):
+            ax.set_xlabel("")
+        else:  # nothing below (a last, short row): its ticks too
+            ax.xaxis.set_tick_params(labelbottom=True)
     fig.suptitle(titled(title, simulated), y=1.0)
     fig.tight_layout()
     if legend:  # below the panels (after the layout, so it takes no panel's room)
