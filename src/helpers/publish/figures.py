@@ -313,11 +313,7 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
         if symlog:
             ax.set_xscale("symlog", linthresh=10)
     axes.flat[0].invert_yaxis()  # the y axis is shared: inverted once, the first item on top
-    for i, ax in enumerate(axes.flat[:len(tasks)]):  # the shared x axis: named under the lowest panel of each column
-        if i + cols < len(tasks):
-            ax.set_xlabel("")
-        else:  # nothing below (a last, short row): its ticks too
-            ax.xaxis.set_tick_params(labelbottom=True)
+    _shared_x_once(axes, len(tasks), cols)
     fig.suptitle(titled(title, simulated), y=1.0)
     fig.tight_layout()
     if legend:  # below the panels (after the layout, so it takes no panel's room)
@@ -331,6 +327,16 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
         fig.legend(handles=handles, loc="upper center", ncol=min(len(handles), 3), bbox_to_anchor=(0.5, 0.0),
                    fontsize=SMALL, frameon=False)
     return fig
+
+
+def _shared_x_once(axes: np.ndarray, panels: int, cols: int) -> None:
+    """A grid's shared x axis named under the lowest panel of each column only; a panel with none below it (a last,
+    short row) shows its ticks too. ``axes``: the grid (rows, cols), its first ``panels`` in use."""
+    for i, ax in enumerate(axes.flat[:panels]):
+        if i + cols < panels:
+            ax.set_xlabel("")
+        else:
+            ax.xaxis.set_tick_params(labelbottom=True)
 
 
 RANGE_LINE = "#B07D12"  # the range's interval: a darker amber than the bands of the line figures, dashed
