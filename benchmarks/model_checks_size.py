@@ -10,8 +10,8 @@ prints how often each check, and any check (the gate), rejects, with its Monte-C
 
     .venv/bin/python benchmarks/model_checks_size.py [calibrate sets, default 6000] [validate sets, default 2000]
 
-The checks' size depends on the set's shape (measured, 300 sets each, paper scale's critical values: 20 problems x 3
-models x 4 runs rejected 12% for any check, 164 x 6 x 5 7%, 500 x 24 x 1 1%), so ``shapes`` calibrates them again at
+The checks' size depends on the set's shape (``shapes`` prints each shape's size with paper scale's critical values
+too: 13.2% for any check at 20 problems x 3 models x 4 runs, against 10%), so ``shapes`` calibrates them again at
 each of ``SHAPES`` (smaller sets the project runs) and saves those critical values beside the paper scale's; a dataset
 uses the nearest shape's (``model_checks.critical_p``):
 
@@ -39,7 +39,7 @@ from helpers.analyze.frontier_model import fit_tested  # noqa: E402
 CALIBRATION_SEEDS = 1_000_000  # the calibration's sets: seeds from here, never the validation's (0, 1, …)
 PAPER = "128 free-response problems x 10 models x 8 runs, the model's own family (paper_scale_model)"
 SHAPES = ((20, 3, 4), (60, 6, 4), (164, 6, 5))  # (problems, models, runs) of smaller sets: `local`'s, a small fork's,
-# HumanEval's (at one run the checks hardly reject: no calibration is needed to hold their size)
+# HumanEval's (one run per cell, SWE-bench's, is not calibrated: docs/statistics.md)
 
 
 def p_values(seed: int, shape: tuple[int, int, int] | None = None) -> list[float]:

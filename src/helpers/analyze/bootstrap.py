@@ -117,13 +117,13 @@ def run_cube(attempts: pd.DataFrame, methods: list[str], problems: pd.MultiIndex
     return RunCube(problems, task_codes, tasks, strategies, usd, correct, runs, answer, class_ok, derived)
 
 
-
 def _rate_from_runs(method: str):
     """The method's pass rate from its vanilla runs (``Method.rate_from_runs``); one line when it has none."""
     rate = get_method(method).rate_from_runs
     if rate is None:
         raise ValueError(f"method {method!r} is derived from vanilla runs but has no Method.rate_from_runs")
     return rate
+
 
 def _estimates(cube: RunCube, idx: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """(C, R) of every strategy, (b, P, S_all): from runs resampled by ``idx`` (b, P, S, n) or as recorded."""
