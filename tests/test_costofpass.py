@@ -188,6 +188,8 @@ def test_top_three_marks_only_where_more_than_three_compete():
     assert marks["few"].tolist() == [0, 0, 0, 0, 0]  # three values: no top three to show
     assert marks["many"].tolist() == [0, 1, 0, 2, 3]
     assert top3_marks(df, ["many"], lowest=False)["many"].tolist() == [1, 0, 2, 0, 3]
+    aside = pd.Series([True, False, True, True, True])  # the cheapest row takes no part (a Table-1-only model)
+    assert top3_marks(df, ["many"], ranked=aside)["many"].tolist() == [0, 0, 3, 1, 2]
 
 
 def test_expert_table_has_no_nan_or_degenerate_ranges():

@@ -24,6 +24,9 @@ def test_figures_with_a_forks_families(tmp_path):
     printed = [t.get_text() for t in fig.axes[0].texts]  # each bar's value
     x = fam.iloc[0, 0]
     assert len(printed) == fam.size and printed[0] in {f"{x:.0f}", f"{x:.1f}"}
+    renderer = fig.canvas.get_renderer()  # under the axis, not at a whisker's height where a 0 would read as a bar
+    bottom = fig.axes[0].get_window_extent(renderer).y0
+    assert all(t.get_window_extent(renderer).y1 < bottom for t in fig.axes[0].texts)
     png, svg = figures.save_figure(fig, "f3", tmp_path)
     assert png.stat().st_size > 1000 and svg.is_file()
     plt.close("all")
@@ -54,6 +57,9 @@ def test_interval_bars_draw_every_item_with_its_whiskers():
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["family x", "95% interval"]  # the whiskers keyed too
     assert [t.get_text() for t in ax.get_yticklabels()] == ["A", "B"] and "SIMULATED" in fig._suptitle.get_text()
     assert len(ax.patches) == 2 and ax.get_xscale() == "symlog"
+    ticks = fig.axes[1].lines[0]  # each value as a tick: a bar of 0 is seen (the U panel's A has low = value = high)
+    xs = np.asarray(ticks.get_xdata(), float)
+    assert ticks.get_marker() == "|" and xs[0] == 5.0 and np.isnan(xs[1])
     plt.close("all")
 
 
@@ -151,4 +157,16 @@ def test_a_shared_x_axis_is_named_once_per_column_under_its_lowest_panel():
     fig.canvas.draw()
     assert any(lbl.get_visible() and lbl.get_text() for lbl in shown[2].get_xticklabels())  # V: ticks of its own
     assert not any(lbl.get_visible() and lbl.get_text() for lbl in shown[0].get_xticklabels())  # T: W's below it
+    plt.close("all")
+
+
+def test_the_coverage_heat_map_tells_passing_near_and_failing_cells_apart():
+    table = pd.DataFrame({"generator": ["own", "own", "tails", "tails"], "statistic": ["Table 1", "frontier"] * 2,
+                          "headline": True, "coverage_pct": [99.0, 94.5, 91.0, 60.0],
+                          "range_coverage_pct": [100.0, 100.0, np.nan, 80.0]})
+    fig = figures.coverage_heatmap(table, simulated=True)
+    colours = [tuple(np.round(c, 3)) for c in fig.axes[0].collections[0].get_facecolors()]
+    assert colours[0] == colours[1]  # 99 and 94.5 both pass 93: one colour
+    assert len({colours[1], colours[2], colours[3]}) == 3  # 94.5 passes, 91 is near, 60 fails
+    assert [t.get_text() for t in fig.axes[1].get_yticklabels()] == ["below 90", "90 to 93", "93 or more"]
     plt.close("all")

@@ -125,6 +125,7 @@ def test_a_disagreeing_entry_can_be_shown_in_table_1_alone(write_set, shared_dat
     from helpers.publish.catalog import full_caption
 
     assert "marked *Table 1 only*: Claude 3.7 Sonnet, which the set keeps out" in full_caption(an, "table1_frontier_cop")
+    assert "Without Claude 3.7 Sonnet (`table1_only`" in full_caption(an, "table1_intervals", replicates="9")
 
 
 @pytest.mark.parametrize("only, says", [(["o3"], "table1_only names models that are not in the set's models: o3"),

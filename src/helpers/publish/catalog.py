@@ -20,7 +20,7 @@ from typing import Callable, Literal
 import numpy as np
 import pandas as pd
 
-from helpers.analyze.estimates import Analysis
+from helpers.analyze.estimates import TABLE1_ONLY, Analysis
 from helpers.core.errors import CostOfPassError
 from helpers.core.numbers import sig
 from helpers.publish import figures, formats, names
@@ -238,10 +238,12 @@ def full_caption(an: Analysis, name: str, **fill: str) -> str:
     """The catalog caption with ``fill``: what the artifact shows, and SIMULATED where it is (the set's provenance
     is stated once, in the report's "About this run": ``publish.about``)."""
     text = entry(name).caption.format(**{k: md(v) for k, v in fill.items()})
-    if name == "table1_frontier_cop" and an.aside is not None:
-        only = ", ".join(an.aside.labels[m] for m in an.aside.models)
-        text = (f"{text} Last, marked *Table 1 only*: {md(only)}, which the set keeps out of every other number "
-                "(`table1_only`; why: the first screen's caveats).")
+    if name in ("table1_frontier_cop", "table1_intervals") and an.aside is not None:
+        only = md(", ".join(an.aside.labels[m] for m in an.aside.models))
+        text = (f"{text} Last, marked *Table 1 only*: {only}, which the set keeps out of every other number and out "
+                "of the top-three marks (`table1_only`; why: the first screen's caveats)."
+                if name == "table1_frontier_cop" else
+                f"{text} Without {only} (`table1_only`: in Table 1's values alone, with no interval).")
     if an.imported:
         text = f"{text} {md(an.imported_tag)}"
     return f"{text} **SIMULATED** records (not real LLMs)." if an.simulated else text
@@ -277,7 +279,8 @@ def publish_table(an: Analysis, name: str, df: pd.DataFrame, shown: pd.DataFrame
         text = escaped(shown).to_markdown(index=False)
     else:
         numeric = list(art.numeric) or [c for c in an.tasks if c in df.columns]
-        marks = formats.top3_marks(df, numeric, lowest=art.mark_top3 == "lowest") if art.mark_top3 else None
+        ranked = ~df["model"].astype(str).str.endswith(TABLE1_ONLY) if "model" in df.columns else None
+        marks = formats.top3_marks(df, numeric, art.mark_top3 == "lowest", ranked) if art.mark_top3 else None
         text = formats.to_markdown(escaped(df), [header(c) for c in numeric], FORMATS[art.fmt],
                                   None if marks is None else marks.rename(columns=header))
     caption = full_caption(an, name, **fill)

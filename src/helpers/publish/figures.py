@@ -17,7 +17,7 @@ from helpers.analyze.trends import DecayFit, LogLinearTrend, loglinear_validated
 from helpers.core.numbers import sig
 from helpers.publish import names
 from helpers.publish.appearance import Appearance, family_palette
-from helpers.publish.placement import declutter, labels_over_marks, lift_clear, text_box
+from helpers.publish.placement import declutter, labels_over_marks, text_box
 
 # The figures' look, applied only while a figure is made or saved (``styled``): importing this module changes no
 # global matplotlib setting and no backend (the CLI runs its kernels with MPLBACKEND=Agg).
@@ -174,10 +174,7 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], look: Appeara
         if d.empty:  # no model released: nothing but the expert
             no_data(ax, "no model released")
             continue
-        drawn = _trend_curves(ax, d, column[task], curves, ranges, level)
-        values = np.concatenate(drawn)  # the y axis spans what was measured, not where a fit heads
-        values = values[np.isfinite(values) & (values > 0)]
-        ylim = (values.min() / 2, values.max() * 4) if values.size else (1e-3, 1e3)
+        ylim = _trend_ylim(*_trend_curves(ax, d, column[task], curves, ranges, level))
         labelled.append((ax, _release_points(ax, d, palette, families or {}, model_labels or {})))
         note = _trend_fits(ax, d, ylim, fits.get(task), (loglinear or {}).get(task), (paper_halving or {}).get(task))
         _trend_axes(ax, ylim, f"{labels.get(task, task)}\n{note}")
@@ -190,10 +187,30 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], look: Appeara
     return fig
 
 
-def _trend_curves(ax, d: pd.DataFrame, j: int, curves, ranges, level: float) -> list[np.ndarray]:
+RANGE_DECADES = 1.5  # Figure 2's y axis reaches at most this many decades below the plug-in's lowest step or band
+
+
+def _trend_ylim(drawn: list[np.ndarray], range_low: np.ndarray | None) -> tuple[float, float]:
+    """A trend panel's y limits (%): what was measured (the plug-in's steps and band, ``drawn``), not where a fit
+    heads; the range's lower edge (``range_low``) extends it by at most ``RANGE_DECADES`` (beyond, its band runs
+    off the axis' foot: two decades more would squeeze the steps into a corner)."""
+    values = np.concatenate(drawn)
+    values = values[np.isfinite(values) & (values > 0)]
+    if not values.size:
+        return 1e-3, 1e3
+    low = values.min() / 2
+    below = np.asarray([] if range_low is None else range_low, float)
+    below = below[np.isfinite(below) & (below > 0)]
+    if below.size:
+        low = min(low, max(below.min() / 1.3, values.min() / 10 ** RANGE_DECADES))
+    return low, values.max() * 4
+
+
+def _trend_curves(ax, d: pd.DataFrame, j: int, curves, ranges, level: float) -> tuple[list[np.ndarray], np.ndarray | None]:
     """One panel's frontier steps (%, task column ``j`` of ``curves`` / ``ranges``): the plug-in band and the
-    never-passed range (bands) and the plug-in step. Returns what was drawn."""
-    drawn = [d.normalized_pct.to_numpy(float)]
+    never-passed range (bands) and the plug-in step. Returns what was drawn of the plug-in (steps, band) and the
+    range's lower edge (None: no range)."""
+    drawn, range_low = [d.normalized_pct.to_numpy(float)], None
     if curves is not None and "plug-in" in curves:
         q = 100 * (1 - level) / 2
         lo, hi = np.nanpercentile(curves["plug-in"][1:, :, j], [q, 100 - q], axis=0)
@@ -202,9 +219,9 @@ def _trend_curves(ax, d: pd.DataFrame, j: int, curves, ranges, level: float) -> 
     if ranges is not None and ranges.shape[1] == len(d):
         ax.fill_between(d.date, ranges[0, :, j], ranges[1, :, j], step="post", color=RANGE_COLOR, alpha=0.35, lw=0,
                         label=RANGE_LABEL, zorder=0)
-        drawn += [ranges[0, :, j]]
+        range_low = ranges[0, :, j]
     ax.step(d.date, d.normalized_pct, where="post", color="#333333", lw=1.3, label="plug-in (paper)")
-    return drawn
+    return drawn, range_low
 
 
 def _release_points(ax, d: pd.DataFrame, palette: dict[str, str], families: dict[str, str],
@@ -294,8 +311,7 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
         ax.set_visible(False)
     for ax, task in zip(axes.flat, tasks):
         d = frame[frame["task"] == task].set_index(item).reindex(items)
-        y = np.arange(len(items))
-        v = d["value"].to_numpy(float)
+        y, v = np.arange(len(items)), d["value"].to_numpy(float)
         if not np.isfinite(v).any():
             ax.set_title(task, fontsize=NORMAL)
             no_data(ax, clear_ticks=False)  # shared axes: clearing this panel's ticks would clear every panel's
@@ -305,6 +321,7 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
             range_interval(ax, y + 0.32, d["range_ci_low"].to_numpy(float), d["range_ci_high"].to_numpy(float),
                            vertical=False)
         ax.barh(y, v, color=[colors.get(i, "#888888") for i in items], height=0.45)
+        ax.plot(v, y, "|", color="#222222", ms=9, mew=1.2)  # the value itself: a bar of 0 has no length to show
         ax.errorbar(v, y, xerr=np.where(np.isfinite(err), err, 0), fmt="none", ecolor="#222222", elinewidth=0.8, capsize=2)
         ax.set_yticks(y, items, fontsize=SMALL)
         ax.set_title(task, fontsize=NORMAL)
@@ -383,7 +400,7 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
             if "range_ci_low" in w:  # an interval beside the bar, never a bar: it cannot be read as a value
                 range_interval(ax, x + width * 0.38, w["range_ci_low"].to_numpy(float), w["range_ci_high"].to_numpy(float),
                                vertical=True, label=RANGE_LABEL if k == 0 else None)
-    values_shown = _bar_values(ax, values, whiskers)
+    _bar_values(ax, values)
     if "range_ci_low" in (whiskers if whiskers is not None else {}):
         for bars in [c for c in ax.containers if isinstance(c, matplotlib.container.BarContainer)]:
             for bar in bars:  # slimmer bars, same centres: the range's interval stands beside each
@@ -394,31 +411,25 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
         ax.set_yscale("symlog", linthresh=10)
     ax.set_ylabel("relative improvement (%)")
     ax.set_xlabel("")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=min(len(values.columns) + 1, 4), fontsize=SMALL,
-              frameon=False)
-    ax.set_ylim(top=ax.get_ylim()[1] * 1.12)  # room for the labels above the tallest whisker
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=min(len(values.columns) + 1, 4), fontsize=SMALL,
+              frameon=False)  # under the values and the dataset names
     ax.set_title(titled("Essentialness of model families (counterfactual)", simulated), fontsize=TITLE)
     fig.tight_layout()
-    lift_clear(fig, ax, values_shown)  # a neighbour's whisker or range can still be in the way: up, clear of it
     return fig
 
 
-def _bar_values(ax, values: pd.DataFrame, whiskers: pd.DataFrame | None) -> list:
-    """Each bar's value of ``figure3_families``, printed above everything drawn at it (its whisker, its range's
-    interval), never across them. Returns the annotations."""
+def _bar_values(ax, values: pd.DataFrame) -> list:
+    """Each bar's value of ``figure3_families``, printed under its bar, below the x axis (the dataset names move
+    down to make room): above the bar it would stand at the height of its whisker or range, where a "0" reads as a
+    bar of that height. Returns the annotations."""
     n_fam, shown = len(values.columns), []
     for k, fam in enumerate(values.columns):
-        v = np.nan_to_num(values[fam].to_numpy(float))
-        high = v
-        if whiskers is not None and not whiskers.empty:
-            w = whiskers[whiskers["family"] == fam].set_index("task").reindex(values.index)
-            high = np.fmax(v, np.nan_to_num(w["high"].to_numpy(float), nan=-np.inf))
-            if "range_ci_high" in w:  # the range's interval stands beside the bar
-                high = np.fmax(high, np.nan_to_num(w["range_ci_high"].to_numpy(float), nan=-np.inf))
         x = np.arange(len(values.index)) - 0.4 + (0.8 / n_fam) * (k + 0.5)
-        for xi, vi, hi in zip(x, v, high):
-            shown.append(ax.annotate(sig(vi, 2), (xi, max(hi, vi, 0)), xytext=(0, 5), textcoords="offset points",
-                                     ha="center", va="bottom", fontsize=SMALL, color="#333333"))
+        for xi, vi in zip(x, values[fam].to_numpy(float)):
+            shown.append(ax.annotate("–" if np.isnan(vi) else sig(vi, 2), (xi, 0), xycoords=("data", "axes fraction"),
+                                     xytext=(0, -3), textcoords="offset points", ha="center", va="top",
+                                     fontsize=SMALL - 1, color="#333333"))
+    ax.tick_params(axis="x", pad=14)
     return shown
 
 
@@ -572,7 +583,7 @@ FEE_LINES = 8  # more models than this: those cheapest at some fee coloured, the
 def fee_curve(curve: pd.DataFrame, fees: dict[str, float], look: Appearance, frontier: str):
     """Table 1 and the frontier as the expert's fee varies (``costofpass.fee_curve``, lines already labelled): one
     panel per dataset, fee per problem (USD, log) against the value (USD per problem, log), one line per model in its
-    family's colour, the frontier (``frontier``) black; a vertical line at the fee the set uses (``fees``). With more
+    family's colour, the frontier (``frontier``) a wide pale line under them; a vertical line at the fee the set uses (``fees``). With more
     than ``FEE_LINES`` models, only those that are the cheapest alone at some fee on some dataset keep their colour;
     the others are thin grey lines, keyed once."""
     task_labels, colors, simulated = look.task_labels, look.model_colors, look.simulated
@@ -592,9 +603,12 @@ def fee_curve(curve: pd.DataFrame, fees: dict[str, float], look: Appearance, fro
             is_frontier = line == frontier
             color = colors.get(line, "#888888")
             nth = seen[color] = seen.get(color, -1) + 1  # a family's models: one colour, each its own dash
-            ax.plot(g["fee_usd"], g["value"], color="black" if is_frontier else color, lw=2.0 if is_frontier else 1.2,
-                    ls="--" if is_frontier else MODEL_DASHES[nth % len(MODEL_DASHES)], label=line,
-                    zorder=3 if is_frontier else 2)
+            if is_frontier:  # wide and pale, under the models: a model that is the frontier shows through it
+                ax.plot(g["fee_usd"], g["value"], color="black", lw=5.0, alpha=0.22, solid_capstyle="butt", label=line,
+                        zorder=1.5)
+            else:
+                ax.plot(g["fee_usd"], g["value"], color=color, lw=1.2, ls=MODEL_DASHES[nth % len(MODEL_DASHES)],
+                        label=line, zorder=2)
         ax.axvline(fees[task], color="#999999", lw=0.9, ls=":", label="the fee this set assumes")
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -620,7 +634,7 @@ def price_change(split: pd.DataFrame, task_labels: dict[str, str], simulated: bo
     """Change of the frontier between two dates per dataset (% of the first date's), split into its new-models and
     prices parts (Shapley): one horizontal bar per part, a diamond at the total, values printed."""
     d = split.set_index("task").loc[[t for t in order if t in set(split["task"])]]
-    fig, ax = plt.subplots(figsize=(7.2, 0.9 + 0.75 * len(d)))
+    fig, ax = plt.subplots(figsize=(7.2, max(0.9 + 0.75 * len(d), 2.6)))  # one dataset: still room under the title
     y = np.arange(len(d))
     for k, (col, name, color) in enumerate((("new_models_pct", "new models", "#4C72B0"), ("prices_pct", "price changes", "#C44E52"))):
         vals = d[col].to_numpy(dtype=float)
@@ -649,8 +663,8 @@ def price_change(split: pd.DataFrame, task_labels: dict[str, str], simulated: bo
 def coverage_heatmap(table: pd.DataFrame, simulated: bool, target: float = 93.0):
     """Generator (rows) × statistic (columns) heat map of the headline estimator's interval coverage (%), each cell
     also giving how often the range the records allow holds the truth; ``table``: ``validity.generator_study``
-    rows (generator, statistic, headline, coverage_pct, range_coverage_pct). Colour: coverage, red below
-    ``target``."""
+    rows (generator, statistic, headline, coverage_pct, range_coverage_pct). Colour: coverage in three bands,
+    green at ``target`` or more, yellow within 3 points below it, red lower."""
     d = table[table["headline"]]
     gens, stats = list(dict.fromkeys(d["generator"])), list(dict.fromkeys(d["statistic"]))
     cov = d.pivot(index="generator", columns="statistic", values="coverage_pct").reindex(index=gens, columns=stats)
@@ -659,8 +673,16 @@ def coverage_heatmap(table: pd.DataFrame, simulated: bool, target: float = 93.0)
     text = np.array([[("–" if not np.isfinite(c) else pct(c)) + ("" if not np.isfinite(r) else f"\n({r:.0f})")
                       for c, r in zip(cr, rr)] for cr, rr in zip(cov.to_numpy(float), rng.to_numpy(float))])
     fig, ax = plt.subplots(figsize=(min(1.05 * len(stats) + 2.6, REPORT_WIDTH_IN - 1.2), 0.5 * len(gens) + 1.8))
-    sns.heatmap(cov, annot=text, fmt="", cmap="RdYlGn", vmin=50, vmax=100, center=target, cbar_kws={"label": "coverage (%)"},
+    bounds = [0.0, target - 3.0, target, 100.01]  # three colours a reader can tell apart: the shades of one
+    # continuous scale made every cell from 94 to 100 the same green
+    cmap = matplotlib.colors.ListedColormap(["#E07B6A", "#F2D17A", "#8CC084"])
+    sns.heatmap(cov, annot=text, fmt="", cmap=cmap, norm=matplotlib.colors.BoundaryNorm(bounds, cmap.N),
+                cbar_kws={"label": "coverage (%)", "ticks": [(a + b) / 2 for a, b in zip(bounds, bounds[1:])]},
                 linewidths=0.5, annot_kws={"fontsize": SMALL}, ax=ax)
+    colorbar = ax.collections[0].colorbar
+    assert colorbar is not None  # sns.heatmap drew it (cbar=True)
+    colorbar.set_ticklabels([f"below {target - 3:g}", f"{target - 3:g} to {target:g}", f"{target:g} or more"],
+                            fontsize=SMALL)
     ax.set_xticklabels([t.get_text().split(":")[0].split(" (")[0] for t in ax.get_xticklabels()], rotation=30, ha="right",
                        fontsize=SMALL)
     ax.set_yticklabels(ax.get_yticklabels(), fontsize=SMALL)

@@ -14,12 +14,15 @@ from helpers.core.numbers import sig
 MARKS = {1: "¹", 2: "²", 3: "³"}
 
 
-def top3_marks(df: pd.DataFrame, columns: list[str], lowest: bool = True) -> pd.DataFrame:
+def top3_marks(df: pd.DataFrame, columns: list[str], lowest: bool = True,
+               ranked: pd.Series | None = None) -> pd.DataFrame:
     """Rank within each column (1 = best); ranks > 3 are 0, and so is every rank of a column with three values
-    or fewer (a top three of three says nothing)."""
-    ranks = df[columns].rank(axis=0, method="min", ascending=lowest)
+    or fewer (a top three of three says nothing). ``ranked``: the rows that take part (boolean, ``df``'s index;
+    default all); the others get 0."""
+    values = df[columns] if ranked is None else df[columns].where(ranked, axis=0)
+    ranks = values.rank(axis=0, method="min", ascending=lowest)
     ranks = ranks.where(ranks <= 3, 0).fillna(0).astype(int)
-    ranks.loc[:, df[columns].notna().sum() <= 3] = 0
+    ranks.loc[:, values.notna().sum() <= 3] = 0
     return ranks
 
 

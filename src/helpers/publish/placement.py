@@ -272,20 +272,6 @@ def _swapped(ax, kept: list, i: int, j: int, room: tuple, scale: float, now: int
     return True
 
 
-def lift_clear(fig, ax, texts, step_pt: float = 4.0, tries: int = 6) -> None:
-    """Move each annotation of ``texts`` (a value printed above its bar) up in steps of ``step_pt`` until it covers
-    no line, error bar or marker of the panel (``obstacles``); after ``tries`` steps it stays where it got."""
-    fig.draw_without_rendering()
-    renderer = fig.canvas.get_renderer()
-    segments, points = obstacles(ax, fig)
-    for text in texts:
-        for _ in range(tries):
-            if not _covers(text_box(text, renderer), segments, points, 0.0):
-                break
-            dx, dy = text.xyann
-            text.xyann = (dx, dy + step_pt)
-
-
 def labels_over_marks(fig, renderer) -> list[str]:
     """Every label of a panel (its texts and annotations) whose box covers a drawn line, error bar or marker of that
     panel (``obstacles``, unpadded): one line each, for the layout check."""
