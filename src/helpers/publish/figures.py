@@ -7,6 +7,7 @@ from pathlib import Path
 
 import matplotlib
 import matplotlib.dates
+import matplotlib.text
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -142,6 +143,10 @@ def _finish_panels(fig, first_ax, title: str, simulated: bool, ncol: int | None 
         fig.legend(handles, names, loc="upper center", ncol=ncol, bbox_to_anchor=(0.5, 0.0), fontsize=SMALL,
                    frameon=False)
     fig.suptitle(titled(title, simulated), y=1.02, fontsize=TITLE + 1)
+    for ax in fig.axes:  # labels not yet placed (``declutter`` moves them inside their panel) take no room: where
+        for text in ax.texts:  # they first stand, past a panel's edge, the layout shrank every panel to half its width
+            if isinstance(text, matplotlib.text.Annotation):
+                text.set_in_layout(False)
     fig.tight_layout()
     return fig
 
