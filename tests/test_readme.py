@@ -136,3 +136,15 @@ def test_the_docs_build_as_a_site_offline(tmp_path):
     page = (tmp_path / "site" / "statistics.html").read_text(encoding="utf-8")
     assert "Known truth" in page or "known truth" in page
     assert not re.findall(r'<(?:script|link)[^>]+(?:src|href)="https?://', page)
+
+
+def test_make_humaneval_runs_beside_the_checkout_group_and_its_report_is_checked_after_it():
+    """`make humaneval` (a third of the suite's CPU) is a worker group of its own, with its report's check after it in
+    file order; the other README commands and the checks of their reports stay together (``conftest.xdist_group``)."""
+    from conftest import xdist_group
+
+    assert xdist_group("test_readme.py::test_readme_command_works_as_written[make humaneval]") == "humaneval"
+    assert xdist_group("test_report_html.py::test_the_reports_on_disk_pass_the_browser_check[humaneval_agents]") == "humaneval"
+    for name in ("test_readme.py::test_readme_command_works_as_written[make all]",
+                 "test_report_html.py::test_the_reports_on_disk_pass_the_browser_check[sim]"):
+        assert xdist_group(name) == "checkout"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import os
 import re
 from pathlib import Path
 
@@ -119,8 +120,6 @@ class ReportParts:
     def tables_href(self) -> str:
         """The set's ``tables/`` folder relative to the page being rendered (``page_dir``: offline
         ``results/<set>/report/``; Quarto ``report/_site/``, or ``report/site/_site/`` for the website's pages)."""
-        import os
-
         return Path(os.path.relpath(self.params.tables_path, self.page_dir)).as_posix()
 
     def data_links(self, artifact: Artifact) -> str:
@@ -137,8 +136,6 @@ class ReportParts:
         puts that link in the page's bar)."""
         if self.renderer == "offline":
             return ""
-        import os
-
         href = Path(os.path.relpath(self.params.output_path.parent / "index.html", self.page_dir))
         return f"[← All sets]({href.as_posix()}) · [The data of this set]({self.tables_href()}/index.html)"
 
@@ -317,7 +314,6 @@ def quarto_command(params_file: str, params: Params, cache: bool = True) -> list
 
 def render_quarto(params_file: str, params: Params, cache: bool = True) -> Path:
     """Render the report with Quarto (``quarto_command``); one line if Quarto is not installed. Returns the HTML."""
-    import os
     import shutil
     import subprocess
     import sys
@@ -362,7 +358,9 @@ def render_offline(params_path: Path, params: Params) -> Path:
     links["The data (CSV)"] = "../tables/index.html"
     run = ReportParts(params, "offline").context()
     body = finish_page(body, "../../index.html", links)  # before the charts: their library's text is not the page's
-    page.write_text(add_charts(body, params.tables_path, run["task_labels"], run.get("model_labels", {})), encoding="utf-8")
+    tmp = page.with_name(f".index.{os.getpid()}.tmp")  # whole or not at all: the site's index and `publish` read it
+    tmp.write_text(add_charts(body, params.tables_path, run["task_labels"], run.get("model_labels", {})), encoding="utf-8")
+    os.replace(tmp, page)
     return page
 
 
