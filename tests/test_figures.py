@@ -27,6 +27,12 @@ def test_figures_with_a_forks_families(tmp_path):
     renderer = fig.canvas.get_renderer()  # under the axis, not at a whisker's height where a 0 would read as a bar
     bottom = fig.axes[0].get_window_extent(renderer).y0
     assert all(t.get_window_extent(renderer).y1 < bottom for t in fig.axes[0].texts)
+    plt.close("all")
+    tasks = list(fam.index)  # with whiskers and the range's intervals, all from 0: the values stay clear of their caps
+    whiskers = pd.DataFrame([{"task": t, "family": f, "low": 0.0, "high": 60.0, "range_ci_low": 0.0, "range_ci_high": 90.0}
+                             for t in tasks for f in fam.columns])
+    fig = figures.figure3_families(fam * 0, simulated=False, whiskers=whiskers)
+    assert figures.layout_problems(fig) == []
     png, svg = figures.save_figure(fig, "f3", tmp_path)
     assert png.stat().st_size > 1000 and svg.is_file()
     plt.close("all")

@@ -148,3 +148,6 @@ def test_make_humaneval_runs_beside_the_checkout_group_and_its_report_is_checked
     for name in ("test_readme.py::test_readme_command_works_as_written[make all]",
                  "test_report_html.py::test_the_reports_on_disk_pass_the_browser_check[sim]"):
         assert xdist_group(name) == "checkout"
+    from conftest import LONGEST
+
+    assert all(u in ("checkout", "humaneval", "small_sim_set") or (ROOT / u).is_file() for u in LONGEST)  # no stale name

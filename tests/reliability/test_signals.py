@@ -59,6 +59,7 @@ def test_a_signal_stops_the_calls_keeps_the_records_and_a_rerun_resumes(monkeypa
             for line in shard.read_text().splitlines():
                 json.loads(line)
         assert 0 < len(kept) < 120
+        stub.state.delay_s = 0.0  # only the interruption needed slow replies: the resume need not wait ~15 s
         again = subprocess.run(cmd, cwd=ROOT, env=os.environ.copy(), capture_output=True, text=True, timeout=300)
         assert again.returncode == 0, again.stderr[-2000:]
         done = RecordStore(params.records_path).load()
@@ -79,6 +80,7 @@ def test_a_second_ctrl_c_stops_at_once_and_a_rerun_resumes(monkeypatch, write_se
         time.sleep(1.0)
         kept = RecordStore(params.records_path).load()  # a torn last line, if the kill left one, is ignored
         assert 0 < len(kept) < 120
+        stub.state.delay_s = 0.0  # only the interruption needed slow replies: the resume need not wait ~15 s
         again = subprocess.run(cmd, cwd=ROOT, env=os.environ.copy(), capture_output=True, text=True, timeout=300)
         assert again.returncode == 0, again.stderr[-2000:]
         assert (RecordStore(params.records_path).load()["status"] == "ok").sum() == 120

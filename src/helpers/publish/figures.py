@@ -7,8 +7,8 @@ from pathlib import Path
 
 import matplotlib
 import matplotlib.dates
-import matplotlib.text
 import matplotlib.pyplot as plt
+import matplotlib.text
 import numpy as np
 import pandas as pd
 import seaborn as sns
@@ -416,7 +416,7 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
         ax.set_yscale("symlog", linthresh=10)
     ax.set_ylabel("relative improvement (%)")
     ax.set_xlabel("")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=min(len(values.columns) + 1, 4), fontsize=SMALL,
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=min(len(values.columns) + 1, 4), fontsize=SMALL,
               frameon=False)  # under the values and the dataset names
     ax.set_title(titled("Essentialness of model families (counterfactual)", simulated), fontsize=TITLE)
     fig.tight_layout()
@@ -432,9 +432,9 @@ def _bar_values(ax, values: pd.DataFrame) -> list:
         x = np.arange(len(values.index)) - 0.4 + (0.8 / n_fam) * (k + 0.5)
         for xi, vi in zip(x, values[fam].to_numpy(float)):
             shown.append(ax.annotate("–" if np.isnan(vi) else sig(vi, 2), (xi, 0), xycoords=("data", "axes fraction"),
-                                     xytext=(0, -3), textcoords="offset points", ha="center", va="top",
+                                     xytext=(0, -7), textcoords="offset points", ha="center", va="top",
                                      fontsize=SMALL - 1, color="#333333"))
-    ax.tick_params(axis="x", pad=14)
+    ax.tick_params(axis="x", pad=17)
     return shown
 
 
