@@ -145,6 +145,7 @@ def test_make_humaneval_runs_beside_the_checkout_group_and_its_report_is_checked
 
     assert xdist_group("test_readme.py::test_readme_command_works_as_written[make humaneval]") == "humaneval"
     assert xdist_group("test_report_html.py::test_the_reports_on_disk_pass_the_browser_check[humaneval_agents]") == "humaneval"
+    assert xdist_group("test_sandbox.py::test_no_new_process_and_nothing_outlives_grading[os.fork]") == "humaneval"
     for name in ("test_readme.py::test_readme_command_works_as_written[make all]",
                  "test_report_html.py::test_the_reports_on_disk_pass_the_browser_check[sim]"):
         assert xdist_group(name) == "checkout"
