@@ -423,19 +423,17 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
     return fig
 
 
-def _bar_values(ax, values: pd.DataFrame) -> list:
+def _bar_values(ax, values: pd.DataFrame) -> None:
     """Each bar's value of ``figure3_families``, printed under its bar, below the x axis (the dataset names move
     down to make room): above the bar it would stand at the height of its whisker or range, where a "0" reads as a
-    bar of that height. Returns the annotations."""
-    n_fam, shown = len(values.columns), []
+    bar of that height."""
+    n_fam = len(values.columns)
     for k, fam in enumerate(values.columns):
         x = np.arange(len(values.index)) - 0.4 + (0.8 / n_fam) * (k + 0.5)
         for xi, vi in zip(x, values[fam].to_numpy(float)):
-            shown.append(ax.annotate("–" if np.isnan(vi) else sig(vi, 2), (xi, 0), xycoords=("data", "axes fraction"),
-                                     xytext=(0, -7), textcoords="offset points", ha="center", va="top",
-                                     fontsize=SMALL - 1, color="#333333"))
+            ax.annotate("–" if np.isnan(vi) else sig(vi, 2), (xi, 0), xycoords=("data", "axes fraction"), xytext=(0, -7),
+                        textcoords="offset points", ha="center", va="top", fontsize=SMALL - 1, color="#333333")
     ax.tick_params(axis="x", pad=17)
-    return shown
 
 
 @styled
@@ -588,9 +586,9 @@ FEE_LINES = 8  # more models than this: those cheapest at some fee coloured, the
 def fee_curve(curve: pd.DataFrame, fees: dict[str, float], look: Appearance, frontier: str):
     """Table 1 and the frontier as the expert's fee varies (``costofpass.fee_curve``, lines already labelled): one
     panel per dataset, fee per problem (USD, log) against the value (USD per problem, log), one line per model in its
-    family's colour, the frontier (``frontier``) a wide pale line under them; a vertical line at the fee the set uses (``fees``). With more
-    than ``FEE_LINES`` models, only those that are the cheapest alone at some fee on some dataset keep their colour;
-    the others are thin grey lines, keyed once."""
+    family's colour, the frontier (``frontier``) a wide pale line under them; a vertical line at the fee the set uses
+    (``fees``). With more than ``FEE_LINES`` models, only those that are the cheapest alone at some fee on some
+    dataset keep their colour; the others are thin grey lines, keyed once."""
     task_labels, colors, simulated = look.task_labels, look.model_colors, look.simulated
     tasks = [t for t in look.order if t in set(curve["task"])]
     named = _cheapest_somewhere(curve, frontier)
