@@ -6,6 +6,7 @@ import functools
 from pathlib import Path
 
 import matplotlib
+import matplotlib.colors
 import matplotlib.dates
 import matplotlib.pyplot as plt
 import matplotlib.text
