@@ -16,10 +16,19 @@ each of ``SHAPES`` (smaller sets the project runs) and saves those critical valu
 uses the nearest shape's (``model_checks.critical_p``):
 
     .venv/bin/python benchmarks/model_checks_size.py shapes [calibrate sets, default 2000] [validate sets, default 500]
+
+The `sim` set's own datasets (five of 128 problems and one of 30, 20 collected strategies each: ten models with
+and without self-refine, 8 runs) have a structure the one-group paper-scale model lacks, so ``sim`` draws whole
+SIMULATED sets from the `sim` set's own generative model (its "own model" generator, the one the model-based
+estimator assumes), calibrates each dataset shape there (the five 128-problem datasets pooled) and saves those shapes
+too (needs ``COP_DATA_DIR``):
+
+    .venv/bin/python benchmarks/model_checks_size.py sim [calibrate sets, default 800] [validate sets, default 200]
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -101,6 +110,16 @@ def main(calibrate: int = 6000, validate: int = 2000) -> None:
     size(val, critical, validate)
 
 
+def save_shapes(entries: list[dict]) -> None:
+    """Write ``entries`` into the calibration's ``shapes``, replacing saved entries of the same shape, keeping the
+    others (the ``shapes`` and ``sim`` modes each write their own)."""
+    key = lambda e: (e["problems"], e["models"], e["runs"])  # noqa: E731
+    new = {key(e) for e in entries}
+    kept = [e for e in saved().get("shapes", []) if key(e) not in new]
+    mc.CALIBRATION.write_text(json.dumps({**saved(), "shapes": kept + entries}, indent=1) + "\n")
+    mc.critical_p.cache_clear()
+
+
 def main_shapes(calibrate: int = 2000, validate: int = 500) -> None:
     """Calibrate the checks at each of ``SHAPES`` as at paper scale (their own critical p-values, saved beside the
     paper scale's under ``shapes``: a dataset takes the nearest shape's, ``model_checks.critical_p``), then print the
@@ -118,12 +137,80 @@ def main_shapes(calibrate: int = 2000, validate: int = 500) -> None:
         print("  with the paper scale's critical values: any check rejects "
               f"{100 * np.mean((val <= np.array([paper[c] for c in mc.CHECKS])).any(axis=1)):.1f}%")
         size(val, critical, validate)
-    mc.CALIBRATION.write_text(json.dumps({**saved(), "shapes": entries}, indent=1) + "\n")
-    mc.critical_p.cache_clear()
+    save_shapes(entries)
+
+
+def sim_p_values(seed: int) -> list[tuple[tuple[int, int, int], list[float]]]:
+    """Per dataset of one SIMULATED set drawn from the `sim` set's own generative model with seed ``seed``: its
+    shape (``mc.data_shape``) and each check's p-value (``mc.CHECKS`` order), checked as the report checks it."""
+    from helpers.analyze.frontier_model import ModelFrontier
+    from helpers.core.tasks import get_task
+
+    gm = sim_model()
+    rng = np.random.default_rng(seed)
+    cube, expert = va.draw_cube(gm, rng, va.draw_problems(gm, rng, va.GENERATORS[0]))
+    model = ModelFrontier(cube, expert)
+    free = frozenset(t for t in cube.tasks if get_task(t).metric in ("number", "math"))
+    checks = mc.set_checks(model.k, cube.runs, model.fits, model.rows, cube.tasks, seed, groups=model.groups,
+                           free_response=free)
+    out = []
+    for task, fit, rows in zip(cube.tasks, model.fits, model.rows):
+        found = checks[checks["task"] == task].set_index("check")["p_value"]
+        out.append((mc.data_shape(cube.runs[rows][:, fit.used]), [float(found[c]) for c in mc.CHECKS]))
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def sim_model() -> va.GenerativeModel:
+    """The `sim` set's own generative model (``params/sim.yaml``), read once per process."""
+    from helpers.core.context import prepare
+    from helpers.core.params import load_params
+
+    return va.generative_model(prepare(load_params("params/sim.yaml")))
+
+
+def sim_draw(seeds: list[int]) -> dict[tuple[int, int, int], np.ndarray]:
+    """Shape -> (datasets, checks) p-values of every dataset of that shape in the sets ``seeds``, on every core."""
+    sim_model()  # read before forking: each worker inherits it
+    by_shape: dict[tuple[int, int, int], list[list[float]]] = {}
+    for one in va.forked_map(sim_p_values, [(s,) for s in seeds], os.cpu_count() or 1):
+        for shape, p in one:
+            by_shape.setdefault(shape, []).append(p)
+    return {shape: np.array(p) for shape, p in by_shape.items()}
+
+
+def main_sim(calibrate: int = 800, validate: int = 200) -> None:
+    """Calibrate the checks at the `sim` set's own dataset shapes on ``calibrate`` sets of its own generative model,
+    save them beside the other shapes, and print the size each reaches on ``validate`` other sets (beside the
+    critical values those datasets took before: the nearest other shape's)."""
+    start = time.perf_counter()
+    cal = sim_draw(list(range(CALIBRATION_SEEDS, CALIBRATION_SEEDS + calibrate)))
+    before = {shape: mc.critical_p(shape) for shape in cal}
+    entries = [{"problems": s[0], "models": s[1], "runs": s[2], "critical_p": quantiles(p), "sets": calibrate,
+                "datasets": len(p), "source": "params/sim.yaml, its own generative model"} for s, p in cal.items()]
+    print(f"calibration: {calibrate} SIMULATED sets of the `sim` set's own model ({time.perf_counter() - start:.0f} s)")
+    start = time.perf_counter()
+    val = sim_draw(list(range(validate)))
+    print(f"size on {validate} other sets (seeds 0-{validate - 1}; {time.perf_counter() - start:.0f} s)")
+    any_set = []
+    for entry in entries:
+        shape = (entry["problems"], entry["models"], entry["runs"])
+        v = val[shape]
+        old = np.array([before[shape][c] for c in mc.CHECKS])
+        print(f"\n{shape[0]} problems x {shape[1]} strategies x {shape[2]} runs: {entry['datasets']} datasets "
+              f"calibrate, {len(v)} check the size")
+        print(f"  with the nearest other shape's critical values (used before): any check rejects "
+              f"{100 * np.mean((v <= old).any(axis=1)):.1f}%")
+        size(v, entry["critical_p"], len(v))
+        any_set.append((v <= np.array([entry["critical_p"][c] for c in mc.CHECKS])).any(axis=1).reshape(validate, -1))
+    print(f"\nsets with at least one dataset rejected: {100 * np.hstack(any_set).any(axis=1).mean():.1f}%")
+    save_shapes(entries)
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["shapes"]:
         main_shapes(*(int(a) for a in sys.argv[2:4]))
+    elif sys.argv[1:2] == ["sim"]:
+        main_sim(*(int(a) for a in sys.argv[2:4]))
     else:
         main(*(int(a) for a in sys.argv[1:3]))

@@ -70,6 +70,9 @@ RUNS = (
     Run("model_checks_shapes", ("benchmarks/model_checks_size.py", "shapes", "2000", "500"),
         "the same checks calibrated at three smaller shapes (20 x 3 x 4, 60 x 6 x 4, 164 x 6 x 5), each on 2,000 sets, "
         "their size measured on 500 others (adds the shapes to the calibration)"),
+    Run("model_checks_sim", ("benchmarks/model_checks_size.py", "sim", "800", "200"),
+        "the same checks calibrated at the `sim` set's own dataset shapes (128 and 30 problems x 20 strategies x 8 "
+        "runs) on 800 SIMULATED sets of its own generative model, their size measured on 200 others (adds the shapes)"),
     Run("model_checks_power", ("benchmarks/model_checks_power.py", "20"),
         "size and power of the item-response model's checks per generator"),
     Run("gated_coverage", ("benchmarks/gated_coverage.py", "6"),

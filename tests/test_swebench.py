@@ -117,6 +117,7 @@ def test_a_disagreeing_entry_can_be_shown_in_table_1_alone(write_set, shared_dat
     assert set(an.attempts["model"]) == {"gpt-5-nano"} and list(an.cop.columns) == ["gpt-5-nano"]
     t1 = table1_frontier(an).set_index("model")["swebench_verified"]
     assert list(t1.index) == ["GPT-5 nano", "Claude 3.7 Sonnet (Table 1 only)"]
+    assert an.table1_only_rows == {"Claude 3.7 Sonnet (Table 1 only)"}  # the row the top-three marks pass over
     details = by_hand(shared_data)[name]["per_instance_details"]
     expert = an.aside.expert.droplevel("task")
     hand = np.mean([min(d["cost"] if d["resolved"] else np.inf, expert[i]) for i, d in details.items()])

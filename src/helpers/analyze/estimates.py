@@ -56,6 +56,11 @@ class Analysis:
         ``table1_only`` models' (``aside``), marked."""
         return [(self, "")] + ([(self.aside, TABLE1_ONLY)] if self.aside is not None else [])
 
+    @property
+    def table1_only_rows(self) -> frozenset[str]:
+        """The row labels Table 1 gives the set's ``table1_only`` models (``table1_parts``): rows no ranking takes."""
+        return frozenset(self.aside.labels[m] + TABLE1_ONLY for m in self.aside.models) if self.aside else frozenset()
+
     @cached_property
     def labels(self) -> dict[str, str]:
         """Model names as tables and figures show them; an imported model whose tokens were estimated says so."""

@@ -20,7 +20,7 @@ from typing import Callable, Literal
 import numpy as np
 import pandas as pd
 
-from helpers.analyze.estimates import TABLE1_ONLY, Analysis
+from helpers.analyze.estimates import Analysis
 from helpers.core.errors import CostOfPassError
 from helpers.core.numbers import sig
 from helpers.publish import figures, formats, names
@@ -279,7 +279,7 @@ def publish_table(an: Analysis, name: str, df: pd.DataFrame, shown: pd.DataFrame
         text = escaped(shown).to_markdown(index=False)
     else:
         numeric = list(art.numeric) or [c for c in an.tasks if c in df.columns]
-        ranked = ~df["model"].astype(str).str.endswith(TABLE1_ONLY) if "model" in df.columns else None
+        ranked = ~df["model"].isin(an.table1_only_rows) if "model" in df.columns else None
         marks = formats.top3_marks(df, numeric, art.mark_top3 == "lowest", ranked) if art.mark_top3 else None
         text = formats.to_markdown(escaped(df), [header(c) for c in numeric], FORMATS[art.fmt],
                                   None if marks is None else marks.rename(columns=header))
