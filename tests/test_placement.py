@@ -2,6 +2,7 @@
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pytest
 
 from helpers.publish import placement
 from helpers.publish.figures import LEADER
@@ -104,8 +105,12 @@ def test_crossing_leaders_are_untangled():
         return [placement._leader(t, ax, placement.text_box(t, renderer))[0] for t in texts]
 
     assert placement._cross(*leaders())
+    from helpers.publish.figures import layout_problems
+
+    assert any("leader(s) cross" in p for p in layout_problems(fig))  # the layout check names them
     placement.declutter(fig, ax, texts)
     assert all(t.axes is ax for t in texts) and not placement._cross(*leaders())
+    assert not any("leader(s) cross" in p for p in layout_problems(fig))
     plt.close(fig)
 
 
@@ -130,4 +135,41 @@ def test_uncross_swaps_two_placed_labels_whose_leaders_cross():
     placement.uncross(fig, ax, kept, room)
     assert placement._tangles(ax, kept, 1.0) == 0
     assert [round(t.xyann[0]) for t in texts] == [-16, 16]  # each where the other was (the points are 134 pt apart)
+    plt.close(fig)
+
+
+def _crowded_panels(names: list[str], spread: float):
+    """Two panels with a point per name at the same places (x from 0.45 to 0.45 + ``spread``), each labelled."""
+    fig, axes = plt.subplots(1, 2, figsize=(6, 3), dpi=100)
+    labelled = []
+    for ax in axes:
+        ax.set(xlim=(0, 1), ylim=(0, 1))
+        xs = np.linspace(0.45, 0.45 + spread, len(names))
+        ax.scatter(xs, np.full(len(names), 0.5))
+        labelled.append((ax, [ax.annotate(n, (x, 0.5), xytext=(4, -4), textcoords="offset points", fontsize=8,
+                                          arrowprops=LEADER) for n, x in zip(names, xs)]))
+    fig.draw_without_rendering()
+    return fig, labelled
+
+
+def test_names_that_would_crowd_become_numbers_with_one_key_for_every_panel():
+    """Issue 38: crossing leaders in dense panels. Twelve long names on points a few pixels apart cannot all be
+    placed untangled: every label becomes its number (the same in both panels) and a legend names each number."""
+    names = [f"a rather long model name {i}" for i in range(12)]
+    fig, labelled = _crowded_panels(names, 0.05)
+    assert placement.place_labels(fig, labelled)
+    for ax, _ in labelled:
+        shown = sorted(t.get_text() for t in ax.texts)
+        assert shown and set(shown) <= {str(i) for i in range(1, 13)}
+        for t in ax.texts:  # each number at its name's point
+            assert t.xy[0] == pytest.approx(np.linspace(0.45, 0.5, 12)[int(t.get_text()) - 1])
+    key = fig.legends[-1]
+    assert [t.get_text() for t in key.get_texts()] == names and key.get_title().get_text() == "numbers at the points"
+    plt.close(fig)
+
+
+def test_names_that_fit_stay_names():
+    fig, labelled = _crowded_panels(["one", "two"], 0.4)
+    assert not placement.place_labels(fig, labelled)
+    assert not fig.legends and sorted(t.get_text() for t in labelled[0][0].texts) == ["one", "two"]
     plt.close(fig)

@@ -19,7 +19,7 @@ from helpers.analyze.trends import DecayFit, LogLinearTrend, loglinear_validated
 from helpers.core.numbers import sig
 from helpers.publish import names
 from helpers.publish.appearance import Appearance, family_palette
-from helpers.publish.placement import declutter, labels_over_marks, text_box
+from helpers.publish.placement import labels_over_marks, leaders_tangled, place_labels, text_box
 
 # The figures' look, applied only while a figure is made or saved (``styled``): importing this module changes no
 # global matplotlib setting and no backend (the CLI runs its kernels with MPLBACKEND=Agg).
@@ -94,9 +94,9 @@ def _texts(fig) -> list:
 
 @styled
 def layout_problems(fig) -> list[str]:
-    """What a reader would trip on: two labels whose boxes overlap, a label over a line, error bar or marker, a
-    visible panel with nothing drawn or squeezed narrower than ``MIN_PANEL_IN``. One line
-    each (``save_figure`` adds a figure wider than ``REPORT_WIDTH_IN``, whose text would render too small)."""
+    """What a reader would trip on: two labels whose boxes overlap, a label over a line, error bar or marker, leaders
+    that cross (``leaders_tangled``), a visible panel with nothing drawn or squeezed narrower than ``MIN_PANEL_IN``.
+    One line each (``save_figure`` adds a figure wider than ``REPORT_WIDTH_IN``, whose text would render too small)."""
     fig.draw_without_rendering()  # every text placed, nothing rasterised
     renderer = fig.canvas.get_renderer()
     problems = []
@@ -112,7 +112,7 @@ def layout_problems(fig) -> list[str]:
         width_in = ax.get_window_extent(renderer).width / fig.dpi
         if ax.get_visible() and ax.get_label() != "<colorbar>" and ax.has_data() and width_in < MIN_PANEL_IN:
             problems.append(f"panel squeezed to {width_in:.1f} in: {ax.get_title()[:40]!r}")
-    return problems + labels_over_marks(fig, renderer)
+    return problems + labels_over_marks(fig, renderer) + leaders_tangled(fig, renderer)
 
 
 def no_data(ax, what: str = "no data", clear_ticks: bool = True) -> None:
@@ -188,8 +188,7 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], look: Appeara
         for fam, color in palette.items():  # the release points' colours, once in the legend
             axes[0].scatter([], [], color=color, s=26, label=fam)
     _finish_panels(fig, axes[0] if shown else None, "Frontier cost-of-pass over model releases", simulated)
-    for ax, texts in labelled:
-        declutter(fig, ax, texts)
+    place_labels(fig, labelled)
     return fig
 
 
@@ -482,8 +481,7 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, look: Appeara
         ax.tick_params(labelsize=SMALL)
         labelled.append((ax, texts))
     fig = _finish_panels(fig, axes[0] if tasks else None, "Cost–accuracy frontier of oracle routing", simulated, ncol=2)
-    for ax, texts in labelled:
-        declutter(fig, ax, texts)
+    place_labels(fig, labelled)
     return fig
 
 
@@ -571,8 +569,7 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], look: Appe
         for marker, words in by_marker.items():
             axes[0].plot([], [], marker, color="#666666", ls="", label=names.merged(words))
     fig = _finish_panels(fig, axes[0] if tasks else None, "Cost and accuracy of every strategy", look.simulated, ncol=4)
-    for ax, texts in labelled:
-        declutter(fig, ax, texts)
+    place_labels(fig, labelled)
     return fig
 
 

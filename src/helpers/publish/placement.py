@@ -134,14 +134,14 @@ def _mover(text, renderer, scale: float):
     return box
 
 
-def declutter(fig, ax, texts, step_pt: float = 7.0, tries: int = 8) -> None:
+def declutter(fig, ax, texts, step_pt: float = 7.0, tries: int = 8) -> int:
     """Move each annotation of ``texts`` (offset in points) up or down in steps to a place inside the panel that
     overlaps no label placed before it; of those, the nearest that covers no line, marker or leader of the panel
     and whose own leader crosses no placed label — or, where none does, the nearest whose leader alone crosses a
     label. One that finds no place, or only places covering a line or marker, is removed (its point stays,
     coloured). Labels are placed in several orders (``_orders``), crossing leaders swapped (``uncross``), and the
     arrangement kept with the fewest tangles (``_tangles``; each label removed counts ``DROP_COST``), then the
-    shortest leaders."""
+    shortest leaders. Returns that arrangement's score: 0 where every label found an untangled place."""
     renderer = fig.canvas.get_renderer()
     room = (*obstacles(ax, fig), ax.get_window_extent(renderer), PAD_PT * fig.dpi / 72)
     asked = [(t.xyann, t.get_horizontalalignment()) for t in texts]
@@ -163,6 +163,47 @@ def declutter(fig, ax, texts, step_pt: float = 7.0, tries: int = 8) -> None:
         text.set_horizontalalignment(align)
     for text in best[2] if best else []:
         text.remove()
+    return best[0][0] if best else 0
+
+
+def place_labels(fig, labelled: list[tuple], title: str = "numbers at the points") -> bool:
+    """``declutter`` each panel's labels (``labelled``: (panel, its annotations)); where that leaves a label dropped
+    or a leader tangled in any panel, every label of the figure becomes a number instead (one per text, the same in
+    every panel, in order of first appearance), placed again, and a key (number, text) goes under the figure's
+    legends. Returns whether the labels were numbered."""
+    asked = [(ax, [(t.get_text(), t.xy, t.xycoords, t.get_fontsize(), t.get_color(), t.arrowprops) for t in texts])
+             for ax, texts in labelled]
+    if not any([declutter(fig, ax, texts) for ax, texts in labelled]):  # a list: every panel is placed
+        return False
+    numbers: dict[str, int] = {}
+    for (ax, texts), (_, specs) in zip(labelled, asked, strict=True):
+        for text in texts:
+            if text in ax.texts:
+                text.remove()
+        marks = []
+        for label, xy, coords, size, color, arrow in specs:
+            number = numbers.setdefault(label, len(numbers) + 1)
+            marks.append(ax.annotate(str(number), xy, xycoords=coords, xytext=(3, -3), textcoords="offset points",
+                                     fontsize=size, color=color, arrowprops=arrow))
+            marks[-1].set_in_layout(False)
+        declutter(fig, ax, marks)
+    _number_key(fig, numbers, title, specs[0][3] if specs else 8.0)
+    return True
+
+
+def _number_key(fig, numbers: dict[str, int], title: str, size: float) -> None:
+    """A legend under the figure's legends (or its panels) naming each number of ``place_labels``."""
+    from matplotlib.lines import Line2D
+
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    boxes = [lg.get_window_extent(renderer) for lg in fig.legends] or [ax.get_tightbbox(renderer) for ax in fig.axes
+                                                                        if ax.get_visible()]
+    below = fig.transFigure.inverted().transform((0, min(b.y0 for b in boxes)))[1]
+    handles = [Line2D([], [], ls="", marker=f"${n}$", color="#333333", markersize=5 + 2 * len(str(n)))
+               for n in numbers.values()]
+    fig.legend(handles, list(numbers), loc="upper center", bbox_to_anchor=(0.5, below), ncol=min(4, len(numbers)),
+               fontsize=size, title=title, title_fontsize=size, frameon=False)
 
 
 def _orders(ax, texts) -> list:
@@ -283,4 +324,18 @@ def labels_over_marks(fig, renderer) -> list[str]:
         for text in ax.texts:
             if text.get_visible() and text.get_text().strip() and _covers(text_box(text, renderer), segments, points, 0.0):
                 out.append(f"label over a line or marker: {text.get_text()[:40]!r}")
+    return out
+
+
+def leaders_tangled(fig, renderer) -> list[str]:
+    """Every panel whose annotations' leaders cross each other or another label (``_tangles``, unpadded): one line
+    each, for the layout check."""
+    out = []
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        kept = [(t, text_box(t, renderer)) for t in ax.texts
+                if isinstance(t, matplotlib.text.Annotation) and t.get_visible() and t.get_text().strip()]
+        if tangles := _tangles(ax, kept, 0.0):
+            out.append(f"{tangles} leader(s) cross a leader or another label: {ax.get_title()[:40]!r}")
     return out
