@@ -7,9 +7,10 @@ models and Figures 2-5 against each set's own truth — over all (set, dataset) 
 dataset's checks did not reject. A model-based number could lead only where this gated coverage holds in every
 generator.
 
-    COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/gated_coverage.py [sets per generator, default 6] [generators]
+    COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/gated_coverage.py [sets per generator, default 6] [generators] [params]
 
-The second argument keeps the first few generators only (the tests run one set of two: the script still runs).
+The second argument keeps the first few generators only, the third draws the sets of another parameter file's shape
+(the tests run one set of two generators of `params/tiny.yaml`: the script still runs).
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ def held(gm: va.GenerativeModel, generator: va.Generator, seed: int) -> np.ndarr
     return np.array([not verdict[t] for t in order])
 
 
-def main(sets: int = 6, generators: int | None = None) -> None:
-    gm = va.generative_model(prepare(load_params("params/sim.yaml")))
+def main(sets: int = 6, generators: int | None = None, params: str = "params/sim.yaml") -> None:
+    gm = va.generative_model(prepare(load_params(params)))
     print(f"model-based coverage (%) of the set's own truth, {sets} SIMULATED sets per generator: all cells / cells "
           "whose checks pass (their share)")
     print(f"{'generator':36s}" + "".join(f"{f:>22s}" for f in FAMILIES))
@@ -73,4 +74,5 @@ def main(sets: int = 6, generators: int | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 6, int(sys.argv[2]) if len(sys.argv) > 2 else None)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 6, int(sys.argv[2]) if len(sys.argv) > 2 else None,
+         *sys.argv[3:4])

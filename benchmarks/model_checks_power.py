@@ -5,7 +5,10 @@ drawn by each generator of the validity study (``validity.GENERATORS``): how oft
 (the gate), rejects the model. On the model's own family that is the false-alarm rate (target ≤ 10%); elsewhere
 the power (issue 24's target ≥ 90% against an interaction of sd ≥ 0.5 and ≥ 2% wrong references). SIMULATED.
 
-    .venv/bin/python benchmarks/model_checks_power.py [sets per generator, default 20]
+    .venv/bin/python benchmarks/model_checks_power.py [sets per generator, default 20] [problems models runs]
+
+The three last arguments draw datasets of another shape (the tests run one small set per generator: the script
+still runs).
 """
 
 from __future__ import annotations
@@ -28,8 +31,8 @@ def paper_scale_model(problems: int = 128, models: int = 10, runs: int = 8) -> v
                               np.full(models, 2e-6), np.zeros(models), np.zeros(models), np.zeros(models), [task], runs)
 
 
-def rates(generator: va.Generator, sets: int) -> dict[str, float]:
-    gm = paper_scale_model()
+def rates(generator: va.Generator, sets: int, shape: tuple[int, ...] = ()) -> dict[str, float]:
+    gm = paper_scale_model(*shape)
     hits = {c: 0 for c in (*mc.CHECKS, "any")}
     for seed in range(sets):
         rng = np.random.default_rng(seed)
@@ -43,16 +46,16 @@ def rates(generator: va.Generator, sets: int) -> dict[str, float]:
     return {c: 100 * h / sets for c, h in hits.items()}
 
 
-def main(sets: int = 20) -> None:
+def main(sets: int = 20, *shape: int) -> None:
     print(f"rejections (%) over {sets} simulated sets per generator; each check at {mc.LEVEL / len(mc.CHECKS):g} "
           "(its calibrated critical p-value: benchmarks/model_checks_size.py)")
     print(f"{'generator':36s}" + "".join(f"{c:>13s}" for c in (*mc.CHECKS, "any")))
     for g in va.GENERATORS:
         start = time.perf_counter()
-        r = rates(g, sets)
+        r = rates(g, sets, shape)
         print(f"{g.name:36s}" + "".join(f"{r[c]:13.0f}" for c in (*mc.CHECKS, "any"))
               + f"   ({time.perf_counter() - start:.0f} s)", flush=True)
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)
+    main(*(int(a) for a in sys.argv[1:5]))

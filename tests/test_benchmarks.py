@@ -67,13 +67,14 @@ def test_import_scale_benchmark_runs():
 
 
 def test_model_checks_power_benchmark_runs():
-    lines = run("benchmarks/model_checks_power.py", "2").splitlines()
+    lines = run("benchmarks/model_checks_power.py", "1", "40", "4", "4").splitlines()
     assert lines[1].split()[0] == "generator" and len(lines) == 2 + 9  # a row per generator of the validity study
 
 
 def test_gated_coverage_benchmark_runs(shared_data):
-    lines = run("benchmarks/gated_coverage.py", "1", "2", env={"COP_DATA_DIR": str(shared_data)}).splitlines()
-    assert lines[1].split()[0] == "generator" and len(lines) == 2 + 2  # the twins' own generator, then the first other
+    lines = run("benchmarks/gated_coverage.py", "1", "2", "params/tiny.yaml",
+                env={"COP_DATA_DIR": str(shared_data)}).splitlines()
+    assert lines[1].split()[0] == "generator" and len(lines) == 2 + 2  # the first two generators
 
 
 def test_racing_benchmark_runs(write_set, tmp_path):
