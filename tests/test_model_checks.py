@@ -132,6 +132,8 @@ def test_a_dataset_takes_the_critical_values_of_the_nearest_calibrated_shape():
     assert (20, 3, 4) in shapes and all(e["sets"] >= 400 for e in saved["shapes"])
     assert mc.critical_p((21, 3, 4)) == {c: pytest.approx(shapes[(20, 3, 4)][c]) for c in mc.CHECKS}
     assert mc.critical_p((130, 10, 8)) == mc.critical_p()  # paper scale
+    for sim_shape in ((128, 20, 8), (30, 20, 8)):  # the sim set's own datasets (model_checks_size.py sim)
+        assert mc.critical_p(sim_shape) == {c: pytest.approx(shapes[sim_shape][c]) for c in mc.CHECKS}
     assert mc.data_shape(np.full((20, 3), 4.0)) == (20, 3, 4)
     k, n = np.array([[2, 4, 1], [0, 3, 4]] * 10, float), np.full((20, 3), 4.0)
     from helpers.analyze.frontier_model import fit_tested
