@@ -147,29 +147,31 @@ def _crowded_panels(names: list[str], spread: float):
         xs = np.linspace(0.45, 0.45 + spread, len(names))
         ax.scatter(xs, np.full(len(names), 0.5))
         labelled.append((ax, [ax.annotate(n, (x, 0.5), xytext=(4, -4), textcoords="offset points", fontsize=8,
-                                          arrowprops=LEADER) for n, x in zip(names, xs)]))
+                                          arrowprops=LEADER) for n, x in zip(names, xs)], [(n,) for n in names]))
     fig.draw_without_rendering()
     return fig, labelled
 
 
 def test_names_that_would_crowd_become_numbers_with_one_key_for_every_panel():
     """Issue 38: crossing leaders in dense panels. Twelve long names on points a few pixels apart cannot all be
-    placed untangled: every label becomes its number (the same in both panels) and a legend names each number."""
+    placed untangled: every label becomes its name's number — its place in the set's order, the same in both panels
+    and in any other figure of the set — and a legend names each number used."""
     names = [f"a rather long model name {i}" for i in range(12)]
+    order = ["a model with no point here", *reversed(names)]
     fig, labelled = _crowded_panels(names, 0.05)
-    assert placement.place_labels(fig, labelled)
-    for ax, _ in labelled:
+    assert placement.place_labels(fig, labelled, order)
+    for ax, _, _ in labelled:
         shown = sorted(t.get_text() for t in ax.texts)
-        assert shown and set(shown) <= {str(i) for i in range(1, 13)}
+        assert shown and set(shown) <= {str(i) for i in range(2, 14)}
         for t in ax.texts:  # each number at its name's point
-            assert t.xy[0] == pytest.approx(np.linspace(0.45, 0.5, 12)[int(t.get_text()) - 1])
+            assert t.xy[0] == pytest.approx(np.linspace(0.45, 0.5, 12)[names.index(order[int(t.get_text()) - 1])])
     key = fig.legends[-1]
-    assert [t.get_text() for t in key.get_texts()] == names and key.get_title().get_text() == "numbers at the points"
+    assert [t.get_text() for t in key.get_texts()] == order[1:] and key.get_title().get_text() == "numbers at the points"
     plt.close(fig)
 
 
 def test_names_that_fit_stay_names():
     fig, labelled = _crowded_panels(["one", "two"], 0.4)
-    assert not placement.place_labels(fig, labelled)
+    assert not placement.place_labels(fig, labelled, ["one", "two"])
     assert not fig.legends and sorted(t.get_text() for t in labelled[0][0].texts) == ["one", "two"]
     plt.close(fig)

@@ -181,14 +181,15 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], look: Appeara
             no_data(ax, "no model released")
             continue
         ylim = _trend_ylim(*_trend_curves(ax, d, column[task], curves, ranges, level))
-        labelled.append((ax, _release_points(ax, d, palette, families or {}, model_labels or {})))
+        named = _release_points(ax, d, palette, families or {}, model_labels or {})
+        labelled.append((ax, [t for t, _ in named], [n for _, n in named]))
         note = _trend_fits(ax, d, ylim, fits.get(task), (loglinear or {}).get(task), (paper_halving or {}).get(task))
         _trend_axes(ax, ylim, f"{labels.get(task, task)}\n{note}")
     if families:
         for fam, color in palette.items():  # the release points' colours, once in the legend
             axes[0].scatter([], [], color=color, s=26, label=fam)
     _finish_panels(fig, axes[0] if shown else None, "Frontier cost-of-pass over model releases", simulated)
-    place_labels(fig, labelled)
+    place_labels(fig, labelled, shown_names(model_labels or {}))
     return fig
 
 
@@ -232,16 +233,16 @@ def _trend_curves(ax, d: pd.DataFrame, j: int, curves, ranges, level: float) -> 
 def _release_points(ax, d: pd.DataFrame, palette: dict[str, str], families: dict[str, str],
                     model_labels: dict[str, str]) -> list:
     """Each release a point coloured by its family; a release that lowered the frontier by 10% or more is named
-    (the labels are returned, to be placed by ``declutter``)."""
+    (the labels are returned with the names each shows, to be placed by ``place_labels``)."""
     previous, named = np.inf, []
     for _, row in d.iterrows():
         names = row.released.split(", ")
         ax.scatter(row.date, row.normalized_pct, color=palette.get(families.get(names[0], ""), "#C44E52"),
                    zorder=3, s=26, edgecolor="white", linewidth=0.5)
         if row.normalized_pct < previous * 0.9:
-            named.append(ax.annotate(", ".join(model_labels.get(m, m).replace(" (sim)", "") for m in names),
-                                     (row.date, row.normalized_pct), fontsize=SMALL, color="#333333", xytext=(5, 5),
-                                     textcoords="offset points", arrowprops=LEADER))
+            shown = tuple(model_labels.get(m, m).replace(" (sim)", "") for m in names)
+            named.append((ax.annotate(", ".join(shown), (row.date, row.normalized_pct), fontsize=SMALL, color="#333333",
+                                      xytext=(5, 5), textcoords="offset points", arrowprops=LEADER), shown))
         previous = min(previous, row.normalized_pct)
     return named
 
@@ -462,12 +463,14 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, look: Appeara
                 ax.fill_between(d.budget_usd, 100 * d.low, 100 * d.high, color=color, alpha=0.12, lw=0,
                                 label=f"{estimator} oracle's 95% interval")
         p = points[(points.task == task) & (points.estimator == "plug-in")]
+        names = []
         for _, row in p.iterrows():
             name = model_labels.get(row.strategy, row.strategy)
             ax.errorbar(row.usd, 100 * row.accuracy, yerr=[[100 * max(row.accuracy - row.acc_low, 0)],
                                                             [100 * max(row.acc_high - row.accuracy, 0)]],
                         fmt="o", ms=4, color=colors.get(name, "#888888"), elinewidth=0.7, capsize=1.5)
-            texts.append(ax.annotate(name.replace(" (sim)", ""), (row.usd, 100 * row.accuracy), fontsize=SMALL,
+            names.append((name.replace(" (sim)", ""),))
+            texts.append(ax.annotate(names[-1][0], (row.usd, 100 * row.accuracy), fontsize=SMALL,
                                      xytext=(4, -4), textcoords="offset points", arrowprops=LEADER))
         e = points[(points.task == task) & (points.strategy == "expert")]
         ax.scatter(e.usd, 100 * e.accuracy, marker="*", s=90, color="black", zorder=4, label="human expert")
@@ -479,10 +482,16 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, look: Appeara
         ax.set_xlabel("USD per problem", fontsize=SMALL)
         ax.set_ylabel("accuracy (%)", fontsize=SMALL)
         ax.tick_params(labelsize=SMALL)
-        labelled.append((ax, texts))
+        labelled.append((ax, texts, names))
     fig = _finish_panels(fig, axes[0] if tasks else None, "Cost–accuracy frontier of oracle routing", simulated, ncol=2)
-    place_labels(fig, labelled)
+    place_labels(fig, labelled, shown_names(model_labels))
     return fig
+
+
+def shown_names(labels: dict[str, str]) -> list[str]:
+    """The set's model labels as figures name points (without " (sim)"), in the set's order of models: the order
+    ``place_labels`` numbers them in, the same in every figure of a set."""
+    return [label.replace(" (sim)", "") for label in labels.values()]
 
 
 def pareto(cost: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
@@ -545,14 +554,14 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], look: Appe
             line_x.append(expert_usd[task])
             line_y.append(100.0)
         ax.step(line_x, line_y, where="post", color="#333333", lw=1.1, ls="--", label="Pareto frontier (plug-in means)")
-        texts = []
+        texts, named = [], []
         for k in front:  # the frontier's points are named (declutter drops a name that finds no free place)
             model, _, method = d.index[k].partition("+")
-            texts.append(ax.annotate(labels.get(model, model).replace(" (sim)", "") + (f" · {names.method(method)}"
-                                                                                        if method else ""),
+            named.append((labels.get(model, model).replace(" (sim)", ""),))  # numbered: the marker tells the method
+            texts.append(ax.annotate(named[-1][0] + (f" · {names.method(method)}" if method else ""),
                                      (cost[k], acc[k]), fontsize=SMALL, xytext=(4, -4), textcoords="offset points",
                                      arrowprops=LEADER))
-        labelled.append((ax, texts))
+        labelled.append((ax, texts, named))
         if task in expert_usd:
             ax.scatter([expert_usd[task]], [100.0], marker="*", s=110, color="black", zorder=4, label="human expert")
         ax.set_xscale("log")
@@ -569,7 +578,7 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], look: Appe
         for marker, words in by_marker.items():
             axes[0].plot([], [], marker, color="#666666", ls="", label=names.merged(words))
     fig = _finish_panels(fig, axes[0] if tasks else None, "Cost and accuracy of every strategy", look.simulated, ncol=4)
-    place_labels(fig, labelled)
+    place_labels(fig, labelled, shown_names(labels))
     return fig
 
 

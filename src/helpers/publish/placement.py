@@ -166,28 +166,31 @@ def declutter(fig, ax, texts, step_pt: float = 7.0, tries: int = 8) -> int:
     return best[0][0] if best else 0
 
 
-def place_labels(fig, labelled: list[tuple], title: str = "numbers at the points") -> bool:
-    """``declutter`` each panel's labels (``labelled``: (panel, its annotations)); where that leaves a label dropped
-    or a leader tangled in any panel, every label of the figure becomes a number instead (one per text, the same in
-    every panel, in order of first appearance), placed again, and a key (number, text) goes under the figure's
-    legends. Returns whether the labels were numbered."""
-    asked = [(ax, [(t.get_text(), t.xy, t.xycoords, t.get_fontsize(), t.get_color(), t.arrowprops) for t in texts])
-             for ax, texts in labelled]
-    if not any([declutter(fig, ax, texts) for ax, texts in labelled]):  # a list: every panel is placed
+def place_labels(fig, labelled: list[tuple], order: list[str], title: str = "numbers at the points") -> bool:
+    """``declutter`` each panel's labels (``labelled``: (panel, its annotations, the names each one names — a tuple
+    per annotation)); where that leaves a label dropped or a leader tangled in any panel, every label of the figure
+    becomes its names' numbers instead, placed again, and a key (number, name) goes under the figure's legends. A
+    name's number is its place in ``order`` (the set's models: the same number in every figure of a set), then
+    after those in order of first appearance. Returns whether the labels were numbered."""
+    asked = [(ax, [(t.xy, t.xycoords, t.get_fontsize(), t.get_color(), t.arrowprops) for t in texts], names)
+             for ax, texts, names in labelled]
+    if not any([declutter(fig, ax, texts) for ax, texts, _ in labelled]):  # a list: every panel is placed
         return False
-    numbers: dict[str, int] = {}
-    for (ax, texts), (_, specs) in zip(labelled, asked, strict=True):
+    numbers = {name: i + 1 for i, name in enumerate(dict.fromkeys(order))}
+    for ax, texts, _ in labelled:
         for text in texts:
             if text in ax.texts:
                 text.remove()
+    for ax, specs, names in asked:
         marks = []
-        for label, xy, coords, size, color, arrow in specs:
-            number = numbers.setdefault(label, len(numbers) + 1)
-            marks.append(ax.annotate(str(number), xy, xycoords=coords, xytext=(3, -3), textcoords="offset points",
+        for (xy, coords, size, color, arrow), named in zip(specs, names, strict=True):
+            text = ", ".join(str(numbers.setdefault(n, len(numbers) + 1)) for n in named)
+            marks.append(ax.annotate(text, xy, xycoords=coords, xytext=(3, -3), textcoords="offset points",
                                      fontsize=size, color=color, arrowprops=arrow))
             marks[-1].set_in_layout(False)
         declutter(fig, ax, marks)
-    _number_key(fig, numbers, title, specs[0][3] if specs else 8.0)
+    used = sorted({n for _, _, names in asked for named in names for n in named}, key=numbers.__getitem__)
+    _number_key(fig, {n: numbers[n] for n in used}, title, next((sp[0][2] for _, sp, _ in asked if sp), 8.0))
     return True
 
 
