@@ -156,12 +156,13 @@ def test_report_opens_in_headless_chromium(report, tmp_path):
 @pytest.mark.browser
 def test_the_checks_catch_what_they_are_for(tmp_path):
     """The browser check fails on each defect it names: a script error, an internal name, a value outside its
-    interval (and passes the same page without them)."""
+    interval, a number in e-notation (and passes the same page without them)."""
     _browser_or_skip()
-    good = "<html><head></head><body><p>Two Digit Addition: 0.5 [0.4, 0.7]; 1,234 [1,200, 1,300]</p></body></html>"
-    bad = ("<html><head></head><body><p>two_digit_addition: 0.9 [0.4, 0.7]</p>"
+    good = ("<html><head></head><body><p>Two Digit Addition: 0.5 [0.4, 0.7]; 1,234 [1,200, 1,300]; 0.0000455; "
+            "SmolLM2-135M; 4.4 × 10⁻⁸</p></body></html>")
+    bad = ("<html><head></head><body><p>two_digit_addition: 0.9 [0.4, 0.7]; 4.55e-05</p>"
            "<script>null.boom()</script></body></html>")
-    for html, expected in ((good, 0), (bad, 3)):
+    for html, expected in ((good, 0), (bad, 4)):
         page = tmp_path / f"{expected}.html"
         page.write_text(html)
         found = browser.problems(browser.inspect(page, tmp_path / f"w{expected}"), names.internal(["two_digit_addition"]))

@@ -66,7 +66,8 @@ def test_the_cross_fitted_envelope_has_no_optimizers_curse():
     runs, starts, expert = np.full((P, S), n), np.array([0]), np.full(P, 1e6)
     plug, _ = routing.envelope(usd.mean(-1)[None], correct.mean(-1)[None], np.ones((1, P)), starts, expert)
     cross, cost = routing.crossfit_envelope(usd, correct, runs, starts, expert, seed=1)
-    assert plug[0, 0, 0] > 0.65 and abs(cross[0, 0, 0] - 0.5) < 0.02 and np.allclose(cost[0, 0, 0], 0.01)
+    i = int(np.searchsorted(routing.LAMBDAS, 1e-2))  # a price of accuracy at which the $1e6 expert is never chosen
+    assert plug[0, i, 0] > 0.65 and abs(cross[0, i, 0] - 0.5) < 0.02 and np.allclose(cost[0, i, 0], 0.01)
     sure = np.broadcast_to(np.array([True, False, False, False, False])[None, :, None], (P, S, n))
     cross, cost = routing.crossfit_envelope(usd, sure, runs, starts, expert)
     plug, _ = routing.envelope(usd.mean(-1)[None], sure.mean(-1)[None], np.ones((1, P)), starts, expert)
@@ -83,3 +84,14 @@ def test_half_means_skip_the_slots_a_cell_does_not_have():
     assert cost[0, 0] == 2.0 and rate[0, 0] == 0.5
     cost, rate = half_means(usd, correct, np.array([[2]]), np.array([False, False, True, True]))
     assert np.isnan(cost[0, 0]) and np.isnan(rate[0, 0])
+
+
+def test_the_envelope_reaches_the_expert_however_good_the_models():
+    """SWE-bench's oracle curves stopped at ~96% short of the expert's star ($39 per instance): the price grid now
+    runs low enough that paying the expert beats a strategy at 99.9% on every problem."""
+    from helpers.analyze import routing
+
+    P = 50
+    rate, cost = np.full((1, P, 2), 0.999), np.full((1, P, 2), 0.05)
+    acc, usd = routing.envelope(cost, rate, np.ones((1, P)), np.array([0]), np.full(P, 40.0))
+    assert acc[0, :, 0].max() == 1.0 and usd[0, acc[0, :, 0].argmax(), 0] == pytest.approx(40.0)

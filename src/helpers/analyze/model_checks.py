@@ -29,7 +29,8 @@ most its *calibrated* critical value (``critical_p``): the ``LEVEL`` / 5 quantil
 of the model's own family at paper scale, measured by ``benchmarks/model_checks_size.py`` (on other sets than the
 ones that check its size) and kept in ``model_checks_calibration.json``. The size depends on the dataset's shape
 (with paper scale's values, 20 problems x 3 models x 4 runs rejected 13.2% for any check), so the file also holds
-critical values calibrated at smaller shapes, and a dataset takes those of the nearest shape (``critical_p``).
+critical values calibrated at smaller shapes and at the `sim` set's own (whose strategies include self-refine's), and a
+dataset takes those of the nearest shape (``critical_p``).
 The simulation checks' p-values are randomised over ties (each seeded), so that quantile exists at any level.
 Measured sizes and powers are in docs/statistics.md.
 """

@@ -15,6 +15,7 @@ from helpers.analyze.estimates import Analysis
 from helpers.core.paths import repo_root
 from helpers.grade.stage import graded_paths
 from helpers.publish import names
+from helpers.publish.formats import markdown
 from helpers.publish.safe import md, md_frame
 
 
@@ -246,7 +247,7 @@ def run_context(an: Analysis) -> dict:
                   f"reasoning tokens are billed as output.\n\n| model | input | output |\n|---|---|---|\n{prices}",
         "expert": f"**Human expert** cost per problem (`usd`, at the {p.expert_bound} bound): {how}. The derivation is "
                   f"kept beside it:\n\n"
-                  + md_frame(expert_table(an.tasks, p.expert_bound, p.fidelity.expert_cost)).to_markdown(index=False),
+                  + markdown(md_frame(expert_table(an.tasks, p.expert_bound, p.fidelity.expert_cost))),
         "extraction": grading_text(an, rule, numeric) + f"\n\n**Data caveats**:\n{caveats}",
     }
 

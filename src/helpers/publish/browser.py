@@ -61,6 +61,7 @@ window.addEventListener('load', () => setTimeout(() => {  // interactive charts 
 </script>"""
 NUMBER = r"-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?"
 INTERVAL = re.compile(rf"(?<![\w.\[,-])({NUMBER}) \[({NUMBER}), ({NUMBER})\]")
+E_NOTATION = re.compile(r"(?<![\w.])\d+(?:\.\d+)?[eE][-+]?\d+(?!\w)")  # 4.55e-05: one formatter never writes it
 
 
 def chromium() -> str | None:
@@ -117,6 +118,7 @@ def problems(measured: dict, internal: list[str]) -> list[str]:
     out += [f"internal name in the text: {name}" for name in internal  # (a file path may name a dataset's folder)
             if re.search(rf"(?<![\w/-]){re.escape(name)}(?![\w/-])", text)]
     out += [f"value outside its own interval: {cell}" for cell in outside_intervals(text)]
+    out += [f"number in e-notation: {m}" for m in E_NOTATION.findall(text)]
     return out
 
 

@@ -276,7 +276,7 @@ def publish_table(an: Analysis, name: str, df: pd.DataFrame, shown: pd.DataFrame
         return out
 
     if shown is not None:
-        text = escaped(shown).to_markdown(index=False)
+        text = formats.markdown(escaped(shown))
     else:
         numeric = list(art.numeric) or [c for c in an.tasks if c in df.columns]
         ranked = ~df["model"].isin(an.table1_only_rows) if "model" in df.columns else None

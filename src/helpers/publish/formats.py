@@ -88,8 +88,12 @@ def whole_pct(x: float) -> str:
 
 def to_markdown(df: pd.DataFrame, numeric: list[str], fmt=fmt_usd, marks: pd.DataFrame | None = None) -> str:
     """A Markdown table, the ``numeric`` columns right-aligned (also where a cell is "–"); with ``marks``, the top
-    three of each column get bold and ¹²³."""
+    three of each column get bold and ¹²³. Any other column of floats is written by ``sig``, and no cell is read back
+    as a number (tabulate would print 0.0000455 as 4.55e-05)."""
     shown = df.copy().astype(object)
+    for col in df.columns:
+        if col not in numeric and pd.api.types.is_float_dtype(df[col]):
+            shown[col] = [sig(v) for v in df[col]]
     for col in numeric:
         vals = []
         for i, v in df[col].items():
@@ -97,7 +101,14 @@ def to_markdown(df: pd.DataFrame, numeric: list[str], fmt=fmt_usd, marks: pd.Dat
             r = 0 if marks is None else int(marks.loc[i, col])
             vals.append(f"**{s}**{MARKS[r]}" if r else s)
         shown[col] = vals
-    return shown.to_markdown(index=False, colalign=["right" if c in numeric else "left" for c in shown.columns])
+    return shown.to_markdown(index=False, colalign=["right" if c in numeric else "left" for c in shown.columns],
+                             disable_numparse=True)
+
+
+def markdown(df: pd.DataFrame) -> str:
+    """Any table as Markdown the report can show: its float columns written by ``sig`` (never e-notation) and
+    right-aligned, the rest as given (``to_markdown``)."""
+    return to_markdown(df, [c for c in df.columns if pd.api.types.is_float_dtype(df[c])], sig)
 
 
 def save_table(df: pd.DataFrame, markdown: str, name: str, out_dir: Path) -> tuple[Path, Path]:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from helpers.core.numbers import sig
 from helpers.publish.explorer import strategy_label  # one naming of strategies for the pages
 
 CHARTS = ("cost_accuracy", "figure2_frontier_over_time")  # artifacts with an interactive version
@@ -46,9 +47,9 @@ def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: 
     frame = pd.DataFrame({
         "dataset": wide["task"].map(lambda t: task_labels.get(t, t)), "strategy": wide["strategy"].map(lambda s: strategy_label(s, labels)),
         "accuracy (%)": 100 * wide["value_accuracy"], "accuracy 95% interval": [
-            f"{100 * lo:.3g} – {100 * hi:.3g}" for lo, hi in zip(wide["low_accuracy"], wide["high_accuracy"])],
+            f"{sig(100 * lo)} – {sig(100 * hi)}" for lo, hi in zip(wide["low_accuracy"], wide["high_accuracy"])],
         "USD per attempt": wide["value_cost_usd"], "USD 95% interval": [
-            f"{lo:.3g} – {hi:.3g}" for lo, hi in zip(wide["low_cost_usd"], wide["high_cost_usd"])]})
+            f"{sig(lo)} – {sig(hi)}" for lo, hi in zip(wide["low_cost_usd"], wide["high_cost_usd"])]})
     frame = frame[frame["USD per attempt"] > 0]
     chart = alt.Chart(frame).mark_point(filled=True, size=60).encode(
         x=alt.X("USD per attempt:Q", scale=alt.Scale(type="log")), y=alt.Y("accuracy (%):Q"),

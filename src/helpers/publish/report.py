@@ -20,6 +20,7 @@ from helpers.core.paths import repo_root
 from helpers.publish.about import context_path
 from helpers.publish.catalog import Artifact, caption_path
 from helpers.publish.dictionary import write_dictionary
+from helpers.publish.formats import markdown
 from helpers.publish.interactive import add_charts, placeholder
 from helpers.publish.navigation import finish_page
 
@@ -237,7 +238,7 @@ class ReportParts:
         table = reprice_changes(pd.read_csv(before), pd.read_csv(after), run["task_labels"])
         return (f"**Repriced.** The records of set `{md(origin.name)}`, priced as of {md(self.params.prices.as_of)} "
                 "(the dated price ledger); no call was made. What that changed, under \"up to k tries, then the "
-                "expert\" (USD per problem):\n\n" + folded(md_frame(table).to_markdown(index=False)))
+                "expert\" (USD per problem):\n\n" + folded(markdown(md_frame(table))))
 
     def _kind(self, run: dict) -> str:
         """What kind of records the set holds, where they come from, and what to know before reading a number."""
