@@ -134,6 +134,23 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
     assert "$0.000044" in small[0] and "e-0" not in " ".join(small) and "4.2 × 10⁻⁸" in small[0]
 
 
+def test_a_set_with_one_run_per_cell_still_gets_its_first_screen():
+    """RouteLLM's and SWE-bench's records have one run per model and problem: no frontier row (it chooses on half of
+    the runs, values on the other), and their first screen said nothing. It now says why, and gives the cheapest model
+    alone with its interval and fee share."""
+    rows = [("b", "m1", 1.76, 0.556, 5.31, 90.0), ("b", "m2", 34.0, 25.8, 45.1, 99.0), ("a", "m1", 0.5, 0.4, 0.6, 10.0)]
+    policy = pd.DataFrame(rows, columns=["task", "model", "policy_usd", "policy_low", "policy_high", "expert_share_pct"]).assign(k=1)
+    said = findings.in_short(policy, {"a": "A", "b": "B"})
+    assert said == ["On B, the dearest of its 2 datasets, the frontier of every model is not estimated: it chooses each "
+                    "problem's model on half of the runs and values it on the other half, and this set has one run per "
+                    "model and problem.",
+                    "The least any model alone costs, with the human expert where its one try fails, is $1.76 per problem "
+                    "(95% interval $0.556 to $5.31); 90% of it is the assumed expert fee, set by the fee this project "
+                    "assumes, not measured by the records.",
+                    "Alone with the expert, m1 is the cheapest model there beyond doubt, at $1.76 per problem."]
+    assert findings.in_short(policy.iloc[:0], {}) == []
+
+
 def test_the_papers_frontier_that_is_mostly_the_experts_fee_says_so_and_gives_no_interval():
     """Issue 35: on HumanEval 99.4% of the paper's frontier is the fee on the 3 problems no model passed; printed as
     "v [lo, hi]" it read as an interval for the truth."""

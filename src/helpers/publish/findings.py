@@ -245,7 +245,7 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
     interval, and where the named cheapest model is not the truly cheapest one. Empty without a frontier row."""
     front = policy[policy["model"] == FRONTIER_ROW]
     if front.empty or not np.isfinite(front["policy_usd"]).any():
-        return []
+        return _in_short_alone(policy, task_labels)
     top = front.loc[front["policy_usd"].idxmax()]
     label, n = task_labels.get(top["task"], top["task"]), front["task"].nunique()
     where = f"On {label}, the dearest of its {n} datasets," if n > 1 else f"On {label},"
@@ -262,15 +262,44 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
                "try failed.")
     alone = policy[(policy["task"] == top["task"]) & (policy["model"] != FRONTIER_ROW)].dropna(subset=["policy_usd"])
     if len(alone):
-        best = alone.loc[alone["policy_usd"].idxmin()]
-        overlap = int((alone.drop(index=best.name)["policy_low"] <= best["policy_high"]).sum())
-        out.append(f"Alone with the expert, {best['model']} is the cheapest model there beyond doubt, at "
-                   f"{dollars(best['policy_usd'])} per problem{_truly_cheapest(truth, top['task'], best['model'], labels or {})}."
-                   if overlap == 0 else
-                   f"Alone with the expert, no model is the cheapest there beyond doubt: {best['model']} costs least, "
-                   f"{dollars(best['policy_usd'])} per problem, but its interval overlaps "
-                   + ("another model's." if overlap == 1 else f"those of {overlap} other models."))
+        out.append(_cheapest_alone(alone, _truly_cheapest(truth, top["task"], alone.loc[alone["policy_usd"].idxmin(),
+                                                                                        "model"], labels or {})))
     return out
+
+
+def _cheapest_alone(alone: pd.DataFrame, caveat: str = "") -> str:
+    """The sentence on the cheapest model alone with the expert among ``alone`` (one dataset's ``policy_cost`` rows of
+    single models), named cheapest only when its interval lies below every other model's (then ``caveat`` follows)."""
+    best = alone.loc[alone["policy_usd"].idxmin()]
+    overlap = int((alone.drop(index=best.name)["policy_low"] <= best["policy_high"]).sum())
+    if overlap == 0:
+        return (f"Alone with the expert, {best['model']} is the cheapest model there beyond doubt, at "
+                f"{dollars(best['policy_usd'])} per problem{caveat}.")
+    return (f"Alone with the expert, no model is the cheapest there beyond doubt: {best['model']} costs least, "
+            f"{dollars(best['policy_usd'])} per problem, but its interval overlaps "
+            + ("another model's." if overlap == 1 else f"those of {overlap} other models."))
+
+
+def _in_short_alone(policy: pd.DataFrame, task_labels: dict[str, str]) -> list[str]:
+    """``in_short`` for a set with no frontier row (one run per model and problem: the frontier chooses on half of the
+    runs and is valued on the other half): on the dataset whose cheapest model alone costs most, why, that model's
+    number with its interval and how much of it is the assumed expert fee, and whether it is cheapest beyond doubt."""
+    alone = policy[policy["model"] != FRONTIER_ROW].dropna(subset=["policy_usd"])
+    if alone.empty:
+        return []
+    cheapest = alone.loc[alone.groupby("task")["policy_usd"].idxmin()]
+    top = cheapest.loc[cheapest["policy_usd"].idxmax()]
+    label, n = task_labels.get(top["task"], top["task"]), alone["task"].nunique()
+    where = f"On {label}, the dearest of its {n} datasets," if n > 1 else f"On {label},"
+    share, k = float(top["expert_share_pct"]), int(top["k"])
+    tries = "its one try fails" if k == 1 else f"its {k} tries fail"
+    return [f"{where} the frontier of every model is not estimated: it chooses each problem's model on half of the runs "
+            "and values it on the other half, and this set has one run per model and problem.",
+            f"The least any model alone costs, with the human expert where {tries}, is {dollars(top['policy_usd'])} per "
+            f"problem (95% interval {dollars(top['policy_low'])} to {dollars(top['policy_high'])}); "
+            + (f"{fee_pct(share)}% of it is the assumed expert fee, set by the fee this project assumes, not measured by "
+               "the records." if share >= 50 else f"the records decide {fmt_pct(100 - share)}% of it."),
+            _cheapest_alone(alone[alone["task"] == top["task"]])]
 
 
 def _truly_cheapest(truth: pd.DataFrame | None, task: str, named: str, labels: dict[str, str]) -> str:
