@@ -151,6 +151,9 @@ class DecayFit:
         return ""
 
     def interval_text(self) -> str:
+        """``[low, high]`` in months; ``[low, unbounded]`` where the data put no upper bound on it."""
+        if not np.isfinite(self.halving_high):
+            return f"[{sig(self.halving_low)}, unbounded]"
         return f"[{sig(self.halving_low)}, {sig(self.halving_high)}]"
 
     def describe(self) -> str:

@@ -273,9 +273,12 @@ class ReportParts:
             if (self.params.figures_path / f"{name}.png").is_file() and not note_path(self.params.figures_path, name).is_file():
                 a = entry(name)
                 what = f"{a.paper}: {a.short_title()}" if a.paper else a.short_title()
-                return (f'<img id="first-screen-figure" src="{self.figure_uri(name)}" alt="{html.escape(what)}" '
+                alt = html.escape(what.replace("'", "’").replace('"', "”"), quote=False)  # no entity to escape twice
+                estimator = ("; the paper's estimator, cost per attempt over the pass rate, not the \"up to k tries, then "
+                             "the expert\" cost above" if name.startswith("figure2") else "")
+                return (f'<img id="first-screen-figure" src="{self.figure_uri(name)}" alt="{alt}" '
                         'style="max-width: 100%">'
-                        f"\n\n*{html.escape(what)} (with its caption in its section below).*")
+                        f"\n\n*{html.escape(what)} (with its caption in its section below{estimator}).*")
         return ""
 
 
