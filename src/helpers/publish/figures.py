@@ -402,7 +402,8 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
             x = np.arange(len(values.index)) - 0.4 + width * (k + 0.5)
             v = values[fam].to_numpy(float)
             err = np.vstack([np.clip(v - w["low"].to_numpy(float), 0, None), np.clip(w["high"].to_numpy(float) - v, 0, None)])
-            ax.errorbar(x, v, yerr=np.nan_to_num(err), fmt="none", ecolor="#222222", elinewidth=0.8, capsize=2)
+            ax.errorbar(x, v, yerr=np.nan_to_num(err), fmt="none", ecolor="#222222", elinewidth=0.8, capsize=2,
+                        label="95% interval" if k == 0 else None)  # the whiskers' key
             if "range_ci_low" in w:  # an interval beside the bar, never a bar: it cannot be read as a value
                 range_interval(ax, x + width * 0.38, w["range_ci_low"].to_numpy(float), w["range_ci_high"].to_numpy(float),
                                vertical=True, label=RANGE_LABEL if k == 0 else None)
@@ -417,7 +418,7 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
         ax.set_yscale("symlog", linthresh=10)
     ax.set_ylabel("relative improvement (%)")
     ax.set_xlabel("")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=min(len(values.columns) + 1, 4), fontsize=SMALL,
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=min(len(values.columns) + 2, 5), fontsize=SMALL,
               frameon=False)  # under the values and the dataset names
     ax.set_title(titled("Essentialness of model families (counterfactual)", simulated), fontsize=TITLE)
     fig.tight_layout()
@@ -474,9 +475,11 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, look: Appeara
                                      xytext=(4, -4), textcoords="offset points", arrowprops=LEADER))
         e = points[(points.task == task) & (points.strategy == "expert")]
         ax.scatter(e.usd, 100 * e.accuracy, marker="*", s=90, color="black", zorder=4, label="human expert")
-        if not labelled:  # the models' colours, once in the legend: by family
+        if not labelled:  # the models' colours, once in the legend: by family; the points' whiskers
             for family, color in look.family_colors.items():
                 ax.plot([], [], "o", ms=4, color=color, ls="", label=family)
+            ax.errorbar([np.nan], [np.nan], yerr=[[0], [0]], fmt="none", ecolor="#666666", elinewidth=0.7, capsize=1.5,
+                        label="a model's 95% interval")
         ax.set_xscale("log")
         ax.set_title(task_labels.get(task, task), fontsize=NORMAL)
         ax.set_xlabel("USD per problem", fontsize=SMALL)
@@ -577,6 +580,8 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], look: Appe
             by_marker.setdefault(marker, []).append(names.method(method))
         for marker, words in by_marker.items():
             axes[0].plot([], [], marker, color="#666666", ls="", label=names.merged(words))
+        axes[0].errorbar([np.nan], [np.nan], yerr=[[0], [0]], fmt="none", ecolor="#666666", elinewidth=0.6, capsize=1.5,
+                         label="95% interval")  # the whiskers' key
     fig = _finish_panels(fig, axes[0] if tasks else None, "Cost and accuracy of every strategy", look.simulated, ncol=4)
     place_labels(fig, labelled, shown_names(labels))
     return fig
