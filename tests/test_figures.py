@@ -159,6 +159,7 @@ def test_a_shared_x_axis_is_named_once_per_column_under_its_lowest_panel():
     frame = pd.DataFrame({"task": list("TUVWX"), "item": ["A"] * 5, "value": [1.0] * 5, "low": [0.5] * 5,
                           "high": [2.0] * 5})
     fig = figures.interval_bars(frame, "item", "F", simulated=False, colors={})
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["95% interval"]  # keyed without a family legend too
     shown = [ax for ax in fig.axes if ax.get_visible()]
     named = [ax.get_xlabel() for ax in shown]
     assert named == ["", "", "%", "%", "%"]  # 3 columns: T, U above W, X; V has nothing below it

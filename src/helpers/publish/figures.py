@@ -303,8 +303,8 @@ def _trend_axes(ax, ylim: tuple[float, float], title: str) -> None:
 def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, colors: dict[str, str],
                   ylabel: str = "%", symlog: bool = False, legend: dict[str, str] | None = None):
     """One panel per dataset, a bar per ``item`` (in the frame's order) coloured by ``colors[item]``, with
-    ``low``-``high`` whiskers; ``frame`` columns: task (labels), ``item``, value, low, high. ``legend``: name ->
-    colour (the families) below the panels."""
+    ``low``-``high`` whiskers; ``frame`` columns: task (labels), ``item``, value, low, high. The legend below the
+    panels keys the whiskers (and the range where drawn); ``legend``: name -> colour (the families) adds the bars'."""
     tasks = list(dict.fromkeys(frame["task"]))
     items = list(dict.fromkeys(frame[item]))
     cols = min(3, len(tasks)) or 1
@@ -339,16 +339,15 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
     _shared_x_once(axes, len(tasks), cols)
     fig.suptitle(titled(title, simulated), y=1.0)
     fig.tight_layout()
-    if legend:  # below the panels (after the layout, so it takes no panel's room)
-        from matplotlib.patches import Patch
+    from matplotlib.patches import Patch  # the legend below the panels (after the layout: it takes no panel's room)
 
-        handles = [Patch(color=c, label=n) for n, c in legend.items()]
-        handles.append(axes.flat[0].errorbar([np.nan], [np.nan], xerr=[[0], [0]], fmt="none", ecolor="#222222",
-                                             elinewidth=0.8, capsize=2, label="95% interval"))  # the whiskers' key
-        if "range_ci_low" in frame:
-            handles.append(range_handle())
-        fig.legend(handles=handles, loc="upper center", ncol=min(len(handles), 3), bbox_to_anchor=(0.5, 0.0),
-                   fontsize=SMALL, frameon=False)
+    handles = [Patch(color=c, label=n) for n, c in (legend or {}).items()]  # the bars' colours, where not on the axis
+    handles.append(axes.flat[0].errorbar([np.nan], [np.nan], xerr=[[0], [0]], fmt="none", ecolor="#222222",
+                                         elinewidth=0.8, capsize=2, label="95% interval"))  # every whisker is keyed
+    if "range_ci_low" in frame:
+        handles.append(range_handle())
+    fig.legend(handles=handles, loc="upper center", ncol=min(len(handles), 3), bbox_to_anchor=(0.5, 0.0),
+               fontsize=SMALL, frameon=False)
     return fig
 
 
@@ -420,7 +419,8 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
     ax.set_xlabel("")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=min(len(values.columns) + 2, 5), fontsize=SMALL,
               frameon=False)  # under the values and the dataset names
-    ax.set_title(titled("Essentialness of model families (counterfactual)", simulated), fontsize=TITLE)
+    ax.set_title(titled("Essentialness of model families (counterfactual; the paper's estimator)", simulated),
+                 fontsize=TITLE)
     fig.tight_layout()
     return fig
 
