@@ -148,6 +148,11 @@ def test_report_blocks_label_for_quarto_and_number_offline(tmp_path):
     assert quarto.block(sup).startswith("::: {#stbl-table1-expert-only}")
     offline = ReportParts(params, "offline")
     assert offline.block(fig).endswith("**Figure 3.** Families [with intervals].")  # the paper's number
+    assert 'style="max-width: 100%"' in offline.block(fig)  # a file that is no PNG: its width unknown
+    import struct  # a lone panel's 960 px PNG is shown at 70%: its text reads at a grid's size, not twice it
+
+    (params.figures_path / f"{fig.name}.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + struct.pack(">II", 960, 720))
+    assert 'style="width: min(100%, 672px)"' in offline.block(fig)
     assert offline.block(sup).startswith("**Table S1.** Caption of table1_expert_only.")
     assert offline.block(tbl).startswith("**Table 6.** Caption of table6_cost.")
     assert offline.placeholder(catalog.entry("table2_technique_gain"), "No rows.").startswith("**Table 2.** ")

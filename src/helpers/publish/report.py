@@ -30,6 +30,7 @@ REMOTE_ASSET = re.compile(r'<script[^>]+src="https?://[^"]*"[^>]*>\s*</script>|<
 
 
 COLLAPSE_ROWS = 12  # a table with more rows is shown folded (<details>), its caption in view
+SHOWN_PER_PIXEL = 0.7  # a figure shown at 70% of its PNG (150 dpi): 8-pt text at ~12 px; a full-width grid (11.2 in) fills the page
 
 
 class ReportParts:
@@ -88,6 +89,16 @@ class ReportParts:
         if not path.is_file():
             raise CostOfPassError(f"figure {name} is missing: run the pipeline for {self.params.name} first ({path})")
         return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+    def figure_style(self, name: str) -> str:
+        """The figure's width on the page: its PNG's pixels × ``SHOWN_PER_PIXEL`` (at most the page's), so every
+        figure's text reads at one size — a lone panel (6.4 in) no longer fills the page at twice a grid's letters."""
+        import struct
+
+        with (self.params.figures_path / f"{name}.png").open("rb") as f:
+            head = f.read(24)
+        width = struct.unpack(">I", head[16:20])[0] if head[12:16] == b"IHDR" else 0
+        return f'style="width: min(100%, {round(width * SHOWN_PER_PIXEL)}px)"' if width else 'style="max-width: 100%"'
 
     def empty(self, artifact: Artifact) -> bool:
         """A table the pipeline wrote without rows (Table 2 of a set without techniques): not shown. A missing
@@ -149,7 +160,8 @@ class ReportParts:
             return f"::: {{#{artifact.label}}}\n\n{body}\n\n{caption}\n\n:::"
         number = self.number(artifact)
         if artifact.kind == "figure":
-            body = f'<img id="{artifact.label}" src="{self.figure_uri(artifact.name)}" alt="{html.escape(caption)}">'
+            body = (f'<img id="{artifact.label}" src="{self.figure_uri(artifact.name)}" alt="{html.escape(caption)}" '
+                    f'{self.figure_style(artifact.name)}>')
             return f"{body}\n\n**{number}.** {caption}"
         return f"**{number}.** {caption}\n\n{body}"
 
@@ -277,7 +289,7 @@ class ReportParts:
                 estimator = ("; the paper's estimator, cost per attempt over the pass rate, not the \"up to k tries, then "
                              "the expert\" cost above" if name.startswith("figure2") else "")
                 return (f'<img id="first-screen-figure" src="{self.figure_uri(name)}" alt="{alt}" '
-                        'style="max-width: 100%">'
+                        f'{self.figure_style(name)}>'
                         f"\n\n*{html.escape(what)} (with its caption in its section below{estimator}).*")
         return ""
 
