@@ -582,7 +582,8 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], look: Appe
             axes[0].plot([], [], marker, color="#666666", ls="", label=names.merged(words))
         axes[0].errorbar([np.nan], [np.nan], yerr=[[0], [0]], fmt="none", ecolor="#666666", elinewidth=0.6, capsize=1.5,
                          label="95% interval")  # the whiskers' key
-    fig = _finish_panels(fig, axes[0] if tasks else None, "Cost and accuracy of every strategy", look.simulated, ncol=4)
+    fig = _finish_panels(fig, axes[0] if tasks else None, "Cost and accuracy of every strategy", look.simulated,
+                         ncol=4 if len(tasks) >= 3 else 2)  # a lone panel's legend no wider than the panel
     place_labels(fig, labelled, shown_names(labels))
     return fig
 
