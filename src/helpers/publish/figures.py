@@ -573,19 +573,25 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], look: Appe
         ax.set_ylabel("accuracy (%)", fontsize=SMALL)
         ax.tick_params(labelsize=SMALL)
     if tasks:
-        for family, color in (family_colors or {}).items():
-            axes[0].plot([], [], "o", color=color, ls="", label=family)
-        by_marker: dict[str, list[str]] = {}  # methods that share a marker (majority vote k=3 and 4) are listed once
-        for method, marker in shown_methods.items():
-            by_marker.setdefault(marker, []).append(names.method(method))
-        for marker, words in by_marker.items():
-            axes[0].plot([], [], marker, color="#666666", ls="", label=names.merged(words))
-        axes[0].errorbar([np.nan], [np.nan], yerr=[[0], [0]], fmt="none", ecolor="#666666", elinewidth=0.6, capsize=1.5,
-                         label="95% interval")  # the whiskers' key
+        _strategy_keys(axes[0], family_colors or {}, shown_methods)
     fig = _finish_panels(fig, axes[0] if tasks else None, "Cost and accuracy of every strategy", look.simulated,
                          ncol=4 if len(tasks) >= 3 else 2)  # a lone panel's legend no wider than the panel
     place_labels(fig, labelled, shown_names(labels))
     return fig
+
+
+def _strategy_keys(ax, family_colors: dict[str, str], shown_methods: dict[str, str]) -> None:
+    """The cost-accuracy legend's entries, on ``ax``: each family's colour, each method's marker (methods sharing a
+    marker, majority vote k=3 and 4, listed once) and the whiskers."""
+    for family, color in family_colors.items():
+        ax.plot([], [], "o", color=color, ls="", label=family)
+    by_marker: dict[str, list[str]] = {}
+    for method, marker in shown_methods.items():
+        by_marker.setdefault(marker, []).append(names.method(method))
+    for marker, words in by_marker.items():
+        ax.plot([], [], marker, color="#666666", ls="", label=names.merged(words))
+    ax.errorbar([np.nan], [np.nan], yerr=[[0], [0]], fmt="none", ecolor="#666666", elinewidth=0.6, capsize=1.5,
+                label="95% interval")
 
 
 MODEL_DASHES = ("-", (0, (6, 2)), (0, (1, 1.5)), (0, (6, 2, 1, 2)), (0, (3, 1)))  # models of one family, told apart
