@@ -110,13 +110,19 @@ def test_the_findings_lead_says_what_holds_across_datasets_and_leaves_the_number
     assert "[" not in text  # no number of the table is repeated
 
 
+def policy_rows(rows: list[tuple], k: int) -> pd.DataFrame:
+    """policy_cost rows (task, model, policy_usd, policy_low, policy_high, expert_share_pct) at ``k`` tries."""
+    return pd.DataFrame(rows, columns=["task", "model", "policy_usd", "policy_low", "policy_high",
+                                       "expert_share_pct"]).assign(k=k)
+
+
 def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each():
     """Issue 38 item 2: the dearest dataset's frontier with its interval, the fee's share, and the cheapest model alone
     there, named cheapest only when its interval lies below every other's; USD never in e-notation."""
     rows = [("a", "frontier of all models", 0.000044, 0.000042, 0.00005, 10.0),
             ("b", "frontier of all models", 3.92, 1.57, 8.64, 96.9),
             ("b", "m1", 1.76, 0.556, 5.31, 90.0), ("b", "m2", 34.0, 25.8, 45.1, 99.0), ("b", "m3", 30.0, 5.0, 40.0, 99.0)]
-    policy = pd.DataFrame(rows, columns=["task", "model", "policy_usd", "policy_low", "policy_high", "expert_share_pct"]).assign(k=4)
+    policy = policy_rows(rows, 4)
     said = findings.in_short(policy, {"a": "A", "b": "B"})
     assert said == ["On B, the dearest of its 2 datasets, a correct answer costs $3.92 per problem with every model and "
                     "the human expert to choose from (up to 4 tries of one model, then the expert; 95% interval $1.57 "
@@ -139,15 +145,14 @@ def test_a_set_with_one_run_per_cell_still_gets_its_first_screen():
     the runs, values on the other), and their first screen said nothing. It now says why, and gives the cheapest model
     alone with its interval and fee share."""
     rows = [("b", "m1", 1.76, 0.556, 5.31, 90.0), ("b", "m2", 34.0, 25.8, 45.1, 99.0), ("a", "m1", 0.5, 0.4, 0.6, 10.0)]
-    policy = pd.DataFrame(rows, columns=["task", "model", "policy_usd", "policy_low", "policy_high", "expert_share_pct"]).assign(k=1)
-    said = findings.in_short(policy, {"a": "A", "b": "B"})
-    assert said == ["On B, the dearest of its 2 datasets, the frontier of every model is not estimated: it chooses each "
-                    "problem's model on half of the runs and values it on the other half, and this set has one run per "
-                    "model and problem.",
-                    "The least any model alone costs, with the human expert where its one try fails, is $1.76 per problem "
-                    "(95% interval $0.556 to $5.31); 90% of it is the assumed expert fee, set by the fee this project "
-                    "assumes, not measured by the records.",
-                    "Alone with the expert, m1 is the cheapest model there beyond doubt, at $1.76 per problem."]
+    policy = policy_rows(rows, 1)
+    why, least, cheapest = findings.in_short(policy, {"a": "A", "b": "B"})
+    assert why.startswith("On B, the dearest of its 2 datasets, the frontier of every model is not estimated") \
+        and why.endswith("this set has one run per model and problem.")
+    assert least == ("The least any model alone costs, with the human expert where its one try fails, is $1.76 per "
+                     "problem (95% interval $0.556 to $5.31); 90% of it is the assumed expert fee, set by the fee this "
+                     "project assumes, not measured by the records.")
+    assert cheapest == "Alone with the expert, m1 is the cheapest model there beyond doubt, at $1.76 per problem."
     assert findings.in_short(policy.iloc[:0], {}) == []
 
 
