@@ -153,6 +153,8 @@ def test_report_blocks_label_for_quarto_and_number_offline(tmp_path):
 
     (params.figures_path / f"{fig.name}.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + struct.pack(">II", 960, 720))
     assert 'style="width: min(100%, 672px)"' in offline.block(fig)
+    (params.figures_path / f"{fig.name}.caption.md").write_text("The paper&#39;s families.\n")  # as captions are saved
+    assert 'alt="The paper&#x27;s families."' in ReportParts(params, "offline").block(fig)  # not &amp;#39;
     assert offline.block(sup).startswith("**Table S1.** Caption of table1_expert_only.")
     assert offline.block(tbl).startswith("**Table 6.** Caption of table6_cost.")
     assert offline.placeholder(catalog.entry("table2_technique_gain"), "No rows.").startswith("**Table 2.** ")

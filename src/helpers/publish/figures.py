@@ -464,14 +464,14 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, look: Appeara
                 ax.fill_between(d.budget_usd, 100 * d.low, 100 * d.high, color=color, alpha=0.12, lw=0,
                                 label=f"{estimator} oracle's 95% interval")
         p = points[(points.task == task) & (points.estimator == "plug-in")]
-        names = []
+        named = []  # each label's model (``place_labels`` numbers them where names would cross)
         for _, row in p.iterrows():
             name = model_labels.get(row.strategy, row.strategy)
             ax.errorbar(row.usd, 100 * row.accuracy, yerr=[[100 * max(row.accuracy - row.acc_low, 0)],
                                                             [100 * max(row.acc_high - row.accuracy, 0)]],
                         fmt="o", ms=4, color=colors.get(name, "#888888"), elinewidth=0.7, capsize=1.5)
-            names.append((name.replace(" (sim)", ""),))
-            texts.append(ax.annotate(names[-1][0], (row.usd, 100 * row.accuracy), fontsize=SMALL,
+            named.append((name.replace(" (sim)", ""),))
+            texts.append(ax.annotate(named[-1][0], (row.usd, 100 * row.accuracy), fontsize=SMALL,
                                      xytext=(4, -4), textcoords="offset points", arrowprops=LEADER))
         e = points[(points.task == task) & (points.strategy == "expert")]
         ax.scatter(e.usd, 100 * e.accuracy, marker="*", s=90, color="black", zorder=4, label="human expert")
@@ -485,7 +485,7 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, look: Appeara
         ax.set_xlabel("USD per problem", fontsize=SMALL)
         ax.set_ylabel("accuracy (%)", fontsize=SMALL)
         ax.tick_params(labelsize=SMALL)
-        labelled.append((ax, texts, names))
+        labelled.append((ax, texts, named))
     fig = _finish_panels(fig, axes[0] if tasks else None, "Cost–accuracy frontier of oracle routing", simulated, ncol=2)
     place_labels(fig, labelled, shown_names(model_labels))
     return fig
@@ -558,7 +558,7 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], look: Appe
             line_y.append(100.0)
         ax.step(line_x, line_y, where="post", color="#333333", lw=1.1, ls="--", label="Pareto frontier (plug-in means)")
         texts, named = [], []
-        for k in front:  # the frontier's points are named (declutter drops a name that finds no free place)
+        for k in front:  # the frontier's points are named (``place_labels``: numbered where names would cross)
             model, _, method = d.index[k].partition("+")
             named.append((labels.get(model, model).replace(" (sim)", ""),))  # numbered: the marker tells the method
             texts.append(ax.annotate(named[-1][0] + (f" · {names.method(method)}" if method else ""),

@@ -160,7 +160,8 @@ class ReportParts:
             return f"::: {{#{artifact.label}}}\n\n{body}\n\n{caption}\n\n:::"
         number = self.number(artifact)
         if artifact.kind == "figure":
-            body = (f'<img id="{artifact.label}" src="{self.figure_uri(artifact.name)}" alt="{html.escape(caption)}" '
+            alt = html.escape(html.unescape(caption))  # the caption's text holds entities (&#39;): escaped once, not twice
+            body = (f'<img id="{artifact.label}" src="{self.figure_uri(artifact.name)}" alt="{alt}" '
                     f'{self.figure_style(artifact.name)}>')
             return f"{body}\n\n**{number}.** {caption}"
         return f"**{number}.** {caption}\n\n{body}"
