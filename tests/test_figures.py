@@ -33,7 +33,8 @@ def test_figures_with_a_forks_families(tmp_path):
                              for t in tasks for f in fam.columns])
     fig = figures.figure3_families(fam * 0, simulated=False, whiskers=whiskers)
     assert figures.layout_problems(fig) == []
-    keyed = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]  # every mark drawn has its key
+    keyed = [t.get_text() for t in fig.legends[0].get_texts()]  # every mark drawn has its key, under the panel
+    assert fig.axes[0].get_legend() is None
     assert "95% interval" in keyed and figures.RANGE_LABEL in keyed
     png, svg = figures.save_figure(fig, "f3", tmp_path)
     assert png.stat().st_size > 1000 and svg.is_file()

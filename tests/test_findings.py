@@ -39,8 +39,8 @@ def test_findings_lead_with_the_policy_cost_and_keep_the_papers_beside():
     assert row[findings.TECHNIQUE] == "self-refine: 10 [2, 30]; not cross-fitted: vote"  # vote: estimated from runs
     assert row[findings.HALVING] == "unreliable fit: not a finding"  # no number where the fit is not reliable
     claims = {c: row[c] for c in findings.CLAIMS}  # beside the words, what they claim (the lead reads these)
-    assert claims == {"mostly_fee": False, "cheapest_named": True, "family_named": True, "technique_named": True,
-                      "halving_reliable": False}
+    assert claims == {"frontier_estimated": True, "mostly_fee": False, "cheapest_named": True, "family_named": True,
+                      "technique_named": True, "halving_reliable": False}
     model = findings.findings(stats_frame(), None, ["t"], {}, {}, {}, estimator="model-based").iloc[0]
     assert model[findings.PAPER] == "0.5 [0.4, 0.7]"
     assert model[findings.FRONTIER].startswith("not identified")  # no policy rows given
@@ -100,14 +100,17 @@ def glance_of(*rows) -> pd.DataFrame:
 def test_the_findings_lead_says_what_holds_across_datasets_and_leaves_the_numbers_to_the_table():
     from helpers.publish.findings import at_a_glance
 
-    glance = glance_of(["A", False, True, True, False, False], ["B", True, False, False, False, True],
-                       ["C", True, True, True, True, False])
+    glance = glance_of(["A", True, False, True, True, False, False], ["B", True, True, False, False, False, True],
+                       ["C", True, True, True, True, True, False])
     text = at_a_glance(glance)
     assert text == ("Across its 3 datasets, the assumed expert fee is more than half of the frontier's cost, up to k tries "
                     "then the expert, on B and C. The records name a cheapest single model beyond doubt on A and C, a most "
                     "essential family on A and C, a technique that pays on C, and a reliable halving time on B. Every "
                     "number, with its interval, is in the table.")
     assert "[" not in text  # no number of the table is repeated
+    one_run = at_a_glance(glance_of(["A", False, False, True, False, False, False]))  # RouteLLM's: one run a problem
+    assert one_run.startswith("On its one dataset, the frontier of all models is not estimated (it needs 2 runs per "
+                              "problem or more). The records name a cheapest single model beyond doubt on A,")
 
 
 def policy_rows(rows: list[tuple], k: int) -> pd.DataFrame:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -417,11 +418,19 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
         ax.set_yscale("symlog", linthresh=10)
     ax.set_ylabel("relative improvement (%)")
     ax.set_xlabel("")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=min(len(values.columns) + 2, 5), fontsize=SMALL,
-              frameon=False)  # under the values and the dataset names
+    room = max(12, int(7.5 / max(len(values.index), 1) / 0.11))  # characters a dataset's name has under its bars
+    ax.set_xticks(range(len(values.index)), [textwrap.fill(str(t), room) for t in values.index])  # else on 2 lines
     ax.set_title(titled("Essentialness of model families (counterfactual; the paper's estimator)", simulated),
                  fontsize=TITLE)
     fig.tight_layout()
+    fig.draw_without_rendering()  # the legend goes under the values and the dataset names, wherever they end
+    renderer = fig.canvas.get_renderer()
+    bottom = min((t.get_window_extent(renderer).y0 for t in ax.get_xticklabels()), default=ax.bbox.y0)
+    to_fig = fig.transFigure.inverted().transform
+    if ax.get_legend() is not None:  # seaborn's own, inside the panel: the figure's legend below replaces it
+        ax.get_legend().remove()
+    fig.legend(*ax.get_legend_handles_labels(), loc="upper center", ncol=3, fontsize=SMALL, frameon=False,
+               bbox_to_anchor=(to_fig(((ax.bbox.x0 + ax.bbox.x1) / 2, 0))[0], to_fig((0, bottom))[1] - 0.01))
     return fig
 
 

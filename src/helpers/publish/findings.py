@@ -16,8 +16,8 @@ FRONTIER, PAPER, SINGLES, CHEAPEST, FAMILY, TECHNIQUE, HALVING = (
     "most essential family (%)", "best technique (gain %)", "halving time (months)")
 COLUMNS = ["dataset", FRONTIER, PAPER, SINGLES, CHEAPEST, FAMILY, TECHNIQUE, HALVING]
 # what each dataset's row claims, as booleans beside the words (the CSV's; ``at_a_glance`` reads them, never the words)
-CLAIMS = ("mostly_fee", "cheapest_named", "family_named", "technique_named", "halving_reliable")  # of the frontier,
-# cheapest model, family, technique and halving-time cells
+CLAIMS = ("frontier_estimated", "mostly_fee", "cheapest_named", "family_named", "technique_named",
+          "halving_reliable")  # of the frontier (twice), cheapest model, family, technique and halving-time cells
 
 
 def _cell(value: float, low: float, high: float, fmt) -> str:
@@ -54,6 +54,7 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
         row: dict[str, str | bool] = {"dataset": task_labels.get(task, task)}
         here, ours = _parts(mine[mine["task"] == task]), _parts(policy[policy["task"] == task])
         row[FRONTIER], row["mostly_fee"] = _policy_frontier(ours("frontier"))
+        row["frontier_estimated"] = not ours("frontier").empty and bool(np.isfinite(ours("frontier").iloc[0]["value"]))
         row[PAPER] = _paper_frontier(here("frontier"), (unpassed or {}).get(task))
         row[SINGLES] = _singles(ours("table1"), model_labels)
         row[CHEAPEST], row["cheapest_named"] = _cheapest(ours("table1"), model_labels, families)
@@ -219,8 +220,10 @@ def at_a_glance(glance: pd.DataFrame) -> str:
         return _listed(found) if found else "none"
 
     every = f"Across its {len(names)} datasets" if len(names) > 1 else "On its one dataset"
-    return (f"{every}, the assumed expert fee is more than half of the frontier's cost, up to k tries then the "
-            f"expert, on {on('mostly_fee')}. The records name a cheapest single model beyond doubt on "
+    fee = (f"the assumed expert fee is more than half of the frontier's cost, up to k tries then the expert, on "
+           f"{on('mostly_fee')}" if glance["frontier_estimated"].astype(bool).any() else
+           "the frontier of all models is not estimated (it needs 2 runs per problem or more)")
+    return (f"{every}, {fee}. The records name a cheapest single model beyond doubt on "
             f"{on('cheapest_named')}, a most essential family on {on('family_named')}, a technique that pays on "
             f"{on('technique_named')}, and a reliable halving time on {on('halving_reliable')}. Every number, with "
             "its interval, is in the table.")
