@@ -424,11 +424,10 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
                  fontsize=TITLE)
     fig.tight_layout()
     fig.draw_without_rendering()  # the legend goes under the values and the dataset names, wherever they end
-    renderer = fig.canvas.get_renderer()
-    bottom = min((t.get_window_extent(renderer).y0 for t in ax.get_xticklabels()), default=ax.bbox.y0)
+    bottom = min((t.get_window_extent().y0 for t in ax.get_xticklabels()), default=ax.bbox.y0)
     to_fig = fig.transFigure.inverted().transform
-    if ax.get_legend() is not None:  # seaborn's own, inside the panel: the figure's legend below replaces it
-        ax.get_legend().remove()
+    if (inside := ax.get_legend()) is not None:  # seaborn's own, inside the panel: the figure's legend replaces it
+        inside.remove()
     fig.legend(*ax.get_legend_handles_labels(), loc="upper center", ncol=3, fontsize=SMALL, frameon=False,
                bbox_to_anchor=(to_fig(((ax.bbox.x0 + ax.bbox.x1) / 2, 0))[0], to_fig((0, bottom))[1] - 0.01))
     return fig
