@@ -53,8 +53,7 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
     for task in tasks:
         row: dict[str, str | bool] = {"dataset": task_labels.get(task, task)}
         here, ours = _parts(mine[mine["task"] == task]), _parts(policy[policy["task"] == task])
-        row[FRONTIER], row["mostly_fee"] = _policy_frontier(ours("frontier"))
-        row["frontier_estimated"] = not ours("frontier").empty and bool(np.isfinite(ours("frontier").iloc[0]["value"]))
+        row[FRONTIER], row["mostly_fee"], row["frontier_estimated"] = _policy_frontier(ours("frontier"))
         row[PAPER] = _paper_frontier(here("frontier"), (unpassed or {}).get(task))
         row[SINGLES] = _singles(ours("table1"), model_labels)
         row[CHEAPEST], row["cheapest_named"] = _cheapest(ours("table1"), model_labels, families)
@@ -74,14 +73,14 @@ def _parts(frame: pd.DataFrame):
     return lambda prefix: frame[kind == prefix].assign(name=name[kind == prefix])
 
 
-def _policy_frontier(front: pd.DataFrame) -> tuple[str, bool]:
-    """"v [low, high]; x% of it the assumed expert fee" of the cross-fitted frontier, or why there is none; and
-    whether that fee is more than half of it."""
+def _policy_frontier(front: pd.DataFrame) -> tuple[str, bool, bool]:
+    """"v [low, high]; x% of it the assumed expert fee" of the cross-fitted frontier, or why there is none; whether
+    that fee is more than half of it; and whether there is one."""
     if front.empty or not np.isfinite(front.iloc[0]["value"]):
-        return "not identified (fewer than 2 runs per problem)", False
+        return "not identified (fewer than 2 runs per problem)", False, False
     f = front.iloc[0]
     return (f"{_cell(f['value'], f['low'], f['high'], fmt_usd)} with up to {int(f['k'])} tries; "
-            f"{fee_pct(f['expert_share_pct'])}% of it the assumed expert fee", bool(f["expert_share_pct"] > 50))
+            f"{fee_pct(f['expert_share_pct'])}% of it the assumed expert fee", bool(f["expert_share_pct"] > 50), True)
 
 
 def _paper_frontier(front: pd.DataFrame, unpassed: int | None) -> str:
