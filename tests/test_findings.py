@@ -146,15 +146,17 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
 def test_a_set_with_one_run_per_cell_still_gets_its_first_screen():
     """RouteLLM's and SWE-bench's records have one run per model and problem: no frontier row (it chooses on half of
     the runs, values on the other), and their first screen said nothing. It now says why, and gives the cheapest model
-    alone with its interval and fee share."""
+    alone with the range across models, no interval on the least (a minimum over noisy estimates is biased low), and
+    the fee share of each end."""
     rows = [("b", "m1", 1.76, 0.556, 5.31, 90.0), ("b", "m2", 34.0, 25.8, 45.1, 99.0), ("a", "m1", 0.5, 0.4, 0.6, 10.0)]
     policy = policy_rows(rows, 1)
-    why, least, cheapest = findings.in_short(policy, {"a": "A", "b": "B"})
+    why, spread, cheapest = findings.in_short(policy, {"a": "A", "b": "B"})
     assert why.startswith("On B, the dearest of its 2 datasets, the frontier of every model is not estimated") \
         and why.endswith("this set has one run per model and problem.")
-    assert least == ("The least any model alone costs, with the human expert where its one try fails, is $1.76 per "
-                     "problem (95% interval $0.556 to $5.31); 90% of it is the assumed expert fee, set by the fee this "
-                     "project assumes, not measured by the records.")
+    assert spread == ("Each of its 2 models alone, with the human expert where its one try fails, costs from $1.76 to "
+                      "$34 per problem; the assumed expert fee is 90% to 99% of these, so they are mostly set by the fee "
+                      "this project assumes, not measured by the records (each model's 95% interval is in Table 1).")
+    assert "0.556" not in spread
     assert cheapest == "Alone with the expert, m1 is the cheapest model there beyond doubt, at $1.76 per problem."
     assert findings.in_short(policy.iloc[:0], {}) == []
 

@@ -284,24 +284,36 @@ def _cheapest_alone(alone: pd.DataFrame, caveat: str = "") -> str:
 
 def _in_short_alone(policy: pd.DataFrame, task_labels: dict[str, str]) -> list[str]:
     """``in_short`` for a set with no frontier row (one run per model and problem: the frontier chooses on half of the
-    runs and is valued on the other half): on the dataset whose cheapest model alone costs most, why, that model's
-    number with its interval and how much of it is the assumed expert fee, and whether it is cheapest beyond doubt."""
+    runs and is valued on the other half): on the dataset whose median model alone costs most, why, the range of what
+    each model alone costs with how much of each end is the assumed expert fee, and whether one model is cheapest beyond
+    doubt. No interval is given for the least cost: a minimum over noisy estimates valued on the runs that chose it
+    is biased low (the winner's curse); each model's own interval is in Table 1."""
     alone = policy[policy["model"] != FRONTIER_ROW].dropna(subset=["policy_usd"])
     if alone.empty:
         return []
-    cheapest = alone.loc[alone.groupby("task")["policy_usd"].idxmin()]
-    top = cheapest.loc[cheapest["policy_usd"].idxmax()]
-    label, n = task_labels.get(top["task"], top["task"]), alone["task"].nunique()
+    task = alone.groupby("task")["policy_usd"].median().idxmax()
+    rows = alone[alone["task"] == task]
+    low, high = rows.loc[rows["policy_usd"].idxmin()], rows.loc[rows["policy_usd"].idxmax()]
+    label, n = task_labels.get(task, task), alone["task"].nunique()
     where = f"On {label}, the dearest of its {n} datasets," if n > 1 else f"On {label},"
-    share, k = float(top["expert_share_pct"]), int(top["k"])
+    k = int(low["k"])
     tries = "its one try fails" if k == 1 else f"its {k} tries fail"
+    spread = (f"Each of its {len(rows)} models alone, with the human expert where {tries}, costs from "
+              f"{dollars(low['policy_usd'])} to {dollars(high['policy_usd'])} per problem" if len(rows) > 1 else
+              f"Its one model alone, with the human expert where {tries}, costs {dollars(low['policy_usd'])} per problem")
     return [f"{where} the frontier of every model is not estimated: it chooses each problem's model on half of the runs "
             "and values it on the other half, and this set has one run per model and problem.",
-            f"The least any model alone costs, with the human expert where {tries}, is {dollars(top['policy_usd'])} per "
-            f"problem (95% interval {dollars(top['policy_low'])} to {dollars(top['policy_high'])}); "
-            + (f"{fee_pct(share)}% of it is the assumed expert fee, set by the fee this project assumes, not measured by "
-               "the records." if share >= 50 else f"the records decide {fmt_pct(100 - share)}% of it."),
-            _cheapest_alone(alone[alone["task"] == top["task"]])]
+            f"{spread}; {_fee_words(rows['expert_share_pct'])} (each model's 95% interval is in Table 1).",
+            _cheapest_alone(rows)]
+
+
+def _fee_words(shares: pd.Series) -> str:
+    """How much of each model's cost alone is the assumed expert fee, from ``shares`` (% per model)."""
+    lo, hi = float(shares.min()), float(shares.max())
+    span = f"{fee_pct(lo)}%" if fee_pct(lo) == fee_pct(hi) else f"{fee_pct(lo)}% to {fee_pct(hi)}%"
+    verdict = ("mostly set by the fee this project assumes, not measured by the records" if lo >= 50 else
+               "decided by the records" if hi < 50 else "set by the records for some models, by the assumed fee for others")
+    return f"the assumed expert fee is {span} of these, so they are {verdict}"
 
 
 def _truly_cheapest(truth: pd.DataFrame | None, task: str, named: str, labels: dict[str, str]) -> str:
