@@ -77,6 +77,8 @@ RUNS = (
         "size and power of the item-response model's checks per generator"),
     Run("gated_coverage", ("benchmarks/gated_coverage.py", "6"),
         "coverage of the model-based intervals per generator, over all cells and where the checks pass"),
+    Run("routing_coverage", ("benchmarks/routing_coverage.py", "40"),
+        "coverage of the cross-fitted routing envelope's interval of its own truth per generator, 40 sets each"),
     Run("halving_coverage", ("benchmarks/halving_coverage.py", "40"),
         "how often a halving time the rule marks reliable holds its truth, per generator, 40 sets each (writes the "
         "verdict every report's halving times obey)"),

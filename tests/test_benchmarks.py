@@ -77,6 +77,13 @@ def test_gated_coverage_benchmark_runs(shared_data):
     assert lines[1].split()[0] == "generator" and len(lines) == 2 + 2  # the first two generators
 
 
+def test_routing_coverage_benchmark_runs(shared_data):
+    lines = run("benchmarks/routing_coverage.py", "2", "2", "params/tiny.yaml",
+                env={"COP_DATA_DIR": str(shared_data)}).splitlines()
+    assert lines[1].split()[0] == "generator" and len(lines) == 2 + 2 + 1  # two generators and the lowest
+    assert lines[-1].startswith("lowest coverage")
+
+
 def test_racing_benchmark_runs(write_set, tmp_path):
     from conftest import sim_set
     from helpers.collect.collection import run_collection

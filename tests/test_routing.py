@@ -65,11 +65,13 @@ def test_the_cross_fitted_envelope_has_no_optimizers_curse():
     usd = np.full((P, S, n), 0.01)
     runs, starts, expert = np.full((P, S), n), np.array([0]), np.full(P, 1e6)
     plug, _ = routing.envelope(usd.mean(-1)[None], correct.mean(-1)[None], np.ones((1, P)), starts, expert)
-    cross, cost = routing.crossfit_envelope(usd, correct, runs, starts, expert, seed=1)
+    fitted = routing.crossfit_envelope(usd, correct, runs, starts, expert, seed=1)
+    cross, cost = fitted.acc, fitted.usd
     i = int(np.searchsorted(routing.LAMBDAS, 1e-2))  # a price of accuracy at which the $1e6 expert is never chosen
     assert plug[0, i, 0] > 0.65 and abs(cross[0, i, 0] - 0.5) < 0.02 and np.allclose(cost[0, i, 0], 0.01)
     sure = np.broadcast_to(np.array([True, False, False, False, False])[None, :, None], (P, S, n))
-    cross, cost = routing.crossfit_envelope(usd, sure, runs, starts, expert)
+    fitted = routing.crossfit_envelope(usd, sure, runs, starts, expert)
+    cross, cost = fitted.acc, fitted.usd
     plug, _ = routing.envelope(usd.mean(-1)[None], sure.mean(-1)[None], np.ones((1, P)), starts, expert)
     assert np.allclose(cross[:, :-1], plug)
     assert cross[0, -1, 0] == 1.0 and cost[0, -1, 0] == 1e6  # and the router that sends everything to the expert
@@ -95,3 +97,43 @@ def test_the_envelope_reaches_the_expert_however_good_the_models():
     rate, cost = np.full((1, P, 2), 0.999), np.full((1, P, 2), 0.05)
     acc, usd = routing.envelope(cost, rate, np.ones((1, P)), np.array([0]), np.full(P, 40.0))
     assert acc[0, :, 0].max() == 1.0 and usd[0, acc[0, :, 0].argmax(), 0] == pytest.approx(40.0)
+
+
+def test_the_cross_fitted_envelope_has_an_interval_from_problem_draws():
+    """Issue 35 item 3: the cross-fitted router's interval comes from problem draws (its choices are per problem, so
+    only the average moves); row 0 is the estimate itself; valued at the truth, the same choices give its truth (the
+    validity study's check: ``test_validity``)."""
+    from helpers.analyze import routing
+
+    rng = np.random.default_rng(3)
+    P, S, n = 50, 3, 6
+    rate = rng.uniform(0.1, 0.9, size=(P, S))
+    correct, usd = rng.uniform(size=(P, S, n)) < rate[..., None], np.full((P, S, n), 0.01)
+    runs, starts, expert = np.full((P, S), n), np.array([0, 20]), np.full(P, 5.0)
+    draws = rng.multinomial(P, np.full(P, 1 / P), size=30).astype(float)
+    fitted = routing.crossfit_envelope(usd, correct, runs, starts, expert, seed=2, weights=draws)
+    alone = routing.crossfit_envelope(usd, correct, runs, starts, expert, seed=2)
+    acc, cost = fitted.acc, fitted.usd
+    assert acc.shape == (31, len(routing.LAMBDAS) + 1, 2) and np.allclose(acc[:1], alone.acc)
+    assert np.allclose(cost[:1], alone.usd) and np.ptp(acc[1:, 40], axis=0).min() > 0  # the draws move it
+    sure = routing.crossfit_problems(usd, correct, runs, expert, seed=2, truth=(usd.mean(-1), correct.mean(-1)))
+    same = routing.crossfit_problems(usd, correct, runs, expert, seed=2)
+    assert sure[0].shape == (len(routing.LAMBDAS) + 1, P) and not np.allclose(sure[0], same[0])  # all runs, not a half
+
+
+def test_the_cross_fitted_interval_does_not_collapse_where_every_held_out_run_passed():
+    """The validity study found the problem draws' interval collapsing to [1, 1] on a dataset every model nearly always
+    passes (true accuracy 99.9%): every draw of problems gives 1. The count bound (Clopper–Pearson on the held-out runs,
+    here 192 passes of 64 problems × 3 held-out runs) keeps the low end where the truth can be."""
+    from helpers.analyze import routing
+
+    P, S, n = 64, 2, 6
+    correct, usd = np.ones((P, S, n), bool), np.full((P, S, n), 0.01)
+    runs, starts, expert = np.full((P, S), n), np.array([0]), np.full(P, 5.0)
+    draws = np.random.default_rng(0).multinomial(P, np.full(P, 1 / P), size=40).astype(float)
+    fitted = routing.crossfit_envelope(usd, correct, runs, starts, expert, weights=draws)
+    value, low, high = fitted.at(np.array([[0.01, 0.02]]), 0.95)
+    assert np.allclose(value, 1) and np.allclose(high, 1)
+    assert np.allclose(low, 0.025 ** (1 / (P * 3)))  # Clopper–Pearson: 192 passes of 192 held-out runs
+    low_c, high_c = routing.count_bounds(np.array([0.5]), np.array([100]), 3, 0.95)
+    assert np.allclose([low_c[0], high_c[0]], [0.442, 0.558], atol=2e-3)  # 150 of 300: ±1.96·sqrt(.25/300)

@@ -171,11 +171,16 @@ def test_generators_lead_says_which_estimator_covers_where():
                              coverage_se_pct=4.0, range_coverage_pct=rng))
             rows.append(dict(generator=gen, statistic=stat, estimator="model-based", headline=False,
                              coverage_pct=model, coverage_se_pct=3.0, range_coverage_pct=np.nan))
+    rows += [dict(generator=gen, statistic=va.CROSSFIT_ROUTING, estimator="cross-fitted", headline=False,
+                  coverage_pct=cov, coverage_se_pct=0.5, range_coverage_pct=np.nan)
+             for gen, cov in (("own", 99.5), ("cliffs", 100.0), ("broken", 97.0))]  # not an estimator of every family
     lead = generators_lead(pd.DataFrame(rows))
     assert "covers at least 93% in 0 of 6" in lead and "Table 1 50.0–70.0%" in lead
     assert "own 95.0% (Table 1)" in lead and "cliffs 40.0%" in lead
     assert "No estimator covers at least 93% for every statistic on: cliffs, broken" in lead
     assert "fell short in broken Table 1 90%, broken Figure 3 90%" in lead and "up to 4 points" in lead
+    assert "routing envelope's 95% interval held what its choices truly reach in 97.0–100.0% of (set, budget) pairs " \
+           "over the 3 generators" in lead and "cross-fitted interval's lowest" not in lead
 
 
 def test_the_headline_study_covers_and_counts_false_findings():
@@ -199,3 +204,12 @@ def test_the_headline_study_covers_and_counts_false_findings():
     assert families["false_findings_pct"].notna().all() and (families["false_findings_pct"] <= 25).all()
     cheapest = table[table["statistic"] == va.FAMILY_LABELS["table1"]]  # a model named the cheapest, wrongly
     assert cheapest["false_findings_pct"].notna().all() and (cheapest["false_findings_pct"] <= 25).all()
+
+
+def test_the_cross_fitted_routing_interval_holds_its_own_truth_on_every_generator():
+    """Issue 35 item 3: the cross-fitted routing envelope's interval (problem draws, with a Clopper–Pearson bound
+    where they collapse) judged against what its choices truly reach, per generator, at a small scale."""
+    table = va.generator_study(tiny_model(problems=30), va.GENERATORS[:3], repetitions=6, replicates=40, seed=1)
+    crossed = table[table["statistic"] == va.CROSSFIT_ROUTING]
+    assert len(crossed) == 3 and (crossed["estimator"] == "cross-fitted").all() and not crossed["headline"].any()
+    assert crossed["coverage_pct"].min() >= 90 and crossed["mean_width"].between(0, 1).all()

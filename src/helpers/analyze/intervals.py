@@ -335,8 +335,18 @@ def _run_jobs(jobs: list[Job], work: Callable[[Job], Share], parallel: bool = Tr
     return run_forked(job, [[j] for j in jobs], lambda n: None)
 
 
+def _envelope_band(envelope: tuple[np.ndarray, ...], budgets: np.ndarray, level: float) -> tuple[np.ndarray, ...]:
+    """(value, low, high, widened), each (K, T), of an estimator's envelope (acc0, usd0, accb, usdb) at ``budgets``:
+    the ``level`` interval of its replicates, widened to hold the value where their percentiles miss it."""
+    acc0, usd0, accb, usdb = envelope
+    value = routing.at_budgets(acc0, usd0, budgets)[0]
+    lo, hi = _interval(routing.at_budgets(accb, usdb, budgets), level)
+    widened = (value < lo) | (value > hi)  # the envelope is a maximum over noisy options: its replicates sit above it
+    return value, np.fmin(lo, value), np.fmax(hi, value), widened
+
+
 def routing_frames(first: dict[str, Share], tasks: list[str], models: list[str], expert_usd: np.ndarray, level: float,
-                   crossfitted: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                   crossfitted: routing.CrossFitted | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The oracle-routing frontier of every strategy and the expert, per estimator (``routing``), from each
     estimator's first share:
 
@@ -346,26 +356,24 @@ def routing_frames(first: dict[str, Share], tasks: list[str], models: list[str],
     (``widened``; every interval holds its point); ``routing_points`` rows (task, estimator, strategy, accuracy,
     usd, acc_low, acc_high, usd_low, usd_high): each model alone (vanilla) and the human expert
     (``strategy`` = "expert", ``expert_usd`` (T,) its mean USD per problem). ``crossfitted``: the cross-fitted
-    envelope (``routing.crossfit_envelope``), added as estimator ``cross-fitted`` with no interval (none validated).
+    envelope with problem draws (``routing.crossfit_envelope``), added as estimator ``cross-fitted`` with its interval
+    (``CrossFitted.at``; judged on known truth by the validity study's ``CROSSFIT_ROUTING`` rows).
     """
     carried = {e: (r.envelope, r.points) for e, r in first.items() if r.envelope is not None and r.points is not None}
     if len(carried) != len(first):
         raise ValueError("routing_frames: each estimator's first share must carry the routing envelope and points")
-    budgets = routing.budget_grid(*(env[1] for env, _ in carried.values()), *([crossfitted[1]] if crossfitted else []))
+    budgets = routing.budget_grid(*(env[1] for env, _ in carried.values()),
+                                  *([crossfitted.usd[:1]] if crossfitted is not None else []))
     rows, points = [], []
+    bands = {e: _envelope_band(env, budgets, level) for e, (env, _) in carried.items()}
     if crossfitted is not None:
-        value = routing.at_budgets(*crossfitted, budgets)[0]
-        rows += [{"task": task, "estimator": "cross-fitted", "budget_usd": b, "value": v, "low": np.nan, "high": np.nan,
-                  "widened": False} for j, task in enumerate(tasks) for b, v in zip(budgets[j], value[:, j])]
-    for e, (envelope, model_points) in carried.items():
-        acc0, usd0, accb, usdb = envelope
-        value = routing.at_budgets(acc0, usd0, budgets)[0]
-        lo, hi = _interval(routing.at_budgets(accb, usdb, budgets), level)
-        widened = (value < lo) | (value > hi)  # the envelope is a maximum over noisy options: its replicates sit above it
-        lo, hi = np.fmin(lo, value), np.fmax(hi, value)
+        value, lo, hi = crossfitted.at(budgets, level)
+        bands["cross-fitted"] = value, lo, hi, np.zeros_like(value, bool)
+    for e, (value, lo, hi, widened) in bands.items():
         for j, task in enumerate(tasks):
             rows += [{"task": task, "estimator": e, "budget_usd": b, "value": v, "low": lw, "high": h, "widened": w}
                      for b, v, lw, h, w in zip(budgets[j], value[:, j], lo[:, j], hi[:, j], widened[:, j])]
+    for e, (_, model_points) in carried.items():
         acc_p, usd_p, acc_b, usd_b = model_points
         (al, ah), (ul, uh) = _interval(acc_b, level), _interval(usd_b, level)
         (al, ah), (ul, uh) = (np.fmin(al, acc_p[0]), np.fmax(ah, acc_p[0])), (np.fmin(ul, usd_p[0]), np.fmax(uh, usd_p[0]))
@@ -402,7 +410,8 @@ def compute_statistics(cube: RunCube, expert: np.ndarray, stats: Statistics, mod
                                         cube.all_strategies, cube.tasks, level)
     expert_usd = np.add.reduceat(expert, cube.task_starts) / np.diff([*cube.task_starts, len(expert)])
     checks = next(sh.checks for sh in shares if sh.checks is not None)
-    crossfitted = (routing.crossfit_envelope(cube.usd, cube.correct, cube.runs, cube.task_starts, expert, seed=seed)
+    crossfitted = (routing.crossfit_envelope(cube.usd, cube.correct, cube.runs, cube.task_starts, expert, seed=seed,
+                                             weights=weights[:ROUTING_REPLICATES], level=level)
                    if cube.runs.max(initial=0) >= 2 else None)  # chosen on half the runs, valued on the other
     return SetStatistics(pd.concat(frames, ignore_index=True), accuracy_cost, curves, replicates, draws, level,
                          *routing_frames(first, cube.tasks, models, expert_usd, level, crossfitted), checks)

@@ -11,13 +11,16 @@ Estimators: **plug-in** routes on each problem's observed pass rates — a maxim
 biased up (the optimizer's curse); **model-based** routes on each problem's posterior mean pass rate
 under the item-response model of ``frontier_model`` (shrunk towards its dataset, so less biased);
 **cross-fitted** (``crossfit_envelope``) routes on half of each cell's runs and is valued on the other half, both
-ways, over random halvings — what routing chosen on one's runs reaches on new runs (collected strategies only).
+ways, over random halvings — what routing chosen on one's runs reaches on new runs (collected strategies only); its
+interval comes from resampling problems (the choices are per problem, so only the average moves).
 
 Shapes: cost and rate (X, P, S) (X replicates, P problems task-major, S strategies; NaN: no estimate),
 weights (X, P), expert (P,) USD; results (X, L, T) over the λ grid or (X, K, T) over budgets.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -72,28 +75,90 @@ def half_means(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, slots: np
     return np.where(k > 0, cost, np.nan), np.where(k > 0, rate, np.nan)
 
 
-def crossfit_envelope(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, starts: np.ndarray, expert: np.ndarray,
-                      seed: int = 0, splits: int = 4, lambdas: np.ndarray = LAMBDAS) -> tuple[np.ndarray, np.ndarray]:
-    """(accuracy 0-1, USD per problem), each (1, L + 1, T): for each of ``splits`` random halvings of the run slots, the
-    oracle chooses per problem on one half's pass rates and costs and is valued on the other half's, both ways; the
-    2 × ``splits`` curves averaged at each λ, and a last point (L = λs + 1): every problem to the expert (accuracy 1 at
-    its mean cost), a router that needs no estimate. Unbiased for what routing chosen on half the runs reaches on new
-    runs (no optimizer's curse); options without runs in both halves are not chosen. Needs 2 runs or more."""
+def crossfit_problems(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert: np.ndarray, seed: int = 0,
+                      splits: int = 4, lambdas: np.ndarray = LAMBDAS,
+                      truth: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(accuracy 0-1, USD), each (L + 1, P), per problem: for each of ``splits`` random halvings of the run slots, the
+    oracle chooses at each λ on one half's pass rates and costs and is valued on the other half's, both ways; the
+    2 × ``splits`` values averaged, and a last row (L = λs + 1): the expert (accuracy 1 at its cost), a router that
+    needs no estimate. Options without runs in both halves are not chosen. ``truth``: (USD per attempt, rate), each
+    (P, S), to value the same choices at instead of the other half (the validity study's truth of this estimate).
+    ``usd``/``correct`` (P, S, n), ``runs`` (P, S) filled slots, ``expert`` (P,) USD. Needs 2 runs or more."""
     rng = np.random.default_rng(seed)
     n, P = usd.shape[-1], usd.shape[0]
-    acc: float | np.ndarray = 0.0
-    out_usd: float | np.ndarray = 0.0
+    acc, out_usd = np.zeros((len(lambdas), P)), np.zeros((len(lambdas), P))
     for _ in range(splits):
         first = np.zeros(n, bool)
         first[rng.permutation(n)[: n // 2]] = True
         halves = [half_means(usd, correct, runs, first), half_means(usd, correct, runs, ~first)]
         for (c_pick, r_pick), (c_val, r_val) in ((halves[0], halves[1]), (halves[1], halves[0])):
-            a, u = envelope(c_pick[None], r_pick[None], np.ones((1, P)), starts, expert, lambdas,
+            if truth is not None:  # the same choices (an option needs both halves), valued at the truth
+                seen = np.isfinite(c_val) & np.isfinite(r_val)
+                c_val, r_val = np.where(seen, truth[0], np.nan), np.where(seen, truth[1], np.nan)
+            a, u = envelope(c_pick[None], r_pick[None], np.ones((1, P)), np.arange(P), expert, lambdas,
                             value=(c_val[None], r_val[None]))
-            acc, out_usd = acc + a, out_usd + u
-    everything = np.add.reduceat(expert, starts) / np.diff([*starts, P])  # sending every problem to the expert
-    return (np.concatenate([acc / (2 * splits), np.ones((1, 1, len(starts)))], axis=1),
-            np.concatenate([out_usd / (2 * splits), everything[None, None, :]], axis=1))
+            acc, out_usd = acc + a[0], out_usd + u[0]
+    return (np.vstack([acc / (2 * splits), np.ones((1, P))]),
+            np.vstack([out_usd / (2 * splits), np.asarray(expert, float)[None]]))
+
+
+@dataclass(frozen=True)
+class CrossFitted:
+    """The cross-fitted router's envelope over the λ grid and the all-expert point (L + 1): accuracy 0-1 and USD per
+    problem, each (1 + B, L + 1, T), the estimate (X = 0) and under B problem draws; and accuracy bounds from counts,
+    each (1, L + 1, T), where the draws collapse (``count_bounds``)."""
+    acc: np.ndarray
+    usd: np.ndarray
+    floor: np.ndarray
+    ceiling: np.ndarray
+
+    def at(self, budgets: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(value, low, high), each (K, T), of the accuracy reachable at ``budgets`` (T, K) USD per problem: the
+        ``level`` percentile interval of the problem draws, widened to the count bounds and to hold the value."""
+        value = at_budgets(self.acc[:1], self.usd[:1], budgets)[0]
+        q = 100 * (1 - level) / 2
+        lo, hi = np.nanpercentile(at_budgets(self.acc[1:], self.usd[1:], budgets), [q, 100 - q], axis=0)
+        floor, ceiling = (at_budgets(b, self.usd[:1], budgets)[0] for b in (self.floor, self.ceiling))
+        return value, np.fmin(np.fmin(lo, floor), value), np.fmax(np.fmax(hi, ceiling), value)
+
+
+def crossfit_envelope(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, starts: np.ndarray, expert: np.ndarray,
+                      seed: int = 0, splits: int = 4, lambdas: np.ndarray = LAMBDAS, weights: np.ndarray | None = None,
+                      level: float = 0.95) -> CrossFitted:
+    """``CrossFitted``: ``crossfit_problems`` averaged over each dataset's problems (X = 0), and under each of the B
+    problem draws ``weights`` (B, P) (a problem bootstrap: X = 1..B); its ``level`` count bounds. Unbiased for what
+    routing chosen on half the runs reaches on new runs (no optimizer's curse)."""
+    P = usd.shape[0]
+    per_problem = crossfit_problems(usd, correct, runs, expert, seed, splits, lambdas)
+    w = np.ones((1, P)) if weights is None else np.vstack([np.ones((1, P)), weights])
+    acc, cost = (by_task(v, w, starts) for v in per_problem)
+    half = max(1, int(runs[runs > 0].min()) // 2) if (runs > 0).any() else 1  # the fewest held-out runs a cell has
+    return CrossFitted(acc, cost, *count_bounds(acc[:1], np.diff([*starts, P]), half, level))
+
+
+def count_bounds(acc: np.ndarray, problems: np.ndarray, half: int, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) accuracy bounds, each like ``acc`` (…, T), of a dataset's mean held-out accuracy ``acc`` over its
+    ``problems`` (T,) problems with at least ``half`` held-out runs each: given the choices, its N held-out passes are
+    a sum of independent Bernoulli draws, whose tails lie within those of a binomial of the same mean (Hoeffding
+    1956), so the Clopper–Pearson interval of x = acc · N passes in N runs holds at ``level``. Where every held-out
+    run passed, the problem draws all give 1 and their interval collapses; this one does not."""
+    from scipy.special import betaincinv
+
+    n = half * np.asarray(problems, float)
+    x = np.clip(acc * n, 0.0, n)
+    a = (1 - level) / 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = np.where(x > 0, betaincinv(np.maximum(x, 1e-12), n - x + 1, a), 0.0)
+        high = np.where(x < n, betaincinv(x + 1, np.maximum(n - x, 1e-12), 1 - a), 1.0)
+    return low, high
+
+
+def by_task(values: np.ndarray, weights: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """(X, L, T): per-problem ``values`` (L, P) averaged over each dataset's problems (first problems ``starts``)
+    under each row of ``weights`` (X, P)."""
+    bounds = [*starts, values.shape[1]]
+    return np.stack([(weights[:, a:b] @ values[:, a:b].T) / weights[:, a:b].sum(1, keepdims=True)
+                     for a, b in zip(bounds[:-1], bounds[1:], strict=True)], axis=-1)
 
 
 def at_budgets(acc: np.ndarray, usd: np.ndarray, budgets: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze import routing
-from helpers.analyze.bootstrap import Replicates, RunCube, bootstrap
+from helpers.analyze.bootstrap import Replicates, RunCube, bootstrap, problem_weights
 from helpers.analyze.costofpass import release_steps
 from helpers.analyze.frontier_model import ModelFrontier
 from helpers.analyze.headline import all_specs, evaluate
@@ -426,6 +426,7 @@ def true_statistics(gm: GenerativeModel, problems: Problems | None = None) -> di
 ESTIMATORS = ("plug-in", "bootstrap-corrected", "model-based")
 ZERO = 1e-12  # a truth this close to 0 is 0: a model or technique that never lowers the frontier
 ROUTING_BUDGETS = 5  # budgets per dataset at which the oracle-routing frontier is checked
+CROSSFIT_ROUTING = f"Oracle routing, cross-fitted: accuracy at {ROUTING_BUDGETS} budgets (0-1)"
 
 
 @dataclass(frozen=True)
@@ -448,11 +449,22 @@ class StatisticDraw:
 
 
 @dataclass(frozen=True)
+class RoutingDraw:
+    """One simulated set's oracle-routing accuracy (0-1, (K, T)) at the study's budgets: what the plug-in and the
+    model-based oracles claim (``claimed``; their truth is ``routing_truth``'s, routing on the true rates), and the
+    cross-fitted router's estimate with its interval as the report prints it (``crossfit``) beside its own truth
+    (``crossfit_truth``: the same choices, made on half of the runs, valued at the true rates and costs)."""
+    claimed: dict[str, np.ndarray]
+    crossfit: Estimate | None = None
+    crossfit_truth: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
 class SetDraw:
     """One simulated set of the study, estimated (``_repetition``): every statistic by name, and with routing budgets
-    the oracle-routing accuracy (K, T) the plug-in and the model-based oracles claim there."""
+    the oracle-routing accuracies there (``RoutingDraw``)."""
     statistics: dict[str, StatisticDraw]
-    routing: dict[str, np.ndarray] | None = None
+    routing: RoutingDraw | None = None
 
 
 @dataclass(frozen=True)
@@ -493,14 +505,33 @@ def routing_truth(gm: GenerativeModel) -> tuple[np.ndarray, np.ndarray]:
     return budgets, routing.at_budgets(acc, usd, budgets)[0]
 
 
-def _routing_estimates(point: Replicates, model: ModelFrontier, budgets: np.ndarray) -> dict[str, np.ndarray]:
-    """Accuracy (K, T) the plug-in and model-based oracles claim at ``budgets``."""
+def _routing_estimates(point: Replicates, model: ModelFrontier, budgets: np.ndarray, tr: Replicates, seed: int,
+                       replicates: int, level: float) -> RoutingDraw:
+    """``RoutingDraw`` at ``budgets`` (T, K) of one set (``point``, ``model``; ``tr``: the truth of its problems)."""
     out = {}
     for name, (cost, rate, w) in (("plug-in", (point.cost, point.rate, point.weights)),
                                   ("model-based", (*model.posterior_rates(), model.weights))):
         acc, usd = routing.envelope(cost, rate, w, point.cube.task_starts, point.expert)
         out[name] = routing.at_budgets(acc, usd, budgets)[0]
-    return out
+    if point.cube.runs.max(initial=0) < 2:
+        return RoutingDraw(out)
+    return RoutingDraw(out, *_crossfit_draw(point.cube, point.expert, tr, budgets, seed, replicates, level))
+
+
+def _crossfit_draw(cube: RunCube, expert: np.ndarray, tr: Replicates, budgets: np.ndarray, seed: int, replicates: int,
+                   level: float) -> tuple[Estimate, np.ndarray]:
+    """The cross-fitted router's accuracy (K, T) at ``budgets`` with its ``level`` interval from ``replicates`` problem
+    draws, as ``intervals.routing_frames`` publishes it (``CrossFitted.at``), and its truth: the same choices valued at
+    the truth ``tr`` of the set's problems (true USD per attempt and rate)."""
+    cols = [tr.strategies.index(s) for s in cube.strategies]
+    fitted = routing.crossfit_envelope(cube.usd, cube.correct, cube.runs, cube.task_starts, expert, seed=seed,
+                                       weights=problem_weights(cube, replicates, seed), level=level)
+    true = routing.crossfit_problems(cube.usd, cube.correct, cube.runs, expert, seed=seed,
+                                     truth=(tr.cost[0][:, cols], tr.rate[0][:, cols]))
+    ones = np.ones((1, len(expert)))
+    true_acc, true_usd = (routing.by_task(v, ones, cube.task_starts) for v in true)
+    true_at = routing.at_budgets(true_acc, true_usd, budgets)[0]
+    return Estimate(*fitted.at(budgets, level)), true_at
 
 
 def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float,
@@ -518,7 +549,8 @@ def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float,
     est, boot = stats(point.frontier), stats(reps.frontier)
     drawn = model.benchmark_draws(replicates, seed, costs=reps.cost[:, :, :len(cube.strategies)])  # the replicates' runs
     est_model, boot_model = stats(model.frontier), stats(drawn.frontier)
-    true = true_statistics(gm, problems)
+    tr = truth(gm, problems)
+    true = {k: v[0] for k, v in stats(tr.frontier).items()}  # ``true_statistics`` of these problems
     q = 100 * (1 - level) / 2
     box = ranges(gm.specs, point.box())
     at_point = ranges(gm.specs, point.bounds())
@@ -532,7 +564,8 @@ def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float,
                      "model-based": Estimate(est_model[name][0], lo_m, hi_m)}
         out[name] = StatisticDraw(true[name], estimates, np.fmin(np.fmin(box[name][0][0], at_point[name][0][0]), lo),
                                   np.fmax(np.fmax(box[name][1][0], at_point[name][1][0]), hi))
-    return SetDraw(out, _routing_estimates(point, model, budgets) if budgets is not None else None)
+    return SetDraw(out, None if budgets is None else _routing_estimates(point, model, budgets, tr, seed, replicates,
+                                                                         level))
 
 
 def _draw_sets(gm: GenerativeModel, jobs: list[tuple[int, Generator | None]], replicates: int, level: float,
@@ -642,14 +675,60 @@ def _pooled(parts: list[tuple[np.ndarray, ...]]) -> Pooled:
 
 
 def _routing_table(gm: GenerativeModel, reps: list[SetDraw], tasks: list[str]) -> pd.DataFrame:
-    """Per dataset and budget: the oracle-routing frontier's true accuracy and each oracle's mean and RMSE."""
+    """Per dataset and budget: the oracle-routing frontier's true accuracy and each oracle's mean and RMSE; the
+    cross-fitted router's mean, RMSE and interval coverage (%) against its own truth (its choices valued at the true
+    rates; mean over the sets)."""
     budgets, true = routing_truth(gm)
-    claimed = {e: np.array([r.routing[e] for r in reps if r.routing is not None]) for e in ("plug-in", "model-based")}
-    return pd.DataFrame([
-        {"task": task, "budget_usd": budgets[j, k], "truth": true[k, j],
-         **{f"{e} mean": float(c[:, k, j].mean()) for e, c in claimed.items()},
-         **{f"{e} rmse": float(np.sqrt(np.mean((c[:, k, j] - true[k, j]) ** 2))) for e, c in claimed.items()}}
-        for j, task in enumerate(tasks) for k in range(budgets.shape[1])])
+    drawn = [r.routing for r in reps if r.routing is not None]
+    claimed = {e: np.array([r.claimed[e] for r in drawn]) for e in ("plug-in", "model-based")}
+    crossed = [r for r in drawn if r.crossfit is not None and r.crossfit_truth is not None]
+    rows = [{"task": task, "budget_usd": budgets[j, k], "truth": true[k, j],
+             **{f"{e} mean": float(c[:, k, j].mean()) for e, c in claimed.items()},
+             **{f"{e} rmse": float(np.sqrt(np.mean((c[:, k, j] - true[k, j]) ** 2))) for e, c in claimed.items()}}
+            for j, task in enumerate(tasks) for k in range(budgets.shape[1])]
+    if crossed:
+        value, low, high, own = _crossfit_arrays(crossed)
+        for row, (k, j) in zip(rows, [(k, j) for j in range(len(tasks)) for k in range(budgets.shape[1])], strict=True):
+            ok = np.isfinite(value[:, k, j]) & np.isfinite(own[:, k, j])
+            err = value[ok, k, j] - own[ok, k, j]
+            row.update({"cross-fitted truth": float(own[ok, k, j].mean()) if ok.any() else np.nan,
+                        "cross-fitted mean": float(value[ok, k, j].mean()) if ok.any() else np.nan,
+                        "cross-fitted rmse": float(np.sqrt(np.mean(err**2))) if ok.any() else np.nan,
+                        "cross-fitted coverage %": 100 * float(((low[ok, k, j] <= own[ok, k, j])
+                                                                & (own[ok, k, j] <= high[ok, k, j])).mean())
+                        if ok.any() else np.nan})
+    return pd.DataFrame(rows)
+
+
+def routing_in_percent(table: pd.DataFrame) -> pd.DataFrame:
+    """``StudyResult.routing`` with its accuracies and RMSEs in % (the coverage is already in %)."""
+    out = table.copy()
+    for col in [c for c in out.columns if c == "truth" or c.endswith((" mean", " rmse", " truth"))]:
+        out[col] = 100 * out[col]
+    return out
+
+
+def _crossfit_arrays(crossed: list[RoutingDraw]) -> tuple[np.ndarray, ...]:
+    """(value, low, high, truth), each (R, K, T), of the cross-fitted router over the sets ``crossed``."""
+    return tuple(np.array([getattr(r.crossfit, part) for r in crossed]) for part in ("value", "low", "high")) + (
+        np.array([r.crossfit_truth for r in crossed]),)
+
+
+def _crossfit_row(generator: str, drawn: list[RoutingDraw]) -> list[dict]:
+    """``generator_study``'s row of the cross-fitted routing envelope (accuracy 0-1 at the study's budgets), judged
+    against each set's own truth (its choices valued at the true rates); none where no set has it."""
+    crossed = [r for r in drawn if r.crossfit is not None]
+    if not crossed:
+        return []
+    value, low, high, own = (a.reshape(len(crossed), -1) for a in _crossfit_arrays(crossed))
+    ok = np.isfinite(value) & np.isfinite(own)
+    cov, se = pooled_rate((low <= own) & (own <= high), ok)
+    err = np.where(ok, value - own, np.nan)
+    return [{"generator": generator, "statistic": CROSSFIT_ROUTING, "estimator": "cross-fitted", "headline": False,
+             "mean_abs_bias": float(np.nanmean(np.abs(np.nanmean(err, axis=0)))),
+             "rel_bias_pct": 100 * float(np.nansum(err) / np.abs(np.where(ok, own, 0)).sum()),
+             "coverage_pct": 100 * cov, "coverage_se_pct": 100 * se,
+             "mean_width": float(np.nanmean(np.where(ok, high - low, np.nan))), "range_coverage_pct": np.nan}]
 
 
 def pooled_rate(hits: np.ndarray, mask: np.ndarray) -> tuple[float, float]:
@@ -736,19 +815,44 @@ def generator_study(gm: GenerativeModel, generators=GENERATORS, repetitions: int
     ``level`` interval where the truth is not 0 (%; where every truth of a family is 0, as a technique without
     effect has, of all its cells) with its Monte-Carlo standard error (sets as clusters), mean
     interval width, and how often the plug-in's range (what never-passed problems allow, with its interval) holds
-    the truth (%). ``headline``: the estimator the report leads with (``HEADLINE_ESTIMATOR``). ``drawn``: sets
+    the truth (%). ``headline``: the estimator the report leads with (``HEADLINE_ESTIMATOR``). With 2 runs or more,
+    a row of the cross-fitted routing envelope (``CROSSFIT_ROUTING``) judged against its own truth. ``drawn``: sets
     already drawn from a generator (e.g. the set's own, ``study_sets``), read instead of drawing new ones."""
     drawn = drawn or {}
     jobs = [(seed * 100_003 + 7_919 * i + r, g) for i, g in enumerate(generators) if g not in drawn
             for r in range(repetitions)]
-    done = dict(zip([s for s, _ in jobs], _draw_sets(gm, jobs, replicates, level, None, workers), strict=True))
+    budgets = routing_truth(gm)[0]  # the own model's: where the cross-fitted router is judged
+    done = dict(zip([s for s, _ in jobs], _draw_sets(gm, jobs, replicates, level, budgets, workers), strict=True))
     rows = []
     for g in generators:
         reps = drawn[g] if g in drawn else [done[s] for s, gg in jobs if gg is g]
         for fam in dict.fromkeys(family(n) for n in reps[0].statistics):
             rows += _family_rows(g.name, fam, [[r.statistics[n] for n in reps[0].statistics if family(n) == fam]
                                                for r in reps])
+        rows += _crossfit_row(g.name, [r.routing for r in reps if r.routing is not None])
     return pd.DataFrame(rows, columns=GENERATOR_COLUMNS)
+
+
+def crossfit_routing_study(gm: GenerativeModel, generators=GENERATORS, repetitions: int = 40, replicates: int = 200,
+                           seed: int = 0, level: float = 0.95, workers: int = 1) -> pd.DataFrame:
+    """``generator_study``'s cross-fitted routing rows alone (``CROSSFIT_ROUTING``; no other estimator runs, so many
+    more sets fit in the time): ``repetitions`` sets per generator, the same draws as ``generator_study``'s."""
+    budgets = routing_truth(gm)[0]
+    jobs = [(seed * 100_003 + 7_919 * i + r, g) for i, g in enumerate(generators) for r in range(repetitions)]
+    drawn = forked_map(lambda s, g: _routing_only(gm, s, g, budgets, replicates, level), jobs, workers)
+    rows = []
+    for g in generators:
+        rows += _crossfit_row(g.name, [d for d, (_, gg) in zip(drawn, jobs, strict=True) if gg is g])
+    return pd.DataFrame(rows, columns=GENERATOR_COLUMNS)
+
+
+def _routing_only(gm: GenerativeModel, seed: int, generator: Generator, budgets: np.ndarray, replicates: int,
+                  level: float) -> RoutingDraw:
+    """The cross-fitted router of the set ``_repetition`` draws from ``seed`` and ``generator``, beside its truth."""
+    rng = np.random.default_rng(seed)
+    problems = draw_problems(gm, rng, generator)
+    cube, expert = draw_cube(gm, rng, problems)
+    return RoutingDraw({}, *_crossfit_draw(cube, expert, truth(gm, problems), budgets, seed, replicates, level))
 
 
 def _family_rows(generator: str, fam: str, draws: list[list[StatisticDraw]]) -> list[dict]:

@@ -459,7 +459,7 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, look: Appeara
     fig, axes = _grid(len(tasks))
     styles = {"plug-in": ("#333333", "-", "plug-in oracle (paper's estimates; biased up)"),
               "model-based": ("#4C72B0", "--", "model-based oracle"),
-              "cross-fitted": ("#55A868", "-.", "chosen on half the runs, valued on the other (no interval)")}
+              "cross-fitted": ("#55A868", "-.", "chosen on half the runs, valued on the other")}
     labelled: list[tuple] = []
     for ax, task in zip(axes, tasks):
         texts = []
@@ -470,7 +470,7 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, look: Appeara
             ax.plot(d.budget_usd, 100 * d.value, color=color, ls=ls, lw=1.3, label=label)
             if d["low"].notna().any():
                 ax.fill_between(d.budget_usd, 100 * d.low, 100 * d.high, color=color, alpha=0.12, lw=0,
-                                label=f"{estimator} oracle's 95% interval")
+                                label=f"{estimator} {'router' if estimator == 'cross-fitted' else 'oracle'}'s 95% interval")
         p = points[(points.task == task) & (points.estimator == "plug-in")]
         named = []  # each label's model (``place_labels`` numbers them where names would cross)
         for _, row in p.iterrows():

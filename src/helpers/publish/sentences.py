@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze import costofpass as cp
-from helpers.analyze.validity import FAMILY_LABELS
+from helpers.analyze.validity import CROSSFIT_ROUTING, FAMILY_LABELS
 from helpers.core.numbers import sig
 from helpers.publish.formats import fee_pct, fmt_usd
 
@@ -52,8 +52,9 @@ def generators_lead(table: pd.DataFrame, target: float = 93.0, range_target: flo
     family over the generators, with the sets per generator; how often a technique was named the best though its
     true gain was not positive; the generators on which each other estimator covers at least ``target`` for every
     family; those on which none does, and whether the range the records allow holds the truth at least
-    ``range_target`` there."""
-    d = table[table["coverage_pct"].notna()]
+    ``range_target`` there; the cross-fitted routing envelope's coverage over the generators."""
+    route = table[(table["statistic"] == CROSSFIT_ROUTING) & table["coverage_pct"].notna()]
+    d = table[table["coverage_pct"].notna() & (table["statistic"] != CROSSFIT_ROUTING)]
     head = d[d["headline"]]
     spans = "; ".join(f"{_family(s)} {g['coverage_pct'].min():.1f}–{g['coverage_pct'].max():.1f}%"
                       for s, g in head.groupby("statistic", sort=False))
@@ -92,8 +93,19 @@ def generators_lead(table: pd.DataFrame, target: float = 93.0, range_target: flo
                             "the range the records allow fell short in " + ", ".join(
                                 f"{g} {_family(s)} {c:.0f}%" for g, s, c in
                                 zip(short["generator"], short["statistic"], short["range_coverage_pct"]))))
-    se = d["coverage_se_pct"].max()
+    sentences += _routing_sentence(route)
+    se = pd.concat([d, route])["coverage_se_pct"].max()
     return ". ".join(sentences) + (f" (Monte-Carlo standard errors up to {se:.0f} points)." if np.isfinite(se) else ".")
+
+
+def _routing_sentence(route: pd.DataFrame) -> list[str]:
+    """The cross-fitted routing envelope's coverage over the generators (``CROSSFIT_ROUTING`` rows), if any."""
+    if route.empty:
+        return []
+    lo, hi = route["coverage_pct"].min(), route["coverage_pct"].max()
+    return ["The cross-fitted routing envelope's 95% interval held what its choices truly reach in "
+            f"{f'{lo:.1f}–{hi:.1f}%' if hi > lo else f'{lo:.1f}%'} of (set, budget) pairs over the "
+            f"{route['generator'].nunique()} generators"]
 
 
 def price_change_sentence(split: pd.DataFrame, task_labels: dict[str, str], billed: bool = False) -> str | None:
