@@ -151,8 +151,9 @@ def test_the_fee_curve_colours_only_models_cheapest_at_some_fee_when_there_are_m
 def test_every_agent_strategy_has_its_own_marker():
     """Issue 38: the single attempt, LDB and LDB on another model's attempt all drew circles."""
     methods = ["vanilla", "retry_k5", "warming_k5", "escalation_llama3", "ldb", "ldb_seed_gpt4", "self_refine"]
-    marker = {m: next(v for k, v in figures.MARKERS.items() if m.startswith(k)) for m in methods}
-    assert len(set(marker.values())) == len(methods)
+    from helpers.publish.appearance import marker
+
+    assert len({marker(m) for m in methods}) == len(methods)
 
 
 def test_a_shared_x_axis_is_named_once_per_column_under_its_lowest_panel():

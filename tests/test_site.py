@@ -239,3 +239,32 @@ def test_dollar_signs_in_text_never_start_math():
     from helpers.publish.safe import md
 
     assert md("costs $3.92; the simulator's truth is $3.48") == "costs \\$3.92; the simulator&#39;s truth is \\$3.48"
+
+
+def test_the_interactive_cost_accuracy_chart_colours_by_family_and_shapes_by_method():
+    """Issue 38: the chart coloured 40 strategies with a palette of 10 (colours reused) and cut its legend ("…11
+    entries"); Vega's log ticks put 0.2 on 0.3 and its date ticks repeated a month. Now: the static figure's encoding
+    (family colour, method shape, a distinct shape per method), every legend entry, ticks that do not collide."""
+    import pandas as pd
+
+    from helpers.publish import interactive
+
+    rows = [(s, t, stat, v) for t in ("a", "b") for s, acc, usd in (("m1", 0.5, 0.001), ("m1+majority_vote_k3", 0.6, 0.003),
+                                                                  ("m1+majority_vote_k4", 0.62, 0.004), ("m2+self_refine", 0.9, 0.2))
+            for stat, v in (("accuracy", acc), ("cost_usd", usd))]
+    data = pd.DataFrame(rows, columns=["strategy", "task", "statistic", "value"]).assign(low=lambda d: d.value * 0.9,
+                                                                                         high=lambda d: d.value * 1.1)
+    spec = interactive.cost_accuracy_spec(data, {"a": "A", "b": "B"}, {"m1": "One", "m2": "Two"},
+                                          {"m1": "lightweight", "m2": "reasoning"})
+    enc = spec["spec"]["encoding"]
+    assert enc["color"]["field"] == "family" and enc["color"]["scale"]["domain"] == ["lightweight", "reasoning"]
+    assert enc["color"]["legend"]["symbolLimit"] == 0 and enc["shape"]["legend"]["symbolLimit"] == 0
+    shapes = dict(zip(enc["shape"]["scale"]["domain"], enc["shape"]["scale"]["range"], strict=True))
+    assert len(set(shapes.values())) == 4  # k=3 and k=4 share a marker in the static figure; here each has its own
+    assert interactive.log_ticks(pd.Series([0.03, 0.09, 0.2, 0.3, 1.2])) == [0.03, 0.1, 0.3, 1.0]
+    assert interactive.log_ticks(pd.Series([1e-5, 0.5])) == [1e-5, 1e-4, 1e-3, 1e-2, 0.1]
+    assert interactive.log_ticks(pd.Series([25.0, 95.0])) == [20.0, 50.0, 100.0]
+    dates = pd.DataFrame({"task": ["a"] * 2, "date": ["2023-11-06", "2023-12-11"], "released": ["m1", "m2"],
+                          "frontier_usd": [1.0, 0.5], "normalized_pct": [10.0, 5.0]})
+    axis = interactive.frontier_spec(dates, {"a": "A"}, {})["spec"]["layer"][0]["encoding"]["x"]["axis"]
+    assert axis["tickCount"] == {"interval": "month", "step": 1}  # whole months: no month named twice

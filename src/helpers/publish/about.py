@@ -241,6 +241,7 @@ def run_context(an: Analysis) -> dict:
         "tasks": list(an.tasks),
         "task_labels": {t: an.task_labels[t] for t in an.tasks},
         "model_labels": dict(an.labels),  # the interactive charts' names (publish.interactive)
+        "model_families": {m: an.families[m] for m in an.models if m in an.families},  # and their colours
         "about": about_run(an, all_caveats),
         "unisolated": unisolated(graded_manifest(an.ctx).get("code_grading", {})),
         "prices": f"**Prices**: snapshot `{md(snap.name)}` of {snap.date}, source: {md(snap.source)}. USD per 1M tokens; "

@@ -15,6 +15,15 @@ from helpers.core.tasks import in_category_order
 FAMILY_COLORS = {"lightweight": "#4C72B0", "large": "#DD8452", "reasoning": "#55A868"}
 
 
+MARKERS = {"vanilla": "o", "retry": "s", "warming": "^", "escalation": "D", "self_refine": "P", "majority": "v",
+           "best": "X", "ldb_seed": "p", "ldb": "h"}  # a method's marker by the start of its name (longer keys first)
+
+
+def marker(method: str) -> str:
+    """A method's matplotlib marker (``MARKERS``; "o" for one it does not name)."""
+    return next((m for key, m in MARKERS.items() if method.startswith(key)), "o")
+
+
 def family_palette(families: list[str]) -> dict[str, str]:
     """The paper's three families keep their colours; any other family (a fork's) gets the next ones in name
     order, so a family has one colour whatever order a figure lists the families in."""

@@ -19,7 +19,7 @@ from cycler import cycler
 from helpers.analyze.trends import DecayFit, LogLinearTrend, loglinear_validated, months_since
 from helpers.core.numbers import sig
 from helpers.publish import names
-from helpers.publish.appearance import Appearance, family_palette
+from helpers.publish.appearance import Appearance, family_palette, marker
 from helpers.publish.placement import labels_over_marks, leaders_tangled, place_labels, text_box
 
 # The figures' look, applied only while a figure is made or saved (``styled``): importing this module changes no
@@ -516,8 +516,6 @@ def pareto(cost: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
     return np.array(keep, dtype=int)
 
 
-MARKERS = {"vanilla": "o", "retry": "s", "warming": "^", "escalation": "D", "self_refine": "P", "majority": "v",
-           "best": "X", "ldb_seed": "p", "ldb": "h"}  # a method's marker by the start of its name (longer keys first)
 
 
 def _strategy_points(ax, d: pd.DataFrame, cost: np.ndarray, acc: np.ndarray, labels: dict[str, str],
@@ -528,16 +526,15 @@ def _strategy_points(ax, d: pd.DataFrame, cost: np.ndarray, acc: np.ndarray, lab
     for k, strategy in enumerate(d.index):
         model, _, method = strategy.partition("+")
         method = method or "vanilla"
-        marker = next((m for key, m in MARKERS.items() if method.startswith(key)), "o")
-        shown_methods.setdefault(method, marker)
-        groups.setdefault((colors.get(labels.get(model, model), "#888888"), marker), []).append(k)
+        shown_methods.setdefault(method, marker(method))
+        groups.setdefault((colors.get(labels.get(model, model), "#888888"), marker(method)), []).append(k)
     c_lo, c_hi = d[("low", "cost_usd")].to_numpy(float), d[("high", "cost_usd")].to_numpy(float)
     a_lo, a_hi = 100 * d[("low", "accuracy")].to_numpy(float), 100 * d[("high", "accuracy")].to_numpy(float)
-    for (color, marker), members in groups.items():
+    for (color, mark), members in groups.items():
         ks = np.array(members)
         ax.errorbar(cost[ks], acc[ks], xerr=[np.maximum(cost[ks] - c_lo[ks], 0), np.maximum(c_hi[ks] - cost[ks], 0)],
                     yerr=[np.maximum(acc[ks] - a_lo[ks], 0), np.maximum(a_hi[ks] - acc[ks], 0)],
-                    fmt=marker, ms=5, color=color, elinewidth=0.6, capsize=1.5, alpha=0.9, ls="none")
+                    fmt=mark, ms=5, color=color, elinewidth=0.6, capsize=1.5, alpha=0.9, ls="none")
 
 
 @styled
@@ -594,10 +591,10 @@ def _strategy_keys(ax, family_colors: dict[str, str], shown_methods: dict[str, s
     for family, color in family_colors.items():
         ax.plot([], [], "o", color=color, ls="", label=family)
     by_marker: dict[str, list[str]] = {}
-    for method, marker in shown_methods.items():
-        by_marker.setdefault(marker, []).append(names.method(method))
-    for marker, words in by_marker.items():
-        ax.plot([], [], marker, color="#666666", ls="", label=names.merged(words))
+    for method, mark in shown_methods.items():
+        by_marker.setdefault(mark, []).append(names.method(method))
+    for mark, words in by_marker.items():
+        ax.plot([], [], mark, color="#666666", ls="", label=names.merged(words))
     ax.errorbar([np.nan], [np.nan], yerr=[[0], [0]], fmt="none", ecolor="#666666", elinewidth=0.6, capsize=1.5,
                 label="95% interval")
 

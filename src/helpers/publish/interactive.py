@@ -10,6 +10,7 @@ no network). The static PNGs stay, for print and for Quarto. Charts are drawn as
 from __future__ import annotations
 
 import json
+import math
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -17,6 +18,8 @@ from pathlib import Path
 import pandas as pd
 
 from helpers.core.numbers import sig
+from helpers.publish import names
+from helpers.publish.appearance import family_palette, marker
 from helpers.publish.explorer import strategy_label  # one naming of strategies for the pages
 
 CHARTS = ("cost_accuracy", "figure2_frontier_over_time")  # artifacts with an interactive version
@@ -36,28 +39,50 @@ def bundle() -> str:
     return vl_convert.javascript_bundle(None)  # type: ignore[arg-type]  # no snippet: its stub says str, it takes None
 
 
-def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[str, str]) -> dict:
+SHAPES = {"o": "circle", "s": "square", "^": "triangle-up", "D": "diamond", "P": "cross", "v": "triangle-down",
+          "X": "M-1,-.6L-.6,-1L0,-.4L.6,-1L1,-.6L.4,0L1,.6L.6,1L0,.4L-.6,1L-1,.6L-.4,0Z",  # a filled x
+          "p": "M0,-1L.95,-.31L.59,.81L-.59,.81L-.95,-.31Z",  # a pentagon
+          "h": "M0,-1L.87,-.5L.87,.5L0,1L-.87,.5L-.87,-.5Z"}  # a hexagon: each method's marker (``appearance.MARKERS``)
+SPARE_SHAPES = ("triangle-right", "triangle-left", "M0,-1L.22,-.31L.95,-.31L.36,.12L.59,.81L0,.38L-.59,.81L-.36,.12"
+                "L-.95,-.31L-.22,-.31Z")  # and a star, for methods that share a marker
+
+
+def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[str, str],
+                       families: dict[str, str] | None = None) -> dict:
     """The cost–accuracy chart from ``cost_accuracy.csv`` (rows: statistic accuracy / cost_usd, strategy, task,
     value, low, high; accuracy 0-1, cost USD per attempt): one point per strategy and dataset, log cost against
-    accuracy (%), a panel per dataset; the tooltip gives both with their 95% intervals."""
+    accuracy (%), a panel per dataset; as the static figure, the colour is the model's family (``families``: model id
+    -> family, in the set's order) and the shape its method, so a legend stays short however many strategies; a click
+    on a family in the legend picks out its points; the tooltip gives both values with their 95% intervals."""
     import altair as alt
 
     wide = data.pivot_table(index=["task", "strategy"], columns="statistic", values=["value", "low", "high"]).reset_index()
     wide.columns = ["_".join(c for c in col if c) for col in wide.columns]
+    model, method = wide["strategy"].str.partition("+")[0], wide["strategy"].str.partition("+")[2].replace("", "vanilla")
+    families = families or {}
     frame = pd.DataFrame({
         "dataset": wide["task"].map(lambda t: task_labels.get(t, t)), "strategy": wide["strategy"].map(lambda s: strategy_label(s, labels)),
+        "family": model.map(lambda m: families.get(m, "other")), "method": method.map(names.method),
         "accuracy (%)": 100 * wide["value_accuracy"], "accuracy 95% interval": [
             f"{sig(100 * lo)} – {sig(100 * hi)}" for lo, hi in zip(wide["low_accuracy"], wide["high_accuracy"])],
         "USD per attempt": wide["value_cost_usd"], "USD 95% interval": [
             f"{sig(lo)} – {sig(hi)}" for lo, hi in zip(wide["low_cost_usd"], wide["high_cost_usd"])]})
     frame = frame[frame["USD per attempt"] > 0]
+    shapes = _shapes([*dict.fromkeys(method)])
+    colours = family_palette(list(dict.fromkeys([*families.values(), *frame["family"]])))
+    chosen = alt.selection_point(fields=["family"], bind="legend")
     chart = alt.Chart(frame).mark_point(filled=True, size=60).encode(
-        x=alt.X("USD per attempt:Q", scale=alt.Scale(type="log")), y=alt.Y("accuracy (%):Q"),
-        color=alt.Color("strategy:N", legend=alt.Legend(columns=2, labelLimit=260)),
+        x=alt.X("USD per attempt:Q", scale=alt.Scale(type="log"), axis=alt.Axis(values=log_ticks(frame["USD per attempt"]))),
+        y=alt.Y("accuracy (%):Q"),
+        color=alt.Color("family:N", scale=alt.Scale(domain=list(colours), range=list(colours.values())),
+                        legend=alt.Legend(symbolLimit=0, labelLimit=260, title="family (click to pick out)")),
+        shape=alt.Shape("method:N", scale=alt.Scale(domain=list(shapes), range=list(shapes.values())),
+                        legend=alt.Legend(symbolLimit=0, labelLimit=260)),
+        opacity=alt.condition(chosen, alt.value(0.9), alt.value(0.12)),
         tooltip=["strategy:N", "dataset:N", alt.Tooltip("accuracy (%):Q", format=".3g"), "accuracy 95% interval:N",
                  alt.Tooltip("USD per attempt:Q", format=".3g"), "USD 95% interval:N"],
-    ).properties(width=260, height=200).facet(facet=alt.Facet("dataset:N", title=None, sort=_order(frame, task_labels)),
-                                              columns=3).interactive()
+    ).add_params(chosen).properties(width=260, height=200).facet(
+        facet=alt.Facet("dataset:N", title=None, sort=_order(frame, task_labels)), columns=3).interactive()
     return chart.to_dict()
 
 
@@ -73,14 +98,49 @@ def frontier_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[
                           "frontier (USD per problem)": rows["frontier_usd"],
                           "% of the expert alone": rows["normalized_pct"]})
     frame = frame[frame["% of the expert alone"] > 0]
-    base = alt.Chart(frame).encode(x=alt.X("date:T", title="release date", axis=alt.Axis(format="%b %Y")),
-                                   y=alt.Y("% of the expert alone:Q", scale=alt.Scale(type="log")),
+    base = alt.Chart(frame).encode(x=alt.X("date:T", title="release date", axis=alt.Axis(format="%b %Y",
+                                                                                          tickCount=_months(frame))),
+                                   y=alt.Y("% of the expert alone:Q", scale=alt.Scale(type="log"),
+                                           axis=alt.Axis(values=log_ticks(frame["% of the expert alone"]))),
                                    tooltip=["dataset:N", "released:N", "date:N",
                                             alt.Tooltip("frontier (USD per problem):Q", format=".3g"),
                                             alt.Tooltip("% of the expert alone:Q", format=".3g")])
     chart = (base.mark_line(interpolate="step-after") + base.mark_point(filled=True, size=50)).properties(
         width=260, height=200).facet(facet=alt.Facet("dataset:N", title=None, sort=_order(frame, task_labels)), columns=3)
     return chart.to_dict()
+
+
+def _shapes(methods: list[str]) -> dict[str, str]:
+    """Method in words -> its Vega shape: its marker's (``SHAPES``), or, where two methods share a marker (majority
+    vote k=3 and k=4), the next shape no method has."""
+    out: dict[str, str] = {}
+    spare = [s for s in (*SHAPES.values(), *SPARE_SHAPES) if s not in {SHAPES[marker(m)] for m in methods}]
+    for m in methods:
+        shape = SHAPES[marker(m)]
+        out[names.method(m)] = shape if shape not in out.values() else (spare.pop(0) if spare else shape)
+    return out
+
+
+def log_ticks(values: pd.Series) -> list[float]:
+    """Ticks for a log axis over the positive ``values``: 1, 2, 5 per decade where they span less than 1.5 decades,
+    1 and 3 to 3 decades, else the decades (Vega's own put 0.2 and 0.3 on top of each other and a grid line at every
+    minor tick)."""
+    v = values[values > 0]
+    if v.empty:
+        return []
+    lo, hi = math.floor(math.log10(v.min())), math.ceil(math.log10(v.max()))
+    span = math.log10(v.max() / v.min())
+    steps = (1, 2, 5) if span < 1.5 else (1, 3) if span < 3 else (1,)
+    ticks = [float(f"{m}e{k}") for k in range(lo, hi + 1) for m in steps]
+    inside = [t for t in ticks if v.min() / 1.5 <= t <= v.max() * 1.5]
+    return inside or ticks
+
+
+def _months(frame: pd.DataFrame) -> dict:
+    """Ticks on whole months, at most ~8 per panel: Vega's own ticks on a span of weeks repeat a month's label."""
+    dates = pd.to_datetime(frame["date"])
+    span = (dates.max().year - dates.min().year) * 12 + dates.max().month - dates.min().month if len(dates) else 0
+    return {"interval": "month", "step": max(1, -(-span // 8))}
 
 
 def _order(frame: pd.DataFrame, task_labels: dict[str, str]) -> list[str]:
@@ -102,12 +162,19 @@ def chart_html(name: str, spec: dict) -> str:
             f'}})(200);</script>')  # the library is a module: it may define vegaEmbed after this runs
 
 
-def add_charts(page: str, tables_path: Path, task_labels: dict[str, str], labels: dict[str, str]) -> str:
+def add_charts(page: str, tables_path: Path, task_labels: dict[str, str], labels: dict[str, str],
+               families: dict[str, str] | None = None) -> str:
     """``page`` with every placeholder replaced by its chart (from ``<tables_path>/<name>.csv``; a placeholder
-    without its CSV is dropped) and, where one was drawn, the libraries in the page's head."""
+    without its CSV is dropped) and, where one was drawn, the libraries in the page's head. ``families``: model id ->
+    family, in the set's order (the cost–accuracy chart's colours)."""
     def one(m: re.Match) -> str:
         path = tables_path / f"{m.group(1)}.csv"
-        return chart_html(m.group(1), SPECS[m.group(1)](pd.read_csv(path), task_labels, labels)) if path.is_file() else ""
+        if not path.is_file():
+            return ""
+        data = pd.read_csv(path)
+        spec = (cost_accuracy_spec(data, task_labels, labels, families) if m.group(1) == "cost_accuracy"
+                else SPECS[m.group(1)](data, task_labels, labels))
+        return chart_html(m.group(1), spec)
 
     page = PLACEHOLDER.sub(one, page)
     if 'class="cop-chart"' not in page:

@@ -376,7 +376,8 @@ def render_offline(params_path: Path, params: Params) -> Path:
     run = ReportParts(params, "offline").context()
     body = finish_page(body, "../../index.html", links)  # before the charts: their library's text is not the page's
     tmp = page.with_name(f".index.{os.getpid()}.tmp")  # whole or not at all: the site's index and `publish` read it
-    tmp.write_text(add_charts(body, params.tables_path, run["task_labels"], run.get("model_labels", {})), encoding="utf-8")
+    tmp.write_text(add_charts(body, params.tables_path, run["task_labels"], run.get("model_labels", {}),
+                              run.get("model_families", {})), encoding="utf-8")
     os.replace(tmp, page)
     return page
 
