@@ -214,3 +214,19 @@ def test_a_reprice_shows_its_headline_before_and_after():
         {"dataset": "GSM8K", "model": "frontier of all models", "at its own prices (USD)": "0.4", "repriced (USD)": "0.3",
          "change (%)": "-25"},
         {"dataset": "GSM8K", "model": "M", "at its own prices (USD)": "1", "repriced (USD)": "1", "change (%)": "0"}]
+
+
+def test_what_a_real_set_shows_names_the_release_span_and_the_estimated_fee_once():
+    """Issue 38 (the visual review): the local report's "What it shows" repeated "Across 3 models released between …"
+    and the sentence on the project-estimate fee once per dataset."""
+    from helpers.publish.story import set_found
+
+    row = dict(models=3, first="2024-11-01", last="2025-08-14", start_usd=0.17, end_usd=0.12, expert_pct=99.5,
+               unsolved=12, unsolved_pct=60.0, solved=8, cheapest=[("Qwen", 62.0)], fee_usd=0.167)
+    text = set_found([dict(row, label="Addition"), dict(row, label="Multiplication", cheapest=[])], "local runs")
+    assert text.count("Across 3 models released between 2024-11-01 and 2025-08-14") == 1
+    assert "On Multiplication it fell from 0.17 to 0.12 USD per problem; 99.5% of today's" in text
+    assert text.count("is a project estimate") == 1 and "(0.167 USD per problem on average)" in text
+    assert text.endswith("Records: local runs.")
+    other = set_found([dict(row, label="A"), dict(row, label="B", first="2023-01-01", fee_usd=None)])
+    assert other.count("Across 3 models") == 2

@@ -457,9 +457,9 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, look: Appeara
     present = list(dict.fromkeys(envelope["task"]))
     tasks = [t for t in (order or present) if t in present]
     fig, axes = _grid(len(tasks))
-    styles = {"plug-in": ("#333333", "-", "plug-in oracle (paper's estimates; biased up)"),
-              "model-based": ("#4C72B0", "--", "model-based oracle"),
-              "cross-fitted": ("#55A868", "-.", "chosen on half the runs, valued on the other")}
+    styles = {"plug-in": ("#333333", "-", "plug-in oracle (paper's estimates; biased up)"),  # no family's colour:
+              "model-based": ("#6A3D9A", "--", "model-based oracle"),  # the points are coloured by family
+              "cross-fitted": ("#A6166B", "-.", "chosen on half the runs, valued on the other")}
     labelled: list[tuple] = []
     for ax, task in zip(axes, tasks):
         texts = []
@@ -606,6 +606,16 @@ FEE_LINES = 8  # more models than this: those cheapest at some fee coloured, the
 # in 9 families cannot be told apart)
 
 
+def _next_dash(dashes: dict[str, set[int]], color: str) -> tuple | str:
+    """A line's dash (``MODEL_DASHES``): the next of the panel's lines in turn, skipping those its colour has used."""
+    mine = dashes.setdefault(color, set())
+    k = sum(len(v) for v in dashes.values()) % len(MODEL_DASHES)
+    while k in mine and len(mine) < len(MODEL_DASHES):
+        k = (k + 1) % len(MODEL_DASHES)
+    mine.add(k)
+    return MODEL_DASHES[k]
+
+
 @styled
 def fee_curve(curve: pd.DataFrame, fees: dict[str, float], look: Appearance, frontier: str):
     """Table 1 and the frontier as the expert's fee varies (``costofpass.fee_curve``, lines already labelled): one
@@ -619,7 +629,8 @@ def fee_curve(curve: pd.DataFrame, fees: dict[str, float], look: Appearance, fro
     fig, axes = _grid(len(tasks))
     for ax, task in zip(axes, tasks):
         d = curve[curve["task"] == task]
-        seen: dict[str, int] = {}  # colour -> the last of its models drawn
+        dashes: dict[str, set[int]] = {}  # colour -> its lines' dashes: each line its own (the SWE-bench panel hid
+        # GPT-5 mini under Claude 4.5 Opus and Gemini 3 Pro, all solid), never two alike in one colour
         others = 0
         for line, g in d.groupby("line", sort=False):
             if line != frontier and line not in named:
@@ -629,13 +640,11 @@ def fee_curve(curve: pd.DataFrame, fees: dict[str, float], look: Appearance, fro
                 continue
             is_frontier = line == frontier
             color = colors.get(line, "#888888")
-            nth = seen[color] = seen.get(color, -1) + 1  # a family's models: one colour, each its own dash
             if is_frontier:  # wide and pale, under the models: a model that is the frontier shows through it
                 ax.plot(g["fee_usd"], g["value"], color="black", lw=5.0, alpha=0.22, solid_capstyle="butt", label=line,
                         zorder=1.5)
             else:
-                ax.plot(g["fee_usd"], g["value"], color=color, lw=1.2, ls=MODEL_DASHES[nth % len(MODEL_DASHES)],
-                        label=line, zorder=2)
+                ax.plot(g["fee_usd"], g["value"], color=color, lw=1.4, ls=_next_dash(dashes, color), label=line, zorder=2)
         ax.axvline(fees[task], color="#999999", lw=0.9, ls=":", label="the fee this set assumes")
         ax.set_xscale("log")
         ax.set_yscale("log")

@@ -78,21 +78,33 @@ def numbered(sentences: list[str]) -> str:
 
 def set_found(rows: list[dict], source: str = "") -> str:
     """What a real set shows, one sentence per dataset, from ``about.what_it_shows`` rows: models and their release
-    span, the paper's frontier at the first release and now (USD per problem), the share of today's frontier that is
-    the expert's fee on problems no model passed, and the models cheapest most often on the problems some model passed
-    (% of those problems); ``source``: where the records come from and their licence."""
+    span (once where every dataset shares them), the paper's frontier at the first release and now (USD per problem),
+    the share of today's frontier that is the expert's fee on problems no model passed, and the models cheapest most
+    often on the problems some model passed (% of those problems); then, once, where the expert's fee is a project
+    estimate; ``source``: where the records come from and their licence."""
+    same = len({(r["models"], r["first"], r["last"]) for r in rows}) == 1
     said = []
-    for r in rows:
+    for i, r in enumerate(rows):
         cheapest = ", ".join(f"{m} ({pct:.0f}%)" for m, pct in r["cheapest"])
+        fell = f"fell from {fmt_usd(r['start_usd'])} to {fmt_usd(r['end_usd'])} USD per problem"
         said.append(
-            f"Across {r['models']} models released between {r['first']} and {r['last']}, the frontier cost of a correct "
-            f"answer on {r['label']} fell from {fmt_usd(r['start_usd'])} to {fmt_usd(r['end_usd'])} USD per problem "
-            f"(the paper's estimator); {r['expert_pct']:.1f}% of today's is the expert's fee on the {r['unsolved']} "
+            (f"On {r['label']} it {fell}" if same and i else
+             f"Across {r['models']} models released between {r['first']} and {r['last']}, the frontier cost of a correct "
+             f"answer on {r['label']} {fell} (the paper's estimator)")
+            + f"; {r['expert_pct']:.1f}% of today's is the expert's fee on the {r['unsolved']} "
             f"problem{'' if r['unsolved'] == 1 else 's'} no model passed ({r['unsolved_pct']:.1f}%)"
             + (f", and on the {r['solved']} problem{'' if r['solved'] == 1 else 's'} some model passed the cheapest "
                f"recorded pass is most often {cheapest} (in these records, not a ranking beyond them)"
-               if cheapest else "") + "."
-            + (f" The expert's fee ({fmt_usd(r['fee_usd'])} USD per problem on average) is a project estimate, not a "
-               "published figure: the expert-fee curve shows where each finding would change."
-               if r.get("fee_usd") is not None else ""))
-    return " ".join(said) + (f" Records: {source}." if source and said else "")
+               if cheapest else "") + ".")
+    return " ".join(said + _estimated_fee(rows)) + (f" Records: {source}." if source and said else "")
+
+
+def _estimated_fee(rows: list[dict]) -> list[str]:
+    """Once: the expert's mean fee where it is a project estimate (``fee_usd`` of ``what_it_shows`` rows)."""
+    fees = [(r["label"], fmt_usd(r["fee_usd"])) for r in rows if r.get("fee_usd") is not None]
+    if not fees:
+        return []
+    amounts = (f"{fees[0][1]} USD per problem on average" if len({f for _, f in fees}) == 1 else
+               "; ".join(f"{f} USD per problem on {label}" for label, f in fees))
+    return [f"The expert's fee ({amounts}) is a project estimate, not a published figure: the expert-fee curve shows "
+            "where each finding would change."]
