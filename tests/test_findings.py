@@ -126,19 +126,23 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
             ("b", "frontier of all models", 3.92, 1.57, 8.64, 96.9),
             ("b", "m1", 1.76, 0.556, 5.31, 90.0), ("b", "m2", 34.0, 25.8, 45.1, 99.0), ("b", "m3", 30.0, 5.0, 40.0, 99.0)]
     policy = policy_rows(rows, 4)
+    policy.loc[policy["model"] != findings.FRONTIER_ROW, "k"] = 8  # single models: every run a try
     said = findings.in_short(policy, {"a": "A", "b": "B"})
     assert said == ["On B, the dearest of its 2 datasets, a correct answer costs $3.92 per problem with every model and "
                     "the human expert to choose from (up to 4 tries of one model, then the expert; 95% interval $1.57 "
                     "to $8.64).",
                     "96.9% of that is the assumed expert fee, paid where every try failed: it is set by the fee this "
                     "project assumes, not measured by the records.",
-                    "Alone with the expert, no model is the cheapest there beyond doubt: m1 costs least, $1.76 per "
-                    "problem, but its interval overlaps another model's."]
+                    "Alone with the expert (up to 8 tries, every run a try), no model is the cheapest there beyond "
+                    "doubt: m1 costs least, $1.76 per problem, but its interval overlaps another model's.",
+                    "A model alone can cost less than the frontier because it has more tries: the frontier chooses "
+                    "each problem's model on half of the runs and is valued on the other half, so it allows up to 4."]
     policy.loc[policy["model"] == "m3", "policy_low"] = 5.5
     policy.loc[policy["task"] == "b", "expert_share_pct"] = 20.0
     said = findings.in_short(policy[policy["task"] == "b"], {"b": "B"})
     assert said[0].startswith("On B, a correct answer costs $3.92") and said[1].startswith("The records decide 80% of it")
-    assert said[2] == "Alone with the expert, m1 is the cheapest model there beyond doubt, at $1.76 per problem."
+    assert said[2] == ("Alone with the expert (up to 8 tries, every run a try), m1 is the cheapest model there beyond "
+                       "doubt, at $1.76 per problem.")
     small = findings.in_short(policy.assign(policy_usd=0.000044, policy_low=4.2e-8, policy_high=0.00005), {})
     assert "$0.000044" in small[0] and "e-0" not in " ".join(small) and "4.2 × 10⁻⁸" in small[0]
 
@@ -151,13 +155,14 @@ def test_a_set_with_one_run_per_cell_still_gets_its_first_screen():
     rows = [("b", "m1", 1.76, 0.556, 5.31, 90.0), ("b", "m2", 34.0, 25.8, 45.1, 99.0), ("a", "m1", 0.5, 0.4, 0.6, 10.0)]
     policy = policy_rows(rows, 1)
     why, spread, cheapest = findings.in_short(policy, {"a": "A", "b": "B"})
-    assert why.startswith("On B, the dearest of its 2 datasets, the frontier of every model is not estimated") \
-        and why.endswith("this set has one run per model and problem.")
+    assert why.startswith("On B, the dearest of its 2 datasets, the frontier of every model, up to k tries then the "
+                          "expert, is not estimated") and why.endswith("(the paper's frontier, which needs no such "
+                                                                       "split, is in Figure 2 below).")
     assert spread == ("Each of its 2 models alone, with the human expert where its one try fails, costs from $1.76 to "
                       "$34 per problem; the assumed expert fee is 90% to 99% of these, so they are mostly set by the fee "
                       "this project assumes, not measured by the records (each model's 95% interval is in Table 1).")
     assert "0.556" not in spread
-    assert cheapest == "Alone with the expert, m1 is the cheapest model there beyond doubt, at $1.76 per problem."
+    assert cheapest == "Alone with the expert (one try), m1 is the cheapest model there beyond doubt, at $1.76 per problem."
     assert findings.in_short(policy.iloc[:0], {}) == []
 
 
@@ -197,11 +202,12 @@ def test_the_first_screen_says_where_the_simulators_truth_lies_and_when_a_cheape
     truth = pd.DataFrame({"statistic": ["frontier:all models", "table1:m1", "table1:m2"], "task": ["b"] * 3,
                           "truth": [3.48, 1.8, 30.0], "covers": [True, True, True]})
     said = findings.in_short(policy, {"b": "B"}, truth, {"m1": "M1", "m2": "M2"})
-    assert said[1] == "The simulator's truth on this set's problems is $3.48: inside that interval."
-    assert said[-1] == "Alone with the expert, M1 is the cheapest model there beyond doubt, at $1.76 per problem."
+    assert said[2] == "The simulator's truth on this set's problems is $3.48: inside that interval."
+    assert said[-1] == ("Alone with the expert (up to 4 tries, every run a try), M1 is the cheapest model there beyond "
+                        "doubt, at $1.76 per problem.")
     truth = truth.assign(truth=[9.5, 40.0, 30.0], covers=[False, False, True])
     said = findings.in_short(policy, {"b": "B"}, truth, {"m1": "M1", "m2": "M2"})
-    assert said[1].endswith("$9.5: outside that interval, which misses it.")
+    assert said[2].endswith("$9.5: outside that interval, which misses it.")
     assert said[-1].endswith("(but by the simulator's truth M2 is cheaper: this claim is wrong here).")
 
 

@@ -459,7 +459,7 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, look: Appeara
     fig, axes = _grid(len(tasks))
     styles = {"plug-in": ("#333333", "-", "plug-in oracle (paper's estimates; biased up)"),  # no family's colour:
               "model-based": ("#6A3D9A", "--", "model-based oracle"),  # the points are coloured by family
-              "cross-fitted": ("#A6166B", "-.", "chosen on half the runs, valued on the other")}
+              "cross-fitted": ("#A6166B", "-.", "cross-fitted router (chosen on half the runs, valued on the other)")}
     labelled: list[tuple] = []
     for ax, task in zip(axes, tasks):
         texts = []
@@ -469,7 +469,7 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, look: Appeara
                 continue
             ax.plot(d.budget_usd, 100 * d.value, color=color, ls=ls, lw=1.3, label=label)
             if d["low"].notna().any():
-                ax.fill_between(d.budget_usd, 100 * d.low, 100 * d.high, color=color, alpha=0.12, lw=0,
+                ax.fill_between(d.budget_usd, 100 * d.low, 100 * d.high, color=color, alpha=0.15, lw=0,
                                 label=f"{estimator} {'router' if estimator == 'cross-fitted' else 'oracle'}'s 95% interval")
         p = points[(points.task == task) & (points.estimator == "plug-in")]
         named = []  # each label's model (``place_labels`` numbers them where names would cross)
@@ -620,49 +620,72 @@ def _next_dash(dashes: dict[str, set[int]], color: str) -> tuple | str:
 def fee_curve(curve: pd.DataFrame, fees: dict[str, float], look: Appearance, frontier: str):
     """Table 1 and the frontier as the expert's fee varies (``costofpass.fee_curve``, lines already labelled): one
     panel per dataset, fee per problem (USD, log) against the value (USD per problem, log), one line per model in its
-    family's colour, the frontier (``frontier``) a wide pale line under them; a vertical line at the fee the set uses
-    (``fees``). With more than ``FEE_LINES`` models, only those that are the cheapest alone at some fee on some
-    dataset keep their colour; the others are thin grey lines, keyed once."""
-    task_labels, colors, simulated = look.task_labels, look.model_colors, look.simulated
+    family's colour and its own dash (the same in every panel), the frontier (``frontier``) a wide pale line under
+    them; a vertical line at the fee the set uses (``fees``). With more than ``FEE_LINES`` models, only those that are
+    the cheapest alone at some fee on a panel's dataset keep their colour there; the others are thin grey lines. The
+    legend, under the panels, keys every line any panel draws."""
+    task_labels, simulated = look.task_labels, look.simulated
     tasks = [t for t in look.order if t in set(curve["task"])]
-    named = _cheapest_somewhere(curve, frontier)
+    named = {t: _cheapest_somewhere(curve[curve["task"] == t], frontier) for t in tasks}
+    styles = _line_styles([line for line in dict.fromkeys(curve["line"]) if any(line in n for n in named.values())],
+                          look.model_colors)
     fig, axes = _grid(len(tasks))
     for ax, task in zip(axes, tasks):
-        d = curve[curve["task"] == task]
-        dashes: dict[str, set[int]] = {}  # colour -> its lines' dashes: each line its own (the SWE-bench panel hid
-        # GPT-5 mini under Claude 4.5 Opus and Gemini 3 Pro, all solid), never two alike in one colour
-        others = 0
-        for line, g in d.groupby("line", sort=False):
-            if line != frontier and line not in named:
-                ax.plot(g["fee_usd"], g["value"], color="#BBBBBB", lw=0.8, zorder=1,
-                        label="every other model alone" if not others else None)
-                others += 1
-                continue
-            is_frontier = line == frontier
-            color = colors.get(line, "#888888")
-            if is_frontier:  # wide and pale, under the models: a model that is the frontier shows through it
+        for line, g in curve[curve["task"] == task].groupby("line", sort=False):
+            if line == frontier:  # wide and pale, under the models: a model that is the frontier shows through it
                 ax.plot(g["fee_usd"], g["value"], color="black", lw=5.0, alpha=0.22, solid_capstyle="butt", label=line,
                         zorder=1.5)
-            else:
-                ax.plot(g["fee_usd"], g["value"], color=color, lw=1.4, ls=_next_dash(dashes, color), label=line, zorder=2)
+            elif line in named[task]:
+                ax.plot(g["fee_usd"], g["value"], lw=1.4, label=line, zorder=2, **styles[line])
+            else:  # keyed once
+                keyed = OTHER_MODELS in ax.get_legend_handles_labels()[1]
+                ax.plot(g["fee_usd"], g["value"], color="#BBBBBB", lw=0.8, zorder=1, label=None if keyed else OTHER_MODELS)
         ax.axvline(fees[task], color="#999999", lw=0.9, ls=":", label="the fee this set assumes")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("expert's fee per problem (USD)")
         ax.set_ylabel("USD per problem")
         ax.set_title(task_labels.get(task, task), fontsize=NORMAL + 1)
+    if tasks:
+        _key_every_line(axes[0], axes[: len(tasks)])
     return _finish_panels(fig, axes[0] if tasks else None, "What the expert's fee decides", simulated)
+
+
+OTHER_MODELS = "every other model alone"
+
+
+def _line_styles(lines: list[str], colors: dict[str, str]) -> dict[str, dict]:
+    """Each model line's colour (its family's) and dash (``MODEL_DASHES``): each its own in turn, never two alike in
+    one colour (the SWE-bench panel hid GPT-5 mini under Claude 4.5 Opus and Gemini 3 Pro, all solid)."""
+    dashes: dict[str, set[int]] = {}
+    return {line: {"color": colors.get(line, "#888888"), "ls": _next_dash(dashes, colors.get(line, "#888888"))}
+            for line in lines}
+
+
+def _key_every_line(first, axes) -> None:
+    """Proxies on ``first`` (whose handles the legend reads) for the labels other panels drew and ``first`` did not;
+    each label once."""
+    have = set(first.get_legend_handles_labels()[1])
+    for ax in axes[1:]:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            if label not in have:
+                have.add(label)
+                proxy = first.plot([], [])[0]
+                proxy.update_from(handle)
+                proxy.set_label(label)
 
 
 def _cheapest_somewhere(curve: pd.DataFrame, frontier: str) -> set[str]:
     """Every model line of ``curve`` when there are at most ``FEE_LINES``; else those that are the cheapest model
-    alone at some fee on some dataset (ties: each)."""
+    alone at some fee on some dataset (ties of two: each; a fee where more tie, as every line does where the fee is
+    next to nothing, names none)."""
     models = curve[curve["line"] != frontier]
     if models["line"].nunique() <= FEE_LINES:
         return set(models["line"])
     wide = models.pivot_table(index=["task", "fee_usd"], columns="line", values="value", aggfunc="first")
-    low = wide.min(axis=1)
-    return {line for line in wide.columns if np.isclose(wide[line], low, rtol=1e-9, atol=0).any()}
+    least = wide.apply(lambda col: np.isclose(col, wide.min(axis=1), rtol=1e-6, atol=0))
+    least = least[least.sum(axis=1) <= 2]
+    return {line for line in wide.columns if least[line].any()}
 
 
 @styled

@@ -254,18 +254,23 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
     out = [f"{where} a correct answer costs {dollars(top['policy_usd'])} per problem with every model and the human "
            f"expert to choose from (up to {int(top['k'])} tries of one model, then the expert; 95% interval "
            f"{dollars(top['policy_low'])} to {dollars(top['policy_high'])})."]
-    if truth is not None and len(hit := truth[(truth["statistic"] == "frontier:all models") & (truth["task"] == top["task"])]):
-        out.append(f"The simulator's truth on this set's problems is {dollars(hit['truth'].iloc[0])}: "
-                   + ("inside that interval." if bool(hit["covers"].iloc[0]) else "outside that interval, which misses it."))
     share = float(top["expert_share_pct"])
     out.append(f"{fee_pct(share)}% of that is the assumed expert fee, paid where every try failed: it is set by the "
                "fee this project assumes, not measured by the records." if share >= 50 else
                f"The records decide {fmt_pct(100 - share)}% of it; the rest is the assumed expert fee, paid where every "
                "try failed.")
+    if truth is not None and len(hit := truth[(truth["statistic"] == "frontier:all models") & (truth["task"] == top["task"])]):
+        out.append(f"The simulator's truth on this set's problems is {dollars(hit['truth'].iloc[0])}: "
+                   + ("inside that interval." if bool(hit["covers"].iloc[0]) else "outside that interval, which misses it."))
     alone = policy[(policy["task"] == top["task"]) & (policy["model"] != FRONTIER_ROW)].dropna(subset=["policy_usd"])
     if len(alone):
         out.append(_cheapest_alone(alone, _truly_cheapest(truth, top["task"], alone.loc[alone["policy_usd"].idxmin(),
                                                                                         "model"], labels or {})))
+        best = alone.loc[alone["policy_usd"].idxmin()]
+        if best["policy_usd"] < top["policy_usd"] and int(best["k"]) > int(top["k"]):
+            out.append(f"A model alone can cost less than the frontier because it has more tries: the frontier chooses "
+                       f"each problem's model on half of the runs and is valued on the other half, so it allows up to "
+                       f"{int(top['k'])}.")
     return out
 
 
@@ -274,10 +279,12 @@ def _cheapest_alone(alone: pd.DataFrame, caveat: str = "") -> str:
     single models), named cheapest only when its interval lies below every other model's (then ``caveat`` follows)."""
     best = alone.loc[alone["policy_usd"].idxmin()]
     overlap = int((alone.drop(index=best.name)["policy_low"] <= best["policy_high"]).sum())
+    k = int(best["k"])
+    tries = "one try" if k == 1 else f"up to {k} tries, every run a try"
     if overlap == 0:
-        return (f"Alone with the expert, {best['model']} is the cheapest model there beyond doubt, at "
+        return (f"Alone with the expert ({tries}), {best['model']} is the cheapest model there beyond doubt, at "
                 f"{dollars(best['policy_usd'])} per problem{caveat}.")
-    return (f"Alone with the expert, no model is the cheapest there beyond doubt: {best['model']} costs least, "
+    return (f"Alone with the expert ({tries}), no model is the cheapest there beyond doubt: {best['model']} costs least, "
             f"{dollars(best['policy_usd'])} per problem, but its interval overlaps "
             + ("another model's." if overlap == 1 else f"those of {overlap} other models."))
 
@@ -301,8 +308,9 @@ def _in_short_alone(policy: pd.DataFrame, task_labels: dict[str, str]) -> list[s
     spread = (f"Each of its {len(rows)} models alone, with the human expert where {tries}, costs from "
               f"{dollars(low['policy_usd'])} to {dollars(high['policy_usd'])} per problem" if len(rows) > 1 else
               f"Its one model alone, with the human expert where {tries}, costs {dollars(low['policy_usd'])} per problem")
-    return [f"{where} the frontier of every model is not estimated: it chooses each problem's model on half of the runs "
-            "and values it on the other half, and this set has one run per model and problem.",
+    return [f"{where} the frontier of every model, up to k tries then the expert, is not estimated: it chooses each "
+            "problem's model on half of the runs and values it on the other half, and this set has one run per model "
+            "and problem (the paper's frontier, which needs no such split, is in Figure 2 below).",
             f"{spread}; {_fee_words(rows['expert_share_pct'])} (each model's 95% interval is in Table 1).",
             _cheapest_alone(rows)]
 

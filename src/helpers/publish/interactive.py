@@ -73,13 +73,14 @@ def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: 
     chosen = alt.selection_point(fields=["family"], bind="legend")
     chart = alt.Chart(frame).mark_point(filled=True, size=60).encode(
         x=alt.X("USD per attempt:Q", scale=alt.Scale(type="log"), axis=alt.Axis(values=log_ticks(frame["USD per attempt"]))),
-        y=alt.Y("accuracy (%):Q"),
+        y=alt.Y("accuracy (%):Q", scale=alt.Scale(domain=[-4, 104], nice=False),  # a point at 0 or 100 whole
+                axis=alt.Axis(values=[0, 20, 40, 60, 80, 100])),
         color=alt.Color("family:N", scale=alt.Scale(domain=list(colours), range=list(colours.values())),
                         legend=alt.Legend(symbolLimit=0, labelLimit=260, title="family (click to pick out)")),
         shape=alt.Shape("method:N", scale=alt.Scale(domain=list(shapes), range=list(shapes.values())),
                         legend=alt.Legend(symbolLimit=0, labelLimit=260)),
         opacity=alt.condition(chosen, alt.value(0.9), alt.value(0.12)),
-        tooltip=["strategy:N", "dataset:N", alt.Tooltip("accuracy (%):Q", format=".3g"), "accuracy 95% interval:N",
+        tooltip=["strategy:N", "method:N", "dataset:N", alt.Tooltip("accuracy (%):Q", format=".3g"), "accuracy 95% interval:N",
                  alt.Tooltip("USD per attempt:Q", format=".3g"), "USD 95% interval:N"],
     ).add_params(chosen).properties(width=260, height=200).facet(
         facet=alt.Facet("dataset:N", title=None, sort=_order(frame, task_labels)), columns=3).interactive()

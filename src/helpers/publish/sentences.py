@@ -126,13 +126,21 @@ def price_change_sentence(split: pd.DataFrame, task_labels: dict[str, str], bill
 
 def fee_reading(curve: pd.DataFrame, fees: dict[str, float], models: list[str], tasks: list[str],
                 task_labels: dict[str, str]) -> str:
-    """The expert-fee curve's reading: per dataset, which model (by label, of ``models``) is the cheapest alone with
-    the expert over which fees (``costofpass.cheapest_by_fee``), and the fee the set assumes (USD per problem)."""
+    """The expert-fee curve's reading: per dataset in ``tasks``' order (the panels'), which model (by label, of
+    ``models``) is the cheapest alone with the expert over which fees (``costofpass.cheapest_by_fee``), and the fee
+    the set assumes there (USD per problem)."""
     parts = []
-    for task, d in cp.cheapest_by_fee(curve, models).groupby("task", sort=False):
-        said = [f"{r.model} for fees of {fmt_usd(r.from_usd)}–{fmt_usd(r.to_usd)} USD" for r in d.itertuples()]
-        parts.append(f"on {task_labels.get(task, task)}, " + ("; ".join(said) if len(said) > 1 else
-                     f"{d['model'].iloc[0]} at every fee from {fmt_usd(d['from_usd'].iloc[0])} to "
-                     f"{fmt_usd(d['to_usd'].iloc[-1])} USD"))
-    return ("**Reading.** The cheapest model alone with the expert, by the expert's fee per problem: "
-            + " — ".join(parts) + f" (the set assumes {', '.join(fmt_usd(fees[t]) for t in tasks)} USD).")
+    by_task = dict(tuple(cp.cheapest_by_fee(curve, models).groupby("task", sort=False)))
+    for task in [t for t in tasks if t in by_task]:
+        d = by_task[task]
+        said = [f"{r.model} for fees of {_fee_span(r.from_usd, r.to_usd)}" for r in d.itertuples()]
+        parts.append(f"on {task_labels.get(task, task)} (the set assumes {fmt_usd(fees[task])} USD), "
+                     + ("; ".join(said) if len(said) > 1 else
+                        f"{d['model'].iloc[0]} at every fee from {fmt_usd(d['from_usd'].iloc[0])} to "
+                        f"{fmt_usd(d['to_usd'].iloc[-1])} USD"))
+    return "**Reading.** The cheapest model alone with the expert, by the expert's fee per problem: " + " — ".join(parts) + "."
+
+
+def _fee_span(low: float, high: float) -> str:
+    """"a–b USD", or "about a USD" where both ends print alike."""
+    return f"about {fmt_usd(low)} USD" if fmt_usd(low) == fmt_usd(high) else f"{fmt_usd(low)}–{fmt_usd(high)} USD"

@@ -10,6 +10,8 @@ import pandas as pd
 from helpers.core.numbers import sig
 from helpers.publish.formats import fmt_usd
 
+BEYOND_DOUBT = "Findings at a glance names one only where its interval says so"  # a reading's caveat
+
 
 def _listed(parts: list[str]) -> str:
     return "; ".join(parts) if parts else "nothing to report"
@@ -31,7 +33,8 @@ def table1_found(table1: pd.DataFrame, tasks: list[str], task_labels: dict[str, 
                      + ("" if beats else " (no model beats the expert alone)")
                      + (f", {share:.1f}% of it the assumed expert fee on problems it never passed or passed too "
                         "rarely to beat the fee (the fee ranks the models here, not the records)" if share > 50 else ""))
-    return "The lowest value of the paper's Table 1, per dataset: " + _listed(parts) + "."
+    return ("The lowest value of the paper's Table 1, per dataset (a point estimate, not a finding beyond doubt: "
+            f"{BEYOND_DOUBT}): " + _listed(parts) + ".")
 
 
 def trends_found(halving: pd.DataFrame, estimator: str = "plug-in") -> str:
@@ -54,7 +57,8 @@ def families_found(values: pd.DataFrame) -> str:
             parts.append(f"{task}: none lowers the frontier")
             continue
         parts.append(f"{task}: {row.idxmax()} ({sig(row.max())}%)")
-    return "The family the frontier could least do without, per dataset: " + _listed(parts) + "."
+    return ("The family the frontier could least do without, per dataset, by the paper's point estimates (not a "
+            f"finding beyond doubt: {BEYOND_DOUBT}): " + _listed(parts) + ".")
 
 
 def techniques_found(table2: pd.DataFrame, tasks: list[str], task_labels: dict[str, str]) -> str:
@@ -68,7 +72,8 @@ def techniques_found(table2: pd.DataFrame, tasks: list[str], task_labels: dict[s
         best = table2.loc[table2[task].idxmax()]
         parts.append(f"{task_labels.get(task, task)}: " + (f"{method(best['technique'])} (+{sig(best[task])}%)"
                                                           if best[task] > 0 else "no technique lowers the frontier"))
-    return "The technique with the largest gain, per dataset: " + _listed(parts) + "."
+    return ("The technique with the largest gain, per dataset, by the paper's point estimates (not a finding beyond "
+            f"doubt: {BEYOND_DOUBT}): " + _listed(parts) + ".")
 
 
 def numbered(sentences: list[str]) -> str:

@@ -50,7 +50,8 @@ def fee_curve(an: Analysis) -> tuple[pd.DataFrame, dict[str, float], str]:
     """Table 1 and the frontier of all models as the expert's fee varies (``expert_fee.fee_curve``), the fee each
     task assumes (USD per problem), and the reading (``sentences.fee_reading``)."""
     curve, fees = expert_fee.fee_curve(an, FRONTIER_LINE)
-    return curve, fees, fee_reading(curve, fees, [an.labels[m] for m in an.vanilla_cop().columns], an.tasks, an.task_labels)
+    return curve, fees, fee_reading(curve, fees, [an.labels[m] for m in an.vanilla_cop().columns],
+                                    in_category_order(an.tasks), an.task_labels)  # the panels' order
 
 
 def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -99,10 +100,13 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
 
 def policy_tries(rows: pd.DataFrame) -> dict[str, str]:
     """The tries of ``intervals.policy_statistics`` rows for captions: ``k`` (each model alone) and ``k_half`` (the
-    cross-fitted frontier; "–" where a set has none), and the halvings it averages over (``splits``)."""
+    cross-fitted frontier; where a set has none, words that say why), and the halvings it averages over (``splits``)."""
     kind = rows["statistic"].str.split(":", n=1).str[0] if len(rows) else pd.Series(dtype=str)
-    said = lambda d: str(int(d["k"].iloc[0])) if len(d) else "–"  # noqa: E731
-    return {"k": said(rows[kind == "table1"]), "k_half": said(rows[kind == "frontier"]), "splits": str(policy.SPLITS)}
+    said = lambda d, none: str(int(d["k"].iloc[0])) if len(d) else none  # noqa: E731
+    return {"k": said(rows[kind == "table1"], "–"),
+            "k_half": said(rows[kind == "frontier"], "half of the runs (not here: this set has one run per problem, so "
+                                                     "its frontier is not estimated)"),
+            "splits": str(policy.SPLITS)}
 
 
 def table5_accuracy(an: Analysis) -> pd.DataFrame:
