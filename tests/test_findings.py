@@ -76,6 +76,10 @@ def test_an_unreliable_halving_time_gives_the_log_linear_rate_instead():
         with mock.patch.object(trends, "loglinear_validated", lambda validated=validated, said=said: (validated, said[1:-1])):
             row = findings.findings(stats_frame(), halving, ["t"], {"t": "T"}, {}, {}, policy=policy_frame()).iloc[0]
         assert row[findings.HALVING] == f"unreliable fit: not a finding; log-linear trend ÷139 per year {said}"
+    nofit = halving.assign(halving_months=np.nan, factor_per_year=1.07)  # the figure's title gave ÷1.07/yr, the cell "no fit"
+    with mock.patch.object(trends, "loglinear_validated", lambda: (False, "not validated")):
+        row = findings.findings(stats_frame(), nofit, ["t"], {"t": "T"}, {}, {}, policy=policy_frame()).iloc[0]
+    assert row[findings.HALVING] == "no fit; log-linear trend ÷1.07 per year (not validated)"
 
 
 def test_no_technique_is_named_best_when_its_crossfitted_interval_reaches_zero():

@@ -700,7 +700,8 @@ def price_change(split: pd.DataFrame, task_labels: dict[str, str], simulated: bo
         ax.barh(y + (k - 0.5) * 0.36, vals, height=0.34, color=color, label=name)
         for yi, v in zip(y + (k - 0.5) * 0.36, vals):
             if np.isfinite(v) and abs(v) >= 0.05:  # a zero bar gets no label
-                ax.annotate(f"{'+' if v > 0 else ''}{sig(v)}%", (v, yi), xytext=(8 if v >= 0 else -8, 0),  # past the diamond
+                ax.annotate(f"{'+' if v > 0 else ''}{sig(v)}%".replace("-", "−"), (v, yi),  # a minus sign, past the diamond
+                            xytext=(8 if v >= 0 else -8, 0),
                             textcoords="offset points", ha="left" if v >= 0 else "right", va="center", fontsize=SMALL)
     ax.scatter(d["change_pct"], y, marker="D", color="black", zorder=3, label="total change")
     ax.axvline(0, color="grey", lw=0.8)

@@ -193,18 +193,25 @@ def _halving(halving: pd.DataFrame | None, label: str, estimator: str, paper: fl
     if halving is None:
         return "–" + beside, False
     fit = halving[(halving["task"] == label) & (halving["estimator"] == estimator)]
-    if fit.empty or not pd.notna(fit["halving_months"].iloc[0]):
+    if fit.empty:
         return "no fit" + beside, False
     f = fit.iloc[0]
+    if not pd.notna(f["halving_months"]):  # the figure's title still gives the log-linear trend: so does the cell
+        return "no fit" + _loglinear(f) + beside, False
     if not bool(f["reliable"]):
-        from helpers.analyze.trends import loglinear_validated
-
-        rate, (shown, why) = f.get("factor_per_year", np.nan), loglinear_validated()
-        trend = ("" if not np.isfinite(rate) else
-                 f"; log-linear trend ÷{fmt_pct(rate)} per year [{fmt_pct(f['factor_low'])}, {fmt_pct(f['factor_high'])}]"
-                 if shown else f"; log-linear trend ÷{fmt_pct(rate)} per year ({why})")
-        return "unreliable fit: not a finding" + trend + beside, False
+        return "unreliable fit: not a finding" + _loglinear(f) + beside, False
     return _cell(f["halving_months"], f["halving_low"], f["halving_high"], fmt_pct) + beside, True
+
+
+def _loglinear(f: pd.Series) -> str:
+    """"; log-linear trend ÷x per year" of a halving-time row, with its 90% interval only where the validity study
+    validated that interval (``trends.loglinear_validated``); "" without a trend."""
+    from helpers.analyze.trends import loglinear_validated
+
+    rate, (shown, why) = f.get("factor_per_year", np.nan), loglinear_validated()
+    return ("" if not np.isfinite(rate) else
+            f"; log-linear trend ÷{fmt_pct(rate)} per year [{fmt_pct(f['factor_low'])}, {fmt_pct(f['factor_high'])}]"
+            if shown else f"; log-linear trend ÷{fmt_pct(rate)} per year ({why})")
 
 
 def at_a_glance(glance: pd.DataFrame) -> str:

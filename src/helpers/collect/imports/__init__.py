@@ -38,7 +38,8 @@ class ImportResult:
     def describe(self) -> str:
         """One line: what the import did."""
         per_model = f" ({', '.join(f'{m} {n}' for m, n in sorted(self.by_model.items()))})" if self.by_model else ""
-        dropped = f"; {len(self.dropped)} run(s) of the source dropped (each named below)" if self.dropped else ""
+        n = len(self.dropped)
+        dropped = f"; {n} run{'' if n == 1 else 's'} of the source dropped (each named below)" if n else ""
         return (f"imported {self.imported} responses{per_model} of {self.read} read ({self.present} already in the store, "
                 f"{self.outside} outside the set's sample); {self.missing} planned attempts have no response in the "
                 f"source{dropped}")

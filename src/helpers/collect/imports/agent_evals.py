@@ -311,4 +311,6 @@ def caveats(params, models) -> list[str]:
         why = next((v for k, v in reasons.items() if k in line), "unreadable")
         counts[why] = counts.get(why, 0) + 1
     said = "; ".join(f"{n} with {why}" for why, n in counts.items())
-    return [f"{len(dropped)} run(s) of the source were not imported ({said}); each is named in the runs table."]
+    n = len(dropped)
+    return [f"{n} run{' of the source was' if n == 1 else 's of the source were'} not imported ({said}); each is named "
+            "in the runs table."]
