@@ -238,9 +238,11 @@ def _release_points(ax, d: pd.DataFrame, palette: dict[str, str], families: dict
     previous, named = np.inf, []
     for _, row in d.iterrows():
         names = row.released.split(", ")
+        lowered = row.normalized_pct < previous * 0.9  # named, and drawn over a release of the same day that did not
+        # lower it (Llama-3.1-405B's orange point hid the 8B's blue one that its label names)
         ax.scatter(row.date, row.normalized_pct, color=palette.get(families.get(names[0], ""), "#C44E52"),
-                   zorder=3, s=26, edgecolor="white", linewidth=0.5)
-        if row.normalized_pct < previous * 0.9:
+                   zorder=3.5 if lowered else 3, s=26, edgecolor="white", linewidth=0.5)
+        if lowered:
             shown = tuple(model_labels.get(m, m).replace(" (sim)", "") for m in names)
             named.append((ax.annotate(", ".join(shown), (row.date, row.normalized_pct), fontsize=SMALL, color="#333333",
                                       xytext=(5, 5), textcoords="offset points", arrowprops=LEADER), shown))
