@@ -175,3 +175,17 @@ def test_names_that_fit_stay_names():
     assert not placement.place_labels(fig, labelled, ["one", "two"])
     assert not fig.legends and sorted(t.get_text() for t in labelled[0][0].texts) == ["one", "two"]
     plt.close(fig)
+
+
+def test_a_leader_through_a_neighbours_marker_is_avoided():
+    """The visual review: on the local set's Figure 2 the leader of SmolLM2's label ran through Qwen's marker beside it,
+    as if it named Qwen. A leader that crosses another marker counts as a tangle: the label goes where its leader
+    passes none."""
+    import numpy as np
+
+    from helpers.publish import placement
+
+    boxes = np.array([[0.0, 0.0, 2.0, 2.0], [4.0, 0.0, 6.0, 2.0]])  # its own point's marker, a neighbour's
+    assert placement.markers_crossed(np.array([[1.0, 1.0, 9.0, 1.5]]), boxes) == 1  # rightwards: through the neighbour
+    assert placement.markers_crossed(np.array([[1.0, 1.0, -5.0, 6.0]]), boxes) == 0  # up and left: through none
+    assert placement.markers_crossed(np.empty((0, 4)), boxes) == 0

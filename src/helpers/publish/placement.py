@@ -41,6 +41,26 @@ def segments_hit_box(segments: np.ndarray, box: tuple[float, float, float, float
     return bool((ok & (lo <= hi)).any())
 
 
+def markers_crossed(leader: np.ndarray, boxes: np.ndarray) -> int:
+    """How many marker boxes (m, 4) a leader (1, 4: from its point to its label) passes through, its own point's
+    (the boxes holding its start) not counted: a leader that runs through a neighbour's marker seems to name it.
+    Liang–Barsky against every box at once."""
+    if not len(leader) or not len(boxes):
+        return 0
+    x0, y0, x1, y1 = leader[0]
+    other = ~((boxes[:, 0] <= x0) & (x0 <= boxes[:, 2]) & (boxes[:, 1] <= y0) & (y0 <= boxes[:, 3]))
+    b = boxes[other]
+    dx, dy = x1 - x0, y1 - y0
+    lo, hi, ok = np.zeros(len(b)), np.ones(len(b)), np.ones(len(b), bool)
+    for p, q in ((-dx, x0 - b[:, 0]), (dx, b[:, 2] - x0), (-dy, y0 - b[:, 1]), (dy, b[:, 3] - y0)):
+        if p == 0:
+            ok &= q >= 0
+            continue
+        r = q / p
+        lo, hi = (np.maximum(lo, r), hi) if p < 0 else (lo, np.minimum(hi, r))
+    return int((ok & (lo <= hi)).sum())
+
+
 def _line_segments(line) -> np.ndarray:
     """A visible line's drawn segments (n, 4) in display units, its step style applied."""
     xy = np.asarray(line.get_xydata(), float)
@@ -97,20 +117,43 @@ def _covers(box, segments: np.ndarray, points: np.ndarray, pad: float) -> bool:
 
 def _candidates(dx: float, dy: float, step_pt: float, tries: int):
     """Offsets (points) and alignments to try, nearest to the asked offset first: up or down ``tries`` steps of
-    ``step_pt``, up to seven steps further out, right of the point (left-aligned) before left of it."""
+    ``step_pt``, up to seven steps further out, right of the point (left-aligned) before left of it, and centred
+    straight above or below it (a leader that runs straight up passes no neighbour's marker)."""
     shifts = [(out * step_pt, k * step_pt) for out in range(8) for k in range(-tries, tries + 1)]
     for ox, oy in sorted(shifts, key=lambda s: (np.hypot(*s), s[0], -s[1])):
         for side in (1, -1):
             yield (side * (abs(dx) + ox), dy + oy), "left" if side > 0 else "right"
+        if ox == 0 and oy != 0:
+            yield (0.0, dy + oy), "center"
 
 
 def _leader(text, ax, box) -> np.ndarray:
-    """An annotation's leader as one segment (1, 4) from its point to its box's centre (display units), or none
-    (0, 4) when it has no arrow (data coordinates assumed, as ``ax.annotate`` gives by default)."""
+    """An annotation's leader as one segment (1, 4) from its point to where it leaves its box (display units): the
+    box's corner, edge middle or centre nearest the point (``anchor``), or none (0, 4) when it has no arrow (data
+    coordinates assumed, as ``ax.annotate`` gives by default)."""
     if text.arrow_patch is None or text.xycoords != "data":
         return np.empty((0, 4))
     x, y = ax.transData.transform((ax.convert_xunits(text.xy[0]), ax.convert_yunits(text.xy[1])))
-    return np.array([[x, y, (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2]])
+    (ax_, ay), _ = anchor(box, (x, y))
+    return np.array([[x, y, ax_, ay]])
+
+
+def anchor(box, point) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Where a leader leaves a label's box (display units) and that place as a fraction of the box: of its corners,
+    edge middles and centre, the nearest to ``point`` in x and in y (as matplotlib's own simple arrows pick), so a
+    label up and to the right of its point is led from its lower left corner, nearly straight down to it."""
+    rx = min(((box.x0, 0.0), ((box.x0 + box.x1) / 2, 0.5), (box.x1, 1.0)), key=lambda v: abs(v[0] - point[0]))
+    ry = min(((box.y0, 0.0), ((box.y0 + box.y1) / 2, 0.5), (box.y1, 1.0)), key=lambda v: abs(v[0] - point[1]))
+    return (rx[0], ry[0]), (rx[1], ry[1])
+
+
+def lead_from_anchor(text, ax, box) -> None:
+    """Draw the annotation's leader from its box's ``anchor`` (matplotlib keeps where a leader leaves the box in the
+    annotation's ``_arrow_relpos``: no public setter)."""
+    if text.arrow_patch is None or text.xycoords != "data" or not hasattr(text, "_arrow_relpos"):
+        return
+    point = ax.transData.transform((ax.convert_xunits(text.xy[0]), ax.convert_yunits(text.xy[1])))
+    text._arrow_relpos = anchor(box, point)[1]
 
 
 def _box_row(box, pad: float = 0.0) -> tuple[float, float, float, float]:
@@ -137,8 +180,8 @@ def _mover(text, renderer, scale: float):
 def declutter(fig, ax, texts, step_pt: float = 7.0, tries: int = 8) -> int:
     """Move each annotation of ``texts`` (offset in points) up or down in steps to a place inside the panel that
     overlaps no label placed before it; of those, the nearest that covers no line, marker or leader of the panel
-    and whose own leader crosses no placed label — or, where none does, the nearest whose leader alone crosses a
-    label. One that finds no place, or only places covering a line or marker, is removed (its point stays,
+    and whose own leader crosses no placed label, leader or other marker — or, where none does, the nearest whose
+    leader crosses the fewest. One that finds no place, or only places covering a line or marker, is removed (its point stays,
     coloured). Labels are placed in several orders (``_orders``), crossing leaders swapped (``uncross``), and the
     arrangement kept with the fewest tangles (``_tangles``; each label removed counts ``DROP_COST``), then the
     shortest leaders. Returns that arrangement's score: 0 where every label found an untangled place."""
@@ -161,6 +204,7 @@ def declutter(fig, ax, texts, step_pt: float = 7.0, tries: int = 8) -> int:
     for text, offset, align in best[1] if best else []:
         text.xyann = offset
         text.set_horizontalalignment(align)
+        lead_from_anchor(text, ax, text_box(text, renderer))
     for text in best[2] if best else []:
         text.remove()
     return best[0][0] if best else 0
@@ -239,8 +283,9 @@ def _place(fig, ax, texts, room: tuple, step_pt: float, tries: int) -> tuple[lis
                 continue
             leader = _leader(text, ax, box)
             faults = (_covers(box, segments, points, pad),  # a line or marker covered: never, then leaders crossed
-                      any(segments_hit_box(leader, _box_row(b, pad)) for _, b in kept)
-                      + sum(_cross(leader[0], other[0]) for other in leaders if len(leader) and len(other)))
+                      any(segments_hit_box(leader, _box_row(b, pad)) for _, b in kept)  # or through another marker
+                      + sum(_cross(leader[0], other[0]) for other in leaders if len(leader) and len(other))
+                      + markers_crossed(leader, points))
             if best is None or faults < best[0]:
                 best = (faults, offset, align, box)
             if faults == (False, 0):
