@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.core.numbers import sig
-from helpers.publish.formats import fmt_usd
+from helpers.publish.formats import fee_pct, fmt_usd
 
 BEYOND_DOUBT = "Findings at a glance names one only where its interval says so"  # a reading's caveat
 
@@ -96,7 +96,7 @@ def set_found(rows: list[dict], source: str = "") -> str:
             (f"On {r['label']} it {fell}" if same and i else
              f"Across {r['models']} models released between {r['first']} and {r['last']}, the frontier cost of a correct "
              f"answer on {r['label']} {fell} (the paper's estimator)")
-            + f"; {r['expert_pct']:.1f}% of today's is the expert's fee on the {r['unsolved']} "
+            + f"; {fee_pct(r['expert_pct'])}% of today's is the expert's fee on the {r['unsolved']} "
             f"problem{'' if r['unsolved'] == 1 else 's'} no model passed ({r['unsolved_pct']:.1f}%)"
             + (f", and on the {r['solved']} problem{'' if r['solved'] == 1 else 's'} some model passed the cheapest "
                f"recorded pass is most often {cheapest} (in these records, not a ranking beyond them)"
