@@ -240,4 +240,4 @@ def test_what_a_real_set_shows_names_the_release_span_and_the_estimated_fee_once
     assert text.count("is a project estimate") == 1 and "(0.167 USD per problem on average)" in text
     assert text.endswith("Records: local runs.")
     other = set_found([dict(row, label="A"), dict(row, label="B", first="2023-01-01", fee_usd=None)])
-    assert other.count("Across 3 models") == 2
+    assert other.count("Across 3 models") == 2 and "The expert's fee on A (0.167 USD per problem on average)" in other

@@ -111,5 +111,7 @@ def _estimated_fee(rows: list[dict]) -> list[str]:
         return []
     amounts = (f"{fees[0][1]} USD per problem on average" if len({f for _, f in fees}) == 1 else
                "; ".join(f"{f} USD per problem on {label}" for label, f in fees))
-    return [f"The expert's fee ({amounts}) is a project estimate, not a published figure: the expert-fee curve shows "
-            "where each finding would change."]
+    where = "" if len(fees) == len(rows) or len({f for _, f in fees}) > 1 else \
+        f" on {' and '.join(label for label, _ in fees)}"  # the others' fees have a published source
+    return [f"The expert's fee{where} ({amounts}) is a project estimate, not a published figure: the expert-fee curve "
+            "shows where each finding would change."]
