@@ -518,8 +518,6 @@ def pareto(cost: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
     return np.array(keep, dtype=int)
 
 
-
-
 def _strategy_points(ax, d: pd.DataFrame, cost: np.ndarray, acc: np.ndarray, labels: dict[str, str],
                      colors: dict[str, str], shown_methods: dict[str, str]) -> None:
     """One panel's strategies as points (USD, %) with both intervals: the model's colour, the method's marker
@@ -633,15 +631,16 @@ def fee_curve(curve: pd.DataFrame, fees: dict[str, float], look: Appearance, fro
                           look.model_colors)
     fig, axes = _grid(len(tasks))
     for ax, task in zip(axes, tasks):
+        keyed = False  # the grey lines: keyed once per panel
         for line, g in curve[curve["task"] == task].groupby("line", sort=False):
             if line == frontier:  # wide and pale, under the models: a model that is the frontier shows through it
                 ax.plot(g["fee_usd"], g["value"], color="black", lw=5.0, alpha=0.22, solid_capstyle="butt", label=line,
                         zorder=1.5)
             elif line in named[task]:
                 ax.plot(g["fee_usd"], g["value"], lw=1.4, label=line, zorder=2, **styles[line])
-            else:  # keyed once
-                keyed = OTHER_MODELS in ax.get_legend_handles_labels()[1]
+            else:
                 ax.plot(g["fee_usd"], g["value"], color="#BBBBBB", lw=0.8, zorder=1, label=None if keyed else OTHER_MODELS)
+                keyed = True
         ax.axvline(fees[task], color="#999999", lw=0.9, ls=":", label="the fee this set assumes")
         ax.set_xscale("log")
         ax.set_yscale("log")

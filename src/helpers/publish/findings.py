@@ -271,9 +271,8 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
                    + ("inside that interval." if bool(hit["covers"].iloc[0]) else "outside that interval, which misses it."))
     alone = policy[(policy["task"] == top["task"]) & (policy["model"] != FRONTIER_ROW)].dropna(subset=["policy_usd"])
     if len(alone):
-        out.append(_cheapest_alone(alone, _truly_cheapest(truth, top["task"], alone.loc[alone["policy_usd"].idxmin(),
-                                                                                        "model"], labels or {})))
         best = alone.loc[alone["policy_usd"].idxmin()]
+        out.append(_cheapest_alone(alone, _truly_cheapest(truth, top["task"], best["model"], labels or {})))
         if best["policy_usd"] < top["policy_usd"] and int(best["k"]) > int(top["k"]):
             out.append(f"A model alone can cost less than the frontier because it has more tries: the frontier chooses "
                        f"each problem's model on half of the runs and is valued on the other half, so it allows up to "

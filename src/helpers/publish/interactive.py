@@ -150,7 +150,8 @@ def _order(frame: pd.DataFrame, task_labels: dict[str, str]) -> list[str]:
     return labels + sorted(set(frame["dataset"]) - set(labels))
 
 
-SPECS = {"cost_accuracy": cost_accuracy_spec, "figure2_frontier_over_time": frontier_spec}
+SPECS = {"cost_accuracy": cost_accuracy_spec,  # each (data, task labels, model labels, families) -> a spec
+         "figure2_frontier_over_time": lambda data, task_labels, labels, _families: frontier_spec(data, task_labels, labels)}
 
 
 def chart_html(name: str, spec: dict) -> str:
@@ -172,10 +173,7 @@ def add_charts(page: str, tables_path: Path, task_labels: dict[str, str], labels
         path = tables_path / f"{m.group(1)}.csv"
         if not path.is_file():
             return ""
-        data = pd.read_csv(path)
-        spec = (cost_accuracy_spec(data, task_labels, labels, families) if m.group(1) == "cost_accuracy"
-                else SPECS[m.group(1)](data, task_labels, labels))
-        return chart_html(m.group(1), spec)
+        return chart_html(m.group(1), SPECS[m.group(1)](pd.read_csv(path), task_labels, labels, families or {}))
 
     page = PLACEHOLDER.sub(one, page)
     if 'class="cop-chart"' not in page:

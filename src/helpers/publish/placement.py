@@ -26,39 +26,34 @@ def segments_hit_box(segments: np.ndarray, box: tuple[float, float, float, float
     """Whether any segment crosses or lies in the box. ``segments`` (n, 4): x0, y0, x1, y1; ``box``: x0, y0, x1, y1
     (x0 <= x1, y0 <= y1), both in one unit. Liang–Barsky clipping, all segments at once; non-finite rows never hit."""
     seg = segments[np.isfinite(segments).all(axis=1)] if len(segments) else segments
-    if not len(seg):
-        return False
-    x0, y0, dx, dy = seg[:, 0], seg[:, 1], seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1]
-    lo, hi = np.zeros(len(seg)), np.ones(len(seg))
-    ok = np.ones(len(seg), bool)
-    for p, q in ((-dx, x0 - box[0]), (dx, box[2] - x0), (-dy, y0 - box[1]), (dy, box[3] - y0)):
-        parallel = p == 0
-        ok &= ~(parallel & (q < 0))  # parallel to this edge and outside it
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.where(parallel, 0.0, q / np.where(parallel, 1.0, p))
-        lo = np.where(~parallel & (p < 0), np.maximum(lo, r), lo)
-        hi = np.where(~parallel & (p > 0), np.minimum(hi, r), hi)
-    return bool((ok & (lo <= hi)).any())
+    return bool(len(seg)) and bool(_clips(seg, np.asarray(box, float)[None, :]).any())
 
 
 def markers_crossed(leader: np.ndarray, boxes: np.ndarray) -> int:
     """How many marker boxes (m, 4) a leader (1, 4: from its point to its label) passes through, its own point's
-    (the boxes holding its start) not counted: a leader that runs through a neighbour's marker seems to name it.
-    Liang–Barsky against every box at once."""
+    (the boxes holding its start) not counted: a leader that runs through a neighbour's marker seems to name it."""
     if not len(leader) or not len(boxes):
         return 0
-    x0, y0, x1, y1 = leader[0]
-    other = ~((boxes[:, 0] <= x0) & (x0 <= boxes[:, 2]) & (boxes[:, 1] <= y0) & (y0 <= boxes[:, 3]))
-    b = boxes[other]
-    dx, dy = x1 - x0, y1 - y0
-    lo, hi, ok = np.zeros(len(b)), np.ones(len(b)), np.ones(len(b), bool)
-    for p, q in ((-dx, x0 - b[:, 0]), (dx, b[:, 2] - x0), (-dy, y0 - b[:, 1]), (dy, b[:, 3] - y0)):
-        if p == 0:
-            ok &= q >= 0
-            continue
-        r = q / p
-        lo, hi = (np.maximum(lo, r), hi) if p < 0 else (lo, np.minimum(hi, r))
-    return int((ok & (lo <= hi)).sum())
+    x0, y0 = leader[0, 0], leader[0, 1]
+    other = boxes[~((boxes[:, 0] <= x0) & (x0 <= boxes[:, 2]) & (boxes[:, 1] <= y0) & (y0 <= boxes[:, 3]))]
+    return int(_clips(leader[:1], other).sum()) if len(other) else 0
+
+
+def _clips(segments: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """Whether each segment crosses or lies in each box (Liang–Barsky clipping), broadcast: ``segments`` (n, 4) and
+    ``boxes`` (m, 4), each x0, y0, x1, y1 in one unit, one of n and m being 1; bool (max(n, m),)."""
+    n = max(len(segments), len(boxes))
+    x0, y0, dx, dy = segments[:, 0], segments[:, 1], segments[:, 2] - segments[:, 0], segments[:, 3] - segments[:, 1]
+    lo, hi, ok = np.zeros(n), np.ones(n), np.ones(n, bool)
+    for p, q in ((-dx, x0 - boxes[:, 0]), (dx, boxes[:, 2] - x0), (-dy, y0 - boxes[:, 1]), (dy, boxes[:, 3] - y0)):
+        p = np.broadcast_to(p, (n,))
+        parallel = p == 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(parallel, 0.0, q / np.where(parallel, 1.0, p))
+        ok &= ~(parallel & (q < 0))  # parallel to this edge and outside it
+        lo = np.where(~parallel & (p < 0), np.maximum(lo, r), lo)
+        hi = np.where(~parallel & (p > 0), np.minimum(hi, r), hi)
+    return ok & (lo <= hi)
 
 
 def _line_segments(line) -> np.ndarray:
