@@ -248,3 +248,8 @@ def test_the_fee_curve_is_table_1_at_the_assumed_fee_and_names_where_the_cheapes
     flips = cp.cheapest_by_fee(curve, ["a", "b"])
     assert list(flips["model"]) == ["a", "b"]  # a while the fee on p2 is cheap; b once it is dear
     assert flips["to_usd"].iloc[0] < flips["from_usd"].iloc[1]
+    from helpers.publish.sentences import fee_reading
+
+    said = fee_reading(curve, {"t": 2.0}, ["a", "b"], ["t"], {"t": "Task"})
+    assert said.index("a for fees of") < said.index("b for fees of") and "the set assumes 2" in said
+    assert "point estimates, not findings beyond doubt" in said  # a switch by point values, as every reading

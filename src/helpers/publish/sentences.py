@@ -138,7 +138,9 @@ def fee_reading(curve: pd.DataFrame, fees: dict[str, float], models: list[str], 
                      + ("; ".join(said) if len(said) > 1 else
                         f"{d['model'].iloc[0]} at every fee from {fmt_usd(d['from_usd'].iloc[0])} to "
                         f"{fmt_usd(d['to_usd'].iloc[-1])} USD"))
-    return "**Reading.** The cheapest model alone with the expert, by the expert's fee per problem: " + " — ".join(parts) + "."
+    return ("**Reading.** The cheapest model alone with the expert, by the expert's fee per problem (the paper's point "
+            "estimates, not findings beyond doubt: another draw of problems or runs can move a switch or swap two "
+            "close models): " + " — ".join(parts) + ".")
 
 
 def _fee_span(low: float, high: float) -> str:
