@@ -84,7 +84,7 @@ def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: 
                  alt.Tooltip("USD per attempt:Q", format=".3g"), "USD 95% interval:N"],
     ).add_params(chosen).properties(width=260, height=200).facet(
         facet=alt.Facet("dataset:N", title=None, sort=_order(frame, task_labels)), columns=3).interactive()
-    return chart.to_dict()
+    return _readable(chart).to_dict()
 
 
 def frontier_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[str, str]) -> dict:
@@ -108,7 +108,15 @@ def frontier_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[
                                             alt.Tooltip("% of the expert alone:Q", format=".3g")])
     chart = (base.mark_line(interpolate="step-after") + base.mark_point(filled=True, size=50)).properties(
         width=260, height=200).facet(facet=alt.Facet("dataset:N", title=None, sort=_order(frame, task_labels)), columns=3)
-    return chart.to_dict()
+    return _readable(chart).to_dict()
+
+
+def _readable(chart):
+    """``chart`` with the report's text sizes (px): panel titles 14, axis and legend titles 13, their labels 12 (Vega's
+    own 10-11 px read small beside the page's 16 px text)."""
+    return (chart.configure_header(labelFontSize=14, labelFontWeight="bold")
+            .configure_axis(labelFontSize=12, titleFontSize=13)
+            .configure_legend(labelFontSize=12, titleFontSize=13))
 
 
 def _shapes(methods: list[str]) -> dict[str, str]:
