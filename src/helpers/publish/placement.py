@@ -40,20 +40,32 @@ def markers_crossed(leader: np.ndarray, boxes: np.ndarray) -> int:
 
 
 def _clips(segments: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """Whether each segment crosses or lies in each box (Liang–Barsky clipping), broadcast: ``segments`` (n, 4) and
-    ``boxes`` (m, 4), each x0, y0, x1, y1 in one unit, one of n and m being 1; bool (max(n, m),)."""
+    """Whether each segment crosses or lies in its box (Liang–Barsky clipping), broadcast: ``segments`` (n, 4) and
+    ``boxes`` (m, 4), each x0, y0, x1, y1 in one unit, n and m equal (pairs) or one of them 1; bool (max(n, m),)."""
+    x0, y0 = segments[:, 0], segments[:, 1]
+    dx, dy = segments[:, 2] - x0, segments[:, 3] - y0
     n = max(len(segments), len(boxes))
-    x0, y0, dx, dy = segments[:, 0], segments[:, 1], segments[:, 2] - segments[:, 0], segments[:, 3] - segments[:, 1]
     lo, hi, ok = np.zeros(n), np.ones(n), np.ones(n, bool)
-    for p, q in ((-dx, x0 - boxes[:, 0]), (dx, boxes[:, 2] - x0), (-dy, y0 - boxes[:, 1]), (dy, boxes[:, 3] - y0)):
-        p = np.broadcast_to(p, (n,))
-        parallel = p == 0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.where(parallel, 0.0, q / np.where(parallel, 1.0, p))
-        ok &= ~(parallel & (q < 0))  # parallel to this edge and outside it
-        lo = np.where(~parallel & (p < 0), np.maximum(lo, r), lo)
-        hi = np.where(~parallel & (p > 0), np.minimum(hi, r), hi)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for p, q in ((-dx, x0 - boxes[:, 0]), (dx, boxes[:, 2] - x0), (-dy, y0 - boxes[:, 1]), (dy, boxes[:, 3] - y0)):
+            r = q / p  # where p == 0 (parallel to this edge) r is unused
+            ok &= (p != 0) | (q >= 0)  # parallel to this edge and outside it: no hit
+            lo = np.where(p < 0, np.maximum(lo, r), lo)
+            hi = np.where(p > 0, np.minimum(hi, r), hi)
     return ok & (lo <= hi)
+
+
+def _crossing(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Whether segment ``a[i]`` and segment ``b[j]`` cross at a point inside both: bool (n, m) for ``a`` (n, 4) and
+    ``b`` (m, 4), each x0, y0, x1, y1; a row with a NaN crosses nothing."""
+    def side(seg, r):  # the side of the points r (1, m, 2) of each segment's line (n, 1, 4): -1, 0 or 1, (n, m)
+        return np.sign((seg[..., 2] - seg[..., 0]) * (r[..., 1] - seg[..., 1])
+                       - (seg[..., 3] - seg[..., 1]) * (r[..., 0] - seg[..., 0]))
+
+    def straddles(s, t):  # t's two ends on either side of s's line, (len(s), len(t))
+        return side(s[:, None, :], t[None, :, :2]) * side(s[:, None, :], t[None, :, 2:]) < 0
+
+    return straddles(a, b) & straddles(b, a).T
 
 
 def _line_segments(line) -> np.ndarray:
@@ -278,8 +290,8 @@ def _place(fig, ax, texts, room: tuple, step_pt: float, tries: int) -> tuple[lis
                 continue
             leader = _leader(text, ax, box)
             faults = (_covers(box, segments, points, pad),  # a line or marker covered: never, then leaders crossed
-                      any(segments_hit_box(leader, _box_row(b, pad)) for _, b in kept)  # or through another marker
-                      + sum(_cross(leader[0], other[0]) for other in leaders if len(leader) and len(other))
+                      _through_any(leader, kept, pad)  # or through another label
+                      + (int(_crossing(leader, np.vstack(leaders)).sum()) if len(leader) and leaders else 0)
                       + markers_crossed(leader, points))
             if best is None or faults < best[0]:
                 best = (faults, offset, align, box)
@@ -297,23 +309,28 @@ def _place(fig, ax, texts, room: tuple, step_pt: float, tries: int) -> tuple[lis
     return kept, dropped
 
 
-def _cross(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether segments ``a`` and ``b`` (x0, y0, x1, y1) cross at a point inside both."""
-    def side(p, q, r):
-        return np.sign((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]))
-
-    return bool(side(a[:2], a[2:], b[:2]) * side(a[:2], a[2:], b[2:]) < 0
-                and side(b[:2], b[2:], a[:2]) * side(b[:2], b[2:], a[2:]) < 0)
+def _through_any(leader: np.ndarray, kept: list, pad: float) -> bool:
+    """Whether a leader (0 or 1, 4) crosses any placed label's box of ``kept`` ((text, box) pairs), padded by ``pad``."""
+    if not len(leader) or not kept or not np.isfinite(leader).all():
+        return False
+    return bool(_clips(leader, np.array([_box_row(b, pad) for _, b in kept])).any())
 
 
 def _tangles(ax, kept, pad: float) -> int:
-    """How many pairs of leaders cross, plus how many leaders cross another label, of ``kept`` ((text, box) pairs)."""
-    leaders = [_leader(t, ax, b) for t, b in kept]
-    crossings = sum(_cross(leaders[i][0], leaders[j][0]) for i in range(len(kept)) for j in range(i + 1, len(kept))
-                    if len(leaders[i]) and len(leaders[j]))
-    through = sum(segments_hit_box(leaders[i], _box_row(b, pad)) for i in range(len(kept))
-                  for j, (_, b) in enumerate(kept) if i != j)
-    return crossings + through
+    """How many pairs of leaders cross, plus how many leaders cross another label (its box padded by ``pad``), of
+    ``kept`` ((text, box) pairs)."""
+    if len(kept) < 2:
+        return 0
+    lead = np.full((len(kept), 4), np.nan)  # a label without a leader: NaN, which crosses and hits nothing
+    for k, (text, box) in enumerate(kept):
+        seg = _leader(text, ax, box)
+        if len(seg):
+            lead[k] = seg[0]
+    crossings = int(np.triu(_crossing(lead, lead), 1).sum())
+    i, j = np.nonzero(~np.eye(len(kept), dtype=bool))  # every leader against every other label's box
+    boxes = np.array([_box_row(b, pad) for _, b in kept])
+    drawn = np.isfinite(lead[i]).all(axis=1)
+    return crossings + int(_clips(lead[i][drawn], boxes[j][drawn]).sum())
 
 
 def uncross(fig, ax, kept: list, room: tuple) -> None:
