@@ -268,6 +268,7 @@ def test_the_interactive_cost_accuracy_chart_colours_by_family_and_shapes_by_met
                           "frontier_usd": [1.0, 0.5], "normalized_pct": [10.0, 5.0]})
     axis = interactive.frontier_spec(dates, {"a": "A"}, {})["spec"]["layer"][0]["encoding"]["x"]["axis"]
     assert axis["tickCount"] == {"interval": "month", "step": 1}  # whole months: no month named twice
+    assert interactive._months(dates.assign(date=["2023-06-13", "2024-04-09"]))["step"] == 3  # four labels that fit
     for config in (spec["config"], interactive.frontier_spec(dates, {"a": "A"}, {})["config"]):  # Vega's 10-11 px read small
         assert config["axis"]["labelFontSize"] >= 12 and config["legend"]["labelFontSize"] >= 12
         assert config["header"]["labelFontSize"] >= 13
