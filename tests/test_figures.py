@@ -76,6 +76,16 @@ def test_a_family_keeps_its_colour_whatever_the_order():
     names = ["SmolLM (HF)", "Qwen", "lightweight", "Gemma"]
     assert family_palette(names) == family_palette(list(reversed(names)))
     assert family_palette(names)["lightweight"] == FAMILY_COLORS["lightweight"]
+    assert "#0173b2" not in family_palette(names).values()  # no second blue beside the paper's lightweight one
+
+
+def test_ten_organisations_get_ten_colours_an_orange_and_a_red_apart():
+    """SWE-bench's ten organisations got the colour-blind palette's orange, vermillion and tan, which read as one."""
+    orgs = ["Alibaba", "Anthropic", "DeepSeek", "Google", "Meta", "MiniMax", "Mistral", "Moonshot AI", "OpenAI", "Zhipu AI"]
+    colours = family_palette(orgs)
+    assert len(set(colours.values())) == 10 and not {"#de8f05", "#d55e00", "#ca9161"} & set(colours.values())
+    assert len(set(family_palette([f"org {i}" for i in range(25)]).values())) == 20  # past twenty: repeated, no error
+    assert len(set(family_palette(orgs[:4]).values())) == 4 and "#d55e00" not in family_palette(orgs[:4]).values()
 
 
 def test_figure2_panels_in_category_order_with_releases_coloured_and_named():

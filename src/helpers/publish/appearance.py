@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import seaborn as sns
-
 from helpers.analyze import intervals
 from helpers.analyze.estimates import Analysis
 from helpers.core.tasks import in_category_order
@@ -24,12 +22,26 @@ def marker(method: str) -> str:
     return next((m for key, m in MARKERS.items() if method.startswith(key)), "o")
 
 
+# Colours of the families other than the paper's three, handed out in the families' name order. Up to seven: the
+# colour-blind-safe palette (seaborn's "colorblind", Okabe-Ito's hues), its most distinct first; eight or more:
+# Tableau's ten, whose orange, red and brown stay apart (the colour-blind palette's orange, vermillion and tan read as
+# one when all ten are used, as on SWE-bench's ten organisations); beyond ten, Tableau's lighter twins. The blue,
+# orange and green of either go last where the paper's families, drawn in those hues, are in the set.
+FEW_COLORS = ("#0173b2", "#de8f05", "#029e73", "#cc78bc", "#949494", "#56b4e9", "#ece133", "#d55e00", "#ca9161", "#fbafe4")
+MANY_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+               "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5")
+
+
 def family_palette(families: list[str]) -> dict[str, str]:
     """The paper's three families keep their colours; any other family (a fork's) gets the next ones in name
-    order, so a family has one colour whatever order a figure lists the families in."""
-    spare = iter(c for c in sns.color_palette("colorblind", 10).as_hex() if c not in FAMILY_COLORS.values())
-    others = {f: next(spare) for f in sorted(set(families) - set(FAMILY_COLORS))}  # sorted: every figure agrees
-    return {f: FAMILY_COLORS.get(f) or others[f] for f in families}
+    order (``FEW_COLORS`` or, for eight or more, ``MANY_COLORS``; repeated past twenty), so a family has one colour
+    whatever order a figure lists the families in."""
+    others = sorted(set(families) - set(FAMILY_COLORS))  # sorted: every figure agrees
+    pool: tuple[str, ...] = FEW_COLORS if len(others) <= 7 else MANY_COLORS
+    if set(families) & set(FAMILY_COLORS):
+        pool = pool[3:] + pool[:3]  # the paper's hues (blue, orange, green) last
+    colours = {f: pool[i % len(pool)] for i, f in enumerate(others)}
+    return {f: FAMILY_COLORS.get(f) or colours[f] for f in families}
 
 
 @dataclass(frozen=True)
