@@ -8,6 +8,7 @@ from conftest import STUB_PRICES, stub_models, stub_set_params
 from helpers.cli import runner
 from helpers.core.context import prepare
 from helpers.core.params import load_params
+from helpers.publish.appearance import FAMILY_COLORS
 from helpers.publish.index_page import CARD, claim, read_card, set_entries, write_index
 
 
@@ -211,10 +212,13 @@ def test_interactive_charts_replace_their_placeholders_with_escaped_specs_and_on
     assert "<\\/script> inside" in out and interactive.placeholder("routing_frontier") == ""
     spec = interactive.frontier_spec(pd.DataFrame({"task": ["gsm8k", "gsm8k"], "date": [None, "2024-05-01"],
                                                    "released": ["(expert only)", "m"], "frontier_usd": [1.0, 0.1],
-                                                   "normalized_pct": [100.0, 10.0]}), {"gsm8k": "GSM8K"}, {"m": "M"})
+                                                   "normalized_pct": [100.0, 10.0]}), {"gsm8k": "GSM8K"}, {"m": "M"},
+                                     {"m": "large"})
     values = next(iter(spec["datasets"].values()))
-    assert values == [{"dataset": "GSM8K", "date": "2024-05-01", "released": "M", "frontier (USD per problem)": 0.1,
-                       "% of the expert alone": 10.0}]
+    assert values == [{"dataset": "GSM8K", "date": "2024-05-01", "released": "M", "family": "large",
+                       "frontier (USD per problem)": 0.1, "% of the expert alone": 10.0}]
+    colour = spec["spec"]["layer"][1]["encoding"]["color"]  # each release's point in its family's colour, as the figure
+    assert colour["scale"] == {"domain": ["large"], "range": [FAMILY_COLORS["large"]]}
 
 
 def test_ls_lists_sets_datasets_models_methods_and_prices_and_version_prints_one_line():

@@ -87,27 +87,36 @@ def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: 
     return _readable(chart).to_dict()
 
 
-def frontier_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[str, str]) -> dict:
+def frontier_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[str, str],
+                  families: dict[str, str] | None = None) -> dict:
     """Figure 2's curve from ``figure2_frontier_over_time.csv`` (task, date, released, frontier_usd, normalized_pct):
-    the frontier after each release as % of the expert alone (log axis), a panel per dataset; the tooltip gives
-    the release, its date and the frontier in USD."""
+    the frontier after each release as % of the expert alone (log axis), a panel per dataset; as in the static figure,
+    the line is dark and each release's point has its family's colour (``families``: model id -> family, in the set's
+    order); the tooltip gives the release, its family, its date and the frontier in USD."""
     import altair as alt
 
+    families = families or {}
     rows = data[data["date"].notna()]
     frame = pd.DataFrame({"dataset": rows["task"].map(lambda t: task_labels.get(t, t)), "date": rows["date"].astype(str),
                           "released": rows["released"].astype(str).map(lambda m: labels.get(m, m)),
+                          "family": rows["released"].astype(str).map(lambda m: families.get(m, "other")),
                           "frontier (USD per problem)": rows["frontier_usd"],
                           "% of the expert alone": rows["normalized_pct"]})
     frame = frame[frame["% of the expert alone"] > 0]
+    colours = family_palette(list(dict.fromkeys([*families.values(), *frame["family"]])))
     base = alt.Chart(frame).encode(x=alt.X("date:T", title="release date", axis=alt.Axis(format="%b %Y",
                                                                                           tickCount=_months(frame),
                                                                                           labelOverlap="greedy")),
                                    y=alt.Y("% of the expert alone:Q", scale=alt.Scale(type="log"),
                                            axis=alt.Axis(values=log_ticks(frame["% of the expert alone"]))),
-                                   tooltip=["dataset:N", "released:N", "date:N",
+                                   tooltip=["dataset:N", "released:N", "family:N", "date:N",
                                             alt.Tooltip("frontier (USD per problem):Q", format=".3g"),
                                             alt.Tooltip("% of the expert alone:Q", format=".3g")])
-    chart = (base.mark_line(interpolate="step-after") + base.mark_point(filled=True, size=50)).properties(
+    points = base.mark_point(filled=True, size=60, opacity=1).encode(
+        color=alt.Color("family:N", scale=alt.Scale(domain=[f for f in colours if f in set(frame["family"])],
+                                                    range=[c for f, c in colours.items() if f in set(frame["family"])]),
+                        legend=alt.Legend(symbolLimit=0, labelLimit=260)))
+    chart = (base.mark_line(interpolate="step-after", color="#333333") + points).properties(
         width=260, height=200).facet(facet=alt.Facet("dataset:N", title=None, sort=_order(frame, task_labels)), columns=3)
     return _readable(chart).to_dict()
 
@@ -161,7 +170,7 @@ def _order(frame: pd.DataFrame, task_labels: dict[str, str]) -> list[str]:
 
 
 SPECS = {"cost_accuracy": cost_accuracy_spec,  # each (data, task labels, model labels, families) -> a spec
-         "figure2_frontier_over_time": lambda data, task_labels, labels, _families: frontier_spec(data, task_labels, labels)}
+         "figure2_frontier_over_time": frontier_spec}
 
 
 def chart_html(name: str, spec: dict) -> str:
