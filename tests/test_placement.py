@@ -142,6 +142,15 @@ def test_the_vectorised_geometry_agrees_with_one_pair_at_a_time():
     assert placement._crossing(a, b).tolist() == pairs and 0 < np.sum(pairs) < 500
 
 
+def test_labels_side_by_side_keep_a_gap():
+    """Two number labels placed edge to edge read as one ("3" beside "8" read "38" in the sim set's figure)."""
+    from matplotlib.transforms import Bbox
+
+    three, eight = Bbox([[0, 0], [10, 10]]), Bbox([[10, 0], [20, 10]])
+    assert not three.overlaps(eight.translated(0.5, 0)) and placement._touch(three, eight.translated(0.5, 0), 2.0)
+    assert not placement._touch(three, eight.translated(2.5, 0), 2.0)
+
+
 def test_uncross_swaps_two_placed_labels_whose_leaders_cross():
     fig, ax = plt.subplots(figsize=(6, 3), dpi=100)
     ax.set(xlim=(0, 1), ylim=(0, 1))

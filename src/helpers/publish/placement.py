@@ -163,6 +163,12 @@ def lead_from_anchor(text, ax, box) -> None:
     text._arrow_relpos = anchor(box, point)[1]
 
 
+def _touch(a, b, gap: float) -> bool:
+    """Whether two label boxes overlap or come within ``gap`` (display units) of each other: two labels side by side
+    with no gap read as one ("3" beside "8" read "38")."""
+    return a.x0 < b.x1 + gap and b.x0 < a.x1 + gap and a.y0 < b.y1 + gap and b.y0 < a.y1 + gap
+
+
 def _box_row(box, pad: float = 0.0) -> tuple[float, float, float, float]:
     return box.x0 - pad, box.y0 - pad, box.x1 + pad, box.y1 + pad
 
@@ -286,7 +292,7 @@ def _place(fig, ax, texts, room: tuple, step_pt: float, tries: int) -> tuple[lis
         for offset, align in _candidates(dx, dy, step_pt, tries):
             box = moved(offset, align)
             inside = box.x0 >= panel.x0 and box.x1 <= panel.x1 and box.y0 >= panel.y0 and box.y1 <= panel.y1
-            if not inside or any(box.overlaps(b) for _, b in kept):
+            if not inside or any(_touch(box, b, pad) for _, b in kept):
                 continue
             leader = _leader(text, ax, box)
             faults = (_covers(box, segments, points, pad),  # a line or marker covered: never, then leaders crossed
@@ -359,9 +365,9 @@ def _swapped(ax, kept: list, i: int, j: int, room: tuple, scale: float, now: int
     others = [b for k, (_, b) in enumerate(kept) if k not in (i, j)]
     for _, box, _ in moves:
         inside = box.x0 >= panel.x0 and box.x1 <= panel.x1 and box.y0 >= panel.y0 and box.y1 <= panel.y1
-        if not inside or any(box.overlaps(b) for b in others) or _covers(box, segments, points, pad):
+        if not inside or any(_touch(box, b, pad) for b in others) or _covers(box, segments, points, pad):
             return False
-    if moves[0][1].overlaps(moves[1][1]):
+    if _touch(moves[0][1], moves[1][1], pad):
         return False
     trial = list(kept)
     trial[i], trial[j] = (ti, moves[0][1]), (tj, moves[1][1])
