@@ -72,6 +72,20 @@ def test_interval_bars_draw_every_item_with_its_whiskers():
     plt.close("all")
 
 
+def test_the_cost_accuracy_legend_draws_methods_hollow_apart_from_family_colours():
+    """A method's key was a grey marker, read as SWE-bench's grey organisation (Moonshot AI): now hollow."""
+    rows = [(stat, s, "gsm8k", v) for s, acc, usd in (("m1", 0.5, 0.01), ("m1+self_refine", 0.6, 0.03))
+            for stat, v in (("accuracy", acc), ("cost_usd", usd))]
+    points = pd.DataFrame(rows, columns=["statistic", "strategy", "task", "value"]).assign(
+        low=lambda d: d.value * 0.9, high=lambda d: d.value * 1.1)
+    look = Appearance({"m1": "One"}, {"gsm8k": "GSM8K"}, {"m1": "Moonshot AI"}, ["gsm8k"])
+    fig = figures.cost_accuracy(points, {"gsm8k": 5.0}, look)
+    keys = {t.get_text(): h for lg in fig.legends for t, h in zip(lg.get_texts(), lg.legend_handles, strict=True)}
+    assert keys["single attempt"].get_markerfacecolor() == "white" and keys["self-refine"].get_markerfacecolor() == "white"
+    assert keys["Moonshot AI"].get_markerfacecolor() not in ("white", "#ffffff")
+    plt.close("all")
+
+
 def test_a_family_keeps_its_colour_whatever_the_order():
     names = ["SmolLM (HF)", "Qwen", "lightweight", "Gemma"]
     assert family_palette(names) == family_palette(list(reversed(names)))

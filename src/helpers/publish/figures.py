@@ -586,15 +586,16 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], look: Appe
 
 
 def _strategy_keys(ax, family_colors: dict[str, str], shown_methods: dict[str, str]) -> None:
-    """The cost-accuracy legend's entries, on ``ax``: each family's colour, each method's marker (methods sharing a
-    marker, majority vote k=3 and 4, listed once) and the whiskers."""
+    """The cost-accuracy legend's entries, on ``ax``: each family's colour, each method's marker, hollow so it reads as a
+    shape and not as a family's grey (methods sharing a marker, majority vote k=3 and 4, listed once) and the
+    whiskers."""
     for family, color in family_colors.items():
         ax.plot([], [], "o", color=color, ls="", label=family)
     by_marker: dict[str, list[str]] = {}
     for method, mark in shown_methods.items():
         by_marker.setdefault(mark, []).append(names.method(method))
     for mark, words in by_marker.items():
-        ax.plot([], [], mark, color="#666666", ls="", label=names.merged(words))
+        ax.plot([], [], mark, mfc="white", mec="#333333", mew=1.0, ls="", label=names.merged(words))
     ax.errorbar([np.nan], [np.nan], yerr=[[0], [0]], fmt="none", ecolor="#666666", elinewidth=0.6, capsize=1.5,
                 label="95% interval")
 
