@@ -69,7 +69,7 @@ def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: 
             f"{sig(lo)} – {sig(hi)}" for lo, hi in zip(wide["low_cost_usd"], wide["high_cost_usd"])]})
     frame = frame[frame["USD per attempt"] > 0]
     shapes = _shapes([*dict.fromkeys(method)])
-    colours = family_palette(list(dict.fromkeys([*families.values(), *frame["family"]])))
+    colours = _present_colours(families, frame)
     chosen = alt.selection_point(fields=["family"], bind="legend")
     chart = alt.Chart(frame).mark_point(filled=True, size=60).encode(
         x=alt.X("USD per attempt:Q", scale=alt.Scale(type="log"), axis=alt.Axis(values=log_ticks(frame["USD per attempt"]))),
@@ -103,7 +103,7 @@ def frontier_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[
                           "frontier (USD per problem)": rows["frontier_usd"],
                           "% of the expert alone": rows["normalized_pct"]})
     frame = frame[frame["% of the expert alone"] > 0]
-    colours = family_palette(list(dict.fromkeys([*families.values(), *frame["family"]])))
+    colours = _present_colours(families, frame)
     base = alt.Chart(frame).encode(x=alt.X("date:T", title="release date", axis=alt.Axis(format="%b %Y",
                                                                                           tickCount=_months(frame),
                                                                                           labelOverlap="greedy")),
@@ -113,12 +113,19 @@ def frontier_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[
                                             alt.Tooltip("frontier (USD per problem):Q", format=".3g"),
                                             alt.Tooltip("% of the expert alone:Q", format=".3g")])
     points = base.mark_point(filled=True, size=60, opacity=1).encode(
-        color=alt.Color("family:N", scale=alt.Scale(domain=[f for f in colours if f in set(frame["family"])],
-                                                    range=[c for f, c in colours.items() if f in set(frame["family"])]),
+        color=alt.Color("family:N", scale=alt.Scale(domain=list(colours), range=list(colours.values())),
                         legend=alt.Legend(symbolLimit=0, labelLimit=260)))
     chart = (base.mark_line(interpolate="step-after", color="#333333") + points).properties(
         width=260, height=200).facet(facet=alt.Facet("dataset:N", title=None, sort=_order(frame, task_labels)), columns=3)
     return _readable(chart).to_dict()
+
+
+def _present_colours(families: dict[str, str], frame: pd.DataFrame) -> dict[str, str]:
+    """Family -> colour of the families with a point in ``frame`` (its ``family`` column), in the set's order, each in
+    the colour the static figures give it (``family_palette`` of all the set's families)."""
+    colours = family_palette(list(dict.fromkeys([*families.values(), *frame["family"]])))
+    present = set(frame["family"])
+    return {f: c for f, c in colours.items() if f in present}
 
 
 def _readable(chart):

@@ -289,6 +289,7 @@ def _place(fig, ax, texts, room: tuple, step_pt: float, tries: int) -> tuple[lis
         dx, dy = text.xyann
         best = None  # ((covers, tangles), offset, alignment, box)
         moved = _mover(text, renderer, fig.dpi / 72)
+        placed = (np.array([_box_row(b, pad) for _, b in kept]).reshape(-1, 4), np.vstack([np.empty((0, 4)), *leaders]))
         for offset, align in _candidates(dx, dy, step_pt, tries):
             box = moved(offset, align)
             inside = box.x0 >= panel.x0 and box.x1 <= panel.x1 and box.y0 >= panel.y0 and box.y1 <= panel.y1
@@ -296,9 +297,7 @@ def _place(fig, ax, texts, room: tuple, step_pt: float, tries: int) -> tuple[lis
                 continue
             leader = _leader(text, ax, box)
             faults = (_covers(box, segments, points, pad),  # a line or marker covered: never, then leaders crossed
-                      _through_any(leader, kept, pad)  # or through another label
-                      + (int(_crossing(leader, np.vstack(leaders)).sum()) if len(leader) and leaders else 0)
-                      + markers_crossed(leader, points))
+                      _leader_faults(leader, *placed) + markers_crossed(leader, points))
             if best is None or faults < best[0]:
                 best = (faults, offset, align, box)
             if faults == (False, 0):
@@ -315,11 +314,13 @@ def _place(fig, ax, texts, room: tuple, step_pt: float, tries: int) -> tuple[lis
     return kept, dropped
 
 
-def _through_any(leader: np.ndarray, kept: list, pad: float) -> bool:
-    """Whether a leader (0 or 1, 4) crosses any placed label's box of ``kept`` ((text, box) pairs), padded by ``pad``."""
-    if not len(leader) or not kept or not np.isfinite(leader).all():
-        return False
-    return bool(_clips(leader, np.array([_box_row(b, pad) for _, b in kept])).any())
+def _leader_faults(leader: np.ndarray, boxes: np.ndarray, leaders: np.ndarray) -> int:
+    """Whether a leader (0 or 1, 4) crosses any placed label's (padded) box of ``boxes`` (m, 4), plus how many placed
+    ``leaders`` (k, 4) it crosses; display units."""
+    if not len(leader) or not np.isfinite(leader).all():
+        return 0
+    through = bool(len(boxes)) and bool(_clips(leader, boxes).any())
+    return int(through) + int(_crossing(leader, leaders).sum())
 
 
 def _tangles(ax, kept, pad: float) -> int:
