@@ -93,6 +93,19 @@ def test_a_family_keeps_its_colour_whatever_the_order():
     assert "#0173b2" not in family_palette(names).values()  # no second blue beside the paper's lightweight one
 
 
+def test_figure3_colours_its_families_as_the_set_does_whichever_it_shows():
+    """Eight families take another palette than seven: a figure given a subset must still use the set's mapping."""
+    from matplotlib.colors import to_hex
+
+    look = Appearance({f"m{i}": f"M{i}" for i in range(8)}, {"t": "T"}, {f"m{i}": f"org {i}" for i in range(8)}, ["t"])
+    shown = pd.DataFrame({"org 1": [10.0], "org 5": [20.0]}, index=["T"])
+    fig = figures.figure3_families(shown, simulated=False, colors=look.family_colors)
+    drawn = [to_hex(p.get_facecolor()) for p in fig.axes[0].patches if p.get_height() > 0]
+    assert drawn == [look.family_colors["org 1"], look.family_colors["org 5"]]
+    assert drawn != list(family_palette(list(shown.columns)).values())  # what the subset alone would have been given
+    plt.close("all")
+
+
 def test_ten_organisations_get_ten_colours_an_orange_and_a_red_apart():
     """SWE-bench's ten organisations got the colour-blind palette's orange, vermillion and tan, which read as one."""
     orgs = ["Alibaba", "Anthropic", "DeepSeek", "Google", "Meta", "MiniMax", "Mistral", "Moonshot AI", "OpenAI", "Zhipu AI"]
@@ -195,13 +208,13 @@ def test_a_shared_x_axis_is_named_once_per_column_under_its_lowest_panel():
     plt.close("all")
 
 
-def test_the_coverage_heat_map_tells_passing_near_and_failing_cells_apart():
+def test_the_coverage_heat_map_tells_conservative_passing_near_and_failing_cells_apart():
     table = pd.DataFrame({"generator": ["own", "own", "tails", "tails"], "statistic": ["Table 1", "frontier"] * 2,
-                          "headline": True, "coverage_pct": [99.0, 94.5, 91.0, 60.0],
+                          "headline": True, "coverage_pct": [99.6, 94.5, 91.0, 60.0],
                           "range_coverage_pct": [100.0, 100.0, np.nan, 80.0]})
     fig = figures.coverage_heatmap(table, simulated=True)
     colours = [tuple(np.round(c, 3)) for c in fig.axes[0].collections[0].get_facecolors()]
-    assert colours[0] == colours[1]  # 99 and 94.5 both pass 93: one colour
-    assert len({colours[1], colours[2], colours[3]}) == 3  # 94.5 passes, 91 is near, 60 fails
-    assert [t.get_text() for t in fig.axes[1].get_yticklabels()] == ["below 90", "90 to 93", "93 or more"]
+    assert len(set(colours)) == 4  # 99.6 holds but is wider than needed, 94.5 passes, 91 is near, 60 fails
+    assert [t.get_text() for t in fig.axes[1].get_yticklabels()] == ["below 90", "90 to 93", "93 to 99",
+                                                                     "99 or more:\nwider than needed"]
     plt.close("all")

@@ -389,13 +389,15 @@ def range_handle():
 
 
 @styled
-def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFrame | None = None):
+def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFrame | None = None,
+                     colors: dict[str, str] | None = None):
     """Grouped bars: essentialness (%) of each family (hue) per task (x); ``whiskers`` (task, family, low, high in
-    %, tasks as ``values``' index) draws each bar's interval."""
+    %, tasks as ``values``' index) draws each bar's interval; ``colors`` (family -> colour) is the set's own mapping
+    (``Appearance.family_colors``), so a family keeps its colour in every figure whichever families this one shows."""
     long = values.rename_axis("task").reset_index().melt(id_vars="task", var_name="family", value_name="pct")
     fig, ax = plt.subplots(figsize=(9, 3.8))
-    palette = family_palette(list(values.columns))
-    sns.barplot(long, x="task", y="pct", hue="family", palette=palette, ax=ax)
+    palette = {f: colors[f] for f in values.columns} if colors else family_palette(list(values.columns))
+    sns.barplot(long, x="task", y="pct", hue="family", palette=palette, saturation=1, ax=ax)  # the colours of every other figure
     if whiskers is not None and not whiskers.empty:
         n_fam = len(values.columns)
         width = 0.8 / n_fam
@@ -721,12 +723,16 @@ def price_change(split: pd.DataFrame, task_labels: dict[str, str], simulated: bo
     return fig
 
 
+CONSERVATIVE_PCT = 99.0  # coverage of a 95% interval from which the heat map calls it conservative (wider than needed)
+
+
 @styled
 def coverage_heatmap(table: pd.DataFrame, simulated: bool, target: float = 93.0):
     """Generator (rows) × statistic (columns) heat map of the headline estimator's interval coverage (%), each cell
     also giving how often the range the records allow holds the truth; ``table``: ``validity.generator_study``
-    rows (generator, statistic, headline, coverage_pct, range_coverage_pct). Colour: coverage in three bands,
-    green at ``target`` or more, yellow within 3 points below it, red lower."""
+    rows (generator, statistic, headline, coverage_pct, range_coverage_pct). Colour: coverage in four bands, blue at
+    ``CONSERVATIVE_PCT`` or more (the intervals hold, but are wider than a 95% interval needs), green from ``target``,
+    yellow within 3 points below it, red lower."""
     d = table[table["headline"]]
     gens, stats = list(dict.fromkeys(d["generator"])), list(dict.fromkeys(d["statistic"]))
     cov = d.pivot(index="generator", columns="statistic", values="coverage_pct").reindex(index=gens, columns=stats)
@@ -735,16 +741,16 @@ def coverage_heatmap(table: pd.DataFrame, simulated: bool, target: float = 93.0)
     text = np.array([[("–" if not np.isfinite(c) else pct(c)) + ("" if not np.isfinite(r) else f"\n({r:.0f})")
                       for c, r in zip(cr, rr)] for cr, rr in zip(cov.to_numpy(float), rng.to_numpy(float))])
     fig, ax = plt.subplots(figsize=(min(1.05 * len(stats) + 2.6, REPORT_WIDTH_IN - 1.2), 0.5 * len(gens) + 1.8))
-    bounds = [0.0, target - 3.0, target, 100.01]  # three colours a reader can tell apart: the shades of one
-    # continuous scale made every cell from 94 to 100 the same green
-    cmap = matplotlib.colors.ListedColormap(["#E07B6A", "#F2D17A", "#8CC084"])
+    bounds = [0.0, target - 3.0, target, CONSERVATIVE_PCT, 100.01]  # four colours a reader can tell apart: the shades
+    # of one continuous scale made every cell from 94 to 100 the same green, hiding intervals wider than they need be
+    cmap = matplotlib.colors.ListedColormap(["#E07B6A", "#F2D17A", "#8CC084", "#9CC3E4"])
     sns.heatmap(cov, annot=text, fmt="", cmap=cmap, norm=matplotlib.colors.BoundaryNorm(bounds, cmap.N),
                 cbar_kws={"label": "coverage (%)", "ticks": [(a + b) / 2 for a, b in zip(bounds, bounds[1:])]},
-                linewidths=0.5, annot_kws={"fontsize": SMALL}, ax=ax)
+                linewidths=0.5, annot_kws={"fontsize": SMALL, "color": "#222222"}, ax=ax)
     colorbar = ax.collections[0].colorbar
     assert colorbar is not None  # sns.heatmap drew it (cbar=True)
-    colorbar.set_ticklabels([f"below {target - 3:g}", f"{target - 3:g} to {target:g}", f"{target:g} or more"],
-                            fontsize=SMALL)
+    colorbar.set_ticklabels([f"below {target - 3:g}", f"{target - 3:g} to {target:g}", f"{target:g} to {CONSERVATIVE_PCT:g}",
+                             f"{CONSERVATIVE_PCT:g} or more:\nwider than needed"], fontsize=SMALL)
     ax.set_xticklabels([t.get_text().split(":")[0].split(" (")[0] for t in ax.get_xticklabels()], rotation=30, ha="right",
                        fontsize=SMALL)
     ax.set_yticklabels(ax.get_yticklabels(), fontsize=SMALL)
