@@ -19,6 +19,8 @@ KERNEL := cost-of-pass
 export LITELLM_LOCAL_MODEL_COST_MAP ?= True
 export HF_HUB_OFFLINE ?= 1
 export MPLBACKEND ?= Agg
+# One OpenBLAS thread per process: small matrices, where its idle threads spin (benchmarks/blas_threads.py)
+export OPENBLAS_NUM_THREADS ?= 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Benchmark data: ../shared/data when it sits beside the checkout, else ./data (see docs/data.md).
 ifneq ($(wildcard ../shared/data),)

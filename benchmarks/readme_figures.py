@@ -62,6 +62,11 @@ RUNS = (
     Run("http_throughput", ("benchmarks/http_throughput.py",),
         "collection against an OpenAI-compatible server on 127.0.0.1 answering after 200 ms, by path and concurrency"),
     Run("import_scale", ("benchmarks/import_scale.py",), "importing a FEval-TTC-sized zip, then again"),
+    Run("blas_threads", ("benchmarks/blas_threads.py",),
+        "the model-based frontier's fit with one OpenBLAS thread (what the CLI, the Makefile and the tests set) "
+        "against one per core (OpenBLAS's default)"),
+    Run("cli_startup", ("benchmarks/cli_startup.py",),
+        "what every command pays to import papermill, with jsonschema's IRI checker and without it (as the CLI runs)"),
     Run("interval_speed", ("benchmarks/interval_speed.py",),
         "every interval of a simulated set of the paper's shape (1,000 bootstrap replicates, model draws)"),
     Run("model_checks_size", ("benchmarks/model_checks_size.py", "6000", "2000"),

@@ -12,6 +12,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")  # as the CLI runs its kernels
+os.environ.setdefault("COP_LOCAL_THREADS", "1")  # llama.cpp beside the other worker: spinning threads (backends.local)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the CLI runs its kernels (set before numpy loads OpenBLAS)
 os.environ.setdefault("COP_WRITE_ANYWHERE", "1")  # tests write their sets under temporary directories (the refusal's tests unset it)
 
 STUB_KEY = "sk-" + "test-DO-NOT-LEAK-0123456789abcdef"  # built at run time: no key-shaped literal in the repo

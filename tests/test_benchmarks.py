@@ -61,6 +61,17 @@ def test_interval_speed_benchmark_runs():
     assert lines[-1].startswith("peak memory")
 
 
+def test_blas_threads_benchmark_runs_and_the_fits_agree():
+    lines = run("benchmarks/blas_threads.py", "2").splitlines()
+    assert "OpenBLAS threads (its default)" in lines[1] and lines[2].startswith("1 OpenBLAS thread")
+    assert lines[3].endswith("fits identical: yes")
+
+
+def test_cli_startup_benchmark_runs_and_the_checker_stays_out():
+    lines = run("benchmarks/cli_startup.py", "1").splitlines()
+    assert lines[-1].startswith("saved per command:") and "checker loaded when skipped: no" in lines[-1]
+
+
 def test_import_scale_benchmark_runs():
     rows = {line.split()[0]: line.split()[1:] for line in run("benchmarks/import_scale.py", "130", "2").splitlines()[2:]}
     assert rows["first"][:3] == ["10400", "10240", "0"] and rows["again"][:3] == ["10400", "0", "10240"]  # idempotent

@@ -96,3 +96,25 @@ def test_the_public_api_refuses_a_bad_frame_in_one_line():
         api.headline(attempts.assign(usd=-1.0), 1.0)
     with pytest.raises(CostOfPassError, match="a positive USD is needed"):
         api.headline(attempts, {"a": 1.0})
+
+
+CLI_PROBE = """
+import os, sys
+from helpers.cli.runner import main
+try:
+    main(["--version"])
+except SystemExit:
+    pass
+import jsonschema  # noqa: F401  (its optional IRI checker: skipped in the command's process)
+print(os.environ.get("OPENBLAS_NUM_THREADS"), os.environ.get("MPLBACKEND"), sys.modules.get("rfc3987_syntax", "absent"))
+"""
+
+
+def test_the_command_sets_its_kernels_defaults_and_keeps_jsonschemas_iri_parsers_out():
+    env = {k: v for k, v in __import__("os").environ.items() if k not in ("OPENBLAS_NUM_THREADS", "MPLBACKEND")}
+    out = subprocess.run([sys.executable, "-c", CLI_PROBE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split("\n")[-2] == "1 Agg None"
+    out = subprocess.run([sys.executable, "-c", CLI_PROBE], cwd=ROOT, env={**env, "OPENBLAS_NUM_THREADS": "4"},
+                         capture_output=True, text=True, timeout=300)
+    assert out.stdout.split("\n")[-2].startswith("4 ")  # a user's own setting wins

@@ -104,3 +104,17 @@ def test_estimates_respect_a_models_own_token_cap():
     capped = smol.model_copy(update={"typical_completion_tokens": 500})
     assert _expected_completion(capped, "two_digit_addition", {"temperature": 0.7}) == 160
     assert _expected_completion(capped, "two_digit_addition", {"max_tokens": 100}) == 160  # the model's own wins
+
+
+def test_llama_threads_come_from_cop_local_threads_else_every_core(monkeypatch):
+    from helpers.collect.backends.local import threads
+    from helpers.core.errors import CostOfPassError
+
+    monkeypatch.setenv("COP_LOCAL_THREADS", "3")
+    assert threads() == 3
+    monkeypatch.delenv("COP_LOCAL_THREADS")
+    assert threads() == (os.cpu_count() or 2)
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("COP_LOCAL_THREADS", bad)
+        with pytest.raises(CostOfPassError, match="COP_LOCAL_THREADS"):
+            threads()

@@ -78,14 +78,25 @@ _LLAMAS: dict[Path, object] = {}
 _LOCK = threading.Lock()
 
 
+def threads() -> int:
+    """llama.cpp's threads, for generation and prompts alike: ``COP_LOCAL_THREADS``, else every core. Where other work
+    shares the cores (the test suite's two workers), 1: llama.cpp's threads wait for each other by spinning, and one
+    that is not scheduled makes the others spin."""
+    value = os.environ.get("COP_LOCAL_THREADS", "").strip()
+    if value and not (value.isdigit() and int(value) > 0):
+        raise CostOfPassError(f"COP_LOCAL_THREADS={value!r}: expected a whole number of threads, at least 1")
+    return int(value) if value else os.cpu_count() or 2
+
+
 def load_llama(path: Path, n_ctx: int):
-    """One llama.cpp model per file per process, on all cores."""
+    """One llama.cpp model per file per process, on ``threads()`` threads."""
     try:
         from llama_cpp import Llama
     except ImportError:
         raise CostOfPassError("llama-cpp-python is not installed; run `make setup-local`") from None
     if path not in _LLAMAS:
-        _LLAMAS[path] = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=os.cpu_count() or 2, verbose=False)
+        _LLAMAS[path] = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads(), n_threads_batch=threads(),
+                                  verbose=False)
     return _LLAMAS[path]
 
 
