@@ -251,5 +251,7 @@ def test_the_fee_curve_is_table_1_at_the_assumed_fee_and_names_where_the_cheapes
     from helpers.publish.sentences import fee_reading
 
     said = fee_reading(curve, {"t": 2.0}, ["a", "b"], ["t"], {"t": "Task"})
-    assert said.index("a for fees of") < said.index("b for fees of") and "the set assumes 2" in said
+    assert said.index("a for fees up to") < said.index("b for fees above") and "the set assumes 2" in said
+    cut = float(said.split("a for fees up to ")[1].split(" USD")[0])  # between a's last fee and b's first: they meet
+    assert flips["to_usd"].iloc[0] < cut < flips["from_usd"].iloc[1] and f"b for fees above {said.split('up to ')[1].split(' ')[0]}" in said
     assert "point estimates, not findings beyond doubt" in said  # a switch by point values, as every reading

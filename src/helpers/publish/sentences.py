@@ -128,14 +128,18 @@ def fee_reading(curve: pd.DataFrame, fees: dict[str, float], models: list[str], 
                 task_labels: dict[str, str]) -> str:
     """The expert-fee curve's reading: per dataset in ``tasks``' order (the panels'), which model (by label, of
     ``models``) is the cheapest alone with the expert over which fees (``costofpass.cheapest_by_fee``), and the fee
-    the set assumes there (USD per problem)."""
+    the set assumes there (USD per problem). A switch is placed between the last fee of the grid where one model is
+    the cheapest and the first where the next is (their geometric mean, two significant figures: the grid does not
+    say it more precisely), so the spans meet and cover the grid."""
     parts = []
     by_task = dict(tuple(cp.cheapest_by_fee(curve, models).groupby("task", sort=False)))
     for task in [t for t in tasks if t in by_task]:
         d = by_task[task]
-        said = [f"{r.model} for fees of {_fee_span(r.from_usd, r.to_usd)}" for r in d.itertuples()]
+        cuts = [sig(float(np.sqrt(a * b)), 2) for a, b in zip(d["to_usd"].iloc[:-1], d["from_usd"].iloc[1:])]
+        spans = [f"up to {cuts[0]}", *(f"of {lo}–{hi}" for lo, hi in zip(cuts[:-1], cuts[1:])), f"above {cuts[-1]}"] if cuts else []
+        said = [f"{model} for fees {span} USD" for model, span in zip(d["model"], spans, strict=True)]
         parts.append(f"on {task_labels.get(task, task)} (the set assumes {fmt_usd(fees[task])} USD), "
-                     + ("; ".join(said) if len(said) > 1 else
+                     + ("; ".join(said) if said else
                         f"{d['model'].iloc[0]} at every fee from {fmt_usd(d['from_usd'].iloc[0])} to "
                         f"{fmt_usd(d['to_usd'].iloc[-1])} USD"))
     return ("**Reading.** The cheapest model alone with the expert, by the expert's fee per problem (the paper's point "
@@ -143,6 +147,3 @@ def fee_reading(curve: pd.DataFrame, fees: dict[str, float], models: list[str], 
             "close models): " + " — ".join(parts) + ".")
 
 
-def _fee_span(low: float, high: float) -> str:
-    """"a–b USD", or "about a USD" where both ends print alike."""
-    return f"about {fmt_usd(low)} USD" if fmt_usd(low) == fmt_usd(high) else f"{fmt_usd(low)}–{fmt_usd(high)} USD"
