@@ -55,7 +55,7 @@ def test_strategy_specs_pair_each_agent_strategy_with_its_model():
 
 
 def test_pareto_keeps_the_points_no_other_beats():
-    from helpers.publish.figures import pareto
+    from helpers.analyze.costofpass import pareto
 
     cost = np.array([1.0, 2.0, 3.0, 2.5, 0.5])
     acc = np.array([70.0, 80.0, 90.0, 75.0, 60.0])

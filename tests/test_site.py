@@ -260,7 +260,11 @@ def test_the_interactive_cost_accuracy_chart_colours_by_family_and_shapes_by_met
                                                                                          high=lambda d: d.value * 1.1)
     spec = interactive.cost_accuracy_spec(data, {"a": "A", "b": "B"}, {"m1": "One", "m2": "Two"},
                                           {"m1": "lightweight", "m2": "reasoning"})
-    enc = spec["spec"]["encoding"]
+    line, points = spec["spec"]["layer"]  # the Pareto frontier under the points, as in the static figure
+    assert line["mark"]["type"] == "line" and line["mark"]["strokeDash"] and "Pareto" in line["transform"][0]["filter"]
+    rows = next(iter(spec["datasets"].values()))
+    assert sum(r["Pareto"] for r in rows) == 8  # every point of this made-up set is on its dataset's frontier
+    enc = points["encoding"]
     assert enc["color"]["field"] == "family" and enc["color"]["scale"]["domain"] == ["lightweight", "reasoning"]
     assert enc["color"]["legend"]["symbolLimit"] == 0 and enc["shape"]["legend"]["symbolLimit"] == 0
     shapes = dict(zip(enc["shape"]["scale"]["domain"], enc["shape"]["scale"]["range"], strict=True))

@@ -133,6 +133,18 @@ def cheapest_by_fee(curve: pd.DataFrame, models: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["task", "model", "from_usd", "to_usd"])
 
 
+def pareto(cost: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
+    """Indices of the points no other point beats on both axes (cheaper or as cheap, and more accurate), by cost:
+    the cost–accuracy frontier of ``cost`` (USD per attempt, (N,)) and ``accuracy`` ((N,), any unit)."""
+    order = np.lexsort((-accuracy, cost))
+    keep, best = [], -np.inf
+    for i in order:
+        if accuracy[i] > best:
+            keep.append(i)
+            best = accuracy[i]
+    return np.array(keep, dtype=int)
+
+
 def release_steps(releases: pd.Series, one_model: bool = True) -> list[tuple[pd.Timestamp, list[str]]]:
     """The steps of the frontier over time, in date order.
 

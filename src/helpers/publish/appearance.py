@@ -14,7 +14,8 @@ FAMILY_COLORS = {"lightweight": "#4C72B0", "large": "#DD8452", "reasoning": "#55
 
 
 MARKERS = {"vanilla": "o", "retry": "s", "warming": "^", "escalation": "D", "self_refine": "P", "majority": "v",
-           "best": "X", "ldb_seed": "p", "ldb": "h"}  # a method's marker by the start of its name (longer keys first)
+           "best": "X", "ldb_seed": "<", "ldb": "*"}  # a method's marker by the start of its name (longer keys first;
+# no pentagon or hexagon: at a marker's size they read as the vanilla circle)
 
 
 def marker(method: str) -> str:

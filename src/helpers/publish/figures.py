@@ -16,6 +16,7 @@ import pandas as pd
 import seaborn as sns
 from cycler import cycler
 
+from helpers.analyze.costofpass import pareto
 from helpers.analyze.trends import DecayFit, LogLinearTrend, loglinear_validated, months_since
 from helpers.core.numbers import sig
 from helpers.publish import names
@@ -507,17 +508,6 @@ def shown_names(labels: dict[str, str]) -> list[str]:
     """The set's model labels as figures name points (without " (sim)"), in the set's order of models: the order
     ``place_labels`` numbers them in, the same in every figure of a set."""
     return [label.replace(" (sim)", "") for label in labels.values()]
-
-
-def pareto(cost: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
-    """Indices of the points no other point beats on both axes (cheaper or as cheap, and more accurate), by cost."""
-    order = np.lexsort((-accuracy, cost))
-    keep, best = [], -np.inf
-    for i in order:
-        if accuracy[i] > best:
-            keep.append(i)
-            best = accuracy[i]
-    return np.array(keep, dtype=int)
 
 
 def _strategy_points(ax, d: pd.DataFrame, cost: np.ndarray, acc: np.ndarray, labels: dict[str, str],

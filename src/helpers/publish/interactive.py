@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from helpers.analyze import costofpass as cp
 from helpers.core.numbers import sig
 from helpers.publish import names
 from helpers.publish.appearance import family_palette, marker
@@ -41,10 +42,10 @@ def bundle() -> str:
 
 SHAPES = {"o": "circle", "s": "square", "^": "triangle-up", "D": "diamond", "P": "cross", "v": "triangle-down",
           "X": "M-1,-.6L-.6,-1L0,-.4L.6,-1L1,-.6L.4,0L1,.6L.6,1L0,.4L-.6,1L-1,.6L-.4,0Z",  # a filled x
-          "p": "M0,-1L.95,-.31L.59,.81L-.59,.81L-.95,-.31Z",  # a pentagon
-          "h": "M0,-1L.87,-.5L.87,.5L0,1L-.87,.5L-.87,-.5Z"}  # a hexagon: each method's marker (``appearance.MARKERS``)
-SPARE_SHAPES = ("triangle-right", "triangle-left", "M0,-1L.22,-.31L.95,-.31L.36,.12L.59,.81L0,.38L-.59,.81L-.36,.12"
-                "L-.95,-.31L-.22,-.31Z")  # and a star, for methods that share a marker
+          "<": "triangle-left",
+          "*": "M0,-1L.22,-.31L.95,-.31L.36,.12L.59,.81L0,.38L-.59,.81L-.36,.12L-.95,-.31L-.22,-.31Z"}  # a star: each
+# method's marker (``appearance.MARKERS``)
+SPARE_SHAPES = ("triangle-right", "M-1,-.35L1,-.35L1,.35L-1,.35Z")  # and a bar, for methods that share a marker
 
 
 def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[str, str],
@@ -53,28 +54,21 @@ def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: 
     value, low, high; accuracy 0-1, cost USD per attempt): one point per strategy and dataset, log cost against
     accuracy (%), a panel per dataset; as the static figure, the colour is the model's family (``families``: model id
     -> family, in the set's order) and the shape its method, so a legend stays short however many strategies; a click
-    on a family in the legend picks out its points; the tooltip gives both values with their 95% intervals."""
+    on a family in the legend picks out its points; the tooltip gives both values with their 95% intervals; a dashed
+    line joins the Pareto frontier (``costofpass.pareto``: the points no other is cheaper and more accurate than)."""
     import altair as alt
 
-    wide = data.pivot_table(index=["task", "strategy"], columns="statistic", values=["value", "low", "high"]).reset_index()
-    wide.columns = ["_".join(c for c in col if c) for col in wide.columns]
-    model, method = wide["strategy"].str.partition("+")[0], wide["strategy"].str.partition("+")[2].replace("", "vanilla")
-    families = families or {}
-    frame = pd.DataFrame({
-        "dataset": wide["task"].map(lambda t: task_labels.get(t, t)), "strategy": wide["strategy"].map(lambda s: strategy_label(s, labels)),
-        "family": model.map(lambda m: families.get(m, "other")), "method": method.map(names.method),
-        "accuracy (%)": 100 * wide["value_accuracy"], "accuracy 95% interval": [
-            f"{sig(100 * lo)} – {sig(100 * hi)}" for lo, hi in zip(wide["low_accuracy"], wide["high_accuracy"])],
-        "USD per attempt": wide["value_cost_usd"], "USD 95% interval": [
-            f"{sig(lo)} – {sig(hi)}" for lo, hi in zip(wide["low_cost_usd"], wide["high_cost_usd"])]})
-    frame = frame[frame["USD per attempt"] > 0]
+    frame, method = _cost_accuracy_frame(data, task_labels, labels, families or {})
     shapes = _shapes([*dict.fromkeys(method)])
     colours = _present_colours(families, frame)
     chosen = alt.selection_point(fields=["family"], bind="legend")
-    chart = alt.Chart(frame).mark_point(filled=True, size=60).encode(
+    base = alt.Chart(frame).encode(
         x=alt.X("USD per attempt:Q", scale=alt.Scale(type="log"), axis=alt.Axis(values=log_ticks(frame["USD per attempt"]))),
         y=alt.Y("accuracy (%):Q", scale=alt.Scale(domain=[-4, 104], nice=False),  # a point at 0 or 100 whole
-                axis=alt.Axis(values=[0, 20, 40, 60, 80, 100])),
+                axis=alt.Axis(values=[0, 20, 40, 60, 80, 100])))
+    line = base.transform_filter(alt.datum.Pareto).mark_line(interpolate="step-after", color="#333333", strokeWidth=1.1,
+                                                             strokeDash=[5, 3])
+    points = base.mark_point(filled=True, size=60).encode(
         color=alt.Color("family:N", scale=alt.Scale(domain=list(colours), range=list(colours.values())),
                         legend=alt.Legend(symbolLimit=0, labelLimit=260, title="family (click to pick out)")),
         shape=alt.Shape("method:N", scale=alt.Scale(domain=list(shapes), range=list(shapes.values())),
@@ -82,9 +76,31 @@ def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: 
         opacity=alt.condition(chosen, alt.value(0.9), alt.value(0.12)),
         tooltip=["strategy:N", "method:N", "dataset:N", alt.Tooltip("accuracy (%):Q", format=".3g"), "accuracy 95% interval:N",
                  alt.Tooltip("USD per attempt:Q", format=".3g"), "USD 95% interval:N"],
-    ).add_params(chosen).properties(width=260, height=200).facet(
-        facet=alt.Facet("dataset:N", title=None, sort=_order(frame, task_labels)), columns=3).interactive()
+    ).add_params(chosen)
+    chart = alt.layer(line, points.interactive()).properties(**_panel(frame)).facet(
+        facet=alt.Facet("dataset:N", title=None, sort=_order(frame, task_labels)), columns=3)
     return _readable(chart).to_dict()
+
+
+def _cost_accuracy_frame(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[str, str],
+                         families: dict[str, str]) -> tuple[pd.DataFrame, pd.Series]:
+    """The cost–accuracy chart's rows (one per strategy and dataset with a positive cost; ``Pareto`` marks the points
+    no other beats on both, per dataset) and each strategy's method id, from ``cost_accuracy.csv``'s long rows."""
+    wide = data.pivot_table(index=["task", "strategy"], columns="statistic", values=["value", "low", "high"]).reset_index()
+    wide.columns = ["_".join(c for c in col if c) for col in wide.columns]
+    model, method = wide["strategy"].str.partition("+")[0], wide["strategy"].str.partition("+")[2].replace("", "vanilla")
+    frame = pd.DataFrame({
+        "dataset": wide["task"].map(lambda t: task_labels.get(t, t)), "strategy": wide["strategy"].map(lambda s: strategy_label(s, labels)),
+        "family": model.map(lambda m: families.get(m, "other")), "method": method.map(names.method),
+        "accuracy (%)": 100 * wide["value_accuracy"], "accuracy 95% interval": [
+            f"{sig(100 * lo)} – {sig(100 * hi)}" for lo, hi in zip(wide["low_accuracy"], wide["high_accuracy"])],
+        "USD per attempt": wide["value_cost_usd"], "USD 95% interval": [
+            f"{sig(lo)} – {sig(hi)}" for lo, hi in zip(wide["low_cost_usd"], wide["high_cost_usd"])]})
+    frame = frame[frame["USD per attempt"] > 0].reset_index(drop=True)
+    frame["Pareto"] = False  # joined by a line, as in the static figure
+    for _, d in frame.groupby("dataset"):
+        frame.loc[d.index[cp.pareto(d["USD per attempt"].to_numpy(float), d["accuracy (%)"].to_numpy(float))], "Pareto"] = True
+    return frame, method
 
 
 def frontier_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[str, str],
@@ -115,9 +131,15 @@ def frontier_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[
     points = base.mark_point(filled=True, size=60, opacity=1).encode(
         color=alt.Color("family:N", scale=alt.Scale(domain=list(colours), range=list(colours.values())),
                         legend=alt.Legend(symbolLimit=0, labelLimit=260)))
-    chart = (base.mark_line(interpolate="step-after", color="#333333") + points).properties(
-        width=260, height=200).facet(facet=alt.Facet("dataset:N", title=None, sort=_order(frame, task_labels)), columns=3)
+    chart = (base.mark_line(interpolate="step-after", color="#333333") + points).properties(**_panel(frame)).facet(
+        facet=alt.Facet("dataset:N", title=None, sort=_order(frame, task_labels)), columns=3)
     return _readable(chart).to_dict()
+
+
+def _panel(frame: pd.DataFrame) -> dict[str, int]:
+    """A panel's size in pixels: three a row where the set has several datasets (``frame``'s ``dataset``), one
+    twice as wide and taller where it has one (a lone 260-pixel panel left most of the page blank)."""
+    return {"width": 260, "height": 200} if frame["dataset"].nunique() > 1 else {"width": 560, "height": 320}
 
 
 def _present_colours(families: dict[str, str], frame: pd.DataFrame) -> dict[str, str]:
@@ -176,6 +198,8 @@ def _order(frame: pd.DataFrame, task_labels: dict[str, str]) -> list[str]:
     return labels + sorted(set(frame["dataset"]) - set(labels))
 
 
+LINES = {"cost_accuracy": " The dashed line: the Pareto frontier (plug-in means).",  # the key of each line drawn
+         "figure2_frontier_over_time": " The dark line: the frontier after each release."}
 SPECS = {"cost_accuracy": cost_accuracy_spec,  # each (data, task labels, model labels, families) -> a spec
          "figure2_frontier_over_time": frontier_spec}
 
@@ -184,7 +208,7 @@ def chart_html(name: str, spec: dict) -> str:
     """The chart's element and the script that draws it; the spec's JSON cannot end the script (``<`` escaped)."""
     data = json.dumps(spec).replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     return (f'<div class="cop-chart" id="cop-chart-{name}"></div><p><small>Interactive: hover a point for its '
-            f"values; drag and scroll to zoom where the chart allows.</small></p>"
+            f"values; drag and scroll to zoom where the chart allows.{LINES.get(name, '')}</small></p>"
             f'<script>(function draw(tries) {{ if (window.vegaEmbed) {{ vegaEmbed("#cop-chart-{name}", {data}, '
             f'{{"actions": false, "renderer": "svg"}}); }} else if (tries > 0) {{ setTimeout(() => draw(tries - 1), 50); }} '
             f'}})(200);</script>')  # the library is a module: it may define vegaEmbed after this runs
