@@ -255,3 +255,5 @@ def test_the_fee_curve_is_table_1_at_the_assumed_fee_and_names_where_the_cheapes
     cut = float(said.split("a for fees up to ")[1].split(" USD")[0])  # between a's last fee and b's first: they meet
     assert flips["to_usd"].iloc[0] < cut < flips["from_usd"].iloc[1] and f"b for fees above {said.split('up to ')[1].split(' ')[0]}" in said
     assert "point estimates, not findings beyond doubt" in said  # a switch by point values, as every reading
+    alone = fee_reading(curve[curve["line"] != "a"], {"t": 2.0}, ["b"], ["t"], {"t": "Task"})  # one model: no switch
+    assert "b at every fee from 0.02 to 20 USD" in alone  # the grid: 0.01 to 10 times the 2 USD fee

@@ -58,7 +58,8 @@ def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: 
     line joins the Pareto frontier (``costofpass.pareto``: the points no other is cheaper and more accurate than)."""
     import altair as alt
 
-    frame, method = _cost_accuracy_frame(data, task_labels, labels, families or {})
+    families = families or {}
+    frame, method = _cost_accuracy_frame(data, task_labels, labels, families)
     shapes = _shapes([*dict.fromkeys(method)])
     colours = _present_colours(families, frame)
     chosen = alt.selection_point(fields=["family"], bind="legend")

@@ -137,7 +137,7 @@ def fee_reading(curve: pd.DataFrame, fees: dict[str, float], models: list[str], 
         d = by_task[task]
         cuts = [sig(float(np.sqrt(a * b)), 2) for a, b in zip(d["to_usd"].iloc[:-1], d["from_usd"].iloc[1:])]
         spans = [f"up to {cuts[0]}", *(f"of {lo}–{hi}" for lo, hi in zip(cuts[:-1], cuts[1:])), f"above {cuts[-1]}"] if cuts else []
-        said = [f"{model} for fees {span} USD" for model, span in zip(d["model"], spans, strict=True)]
+        said = [f"{model} for fees {span} USD" for model, span in zip(d["model"], spans, strict=True)] if cuts else []
         parts.append(f"on {task_labels.get(task, task)} (the set assumes {fmt_usd(fees[task])} USD), "
                      + ("; ".join(said) if said else
                         f"{d['model'].iloc[0]} at every fee from {fmt_usd(d['from_usd'].iloc[0])} to "
@@ -145,5 +145,3 @@ def fee_reading(curve: pd.DataFrame, fees: dict[str, float], models: list[str], 
     return ("**Reading.** The cheapest model alone with the expert, by the expert's fee per problem (the paper's point "
             "estimates, not findings beyond doubt: another draw of problems or runs can move a switch or swap two "
             "close models): " + " — ".join(parts) + ".")
-
-
