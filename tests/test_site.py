@@ -258,12 +258,17 @@ def test_the_interactive_cost_accuracy_chart_colours_by_family_and_shapes_by_met
             for stat, v in (("accuracy", acc), ("cost_usd", usd))]
     data = pd.DataFrame(rows, columns=["strategy", "task", "statistic", "value"]).assign(low=lambda d: d.value * 0.9,
                                                                                          high=lambda d: d.value * 1.1)
+    from helpers.publish.figures import cost_accuracy_data
+
+    data = cost_accuracy_data(data, {"a": 5.0, "b": 6.0})  # the human expert's rows, as 06_techniques publishes them
     spec = interactive.cost_accuracy_spec(data, {"a": "A", "b": "B"}, {"m1": "One", "m2": "Two"},
                                           {"m1": "lightweight", "m2": "reasoning"})
-    line, points = spec["spec"]["layer"]  # the Pareto frontier under the points, as in the static figure
+    line, points, star = spec["spec"]["layer"]  # the Pareto frontier under the points, the expert's star, as the static
     assert line["mark"]["type"] == "line" and line["mark"]["strokeDash"] and "Pareto" in line["transform"][0]["filter"]
+    assert star["mark"]["color"] == "black" and "expert" in star["transform"][0]["filter"]
     rows = next(iter(spec["datasets"].values()))
-    assert sum(r["Pareto"] for r in rows) == 8  # every point of this made-up set is on its dataset's frontier
+    assert sum(r["Pareto"] for r in rows) == 10  # every point of this made-up set and each expert ends its frontier
+    assert [(r["dataset"], r["USD per attempt"]) for r in rows if r["expert"]] == [("A", 5.0), ("B", 6.0)]
     enc = points["encoding"]
     assert enc["color"]["field"] == "family" and enc["color"]["scale"]["domain"] == ["lightweight", "reasoning"]
     assert enc["color"]["legend"]["symbolLimit"] == 0 and enc["shape"]["legend"]["symbolLimit"] == 0

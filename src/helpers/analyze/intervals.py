@@ -28,6 +28,7 @@ from helpers.analyze.estimates import Analysis
 from helpers.analyze.frontier_model import ModelFrontier
 from helpers.grade.stage import graded_paths
 
+EXPERT = "expert"  # the human expert's strategy in the routing points and the cost–accuracy figure's data
 MODEL_DRAWS = 200  # parameter draws of the model-based intervals (each recomputes every problem's posterior)
 Statistics = dict[str, headline.Spec]  # name -> what it computes (``headline.all_specs``)
 COLUMNS = ["statistic", "task", "estimator", "value", "low", "high", "widened", "range_low", "range_high",
@@ -355,7 +356,7 @@ def routing_frames(first: dict[str, Share], tasks: list[str], models: list[str],
     ``ROUTING_REPLICATES`` replicates / draws, widened to hold the value where the replicates' percentiles miss it
     (``widened``; every interval holds its point); ``routing_points`` rows (task, estimator, strategy, accuracy,
     usd, acc_low, acc_high, usd_low, usd_high): each model alone (vanilla) and the human expert
-    (``strategy`` = "expert", ``expert_usd`` (T,) its mean USD per problem). ``crossfitted``: the cross-fitted
+    (``strategy`` = ``EXPERT``, ``expert_usd`` (T,) its mean USD per problem). ``crossfitted``: the cross-fitted
     envelope with problem draws (``routing.crossfit_envelope``), added as estimator ``cross-fitted`` with its interval
     (``CrossFitted.at``; judged on known truth by the validity study's ``CROSSFIT_ROUTING`` rows).
     """
@@ -380,7 +381,7 @@ def routing_frames(first: dict[str, Share], tasks: list[str], models: list[str],
         points += [{"task": task, "estimator": e, "strategy": m, "accuracy": acc_p[0, j, i], "usd": usd_p[0, j, i],
                     "acc_low": al[j, i], "acc_high": ah[j, i], "usd_low": ul[j, i], "usd_high": uh[j, i]}
                    for j, task in enumerate(tasks) for i, m in enumerate(models)]
-    points += [{"task": task, "estimator": "expert", "strategy": "expert", "accuracy": 1.0, "usd": u,
+    points += [{"task": task, "estimator": EXPERT, "strategy": EXPERT, "accuracy": 1.0, "usd": u,
                 "acc_low": 1.0, "acc_high": 1.0, "usd_low": u, "usd_high": u} for task, u in zip(tasks, expert_usd)]
     return pd.DataFrame(rows), pd.DataFrame(points)
 

@@ -17,6 +17,7 @@ import seaborn as sns
 from cycler import cycler
 
 from helpers.analyze.costofpass import pareto
+from helpers.analyze.intervals import EXPERT
 from helpers.analyze.trends import DecayFit, LogLinearTrend, loglinear_validated, months_since
 from helpers.core.numbers import sig
 from helpers.publish import names
@@ -527,6 +528,15 @@ def _strategy_points(ax, d: pd.DataFrame, cost: np.ndarray, acc: np.ndarray, lab
         ax.errorbar(cost[ks], acc[ks], xerr=[np.maximum(cost[ks] - c_lo[ks], 0), np.maximum(c_hi[ks] - cost[ks], 0)],
                     yerr=[np.maximum(acc[ks] - a_lo[ks], 0), np.maximum(a_hi[ks] - acc[ks], 0)],
                     fmt=mark, ms=5, color=color, elinewidth=0.6, capsize=1.5, alpha=0.9, ls="none")
+
+
+def cost_accuracy_data(points: pd.DataFrame, expert_usd: dict[str, float]) -> pd.DataFrame:
+    """The cost–accuracy figure's data as published (``cost_accuracy.csv``): the strategies' rows (``points``) and the
+    human expert's per dataset (strategy ``EXPERT``; accuracy 1, as the paper assumes, and cost its fee per problem in
+    USD; low = high = value: an assumption, no interval), so the interactive chart draws the same star."""
+    expert = pd.DataFrame([{"statistic": stat, "strategy": EXPERT, "task": task, "value": v, "low": v, "high": v}
+                           for task, usd in expert_usd.items() for stat, v in (("accuracy", 1.0), ("cost_usd", usd))])
+    return pd.concat([points, expert], ignore_index=True) if not expert.empty else points
 
 
 @styled

@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from helpers.analyze import costofpass as cp
+from helpers.analyze.intervals import EXPERT
 from helpers.core.numbers import sig
 from helpers.publish import names
 from helpers.publish.appearance import family_palette, marker
@@ -55,13 +56,14 @@ def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: 
     accuracy (%), a panel per dataset; as the static figure, the colour is the model's family (``families``: model id
     -> family, in the set's order) and the shape its method, so a legend stays short however many strategies; a click
     on a family in the legend picks out its points; the tooltip gives both values with their 95% intervals; a dashed
-    line joins the Pareto frontier (``costofpass.pareto``: the points no other is cheaper and more accurate than)."""
+    line joins the Pareto frontier (``costofpass.pareto``: the points no other is cheaper and more accurate than) and
+    ends at the human expert (a black star; rows of strategy ``intervals.EXPERT``, ``figures.cost_accuracy_data``)."""
     import altair as alt
 
     families = families or {}
     frame, method = _cost_accuracy_frame(data, task_labels, labels, families)
-    shapes = _shapes([*dict.fromkeys(method)])
-    colours = _present_colours(families, frame)
+    shapes = _shapes([*dict.fromkeys(method[method != EXPERT])])
+    colours = _present_colours(families, frame[~frame["expert"]])
     chosen = alt.selection_point(fields=["family"], bind="legend")
     base = alt.Chart(frame).encode(
         x=alt.X("USD per attempt:Q", scale=alt.Scale(type="log"), axis=alt.Axis(values=log_ticks(frame["USD per attempt"]))),
@@ -69,7 +71,11 @@ def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: 
                 axis=alt.Axis(values=[0, 20, 40, 60, 80, 100])))
     line = base.transform_filter(alt.datum.Pareto).mark_line(interpolate="step-after", color="#333333", strokeWidth=1.1,
                                                              strokeDash=[5, 3])
-    points = base.mark_point(filled=True, size=60).encode(
+    star = base.transform_filter(alt.datum.expert).mark_point(shape=SHAPES["*"], filled=True, size=220, color="black",
+                                                              opacity=1).encode(
+        tooltip=["strategy:N", "dataset:N", alt.Tooltip("USD per attempt:Q", format=".3g", title="USD per problem"),
+                 alt.Tooltip("accuracy (%):Q", title="accuracy (%, assumed)")])
+    points = base.transform_filter(~alt.datum.expert).mark_point(filled=True, size=60).encode(
         color=alt.Color("family:N", scale=alt.Scale(domain=list(colours), range=list(colours.values())),
                         legend=alt.Legend(symbolLimit=0, labelLimit=260, title="family (click to pick out)")),
         shape=alt.Shape("method:N", scale=alt.Scale(domain=list(shapes), range=list(shapes.values())),
@@ -78,7 +84,7 @@ def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: 
         tooltip=["strategy:N", "method:N", "dataset:N", alt.Tooltip("accuracy (%):Q", format=".3g"), "accuracy 95% interval:N",
                  alt.Tooltip("USD per attempt:Q", format=".3g"), "USD 95% interval:N"],
     ).add_params(chosen)
-    chart = alt.layer(line, points.interactive()).properties(**_panel(frame)).facet(
+    chart = alt.layer(line, points.interactive(), star).properties(**_panel(frame)).facet(
         facet=alt.Facet("dataset:N", title=None, sort=_order(frame, task_labels)), columns=3)
     return _readable(chart).to_dict()
 
@@ -98,10 +104,12 @@ def _cost_accuracy_frame(data: pd.DataFrame, task_labels: dict[str, str], labels
         "USD per attempt": wide["value_cost_usd"], "USD 95% interval": [
             f"{sig(lo)} – {sig(hi)}" for lo, hi in zip(wide["low_cost_usd"], wide["high_cost_usd"])]})
     frame = frame[frame["USD per attempt"] > 0].reset_index(drop=True)
-    frame["Pareto"] = False  # joined by a line, as in the static figure
-    for _, d in frame.groupby("dataset"):
+    frame["expert"] = (wide["strategy"] == EXPERT).to_numpy()[(wide["value_cost_usd"] > 0).to_numpy()]
+    frame.loc[frame["expert"], ["strategy", "family", "method"]] = ["human expert", "", ""]
+    frame["Pareto"] = frame["expert"]  # the expert, always right, ends the frontier as in the static figure
+    for _, d in frame[~frame["expert"]].groupby("dataset"):
         frame.loc[d.index[cp.pareto(d["USD per attempt"].to_numpy(float), d["accuracy (%)"].to_numpy(float))], "Pareto"] = True
-    return frame, method
+    return frame, method[(wide["value_cost_usd"] > 0).to_numpy()]
 
 
 def frontier_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[str, str],
@@ -199,8 +207,8 @@ def _order(frame: pd.DataFrame, task_labels: dict[str, str]) -> list[str]:
     return labels + sorted(set(frame["dataset"]) - set(labels))
 
 
-LINES = {"cost_accuracy": " The dashed line: the Pareto frontier (plug-in means).",  # the key of each line drawn
-         "figure2_frontier_over_time": " The dark line: the frontier after each release."}
+LINES = {"cost_accuracy": " The dashed line: the Pareto frontier (plug-in means); the black star: the human expert.",
+         "figure2_frontier_over_time": " The dark line: the frontier after each release."}  # the key of each mark drawn
 SPECS = {"cost_accuracy": cost_accuracy_spec,  # each (data, task labels, model labels, families) -> a spec
          "figure2_frontier_over_time": frontier_spec}
 
