@@ -22,9 +22,14 @@ import json, resource, sys
 if sys.argv[1] == "skipped":
     sys.modules["rfc3987_syntax"] = None  # as helpers.cli.runner.main does
 import nbformat, papermill  # noqa: F401
-nbformat.validate(nbformat.read(sys.argv[2], as_version=4))  # raises if the schema no longer validates
+try:
+    nbformat.validate(nbformat.read(sys.argv[2], as_version=4))
+    valid = True
+except nbformat.ValidationError:
+    valid = False
 use = resource.getrusage(resource.RUSAGE_SELF)
-print(json.dumps({"cpu": use.ru_utime + use.ru_stime, "iri": sys.modules.get("rfc3987_syntax") is not None}))
+print(json.dumps({"cpu": use.ru_utime + use.ru_stime, "iri": sys.modules.get("rfc3987_syntax") is not None,
+                  "valid": valid}))
 """
 
 
@@ -46,7 +51,7 @@ def main() -> None:
     print(f"without it (what the CLI does)                    {med['skipped']:6.2f} s")
     print(f"saved per command: {med['with'] - med['skipped']:.2f} CPU-s ({med['with'] / med['skipped']:.1f}x); "
           f"checker loaded when skipped: {'yes' if any(r['iri'] for r in runs['skipped']) else 'no'}; "
-          "notebook valid on both sides: yes")
+          f"notebook valid on both sides: {'yes' if all(r['valid'] for rs in runs.values() for r in rs) else 'no'}")
 
 
 if __name__ == "__main__":

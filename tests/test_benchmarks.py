@@ -70,6 +70,7 @@ def test_blas_threads_benchmark_runs_and_the_fits_agree():
 def test_cli_startup_benchmark_runs_and_the_checker_stays_out():
     lines = run("benchmarks/cli_startup.py", "1").splitlines()
     assert lines[-1].startswith("saved per command:") and "checker loaded when skipped: no" in lines[-1]
+    assert lines[-1].endswith("notebook valid on both sides: yes")
 
 
 def test_import_scale_benchmark_runs():

@@ -260,20 +260,23 @@ def test_the_interactive_cost_accuracy_chart_colours_by_family_and_shapes_by_met
                                                                                          high=lambda d: d.value * 1.1)
     from helpers.publish.figures import cost_accuracy_data
 
-    data = cost_accuracy_data(data, {"a": 5.0, "b": 6.0})  # the human expert's rows, as 06_techniques publishes them
+    data = cost_accuracy_data(data, {"a": 5.0, "b": 0.1})  # the human expert's rows, as 06_techniques publishes them
     spec = interactive.cost_accuracy_spec(data, {"a": "A", "b": "B"}, {"m1": "One", "m2": "Two"},
                                           {"m1": "lightweight", "m2": "reasoning"})
     line, points, star = spec["spec"]["layer"]  # the Pareto frontier under the points, the expert's star, as the static
     assert line["mark"]["type"] == "line" and line["mark"]["strokeDash"] and "Pareto" in line["transform"][0]["filter"]
     assert star["mark"]["color"] == "black" and "expert" in star["transform"][0]["filter"]
     rows = next(iter(spec["datasets"].values()))
-    assert sum(r["Pareto"] for r in rows) == 10  # every point of this made-up set and each expert ends its frontier
-    assert [(r["dataset"], r["USD per attempt"]) for r in rows if r["expert"]] == [("A", 5.0), ("B", 6.0)]
+    assert [(r["dataset"], r["USD per attempt"], r["Pareto"]) for r in rows if r["expert"]] == [
+        ("A", 5.0, True), ("B", 0.1, False)]  # the expert ends a frontier only where it is dearer than every strategy
+    assert sum(r["Pareto"] for r in rows) == 9  # and every strategy of this made-up set is on its dataset's frontier
     enc = points["encoding"]
     assert enc["color"]["field"] == "family" and enc["color"]["scale"]["domain"] == ["lightweight", "reasoning"]
     assert enc["color"]["legend"]["symbolLimit"] == 0 and enc["shape"]["legend"]["symbolLimit"] == 0
     shapes = dict(zip(enc["shape"]["scale"]["domain"], enc["shape"]["scale"]["range"], strict=True))
     assert len(set(shapes.values())) == 4  # k=3 and k=4 share a marker in the static figure; here each has its own
+    assert enc["shape"]["scale"]["domain"] == ["single attempt", "majority vote (k=3)", "majority vote (k=4)",
+                                               "self-refine"]  # the expert is a star of its own, not a method
     assert interactive.log_ticks(pd.Series([0.03, 0.09, 0.2, 0.3, 1.2])) == [0.03, 0.1, 0.3, 1.0]
     assert interactive.log_ticks(pd.Series([1e-5, 0.5])) == [1e-5, 1e-4, 1e-3, 1e-2, 0.1]
     assert interactive.log_ticks(pd.Series([25.0, 95.0])) == [20.0, 50.0, 100.0]
@@ -281,6 +284,9 @@ def test_the_interactive_cost_accuracy_chart_colours_by_family_and_shapes_by_met
                           "frontier_usd": [1.0, 0.5], "normalized_pct": [10.0, 5.0]})
     axis = interactive.frontier_spec(dates, {"a": "A"}, {})["spec"]["layer"][0]["encoding"]["x"]["axis"]
     assert axis["tickCount"] == {"interval": "month", "step": 1}  # whole months: no month named twice
+    one = interactive.frontier_spec(dates, {"a": "A"}, {})["spec"]
+    two = interactive.frontier_spec(pd.concat([dates, dates.assign(task="b")]), {"a": "A", "b": "B"}, {})["spec"]
+    assert (one["width"], two["width"]) == (560, 260)  # a lone panel is wide; three a row where there are several
     assert interactive._months(dates.assign(date=["2023-06-13", "2024-04-09"]))["step"] == 3  # four labels that fit
     for config in (spec["config"], interactive.frontier_spec(dates, {"a": "A"}, {})["config"]):  # Vega's 10-11 px read small
         assert config["axis"]["labelFontSize"] >= 12 and config["legend"]["labelFontSize"] >= 12

@@ -118,7 +118,8 @@ SKIPPED_IMPORTS = ("rfc3987_syntax",)  # jsonschema imports it, if installed, fo
 
 
 def main(argv: list[str] | None = None) -> int:
-    for key, value in ENV_DEFAULTS.items():  # for this process and the kernels it starts; a user's own wins
+    for key, value in ENV_DEFAULTS.items():  # for the kernels it starts (and this process, but for OpenBLAS, which
+        # numpy loaded before this line); a user's own setting wins
         os.environ.setdefault(key, value)
     for module in SKIPPED_IMPORTS:  # the command's own process only: an import of it raises ImportError
         sys.modules.setdefault(module, None)  # type: ignore[arg-type]

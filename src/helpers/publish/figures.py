@@ -533,8 +533,8 @@ def _strategy_points(ax, d: pd.DataFrame, cost: np.ndarray, acc: np.ndarray, lab
 def cost_accuracy_data(points: pd.DataFrame, expert_usd: dict[str, float]) -> pd.DataFrame:
     """The cost–accuracy figure's data as published (``cost_accuracy.csv``): the strategies' rows (``points``) and the
     human expert's per dataset (strategy ``EXPERT``; accuracy 1, as the paper assumes, and cost its fee per problem in
-    USD; low = high = value: an assumption, no interval), so the interactive chart draws the same star."""
-    expert = pd.DataFrame([{"statistic": stat, "strategy": EXPERT, "task": task, "value": v, "low": v, "high": v}
+    USD; low and high empty: an assumption has no interval), so the interactive chart draws the same star."""
+    expert = pd.DataFrame([{"statistic": stat, "strategy": EXPERT, "task": task, "value": v, "low": np.nan, "high": np.nan}
                            for task, usd in expert_usd.items() for stat, v in (("accuracy", 1.0), ("cost_usd", usd))])
     return pd.concat([points, expert], ignore_index=True) if not expert.empty else points
 

@@ -62,7 +62,7 @@ def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: 
 
     families = families or {}
     frame, method = _cost_accuracy_frame(data, task_labels, labels, families)
-    shapes = _shapes([*dict.fromkeys(method[method != EXPERT])])
+    shapes = _shapes([*dict.fromkeys(method)])
     colours = _present_colours(families, frame[~frame["expert"]])
     chosen = alt.selection_point(fields=["family"], bind="legend")
     base = alt.Chart(frame).encode(
@@ -91,10 +91,15 @@ def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: 
 
 def _cost_accuracy_frame(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[str, str],
                          families: dict[str, str]) -> tuple[pd.DataFrame, pd.Series]:
-    """The cost–accuracy chart's rows (one per strategy and dataset with a positive cost; ``Pareto`` marks the points
-    no other beats on both, per dataset) and each strategy's method id, from ``cost_accuracy.csv``'s long rows."""
-    wide = data.pivot_table(index=["task", "strategy"], columns="statistic", values=["value", "low", "high"]).reset_index()
+    """The cost–accuracy chart's rows from ``cost_accuracy.csv``'s long rows: one per strategy and dataset with a
+    positive cost, and the human expert's (``expert``); ``Pareto`` marks the points no other beats on both, per dataset,
+    and the expert where it is dearer than all of them (it ends the frontier, as in the static figure). Also the
+    strategies' method ids (the expert's rows left out)."""
+    wide = data.pivot_table(index=["task", "strategy"], columns="statistic", values=["value", "low", "high"],
+                            dropna=False).reset_index()
     wide.columns = ["_".join(c for c in col if c) for col in wide.columns]
+    wide = wide[wide["value_cost_usd"] > 0].reset_index(drop=True)
+    expert = (wide["strategy"] == EXPERT).to_numpy()
     model, method = wide["strategy"].str.partition("+")[0], wide["strategy"].str.partition("+")[2].replace("", "vanilla")
     frame = pd.DataFrame({
         "dataset": wide["task"].map(lambda t: task_labels.get(t, t)), "strategy": wide["strategy"].map(lambda s: strategy_label(s, labels)),
@@ -102,14 +107,15 @@ def _cost_accuracy_frame(data: pd.DataFrame, task_labels: dict[str, str], labels
         "accuracy (%)": 100 * wide["value_accuracy"], "accuracy 95% interval": [
             f"{sig(100 * lo)} – {sig(100 * hi)}" for lo, hi in zip(wide["low_accuracy"], wide["high_accuracy"])],
         "USD per attempt": wide["value_cost_usd"], "USD 95% interval": [
-            f"{sig(lo)} – {sig(hi)}" for lo, hi in zip(wide["low_cost_usd"], wide["high_cost_usd"])]})
-    frame = frame[frame["USD per attempt"] > 0].reset_index(drop=True)
-    frame["expert"] = (wide["strategy"] == EXPERT).to_numpy()[(wide["value_cost_usd"] > 0).to_numpy()]
-    frame.loc[frame["expert"], ["strategy", "family", "method"]] = ["human expert", "", ""]
-    frame["Pareto"] = frame["expert"]  # the expert, always right, ends the frontier as in the static figure
-    for _, d in frame[~frame["expert"]].groupby("dataset"):
-        frame.loc[d.index[cp.pareto(d["USD per attempt"].to_numpy(float), d["accuracy (%)"].to_numpy(float))], "Pareto"] = True
-    return frame, method[(wide["value_cost_usd"] > 0).to_numpy()]
+            f"{sig(lo)} – {sig(hi)}" for lo, hi in zip(wide["low_cost_usd"], wide["high_cost_usd"])], "expert": expert})
+    frame.loc[expert, ["strategy", "family", "method"]] = ["human expert", "", ""]
+    frame["Pareto"] = False
+    for _, d in frame.groupby("dataset"):
+        own = d[~d["expert"]]
+        front = own.index[cp.pareto(own["USD per attempt"].to_numpy(float), own["accuracy (%)"].to_numpy(float))]
+        top = own["USD per attempt"].max() if len(own) else float("-inf")
+        frame.loc[[*front, *d.index[d["expert"] & (d["USD per attempt"] > top)]], "Pareto"] = True
+    return frame, method[~expert]
 
 
 def frontier_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[str, str],
