@@ -249,3 +249,13 @@ def test_the_headline_context_keeps_a_table1_only_model_out_and_has_no_aside(wri
     assert headline.split() == (headline, None)
     an = load_analysis(headline)
     assert an.aside is None and an.models == ["gpt-5-nano"] and set(an.attempts["model"]) == {"gpt-5-nano"}
+
+
+def test_the_about_box_names_answer_extraction_only_where_answers_are_extracted():
+    from types import SimpleNamespace
+
+    from helpers.publish.about import _extracts
+
+    assert not _extracts(SimpleNamespace(tasks=["humaneval"]))
+    assert not _extracts(SimpleNamespace(tasks=["swebench_verified"]))
+    assert _extracts(SimpleNamespace(tasks=["gsm8k", "humaneval"]))

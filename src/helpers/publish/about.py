@@ -135,7 +135,7 @@ def about_run(an: Analysis, caveats: list[str] | None = None) -> str:
         ("runs", f"{p.n_runs} per model, method and problem; methods: {', '.join(names.method(m) for m in p.methods)}"),
         ("prices", f"snapshot `{md(snap.name)}` of {snap.date} ({md(snap.source)})"),
         ("human expert", f"{p.expert_bound} bound of the expert's cost ({p.fidelity.expert_cost} rule)"),
-        ("answer extraction", f"`{p.extraction}`"),
+        *([("answer extraction", f"`{p.extraction}`")] if _extracts(an) else []),
         ("data caveats", md(" ".join(ctx.caveats if caveats is None else caveats)) or "none"),
         *([("code grading", code_grading_text(manifest.get("code_grading", {}), an.task_labels))]
           if manifest.get("code_grading") else []),
@@ -146,6 +146,13 @@ def about_run(an: Analysis, caveats: list[str] | None = None) -> str:
     ]
     table = "\n".join(f"| {k} | {v} |" for k, v in rows)
     return f"**About this run**\n\n| | |\n|---|---|\n{table}\n\n{parameter_file(p)}"
+
+
+def _extracts(an: Analysis) -> bool:
+    """Whether an answer is extracted from a response on some dataset (not for code run or verdicts imported)."""
+    from helpers.core.tasks import get_task
+
+    return any(get_task(t).metric not in ("code", "verdict") for t in an.tasks)
 
 
 def _inputs_cell(p) -> str:
