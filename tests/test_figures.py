@@ -86,6 +86,25 @@ def test_the_cost_accuracy_legend_draws_methods_hollow_apart_from_family_colours
     plt.close("all")
 
 
+def test_the_routing_figure_bands_only_the_router_the_validity_study_backs():
+    """The plug-in and model-based oracles' replicate spreads are no interval (RouteLLM's model-based band ran from its
+    line to 100%): no band, no '95% interval' key for them; the cross-fitted router keeps its band."""
+    budgets = [1e-3, 1e-2]
+    envelope = pd.DataFrame([{"task": "gsm8k", "estimator": e, "budget_usd": b, "value": 0.7, "low": 0.6, "high": 1.0}
+                             for e in ("plug-in", "model-based", "cross-fitted") for b in budgets])
+    points = pd.DataFrame([{"task": "gsm8k", "estimator": "plug-in", "strategy": "m1", "accuracy": 0.6, "usd": 1e-3,
+                            "acc_low": 0.5, "acc_high": 0.7}, {"task": "gsm8k", "estimator": "expert", "strategy": "expert",
+                                                               "accuracy": 1.0, "usd": 1.0, "acc_low": 1.0, "acc_high": 1.0}])
+    look = Appearance({"m1": "One"}, {"gsm8k": "GSM8K"}, {"m1": "lightweight"}, ["gsm8k"])
+    fig = figures.routing_frontier(envelope, points, look)
+    keys = [t.get_text() for lg in fig.legends for t in lg.get_texts()]
+    assert [k for k in keys if "95% interval" in k] == ["cross-fitted router's 95% interval", "a model's 95% interval"]
+    from matplotlib.collections import PolyCollection
+
+    assert sum(isinstance(c, PolyCollection) for c in fig.axes[0].collections) == 1  # one band: the router's
+    plt.close("all")
+
+
 def test_a_family_keeps_its_colour_whatever_the_order():
     names = ["SmolLM (HF)", "Qwen", "lightweight", "Gemma"]
     assert family_palette(names) == family_palette(list(reversed(names)))

@@ -158,6 +158,8 @@ def test_report_blocks_label_for_quarto_and_number_offline(tmp_path):
     assert offline.block(sup).startswith("**Table S1.** Caption of table1_expert_only.")
     assert offline.block(tbl).startswith("**Table 6.** Caption of table6_cost.")
     assert offline.placeholder(catalog.entry("table2_technique_gain"), "No rows.").startswith("**Table 2.** ")
+    title = catalog.entry("table2_technique_gain").title()  # its placeholder opened a parenthesis: "(; the paper"
+    assert "M_L (the paper: its lightweight and large models)" in title and "(;" not in title and "()" not in title
     with pytest.raises(Exception, match="renderer"):
         ReportParts(params, "html")
 

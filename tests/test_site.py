@@ -191,6 +191,9 @@ def test_the_explorer_escapes_hostile_text_and_withholds_gpqa():
     assert evil not in one and "(cut)" in one and "fail" in one
     hidden = explorer.problem_html("GPQA Diamond", "q1", attempts, {"m": "Model"}, explorer.WITHHELD["gpqa_diamond"])
     assert "xxxxx" not in hidden and "withheld" in hidden
+    billed = attempts.assign(prompt_tokens=[0], completion_tokens=[0], billed_usd=[0.4], extracted=[""])
+    swe = explorer.problem_html("SWE-bench Verified", "p", billed, {"m": "Model"})
+    assert "not recorded (USD as billed)" in swe and "0 in" not in swe and "<pre>–</pre>" in swe
 
 
 def test_interactive_charts_replace_their_placeholders_with_escaped_specs_and_one_library(tmp_path, monkeypatch):

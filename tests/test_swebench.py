@@ -259,3 +259,14 @@ def test_the_about_box_names_answer_extraction_only_where_answers_are_extracted(
     assert not _extracts(SimpleNamespace(tasks=["humaneval"]))
     assert not _extracts(SimpleNamespace(tasks=["swebench_verified"]))
     assert _extracts(SimpleNamespace(tasks=["gsm8k", "humaneval"]))
+
+
+def test_tables_of_records_label_a_table1_only_model_too():
+    """Its records are graded with the others' (grader agreement, runs): labelled and marked, not 'nan'."""
+    from types import SimpleNamespace
+
+    from helpers.analyze.estimates import TABLE1_ONLY, Analysis
+
+    an = SimpleNamespace(labels={"gpt-5": "GPT-5"}, aside=SimpleNamespace(labels={"claude-3.7-sonnet": "Claude 3.7 Sonnet"}))
+    assert Analysis.set_labels.fget(an) == {"gpt-5": "GPT-5", "claude-3.7-sonnet": "Claude 3.7 Sonnet" + TABLE1_ONLY}
+    assert Analysis.set_labels.fget(SimpleNamespace(labels={"a": "A"}, aside=None)) == {"a": "A"}

@@ -70,6 +70,12 @@ class Analysis:
         return {m.name: m.label + (" (tokens estimated)" if m.name in estimated else "") for m in self.ctx.models}
 
     @property
+    def set_labels(self) -> dict[str, str]:
+        """``labels`` of every model of the set, its ``table1_only`` models' marked (tables of records read them all)."""
+        aside = {m: label + TABLE1_ONLY for m, label in self.aside.labels.items()} if self.aside is not None else {}
+        return {**self.labels, **aside}
+
+    @property
     def families(self) -> pd.Series:
         return pd.Series({m.name: m.family for m in self.ctx.models}, name="family")
 

@@ -59,6 +59,7 @@ class Artifact:
         import re
 
         text = re.sub(r"\s*\{[^}]*\}", "", self.caption)
+        text = re.sub(r"\s*\(\s*\)", "", re.sub(r"\(\s*[;,]\s*", "(", text))  # what a placeholder began or was whole
         for m in re.finditer(r"\.(\s|$)", text):
             head = text[:m.start()]
             if head.count("(") == head.count(")") and not re.search(r"\b(Eq|Eqs|e\.g|i\.e|cf|vs|Fig|No)$", head):

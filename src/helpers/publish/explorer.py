@@ -113,14 +113,23 @@ def index_html(rows: pd.DataFrame, set_name: str, task_labels: dict[str, str], l
             f"<tbody>{''.join(body)}</tbody></table></div>{SCRIPT}</body></html>")
 
 
+def _tokens_text(a) -> str:
+    """An attempt's tokens as the explorer shows them: counts, or why there are none (a source that billed USD and
+    recorded no tokens: SWE-bench's leaderboard)."""
+    billed = pd.notna(getattr(a, "billed_usd", float("nan")))
+    if pd.isna(a.prompt_tokens) or (billed and not a.prompt_tokens and not a.completion_tokens):
+        return "not recorded (USD as billed)" if billed else "–"
+    return f"{int(a.prompt_tokens):,} in · {int(a.completion_tokens):,} out"
+
+
 def problem_html(task_label: str, problem_id: str, attempts: pd.DataFrame, labels: dict[str, str], withheld: str = "") -> str:
     """One problem's page: its attempts (``an.attempts`` rows of the problem), one row each."""
     rows = []
     for a in attempts.sort_values(["model", "method", "run"]).itertuples(index=False):
         answer = withheld or str(a.extracted if isinstance(a.extracted, str) else "")
         cut = len(answer) > ANSWER_CHARS and not withheld
-        shown = answer[:ANSWER_CHARS] + ("\n… (cut)" if cut else "")
-        tokens = f"{int(a.prompt_tokens):,} in · {int(a.completion_tokens):,} out" if pd.notna(a.prompt_tokens) else "–"
+        shown = answer[:ANSWER_CHARS] + ("\n… (cut)" if cut else "") if answer else "–"
+        tokens = _tokens_text(a)
         rows.append(f"<tr><td>{html.escape(strategy_label(strategy_name(a.model, a.method), labels))}</td>"
                     f"<td class=\"n\">{int(a.run) + 1}</td><td>{'pass' if a.correct else 'fail'}</td>{_usd_cell(float(a.usd))}"
                     f"<td>{html.escape(tokens)}</td><td><pre>{html.escape(shown)}</pre></td></tr>")

@@ -452,6 +452,11 @@ def _bar_values(ax, values: pd.DataFrame) -> None:
     ax.tick_params(axis="x", pad=17)
 
 
+# The routing estimators whose interval the validity study backs (``validity.CROSSFIT_ROUTING``): the plug-in and
+# model-based oracles' replicates are a maximum over noisy options, their spread no interval that holds the truth.
+ROUTING_BANDED = ("cross-fitted",)
+
+
 @styled
 def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, look: Appearance):
     """The oracle-routing cost–accuracy frontier per dataset: accuracy (%) reachable at each budget (USD per
@@ -474,9 +479,9 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, look: Appeara
             if d.empty:
                 continue
             ax.plot(d.budget_usd, 100 * d.value, color=color, ls=ls, lw=1.3, label=label)
-            if d["low"].notna().any():
+            if estimator in ROUTING_BANDED and d["low"].notna().any():
                 ax.fill_between(d.budget_usd, 100 * d.low, 100 * d.high, color=color, alpha=0.15, lw=0,
-                                label=f"{estimator} {'router' if estimator == 'cross-fitted' else 'oracle'}'s 95% interval")
+                                label=f"{estimator} router's 95% interval")
         p = points[(points.task == task) & (points.estimator == "plug-in")]
         named = []  # each label's model (``place_labels`` numbers them where names would cross)
         for _, row in p.iterrows():

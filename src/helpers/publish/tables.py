@@ -213,7 +213,7 @@ def grader_disagreements(an) -> tuple[pd.DataFrame, pd.DataFrame]:
     from helpers.grade.stage import read_graded
 
     numbers = disagreements(read_graded(an.ctx, "calls"))
-    shown = numbers.assign(task=numbers["task"].map(an.task_labels), model=numbers["model"].map(an.labels),
+    shown = numbers.assign(task=numbers["task"].map(an.task_labels), model=numbers["model"].map(an.set_labels),
                            reason=numbers["reason"].map(lambda r: r if len(r) <= 120 else r[:117] + "…"))
     return numbers, shown.rename(columns={"task": "dataset", "problem_id": "problem", "source": "source's label",
                                           "project": "project's grade"})
@@ -224,7 +224,7 @@ def agent_runs(an) -> pd.DataFrame:
     from helpers.collect.imports.agent_evals import runs_table
 
     runs = runs_table(an.ctx.params)
-    return runs.assign(model=runs["model"].map(an.labels).fillna(runs["model"]),
+    return runs.assign(model=runs["model"].map(an.set_labels).fillna(runs["model"]),
                        source_pass_pct=runs["source_pass_pct"].map(lambda x: "–" if pd.isna(x) else f"{x:.1f}"),
                        usable=runs["usable"].map({True: "yes", False: "**no**"}))
 
@@ -460,7 +460,7 @@ def grader_agreement(an) -> tuple[pd.DataFrame, pd.DataFrame]:
     from helpers.grade.stage import read_graded
 
     numbers = agreement(read_graded(an.ctx, "calls"))
-    shown = numbers.assign(task=numbers["task"].map(an.task_labels), model=numbers["model"].map(an.labels))
+    shown = numbers.assign(task=numbers["task"].map(an.task_labels), model=numbers["model"].map(an.set_labels))
     if set(numbers["method"]) <= {"vanilla"}:
         shown = shown.drop(columns="method")
     for c in ("source_pct", "project_pct", "agree_pct"):
