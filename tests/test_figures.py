@@ -23,7 +23,7 @@ def test_figures_with_a_forks_families(tmp_path):
     assert "SIMULATED" in fig.axes[0].get_title()
     printed = [t.get_text() for t in fig.axes[0].texts]  # each bar's value
     x = fam.iloc[0, 0]
-    assert len(printed) == fam.size and printed[0] in {f"{x:.0f}", f"{x:.1f}"}
+    assert len(printed) == fam.size and printed[0] in {f"{x:.0f}\nSmolLM (HF)", f"{x:.1f}\nSmolLM (HF)"}  # one dataset: named
     renderer = fig.canvas.get_renderer()  # under the axis, not at a whisker's height where a 0 would read as a bar
     bottom = fig.axes[0].get_window_extent(renderer).y0
     assert all(t.get_window_extent(renderer).y1 < bottom for t in fig.axes[0].texts)
@@ -102,6 +102,16 @@ def test_the_routing_figure_bands_only_the_router_the_validity_study_backs():
     from matplotlib.collections import PolyCollection
 
     assert sum(isinstance(c, PolyCollection) for c in fig.axes[0].collections) == 1  # one band: the router's
+    plt.close("all")
+
+
+def test_figure3_names_each_family_under_its_bar_when_it_has_one_dataset():
+    """SWE-bench's ten families read by colour alone: with one dataset, each value carries its family's name."""
+    one = pd.DataFrame({"Moonshot AI": [0.0], "Zhipu AI": [0.82]}, index=["SWE-bench Verified"])
+    texts = [t.get_text() for t in figures.figure3_families(one, False).axes[0].texts]
+    assert texts == ["0\nMoonshot AI", "0.82\nZhipu AI"]
+    two = pd.DataFrame({"Moonshot AI": [0.0, 1.0]}, index=["A", "B"])
+    assert [t.get_text() for t in figures.figure3_families(two, False).axes[0].texts] == ["0", "1"]
     plt.close("all")
 
 

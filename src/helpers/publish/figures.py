@@ -442,14 +442,17 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
 def _bar_values(ax, values: pd.DataFrame) -> None:
     """Each bar's value of ``figure3_families``, printed under its bar, below the x axis (the dataset names move
     down to make room): above the bar it would stand at the height of its whisker or range, where a "0" reads as a
-    bar of that height."""
+    bar of that height. With one dataset, each family's name goes under its value too (SWE-bench's ten families read
+    by colour alone)."""
     n_fam = len(values.columns)
+    named = {fam: "\n" + textwrap.fill(str(fam), 11) if len(values.index) == 1 else "" for fam in values.columns}
     for k, fam in enumerate(values.columns):
         x = np.arange(len(values.index)) - 0.4 + (0.8 / n_fam) * (k + 0.5)
         for xi, vi in zip(x, values[fam].to_numpy(float)):
-            ax.annotate("–" if np.isnan(vi) else sig(vi, 2), (xi, 0), xycoords=("data", "axes fraction"), xytext=(0, -7),
-                        textcoords="offset points", ha="center", va="top", fontsize=SMALL - 1, color="#333333")
-    ax.tick_params(axis="x", pad=17)
+            ax.annotate(("–" if np.isnan(vi) else sig(vi, 2)) + named[fam], (xi, 0), xycoords=("data", "axes fraction"),
+                        xytext=(0, -7), textcoords="offset points", ha="center", va="top", fontsize=SMALL - 1,
+                        color="#333333")
+    ax.tick_params(axis="x", pad=17 + 9 * max((t.count("\n") for t in named.values()), default=0))
 
 
 # The routing estimators whose interval the validity study backs (``validity.CROSSFIT_ROUTING``): the plug-in and

@@ -169,6 +169,13 @@ def _touch(a, b, gap: float) -> bool:
     return a.x0 < b.x1 + gap and b.x0 < a.x1 + gap and a.y0 < b.y1 + gap and b.y0 < a.y1 + gap
 
 
+def _within(box, panel, margin: float) -> bool:
+    """Whether ``box`` lies inside ``panel`` (display units) at least ``margin`` from its frame: a number flush with
+    the frame reads as part of the tick label beside it ("100 2")."""
+    return (box.x0 >= panel.x0 + margin and box.x1 <= panel.x1 - margin and box.y0 >= panel.y0 + margin
+            and box.y1 <= panel.y1 - margin)
+
+
 def _box_row(box, pad: float = 0.0) -> tuple[float, float, float, float]:
     return box.x0 - pad, box.y0 - pad, box.x1 + pad, box.y1 + pad
 
@@ -292,8 +299,7 @@ def _place(fig, ax, texts, room: tuple, step_pt: float, tries: int) -> tuple[lis
         placed = (np.array([_box_row(b, pad) for _, b in kept]).reshape(-1, 4), np.vstack([np.empty((0, 4)), *leaders]))
         for offset, align in _candidates(dx, dy, step_pt, tries):
             box = moved(offset, align)
-            inside = box.x0 >= panel.x0 and box.x1 <= panel.x1 and box.y0 >= panel.y0 and box.y1 <= panel.y1
-            if not inside or any(_touch(box, b, pad) for _, b in kept):
+            if not _within(box, panel, 2 * pad) or any(_touch(box, b, pad) for _, b in kept):
                 continue
             leader = _leader(text, ax, box)
             faults = (_covers(box, segments, points, pad),  # a line or marker covered: never, then leaders crossed
@@ -365,8 +371,7 @@ def _swapped(ax, kept: list, i: int, j: int, room: tuple, scale: float, now: int
         moves.append((text, box.translated(*shift), (text.xyann[0] + shift[0] / scale, text.xyann[1] + shift[1] / scale)))
     others = [b for k, (_, b) in enumerate(kept) if k not in (i, j)]
     for _, box, _ in moves:
-        inside = box.x0 >= panel.x0 and box.x1 <= panel.x1 and box.y0 >= panel.y0 and box.y1 <= panel.y1
-        if not inside or any(_touch(box, b, pad) for b in others) or _covers(box, segments, points, pad):
+        if not _within(box, panel, 2 * pad) or any(_touch(box, b, pad) for b in others) or _covers(box, segments, points, pad):
             return False
     if _touch(moves[0][1], moves[1][1], pad):
         return False

@@ -246,7 +246,7 @@ def holdout_table(an: Analysis, fitted: intervals.PolicyFit) -> tuple[pd.DataFra
         "chosen on one half, valued on the other (held-out) [95%]": [
             with_interval(v, lo, hi, fmt_usd) for v, lo, hi in
             zip(numbers["held_out_usd"], numbers["held_out_low"], numbers["held_out_high"])],
-        "optimism: in-sample − held-out": [f"{fmt_usd(v)} ({p:+.0f}%)" if np.isfinite(p) else fmt_usd(v)
+        "optimism: in-sample − held-out": [f"{fmt_usd(v)} ({'+' * (p > 0)}{fmt_pct(p)}%)" if np.isfinite(p) else fmt_usd(v)
                                           for v, p in zip(numbers["optimism_usd"], numbers["optimism_pct"])]})
     return numbers, shown
 
