@@ -263,7 +263,7 @@ def _trend_fits(ax, d: pd.DataFrame, ylim: tuple[float, float], fit: DecayFit | 
         ax.plot(grid, inside(fit.a * np.exp(-fit.b * t) + fit.c), color="#C44E52", ls="--", lw=1,
                 label="fit a·exp(−bt)+c (Eq. 11)")
         note = (f"T½ = {sig(fit.halving_months)} mo {fit.interval_text()}" if fit.reliable
-                else f"T½ unreliable ({sig(fit.halving_months)} mo {fit.interval_text()})")
+                else f"T½ {sig(fit.halving_months)} mo, unreliable: no interval")  # an interval only where it holds
     else:
         note = "Eq. 11 not identifiable"
     if paper_months is not None:
