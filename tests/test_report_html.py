@@ -170,10 +170,10 @@ def test_the_checks_catch_what_they_are_for(tmp_path):
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("set_name", ["local", "sim", "humaneval_agents", "routellm_gsm8k"])
+@pytest.mark.parametrize("set_name", ["local", "sim", "humaneval_agents", "routellm_gsm8k", "swebench_bash_only"])
 def test_the_reports_on_disk_pass_the_browser_check(set_name, tmp_path):
-    """After the README's commands (test_readme.py runs before this file: `make all`, `make humaneval`, the RouteLLM
-    set), their reports are checked too, and their figures' screenshots saved under results/<set>/screenshots/
+    """After the README's commands (test_readme.py runs before this file: `make all`, `make humaneval`, `make swebench`,
+    the RouteLLM set), their reports are checked too, and their figures' screenshots saved under results/<set>/screenshots/
     (skipped where that set has no report yet)."""
     out = ROOT / "results" / set_name
     if not (out / "report" / "index.html").is_file():

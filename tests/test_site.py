@@ -189,6 +189,7 @@ def test_the_explorer_escapes_hostile_text_and_withholds_gpqa():
                              "prompt_tokens": [10], "completion_tokens": [5], "extracted": [evil + "x" * 5000]})
     one = explorer.problem_html("GSM8K", evil, attempts, {"m": "Model"})
     assert evil not in one and "(cut)" in one and "fail" in one
+    assert 'href="../../report/index.html"' in one and 'href="../../../index.html"' in one  # a way back besides the list
     hidden = explorer.problem_html("GPQA Diamond", "q1", attempts, {"m": "Model"}, explorer.WITHHELD["gpqa_diamond"])
     assert "xxxxx" not in hidden and "withheld" in hidden
     billed = attempts.assign(prompt_tokens=[0], completion_tokens=[0], billed_usd=[0.4], extracted=[""])

@@ -135,7 +135,8 @@ def problem_html(task_label: str, problem_id: str, attempts: pd.DataFrame, label
                     f"<td>{html.escape(tokens)}</td><td><pre>{html.escape(shown)}</pre></td></tr>")
     title = f"{html.escape(task_label)} · {html.escape(str(problem_id))}"
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title}</title><style>{STYLE}</style></head>'
-            f'<body><p><a href="../index.html">← Every problem</a></p><h1>{title}</h1><p>Every recorded attempt on this '
+            f'<body><p><a href="../index.html">← Every problem</a> · <a href="../../report/index.html">The report</a> · '
+            f'<a href="../../../index.html">All sets</a></p><h1>{title}</h1><p>Every recorded attempt on this '
             "problem: its strategy, run, verdict, USD and tokens, and the answer the grader read from it (the extracted "
             "answer, or the program it ran). The prompt is not shown.</p>"
             "<table><thead><tr><th>strategy</th><th>run</th><th>verdict</th><th>USD</th><th>tokens</th><th>answer read</th>"
