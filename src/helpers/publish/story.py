@@ -31,7 +31,7 @@ def table1_found(table1: pd.DataFrame, tasks: list[str], task_labels: dict[str, 
         share = (fee_share or {}).get((task, best["model"]), 0.0)
         parts.append(f"{task_labels.get(task, task)}: {best['model']} at {fmt_usd(best[task])} USD"
                      + ("" if beats else " (no model beats the expert alone)")
-                     + (f", {share:.1f}% of it the assumed expert fee on problems it never passed or passed too "
+                     + (f", {fee_pct(share)}% of it the assumed expert fee on problems it never passed or passed too "
                         "rarely to beat the fee (the fee ranks the models here, not the records)" if share > 50 else ""))
     return ("The lowest value of the paper's Table 1, per dataset (a point estimate, not a finding beyond doubt: "
             f"{BEYOND_DOUBT}): " + _listed(parts) + ".")
