@@ -173,8 +173,8 @@ def test_the_checks_catch_what_they_are_for(tmp_path):
 @pytest.mark.parametrize("set_name", ["local", "sim", "humaneval_agents", "routellm_gsm8k", "swebench_bash_only"])
 def test_the_reports_on_disk_pass_the_browser_check(set_name, tmp_path):
     """After the README's commands (test_readme.py runs before this file: `make all`, `make humaneval`, `make swebench`,
-    the RouteLLM set), their reports are checked too, and their figures' screenshots saved under results/<set>/screenshots/
-    (skipped where that set has no report yet)."""
+    the RouteLLM set), their reports are checked too (and their explorers' list and first row), and their figures'
+    screenshots saved under results/<set>/screenshots/ (skipped where that set has no report yet)."""
     out = ROOT / "results" / set_name
     if not (out / "report" / "index.html").is_file():
         pytest.skip(f"no report of {set_name} yet (make all)")
@@ -183,6 +183,9 @@ def test_the_reports_on_disk_pass_the_browser_check(set_name, tmp_path):
     found = browser.check_report(out / "report" / "index.html", names.internal(context["tasks"]), out / "screenshots",
                                  tmp_path)
     assert found == []
+    for page in (out / "explorer" / "index.html", out / "explorer" / "p" / "0.html"):  # its explorer: the list, a row
+        measured = browser.inspect(page, tmp_path / page.stem)
+        assert browser.problems(measured, names.internal(context["tasks"])) == [], page
     from helpers.publish.dictionary import undescribed
 
     assert undescribed(out / "tables") == []  # every column of its CSVs is in the data dictionary
