@@ -522,7 +522,8 @@ def shown_names(labels: dict[str, str]) -> list[str]:
 def _strategy_points(ax, d: pd.DataFrame, cost: np.ndarray, acc: np.ndarray, labels: dict[str, str],
                      colors: dict[str, str], shown_methods: dict[str, str]) -> None:
     """One panel's strategies as points (USD, %) with both intervals: the model's colour, the method's marker
-    (recorded in ``shown_methods`` for the legend); one errorbar call per (colour, marker): far fewer artists."""
+    (recorded in ``shown_methods`` for the legend); one errorbar call per (colour, marker): far fewer artists. Every
+    panel's whiskers are drawn under every marker (HumanEval's LDB triangles hid under other points' whiskers)."""
     groups: dict[tuple[str, str], list[int]] = {}
     for k, strategy in enumerate(d.index):
         model, _, method = strategy.partition("+")
@@ -535,7 +536,8 @@ def _strategy_points(ax, d: pd.DataFrame, cost: np.ndarray, acc: np.ndarray, lab
         ks = np.array(members)
         ax.errorbar(cost[ks], acc[ks], xerr=[np.maximum(cost[ks] - c_lo[ks], 0), np.maximum(c_hi[ks] - cost[ks], 0)],
                     yerr=[np.maximum(acc[ks] - a_lo[ks], 0), np.maximum(a_hi[ks] - acc[ks], 0)],
-                    fmt=mark, ms=5, color=color, elinewidth=0.6, capsize=1.5, alpha=0.9, ls="none")
+                    fmt="none", ecolor=color, elinewidth=0.6, capsize=1.5, alpha=0.9)
+        ax.plot(cost[ks], acc[ks], ls="none", marker=mark, ms=5, color=color, alpha=0.9, zorder=2.5)
 
 
 def cost_accuracy_data(points: pd.DataFrame, expert_usd: dict[str, float]) -> pd.DataFrame:
