@@ -223,6 +223,8 @@ def test_interactive_charts_replace_their_placeholders_with_escaped_specs_and_on
                        "frontier (USD per problem)": 0.1, "% of the expert alone": 10.0}]
     colour = spec["spec"]["layer"][1]["encoding"]["color"]  # each release's point in its family's colour, as the figure
     assert colour["scale"] == {"domain": ["large"], "range": [FAMILY_COLORS["large"]]}
+    y = spec["spec"]["layer"][0]["encoding"]["y"]["scale"]  # the data's range, not rounded out to a decade (local's 60-100% sat in 10-100)
+    assert y["nice"] is False and y["domain"] == pytest.approx([10.0 / 1.2, 10.0 * 1.2])
 
 
 def test_ls_lists_sets_datasets_models_methods_and_prices_and_version_prints_one_line():
@@ -284,6 +286,7 @@ def test_the_interactive_cost_accuracy_chart_colours_by_family_and_shapes_by_met
     assert interactive.log_ticks(pd.Series([0.03, 0.09, 0.2, 0.3, 1.2])) == [0.03, 0.1, 0.3, 1.0]
     assert interactive.log_ticks(pd.Series([1e-5, 0.5])) == [1e-5, 1e-4, 1e-3, 1e-2, 0.1]
     assert interactive.log_ticks(pd.Series([25.0, 95.0])) == [20.0, 50.0, 100.0]
+    assert interactive.log_ticks(pd.Series([60.0, 100.0])) == [40.0, 50.0, 60.0, 80.0, 100.0, 150.0]  # not two ticks
     dates = pd.DataFrame({"task": ["a"] * 2, "date": ["2023-11-06", "2023-12-11"], "released": ["m1", "m2"],
                           "frontier_usd": [1.0, 0.5], "normalized_pct": [10.0, 5.0]})
     axis = interactive.frontier_spec(dates, {"a": "A"}, {})["spec"]["layer"][0]["encoding"]["x"]["axis"]

@@ -138,7 +138,8 @@ def frontier_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[
     base = alt.Chart(frame).encode(x=alt.X("date:T", title="release date", axis=alt.Axis(format="%b %Y",
                                                                                           tickCount=_months(frame),
                                                                                           labelOverlap="greedy")),
-                                   y=alt.Y("% of the expert alone:Q", scale=alt.Scale(type="log"),
+                                   y=alt.Y("% of the expert alone:Q", scale=alt.Scale(type="log", domain=_padded(
+                                       frame["% of the expert alone"]), nice=False),  # Vega's nice: a whole decade
                                            axis=alt.Axis(values=log_ticks(frame["% of the expert alone"]))),
                                    tooltip=["dataset:N", "released:N", "family:N", "date:N",
                                             alt.Tooltip("frontier (USD per problem):Q", format=".3g"),
@@ -185,18 +186,25 @@ def _shapes(methods: list[str]) -> dict[str, str]:
 
 
 def log_ticks(values: pd.Series) -> list[float]:
-    """Ticks for a log axis over the positive ``values``: 1, 2, 5 per decade where they span less than 1.5 decades,
-    1 and 3 to 3 decades, else the decades (Vega's own put 0.2 and 0.3 on top of each other and a grid line at every
-    minor tick)."""
+    """Ticks for a log axis over the positive ``values``: 1, 1.5, 2, 3, 4, 5, 6, 8 per decade where they span less
+    than 0.4 of a decade (the local set's 60–100% had two ticks), 1, 2, 5 to 1.5 decades, 1 and 3 to 3 decades, else
+    the decades (Vega's own put 0.2 and 0.3 on top of each other and a grid line at every minor tick)."""
     v = values[values > 0]
     if v.empty:
         return []
     lo, hi = math.floor(math.log10(v.min())), math.ceil(math.log10(v.max()))
     span = math.log10(v.max() / v.min())
-    steps = (1, 2, 5) if span < 1.5 else (1, 3) if span < 3 else (1,)
+    steps = (1, 1.5, 2, 3, 4, 5, 6, 8) if span < 0.4 else (1, 2, 5) if span < 1.5 else (1, 3) if span < 3 else (1,)
     ticks = [float(f"{m}e{k}") for k in range(lo, hi + 1) for m in steps]
     inside = [t for t in ticks if v.min() / 1.5 <= t <= v.max() * 1.5]
     return inside or ticks
+
+
+def _padded(values: pd.Series) -> list[float]:
+    """A log axis's domain over the positive ``values``: their range widened by a fifth at each end (a point at an end
+    is drawn whole), not rounded out to whole decades."""
+    v = values[values > 0]
+    return [float(v.min()) / 1.2, float(v.max()) * 1.2] if len(v) else [1.0, 100.0]
 
 
 def _months(frame: pd.DataFrame) -> dict:
