@@ -148,11 +148,14 @@ def about_run(an: Analysis, caveats: list[str] | None = None) -> str:
     return f"**About this run**\n\n| | |\n|---|---|\n{table}\n\n{parameter_file(p)}"
 
 
+NOT_EXTRACTED = ("code", "verdict")  # task metrics judged without reading an answer: code run, a verdict imported
+
+
 def _extracts(an: Analysis) -> bool:
     """Whether an answer is extracted from a response on some dataset (not for code run or verdicts imported)."""
     from helpers.core.tasks import get_task
 
-    return any(get_task(t).metric not in ("code", "verdict") for t in an.tasks)
+    return any(get_task(t).metric not in NOT_EXTRACTED for t in an.tasks)
 
 
 def _inputs_cell(p) -> str:
@@ -294,7 +297,7 @@ def grading_text(an: Analysis, rule: str, numeric: str) -> str:
 
     p, metrics = an.ctx.params, {get_task(t).metric for t in an.tasks}
     said = []
-    if metrics - {"code", "verdict"}:
+    if _extracts(an):
         said.append(f"**Answer extraction**: {rule} (`extraction: {p.extraction}`). Math answers are compared by symbolic "
                     f"equivalence (math-verify), multiple choice by the letter. {numeric}")
     if "code" in metrics:

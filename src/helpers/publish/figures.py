@@ -495,7 +495,7 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, look: Appeara
             named.append((name.replace(" (sim)", ""),))
             texts.append(ax.annotate(named[-1][0], (row.usd, 100 * row.accuracy), fontsize=SMALL,
                                      xytext=(4, -4), textcoords="offset points", arrowprops=LEADER))
-        e = points[(points.task == task) & (points.strategy == "expert")]
+        e = points[(points.task == task) & (points.strategy == EXPERT)]
         ax.scatter(e.usd, 100 * e.accuracy, marker="*", s=90, color="black", zorder=4, label="human expert")
         if not labelled:  # the models' colours, once in the legend: by family; the points' whiskers
             for family, color in look.family_colors.items():

@@ -95,8 +95,8 @@ def load_llama(path: Path, n_ctx: int):
     except ImportError:
         raise CostOfPassError("llama-cpp-python is not installed; run `make setup-local`") from None
     if path not in _LLAMAS:
-        _LLAMAS[path] = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads(), n_threads_batch=threads(),
-                                  verbose=False)
+        n = threads()
+        _LLAMAS[path] = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n, n_threads_batch=n, verbose=False)
     return _LLAMAS[path]
 
 
