@@ -9,8 +9,9 @@ uniform design's, and the largest difference between each statistic as a racing 
 records where protected, else from the Table-1 sample) and as the uniform design's records give it: the frontier
 (Eq. 9) per dataset, Figure 2's frontier over releases, Figure 3's family counterfactuals, Figures 4-5's single-model
 counterfactuals and Table 2's technique gains — each also in units of the uniform estimate's standard error over
-problems (a bootstrap of the problems, 200 replicates). Table 1 is computed from the Table-1 sample alone under racing
-(its error is that of a random sample of the problems, not the rule's).
+problems (a bootstrap of the problems, 200 replicates). Table 1 under racing, against the uniform design's: its
+relative RMSE over the replays (each model and dataset), from the Table-1 sample alone and as a racing set computes it,
+from every kept record weighted by the inverse of its chance of being kept (``analyze.inclusion``).
 
     COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/racing.py [replays, default 30] [params/<set>.yaml[:vanilla] ...]
 
@@ -36,7 +37,7 @@ from helpers.grade.estimates import strategy_names
 SHARE = 0.1  # the Table-1 sample: a tenth of each task's problems (the default of racing.table1_share)
 SETS = ("params/humaneval_agents.yaml:vanilla", "params/sim.yaml")
 VARIANTS = ((racing.PROTECTED, SHARE), (("frontier", "releases", "models", "techniques"), SHARE), (("frontier",), SHARE),
-            (("frontier",), 0.05))  # (racing.protect, racing.table1_share)
+            (("frontier",), 0.05), (("frontier",), 0.04))  # (racing.protect, racing.table1_share)
 
 
 def load(spec: str):
@@ -75,6 +76,28 @@ def statistics(cells: pd.DataFrame, an, options: dict, expert: pd.Series) -> dic
     return out
 
 
+def table1(cells: pd.DataFrame, options: dict, expert: pd.Series, weight: pd.Series | None = None) -> pd.Series:
+    """Table 1 of every vanilla option, (option, task) -> USD: the mean over the cells' problems of min(cost-of-pass,
+    the expert's USD), each cell weighted by ``weight`` (default 1)."""
+    base = [o for o, (_, me) in options.items() if me == "vanilla"]
+    mine = cells[cells["option"].isin(base)]
+    fee = expert.reindex(pd.MultiIndex.from_frame(mine[["task", "problem_id"]])).to_numpy(float)
+    alone = np.minimum(np.asarray(cp.cost_of_pass(mine["cost_usd"], mine["passes"] / mine["runs"]), float), fee)
+    w = np.ones(len(mine)) if weight is None else weight.loc[mine.index].to_numpy(float)
+    keys = [mine["option"], mine["task"]]
+    return pd.Series(w * alone, index=mine.index).groupby(keys).sum() / pd.Series(w, index=mine.index).groupby(keys).sum()
+
+
+def inverse_chance(ran: pd.DataFrame, chosen: set) -> pd.Series:
+    """Each kept cell's weight in a racing set's Table 1 (``analyze.inclusion``): 1 where the race runs it, else (the
+    Table-1 sample's other cells) the inverse of the share of its task's problems in the sample."""
+    in_sample = pd.Series([k in chosen for k in zip(ran["task"], ran["problem_id"])], index=ran.index)
+    per_task = ran[["task", "problem_id"]].drop_duplicates().assign(s=lambda d: [k in chosen for k in zip(d["task"], d["problem_id"])])
+    share = per_task.groupby("task")["s"].mean()
+    return pd.Series(np.where(ran["raced"], 1.0, np.where(in_sample, 1 / ran["task"].map(share).to_numpy(float), 0.0)),
+                     index=ran.index)
+
+
 def standard_errors(cells: pd.DataFrame, an, options, expert, replicates: int = 200, seed: int = 0) -> dict[str, pd.Series]:
     """Each statistic's standard error over problems: a bootstrap of each task's problems."""
     rng = np.random.default_rng(seed)
@@ -101,6 +124,7 @@ def replay_all(cells, an, options, expert, kinds, share: float, replays: int, fu
     from the Table-1 sample alone."""
     subsets = racing.report_subsets(options, an.families.to_dict(), an.releases.to_dict(), kinds)
     rows, worst = [], {k: (0.0, 0.0) for k in full}
+    uniform_t1, errors = table1(cells, options, expert), []
     for seed in range(replays):
         ran = racing.replay(cells, expert, subsets, share, seed)
         ran = ran[ran["ran"]]
@@ -109,12 +133,16 @@ def replay_all(cells, an, options, expert, kinds, share: float, replays: int, fu
         chosen = racing.table1_sample(cells.groupby("task")["problem_id"].unique().to_dict(), share, seed)
         sample = ran[[k in chosen for k in zip(ran["task"], ran["problem_id"])]]
         sampled = statistics(sample, an, options, expert)
+        errors.append(pd.DataFrame({"sample": table1(sample, options, expert) / uniform_t1 - 1,
+                                    "weighted": table1(ran, options, expert, inverse_chance(ran, chosen)) / uniform_t1 - 1}))
         for k in full:
             value = now[k] if KIND.get(k, "techniques") in kinds else sampled[k].reindex(full[k].index)
             same = np.isclose(value, full[k], rtol=1e-12, atol=0) | (np.isinf(value) & np.isinf(full[k]))
             diff = (value - full[k]).abs().where(~same, 0.0)
             rel = (diff / se[k]).replace([np.inf], np.nan).fillna(0.0)
             worst[k] = (max(worst[k][0], float(diff.max())), max(worst[k][1], float(rel.max())))
+    rmse = pd.concat(errors).pow(2).groupby(level=[0, 1]).mean().pow(0.5).mul(100)  # (option, task) -> % of its value
+    worst["Table 1"] = rmse
     return pd.DataFrame(rows), worst
 
 
@@ -131,12 +159,18 @@ def main(replays: int, specs: list[str]) -> None:
         print(f"\n{spec}: {cells['task'].nunique()} task(s), {cells['problem_id'].nunique()} problems, "
               f"{len(options)} options, {int(cells['runs'].max())} runs; uniform: {int(cells['calls'].sum()):,} calls, "
               f"{cells['usd'].sum():,.2f} USD")
-        for kinds, table1 in VARIANTS:
-            name = f"protecting {', '.join(kinds)}; Table-1 sample {table1:.0%}"
-            share, worst = replay_all(cells, an, options, expert, kinds, table1, replays, full, se)
+        for kinds, sample_share in VARIANTS:
+            name = f"protecting {', '.join(kinds)}; Table-1 sample {sample_share:.0%}"
+            share, worst = replay_all(cells, an, options, expert, kinds, sample_share, replays, full, se)
             print(f"  racing, {name}: calls {share['calls'].mean():.1%} (min {share['calls'].min():.1%}, max "
                   f"{share['calls'].max():.1%}), USD {share['usd'].mean():.1%} (min {share['usd'].min():.1%}, max "
                   f"{share['usd'].max():.1%}) of the uniform design's")
+            rmse = worst.pop("Table 1")
+            exact = int((rmse["weighted"] < 1e-9).sum())
+            print(f"    {'Table 1':<24} relative RMSE over the replays, per model and dataset: from the Table-1 sample "
+                  f"alone {rmse['sample'].min():.0f}–{rmse['sample'].max():.0f}%, weighted from every problem "
+                  f"{rmse['weighted'].min():.0f}–{rmse['weighted'].max():.0f}% ({exact} of {len(rmse)} exact: the race "
+                  f"ran them everywhere); median {rmse['sample'].median():.0f}% / {rmse['weighted'].median():.0f}%")
             for k, (absolute, rel) in worst.items():
                 verdict = "identical in every replay" if absolute == 0 else f"largest difference {absolute:.4g} = {rel:.2f} SE"
                 where = "" if KIND.get(k, "techniques") in kinds else " (from the Table-1 sample)"

@@ -107,4 +107,4 @@ def test_racing_benchmark_runs(write_set, tmp_path):
     run_collection(ctx, progress=False)
     run_grading(ctx)
     out = run("benchmarks/racing.py", "2", params.source)
-    assert "uniform: 96 calls" in out and out.count("racing, protecting") == 4
+    assert "uniform: 96 calls" in out and out.count("racing, protecting") == 5

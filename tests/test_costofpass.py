@@ -257,3 +257,26 @@ def test_the_fee_curve_is_table_1_at_the_assumed_fee_and_names_where_the_cheapes
     assert "point estimates, not findings beyond doubt" in said  # a switch by point values, as every reading
     alone = fee_reading(curve[curve["line"] != "a"], {"t": 2.0}, ["b"], ["t"], {"t": "Task"})  # one model: no switch
     assert "b at every fee from 0.02 to 20 USD" in alone  # the grid: 0.01 to 10 times the 2 USD fee
+
+
+def test_weighted_table1_reads_each_problem_by_its_weight():
+    """A racing set's Table 1 (``weights``): each problem's min(cost-of-pass, expert) weighted, weight 0 never read
+    (a cell not recorded: NaN), and with no weights the paper's plain mean, in Table 1, its expert split and its fee
+    curve alike."""
+    import numpy as np
+    import pandas as pd
+
+    from helpers.analyze import costofpass as cp
+
+    idx = pd.MultiIndex.from_tuples([("t", "a"), ("t", "b"), ("t", "c")], names=["task", "problem_id"])
+    cop = pd.DataFrame({"m": [1.0, np.nan, 8.0]}, index=idx)
+    expert = pd.Series([4.0, 4.0, 4.0], index=idx)
+    w = pd.DataFrame({"m": [1.0, 0.0, 3.0]}, index=idx)
+    by_hand = (1.0 * 1 + 4.0 * 3) / 4  # problem c charged to the expert (8 > 4), b not recorded
+    assert cp.single_model_frontier(cop, expert, w).loc["t", "m"] == by_hand
+    split = cp.expert_split(cop, expert, w).iloc[0]
+    assert (split["value"], split["model_usd"], split["expert_usd"], split["expert_problems"]) == (by_hand, 0.25, 3.0, 3)
+    curve = cp.fee_curve(cop, expert, {"m": ["m"]}, np.array([1.0]), weights={"m": w["m"]})
+    assert curve["value"].iloc[0] == by_hand
+    full = cop.fillna(2.0)
+    assert cp.single_model_frontier(full, expert).loc["t", "m"] == cp.frontier(full, ["m"], expert).loc["t"] == (1 + 2 + 4) / 3

@@ -183,11 +183,63 @@ def test_racing_protected_frontiers_equal_the_uniform_designs(write_set, tmp_pat
     assert race.cop.notna().all().all() and len(race.cop) == 4  # 10% of 40 problems
     rows, curve = intervals.protected_statistics(race, 50, 0.95)
     assert set(rows["statistic"]) >= {"frontier:all models", "release frontier:0", "release gain:1"}
-    assert not rows["statistic"].str.startswith(("table1", "family", "essential")).any()
+    assert not rows["statistic"].str.startswith(("family", "essential")).any()
     value = rows.set_index(["statistic", "task"])["value"]
     for task, v in cp.frontier(uniform.cop, models, uniform.expert).items():
         assert value[("frontier:all models", task)] == pytest.approx(v, rel=1e-12)
     assert curve.shape[1] == 2  # Figure 2's two release steps, from every problem
+
+    # Table 1 from every problem: each recorded cell weighted by the inverse of its chance of being recorded
+    from helpers.grade.racing import raced_cells
+
+    cells = raced_cells(race.ctx, race.full.attempts).set_index(["task", "problem_id", "option"])
+    assert cells["raced"].groupby("option").all().any()  # the cheapest option runs everywhere
+    assert not (cells["raced"] | cells["in_sample"]).all()  # and some cells were never recorded
+    per_task = cells["in_sample"].groupby("task").mean()
+    for m in models:
+        raced, sample = (cells.xs(m, level="option")[k] for k in ("raced", "in_sample"))
+        alone = np.minimum(race.full.cop[m].fillna(np.inf), race.full.expert)
+        alone.index = alone.index.map(lambda k: (str(k[0]), str(k[1])))
+        h = np.where(raced, 1.0, np.where(sample, 1 / per_task.reindex(raced.index.get_level_values("task")).to_numpy(), 0.0))
+        h = pd.Series(h, index=raced.index)
+        by_hand = (h * alone.reindex(h.index).fillna(0.0)).groupby("task").sum() / h.groupby("task").sum()
+        for task, v in by_hand.items():
+            assert value[(f"table1:{m}", task)] == pytest.approx(v, rel=1e-12)
+        if raced.all():  # a model the race ran everywhere: its Table 1 is the uniform design's
+            for task, v in cp.frontier(uniform.cop, [m], uniform.expert).items():
+                assert value[(f"table1:{m}", task)] == pytest.approx(v, rel=1e-12)
+
+    # the report's Table 1, its expert's share and its curve over the fee read the same weighted records
+    from helpers.publish import tables
+
+    shown = tables.table1_frontier(race).set_index("model")
+    curve = expert_fee.fee_curve(race, "frontier")[0]
+    at_fee = curve[np.isclose(curve["scale"], 1.0)].set_index(["line", "task"])["value"]
+    split = expert_fee.table1_fee_share(race)
+    for m in models:
+        for task in race.tasks:
+            v = value[(f"table1:{m}", task)]
+            assert shown.loc[race.labels[m], task] == pytest.approx(v, rel=1e-12)
+            assert at_fee[(race.labels[m], task)] == pytest.approx(v, rel=1e-12)
+            assert 0 <= split[(task, race.labels[m])] <= 100
+
+
+def test_inclusion_weights_make_table1_unbiased_over_the_samples():
+    """Averaged over every sample the design could draw, the inverse-chance weighted total of a model's per-problem
+    values is the uniform design's total: a cell the race runs counts once, any other counts N/k times when drawn."""
+    from itertools import combinations
+
+    from helpers.analyze.inclusion import inclusion_weights
+
+    rng = np.random.default_rng(0)
+    values, raced = rng.random((7, 2)), rng.random((7, 2)) < 0.4
+    totals = []
+    for drawn in combinations(range(7), 3):
+        sample = np.isin(np.arange(7), drawn)
+        h = inclusion_weights(raced, sample, np.array([0]))
+        assert ((h > 0) == (raced | sample[:, None])).all()  # weight exactly where the cell is recorded
+        totals.append((h * values).sum(axis=0))
+    np.testing.assert_allclose(np.mean(totals, axis=0), values.sum(axis=0), rtol=1e-12)
 
 
 def test_racing_refuses_an_imported_set(write_set, tmp_path):
@@ -235,3 +287,29 @@ def test_the_race_protects_exactly_the_frontiers_the_report_computes():
             sets = [spec.strategies] if isinstance(spec, headline.Level) else [spec.base, spec.base + spec.added]
             for s in sets:
                 assert not s or collected(s) in kept, (kind, name, s)
+
+
+def test_the_racing_study_weighs_table1_and_shows_the_sample_alone_beside_it(write_set, shared_data):
+    """The validity study of the racing design (``racing_study``): Table 1 from every problem, weighted, judged against
+    the truth beside Table 1 from the Table-1 sample alone; its intervals are narrower (it reads more records)."""
+    from pathlib import Path
+
+    import yaml
+
+    from helpers.analyze import validity as va
+    from helpers.analyze.racing_study import racing_study
+    from helpers.collect.preflight import preflight
+    from helpers.core.params import Racing, load_params
+
+    registry = Path(__file__).resolve().parents[1] / "params/registry/sim_paper.yaml"
+    models = list(yaml.safe_load(registry.read_text())["models"])[:4]
+    path = write_set({"name": "study", "tasks": ["gsm8k"], "models": models, "models_file": str(registry),
+                      "n_problems": 60, "n_runs": 3, "price_snapshot": "sim_paper_table4_2025-04", "budget_usd": 100.0,
+                      "data_dir": str(shared_data)})
+    gm = va.generative_model(preflight(load_params(path)))
+    df = racing_study(gm, [va.GENERATORS[0]], Racing(table1_share=0.1), repetitions=2, replicates=30)
+    table1 = df[df["statistic"] == "table1"].set_index("design")
+    assert list(table1.index) == ["uniform", "racing", "sample"]
+    assert table1.loc["racing", "from"] == "every problem, weighted" and table1.loc["sample", "from"] == "Table-1 sample"
+    assert table1.loc["racing", "mean_width"] < table1.loc["sample", "mean_width"]
+    assert (df[df["statistic"] == "frontier"]["from"] == "every problem").all()

@@ -76,27 +76,42 @@ def relative_gain(cop: pd.DataFrame, new: Iterable[str], base: Iterable[str], ex
 
 
 # ---- analyses of the paper --------------------------------------------------------------------
-def single_model_frontier(cop: pd.DataFrame, expert: pd.Series) -> pd.DataFrame:
-    """Table 1: V_{p~D}({m} ∪ {expert}) per task (rows) and strategy (columns), USD."""
-    return pd.DataFrame({s: frontier(cop, [s], expert) for s in cop.columns})
+def weighted_mean(values: pd.Series, weights: pd.Series | None = None) -> pd.Series:
+    """Per task, the mean of ``values`` (indexed (task, problem_id)) with each problem weighted by ``weights`` (same
+    index, >= 0; None: every weight 1, the plain mean). A racing set's Table 1 weights each record by the inverse of its
+    chance of being recorded (``analyze.inclusion``); weight 0: not recorded, not read."""
+    if weights is None:
+        return values.groupby(level="task").mean()
+    w = weights.reindex(values.index).fillna(0.0)
+    return (values.where(w > 0, 0.0) * w).groupby(level="task").sum() / w.groupby(level="task").sum()
 
 
-def expert_split(cop: pd.DataFrame, expert: pd.Series) -> pd.DataFrame:
+def single_model_frontier(cop: pd.DataFrame, expert: pd.Series, weights: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Table 1: V_{p~D}({m} ∪ {expert}) per task (rows) and strategy (columns), USD; ``weights``: each cell's weight
+    (``weighted_mean``; columns as ``cop``'s, None: 1)."""
+    return pd.DataFrame({s: weighted_mean(frontier_per_problem(cop, [s], expert), None if weights is None else weights[s])
+                         for s in cop.columns})
+
+
+def expert_split(cop: pd.DataFrame, expert: pd.Series, weights: pd.DataFrame | None = None) -> pd.DataFrame:
     """What decides each single-model frontier value of Table 1 (Eq. 4–6, 9): per (task, strategy), the value (USD per
     problem), the part paid to the model (problems where its cost-of-pass is below the expert's cost) and the part
     charged to the expert (problems it never passed, or passed too rarely to beat the expert: the assumed fee), both
-    averaged over the task's problems, and the number of problems charged to the expert."""
+    averaged over the task's problems (weighted by ``weights`` as ``single_model_frontier``), and the number of
+    problems charged to the expert (weighted: the estimated number, rounded)."""
     e = expert.reindex(cop.index).to_numpy()[:, None]
     v = cop.to_numpy(dtype=float)
+    w = np.ones(v.shape) if weights is None else weights.reindex(index=cop.index, columns=cop.columns).fillna(0.0).to_numpy(float)
     charged = v >= e
     rows = []
     for task, idx in cop.groupby(level="task").indices.items():
         for j, strategy in enumerate(cop.columns):
-            model_part = float(np.mean(np.where(charged[idx, j], 0.0, v[idx, j])))
-            expert_part = float(np.mean(np.where(charged[idx, j], e[idx, 0], 0.0)))
+            mean = np.mean if weights is None else (lambda x, wj=w[idx, j]: np.average(np.where(wj > 0, x, 0.0), weights=wj))
+            model_part = float(mean(np.where(charged[idx, j], 0.0, v[idx, j])))
+            expert_part = float(mean(np.where(charged[idx, j], e[idx, 0], 0.0)))
             rows.append({"task": task, "strategy": strategy, "value": model_part + expert_part,
                          "model_usd": model_part, "expert_usd": expert_part,
-                         "expert_problems": int(charged[idx, j].sum())})
+                         "expert_problems": int(round(float(np.sum(w[idx, j] * charged[idx, j]))))})
     return pd.DataFrame(rows)
 
 
@@ -104,16 +119,24 @@ FEE_SCALES = np.logspace(-3, 2, 51)  # the expert's fee times 0.001 … 100: whe
 
 
 def fee_curve(cop: pd.DataFrame, expert: pd.Series, lines: dict[str, list[str]],
-              scales: np.ndarray = FEE_SCALES) -> pd.DataFrame:
+              scales: np.ndarray = FEE_SCALES, weights: dict[str, pd.Series] | None = None) -> pd.DataFrame:
     """Each frontier of ``lines`` (name -> its strategies; one model alone is Table 1, all models the frontier) as
     the expert's fee varies: per (task, line, scale), the fee (USD per problem: ``scale`` times the task's mean
-    expert cost) and the value V_{p~D}(line ∪ {expert at scale × its cost}) (USD per problem, Eq. 4–6, 9)."""
+    expert cost) and the value V_{p~D}(line ∪ {expert at scale × its cost}) (USD per problem, Eq. 4–6, 9), each
+    problem weighted by ``weights[line]`` where given (``weighted_mean``)."""
     rows = []
     for task, idx in cop.groupby(level="task").indices.items():
         e = expert.reindex(cop.index).to_numpy()[idx]
         for name, strategies in lines.items():
-            best = cop[strategies].to_numpy(dtype=float)[idx].min(axis=1) if strategies else np.full(len(idx), np.inf)
-            values = np.minimum(best[None, :], np.asarray(scales)[:, None] * e[None, :]).mean(axis=1)
+            best = (np.fmin.reduce(cop[strategies].to_numpy(dtype=float)[idx], axis=1, initial=np.inf)  # NaN: no estimate
+                    if strategies else np.full(len(idx), np.inf))
+            per_problem = np.minimum(best[None, :], np.asarray(scales)[:, None] * e[None, :])
+            w = (weights or {}).get(name)
+            if w is None:
+                values = per_problem.mean(axis=1)
+            else:
+                w = w.reindex(cop.index).fillna(0.0).to_numpy(float)[idx]
+                values = np.average(np.where(w > 0, per_problem, 0.0), axis=1, weights=w)
             rows += [{"task": task, "line": name, "scale": float(s), "fee_usd": float(s * e.mean()), "value": float(v)}
                      for s, v in zip(scales, values)]
     return pd.DataFrame(rows)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+import numpy as np
 import pandas as pd
 
 from helpers.analyze import costofpass as cop_math
@@ -41,6 +42,37 @@ class Analysis:
         """The analysis statistics of ``kind`` are computed from: every problem's (``full``) where a racing set protects
         them, else this one (a uniform set's, or a racing set's Table-1 sample)."""
         return self.full if self.full is not None and self.protects(kind) else self
+
+    @cached_property
+    def table1_weights(self) -> pd.DataFrame | None:
+        """A racing set's weight of each record in Table 1: per (task, problem_id) of every problem (``full``'s order)
+        and option, the inverse of the cell's chance of being recorded (``analyze.inclusion``: 1 where the race runs it,
+        the sample's inverse share on the Table-1 sample's other cells, 0 where nothing was recorded); None for a
+        uniform set (every weight 1)."""
+        if self.full is None:
+            return None
+        from helpers.analyze.inclusion import inclusion_weights
+        from helpers.grade.racing import raced_cells
+
+        cells = raced_cells(self.ctx, self.full.attempts)
+        problems = self.full.cop.index
+        keys = pd.MultiIndex.from_arrays([problems.get_level_values(0).astype(str), problems.get_level_values(1).astype(str)])
+        raced = cells.pivot(index=["task", "problem_id"], columns="option", values="raced").reindex(keys).fillna(False)
+        sample = cells.groupby(["task", "problem_id"], sort=False)["in_sample"].first().reindex(keys).fillna(False)
+        codes = pd.factorize(keys.get_level_values(0))[0]
+        starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+        weights = inclusion_weights(raced.to_numpy(bool), sample.to_numpy(bool), starts)
+        return pd.DataFrame(weights, index=problems, columns=raced.columns)
+
+    def table1_records(self) -> tuple[pd.DataFrame, pd.Series, pd.DataFrame | None]:
+        """What Table 1 reads: the models' cost-of-pass matrix (problems x models, USD), the expert's USD per problem
+        and each cell's weight (``costofpass.weighted_mean``; None: every weight 1) — a racing set's every problem's
+        records weighted (``table1_weights``), else this analysis' own."""
+        if self.full is None:
+            return self.vanilla_cop(), self.expert, None
+        weights = self.table1_weights
+        assert weights is not None  # a racing set
+        return self.full.vanilla_cop(), self.full.expert, weights
 
     @property
     def models(self) -> list[str]:

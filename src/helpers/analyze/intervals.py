@@ -21,7 +21,7 @@ from typing import Any, Callable, cast
 import numpy as np
 import pandas as pd
 
-from helpers.analyze import headline, model_checks, policy, routing, unseen
+from helpers.analyze import headline, inclusion, model_checks, policy, routing, unseen
 from helpers.analyze.bootstrap import DEFAULT_REPLICATES, Replicates, RunCube, bootstrap, problem_weights, resampled_costs, run_cube
 from helpers.analyze.costofpass import release_steps
 from helpers.analyze.estimates import Analysis
@@ -208,33 +208,59 @@ CHUNK_REPLICATES = 100  # the protected statistics' replicates drawn at once (ev
 
 
 def protected_statistics(an: Analysis, replicates: int, level: float) -> tuple[pd.DataFrame, np.ndarray | None]:
-    """A racing set's protected statistics (``Analysis.protects``) from every problem's records: the plug-in's rows
+    """A racing set's statistics from every problem's records: its protected ones (``Analysis.protects``) and Table 1,
+    each model's cells weighted by the inverse of their chance of being recorded (``inclusion``). The plug-in's rows
     (``_rows``, two-level bootstrap over all problems, the race's decisions held fixed) and, where the releases are
     protected, Figure 2's curve (1 + replicates, steps, T) %; empty and None for a uniform set."""
     if an.full is None:
         return pd.DataFrame(columns=COLUMNS), None
     cube, expert = set_cube(an.full)
-    specs = {k: v for k, v in all_statistics(an.full, set(cube.all_strategies)).items()
-             if an.protects(PROTECTED_BY.get(k.split(":", 1)[0], ""))}
-    if not specs:
-        return pd.DataFrame(columns=COLUMNS), None
+    every = all_statistics(an.full, set(cube.all_strategies))
+    specs = {k: v for k, v in every.items() if an.protects(PROTECTED_BY.get(k.split(":", 1)[0], ""))}
+    table1 = {k: v for k, v in every.items() if k.startswith("table1:")}
+    share = set_inclusion(an, cube)
+
+    def evaluated(reps: Replicates) -> dict[str, np.ndarray]:
+        return {**headline.evaluate(specs, reps.frontier), **inclusion.weighted_table1(reps, share, cube.strategies, table1)}
+
     seed = an.ctx.params.seed
     weights = problem_weights(cube, replicates, seed)
     point = None
-    spread: dict[str, list[np.ndarray]] = {k: [] for k in specs}
+    spread: dict[str, list[np.ndarray]] = {k: [] for k in [*specs, *table1]}
     for i, start in enumerate(range(0, replicates, CHUNK_REPLICATES)):
         w = weights[start:start + CHUNK_REPLICATES]
         point, reps = bootstrap(cube, expert, len(w), seed=seed, weights=w, stream=i + 1)
-        for k, v in headline.evaluate(specs, reps.frontier).items():
+        for k, v in evaluated(reps).items():
             spread[k].append(v)
     assert point is not None  # replicates >= 1
-    values = {k: v[0] for k, v in headline.evaluate(specs, point.frontier).items()}
+    values = {k: v[0] for k, v in evaluated(point).items()}
     spread_all = {k: np.concatenate(v) for k, v in spread.items()}
-    ranges = {k: tuple(x[0] for x in v) for k, v in unseen.ranges(specs, point.bounds()).items()}
-    box = {k: tuple(x[0] for x in v[:2]) for k, v in unseen.ranges(specs, point.box()).items()}
+    ranges, box = _identified(specs, point, {}), _identified(specs, point, {}, box=True)
+    for name, spec in table1.items():  # each model's range over its own weighted problems
+        mine = inclusion.weighted(point, inclusion.model_weights(share, cube.strategies, spec))
+        _identified({name: spec}, mine, ranges)
+        _identified({name: spec}, mine, box, box=True)
     names = [k for k in specs if k.startswith("release frontier:")]
     curves = (np.stack([np.concatenate([values[k][None], spread_all[k]]) for k in names], axis=1) if names else None)
     return _rows("plug-in", values, spread_all, cube.tasks, level, ranges, box), curves
+
+
+def _identified(specs: Statistics, point: Replicates, into: dict, box: bool = False) -> dict:
+    """``into`` updated with each statistic's identified range at the point (``unseen.ranges``: lowest, highest, unseen
+    share; with ``box``, widened by every cell's sampling error: lowest, highest), (T,) each."""
+    found = unseen.ranges(specs, point.box() if box else point.bounds())
+    into.update({k: tuple(x[0] for x in (v[:2] if box else v)) for k, v in found.items()})
+    return into
+
+
+def set_inclusion(an: Analysis, cube: RunCube) -> np.ndarray:
+    """(P, S) a racing set's Table-1 weight of each cell (``Analysis.table1_weights``) over the cube of every problem's
+    records (``set_cube(an.full)``): its problems and collected strategies."""
+    weights = an.table1_weights
+    assert weights is not None  # a racing set
+    keys = pd.MultiIndex.from_tuples([(str(t), str(p)) for t, p in cube.problems])
+    weights = weights.set_axis(pd.MultiIndex.from_arrays([weights.index.get_level_values(i).astype(str) for i in (0, 1)]))
+    return weights.reindex(index=keys, columns=cube.strategies).fillna(0.0).to_numpy(float)
 
 
 FRAMES = ("statistics", "accuracy_cost", "routing", "routing_points", "checks")

@@ -4,8 +4,9 @@ Per generator of the validity study (``validity.GENERATORS``: the estimator's ow
 sets of a set's shape are drawn (``validity.draw_cube``); each is estimated twice from the same attempts: with every
 cell (the uniform design) and with only the cells the race would have run (``collect.racing.replay``, with the set's
 ``racing`` settings), exactly as a racing set's report computes them — the protected statistics from every problem's
-records (two-level bootstrap, the race's decisions held fixed), every other one from the Table-1 sample alone. Both are
-judged against the set's own truth (``validity.true_statistics``). Pure computation: no notebook, no file.
+records (two-level bootstrap, the race's decisions held fixed), Table 1 from every problem's records with each cell
+weighted by the inverse of its chance of being recorded (``inclusion``), every other one from the Table-1 sample alone.
+Both are judged against the set's own truth (``validity.true_statistics``). Pure computation: no notebook, no file.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from helpers.analyze import inclusion
 from helpers.analyze.bootstrap import RunCube, bootstrap
 from helpers.analyze.intervals import PROTECTED_BY
 from helpers.analyze.validity import (
@@ -46,8 +48,8 @@ def _model_method(strategy: str) -> tuple[str, str]:
 
 
 def race_mask(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, settings, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """(ran (P, S) bool: the cells the race runs, sample (P,) bool: the Table-1 sample) of a drawn cube, the race set
-    as ``settings`` (``params.Racing``) says, its Table-1 sample drawn with ``seed``."""
+    """(raced (P, S) bool: the cells the race runs, on every problem, sample (P,) bool: the Table-1 sample, where every
+    cell runs) of a drawn cube, the race set as ``settings`` (``params.Racing``) says, its sample drawn with ``seed``."""
     with np.errstate(invalid="ignore"):
         cost = np.nanmean(cube.usd, axis=-1)
     passes = cube.correct.sum(axis=-1)
@@ -61,11 +63,11 @@ def race_mask(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, settings, 
     subsets = racing.report_subsets(options_of(gm, cube), gm.families, releases, settings.protect)
     fees = pd.Series(expert, index=pd.MultiIndex.from_frame(problems))
     kept = racing.replay(cells, fees, subsets, settings.table1_share, seed, settings.margin, settings.alpha)
-    ran = kept.set_index(["task", "problem_id", "option"])["ran"].reindex(
+    raced = kept.set_index(["task", "problem_id", "option"])["raced"].reindex(
         pd.MultiIndex.from_frame(cells[["task", "problem_id", "option"]])).to_numpy(bool).reshape(P, S)
     chosen = racing.table1_sample(problems.groupby("task", sort=False)["problem_id"].agg(list).to_dict(),
                                   settings.table1_share, seed)
-    return ran, np.array([k in chosen for k in zip(problems["task"], problems["problem_id"])], dtype=bool)
+    return raced, np.array([k in chosen for k in zip(problems["task"], problems["problem_id"])], dtype=bool)
 
 
 def emptied(cube: RunCube, ran: np.ndarray) -> RunCube:
@@ -82,12 +84,17 @@ def rows_of(cube: RunCube, keep: np.ndarray) -> RunCube:
                                class_ok=cube.class_ok[idx])
 
 
-def _estimate(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, replicates: int, seed: int, level: float
-              ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """name -> (value, low, high), (T,) each: the plug-in and its two-level bootstrap interval."""
+def _estimate(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, replicates: int, seed: int, level: float,
+              share: np.ndarray | None = None) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """name -> (value, low, high), (T,) each: the plug-in and its two-level bootstrap interval; with ``share`` (P, S)
+    (``inclusion.inclusion_weights``), Table 1's statistics only, each model's cells weighted by it."""
     point, reps = bootstrap(cube, expert, replicates, seed=seed)
     q = 100 * (1 - level) / 2
-    est, boot = gm.statistics(point.frontier), gm.statistics(reps.frontier)
+    if share is None:
+        est, boot = gm.statistics(point.frontier), gm.statistics(reps.frontier)
+    else:
+        table1 = {k: v for k, v in gm.specs.items() if family(k) == "table1"}
+        est, boot = (inclusion.weighted_table1(r, share, cube.strategies, table1) for r in (point, reps))
     out = {}
     for name, v in est.items():
         lo, hi = np.nanpercentile(boot[name], [q, 100 - q], axis=0)
@@ -100,16 +107,21 @@ def one_set(gm: GenerativeModel, seed: int, generator: Generator | None, setting
     rng = np.random.default_rng(seed)
     problems = draw_problems(gm, rng, generator)
     cube, expert = draw_cube(gm, rng, problems)
-    ran, sample = race_mask(gm, cube, expert, settings, seed)
+    raced, sample = race_mask(gm, cube, expert, settings, seed)
+    ran = raced | sample[:, None]
     uniform = _estimate(gm, cube, expert, replicates, seed, level)
     everywhere = _estimate(gm, emptied(cube, ran), expert, replicates, seed, level)
+    weighted = _estimate(gm, emptied(cube, ran), expert, replicates, seed, level,
+                         inclusion.inclusion_weights(raced, sample, cube.task_starts))
     on_sample = _estimate(gm, rows_of(cube, sample), expert[sample], replicates, seed, level)
     true = true_statistics(gm, problems)
     out: dict[str, Any] = {"usd_share": float(np.nansum(np.where(ran[..., None], cube.usd, 0)) / np.nansum(cube.usd))}
     for name in uniform:
-        protected = PROTECTED_BY.get(name.split(":", 1)[0]) in settings.protect
-        out[name] = {"truth": true[name], "uniform": uniform[name],
-                     "racing": everywhere[name] if protected else on_sample[name], "protected": protected}
+        protected = PROTECTED_BY.get(family(name)) in settings.protect
+        racing_value = everywhere[name] if protected else weighted.get(name, on_sample[name])
+        source = "every problem" if protected else "every problem, weighted" if name in weighted else "Table-1 sample"
+        out[name] = {"truth": true[name], "uniform": uniform[name], "racing": racing_value, "from": source,
+                     "sample": on_sample[name]}  # the Table-1 sample alone, side by side where weighting replaces it
     return out
 
 
@@ -117,7 +129,9 @@ def racing_study(gm: GenerativeModel, generators, settings, repetitions: int = 4
                  seed: int = 0, level: float = 0.95, workers: int = 1) -> pd.DataFrame:
     """Per generator, statistic family and design: mean |bias|, relative bias (%), coverage of the ``level`` interval
     where the truth is not 0 (%, with its Monte-Carlo standard error, sets as clusters), mean width, and the share of
-    the uniform design's USD the design spent (``STUDY_COLUMNS``); ``from``: every problem, or the Table-1 sample."""
+    the uniform design's USD the design spent (``STUDY_COLUMNS``); ``from``: every problem, every problem weighted
+    (Table 1), or the Table-1 sample. Where Table 1 is weighted, a third design, ``sample``, is Table 1 from the Table-1
+    sample alone (what a racing set showed before it was weighted), side by side."""
     jobs = [(seed * 100_003 + 7_919 * i + r, g) for i, g in enumerate(generators) for r in range(repetitions)]
     sets = forked_map(lambda s, g: one_set(gm, s, g, settings, replicates, level), jobs, workers)
     rows = []
@@ -129,13 +143,13 @@ def racing_study(gm: GenerativeModel, generators, settings, repetitions: int = 4
             mine = [n for n in names if family(n) == fam]
             truth = np.array([[r[n]["truth"] for n in mine] for r in reps]).reshape(len(reps), -1)
             nonzero = np.abs(truth) > ZERO
-            for design in ("uniform", "racing"):
+            weighted = reps[0][mine[0]]["from"] == "every problem, weighted"
+            for design in ("uniform", "racing", *(("sample",) if weighted else ())):
                 v, lo, hi = (np.array([[r[n][design][k] for n in mine] for r in reps]).reshape(truth.shape)
                              for k in range(3))
                 cov, se = pooled_rate((lo <= truth) & (truth <= hi), nonzero if nonzero.any() else np.ones_like(nonzero))
                 rows.append({"generator": g.name, "statistic": fam, "design": design,
-                             "from": "every problem" if design == "uniform" or reps[0][mine[0]]["protected"]
-                             else "Table-1 sample",
+                             "from": {"uniform": "every problem", "sample": "Table-1 sample"}.get(design, reps[0][mine[0]]["from"]),
                              "mean_abs_bias": float(np.abs((v - truth).mean(0)).mean()),
                              "rel_bias_pct": (100 * float((v - truth).sum() / np.abs(truth).sum())
                                               if np.abs(truth).sum() > ZERO else np.nan),

@@ -173,25 +173,35 @@ def expected_usd(cells: pd.DataFrame) -> dict[str, float]:
 def replay(cells: pd.DataFrame, expert: pd.Series, subsets: list[frozenset[str]], share: float, seed: int,
            margin: float = MARGIN, alpha: float = ALPHA) -> pd.DataFrame:
     """The racing design replayed on records a uniform design made: ``cells`` (task, problem_id and option as
-    strings) with a boolean ``ran`` column.
+    strings) with boolean columns ``raced`` (the race's own decision, on every problem) and ``ran`` (what a racing set
+    records: every option on the Table-1 sample, ``raced`` elsewhere).
 
     ``cells``: one row per (task, problem_id, option) with ``cost_usd`` (mean USD per attempt), ``passes`` and
     ``runs``; ``expert``: USD per problem, indexed (task, problem_id). Every option runs on each task's
     ``table1_problems``; elsewhere ``run_race`` decides, with expected USD per attempt from those problems."""
     cells = cells.astype({"task": str, "problem_id": str, "option": str})
-    fees = expert.set_axis(expert.index.map(lambda k: (str(k[0]), str(k[1]))))
     out = []
     for task, rows in cells.groupby("task", sort=False):
         sample = set(table1_problems(rows["problem_id"].unique(), share, seed, task))
         in_sample = rows["problem_id"].isin(sample)
         race = make_race(expected_usd(rows[in_sample]), subsets, margin)
-        grid = {k: rows[~in_sample].pivot(index="problem_id", columns="option", values=k).reindex(columns=list(race.options))
-                for k in ("cost_usd", "passes", "runs")}
-        problems = grid["cost_usd"].index
-        fee = fees.reindex([(task, p) for p in problems]).to_numpy(dtype=float)
-        ran = run_race(race, grid["cost_usd"].to_numpy(float), grid["passes"].fillna(0).to_numpy(float),
-                       grid["runs"].fillna(0).to_numpy(float), fee, alpha)
-        decided = pd.DataFrame(ran, index=problems, columns=list(race.options)).stack()
-        key = pd.MultiIndex.from_arrays([rows["problem_id"], rows["option"]])
-        out.append(rows.assign(ran=in_sample.to_numpy() | decided.reindex(key).fillna(False).to_numpy(bool)))
+        raced = race_decisions(race, rows, expert, alpha)
+        out.append(rows.assign(raced=raced, ran=in_sample.to_numpy() | raced))
     return pd.concat(out, ignore_index=True)
+
+
+def race_decisions(race: Race, rows: pd.DataFrame, expert: pd.Series, alpha: float = ALPHA) -> np.ndarray:
+    """Whether ``race`` runs each row's cell, decided from the records of the cells it runs (``run_race``): bool, one
+    per row of ``rows`` (one task's cells: ``problem_id``, ``option``, ``cost_usd``, ``passes``, ``runs``; options the
+    race does not have are never run). ``expert``: USD per problem, indexed (task, problem_id)."""
+    task = str(rows["task"].iloc[0])
+    grid = {k: rows.pivot(index="problem_id", columns="option", values=k).reindex(columns=list(race.options))
+            for k in ("cost_usd", "passes", "runs")}
+    problems = grid["cost_usd"].index
+    fees = expert.set_axis(expert.index.map(lambda k: (str(k[0]), str(k[1]))))
+    fee = fees.reindex([(task, str(p)) for p in problems]).to_numpy(dtype=float)
+    ran = run_race(race, grid["cost_usd"].to_numpy(float), grid["passes"].fillna(0).to_numpy(float),
+                   grid["runs"].fillna(0).to_numpy(float), fee, alpha)
+    decided = pd.DataFrame(ran, index=problems, columns=list(race.options)).stack()
+    key = pd.MultiIndex.from_arrays([rows["problem_id"], rows["option"]])
+    return decided.reindex(key).fillna(False).to_numpy(bool)

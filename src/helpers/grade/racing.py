@@ -56,8 +56,8 @@ def table1_sample(ctx: Context) -> set[tuple[str, str]]:
 
 
 def judged_cells(ctx: Context, attempts: list[Attempt]) -> pd.DataFrame:
-    """The graded records of ``attempts`` as cells: one row per (task, problem_id, option) with ``cost_usd`` (mean USD
-    per complete attempt), ``passes`` and ``runs`` (complete attempts)."""
+    """The graded records of ``attempts`` as cells (``cells_of``): one row per (task, problem_id, option) with
+    ``cost_usd`` (mean USD per complete attempt), ``passes`` and ``runs`` (complete attempts)."""
     p = ctx.params
     latest = RecordStore(p.records_path).latest(only={(a.problem.task, a.model.name) for a in attempts})
     calls = latest[in_plan(latest, attempts)].reset_index(drop=True)
@@ -67,11 +67,7 @@ def judged_cells(ctx: Context, attempts: list[Attempt]) -> pd.DataFrame:
                          code_cache=p.graded_path / "sandbox_verdicts.jsonl")
     done = attempts_from_calls(graded)
     done = done[done["complete"]].astype({"task": str, "problem_id": str, "model": str, "method": str})
-    done = done.assign(usd=cost_usd(done, ctx.snapshot), option=[strategy_name(m, me) for m, me in
-                                                                 zip(done["model"], done["method"])],
-                       passes=done["correct"].astype(float))
-    return (done.groupby(CELL).agg(cost_usd=("usd", "mean"), passes=("passes", "sum"), runs=("usd", "size"))
-            .reset_index())
+    return cells_of(done.assign(usd=cost_usd(done, ctx.snapshot)))
 
 
 @dataclass
@@ -106,13 +102,19 @@ class Waves:
 
 
 def plan_waves(ctx: Context, attempts: list[Attempt], sample: set[tuple[str, str]], sample_cells: pd.DataFrame) -> Waves:
-    """Each dataset's race from its Table-1 sample's records (``sample``: ``table1_sample``; expected USD per attempt;
-    an option with no complete attempt there takes the ledger's estimate)."""
+    """Each dataset's race from its Table-1 sample's records (``sample``: ``table1_sample``; ``set_races``)."""
     by_cell: dict[tuple[str, str, str], list[Attempt]] = {}
     for a in attempts:
         by_cell.setdefault((a.problem.task, a.problem.problem_id, option_of(a)), []).append(a)
-    ledger = estimate_calls([(a, list(range(a.method.collected_calls))) for a in attempts
-                             if (a.problem.task, a.problem.problem_id) in sample],
+    races = set_races(ctx, [a for a in attempts if (a.problem.task, a.problem.problem_id) in sample], sample_cells)
+    return Waves(ctx, by_cell, sample, races, set_expert(ctx))
+
+
+def set_races(ctx: Context, sample_attempts: list[Attempt], sample_cells: pd.DataFrame) -> dict[str, racing.Race]:
+    """Each dataset's race: its options by expected USD per attempt on the Table-1 sample's records (``sample_cells``:
+    ``judged_cells`` of ``sample_attempts``, the sample's planned attempts); an option with no complete attempt there
+    takes the ledger's estimate."""
+    ledger = estimate_calls([(a, list(range(a.method.collected_calls))) for a in sample_attempts],
                             ctx.snapshot, ctx.params.sampling.model_dump())
     per_call = (ledger["usd"] / ledger["calls"]).set_axis(pd.MultiIndex.from_frame(ledger[["task", "model"]])).to_dict()
     subsets, options = protected_subsets(ctx), set_options(ctx)
@@ -122,11 +124,44 @@ def plan_waves(ctx: Context, attempts: list[Attempt], sample: set[tuple[str, str
         expected = {o: measured.get(o, per_call.get((task, m), 0.0) * get_method(me).collected_calls)
                     for o, (m, me) in options.items()}
         races[task] = racing.make_race(expected, subsets, ctx.params.racing.margin)
+    return races
+
+
+def set_expert(ctx: Context) -> pd.Series:
+    """The expert's USD per problem of every dataset, indexed (task, problem_id)."""
     index = pd.MultiIndex.from_tuples([(t, q.problem_id) for t, ps in ctx.problems.items() for q in ps],
                                       names=["task", "problem_id"])
-    expert = expert_per_problem(index, ctx.params.expert_bound, rule=ctx.params.fidelity.expert_cost,
-                                difficulty=difficulties(ctx.problems))
-    return Waves(ctx, by_cell, sample, races, expert)
+    return expert_per_problem(index, ctx.params.expert_bound, rule=ctx.params.fidelity.expert_cost,
+                              difficulty=difficulties(ctx.problems))
+
+
+def cells_of(attempts: pd.DataFrame) -> pd.DataFrame:
+    """Priced attempts (``task``, ``problem_id``, ``model``, ``method``, ``usd``, ``correct``, ``complete``) as cells:
+    one row per (task, problem_id, option) with ``cost_usd`` (mean USD per complete attempt), ``passes`` and ``runs``
+    (complete attempts)."""
+    done = attempts[attempts["complete"].astype(bool)].astype({"task": str, "problem_id": str, "model": str, "method": str})
+    done = done.assign(option=[strategy_name(m, me) for m, me in zip(done["model"], done["method"])],
+                       passes=done["correct"].astype(float))
+    return (done.groupby(CELL).agg(cost_usd=("usd", "mean"), passes=("passes", "sum"), runs=("usd", "size"))
+            .reset_index())
+
+
+def raced_cells(ctx: Context, attempts: pd.DataFrame) -> pd.DataFrame:
+    """Every (task, problem_id, option) of a racing set with ``raced``: whether its race runs the cell, decided from the
+    records as the collection decided it (``collect.racing.race_decisions``) — on the Table-1 sample too, where every
+    option ran anyway — and ``in_sample``. ``attempts``: the set's priced attempts (``cells_of``)."""
+    cells, sample, options = cells_of(attempts), table1_sample(ctx), list(set_options(ctx))
+    keys = pd.MultiIndex.from_tuples([(t, q.problem_id, o) for t, ps in ctx.problems.items() for q in ps
+                                      for o in options], names=CELL)
+    cells = cells.set_index(CELL).reindex(keys).reset_index().fillna({"passes": 0.0, "runs": 0.0})
+    in_sample = np.array([(t, p) in sample for t, p in zip(cells["task"], cells["problem_id"])], dtype=bool)
+    planned = plan_for(ctx.params, {t: [q for q in ps if (t, q.problem_id) in sample] for t, ps in ctx.problems.items()},
+                       ctx.models)
+    races, expert = set_races(ctx, planned, cells[in_sample & (cells["runs"] > 0)]), set_expert(ctx)
+    raced = np.zeros(len(cells), dtype=bool)
+    for task, rows in cells.groupby("task", sort=False):
+        raced[rows.index.to_numpy()] = racing.race_decisions(races[task], rows, expert, ctx.params.racing.alpha)
+    return cells.assign(raced=raced, in_sample=in_sample)
 
 
 def collect_racing(ctx: Context, progress: bool = True) -> CollectResult:

@@ -27,11 +27,11 @@ def _model_frame(an: Analysis, values: dict[str, pd.Series]) -> pd.DataFrame:
 
 
 def table1_frontier(an: Analysis) -> pd.DataFrame:
-    """Table 1: V_{p~D}({m} ∪ {expert}) per model and task (USD per problem); the set's ``table1_only`` models last,
-    marked."""
+    """Table 1: V_{p~D}({m} ∪ {expert}) per model and task (USD per problem; a racing set's from every problem's
+    records, weighted: ``Analysis.table1_records``); the set's ``table1_only`` models last, marked."""
     frames = []
     for part, suffix in an.table1_parts():
-        per_model = cp.single_model_frontier(part.vanilla_cop(), part.expert)
+        per_model = cp.single_model_frontier(*part.table1_records())
         frame = _model_frame(part, {m: per_model[m] for m in per_model.columns})
         frames.append(frame.assign(model=frame["model"] + suffix))
     return pd.concat(frames, ignore_index=True)
