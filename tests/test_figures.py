@@ -247,3 +247,33 @@ def test_the_coverage_heat_map_tells_conservative_passing_near_and_failing_cells
     assert [t.get_text() for t in fig.axes[1].get_yticklabels()] == ["below 90", "90 to 93", "93 to 99",
                                                                      "99 or more:\nwider than needed"]
     plt.close("all")
+
+
+def test_a_dollar_in_a_name_is_drawn_as_typed_never_as_mathtext(tmp_path):
+    """Names come from a fork's registry: "$1 to $2" would be read as mathtext (italic "1 to ", the dollars gone), and
+    a name like "$\\\\mathdefault{...}$" would steer the parser. The figures' style turns mathtext off for every text."""
+    import matplotlib.text
+
+    name = "cost $1 to $2 \\frac{a}{b}$"
+    frame = pd.DataFrame({"task": ["T", "T"], "item": [name, "B"], "value": [1.0, 2.0], "low": [0.5, 1.0], "high": [2.0, 3.0]})
+    fig = figures.interval_bars(frame, "item", "Figure 5 $x$", simulated=False, colors={}, legend={name: "#123456"})
+    texts = fig.findobj(matplotlib.text.Text)
+    assert any(t.get_text() == name for t in texts)
+    assert not [t.get_text() for t in texts if t.get_parse_math()]
+    figures.save_figure(fig, "dollars", tmp_path)  # draws and saves without a mathtext error
+    plt.close("all")
+
+    import matplotlib
+    from matplotlib.markers import MarkerStyle
+
+    from helpers.publish import placement
+
+    with matplotlib.rc_context({**figures.STYLE, "text.parse_math": True}):
+        digit = MarkerStyle("$3$").get_path().vertices
+    with matplotlib.rc_context(figures.STYLE):  # the numbered labels' key still draws each number as its glyph
+        fig, ax = plt.subplots()
+        ax.plot([0, 1], [0, 1])
+        placement._number_key(fig, {"a label": 3}, "numbers", 8.0)
+        drawn = fig.legends[-1].legend_handles[0]._marker.get_path().vertices
+    np.testing.assert_array_equal(drawn, digit)
+    plt.close("all")

@@ -28,7 +28,8 @@ from helpers.publish.placement import labels_over_marks, leaders_tangled, place_
 # global matplotlib setting and no backend (the CLI runs its kernels with MPLBACKEND=Agg).
 STYLE = {**sns.axes_style("whitegrid"), **sns.plotting_context("paper", font_scale=1.2),
          "axes.prop_cycle": cycler(color=sns.color_palette("deep")), "font.family": "sans-serif",  # = sns.set_theme's
-         "svg.hashsalt": "cost-of-pass"}  # stable clip-path ids: same records, same SVG bytes
+         "svg.hashsalt": "cost-of-pass",  # stable clip-path ids: same records, same SVG bytes
+         "text.parse_math": False}  # every label as typed: a fork's "$1 to $2" in a name is drawn, never read as mathtext
 
 
 def styled(fn):

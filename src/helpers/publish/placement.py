@@ -267,8 +267,9 @@ def _number_key(fig, numbers: dict[str, int], title: str, size: float) -> None:
     boxes = [lg.get_window_extent(renderer) for lg in fig.legends] or [ax.get_tightbbox(renderer) for ax in fig.axes
                                                                         if ax.get_visible()]
     below = fig.transFigure.inverted().transform((0, min(b.y0 for b in boxes)))[1]
-    handles = [Line2D([], [], ls="", marker=f"${n}$", color="#333333", markersize=5 + 2 * len(str(n)))
-               for n in numbers.values()]
+    with matplotlib.rc_context({"text.parse_math": True}):  # a number as the marker's glyph (mathtext, digits only)
+        handles = [Line2D([], [], ls="", marker=f"${int(n)}$", color="#333333", markersize=5 + 2 * len(str(n)))
+                   for n in numbers.values()]
     fig.legend(handles, list(numbers), loc="upper center", bbox_to_anchor=(0.5, below), ncol=min(4, len(numbers)),
                fontsize=size, title=title, title_fontsize=size, frameon=False)
 
