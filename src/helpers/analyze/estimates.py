@@ -57,8 +57,8 @@ class Analysis:
         cells = raced_cells(self.ctx, self.full.attempts)
         problems = self.full.cop.index
         keys = pd.MultiIndex.from_arrays([problems.get_level_values(0).astype(str), problems.get_level_values(1).astype(str)])
-        raced = cells.pivot(index=["task", "problem_id"], columns="option", values="raced").reindex(keys).fillna(False)
-        sample = cells.groupby(["task", "problem_id"], sort=False)["in_sample"].first().reindex(keys).fillna(False)
+        raced = cells.pivot(index=["task", "problem_id"], columns="option", values="raced").reindex(keys, fill_value=False)
+        sample = cells.groupby(["task", "problem_id"], sort=False)["in_sample"].first().reindex(keys, fill_value=False)
         codes = pd.factorize(keys.get_level_values(0))[0]
         starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
         weights = inclusion_weights(raced.to_numpy(bool), sample.to_numpy(bool), starts)

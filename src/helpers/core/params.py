@@ -66,8 +66,9 @@ class Racing(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     table1_share: float = Field(0.1, gt=0, le=1, description="share of each dataset's problems (at least 2) on which "
-                                "every model and method makes every run: Table 1, the statistics that need every option, "
-                                "and the calibration of each option's expected USD per attempt")
+                                "every model and method makes every run: the statistics that need every option, Table 1 "
+                                "where the race skipped a model (weighted), and the calibration of each option's expected "
+                                "USD per attempt")
     margin: float = Field(0.5, gt=0, le=1, description="an option is skipped on a problem only where this share of its "
                           "expected USD per attempt exceeds the least upper bound on a reported frontier there")
     alpha: float = Field(0.025, gt=0, lt=0.5, description="one-sided level of the Jeffreys lower bound on a pass rate")
