@@ -181,7 +181,7 @@ def test_racing_protected_frontiers_equal_the_uniform_designs(write_set, tmp_pat
     assert expert_fee.unpassed_problems(race) == expert_fee.unpassed_problems(uniform)  # the frontier's words: every problem
     # everything else is the Table-1 sample's: every option made every run there
     assert race.cop.notna().all().all() and len(race.cop) == 4  # 10% of 40 problems
-    rows, curve = intervals.protected_statistics(race, 50, 0.95)
+    rows, curve = intervals.every_problem_statistics(race, 50, 0.95)
     assert set(rows["statistic"]) >= {"frontier:all models", "release frontier:0", "release gain:1"}
     assert not rows["statistic"].str.startswith(("family", "essential")).any()
     value = rows.set_index(["statistic", "task"])["value"]

@@ -214,7 +214,7 @@ def load_analysis(ctx: Context) -> Analysis:
     Models the set shows in Table 1 only (``table1_only``) are kept out of it, in ``aside``. A racing set's analysis
     is its Table-1 sample's (every option made every run there: any statistic computed on it is a uniform design's
     on a random subset of the problems), with every problem's records in ``full`` for the frontiers the race
-    protects (``Analysis.protects``)."""
+    protects (``Analysis.protects``) and for Table 1, weighted (``Analysis.table1_records``)."""
     attempts = read_graded(ctx, "attempts")
     estimates = read_graded(ctx, "estimates")
     headline, table1_only = ctx.split()

@@ -190,7 +190,8 @@ def all_statistics(an: Analysis, available: set[str]) -> Statistics:
 def _cache_key(an: Analysis, replicates: int, draws: int, level: float) -> str:
     code = Path(__file__).parent
     h = hashlib.sha256()
-    for path in sorted([*code.glob("*.py"), *code.glob("*.json"), *(code.parent / "core" / "methods").glob("*.py")]):
+    race = [code.parent / "collect" / "racing.py", code.parent / "grade" / "racing.py"]  # a racing set's Table-1 weights
+    for path in sorted([*code.glob("*.py"), *code.glob("*.json"), *(code.parent / "core" / "methods").glob("*.py"), *race]):
         h.update(path.read_bytes())
     manifest = graded_paths(an.ctx)["manifest"]
     h.update(manifest.read_bytes() if manifest.is_file() else b"no manifest")
@@ -207,7 +208,7 @@ PROTECTED_BY = {"frontier": "frontier", "release frontier": "releases", "release
 CHUNK_REPLICATES = 100  # the protected statistics' replicates drawn at once (every problem's cube is large)
 
 
-def protected_statistics(an: Analysis, replicates: int, level: float) -> tuple[pd.DataFrame, np.ndarray | None]:
+def every_problem_statistics(an: Analysis, replicates: int, level: float) -> tuple[pd.DataFrame, np.ndarray | None]:
     """A racing set's statistics from every problem's records: its protected ones (``Analysis.protects``) and Table 1,
     each model's cells weighted by the inverse of their chance of being recorded (``inclusion``). The plug-in's rows
     (``_rows``, two-level bootstrap over all problems, the race's decisions held fixed) and, where the releases are
@@ -461,7 +462,7 @@ def set_statistics(an: Analysis, replicates: int = DEFAULT_REPLICATES, draws: in
     steps = [[m for m in names if m in available] for _, names in set_steps(an)]
     st = compute_statistics(cube, expert, all_statistics(an, available), [m for m in an.models if m in available],
                             steps, replicates, draws, an.ctx.params.seed, level, free_response=free_response_tasks(an))
-    rows, curve = protected_statistics(an, replicates, level)  # a racing set's protected frontiers: every problem
+    rows, curve = every_problem_statistics(an, replicates, level)  # a racing set: its protected frontiers and Table 1
     if len(rows):
         mine = (st.frame["estimator"] == "plug-in") & st.frame["statistic"].isin(set(rows["statistic"]))
         st.frame = pd.concat([st.frame[~mine], rows], ignore_index=True)

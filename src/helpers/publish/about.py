@@ -285,12 +285,13 @@ def design_text(an: Analysis) -> str:
             f"options ran cheapest first, each only where it could still change a frontier this report shows ({r.margin:g} "
             f"× its expected USD per attempt at most the least upper bound on that frontier, from the runs of the cheaper "
             f"options): {made:,} of the uniform design's {uniform:,} attempts ({made / uniform:.0%}). From every problem's "
-            f"records: {kept}. Table 1 (the paper's estimator, and its expert's share) reads every problem's records too, "
-            f"each weighted by the inverse of its chance of being recorded: 1 where the race ran it, N/k on the sample's other "
-            f"records (a dataset's N problems, k of them in the sample: about {1 / r.table1_share:.3g}), so a model the race "
-            f"ran everywhere has the uniform design's value. Every other number (the cost with up to k tries then the expert, the routing "
-            f"frontier, the model-based estimate, Tables 5-6, the price-change split, the frontier at other expert fees) "
-            f"comes from the Table-1 sample alone, as a uniform design's on those problems would: its intervals are wider.")
+            f"records: {kept}. Table 1 (the paper's estimator, and its expert's share) reads every problem's records "
+            f"too, each weighted by the inverse of its chance of being recorded: 1 where the race ran it, N/k on the "
+            f"sample's other records (a dataset's N problems, k of them in the sample: about {1 / r.table1_share:.3g}), "
+            f"so a model the race ran everywhere has the uniform design's value. Every other number (the cost with up to "
+            f"k tries then the expert, the routing frontier, the model-based estimate, Tables 5-6, the price-change split, "
+            f"the frontier at other expert fees) comes from the Table-1 sample alone, as a uniform design's on those "
+            f"problems would: its intervals are wider.")
 
 
 def grading_text(an: Analysis, rule: str, numeric: str) -> str:
