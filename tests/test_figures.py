@@ -251,22 +251,25 @@ def test_the_coverage_heat_map_tells_conservative_passing_near_and_failing_cells
 
 def test_a_dollar_in_a_name_is_drawn_as_typed_never_as_mathtext(tmp_path):
     """Names come from a fork's registry: "$1 to $2" would be read as mathtext (italic "1 to ", the dollars gone), and
-    a name like "$\\\\mathdefault{...}$" would steer the parser. The figures' style turns mathtext off for every text."""
-    import matplotlib.text
-
-    name = "cost $1 to $2 \\frac{a}{b}$"
-    frame = pd.DataFrame({"task": ["T", "T"], "item": [name, "B"], "value": [1.0, 2.0], "low": [0.5, 1.0], "high": [2.0, 3.0]})
-    fig = figures.interval_bars(frame, "item", "Figure 5 $x$", simulated=False, colors={}, legend={name: "#123456"})
-    texts = fig.findobj(matplotlib.text.Text)
-    assert any(t.get_text() == name for t in texts)
-    assert not [t.get_text() for t in texts if t.get_parse_math()]
-    figures.save_figure(fig, "dollars", tmp_path)  # draws and saves without a mathtext error
-    plt.close("all")
-
+    "$\\frac{$" would fail to parse and stop the report. The figures parse no mathtext: every title, legend and tick
+    label is drawn as typed, and a log axis writes its numbers as plain text (10⁻², 3×10⁰)."""
     import matplotlib
+    import matplotlib.text
     from matplotlib.markers import MarkerStyle
 
     from helpers.publish import placement
+
+    names = ["cost $1 to $2", "$\\frac{$"]
+    frame = pd.DataFrame({"task": "T", "item": names, "value": [1.0, 200.0], "low": [0.5, 100.0], "high": [2.0, 300.0]})
+    fig = figures.interval_bars(frame, "item", "Figure 5 $x$", simulated=False, colors={}, legend={names[0]: "#123456"},
+                                symlog=True)
+    figures.save_figure(fig, "dollars", tmp_path)  # draws and saves: no mathtext error
+    texts = [t for t in fig.findobj(matplotlib.text.Text) if t.get_text() and t.get_visible()]
+    shown = [t._preprocess_math(t.get_text()) for t in texts]
+    assert shown.count((names[0], False)) >= 2 and (names[1], False) in shown  # legend and tick label, as typed
+    assert ("Figure 5 $x$", False) in shown and not [text for text, math in shown if math]
+    assert {"0", "10¹", "10²"} <= {text for text, _ in shown}  # the symlog axis' numbers, as plain text
+    plt.close("all")
 
     with matplotlib.rc_context({**figures.STYLE, "text.parse_math": True}):
         digit = MarkerStyle("$3$").get_path().vertices

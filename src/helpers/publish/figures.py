@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import textwrap
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import matplotlib.colors
 import matplotlib.dates
 import matplotlib.pyplot as plt
 import matplotlib.text
+import matplotlib.ticker
 import numpy as np
 import pandas as pd
 import seaborn as sns
@@ -29,7 +31,7 @@ from helpers.publish.placement import labels_over_marks, leaders_tangled, place_
 STYLE = {**sns.axes_style("whitegrid"), **sns.plotting_context("paper", font_scale=1.2),
          "axes.prop_cycle": cycler(color=sns.color_palette("deep")), "font.family": "sans-serif",  # = sns.set_theme's
          "svg.hashsalt": "cost-of-pass",  # stable clip-path ids: same records, same SVG bytes
-         "text.parse_math": False}  # every label as typed: a fork's "$1 to $2" in a name is drawn, never read as mathtext
+         "text.parse_math": False}  # every text as typed: a fork's "$1 to $2" is drawn, not read as mathtext (log_scale)
 
 
 def styled(fn):
@@ -291,9 +293,51 @@ class MonthOrDay(matplotlib.dates.DateFormatter):
         return [d.strftime("%Y-%m-%d") for d in dates]
 
 
+SUPERSCRIPT = str.maketrans("0123456789-−+.", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁻⁺·")
+
+
+def plain_number(label: str) -> str:
+    """A number formatter's mathtext tick label as plain text: ``$\\mathdefault{3\\times10^{-2}}$`` -> ``3×10⁻²``
+    (the figures parse no mathtext: ``STYLE``); anything else unchanged."""
+    inner = re.fullmatch(r"\$\\mathdefault\{(.*)\}\$", label)
+    if inner is None:
+        return label
+    text = inner.group(1).replace("\\times", "×").replace("-", "−")
+    return re.sub(r"\^\{([^}]*)\}", lambda m: m.group(1).translate(SUPERSCRIPT), text)
+
+
+class PlainNumbers(matplotlib.ticker.Formatter):
+    """A log or symlog axis' own formatter (``inner``: which ticks get labels, and their values), its labels written
+    as plain text (``plain_number``) instead of mathtext."""
+
+    def __init__(self, inner: matplotlib.ticker.Formatter):
+        self.inner = inner
+
+    def set_axis(self, axis) -> None:
+        super().set_axis(axis)
+        self.inner.set_axis(axis)
+
+    def set_locs(self, locs) -> None:
+        self.inner.set_locs(locs)
+
+    def __call__(self, x, pos=None) -> str:
+        return plain_number(self.inner(x, pos))
+
+    def format_ticks(self, values) -> list[str]:
+        return [plain_number(label) for label in self.inner.format_ticks(values)]
+
+
+def log_scale(ax, which: str, scale: str = "log", **kwargs) -> None:
+    """Put ``ax``'s ``which`` ("x" or "y") axis on ``scale`` ("log", "symlog"), its tick labels plain text."""
+    (ax.set_xscale if which == "x" else ax.set_yscale)(scale, **kwargs)
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    axis.set_major_formatter(PlainNumbers(axis.get_major_formatter()))
+    axis.set_minor_formatter(PlainNumbers(axis.get_minor_formatter()))
+
+
 def _trend_axes(ax, ylim: tuple[float, float], title: str) -> None:
     """A trend panel's log y axis (%), dated x axis and two-line title."""
-    ax.set_yscale("log")
+    log_scale(ax, "y")
     ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_ylim(*ylim)
     ax.set_title(title, fontsize=NORMAL)
@@ -340,7 +384,7 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
         ax.set_xlabel(ylabel, fontsize=SMALL)
         ax.tick_params(axis="x", labelsize=SMALL)
         if symlog:
-            ax.set_xscale("symlog", linthresh=10)
+            log_scale(ax, "x", "symlog", linthresh=10)
     axes.flat[0].invert_yaxis()  # the y axis is shared: inverted once, the first item on top
     _shared_x_once(axes, len(tasks), cols)
     fig.suptitle(titled(title, simulated), y=1.0)
@@ -422,7 +466,7 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
                 bar.set_x(bar.get_x() + (bar.get_width() - slim) / 2)
                 bar.set_width(slim)
     if np.nanmax(np.abs(values.to_numpy(float)), initial=0) > 200:
-        ax.set_yscale("symlog", linthresh=10)
+        log_scale(ax, "y", "symlog", linthresh=10)
     ax.set_ylabel("relative improvement (%)")
     ax.set_xlabel("")
     room = max(12, int(7.5 / max(len(values.index), 1) / 0.11))  # characters a dataset's name has under its bars
@@ -503,7 +547,7 @@ def routing_frontier(envelope: pd.DataFrame, points: pd.DataFrame, look: Appeara
                 ax.plot([], [], "o", ms=4, color=color, ls="", label=family)
             ax.errorbar([np.nan], [np.nan], yerr=[[0], [0]], fmt="none", ecolor="#666666", elinewidth=0.7, capsize=1.5,
                         label="a model's 95% interval")
-        ax.set_xscale("log")
+        log_scale(ax, "x")
         ax.set_title(task_labels.get(task, task), fontsize=NORMAL)
         ax.set_xlabel("USD per problem", fontsize=SMALL)
         ax.set_ylabel("accuracy (%)", fontsize=SMALL)
@@ -585,7 +629,7 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], look: Appe
         labelled.append((ax, texts, named))
         if task in expert_usd:
             ax.scatter([expert_usd[task]], [100.0], marker="*", s=110, color="black", zorder=4, label="human expert")
-        ax.set_xscale("log")
+        log_scale(ax, "x")
         ax.set_title(task_labels.get(task, task), fontsize=NORMAL)
         ax.set_xlabel("mean USD per attempt", fontsize=SMALL)
         ax.set_ylabel("accuracy (%)", fontsize=SMALL)
@@ -656,8 +700,8 @@ def fee_curve(curve: pd.DataFrame, fees: dict[str, float], look: Appearance, fro
                 ax.plot(g["fee_usd"], g["value"], color="#BBBBBB", lw=0.8, zorder=1, label=None if keyed else OTHER_MODELS)
                 keyed = True
         ax.axvline(fees[task], color="#999999", lw=0.9, ls=":", label="the fee this set assumes")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
+        log_scale(ax, "x")
+        log_scale(ax, "y")
         ax.set_xlabel("expert's fee per problem (USD)")
         ax.set_ylabel("USD per problem")
         ax.set_title(task_labels.get(task, task), fontsize=NORMAL + 1)
