@@ -20,13 +20,15 @@ PAYLOADS = {  # each would set the page's title (or leave an element behind) if 
     "family_b": '<b onmouseover="document.title=\'PWNED-attr\'" id="pwned-attr">hover</b>',
     "description": '<svg onload="document.title=\'PWNED-svg\'"></svg> | a | table [x]{onclick=alert(1)}',
 }
+DOLLARS = " costs $1 to $2, $\\frac{$"  # drawn in every figure as typed: mathtext would eat the dollars, or fail to parse
 
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("hostile")
     registry = yaml.safe_load((ROOT / "params/registry/models.yaml").read_text())["models"]
-    models = {"sim-lightweight": {**registry["sim-lightweight"], "label": PAYLOADS["label_a"], "family": PAYLOADS["family_a"]},
+    models = {"sim-lightweight": {**registry["sim-lightweight"], "label": PAYLOADS["label_a"] + DOLLARS,
+                                  "family": PAYLOADS["family_a"]},
               "sim-reasoning": {**registry["sim-reasoning"], "label": PAYLOADS["label_b"], "family": PAYLOADS["family_b"]}}
     (tmp / "models.yaml").write_text(yaml.safe_dump({"models": models}))
     params = {"name": "hostile", "description": PAYLOADS["description"], "tasks": ["two_digit_addition"],
@@ -71,3 +73,4 @@ def test_no_payload_runs_in_chromium_and_the_text_shows_as_typed(hostile, tmp_pa
     assert "&lt;script&gt;document.title=\"PWNED-script\"&lt;/script&gt;" in text or \
         "&lt;script&gt;document.title=&quot;PWNED-script&quot;&lt;/script&gt;" in text
     assert "[click](javascript:document.title=" in text.replace("&quot;", '"')
+    assert DOLLARS in text  # the dollars as typed in the page too (no math rendering of a name)
