@@ -216,9 +216,12 @@ def test_racing_protected_frontiers_equal_the_uniform_designs(write_set, tmp_pat
     curve = expert_fee.fee_curve(race, "frontier")[0]
     at_fee = curve[np.isclose(curve["scale"], 1.0)].set_index(["line", "task"])["value"]
     split = expert_fee.table1_fee_share(race)
+    fitted = intervals.set_policy(race)
+    beside = tables.policy_cost(race, fitted, intervals.policy_statistics(race, fitted))[0].set_index(["model", "task"])
     for m in models:
         for task in race.tasks:
             v = value[(f"table1:{m}", task)]
+            assert beside.loc[(race.labels[m], task), "paper_usd"] == pytest.approx(v, rel=1e-12)
             assert shown.loc[race.labels[m], task] == pytest.approx(v, rel=1e-12)
             assert at_fee[(race.labels[m], task)] == pytest.approx(v, rel=1e-12)
             assert 0 <= split[(task, race.labels[m])] <= 100

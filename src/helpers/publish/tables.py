@@ -66,9 +66,9 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
     sp, cube, _ = fitted
     long = policy.policy_table(sp.single, cube.task_codes, cube.tasks, cube.strategies)
     long = long[long["strategy"].isin(an.models)]
-    vanilla = an.vanilla_cop()
-    paper = pd.concat([cp.expert_split(vanilla, an.expert),
-                       cp.expert_split(vanilla.min(axis=1).to_frame(FRONTIER_LINE), an.expert)]).rename(columns={
+    vanilla, expert, weights = an.table1_records()  # the paper's values as Table 1 shows them (a racing set's: weighted)
+    paper = pd.concat([cp.expert_split(vanilla, expert, weights),
+                       cp.expert_split(vanilla.min(axis=1).to_frame(FRONTIER_LINE), expert)]).rename(columns={
         "value": "paper_usd", "model_usd": "paper_records_usd", "expert_usd": "paper_expert_usd",
         "expert_problems": "paper_expert_problems"})
     kind = rows["statistic"].str.split(":", n=1)
