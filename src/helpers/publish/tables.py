@@ -93,8 +93,9 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
             policy_said(r.policy_usd, r.policy_low, r.policy_high, r.expert_share_pct, r.unidentified, r.k)
             for r in long.itertuples()],
         "the paper's cost-of-pass (USD)": [
-            fee_said(r.paper_usd, r.paper_records_usd, r.paper_expert_share_pct) + f"; {r.paper_expert_problems} problems "
-            "charged the fee" for r in long.itertuples()]})
+            fee_said(r.paper_usd, r.paper_records_usd, r.paper_expert_share_pct)
+            + f"; {r.paper_expert_problems} problem{'' if r.paper_expert_problems == 1 else 's'} charged the fee"
+            for r in long.itertuples()]})
     return long, shown
 
 
