@@ -28,6 +28,7 @@ import pandas as pd
 
 from helpers.analyze import costofpass as cp
 from helpers.analyze.estimates import load_analysis
+from helpers.analyze.inclusion import inclusion_frame
 from helpers.collect import racing
 from helpers.core.context import prepare
 from helpers.core.methods import collected_methods
@@ -76,26 +77,22 @@ def statistics(cells: pd.DataFrame, an, options: dict, expert: pd.Series) -> dic
     return out
 
 
-def table1(cells: pd.DataFrame, options: dict, expert: pd.Series, weight: pd.Series | None = None) -> pd.Series:
-    """Table 1 of every vanilla option, (option, task) -> USD: the mean over the cells' problems of min(cost-of-pass,
-    the expert's USD), each cell weighted by ``weight`` (default 1)."""
+def table1(cells: pd.DataFrame, options: dict, expert: pd.Series, weights: pd.DataFrame | None = None) -> pd.Series:
+    """Table 1 of every vanilla option as the project computes it (``costofpass.single_model_frontier``), (task,
+    option) -> USD; ``weights``: each (problem, option) cell's weight, as a racing set's (``inverse_chance``)."""
     base = [o for o, (_, me) in options.items() if me == "vanilla"]
-    mine = cells[cells["option"].isin(base)]
-    fee = expert.reindex(pd.MultiIndex.from_frame(mine[["task", "problem_id"]])).to_numpy(float)
-    alone = np.minimum(np.asarray(cp.cost_of_pass(mine["cost_usd"], mine["passes"] / mine["runs"]), float), fee)
-    w = np.ones(len(mine)) if weight is None else weight.loc[mine.index].to_numpy(float)
-    keys = [mine["option"], mine["task"]]
-    return pd.Series(w * alone, index=mine.index).groupby(keys).sum() / pd.Series(w, index=mine.index).groupby(keys).sum()
+    cop = cells.assign(v=cp.cost_of_pass(cells["cost_usd"], cells["passes"] / cells["runs"])).pivot_table(
+        index=["task", "problem_id"], columns="option", values="v", aggfunc="first").reindex(columns=base)
+    return cp.single_model_frontier(cop, expert, weights).stack()
 
 
-def inverse_chance(ran: pd.DataFrame, chosen: set) -> pd.Series:
-    """Each kept cell's weight in a racing set's Table 1 (``analyze.inclusion``): 1 where the race runs it, else (the
-    Table-1 sample's other cells) the inverse of the share of its task's problems in the sample."""
-    in_sample = pd.Series([k in chosen for k in zip(ran["task"], ran["problem_id"])], index=ran.index)
-    per_task = ran[["task", "problem_id"]].drop_duplicates().assign(s=lambda d: [k in chosen for k in zip(d["task"], d["problem_id"])])
-    share = per_task.groupby("task")["s"].mean()
-    return pd.Series(np.where(ran["raced"], 1.0, np.where(in_sample, 1 / ran["task"].map(share).to_numpy(float), 0.0)),
-                     index=ran.index)
+def inverse_chance(cells: pd.DataFrame, ran: pd.DataFrame, chosen: set) -> pd.DataFrame:
+    """A racing set's Table-1 weights (``analyze.inclusion.inclusion_frame``) over every problem and option of
+    ``cells``, from the replay's decisions (``ran``'s ``raced``) and its Table-1 sample ``chosen``."""
+    raced = ran.pivot_table(index=["task", "problem_id"], columns="option", values="raced", aggfunc="first")
+    grid = cells.pivot_table(index=["task", "problem_id"], columns="option", values="runs", aggfunc="first")
+    raced = raced.reindex(index=grid.index, columns=grid.columns).fillna(False).astype(bool)
+    return inclusion_frame(raced, pd.Series([k in chosen for k in grid.index], index=grid.index))
 
 
 def standard_errors(cells: pd.DataFrame, an, options, expert, replicates: int = 200, seed: int = 0) -> dict[str, pd.Series]:
@@ -134,7 +131,8 @@ def replay_all(cells, an, options, expert, kinds, share: float, replays: int, fu
         sample = ran[[k in chosen for k in zip(ran["task"], ran["problem_id"])]]
         sampled = statistics(sample, an, options, expert)
         errors.append(pd.DataFrame({"sample": table1(sample, options, expert) / uniform_t1 - 1,
-                                    "weighted": table1(ran, options, expert, inverse_chance(ran, chosen)) / uniform_t1 - 1}))
+                                    "weighted": table1(ran, options, expert, inverse_chance(cells, ran, chosen))
+                                    / uniform_t1 - 1}))
         for k in full:
             value = now[k] if KIND.get(k, "techniques") in kinds else sampled[k].reindex(full[k].index)
             same = np.isclose(value, full[k], rtol=1e-12, atol=0) | (np.isinf(value) & np.isinf(full[k]))

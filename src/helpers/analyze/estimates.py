@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-import numpy as np
 import pandas as pd
 
 from helpers.analyze import costofpass as cop_math
@@ -51,7 +50,7 @@ class Analysis:
         uniform set (every weight 1)."""
         if self.full is None:
             return None
-        from helpers.analyze.inclusion import inclusion_weights
+        from helpers.analyze.inclusion import inclusion_frame
         from helpers.grade.racing import raced_cells
 
         cells = raced_cells(self.ctx, self.full.attempts)
@@ -59,10 +58,7 @@ class Analysis:
         keys = pd.MultiIndex.from_arrays([problems.get_level_values(0).astype(str), problems.get_level_values(1).astype(str)])
         raced = cells.pivot(index=["task", "problem_id"], columns="option", values="raced").reindex(keys, fill_value=False)
         sample = cells.groupby(["task", "problem_id"], sort=False)["in_sample"].first().reindex(keys, fill_value=False)
-        codes = pd.factorize(keys.get_level_values(0))[0]
-        starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
-        weights = inclusion_weights(raced.to_numpy(bool), sample.to_numpy(bool), starts)
-        return pd.DataFrame(weights, index=problems, columns=raced.columns)
+        return inclusion_frame(raced, sample).set_axis(problems)
 
     def table1_records(self) -> tuple[pd.DataFrame, pd.Series, pd.DataFrame | None]:
         """What Table 1 reads: the models' cost-of-pass matrix (problems x models, USD), the expert's USD per problem

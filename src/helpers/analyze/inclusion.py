@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pandas as pd
 
 from helpers.analyze import headline
 from helpers.analyze.bootstrap import Replicates
@@ -32,6 +33,15 @@ def inclusion_weights(raced: np.ndarray, sample: np.ndarray, task_starts: np.nda
         k = int(sample[lo:hi].sum())
         inverse[lo:hi] = (hi - lo) / k if k else 0.0
     return np.where(raced, 1.0, np.where(sample[:, None], inverse[:, None], 0.0))
+
+
+def inclusion_frame(raced: pd.DataFrame, sample: pd.Series) -> pd.DataFrame:
+    """``inclusion_weights`` as a frame: ``raced`` bool, problems (task, problem_id; each task's problems together) x
+    options; ``sample`` bool per problem (same index)."""
+    codes = pd.factorize(raced.index.get_level_values(0))[0]
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    weights = inclusion_weights(raced.to_numpy(bool), sample.reindex(raced.index).to_numpy(bool), starts)
+    return pd.DataFrame(weights, index=raced.index, columns=raced.columns)
 
 
 def weighted(reps: Replicates, weights: np.ndarray) -> Replicates:
