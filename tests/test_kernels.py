@@ -1,5 +1,5 @@
-"""The stages' kernels (``helpers.core.kernels``): keys only for collection, nothing left in /tmp, and warm starts
-that import the next notebook's modules and nothing else."""
+"""The stages' kernels (``helpers.core.kernels``): keys only for collection, nothing left in /tmp, warm starts that
+import the next notebook's modules and nothing else, and keyless warm kernels forked from a zygote (``core.zygote``)."""
 
 from __future__ import annotations
 
@@ -41,6 +41,7 @@ def scratch(monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(where))
     yield where
     kernels.retire()
+    kernels.stop_zygotes()
     shutil.rmtree(where, ignore_errors=True)
 
 
@@ -116,3 +117,61 @@ def test_a_kernel_that_cannot_start_warm_leaves_the_stage_to_start_its_own(tmp_p
     src = notebook(tmp_path / "03_v.ipynb", "import json")
     kernels.prepare(src, tmp_path)
     assert not kernels._WARM and not [k for k in kernels._live() if getattr(k, "warm", False) and k.has_kernel]
+
+
+FORKED = ("import json, os, sys\nopen(OUT, 'w').write(json.dumps({'ppid': os.getppid(), 'pid': os.getpid(), "
+          "'sibling': 'xml.dom.minidom' in sys.modules, 'key_stage': 'wave' in sys.modules, 'env': dict(os.environ)}))")
+
+
+def test_a_keyless_warm_kernel_is_forked_from_a_zygote_without_keys(tmp_path, scratch, monkeypatch):
+    """A keyless warm kernel is a fork of the zygote (its parent), which imported the modules of the stage notebooks
+    beside it (``xml.dom.minidom``) but not the key stage's (``wave``); neither the zygote nor the kernel holds the
+    key; the kernel is a session of its own; stopping the zygote leaves no process and nothing in /tmp."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-" + "zygote-should-not-see-this")
+    monkeypatch.setenv("COP_HARMLESS_SETTING", "kept")
+    notebook(tmp_path / "01_collect.ipynb", "import wave")
+    notebook(tmp_path / "04_other.ipynb", "import xml.dom.minidom")
+    src = notebook(tmp_path / "03_x.ipynb", FORKED)
+    params = tmp_path / "p.yaml"
+    params.write_text(f"OUT: {tmp_path / 'seen.json'}\n")
+    kernels.prepare(src, tmp_path)
+    execute_notebook(src, tmp_path / "out.ipynb", params)
+    seen = json.loads((tmp_path / "seen.json").read_text())
+    made = kernels._ZYGOTES[str(tmp_path)]
+    assert seen["ppid"] == made.proc.pid and seen["sibling"] and not seen["key_stage"]
+    assert "OPENAI_API_KEY" not in seen["env"] and seen["env"]["COP_HARMLESS_SETTING"] == "kept"
+    assert b"zygote-should-not-see-this" not in Path(f"/proc/{made.proc.pid}/environ").read_bytes()
+    assert not Path(f"/proc/{seen['pid']}").exists()  # shut down by its manager, reaped by the zygote
+    kernels.stop_zygotes()
+    assert made.proc.poll() is not None and not left_behind(scratch)
+
+
+def test_ctrl_c_reaches_a_forked_kernel(tmp_path, scratch):
+    """``interrupt_kernels`` (the runner's first Ctrl-C) stops a cell running in a forked kernel within seconds."""
+    import threading
+    import time
+
+    from helpers.core.notebooks import Interrupted
+
+    src = notebook(tmp_path / "05_slow.ipynb", "import time\ntime.sleep(120)")
+    params = tmp_path / "p.yaml"
+    params.write_text("OUT: null\n")
+    kernels.prepare(src, tmp_path)
+    timer = threading.Timer(4, kernels.interrupt_kernels)
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(Interrupted):
+        execute_notebook(src, tmp_path / "out.ipynb", params)
+    assert time.monotonic() - start < 60 and kernels._ZYGOTES[str(tmp_path)].alive()
+
+
+def test_forks_turned_off(tmp_path, scratch, monkeypatch):
+    """``COP_FORKED_KERNELS=0``: the warm kernel is a process of its own, and no zygote starts."""
+    monkeypatch.setenv("COP_FORKED_KERNELS", "0")
+    src = notebook(tmp_path / "03_x.ipynb", FORKED)
+    params = tmp_path / "p.yaml"
+    params.write_text(f"OUT: {tmp_path / 'seen.json'}\n")
+    kernels.prepare(src, tmp_path)
+    execute_notebook(src, tmp_path / "out.ipynb", params)
+    assert json.loads((tmp_path / "seen.json").read_text())["ppid"] == __import__("os").getpid()
+    assert not kernels._ZYGOTES

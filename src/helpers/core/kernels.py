@@ -6,6 +6,10 @@ while the current stage runs and imports there, in the background, the modules t
 (nothing else: no name is bound, no code of the notebook runs, the execution count stays at 0). ``take`` hands that
 kernel to the next stage's notebook, which then runs in a fresh process exactly as it would have, minus the wait.
 A kernel prepared for another notebook, or left when the run stops, is shut down (``retire``).
+
+A warm kernel without keys is forked from the command's zygote (``helpers.core.zygote``), which has imported the
+modules of the stage notebooks beside it once: the ~2 s of imports are then paid once per command, not once per
+stage and set. It is still a process of its own, started before its notebook, with its own environment.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # a mixin: jupyter_client's manager is its base only where it is used (``kernel_manager_class``)
     from jupyter_client.manager import KernelManager as _Manager
+
+    from helpers.core.zygote import Zygote
 else:
     _Manager = object
 
@@ -27,6 +33,7 @@ COLD_ENV = "COP_COLD_KERNELS"  # set to 1: each stage starts its own kernel when
 PRELOAD_WAIT_S = 300.0  # how long a stage waits for its warm kernel's imports before it runs anyway
 _LIVE = None  # a weakref.WeakSet of the kernel managers alive now (``interrupt_kernels``)
 _WARM: dict[str, "_Warm"] = {}  # notebook path -> its kernel, started before it runs
+_ZYGOTES: dict[str, "Zygote"] = {}  # notebooks' folder -> the process its keyless warm kernels are forked from
 
 
 def _live():
@@ -73,6 +80,7 @@ class _LocalKernel(_Manager):
     """What the stages' kernel manager adds to jupyter_client's (mixed in by ``kernel_manager_class``)."""
 
     keys = True
+    forked_from: Path | None = None  # the notebooks' folder whose zygote forks this kernel (warm, without keys)
 
     def __init__(self, **kwargs):
         import tempfile
@@ -95,6 +103,17 @@ class _LocalKernel(_Manager):
         with open(f"{self.ip}.log" if self.transport == "ipc" else os.devnull, "ab") as log:  # the child keeps a copy
             kw.setdefault("stderr", log)
             return super().start_kernel(**kw)
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        # jupyter_client's hook for launching differently: a fork of the zygote where there is one, else a process
+        from helpers.core import zygote
+
+        pid = _forked_kernel(self.forked_from, kernel_cmd, kw) if self.forked_from is not None and not self.keys else None
+        if pid is None:
+            return await super()._async_launch_kernel(kernel_cmd, **kw)
+        started = self.provisioner
+        started.process, started.pid, started.pgid, started.cwd = zygote.Forked(pid), pid, pid, kw.get("cwd")
+        self._reconcile_connection_info(started.connection_info)
 
     def client(self, **kwargs):
         made = super().client(**kwargs)
@@ -172,6 +191,7 @@ class _Warm:
     def __init__(self, src: Path, cwd: Path):
         self.km = kernel_manager_class(keys=src.stem in KEY_STAGES)(kernel_name=KERNEL)
         self.km.warm = True  # not running a stage yet (``interrupt_kernels``)
+        self.km.forked_from = src.parent
         try:
             self.km.start_kernel(cwd=str(cwd), extra_arguments=["--HistoryManager.hist_file=:memory:"])
         except Exception:
@@ -221,6 +241,34 @@ class _Warm:
         self.stop.set()
         self.thread.join(5)
         self.km.retire(now=True)
+
+
+def _forked_kernel(folder: Path, cmd: list[str], kw: dict) -> int | None:
+    """The pid of a kernel forked from ``folder``'s zygote (started now if it is not running) for the launch ``cmd``
+    with ``kw`` (env, cwd, stderr), or None: not an ipykernel of this interpreter, forks turned off or impossible."""
+    from helpers.core import zygote
+    from helpers.core.redaction import without_secrets
+
+    argv = zygote.kernel_argv(cmd)
+    if argv is None or os.environ.get(zygote.FORK_ENV) == "0" or not hasattr(os, "fork"):
+        return None
+    made = _ZYGOTES.get(str(folder))
+    if made is None or not made.alive():
+        if not _ZYGOTES:
+            import atexit
+
+            atexit.register(stop_zygotes)
+        stages = sorted(p for p in folder.glob("*.ipynb") if p.stem not in KEY_STAGES)
+        modules = list(dict.fromkeys(m for p in stages for m in notebook_modules(p)))
+        made = _ZYGOTES[str(folder)] = zygote.Zygote(modules, without_secrets(dict(os.environ)), Path(kw.get("cwd") or "."))
+    log = getattr(kw.get("stderr"), "name", None)
+    return made.fork(argv, dict(kw.get("env") or {}), str(kw.get("cwd") or os.getcwd()), log if isinstance(log, str) else None)
+
+
+def stop_zygotes() -> None:
+    """Stop every zygote (at exit; kernels forked from one are shut down by their managers)."""
+    while _ZYGOTES:
+        _ZYGOTES.popitem()[1].stop()
 
 
 def prepare(src: Path, cwd: Path) -> None:

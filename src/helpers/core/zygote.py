@@ -1,0 +1,200 @@
+"""Stage kernels forked from one process that has imported the stages' modules once (a "zygote").
+
+Every stage's kernel imports pandas, scipy, matplotlib, seaborn and the package before its first line of analysis:
+~2.2 CPU seconds per stage, paid again by each stage of each set (warm kernels, ``kernels.prepare``, hide the wait
+but not the CPU). A command's first warm kernel starts the zygote: one process, in a session of its own, with the
+environment a keyless kernel gets (``redaction.without_secrets``), that imports the modules of the stage notebooks
+beside that notebook (``kernels.notebook_modules``; the key stages' excluded) and then waits on its pipe. Each later
+keyless kernel is a fork of it (copy-on-write: the imports cost nothing more) that becomes an ipykernel with the
+manager's connection file, arguments, environment, working directory and log, in a session of its own (interrupts and
+kills reach its process group, as for a kernel jupyter_client starts). The zygote reaps its kernels; it exits when its
+pipe closes (the command ended, or died). ``FORK_ENV=0`` starts every kernel as its own process.
+
+Run as ``python -m helpers.core.zygote MODULES_JSON`` by ``Zygote``; importing this module changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+FORK_ENV = "COP_FORKED_KERNELS"  # 0: every kernel starts as its own process (the benchmark compares)
+LAUNCHER = "ipykernel_launcher"
+
+
+def _preload(names: list[str]) -> None:
+    """Import ``names`` (a name that is not a module, or that fails to import, is the notebook's own business)."""
+    import importlib
+    import importlib.util
+
+    for name in names:
+        try:
+            if "." not in name or importlib.util.find_spec(name) is not None:
+                importlib.import_module(name)
+        except Exception:  # noqa: BLE001, S112 - the notebook reports its own import errors
+            continue
+
+
+def _reap(*_) -> None:
+    """Collect every kernel that ended (SIGCHLD): none stays a zombie, so its manager sees it gone."""
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _become_kernel(request: dict) -> None:
+    """In the forked child: a fresh session, the manager's stdio, directory, environment and arguments, then the
+    ipykernel app until it shuts down; never returns to the zygote's loop."""
+    import signal
+
+    code = 1
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the kernel waits for its own subprocesses
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDONLY)
+        log = os.open(request["log"] or os.devnull, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        os.dup2(null, 0)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update({**request["env"], "JPY_PARENT_PID": str(os.getppid())})
+        sys.argv = [LAUNCHER, *request["argv"]]
+        from ipykernel.kernelapp import IPKernelApp
+
+        IPKernelApp.launch_instance()
+        code = 0
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else 0
+    finally:
+        import atexit
+
+        atexit._run_exitfuncs()
+        os._exit(code)
+
+
+def serve(modules: list[str]) -> None:
+    """The zygote's loop: import ``modules``, then one fork per request line on stdin (JSON: argv, env, cwd, log),
+    answering the kernel's pid on stdout; exit at end of input."""
+    import signal
+
+    if sys.path and sys.path[0] == os.getcwd():  # as ``python -m ipykernel_launcher`` leaves it
+        del sys.path[0]
+    _preload([*modules, "ipykernel.kernelapp"])
+    signal.signal(signal.SIGCHLD, _reap)
+    for line in sys.stdin:
+        request = json.loads(line)
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:
+            _become_kernel(request)
+        sys.stdout.write(json.dumps({"pid": pid}) + "\n")
+        sys.stdout.flush()
+
+
+class Zygote:
+    """The client side: starts ``serve`` in a process of its own and asks it for kernels (one request at a time)."""
+
+    def __init__(self, modules: list[str], env: dict[str, str], cwd: Path):
+        self.proc = subprocess.Popen([sys.executable, "-Xfrozen_modules=off", "-m", __name__, json.dumps(modules)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     env=env, cwd=str(cwd), start_new_session=True, text=True)
+        self.lock = threading.Lock()
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def fork(self, argv: list[str], env: dict[str, str], cwd: str, log: str | None) -> int | None:
+        """A kernel's pid, or None: the zygote is gone or answered nothing usable (the caller starts one itself)."""
+        with self.lock:
+            try:
+                assert self.proc.stdin is not None and self.proc.stdout is not None
+                self.proc.stdin.write(json.dumps({"argv": argv, "env": env, "cwd": cwd, "log": log}) + "\n")
+                self.proc.stdin.flush()
+                pid = json.loads(self.proc.stdout.readline())["pid"]
+            except (OSError, ValueError, KeyError, AssertionError):
+                self.stop()
+                return None
+        return pid if isinstance(pid, int) and pid > 0 else None
+
+    def stop(self) -> None:
+        """Close its pipe (it exits there) and wait for it; its kernels are shut down by their managers."""
+        try:
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+            self.proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+
+
+class Forked:
+    """A forked kernel's handle, as jupyter_client's local provisioner uses a ``Popen``: its parent is the zygote,
+    which reaps it, so it has ended once its pid is gone."""
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, 0)
+                state = Path(f"/proc/{self.pid}/stat").read_text().rpartition(")")[2].split()[0]
+            except (ProcessLookupError, FileNotFoundError):
+                state = "X"
+            except PermissionError:
+                state = "R"
+            if state in ("X", "Z"):
+                self.returncode = 0
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        import time
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(str(self.pid), timeout or 0)
+            time.sleep(0.05)
+        return self.returncode or 0
+
+    def send_signal(self, signum: int) -> None:
+        os.kill(self.pid, signum)
+
+    def kill(self) -> None:
+        import signal
+
+        self.send_signal(signal.SIGKILL)
+
+    def terminate(self) -> None:
+        import signal
+
+        self.send_signal(signal.SIGTERM)
+
+
+def kernel_argv(cmd: list[str]) -> list[str] | None:
+    """The ipykernel arguments of a kernel command of this interpreter (``python [-X…] -m ipykernel_launcher ARGS``),
+    or None for any other command (started as its own process)."""
+    if not cmd or os.path.abspath(cmd[0]) != os.path.abspath(sys.executable):
+        return None
+    try:
+        at = cmd.index("-m")
+    except ValueError:
+        return None
+    return cmd[at + 2:] if cmd[at + 1:at + 2] == [LAUNCHER] else None
+
+
+if __name__ == "__main__":
+    serve(json.loads(sys.argv[1]))
