@@ -68,15 +68,16 @@ SEEN = ("import sys\nopen(OUT, 'w').write(repr(('xml.dom.minidom' in sys.modules
 
 
 @pytest.mark.parametrize("warm", [False, True])
-def test_a_warm_kernel_has_imported_the_notebooks_modules_and_nothing_else(tmp_path, scratch, warm):
-    """Warm, the notebook's own imports are done before its first cell (``xml.dom.minidom``) and nothing else is
-    (``colorsys``, imported only inside a function); no name is bound and the first cell's execution count is 1."""
+def test_a_warm_kernel_has_imported_the_notebooks_modules_and_nothing_else(tmp_path, scratch, warm, monkeypatch):
+    """Warm (prepared, or started when the stage starts), the notebook's own imports are done before its first cell
+    (``xml.dom.minidom``) and nothing else is (``colorsys``, imported only inside a function); no name is bound and
+    the first cell's execution count is 1. Cold (``COP_COLD_KERNELS=1``), nothing is imported before the notebook."""
     src = notebook(tmp_path / "03_x.ipynb", SEEN, "import xml.dom.minidom\nfrom json import decoder",
                    "def later():\n    import colorsys", "%time x = 1")
     params = tmp_path / "p.yaml"
     params.write_text(f"OUT: {tmp_path / 'seen.txt'}\n")
-    if warm:
-        kernels.prepare(src, tmp_path)
+    if not warm:
+        monkeypatch.setenv(kernels.COLD_ENV, "1")
     execute_notebook(src, tmp_path / "out.ipynb", params)
     assert (tmp_path / "seen.txt").read_text() == repr((warm, False, ["OUT", "params_file", "sys"]))
     counts = [c.execution_count for c in nbformat.read(tmp_path / "out.ipynb", as_version=4).cells if c.cell_type == "code"]
@@ -175,3 +176,22 @@ def test_forks_turned_off(tmp_path, scratch, monkeypatch):
     execute_notebook(src, tmp_path / "out.ipynb", params)
     assert json.loads((tmp_path / "seen.json").read_text())["ppid"] == __import__("os").getpid()
     assert not kernels._ZYGOTES
+
+
+def test_the_key_stage_is_forked_only_where_the_environment_holds_no_secret(tmp_path, scratch, monkeypatch):
+    """Collection's kernel gets the keys: with a key in the environment it is a process of its own (the zygote has
+    no key to give); with none, a fork like the others (same environment either way). A stage nobody prepared a
+    kernel for gets one when it starts (``take`` with a folder)."""
+    import os
+
+    for name in [k for k in os.environ if k.endswith("_API_KEY")]:
+        monkeypatch.delenv(name)
+    src = notebook(tmp_path / "01_collect.ipynb", FORKED)
+    params = tmp_path / "p.yaml"
+    params.write_text(f"OUT: {tmp_path / 'seen.json'}\n")
+    execute_notebook(src, tmp_path / "out.ipynb", params)
+    assert json.loads((tmp_path / "seen.json").read_text())["ppid"] == kernels._ZYGOTES[str(tmp_path)].proc.pid
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-" + "collection-may-see-this")
+    execute_notebook(src, tmp_path / "out.ipynb", params)
+    seen = json.loads((tmp_path / "seen.json").read_text())
+    assert seen["ppid"] == os.getpid() and seen["env"]["OPENAI_API_KEY"].endswith("collection-may-see-this")

@@ -7,9 +7,10 @@ while the current stage runs and imports there, in the background, the modules t
 kernel to the next stage's notebook, which then runs in a fresh process exactly as it would have, minus the wait.
 A kernel prepared for another notebook, or left when the run stops, is shut down (``retire``).
 
-A warm kernel without keys is forked from the command's zygote (``helpers.core.zygote``), which has imported the
-modules of the stage notebooks beside it once: the ~2 s of imports are then paid once per command, not once per
-stage and set. It is still a process of its own, started before its notebook, with its own environment.
+A kernel without keys (or a key stage's, where the environment holds no secret) is forked from the command's zygote
+(``helpers.core.zygote``), which has imported the modules of the stage notebooks beside it once: the ~2 s of imports
+are then paid once per command, not once per stage and set; a stage with no kernel prepared for it gets one so too.
+It is still a process of its own, started before its notebook, with its own environment.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ class _LocalKernel(_Manager):
         # jupyter_client's hook for launching differently: a fork of the zygote where there is one, else a process
         from helpers.core import zygote
 
-        pid = _forked_kernel(self.forked_from, kernel_cmd, kw) if self.forked_from is not None and not self.keys else None
+        pid = _forked_kernel(self.forked_from, kernel_cmd, kw) if self.forked_from is not None and _keyless(self) else None
         if pid is None:
             return await super()._async_launch_kernel(kernel_cmd, **kw)
         started = self.provisioner
@@ -243,6 +244,14 @@ class _Warm:
         self.km.retire(now=True)
 
 
+def _keyless(km) -> bool:
+    """Whether ``km``'s kernel holds no secret: started without keys, or the environment has none to give (then a key
+    stage's kernel is the zygote's environment too)."""
+    from helpers.core.redaction import without_secrets
+
+    return not km.keys or without_secrets(dict(os.environ)) == dict(os.environ)
+
+
 def _forked_kernel(folder: Path, cmd: list[str], kw: dict) -> int | None:
     """The pid of a kernel forked from ``folder``'s zygote (started now if it is not running) for the launch ``cmd``
     with ``kw`` (env, cwd, stderr), or None: not an ipykernel of this interpreter, forks turned off or impossible."""
@@ -283,9 +292,12 @@ def prepare(src: Path, cwd: Path) -> None:
         return
 
 
-def take(src: Path):
-    """The kernel prepared for ``src`` once its imports are done, or None (none was prepared for it); the caller
-    retires it (``retire`` on the manager) when the notebook is done."""
+def take(src: Path, cwd: Path | None = None):
+    """The kernel prepared for ``src`` once its imports are done; with none prepared, one started now (in ``cwd``,
+    given: a fork of the zygote costs little) or None; the caller retires it (``retire`` on the manager) when the
+    notebook is done."""
+    if str(src) not in _WARM and cwd is not None:
+        prepare(src, cwd)
     warm = _WARM.pop(str(src), None)
     return warm.ready() if warm is not None else None
 

@@ -59,7 +59,7 @@ def execute_notebook(src: Path, dst: Path, params_path: Path, log_output: bool =
     parameters = {**yaml.safe_load(params_path.read_text()), "params_file": str(params_path), **(extra or {})}
     parameters = json.loads(json.dumps(parameters, default=str))  # YAML dates (prices.as_of) as ISO text: papermill writes JSON
     dst.parent.mkdir(parents=True, exist_ok=True)
-    km = kernels.take(src)
+    km = kernels.take(src, repo_root())
     if then is not None:
         kernels.prepare(then, repo_root())
     kernel = {"km": km} if km is not None else {"kernel_manager_class": kernels.kernel_manager_class(
