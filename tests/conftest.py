@@ -77,6 +77,12 @@ def shared_data() -> Path:
     return data
 
 
+# A simulated test set's validity study (07_validity): its machinery at a small size. The study at its default size
+# is the sim set's, run by `make all` (test_readme.py); its statistics are checked in test_validity.py.
+SMALL_VALIDITY = {"repetitions": 2, "replicates": 10, "effect_repetitions": 2, "generator_repetitions": 2,
+                  "policy_repetitions": 2, "halving_series": 50}
+
+
 @pytest.fixture
 def write_set(tmp_path):
     """Write a parameter set (and, if given, a model registry and price snapshot) under tmp_path."""
@@ -84,6 +90,7 @@ def write_set(tmp_path):
     def _write(params: dict, models: dict | None = None, prices: dict | None = None) -> Path:
         p = dict(params)
         p.setdefault("output_dir", str(tmp_path / "results" / p.get("name", "t")))
+        p.setdefault("validity", SMALL_VALIDITY)
         if models is not None:
             (tmp_path / "models.yaml").write_text(yaml.safe_dump({"models": models}))
             p["models_file"] = str(tmp_path / "models.yaml")
@@ -187,7 +194,7 @@ def small_sim_set(tmp_path_factory):
         "concurrency": 1, "output_dir": str(tmp / "results"),
         "task_options": {"two_digit_addition": {"source": "generated"}},
         "validity": {"repetitions": 4, "replicates": 20, "effect_repetitions": 3,  # the study's machinery, small
-                     "generator_repetitions": 2, "policy_repetitions": 3},
+                     "generator_repetitions": 2, "policy_repetitions": 3, "halving_series": 100},
     }
     path = tmp / "htmlcheck.yaml"
     path.write_text(yaml.safe_dump(params))

@@ -184,7 +184,9 @@ def test_the_key_stage_is_forked_only_where_the_environment_holds_no_secret(tmp_
     kernel for gets one when it starts (``take`` with a folder)."""
     import os
 
-    for name in [k for k in os.environ if k.endswith("_API_KEY")]:
+    from helpers.core.redaction import without_secrets
+
+    for name in set(os.environ) - set(without_secrets(dict(os.environ))):  # every variable that holds a secret
         monkeypatch.delenv(name)
     src = notebook(tmp_path / "01_collect.ipynb", FORKED)
     params = tmp_path / "p.yaml"
@@ -195,3 +197,27 @@ def test_the_key_stage_is_forked_only_where_the_environment_holds_no_secret(tmp_
     execute_notebook(src, tmp_path / "out.ipynb", params)
     seen = json.loads((tmp_path / "seen.json").read_text())
     assert seen["ppid"] == os.getpid() and seen["env"]["OPENAI_API_KEY"].endswith("collection-may-see-this")
+
+
+def test_a_forked_kernels_handle_never_signals_a_reused_pid():
+    """Once the zygote reaped a kernel its pid may go to another process: the handle sees a different start time,
+    reports the kernel ended, and sends that process nothing (the provisioner gets no process group to signal)."""
+    import signal
+    import subprocess
+
+    from helpers.core.zygote import Forked
+
+    other = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        alive = Forked(other.pid)
+        assert alive.poll() is None
+        reused = Forked(other.pid)
+        reused.started = "0"  # as if the kernel that had this pid started at another time
+        assert reused.poll() == 0
+        reused.send_signal(signal.SIGKILL)
+        assert other.poll() is None
+        alive.send_signal(signal.SIGTERM)
+        assert other.wait(10) == -signal.SIGTERM and alive.poll() == 0
+    finally:
+        other.kill()
+        other.wait()

@@ -36,7 +36,7 @@ def hostile(tmp_path_factory):
               "n_runs": 4, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 5.0, "concurrency": 1,
               "output_dir": str(tmp / "results"), "task_options": {"two_digit_addition": {"source": "generated"}},
               "validity": {"repetitions": 2, "replicates": 10, "effect_repetitions": 2, "generator_repetitions": 2,
-                           "policy_repetitions": 2}}
+                           "policy_repetitions": 2, "halving_series": 50}}
     path = tmp / "hostile.yaml"
     path.write_text(yaml.safe_dump(params))
     out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "run", str(path)], cwd=ROOT,

@@ -66,11 +66,15 @@ def kill_kernels() -> None:
     torn last line is all a kill can leave, and it is ignored on read (``collect.records``)."""
     import signal
 
+    from helpers.core.zygote import Forked
+
     for km in list(_live()):
         try:
-            pid = km.provisioner.process.pid if km.provisioner is not None else None
-            if pid:
-                os.killpg(os.getpgid(pid), signal.SIGKILL)
+            process = km.provisioner.process if km.provisioner is not None else None
+            if isinstance(process, Forked):  # its pid may be another process's once the zygote reaped it
+                process.send_signal(signal.SIGKILL)
+            elif process is not None and process.pid:
+                os.killpg(os.getpgid(process.pid), signal.SIGKILL)
             km.cleanup_connection_file()
             km.cleanup_ipc_files()  # its sockets (and empty log) in /tmp: nothing else would remove them
         except Exception:  # noqa: BLE001 - gone already
@@ -113,7 +117,7 @@ class _LocalKernel(_Manager):
         if pid is None:
             return await super()._async_launch_kernel(kernel_cmd, **kw)
         started = self.provisioner
-        started.process, started.pid, started.pgid, started.cwd = zygote.Forked(pid), pid, pid, kw.get("cwd")
+        started.process, started.pid, started.pgid, started.cwd = zygote.Forked(pid), pid, None, kw.get("cwd")
         self._reconcile_connection_info(started.connection_info)
 
     def client(self, **kwargs):

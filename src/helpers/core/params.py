@@ -56,6 +56,8 @@ class Validity(BaseModel):
     generator_repetitions: int = Field(4, ge=2, description="simulated sets per generator of the misspecification study")
     policy_repetitions: int = Field(40, ge=2, description="simulated sets per generator of the headline's study (the cost "
                                     "with up to k tries, then the expert: closed-form intervals, no bootstrap)")
+    halving_series: int = Field(1000, ge=10, description="synthetic price series per floor of the third study (the "
+                                "halving time's intervals against a known decay rate)")
 
 
 Protected = Literal["frontier", "releases", "families", "models", "techniques"]  # what a race can keep exact

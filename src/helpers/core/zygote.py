@@ -137,26 +137,33 @@ class Zygote:
             self.proc.wait()
 
 
+def _stat(pid: int) -> tuple[str, str] | None:
+    """(state, start time in clock ticks since boot) of process ``pid`` from ``/proc``, or None: no such process."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return fields[0], fields[19]
+
+
 class Forked:
     """A forked kernel's handle, as jupyter_client's local provisioner uses a ``Popen``: its parent is the zygote,
-    which reaps it, so it has ended once its pid is gone."""
+    which reaps it, so it has ended once its pid is gone, a zombie, or another process's (a reused pid: its start
+    time differs, and it is never signalled). The provisioner is given no process group for it: every signal goes
+    through ``send_signal``, which checks first."""
 
     stdin = stdout = stderr = None
 
     def __init__(self, pid: int):
         self.pid = pid
-        self.returncode: int | None = None
+        seen = _stat(pid)
+        self.started = seen[1] if seen else None
+        self.returncode: int | None = None if seen else 0
 
     def poll(self) -> int | None:
         if self.returncode is None:
-            try:
-                os.kill(self.pid, 0)
-                state = Path(f"/proc/{self.pid}/stat").read_text().rpartition(")")[2].split()[0]
-            except (ProcessLookupError, FileNotFoundError):
-                state = "X"
-            except PermissionError:
-                state = "R"
-            if state in ("X", "Z"):
+            seen = _stat(self.pid)
+            if seen is None or seen[0] in ("X", "Z") or seen[1] != self.started:
                 self.returncode = 0
         return self.returncode
 
@@ -171,7 +178,9 @@ class Forked:
         return self.returncode or 0
 
     def send_signal(self, signum: int) -> None:
-        os.kill(self.pid, signum)
+        """Signal the kernel's process group (it leads its own session: its subprocesses too), while it runs."""
+        if self.poll() is None:
+            os.killpg(self.pid, signum)
 
     def kill(self) -> None:
         import signal
