@@ -85,7 +85,7 @@ class _LocalKernel(_Manager):
     """What the stages' kernel manager adds to jupyter_client's (mixed in by ``kernel_manager_class``)."""
 
     keys = True
-    forked_from: Path | None = None  # the notebooks' folder whose zygote forks this kernel (warm, without keys)
+    forked_from: Path | None = None  # the notebooks' folder whose zygote forks this kernel where it holds no secret
 
     def __init__(self, **kwargs):
         import tempfile

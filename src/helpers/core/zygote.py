@@ -2,12 +2,13 @@
 
 Every stage's kernel imports pandas, scipy, matplotlib, seaborn and the package before its first line of analysis:
 ~2.2 CPU seconds per stage, paid again by each stage of each set (warm kernels, ``kernels.prepare``, hide the wait
-but not the CPU). A command's first warm kernel starts the zygote: one process, in a session of its own, with the
-environment a keyless kernel gets (``redaction.without_secrets``), that imports the modules of the stage notebooks
-beside that notebook (``kernels.notebook_modules``; the key stages' excluded) and then waits on its pipe. Each later
-keyless kernel is a fork of it (copy-on-write: the imports cost nothing more) that becomes an ipykernel with the
-manager's connection file, arguments, environment, working directory and log, in a session of its own (interrupts and
-kills reach its process group, as for a kernel jupyter_client starts). The zygote reaps its kernels; it exits when its
+but not the CPU). A command's first kernel without a secret starts the zygote: one process, in a session of its own,
+with the environment a keyless kernel gets (``redaction.without_secrets``), that imports the modules of the stage
+notebooks beside that notebook (``kernels.notebook_modules``; the key stages' excluded) and then waits on its pipe.
+Each kernel without a secret (``kernels._keyless``: collection's too where the environment holds none) is a fork of
+it (copy-on-write: the imports cost nothing more) that becomes an ipykernel with the manager's connection file,
+arguments, environment, working directory and log, in a session of its own (interrupts and kills reach its process
+group, as for a kernel jupyter_client starts). The zygote reaps its kernels; it exits when its
 pipe closes (the command ended, or died). ``FORK_ENV=0`` starts every kernel as its own process.
 
 Run as ``python -m helpers.core.zygote MODULES_JSON`` by ``Zygote``; importing this module changes nothing.
