@@ -66,6 +66,8 @@ def _become_kernel(request: dict) -> None:
         os.dup2(null, 0)
         os.dup2(log, 1)
         os.dup2(log, 2)
+        for fd in {null, log} - {0, 1, 2}:
+            os.close(fd)
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update({**request["env"], "JPY_PARENT_PID": str(os.getppid())})
