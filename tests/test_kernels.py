@@ -199,9 +199,10 @@ def test_the_key_stage_is_forked_only_where_the_environment_holds_no_secret(tmp_
     assert seen["ppid"] == os.getpid() and seen["env"]["OPENAI_API_KEY"].endswith("collection-may-see-this")
 
 
-def test_a_forked_kernels_handle_never_signals_a_reused_pid():
+def test_a_forked_kernels_handle_never_signals_a_reused_pid(monkeypatch):
     """Once the zygote reaped a kernel its pid may go to another process: the handle sees a different start time,
     reports the kernel ended, and sends that process nothing (the provisioner gets no process group to signal)."""
+    import os
     import signal
     import subprocess
 
@@ -218,6 +219,14 @@ def test_a_forked_kernels_handle_never_signals_a_reused_pid():
         assert other.poll() is None
         alive.send_signal(signal.SIGTERM)
         assert other.wait(10) == -signal.SIGTERM and alive.poll() == 0
+
+        def ended(*_):
+            raise ProcessLookupError
+
+        monkeypatch.setattr(os, "killpg", ended)
+        racing = Forked(os.getpid())  # alive when looked at, gone when signalled: no error, and it has ended
+        racing.send_signal(signal.SIGINT)
+        assert racing.returncode == 0
     finally:
         other.kill()
         other.wait()

@@ -181,9 +181,13 @@ class Forked:
         return self.returncode or 0
 
     def send_signal(self, signum: int) -> None:
-        """Signal the kernel's process group (it leads its own session: its subprocesses too), while it runs."""
+        """Signal the kernel's process group (it leads its own session: its subprocesses too), while it runs; one that
+        ended meanwhile has nothing to signal (as ``Popen.send_signal``)."""
         if self.poll() is None:
-            os.killpg(self.pid, signum)
+            try:
+                os.killpg(self.pid, signum)
+            except ProcessLookupError:
+                self.returncode = 0
 
     def kill(self) -> None:
         import signal
