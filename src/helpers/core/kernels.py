@@ -21,6 +21,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from helpers.core.zygote import PRELOAD
+
 if TYPE_CHECKING:  # a mixin: jupyter_client's manager is its base only where it is used (``kernel_manager_class``)
     from jupyter_client.manager import KernelManager as _Manager
 
@@ -175,19 +177,6 @@ def notebook_modules(src: Path) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-_PRELOAD = """\
-def _cop_preload(names):
-    import importlib, importlib.util
-    for name in names:
-        try:
-            parent = name.rpartition(".")[0]
-            if not parent or importlib.util.find_spec(name) is not None:
-                importlib.import_module(name)
-        except Exception:
-            pass
-_cop_preload({names!r})
-del _cop_preload
-"""
 
 
 class _Warm:
@@ -219,7 +208,7 @@ class _Warm:
         kc.start_channels()
         try:
             kc.wait_for_ready(timeout=60)
-            msg_id = kc.execute(_PRELOAD.format(names=names), silent=True, store_history=False, allow_stdin=False)
+            msg_id = kc.execute(PRELOAD.format(names=names), silent=True, store_history=False, allow_stdin=False)
             deadline = time.monotonic() + PRELOAD_WAIT_S
             while not self.stop.is_set() and time.monotonic() < deadline:
                 try:
@@ -267,10 +256,10 @@ def _forked_kernel(folder: Path, cmd: list[str], kw: dict) -> int | None:
         return None
     made = _ZYGOTES.get(str(folder))
     if made is None or not made.alive():
-        if not _ZYGOTES:
-            import atexit
+        import atexit
 
-            atexit.register(stop_zygotes)
+        atexit.unregister(stop_zygotes)
+        atexit.register(stop_zygotes)  # once, however many zygotes this process starts
         stages = sorted(p for p in folder.glob("*.ipynb") if p.stem not in KEY_STAGES)
         modules = list(dict.fromkeys(m for p in stages for m in notebook_modules(p)))
         made = _ZYGOTES[str(folder)] = zygote.Zygote(modules, without_secrets(dict(os.environ)), Path(kw.get("cwd") or "."))

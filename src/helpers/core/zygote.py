@@ -27,17 +27,21 @@ FORK_ENV = "COP_FORKED_KERNELS"  # 0: every kernel starts as its own process (th
 LAUNCHER = "ipykernel_launcher"
 
 
-def _preload(names: list[str]) -> None:
-    """Import ``names`` (a name that is not a module, or that fails to import, is the notebook's own business)."""
-    import importlib
-    import importlib.util
-
+# The import loop of a warm kernel (``kernels``, sent to it as code) and of the zygote: a name that is not a module,
+# or that fails to import, is the notebook's own business.
+PRELOAD = """\
+def _cop_preload(names):
+    import importlib, importlib.util
     for name in names:
         try:
-            if "." not in name or importlib.util.find_spec(name) is not None:
+            parent = name.rpartition(".")[0]
+            if not parent or importlib.util.find_spec(name) is not None:
                 importlib.import_module(name)
-        except Exception:  # noqa: BLE001, S112 - the notebook reports its own import errors
-            continue
+        except Exception:
+            pass
+_cop_preload({names!r})
+del _cop_preload
+"""
 
 
 def _reap(*_) -> None:
@@ -92,7 +96,7 @@ def serve(modules: list[str]) -> None:
 
     if sys.path and sys.path[0] == os.getcwd():  # as ``python -m ipykernel_launcher`` leaves it
         del sys.path[0]
-    _preload([*modules, "ipykernel.kernelapp"])
+    exec(PRELOAD.format(names=[*modules, "ipykernel.kernelapp"]), {})  # noqa: S102 - our own code, module names as data
     signal.signal(signal.SIGCHLD, _reap)
     for line in sys.stdin:
         request = json.loads(line)
