@@ -252,6 +252,17 @@ def test_same_records_give_byte_identical_outputs(report):
     assert [k for k in first if first[k] != second[k]] == []
 
 
+def test_the_screenshot_page_draws_each_figure_alone_at_its_size_and_escapes_its_source():
+    """The figures are drawn for their screenshots one under the other, each at its measured left edge and size (the
+    crop boxes do not overlap), and a source cannot end its attribute."""
+    figures = [{"id": "a", "x": 40.5, "y": 9000, "w": 600, "h": 300.4, "src": 'data:image/png;base64,AAA" onload="x'},
+               {"id": "b", "x": 0, "y": 20000, "w": 1200, "h": 500, "src": "data:image/png;base64,BBB"}]
+    page, boxes, height = browser.figures_page(figures)
+    top = 300 + 1 + browser.GAP
+    assert boxes == [(40, 0, 640, 300), (0, top, 1200, top + 500)] and height == top + 500 + 1 + browser.GAP
+    assert '" onload="' not in page and "&quot; onload=&quot;x" in page and page.count("<img ") == 2
+
+
 def test_the_browser_check_names_a_missing_page_in_one_line(tmp_path, capsys):
     assert browser.main([str(tmp_path / "nowhere" / "index.html")]) == 1
     err = capsys.readouterr().err.strip().splitlines()

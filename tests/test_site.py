@@ -227,6 +227,28 @@ def test_interactive_charts_replace_their_placeholders_with_escaped_specs_and_on
     assert y["nice"] is False and y["domain"] == pytest.approx([10.0 / 1.2, 10.0 * 1.2])
 
 
+def test_the_vega_bundle_is_made_once_and_a_copy_others_could_rewrite_is_not_read(tmp_path, monkeypatch):
+    """The 0.9-MB library every report embeds is made by vl-convert once per release and read back after; a cached
+    copy that another user could have rewritten (group- or world-writable) is made again, never embedded."""
+    import vl_convert
+
+    from helpers.publish import interactive
+
+    made = []
+    monkeypatch.setenv("COP_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(vl_convert, "javascript_bundle", lambda snippet: made.append(1) or "window.vegaEmbed = 1;")
+    for _ in range(2):
+        interactive.bundle.cache_clear()
+        assert interactive.bundle() == "window.vegaEmbed = 1;"
+    path = interactive.bundle_path()
+    assert len(made) == 1 and path.is_relative_to(tmp_path / "vega") and "vl-convert-1." in path.name
+    path.write_text("alert('planted')")
+    path.chmod(0o666)
+    interactive.bundle.cache_clear()
+    assert interactive.bundle() == "window.vegaEmbed = 1;" and len(made) == 2 and path.stat().st_mode & 0o022 == 0
+    interactive.bundle.cache_clear()
+
+
 def test_ls_lists_sets_datasets_models_methods_and_prices_and_version_prints_one_line():
     """Issue 39 item 6: cost-of-pass ls and --version."""
     import subprocess

@@ -1,4 +1,4 @@
-"""Where things live: the repository root, the data directory, a parameter set's outputs."""
+"""Where things live: the repository root, the data directory, a parameter set's outputs, the user's cache."""
 
 from __future__ import annotations
 
@@ -41,3 +41,11 @@ def shown(path: Path) -> Path:
     """``path`` relative to the repository when inside it (for messages)."""
     root = repo_root()
     return path.relative_to(root) if path.is_relative_to(root) else path
+
+
+def user_cache(*parts: str) -> Path:
+    """A folder of the user's cache, ``~/.cache/cost-of-pass/<parts>`` (COP_CACHE_DIR replaces
+    ``~/.cache/cost-of-pass``): what is costly to make and the same for every checkout (a built wheel, a model's
+    weights, the Vega bundle). Not created here."""
+    base = os.environ.get("COP_CACHE_DIR") or Path.home() / ".cache" / "cost-of-pass"
+    return Path(base).joinpath(*parts)

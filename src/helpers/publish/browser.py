@@ -52,7 +52,8 @@ window.addEventListener('load', () => setTimeout(() => {  // interactive charts 
                widest: Math.max(0, ...imgs.map(i => i.getBoundingClientRect().right)), page: window.innerWidth,
                height: document.documentElement.scrollHeight,
                figures: imgs.map(i => { const r = i.getBoundingClientRect();
-                 return {id: i.id, x: r.left + window.scrollX, y: r.top + window.scrollY, w: r.width, h: r.height}; }),
+                 return {id: i.id, x: r.left + window.scrollX, y: r.top + window.scrollY, w: r.width, h: r.height,
+                         src: i.currentSrc || i.src}; }),
                charts: document.querySelectorAll('.cop-chart').length,
                drawn: [...document.querySelectorAll('.cop-chart')].filter(c => c.querySelector('svg path, svg text')).length};
   const pre = document.createElement('pre'); pre.id = 'cop-check'; pre.textContent = JSON.stringify(out);
@@ -123,27 +124,47 @@ def problems(measured: dict, internal: list[str]) -> list[str]:
 
 
 def screenshots(measured: dict, out_dir: Path, workdir: Path) -> list[Path]:
-    """A PNG of every figure as the page ``inspect`` measured shows it at ``WIDTH`` px, named by its id
-    (``out_dir/<id>.png``)."""
+    """A PNG of every figure as the page ``inspect`` measured draws it at ``WIDTH`` px (the same image, left edge and
+    size), named by its id (``out_dir/<id>.png``). Chromium draws the figures alone, one under the other
+    (``figures_page``): a page a fraction of the report's height (the sim report's is ~63,000 px, 30 s to draw whole)."""
     from PIL import Image
 
     browser = chromium()
     if browser is None:
         raise RuntimeError("chromium is not installed (make chromium)")
     full = workdir / "full.png"
-    height = min(int(measured["height"]) + 50, 60000)
-    probe = workdir / "page.html"  # the page as ``inspect`` measured it (folded tables open)
-    _run(browser, [f"--window-size={WIDTH},{height}", "--virtual-time-budget=15000", f"--screenshot={full}",
+    page, boxes, height = figures_page(measured["figures"])
+    probe = workdir / "figures.html"
+    probe.write_text(page, encoding="utf-8")
+    _run(browser, [f"--window-size={WIDTH},{max(height, 100)}", "--virtual-time-budget=15000", f"--screenshot={full}",
                    probe.as_uri()], workdir / "profile")
     out_dir.mkdir(parents=True, exist_ok=True)
     saved = []
     with Image.open(full) as image:
-        for k, f in enumerate(measured["figures"]):
-            box = (int(f["x"]), int(f["y"]), int(f["x"] + f["w"]), int(f["y"] + f["h"]))
+        for k, (f, box) in enumerate(zip(measured["figures"], boxes, strict=True)):
             path = out_dir / f"{f['id'] or f'figure{k + 1}'}.png"
             image.crop(box).save(path)
             saved.append(path)
     return saved
+
+
+GAP = 16  # px between two figures on ``figures_page``
+
+
+def figures_page(figures: list[dict]) -> tuple[str, list[tuple[int, int, int, int]], int]:
+    """(HTML, crop box of each figure (px), height (px)): a page of ``figures`` (``inspect``'s: src, x, w, h) alone,
+    each at its left edge and size on the measured page, one under the other ``GAP`` px apart."""
+    import html
+
+    parts, boxes, top = [], [], 0
+    for f in figures:
+        x, w, h = float(f["x"]), float(f["w"]), float(f["h"])
+        parts.append(f'<img src="{html.escape(str(f.get("src") or ""), quote=True)}" style="position:absolute;left:{x}px;'
+                     f'top:{top}px;width:{w}px;height:{h}px">')
+        boxes.append((int(x), top, int(x + w), int(top + h)))
+        top += int(h) + 1 + GAP
+    body = "".join(parts)
+    return f"<!doctype html><html><head><style>body{{margin:0;background:#fff}}</style></head><body>{body}</body></html>", boxes, top
 
 
 def check_report(page: Path, internal: list[str], screenshot_dir: Path | None, workdir: Path) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -20,6 +21,7 @@ import pandas as pd
 from helpers.analyze import costofpass as cp
 from helpers.analyze.intervals import EXPERT
 from helpers.core.numbers import sig
+from helpers.core.paths import user_cache
 from helpers.publish import names
 from helpers.publish.appearance import family_palette, marker
 from helpers.publish.explorer import strategy_label  # one naming of strategies for the pages
@@ -35,10 +37,40 @@ def placeholder(name: str) -> str:
 
 @lru_cache(maxsize=1)
 def bundle() -> str:
-    """The Vega, Vega-Lite and Vega-Embed libraries as one script that sets ``window.vegaEmbed`` (vl-convert)."""
+    """The Vega, Vega-Lite and Vega-Embed libraries as one script that sets ``window.vegaEmbed`` (vl-convert), made
+    once per vl-convert release (1.4 CPU-s) and then read from ``bundle_path`` (a page gets the same bytes)."""
     import vl_convert
 
-    return vl_convert.javascript_bundle(None)  # type: ignore[arg-type]  # no snippet: its stub says str, it takes None
+    path = bundle_path()
+    try:
+        if _owned_by_me(path):
+            return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        pass  # no copy yet, or one that cannot be read: make it again
+    text = vl_convert.javascript_bundle(None)  # type: ignore[arg-type]  # no snippet: its stub says str, it takes None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)  # whole or absent: a page never gets half a bundle
+    except OSError:
+        pass  # a read-only cache: made again next time
+    return text
+
+
+def bundle_path() -> Path:
+    """Where ``bundle`` keeps its copy: the user's cache (``paths.user_cache``), named by vl-convert's release."""
+    from importlib.metadata import version
+
+    return user_cache("vega") / f"vega-embed-bundle-vl-convert-{version('vl-convert-python')}.js"
+
+
+def _owned_by_me(path: Path) -> bool:
+    """A cached file this user wrote and nobody else may change (every report embeds the bundle: a copy that
+    another user could rewrite would put their script in the published pages)."""
+    st = path.stat()
+    return st.st_uid == os.getuid() and not st.st_mode & 0o022
 
 
 SHAPES = {"o": "circle", "s": "square", "^": "triangle-up", "D": "diamond", "P": "cross", "v": "triangle-down",

@@ -19,8 +19,9 @@ from pathlib import Path
 
 from helpers.core.errors import CostOfPassError
 from helpers.core.models import LocalWeights, WeightPart
+from helpers.core.paths import user_cache
 
-CACHE = Path(os.environ.get("COP_MODEL_CACHE", Path.home() / ".cache" / "cost-of-pass" / "models"))
+CACHE = Path(os.environ.get("COP_MODEL_CACHE") or user_cache("models"))
 BASE_PROMPT_SUFFIX = "\n\nSolution:"
 BASE_STOPS = ["Please solve the following question", "INPUT:"]  # the base model repeating the prompt
 
