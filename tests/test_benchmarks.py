@@ -48,8 +48,14 @@ def test_collect_memory_benchmark_runs(shared_data):
     assert out.splitlines()[1].split()[:2] == ["1x", "160,800"] and out.strip().endswith("False")  # no litellm
 
 
-def test_pipeline_stages_benchmark_runs(shared_data):
-    out = run("benchmarks/pipeline_stages.py", "params/tiny.yaml", "--warm-only", env={"COP_DATA_DIR": str(shared_data)})
+def test_pipeline_stages_benchmark_runs(shared_data, tmp_path):
+    import yaml
+
+    from conftest import SMALL_VALIDITY
+
+    tiny = tmp_path / "tiny.yaml"  # the tiny set with the validity study's machinery at its test size
+    tiny.write_text(yaml.safe_dump({**yaml.safe_load((ROOT / "params/tiny.yaml").read_text()), "validity": SMALL_VALIDITY}))
+    out = run("benchmarks/pipeline_stages.py", str(tiny), "--warm-only", env={"COP_DATA_DIR": str(shared_data)})
     rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[2:]}
     assert rows["01_collect"][2] == "skipped" and rows["report"][2] == "skipped" and rows["02_grade"][0] == "-"
 
