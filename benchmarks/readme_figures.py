@@ -42,9 +42,12 @@ class Run:
 
 
 RUNS = (
-    Run("test_fast", ("-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "auto", "-m",
+    Run("test_fast", ("-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", str((os.cpu_count() or 1) + 1), "-m",
                       "not slow and not browser"),
         "every test but the slow and browser ones (the loop while editing)", "make test-fast"),
+    Run("suite_workers", ("benchmarks/suite_workers.py",),
+        "the fast loop's tests on one pytest-xdist worker per core against one per core and one more (what `make test` "
+        "and `make test-fast` run): wall and how busy the cores were"),
     Run("pipeline_stages_sim", ("benchmarks/pipeline_stages.py", "params/sim.yaml"),
         "the `sim` set (160,800 simulated calls) cold with each stage's kernel started when the stage starts, "
         "cold with warm kernels (the default), then again with nothing changed, per stage"),

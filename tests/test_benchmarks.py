@@ -1,5 +1,6 @@
 """The benchmark scripts still run (a tiny N; their timings are read by people, never asserted)."""
 
+import os
 import subprocess
 import sys
 
@@ -114,3 +115,10 @@ def test_racing_benchmark_runs(write_set, tmp_path):
     run_grading(ctx)
     out = run("benchmarks/racing.py", "2", params.source)
     assert "uniform: 96 calls" in out and out.count("racing, protecting") == 5
+
+
+def test_suite_workers_benchmark_runs():
+    lines = run("benchmarks/suite_workers.py", "not slow", "tests/test_layout.py").splitlines()
+    cores = os.cpu_count() or 1
+    assert lines[2].startswith(f"{cores} (one per core)") and lines[3].startswith(f"{cores + 1} (one per core and one)")
+    assert "passed" in lines[2] and "passed" in lines[3] and lines[-1].startswith("one more worker: wall x")
