@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import ROOT, repriced_only_costs
+from conftest import ROOT, SMALL_VALIDITY, repriced_only_costs
 from helpers.analyze.price_change import price_change_split, shapley_two
 from helpers.core.errors import CostOfPassError
 from helpers.core.ledger import price_on, prices_as_of
@@ -92,8 +92,7 @@ def test_reprice_changes_only_cost_columns(tmp_path, shared_data):
               "models_file": "params/registry/sim_paper.yaml", "methods": ["vanilla"], "n_problems": 12, "n_runs": 4,
               "price_snapshot": "sim_paper_table4_2025-04", "budget_usd": 10, "concurrency": 1,
               "task_options": {"two_digit_addition": {"source": "generated"}},
-              "validity": {"repetitions": 2, "replicates": 10, "effect_repetitions": 2, "policy_repetitions": 2,
-                           "halving_series": 50}}
+              "validity": SMALL_VALIDITY}
     as_of = "2026-11-23"
     path = tmp_path / "rp.yaml"
     path.write_text(yaml.safe_dump({"name": "rp", **params, "data_dir": str(shared_data),
