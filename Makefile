@@ -22,6 +22,10 @@ export MPLBACKEND ?= Agg
 # One OpenBLAS thread per process: small matrices, where its idle threads spin (benchmarks/blas_threads.py)
 export OPENBLAS_NUM_THREADS ?= 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# Python writes its bytecode cache, as it does by default (a shell may turn that off with PYTHONDONTWRITEBYTECODE):
+# else every command, kernel and test worker compiles the package's modules and the tests again (__pycache__/ is
+# ignored by git).
+unexport PYTHONDONTWRITEBYTECODE
 # Benchmark data: ../shared/data when it sits beside the checkout, else ./data (see docs/data.md).
 ifneq ($(wildcard ../shared/data),)
 export COP_DATA_DIR ?= $(abspath ../shared/data)
@@ -106,9 +110,8 @@ chromium:
 
 # Tests run on one worker per core and one more (pytest-xdist): with one per core the cores idle while tests wait on
 # their servers, signals, sandboxes and browsers, and the extra worker takes that time (benchmarks/suite_workers.py
-# measures both side by side: docs/benchmarks.md). Those that
-# share results/ of the checkout or one built set run on one worker, in order (tests/conftest.py: xdist_group).
-# `XDIST="-n 0"` runs them all in this process.
+# measures both side by side: docs/benchmarks.md). Those that share results/ of the checkout or one built set run on
+# one worker, in order (tests/conftest.py: xdist_group). `XDIST="-n 0"` runs them all in this process.
 XDIST ?= -n $(shell expr $$(nproc) + 1)
 
 test: setup setup-local chromium
