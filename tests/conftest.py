@@ -19,9 +19,10 @@ os.environ.setdefault("COP_WRITE_ANYWHERE", "1")  # tests write their sets under
 STUB_KEY = "sk-" + "test-DO-NOT-LEAK-0123456789abcdef"  # built at run time: no key-shaped literal in the repo
 
 
-# Tests that run on one pytest-xdist worker, in file order (`make test` runs a worker per core and one more): the README's commands write
-# results/ of this checkout and the tests after them read it; the session's small simulated set is built once for the
-# tests that read it. Every other file is a unit of its own (its module-scoped sets built once), run beside the others.
+# Tests that run on one pytest-xdist worker, in file order (`make test` runs a worker per core and one more): the
+# README's commands write results/ of this checkout and the tests after them read it; the session's small simulated
+# set is built once for the tests that read it. Every other file is a unit of its own (its module-scoped sets built
+# once), run beside the others.
 CHECKOUT = ("test_readme.py", "test_report_html.py::test_the_reports_on_disk", "test_report_html.py::test_the_readme_reprice",
             "test_pipeline.py::test_paper_without_keys")  # results/ of the checkout (paper: its folder must stay empty)
 SMALL_SIM = ("test_invariants.py", "test_report_html.py")  # conftest.small_sim_set

@@ -177,8 +177,6 @@ def notebook_modules(src: Path) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-
-
 class _Warm:
     """A kernel started for one notebook and the thread importing that notebook's modules in it."""
 

@@ -45,7 +45,7 @@ def shown(path: Path) -> Path:
 
 def user_cache(*parts: str) -> Path:
     """A folder of the user's cache, ``~/.cache/cost-of-pass/<parts>`` (COP_CACHE_DIR replaces
-    ``~/.cache/cost-of-pass``): what is costly to make and the same for every checkout (a built wheel, a model's
-    weights, the Vega bundle). Not created here."""
+    ``~/.cache/cost-of-pass``): what is costly to make and the same for every checkout (a local model's weights,
+    unless COP_MODEL_CACHE names their folder; the Vega bundle). Not created here."""
     base = os.environ.get("COP_CACHE_DIR") or Path.home() / ".cache" / "cost-of-pass"
     return Path(base).joinpath(*parts)

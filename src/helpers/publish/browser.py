@@ -126,7 +126,8 @@ def problems(measured: dict, internal: list[str]) -> list[str]:
 def screenshots(measured: dict, out_dir: Path, workdir: Path) -> list[Path]:
     """A PNG of every figure as the page ``inspect`` measured draws it at ``WIDTH`` px (the same image, left edge and
     size), named by its id (``out_dir/<id>.png``). Chromium draws the figures alone, one under the other
-    (``figures_page``): a page a fraction of the report's height (the sim report's is ~63,000 px, 30 s to draw whole)."""
+    (``figures_page``): a page a fraction of the report's height (a long report is tens of thousands of px, slow to draw
+    whole)."""
     from PIL import Image
 
     browser = chromium()
