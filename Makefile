@@ -42,7 +42,11 @@ all: setup
 $(VENV)/.installed: pyproject.toml requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip>=24" 2>&1 | grep -v "is ignored" || true
-	$(PY) -m pip install --quiet -c requirements.lock -e ".[dev]" 2>&1 | grep -v "is ignored" ; test $${PIPESTATUS[0]} -eq 0
+	# --no-compile: pip compiles the bytecode of all ~15,000 installed modules one after another (half the install's
+	# time); the package's own import closure is compiled here instead, and what else runs is compiled when first
+	# imported (make's recipes write the cache, above)
+	$(PY) -m pip install --quiet --no-compile -c requirements.lock -e ".[dev]" 2>&1 | grep -v "is ignored" ; test $${PIPESTATUS[0]} -eq 0
+	$(PY) -c "import importlib, pkgutil, helpers; [importlib.import_module(m.name) for m in pkgutil.walk_packages(helpers.__path__, 'helpers.')]"
 	# the kernel lives in this checkout's .venv only (no per-user kernel that another checkout would repoint):
 	# papermill, `.venv/bin/jupyter lab` and Quarto with QUARTO_PYTHON=.venv/bin/python all find it there
 	$(PY) -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python (cost-of-pass)" >/dev/null
@@ -100,8 +104,9 @@ report: setup
 dry-run: setup
 	$(COP) run $(SET) --dry-run
 
-# The report test opens the HTML in headless Chromium (Debian's package); install it where apt can.
-chromium:
+# The report test opens the HTML in headless Chromium (Debian's package); install it where apt can (after the
+# sandbox's packages: one apt-get at a time).
+chromium: sandbox
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
 	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 	    echo "installing Debian's chromium for the report test"; \
@@ -114,11 +119,14 @@ chromium:
 # one worker, in order (tests/conftest.py: xdist_group). `XDIST="-n 0"` runs them all in this process.
 XDIST ?= -n $(shell expr $$(nproc) + 1)
 
-test: setup setup-local chromium
+# The set-up runs its parts side by side (-j3): pip's install takes one core while apt installs Debian's packages.
+test:
+	@$(MAKE) --no-print-directory -j3 setup setup-local chromium
 	$(PY) -m pytest -q $(XDIST)
 
 # The loop while editing: every test but those marked slow (the pipeline, a real model, benchmarks) or browser.
-test-fast: setup setup-local
+test-fast:
+	@$(MAKE) --no-print-directory -j3 setup setup-local
 	$(PY) -m pytest -q $(XDIST) -m "not slow and not browser"
 
 # The measured figures of docs/benchmarks.md, regenerated from the benchmarks: ~30 min on 2 cores, on a

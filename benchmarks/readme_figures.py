@@ -48,6 +48,9 @@ RUNS = (
     Run("suite_workers", ("benchmarks/suite_workers.py",),
         "the fast loop's tests on one pytest-xdist worker per core against one per core and one more (what `make test` "
         "and `make test-fast` run): wall and how busy the cores were"),
+    Run("setup_install", ("benchmarks/setup_install.py",),
+        "`make setup`'s install into a fresh .venv as the Makefile runs it (pip --no-compile, the package's import "
+        "closure compiled) against pip's default (every module compiled), then the first and second run's imports"),
     Run("pipeline_stages_sim", ("benchmarks/pipeline_stages.py", "params/sim.yaml"),
         "the `sim` set (160,800 simulated calls) cold with each stage's kernel started when the stage starts, "
         "cold with warm kernels (the default), then again with nothing changed, per stage"),
