@@ -51,6 +51,9 @@ RUNS = (
     Run("setup_install", ("benchmarks/setup_install.py",),
         "`make setup`'s install into a fresh .venv as the Makefile runs it (pip --no-compile, the package's import "
         "closure compiled) against pip's default (every module compiled), then the first and second run's imports"),
+    Run("figure_save", ("benchmarks/figure_save.py",),
+        "a report figure drawn and saved (layout check, PNG, SVG) as `save_figure` does it, against the same with the "
+        "layout engine `tight_layout` leaves on the figure (before): CPU seconds per figure"),
     Run("pipeline_stages_sim", ("benchmarks/pipeline_stages.py", "params/sim.yaml"),
         "the `sim` set (160,800 simulated calls) cold with each stage's kernel started when the stage starts, "
         "cold with warm kernels (the default), then again with nothing changed, per stage"),

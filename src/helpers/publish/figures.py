@@ -67,6 +67,9 @@ def save_figure(fig, name: str, out_dir: Path) -> tuple[Path, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     png, svg = out_dir / f"{name}.png", out_dir / f"{name}.svg"
     problems = layout_problems(fig)  # lays the figure out once: the box below and both files reuse that layout
+    # fig.tight_layout() leaves a placeholder layout engine, for which every savefig lays the figure out again first
+    # (a draw without rendering, whose layout changes nothing): the figure is laid out, so it has none
+    fig.set_layout_engine(None)
     box = fig.get_tightbbox(fig.canvas.get_renderer()).padded(matplotlib.rcParams["savefig.pad_inches"])  # inches
     fig.savefig(png, dpi=DPI, bbox_inches=box, metadata={"Software": None})
     fig.savefig(svg, bbox_inches=box, metadata={"Date": None, "Creator": None})  # no timestamp or version
