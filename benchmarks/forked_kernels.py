@@ -1,5 +1,7 @@
 """Stage kernels forked from a zygote that imported the stages' modules once (``helpers.core.zygote``) against warm
-kernels each started as its own process (``COP_FORKED_KERNELS=0``), side by side in one run: CPU seconds and wall.
+kernels each started as its own process (``COP_FORKED_KERNELS=0``) and against forks of a zygote that left its
+objects in the collector's sight (``COP_FORKED_KERNELS=unfrozen``: no ``gc.freeze``), side by side in one run: CPU
+seconds and wall.
 
     .venv/bin/python benchmarks/forked_kernels.py [params/tiny.yaml] [rounds]
 
@@ -24,7 +26,7 @@ from pathlib import Path
 import yaml
 
 os.environ.setdefault("COP_WRITE_ANYWHERE", "1")  # a benchmark writes its sets under a temporary directory
-WAYS = {"own process": {"COP_FORKED_KERNELS": "0"}, "forked": {}}
+WAYS = {"own process": {"COP_FORKED_KERNELS": "0"}, "forked unfrozen": {"COP_FORKED_KERNELS": "unfrozen"}, "forked": {}}
 
 
 def run(params: dict, where: Path, env: dict[str, str]) -> tuple[float, float]:
@@ -62,18 +64,20 @@ def main(set_path: str, rounds: int) -> None:
     identical = True
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(rounds):
-            order = list(WAYS) if r % 2 == 0 else list(reversed(WAYS))
+            order = list(WAYS) if r % 2 == 0 else list(reversed(WAYS))  # each way first and last in turn
             for way in order:
                 seen[way].append(run(params, Path(tmp) / f"{r}-{way.replace(' ', '_')}", WAYS[way]))
-            identical &= same_outputs(*(Path(tmp) / f"{r}-{w.replace(' ', '_')}" / "out" for w in WAYS))
+            outs = [Path(tmp) / f"{r}-{w.replace(' ', '_')}" / "out" for w in WAYS]
+            identical &= all(same_outputs(outs[0], other) for other in outs[1:])
     print(f"{Path(set_path).stem}: {os.cpu_count()} cores, {rounds} rounds (cold runs, alternating order); median")
-    print(f"{'warm kernels':<14} {'CPU s':>8} {'wall s':>8}")
+    print(f"{'warm kernels':<16} {'CPU s':>8} {'wall s':>8}")
     cpu = {w: statistics.median(c for _, c in v) for w, v in seen.items()}
     wall = {w: statistics.median(t for t, _ in v) for w, v in seen.items()}
     for way in WAYS:
-        print(f"{way:<14} {cpu[way]:>8.1f} {wall[way]:>8.1f}")
+        print(f"{way:<16} {cpu[way]:>8.1f} {wall[way]:>8.1f}")
     print(f"forked / own process: CPU {cpu['forked'] / cpu['own process']:.2f}x, wall "
-          f"{wall['forked'] / wall['own process']:.2f}x; tables and figures identical: {identical}")
+          f"{wall['forked'] / wall['own process']:.2f}x; forked / forked unfrozen: CPU "
+          f"{cpu['forked'] / cpu['forked unfrozen']:.2f}x; tables and figures identical: {identical}")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ import sys
 import threading
 from pathlib import Path
 
-FORK_ENV = "COP_FORKED_KERNELS"  # 0: every kernel starts as its own process (the benchmark compares)
+FORK_ENV = "COP_FORKED_KERNELS"  # 0: every kernel starts as its own process; unfrozen: no gc.freeze (the benchmark)
 LAUNCHER = "ipykernel_launcher"
 
 
@@ -92,11 +92,15 @@ def _become_kernel(request: dict) -> None:
 def serve(modules: list[str]) -> None:
     """The zygote's loop: import ``modules``, then one fork per request line on stdin (JSON: argv, env, cwd, log),
     answering the kernel's pid on stdout; exit at end of input."""
+    import gc
     import signal
 
     if sys.path and sys.path[0] == os.getcwd():  # as ``python -m ipykernel_launcher`` leaves it
         del sys.path[0]
     exec(PRELOAD.format(names=[*modules, "ipykernel.kernelapp"]), {})  # noqa: S102 - our own code, module names as data
+    if os.environ.get(FORK_ENV) != "unfrozen":  # the imports' garbage collected, then every object left moves out
+        gc.collect()  # of the collector's sight: a kernel's collections (a full one as it shuts down) never walk
+        gc.freeze()  # (nor write to, copying their pages) the modules it shares
     signal.signal(signal.SIGCHLD, _reap)
     for line in sys.stdin:
         request = json.loads(line)
