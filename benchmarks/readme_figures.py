@@ -48,6 +48,9 @@ RUNS = (
     Run("suite_workers", ("benchmarks/suite_workers.py",),
         "the fast loop's tests on one pytest-xdist worker per core against one per core and one more (what `make test` "
         "and `make test-fast` run): wall and how busy the cores were"),
+    Run("suite_gc", ("benchmarks/suite_gc.py",),
+        "the fast loop's tests with each worker's collected objects frozen out of the garbage collector (what `make "
+        "test` runs) against the same left in its sight: wall and CPU seconds"),
     Run("setup_install", ("benchmarks/setup_install.py",),
         "`make setup`'s install into a fresh .venv as the Makefile runs it (pip --no-compile, the package's import "
         "closure compiled) against pip's default (every module compiled), then the first and second run's imports"),

@@ -220,3 +220,13 @@ def repriced_only_costs(before: Path, after: Path, changed: str) -> None:
     page = (after / "report/index.html").read_text()
     assert "Repriced." in page and "at its own prices (USD)" in page  # what the reprice changed, before and after
     assert not (after / "records").exists()  # the set's records are read in place
+
+
+def pytest_collection_finish(session):
+    """Every object collection left (the modules, the tests) moves out of the collector's sight, so each worker's
+    collections walk only what the tests make (``COP_TEST_GC_FREEZE=0`` keeps them in: benchmarks/suite_gc.py)."""
+    import gc
+
+    if os.environ.get("COP_TEST_GC_FREEZE") != "0":
+        gc.collect()
+        gc.freeze()

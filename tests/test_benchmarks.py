@@ -117,6 +117,13 @@ def test_racing_benchmark_runs(write_set, tmp_path):
     assert "uniform: 96 calls" in out and out.count("racing, protecting") == 5
 
 
+def test_suite_gc_benchmark_runs(tmp_path):
+    (tmp_path / "test_one.py").write_text("def test_one():\n    assert True\n")
+    lines = run("benchmarks/suite_gc.py", "all", str(tmp_path / "test_one.py")).splitlines()
+    assert lines[2].startswith("objects left to the collector") and lines[3].startswith("collected objects frozen")
+    assert "passed" in lines[2] and "passed" in lines[3] and lines[-1].startswith("frozen / left: wall x")
+
+
 def test_figure_save_benchmark_runs_and_both_sides_write_the_same_png():
     lines = run("benchmarks/figure_save.py", "1").splitlines()
     assert lines[1].startswith("with tight_layout placeholder") and lines[2].startswith("without it")
