@@ -64,7 +64,8 @@ RUNS = (
         "the `local` set from its committed records (cold kernels, warm kernels), then with nothing changed"),
     Run("forked_kernels", ("benchmarks/forked_kernels.py", "params/tiny.yaml", "3"),
         "the `tiny` set cold with its keyless warm kernels forked from a zygote that imported the stages' modules "
-        "once (the default) and each started as its own process: CPU seconds and wall"),
+        "once and froze them out of the garbage collector (the default), forked from one that did not freeze them, "
+        "and each started as its own process: CPU seconds and wall"),
     Run("humaneval_grading", ("benchmarks/humaneval_grading.py",),
         "the `humaneval_agents` set: import, grading cold against its bound (the programs' CPU / cores), cold again "
         "beside a busy loop per core (verdicts identical?), from the verdict cache, the rest, a no-op"),
