@@ -229,7 +229,8 @@ def test_interactive_charts_replace_their_placeholders_with_escaped_specs_and_on
 
 def test_the_vega_bundle_is_made_once_and_a_copy_others_could_rewrite_is_not_read(tmp_path, monkeypatch):
     """The 0.9-MB library every report embeds is made by vl-convert once per release and read back after; a cached
-    copy that another user could have rewritten (group- or world-writable) is made again, never embedded."""
+    copy that another user could have rewritten (group- or world-writable), or a link planted in its place, is made
+    again, never embedded."""
     import vl_convert
 
     from helpers.publish import interactive
@@ -246,6 +247,14 @@ def test_the_vega_bundle_is_made_once_and_a_copy_others_could_rewrite_is_not_rea
     path.chmod(0o666)
     interactive.bundle.cache_clear()
     assert interactive.bundle() == "window.vegaEmbed = 1;" and len(made) == 2 and path.stat().st_mode & 0o022 == 0
+    secret = tmp_path / "id_rsa"  # one of this user's own files, private: a link planted in the cache must not publish it
+    secret.write_text("PRIVATE KEY")
+    secret.chmod(0o600)
+    path.unlink()
+    path.symlink_to(secret)
+    interactive.bundle.cache_clear()
+    assert interactive.bundle() == "window.vegaEmbed = 1;" and len(made) == 3 and not path.is_symlink()
+    assert secret.read_text() == "PRIVATE KEY"
     interactive.bundle.cache_clear()
 
 

@@ -13,6 +13,7 @@ import json
 import math
 import os
 import re
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -43,16 +44,18 @@ def bundle() -> str:
 
     path = bundle_path()
     try:
-        if _owned_by_me(path):
-            return path.read_text(encoding="utf-8")
+        cached = _read_own(path)
+        if cached is not None:
+            return cached
     except (OSError, UnicodeDecodeError):
-        pass  # no copy yet, or one that cannot be read: make it again
+        pass  # no copy yet, a link, or one that cannot be read: make it again
     text = vl_convert.javascript_bundle(None)  # type: ignore[arg-type]  # no snippet: its stub says str, it takes None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.chmod(tmp, 0o644)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")  # a new file: no name planted beforehand
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            os.fchmod(fh.fileno(), 0o644)
         os.replace(tmp, path)  # whole or absent: a page never gets half a bundle
     except OSError:
         pass  # a read-only cache: made again next time
@@ -66,11 +69,19 @@ def bundle_path() -> Path:
     return user_cache("vega") / f"vega-embed-bundle-vl-convert-{version('vl-convert-python')}.js"
 
 
-def _owned_by_me(path: Path) -> bool:
-    """A cached file this user wrote and nobody else may change (every report embeds the bundle: a copy that
-    another user could rewrite would put their script in the published pages)."""
-    st = path.stat()
-    return st.st_uid == os.getuid() and not st.st_mode & 0o022
+def _read_own(path: Path) -> str | None:
+    """The text of ``path`` if it is a regular file this user owns and nobody else may change, else None; a symbolic
+    link is refused (OSError). Every report embeds the bundle: a copy another user could rewrite would put their script
+    in the published pages, and a link they planted to one of this user's files (a key) would publish that file. The
+    checks are of the file opened, not of its name."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
+            return None
+        return fh.read().decode("utf-8")
 
 
 SHAPES = {"o": "circle", "s": "square", "^": "triangle-up", "D": "diamond", "P": "cross", "v": "triangle-down",
