@@ -1,4 +1,6 @@
 import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -68,6 +70,28 @@ def pytest_xdist_make_scheduler(config, log):
 # one, so a long unit sent late keeps the other worker idle at the end): measured with `--durations` on 2 cores.
 LONGEST = ("checkout", "humaneval", "small_sim_set", "tests/test_benchmarks.py", "tests/test_local.py",
            "tests/reliability/test_signals.py", "tests/test_ledger.py", "tests/test_collect_e2e.py", "tests/test_faults.py")
+
+
+def run_in_session(command, timeout_s: float, **kw) -> subprocess.CompletedProcess:
+    """``command`` (``subprocess.Popen``'s arguments and ``kw``; output captured as text) run to its end in a session
+    of its own. Past ``timeout_s`` its whole session is killed (the command and all it started: a make, a runner, its
+    kernels; not the test runner's group, which it is not in) and the test fails with the end of its output. A test
+    that calls this gives itself a longer pytest timeout (``pytest.mark.timeout``; test_timeouts checks): pytest-timeout
+    ends the whole worker, and with it every later test of that worker."""
+    from helpers.core.sessions import signal_session
+
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            **kw)
+    try:
+        out, err = proc.communicate(timeout=timeout_s)
+    except BaseException as stop:
+        signal_session(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        if isinstance(stop, subprocess.TimeoutExpired):
+            pytest.fail(f"`{command}` did not end within {timeout_s} s (killed with its session):\n{out[-2000:]}\n"
+                        f"{err[-3000:]}")
+        raise
+    return subprocess.CompletedProcess(command, proc.returncode, out, err)
 
 
 @pytest.fixture

@@ -199,34 +199,30 @@ def test_the_key_stage_is_forked_only_where_the_environment_holds_no_secret(tmp_
     assert seen["ppid"] == os.getpid() and seen["env"]["OPENAI_API_KEY"].endswith("collection-may-see-this")
 
 
-def test_a_forked_kernels_handle_never_signals_a_reused_pid(monkeypatch):
-    """Once the zygote reaped a kernel its pid may go to another process: the handle sees a different start time,
-    reports the kernel ended, and sends that process nothing (the provisioner gets no process group to signal)."""
+def test_a_forked_kernels_handle_never_signals_a_reused_pid(tmp_path):
+    """Once the zygote reaped a kernel its pid may go to another process, even one leading a session of its own: the
+    handle sees a different start time and reports the kernel ended; and where it cannot tell (same start time, as
+    for a pid handed out again within a clock tick), the zygote, which alone knows its kernels, refuses to signal a
+    process it did not fork and has reaped. Nothing reaches the other process."""
     import os
     import signal
     import subprocess
 
-    from helpers.core.zygote import Forked
+    from helpers.core.zygote import Forked, Zygote
 
+    made = Zygote([], dict(os.environ), tmp_path)
     other = subprocess.Popen(["sleep", "30"], start_new_session=True)
     try:
-        alive = Forked(other.pid)
-        assert alive.poll() is None
-        reused = Forked(other.pid)
+        reused = Forked(other.pid, made)
         reused.started = "0"  # as if the kernel that had this pid started at another time
         assert reused.poll() == 0
         reused.send_signal(signal.SIGKILL)
-        assert other.poll() is None
-        alive.send_signal(signal.SIGTERM)
-        assert other.wait(10) == -signal.SIGTERM and alive.poll() == 0
-
-        def ended(*_):
-            raise ProcessLookupError
-
-        monkeypatch.setattr(os, "killpg", ended)
-        racing = Forked(os.getpid())  # alive when looked at, gone when signalled: no error, and it has ended
-        racing.send_signal(signal.SIGINT)
-        assert racing.returncode == 0
+        looks_alive = Forked(other.pid, made)  # the same start time: only the zygote can tell it is not its kernel
+        assert looks_alive.poll() is None
+        looks_alive.send_signal(signal.SIGKILL)
+        assert looks_alive.returncode == 0 and not made.signal(other.pid, signal.SIGKILL)
+        assert other.poll() is None and made.alive()
     finally:
         other.kill()
         other.wait()
+        made.stop()

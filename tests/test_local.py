@@ -85,7 +85,7 @@ def test_smallest_local_model_for_real(tmp_path):
         "budget_usd": 1.0, "concurrency": 1, "extraction": "lenient", "output_dir": str(tmp_path / "out"),
         "task_options": {"two_digit_addition": {"source": "generated"}}}))
     out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "run", str(path)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=1800)
+                         capture_output=True, text=True, timeout=1200)
     assert out.returncode == 0, out.stderr[-3000:]
     params = load_params(path)
     records = RecordStore(params.records_path).load()

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, run_in_session
 from helpers.publish import readme
 
 README = ROOT / "README.md"
@@ -88,7 +88,14 @@ def _resolves(page, link: str) -> bool:
     return anchor in {_slug(h) for h in headings}
 
 
+# How long one README command may take in the suite: `make all` and `make humaneval` took ~7 min beside the rest of
+# the suite on one 2-core machine and ~21 min on another (issue 60); past this the command's session is killed and
+# this test fails alone, with the command's output. The pytest timeout above it is the last resort for a hang here.
+COMMAND_S = 2700
+
+
 @pytest.mark.slow  # runs the commands: make all, make humaneval, make swebench, reprice, a fork
+@pytest.mark.timeout(COMMAND_S + 300)
 @pytest.mark.parametrize("command,comment", COMMANDS, ids=[c for c, _ in COMMANDS])
 def test_readme_command_works_as_written(command, comment):
     reason = why_not_run(command, comment)
@@ -96,7 +103,7 @@ def test_readme_command_works_as_written(command, comment):
         pytest.skip(reason)
     keys = KEYS.findall(comment)
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    out = subprocess.run(command, shell=True, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1500)
+    out = run_in_session(command, COMMAND_S, shell=True, cwd=ROOT, env=env)
     if keys:  # without the keys: stops before any call, one line naming each missing key
         assert out.returncode != 0
         errors = [line for line in out.stderr.splitlines() if line.startswith("error:")]

@@ -65,18 +65,19 @@ def interrupt_kernels() -> int:
 
 def kill_kernels() -> None:
     """SIGKILL every running stage's kernel process group (a second Ctrl-C): records are appended line by line, so a
-    torn last line is all a kill can leave, and it is ignored on read (``collect.records``)."""
+    torn last line is all a kill can leave, and it is ignored on read (``collect.records``). Each goes through the
+    kernel's checked handle (``sessions.OwnSession``, ``zygote.Forked``): the kernel's own session while its parent
+    has not reaped it, and nothing else (a reaped kernel's pid, and so its group's, may be anyone's)."""
     import signal
 
+    from helpers.core.sessions import OwnSession
     from helpers.core.zygote import Forked
 
     for km in list(_live()):
         try:
             process = km.provisioner.process if km.provisioner is not None else None
-            if isinstance(process, Forked):  # its pid may be another process's once the zygote reaped it
-                process.send_signal(signal.SIGKILL)
-            elif process is not None and process.pid:
-                os.killpg(os.getpgid(process.pid), signal.SIGKILL)
+            if process is not None:
+                (process if isinstance(process, (OwnSession, Forked)) else OwnSession(process)).send_signal(signal.SIGKILL)
             km.cleanup_connection_file()
             km.cleanup_ipc_files()  # its sockets (and empty log) in /tmp: nothing else would remove them
         except Exception:  # noqa: BLE001 - gone already
@@ -115,11 +116,17 @@ class _LocalKernel(_Manager):
         # jupyter_client's hook for launching differently: a fork of the zygote where there is one, else a process
         from helpers.core import zygote
 
-        pid = _forked_kernel(self.forked_from, kernel_cmd, kw) if self.forked_from is not None and _keyless(self) else None
-        if pid is None:
-            return await super()._async_launch_kernel(kernel_cmd, **kw)
+        forked = _forked_kernel(self.forked_from, kernel_cmd, kw) if self.forked_from is not None and _keyless(self) else None
         started = self.provisioner
-        started.process, started.pid, started.pgid, started.cwd = zygote.Forked(pid), pid, None, kw.get("cwd")
+        if forked is None:
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+            if started is not None and started.process is not None:  # every signal through the checked handle
+                from helpers.core.sessions import OwnSession
+
+                started.process, started.pgid = OwnSession(started.process), None
+            return
+        pid, parent = forked
+        started.process, started.pid, started.pgid, started.cwd = zygote.Forked(pid, parent), pid, None, kw.get("cwd")
         self._reconcile_connection_info(started.connection_info)
 
     def client(self, **kwargs):
@@ -243,9 +250,10 @@ def _keyless(km) -> bool:
     return not km.keys or without_secrets(dict(os.environ)) == dict(os.environ)
 
 
-def _forked_kernel(folder: Path, cmd: list[str], kw: dict) -> int | None:
+def _forked_kernel(folder: Path, cmd: list[str], kw: dict) -> tuple[int, Zygote] | None:
     """The pid of a kernel forked from ``folder``'s zygote (started now if it is not running) for the launch ``cmd``
-    with ``kw`` (env, cwd, stderr), or None: not an ipykernel of this interpreter, forks turned off or impossible."""
+    with ``kw`` (env, cwd, stderr), and that zygote; or None: not an ipykernel of this interpreter, forks turned off
+    or impossible."""
     from helpers.core import zygote
     from helpers.core.redaction import without_secrets
 
@@ -262,7 +270,8 @@ def _forked_kernel(folder: Path, cmd: list[str], kw: dict) -> int | None:
         modules = list(dict.fromkeys(m for p in stages for m in notebook_modules(p)))
         made = _ZYGOTES[str(folder)] = zygote.Zygote(modules, without_secrets(dict(os.environ)), Path(kw.get("cwd") or "."))
     log = getattr(kw.get("stderr"), "name", None)
-    return made.fork(argv, dict(kw.get("env") or {}), str(kw.get("cwd") or os.getcwd()), log if isinstance(log, str) else None)
+    pid = made.fork(argv, dict(kw.get("env") or {}), str(kw.get("cwd") or os.getcwd()), log if isinstance(log, str) else None)
+    return None if pid is None else (pid, made)
 
 
 def stop_zygotes() -> None:

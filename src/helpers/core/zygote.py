@@ -104,16 +104,36 @@ def serve(modules: list[str]) -> None:
     signal.signal(signal.SIGCHLD, _reap)
     for line in sys.stdin:
         request = json.loads(line)
+        answer: dict[str, object]
+        if "signal" in request:
+            answer = {"sent": _signal_kernel(int(request["pid"]), int(request["signal"]))}
+        else:
+            sys.stdout.flush()
+            pid = os.fork()
+            if pid == 0:
+                _become_kernel(request)
+            answer = {"pid": pid}
+        sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
-        pid = os.fork()
-        if pid == 0:
-            _become_kernel(request)
-        sys.stdout.write(json.dumps({"pid": pid}) + "\n")
-        sys.stdout.flush()
+
+
+def _signal_kernel(pid: int, signum: int) -> bool:
+    """In the zygote: ``signum`` to the session of ``pid`` while it is a kernel this zygote forked and has not reaped
+    (``sessions.signal_session``), with the reaping held off (SIGCHLD blocked) from the check to the signal."""
+    import signal
+
+    from helpers.core.sessions import signal_session
+
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+    try:
+        return signal_session(pid, signum)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 class Zygote:
-    """The client side: starts ``serve`` in a process of its own and asks it for kernels (one request at a time)."""
+    """The client side: starts ``serve`` in a process of its own and asks it for kernels and for signals to them (one
+    request at a time)."""
 
     def __init__(self, modules: list[str], env: dict[str, str], cwd: Path):
         self.proc = subprocess.Popen([sys.executable, "-Xfrozen_modules=off", "-m", __name__, json.dumps(modules)],
@@ -126,16 +146,28 @@ class Zygote:
 
     def fork(self, argv: list[str], env: dict[str, str], cwd: str, log: str | None) -> int | None:
         """A kernel's pid, or None: the zygote is gone or answered nothing usable (the caller starts one itself)."""
+        pid = self._ask({"argv": argv, "env": env, "cwd": cwd, "log": log}, "pid")
+        return pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 else None
+
+    def signal(self, pid: int, signum: int) -> bool:
+        """Have the zygote send ``signum`` to the session of its kernel ``pid``; False when it is not one of its
+        kernels now (ended and reaped: its pid may be another process's) or the zygote is gone."""
+        return self._ask({"signal": int(signum), "pid": int(pid)}, "sent") is True
+
+    def _ask(self, request: dict, key: str):
+        """The zygote's answer (``key`` of its reply line) to ``request``, or None: it is gone or answered nothing
+        usable (then it is stopped)."""
         with self.lock:
             try:
+                if not self.alive():
+                    return None
                 assert self.proc.stdin is not None and self.proc.stdout is not None
-                self.proc.stdin.write(json.dumps({"argv": argv, "env": env, "cwd": cwd, "log": log}) + "\n")
+                self.proc.stdin.write(json.dumps(request) + "\n")
                 self.proc.stdin.flush()
-                pid = json.loads(self.proc.stdout.readline())["pid"]
-            except (OSError, ValueError, KeyError, AssertionError):
+                return json.loads(self.proc.stdout.readline())[key]
+            except (OSError, ValueError, KeyError, AssertionError, TypeError):
                 self.stop()
                 return None
-        return pid if isinstance(pid, int) and pid > 0 else None
 
     def stop(self) -> None:
         """Close its pipe (it exits there) and wait for it; its kernels are shut down by their managers."""
@@ -160,13 +192,13 @@ def _stat(pid: int) -> tuple[str, str] | None:
 class Forked:
     """A forked kernel's handle, as jupyter_client's local provisioner uses a ``Popen``: its parent is the zygote,
     which reaps it, so it has ended once its pid is gone, a zombie, or another process's (a reused pid: its start
-    time differs, and it is never signalled). The provisioner is given no process group for it: every signal goes
-    through ``send_signal``, which checks first."""
+    time differs). The provisioner is given no process group for it: every signal goes through ``send_signal``, which
+    asks the zygote to send it (``Zygote.signal``): only the parent can tell its kernel has not been reaped."""
 
     stdin = stdout = stderr = None
 
-    def __init__(self, pid: int):
-        self.pid = pid
+    def __init__(self, pid: int, zygote: Zygote):
+        self.pid, self.zygote = pid, zygote
         seen = _stat(pid)
         self.started = seen[1] if seen else None
         self.returncode: int | None = None if seen else 0
@@ -189,13 +221,10 @@ class Forked:
         return self.returncode or 0
 
     def send_signal(self, signum: int) -> None:
-        """Signal the kernel's process group (it leads its own session: its subprocesses too), while it runs; one that
-        ended meanwhile has nothing to signal (as ``Popen.send_signal``)."""
-        if self.poll() is None:
-            try:
-                os.killpg(self.pid, signum)
-            except ProcessLookupError:
-                self.returncode = 0
+        """Signal the kernel's process group (it leads its own session: its subprocesses too) through the zygote,
+        while it runs; one the zygote no longer has (ended and reaped) has nothing to signal (as ``Popen.send_signal``)."""
+        if self.poll() is None and not self.zygote.signal(self.pid, signum):
+            self.returncode = 0
 
     def kill(self) -> None:
         import signal
