@@ -199,30 +199,31 @@ def test_the_key_stage_is_forked_only_where_the_environment_holds_no_secret(tmp_
     assert seen["ppid"] == os.getpid() and seen["env"]["OPENAI_API_KEY"].endswith("collection-may-see-this")
 
 
-def test_a_forked_kernels_handle_never_signals_a_reused_pid(tmp_path):
+def test_a_forked_kernels_handle_never_signals_a_reused_pid():
     """Once the zygote reaped a kernel its pid may go to another process, even one leading a session of its own: the
-    handle sees a different start time and reports the kernel ended; and where it cannot tell (same start time, as
-    for a pid handed out again within a clock tick), the zygote, which alone knows its kernels, refuses to signal a
-    process it did not fork and has reaped. Nothing reaches the other process."""
-    import os
+    handle holds the kernel itself (a pidfd), so it sees the kernel ended and sends nothing to whatever has its pid
+    now; while the kernel runs, its signal reaches its session."""
     import signal
     import subprocess
 
-    from helpers.core.zygote import Forked, Zygote
+    from helpers.core.zygote import Forked
 
-    made = Zygote([], dict(os.environ), tmp_path)
+    kernel = subprocess.Popen(["sleep", "30"], start_new_session=True)
     other = subprocess.Popen(["sleep", "30"], start_new_session=True)
     try:
-        reused = Forked(other.pid, made)
-        reused.started = "0"  # as if the kernel that had this pid started at another time
-        assert reused.poll() == 0
-        reused.send_signal(signal.SIGKILL)
-        looks_alive = Forked(other.pid, made)  # the same start time: only the zygote can tell it is not its kernel
-        assert looks_alive.poll() is None
-        looks_alive.send_signal(signal.SIGKILL)
-        assert looks_alive.returncode == 0 and not made.signal(other.pid, signal.SIGKILL)
-        assert other.poll() is None and made.alive()
+        handle = Forked(kernel.pid)
+        assert handle.poll() is None
+        kernel.kill()
+        kernel.wait()  # reaped, as the zygote reaps its kernels
+        handle.pid = other.pid  # as if the kernel's pid had been handed to another session's leader
+        handle.send_signal(signal.SIGKILL)
+        assert handle.poll() == 0 and handle.fd is None and other.poll() is None
+        alive = Forked(other.pid)
+        alive.send_signal(signal.SIGTERM)
+        assert other.wait(10) == -signal.SIGTERM and alive.poll() == 0
+        assert Forked(other.pid).returncode == 0  # reaped before it was looked at: ended
     finally:
-        other.kill()
-        other.wait()
-        made.stop()
+        for proc in (kernel, other):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()

@@ -125,8 +125,7 @@ class _LocalKernel(_Manager):
 
                 started.process, started.pgid = OwnSession(started.process), None
             return
-        pid, parent = forked
-        started.process, started.pid, started.pgid, started.cwd = zygote.Forked(pid, parent), pid, None, kw.get("cwd")
+        started.process, started.pid, started.pgid, started.cwd = zygote.Forked(forked), forked, None, kw.get("cwd")
         self._reconcile_connection_info(started.connection_info)
 
     def client(self, **kwargs):
@@ -250,15 +249,15 @@ def _keyless(km) -> bool:
     return not km.keys or without_secrets(dict(os.environ)) == dict(os.environ)
 
 
-def _forked_kernel(folder: Path, cmd: list[str], kw: dict) -> tuple[int, Zygote] | None:
+def _forked_kernel(folder: Path, cmd: list[str], kw: dict) -> int | None:
     """The pid of a kernel forked from ``folder``'s zygote (started now if it is not running) for the launch ``cmd``
-    with ``kw`` (env, cwd, stderr), and that zygote; or None: not an ipykernel of this interpreter, forks turned off
-    or impossible."""
+    with ``kw`` (env, cwd, stderr), or None: not an ipykernel of this interpreter, forks turned off or impossible (no
+    fork, or no pidfd to hold a kernel by: ``zygote.Forked``)."""
     from helpers.core import zygote
     from helpers.core.redaction import without_secrets
 
     argv = zygote.kernel_argv(cmd)
-    if argv is None or os.environ.get(zygote.FORK_ENV) == "0" or not hasattr(os, "fork"):
+    if argv is None or os.environ.get(zygote.FORK_ENV) == "0" or not hasattr(os, "fork") or not hasattr(os, "pidfd_open"):
         return None
     made = _ZYGOTES.get(str(folder))
     if made is None or not made.alive():
@@ -270,8 +269,7 @@ def _forked_kernel(folder: Path, cmd: list[str], kw: dict) -> tuple[int, Zygote]
         modules = list(dict.fromkeys(m for p in stages for m in notebook_modules(p)))
         made = _ZYGOTES[str(folder)] = zygote.Zygote(modules, without_secrets(dict(os.environ)), Path(kw.get("cwd") or "."))
     log = getattr(kw.get("stderr"), "name", None)
-    pid = made.fork(argv, dict(kw.get("env") or {}), str(kw.get("cwd") or os.getcwd()), log if isinstance(log, str) else None)
-    return None if pid is None else (pid, made)
+    return made.fork(argv, dict(kw.get("env") or {}), str(kw.get("cwd") or os.getcwd()), log if isinstance(log, str) else None)
 
 
 def stop_zygotes() -> None:

@@ -4,13 +4,14 @@ A stage's kernel, the zygote and the grader's workers each run in a session of t
 ``setsid``): a Ctrl-C or a kill reaches the kernel and whatever it started through its process group, and nothing
 else. A process group is named by its leader's pid, and a pid is free for reuse once its process has been *reaped*:
 from then on ``killpg(pid)`` may reach a stranger's group, and ``getpgid(pid)`` may name the caller's own group
-(the terminal's, a test runner's). So a group is signalled only by the process that can tell: the leader's parent,
-while the leader is its child and not yet reaped (alive or a zombie, its pid is still its own), and only where the
-leader leads its own session. ``signal_session`` is that check and the signal; the zygote does it for the kernels it
-forked (``zygote.Forked``), the runner for the kernels it started (``OwnSession``).
+(the terminal's, a test runner's). So a group is signalled only while its leader is known not to have been reaped:
+by the leader's parent, while the leader is its child and leads its own session (``signal_session``, ``OwnSession``
+for the kernels jupyter_client starts), or, for a kernel forked from the zygote, while the pidfd that holds the
+kernel says it has not ended (``zygote.Forked``).
 
-A reap between the check and the signal can only come from another thread of the same parent (the zygote blocks
-SIGCHLD around it); that leaves microseconds in which the pid would have to be freed and handed out again.
+Between the check and the signal the leader could still end and be reaped (by another thread, or by the zygote):
+its pid would then have to be handed out again, which takes the kernel's whole pid range (32,768 here) of new
+processes, within microseconds.
 """
 
 from __future__ import annotations

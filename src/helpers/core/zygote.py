@@ -104,36 +104,16 @@ def serve(modules: list[str]) -> None:
     signal.signal(signal.SIGCHLD, _reap)
     for line in sys.stdin:
         request = json.loads(line)
-        answer: dict[str, object]
-        if "signal" in request:
-            answer = {"sent": _signal_kernel(int(request["pid"]), int(request["signal"]))}
-        else:
-            sys.stdout.flush()
-            pid = os.fork()
-            if pid == 0:
-                _become_kernel(request)
-            answer = {"pid": pid}
-        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:
+            _become_kernel(request)
+        sys.stdout.write(json.dumps({"pid": pid}) + "\n")
         sys.stdout.flush()
 
 
-def _signal_kernel(pid: int, signum: int) -> bool:
-    """In the zygote: ``signum`` to the session of ``pid`` while it is a kernel this zygote forked and has not reaped
-    (``sessions.signal_session``), with the reaping held off (SIGCHLD blocked) from the check to the signal."""
-    import signal
-
-    from helpers.core.sessions import signal_session
-
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
-    try:
-        return signal_session(pid, signum)
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
-
-
 class Zygote:
-    """The client side: starts ``serve`` in a process of its own and asks it for kernels and for signals to them (one
-    request at a time)."""
+    """The client side: starts ``serve`` in a process of its own and asks it for kernels (one request at a time)."""
 
     def __init__(self, modules: list[str], env: dict[str, str], cwd: Path):
         self.proc = subprocess.Popen([sys.executable, "-Xfrozen_modules=off", "-m", __name__, json.dumps(modules)],
@@ -146,28 +126,16 @@ class Zygote:
 
     def fork(self, argv: list[str], env: dict[str, str], cwd: str, log: str | None) -> int | None:
         """A kernel's pid, or None: the zygote is gone or answered nothing usable (the caller starts one itself)."""
-        pid = self._ask({"argv": argv, "env": env, "cwd": cwd, "log": log}, "pid")
-        return pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 else None
-
-    def signal(self, pid: int, signum: int) -> bool:
-        """Have the zygote send ``signum`` to the session of its kernel ``pid``; False when it is not one of its
-        kernels now (ended and reaped: its pid may be another process's) or the zygote is gone."""
-        return self._ask({"signal": int(signum), "pid": int(pid)}, "sent") is True
-
-    def _ask(self, request: dict, key: str):
-        """The zygote's answer (``key`` of its reply line) to ``request``, or None: it is gone or answered nothing
-        usable (then it is stopped)."""
         with self.lock:
             try:
-                if not self.alive():
-                    return None
                 assert self.proc.stdin is not None and self.proc.stdout is not None
-                self.proc.stdin.write(json.dumps(request) + "\n")
+                self.proc.stdin.write(json.dumps({"argv": argv, "env": env, "cwd": cwd, "log": log}) + "\n")
                 self.proc.stdin.flush()
-                return json.loads(self.proc.stdout.readline())[key]
-            except (OSError, ValueError, KeyError, AssertionError, TypeError):
+                pid = json.loads(self.proc.stdout.readline())["pid"]
+            except (OSError, ValueError, KeyError, AssertionError):
                 self.stop()
                 return None
+        return pid if isinstance(pid, int) and pid > 0 else None
 
     def stop(self) -> None:
         """Close its pipe (it exits there) and wait for it; its kernels are shut down by their managers."""
@@ -180,34 +148,28 @@ class Zygote:
             self.proc.wait()
 
 
-def _stat(pid: int) -> tuple[str, str] | None:
-    """(state, start time in clock ticks since boot) of process ``pid`` from ``/proc``, or None: no such process."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    except OSError:
-        return None
-    return fields[0], fields[19]
-
-
 class Forked:
-    """A forked kernel's handle, as jupyter_client's local provisioner uses a ``Popen``: its parent is the zygote,
-    which reaps it, so it has ended once its pid is gone, a zombie, or another process's (a reused pid: its start
-    time differs). The provisioner is given no process group for it: every signal goes through ``send_signal``, which
-    asks the zygote to send it (``Zygote.signal``): only the parent can tell its kernel has not been reaped."""
+    """A forked kernel's handle, as jupyter_client's local provisioner uses a ``Popen``. Its parent is the zygote,
+    which reaps it, and a reaped kernel's pid (the name of its process group) may be another process's: so the handle
+    holds the kernel itself, as a pidfd taken when the zygote answered its pid, and has ended once that process has.
+    The provisioner is given no process group for it: every signal goes through ``send_signal``, to the kernel's
+    group while the kernel has not ended (so its pid, and its group's, is still its own; ``sessions``)."""
 
     stdin = stdout = stderr = None
 
-    def __init__(self, pid: int, zygote: Zygote):
-        self.pid, self.zygote = pid, zygote
-        seen = _stat(pid)
-        self.started = seen[1] if seen else None
-        self.returncode: int | None = None if seen else 0
+    def __init__(self, pid: int):
+        self.pid, self.returncode = pid, None
+        try:
+            self.fd: int | None = os.pidfd_open(pid)
+        except ProcessLookupError:  # ended (and reaped) before it was looked at
+            self.fd, self.returncode = None, 0
 
     def poll(self) -> int | None:
-        if self.returncode is None:
-            seen = _stat(self.pid)
-            if seen is None or seen[0] in ("X", "Z") or seen[1] != self.started:
-                self.returncode = 0
+        import select
+
+        if self.returncode is None and (self.fd is None or select.select([self.fd], [], [], 0)[0]):
+            self.returncode = 0  # a pidfd is readable once its process has ended
+            self._close()
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
@@ -221,10 +183,13 @@ class Forked:
         return self.returncode or 0
 
     def send_signal(self, signum: int) -> None:
-        """Signal the kernel's process group (it leads its own session: its subprocesses too) through the zygote,
-        while it runs; one the zygote no longer has (ended and reaped) has nothing to signal (as ``Popen.send_signal``)."""
-        if self.poll() is None and not self.zygote.signal(self.pid, signum):
-            self.returncode = 0
+        """Signal the kernel's process group (it leads its own session: its subprocesses too) while the kernel has
+        not ended; one that ended has nothing to signal (as ``Popen.send_signal``)."""
+        if self.poll() is None:
+            try:
+                os.killpg(self.pid, signum)
+            except ProcessLookupError:  # not yet its own session's leader, or ended in between
+                pass
 
     def kill(self) -> None:
         import signal
@@ -235,6 +200,14 @@ class Forked:
         import signal
 
         self.send_signal(signal.SIGTERM)
+
+    def _close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def __del__(self) -> None:
+        self._close()
 
 
 def kernel_argv(cmd: list[str]) -> list[str] | None:
