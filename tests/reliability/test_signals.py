@@ -45,7 +45,8 @@ class Bystander:
     """A process in the runner's process group that the runner did not start as a session of its own."""
 
     def __init__(self, pid: int):
-        self.pid, self.started = pid, self._stat()[1]
+        self.pid = pid
+        self.started = self._stat()[1]
 
     def _stat(self) -> tuple[str, str]:
         try:
