@@ -187,3 +187,51 @@ def test_one_line_from_the_command_line_too(tmp_path):
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [f"error: {path}: line 3 is not valid YAML (key 'n_runs' appears twice "
                                                "(lines 2 and 3))"]
+
+
+@pytest.mark.parametrize("case", ["budget too small", "output_dir shadowed by a file"])
+def test_a_dry_run_refuses_what_the_run_refuses_and_makes_no_folder(case, tmp_path, capsys, monkeypatch):
+    """Issue 62 item 4: ``run --dry-run`` prints the bill, then exits 2 with the run's own line where the run would
+    refuse; it makes no output folder (a dry run of a set that does not run leaves nothing behind)."""
+    change, expected = CASES[case]
+    monkeypatch.setenv(KEY_ENV, "a-secret-value-0123456789")
+    write(tmp_path / "prices.yaml", yaml.safe_dump(PRICES))
+    write(tmp_path / "models.yaml", yaml.safe_dump({"models": models("http://127.0.0.1:9/v1")}))
+    path = write(tmp_path / "set.yaml", yaml.safe_dump(change(base(tmp_path), tmp_path), sort_keys=False))
+    code = runner.main(["run", str(path), "--dry-run"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith("error: ") and expected in err[0], err
+    assert not (tmp_path / "out").exists()
+    fine = write(tmp_path / "fine.yaml", yaml.safe_dump(base(tmp_path), sort_keys=False))
+    monkeypatch.delenv(KEY_ENV)  # a dry run is how to see the bill without the keys
+    assert runner.main(["run", str(fine), "--dry-run"]) == 0 and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("entry,expected", [
+    ({"hourly_rate_usd": [-10, 20]}, "field 'hourly_rate_usd': must be [low, high] with 0 < low <= high (USD)"),
+    ({"hourly_rate_usd": [0, 0], "published_usd": None}, "field 'hourly_rate_usd': must be [low, high]"),
+    ({"published_usd": [-0.02, -0.01]}, "field 'published_usd': must be [low, high]"),
+    (None, "field 'tasks': no human-expert cost for two_digit_addition; add an entry to"),
+])
+def test_an_expert_who_costs_nothing_or_less_or_is_missing_stops_the_run_before_anything(entry, expected, tmp_path,
+                                                                                          capsys, monkeypatch):
+    """Issue 62 item 4: the expert's fee is what every cost-of-pass falls back to; a negative or zero one (or none)
+    is one line naming the file to edit, from a run and from its dry run, before any stage or call."""
+    from helpers.core import experts
+
+    registry = yaml.safe_load(experts.default_path().read_text())
+    if entry is None:
+        del registry["experts"]["two_digit_addition"]
+    else:
+        registry["experts"]["two_digit_addition"].update(entry)
+    mine = write(tmp_path / "expert_costs.yaml", yaml.safe_dump(registry))
+    monkeypatch.setattr(experts, "default_path", lambda: mine)
+    monkeypatch.setenv(KEY_ENV, "a-secret-value-0123456789")
+    write(tmp_path / "prices.yaml", yaml.safe_dump(PRICES))
+    write(tmp_path / "models.yaml", yaml.safe_dump({"models": models("http://127.0.0.1:9/v1")}))
+    path = write(tmp_path / "set.yaml", yaml.safe_dump(base(tmp_path), sort_keys=False))
+    for args in (["run", str(path)], ["run", str(path), "--dry-run"]):
+        code = runner.main(args)
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(err) == 1 and expected in err[0] and str(mine) in err[0], err
+    assert not (tmp_path / "out").exists()

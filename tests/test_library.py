@@ -94,8 +94,34 @@ def test_the_public_api_refuses_a_bad_frame_in_one_line():
         api.headline(attempts.drop(columns="correct"), 1.0)
     with pytest.raises(CostOfPassError, match="'usd' must be a number"):
         api.headline(attempts.assign(usd=-1.0), 1.0)
-    with pytest.raises(CostOfPassError, match="a positive USD is needed"):
+    with pytest.raises(CostOfPassError, match=r"expert_usd: no USD for task\(s\) b \(the mapping has a\)"):
         api.headline(attempts, {"a": 1.0})
+    with pytest.raises(CostOfPassError, match="a positive USD is needed"):
+        api.headline(attempts, {"a": 1.0, "b": -2.0})
+
+
+def test_the_public_api_reads_no_verdict_it_cannot_and_no_k_a_single_cell_would_set():
+    """Issue 62 item 5: 'yes'/'no' or 'True'/'False' as text are refused (each would read as a pass), 1/0 read as
+    True/False; a cell with fewer runs than its task's others is named (it would set k for the whole task)."""
+    import numpy as np
+    import pytest
+
+    import helpers.api as api
+    from helpers.core.errors import CostOfPassError
+
+    attempts = _attempts()
+    as_text = attempts.assign(correct=attempts["correct"].map({True: "yes", False: "no"}))
+    with pytest.raises(CostOfPassError, match=r"'correct' must be True/False or 1/0 on every row; row 0 has 'yes'"):
+        api.headline(as_text, 1.0)
+    with pytest.raises(CostOfPassError, match="'correct' must be True/False or 1/0"):
+        api.paper_estimates(attempts.assign(correct=attempts["correct"].astype(str)), 1.0)
+    with pytest.raises(CostOfPassError, match="'correct' must be True/False or 1/0"):
+        api.headline(attempts.assign(correct=attempts["correct"].astype(float).where(attempts.index != 5)), 1.0)
+    ones = api.headline(attempts.assign(correct=attempts["correct"].astype(int)), 1.0)
+    assert np.allclose(ones["value"], api.headline(attempts, 1.0)["value"])
+    short = attempts.drop(index=attempts[(attempts.task == "a") & (attempts.problem == "p3") & (attempts.option == "cheap")].index[-1])
+    with pytest.raises(CostOfPassError, match=r"same number of runs; a: option 'cheap' on problem 'p3' has 3 of 4 runs"):
+        api.headline(short, 1.0)
 
 
 CLI_PROBE = """

@@ -118,7 +118,15 @@ def doubling_task(tmp_path):
     TASKS.pop("doubling", None)
 
 
-def test_recipe_add_a_task(doubling_task, write_set, tmp_path):
+def test_recipe_add_a_task(doubling_task, write_set, tmp_path, monkeypatch):
+    from helpers.core import experts
+
+    registry = yaml.safe_load(experts.default_path().read_text())  # step (3): its human expert's cost
+    registry["experts"][doubling_task] = {"qualification": "Basic numeracy", "hourly_rate_usd": [10, 20],
+                                          "minutes_per_question": 0.05, "sources": "a worked example"}
+    mine = tmp_path / "expert_costs.yaml"
+    mine.write_text(yaml.safe_dump(registry))
+    monkeypatch.setattr(experts, "default_path", lambda: mine)
     data = tmp_path / "data" / "doubling"
     data.mkdir(parents=True)
     (data / "test.jsonl").write_text("".join(json.dumps({"n": n}) + "\n" for n in range(10, 30)))

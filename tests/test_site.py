@@ -58,6 +58,8 @@ def test_a_name_another_parameter_file_uses_is_refused_unless_overwrite(stub_set
     assert code == 2 and len(err) == 1, err
     assert "'shared' is already the name of" in err[0] and "--overwrite" in err[0]
     assert read_card(tmp_path / "results" / "shared" / CARD) == card  # nothing taken over
+    assert runner.main(["run", str(fork), "--dry-run"]) == 2  # a dry run refuses it too, with the same line
+    assert capsys.readouterr().err.strip().splitlines() == err
     # the same file with other parameters, or another file with the same parameters, is the same set
     claim(prepare(load_params(stub_set("original.yaml", "shared", n_runs=3))), original)
     claim(prepare(load_params(stub_set("copy.yaml", "shared", n_runs=3))), tmp_path / "copy.yaml")

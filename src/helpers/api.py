@@ -11,7 +11,7 @@ expert's USD per problem::
 
 ``headline`` is the project's headline estimand, "up to k tries, then the expert" (per problem an option is tried
 up to k times, stopping at its first pass; the expert solves what every try failed): each option alone with the
-expert (``table1:<option>``, k = the fewest runs of a cell) and the frontier of all options (``frontier:all
+expert (``table1:<option>``, k = the runs of each cell) and the frontier of all options (``frontier:all
 options``, chosen per problem on half of the runs and valued on the other half), with 95% intervals that held the
 truth in at least 93% of simulated sets on every generator tried (docs/statistics.md). ``paper_estimates`` is the
 paper's own estimator (Eq. 2 and 9: passes / runs per problem, the expert where nothing passed), whose intervals the
@@ -42,9 +42,46 @@ def _internal(attempts: pd.DataFrame) -> pd.DataFrame:
     usd = pd.to_numeric(attempts["usd"], errors="coerce")
     if usd.isna().any() or (usd < 0).any():
         raise CostOfPassError("attempts: 'usd' must be a number >= 0 on every row")
-    return pd.DataFrame({"task": attempts["task"].astype(str), "problem_id": attempts["problem"].astype(str),
-                         "model": attempts["option"].astype(str), "method": "vanilla", "usd": usd.to_numpy(float),
-                         "correct": attempts["correct"].astype(bool).to_numpy(), "complete": True})
+    out = pd.DataFrame({"task": attempts["task"].astype(str), "problem_id": attempts["problem"].astype(str),
+                        "model": attempts["option"].astype(str), "method": "vanilla", "usd": usd.to_numpy(float),
+                        "correct": _verdicts(attempts["correct"]), "complete": True})
+    _check_cells(out)
+    return out
+
+
+def _verdicts(correct: pd.Series) -> np.ndarray:
+    """``correct`` as booleans where every row is True/False or 1/0; else one line naming the first other value
+    ('yes', 'False', 0.5 and NaN are not verdicts: as text, every non-empty one would read as a pass)."""
+    from helpers.core.errors import CostOfPassError
+
+    def verdict(v) -> bool | None:
+        if isinstance(v, (bool, np.bool_)):
+            return bool(v)
+        if isinstance(v, (int, float, np.integer, np.floating)) and v in (0, 1):
+            return bool(v)
+        return None
+
+    seen = [verdict(v) for v in correct.tolist()]
+    if None in seen:
+        at = seen.index(None)
+        raise CostOfPassError(f"attempts: 'correct' must be True/False or 1/0 on every row; row {correct.index[at]!r} "
+                              f"has {correct.iloc[at]!r}")
+    return np.array(seen, dtype=bool)
+
+
+def _check_cells(frame: pd.DataFrame) -> None:
+    """Every (problem, option) cell of a task has the same number of runs (k, the tries of "up to k tries", is one
+    number per task); else one line naming the cells with fewer runs than the task's others."""
+    from helpers.core.errors import CostOfPassError
+
+    runs = frame.groupby(["task", "problem_id", "model"], sort=True).size()
+    most = runs.groupby(level="task").transform("max")
+    short = runs[runs < most]
+    if not short.empty:
+        named = "; ".join(f"{t}: option {o!r} on problem {p!r} has {n} of {most[(t, p, o)]} runs"
+                          for (t, p, o), n in short.head(5).items())
+        more = f" (and {len(short) - 5} more)" if len(short) > 5 else ""
+        raise CostOfPassError(f"attempts: every problem and option of a task needs the same number of runs; {named}{more}")
 
 
 def _expert(expert_usd, problems: pd.MultiIndex) -> np.ndarray:
@@ -55,7 +92,11 @@ def _expert(expert_usd, problems: pd.MultiIndex) -> np.ndarray:
     if isinstance(expert_usd, pd.Series):
         fee = expert_usd.set_axis(expert_usd.index.map(lambda k: (str(k[0]), str(k[1])))).reindex(problems)
     elif isinstance(expert_usd, Mapping):
-        fee = pd.Series([expert_usd.get(t, np.nan) for t, _ in problems], index=problems, dtype=float)
+        if missing := sorted({str(t) for t, _ in problems} - {str(t) for t in expert_usd}):
+            raise CostOfPassError(f"expert_usd: no USD for task(s) {', '.join(missing)} (the mapping has "
+                                  f"{', '.join(map(str, expert_usd)) or 'none'})")
+        by_task = {str(k): v for k, v in expert_usd.items()}
+        fee = pd.Series([by_task[t] for t, _ in problems], index=problems, dtype=float)
     else:
         fee = pd.Series(float(expert_usd), index=problems)
     if fee.isna().any() or (fee <= 0).any():
@@ -71,7 +112,9 @@ def headline(attempts: pd.DataFrame, expert_usd, level: float = 0.95, seed: int 
     ``expert_usd``: USD per problem — a number, a mapping task -> USD, or a Series indexed (task, problem).
     Returns one row per (statistic, task): statistic (``table1:<option>`` or ``FRONTIER``), task, value, low, high
     (USD per problem), k (tries), records_usd and expert_usd (its two parts, USD per problem) and expert_share_pct
-    (the fee's share, %). The frontier needs at least 2 runs per cell (it is chosen on half of them)."""
+    (the fee's share, %). The frontier needs at least 2 runs per cell (it is chosen on half of them). ``seed``: the
+    cross-fitting's split of the runs; a report's numbers come from its set's ``seed`` (its parameter file's field).
+    Every cell of a task needs the same number of runs, ``correct`` True/False or 1/0 (one line naming what is not)."""
     from helpers.analyze import policy
     from helpers.analyze.bootstrap import run_cube
     from helpers.analyze.headline import Level

@@ -236,6 +236,23 @@ def _date(text: str):
         raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
 
 
+def dry_run(params, params_path: Path, overwrite: bool = False) -> None:
+    """``check`` and ``run --dry-run``: the bill of the pending calls, then the run's own refusals but for missing
+    keys (a dry run is how to see the bill without them): another set's folder, a bill over the budget; writes
+    nothing."""
+    from helpers.collect.budget import check_budget, recorded_spend_usd
+    from helpers.collect.preflight import check_remote_hosts, racing_floor
+    from helpers.publish.index_page import check_claim
+
+    ctx = prepare(params)
+    for line in check_remote_hosts(ctx):
+        print(line, file=sys.stderr)
+    est = estimate(ctx)
+    print(format_estimate(ctx, est), flush=True)
+    check_claim(ctx, params_path, overwrite)
+    check_budget(params, recorded_spend_usd(params, ctx.snapshot), racing_floor(ctx) if params.design == "racing" else est)
+
+
 def run_reprice(params_path: str, as_of, force: bool = False) -> Path:
     """The set's stages after collection, on its records, at the prices of ``as_of`` (``cli.reprice``); the report's path."""
     from helpers.cli.reprice import repriced
@@ -334,12 +351,7 @@ def command(args: argparse.Namespace) -> None:
         render(args, params)
         return
     if args.command == "check" or args.dry_run:
-        from helpers.collect.preflight import check_remote_hosts
-
-        ctx = prepare(params)
-        for line in check_remote_hosts(ctx):
-            print(line, file=sys.stderr)
-        print(format_estimate(ctx, estimate(ctx)))
+        dry_run(params, Path(args.params), getattr(args, "overwrite", False))
         return
     if getattr(args, "offline", False):
         os.environ["COP_OFFLINE"] = "1"  # preflight refuses a remote api_base; the stages' kernels inherit it

@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, field, replace
 
 from helpers.core.errors import CostOfPassError
+from helpers.core.experts import check_experts
 from helpers.core.models import ModelSpec, resolve_models
 from helpers.core.params import Params
 from helpers.core.prices import PriceSnapshot, load_snapshot
@@ -41,6 +42,7 @@ class Context:
 def prepare(params: Params) -> Context:
     """Resolve tasks, models, prices and problems; any problem is one line, before any call."""
     models = resolve_set_models(params)
+    check_experts(params.tasks, params.source)
     check_imported(params, models)
     protect(*(m.api_key_env for m in models))  # their values never reach records, tables or logs
     snapshot = set_prices(params)
@@ -131,15 +133,18 @@ def check_imported(params: Params, models: list[ModelSpec]) -> None:
 
 
 def check_output_dir(params: Params) -> None:
-    """The set's output directory is inside ``results/`` (``params.check_confined``), exists or can be made, and is
-    writable (one line if not)."""
+    """The set's output directory is inside ``results/`` (``params.check_confined``) and writable, or can be made
+    where the nearest folder above it that exists is writable (one line if not). Nothing is made here: a dry run, or
+    a set refused later, leaves no folder behind; the stages make it."""
     from helpers.core.params import check_confined
 
     check_confined(params)
     out = params.output_path
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".write-probe-{os.getpid()}"
+        there = next(p for p in (out, *out.parents) if p.exists())
+        if not there.is_dir():
+            raise NotADirectoryError(20, "Not a directory")
+        probe = there / f".write-probe-{os.getpid()}"
         probe.write_text("")
         probe.unlink()
     except OSError as err:

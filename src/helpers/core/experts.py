@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from helpers.core.errors import CostOfPassError
-from helpers.core.paths import repo_root
+from helpers.core.paths import repo_root, shown
 
 
 class ExpertCost(BaseModel):
@@ -29,6 +29,22 @@ class ExpertCost(BaseModel):
     minutes_by_difficulty: dict[str, float] | None = Field(None, description="minutes per problem by the problem's "
                                                            "difficulty (its metadata 'difficulty'), where the task has one")
     sources: str
+
+    @field_validator("hourly_rate_usd", "published_usd")
+    @classmethod
+    def _a_positive_range(cls, value: tuple[float, float] | None) -> tuple[float, float] | None:
+        """A rate or a printed cost is a range (low, high) of positive USD: an expert who costs nothing, or is paid
+        to answer, is no baseline (the fee is what every cost-of-pass falls back to)."""
+        if value is not None and not (0 < value[0] <= value[1]):
+            raise ValueError(f"must be [low, high] with 0 < low <= high (USD), got {list(value)}")
+        return value
+
+    @field_validator("minutes_by_difficulty")
+    @classmethod
+    def _positive_minutes(cls, value: dict[str, float] | None) -> dict[str, float] | None:
+        if value and (bad := {k: v for k, v in value.items() if not v > 0}):
+            raise ValueError(f"minutes must be more than 0, got {bad}")
+        return value
 
     def minutes(self, difficulty: str | None = None) -> float:
         """Minutes of one problem: by its difficulty where the entry prices difficulties, else per question."""
@@ -56,9 +72,29 @@ def default_path() -> Path:
 
 
 def load_expert_costs(path: Path | None = None) -> dict[str, ExpertCost]:
+    """Every task's expert in the registry (``path``, default ``params/registry/expert_costs.yaml``); an entry that
+    is not one is one line naming the file, the task and the field."""
     path = path or default_path()
     data = yaml.safe_load(path.read_text()) or {}
-    return {k: ExpertCost.model_validate(v) for k, v in (data.get("experts") or {}).items()}
+    out = {}
+    for task, entry in (data.get("experts") or {}).items():
+        try:
+            out[task] = ExpertCost.model_validate(entry)
+        except ValidationError as err:
+            e = err.errors()[0]
+            field = ".".join(str(x) for x in e["loc"]) or "(entry)"
+            raise CostOfPassError(f"{shown(path)}: expert '{task}': field '{field}': "
+                                  f"{e['msg'].removeprefix('Value error, ')}") from None
+    return out
+
+
+def check_experts(tasks: list[str], source: str) -> None:
+    """Before anything runs: the expert registry reads, and has an entry for each of ``tasks`` (one line if not,
+    naming the file to edit)."""
+    missing = [t for t in tasks if t not in load_expert_costs()]
+    if missing:
+        raise CostOfPassError(f"{source}: field 'tasks': no human-expert cost for {', '.join(missing)}; add an entry "
+                              f"to {shown(default_path())}")
 
 
 def expert_per_problem(index: pd.MultiIndex, bound: str = "high", costs: dict[str, ExpertCost] | None = None,

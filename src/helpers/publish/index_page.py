@@ -84,6 +84,16 @@ def claim(ctx, params_path: Path, overwrite: bool = False) -> Path:
     The folder is another set's when its card names another parameter file *and* other parameters;
     ``overwrite`` takes it over. Returns the card's path.
     """
+    mine = check_claim(ctx, params_path, overwrite)
+    card = ctx.params.output_path / CARD
+    card.parent.mkdir(parents=True, exist_ok=True)
+    write_json(card, mine)
+    return card
+
+
+def check_claim(ctx, params_path: Path, overwrite: bool = False) -> dict:
+    """``claim``'s refusal without its writing (a dry run refuses what the run would): the set's card, or one line
+    when its folder is another parameter set's."""
     mine = card_of(ctx, params_path)
     card = ctx.params.output_path / CARD
     old = read_card(card)
@@ -91,9 +101,7 @@ def claim(ctx, params_path: Path, overwrite: bool = False) -> Path:
         raise CostOfPassError(
             f"{ctx.params.source}: field 'name': '{mine['name']}' is already the name of {old.get('params')}, whose "
             f"results are in {shown(card.parent)}; give this set another name, or pass --overwrite to replace them")
-    card.parent.mkdir(parents=True, exist_ok=True)
-    write_json(card, mine)
-    return card
+    return mine
 
 
 def read_card(path: Path, warn: bool = False) -> dict:
