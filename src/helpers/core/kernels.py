@@ -257,7 +257,7 @@ def _forked_kernel(folder: Path, cmd: list[str], kw: dict) -> int | None:
     from helpers.core.redaction import without_secrets
 
     argv = zygote.kernel_argv(cmd)
-    if argv is None or os.environ.get(zygote.FORK_ENV) == "0" or not hasattr(os, "fork") or not hasattr(os, "pidfd_open"):
+    if argv is None or os.environ.get(zygote.FORK_ENV) == "0" or not hasattr(os, "fork") or not zygote.can_hold():
         return None
     made = _ZYGOTES.get(str(folder))
     if made is None or not made.alive():

@@ -210,6 +210,22 @@ class Forked:
         self._close()
 
 
+def can_hold() -> bool:
+    """Whether this system gives pidfds (Linux 5.3 and later), by which ``Forked`` holds a kernel: without them a
+    kernel is started as a process of its own."""
+    global _HOLDS
+    if _HOLDS is None:
+        try:
+            os.close(os.pidfd_open(os.getpid()))
+            _HOLDS = True
+        except (AttributeError, OSError):
+            _HOLDS = False
+    return _HOLDS
+
+
+_HOLDS: bool | None = None
+
+
 def kernel_argv(cmd: list[str]) -> list[str] | None:
     """The ipykernel arguments of a kernel command of this interpreter (``python [-X…] -m ipykernel_launcher ARGS``),
     or None for any other command (started as its own process)."""
