@@ -88,9 +88,9 @@ def _resolves(page, link: str) -> bool:
     return anchor in {_slug(h) for h in headings}
 
 
-# How long one README command may take in the suite: `make all` and `make humaneval` took ~7 min beside the rest of
-# the suite on one 2-core machine and ~21 min on another (issue 60); past this the command's session is killed and
-# this test fails alone, with the command's output. The pytest timeout above it is the last resort for a hang here.
+# How long one README command may take in the suite: `make all` took ~7 min beside the rest of the suite on a 2-core
+# EPYC and 18-20 min on a 2-core Xeon (issue 60); past this the command's session is killed and this test fails
+# alone, with the command's output. The pytest timeout above it is the last resort for a hang here.
 COMMAND_S = 2700
 
 
