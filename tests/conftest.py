@@ -72,7 +72,7 @@ LONGEST = ("checkout", "humaneval", "small_sim_set", "tests/test_benchmarks.py",
            "tests/reliability/test_signals.py", "tests/test_ledger.py", "tests/test_collect_e2e.py", "tests/test_faults.py")
 
 
-def run_in_session(command, timeout_s: float, **kw) -> subprocess.CompletedProcess:
+def run_in_session(command, *, timeout_s: float, **kw) -> subprocess.CompletedProcess:
     """``command`` (``subprocess.Popen``'s arguments and ``kw``; output captured as text) run to its end in a session
     of its own. Past ``timeout_s`` its whole session is killed (the command and all it started: a make, a runner, its
     kernels; not the test runner's group, which it is not in) and the test fails with the end of its output. A test

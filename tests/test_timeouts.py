@@ -50,7 +50,8 @@ def waits_past_their_timeout(source: str, default_s: float) -> list[str]:
     names = {t.id: v for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
              if isinstance(t, ast.Name) and (v := _number(node.value, {})) is not None}
     late = []
-    for fn in (n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+    tops = [n for c in tree.body for n in (c.body if isinstance(c, ast.ClassDef) else [c])]  # methods of test classes too
+    for fn in (n for n in tops if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
         limit = _mark_timeout(fn, names) or default_s
         for call in (n for n in ast.walk(fn) if isinstance(n, ast.Call)):
             for kw in call.keywords:
@@ -77,12 +78,14 @@ def test_the_check_finds_a_wait_past_the_limit():
     plain = "def test_x():\n    run('make all', timeout=1500)\n"
     marked = "import pytest\nS = 1500\n@pytest.mark.timeout(S + 300)\ndef test_x():\n    run('make all', timeout_s=S)\n"
     assert waits_past_their_timeout(plain, 900) == ["test_x: 1500 s >= 900 s - 60 s"]
+    readme = (ROOT / "tests" / "test_readme.py").read_text(encoding="utf-8")  # the README commands' own limit is seen
+    assert waits_past_their_timeout(readme.replace("timeout(COMMAND_S + 300)", "timeout(COMMAND_S)"), 900)
     assert waits_past_their_timeout(marked, 900) == []
 
 
 def test_a_command_past_its_limit_fails_its_test_and_nothing_it_started_runs_on():
     with pytest.raises(pytest.fail.Exception) as failed:
-        run_in_session(["sh", "-c", "sleep 300 & echo $!; wait"], 2)
+        run_in_session(["sh", "-c", "sleep 300 & echo $!; wait"], timeout_s=2)
     assert "did not end within 2 s" in str(failed.value)
     child = int(re.findall(r"^(\d+)$", str(failed.value), flags=re.M)[0])
     try:
@@ -90,5 +93,5 @@ def test_a_command_past_its_limit_fails_its_test_and_nothing_it_started_runs_on(
     except OSError:
         state = "gone"
     assert state in ("gone", "Z"), "the command's own child outlived its session's kill"
-    done = run_in_session([sys.executable, "-c", "print('ok')"], 60)
+    done = run_in_session([sys.executable, "-c", "print('ok')"], timeout_s=60)
     assert done.returncode == 0 and done.stdout == "ok\n"
