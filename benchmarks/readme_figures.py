@@ -100,6 +100,11 @@ RUNS = (
         "coverage of the model-based intervals per generator, over all cells and where the checks pass"),
     Run("routing_coverage", ("benchmarks/routing_coverage.py", "40"),
         "coverage of the cross-fitted routing envelope's interval of its own truth per generator, 40 sets each"),
+    Run("comparison_power", ("benchmarks/comparison_power.py", "100"),
+        "the headline's comparisons at the paper's scale, 100 SIMULATED sets of the `sim` shape per generator: the "
+        "frontier against the best single model, every pair of models paired on the same problems (coverage, width "
+        "over the oracle's, power where one costs at most half the other, false findings), the cheapest claim, the "
+        "technique gains with no effect and with a true one, and equal options (a model's twin)"),
     Run("halving_coverage", ("benchmarks/halving_coverage.py", "40"),
         "how often a halving time the rule marks reliable holds its truth, per generator, 40 sets each (writes the "
         "verdict every report's halving times obey)"),

@@ -21,8 +21,8 @@ def policy_frame(gain_low=0.02):
     rows = [("frontier:all models", 0.3, 0.2, 0.5, 2, 40.0), ("table1:a", 2.0, 1.5, 2.5, 4, 90.0),
             ("table1:b", 0.8, 0.6, 1.1, 4, 60.0), ("technique gain:self_refine", 0.10, gain_low, 0.3, 2, np.nan),
             ("family:small", 0.30, 0.10, 0.50, 2, np.nan), ("family:big", 0.60, 0.55, 0.80, 2, np.nan)]
-    return pd.DataFrame([{"statistic": s, "task": "t", "value": v, "low": lo, "high": hi, "k": k, "expert_share_pct": sh}
-                         for s, v, lo, hi, k, sh in rows])
+    return pd.DataFrame([{"statistic": s, "task": "t", "value": v, "low": lo, "high": hi, "k": k, "expert_share_pct": sh,
+                          "cheapest": s == "table1:b"} for s, v, lo, hi, k, sh in rows])  # b: paired, below a
 
 
 def test_findings_lead_with_the_policy_cost_and_keep_the_papers_beside():
@@ -33,7 +33,8 @@ def test_findings_lead_with_the_policy_cost_and_keep_the_papers_beside():
     assert row["dataset"] == "T"
     assert row[findings.FRONTIER] == "0.3 [0.2, 0.5] with up to 2 tries; 40% of it the assumed expert fee"
     assert row[findings.PAPER] == "4.5 [3.6, 6.3]"  # the paper's plug-in beside
-    assert row[findings.CHEAPEST] == "Model B (small): 0.8 [0.6, 1.1]; 60% of it the assumed expert fee"
+    assert row[findings.CHEAPEST] == ("Model B (small): 0.8 [0.6, 1.1]; 60% of it the assumed expert fee; cheaper than "
+                                      "every other model paired on the same problems")
     assert row[findings.SINGLES] == "0.8 [0.6, 1.1] (Model B) to 2 [1.5, 2.5] (a) with up to 4 tries"
     assert row[findings.FAMILY] == "big: 60 [55, 80]"  # the policy's, beyond doubt (its interval above the others')
     assert row[findings.TECHNIQUE] == "self-refine: 10 [2, 30]; not cross-fitted: vote"  # vote: estimated from runs
@@ -47,11 +48,12 @@ def test_findings_lead_with_the_policy_cost_and_keep_the_papers_beside():
 
 
 def test_a_model_is_named_cheapest_only_beyond_doubt():
-    """The winner's curse: the lowest of overlapping intervals is the luck of the runs as often as not."""
-    policy = policy_frame()
-    policy.loc[policy["statistic"] == "table1:a", ["value", "low", "high"]] = [1.0, 0.7, 1.4]
+    """The winner's curse: the lowest of several noisy values is the luck of the runs as often as not; a model is
+    named only where the rows mark it (its paired differences with every other below 0: ``policy_rows``)."""
+    policy = policy_frame().assign(cheapest=False)
     cell = findings.findings(stats_frame(), None, ["t"], {}, {"b": "Model B"}, {}, policy=policy).iloc[0][findings.CHEAPEST]
-    assert cell == "none beyond doubt: the intervals of Model B 0.8 [0.6, 1.1], a 1 [0.7, 1.4] overlap"
+    assert cell == ("none beyond doubt: Model B costs least, 0.8 [0.6, 1.1], but its difference with another model, "
+                    "paired on the same problems, reaches 0")
     assert not findings.findings(stats_frame(), None, ["t"], {}, {}, {}, policy=policy).iloc[0]["cheapest_named"]
 
 
@@ -113,8 +115,8 @@ def test_the_findings_lead_says_what_holds_across_datasets_and_leaves_the_number
                     "number, with its interval, is in the table.")
     assert "[" not in text  # no number of the table is repeated
     one_run = at_a_glance(glance_of(["A", False, False, True, False, False, False]))  # RouteLLM's: one run a problem
-    assert one_run.startswith("On its one dataset, the frontier of all models is not estimated (it needs 2 runs per "
-                              "problem or more). The records name a cheapest single model beyond doubt on A,")
+    assert one_run.startswith("On its one dataset, the frontier of all models is not estimated (it needs 2 problems "
+                              "or more). The records name a cheapest single model beyond doubt on A,")
 
 
 def policy_rows(rows: list[tuple], k: int) -> pd.DataFrame:
@@ -125,39 +127,41 @@ def policy_rows(rows: list[tuple], k: int) -> pd.DataFrame:
 
 def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each():
     """Issue 38 item 2: the dearest dataset's frontier with its interval, the fee's share, and the cheapest model alone
-    there, named cheapest only when its interval lies below every other's; USD never in e-notation."""
+    there, named cheapest only where its paired differences with every other lie below 0; USD never in e-notation."""
     rows = [("a", "frontier of all models", 0.000044, 0.000042, 0.00005, 10.0),
             ("b", "frontier of all models", 3.92, 1.57, 8.64, 96.9),
             ("b", "m1", 1.76, 0.556, 5.31, 90.0), ("b", "m2", 34.0, 25.8, 45.1, 99.0), ("b", "m3", 30.0, 5.0, 40.0, 99.0)]
-    policy = policy_rows(rows, 4)
-    policy.loc[policy["model"] != findings.FRONTIER_ROW, "k"] = 8  # single models: every run a try
+    policy = policy_rows(rows, 8).assign(cheapest=False)  # the frontier has as many tries as each model alone
     said = findings.in_short(policy, {"a": "A", "b": "B"})
-    assert said == ["On B, the dearest of its 2 datasets, a correct answer costs $3.92 per problem with every model and "
-                    "the human expert to choose from (up to 4 tries of one model, then the expert; 95% interval $1.57 "
-                    "to $8.64).",
+    assert said == ["On B, the dearest of its 2 datasets, a correct answer costs $3.92 per problem with the model the "
+                    "records choose and the human expert (up to 8 tries of that model, then the expert; 95% interval "
+                    "$1.57 to $8.64).",
                     "96.9% of that is the assumed expert fee, paid where every try failed: it is set by the fee this "
                     "project assumes, not measured by the records.",
                     "Alone with the expert (up to 8 tries, every run a try), no model is the cheapest there beyond "
-                    "doubt: m1 costs least, $1.76 per problem, but its interval overlaps another model's.",
-                    "A model alone can cost less than the frontier because it has more tries: the frontier chooses "
-                    "each problem's model on half of the runs and is valued on the other half, so it allows up to 4."]
-    policy.loc[policy["model"] == "m3", "policy_low"] = 5.5
+                    "doubt: m1 costs least, $1.76 per problem, but its difference with another model, paired on the "
+                    "same problems, reaches 0.",
+                    "A model alone reads cheaper than the frontier, with the same 8 tries: that model is picked as the "
+                    "cheapest on the very runs it is read on, which flatters it (the winner's curse); the frontier "
+                    "picks each problem's model on the dataset's other problems and is valued on runs its choice never "
+                    "saw."]
+    policy.loc[(policy["model"] == "m1") & (policy["task"] == "b"), "cheapest"] = True  # its paired differences below 0
     policy.loc[policy["task"] == "b", "expert_share_pct"] = 20.0
     said = findings.in_short(policy[policy["task"] == "b"], {"b": "B"})
     assert said[0].startswith("On B, a correct answer costs $3.92") and said[1].startswith("The records decide 80% of it")
     assert said[2] == ("Alone with the expert (up to 8 tries, every run a try), m1 is the cheapest model there beyond "
-                       "doubt, at $1.76 per problem.")
+                       "doubt, at $1.76 per problem, cheaper than every other model paired on the same problems.")
     small = findings.in_short(policy.assign(policy_usd=0.000044, policy_low=4.2e-8, policy_high=0.00005), {})
     assert "$0.000044" in small[0] and "e-0" not in " ".join(small) and "4.2 × 10⁻⁸" in small[0]
 
 
 def test_a_set_with_one_run_per_cell_still_gets_its_first_screen():
-    """RouteLLM's and SWE-bench's records have one run per model and problem: no frontier row (it chooses on half of
-    the runs, values on the other), and their first screen said nothing. It now says why, and gives the cheapest model
+    """A set without a frontier row (a dataset of one problem: nothing to choose on; once RouteLLM's and SWE-bench's
+    one run per cell) got no first screen. It now says why, and gives the cheapest model
     alone with the range across models, no interval on the least (a minimum over noisy estimates is biased low), and
     the fee share of each end."""
     rows = [("b", "m1", 1.76, 0.556, 5.31, 90.0), ("b", "m2", 34.0, 25.8, 45.1, 99.0), ("a", "m1", 0.5, 0.4, 0.6, 10.0)]
-    policy = policy_rows(rows, 1)
+    policy = policy_rows(rows, 1).assign(cheapest=[True, False, True])
     why, spread, cheapest = findings.in_short(policy, {"a": "A", "b": "B"})
     assert why.startswith("On B, the dearest of its 2 datasets, the frontier of every model, up to k tries then the "
                           "expert, is not estimated") and why.endswith("(the paper's frontier, which needs no such "
@@ -166,7 +170,8 @@ def test_a_set_with_one_run_per_cell_still_gets_its_first_screen():
                       "$34 per problem; the assumed expert fee is 90% to 99% of these, so they are mostly set by the fee "
                       "this project assumes, not measured by the records (each model's 95% interval is in Table 1).")
     assert "0.556" not in spread
-    assert cheapest == "Alone with the expert (one try), m1 is the cheapest model there beyond doubt, at $1.76 per problem."
+    assert cheapest == ("Alone with the expert (one try), m1 is the cheapest model there beyond doubt, at $1.76 per "
+                        "problem, cheaper than every other model paired on the same problems.")
     assert findings.in_short(policy.iloc[:0], {}) == []
 
 
@@ -202,17 +207,19 @@ def test_the_first_screen_says_where_the_simulators_truth_lies_and_when_a_cheape
     """Issue 38 item 1: on a set with known truth, the page says whether its headline interval holds the truth."""
     policy = pd.DataFrame([("b", "frontier of all models", 3.92, 1.57, 8.64, 96.9), ("b", "M1", 1.76, 1.0, 2.0, 90.0),
                            ("b", "M2", 34.0, 25.8, 45.1, 99.0)],
-                          columns=["task", "model", "policy_usd", "policy_low", "policy_high", "expert_share_pct"]).assign(k=4)
+                          columns=["task", "model", "policy_usd", "policy_low", "policy_high", "expert_share_pct"]
+                          ).assign(k=4, cheapest=[False, True, False])
     truth = pd.DataFrame({"statistic": ["frontier:all models", "table1:m1", "table1:m2"], "task": ["b"] * 3,
                           "truth": [3.48, 1.8, 30.0], "covers": [True, True, True]})
     said = findings.in_short(policy, {"b": "B"}, truth, {"m1": "M1", "m2": "M2"})
     assert said[2] == "The simulator's truth on this set's problems is $3.48: inside that interval."
-    assert said[-1] == ("Alone with the expert (up to 4 tries, every run a try), M1 is the cheapest model there beyond "
-                        "doubt, at $1.76 per problem.")
+    assert said[3] == ("Alone with the expert (up to 4 tries, every run a try), M1 is the cheapest model there beyond "
+                        "doubt, at $1.76 per problem, cheaper than every other model paired on the same problems.")
     truth = truth.assign(truth=[9.5, 40.0, 30.0], covers=[False, False, True])
     said = findings.in_short(policy, {"b": "B"}, truth, {"m1": "M1", "m2": "M2"})
     assert said[2].endswith("$9.5: outside that interval, which misses it.")
-    assert said[-1].endswith("(but by the simulator's truth M2 is cheaper: this claim is wrong here).")
+    assert said[3].endswith("(but by the simulator's truth M2 is cheaper: this claim is wrong here).")
+    assert said[4].startswith("A model alone reads cheaper than the frontier, with the same 4 tries")
 
 
 def test_a_reprice_shows_its_headline_before_and_after():

@@ -67,8 +67,10 @@ def test_the_public_api_gives_table1_and_the_frontier_with_intervals_from_a_hand
     import numpy as np
 
     import helpers.api as api
+    from helpers.analyze import policy
 
-    assert set(api.__all__) == {"headline", "paper_estimates", "FRONTIER"}
+    assert set(api.__all__) == {"headline", "differences", "paper_estimates", "FRONTIER"}
+    assert api.FRONTIER == policy.FRONTIER  # one name for one quantity: a library result is the pipeline's
     attempts = _attempts()
     rows = api.headline(attempts, expert_usd={"a": 1.0, "b": 2.0}).set_index(["statistic", "task"])
     assert set(rows.index.get_level_values(0)) == {"table1:sure", "table1:cheap", "table1:never", api.FRONTIER}
@@ -81,6 +83,28 @@ def test_the_public_api_gives_table1_and_the_frontier_with_intervals_from_a_hand
     paper = api.paper_estimates(attempts, expert_usd=1.0).set_index(["statistic", "task"])["value"]
     assert np.isclose(paper[("table1:sure", "a")], 0.01) and np.isclose(paper[("table1:never", "a")], 1.0)
     assert paper[(api.FRONTIER, "a")] <= 0.01
+
+
+def test_the_public_api_compares_every_two_options_paired_on_the_same_problems():
+    """Issue 61 item 3: ``differences`` takes ``headline``'s arguments and gives every pair's difference (USD per
+    problem) with its interval; 'never' pays the fee on every problem, 'sure' never does: a finding, the right sign;
+    the intervals hold all of a task's pairs at once unless asked one by one."""
+    import numpy as np
+
+    import helpers.api as api
+
+    attempts = _attempts()
+    rows = api.differences(attempts, expert_usd={"a": 1.0, "b": 2.0})
+    assert list(rows.columns) == ["task", "a", "b", "value", "low", "high", "k", "level"]
+    assert len(rows) == 2 * 3 and set(zip(rows["a"], rows["b"])) == {("cheap", "never"), ("cheap", "sure"), ("never", "sure")}
+    pair = rows[(rows["task"] == "b") & (rows["a"] == "never") & (rows["b"] == "sure")].iloc[0]
+    assert np.isclose(pair["value"], 4 * 0.0001 + 2.0 - 0.01) and 0 < pair["low"] <= pair["value"] <= pair["high"]
+    alone = api.headline(attempts, expert_usd={"a": 1.0, "b": 2.0}).set_index(["statistic", "task"])["value"]
+    for r in rows.itertuples():  # the mean of the paired differences is the difference of the two headline values
+        assert np.isclose(r.value, alone[(f"table1:{r.a}", r.task)] - alone[(f"table1:{r.b}", r.task)])
+    assert (rows["level"] == 1 - 0.05 / 3).all()
+    one = api.differences(attempts, expert_usd={"a": 1.0, "b": 2.0}, simultaneous=False)
+    assert (one["level"] == 0.95).all() and ((one["high"] - one["low"]) <= (rows["high"] - rows["low"]) + 1e-12).all()
 
 
 def test_the_public_api_refuses_a_bad_frame_in_one_line():

@@ -4,15 +4,16 @@ Give a tidy DataFrame of attempts — one row per attempt: ``task``, ``problem``
 a technique: anything you choose between), ``usd`` (what the attempt cost, USD), ``correct`` (bool) — and the human
 expert's USD per problem::
 
-    from helpers.api import headline, paper_estimates
+    from helpers.api import FRONTIER, differences, headline, paper_estimates
     rows = headline(attempts, expert_usd=16.67)            # intervals the validity study checks
-    rows[rows.statistic == "frontier:all options"]           # the frontier of every option with the expert
-    paper_estimates(attempts, expert_usd=16.67)              # the paper's Table 1 and frontier (plug-in, no interval)
+    differences(attempts, expert_usd=16.67)                # every two options, paired on the same problems
+    rows[rows.statistic == FRONTIER]                       # the frontier of every option with the expert
+    paper_estimates(attempts, expert_usd=16.67)            # the paper's Table 1 and frontier (plug-in, no interval)
 
-``headline`` is the project's headline estimand, "up to k tries, then the expert" (per problem an option is tried
-up to k times, stopping at its first pass; the expert solves what every try failed): each option alone with the
-expert (``table1:<option>``, k = the runs of each cell) and the frontier of all options (``frontier:all
-options``, chosen per problem on half of the runs and valued on the other half), with 95% intervals that held the
+``headline`` is the project's headline estimand, "up to k tries, then the expert" (per problem an option is tried up
+to k times, stopping at its first pass; the expert solves what every try failed): each option alone with the expert
+(``table1:<option>``, k = the runs of each cell) and the frontier of all options (``FRONTIER``, one option per task,
+chosen for each problem on the task's other problems and valued on its own runs), with 95% intervals that held the
 truth in at least 93% of simulated sets on every generator tried (docs/statistics.md). ``paper_estimates`` is the
 paper's own estimator (Eq. 2 and 9: passes / runs per problem, the expert where nothing passed), whose intervals the
 same study found not to hold, so it gives none.
@@ -25,9 +26,9 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-__all__ = ["headline", "paper_estimates", "FRONTIER"]
+__all__ = ["headline", "differences", "paper_estimates", "FRONTIER"]
 
-FRONTIER = "frontier:all options"  # the statistic's name in ``headline``'s rows
+FRONTIER = "frontier:all models"  # the statistic's name in ``headline``'s rows: the pipeline's (``policy.FRONTIER``)
 COLUMNS = ("task", "problem", "option", "usd", "correct")
 
 
@@ -104,16 +105,18 @@ def _expert(expert_usd, problems: pd.MultiIndex) -> np.ndarray:
     return fee.to_numpy(float)
 
 
-def headline(attempts: pd.DataFrame, expert_usd, level: float = 0.95, seed: int = 0) -> pd.DataFrame:
+def headline(attempts: pd.DataFrame, expert_usd, level: float = 0.95) -> pd.DataFrame:
     """Each option alone with the expert and the frontier of all options, under "up to k tries, then the expert",
     per task, with ``level`` intervals.
 
     ``attempts``: rows task, problem, option, usd (USD per attempt), correct (bool); runs of a cell in their order.
     ``expert_usd``: USD per problem — a number, a mapping task -> USD, or a Series indexed (task, problem).
     Returns one row per (statistic, task): statistic (``table1:<option>`` or ``FRONTIER``), task, value, low, high
-    (USD per problem), k (tries), records_usd and expert_usd (its two parts, USD per problem) and expert_share_pct
-    (the fee's share, %). The frontier needs at least 2 runs per cell (it is chosen on half of them). ``seed``: the
-    cross-fitting's split of the runs; a report's numbers come from its set's ``seed`` (its parameter file's field).
+    (USD per problem), k (tries), records_usd and expert_usd (its two parts, USD per problem), expert_share_pct
+    (the fee's share, %) and cheapest (True on the option named the cheapest of its task beyond doubt: its paired
+    difference with every other below 0, all at once; ``differences``). The frontier is one option per task, chosen
+    for each problem on the task's other problems and valued on the problem's own runs, with as many tries as each
+    option alone (no seed: nothing is drawn).
     Every cell of a task needs the same number of runs, ``correct`` True/False or 1/0 (one line naming what is not)."""
     from helpers.analyze import policy
     from helpers.analyze.bootstrap import run_cube
@@ -123,8 +126,40 @@ def headline(attempts: pd.DataFrame, expert_usd, level: float = 0.95, seed: int 
     fee = _expert(expert_usd, cube.problems)
     options = list(range(len(cube.strategies)))
     specs = policy.crossfit_specs({FRONTIER: Level(tuple(cube.strategies))}, cube.strategies, {"vanilla": True})
-    sp = policy.set_policy(cube.usd, cube.correct, cube.runs, fee, cube.task_codes, options, specs, seed=seed)
+    sp = policy.set_policy(cube.usd, cube.correct, cube.runs, fee, cube.task_codes, options, specs)
     return policy.policy_rows(sp, fee, cube.task_codes, list(cube.tasks), dict(enumerate(cube.strategies)), level)
+
+
+def differences(attempts: pd.DataFrame, expert_usd, level: float = 0.95, simultaneous: bool = True) -> pd.DataFrame:
+    """Every two options compared on the same problems and runs, under "up to k tries, then the expert" (each alone,
+    k = the runs of each cell, as ``headline``'s ``table1:<option>`` rows), per task.
+
+    Takes ``headline``'s arguments. Returns one row per (task, pair): task, a, b (the two options, a before b in
+    sorted order), value = a's cost − b's, mean over the task's problems (USD per problem; negative: a is cheaper),
+    low, high (its interval), k (tries) and level (each interval's own: with ``simultaneous``, the level at which all
+    of a task's pairs hold at once is ``level``, Bonferroni; without it, each holds at ``level`` alone). Paired, the
+    problems' shared difficulty cancels: the interval is Student's t over the problems' differences, each end at least
+    what the fee's lumps and each option's runs allow (``analyze.differences``); its coverage, width against the
+    narrowest valid one and power are measured on known truth (docs/statistics.md). A pair whose interval excludes 0
+    is a finding; one that reaches 0 is not."""
+    from helpers.analyze import differences as diff
+    from helpers.analyze import policy
+    from helpers.analyze.bootstrap import run_cube
+
+    cube = run_cube(_internal(attempts), ["vanilla"])
+    fee = _expert(expert_usd, cube.problems)
+    k = policy.largest_k(cube.runs)
+    single = policy.policy_cost(cube.usd, cube.correct, cube.runs, fee, k)
+    G = (np.asarray(cube.task_codes)[None, :] == np.arange(len(cube.tasks))[:, None]).astype(float)
+    order = np.argsort(cube.strategies, kind="stable")
+    total, caps = single.total[:, order], policy.single_caps(single, fee, G, level)[:, order]
+    a, b, (value, low, high) = diff.all_pairs(total, G, fee, level, simultaneous, caps)
+    each = diff.bonferroni(level, len(a)) if simultaneous else level
+    names = [cube.strategies[i] for i in order]
+    return pd.DataFrame([{"task": t, "a": names[i], "b": names[j], "value": float(value[r, q]), "low": float(low[r, q]),
+                          "high": float(high[r, q]), "k": k, "level": each}
+                         for r, t in enumerate(cube.tasks) for q, (i, j) in enumerate(zip(a, b, strict=True))],
+                        columns=["task", "a", "b", "value", "low", "high", "k", "level"])
 
 
 def paper_estimates(attempts: pd.DataFrame, expert_usd) -> pd.DataFrame:

@@ -46,7 +46,7 @@ PolicyFit = tuple[policy.SetPolicy, RunCube, np.ndarray]  # a set's policy estim
 
 def set_policy(an: Analysis) -> PolicyFit:
     """The set's policy estimates (``policy.set_policy``): each model alone (k = the models' fewest runs of a cell),
-    and, cross-fitted on halves of the runs (folds seeded by the set's seed), the frontier of all models, each
+    and, each chosen on the other problems of its dataset and valued on its own runs, the frontier of all models, each
     technique's gain and the statistics of Figures 2-5 (``all_statistics``); with the cube and the expert's USD per
     problem they were computed from.
     Compute it once per notebook and hand it to what reads it (``policy_statistics``, ``tables.policy_cost``,
@@ -57,8 +57,7 @@ def set_policy(an: Analysis) -> PolicyFit:
     models = [cube.strategies.index(m) for m in an.models if m in cube.strategies]
     collected = {m: get_method(m).is_collected for m in an.ctx.params.methods}
     specs = policy.crossfit_specs(all_statistics(an, set(cube.strategies)), cube.strategies, collected)
-    sp = policy.set_policy(cube.usd, cube.correct, cube.runs, expert, cube.task_codes, models, specs,
-                           seed=an.ctx.params.seed)
+    sp = policy.set_policy(cube.usd, cube.correct, cube.runs, expert, cube.task_codes, models, specs)
     return sp, cube, expert
 
 

@@ -32,6 +32,7 @@ from math import comb
 import numpy as np
 import pandas as pd
 
+from helpers.analyze.differences import cheapest_beyond_doubt, fee_gaps, paired
 from helpers.analyze.headline import Gain, Level, Spec
 
 
@@ -78,13 +79,15 @@ class PolicyCost:
     """Per (problem, strategy) USD of "up to k tries, then the expert": ``records`` paid for attempts, ``expert`` the
     fee times the estimated chance that all k fail, ``fail_all`` that chance, ``fail_runs`` the share of the cell's
     runs that failed (unbiased for 1 − R: what bounds the chance of k fails where none was seen, ``fee_interval``);
-    NaN where a cell has fewer than k runs (the records do not identify the policy there). Arrays (P, S)."""
+    NaN where a cell has fewer than k runs (the records do not identify the policy there); ``runs`` the runs each cell's
+    estimate read. Arrays (P, S)."""
 
     k: int
     records: np.ndarray
     expert: np.ndarray
     fail_all: np.ndarray
     fail_runs: np.ndarray | None = None
+    runs: np.ndarray | None = None  # (P, S) the runs of each cell the estimate read
 
     @property
     def total(self) -> np.ndarray:
@@ -103,7 +106,7 @@ def policy_cost(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_u
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(identified, failed / np.where(runs > 0, runs, 1), np.nan)
     return PolicyCost(k, np.where(identified, records, np.nan), fail_all * np.asarray(expert_usd, float)[:, None],
-                      fail_all, share)
+                      fail_all, share, np.asarray(runs))
 
 
 def largest_k(runs: np.ndarray) -> int:
@@ -142,60 +145,40 @@ def true_policy(cost: np.ndarray, rate: np.ndarray, expert_usd: np.ndarray, k: i
                       fail, q)
 
 
-# ---- the frontier: the per-problem cheapest option, chosen on some runs and valued on others ----------------------
-SPLITS = 4  # random halvings of the runs a cross-fitted value averages over (each gives two folds)
-
-
-def run_folds(runs: int, splits: int = SPLITS, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(choose, value) pairs of run-slot indices: each of ``splits`` random halvings of ``runs`` slots gives two folds,
-    the halves swapped (the smaller half, ⌊runs/2⌋ slots, values in one of them). Empty when runs < 2."""
-    if runs < 2:
-        return []
-    rng = np.random.default_rng([seed, runs])
-    out = []
-    for _ in range(splits):
-        perm = rng.permutation(runs)
-        a, b = np.sort(perm[:runs // 2]), np.sort(perm[runs // 2:])
-        out += [(a, b), (b, a)]
-    return out
-
-
-def crossfit_k(runs: int) -> int:
-    """The most tries a cross-fitted value identifies from ``runs`` runs per cell: the smaller half, ⌊runs/2⌋."""
-    return runs // 2
-
-
+# ---- the frontier: the option the other problems' records choose, valued on each problem's own runs ------------
 @dataclass(frozen=True)
 class CrossFitted:
-    """The per-problem cheapest of ``options`` (strategy indices), chosen on one fold of the runs and valued by
-    ``policy_cost`` on the other, averaged over ``folds``: per problem (P,) the records part (USD), the estimated
-    chance that the chosen option's k tries all fail, and the expert part (that chance times the fee);
-    ``chosen`` (F, P) the position in ``options`` chosen in each fold (−1: no option had runs, the expert alone);
-    ``in_sample`` (P,) USD: the same estimate read on the choosing runs themselves (flattered by their luck);
-    ``fail_runs`` (P,) the share of the chosen option's valued runs that failed, averaged over the folds."""
+    """The cheapest policy the records choose among ``options`` (strategy indices): per group of problems (a dataset)
+    one option, "up to k tries of it, then the expert", chosen for each problem on the *other* problems of its group
+    (``loo_criterion``) and valued on the problem's own runs by ``policy_cost`` (k = the options' fewest runs, as each
+    model alone): per problem (P,) the records part (USD), the estimated chance that the chosen option's k tries all
+    fail, and the expert part (that chance times the fee); ``chosen`` (1, P) the position in ``options`` chosen for
+    each problem (−1: no option had runs, the expert alone); ``in_sample`` (P,) USD: the option that looks cheapest on
+    every problem's runs, chosen and read on the same runs (flattered by their luck); ``fail_runs`` (P,) the share of
+    the chosen option's runs that failed."""
 
     k: int
     options: tuple[int, ...]
-    folds: tuple[tuple[np.ndarray, np.ndarray], ...]
     records: np.ndarray
     fail_all: np.ndarray
     expert: np.ndarray
     chosen: np.ndarray
     in_sample: np.ndarray
     fail_runs: np.ndarray
+    runs: np.ndarray  # (P,) the runs of the chosen option's cell (k for the expert alone)
 
     @property
     def total(self) -> np.ndarray:
         return self.records + self.expert
 
     def strategies(self) -> np.ndarray:
-        """(F, P) the strategy index chosen in each fold (−1: the expert alone)."""
+        """(1, P) the strategy index chosen for each problem (−1: the expert alone)."""
         return np.asarray([*self.options, -1])[np.where(self.chosen >= 0, self.chosen, len(self.options))]
 
     def truth(self, true: PolicyCost, expert_usd: np.ndarray) -> PolicyCost:
-        """What the options chosen here truly cost under the policy, per problem (P,), averaged over the folds:
-        ``true`` the exact (P, S) policy cost of every strategy (``true_policy``, same k), ``expert_usd`` (P,) the fee
-        (paid whole where no option had runs)."""
+        """What the options chosen here truly cost under the policy, per problem (P,): ``true`` the exact (P, S) policy
+        cost of every strategy (``true_policy``, same k), ``expert_usd`` (P,) the fee (paid whole where no option had
+        runs)."""
         rows = np.arange(self.chosen.shape[1])
         pick = lambda a, fallback: np.where(self.chosen >= 0, a[:, [*self.options, 0]][rows, np.maximum(self.chosen, 0)],  # noqa: E731
                                             fallback).mean(axis=0)
@@ -203,10 +186,21 @@ class CrossFitted:
                           pick(true.fail_all, 1.0))
 
 
+def _beta_moments(m: np.ndarray, v: np.ndarray, noise: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(α, β) of a Beta distribution of pass rates by the method of moments: ``m`` the mean of the problems' pass
+    shares, ``v`` their variance, ``noise`` the part of it the runs' binomial noise explains, ``count`` the problems;
+    Jeffreys' (½, ½) where the moments give none (rates all alike, or under 3 problems). Arrays of one shape."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        between = v - noise
+        total = np.clip(m * (1 - m) / between - 1, 0.2, 1e4)  # α + β
+        usable = (count >= 3) & (m > 0) & (m < 1) & (between > 1e-9)
+        return (np.where(usable, np.maximum(m * total, 0.05), 0.5), np.where(usable, np.maximum((1 - m) * total, 0.05), 0.5))
+
+
 def beta_prior(passed: np.ndarray, tried: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(α, β) (S,) of a Beta distribution of pass rates over problems, per strategy, by the method of moments from
     each problem's passes of its tries ((P, S) each; problems without tries left out): the spread left after the
-    runs' own binomial noise; Jeffreys' (½, ½) where the moments give none (rates all alike, or under 3 problems)."""
+    runs' own binomial noise (``_beta_moments``)."""
     ok = tried > 0
     count = ok.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
@@ -215,92 +209,109 @@ def beta_prior(passed: np.ndarray, tried: np.ndarray) -> tuple[np.ndarray, np.nd
         m = np.nanmean(x, axis=0) if len(x) else np.full(x.shape[1], np.nan)
         v = np.nansum((x - m) ** 2, axis=0) / (count - 1)
         noise = np.nansum(np.where(ok, m * (1 - m) / np.where(ok, tried, 1), np.nan), axis=0) / count
-        between = v - noise
-        total = np.clip(m * (1 - m) / between - 1, 0.2, 1e4)  # α + β
-    usable = (count >= 3) & (m > 0) & (m < 1) & (between > 1e-9)
-    return (np.where(usable, np.maximum(m * total, 0.05), 0.5), np.where(usable, np.maximum((1 - m) * total, 0.05), 0.5))
+    return _beta_moments(m, v, noise, count)
 
 
-def expected_cost(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_usd: np.ndarray, k: int,
+def _loo_priors(passed: np.ndarray, tried: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(α, β) (P, S): ``beta_prior`` fitted on every problem but each one in turn (the moments' sums less its own)."""
+    ok = tried > 0
+    x = np.where(ok, passed / np.where(ok, tried, 1), 0.0)
+    inv = np.where(ok, 1 / np.where(ok, tried, 1), 0.0)
+    count = ok.sum(axis=0)[None, :] - ok  # (P, S): the others' problems with tries
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = (x.sum(axis=0) - x) / count
+        v = ((x**2).sum(axis=0) - x**2 - count * m**2) / (count - 1)
+        noise = m * (1 - m) * (inv.sum(axis=0) - inv) / count
+    return _beta_moments(m, v, noise, count)
+
+
+CHUNK = 64  # problems whose leave-one-out criterion is computed at once (memory: CHUNK × group size × strategies)
+
+
+def loo_criterion(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_usd: np.ndarray, k: int,
                   groups: np.ndarray) -> np.ndarray:
-    """Each cell's expected cost of "up to k tries, then the expert" given its runs (P, S): the mean USD per attempt
-    times Σ_{j<k} E[(1 − R)^j], plus the fee times E[(1 − R)^k], under the Beta posterior of R from the cell's
-    passes and a prior fitted per strategy over the problems of its group (``beta_prior``); ∞ where a cell has no
-    runs. What a cross-fitted choice goes by: a shrunk guess, never a reported value."""
+    """(P, S) what each option looks like it costs under "up to k tries, then the expert" on the problems of each
+    problem's group *other than itself*: the mean over them of the cost expected given their runs (the mean USD per
+    attempt times Σ_{j<k} E[(1 − R)^j], plus the fee times E[(1 − R)^k], R under the Beta posterior from the problem's
+    passes and a prior fitted per strategy on the same other problems, ``_loo_priors``): a shrunk guess that decides a
+    choice and is never reported. It uses no run of the problem itself, so that problem's runs value the choice without
+    bias. ∞ where an option has no runs on the other problems (or the group has one problem)."""
     live = np.arange(correct.shape[-1]) < runs[..., None]
     s, f = (live & correct).sum(-1).astype(float), (live & ~correct).sum(-1).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        c = np.where(runs > 0, np.nansum(np.where(live, usd, 0.0), -1) / runs, np.nan)
-    a, b = np.full(runs.shape, 0.5), np.full(runs.shape, 0.5)  # Jeffreys' where a group has too few problems
-    kinds, counts = np.unique(groups, return_counts=True)
-    for g in kinds[counts >= 3]:
-        here = groups == g
-        a[here], b[here] = beta_prior(s[here], s[here] + f[here])
-    moment, geometric = np.ones(runs.shape), np.zeros(runs.shape)
-    for t in range(k):
-        geometric += moment
-        moment = moment * (b + f + t) / (a + b + s + f + t)
-    out = c * geometric + moment * np.asarray(expert_usd, float)[:, None]
-    return np.where(runs > 0, out, np.inf)
-
-
-def _sub(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, slots: np.ndarray,
-         full: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The runs in ``slots`` of every cell that has ``full`` runs or more (the others: no runs)."""
-    return usd[..., slots], correct[..., slots], np.where(runs >= full, len(slots), 0)
+        c = np.where(runs > 0, np.nansum(np.where(live, usd, 0.0), -1) / np.where(runs > 0, runs, 1), 0.0)
+    fee = np.asarray(expert_usd, float)
+    out = np.full(runs.shape, np.inf)
+    for g in np.unique(groups):
+        idx = np.flatnonzero(groups == g)
+        a, b = _loo_priors(s[idx], s[idx] + f[idx])  # (n, S)
+        has = runs[idx] > 0  # (n, S)
+        for lo in range(0, len(idx), CHUNK):
+            i = slice(lo, lo + CHUNK)
+            A, B = a[i, None, :], b[i, None, :]  # prior of problem i (leaving i out), applied to every problem j
+            moment, geometric = np.ones((A.shape[0], len(idx), runs.shape[1])), np.zeros((A.shape[0], len(idx), runs.shape[1]))
+            for t in range(k):
+                geometric += moment
+                moment = moment * (B + f[idx][None] + t) / (A + B + s[idx][None] + f[idx][None] + t)
+            each = np.where(has[None], c[idx][None] * geometric + moment * fee[idx][None, :, None], 0.0)  # (c, n, S)
+            own = np.arange(lo, min(lo + CHUNK, len(idx)))
+            each[np.arange(len(own)), own] = 0.0  # the problem's own runs take no part in its choice
+            count = has.sum(axis=0)[None] - has[own]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[idx[own]] = np.where(count > 0, each.sum(axis=1) / count, np.inf)
+    return out
 
 
 def crossfit_frontier(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_usd: np.ndarray,
-                      options: list[int], k: int | None = None, splits: int = SPLITS, seed: int = 0,
-                      groups: np.ndarray | None = None) -> CrossFitted:
-    """The cross-fitted value of "per problem, the option that looks cheapest; up to k tries of it, then the expert":
-    in each fold (``run_folds`` of the fewest runs any option has, r), the option with the lowest expected policy
-    cost given the choosing runs (``expected_cost``; ``groups`` (P,) the problems that share a prior, e.g. a task's)
-    is valued without bias on the other runs (k tries, default ⌊r/2⌋). Unbiased, problem by problem, for what the
-    chosen options truly cost (``CrossFitted.truth``): no winner's curse, as a minimum over the same runs would
-    have. ``usd``/``correct`` (P, S, n), ``runs`` (P, S)."""
-    return crossfit_many(usd, correct, runs, expert_usd, [options], k, splits, seed, groups)[0]
+                      options: list[int], k: int | None = None, groups: np.ndarray | None = None) -> CrossFitted:
+    """The cross-fitted value of the cheapest policy the records choose among ``options``: per group of problems
+    (``groups`` (P,), e.g. a task's) one option, "up to k tries of it, then the expert" (k default: the options' fewest
+    runs, as each option alone). For each problem the option is the one that looks cheapest on the group's *other*
+    problems (``loo_criterion``), and it is valued without bias on the problem's own runs (``policy_cost``). Unbiased,
+    problem by problem, for what the chosen options truly cost (``CrossFitted.truth``): no winner's curse, as an option
+    chosen and valued on the same runs would have; and as the choice is one option per group, never below the best
+    single option's truth, near it wherever the records can tell the options apart. ``usd``/``correct`` (P, S, n),
+    ``runs`` (P, S)."""
+    return crossfit_many(usd, correct, runs, expert_usd, [options], k, groups)[0]
 
 
 def crossfit_many(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_usd: np.ndarray,
-                  option_sets: list[list[int]], k: int | None = None, splits: int = SPLITS, seed: int = 0,
-                  groups: np.ndarray | None = None) -> list[CrossFitted]:
-    """``crossfit_frontier`` of each option set, on the same folds (the fewest runs of any cell of any set), each
-    fold's estimates computed once."""
+                  option_sets: list[list[int]], k: int | None = None, groups: np.ndarray | None = None
+                  ) -> list[CrossFitted]:
+    """``crossfit_frontier`` of each option set at one k (default: the fewest runs of any cell of any set), every
+    problem's criterion computed once."""
     used = sorted({o for options in option_sets for o in options})
-    full = largest_k(runs[:, used])
-    k = crossfit_k(full) if k is None else k
-    folds = run_folds(full, splits, seed)
-    if not folds or k < 1 or k > full // 2:
-        raise ValueError(f"a cross-fitted policy needs k tries in the smaller half of the runs (k = {k}, {full} runs)")
-    groups = np.zeros(len(runs), int) if groups is None else np.asarray(groups)
+    k = largest_k(runs[:, used]) if k is None else k
+    if k < 1 or (used and k > largest_k(runs[:, used])):
+        raise ValueError(f"a chosen policy needs k tries in every option's runs (k = {k}, {largest_k(runs[:, used])} runs)")
+    codes = np.zeros(len(runs), int) if groups is None else np.asarray(groups)
     fee = np.asarray(expert_usd, float)
-    valued_on: dict[tuple[int, ...], PolicyCost] = {}  # each half is valued in one fold and read in-sample in the other
-
-    def value(slots: np.ndarray) -> PolicyCost:
-        if tuple(slots) not in valued_on:
-            valued_on[tuple(slots)] = policy_cost(*_sub(usd, correct, runs, slots, full), fee, k)
-        return valued_on[tuple(slots)]
-
-    per_fold = [(expected_cost(*_sub(usd, correct, runs, a, full), fee, k, groups), value(a).total, value(b))
-                for a, b in folds]
+    looks = loo_criterion(usd, correct, runs, fee, k, codes)
+    cost = policy_cost(usd, correct, runs, fee, k)
+    assert cost.fail_runs is not None  # policy_cost's
+    onehot = (codes[None, :] == np.unique(codes)[:, None]).astype(float)
+    member = np.argmax(onehot, axis=0)
+    rows = np.arange(len(runs))
     out = []
     for options in option_sets:
-        records, fail, chosen, inside, runs_failed = [], [], [], [], []
-        for looks, own, valued in per_fold:
-            assert valued.fail_runs is not None  # policy_cost's
-            here = looks[:, options]
-            pick = (np.where(np.isfinite(here).any(axis=1), np.argmin(here, axis=1), -1) if options
-                    else np.full(len(looks), -1))  # no option: the expert alone
-            rows, cols = np.arange(len(pick)), np.asarray([*options, 0])[np.maximum(pick, 0)]  # 0: unused (no pick)
-            records.append(np.where(pick >= 0, valued.records[rows, cols], 0.0))
-            fail.append(np.where(pick >= 0, valued.fail_all[rows, cols], 1.0))
-            inside.append(np.where(pick >= 0, own[rows, cols], fee))
-            runs_failed.append(np.where(pick >= 0, valued.fail_runs[rows, cols], 1.0))
-            chosen.append(pick)
-        fail_all = np.mean(fail, axis=0)
-        out.append(CrossFitted(k, tuple(options), tuple(folds), np.mean(records, axis=0), fail_all, fail_all * fee,
-                               np.array(chosen), np.mean(inside, axis=0), np.mean(runs_failed, axis=0)))
+        if options:
+            mine = np.where(np.isnan(cost.total[:, options]), np.inf, looks[:, options])  # only options with runs here
+            pick = np.where(np.isfinite(mine).any(axis=1), np.argmin(mine, axis=1), -1)
+            own = cost.total[:, options]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                seen = onehot @ ~np.isnan(own)
+                mean = np.where(seen > 0, (onehot @ np.nan_to_num(own)) / seen, np.inf)  # (T, O)
+            inside = np.where(np.isnan(own), np.inf, mean[member])
+            in_pick = np.where(np.isfinite(inside).any(axis=1), np.argmin(inside, axis=1), -1)
+        else:
+            pick = in_pick = np.full(len(runs), -1)  # no option: the expert alone
+        cols = np.asarray([*options, 0])[np.maximum(pick, 0)]  # 0: unused (no pick)
+        in_cols = np.asarray([*options, 0])[np.maximum(in_pick, 0)]
+        fail_all = np.where(pick >= 0, cost.fail_all[rows, cols], 1.0)
+        out.append(CrossFitted(k, tuple(options), np.where(pick >= 0, cost.records[rows, cols], 0.0), fail_all,
+                               fail_all * fee, pick[None, :], np.where(in_pick >= 0, cost.total[rows, in_cols], fee),
+                               np.where(pick >= 0, cost.fail_runs[rows, cols], 1.0),
+                               np.where(pick >= 0, runs[rows, cols], k)))
     return out
 
 
@@ -395,38 +406,30 @@ def policy_interval(records: np.ndarray, fail_all: np.ndarray, fee: np.ndarray, 
 
 def gain_interval(before: CrossFitted, after: CrossFitted, here: np.ndarray, fee: np.ndarray, level: float = 0.95,
                   over_after: bool = False):
-    """(gain, low, high), 0-1: the relative gain (B − A) / B of the cross-fitted frontier ``after`` over ``before``
-    (or (B − A) / A with ``over_after``, Eq. 12 as printed) on the problems ``here`` (P,) bool — floats — or on each
-    row of ``here`` (T, P) — arrays (T,); ``fee`` (P,) the expert's USD. The difference's interval adds the records
-    part's normal interval (its spread over problems) to the fee parts' gamma intervals (``fee_interval``) of the
-    problems where the two chose differently in some fold (elsewhere both, and their truths, are equal), B − A's
-    extremes taken; dividing by the denominator's interval (``policy_interval``), the quotient's extremes are taken.
-    Each of the four parts at 1 − (1 − level)/4 (Bonferroni): a fee that no valued run happened to charge, or one
-    problem's lump of it in numerator and denominator, would otherwise look precise. A cross-fitted gain can be
-    negative: more options to choose among on fewer runs can cost more. Divided by B, the upper end is at most 1
-    (A ≥ 0). NaN where a group has under 2 problems, an unidentified value or a denominator of 0."""
+    """(gain, low, high), 0-1: the relative gain (B − A) / B of the chosen policy ``after`` over ``before`` (or
+    (B − A) / A with ``over_after``, Eq. 12 as printed) on the problems ``here`` (P,) bool — floats — or on each row of
+    ``here`` (T, P) — arrays (T,); ``fee`` (P,) the expert's USD. The difference B − A is paired, problem by problem on
+    the same runs (``differences.paired``: Student's t over the problems, each end at least what the fee lumps and the
+    runs allow, ``differences.fee_gaps`` over the problems where the two chose differently; elsewhere both, and their
+    truths, are equal); dividing by the denominator's interval (``policy_interval``), the quotient's extremes are
+    taken, each of the two at 1 − (1 − level)/2 (Bonferroni). A cross-fitted gain can be negative: a choice made on
+    other problems can cost more with more options. Divided by B, the upper end is at most 1 (A ≥ 0). NaN where a group
+    has under 2 problems, an unidentified value or a denominator of 0."""
     one = np.ndim(here) == 1
     fee = np.asarray(fee, float)
     G = np.asarray(here, bool).reshape(-1, len(fee)).astype(float)
     base = after if over_after else before
-    b_total = before.records + fee * before.fail_all
     base_total = base.records + fee * base.fail_all
-    d_rec = before.records - after.records
     n = G.sum(axis=1)
-    part = 1 - (1 - level) / 4
+    part = 1 - (1 - level) / 2
     differ = (before.strategies() != after.strategies()).any(axis=0)
-    (bf_lo, bf_hi), (af_lo, af_hi) = (fee_interval(x.fail_all, fee, part, x.fail_runs, x.k, G * differ)
-                                      for x in (before, after))
+    gaps = (fee_gaps(before, fee, G, 1 - (1 - part) / 4, differ)[:, 0], fee_gaps(after, fee, G, 1 - (1 - part) / 4, differ)[:, 0])
+    d, d_lo, d_hi = (x[:, 0] for x in paired(before.total[:, None], after.total[:, None], G, fee, part,
+                                                 (gaps[0][:, None], gaps[1][:, None])))
     _, b_lo, b_hi = policy_interval(base.records, base.fail_all, fee, part, base.fail_runs, base.k, G)
     with np.errstate(divide="ignore", invalid="ignore"):
-        bad = ((n < 2) | (G @ np.isnan(b_total) > 0) | (G @ np.isnan(after.records + after.fail_all) > 0)
+        bad = ((n < 2) | (G @ np.isnan(before.total) > 0) | (G @ np.isnan(after.total) > 0)
                | ~(G @ np.nan_to_num(base_total) > 0))
-        d_mean = G @ np.nan_to_num(d_rec) / n
-        dev = (np.nan_to_num(d_rec) - G.T @ d_mean) * (G.sum(axis=0) > 0)
-        spread = _normal_ppf(1 - (1 - part) / 2) * np.sqrt(G @ dev**2 / (n - 1)) / np.sqrt(n)
-        d = d_mean + G @ np.nan_to_num(fee * (before.fail_all - after.fail_all)) / n  # exactly 0 where nothing differs
-        d_lo = d_mean - spread + (bf_lo - af_hi) / n
-        d_hi = d_mean + spread + (bf_hi - af_lo) / n
         low = np.where(d_lo >= 0, d_lo / b_hi, np.where(b_lo > 0, d_lo / b_lo, -np.inf))
         high = np.where(d_hi < 0, d_hi / b_hi, np.where(b_lo > 0, d_hi / b_lo, np.inf))
         if not over_after:  # (B − A) / B ≤ 1 for any A ≥ 0: the truth's own bound
@@ -441,8 +444,8 @@ def gain_interval(before: CrossFitted, after: CrossFitted, here: np.ndarray, fee
 class SetPolicy:
     """A set's policy estimates: each strategy alone with every run as a try (``single``, k = the fewest runs of a
     cell), and the statistics ``specs`` (``headline.Level``/``Gain`` over strategy indices: the frontier of all
-    models, Table 2's technique gains, Figures 2-5) from the cross-fitted frontiers of their option sets (``fits``,
-    keyed by the sorted strategy indices, () the expert alone; k = half the models' fewest runs)."""
+    models, Table 2's technique gains, Figures 2-5) from the chosen policies of their option sets (``fits``, keyed by
+    the sorted strategy indices, () the expert alone; the same k))."""
 
     single: PolicyCost
     specs: dict[str, Spec]
@@ -454,7 +457,7 @@ class SetPolicy:
 
     @property
     def frontier(self) -> CrossFitted | None:
-        """The cross-fitted frontier of all models (None where the runs are too few to cross-fit)."""
+        """The chosen policy over all models (None where the set has no models)."""
         spec = self.specs.get(FRONTIER)
         return self.fit(spec.strategies) if isinstance(spec, Level) else None
 
@@ -500,21 +503,46 @@ def _option_sets(spec: Spec) -> list[tuple[int, ...]]:
 
 
 def set_policy(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_usd: np.ndarray, groups: np.ndarray,
-               models: list[int], specs: dict[str, Spec], seed: int = 0) -> SetPolicy:
+               models: list[int], specs: dict[str, Spec]) -> SetPolicy:
     """``SetPolicy`` of a cube's arrays (``usd``/``correct`` (P, S, n), ``runs`` (P, S)); ``models`` the strategy
-    indices of the models (their fewest runs set k), ``specs`` the cross-fitted statistics (``crossfit_specs``),
-    ``groups`` (P,) the task of each problem (a prior per task for the choice). The cross-fitted statistics need at
-    least 2 runs per cell (else none); one whose strategies have fewer runs than the models is left out."""
+    indices of the models (their fewest runs set k, for each model alone and every chosen policy alike), ``specs`` the
+    chosen policies' statistics (``crossfit_specs``), ``groups`` (P,) the task of each problem (one option chosen per
+    task). A statistic whose strategies have fewer runs than the models is left out."""
     k = largest_k(runs[:, models] if models else runs)  # the models' fewest runs: another strategy's do not lower it
     single = policy_cost(usd, correct, runs, expert_usd, k)
-    half = crossfit_k(largest_k(runs[:, models])) if models else 0
-    if half < 1:
+    if not models:
         return SetPolicy(single, {}, {})
     kept = {name: spec for name, spec in specs.items()
-            if all(not x or crossfit_k(largest_k(runs[:, list(x)])) >= half for x in _option_sets(spec))}
+            if all(not x or largest_k(runs[:, list(x)]) >= k for x in _option_sets(spec))}
     sets = list(dict.fromkeys(x for spec in kept.values() for x in _option_sets(spec)))
-    fits = crossfit_many(usd, correct, runs, expert_usd, [list(x) for x in sets], half, seed=seed, groups=groups)
+    fits = crossfit_many(usd, correct, runs, expert_usd, [list(x) for x in sets], k, groups=groups)
     return SetPolicy(single, kept, dict(zip(sets, fits, strict=True)))
+
+
+def chosen_interval(fit: CrossFitted, single: PolicyCost, fee: np.ndarray, groups: np.ndarray, level: float = 0.95
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(value, low, high), each (T,) USD per problem, of a chosen policy ``fit`` on each group of problems (``groups``
+    (T, P) 0/1): its value with the union of two intervals — ``policy_interval`` of its per-problem values, and the
+    interval of every option it chose on some problem of the group, each over the group's problems at the level that
+    holds for all of ``fit.options`` at once (``differences.bonferroni``; ``single`` the options alone, at the same k).
+    Where the other problems choose one option for all, the value is that option's own and its truth that option's:
+    the second interval holds it whichever option the records picked (the choice is made on the same records); where
+    they choose different options, the first. The union holds in both."""
+    from helpers.analyze.differences import bonferroni
+
+    value, low, high = policy_interval(fit.records, fit.fail_all, fee, level, fit.fail_runs, fit.k, groups)
+    G = np.asarray(groups, float).reshape(-1, len(fee))
+    used = sorted({int(s) for s in np.unique(fit.strategies()) if s >= 0})
+    if not used:
+        return value, low, high
+    each = bonferroni(level, len(fit.options))
+    assert single.fail_runs is not None  # policy_cost's
+    _, lo, hi = policy_interval(single.records[:, used], single.fail_all[:, used], fee, each, single.fail_runs[:, used],
+                                single.k, G)  # (T, U)
+    chosen = np.stack([(G @ (fit.strategies()[0] == s)) > 0 for s in used], axis=1)  # (T, U): chosen in the group
+    low = np.fmin(low, np.min(np.where(chosen, lo, np.inf), axis=1))
+    high = np.fmax(high, np.max(np.where(chosen, hi, -np.inf), axis=1))
+    return value, low, high
 
 
 def spec_value(sp: SetPolicy, spec: Spec, groups: np.ndarray, expert_usd: np.ndarray, level: float = 0.95
@@ -528,7 +556,7 @@ def spec_value(sp: SetPolicy, spec: Spec, groups: np.ndarray, expert_usd: np.nda
     mean = lambda x: groups @ x / n  # noqa: E731
     if isinstance(spec, Level):
         f = sp.fit(spec.strategies)
-        est = policy_interval(f.records, f.fail_all, fee, level, f.fail_runs, f.k, groups)
+        est = chosen_interval(f, sp.single, fee, groups, level)
         scale = spec.factor / mean(fee) if spec.relative else spec.factor
         value, low, high = est
         return (scale * value, scale * low, scale * high), mean(f.records), mean(f.expert)
@@ -537,33 +565,44 @@ def spec_value(sp: SetPolicy, spec: Spec, groups: np.ndarray, expert_usd: np.nda
     return est, mean(before.records - after.records), mean(before.expert - after.expert)
 
 
+def single_caps(single: PolicyCost, fee: np.ndarray, G: np.ndarray, level: float = 0.95) -> np.ndarray:
+    """(T, S) USD per problem: how far each strategy's fee part alone could lie above its estimate by what its runs
+    allow (``differences.fee_gaps``) at one-sided 1 − (1 − level)/4 (half of one end's share: the paired interval takes
+    the smaller of this and the lump count's bound, each at half)."""
+    return fee_gaps(single, fee, G, 1 - (1 - level) / 4)
+
+
 def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks: list[str] | list[int], names: dict[int, str],
                 level: float = 0.95) -> pd.DataFrame:
     """One row per (statistic, task): ``table1:<name>`` for each strategy index of ``names`` (every run a try),
     then each cross-fitted statistic of ``sp.specs`` (``spec_value``: the frontier, technique gains, Figures 2-5),
     with value, low, high (USD per problem; gains 0-1; Figure 2's levels % of the expert alone), k, the records'
     part and the fee's part (USD per problem; for a gain, their change) and the fee's share (%) of the value (of
-    the change, for a gain). ``groups`` (P,) the task index of each problem."""
+    the change, for a gain), and ``cheapest``: True on the one model alone per task named the cheapest beyond doubt
+    (``differences.cheapest_beyond_doubt``: its paired difference with every other model below 0, all at once at
+    ``level``). ``groups`` (P,) the task index of each problem."""
     G = (np.asarray(groups)[None, :] == np.arange(len(tasks))[:, None]).astype(float)  # (T, P)
     n, fee = G.sum(axis=1), np.asarray(expert_usd, float)
-    parts: list[tuple[str, tuple, np.ndarray, np.ndarray, int | float]] = []  # k: NaN where nothing is cross-fitted
+    parts: list[tuple[str, tuple, np.ndarray, np.ndarray, int | float, np.ndarray]] = []  # k: NaN where nothing is cross-fitted
     cols = list(names)
     single = sp.single
     assert single.fail_runs is not None  # policy_cost's
     est = policy_interval(single.records[:, cols], single.fail_all[:, cols], fee, level, single.fail_runs[:, cols],
                           single.k, G)  # (T, C) each
     rec, exp = G @ single.records[:, cols] / n[:, None], G @ single.expert[:, cols] / n[:, None]
+    named = (cheapest_beyond_doubt(single.total[:, cols], G, fee, level, single_caps(single, fee, G, level)[:, cols])
+             if cols else np.full(len(tasks), -1))
     for j, s in enumerate(cols):
-        parts.append((f"table1:{names[s]}", tuple(x[:, j] for x in est), rec[:, j], exp[:, j], single.k))
-    k_half = next(iter(sp.fits.values())).k if sp.fits else np.nan
+        parts.append((f"table1:{names[s]}", tuple(x[:, j] for x in est), rec[:, j], exp[:, j], single.k, named == j))
+    k_chosen = next(iter(sp.fits.values())).k if sp.fits else np.nan
     for name, spec in sp.specs.items():
-        parts.append((name, *spec_value(sp, spec, G, fee, level), k_half))
+        parts.append((name, *spec_value(sp, spec, G, fee, level), k_chosen, np.zeros(len(tasks), bool)))
     rows = []
     for t in range(len(tasks)):
-        for statistic, (value, low, high), records, expert, k in parts:
+        for statistic, (value, low, high), records, expert, k, cheapest in parts:
             total = records[t] + expert[t]
             share = 100 * expert[t] / total if np.isfinite(expert[t]) and total and np.isfinite(total) else np.nan
             rows.append({"statistic": statistic, "task": tasks[t], "value": float(value[t]), "low": float(low[t]),
                          "high": float(high[t]), "k": k, "records_usd": float(records[t]), "expert_usd": float(expert[t]),
-                         "expert_share_pct": share})
+                         "expert_share_pct": share, "cheapest": bool(cheapest[t])})
     return pd.DataFrame(rows)

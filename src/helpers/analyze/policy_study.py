@@ -6,20 +6,22 @@ own family and the departures from it).
 
 Every set is drawn from the generator (new problems, new runs; ``validity.draw_problems``, ``validity.draw_cube``);
 its truth is the policy's exact cost on that set's own problems, from their true pass rates and costs per attempt.
-Table 1 uses every run (k = the runs per cell); the frontier and the technique gains choose per problem on one
-half of the runs and value on the other (``policy.crossfit_frontier``), so their truth is what the options they
-chose truly cost. No bootstrap: the intervals are closed-form (``policy.policy_interval``, ``policy.gain_interval``),
+Table 1 uses every run (k = the runs per cell); the frontier and the technique gains choose one option per dataset,
+for each problem on the other problems, and value it on the problem's own runs (``policy.crossfit_frontier``, the
+same k), so their truth is what the options they chose truly cost. No bootstrap: the intervals are closed-form
+(``policy.policy_interval``, ``policy.gain_interval``),
 so a study of 40 sets per generator takes seconds. Everything here is SIMULATED.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from helpers.analyze import policy
+from helpers.analyze import differences, policy
 from helpers.analyze.bootstrap import RunCube
 from helpers.analyze.headline import Level
 from helpers.analyze.validity import (
@@ -40,13 +42,15 @@ from helpers.core.methods import get_method
 ESTIMATOR = HEADLINE_ESTIMATOR
 REPETITIONS = 40  # sets per generator (the acceptance's count)
 COLUMNS = ["generator", "statistic", "estimator", "headline", "sets", "k", "mean_abs_bias", "rel_bias_pct",
-           "coverage_pct", "coverage_se_pct", "mean_width", "width_vs_truth", "false_findings_pct"]
+           "coverage_pct", "coverage_se_pct", "mean_width", "width_vs_truth", "width_vs_oracle", "false_findings_pct",
+           "power_pct", "vs_best_single"]
+PAIRS = "Paired differences, each model alone (USD)"  # the study's row of every pair of models alone, per dataset
 
 
 def set_statistics(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, cost: np.ndarray, rate: np.ndarray,
                    level: float = 0.95, kinds: tuple[str, ...] | None = None) -> dict[str, dict[str, np.ndarray]]:
     """One simulated set's policy statistics (``policy.set_policy``, ``policy.policy_rows``), (T,) each, with their
-    truth: ``table1:<model>`` (every run, k = the runs per cell) and, cross-fitted (k = half the runs), the
+    truth: ``table1:<model>`` (every run, k = the runs per cell) and, cross-fitted (the same k), the
     frontier of all models, the technique gains and Figures 2-5's statistics (``gm.specs``; only those whose kind,
     the name before ':', is in ``kinds`` when given). ``cost``/``rate`` (P, S) the true C and R of the cube's
     strategies."""
@@ -61,8 +65,33 @@ def set_statistics(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, cost:
     for name, d in rows.groupby("statistic", sort=False):
         d = d.sort_values("task")
         out[name] = {"truth": truths[name], "value": d["value"].to_numpy(), "low": d["low"].to_numpy(),
-                     "high": d["high"].to_numpy(), "k": int(d["k"].iloc[0])}
+                     "high": d["high"].to_numpy(), "k": int(d["k"].iloc[0]), "cheapest": d["cheapest"].to_numpy()}
     return out
+
+
+@dataclass(frozen=True)
+class PairDraw:
+    """One set's paired differences of every two models alone (``differences.all_pairs``, each interval at the study's
+    level on its own), (T, K) each: estimate, interval, the true difference and each side's truth (USD per problem)."""
+
+    value: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    truth: np.ndarray
+    truth_a: np.ndarray
+    truth_b: np.ndarray
+
+
+def set_pairs(single: policy.PolicyCost, expert: np.ndarray, codes: np.ndarray, T: int, models: dict[int, str],
+              truths: dict[str, np.ndarray], level: float = 0.95) -> PairDraw:
+    """``PairDraw`` of each model alone (``single``: ``policy.policy_cost``): every pair of ``models`` (cube column ->
+    name), on the same problems and runs, beside the truths of ``policy_truths`` (``table1:<name>``, (T,) each)."""
+    cols = list(models)
+    G = (np.asarray(codes)[None, :] == np.arange(T)[:, None]).astype(float)
+    caps = policy.single_caps(single, expert, G, level)[:, cols]
+    a, b, (value, low, high) = differences.all_pairs(single.total[:, cols], G, expert, level, simultaneous=False, caps=caps)
+    true = np.stack([truths[f"table1:{models[c]}"] for c in cols], axis=1)  # (T, M)
+    return PairDraw(value, low, high, true[:, a] - true[:, b], true[:, a], true[:, b])
 
 
 def policy_truths(sp: policy.SetPolicy, expert: np.ndarray, codes: np.ndarray, T: int, models: dict[int, str],
@@ -75,13 +104,13 @@ def policy_truths(sp: policy.SetPolicy, expert: np.ndarray, codes: np.ndarray, T
     true_single = policy.true_policy(cost, rate, expert, sp.single.k).total
     truths = {f"table1:{m}": means(true_single[:, s]) for s, m in models.items()}
     if sp.fits:
-        true_half = policy.true_policy(cost, rate, expert, next(iter(sp.fits.values())).k)
+        true_chosen = policy.true_policy(cost, rate, expert, next(iter(sp.fits.values())).k)
         seen: dict[tuple[int, ...], np.ndarray] = {}
 
         def V(strategies: tuple[int, ...]) -> np.ndarray:  # what a cross-fitted frontier's choices truly cost, (T,)
             key = tuple(sorted(strategies))
             if key not in seen:
-                seen[key] = means(sp.fit(key).truth(true_half, expert).total)
+                seen[key] = means(sp.fit(key).truth(true_chosen, expert).total)
             return seen[key]
 
         for name, spec in sp.specs.items():
@@ -97,13 +126,30 @@ def repetition(gm: GenerativeModel, seed: int, generator: Generator | None, leve
                kinds: tuple[str, ...] | None = None) -> dict:
     """One set drawn by ``generator`` (``validity.draw_problems``, ``validity.draw_cube``) and its policy
     statistics (``set_statistics``) against the truth of its own problems."""
+    return _drawn(gm, seed, generator, level, kinds)[0]
+
+
+def _drawn(gm: GenerativeModel, seed: int, generator: Generator | None, level: float = 0.95,
+           kinds: tuple[str, ...] | None = None) -> tuple[dict, PairDraw, np.ndarray]:
+    """``repetition``'s statistics, the set's paired differences of the models alone (``set_pairs``) and the best
+    single model's true cost at the chosen policies' k, (T,) USD per problem (what the frontier is measured against)."""
     gm = dataclasses.replace(gm, methods=[m for m in gm.methods if get_method(m).is_collected])  # truth of what has runs
     rng = np.random.default_rng(seed)
     problems = draw_problems(gm, rng, generator)
     cube, expert = draw_cube(gm, rng, problems)
     tr = truth(gm, problems)
     S = len(cube.strategies)
-    return set_statistics(gm, cube, expert, tr.cost[0][:, :S], tr.rate[0][:, :S], level, kinds)
+    cost, rate = tr.cost[0][:, :S], tr.rate[0][:, :S]
+    stats = set_statistics(gm, cube, expert, cost, rate, level, kinds)
+    models = {cube.strategies.index(m): m for m in gm.models}
+    T = len(cube.tasks)
+    truths = {n: v["truth"] for n, v in stats.items() if n.startswith("table1:")}
+    k = policy.largest_k(cube.runs[:, list(models)])
+    single = policy.policy_cost(cube.usd, cube.correct, cube.runs, expert, k)
+    pairs = set_pairs(single, expert, cube.task_codes, T, models, truths, level)
+    true = policy.true_policy(cost, rate, expert, k).total[:, list(models)]
+    best = np.array([true[cube.task_codes == t].mean(axis=0).min() for t in range(T)])
+    return stats, pairs, best
 
 
 def _stacked(reps: list, names: list[str], key: str) -> np.ndarray:
@@ -115,15 +161,23 @@ def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, r
           seed: int = 0, level: float = 0.95, workers: int = 1) -> pd.DataFrame:
     """Per generator and statistic family (Table 1, the frontier of all models, Table 2's technique gains, Figures
     2-5), over ``repetitions`` sets each (``COLUMNS``): mean |bias| (USD, or 0-1 for gains), relative bias (%),
-    coverage of the ``level`` interval (%) with its Monte-Carlo standard error (sets as clusters), mean width and mean
-    width over the truth, and the rate of false findings (% of the (set, dataset) pairs): a technique named the best
-    (its interval above 0) while its true gain is not positive; a family named the most essential while another's
-    true gain is larger; a model named the cheapest alone while another truly costs less."""
+    coverage of the ``level`` interval (%) with its Monte-Carlo standard error (sets as clusters), mean width, mean
+    width over the truth and over the oracle's (``_oracle_ratio``), and the rate of false findings (% of the (set,
+    dataset) pairs): a technique named the best (its interval above 0) while its true gain is not positive; a family
+    named the most essential while another's true gain is larger; a model named the cheapest alone (its paired
+    differences below 0) while another truly costs less. Table 1's row gives the cheapest claim's power (% of the
+    pairs where the truly cheapest model costs at most half the runner-up in which it is named); the frontier's, its
+    truth over the best single model's at the same k (``vs_best_single``: per dataset, the mean over the sets of each,
+    divided; the largest over the datasets). Then one row of every pair of models alone (``PAIRS``): coverage of the
+    paired difference's interval, its width over the oracle's, power (% of the pairs where one truly costs at most
+    half the other in which the interval excludes 0) and false findings (% of pairs whose interval excludes 0 on the
+    wrong side)."""
     jobs = [(seed * 100_003 + 7_919 * i + r + 50_000, g) for i, g in enumerate(generators) for r in range(repetitions)]
-    done = forked_map(lambda s, g: repetition(gm, s, g, level), jobs, workers)
+    done = forked_map(lambda s, g: _drawn(gm, s, g, level), jobs, workers)
     rows = []
     for i, g in enumerate(generators):
-        reps = done[i * repetitions:(i + 1) * repetitions]
+        drawn = done[i * repetitions:(i + 1) * repetitions]
+        reps = [d[0] for d in drawn]
         for fam in dict.fromkeys(n.split(":", 1)[0] for n in reps[0]):
             names = [n for n in reps[0] if n.split(":", 1)[0] == fam]
             t, v, lo, hi = (_stacked(reps, names, key) for key in ("truth", "value", "low", "high"))
@@ -136,9 +190,58 @@ def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, r
                          "mean_abs_bias": float(np.abs((v - t).mean(0)).mean()),
                          "rel_bias_pct": 100 * float((v - t).sum() / np.abs(t).sum()) if np.abs(t).sum() > ZERO else np.nan,
                          "coverage_pct": 100 * cov, "coverage_se_pct": 100 * se, "mean_width": float((hi - lo).mean()),
-                         "width_vs_truth": float(np.nanmean(ratio)),
-                         "false_findings_pct": FALSE_FINDINGS[fam](reps, names) if fam in FALSE_FINDINGS else np.nan})
+                         "width_vs_truth": float(np.nanmean(ratio)), "width_vs_oracle": _oracle_ratio(v, t, lo, hi),
+                         "false_findings_pct": FALSE_FINDINGS[fam](reps, names) if fam in FALSE_FINDINGS else np.nan,
+                         "power_pct": _cheapest_power(reps, names) if fam == "table1" else np.nan,
+                         "vs_best_single": _vs_best_single(reps, [d[2] for d in drawn]) if fam == "frontier" else np.nan})
+        rows.append(_pairs_row(g.name, [d[1] for d in drawn], int(reps[0][next(iter(reps[0]))]["k"])))
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _oracle_ratio(value: np.ndarray, truth: np.ndarray, low: np.ndarray, high: np.ndarray) -> float:
+    """The median over cells of the mean interval width over the oracle's: 3.92 × the standard deviation over the
+    sets of the estimate's error against each set's own truth, (R, cells) arrays (cells that never vary: left out)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        oracle = 3.92 * np.nanstd(value - truth, axis=0)
+        ratio = np.nanmean(high - low, axis=0) / oracle
+    ratio = ratio[np.isfinite(ratio) & (oracle > ZERO)]
+    return float(np.median(ratio)) if ratio.size else np.nan
+
+
+def _vs_best_single(reps: list[dict], best: list[np.ndarray]) -> float:
+    """The frontier's truth over the best single model's at the same k: per dataset the mean over the sets of each,
+    divided; the largest over the datasets."""
+    front = np.array([r[policy.FRONTIER]["truth"] for r in reps])  # (R, T)
+    return float(np.max(front.mean(axis=0) / np.array(best).mean(axis=0)))
+
+
+def _cheapest_power(reps: list[dict], names: list[str]) -> float:
+    """% of the (set, dataset) pairs where the truly cheapest model alone costs at most half the runner-up in which the
+    report names it the cheapest (``cheapest``: its paired differences below 0); NaN where no pair has such a gap."""
+    true = np.array([[r[n]["truth"] for n in names] for r in reps])  # (R, M, T)
+    named = np.array([[r[n]["cheapest"] for n in names] for r in reps]).astype(bool)
+    order = np.sort(true, axis=1)
+    clear = order[:, 0] <= 0.5 * order[:, 1]  # (R, T)
+    best = np.argmin(true, axis=1)
+    hit = np.take_along_axis(named, best[:, None, :], axis=1)[:, 0]
+    return 100 * float(hit[clear].mean()) if clear.any() else np.nan
+
+
+def _pairs_row(generator: str, draws: list[PairDraw], k: int) -> dict:
+    """``study``'s row of every pair of models alone (``PAIRS``) over the sets ``draws``."""
+    v, lo, hi, t, ta, tb = (np.array([getattr(d, f) for d in draws]).reshape(len(draws), -1)
+                            for f in ("value", "low", "high", "truth", "truth_a", "truth_b"))
+    cov, se = pooled_rate((lo <= t) & (t <= hi), np.ones_like(t, bool))
+    clear = np.maximum(ta, tb) >= 2 * np.minimum(ta, tb)
+    found = ((hi < 0) & (ta < tb)) | ((lo > 0) & (ta > tb))
+    wrong = ((hi < 0) & (t > 0)) | ((lo > 0) & (t < 0))
+    return {"generator": generator, "statistic": PAIRS, "estimator": ESTIMATOR, "headline": True, "sets": len(draws),
+            "k": k, "mean_abs_bias": float(np.abs((v - t).mean(0)).mean()),
+            "rel_bias_pct": 100 * float((v - t).sum() / np.abs(t).sum()) if np.abs(t).sum() > ZERO else np.nan,
+            "coverage_pct": 100 * cov, "coverage_se_pct": 100 * se, "mean_width": float((hi - lo).mean()),
+            "width_vs_truth": np.nan, "width_vs_oracle": _oracle_ratio(v, t, lo, hi),
+            "false_findings_pct": 100 * float(wrong.mean()),
+            "power_pct": 100 * float(found[clear].mean()) if clear.any() else np.nan, "vs_best_single": np.nan}
 
 
 def _false_findings(reps: list[dict], names: list[str]) -> float:
@@ -165,15 +268,12 @@ def _false_family(reps: list[dict], names: list[str]) -> float:
 
 
 def _false_cheapest(reps: list[dict], names: list[str]) -> float:
-    """% of (set, dataset) pairs where a model alone is named the cheapest (``findings._cheapest``: the lowest value,
-    its interval below every other model's) while another model truly costs less."""
-    low, high, value, true = (np.array([[r[n][key] for n in names] for r in reps]) for key in ("low", "high", "value", "truth"))
-    best = np.nanargmin(np.where(np.isnan(value), np.inf, value), axis=1)  # (R, T)
-    pick = lambda a: np.take_along_axis(a, best[:, None, :], axis=1)[:, 0]  # noqa: E731
-    others_low = np.where(np.arange(len(names))[None, :, None] == best[:, None, :], np.inf, low).min(axis=1)
-    named = pick(high) < others_low
-    wrong = pick(true) > true.min(axis=1) + ZERO
-    return 100 * float((named & wrong).mean())
+    """% of (set, dataset) pairs where a model alone is named the cheapest (``cheapest``: its paired differences with
+    every other model below 0, ``differences.cheapest_beyond_doubt``) while another model truly costs less."""
+    true = np.array([[r[n]["truth"] for n in names] for r in reps])  # (R, M, T)
+    named = np.array([[r[n]["cheapest"] for n in names] for r in reps]).astype(bool)
+    wrong = true > true.min(axis=1, keepdims=True) + ZERO
+    return 100 * float((named & wrong).any(axis=1).mean())
 
 
 FALSE_FINDINGS = {"technique gain": _false_findings, "family": _false_family,  # statistic kind -> its false-findings rate

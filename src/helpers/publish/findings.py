@@ -37,8 +37,9 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
              estimator: str = "plug-in", unpassed: dict[str, int] | None = None) -> pd.DataFrame:
     """One row per dataset of ``tasks`` (in that order). The headline is the cost with up to k tries, then the
     expert (``policy``: ``intervals.policy_statistics`` rows, whose intervals the validity study checks): the
-    frontier of all models (chosen per problem on half of the runs, valued on the other half), the cheapest model
-    alone with the expert, named only when its interval lies below every other model's (``_cheapest``), the family
+    frontier of all models (one model per dataset, chosen for each problem on the other problems, valued on its own
+    runs), the cheapest model
+    alone with the expert, named only when its paired difference with every other model lies below 0 (``_cheapest``), the family
     whose removal costs the frontier most, named only beyond doubt (``_family``), and the technique with the largest
     cross-fitted gain, named only when its interval lies above 0. Beside them, from
     ``estimator``'s ``stats`` (``SetStatistics.frame`` rows: the paper's plug-in by default): the paper's frontier
@@ -77,7 +78,7 @@ def _policy_frontier(front: pd.DataFrame) -> tuple[str, bool, bool]:
     """"v [low, high]; x% of it the assumed expert fee" of the cross-fitted frontier, or why there is none; whether
     that fee is more than half of it; and whether there is one."""
     if front.empty or not np.isfinite(front.iloc[0]["value"]):
-        return "not identified (fewer than 2 runs per problem)", False, False
+        return "not identified (a dataset needs 2 problems or more to choose on the others)", False, False
     f = front.iloc[0]
     return (f"{_cell(f['value'], f['low'], f['high'], fmt_usd)} with up to {int(f['k'])} tries; "
             f"{fee_pct(f['expert_share_pct'])}% of it the assumed expert fee", bool(f["expert_share_pct"] > 50), True)
@@ -166,22 +167,23 @@ def _singles(single: pd.DataFrame, model_labels: dict[str, str]) -> str:
 
 
 def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict[str, str]) -> tuple[str, bool]:
-    """The cheapest-model cell from the models' policy costs: the lowest, named only when its interval lies below
-    every other model's (a ranking the records and the assumed fee decide, not the luck of the runs); else the
-    models whose intervals overlap it; and whether it names one."""
+    """The cheapest-model cell from the models' policy costs: the model the rows mark ``cheapest`` (its paired
+    difference with every other model, on the same problems and runs, below 0: ``differences.cheapest_beyond_doubt``;
+    a ranking the records and the assumed fee decide, not the luck of the runs); else the lowest, said to be no finding;
+    and whether it names one."""
     single = _identified(single)
     if single.empty:
         return "–", False
-    best = single.loc[single["value"].idxmin()]
-    rivals = single[single["name"] != best["name"]]
     label = lambda r: model_labels.get(r["name"], r["name"])  # noqa: E731
-    if rivals.empty or best["high"] < rivals["low"].min():
+    named = single[single["cheapest"].astype(bool)] if "cheapest" in single else single.iloc[:0]
+    if len(named):
+        best = named.iloc[0]
         return (f"{label(best)} ({families.get(best['name'], '?')}): " + _cell(best["value"], best["low"], best["high"], fmt_usd)
-                + f"; {fee_pct(best['expert_share_pct'])}% of it the assumed expert fee"), True
-    close = pd.concat([best.to_frame().T, rivals[rivals["low"] <= best["high"]].sort_values("value")])
-    said = ", ".join(f"{label(r)} {_cell(r['value'], r['low'], r['high'], fmt_usd)}" for _, r in close.head(3).iterrows())
-    more = f" and {len(close) - 3} more" if len(close) > 3 else ""
-    return f"none beyond doubt: the intervals of {said}{more} overlap", False
+                + f"; {fee_pct(best['expert_share_pct'])}% of it the assumed expert fee; cheaper than every other model "
+                "paired on the same problems"), True
+    best = single.loc[single["value"].idxmin()]
+    return (f"none beyond doubt: {label(best)} costs least, {_cell(best['value'], best['low'], best['high'], fmt_usd)}, "
+            "but its difference with another model, paired on the same problems, reaches 0"), False
 
 
 def _halving(halving: pd.DataFrame | None, label: str, estimator: str, paper: float | None) -> tuple[str, bool]:
@@ -228,7 +230,7 @@ def at_a_glance(glance: pd.DataFrame) -> str:
     every = f"Across its {len(names)} datasets" if len(names) > 1 else "On its one dataset"
     fee = (f"the assumed expert fee is more than half of the frontier's cost, up to k tries then the expert, on "
            f"{on('mostly_fee')}" if glance["frontier_estimated"].astype(bool).any() else
-           "the frontier of all models is not estimated (it needs 2 runs per problem or more)")
+           "the frontier of all models is not estimated (it needs 2 problems or more)")
     return (f"{every}, {fee}. The records name a cheapest single model beyond doubt on "
             f"{on('cheapest_named')}, a most essential family on {on('family_named')}, a technique that pays on "
             f"{on('technique_named')}, and a reliable halving time on {on('halving_reliable')}. Every number, with "
@@ -246,10 +248,11 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
              labels: dict[str, str] | None = None) -> list[str]:
     """The report's first screen: three plain sentences about the dataset where a correct answer costs most under
     "up to k tries, then the expert" (``policy_cost``'s rows: ``task``, ``model``, ``policy_usd`` with its
-    ``policy_low`` / ``policy_high``, ``k``, ``expert_share_pct``), one number each: what the frontier of every model
-    with the expert costs there (with its 95% interval, which the validity study checks); how much of it is the
-    assumed expert fee, or what the records decide; and the cheapest model alone there, named cheapest only when its
-    interval lies below every other model's. With ``truth`` (a simulated set's ``policy_truth`` rows: statistic,
+    ``policy_low`` / ``policy_high``, ``k``, ``expert_share_pct``, ``cheapest``), one number each: what the frontier
+    (the model the records choose, with the expert) costs there (with its 95% interval, which the validity study
+    checks); how much of it is the assumed expert fee, or what the records decide; and the cheapest model alone there,
+    named cheapest only where its paired difference with every other model lies below 0. With ``truth`` (a simulated
+    set's ``policy_truth`` rows: statistic,
     task, truth, covers; ``labels``: model id -> label), the page says whether the simulator's truth lies in that
     interval, and where the named cheapest model is not the truly cheapest one. Empty without a frontier row."""
     front = policy[policy["model"] == FRONTIER_ROW]
@@ -258,8 +261,8 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
     top = front.loc[front["policy_usd"].idxmax()]
     label, n = task_labels.get(top["task"], top["task"]), front["task"].nunique()
     where = f"On {label}, the dearest of its {n} datasets," if n > 1 else f"On {label},"
-    out = [f"{where} a correct answer costs {dollars(top['policy_usd'])} per problem with every model and the human "
-           f"expert to choose from (up to {int(top['k'])} tries of one model, then the expert; 95% interval "
+    out = [f"{where} a correct answer costs {dollars(top['policy_usd'])} per problem with the model the records "
+           f"choose and the human expert (up to {int(top['k'])} tries of that model, then the expert; 95% interval "
            f"{dollars(top['policy_low'])} to {dollars(top['policy_high'])})."]
     share = float(top["expert_share_pct"])
     out.append(f"{fee_pct(share)}% of that is the assumed expert fee, paid where every try failed: it is set by the "
@@ -273,31 +276,35 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
     if len(alone):
         best = alone.loc[alone["policy_usd"].idxmin()]
         out.append(_cheapest_alone(alone, _truly_cheapest(truth, top["task"], best["model"], labels or {})))
-        if best["policy_usd"] < top["policy_usd"] and int(best["k"]) > int(top["k"]):
-            out.append(f"A model alone can cost less than the frontier because it has more tries: the frontier chooses "
-                       f"each problem's model on half of the runs and is valued on the other half, so it allows up to "
-                       f"{int(top['k'])}.")
+        if best["policy_usd"] < top["policy_usd"]:
+            out.append(f"A model alone reads cheaper than the frontier, with the same {int(top['k'])} tries: that model "
+                       "is picked as the cheapest on the very runs it is read on, which flatters it (the winner's "
+                       "curse); the frontier picks each problem's model on the dataset's other problems and is valued on "
+                       "runs its choice never saw.")
     return out
 
 
 def _cheapest_alone(alone: pd.DataFrame, caveat: str = "") -> str:
     """The sentence on the cheapest model alone with the expert among ``alone`` (one dataset's ``policy_cost`` rows of
-    single models), named cheapest only when its interval lies below every other model's (then ``caveat`` follows)."""
+    single models), named cheapest only where the rows mark it ``cheapest`` (its paired difference with every other
+    model below 0; then ``caveat`` follows)."""
     best = alone.loc[alone["policy_usd"].idxmin()]
-    overlap = int((alone.drop(index=best.name)["policy_low"] <= best["policy_high"]).sum())
+    named = alone[alone["cheapest"].astype(bool)] if "cheapest" in alone else alone.iloc[:0]
     k = int(best["k"])
     tries = "one try" if k == 1 else f"up to {k} tries, every run a try"
-    if overlap == 0:
+    if len(named):
+        best = named.iloc[0]
         return (f"Alone with the expert ({tries}), {best['model']} is the cheapest model there beyond doubt, at "
-                f"{dollars(best['policy_usd'])} per problem{caveat}.")
+                f"{dollars(best['policy_usd'])} per problem, cheaper than every other model paired on the same "
+                f"problems{caveat}.")
     return (f"Alone with the expert ({tries}), no model is the cheapest there beyond doubt: {best['model']} costs least, "
-            f"{dollars(best['policy_usd'])} per problem, but its interval overlaps "
-            + ("another model's." if overlap == 1 else f"those of {overlap} other models."))
+            f"{dollars(best['policy_usd'])} per problem, but its difference with another model, paired on the same "
+            "problems, reaches 0.")
 
 
 def _in_short_alone(policy: pd.DataFrame, task_labels: dict[str, str]) -> list[str]:
-    """``in_short`` for a set with no frontier row (one run per model and problem: the frontier chooses on half of the
-    runs and is valued on the other half): on the dataset whose median model alone costs most, why, the range of what
+    """``in_short`` for a set with no frontier row (a dataset of one problem: the frontier chooses each problem's model
+    on the dataset's other problems): on the dataset whose median model alone costs most, why, the range of what
     each model alone costs with how much of each end is the assumed expert fee, and whether one model is cheapest beyond
     doubt. No interval is given for the least cost: a minimum over noisy estimates valued on the runs that chose it
     is biased low (the winner's curse); each model's own interval is in Table 1."""
@@ -315,8 +322,8 @@ def _in_short_alone(policy: pd.DataFrame, task_labels: dict[str, str]) -> list[s
               f"{dollars(low['policy_usd'])} to {dollars(high['policy_usd'])} per problem" if len(rows) > 1 else
               f"Its one model alone, with the human expert where {tries}, costs {dollars(low['policy_usd'])} per problem")
     return [f"{where} the frontier of every model, up to k tries then the expert, is not estimated: it chooses each "
-            "problem's model on half of the runs and values it on the other half, and this set has one run per model "
-            "and problem (the paper's frontier, which needs no such split, is in Figure 2 below).",
+            "problem's model on the dataset's other problems, and this set has too few problems or models for that "
+            "(the paper's frontier, which needs no such split, is in Figure 2 below).",
             f"{spread}; {_fee_words(rows['expert_share_pct'])} (each model's 95% interval is in Table 1).",
             _cheapest_alone(rows)]
 

@@ -18,7 +18,7 @@ def policy_said(value: float, low: float, high: float, share: float, unidentifie
     if unidentified and unidentified > 0:
         return f"not identified ({int(unidentified)} problems with fewer than {int(k)} runs)"
     if not np.isfinite(value):
-        return "not identified (fewer than 2 runs per problem)"
+        return "not identified (fewer than 2 problems)"
     return f"{fmt_usd(value)} [{fmt_usd(low)}, {fmt_usd(high)}]; {fee_pct(share)}% of it the assumed expert fee"
 
 
@@ -67,13 +67,14 @@ def generators_lead(table: pd.DataFrame, target: float = 93.0, range_target: flo
                          "interval above 0) while its true gain was not positive"),
                         (FAMILY_LABELS["family"], "A family was named the most essential (its gain's interval above 0 "
                          "and above every other family's) while another's true gain was larger"),
-                        (FAMILY_LABELS["table1"], "A model was named the cheapest alone with the expert (its interval "
-                         "below every other model's) while another truly cost less")):
+                        (FAMILY_LABELS["table1"], "A model was named the cheapest alone with the expert (its paired "
+                         "difference with every other model below 0) while another truly cost less")):
         f = d[(d["statistic"] == label) & d["false_findings_pct"].notna()] if "false_findings_pct" in d else d.iloc[:0]
         if len(f):
             lo, hi = f["false_findings_pct"].min(), f["false_findings_pct"].max()
             sentences.append(f"{what} in {f'{lo:.1f}–{hi:.1f}%' if hi > lo else f'{lo:.1f}%'} of the datasets"
                              f"{'' if hi > lo else ' on every generator'}")
+    sentences += _comparison_sentences(d)
     head_estimators = set(head["estimator"])
     for est in worst.columns:
         if est in head_estimators:
@@ -96,6 +97,32 @@ def generators_lead(table: pd.DataFrame, target: float = 93.0, range_target: flo
     sentences += _routing_sentence(route)
     se = pd.concat([d, route])["coverage_se_pct"].max()
     return ". ".join(sentences) + (f" (Monte-Carlo standard errors up to {se:.0f} points)." if np.isfinite(se) else ".")
+
+
+def _span(values: pd.Series, digits: int = 0, unit: str = "%") -> str:
+    lo, hi = values.min(), values.max()
+    return f"{lo:.{digits}f}–{hi:.{digits}f}{unit}" if round(hi, digits) > round(lo, digits) else f"{lo:.{digits}f}{unit}"
+
+
+def _comparison_sentences(d: pd.DataFrame) -> list[str]:
+    """What the paired comparisons of the models alone (``policy_study.PAIRS`` rows) found, and the frontier's truth
+    against the best single model's (its ``vs_best_single``), over the generators; none without those columns."""
+    from helpers.analyze.policy_study import PAIRS
+
+    out = []
+    pairs = d[d["statistic"] == PAIRS] if "power_pct" in d else d.iloc[:0]
+    if len(pairs):
+        out.append(f"Paired on the same problems and runs, two models alone were told apart where one truly costs at "
+                   f"most half the other in {_span(pairs['power_pct'])} of the pairs, on the wrong side in "
+                   f"{_span(pairs['false_findings_pct'], 1)}; their intervals were {_span(pairs['width_vs_oracle'], 1, '')}"
+                   " times the narrowest valid ones")
+    front = d[(d["statistic"] == FAMILY_LABELS["frontier"]) & d["vs_best_single"].notna()] if "vs_best_single" in d \
+        else d.iloc[:0]
+    if len(front):
+        out.append(f"The frontier (one model per dataset, chosen for each problem on the other problems) truly cost "
+                   f"{_span(front['vs_best_single'], 2, '')} times the best single model at the same k (the worst "
+                   "dataset's ratio of the means over the sets)")
+    return out
 
 
 def _routing_sentence(route: pd.DataFrame) -> list[str]:

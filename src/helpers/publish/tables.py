@@ -59,8 +59,8 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
     ``intervals.policy_statistics``) beside the paper's Table 1 and frontier, each split into what the records decide
     and what the expert's fee decides: the policy's unbiased USD per problem with its 95% interval (attempts paid to
     the model; the fee times the estimated chance that all k tries fail) and the paper's value (problems where the
-    model beats the expert; problems charged the fee). The frontier chooses per problem on half the runs and is
-    valued on the other half (k = half the runs). ``fitted``: ``intervals.set_policy(an)``; ``rows``: its
+    model beats the expert; problems charged the fee). The frontier is one model per dataset, chosen for each problem on
+    the other problems and valued on its own runs (the same k). ``fitted``: ``intervals.set_policy(an)``; ``rows``: its
     ``intervals.policy_statistics``. (numbers: one row per model or frontier and dataset; shown: the same rows in
     words.)"""
     sp, cube, _ = fitted
@@ -85,6 +85,7 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
     long = long.sort_values(["task", "model"], key=lambda c: c.map(order) if c.name == "model" else
                             c.map({t: i for i, t in enumerate(an.tasks)})).reset_index(drop=True)
     long.insert(1, "family", long["model"].map(an.families))
+    long["cheapest"] = long["cheapest"].fillna(False).astype(bool)  # the frontier's row names no model
     long["model"] = long["model"].map(lambda m: an.labels.get(m, m))
     shown = pd.DataFrame({
         "model": long["model"], "family": long["family"].fillna(""), "dataset": long["task"].map(an.task_labels),
@@ -101,13 +102,12 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
 
 def policy_tries(rows: pd.DataFrame) -> dict[str, str]:
     """The tries of ``intervals.policy_statistics`` rows for captions: ``k`` (each model alone) and ``k_half`` (the
-    cross-fitted frontier; where a set has none, words that say why), and the halvings it averages over (``splits``)."""
+    cross-fitted frontier, the same k; where a set has none, words that say why)."""
     kind = rows["statistic"].str.split(":", n=1).str[0] if len(rows) else pd.Series(dtype=str)
     said = lambda d, none: str(int(d["k"].iloc[0])) if len(d) else none  # noqa: E731
     return {"k": said(rows[kind == "table1"], "–"),
-            "k_half": said(rows[kind == "frontier"], "half of the runs (not here: this set has one run per problem, so "
-                                                     "its frontier is not estimated)"),
-            "splits": str(policy.SPLITS)}
+            "k_half": said(rows[kind == "frontier"], "the models' fewest runs (not here: this set's frontier is not "
+                                                     "estimated)")}
 
 
 def table5_accuracy(an: Analysis) -> pd.DataFrame:
@@ -232,19 +232,20 @@ def agent_runs(an) -> pd.DataFrame:
 
 def holdout_table(an: Analysis, fitted: intervals.PolicyFit) -> tuple[pd.DataFrame, pd.DataFrame]:
     """"If I use the models chosen on my runs, what will they cost on new runs?" (``holdout.holdout_frontier``): the
-    frontier of all models under "up to k tries, then the expert", its models chosen on one half of the runs, read on
-    that half (in-sample) and on the other (held-out, with its 95% interval), and the optimism between them
+    frontier of all models under "up to k tries, then the expert": the model chosen and read on the same runs
+    (in-sample), and each problem's model chosen on the dataset's other problems, read on its own runs (held-out, with
+    its 95% interval), and the optimism between them
     (``fitted``: ``intervals.set_policy(an)``): (numbers, shown; USD per problem)."""
     from helpers.analyze.holdout import holdout_frontier
 
     sp, cube, expert = fitted
-    numbers = holdout_frontier(sp.frontier, expert, cube.task_codes, cube.tasks)
+    numbers = holdout_frontier(sp.frontier, expert, cube.task_codes, cube.tasks, single=sp.single)
     rank = {t: i for i, t in enumerate(in_category_order(an.tasks))}
     numbers = numbers.sort_values("task", key=lambda c: c.map(rank)).reset_index(drop=True)
     shown = pd.DataFrame({
         "dataset": numbers["task"].map(an.task_labels), "tries": numbers["k"].map(lambda k: f"up to {k}"),
         "chosen and read on the same runs (in-sample)": numbers["in_sample_usd"].map(fmt_usd),
-        "chosen on one half, valued on the other (held-out) [95%]": [
+        "chosen on the other problems, valued on its own runs (held-out) [95%]": [
             with_interval(v, lo, hi, fmt_usd) for v, lo, hi in
             zip(numbers["held_out_usd"], numbers["held_out_low"], numbers["held_out_high"])],
         "optimism: in-sample − held-out": [f"{fmt_usd(v)} ({'+' * (p > 0)}{fmt_pct(p)}%)" if np.isfinite(p) else fmt_usd(v)

@@ -1,0 +1,165 @@
+"""Paired differences between two policies on the same problems: the comparisons behind "cheapest", "a technique
+pays", "the most essential family" and "a release's gain" (issue 61, item 3).
+
+Two options valued on the same problems (each model alone: on the same problems and every run of each) give per
+problem i an unbiased estimate of each one's policy cost, t̂_a,i and t̂_b,i (``policy.policy_cost``); their
+difference d̂_i = t̂_a,i − t̂_b,i is unbiased for the problem's true difference, and the mean of d̂ over a dataset's
+problems for the mean difference. Paired, what the two share — a problem's difficulty, the fee on a problem both
+fail — cancels, so the difference is far more precise than the two marginal intervals suggest.
+
+The interval is Student's t over the problems of d̂ (n − 1 degrees of freedom): its truth is the mean difference of
+the population the problems are drawn from; for the set's own problems it is conservative (it also counts the spread
+between problems). Where few problems carry a fee part the differences are lumpy (a fee on one problem, 0 on the
+others) and the t interval is too short: there the end toward the lumps is widened to what a Poisson count of the
+lumps allows (``lump_bound``), so an interval never rests on fewer lumps than it saw. ``validity`` measures its
+coverage, width and power on known truth; ``simultaneous`` widens a family of comparisons by Bonferroni, so that
+every interval of the family holds at once (a finding among many is not a finding by chance).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _t_ppf(q: float, df: np.ndarray) -> np.ndarray:
+    from scipy.special import stdtrit
+
+    return stdtrit(np.asarray(df, float), q)
+
+
+def _gamma_ppf(q: float, shape: np.ndarray) -> np.ndarray:
+    from scipy.special import gammaincinv
+
+    return gammaincinv(np.asarray(shape, float), q)
+
+
+JEFF = 0.5  # the count's Jeffreys bound (x + ½): the exact bound (x + 1) added 0.5–1 lump too many, always
+FEW = 10  # lumps on a side from which Student's t alone holds (the validity study: coverage ≥ 95% on every generator)
+
+
+def unseen_fee(fail_all: np.ndarray, fail_share: np.ndarray, runs: np.ndarray, k: int, fee: np.ndarray, G: np.ndarray,
+               q: float) -> np.ndarray:
+    """(T, C) USD: how far each column's fee part summed over each group's problems (``G`` (T, P) 0/1) could lie
+    above its estimate by what its runs allow: the ``q`` quantile of Σ fee_i (1 − R_i)^k with each problem's R_i
+    under its Jeffreys posterior from its runs (Beta(f + ½, s + ½), gamma-matched to the sum's mean and variance),
+    less the estimate's fee part (Σ fee_i times ``fail_all``, the unbiased all-fail chances); 0 where below.
+    ``fail_share`` (P, C) the share of each cell's ``runs`` (P, C) that failed, ``fee`` (P,) USD."""
+    from scipy.special import betaln
+
+    r = np.asarray(runs, float)
+    f = np.rint(np.nan_to_num(np.asarray(fail_share, float)) * r)
+    s = r - f
+    m1 = np.exp(betaln(f + 0.5 + k, s + 0.5) - betaln(f + 0.5, s + 0.5))  # E[(1 − R)^k] under the posterior
+    m2 = np.exp(betaln(f + 0.5 + 2 * k, s + 0.5) - betaln(f + 0.5, s + 0.5))
+    fee2 = np.asarray(fee, float)[:, None]
+    G = np.asarray(G, float)
+    mean, var = G @ (fee2 * m1), G @ (fee2**2 * np.clip(m2 - m1**2, 0, None))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        upper = np.where((mean > 0) & (var > 0), _gamma_ppf(q, mean**2 / var) * var / mean, mean)
+        seen = G @ (fee2 * np.nan_to_num(np.asarray(fail_all, float)))
+        return np.clip(upper - seen, 0, None)
+
+
+def lump_bound(d: np.ndarray, fee: np.ndarray, G: np.ndarray, q: float, caps: tuple[np.ndarray, np.ndarray] | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """(down, up), each (T, C) USD per problem: how far the mean of ``d`` (P, C) over each group's problems (``G``
+    (T, P) 0/1) could lie below and above its estimate by the lumps the records show, at one-sided level ``q``: the
+    positive and negative parts of d over the fee (``fee`` (P,) USD), each a count of lumps of at most one fee,
+    bounded by the Poisson (gamma) upper end of that count (Jeffreys': x + ½), minus the count seen, times the group's
+    largest fee over its problems; 0 on a side with ``FEW`` lumps or more, where Student's t holds by itself. A sum of
+    independent [0, 1] parts is less dispersed than the Poisson count of its mean, so the bound holds where only a
+    few problems, or none, carried a lump. ``caps`` (up, down), (T, C) each, USD per problem: how far a's and b's fee
+    parts could lie above their estimates by their runs (``unseen_fee``); where smaller, each bounds its side instead
+    (the records' passed runs rule out a lump the count alone cannot)."""
+    w = np.max(np.where(G > 0, fee, 0.0), axis=1, initial=0.0)[:, None]  # (T, 1)
+    n = G.sum(axis=1)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where(w > 0, 1 / w, 0.0)
+        pos, neg = G @ np.clip(d, 0, None) * scale, G @ np.clip(-d, 0, None) * scale  # lumps up and down, in fees
+        up = np.where(pos < FEW, (_gamma_ppf(q, pos + JEFF) - pos) * w / n, 0.0)  # the truth above: more lumps than seen
+        down = np.where(neg < FEW, (_gamma_ppf(q, neg + JEFF) - neg) * w / n, 0.0)
+        if caps is not None:
+            up, down = np.minimum(up, caps[0]), np.minimum(down, caps[1])
+    return down, up
+
+
+def paired(a: np.ndarray, b: np.ndarray, G: np.ndarray, fee: np.ndarray, level: float = 0.95,
+           caps: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(value, low, high), each (T, C) USD per problem: the mean over each group's problems (``G`` (T, P) 0/1) of
+    a − b, ``a``/``b`` (P, C) per-problem unbiased estimates of two policies' costs (each column a comparison), with
+    its ``level`` interval: Student's t over the problems, each end at least as wide as the fee lumps allow
+    (``lump_bound`` with the records part's spread, both at the same level; ``caps``: what each problem's runs allow of
+    a's and of b's fee part could lie above its estimate, USD per problem (T, C) each: ``unseen_fee``). NaN where a
+    group has under 2 problems or a value is not identified."""
+    a, b, fee = np.asarray(a, float), np.asarray(b, float), np.asarray(fee, float)
+    G = np.asarray(G, float).reshape(-1, len(fee))
+    d = a - b
+    unknown = (G @ np.isnan(d)) > 0
+    d0 = np.nan_to_num(d)
+    n = G.sum(axis=1)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = G @ d0 / n
+        dev = (d0 - G.T @ mean) * (G.sum(axis=0) > 0)[:, None]
+        se = np.sqrt(G @ dev**2 / (n - 1) / n)
+        half = _t_ppf(1 - (1 - level) / 2, n - 1) * se
+        down, up = lump_bound(d0, fee, G, 1 - (1 - level) / 2, caps)
+        low, high = mean - np.maximum(half, down), mean + np.maximum(half, up)
+    bad = unknown | (n < 2)
+    return np.where(bad, np.nan, mean), np.where(bad, np.nan, low), np.where(bad, np.nan, high)
+
+
+def fee_gaps(cost, fee: np.ndarray, G: np.ndarray, level: float, among: np.ndarray | None = None) -> np.ndarray:
+    """(T, C) USD per problem: ``unseen_fee`` of a ``policy.PolicyCost`` or ``policy.CrossFitted`` (its ``fail_all``,
+    ``fail_runs``, ``runs`` and k; (P, C) or (P,) arrays) at one-sided ``level``, over each group's problems (``G``
+    (T, P)) or only those of ``among`` (P,) bool, per problem of the group: what the runs allow its fee part to lie
+    above the estimate."""
+    G = np.asarray(G, float).reshape(-1, len(fee))
+    where = G if among is None else G * np.asarray(among, bool)
+    col = lambda x: np.asarray(x, float).reshape(len(fee), -1)  # noqa: E731
+    gap = unseen_fee(col(cost.fail_all), col(cost.fail_runs), col(cost.runs), cost.k, fee, where, level)
+    return gap / G.sum(axis=1)[:, None]
+
+
+def bonferroni(level: float, comparisons: int) -> float:
+    """The level of each of ``comparisons`` intervals so that all hold at once with probability ``level`` or more."""
+    return 1 - (1 - level) / max(int(comparisons), 1)
+
+
+def all_pairs(total: np.ndarray, G: np.ndarray, fee: np.ndarray, level: float = 0.95, simultaneous: bool = True,
+              caps: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Every pair (a, b), a < b, of the columns of ``total`` (P, C): per-problem unbiased policy costs of C options
+    on the same problems. Returns (a, b) indices (K,) and (value, low, high), each (T, K): the mean of a − b over each
+    group's problems (``paired``), at ``level`` per interval, or with ``simultaneous`` at the level that holds for
+    all K pairs of a group at once (``bonferroni``). ``caps`` (T, C): how far each column's fee part could lie above
+    its estimate by its runs (``fee_gaps``), or None."""
+    C = np.asarray(total).shape[1]
+    a, b = (np.array(x, dtype=int) for x in zip(*[(i, j) for i in range(C) for j in range(i + 1, C)])) if C > 1 else (
+        np.zeros(0, int), np.zeros(0, int))
+    each = bonferroni(level, len(a)) if simultaneous else level
+    pair_caps = None if caps is None else (caps[:, a], caps[:, b])  # up: a's unseen fee; down: b's
+    return a, b, paired(np.asarray(total)[:, a], np.asarray(total)[:, b], G, fee, each, pair_caps)
+
+
+def cheapest_beyond_doubt(total: np.ndarray, G: np.ndarray, fee: np.ndarray, level: float = 0.95,
+                          caps: np.ndarray | None = None) -> np.ndarray:
+    """(T,) per group of problems (``G`` (T, P)), the column of ``total`` (P, C) named the cheapest, or −1: the one
+    with the lowest mean, named only where its paired difference with every other identified column has an interval
+    below 0, the C − 1 intervals holding at once at ``level`` (``bonferroni``). A column with a value missing on a
+    group's problems takes no part there. ``caps``: as ``all_pairs``'."""
+    total = np.asarray(total, float)
+    G = np.asarray(G, float).reshape(-1, len(total))
+    out = np.full(G.shape[0], -1)
+    for t, row in enumerate(G):
+        here = row > 0
+        cols = np.flatnonzero(~np.isnan(total[here]).any(axis=0)) if here.any() else np.zeros(0, int)
+        if len(cols) < 2 or here.sum() < 2:
+            out[t] = cols[0] if len(cols) == 1 else -1
+            continue
+        means = total[here][:, cols].mean(axis=0)
+        best = cols[int(np.argmin(means))]
+        others = cols[cols != best]
+        mine = None if caps is None else (caps[t:t + 1, [best] * len(others)], caps[t:t + 1, others])
+        _, _, high = paired(total[:, [best] * len(others)], total[:, others], row[None], fee,
+                            bonferroni(level, len(others)), mine)
+        out[t] = best if (high[0] < 0).all() else -1
+    return out
