@@ -120,8 +120,8 @@ def _comparison_sentences(d: pd.DataFrame) -> list[str]:
         else d.iloc[:0]
     if len(front):
         out.append(f"The frontier (one model per dataset, chosen for each problem on the other problems) truly cost "
-                   f"{_span(front['vs_best_single'], 2, '')} times the best single model at the same k (the worst "
-                   "dataset's ratio of the means over the sets)")
+                   f"{_span(front['vs_best_single'], 2, '')} times the best single model at the same k over all datasets "
+                   f"together ({_span(front['vs_best_single_worst'], 2, '')} on the worst dataset)")
     return out
 
 
