@@ -86,6 +86,21 @@ def loglinear_validated() -> tuple[bool, str]:
                    f"{min(cover):.0f}–{max(cover):.0f}% of sets, by generator")
 
 
+MIN_RELEASES = 5  # release dates below which no trend is printed as a finding or in a title (issue 61)
+
+
+def loglinear_shown(release_dates: int) -> tuple[bool, str]:
+    """Whether the log-linear factor per year may be printed at all — in a finding, a cell or a figure's title: only
+    where the validity study validated its interval (``loglinear_validated``) and from ``MIN_RELEASES`` release dates
+    or more; else a clause saying why not."""
+    ok, why = loglinear_validated()
+    if not ok:
+        return False, "log-linear trend not shown: " + (why.split(": ", 1)[1] if ": " in why else why)
+    if release_dates < MIN_RELEASES:
+        return False, f"log-linear trend not shown: {release_dates} release dates (needs {MIN_RELEASES})"
+    return True, ""
+
+
 @dataclass(frozen=True)
 class DecayFit:
     """Fit of a·exp(-b·t) + c (a, c in the values' unit, b per month) and its halving time in months:

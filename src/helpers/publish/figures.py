@@ -20,7 +20,7 @@ from cycler import cycler
 
 from helpers.analyze.costofpass import pareto
 from helpers.analyze.intervals import EXPERT
-from helpers.analyze.trends import DecayFit, LogLinearTrend, loglinear_validated, months_since
+from helpers.analyze.trends import DecayFit, LogLinearTrend, loglinear_shown, months_since
 from helpers.core.numbers import sig
 from helpers.publish import names
 from helpers.publish.appearance import Appearance, family_palette, marker
@@ -265,19 +265,17 @@ def _trend_fits(ax, d: pd.DataFrame, ylim: tuple[float, float], fit: DecayFit | 
     grid = pd.date_range(d.date.min(), d.date.max(), periods=100)
     t = months_since(pd.Series(grid), d.date.min())
     inside = lambda v: np.where((v >= ylim[0]) & (v <= ylim[1]), v, np.nan)  # noqa: E731
-    if fit is not None and fit.identified:
+    if fit is not None and fit.identified and fit.reliable:  # a halving time only where its validity study holds
         ax.plot(grid, inside(fit.a * np.exp(-fit.b * t) + fit.c), color="#C44E52", ls="--", lw=1,
                 label="fit a·exp(−bt)+c (Eq. 11)")
-        note = (f"T½ = {sig(fit.halving_months)} mo {fit.interval_text()}" if fit.reliable
-                else f"T½ {sig(fit.halving_months)} mo, unreliable: no interval")  # an interval only where it holds
+        note = f"T½ = {sig(fit.halving_months)} mo {fit.interval_text()}"
     else:
-        note = "Eq. 11 not identifiable"
+        note = "Eq. 11 not identifiable" if fit is None or not fit.identified else "T½ not shown: unreliable fit"
     if paper_months is not None:
         note += f"; paper {sig(paper_months)} mo"
-    if ll is not None and np.isfinite(ll.factor_per_year):
+    if ll is not None and np.isfinite(ll.factor_per_year) and loglinear_shown(ll.n_points)[0]:
         ax.plot(grid, inside(ll.values(t)), color="#8172B3", ls="-.", lw=1, label="log-linear trend")
-        note += f"\nlog-linear: ÷{sig(ll.factor_per_year)} per year " + (
-            f"[{sig(ll.low)}, {sig(ll.high)}]" if loglinear_validated()[0] else "(interval not validated)")
+        note += f"\nlog-linear: ÷{sig(ll.factor_per_year)} per year [{sig(ll.low)}, {sig(ll.high)}]"
     return note
 
 

@@ -188,9 +188,9 @@ def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict
 
 def _halving(halving: pd.DataFrame | None, label: str, estimator: str, paper: float | None) -> tuple[str, bool]:
     """The halving-time cell of a dataset: estimate [interval] where the fit is reliable, else no halving time (a
-    fit ``trends`` flags is not a finding) but the log-linear trend's factor per year with its 90% interval (only where
-    the validity study validated that interval: ``trends.loglinear_validated``), with the
-    paper's beside it; and whether the halving time is reliable (a finding)."""
+    fit ``trends`` flags is not a finding) and the log-linear trend's factor per year with its 90% interval only where
+    it may be shown (``trends.loglinear_shown``: its validity study holds, 5 release dates or more), with the paper's
+    beside it; and whether the halving time is reliable (a finding)."""
     beside = f" (paper: {paper:g})" if paper is not None else ""
     if halving is None:
         return "–" + beside, False
@@ -206,14 +206,16 @@ def _halving(halving: pd.DataFrame | None, label: str, estimator: str, paper: fl
 
 
 def _loglinear(f: pd.Series) -> str:
-    """"; log-linear trend ÷x per year" of a halving-time row, with its 90% interval only where the validity study
-    validated that interval (``trends.loglinear_validated``); "" without a trend."""
-    from helpers.analyze.trends import loglinear_validated
+    """"; log-linear trend ÷x per year [low, high]" of a halving-time row where it may be shown
+    (``trends.loglinear_shown``), else "; <why not>"; "" without a trend."""
+    from helpers.analyze.trends import loglinear_shown
 
-    rate, (shown, why) = f.get("factor_per_year", np.nan), loglinear_validated()
-    return ("" if not np.isfinite(rate) else
-            f"; log-linear trend ÷{fmt_pct(rate)} per year [{fmt_pct(f['factor_low'])}, {fmt_pct(f['factor_high'])}]"
-            if shown else f"; log-linear trend ÷{fmt_pct(rate)} per year ({why})")
+    rate = f.get("factor_per_year", np.nan)
+    if not np.isfinite(rate):
+        return ""
+    shown, why = loglinear_shown(int(f.get("release_dates", 0)))
+    return (f"; log-linear trend ÷{fmt_pct(rate)} per year [{fmt_pct(f['factor_low'])}, {fmt_pct(f['factor_high'])}]"
+            if shown else f"; {why}")
 
 
 def at_a_glance(glance: pd.DataFrame) -> str:

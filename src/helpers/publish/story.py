@@ -44,9 +44,9 @@ def trends_found(halving: pd.DataFrame, estimator: str = "plug-in") -> str:
         if not np.isfinite(r["halving_months"]):
             parts.append(f"{r['task']}: no fit")
             continue
-        text = f"{sig(r['halving_months'])} months" + (f" [{sig(r['halving_low'])}, {sig(r['halving_high'])}]"
-                                                       if r["reliable"] else " (unreliable: no interval; the fits of Eq. 11 say why)")
-        parts.append(f"{r['task']}: {text}")
+        parts.append(f"{r['task']}: " + (f"{sig(r['halving_months'])} months [{sig(r['halving_low'])}, "
+                                         f"{sig(r['halving_high'])}]" if r["reliable"] else
+                                         "not shown (an unreliable fit: the fits of Eq. 11 say why)"))
     return "The frontier's halving time (Eq. 11), per dataset: " + _listed(parts) + "."
 
 

@@ -318,21 +318,25 @@ def strategy_table(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.Da
 
 def halving_shown(fits: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFrame:
     """The halving-time table for reading: per dataset and estimator the halving time (months) with its profile
-    interval, the delta method's ±, the bootstrap-refit interval, the reduction factor per year with its 90%
-    interval, the release dates and whether the fit is reliable (``trends.set_trends``' table has the rest)."""
-    from helpers.analyze.trends import loglinear_validated
+    interval where the fit is reliable (else not shown), the delta method's ±, the bootstrap-refit interval (what the
+    reliability rules read), the reduction factor per year with its 90% interval where it may be shown
+    (``trends.loglinear_shown``), the release dates and whether the fit is reliable (``trends.set_trends``' table,
+    the CSV, has every number)."""
+    from helpers.analyze.trends import loglinear_shown
 
     def num(x):
         return "∞" if np.isinf(x) else "–" if not np.isfinite(x) else sig(x)
 
-    rows, validated = [], loglinear_validated()[0]
+    rows = []
     for _, r in fits.iterrows():
+        shown = loglinear_shown(int(r["release_dates"]))[0]
         rows.append({"dataset": task_labels.get(r["task"], r["task"]), "estimator": r["estimator"],
-                     "halving (months)": f"{num(r['halving_months'])} [{num(r['halving_low'])}, {num(r['halving_high'])}]",
+                     "halving (months)": (f"{num(r['halving_months'])} [{num(r['halving_low'])}, {num(r['halving_high'])}]"
+                                          if r["reliable"] else "not shown (unreliable)"),
                      "delta method ±": num(r["halving_se_months"]),
                      "bootstrap refit": f"[{num(r['refit_low'])}, {num(r['refit_high'])}]",
-                     "÷ per year (90%)": f"{num(r['factor_per_year'])} " + (
-                         f"[{num(r['factor_low'])}, {num(r['factor_high'])}]" if validated else "(interval not validated)"),
+                     "÷ per year (90%)": (f"{num(r['factor_per_year'])} [{num(r['factor_low'])}, {num(r['factor_high'])}]"
+                                          if shown else "not shown"),
                      "release dates": int(r["release_dates"]),
                      "reliable": "yes" if r["reliable"] else "no" + (" (not identified)" if not np.isfinite(r["b_per_month"]) else "")})
     return pd.DataFrame(rows)
