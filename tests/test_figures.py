@@ -161,7 +161,8 @@ def test_figure2_panels_in_category_order_with_releases_coloured_and_named():
     fig = figures.figure2_trends(trend, {}, look, loglinear=ll, paper_halving={"aime24": 7.1})
     first, second = fig.axes[:2]
     assert first.get_title().startswith("GSM8K") and second.get_title().startswith("AIME")  # basic before complex
-    assert "paper 7.1 mo" in second.get_title() and "log-linear" in second.get_title()
+    assert "paper 7.1 mo" in second.get_title()
+    assert "log-linear" not in second.get_title()  # three release dates, and its validity study fails: no factor (issue 61)
     assert first.get_yscale() == "log"
     assert {a.get_text() for a in first.texts} == {"Model A", "Model B", "Model C"}
     colours = {tuple(np.round(c.get_facecolor()[0][:3], 3)) for c in first.collections if len(c.get_offsets()) == 1}
