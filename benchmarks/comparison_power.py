@@ -19,6 +19,7 @@ every problem's truth is the same for both: how often the twins' paired interval
 SIMULATED.
 
     COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/comparison_power.py [sets per generator, default 100]
+        [generators, default all] [parameter file, default params/sim.yaml: a set of simulated models]
 """
 
 from __future__ import annotations
@@ -63,15 +64,16 @@ def twin_false_findings(gm: va.GenerativeModel, sets: int, workers: int) -> tupl
     return 100 * found / max(n, 1), 100 * held / max(n, 1), n
 
 
-def main(sets: int = 100) -> None:
+def main(sets: int = 100, generators: int | None = None, params: str = "params/sim.yaml") -> None:
     start = time.perf_counter()
     workers = os.cpu_count() or 1
-    ctx = prepare(load_params("params/sim.yaml"))
+    ctx = prepare(load_params(params))
     gm = va.generative_model(ctx)
-    table = policy_study.study(gm, va.study_generators(gm), sets, seed=0, workers=workers)
+    table = policy_study.study(gm, va.study_generators(gm)[:generators], sets, seed=0, workers=workers)
     pd.set_option("display.width", 200)
     pick = lambda label, cols: table[table["statistic"] == label].set_index("generator")[cols]  # noqa: E731
-    print(f"{sets} simulated sets of the `sim` shape per generator (SIMULATED), each judged against its own truth\n")
+    print(f"{sets} simulated sets of the `{ctx.params.name}` set's shape per generator (SIMULATED), each judged against "
+          "its own truth\n")
     print("Frontier of all models (one model per dataset, chosen for each problem on the other problems):")
     print(pick(va.FAMILY_LABELS["frontier"], ["coverage_pct", "width_vs_oracle", "vs_best_single",
                                                        "vs_best_single_worst"]).round(3).to_string())
@@ -94,4 +96,4 @@ def main(sets: int = 100) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100)
+    main(*(int(a) for a in sys.argv[1:3]), *sys.argv[3:4])

@@ -103,6 +103,12 @@ def test_routing_coverage_benchmark_runs(shared_data):
     assert lines[-1].startswith("lowest coverage")
 
 
+def test_comparison_power_benchmark_runs(shared_data):
+    out = run("benchmarks/comparison_power.py", "2", "2", "params/tiny.yaml", env={"COP_DATA_DIR": str(shared_data)})
+    assert "Every pair of models alone, paired on the same problems and runs:" in out and "vs_best_single" in out
+    assert "Equal options (a twin of the first model" in out and "named best %" in out
+
+
 def test_racing_benchmark_runs(write_set, tmp_path):
     from conftest import sim_set
     from helpers.collect.collection import run_collection
