@@ -42,7 +42,8 @@ def unseen_fee(fail_all: np.ndarray, fail_share: np.ndarray, runs: np.ndarray, k
                q: float) -> np.ndarray:
     """(T, C) USD: how far each column's fee part summed over each group's problems (``G`` (T, P) 0/1) could lie
     above its estimate by what its runs allow: the ``q`` quantile of Σ fee_i (1 − R_i)^k with each problem's R_i
-    under its Jeffreys posterior from its runs (Beta(f + ½, s + ½), gamma-matched to the sum's mean and variance),
+    under its Jeffreys posterior from its runs (Beta(f + ½, s + ½), gamma-matched to the sum's mean and variance; 1
+    where every run failed, its most),
     less the estimate's fee part (Σ fee_i times ``fail_all``, the unbiased all-fail chances); 0 where below.
     ``fail_share`` (P, C) the share of each cell's ``runs`` (P, C) that failed, ``fee`` (P,) USD."""
     from scipy.special import betaln
@@ -50,8 +51,9 @@ def unseen_fee(fail_all: np.ndarray, fail_share: np.ndarray, runs: np.ndarray, k
     r = np.asarray(runs, float)
     f = np.rint(np.nan_to_num(np.asarray(fail_share, float)) * r)
     s = r - f
-    m1 = np.exp(betaln(f + 0.5 + k, s + 0.5) - betaln(f + 0.5, s + 0.5))  # E[(1 − R)^k] under the posterior
-    m2 = np.exp(betaln(f + 0.5 + 2 * k, s + 0.5) - betaln(f + 0.5, s + 0.5))
+    every = f >= r  # every run failed: (1 − R)^k ≤ 1, its estimate; the posterior (mean < 1) would eat the room above
+    m1 = np.where(every, 1.0, np.exp(betaln(f + 0.5 + k, s + 0.5) - betaln(f + 0.5, s + 0.5)))  # E[(1 − R)^k]
+    m2 = np.where(every, 1.0, np.exp(betaln(f + 0.5 + 2 * k, s + 0.5) - betaln(f + 0.5, s + 0.5)))
     fee2 = np.asarray(fee, float)[:, None]
     G = np.asarray(G, float)
     mean, var = G @ (fee2 * m1), G @ (fee2**2 * np.clip(m2 - m1**2, 0, None))

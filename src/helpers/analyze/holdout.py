@@ -30,7 +30,7 @@ def holdout_frontier(fit: CrossFitted | None, expert_usd: np.ndarray, groups: np
         return pd.DataFrame([], columns=COLUMNS)
     G = (np.asarray(groups)[None, :] == np.arange(len(tasks))[:, None]).astype(float)
     held, low, high = (chosen_interval(fit, single, expert_usd, G, level) if single is not None else
-                       policy_interval(fit.records, fit.fail_all, expert_usd, level, fit.fail_runs, fit.k, G))
+                       policy_interval(fit.records, fit.fail_all, expert_usd, level, fit.fail_runs, fit.k, G, fit.runs))
     rows = []
     for t, task in enumerate(tasks):
         here = groups == t

@@ -32,7 +32,7 @@ from math import comb
 import numpy as np
 import pandas as pd
 
-from helpers.analyze.differences import cheapest_beyond_doubt, fee_gaps, paired
+from helpers.analyze.differences import cheapest_beyond_doubt, fee_gaps, paired, unseen_fee
 from helpers.analyze.headline import Gain, Level, Spec
 
 
@@ -315,6 +315,9 @@ def crossfit_many(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
     return out
 
 
+POSTERIOR_FEE = True  # policy_interval's fee part also bounded by each problem's runs (where ``runs`` is given)
+
+
 # ---- intervals --------------------------------------------------------------------------------------------------
 # Each interval is over the problems of a group (a dataset): ``groups`` (T, P) 0/1 rows, one interval per row, all
 # groups at once (the validity study computes some 10^5 of them); None: one group of every problem.
@@ -373,14 +376,16 @@ def fee_interval(fail_all: np.ndarray, fee: np.ndarray, level: float, fail_runs:
 
 
 def policy_interval(records: np.ndarray, fail_all: np.ndarray, fee: np.ndarray, level: float = 0.95,
-                    fail_runs: np.ndarray | None = None, k: int = 1, groups: np.ndarray | None = None
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                    fail_runs: np.ndarray | None = None, k: int = 1, groups: np.ndarray | None = None,
+                    runs: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(mean, low, high) USD per problem of a policy over a dataset's problems, ``records`` and ``fail_all`` (P, …)
     (each trailing column a policy), ``fee`` (P,): the records part's normal interval (its spread over problems,
     which is at least its spread over runs) plus the fee part's (``fee_interval``), each at 1 − (1 − level)/2, so
     that the sum holds at ``level`` whatever their dependence (Bonferroni); ``fail_runs`` and ``k`` bound the fee part
-    by the failed runs too. Its truth is the mean policy cost of these problems; NaN in a column where a value is not
-    identified. ``groups`` (T, P): one interval per group of problems (leading axis T), each group's on its own."""
+    by the failed runs too, and with ``runs`` (the runs each value read, shaped as ``records``) by what each problem's
+    runs allow (``differences.unseen_fee``: Jeffreys posteriors of every problem's failure rate, where smaller). Its
+    truth is the mean policy cost of these problems; NaN in a column where a value is not identified. ``groups``
+    (T, P): one interval per group of problems (leading axis T), each group's on its own."""
     records, fail_all, fee = (np.asarray(x, float) for x in (records, fail_all, fee))
     P, shape = len(records), records.shape[1:]
     if P == 0:
@@ -396,8 +401,12 @@ def policy_interval(records: np.ndarray, fail_all: np.ndarray, fee: np.ndarray, 
         dev = (R0 - G.T @ rec) * (G.sum(axis=0) > 0)[:, None]  # each problem from its group's mean (two passes)
         sd = np.where(n > 1, np.sqrt(G @ dev**2 / (n - 1)), np.inf)
         spread = _normal_ppf(1 - (1 - half) / 2) * sd / np.sqrt(n)
-        f_lo, f_hi = fee_interval(F0, fee, half, None if fail_runs is None else
-                                  np.nan_to_num(np.asarray(fail_runs, float)).reshape(P, -1), k, G)
+        shares = None if fail_runs is None else np.nan_to_num(np.asarray(fail_runs, float)).reshape(P, -1)
+        f_lo, f_hi = fee_interval(F0, fee, half, shares, k, G)
+        if runs is not None and shares is not None and POSTERIOR_FEE:
+            seen = G @ (fee[:, None] * F0)
+            above = unseen_fee(F0, shares, np.asarray(runs, float).reshape(P, -1), k, fee, G, 1 - (1 - half) / 2)
+            f_hi = np.minimum(f_hi, seen + above)
         value = rec + G @ (fee[:, None] * F0) / n
         out = value, np.maximum(rec - spread, 0.0) + f_lo / n, rec + spread + f_hi / n
     value, low, high = (_per_group(np.where(unknown, np.nan, x), groups, shape) for x in out)
@@ -426,7 +435,7 @@ def gain_interval(before: CrossFitted, after: CrossFitted, here: np.ndarray, fee
     gaps = (fee_gaps(before, fee, G, 1 - (1 - part) / 4, differ)[:, 0], fee_gaps(after, fee, G, 1 - (1 - part) / 4, differ)[:, 0])
     d, d_lo, d_hi = (x[:, 0] for x in paired(before.total[:, None], after.total[:, None], G, fee, part,
                                                  (gaps[0][:, None], gaps[1][:, None])))
-    _, b_lo, b_hi = policy_interval(base.records, base.fail_all, fee, part, base.fail_runs, base.k, G)
+    _, b_lo, b_hi = policy_interval(base.records, base.fail_all, fee, part, base.fail_runs, base.k, G, base.runs)
     with np.errstate(divide="ignore", invalid="ignore"):
         bad = ((n < 2) | (G @ np.isnan(before.total) > 0) | (G @ np.isnan(after.total) > 0)
                | ~(G @ np.nan_to_num(base_total) > 0))
@@ -530,15 +539,16 @@ def chosen_interval(fit: CrossFitted, single: PolicyCost, fee: np.ndarray, group
     they choose different options, the first. The union holds in both."""
     from helpers.analyze.differences import bonferroni
 
-    value, low, high = policy_interval(fit.records, fit.fail_all, fee, level, fit.fail_runs, fit.k, groups)
+    value, low, high = policy_interval(fit.records, fit.fail_all, fee, level, fit.fail_runs, fit.k, groups, fit.runs)
     G = np.asarray(groups, float).reshape(-1, len(fee))
     used = sorted({int(s) for s in np.unique(fit.strategies()) if s >= 0})
     if not used:
         return value, low, high
     each = bonferroni(level, len(fit.options))
     assert single.fail_runs is not None  # policy_cost's
+    runs = None if single.runs is None else single.runs[:, used]
     _, lo, hi = policy_interval(single.records[:, used], single.fail_all[:, used], fee, each, single.fail_runs[:, used],
-                                single.k, G)  # (T, U)
+                                single.k, G, runs)  # (T, U)
     chosen = np.stack([(G @ (fit.strategies()[0] == s)) > 0 for s in used], axis=1)  # (T, U): chosen in the group
     low = np.fmin(low, np.min(np.where(chosen, lo, np.inf), axis=1))
     high = np.fmax(high, np.max(np.where(chosen, hi, -np.inf), axis=1))
@@ -588,7 +598,7 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks
     single = sp.single
     assert single.fail_runs is not None  # policy_cost's
     est = policy_interval(single.records[:, cols], single.fail_all[:, cols], fee, level, single.fail_runs[:, cols],
-                          single.k, G)  # (T, C) each
+                          single.k, G, None if single.runs is None else single.runs[:, cols])  # (T, C) each
     rec, exp = G @ single.records[:, cols] / n[:, None], G @ single.expert[:, cols] / n[:, None]
     named = (cheapest_beyond_doubt(single.total[:, cols], G, fee, level, single_caps(single, fee, G, level)[:, cols])
              if cols else np.full(len(tasks), -1))
