@@ -186,15 +186,22 @@ class CrossFitted:
                           pick(true.fail_all, 1.0))
 
 
-def _beta_moments(m: np.ndarray, v: np.ndarray, noise: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _beta_moments(m: np.ndarray, v: np.ndarray, noise: np.ndarray, count: np.ndarray, passed: np.ndarray,
+                  tried: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(α, β) of a Beta distribution of pass rates by the method of moments: ``m`` the mean of the problems' pass
     shares, ``v`` their variance, ``noise`` the part of it the runs' binomial noise explains, ``count`` the problems;
-    Jeffreys' (½, ½) where the moments give none (rates all alike, or under 3 problems). Arrays of one shape."""
+    where the moments give none (rates alike, every try passed or none did) the problems share one rate, its Jeffreys
+    posterior from the ``passed`` of all ``tried`` runs (Beta(passed + ½, tried − passed + ½)): a model that passed
+    every run of 127 problems is not given even odds of failing the next; Jeffreys' (½, ½) under 3 problems. Arrays of
+    one shape."""
     with np.errstate(invalid="ignore", divide="ignore"):
         between = v - noise
         total = np.clip(m * (1 - m) / between - 1, 0.2, 1e4)  # α + β
         usable = (count >= 3) & (m > 0) & (m < 1) & (between > 1e-9)
-        return (np.where(usable, np.maximum(m * total, 0.05), 0.5), np.where(usable, np.maximum((1 - m) * total, 0.05), 0.5))
+        pooled_a = np.where(count >= 3, passed + 0.5, 0.5)
+        pooled_b = np.where(count >= 3, tried - passed + 0.5, 0.5)
+        return (np.where(usable, np.maximum(m * total, 0.05), pooled_a),
+                np.where(usable, np.maximum((1 - m) * total, 0.05), pooled_b))
 
 
 def beta_prior(passed: np.ndarray, tried: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -209,7 +216,7 @@ def beta_prior(passed: np.ndarray, tried: np.ndarray) -> tuple[np.ndarray, np.nd
         m = np.nanmean(x, axis=0) if len(x) else np.full(x.shape[1], np.nan)
         v = np.nansum((x - m) ** 2, axis=0) / (count - 1)
         noise = np.nansum(np.where(ok, m * (1 - m) / np.where(ok, tried, 1), np.nan), axis=0) / count
-    return _beta_moments(m, v, noise, count)
+    return _beta_moments(m, v, noise, count, np.where(ok, passed, 0).sum(axis=0), np.where(ok, tried, 0).sum(axis=0))
 
 
 def _loo_priors(passed: np.ndarray, tried: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -222,7 +229,8 @@ def _loo_priors(passed: np.ndarray, tried: np.ndarray) -> tuple[np.ndarray, np.n
         m = (x.sum(axis=0) - x) / count
         v = ((x**2).sum(axis=0) - x**2 - count * m**2) / (count - 1)
         noise = m * (1 - m) * (inv.sum(axis=0) - inv) / count
-    return _beta_moments(m, v, noise, count)
+    s, n = np.where(ok, passed, 0), np.where(ok, tried, 0)
+    return _beta_moments(m, v, noise, count, s.sum(axis=0) - s, n.sum(axis=0) - n)
 
 
 CHUNK = 64  # problems whose leave-one-out criterion is computed at once (memory: CHUNK × group size × strategies)

@@ -16,6 +16,7 @@ so a study of 40 sets per generator takes seconds. Everything here is SIMULATED.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -190,7 +191,7 @@ def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, r
                          "mean_abs_bias": float(np.abs((v - t).mean(0)).mean()),
                          "rel_bias_pct": 100 * float((v - t).sum() / np.abs(t).sum()) if np.abs(t).sum() > ZERO else np.nan,
                          "coverage_pct": 100 * cov, "coverage_se_pct": 100 * se, "mean_width": float((hi - lo).mean()),
-                         "width_vs_truth": float(np.nanmean(ratio)), "width_vs_oracle": _oracle_ratio(v, t, lo, hi),
+                         "width_vs_truth": _nanmean(ratio), "width_vs_oracle": _oracle_ratio(v, t, lo, hi),
                          "false_findings_pct": FALSE_FINDINGS[fam](reps, names) if fam in FALSE_FINDINGS else np.nan,
                          "power_pct": _cheapest_power(reps, names) if fam == "table1" else np.nan,
                          **dict(zip(("vs_best_single", "vs_best_single_worst"),
@@ -199,10 +200,19 @@ def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, r
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+def _nanmean(x: np.ndarray, axis: int | None = None):
+    """``np.nanmean`` that is NaN, without a warning, where every value is NaN (a family whose every truth is 0)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        out = np.nanmean(x, axis=axis)
+    return float(out) if axis is None else out
+
+
 def _oracle_ratio(value: np.ndarray, truth: np.ndarray, low: np.ndarray, high: np.ndarray) -> float:
     """The median over cells of the mean interval width over the oracle's: 3.92 × the standard deviation over the
     sets of the estimate's error against each set's own truth, (R, cells) arrays (cells that never vary: left out)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a cell without a value in any set (NaN throughout)
         oracle = 3.92 * np.nanstd(value - truth, axis=0)
         ratio = np.nanmean(high - low, axis=0) / oracle
     ratio = ratio[np.isfinite(ratio) & (oracle > ZERO)]
@@ -213,7 +223,9 @@ def _vs_best_single(reps: list[dict], best: list[np.ndarray]) -> tuple[float, fl
     """The frontier's truth over the best single model's at the same k, the mean over the sets of each divided: over
     all datasets together (USD per problem summed over them), and the largest over the datasets."""
     front, single = np.array([r[policy.FRONTIER]["truth"] for r in reps]), np.array(best)  # (R, T) each
-    return float(front.mean(axis=0).sum() / single.mean(axis=0).sum()), float(np.max(front.mean(axis=0) / single.mean(axis=0)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (float(front.mean(axis=0).sum() / single.mean(axis=0).sum()),
+                float(np.nanmax(front.mean(axis=0) / single.mean(axis=0))))
 
 
 def _cheapest_power(reps: list[dict], names: list[str]) -> float:
