@@ -54,7 +54,7 @@ def twin_false_findings(gm: va.GenerativeModel, sets: int, workers: int) -> tupl
     """(% of (set, dataset) pairs whose twins' paired interval excludes 0, its coverage of the true difference (%),
     pairs) on the own family's generator."""
     twin = twin_model(gm)
-    drawn = va.forked_map(lambda s, g: policy_study._drawn(twin, s, g), [(900_000 + r, va.OWN) for r in range(sets)],
+    drawn = va.forked_map(lambda s, g: policy_study.draw_set(twin, s, g), [(900_000 + r, va.OWN) for r in range(sets)],
                           workers)
     a, b = np.triu_indices(len(twin.models), 1)  # ``differences.all_pairs``' order over the models' columns
     q = int(np.flatnonzero((a == 0) & (b == len(twin.models) - 1))[0])  # the first model and its twin

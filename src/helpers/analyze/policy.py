@@ -323,9 +323,6 @@ def crossfit_many(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
     return out
 
 
-POSTERIOR_FEE = True  # policy_interval's fee part also bounded by each problem's runs (where ``runs`` is given)
-
-
 # ---- intervals --------------------------------------------------------------------------------------------------
 # Each interval is over the problems of a group (a dataset): ``groups`` (T, P) 0/1 rows, one interval per row, all
 # groups at once (the validity study computes some 10^5 of them); None: one group of every problem.
@@ -411,7 +408,7 @@ def policy_interval(records: np.ndarray, fail_all: np.ndarray, fee: np.ndarray, 
         spread = _normal_ppf(1 - (1 - half) / 2) * sd / np.sqrt(n)
         shares = None if fail_runs is None else np.nan_to_num(np.asarray(fail_runs, float)).reshape(P, -1)
         f_lo, f_hi = fee_interval(F0, fee, half, shares, k, G)
-        if runs is not None and shares is not None and POSTERIOR_FEE:
+        if runs is not None and shares is not None:
             seen = G @ (fee[:, None] * F0)
             above = unseen_fee(F0, shares, np.asarray(runs, float).reshape(P, -1), k, fee, G, 1 - (1 - half) / 2)
             f_hi = np.minimum(f_hi, seen + above)

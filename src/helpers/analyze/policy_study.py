@@ -127,13 +127,14 @@ def repetition(gm: GenerativeModel, seed: int, generator: Generator | None, leve
                kinds: tuple[str, ...] | None = None) -> dict:
     """One set drawn by ``generator`` (``validity.draw_problems``, ``validity.draw_cube``) and its policy
     statistics (``set_statistics``) against the truth of its own problems."""
-    return _drawn(gm, seed, generator, level, kinds)[0]
+    return draw_set(gm, seed, generator, level, kinds)[0]
 
 
-def _drawn(gm: GenerativeModel, seed: int, generator: Generator | None, level: float = 0.95,
+def draw_set(gm: GenerativeModel, seed: int, generator: Generator | None, level: float = 0.95,
            kinds: tuple[str, ...] | None = None) -> tuple[dict, PairDraw, np.ndarray]:
-    """``repetition``'s statistics, the set's paired differences of the models alone (``set_pairs``) and the best
-    single model's true cost at the chosen policies' k, (T,) USD per problem (what the frontier is measured against)."""
+    """One set drawn by ``generator`` from ``seed``: ``repetition``'s statistics, the set's paired differences of the
+    models alone (``set_pairs``) and the best single model's true cost at the chosen policies' k, (T,) USD per problem
+    (what the frontier is measured against)."""
     gm = dataclasses.replace(gm, methods=[m for m in gm.methods if get_method(m).is_collected])  # truth of what has runs
     rng = np.random.default_rng(seed)
     problems = draw_problems(gm, rng, generator)
@@ -174,7 +175,7 @@ def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, r
     half the other in which the interval excludes 0) and false findings (% of pairs whose interval excludes 0 on the
     wrong side)."""
     jobs = [(seed * 100_003 + 7_919 * i + r + 50_000, g) for i, g in enumerate(generators) for r in range(repetitions)]
-    done = forked_map(lambda s, g: _drawn(gm, s, g, level), jobs, workers)
+    done = forked_map(lambda s, g: draw_set(gm, s, g, level), jobs, workers)
     rows = []
     for i, g in enumerate(generators):
         drawn = done[i * repetitions:(i + 1) * repetitions]
@@ -200,12 +201,11 @@ def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, r
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def _nanmean(x: np.ndarray, axis: int | None = None):
-    """``np.nanmean`` that is NaN, without a warning, where every value is NaN (a family whose every truth is 0)."""
+def _nanmean(x: np.ndarray) -> float:
+    """``np.nanmean`` of every value, NaN without a warning where every value is NaN (a family whose truths are 0)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        out = np.nanmean(x, axis=axis)
-    return float(out) if axis is None else out
+        return float(np.nanmean(x))
 
 
 def _oracle_ratio(value: np.ndarray, truth: np.ndarray, low: np.ndarray, high: np.ndarray) -> float:
