@@ -215,6 +215,29 @@ def test_the_fee_curve_colours_only_models_cheapest_at_some_fee_when_there_are_m
     plt.close("all")
 
 
+def test_the_headline_figure_draws_the_frontier_on_top_each_interval_and_the_expert_alone():
+    """Issue 61 item 4: the first screen's figure draws the headline (policy cost with its validated interval), the
+    frontier first, a dashed line at the expert alone; an interval reaching 0 stays on the log axis; a dataset whose
+    frontier is not estimated keeps its models."""
+    rows = pd.DataFrame({"task": ["t"] * 3 + ["u"] * 3, "model": ["frontier", "A", "B"] * 2,
+                         "policy_usd": [0.5, 0.6, 2.0, np.nan, 0.01, 0.02], "policy_low": [0.3, 0.0, 1.0, np.nan, 0.0, 0.01],
+                         "policy_high": [0.9, 1.0, 3.5, np.nan, 0.05, 0.04]})
+    look = Appearance({"a": "A", "b": "B"}, {"t": "T", "u": "U"}, {"a": "x", "b": "y"}, ["u", "t"], simulated=True)
+    fig = figures.headline_costs(rows, {"t": 3.0, "u": 0.03}, look, "frontier")
+    first, second = fig.axes[:2]
+    assert first.get_title() == "U" and second.get_title() == "T"  # the set's order of datasets
+    assert [t.get_text() for t in first.get_yticklabels()] == ["frontier", "A", "B"]  # shared: named once
+    assert second.get_xscale() == "log" and second.get_xlim()[0] > 0
+    assert len(second.collections) == 6  # an interval and a dot per value
+    segments = np.concatenate([c.get_segments() for c in second.collections if hasattr(c, "get_segments")])
+    assert segments[:, :, 0].min() > 0  # A's low of 0 drawn from the axis's left end
+    assert any(line.get_linestyle() == "--" and line.get_xdata()[0] == 3.0 for line in second.lines)
+    assert len(first.collections) == 4  # U: no frontier value, A and B drawn
+    assert "SIMULATED" in fig._suptitle.get_text()
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["value and 95% interval", "the expert alone", "x", "y"]
+    plt.close("all")
+
+
 def test_every_agent_strategy_has_its_own_marker():
     """Issue 38: the single attempt, LDB and LDB on another model's attempt all drew circles."""
     methods = ["vanilla", "retry_k5", "warming_k5", "escalation_llama3", "ldb", "ldb_seed_gpt4", "self_refine"]

@@ -32,7 +32,7 @@ def test_findings_lead_with_the_policy_cost_and_keep_the_papers_beside():
                             policy=policy_frame()).iloc[0]
     assert row["dataset"] == "T"
     assert row[findings.FRONTIER] == "0.3 [0.2, 0.5] with up to 2 tries; 40% of it the assumed expert fee"
-    assert row[findings.PAPER] == "4.5 [3.6, 6.3]"  # the paper's plug-in beside
+    assert row[findings.PAPER] == "4.5"  # the paper's plug-in beside, without the interval that missed the truth
     assert row[findings.CHEAPEST] == ("Model B (small): 0.8 [0.6, 1.1]; 60% of it the assumed expert fee; cheaper than "
                                       "every other model paired on the same problems")
     assert row[findings.SINGLES] == "0.8 [0.6, 1.1] (Model B) to 2 [1.5, 2.5] (a) with up to 4 tries"
@@ -43,7 +43,7 @@ def test_findings_lead_with_the_policy_cost_and_keep_the_papers_beside():
     assert claims == {"frontier_estimated": True, "mostly_fee": False, "cheapest_named": True, "family_named": True,
                       "technique_named": True, "halving_reliable": False}
     model = findings.findings(stats_frame(), None, ["t"], {}, {}, {}, estimator="model-based").iloc[0]
-    assert model[findings.PAPER] == "0.5 [0.4, 0.7]"
+    assert model[findings.PAPER] == "0.5"
     assert model[findings.FRONTIER].startswith("not identified")  # no policy rows given
 
 
@@ -189,8 +189,8 @@ def test_the_papers_frontier_that_is_mostly_the_experts_fee_says_so_and_gives_no
     cell = glance.iloc[0][findings.PAPER]
     assert cell == "4.5: mostly the assumed expert fee (99.4% of it, on the 3 problems no model passed); the records " \
                    "decide 0.027" and "[" not in cell
-    stats["unseen_pct"] = 40.0  # less than half: the interval stays
-    assert "[" in findings.findings(stats, None, ["t"], {"t": "T"}, {}, {}).iloc[0][findings.PAPER]
+    stats["unseen_pct"] = 40.0  # less than half: the value, still without an interval (issue 61: plug-in intervals
+    assert findings.findings(stats, None, ["t"], {"t": "T"}, {}, {}).iloc[0][findings.PAPER] == "4.5"  # miss the truth)
 
 
 def test_the_comparison_with_the_paper_gives_no_sign_where_the_records_allow_zero():

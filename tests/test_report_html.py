@@ -14,7 +14,7 @@ from helpers.publish import browser, names
 
 pytestmark = pytest.mark.slow  # runs a set through the pipeline and opens its report in Chromium
 
-FIGURES = ["routing_frontier", "figure2_frontier_over_time", "figure4_relative_gain_per_release",
+FIGURES = ["headline_costs", "routing_frontier", "figure2_frontier_over_time", "figure4_relative_gain_per_release",
            "figure3_family_counterfactual", "figure5_model_counterfactual", "validity_generators_heatmap", "cost_accuracy",
            "expert_fee_curve", "release_policy", "counterfactual_policy"]
 NOTES = ["price_change"]  # this set's prices never change: one sentence instead of a figure of empty bars

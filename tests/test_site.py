@@ -178,7 +178,7 @@ def test_the_explorer_escapes_hostile_text_and_withholds_gpqa():
     from helpers.publish import explorer
 
     evil = "<script>alert(1)</script>"
-    rows = pd.DataFrame({"task": ["gsm8k"], "problem_id": [evil], "frontier_usd": [0.5], "picked": ["expert"],
+    rows = pd.DataFrame({"task": ["gsm8k"], "problem_id": [evil], "cheapest_usd": [0.5], "picked": ["expert"],
                          "expert_usd": [0.5], "suspect": [True],
                          "cells": [{"m": (0.0, 4, 0.01, float("inf")), "m+self_refine": (0.5, 4, 0.02, 0.04),
                                     "m+majority_vote_k3": (0.25, 4, 0.03, 0.12)}]})

@@ -201,7 +201,7 @@ class Analysis:
         """How Fig. 3 is normalised, for its caption."""
         if self.ctx.params.fidelity.family_denominator == "without_family":
             return "divided by the frontier without the family, V(M_T \\ M_g), as the paper's reference code computes it"
-        return "divided by the frontier of all models, V(M_T), as Eq. 12 is printed (values can exceed 100%)"
+        return "divided by the paper's frontier of all models, V(M_T), as Eq. 12 is printed (values can exceed 100%)"
 
 
 def load_analysis(ctx: Context) -> Analysis:

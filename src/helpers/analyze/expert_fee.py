@@ -10,7 +10,7 @@ from helpers.analyze.estimates import Analysis
 
 
 def unpassed_problems(an: Analysis) -> dict[str, int]:
-    """Per task, the problems no model passed in any vanilla run: those the frontier of all models charges the
+    """Per task, the problems no model passed in any vanilla run: those the paper's frontier charges the
     expert's fee (a racing set's over every problem where it protects the frontier)."""
     an = an.scope("frontier")
     vanilla = an.attempts[an.attempts["complete"] & (an.attempts["method"] == "vanilla")
@@ -27,7 +27,7 @@ def table1_fee_share(an: Analysis) -> dict[tuple[str, str], float]:
 
 
 def fee_curve(an: Analysis, frontier_line: str) -> tuple[pd.DataFrame, dict[str, float]]:
-    """Table 1 (each model with the expert) and the frontier of all models (the line ``frontier_line``) as the
+    """Table 1 (each model with the expert) and the paper's frontier (Eq. 9, the line ``frontier_line``) as the
     expert's fee varies (``costofpass.fee_curve``, lines named by model label), and the fee each task assumes (USD per
     problem, the mean over its problems)."""
     vanilla, expert, weights = an.table1_records()  # a racing set's: every problem's, Table 1 weighted

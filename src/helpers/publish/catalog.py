@@ -107,6 +107,7 @@ _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is
                  numeric=("agreed_pct", "agreeing_models", "models", "strong_pass_pct", "weak_pass_pct")),
     ),
     "What the records decide and what the expert's fee decides": (
+        Artifact("headline_costs", "figure", stage="03_frontier"),
         Artifact("expert_fee_curve", "figure", stage="03_frontier"),
         Artifact("policy_cost", "table", stage="03_frontier", fmt="g3",
                  numeric=("k", "policy_usd", "policy_low", "policy_high", "records_usd", "expert_usd", "expert_share_pct", "problems",
@@ -204,7 +205,7 @@ PARTS: dict[str, dict[str, tuple[str, ...]]] = {
                                       "cost_accuracy"),
     },
     "Beyond the paper": {
-        "What the records decide and what the expert's fee decides": ("policy_cost", "expert_fee_curve"),
+        "What the records decide and what the expert's fee decides": ("headline_costs", "policy_cost", "expert_fee_curve"),
         "Intervals and checks of the estimates": ("table1_intervals", "table2_intervals", "table5_6_intervals",
                                                   "holdout_frontier", "precision_runs", "suspect_items"),
         "The item-response model: a sensitivity analysis": ("model_based_sensitivity", "model_checks"),

@@ -2,8 +2,9 @@
 one page per problem with every recorded attempt.
 
 ``results/<set>/explorer/index.html``: a table (filter box and click-to-sort headers, a few lines of inline script, no
-library, no network) with, per problem, its dataset and id, the frontier's USD, what the frontier picks (a strategy
-or the expert, "expert charged" when no strategy beats the fee), whether it is a suspect item, and for every
+library, no network) with, per problem, its dataset and id, the cheapest cost-of-pass there of every strategy and the
+expert ("cheapest here": not the report's frontier, which chooses one model per dataset on other problems), which
+strategy that is (or "expert charged" when no strategy beats the fee), whether it is a suspect item, and for every
 strategy its pass rate over its runs, its mean USD per attempt and its cost-of-pass (Eq. 2). Each row links to
 ``explorer/p/<n>.html``: the attempts of that problem (strategy, run, verdict, USD, tokens and the extracted answer
 or program, escaped and cut at ``ANSWER_CHARS``). Prompts are never shown; for GPQA the answers are withheld too
@@ -44,7 +45,7 @@ document.querySelectorAll('th').forEach((th,i)=>th.addEventListener('click',()=>
 
 
 def problem_rows(an: Analysis, suspects: set[tuple[str, str]]) -> pd.DataFrame:
-    """One row per (task, problem_id), in the order of ``an.cop``: ``frontier_usd`` (the cheapest of every strategy's
+    """One row per (task, problem_id), in the order of ``an.cop``: ``cheapest_usd`` (the cheapest of every strategy's
     cost-of-pass and the expert's fee, USD), ``picked`` (that strategy, or ``"expert"``), ``expert_usd``, ``suspect``
     and ``cells``: strategy -> (pass rate 0-1, runs, mean USD per attempt, cost-of-pass USD)."""
     est = an.estimates
@@ -59,7 +60,7 @@ def problem_rows(an: Analysis, suspects: set[tuple[str, str]]) -> pd.DataFrame:
     for r, v in zip(est.itertuples(index=False), values):
         cells.setdefault((r.task, r.problem_id), {})[str(r.strategy)] = (r.pass_rate, r.n, r.cost_usd, v)
     out = pd.DataFrame({"task": [k[0] for k in cop.index], "problem_id": [k[1] for k in cop.index],
-                        "frontier_usd": np.minimum(best.fillna(np.inf), fee).to_numpy(), "picked": picked.fillna("expert").to_numpy(),
+                        "cheapest_usd": np.minimum(best.fillna(np.inf), fee).to_numpy(), "picked": picked.fillna("expert").to_numpy(),
                         "expert_usd": fee.to_numpy()})
     out["suspect"] = [(t, p) in suspects for t, p in zip(out["task"], out["problem_id"])]
     out["cells"] = [cells.get((t, p), {}) for t, p in zip(out["task"], out["problem_id"])]
@@ -83,14 +84,14 @@ def index_html(rows: pd.DataFrame, set_name: str, task_labels: dict[str, str], l
 
     strategies = sorted({s for c in rows["cells"] for s in c})
     derived = {s for s in strategies if "+" in s and not get_method(s.split("+", 1)[1]).is_collected}
-    head = ["dataset", "problem", "frontier (USD)", "frontier picks", "expert's fee (USD)", "suspect item",
+    head = ["dataset", "problem", "cheapest here (USD)", "cheapest here is", "expert's fee (USD)", "suspect item",
             *(strategy_label(s, labels) for s in strategies)]
     body = []
     for i, r in enumerate(rows.itertuples(index=False)):
         expert = r.picked == "expert"
         tds = [f"<td>{html.escape(task_labels.get(r.task, r.task))}</td>",
                f'<td><a href="p/{i}.html">{html.escape(str(r.problem_id))}</a></td>',
-               _usd_cell(r.frontier_usd).replace('<td class="n"', '<td class="n f"'),
+               _usd_cell(r.cheapest_usd).replace('<td class="n"', '<td class="n f"'),
                f"<td>{'expert charged' if expert else html.escape(strategy_label(r.picked, labels))}</td>",
                _usd_cell(r.expert_usd), f"<td>{'suspect' if r.suspect else ''}</td>"]
         for s in strategies:
@@ -103,8 +104,10 @@ def index_html(rows: pd.DataFrame, set_name: str, task_labels: dict[str, str], l
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Problems of {name}</title><style>{STYLE}</style>'
             f'</head><body><p><a href="../../index.html">← All sets</a> · <a href="../report/index.html">The report of {name}</a>'
             f'</p><h1>Every problem of {name}</h1>'
-            f"<p>One row per problem: the frontier's cost-of-pass there (the cheapest of every strategy's and the human "
-            f"expert's fee; \"expert charged\" where no strategy beats the fee), whether the problem is a suspect item, and "
+            f"<p>One row per problem: the cheapest cost-of-pass there, of every strategy's (techniques too) and the human "
+            f"expert's fee (\"expert charged\" where no strategy beats the fee), read on the problem's own runs: not the "
+            f"report's frontier of all models, which tries one model per dataset, chosen on the other problems; whether "
+            f"the problem is a suspect item, and "
             f"per strategy its pass rate over its runs (a vote or best-of-k: estimated from the single runs) · its mean USD "
             f"per attempt · its cost-of-pass (∞: no run passed). "
             f"Click a header to sort, a problem to see its attempts. {len(rows):,} problems.</p>"

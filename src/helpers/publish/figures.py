@@ -162,19 +162,18 @@ def _finish_panels(fig, first_ax, title: str, simulated: bool, ncol: int | None 
 
 
 @styled
-def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], look: Appearance,
-                   curves: dict[str, np.ndarray] | None = None, level: float = 0.95, *,
+def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], look: Appearance, *,
                    loglinear: dict[str, LogLinearTrend] | None = None, paper_halving: dict[str, float] | None = None,
                    ranges: np.ndarray | None = None):
     """Frontier V(M_t) per task over release dates, normalised by the expert-only frontier (%, log axis), with
     the fit of Eq. 11 and the log-linear trend.
 
-    ``curves`` (``intervals.SetStatistics.curves``): the plug-in band (``level`` percentiles of its
-    replicates) is drawn too (the model-based estimate is a sensitivity analysis, not drawn here). Each release is a
-    point coloured by its model's family and labelled with the model (``look``: the set's ``Appearance``). The halving time is
-    titled with its profile interval, or as unreliable (``DecayFit.reliable``), beside the paper's
-    (``paper_halving``: task -> months). ``ranges`` (2, steps, T) %: the range never-passed problems allow (with
-    its 95% interval), a band. Panels in the set's order of datasets."""
+    The paper's plug-in steps carry no band: its two-level bootstrap interval missed the truth in most of the
+    validity study's scenarios (issue 61; the headline over releases, with validated intervals, is the figure
+    ``release_policy``). Each release is a point coloured by its model's family and labelled with the model
+    (``look``: the set's ``Appearance``). The halving time is titled with its profile interval, or as unreliable
+    (``DecayFit.reliable``), beside the paper's (``paper_halving``: task -> months). ``ranges`` (2, steps, T) %: the
+    range never-passed problems allow (with its 95% interval), a band. Panels in the set's order of datasets."""
     labels, families, model_labels, simulated = look.task_labels, look.families, look.labels, look.simulated
     order = look.order
     tasks = list(dict.fromkeys(trend["task"]))
@@ -189,7 +188,7 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], look: Appeara
         if d.empty:  # no model released: nothing but the expert
             no_data(ax, "no model released")
             continue
-        ylim = _trend_ylim(*_trend_curves(ax, d, column[task], curves, ranges, level))
+        ylim = _trend_ylim(*_trend_curves(ax, d, column[task], ranges))
         named = _release_points(ax, d, palette, families or {}, model_labels or {})
         labelled.append((ax, [t for t, _ in named], [n for _, n in named]))
         note = _trend_fits(ax, d, ylim, fits.get(task), (loglinear or {}).get(task), (paper_halving or {}).get(task))
@@ -202,11 +201,11 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], look: Appeara
     return fig
 
 
-RANGE_DECADES = 1.5  # Figure 2's y axis reaches at most this many decades below the plug-in's lowest step or band
+RANGE_DECADES = 1.5  # Figure 2's y axis reaches at most this many decades below the plug-in's lowest step
 
 
 def _trend_ylim(drawn: list[np.ndarray], range_low: np.ndarray | None) -> tuple[float, float]:
-    """A trend panel's y limits (%): what was measured (the plug-in's steps and band, ``drawn``), not where a fit
+    """A trend panel's y limits (%): what was measured (the plug-in's steps, ``drawn``), not where a fit
     heads; the range's lower edge (``range_low``) extends it by at most ``RANGE_DECADES`` (beyond, its band runs
     off the axis' foot: two decades more would squeeze the steps into a corner)."""
     values = np.concatenate(drawn)
@@ -221,16 +220,10 @@ def _trend_ylim(drawn: list[np.ndarray], range_low: np.ndarray | None) -> tuple[
     return low, values.max() * 4
 
 
-def _trend_curves(ax, d: pd.DataFrame, j: int, curves, ranges, level: float) -> tuple[list[np.ndarray], np.ndarray | None]:
-    """One panel's frontier steps (%, task column ``j`` of ``curves`` / ``ranges``): the plug-in band and the
-    never-passed range (bands) and the plug-in step. Returns what was drawn of the plug-in (steps, band) and the
-    range's lower edge (None: no range)."""
+def _trend_curves(ax, d: pd.DataFrame, j: int, ranges) -> tuple[list[np.ndarray], np.ndarray | None]:
+    """One panel's frontier steps (%, task column ``j`` of ``ranges``): the never-passed range (a band) and the
+    plug-in step. Returns what was drawn of the plug-in (its steps) and the range's lower edge (None: no range)."""
     drawn, range_low = [d.normalized_pct.to_numpy(float)], None
-    if curves is not None and "plug-in" in curves:
-        q = 100 * (1 - level) / 2
-        lo, hi = np.nanpercentile(curves["plug-in"][1:, :, j], [q, 100 - q], axis=0)
-        ax.fill_between(d.date, lo, hi, step="post", color="#333333", alpha=0.13, lw=0, label=f"plug-in {level:.0%} interval")
-        drawn += [lo, hi]
     if ranges is not None and ranges.shape[1] == len(d):
         ax.fill_between(d.date, ranges[0, :, j], ranges[1, :, j], step="post", color=RANGE_COLOR, alpha=0.35, lw=0,
                         label=RANGE_LABEL, zorder=0)
@@ -354,8 +347,9 @@ def _trend_axes(ax, ylim: tuple[float, float], title: str) -> None:
 def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, colors: dict[str, str],
                   ylabel: str = "%", symlog: bool = False, legend: dict[str, str] | None = None):
     """One panel per dataset, a bar per ``item`` (in the frame's order) coloured by ``colors[item]``, with
-    ``low``-``high`` whiskers; ``frame`` columns: task (labels), ``item``, value, low, high. The legend below the
-    panels keys the whiskers (and the range where drawn); ``legend``: name -> colour (the families) adds the bars'."""
+    ``low``-``high`` whiskers where the frame has them (validated intervals only); ``frame`` columns: task (labels),
+    ``item``, value, [low, high], [range_ci_low, range_ci_high]. The legend below the panels keys the whiskers (and
+    the range where drawn); ``legend``: name -> colour (the families) adds the bars'."""
     tasks = list(dict.fromkeys(frame["task"]))
     items = list(dict.fromkeys(frame[item]))
     cols = min(3, len(tasks)) or 1
@@ -373,13 +367,12 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
             ax.set_title(task, fontsize=NORMAL)
             no_data(ax, clear_ticks=False)  # shared axes: clearing this panel's ticks would clear every panel's
             continue
-        err = np.vstack([np.clip(v - d["low"].to_numpy(float), 0, None), np.clip(d["high"].to_numpy(float) - v, 0, None)])
         if "range_ci_low" in d:  # what never-passed problems allow: an interval below the bar, never a bar
             range_interval(ax, y + 0.32, d["range_ci_low"].to_numpy(float), d["range_ci_high"].to_numpy(float),
                            vertical=False)
         ax.barh(y, v, color=[colors.get(i, "#888888") for i in items], height=0.45)
         ax.plot(v, y, "|", color="#222222", ms=9, mew=1.2)  # the value itself: a bar of 0 has no length to show
-        ax.errorbar(v, y, xerr=np.where(np.isfinite(err), err, 0), fmt="none", ecolor="#222222", elinewidth=0.8, capsize=2)
+        _whiskers(ax, v, y, d)
         ax.set_yticks(y, items, fontsize=SMALL)
         ax.set_title(task, fontsize=NORMAL)
         ax.set_xlabel(ylabel, fontsize=SMALL)
@@ -393,13 +386,21 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
     from matplotlib.patches import Patch  # the legend below the panels (after the layout: it takes no panel's room)
 
     handles = [Patch(color=c, label=n) for n, c in (legend or {}).items()]  # the bars' colours, where not on the axis
-    handles.append(axes.flat[0].errorbar([np.nan], [np.nan], xerr=[[0], [0]], fmt="none", ecolor="#222222",
-                                         elinewidth=0.8, capsize=2, label="95% interval"))  # every whisker is keyed
+    if "low" in frame:  # every whisker is keyed
+        handles.append(axes.flat[0].errorbar([np.nan], [np.nan], xerr=[[0], [0]], fmt="none", ecolor="#222222",
+                                             elinewidth=0.8, capsize=2, label="95% interval"))
     if "range_ci_low" in frame:
         handles.append(range_handle())
     fig.legend(handles=handles, loc="upper center", ncol=min(len(handles), 3), bbox_to_anchor=(0.5, 0.0),
                fontsize=SMALL, frameon=False)
     return fig
+
+
+def _whiskers(ax, v: np.ndarray, y: np.ndarray, d: pd.DataFrame) -> None:
+    """Horizontal 95% whiskers from ``d``'s low and high around the values ``v`` at ``y``, where ``d`` has them."""
+    if "low" in d:
+        err = np.vstack([np.clip(v - d["low"].to_numpy(float), 0, None), np.clip(d["high"].to_numpy(float) - v, 0, None)])
+        ax.errorbar(v, y, xerr=np.where(np.isfinite(err), err, 0), fmt="none", ecolor="#222222", elinewidth=0.8, capsize=2)
 
 
 def _shared_x_once(axes: np.ndarray, panels: int, cols: int) -> None:
@@ -439,8 +440,9 @@ def range_handle():
 @styled
 def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFrame | None = None,
                      colors: dict[str, str] | None = None):
-    """Grouped bars: essentialness (%) of each family (hue) per task (x); ``whiskers`` (task, family, low, high in
-    %, tasks as ``values``' index) draws each bar's interval; ``colors`` (family -> colour) is the set's own mapping
+    """Grouped bars: essentialness (%) of each family (hue) per task (x); ``whiskers`` (task, family and, in %, low
+    and high: each bar's 95% interval, where validated; range_ci_low and range_ci_high: the range the records allow;
+    tasks as ``values``' index) draws what it has beside each bar; ``colors`` (family -> colour) is the set's own mapping
     (``Appearance.family_colors``), so a family keeps its colour in every figure whichever families this one shows."""
     long = values.rename_axis("task").reset_index().melt(id_vars="task", var_name="family", value_name="pct")
     fig, ax = plt.subplots(figsize=(9, 3.8))
@@ -453,9 +455,11 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
             w = whiskers[whiskers["family"] == fam].set_index("task").reindex(values.index)
             x = np.arange(len(values.index)) - 0.4 + width * (k + 0.5)
             v = values[fam].to_numpy(float)
-            err = np.vstack([np.clip(v - w["low"].to_numpy(float), 0, None), np.clip(w["high"].to_numpy(float) - v, 0, None)])
-            ax.errorbar(x, v, yerr=np.nan_to_num(err), fmt="none", ecolor="#222222", elinewidth=0.8, capsize=2,
-                        label="95% interval" if k == 0 else None)  # the whiskers' key
+            if "low" in w:
+                err = np.vstack([np.clip(v - w["low"].to_numpy(float), 0, None),
+                                 np.clip(w["high"].to_numpy(float) - v, 0, None)])
+                ax.errorbar(x, v, yerr=np.nan_to_num(err), fmt="none", ecolor="#222222", elinewidth=0.8, capsize=2,
+                            label="95% interval" if k == 0 else None)  # the whiskers' key
             if "range_ci_low" in w:  # an interval beside the bar, never a bar: it cannot be read as a value
                 range_interval(ax, x + width * 0.38, w["range_ci_low"].to_numpy(float), w["range_ci_high"].to_numpy(float),
                                vertical=True, label=RANGE_LABEL if k == 0 else None)
@@ -712,6 +716,69 @@ def fee_curve(curve: pd.DataFrame, fees: dict[str, float], look: Appearance, fro
 
 
 OTHER_MODELS = "every other model alone"
+EXPERT_ALONE = "the expert alone"
+EXPERT_LINE = "#8a4b00"  # the expert alone: a dashed line in its own colour
+
+
+@styled
+def headline_costs(rows: pd.DataFrame, expert: dict[str, float], look: Appearance, frontier: str):
+    """The headline as a figure: per dataset (a panel each, in ``look.order``), the cost with up to k tries, then the
+    expert (USD per problem, log axis) of ``frontier`` (black, on top) and of each model alone (its family's colour,
+    the set's order of models), a dot at the value with its validated 95% interval, and a dashed line at the expert
+    alone (``expert``: dataset id -> USD per problem). ``rows``: ``tables.policy_cost``'s numbers (``task``, ``model``
+    as labels, ``policy_usd``, ``policy_low``, ``policy_high``); rows without a value are left out. Each panel has its
+    own x scale: the datasets' costs differ by orders of magnitude."""
+    tasks = [t for t in look.order if t in set(rows["task"]) and rows.loc[rows["task"] == t, "policy_usd"].notna().any()]
+    items = [frontier, *[m for m in dict.fromkeys(rows["model"]) if m != frontier]]
+    colors = {**look.model_colors, frontier: "#111111"}
+    cols = min(3, len(tasks)) or 1
+    grid_rows = int(np.ceil(len(tasks) / cols)) or 1
+    label_in = 0.075 * max((len(str(i)) for i in items), default=0)
+    fig, axes = plt.subplots(grid_rows, cols, squeeze=False, sharey=True,
+                             figsize=(min(max(3.6 * cols, label_in + 3.0 * cols), REPORT_WIDTH_IN),
+                                      0.24 * len(items) * grid_rows + 1.6 * grid_rows + 0.8))
+    for ax in axes.flat[len(tasks):]:
+        ax.set_visible(False)
+    for ax, task in zip(axes.flat, tasks):
+        _headline_panel(ax, rows[rows["task"] == task].set_index("model").reindex(items), colors, frontier, expert[task])
+        ax.set_title(look.task_labels.get(task, task), fontsize=NORMAL)
+    axes.flat[0].invert_yaxis()  # the frontier on top
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color="#222222", lw=0.9, marker="o", ms=4, mfc="#888888", mec="white",
+                      label="value and 95% interval"),
+               Line2D([], [], color=EXPERT_LINE, lw=1.0, ls="--", label=EXPERT_ALONE)]
+    handles += [Line2D([], [], ls="none", marker="o", ms=5, color=c, label=f) for f, c in look.family_colors.items()]
+    fig.suptitle(titled("Cost with up to k tries, then the expert (USD per problem)", look.simulated), y=1.0)
+    fig.tight_layout()
+    fig.legend(handles=handles, loc="upper center", ncol=min(len(handles), 5), bbox_to_anchor=(0.5, 0.0), fontsize=SMALL,
+               frameon=False)
+    return fig
+
+
+def _headline_panel(ax, d: pd.DataFrame, colors: dict[str, str], frontier: str, expert_usd: float) -> None:
+    """One dataset's panel of ``headline_costs``: ``d`` indexed by the items (model labels, the frontier's first)."""
+    items = list(d.index)
+    y, v = np.arange(len(items)), d["policy_usd"].to_numpy(float)
+    low, high = d["policy_low"].to_numpy(float), d["policy_high"].to_numpy(float)
+    shown = np.isfinite(v) & (v > 0)
+    if not shown.any():
+        no_data(ax, clear_ticks=False)  # shared y axis: clearing this panel's ticks would clear every panel's
+        return
+    floor = np.nanmin(np.r_[v[shown], high[np.isfinite(high) & (high > 0)]]) / 4
+    low = np.where(np.isfinite(low) & (low > 0), low, floor)  # an interval reaching 0 runs off the log axis
+    for i in np.flatnonzero(shown):
+        ax.hlines(y[i], low[i], high[i] if np.isfinite(high[i]) else v[i], color="#222222", lw=0.9, zorder=2)
+        ax.scatter(v[i], y[i], s=42 if items[i] == frontier else 26, marker="D" if items[i] == frontier else "o",
+                   color=colors.get(items[i], "#888888"), edgecolor="white", lw=0.5, zorder=3)
+    ax.axvline(expert_usd, color=EXPERT_LINE, lw=1.0, ls="--", zorder=1)
+    ax.set_yticks(y, items, fontsize=SMALL)
+    for label in ax.get_yticklabels()[:1]:  # the frontier's (a shared axis labels its first column only)
+        label.set_fontweight("bold")
+    log_scale(ax, "x")
+    ax.set_xlim(floor, max(np.nanmax(np.r_[high[np.isfinite(high)], v[shown]]), expert_usd) * 1.6)
+    ax.set_xlabel("USD per problem", fontsize=SMALL)
+    ax.tick_params(axis="x", labelsize=SMALL)
 
 
 def _line_styles(lines: list[str], colors: dict[str, str]) -> dict[str, dict]:

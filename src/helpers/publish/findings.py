@@ -85,13 +85,15 @@ def _policy_frontier(front: pd.DataFrame) -> tuple[str, bool, bool]:
 
 
 def _paper_frontier(front: pd.DataFrame, unpassed: int | None) -> str:
-    """The paper's frontier: in words where the fee is most of it (``expert_cell``), else value [interval]."""
+    """The paper's frontier: in words where the fee is most of it (``expert_cell``), else its value and the range the
+    records allow; no interval (the paper's bootstrap interval missed the truth in most of the validity study's
+    scenarios: docs/statistics.md)."""
     if front.empty:
         return "–"
     f = front.iloc[0]
     if f.get("unseen_pct", 0) > 50:
         return expert_cell(f["value"], f["unseen_pct"], unpassed)
-    return _cell(f["value"], f["low"], f["high"], fmt_usd) + _range(f, fmt_usd)
+    return fmt_usd(f["value"]) + _range(f, fmt_usd)
 
 
 def _family(fams: pd.DataFrame) -> tuple[str, bool]:

@@ -13,10 +13,10 @@ import pandas as pd
 
 # table (CSV stem) -> its level columns, on every row
 LEVEL_COLUMNS: dict[str, tuple[str, ...]] = {
-    "table1_intervals": ("value", "low", "high"),
+    "table1_intervals": ("value", "range_low", "range_high"),  # the paper's value and the range (no interval)
     "table5_6_intervals": ("value", "low", "high"),  # accuracy (0-1) and cost per attempt (USD)
     "cost_accuracy": ("value", "low", "high"),
-    "precision_runs": ("value", "low", "high", "width_pct", "problems_pct", "runs_pct"),
+    "precision_runs": ("value", "width_pct", "problems_pct", "runs_pct"),
     "expert_fee_curve": ("fee_usd", "value"),
     "figure2_frontier_over_time": ("frontier_usd", "expert_only_usd", "normalized_pct"),
     "holdout_frontier": ("in_sample_usd", "held_out_usd"),

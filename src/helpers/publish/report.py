@@ -275,11 +275,12 @@ class ReportParts:
             kind += "\n\n**Caveats of the source.**\n\n" + "\n".join(f"- {md(c)}" for c in run["source_caveats"])
         return kind
 
-    FIRST_FIGURES = ("figure2_frontier_over_time", "cost_accuracy", "expert_fee_curve")  # the first one drawn is shown
+    FIRST_FIGURES = ("headline_costs", "figure2_frontier_over_time", "cost_accuracy", "expert_fee_curve")  # the first drawn
 
     def first_figure(self) -> str:
-        """The first screen's figure: Figure 2 where the set drew it, else the cost-accuracy figure, else the expert's
-        fee curve; an image with a line saying what it is (its caption is in its section)."""
+        """The first screen's figure: the headline drawn (the numbers the sentences above give, with their intervals),
+        else Figure 2 where the set drew it, else the cost-accuracy figure, else the expert's fee curve; an image with a
+        line saying what it is (its caption is in its section)."""
         from helpers.publish.catalog import entry, note_path
 
         for name in self.FIRST_FIGURES:
@@ -288,7 +289,9 @@ class ReportParts:
                 what = f"{a.paper}: {a.short_title()}" if a.paper else a.short_title()
                 alt = html.escape(what.replace("'", "’").replace('"', "”"), quote=False)  # no entity to escape twice
                 estimator = ("; the paper's estimator, cost per attempt over the pass rate, not the \"up to k tries, then "
-                             "the expert\" cost above" if name.startswith("figure2") else "")
+                             "the expert\" cost above" if name.startswith("figure2") else
+                             "; the numbers above, each with its 95% interval; the paper's estimator is Table 1 and Figure 2"
+                             if name == "headline_costs" else "")
                 return (f'<img id="first-screen-figure" src="{self.figure_uri(name)}" alt="{alt}" '
                         f'{self.figure_style(name)}>'
                         f"\n\n*{html.escape(what)} (with its caption in its section below{estimator}).*")

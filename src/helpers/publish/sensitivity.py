@@ -56,7 +56,7 @@ def model_based_table(an: Analysis, st: intervals.SetStatistics, generators: pd.
 
     def name(statistic: str) -> str:
         k, item = statistic.split(":", 1)
-        return {"table1": an.labels.get(item, item), "frontier": "frontier of all models"}.get(
+        return {"table1": an.labels.get(item, item), "frontier": "the paper's frontier"}.get(
             k, f"technique gain: {item}")
 
     def cell(r) -> str:

@@ -43,13 +43,14 @@ def expert_only(an: Analysis) -> pd.DataFrame:
     return pd.DataFrame([{"model": "Human expert", "family": "expert", **row.to_dict()}])
 
 
-FRONTIER_LINE = "frontier of all models"
+FRONTIER_LINE = "frontier of all models"  # the headline's frontier: one model per dataset, chosen on other problems
+PAPER_FRONTIER_LINE = "the paper's frontier"  # the paper's Eq. 9: per problem the cheapest model or the expert (plug-in)
 
 
 def fee_curve(an: Analysis) -> tuple[pd.DataFrame, dict[str, float], str]:
-    """Table 1 and the frontier of all models as the expert's fee varies (``expert_fee.fee_curve``), the fee each
-    task assumes (USD per problem), and the reading (``sentences.fee_reading``)."""
-    curve, fees = expert_fee.fee_curve(an, FRONTIER_LINE)
+    """Table 1 and the paper's frontier as the expert's fee varies (``expert_fee.fee_curve``), the fee each task
+    assumes (USD per problem), and the reading (``sentences.fee_reading``)."""
+    curve, fees = expert_fee.fee_curve(an, PAPER_FRONTIER_LINE)
     return curve, fees, fee_reading(curve, fees, [an.labels[m] for m in an.vanilla_cop().columns],
                                     in_category_order(an.tasks), an.task_labels)  # the panels' order
 
@@ -100,6 +101,15 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
     return long, shown
 
 
+def headline_drawn(an: Analysis, numbers: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, float]]:
+    """What ``figures.headline_costs`` draws, from ``policy_cost``'s ``numbers``: (task, model, policy_usd, policy_low,
+    policy_high, expert_alone_usd) and the expert alone per dataset (dataset id -> USD per problem)."""
+    alone = {t: float(v) for t, v in expert_only(an).iloc[0].items() if t in an.tasks}
+    drawn = numbers[["task", "model", "policy_usd", "policy_low", "policy_high"]].assign(
+        expert_alone_usd=numbers["task"].map(alone))
+    return drawn, alone
+
+
 def policy_tries(rows: pd.DataFrame) -> dict[str, str]:
     """The tries of ``intervals.policy_statistics`` rows for captions: ``k`` (each model alone) and ``k_half`` (the
     cross-fitted frontier, the same k; where a set has none, words that say why)."""
@@ -148,17 +158,27 @@ def table2_techniques(an: Analysis) -> pd.DataFrame:
     return out.reset_index()
 
 
+PLUGIN_INTERVAL = ("low", "high", "widened", "spread_mean")  # the paper's bootstrap interval: never published
+
+
 def _interval_table(an: Analysis, long: pd.DataFrame, key: str, labels: dict[str, str], fmt, scale: float = 1.0
                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(numbers: one row per key, estimator and task; shown: rows key x (estimator, the plug-in's range), a
-    ``value [low, high]`` cell per dataset)."""
+    """(numbers: one row per key, estimator and task; shown: rows key x (estimator, the plug-in's range), a cell per
+    dataset: the plug-in's value alone, another estimator's ``value [low, high]``, the range). The plug-in's own
+    interval is left out, in both: its two-level bootstrap missed the truth in most of the validity study's scenarios
+    (issue 61; docs/statistics.md)."""
     cols = ("value", "low", "high", "range_low", "range_high", "range_ci_low", "range_ci_high")
     numbers = long.rename(columns={"statistic": key}).assign(
         **{c: long[c] * scale for c in cols if c in long})
+    plugin = numbers["estimator"] == "plug-in"
+    if plugin.all():
+        numbers = numbers.drop(columns=[c for c in PLUGIN_INTERVAL if c in numbers])
+    else:
+        numbers.loc[plugin, [c for c in PLUGIN_INTERVAL if c in numbers]] = np.nan
     if numbers.empty:  # e.g. a set without techniques
         return numbers, pd.DataFrame(columns=[key, "estimator", *an.tasks])
-    cells = numbers.assign(cell=[with_interval(v, lo, hi, fmt) for v, lo, hi in
-                                 zip(numbers["value"], numbers["low"], numbers["high"])])
+    cells = numbers.assign(cell=[fmt(r.value) if r.estimator == "plug-in" else with_interval(r.value, r.low, r.high, fmt)
+                                 for r in numbers.itertuples()])
     plug = numbers[numbers["estimator"] == "plug-in"]
     if "range_low" in plug:
         ranges = plug.assign(estimator="range", cell=[range_cell(lo, hi, u, fmt) for lo, hi, u in
@@ -255,9 +275,10 @@ def holdout_table(an: Analysis, fitted: intervals.PolicyFit) -> tuple[pd.DataFra
 
 def precision_table(an: Analysis) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Where the frontier's precision comes from, and what fewer paid runs would have given (``analyze.precision``):
-    per dataset and runs per problem, the paper's frontier of every model with its 95% interval, the width in % of the
+    per dataset and runs per problem, the paper's frontier of every model, its bootstrap interval's width in % of the
     value and the shares of it the problems and the runs carry (a racing set: from every problem's records where it
-    protects the frontier): (numbers, shown)."""
+    protects the frontier): (numbers, shown). The interval itself is not published: it compares widths across k, and
+    beside the value it would read as a claim about the truth, which it missed (issue 61)."""
     from helpers.analyze.precision import precision
 
     source = an.scope("frontier")
@@ -265,13 +286,12 @@ def precision_table(an: Analysis) -> tuple[pd.DataFrame, pd.DataFrame]:
     numbers = precision(cube, expert, [m for m in source.models if m in cube.strategies], seed=an.ctx.params.seed)
     rank = {t: i for i, t in enumerate(in_category_order(an.tasks))}
     numbers = numbers.sort_values(["task", "runs"], key=lambda c: c.map(rank) if c.name == "task" else c,
-                                  kind="stable").reset_index(drop=True)
+                                  kind="stable").drop(columns=["low", "high"]).reset_index(drop=True)
     shown = pd.DataFrame({
         "dataset": numbers["task"].map(an.task_labels),
         "runs per problem": [f"{k} (recorded)" if r else str(k) for k, r in zip(numbers["runs"], numbers["recorded"])],
-        "frontier (USD) [95%]": [with_interval(v, lo, hi, fmt_usd) for v, lo, hi in
-                                 zip(numbers["value"], numbers["low"], numbers["high"])],
-        "interval width (% of the value)": numbers["width_pct"].map(lambda x: f"{x:,.0f}%" if np.isfinite(x) else "–"),
+        "the paper's frontier (USD)": numbers["value"].map(fmt_usd),
+        "bootstrap width (% of the value)": numbers["width_pct"].map(lambda x: f"{x:,.0f}%" if np.isfinite(x) else "–"),
         "of its variance: problems": numbers["problems_pct"].map(whole_pct),
         "of its variance: runs": numbers["runs_pct"].map(whole_pct)})
     return numbers, shown
@@ -423,17 +443,21 @@ def policy_truth_table(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, 
 
 def figure_frame(an: Analysis, st: intervals.SetStatistics, prefix: str, names: dict[str, str],
                  estimator: str = "plug-in") -> pd.DataFrame:
-    """Rows (task label, item label, value, low, high and, for the plug-in, range_ci_low, range_ci_high: the range
-    its never-passed problems allow widened by its 95% interval, unseen_pct) in % of the statistics
-    ``<prefix>:<key>`` of one estimator, items in the order of ``names`` (key -> label), tasks by category as the paper orders them."""
+    """Rows (task label, item label, value and, for the plug-in, range_ci_low, range_ci_high: the range its
+    never-passed problems allow widened by its 95% interval, unseen_pct) in % of the statistics ``<prefix>:<key>`` of
+    one estimator, items in the order of ``names`` (key -> label), tasks by category as the paper orders them. The
+    plug-in's own interval is left out: its two-level bootstrap missed the truth in most of the validity study's
+    scenarios (issue 61); the model-based estimator keeps low and high."""
     rows = st.of(prefix)
     rows = rows[(rows["estimator"] == estimator) & rows["statistic"].isin(names)]
     order = {k: i for i, k in enumerate(names)}
     rows = rows.assign(o=rows["statistic"].map(order), t=rows["task"].map({t: i for i, t in enumerate(in_category_order(an.tasks))}))
     rows = rows.sort_values(["t", "o"])
+    shown = [c for c in ("value", "low", "high", "range_ci_low", "range_ci_high")
+             if c in rows and (estimator != "plug-in" or c not in ("low", "high"))]
     out = pd.DataFrame({"task": rows["task"].map(an.task_labels), "item": rows["statistic"].map(names),
-                        **{c: 100 * rows[c] for c in ("value", "low", "high", "range_ci_low", "range_ci_high")
-                           if c in rows}, **({"unseen_pct": rows["unseen_pct"]} if "unseen_pct" in rows else {})})
+                        **{c: 100 * rows[c] for c in shown},
+                        **({"unseen_pct": rows["unseen_pct"]} if "unseen_pct" in rows else {})})
     return out.reset_index(drop=True)
 
 
