@@ -775,10 +775,21 @@ def _headline_panel(ax, d: pd.DataFrame, colors: dict[str, str], frontier: str, 
     ax.set_yticks(y, items, fontsize=SMALL)
     for label in ax.get_yticklabels()[:1]:  # the frontier's (a shared axis labels its first column only)
         label.set_fontweight("bold")
-    log_scale(ax, "x")
-    ax.set_xlim(floor, max(np.nanmax(np.r_[high[np.isfinite(high)], v[shown]]), expert_usd) * 1.6)
+    usd_log_axis(ax, floor, max(np.nanmax(np.r_[high[np.isfinite(high)], v[shown]]), expert_usd) * 1.6)
     ax.set_xlabel("USD per problem", fontsize=SMALL)
     ax.tick_params(axis="x", labelsize=SMALL)
+
+
+def usd_log_axis(ax, low: float, high: float) -> None:
+    """``ax``'s x axis from ``low`` to ``high`` USD on a log scale, ticks as plain numbers (``sig``): 1, 2 and 5 of each
+    decade over at most two decades (a narrow range would otherwise show one tick, or crowded minor labels), the
+    decades alone over more."""
+    ax.set_xscale("log")
+    ax.set_xlim(low, high)
+    subs = (1.0, 2.0, 5.0) if np.log10(high / low) <= 2 else (1.0,)
+    ax.xaxis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=subs, numticks=12))
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: sig(x)))
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
 def _line_styles(lines: list[str], colors: dict[str, str]) -> dict[str, dict]:

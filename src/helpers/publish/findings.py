@@ -24,6 +24,11 @@ def _cell(value: float, low: float, high: float, fmt) -> str:
     return f"{fmt(value)} [{fmt(low)}, {fmt(high)}]"
 
 
+def tries_said(k: int) -> str:
+    """k tries in words: "one try", "up to 4 tries"."""
+    return "one try" if k == 1 else f"up to {k} tries"
+
+
 def _range(row, fmt, scale: float = 1.0) -> str:
     """"; range [lowest, highest]" where problems no strategy of the statistic passed leave room (else "")."""
     lo, hi = row.get("range_low", np.nan), row.get("range_high", np.nan)
@@ -80,7 +85,7 @@ def _policy_frontier(front: pd.DataFrame) -> tuple[str, bool, bool]:
     if front.empty or not np.isfinite(front.iloc[0]["value"]):
         return "not identified (a dataset needs 2 problems or more to choose on the others)", False, False
     f = front.iloc[0]
-    return (f"{_cell(f['value'], f['low'], f['high'], fmt_usd)} with up to {int(f['k'])} tries; "
+    return (f"{_cell(f['value'], f['low'], f['high'], fmt_usd)} with {tries_said(int(f['k']))}; "
             f"{fee_pct(f['expert_share_pct'])}% of it the assumed expert fee", bool(f["expert_share_pct"] > 50), True)
 
 
@@ -165,7 +170,7 @@ def _singles(single: pd.DataFrame, model_labels: dict[str, str]) -> str:
     ends = [single.loc[single["value"].idxmin()], single.loc[single["value"].idxmax()]]
     said = [f"{_cell(r['value'], r['low'], r['high'], fmt_usd)} ({model_labels.get(r['name'], r['name'])})" for r in ends]
     k = int(ends[0]["k"])
-    return (said[0] if len(single) == 1 else " to ".join(said)) + (" with one try" if k == 1 else f" with up to {k} tries")
+    return (said[0] if len(single) == 1 else " to ".join(said)) + f" with {tries_said(k)}"
 
 
 def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict[str, str]) -> tuple[str, bool]:
@@ -266,7 +271,7 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
     label, n = task_labels.get(top["task"], top["task"]), front["task"].nunique()
     where = f"On {label}, the dearest of its {n} datasets," if n > 1 else f"On {label},"
     out = [f"{where} a correct answer costs {dollars(top['policy_usd'])} per problem with the model the records "
-           f"choose and the human expert (up to {int(top['k'])} tries of that model, then the expert; 95% interval "
+           f"choose and the human expert ({tries_said(int(top['k']))} of that model, then the expert; 95% interval "
            f"{dollars(top['policy_low'])} to {dollars(top['policy_high'])})."]
     share = float(top["expert_share_pct"])
     out.append(f"{fee_pct(share)}% of that is the assumed expert fee, paid where every try failed: it is set by the "
@@ -295,7 +300,7 @@ def _cheapest_alone(alone: pd.DataFrame, caveat: str = "") -> str:
     best = alone.loc[alone["policy_usd"].idxmin()]
     named = alone[alone["cheapest"].astype(bool)] if "cheapest" in alone else alone.iloc[:0]
     k = int(best["k"])
-    tries = "one try" if k == 1 else f"up to {k} tries, every run a try"
+    tries = tries_said(k) + ("" if k == 1 else ", every run a try")
     if len(named):
         best = named.iloc[0]
         return (f"Alone with the expert ({tries}), {best['model']} is the cheapest model there beyond doubt, at "

@@ -1,4 +1,4 @@
-"""The README's result: one figure and two sentences computed from a set's results, never typed.
+"""The README's result: one figure and three sentences computed from a set's results, never typed.
 
     python -m helpers.publish.readme [results/<set>]    # rewrite the README's block and copy its figure to docs/img/
 
@@ -17,43 +17,44 @@ from pathlib import Path
 import pandas as pd
 
 from helpers.core.paths import repo_root
-from helpers.publish.formats import fmt_usd
 
 START = "<!-- result: start (python -m helpers.publish.readme writes this block) -->"
 END = "<!-- result: end -->"
 SET = "swebench_bash_only"
-FIGURE = "figure2_frontier_over_time"
-IMAGE = "docs/img/result_figure2.png"
+FIGURE = "headline_costs"
+IMAGE = "docs/img/result_headline.png"
+RELEASES = "figure2_frontier_over_time"  # the models and their release span
 
 
-def _frontier_path(tables: Path) -> tuple[int, str, str, float, float]:
-    """Figure 2's data of a one-dataset set: (releases, first date, last date, first and last frontier in USD)."""
-    fig = pd.read_csv(tables / f"{FIGURE}.csv").dropna(subset=["date"])
-    return len(fig), str(fig["date"].iloc[0]), str(fig["date"].iloc[-1]), float(fig["frontier_usd"].iloc[0]), \
-        float(fig["frontier_usd"].iloc[-1])
+def _releases(tables: Path) -> tuple[int, str, str]:
+    """The release steps of a one-dataset set's Figure 2 data: (how many, first date, last date)."""
+    fig = pd.read_csv(tables / f"{RELEASES}.csv").dropna(subset=["date"])
+    return len(fig), str(fig["date"].iloc[0]), str(fig["date"].iloc[-1])
 
 
 def result_block(results: Path) -> str:
-    """The block (Markdown, ``START`` to ``END``) from ``results`` (a set's folder): Figure 2 of its one dataset and
-    two sentences quoting its findings table (what the paper's frontier is made of, each model alone)."""
+    """The block (Markdown, ``START`` to ``END``) from ``results`` (a set's folder): the headline drawn (the figure
+    the report's first screen shows) and two sentences quoting its findings table: the frontier of all models and
+    each model alone under "up to k tries, then the expert", whether a model is the cheapest beyond doubt, and the
+    paper's frontier beside them, labelled as the paper's."""
     tables = results / "tables"
     label = next(iter(json.loads((tables / "run_context.json").read_text(encoding="utf-8"))["task_labels"].values()))
     found = pd.read_csv(tables / "findings.csv").iloc[0]
-    n, first, last, start, end = _frontier_path(tables)
-    paper = str(found["the paper's frontier (USD)"]).split(": ", 1)[-1]
-    cheapest = str(found["cheapest single model (USD)"])
+    n, first, last = _releases(tables)
+    cheapest, paper = str(found["cheapest single model (USD)"]), str(found["the paper's frontier (USD)"])
     cheapest = ("no model is the cheapest beyond doubt" if cheapest.startswith("none beyond doubt")
                 else f"the cheapest beyond doubt is {cheapest}")
     return "\n".join([
         START,
-        f'<img src="{IMAGE}" width="560" alt="The paper\'s Figure 2 on {html.escape(label)}: the frontier '
-        'cost-of-pass over model releases">',
+        f'<img src="{IMAGE}" width="560" alt="On {html.escape(label)}: the cost with one try, then the expert, of '
+        'the frontier of all models and of each model alone, with 95% intervals">',
         "",
-        f"On the SWE-bench bash-only leaderboard's real bills (imported: {n} models released {first} to {last}, one run "
-        f"per issue), the paper's frontier cost-of-pass on {label} falls from {fmt_usd(start)} to {fmt_usd(end)} USD per issue as "
-        "models arrive (the paper's Figure 2, above, in % of the expert alone). "
-        f"That last value is {paper}: each model alone, then the expert, costs "
-        f"{found['each model alone (USD)']}, and {cheapest}.",
+        f"On the SWE-bench bash-only leaderboard's real bills (imported: {n} release dates from {first} to {last}, one "
+        f"run per issue), choosing the model for each issue of {label} on the other issues and letting the human "
+        f"expert take what it fails costs {found['frontier of all models (USD)']} (USD per issue). "
+        f"Each model alone, then the expert, costs {found['each model alone (USD)']}, and {cheapest}. The paper's "
+        f"frontier, each issue's cheapest model picked on the very runs it is read on, reads "
+        f"{paper}.",
         END])
 
 
