@@ -52,7 +52,7 @@ def test_a_model_is_named_cheapest_only_beyond_doubt():
     named only where the rows mark it (its paired differences with every other below 0: ``policy_rows``)."""
     policy = policy_frame().assign(cheapest=False)
     cell = findings.findings(stats_frame(), None, ["t"], {}, {"b": "Model B"}, {}, policy=policy).iloc[0][findings.CHEAPEST]
-    assert cell == ("none beyond doubt: Model B costs least, 0.8 [0.6, 1.1], but its difference with another model, "
+    assert cell == ("none beyond doubt: Model B reads lowest on these records, 0.8 [0.6, 1.1], but its difference with another model, "
                     "paired on the same problems, reaches 0")
     assert not findings.findings(stats_frame(), None, ["t"], {}, {}, {}, policy=policy).iloc[0]["cheapest_named"]
 
@@ -144,7 +144,7 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
                     "96.9% of that is the assumed expert fee, paid where every try failed: it is set by the fee this "
                     "project assumes, not measured by the records.",
                     "Alone with the expert (up to 8 tries, every run a try), no model is the cheapest there beyond "
-                    "doubt: m1 costs least, $1.76 per problem, but its difference with another model, paired on the "
+                    "doubt: m1 reads lowest on these records, $1.76 per problem, but its difference with another model, paired on the "
                     "same problems, reaches 0.",
                     "A model alone reads cheaper than the frontier, with the same 8 tries: that model is picked as the "
                     "cheapest on the very runs it is read on, which flatters it (the winner's curse); the frontier "

@@ -189,8 +189,9 @@ def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict
                 + f"; {fee_pct(best['expert_share_pct'])}% of it the assumed expert fee; cheaper than every other model "
                 "paired on the same problems"), True
     best = single.loc[single["value"].idxmin()]
-    return (f"none beyond doubt: {label(best)} costs least, {_cell(best['value'], best['low'], best['high'], fmt_usd)}, "
-            "but its difference with another model, paired on the same problems, reaches 0"), False
+    return (f"none beyond doubt: {label(best)} reads lowest on these records, "
+            f"{_cell(best['value'], best['low'], best['high'], fmt_usd)}, but its difference with another model, paired "
+            "on the same problems, reaches 0"), False
 
 
 def _halving(halving: pd.DataFrame | None, label: str, estimator: str, paper: float | None) -> tuple[str, bool]:
@@ -306,8 +307,8 @@ def _cheapest_alone(alone: pd.DataFrame, caveat: str = "") -> str:
         return (f"Alone with the expert ({tries}), {best['model']} is the cheapest model there beyond doubt, at "
                 f"{dollars(best['policy_usd'])} per problem, cheaper than every other model paired on the same "
                 f"problems{caveat}.")
-    return (f"Alone with the expert ({tries}), no model is the cheapest there beyond doubt: {best['model']} costs least, "
-            f"{dollars(best['policy_usd'])} per problem, but its difference with another model, paired on the same "
+    return (f"Alone with the expert ({tries}), no model is the cheapest there beyond doubt: {best['model']} reads lowest "
+            f"on these records, {dollars(best['policy_usd'])} per problem, but its difference with another model, paired on the same "
             "problems, reaches 0.")
 
 
