@@ -26,9 +26,9 @@ from helpers.analyze import differences, policy
 from helpers.analyze.bootstrap import RunCube
 from helpers.analyze.headline import Level
 from helpers.analyze.validity import (
-    FAMILY_LABELS,
     GENERATORS,
     HEADLINE_ESTIMATOR,
+    POLICY_LABELS,
     ZERO,
     GenerativeModel,
     Generator,
@@ -187,7 +187,7 @@ def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, r
             cov, se = pooled_rate(hit, np.ones_like(hit))
             with np.errstate(invalid="ignore", divide="ignore"):
                 ratio = np.where(np.abs(t) > ZERO, (hi - lo) / np.abs(t), np.nan)
-            rows.append({"generator": g.name, "statistic": FAMILY_LABELS.get(fam, fam), "estimator": ESTIMATOR,
+            rows.append({"generator": g.name, "statistic": POLICY_LABELS.get(fam, fam), "estimator": ESTIMATOR,
                          "headline": True, "sets": len(reps), "k": int(reps[0][names[0]]["k"]),
                          "mean_abs_bias": float(np.abs((v - t).mean(0)).mean()),
                          "rel_bias_pct": 100 * float((v - t).sum() / np.abs(t).sum()) if np.abs(t).sum() > ZERO else np.nan,

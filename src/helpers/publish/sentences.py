@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze import costofpass as cp
-from helpers.analyze.validity import CROSSFIT_ROUTING, FAMILY_LABELS
+from helpers.analyze.validity import CROSSFIT_ROUTING, POLICY_LABELS
 from helpers.core.numbers import sig
 from helpers.publish.formats import fee_pct, fmt_usd
 
@@ -63,11 +63,11 @@ def generators_lead(table: pd.DataFrame, target: float = 93.0, range_target: flo
     sentences = [f"The headline interval (the cost with up to k tries, then the expert) covers at least {target:g}% in "
                  f"{int((head['coverage_pct'] >= target).sum())} of {len(head)} (generator, statistic) cells; "
                  f"over the {head['generator'].nunique()} generators{sets}: {spans}"]
-    for label, what in ((FAMILY_LABELS["technique gain"], "A technique was named the best (its cross-fitted gain's "
+    for label, what in ((POLICY_LABELS["technique gain"], "A technique was named the best (its cross-fitted gain's "
                          "interval above 0) while its true gain was not positive"),
-                        (FAMILY_LABELS["family"], "A family was named the most essential (its gain's interval above 0 "
+                        (POLICY_LABELS["family"], "A family was named the most essential (its gain's interval above 0 "
                          "and above every other family's) while another's true gain was larger"),
-                        (FAMILY_LABELS["table1"], "A model was named the cheapest alone with the expert (its paired "
+                        (POLICY_LABELS["table1"], "A model was named the cheapest alone with the expert (its paired "
                          "difference with every other model below 0) while another truly cost less")):
         f = d[(d["statistic"] == label) & d["false_findings_pct"].notna()] if "false_findings_pct" in d else d.iloc[:0]
         if len(f):
@@ -116,7 +116,7 @@ def _comparison_sentences(d: pd.DataFrame) -> list[str]:
                    f"most half the other in {_span(pairs['power_pct'])} of the pairs, on the wrong side in "
                    f"{_span(pairs['false_findings_pct'], 1)}; their intervals were {_span(pairs['width_vs_oracle'], 1, '')}"
                    " times the narrowest valid ones")
-    front = d[(d["statistic"] == FAMILY_LABELS["frontier"]) & d["vs_best_single"].notna()] if "vs_best_single" in d \
+    front = d[(d["statistic"] == POLICY_LABELS["frontier"]) & d["vs_best_single"].notna()] if "vs_best_single" in d \
         else d.iloc[:0]
     if len(front):
         out.append(f"The frontier (one model per dataset, chosen for each problem on the other problems) truly cost "
