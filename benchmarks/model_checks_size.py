@@ -24,6 +24,11 @@ estimator assumes), calibrates each dataset shape there (the five 128-problem da
 too (needs ``COP_DATA_DIR``):
 
     .venv/bin/python benchmarks/model_checks_size.py sim [calibrate sets, default 800] [validate sets, default 200]
+
+``pipeline`` measures the size the report's checks reach on `sim` as the pipeline runs them (every set's checks seeded
+with the set's seed, not one seed per set as above), per dataset and per set of six datasets (writes nothing):
+
+    .venv/bin/python benchmarks/model_checks_size.py pipeline [sets, default 200]
 """
 
 from __future__ import annotations
@@ -140,9 +145,11 @@ def main_shapes(calibrate: int = 2000, validate: int = 500) -> None:
     save_shapes(entries)
 
 
-def sim_p_values(seed: int) -> list[tuple[tuple[int, int, int], list[float]]]:
+def sim_p_values(seed: int, check_seed: int | None = None) -> list[tuple[tuple[int, int, int], list[float]]]:
     """Per dataset of one SIMULATED set drawn from the `sim` set's own generative model with seed ``seed``: its
-    shape (``mc.data_shape``) and each check's p-value (``mc.CHECKS`` order), checked as the report checks it."""
+    shape (``mc.data_shape``) and each check's p-value (``mc.CHECKS`` order), checked as the report checks it (the
+    checks' own draws seeded by ``check_seed``, default ``seed``; the pipeline seeds them with the set's seed, the
+    same for every set of a parameter file)."""
     from helpers.analyze.frontier_model import ModelFrontier
     from helpers.core.tasks import get_task
 
@@ -151,8 +158,8 @@ def sim_p_values(seed: int) -> list[tuple[tuple[int, int, int], list[float]]]:
     cube, expert = va.draw_cube(gm, rng, va.draw_problems(gm, rng, va.GENERATORS[0]))
     model = ModelFrontier(cube, expert)
     free = frozenset(t for t in cube.tasks if get_task(t).metric in ("number", "math"))
-    checks = mc.set_checks(model.k, cube.runs, model.fits, model.rows, cube.tasks, seed, groups=model.groups,
-                           free_response=free)
+    checks = mc.set_checks(model.k, cube.runs, model.fits, model.rows, cube.tasks,
+                           seed if check_seed is None else check_seed, groups=model.groups, free_response=free)
     out = []
     for task, fit, rows in zip(cube.tasks, model.fits, model.rows):
         found = checks[checks["task"] == task].set_index("check")["p_value"]
@@ -169,11 +176,11 @@ def sim_model() -> va.GenerativeModel:
     return va.generative_model(prepare(load_params("params/sim.yaml")))
 
 
-def sim_draw(seeds: list[int]) -> dict[tuple[int, int, int], np.ndarray]:
+def sim_draw(seeds: list[int], check_seed: int | None = None) -> dict[tuple[int, int, int], np.ndarray]:
     """Shape -> (datasets, checks) p-values of every dataset of that shape in the sets ``seeds``, on every core."""
     sim_model()  # read before forking: each worker inherits it
     by_shape: dict[tuple[int, int, int], list[list[float]]] = {}
-    for one in va.forked_map(sim_p_values, [(s,) for s in seeds], os.cpu_count() or 1):
+    for one in va.forked_map(sim_p_values, [(s, check_seed) for s in seeds], os.cpu_count() or 1):
         for shape, p in one:
             by_shape.setdefault(shape, []).append(p)
     return {shape: np.array(p) for shape, p in by_shape.items()}
@@ -207,8 +214,43 @@ def main_sim(calibrate: int = 800, validate: int = 200) -> None:
     save_shapes(entries)
 
 
+def main_pipeline(validate: int = 200) -> None:
+    """The size the report's checks reach on `sim` as the pipeline runs them: ``validate`` SIMULATED sets of the `sim`
+    set's own generative model, each checked with the set's seed (``params/sim.yaml``'s, the same for every set, as
+    ``intervals`` passes it) and the saved critical values of its shapes; per check and for any check, per dataset and
+    per set of six datasets. Writes nothing."""
+    seed = sim_model_seed()
+    start = time.perf_counter()
+    val = sim_draw(list(range(validate)), check_seed=seed)
+    print(f"size as the pipeline checks: {validate} SIMULATED sets of the `sim` set's own model, check seed {seed} "
+          f"for every set ({time.perf_counter() - start:.0f} s); nominal {100 * mc.LEVEL / len(mc.CHECKS):g}% per "
+          f"check, at most {100 * mc.LEVEL:g}% for any")
+    per_set = []
+    for shape, v in val.items():
+        reject = v <= np.array([mc.critical_p(shape)[c] for c in mc.CHECKS])
+        print(f"\n{shape[0]} problems x {shape[1]} strategies x {shape[2]} runs: {len(v)} datasets")
+        for j, c in enumerate(mc.CHECKS):
+            rate = reject[:, j].mean()
+            print(f"  {c:14s}{100 * rate:6.1f} ± {100 * math.sqrt(max(rate * (1 - rate), 1e-12) / len(v)):.1f}")
+        print(f"  {'any':14s}{100 * reject.any(axis=1).mean():6.1f}")
+        per_set.append(reject.reshape(validate, -1, len(mc.CHECKS)))
+    every = np.concatenate(per_set, axis=1)  # (sets, datasets, checks)
+    print("\nsets with at least one of their datasets rejected, per check: " + ", ".join(
+        f"{c} {100 * every[:, :, j].any(axis=1).mean():.1f}%" for j, c in enumerate(mc.CHECKS))
+          + f"; any check {100 * every.any(axis=(1, 2)).mean():.1f}%")
+
+
+def sim_model_seed() -> int:
+    """The `sim` set's seed (``params/sim.yaml``): the one its report's checks are seeded with."""
+    from helpers.core.params import load_params
+
+    return int(load_params("params/sim.yaml").seed)
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["shapes"]:
+    if sys.argv[1:2] == ["pipeline"]:
+        main_pipeline(*(int(a) for a in sys.argv[2:3]))
+    elif sys.argv[1:2] == ["shapes"]:
         main_shapes(*(int(a) for a in sys.argv[2:4]))
     elif sys.argv[1:2] == ["sim"]:
         main_sim(*(int(a) for a in sys.argv[2:4]))

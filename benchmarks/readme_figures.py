@@ -94,6 +94,9 @@ RUNS = (
     Run("model_checks_sim", ("benchmarks/model_checks_size.py", "sim", "800", "200"),
         "the same checks calibrated at the `sim` set's own dataset shapes (128 and 30 problems x 20 strategies x 8 "
         "runs) on 800 SIMULATED sets of its own generative model, their size measured on 200 others (adds the shapes)"),
+    Run("model_checks_pipeline", ("benchmarks/model_checks_size.py", "pipeline", "200"),
+        "the size those checks reach on `sim` as the report runs them (every set's checks seeded with the set's seed), "
+        "on 200 SIMULATED sets of its own model, per dataset and per set of six datasets (issue 61, item 5)"),
     Run("model_checks_power", ("benchmarks/model_checks_power.py", "20"),
         "size and power of the item-response model's checks per generator"),
     Run("gated_coverage", ("benchmarks/gated_coverage.py", "6"),

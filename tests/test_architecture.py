@@ -65,3 +65,19 @@ def test_the_benchmarks_section_is_generated_from_saved_outputs():
     for run in figures.RUNS:
         found = figures.saved(run)
         assert found is None or {"date", "machine", "command", "wall"} <= set(found[0]), run.id
+
+
+def test_a_statistics_kind_is_read_from_its_name_in_one_place_only():
+    """Issue 61, item 8: a statistic's name ("<kind>:<item>") is read back into its kind and item by
+    ``helpers.analyze.statistic`` alone; nothing in the analysis, the publishing or the library splits a name at its
+    colon, prefix-matches a kind, or spells the frontier's name."""
+    from helpers.analyze.statistic import KINDS
+
+    patterns = [re.escape('split(":"'), re.escape('partition(":")'), re.escape('"frontier:all models"'),
+                *(re.escape(f'startswith("{k}') for k in KINDS), *(re.escape(f"startswith('{k}") for k in KINDS)]
+    src = ROOT / "src" / "helpers"
+    files = [*sorted((src / "analyze").glob("*.py")), *sorted((src / "publish").glob("*.py")), src / "api.py"]
+    found = [f"{f.relative_to(ROOT)}:{i}: {line.strip()}" for f in files if f.name != "statistic.py"
+             for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
+             if any(re.search(p, line) for p in patterns)]
+    assert found == []

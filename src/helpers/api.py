@@ -26,9 +26,11 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from helpers.analyze.statistic import ALL_MODELS
+
 __all__ = ["headline", "differences", "paper_estimates", "FRONTIER"]
 
-FRONTIER = "frontier:all models"  # the statistic's name in ``headline``'s rows: the pipeline's (``policy.FRONTIER``)
+FRONTIER = ALL_MODELS  # the statistic's name in ``headline``'s rows: the pipeline's (``policy.FRONTIER``)
 COLUMNS = ("task", "problem", "option", "usd", "correct")
 
 

@@ -15,6 +15,19 @@ from typing import Callable, Generic, TypeVar
 
 import numpy as np
 
+from helpers.analyze.statistic import (
+    ALL_MODELS,
+    ESSENTIAL,
+    FAMILY,
+    RELEASE_FRONTIER,
+    RELEASE_GAIN,
+    STRATEGY,
+    STRATEGY_GAIN,
+    TABLE1,
+    TECHNIQUE_GAIN,
+    item_of,
+    named,
+)
 from helpers.core.models import BASE_FAMILIES, technique_base  # noqa: F401  (M_L: Table 2's base, defined once)
 from helpers.grade.estimates import strategy_name
 
@@ -52,7 +65,7 @@ def technique_specs(base: list[str], methods: list[str], available: set[str] | N
         treated = tuple(strategy_name(m, method) for m in base)
         if method == "vanilla" or (available is not None and not set(treated) <= available):
             continue
-        out[f"technique gain:{method}"] = Gain(tuple(base), treated)
+        out[named(TECHNIQUE_GAIN, method)] = Gain(tuple(base), treated)
     return out
 
 
@@ -69,8 +82,8 @@ def strategy_specs(models: list[str], methods: list[str], available: set[str] | 
         for m in models:
             s = strategy_name(m, method)
             if available is None or s in available:
-                out[f"strategy:{s}"] = Level((s,))
-                out[f"strategy gain:{s}"] = Gain((m,), (s,))
+                out[named(STRATEGY, s)] = Level((s,))
+                out[named(STRATEGY_GAIN, s)] = Gain((m,), (s,))
     return out
 
 
@@ -78,8 +91,8 @@ def headline_specs(models: list[str], families: dict[str, str], methods: list[st
                    available: set[str] | None = None) -> dict[str, Spec]:
     """``table1:<model>`` (one model and the expert, USD), ``frontier:all models`` (USD) and
     ``technique gain:<method>`` (Table 2, 0-1)."""
-    out: dict[str, Spec] = {f"table1:{m}": Level((m,)) for m in models}
-    out["frontier:all models"] = Level(tuple(models))
+    out: dict[str, Spec] = {named(TABLE1, m): Level((m,)) for m in models}
+    out[ALL_MODELS] = Level(tuple(models))
     out.update(technique_specs(technique_base(families, models), methods, available))
     return out
 
@@ -92,8 +105,8 @@ def release_specs(steps: list[list[str]]) -> dict[str, Spec]:
     before: tuple[str, ...] = ()
     for i, names in enumerate(steps):
         now = before + tuple(names)
-        out[f"release frontier:{i}"] = Level(now, 100.0, relative=True)
-        out[f"release gain:{i}"] = Gain(before, tuple(names))
+        out[named(RELEASE_FRONTIER, str(i))] = Level(now, 100.0, relative=True)
+        out[named(RELEASE_GAIN, str(i))] = Gain(before, tuple(names))
         before = now
     return out
 
@@ -104,10 +117,10 @@ def counterfactual_specs(models: list[str], families: dict[str, str], denominato
     ``denominator="all"``, Eq. 12 as printed) and ``essential:<m>`` = G({m}, M_T \\ {m}) / V(M_T \\ {m}) (Eq. 16)."""
     out: dict[str, Spec] = {}
     for fam in dict.fromkeys(families[m] for m in models):
-        out[f"family:{fam}"] = Gain(tuple(m for m in models if families[m] != fam),
-                                    tuple(m for m in models if families[m] == fam), denominator != "without_family")
+        out[named(FAMILY, fam)] = Gain(tuple(m for m in models if families[m] != fam),
+                                       tuple(m for m in models if families[m] == fam), denominator != "without_family")
     for m in models:
-        out[f"essential:{m}"] = Gain(tuple(x for x in models if x != m), (m,))
+        out[named(ESSENTIAL, m)] = Gain(tuple(x for x in models if x != m), (m,))
     return out
 
 
@@ -145,7 +158,7 @@ def headline(F: Frontier, models: list[str], families: dict[str, str], methods: 
 
 def technique_gains(F: Frontier, base: list[str], methods: list[str], available: set[str] | None = None) -> dict[str, np.ndarray]:
     """Table 2 (Eq. 13) per method, (B, T) 0-1 (``technique_specs``), keyed by method."""
-    return {k.split(":", 1)[1]: v for k, v in evaluate(technique_specs(base, methods, available), F).items()}
+    return {item_of(k): v for k, v in evaluate(technique_specs(base, methods, available), F).items()}
 
 
 def release_statistics(F: Frontier, steps: list[list[str]]) -> dict[str, np.ndarray]:

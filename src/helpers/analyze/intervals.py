@@ -26,6 +26,7 @@ from helpers.analyze.bootstrap import DEFAULT_REPLICATES, Replicates, RunCube, b
 from helpers.analyze.costofpass import release_steps
 from helpers.analyze.estimates import Analysis
 from helpers.analyze.frontier_model import ModelFrontier
+from helpers.analyze.statistic import RELEASE_FRONTIER, TABLE1, kind_of, named
 from helpers.grade.stage import graded_paths
 
 EXPERT = "expert"  # the human expert's strategy in the routing points and the cost–accuracy figure's data
@@ -216,8 +217,8 @@ def every_problem_statistics(an: Analysis, replicates: int, level: float) -> tup
         return pd.DataFrame(columns=COLUMNS), None
     cube, expert = set_cube(an.full)
     every = all_statistics(an.full, set(cube.all_strategies))
-    specs = {k: v for k, v in every.items() if an.protects(PROTECTED_BY.get(k.split(":", 1)[0], ""))}
-    table1 = {k: v for k, v in every.items() if k.startswith("table1:")}
+    specs = {k: v for k, v in every.items() if an.protects(PROTECTED_BY.get(kind_of(k), ""))}
+    table1 = {k: v for k, v in every.items() if kind_of(k) == TABLE1.name}
     share = set_inclusion(an, cube)
 
     def evaluated(reps: Replicates) -> dict[str, np.ndarray]:
@@ -240,7 +241,7 @@ def every_problem_statistics(an: Analysis, replicates: int, level: float) -> tup
         mine = inclusion.weighted(point, inclusion.model_weights(share, cube.strategies, spec))
         _identified({name: spec}, mine, ranges)
         _identified({name: spec}, mine, box, box=True)
-    names = [k for k in specs if k.startswith("release frontier:")]
+    names = [k for k in specs if kind_of(k) == RELEASE_FRONTIER.name]
     curves = (np.stack([np.concatenate([values[k][None], spread_all[k]]) for k in names], axis=1) if names else None)
     return _rows("plug-in", values, spread_all, cube.tasks, level, ranges, box), curves
 
@@ -428,7 +429,7 @@ def compute_statistics(cube: RunCube, expert: np.ndarray, stats: Statistics, mod
         assert head.values is not None  # the first share carries the estimate
         spread = {k: np.concatenate([sh.spread[k] for sh in mine]) for k in head.spread}
         frames.append(_rows(e, head.values, spread, cube.tasks, level, head.ranges, head.box_ranges))
-        names = [f"release frontier:{i}" for i in range(len(steps))]
+        names = [named(RELEASE_FRONTIER, str(i)) for i in range(len(steps))]
         curves[e] = (np.stack([np.concatenate([head.values[k][None], spread[k]]) for k in names], axis=1)
                      if steps else np.zeros((1, 0, len(cube.tasks))))
     plug = [sh for sh in shares if sh.estimator == "plug-in"]

@@ -34,6 +34,7 @@ import pandas as pd
 
 from helpers.analyze.differences import cheapest_beyond_doubt, fee_gaps, paired, unseen_fee
 from helpers.analyze.headline import Gain, Level, Spec
+from helpers.analyze.statistic import ALL_MODELS, STRATEGY, TABLE1, TECHNIQUE_GAIN, item_of, kind_of
 
 
 @lru_cache(maxsize=64)
@@ -477,8 +478,8 @@ class SetPolicy:
 
     def gains(self, prefix: str) -> dict[str, tuple[CrossFitted, CrossFitted]]:
         """Per ``<prefix>:<name>`` gain: (before, after) cross-fitted frontiers, keyed by ``<name>``."""
-        return {name.split(":", 1)[1]: (self.fit(g.base), self.fit(g.base + g.added)) for name, g in self.specs.items()
-                if name.startswith(prefix + ":") and isinstance(g, Gain)}
+        return {item_of(name): (self.fit(g.base), self.fit(g.base + g.added)) for name, g in self.specs.items()
+                if kind_of(name) == prefix and isinstance(g, Gain)}
 
     @property
     def techniques(self) -> dict[str, tuple[CrossFitted, CrossFitted]]:
@@ -486,7 +487,7 @@ class SetPolicy:
         return self.gains("technique gain")
 
 
-FRONTIER = "frontier:all models"
+FRONTIER = ALL_MODELS  # the headline's frontier: one model per dataset, chosen on the other problems
 
 
 def crossfit_specs(specs: dict[str, Spec], strategies: list[str], methods: dict[str, bool]) -> dict[str, Spec]:
@@ -498,10 +499,10 @@ def crossfit_specs(specs: dict[str, Spec], strategies: list[str], methods: dict[
     index = {s: i for i, s in enumerate(strategies)}
     out: dict[str, Spec] = {}
     for name, spec in specs.items():
-        kind = name.split(":", 1)[0]
-        if kind in ("table1", "strategy"):
+        kind = kind_of(name)
+        if kind in (TABLE1.name, STRATEGY.name):
             continue
-        if kind == "technique gain" and not methods.get(name.split(":", 1)[1], False):
+        if kind == TECHNIQUE_GAIN.name and not methods.get(item_of(name), False):
             continue
         parts = (spec.strategies,) if isinstance(spec, Level) else (spec.base, spec.added)
         if not all(s in index for p in parts for s in p):

@@ -25,6 +25,7 @@ import pandas as pd
 from helpers.analyze import differences, policy
 from helpers.analyze.bootstrap import RunCube
 from helpers.analyze.headline import Level
+from helpers.analyze.statistic import TABLE1, TECHNIQUE_GAIN, item_of, kind_of
 from helpers.analyze.validity import (
     GENERATORS,
     HEADLINE_ESTIMATOR,
@@ -53,12 +54,12 @@ def set_statistics(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, cost:
     """One simulated set's policy statistics (``policy.set_policy``, ``policy.policy_rows``), (T,) each, with their
     truth: ``table1:<model>`` (every run, k = the runs per cell) and, cross-fitted (the same k), the
     frontier of all models, the technique gains and Figures 2-5's statistics (``gm.specs``; only those whose kind,
-    the name before ':', is in ``kinds`` when given). ``cost``/``rate`` (P, S) the true C and R of the cube's
+    ``statistic.kind_of``, is in ``kinds`` when given). ``cost``/``rate`` (P, S) the true C and R of the cube's
     strategies."""
     codes, T = cube.task_codes, len(cube.tasks)
     models = {cube.strategies.index(m): m for m in gm.models}
     specs = policy.crossfit_specs(gm.specs, cube.strategies, {m: get_method(m).is_collected for m in gm.methods})
-    specs = {n: x for n, x in specs.items() if kinds is None or n.split(":", 1)[0] in kinds}
+    specs = {n: x for n, x in specs.items() if kinds is None or kind_of(n) in kinds}
     sp = policy.set_policy(cube.usd, cube.correct, cube.runs, expert, codes, list(models), specs)
     rows = policy.policy_rows(sp, expert, codes, list(range(T)), models, level)
     truths = policy_truths(sp, expert, codes, T, models, cost, rate)
@@ -145,7 +146,7 @@ def draw_set(gm: GenerativeModel, seed: int, generator: Generator | None, level:
     stats = set_statistics(gm, cube, expert, cost, rate, level, kinds)
     models = {cube.strategies.index(m): m for m in gm.models}
     T = len(cube.tasks)
-    truths = {n: v["truth"] for n, v in stats.items() if n.startswith("table1:")}
+    truths = {n: v["truth"] for n, v in stats.items() if kind_of(n) == TABLE1.name}
     k = policy.largest_k(cube.runs[:, list(models)])
     single = policy.policy_cost(cube.usd, cube.correct, cube.runs, expert, k)
     pairs = set_pairs(single, expert, cube.task_codes, T, models, truths, level)
@@ -180,8 +181,8 @@ def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, r
     for i, g in enumerate(generators):
         drawn = done[i * repetitions:(i + 1) * repetitions]
         reps = [d[0] for d in drawn]
-        for fam in dict.fromkeys(n.split(":", 1)[0] for n in reps[0]):
-            names = [n for n in reps[0] if n.split(":", 1)[0] == fam]
+        for fam in dict.fromkeys(kind_of(n) for n in reps[0]):
+            names = [n for n in reps[0] if kind_of(n) == fam]
             t, v, lo, hi = (_stacked(reps, names, key) for key in ("truth", "value", "low", "high"))
             hit = (lo <= t) & (t <= hi)
             cov, se = pooled_rate(hit, np.ones_like(hit))
@@ -305,10 +306,10 @@ def effect_table(gm: GenerativeModel, repetitions: int = REPETITIONS, seed: int 
     jobs = [(seed * 100_003 + 90_000 + r, None) for r in range(repetitions)]
     reps = forked_map(lambda s, g: repetition(gm, s, g, level, ("technique gain",)), jobs, workers)
     rows = []
-    for name in [n for n in reps[0] if n.startswith("technique gain:")]:
+    for name in [n for n in reps[0] if kind_of(n) == TECHNIQUE_GAIN.name]:
         t, v, lo, hi = (np.array([r[name][key] for r in reps]) for key in ("truth", "value", "low", "high"))  # (R, T)
         for j, tm in enumerate(gm.tasks):
-            rows.append({"technique": name.split(":", 1)[1], "task": tm.task, "sets": len(reps),
+            rows.append({"technique": item_of(name), "task": tm.task, "sets": len(reps),
                          "true gain %": 100 * t[:, j].mean(), "mean gain %": 100 * v[:, j].mean(),
                          "coverage %": 100 * ((lo[:, j] <= t[:, j]) & (t[:, j] <= hi[:, j])).mean(),
                          "named best %": 100 * (lo[:, j] > 0).mean()})

@@ -30,6 +30,7 @@ from helpers.analyze.bootstrap import Replicates, RunCube, bootstrap, problem_we
 from helpers.analyze.costofpass import release_steps
 from helpers.analyze.frontier_model import ModelFrontier
 from helpers.analyze.headline import all_specs, evaluate
+from helpers.analyze.statistic import KINDS, POLICY_FRONTIER, items, kind_of
 from helpers.analyze.unseen import ranges
 from helpers.collect.backends.sim import task_aptitude
 from helpers.core.context import Context
@@ -744,17 +745,11 @@ def pooled_rate(hits: np.ndarray, mask: np.ndarray) -> tuple[float, float]:
 
 def family(statistic: str) -> str:
     """The family of a statistic's name ('table1', 'frontier', 'technique gain', 'release gain', ...)."""
-    return statistic.split(":", 1)[0]
+    return kind_of(statistic)
 
 
-FAMILY_LABELS = {"table1": "Table 1: one model and the expert (USD)", "frontier": "The paper's frontier (USD)",
-                 "technique gain": "Technique gains of Table 2 (0-1)",
-                 "release frontier": "Figure 2: frontier over releases (% of expert-only)",
-                 "release gain": "Figure 4: gain of each release (0-1)", "family": "Figure 3: families (0-1)",
-                 "essential": "Figure 5: single models (0-1)"}
-# the headline's statistics (``policy_study``): the same families, but its frontier is the frontier of all models (one
-# model per dataset, chosen on the other problems), not the paper's per-problem minimum: one name per quantity
-POLICY_LABELS = {**FAMILY_LABELS, "frontier": "Frontier of all models (USD)"}
+FAMILY_LABELS = {name: k.label for name, k in KINDS.items()}  # the study tables' words for each kind
+POLICY_LABELS = {**FAMILY_LABELS, "frontier": POLICY_FRONTIER.label}  # the headline's: its frontier is another quantity
 
 
 def summary(result: StudyResult) -> pd.DataFrame:
@@ -792,7 +787,7 @@ def technique_table(result: StudyResult, task_labels: dict[str, str] | None = No
         wide[col] = 100 * wide[col]
     for col in ["truth", *[c for c in wide.columns if c.endswith(" mean")]]:
         wide[col] = 100 * wide[col]  # gains in %
-    wide.insert(0, "technique", wide.pop("statistic").str.split(":", n=1).str[1])
+    wide.insert(0, "technique", items(wide.pop("statistic")))
     wide["task"] = wide["task"].map(task_labels or {}).fillna(wide["task"])
     return wide.rename(columns={"truth": "true gain %"})[TECHNIQUE_COLUMNS]
 

@@ -20,6 +20,7 @@ from cycler import cycler
 
 from helpers.analyze.costofpass import pareto
 from helpers.analyze.intervals import EXPERT
+from helpers.analyze.statistic import short_label
 from helpers.analyze.trends import DecayFit, LogLinearTrend, loglinear_shown, months_since
 from helpers.core.numbers import sig
 from helpers.publish import names
@@ -885,8 +886,7 @@ def coverage_heatmap(table: pd.DataFrame, simulated: bool, target: float = 93.0)
     assert colorbar is not None  # sns.heatmap drew it (cbar=True)
     colorbar.set_ticklabels([f"below {target - 3:g}", f"{target - 3:g} to {target:g}", f"{target:g} to {CONSERVATIVE_PCT:g}",
                              f"{CONSERVATIVE_PCT:g} or more:\nwider than needed"], fontsize=SMALL)
-    ax.set_xticklabels([t.get_text().split(":")[0].split(" (")[0] for t in ax.get_xticklabels()], rotation=30, ha="right",
-                       fontsize=SMALL)
+    ax.set_xticklabels([short_label(t.get_text()) for t in ax.get_xticklabels()], rotation=30, ha="right", fontsize=SMALL)
     ax.set_yticklabels(ax.get_yticklabels(), fontsize=SMALL)
     ax.set_xlabel("")
     ax.set_ylabel("")

@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from helpers.analyze.policy import FRONTIER as POLICY_FRONTIER_NAME
+from helpers.analyze.statistic import TABLE1, item_of, items, kinds
 from helpers.publish import names
 from helpers.publish.compare import PAPER_HALVING_MONTHS
 from helpers.publish.formats import dollars, fee_pct, fmt_pct, fmt_usd
@@ -74,8 +76,7 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
 
 def _parts(frame: pd.DataFrame):
     """``part(prefix)``: the rows of ``frame`` whose statistic is ``prefix:<name>``, with a ``name`` column."""
-    kind = frame["statistic"].str.split(":", n=1).str[0]
-    name = frame["statistic"].str.split(":", n=1).str[1]
+    kind, name = kinds(frame["statistic"]), items(frame["statistic"])
     return lambda prefix: frame[kind == prefix].assign(name=name[kind == prefix])
 
 
@@ -279,7 +280,7 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
                "fee this project assumes, not measured by the records." if share >= 50 else
                f"The records decide {fmt_pct(100 - share)}% of it; the rest is the assumed expert fee, paid where every "
                "try failed.")
-    if truth is not None and len(hit := truth[(truth["statistic"] == "frontier:all models") & (truth["task"] == top["task"])]):
+    if truth is not None and len(hit := truth[(truth["statistic"] == POLICY_FRONTIER_NAME) & (truth["task"] == top["task"])]):
         out.append(f"The simulator's truth on this set's problems is {dollars(hit['truth'].iloc[0])}: "
                    + ("inside that interval." if bool(hit["covers"].iloc[0]) else "outside that interval, which misses it."))
     alone = policy[(policy["task"] == top["task"]) & (policy["model"] != FRONTIER_ROW)].dropna(subset=["policy_usd"])
@@ -351,10 +352,10 @@ def _truly_cheapest(truth: pd.DataFrame | None, task: str, named: str, labels: d
     """"" where the simulator's truth agrees that the model labelled ``named`` is the cheapest alone on ``task`` (or
     there is no truth); else the words that say which model truly is. ``truth``: policy_truth rows
     (``table1:<model id>``); ``labels``: model id -> label."""
-    rows = None if truth is None else truth[(truth["task"] == task) & truth["statistic"].str.startswith("table1:")]
+    rows = None if truth is None else truth[(truth["task"] == task) & (kinds(truth["statistic"]) == TABLE1.name)]
     if rows is None or rows.empty:
         return ""
-    truly = rows["statistic"].iloc[int(np.argmin(rows["truth"].to_numpy()))].split(":", 1)[1]
+    truly = item_of(rows["statistic"].iloc[int(np.argmin(rows["truth"].to_numpy()))])
     truly = labels.get(truly, truly)
     return "" if truly == named else f" (but by the simulator's truth {truly} is cheaper: this claim is wrong here)"
 

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from helpers.analyze.statistic import Key
+
 # table (CSV stem) -> its level columns, on every row
 LEVEL_COLUMNS: dict[str, tuple[str, ...]] = {
     "table1_intervals": ("value", "range_low", "range_high"),  # the paper's value and the range (no interval)
@@ -29,13 +31,13 @@ LEVEL_COLUMNS: dict[str, tuple[str, ...]] = {
     "findings": ("frontier of all models (USD)", "the paper's frontier (USD)", "each model alone (USD)",
                  "cheapest single model (USD)"),
 }
-# table -> its level columns on the rows whose ``statistic`` is a level (Table 1, the frontier, a release's frontier)
+# table -> its level columns on the rows whose ``statistic`` is a level (its kind's ``level``: Table 1, the frontier, a
+# release's frontier, an agent strategy alone)
 LEVEL_ROWS: dict[str, tuple[str, ...]] = {
     "headline_truth": ("value", "low", "high", "truth", "range_low", "range_high"),
     "model_based_sensitivity": ("value", "low", "high"),
     "policy_truth": ("value", "low", "high", "truth", "records_usd", "expert_usd"),
 }
-LEVEL_STATISTICS = ("table1:", "frontier", "release frontier:")
 TOLERANCE = 1e-12  # sums of parts that cancel leave rounding noise below 0
 
 
@@ -59,6 +61,6 @@ def negative_levels(tables: Path) -> list[str]:
     for table, columns in LEVEL_ROWS.items():
         if (tables / f"{table}.csv").is_file():
             frame = pd.read_csv(tables / f"{table}.csv")
-            levels = frame[frame["statistic"].astype(str).str.startswith(LEVEL_STATISTICS)]
+            levels = frame[[Key.parse(s).kind.level for s in frame["statistic"].astype(str)]]
             found += _negative(levels, columns, table)
     return found

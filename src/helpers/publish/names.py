@@ -12,6 +12,7 @@ import re
 
 import pandas as pd
 
+from helpers.analyze.statistic import Key
 from helpers.core.tasks import TASKS
 
 COLUMNS = {
@@ -88,10 +89,11 @@ def value(v, task_labels: dict[str, str]):
         if "+" in v and is_method(v.rsplit("+", 1)[1]):  # a strategy: model+method
             model, m = v.rsplit("+", 1)
             return f"{model} + {method(m)}"
-        kind, colon, rest = v.partition(":")  # a statistic: "technique gain:self_refine (%)"
-        name, space, unit = rest.strip().partition(" ")
-        if colon and (is_method(name) or name in task_labels):
-            return f"{kind}: {value(name, task_labels)}{space}{unit}"
+        if ":" in v:  # a statistic: "technique gain:self_refine (%)"
+            key = Key.parse(v)
+            name, space, unit = key.item.strip().partition(" ")
+            if is_method(name) or name in task_labels:
+                return f"{key.kind.name}: {value(name, task_labels)}{space}{unit}"
     return v
 
 

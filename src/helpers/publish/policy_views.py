@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze.estimates import Analysis
+from helpers.analyze.statistic import items, kinds
 from helpers.core.numbers import signed
 from helpers.core.tasks import in_category_order
 from helpers.publish import appearance
@@ -24,8 +25,8 @@ def policy_frame(an: Analysis, rows: pd.DataFrame, prefix: str, names: dict[str,
     ``<prefix>:<key>`` (gains 0-1 become %, Figure 2's levels are % already), items in the order of ``names``
     (key -> label), tasks by category as the paper orders them; empty where the set has none. A gain's low end is
     drawn from at most ``GAIN_FLOOR_PCT`` (its table gives it whole)."""
-    kind = rows["statistic"].str.split(":", n=1)
-    mine = rows[kind.str[0] == prefix].assign(key=kind.str[1])
+    mine = rows[kinds(rows["statistic"]) == prefix]
+    mine = mine.assign(key=items(mine["statistic"]))
     mine = mine[mine["key"].isin(names)]
     scale = 1.0 if prefix == "release frontier" else 100.0
     order, task_order = {k: i for i, k in enumerate(names)}, {t: i for i, t in enumerate(in_category_order(an.tasks))}
@@ -57,9 +58,8 @@ def _numbers(an: Analysis, rows: pd.DataFrame, parts: dict[str, tuple[str, dict[
     and the fee's parts (USD per problem; their change for a gain), the fee's share (%), k."""
     out = []
     for prefix, (what, names) in parts.items():
-        kind = rows["statistic"].str.split(":", n=1)
-        mine = rows[(kind.str[0] == prefix) & kind.str[1].isin(names)]
-        out.append(mine.assign(what=what, item=mine["statistic"].str.split(":", n=1).str[1].map(names)))
+        mine = rows[(kinds(rows["statistic"]) == prefix) & items(rows["statistic"]).isin(names)]
+        out.append(mine.assign(what=what, item=items(mine["statistic"]).map(names)))
     if not any(len(x) for x in out):
         return pd.DataFrame(columns=["task", "what", "item", "value", "low", "high", "records_usd", "expert_usd",
                                      "expert_share_pct", "k"])

@@ -9,10 +9,11 @@ import pandas as pd
 
 from helpers.analyze import intervals
 from helpers.analyze.estimates import Analysis
+from helpers.analyze.statistic import FRONTIER, TABLE1, TECHNIQUE_GAIN, item_of, kind_of, kinds
 from helpers.analyze.validity import FAMILY_LABELS
 from helpers.publish.formats import NEVER_PASSED, fmt_pct, fmt_usd, never_passed, with_interval
 
-KINDS = ("table1", "frontier", "technique gain")  # the statistics shown, in this order
+KINDS = (TABLE1.name, FRONTIER.name, TECHNIQUE_GAIN.name)  # the statistics shown, in this order
 ESTIMATOR = "model-based"
 
 
@@ -45,9 +46,9 @@ def model_based_table(an: Analysis, st: intervals.SetStatistics, generators: pd.
     verdicts = st.model_verdicts()
     said = under_coverage(generators)
     rows = st.frame[st.frame["estimator"] == ESTIMATOR]
-    kind = rows["statistic"].str.split(":", n=1).str[0]
+    kind = kinds(rows["statistic"])
     rows = rows[kind.isin(KINDS)].assign(kind=kind)
-    rows = rows[[k != "table1" or s.split(":", 1)[1] in an.models for k, s in zip(rows["kind"], rows["statistic"])]]
+    rows = rows[[k != TABLE1.name or item_of(s) in an.models for k, s in zip(rows["kind"], rows["statistic"])]]
     plug = st.frame[st.frame["estimator"] == "plug-in"].set_index(["statistic", "task"])
     unseen = plug["unseen_pct"] if "unseen_pct" in plug else pd.Series(dtype=float)
     numbers = rows[["statistic", "task", "value", "low", "high"]].assign(
@@ -55,12 +56,12 @@ def model_based_table(an: Analysis, st: intervals.SetStatistics, generators: pd.
         never_passed=[never_passed(unseen.get((s, t), 0.0)) for s, t in zip(rows["statistic"], rows["task"])])
 
     def name(statistic: str) -> str:
-        k, item = statistic.split(":", 1)
-        return {"table1": an.labels.get(item, item), "frontier": "the paper's frontier"}.get(
+        k, item = kind_of(statistic), item_of(statistic)
+        return {TABLE1.name: an.labels.get(item, item), FRONTIER.name: "the paper's frontier"}.get(
             k, f"technique gain: {item}")
 
     def cell(r) -> str:
-        gain = r["statistic"].startswith("technique gain:")
+        gain = kind_of(r["statistic"]) == TECHNIQUE_GAIN.name
         text = (with_interval(100 * r["value"], 100 * r["low"], 100 * r["high"], fmt_pct) + "%" if gain
                 else with_interval(r["value"], r["low"], r["high"], fmt_usd))
         text += f" · {NEVER_PASSED}" if r["never_passed"] else ""  # a value below the fee for a model that never passed
@@ -71,7 +72,7 @@ def model_based_table(an: Analysis, st: intervals.SetStatistics, generators: pd.
     shown = numbers.assign(cell=[cell(r) for _, r in numbers.iterrows()]).pivot_table(
         index="statistic", columns="task", values="cell", aggfunc="first", sort=False)
     shown = shown.reindex(columns=[t for t in an.tasks if t in shown.columns]).reset_index()
-    shown.insert(len(shown.columns), "validity study", shown["statistic"].str.split(":", n=1).str[0].map(said))
+    shown.insert(len(shown.columns), "validity study", kinds(shown["statistic"]).map(said))
     shown["statistic"] = shown["statistic"].map(name)
     return numbers.reset_index(drop=True), shown
 

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze import costofpass as cp
+from helpers.analyze.statistic import short_label
 from helpers.analyze.validity import CROSSFIT_ROUTING, POLICY_LABELS
 from helpers.core.numbers import sig
 from helpers.publish.formats import fee_pct, fmt_usd
@@ -43,7 +44,7 @@ def tail_sentence(share: float, carried: np.ndarray, tasks: list[str], labels: d
 
 def _family(statistic: str) -> str:
     """A statistic family's short name: 'Table 1: one model and the expert (USD)' -> 'Table 1'."""
-    return statistic.split(" (")[0].split(":")[0]
+    return short_label(statistic)
 
 
 def generators_lead(table: pd.DataFrame, target: float = 93.0, range_target: float = 95.0) -> str:

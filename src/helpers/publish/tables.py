@@ -10,6 +10,7 @@ import pandas as pd
 from helpers.analyze import costofpass as cp
 from helpers.analyze import expert_fee, headline, intervals, policy
 from helpers.analyze.estimates import Analysis
+from helpers.analyze.statistic import FRONTIER, STRATEGY_GAIN, TABLE1, TECHNIQUE_GAIN, Key, item_of, items, kind_of, kinds
 from helpers.core.numbers import sig
 from helpers.core.tasks import in_category_order
 from helpers.grade.estimates import strategy_name, strategy_names
@@ -72,9 +73,8 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
                        cp.expert_split(vanilla.min(axis=1).to_frame(FRONTIER_LINE), expert)]).rename(columns={
         "value": "paper_usd", "model_usd": "paper_records_usd", "expert_usd": "paper_expert_usd",
         "expert_problems": "paper_expert_problems"})
-    kind = rows["statistic"].str.split(":", n=1)
-    mine = rows[kind.str[0].isin(["table1", "frontier"])]
-    mine = mine.assign(strategy=[FRONTIER_LINE if s.startswith("frontier:") else s.split(":", 1)[1] for s in mine["statistic"]])
+    mine = rows[kinds(rows["statistic"]).isin([TABLE1.name, FRONTIER.name])]
+    mine = mine.assign(strategy=[FRONTIER_LINE if kind_of(s) == FRONTIER.name else item_of(s) for s in mine["statistic"]])
     mine = mine.rename(columns={"value": "policy_usd", "low": "policy_low", "high": "policy_high"})
     front = mine[mine["strategy"] == FRONTIER_LINE]
     long = pd.concat([long[["task", "strategy", "problems", "mostly_failed", "unidentified"]], front[["task", "strategy"]]])
@@ -113,10 +113,10 @@ def headline_drawn(an: Analysis, numbers: pd.DataFrame) -> tuple[pd.DataFrame, d
 def policy_tries(rows: pd.DataFrame) -> dict[str, str]:
     """The tries of ``intervals.policy_statistics`` rows for captions: ``k`` (each model alone) and ``k_half`` (the
     cross-fitted frontier, the same k; where a set has none, words that say why)."""
-    kind = rows["statistic"].str.split(":", n=1).str[0] if len(rows) else pd.Series(dtype=str)
+    kind = kinds(rows["statistic"])
     said = lambda d, none: str(int(d["k"].iloc[0])) if len(d) else none  # noqa: E731
-    return {"k": said(rows[kind == "table1"], "–"),
-            "k_half": said(rows[kind == "frontier"], "the models' fewest runs (not here: this set's frontier is not "
+    return {"k": said(rows[kind == TABLE1.name], "–"),
+            "k_half": said(rows[kind == FRONTIER.name], "the models' fewest runs (not here: this set's frontier is not "
                                                      "estimated)")}
 
 
@@ -323,9 +323,9 @@ def strategy_table(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.Da
     shown.insert(2, "calls per attempt (mean, most)", [f"{calls.loc[s, 'mean_calls']:.2f}, {calls.loc[s, 'most_calls']}"
                                                       if s in calls.index else "–" for s in strategy])
     if policy_rows is not None:  # the headline's answer: does the strategy pay beyond the luck of these runs?
-        rows = policy_rows[policy_rows["statistic"].str.startswith("strategy gain:")]
+        rows = policy_rows[kinds(policy_rows["statistic"]) == STRATEGY_GAIN.name]
         for t in an.tasks:
-            mine = rows[rows["task"] == t].assign(strategy=lambda d: d["statistic"].str.split(":", n=1).str[1])
+            mine = rows[rows["task"] == t].assign(strategy=lambda d: items(d["statistic"]))
             cell = {r.strategy: with_interval(100 * r.value, 100 * r.low, 100 * r.high, fmt_pct) for r in mine.itertuples()}
             shown[f"{an.task_labels.get(t, t)}: cross-fitted gain, up to k tries then the expert (%)"] = [
                 cell.get(s, "–") if e == shown["estimator"].iloc[0] else "" for s, e in zip(strategy, shown["estimator"])]
@@ -400,7 +400,7 @@ def headline_with_truth(an: Analysis, st: intervals.SetStatistics, truth: dict[s
     Returns (numbers: one row per statistic, task and estimator with value, low, high, truth and whether the
     interval covers it; shown: one row per statistic and dataset, ``value [low, high]`` per estimator, the
     truth, USD or %)."""
-    rows = st.frame[st.frame["statistic"].str.split(":").str[0].isin(HEADLINE) & st.frame["statistic"].isin(truth)]
+    rows = st.frame[kinds(st.frame["statistic"]).isin(HEADLINE) & st.frame["statistic"].isin(truth)]
     tasks = {t: j for j, t in enumerate(an.tasks)}
     numbers = rows.assign(truth=[float(truth[s][tasks[t]]) for s, t in zip(rows["statistic"], rows["task"])])
     numbers["covers"] = (numbers["low"] <= numbers["truth"]) & (numbers["truth"] <= numbers["high"])
@@ -409,9 +409,9 @@ def headline_with_truth(an: Analysis, st: intervals.SetStatistics, truth: dict[s
                                   kind="stable")
     shown = []
     for (stat, task), g in numbers.groupby(["statistic", "task"], sort=False):
-        pct = stat.startswith("technique gain")
+        key = Key.parse(stat)
+        kind, name, pct = key.kind.name, key.item, key.kind == TECHNIQUE_GAIN
         fmt, scale = (fmt_pct, 100.0) if pct else (fmt_usd, 1.0)
-        kind, _, name = stat.partition(":")
         row = {"number": f"{kind}: {an.labels.get(name, name)}" + (" (%)" if pct else " (USD)"),
                "dataset": an.task_labels.get(task, task)}
         for _, r in g.iterrows():
@@ -430,10 +430,10 @@ def policy_truth_table(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, 
     tasks = {t: j for j, t in enumerate(an.tasks)}
     numbers = rows.sort_values("task", key=lambda c: c.map(tasks), kind="stable").reset_index(drop=True)
     shown = []
-    for r in numbers[numbers["statistic"].str.split(":").str[0].isin(HEADLINE)].itertuples(index=False):
-        pct = r.statistic.startswith("technique gain")
+    for r in numbers[kinds(numbers["statistic"]).isin(HEADLINE)].itertuples(index=False):
+        key = Key.parse(r.statistic)
+        kind, name, pct = key.kind.name, key.item, key.kind == TECHNIQUE_GAIN
         fmt, scale = (fmt_pct, 100.0) if pct else (fmt_usd, 1.0)
-        kind, _, name = r.statistic.partition(":")
         shown.append({"number": f"{kind}: {an.labels.get(name, name)}" + (" (%)" if pct else " (USD)"),
                       "dataset": an.task_labels.get(r.task, r.task), "tries": f"up to {int(r.k)}",
                       "up to k tries, then the expert": with_interval(scale * r.value, scale * r.low, scale * r.high, fmt)
