@@ -169,8 +169,8 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], look: Appeara
     """Frontier V(M_t) per task over release dates, normalised by the expert-only frontier (%, log axis), with
     the fit of Eq. 11 and the log-linear trend.
 
-    The paper's plug-in steps carry no band: its two-level bootstrap interval missed the truth in most of the
-    validity study's scenarios (issue 61; the headline over releases, with validated intervals, is the figure
+    The paper's plug-in steps carry no band: its two-level bootstrap interval held the truth far less often than
+    95% on most of the validity study's generators (issue 61; the headline over releases, with validated intervals, is the figure
     ``release_policy``). Each release is a point coloured by its model's family and labelled with the model
     (``look``: the set's ``Appearance``). The halving time is titled with its profile interval, or as unreliable
     (``DecayFit.reliable``), beside the paper's (``paper_halving``: task -> months). ``ranges`` (2, steps, T) %: the

@@ -92,8 +92,8 @@ def _policy_frontier(front: pd.DataFrame) -> tuple[str, bool, bool]:
 
 def _paper_frontier(front: pd.DataFrame, unpassed: int | None) -> str:
     """The paper's frontier: in words where the fee is most of it (``expert_cell``), else its value and the range the
-    records allow; no interval (the paper's bootstrap interval missed the truth in most of the validity study's
-    scenarios: docs/statistics.md)."""
+    records allow; no interval (the paper's bootstrap interval held the truth far less often than 95% on most of
+    the validity study's generators: docs/statistics.md)."""
     if front.empty:
         return "–"
     f = front.iloc[0]
