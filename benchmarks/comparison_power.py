@@ -2,7 +2,7 @@
 
 On sets of the `sim` set's shape (six datasets: five of 128 problems and one of 30, ten SIMULATED models, 8 runs),
 drawn afresh from every generator of the validity study (``validity.study_generators``: this set's own, the model's
-own family and eight departures from it), ``policy_study.study`` measures, against each set's own truth:
+own family and eleven departures from it), ``policy_study.study`` measures, against each set's own truth:
 
 - the frontier (one model per dataset, chosen for each problem on the other problems): its truth over the best single
   model's at the same k, and its interval's coverage;
@@ -11,6 +11,7 @@ own family and eight departures from it), ``policy_study.study`` measures, again
   the other, found with the right sign) and false findings (found with the wrong sign);
 - the cheapest-model claim (its paired differences with every other model below 0, all at once): how often it is made
   where the truly cheapest costs at most half the runner-up, and how often it names a model that is not the cheapest;
+- each model's accuracy and USD per attempt (Tables 5 and 6, ``means``): coverage and width over the oracle's;
 - the technique gains with no true effect (false findings) and, on the own generator with a true self-refine effect
   g = 0.5 (``policy_study.effect_table``), how often the technique is named.
 
@@ -34,8 +35,10 @@ import pandas as pd
 
 from helpers.analyze import policy_study
 from helpers.analyze import validity as va
+from helpers.analyze.statistic import ACCURACY, COST_PER_ATTEMPT
 from helpers.core.context import prepare
 from helpers.core.params import load_params
+from helpers.core.pool import forked_map
 
 
 def twin_model(gm: va.GenerativeModel) -> va.GenerativeModel:
@@ -54,7 +57,7 @@ def twin_false_findings(gm: va.GenerativeModel, sets: int, workers: int) -> tupl
     """(% of (set, dataset) pairs whose twins' paired interval excludes 0, its coverage of the true difference (%),
     pairs) on the own family's generator."""
     twin = twin_model(gm)
-    drawn = va.forked_map(lambda s, g: policy_study.draw_set(twin, s, g), [(900_000 + r, va.OWN) for r in range(sets)],
+    drawn = forked_map(lambda s, g: policy_study.draw_set(twin, s, g), [(900_000 + r, va.OWN) for r in range(sets)],
                           workers)
     a, b = np.triu_indices(len(twin.models), 1)  # ``differences.all_pairs``' order over the models' columns
     q = int(np.flatnonzero((a == 0) & (b == len(twin.models) - 1))[0])  # the first model and its twin
@@ -62,6 +65,64 @@ def twin_false_findings(gm: va.GenerativeModel, sets: int, workers: int) -> tupl
     truth = np.array([p.truth[:, q] for _, p, _ in drawn])  # 0 on every problem: the same profile
     found, held, n = int(((low > 0) | (high < 0)).sum()), int(((low <= truth) & (truth <= high)).sum()), low.size
     return 100 * found / max(n, 1), 100 * held / max(n, 1), n
+
+
+DOC = "docs/statistics.md#measured"  # the table of docs/statistics.md this output writes (``readme_figures``)
+
+
+def spread(values: pd.Series, digits: int = 1, unit: str = "") -> str:
+    """"a–b" over the generators, the largest named apart where it is over 1.5× the next (one generator's outlier)."""
+    s = values.dropna().sort_values()
+    if s.empty:
+        return "–"
+    f = lambda x: f"{x:.{digits}f}{unit}"  # noqa: E731
+    if len(s) >= 3 and s.iloc[-1] > 1.5 * s.iloc[-2] > 0:
+        return f"{f(s.iloc[0])}–{f(s.iloc[-2])} ({f(s.iloc[-1])} under {s.index[-1]})"
+    return f(s.iloc[0]) if s.iloc[0] == s.iloc[-1] else f"{f(s.iloc[0])}–{f(s.iloc[-1])}"
+
+
+def docs_table(table: pd.DataFrame, effect: pd.DataFrame, twin: tuple[float, float, int]) -> list[str]:
+    """The markdown table of docs/statistics.md's measured section, every number from this run."""
+    col = lambda label, c: table[table["statistic"] == label].set_index("generator")[c]  # noqa: E731
+    t1, front, pairs = va.FAMILY_LABELS["table1"], va.POLICY_LABELS["frontier"], policy_study.PAIRS
+    gains = va.FAMILY_LABELS["technique gain"]
+    named = "; ".join(f"{r.task} {r['named best %']:.0f}%" for _, r in effect[effect["true gain %"] > 0].iterrows())
+    share, held, n = twin
+    rows = [
+        ("each model alone: coverage", spread(col(t1, "coverage_pct"), 1, "%"), "its interval holds the cost of the dataset's problems"),
+        ("each model alone: width ÷ the narrowest valid width", spread(col(t1, "width_vs_oracle"), 2),
+         "the fee part, bounded by each problem's runs, is most of the width"),
+        ("two models paired on the same problems: coverage", spread(col(pairs, "coverage_pct"), 1, "%"),
+         "the difference's interval holds the true difference"),
+        ("paired: width ÷ the narrowest valid width", spread(col(pairs, "width_vs_oracle"), 2), ""),
+        ("paired: power where one costs at most half the other", spread(col(pairs, "power_pct"), 0, "%"),
+         "the records tell such models apart in most datasets; not where the gap rides on one or two problems' fees"),
+        ("paired: found on the wrong side", spread(col(pairs, "false_findings_pct"), 3, "%"), ""),
+        (f"equal options (a model's twin, {n} datasets)", f"{share:.1f}% found a difference; the interval held 0 in {held:.1f}%",
+         "false findings under 5%"),
+        ('"cheapest model" named wrongly', spread(col(t1, "false_findings_pct"), 1, "%"),
+         "named only where its paired differences with every other model lie below 0, all at once"),
+        ('"cheapest model" named where it costs at most half the runner-up', spread(col(t1, "power_pct"), 1, "%"),
+         "those datasets are the cheap ones, where the gap is a problem or two's fee: the claim is rarely made"),
+        ("the frontier's truth ÷ the best single model's at the same k, six datasets together",
+         spread(col(front, "vs_best_single"), 2), "the choice is made on the other problems, so it is noisy where models are close"),
+        ("the same, the worst dataset", spread(col(front, "vs_best_single_worst"), 2),
+         "where models differ by one or two problems' fees, which the other problems seldom show"),
+        ("the frontier: coverage", spread(col(front, "coverage_pct"), 1, "%"),
+         "its interval also holds the one model chosen, whichever it is (`policy.chosen_interval`)"),
+        ("the frontier: width ÷ oracle", spread(col(front, "width_vs_oracle"), 2), ""),
+        ("Table 5, accuracy: coverage; width ÷ oracle", f"{spread(col(ACCURACY.label, 'coverage_pct'), 1, '%')}; "
+         f"{spread(col(ACCURACY.label, 'width_vs_oracle'), 2)}",
+         "Jeffreys' interval of the pooled count: conservative where problems differ"),
+        ("Table 6, USD per attempt: coverage; width ÷ oracle", f"{spread(col(COST_PER_ATTEMPT.label, 'coverage_pct'), 1, '%')}; "
+         f"{spread(col(COST_PER_ATTEMPT.label, 'width_vs_oracle'), 2)}", "Student's t over each problem's runs"),
+        ("technique gains with no effect: coverage", spread(col(gains, "coverage_pct"), 1, "%"), ""),
+        ("technique gains with no effect: named wrongly", spread(col(gains, "false_findings_pct"), 1, "%"), ""),
+        ("technique gains: width ÷ oracle", spread(col(gains, "width_vs_oracle"), 2), ""),
+        ("a true self-refine gain (g = 0.5): named", named or "–", "a gain is named only where its interval lies above 0"),
+    ]
+    return ["| measured | over the generators | what it says |", "|---|---|---|",
+            *[f"| {a} | {b} | {c} |" for a, b, c in rows]]
 
 
 def main(sets: int = 100, generators: int | None = None, params: str = "params/sim.yaml") -> None:
@@ -75,7 +136,7 @@ def main(sets: int = 100, generators: int | None = None, params: str = "params/s
     print(f"{sets} simulated sets of the `{ctx.params.name}` set's shape per generator (SIMULATED), each judged against "
           "its own truth\n")
     print("Frontier of all models (one model per dataset, chosen for each problem on the other problems):")
-    print(pick(va.FAMILY_LABELS["frontier"], ["coverage_pct", "width_vs_oracle", "vs_best_single",
+    print(pick(va.POLICY_LABELS["frontier"], ["coverage_pct", "width_vs_oracle", "vs_best_single",
                                                        "vs_best_single_worst"]).round(3).to_string())
     print("\nEvery pair of models alone, paired on the same problems and runs:")
     print(pick(policy_study.PAIRS, ["coverage_pct", "width_vs_oracle", "power_pct", "false_findings_pct"]).round(3)
@@ -83,15 +144,20 @@ def main(sets: int = 100, generators: int | None = None, params: str = "params/s
     print("\nEach model alone, and the cheapest claim (power: the truly cheapest at most half the runner-up):")
     print(pick(va.FAMILY_LABELS["table1"], ["coverage_pct", "width_vs_oracle", "power_pct", "false_findings_pct"])
           .round(3).to_string())
+    for kind in (ACCURACY, COST_PER_ATTEMPT):
+        print(f"\n{kind.label}, each model's interval (``means``):")
+        print(pick(kind.label, ["coverage_pct", "width_vs_oracle", "rel_bias_pct"]).round(3).to_string())
     print("\nTechnique gains with no true effect:")
     print(pick(va.FAMILY_LABELS["technique gain"], ["coverage_pct", "width_vs_oracle", "false_findings_pct"]).round(3)
           .to_string())
     effect = policy_study.effect_table(va.generative_model(ctx, refine_gain=0.5), sets, workers=workers)
     print("\nA true self-refine effect g = 0.5 on the own generator (named: the gain's interval above 0):")
     print(effect[["task", "true gain %", "mean gain %", "coverage %", "named best %"]].round(1).to_string(index=False))
-    share, held, n = twin_false_findings(gm, sets, workers)
+    twin = twin_false_findings(gm, sets, workers)
+    share, held, n = twin
     print(f"\nEqual options (a twin of the first model, {n} set-dataset pairs): the paired interval excluded 0 in "
           f"{share:.2f}% and held the true difference 0 in {held:.1f}%")
+    print(f"\n<!-- {DOC}: start -->", *docs_table(table, effect, twin), f"<!-- {DOC}: end -->", sep="\n")
     print(f"\nwall {time.perf_counter() - start:.0f} s")
 
 

@@ -32,6 +32,7 @@ from helpers.analyze.bootstrap import bootstrap
 from helpers.analyze.costofpass import release_steps
 from helpers.core.context import prepare
 from helpers.core.params import load_params
+from helpers.core.pool import forked_map
 
 REPLICATES = 200  # the report's bootstrap replicates of the frontier over releases
 
@@ -70,7 +71,7 @@ def main(sets: int = 40) -> None:
     t = trends.months_since(dates, dates.min())
     generators = va.study_generators(gm)
     jobs = [(seed, g) for g in generators for seed in range(sets)]
-    results = va.forked_map(lambda s, g: one_set(gm, t, s, g), jobs, os.cpu_count() or 1)
+    results = forked_map(lambda s, g: one_set(gm, t, s, g), jobs, os.cpu_count() or 1)
     table = []
     for i, g in enumerate(generators):
         rows = pd.DataFrame([r for res in results[i * sets:(i + 1) * sets] for r in res])

@@ -49,6 +49,7 @@ from model_checks_power import paper_scale_model  # noqa: E402
 from helpers.analyze import model_checks as mc  # noqa: E402
 from helpers.analyze import validity as va  # noqa: E402
 from helpers.analyze.frontier_model import fit_tested  # noqa: E402
+from helpers.core.pool import forked_map  # noqa: E402
 
 CALIBRATION_SEEDS = 1_000_000  # the calibration's sets: seeds from here, never the validation's (0, 1, …)
 PAPER = "128 free-response problems x 10 models x 8 runs, the model's own family (paper_scale_model)"
@@ -70,7 +71,7 @@ def p_values(seed: int, shape: tuple[int, int, int] | None = None) -> list[float
 
 def draw(seeds: list[int], shape: tuple[int, int, int] | None = None) -> np.ndarray:
     """(sets, checks) p-values, on every core."""
-    return np.array(va.forked_map(p_values, [(s, shape) for s in seeds], os.cpu_count() or 1))
+    return np.array(forked_map(p_values, [(s, shape) for s in seeds], os.cpu_count() or 1))
 
 
 def quantiles(cal: np.ndarray) -> dict[str, float]:
@@ -180,7 +181,7 @@ def sim_draw(seeds: list[int], check_seed: int | None = None) -> dict[tuple[int,
     """Shape -> (datasets, checks) p-values of every dataset of that shape in the sets ``seeds``, on every core."""
     sim_model()  # read before forking: each worker inherits it
     by_shape: dict[tuple[int, int, int], list[list[float]]] = {}
-    for one in va.forked_map(sim_p_values, [(s, check_seed) for s in seeds], os.cpu_count() or 1):
+    for one in forked_map(sim_p_values, [(s, check_seed) for s in seeds], os.cpu_count() or 1):
         for shape, p in one:
             by_shape.setdefault(shape, []).append(p)
     return {shape: np.array(p) for shape, p in by_shape.items()}

@@ -1,6 +1,7 @@
 """The measured figures of the docs, regenerated rather than typed: runs the benchmarks (and the fast test loop), keeps
 each output with its date, machine and command in ``benchmarks/results/<id>.txt``, and rewrites ``docs/benchmarks.md``
-between its markers from those files.
+between its markers from those files, and any table an output prints for another page (``doc_blocks``: the
+measured table of docs/statistics.md) between that page's markers.
 
     make readme-figures                                            # everything, one after the other (~30 min, 2 cores)
     .venv/bin/python benchmarks/readme_figures.py grading_speed    # some runs; the others keep their saved output
@@ -15,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -172,12 +174,33 @@ def section() -> str:
     return "\n".join([*parts, END])
 
 
+BLOCK = re.compile(r"<!-- (?P<page>docs/[\w.-]+\.md)#(?P<name>[\w-]+): start -->\n.*?\n<!-- (?P=page)#(?P=name): end -->", re.S)
+
+
+def doc_blocks() -> dict[tuple[str, str], str]:
+    """(page, name) -> a block a saved output prints for another page (a measured table: ``<!-- docs/x.md#name: start
+    -->`` … ``<!-- docs/x.md#name: end -->``), markers included: the page holds it between the same markers."""
+    out = {}
+    for run in RUNS:
+        found = saved(run)
+        for m in BLOCK.finditer("\n".join(found[1]) if found else ""):
+            out[(m["page"], m["name"])] = m.group(0)
+    return out
+
+
+def _replace_between(path: Path, start: str, end: str, block: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    if start not in text or end not in text:
+        raise SystemExit(f"{path}: the markers of the generated section are missing ({start})")
+    before, rest = text.split(start, 1)
+    path.write_text(before + block + rest.split(end, 1)[1], encoding="utf-8")
+
+
 def write_readme() -> None:
-    text = PAGE.read_text(encoding="utf-8")
-    if START not in text or END not in text:
-        raise SystemExit(f"{PAGE}: the markers of the generated section are missing")
-    before, rest = text.split(START, 1)
-    PAGE.write_text(before + section() + rest.split(END, 1)[1], encoding="utf-8")
+    """docs/benchmarks.md's section, and every page's measured block (``doc_blocks``), from the saved outputs."""
+    _replace_between(PAGE, START, END, section())
+    for (page, name), block in doc_blocks().items():
+        _replace_between(ROOT / page, f"<!-- {page}#{name}: start -->", f"<!-- {page}#{name}: end -->", block)
 
 
 def main(argv: list[str]) -> None:

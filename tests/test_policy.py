@@ -199,6 +199,13 @@ def fitted(records, fail, chosen, options=(0, 1), fee=3.5):
                               np.full(len(records), 0.5), np.full(len(records), 4))  # half of 4 runs failed
 
 
+def one_gain(*args, **kw) -> tuple[float, float, float]:
+    """``policy.gain_interval`` over one group of problems: (gain, low, high) as floats."""
+    gain, low, high = policy.gain_interval(*args, **kw)
+    assert gain.shape == low.shape == high.shape == (1,)
+    return float(gain[0]), float(low[0]), float(high[0])
+
+
 def test_a_gain_whose_value_is_one_problems_fee_is_not_precise():
     """A ratio whose numerator and denominator are both one problem's lump of the fee looked precise to the delta
     method (0.17 [0.14, 0.20] against a true gain below 0 in the validity study); the Bonferroni quotient does not."""
@@ -209,7 +216,7 @@ def test_a_gain_whose_value_is_one_problems_fee_is_not_precise():
     after_records, chosen = np.full(P, 0.002), np.zeros(P, int)
     after_records[18], chosen[18] = 2.856, 1  # chose another option on problem 18, which passed at a price
     after = fitted(after_records, np.zeros(P), chosen, options=(0, 1, 2))
-    gain, low, high = policy.gain_interval(before, after, np.ones(P, bool), np.full(P, 3.5))
+    gain, low, high = one_gain(before, after, np.ones(P, bool), np.full(P, 3.5))
     assert gain == pytest.approx((3.502 - 2.856) / (3.5 + 128 * 0.002), rel=1e-9)
     assert low < 0 < high
 
@@ -221,11 +228,11 @@ def test_a_gain_allows_the_fee_no_valued_run_happened_to_charge():
     before = fitted(np.full(P, 0.0050), np.zeros(P), np.zeros(P, int))
     chosen = np.where(np.arange(P) < 40, 2, 0)  # the technique's strategy chosen on 40 problems
     after = fitted(np.where(chosen == 2, 0.0052, 0.0050), np.zeros(P), chosen, options=(0, 1, 2))
-    gain, low, high = policy.gain_interval(before, after, np.ones(P, bool), np.full(P, 0.02))
+    gain, low, high = one_gain(before, after, np.ones(P, bool), np.full(P, 0.02))
     assert gain < 0 and low < gain < high
     assert low < -0.1 and high > 0.05  # 3-5 problems' fees (0.02 each) either way, on a records cost of 0.64 in all
     same = fitted(np.full(P, 0.0050), np.zeros(P), np.zeros(P, int), options=(0, 1, 2))  # the same choices: no fee term
-    gain, low, high = policy.gain_interval(before, same, np.ones(P, bool), np.full(P, 0.02))
+    gain, low, high = one_gain(before, same, np.ones(P, bool), np.full(P, 0.02))
     assert gain == 0 and low == pytest.approx(0.0, abs=1e-12) and high == pytest.approx(0.0, abs=1e-12)
 
 
@@ -252,7 +259,7 @@ def test_the_expert_alone_is_an_empty_option_set():
     np.testing.assert_allclose(alone.total, fee) and np.testing.assert_allclose(alone.fail_all, 1.0)
     true = policy.true_policy(np.full((P, 1), 0.01), np.full((P, 1), 0.7), fee, 2)
     np.testing.assert_allclose(alone.truth(true, fee).total, fee)
-    gain, low, high = policy.gain_interval(alone, first, np.ones(P, bool), fee)
+    gain, low, high = one_gain(alone, first, np.ones(P, bool), fee)
     assert gain == pytest.approx(1 - first.total.mean() / 2.0) and low < gain < high
 
 
@@ -262,8 +269,8 @@ def test_a_gain_over_the_after_frontier_divides_by_it():
     before = fitted(np.full(P, 0.01), np.full(P, 0.2), np.zeros(P, int), fee=1.0)
     after = fitted(np.full(P, 0.01), np.full(P, 0.1), np.ones(P, int), fee=1.0)
     b, a = 0.01 + 0.2, 0.01 + 0.1
-    over_before = policy.gain_interval(before, after, np.ones(P, bool), np.ones(P))
-    over_after = policy.gain_interval(before, after, np.ones(P, bool), np.ones(P), over_after=True)
+    over_before = one_gain(before, after, np.ones(P, bool), np.ones(P))
+    over_after = one_gain(before, after, np.ones(P, bool), np.ones(P), over_after=True)
     assert over_before[0] == pytest.approx((b - a) / b) and over_after[0] == pytest.approx((b - a) / a)
     assert over_after[1] <= over_after[0] <= over_after[2]
 

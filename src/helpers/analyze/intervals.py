@@ -21,8 +21,17 @@ from typing import Any, Callable, cast
 import numpy as np
 import pandas as pd
 
-from helpers.analyze import headline, inclusion, model_checks, policy, routing, unseen
-from helpers.analyze.bootstrap import DEFAULT_REPLICATES, Replicates, RunCube, bootstrap, problem_weights, resampled_costs, run_cube
+from helpers.analyze import headline, inclusion, means, model_checks, policy, routing, unseen
+from helpers.analyze.bootstrap import (
+    DEFAULT_REPLICATES,
+    Replicates,
+    RunCube,
+    bootstrap,
+    point_estimate,
+    problem_weights,
+    resampled_costs,
+    run_cube,
+)
 from helpers.analyze.costofpass import release_steps
 from helpers.analyze.estimates import Analysis
 from helpers.analyze.frontier_model import ModelFrontier
@@ -42,7 +51,14 @@ def set_cube(an: Analysis) -> tuple[RunCube, np.ndarray]:
     return cube, an.expert.reindex(cube.problems).to_numpy()
 
 
-PolicyFit = tuple[policy.SetPolicy, RunCube, np.ndarray]  # a set's policy estimates, its cube, the fee per problem
+@dataclass(frozen=True)
+class PolicyFit:
+    """A set's policy estimates (``policy``), the RunCube they were computed from (``cube``) and the expert's USD
+    per problem in the cube's order (``fee``, (P,))."""
+
+    policy: policy.SetPolicy
+    cube: RunCube
+    fee: np.ndarray
 
 
 def set_policy(an: Analysis) -> PolicyFit:
@@ -59,7 +75,7 @@ def set_policy(an: Analysis) -> PolicyFit:
     collected = {m: get_method(m).is_collected for m in an.ctx.params.methods}
     specs = policy.crossfit_specs(all_statistics(an, set(cube.strategies)), cube.strategies, collected)
     sp = policy.set_policy(cube.usd, cube.correct, cube.runs, expert, cube.task_codes, models, specs)
-    return sp, cube, expert
+    return PolicyFit(sp, cube, expert)
 
 
 def policy_statistics(an: Analysis, fitted: PolicyFit | None = None, level: float = 0.95) -> pd.DataFrame:
@@ -68,9 +84,10 @@ def policy_statistics(an: Analysis, fitted: PolicyFit | None = None, level: floa
     (``release frontier:<i>`` in % of the expert alone, ``release gain:<i>``, ``family:<g>``, ``essential:<m>``), with the intervals the
     validity study checks (``policy_study``). Rows: statistic, task, value, low, high, k, records_usd, expert_usd,
     expert_share_pct (USD per problem; gains 0-1). ``fitted``: ``set_policy(an)`` if already computed."""
-    sp, cube, expert = set_policy(an) if fitted is None else fitted
+    fit = set_policy(an) if fitted is None else fitted
+    cube = fit.cube
     names = {cube.strategies.index(m): m for m in an.models if m in cube.strategies}
-    return policy.policy_rows(sp, expert, cube.task_codes, cube.tasks, names, level)
+    return policy.policy_rows(fit.policy, fit.fee, cube.task_codes, cube.tasks, names, level)
 
 
 def _interval(spread: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
@@ -111,19 +128,23 @@ def _rows(estimator: str, values: dict[str, np.ndarray], spread: dict[str, np.nd
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def _accuracy_cost(fit: Replicates, strategies: list[str]) -> np.ndarray:
-    """(2, B, T, S): accuracy (0-1) and mean USD per attempt of ``strategies`` on each replicate (float32)."""
-    cols = [fit.strategies.index(s) for s in strategies]
-    return np.stack([fit.mean_per_task(getattr(fit, attr)[:, :, cols]) for attr in ("rate", "cost")])
-
-
-def _accuracy_cost_rows(est: np.ndarray, spread: np.ndarray, strategies: list[str], tasks: list[str],
-                        level: float) -> pd.DataFrame:
-    lo, hi = _interval(spread.transpose(1, 0, 2, 3), level)  # (2, T, S)
-    return pd.DataFrame([{"statistic": what, "strategy": s, "task": task, "value": est[w, 0, j, i],
-                          "low": lo[w, j, i], "high": hi[w, j, i]}
-                         for w, what in enumerate(("accuracy", "cost_usd")) for i, s in enumerate(strategies)
-                         for j, task in enumerate(tasks)])
+def accuracy_cost(cube: RunCube, expert: np.ndarray, level: float = 0.95) -> pd.DataFrame:
+    """Tables 5-6 and the cost-accuracy figure's points: rows (statistic ``accuracy`` (0-1) / ``cost_usd`` (USD per
+    attempt), strategy, task, value, low, high) of every strategy; the intervals (``means``, checked by the validity
+    study) where the strategy has runs of its own, none for a method derived from vanilla runs (majority vote, …),
+    whose values come from the method's math."""
+    point = point_estimate(cube, expert)
+    every = cube.all_strategies
+    values = np.stack([point.mean_per_task(getattr(point, a)) for a in ("rate", "cost")])[:, 0]  # (2, T, S_all)
+    G = (cube.task_codes[None, :] == np.arange(len(cube.tasks))[:, None]).astype(float)
+    bounds = np.full((2, 2, len(cube.tasks), len(every)), np.nan)  # (accuracy/cost, low/high, T, S_all)
+    own = [every.index(s) for s in cube.strategies]  # the collected strategies come first, in the cube's order
+    bounds[0][:, :, own] = means.accuracy_interval(cube.correct, cube.runs, G, level)[1:]
+    bounds[1][:, :, own] = means.cost_interval(cube.usd, cube.runs, G, level)[1:]
+    rows = [{"statistic": what, "strategy": s, "task": task, "value": values[w, j, i], "low": bounds[w, 0, j, i],
+             "high": bounds[w, 1, j, i]}
+            for w, what in enumerate(("accuracy", "cost_usd")) for i, s in enumerate(every) for j, task in enumerate(cube.tasks)]
+    return pd.DataFrame(rows, columns=["statistic", "strategy", "task", "value", "low", "high"])
 
 
 # ---- every statistic of a set, computed once and kept on disk -------------------------------------
@@ -277,14 +298,13 @@ class Share:
     (T,) each) and that range widened by every cell's sampling error (``box_ranges`` name -> (lowest,
     highest), (T,) each: ``Replicates.box``), the routing envelope (``routing.envelope`` of the estimate and of the first
     ``ROUTING_REPLICATES`` replicates: acc0, usd0, accb, usdb) and each model alone (acc, usd of the estimate
-    (1, T, S) and of those replicates (b, T, S)); plug-in shares carry Tables 5-6 (``_accuracy_cost``)."""
+    (1, T, S) and of those replicates (b, T, S))."""
 
     estimator: str
     spread: dict[str, np.ndarray]
     values: dict[str, np.ndarray] | None = None
     envelope: tuple | None = None
     points: tuple | None = None
-    acc_cost: tuple | None = None  # (estimate (2, 1, T, S) or None, replicates (2, b, T, S))
     box_ranges: dict | None = None
     ranges: dict | None = None
     checks: pd.DataFrame | None = None  # the model's checks (``model_checks.set_checks``), model-based share only
@@ -300,9 +320,6 @@ def _costs_and_rates(fit) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def share(estimator: str, fit, spread, stats: Statistics, models: list[str], first: bool) -> Share:
     """Every statistic of ``spread`` (and, for the ``first`` share, of ``fit`` and the routing frontier)."""
     out = Share(estimator, headline.evaluate(stats, spread.frontier))
-    if isinstance(fit, Replicates):
-        every = fit.cube.all_strategies  # Tables 5-6 read the models; the cost-accuracy figure every strategy
-        out.acc_cost = (_accuracy_cost(fit, every) if first else None, _accuracy_cost(spread, every))
     if not first:
         return out
     starts = fit.cube.task_starts
@@ -350,17 +367,9 @@ def jobs_for(replicates: int, draws: int, workers: int = 2) -> list[Job]:
 
 def _run_jobs(jobs: list[Job], work: Callable[[Job], Share], parallel: bool = True) -> list[Share]:
     """Each job in its own forked process (one BLAS thread each) where the platform forks, else in turn."""
-    from helpers.collect.workers import can_fork, run_forked
+    from helpers.core.pool import forked_map
 
-    if not (parallel and can_fork()):
-        return [work(j) for j in jobs]
-
-    def job(group, counter):
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1):
-            return work(group[0])
-    return run_forked(job, [[j] for j in jobs], lambda n: None)
+    return forked_map(work, [(j,) for j in jobs], len(jobs) if parallel else 1)
 
 
 def _envelope_band(envelope: tuple[np.ndarray, ...], budgets: np.ndarray, level: float) -> tuple[np.ndarray, ...]:
@@ -432,16 +441,13 @@ def compute_statistics(cube: RunCube, expert: np.ndarray, stats: Statistics, mod
         names = [named(RELEASE_FRONTIER, str(i)) for i in range(len(steps))]
         curves[e] = (np.stack([np.concatenate([head.values[k][None], spread[k]]) for k in names], axis=1)
                      if steps else np.zeros((1, 0, len(cube.tasks))))
-    plug = [sh for sh in shares if sh.estimator == "plug-in"]
-    acc = [a for a in (sh.acc_cost for sh in plug) if a is not None]  # every plug-in share carries its replicates'
-    accuracy_cost = _accuracy_cost_rows(acc[0][0], np.concatenate([a[1] for a in acc], axis=1),
-                                        cube.all_strategies, cube.tasks, level)
+    table56 = accuracy_cost(cube, expert, level)
     expert_usd = np.add.reduceat(expert, cube.task_starts) / np.diff([*cube.task_starts, len(expert)])
     checks = next(sh.checks for sh in shares if sh.checks is not None)
     crossfitted = (routing.crossfit_envelope(cube.usd, cube.correct, cube.runs, cube.task_starts, expert, seed=seed,
                                              weights=weights[:ROUTING_REPLICATES], level=level)
                    if cube.runs.max(initial=0) >= 2 else None)  # chosen on half the runs, valued on the other
-    return SetStatistics(pd.concat(frames, ignore_index=True), accuracy_cost, curves, replicates, draws, level,
+    return SetStatistics(pd.concat(frames, ignore_index=True), table56, curves, replicates, draws, level,
                          *routing_frames(first, cube.tasks, models, expert_usd, level, crossfitted), checks)
 
 

@@ -79,15 +79,15 @@ def attempt_weights(correct: np.ndarray, runs: np.ndarray, k: int) -> np.ndarray
 class PolicyCost:
     """Per (problem, strategy) USD of "up to k tries, then the expert": ``records`` paid for attempts, ``expert`` the
     fee times the estimated chance that all k fail, ``fail_all`` that chance, ``fail_runs`` the share of the cell's
-    runs that failed (unbiased for 1 − R: what bounds the chance of k fails where none was seen, ``fee_interval``);
-    NaN where a cell has fewer than k runs (the records do not identify the policy there); ``runs`` the runs each cell's
-    estimate read. Arrays (P, S)."""
+    runs that failed (unbiased for 1 − R: what bounds the chance of k fails where none was seen, ``fee_interval``; in
+    a truth, 1 − R itself); NaN where a cell has fewer than k runs (the records do not identify the policy there);
+    ``runs`` the runs each cell's estimate read (None in a truth, which reads none). Arrays (P, S)."""
 
     k: int
     records: np.ndarray
     expert: np.ndarray
     fail_all: np.ndarray
-    fail_runs: np.ndarray | None = None
+    fail_runs: np.ndarray
     runs: np.ndarray | None = None  # (P, S) the runs of each cell the estimate read
 
     @property
@@ -184,7 +184,7 @@ class CrossFitted:
         pick = lambda a, fallback: np.where(self.chosen >= 0, a[:, [*self.options, 0]][rows, np.maximum(self.chosen, 0)],  # noqa: E731
                                             fallback).mean(axis=0)
         return PolicyCost(true.k, pick(true.records, 0.0), pick(true.expert, np.asarray(expert_usd, float)),
-                          pick(true.fail_all, 1.0))
+                          pick(true.fail_all, 1.0), pick(true.fail_runs, 1.0))
 
 
 def _beta_moments(m: np.ndarray, v: np.ndarray, noise: np.ndarray, count: np.ndarray, passed: np.ndarray,
@@ -297,7 +297,6 @@ def crossfit_many(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
     fee = np.asarray(expert_usd, float)
     looks = loo_criterion(usd, correct, runs, fee, k, codes)
     cost = policy_cost(usd, correct, runs, fee, k)
-    assert cost.fail_runs is not None  # policy_cost's
     onehot = (codes[None, :] == np.unique(codes)[:, None]).astype(float)
     member = np.argmax(onehot, axis=0)
     rows = np.arange(len(runs))
@@ -420,17 +419,16 @@ def policy_interval(records: np.ndarray, fail_all: np.ndarray, fee: np.ndarray, 
 
 
 def gain_interval(before: CrossFitted, after: CrossFitted, here: np.ndarray, fee: np.ndarray, level: float = 0.95,
-                  over_after: bool = False):
-    """(gain, low, high), 0-1: the relative gain (B − A) / B of the chosen policy ``after`` over ``before`` (or
-    (B − A) / A with ``over_after``, Eq. 12 as printed) on the problems ``here`` (P,) bool — floats — or on each row of
-    ``here`` (T, P) — arrays (T,); ``fee`` (P,) the expert's USD. The difference B − A is paired, problem by problem on
+                  over_after: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(gain, low, high), each (T,), 0-1: the relative gain (B − A) / B of the chosen policy ``after`` over ``before``
+    (or (B − A) / A with ``over_after``, Eq. 12 as printed) on the problems of each row of ``here`` (T, P) bool (a
+    (P,) row: T = 1); ``fee`` (P,) the expert's USD. The difference B − A is paired, problem by problem on
     the same runs (``differences.paired``: Student's t over the problems, each end at least what the fee lumps and the
     runs allow, ``differences.fee_gaps`` over the problems where the two chose differently; elsewhere both, and their
     truths, are equal); dividing by the denominator's interval (``policy_interval``), the quotient's extremes are
     taken, each of the two at 1 − (1 − level)/2 (Bonferroni). A cross-fitted gain can be negative: a choice made on
     other problems can cost more with more options. Divided by B, the upper end is at most 1 (A ≥ 0). NaN where a group
     has under 2 problems, an unidentified value or a denominator of 0."""
-    one = np.ndim(here) == 1
     fee = np.asarray(fee, float)
     G = np.asarray(here, bool).reshape(-1, len(fee)).astype(float)
     base = after if over_after else before
@@ -450,8 +448,8 @@ def gain_interval(before: CrossFitted, after: CrossFitted, here: np.ndarray, fee
         if not over_after:  # (B − A) / B ≤ 1 for any A ≥ 0: the truth's own bound
             high = np.minimum(high, 1.0)
         gain = d / (G @ np.nan_to_num(base_total) / n)
-    out = tuple(np.where(bad, np.nan, x) for x in (gain, low, high))
-    return tuple(float(x[0]) for x in out) if one else out
+    gain, low, high = (np.where(bad, np.nan, x) for x in (gain, low, high))
+    return gain, low, high
 
 
 # ---- a set's policy statistics ------------------------------------------------------------------------------------
@@ -551,7 +549,6 @@ def chosen_interval(fit: CrossFitted, single: PolicyCost, fee: np.ndarray, group
     if not used:
         return value, low, high
     each = bonferroni(level, len(fit.options))
-    assert single.fail_runs is not None  # policy_cost's
     runs = None if single.runs is None else single.runs[:, used]
     _, lo, hi = policy_interval(single.records[:, used], single.fail_all[:, used], fee, each, single.fail_runs[:, used],
                                 single.k, G, runs)  # (T, U)
@@ -602,7 +599,6 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks
     parts: list[tuple[str, tuple, np.ndarray, np.ndarray, int | float, np.ndarray]] = []  # k: NaN where nothing is cross-fitted
     cols = list(names)
     single = sp.single
-    assert single.fail_runs is not None  # policy_cost's
     est = policy_interval(single.records[:, cols], single.fail_all[:, cols], fee, level, single.fail_runs[:, cols],
                           single.k, G, None if single.runs is None else single.runs[:, cols])  # (T, C) each
     rec, exp = G @ single.records[:, cols] / n[:, None], G @ single.expert[:, cols] / n[:, None]

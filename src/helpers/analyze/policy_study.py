@@ -18,14 +18,15 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from helpers.analyze import differences, policy
+from helpers.analyze import differences, means, policy
 from helpers.analyze.bootstrap import RunCube
 from helpers.analyze.headline import Level
-from helpers.analyze.statistic import TABLE1, TECHNIQUE_GAIN, item_of, kind_of
+from helpers.analyze.statistic import ACCURACY, COST_PER_ATTEMPT, TABLE1, TECHNIQUE_GAIN, item_of, kind_of, named
 from helpers.analyze.validity import (
     GENERATORS,
     HEADLINE_ESTIMATOR,
@@ -35,11 +36,14 @@ from helpers.analyze.validity import (
     Generator,
     draw_cube,
     draw_problems,
-    forked_map,
     pooled_rate,
     truth,
 )
 from helpers.core.methods import get_method
+from helpers.core.pool import forked_map
+
+if TYPE_CHECKING:
+    from helpers.analyze.intervals import PolicyFit
 
 ESTIMATOR = HEADLINE_ESTIMATOR
 REPETITIONS = 40  # sets per generator (the acceptance's count)
@@ -146,6 +150,8 @@ def draw_set(gm: GenerativeModel, seed: int, generator: Generator | None, level:
     stats = set_statistics(gm, cube, expert, cost, rate, level, kinds)
     models = {cube.strategies.index(m): m for m in gm.models}
     T = len(cube.tasks)
+    if kinds is None or ACCURACY.name in kinds:
+        stats |= set_means(cube, cost, rate, models, level)
     truths = {n: v["truth"] for n, v in stats.items() if kind_of(n) == TABLE1.name}
     k = policy.largest_k(cube.runs[:, list(models)])
     single = policy.policy_cost(cube.usd, cube.correct, cube.runs, expert, k)
@@ -153,6 +159,25 @@ def draw_set(gm: GenerativeModel, seed: int, generator: Generator | None, level:
     true = policy.true_policy(cost, rate, expert, k).total[:, list(models)]
     best = np.array([true[cube.task_codes == t].mean(axis=0).min() for t in range(T)])
     return stats, pairs, best
+
+
+def set_means(cube: RunCube, cost: np.ndarray, rate: np.ndarray, models: dict[int, str], level: float = 0.95
+              ) -> dict[str, dict[str, np.ndarray]]:
+    """Tables 5 and 6 of one simulated set (``means``): each model's accuracy and USD per attempt per dataset, (T,)
+    each, with their intervals and their truth (the mean over the dataset's problems of the true R and C, ``rate``
+    and ``cost`` (P, S))."""
+    T, cols = len(cube.tasks), list(models)
+    G = (cube.task_codes[None, :] == np.arange(T)[:, None]).astype(float)
+    out = {}
+    for kind, (value, low, high), true in (
+            (ACCURACY, means.accuracy_interval(cube.correct[:, cols], cube.runs[:, cols], G, level), rate[:, cols]),
+            (COST_PER_ATTEMPT, means.cost_interval(cube.usd[:, cols], cube.runs[:, cols], G, level), cost[:, cols])):
+        truth = G @ true / G.sum(axis=1)[:, None]
+        for j, c in enumerate(cols):
+            out[named(kind, models[c])] = {"truth": truth[:, j], "value": value[:, j], "low": low[:, j],
+                                          "high": high[:, j], "k": int(cube.runs[:, c].min()),
+                                          "cheapest": np.zeros(T, bool)}
+    return out
 
 
 def _stacked(reps: list, names: list[str], key: str) -> np.ndarray:
@@ -176,7 +201,7 @@ def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, r
     half the other in which the interval excludes 0) and false findings (% of pairs whose interval excludes 0 on the
     wrong side)."""
     jobs = [(seed * 100_003 + 7_919 * i + r + 50_000, g) for i, g in enumerate(generators) for r in range(repetitions)]
-    done = forked_map(lambda s, g: draw_set(gm, s, g, level), jobs, workers)
+    done = forked_map(lambda s, g: draw_set(gm, s, g, level), jobs, workers, "simulated sets")
     rows = []
     for i, g in enumerate(generators):
         drawn = done[i * repetitions:(i + 1) * repetitions]
@@ -304,7 +329,8 @@ def effect_table(gm: GenerativeModel, repetitions: int = REPETITIONS, seed: int 
     cross-fitted gain and mean estimate (%), how often the interval holds the truth and how often the report would
     name the technique (its interval above 0: the power to find a gain that is there)."""
     jobs = [(seed * 100_003 + 90_000 + r, None) for r in range(repetitions)]
-    reps = forked_map(lambda s, g: repetition(gm, s, g, level, ("technique gain",)), jobs, workers)
+    reps = forked_map(lambda s, g: repetition(gm, s, g, level, ("technique gain",)), jobs, workers,
+                      "simulated sets")
     rows = []
     for name in [n for n in reps[0] if kind_of(n) == TECHNIQUE_GAIN.name]:
         t, v, lo, hi = (np.array([r[name][key] for r in reps]) for key in ("truth", "value", "low", "high"))  # (R, T)
@@ -316,19 +342,19 @@ def effect_table(gm: GenerativeModel, repetitions: int = REPETITIONS, seed: int 
     return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
 
 
-def own_truth(rows: pd.DataFrame, sp: policy.SetPolicy, cube: RunCube, expert: np.ndarray, gm: GenerativeModel,
-              problems, ids: list[tuple[str, str]]) -> pd.DataFrame:
+def own_truth(rows: pd.DataFrame, fit: PolicyFit, gm: GenerativeModel, problems, ids: list[tuple[str, str]]
+              ) -> pd.DataFrame:
     """A simulated set's own headline under "up to k tries, then the expert" beside its truth: ``rows``
-    (``intervals.policy_statistics`` of the policy ``sp`` fitted on ``cube``) with ``truth``, what the same policy
-    with the same choices truly costs on the set's own problems, and ``covers`` (the interval holds it).
+    (``intervals.policy_statistics`` of the policy ``fit``: ``intervals.set_policy``) with ``truth``, what the same
+    policy with the same choices truly costs on the set's own problems, and ``covers`` (the interval holds it).
     ``problems``: ``validity.own_problems`` (per task, the set's problems in its order); ``ids``: their (task,
     problem_id) in that order, matched to ``cube.problems``. SIMULATED."""
-    tr = truth(gm, problems)
+    tr, cube = truth(gm, problems), fit.cube
     order = pd.MultiIndex.from_tuples(ids, names=["task", "problem_id"]).get_indexer(cube.problems)
     columns = [gm.strategies.index(s) for s in cube.strategies]
     cost, rate = tr.cost[0][order][:, columns], tr.rate[0][order][:, columns]
     models = {cube.strategies.index(m): m for m in gm.models if m in cube.strategies}
-    truths = policy_truths(sp, expert, cube.task_codes, len(cube.tasks), models, cost, rate)
+    truths = policy_truths(fit.policy, fit.fee, cube.task_codes, len(cube.tasks), models, cost, rate)
     at = {t: i for i, t in enumerate(cube.tasks)}
     out = rows[rows["statistic"].isin(truths)].copy()
     out["truth"] = [float(truths[s][at[t]]) for s, t in zip(out["statistic"], out["task"])]

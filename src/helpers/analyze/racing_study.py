@@ -27,11 +27,11 @@ from helpers.analyze.validity import (
     draw_cube,
     draw_problems,
     family,
-    forked_map,
     pooled_rate,
     true_statistics,
 )
 from helpers.collect import racing
+from helpers.core.pool import forked_map
 
 STUDY_COLUMNS = ["generator", "statistic", "design", "from", "mean_abs_bias", "rel_bias_pct", "coverage_pct",
                  "coverage_se_pct", "mean_width", "usd_pct"]
@@ -133,7 +133,8 @@ def racing_study(gm: GenerativeModel, generators, settings, repetitions: int = 4
     (Table 1), or the Table-1 sample. Where Table 1 is weighted, a third design, ``sample``, is Table 1 from the Table-1
     sample alone (what a racing set showed before it was weighted), side by side."""
     jobs = [(seed * 100_003 + 7_919 * i + r, g) for i, g in enumerate(generators) for r in range(repetitions)]
-    sets = forked_map(lambda s, g: one_set(gm, s, g, settings, replicates, level), jobs, workers)
+    sets = forked_map(lambda s, g: one_set(gm, s, g, settings, replicates, level), jobs, workers,
+                      "simulated sets")
     rows = []
     for i, g in enumerate(generators):
         reps = sets[i * repetitions:(i + 1) * repetitions]

@@ -441,17 +441,9 @@ def synthetic_coverage(points=(4, 5, 6, 7, 8, 9), series: int = 1000, halving_mo
 def synthetic_coverage_by_floor(floors=(5.0, 30.0), workers: int = 1, **kw) -> pd.DataFrame:
     """``synthetic_coverage`` (keywords ``kw``) for each floor c (%), rows tagged ``floor_pct`` (first column), the
     floors on up to ``workers`` forked processes."""
-    from helpers.collect.workers import can_fork, run_forked
+    from helpers.core.pool import forked_map
 
-    def run(group, counter=None):
-        return [synthetic_coverage(c=c, **kw).assign(floor_pct=c) for c in group]
-
-    if workers > 1 and len(floors) > 1 and can_fork():
-        groups = [list(floors[i::workers]) for i in range(min(workers, len(floors)))]
-        parts = run_forked(run, groups, lambda n: None)
-        done = {c: df for group, part in zip(groups, parts, strict=True) for c, df in zip(group, part, strict=True)}
-        frames = [done[c] for c in floors]
-    else:
-        frames = run(list(floors))
+    frames = forked_map(lambda c: synthetic_coverage(c=c, **kw).assign(floor_pct=c), [(c,) for c in floors],
+                        min(workers, len(floors)))
     out = pd.concat(frames, ignore_index=True)
     return out[["floor_pct", *[c for c in out.columns if c != "floor_pct"]]]

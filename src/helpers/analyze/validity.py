@@ -36,13 +36,13 @@ from helpers.collect.backends.sim import task_aptitude
 from helpers.core.context import Context
 from helpers.core.experts import expert_per_problem
 from helpers.core.methods import get_method
+from helpers.core.pool import forked_map
 from helpers.core.prompts import refine_messages, solve_messages
 from helpers.core.simulation import (
     OWN,
     Generator,
     HashedDraws,
     SeededDraws,
-    completion_tokens,
     difficulty,
     interaction,
     n_distractors,
@@ -209,7 +209,10 @@ GENERATORS = (OWN, Generator("interaction sd 0.5", interaction_sd=0.5),
               Generator("broken items 5%", broken=0.05), Generator("heavy-tailed difficulty (t, 3 df)", difficulty="t3"),
               Generator("bimodal difficulty", difficulty="bimodal"),
               Generator("probit, per-model slopes", link="probit", slope_sd=0.3),
-              Generator("capability cliffs", cliff=-1.0))
+              Generator("capability cliffs", cliff=-1.0),
+              Generator("bimodal problem × model interaction (±2 logits)", interaction_sd=2.0, interaction_shape="bimodal"),
+              Generator("guessing floor 25%", floor=0.25),
+              Generator("heavy-tailed attempt costs (Pareto tokens, tail 2.5)", token_tail=2.5))
 
 
 @dataclass
@@ -265,7 +268,7 @@ def population_problems(gm: GenerativeModel, n_prompts: int, task: int) -> TaskP
     """The population of a task's problems for ``truth``: every (prompt, node) pair of ``population_nodes``, in that
     order (P·K,), with one fixed draw of the set generator's interaction per pair (seeded by the task's index)."""
     g = gm.generator
-    if g.difficulty != "normal" or g.broken or g.link != "logit":
+    if g.departs_from_population:
         raise ValueError(f"no population truth for generator '{g.name}': only interactions and cliffs")
     nodes = population_nodes(g)[0]
     n = n_prompts * len(nodes)
@@ -296,8 +299,7 @@ def draw_problems(gm: GenerativeModel, rng: np.random.Generator, generator: Gene
         P = len(tm.solve_tokens)
         prompt = rng.integers(0, P, P)
         z = generator.draw_difficulty(rng, P)
-        sd = np.asarray(generator.interaction_sd, float)
-        offset = sd * rng.standard_normal((P, M)) if generator.has_interaction else 0.0
+        offset = generator.draw_interaction(rng, (P, M))
         broken = np.zeros(P, bool)
         if generator.broken:  # (no draw otherwise: the own model's sets are those drawn before generators existed)
             broken[rng.permutation(P)[:int(round(generator.broken * P))]] = True
@@ -364,8 +366,8 @@ def draw_cube(gm: GenerativeModel, rng: np.random.Generator | None, problems: Pr
         draw, shape = SeededDraws(_rng(rng)) if draws is None else draws[t], (P, len(gm.models), n)
         ok = draw.uniform("format", shape) >= gm.format_error[:, None]
 
-        def calls(tokens, method="vanilla", call=0, tm=tm, draw=draw, shape=shape):  # this task's, bound (B023)
-            c = completion_tokens(tm.completion[:, None], draw.normal("tokens", shape, method, call))
+        def calls(tokens, method="vanilla", call=0, tm=tm, draw=draw, shape=shape, gen=here.generator):  # bound (B023)
+            c = gen.tokens(tm.completion[:, None], draw.normal("tokens", shape, method, call))
             return tokens[:, None, None] * gm.usd_in[:, None] + c * gm.usd_out[:, None] + gm.fee[:, None]
 
         per = {}
@@ -572,46 +574,8 @@ def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float,
 def _draw_sets(gm: GenerativeModel, jobs: list[tuple[int, Generator | None]], replicates: int, level: float,
                budgets: np.ndarray | None, workers: int) -> list[SetDraw]:
     """``_repetition`` of every (seed, generator) job, in the jobs' order, on ``workers`` forked processes."""
-    return forked_map(lambda s, g: _repetition(gm, s, replicates, level, budgets, g), jobs, workers)
-
-
-def forked_map(fn, jobs: list[tuple], workers: int, desc: str = "simulated sets") -> list:
-    """``fn(*job)`` of every job, in the jobs' order, on ``workers`` forked processes (one BLAS thread each: no
-    oversubscription of the cores); in this process when one worker is asked for or forking is not possible. A
-    progress bar (``desc``, one step per job) reaches the runner's terminal: a study can take minutes."""
-    from helpers.collect.workers import can_fork, run_forked
-    from helpers.core.progress import progress_bar
-
-    bar = progress_bar(total=len(jobs), desc=desc, unit="set", leave=False)
-
-    def run(group, counter=None):
-        out = []
-        for j in group:
-            out.append(fn(*j))
-            if counter is None:
-                bar.update(1)
-            else:
-                with counter.get_lock():
-                    counter.value += 1
-        return out
-
-    try:
-        if workers <= 1 or not can_fork() or len(jobs) < 2:
-            return run(jobs)
-
-        def job(group, counter):
-            from threadpoolctl import threadpool_limits
-
-            with threadpool_limits(limits=1):
-                return run(group, counter)
-
-        parts = run_forked(job, [jobs[i::workers] for i in range(workers)], bar.update)
-    finally:
-        bar.close()
-    out: list = [None] * len(jobs)
-    for i, part in enumerate(parts):
-        out[i::workers] = part
-    return out
+    return forked_map(lambda s, g: _repetition(gm, s, replicates, level, budgets, g), jobs, workers,
+                      "simulated sets")
 
 
 def study_sets(gm: GenerativeModel, repetitions: int = 100, replicates: int = 200, seed: int = 0, level: float = 0.95,
@@ -837,7 +801,8 @@ def crossfit_routing_study(gm: GenerativeModel, generators=GENERATORS, repetitio
     more sets fit in the time): ``repetitions`` sets per generator, the same draws as ``generator_study``'s."""
     budgets = routing_truth(gm)[0]
     jobs = [(seed * 100_003 + 7_919 * i + r, g) for i, g in enumerate(generators) for r in range(repetitions)]
-    drawn = forked_map(lambda s, g: _routing_only(gm, s, g, budgets, replicates, level), jobs, workers)
+    drawn = forked_map(lambda s, g: _routing_only(gm, s, g, budgets, replicates, level), jobs, workers,
+                       "simulated sets")
     rows = []
     for g in generators:
         rows += _crossfit_row(g.name, [d for d, (_, gg) in zip(drawn, jobs, strict=True) if gg is g])

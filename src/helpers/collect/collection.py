@@ -23,11 +23,12 @@ from helpers.collect.budget import Budget, check_budget, estimate_calls, recorde
 from helpers.collect.calling import STOP, Caller, arun_attempt, run_attempt, stopping
 from helpers.collect.plan import Attempt, in_plan, needed_responses, pending, plan_for, plan_keys, to_call
 from helpers.collect.records import CallRecord, RecordStore
-from helpers.collect.workers import can_fork, partition, run_forked
+from helpers.collect.workers import partition
 from helpers.core.context import Context
 from helpers.core.errors import CostOfPassError
 from helpers.core.models import LOCAL_PROVIDERS, ModelSpec
 from helpers.core.params import Params
+from helpers.core.pool import can_fork, run_forked
 from helpers.core.prices import PriceSnapshot, cost_usd
 from helpers.core.progress import progress_bar
 from helpers.core.tasks import Problem

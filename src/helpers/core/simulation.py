@@ -45,7 +45,10 @@ class Generator:
     answer equal to the reference passes: rate (1 − pi)/D); ``difficulty``: z ~ N(0, 1), ``"t3"`` (Student t with
     3 df scaled to sd 1: heavy tails) or ``"bimodal"`` (±0.9 with sd 0.44: sd 1); ``link``: ``"probit"`` passes with
     Phi(g_m · eta / 1.7), g_m ~ logN(0, ``slope_sd``²) per model and set; ``cliff``: a model solves nothing where its
-    logit is below this (a capability cliff; a float, one per model, None for none)."""
+    logit is below this (a capability cliff; a float, one per model, None for none); ``interaction_shape``:
+    ``"bimodal"`` makes e_pm = ±sd with equal odds (each model finds a problem easy or hard, not in between);
+    ``floor``: an attempt passes with floor + (1 − floor)·pi (a guessing floor); ``token_tail``: completion tokens
+    Pareto with this tail index (mean kept) instead of log-normal (heavy-tailed attempt costs)."""
 
     name: str
     interaction_sd: float | tuple[float, ...] = 0.0
@@ -54,6 +57,9 @@ class Generator:
     link: str = "logit"
     slope_sd: float = 0.0
     cliff: float | tuple[float | None, ...] | None = None
+    interaction_shape: str = "normal"
+    floor: float = 0.0
+    token_tail: float | None = None
 
     @property
     def has_interaction(self) -> bool:
@@ -70,7 +76,34 @@ class Generator:
     def pass_probability(self, eta: np.ndarray | float, slope: np.ndarray | float = 1.0) -> np.ndarray:
         """pi for logits ``eta`` (any shape; per-model arrays broadcast on the last axis)."""
         pi = special.ndtr(slope * eta / PROBIT_SCALE) if self.link == "probit" else special.expit(eta)
-        return np.where(eta < self.cliffs, 0.0, pi)
+        return np.where(eta < self.cliffs, 0.0, self.floor + (1 - self.floor) * pi)
+
+    @property
+    def departs_from_population(self) -> bool:
+        """Whether this generator departs in a way the population truth (``population_nodes``) does not integrate:
+        anything but normal interactions and cliffs."""
+        return (self.difficulty != "normal" or bool(self.broken) or self.link != "logit" or bool(self.floor)
+                or self.interaction_shape != "normal" or self.token_tail is not None)
+
+    def draw_interaction(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray | float:
+        """Problem × model interactions e (P, M) on the logit scale (0.0 where there are none)."""
+        if not self.has_interaction:
+            return 0.0
+        sd = np.asarray(self.interaction_sd, float)
+        if self.interaction_shape == "bimodal":
+            return sd * np.where(rng.random(shape) < 0.5, -1.0, 1.0)
+        if self.interaction_shape != "normal":
+            raise ValueError(f"unknown interaction shape '{self.interaction_shape}'")
+        return sd * rng.standard_normal(shape)
+
+    def tokens(self, mean: np.ndarray | float, z: np.ndarray | float) -> np.ndarray:
+        """Completion tokens (≥ 1, whole) with mean ``mean`` for standard normal ``z``: log-normal
+        (``completion_tokens``), or Pareto with tail index ``token_tail`` (its quantile at Phi(z))."""
+        if self.token_tail is None:
+            return completion_tokens(mean, z)
+        a = self.token_tail
+        scale = np.asarray(mean, float) * (a - 1) / a  # Pareto(scale, a) has mean scale·a/(a − 1)
+        return np.maximum(1, np.round(scale * special.ndtr(-np.asarray(z)) ** (-1 / a)))
 
     def draw_difficulty(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """``n`` difficulties z from this generator's distribution (sd 1)."""

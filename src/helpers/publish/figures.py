@@ -602,9 +602,10 @@ def cost_accuracy_data(points: pd.DataFrame, expert_usd: dict[str, float]) -> pd
 
 @styled
 def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], look: Appearance):
-    """Every strategy as a point — mean USD per attempt (log axis) against accuracy (%), each with its 95% bootstrap
-    interval — the Pareto frontier through the points no other beats on both, and the human expert (star, taken as
-    always right), one panel per dataset, in the style of "AI Agents That Matter" Figure 1. ``points``:
+    """Every strategy as a point — mean USD per attempt (log axis) against accuracy (%), each with its 95% interval
+    where it has one (``intervals.accuracy_cost``: a strategy with runs of its own) — the Pareto frontier through the
+    points no other beats on both, and the human expert (star, taken as always right), one panel per dataset, in the
+    style of "AI Agents That Matter" Figure 1. ``points``:
     ``intervals.SetStatistics.accuracy_cost`` rows (statistic accuracy / cost_usd, strategy, task, value, low,
     high); ``look``: the set's labels, colours by family (the legend's too) and order of datasets."""
     task_labels, labels, colors, family_colors = look.task_labels, look.labels, look.model_colors, look.family_colors

@@ -65,7 +65,7 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
     the other problems and valued on its own runs (the same k). ``fitted``: ``intervals.set_policy(an)``; ``rows``: its
     ``intervals.policy_statistics``. (numbers: one row per model or frontier and dataset; shown: the same rows in
     words.)"""
-    sp, cube, _ = fitted
+    sp, cube = fitted.policy, fitted.cube
     long = policy.policy_table(sp.single, cube.task_codes, cube.tasks, cube.strategies)
     long = long[long["strategy"].isin(an.models)]
     vanilla, expert, weights = an.table1_records()  # the paper's values as Table 1 shows them (a racing set's: weighted)
@@ -200,8 +200,9 @@ def table1_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.Data
 
 
 def table56_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Tables 5 and 6 with 95% bootstrap intervals: accuracy (%) and mean USD per attempt of each model's
-    vanilla attempts, (numbers, shown: rows model x quantity, a ``value [low, high]`` cell per dataset)."""
+    """Tables 5 and 6 with 95% intervals (``intervals.accuracy_cost``, checked by the validity study): accuracy (%)
+    and mean USD per attempt of each model's vanilla attempts, (numbers, shown: rows model x quantity, a
+    ``value [low, high]`` cell per dataset)."""
     long = st.accuracy_cost[st.accuracy_cost["strategy"].isin(an.models)].copy()
     pct = long["statistic"] == "accuracy"
     long.loc[pct, ["value", "low", "high"]] *= 100
@@ -251,8 +252,8 @@ def holdout_table(an: Analysis, fitted: intervals.PolicyFit) -> tuple[pd.DataFra
     (``fitted``: ``intervals.set_policy(an)``): (numbers, shown; USD per problem)."""
     from helpers.analyze.holdout import holdout_frontier
 
-    sp, cube, expert = fitted
-    numbers = holdout_frontier(sp.frontier, expert, cube.task_codes, cube.tasks, single=sp.single)
+    cube = fitted.cube
+    numbers = holdout_frontier(fitted.policy.frontier, fitted.fee, cube.task_codes, cube.tasks, single=fitted.policy.single)
     rank = {t: i for i, t in enumerate(in_category_order(an.tasks))}
     numbers = numbers.sort_values("task", key=lambda c: c.map(rank)).reset_index(drop=True)
     shown = pd.DataFrame({
