@@ -210,9 +210,9 @@ GENERATORS = (OWN, Generator("interaction sd 0.5", interaction_sd=0.5),
               Generator("bimodal difficulty", difficulty="bimodal"),
               Generator("probit, per-model slopes", link="probit", slope_sd=0.3),
               Generator("capability cliffs", cliff=-1.0),
-              Generator("bimodal problem × model interaction (±2 logits)", interaction_sd=2.0, interaction_shape="bimodal"),
+              Generator("bimodal interaction (±2 logits)", interaction_sd=2.0, interaction_shape="bimodal"),
               Generator("guessing floor 25%", floor=0.25),
-              Generator("heavy-tailed attempt costs (Pareto tokens, tail 2.5)", token_tail=2.5))
+              Generator("heavy-tailed attempt costs (Pareto, tail 2.5)", token_tail=2.5))
 
 
 @dataclass
