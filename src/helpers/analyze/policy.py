@@ -234,9 +234,6 @@ def _loo_priors(passed: np.ndarray, tried: np.ndarray) -> tuple[np.ndarray, np.n
     return _beta_moments(m, v, noise, count, s.sum(axis=0) - s, n.sum(axis=0) - n)
 
 
-CHUNK = 64  # problems whose leave-one-out criterion is computed at once (memory: CHUNK × group size × strategies)
-
-
 def loo_criterion(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_usd: np.ndarray, k: int,
                   groups: np.ndarray) -> np.ndarray:
     """(P, S) what each option looks like it costs under "up to k tries, then the expert" on the problems of each
@@ -251,23 +248,29 @@ def loo_criterion(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
         c = np.where(runs > 0, np.nansum(np.where(live, usd, 0.0), -1) / np.where(runs > 0, runs, 1), 0.0)
     fee = np.asarray(expert_usd, float)
     out = np.full(runs.shape, np.inf)
+    S = runs.shape[1]
     for g in np.unique(groups):
         idx = np.flatnonzero(groups == g)
-        a, b = _loo_priors(s[idx], s[idx] + f[idx])  # (n, S)
+        a, b = _loo_priors(s[idx], s[idx] + f[idx])  # (n, S): a problem's prior depends on it only by its own counts
         has = runs[idx] > 0  # (n, S)
-        for lo in range(0, len(idx), CHUNK):
-            i = slice(lo, lo + CHUNK)
-            A, B = a[i, None, :], b[i, None, :]  # prior of problem i (leaving i out), applied to every problem j
-            moment, geometric = np.ones((A.shape[0], len(idx), runs.shape[1])), np.zeros((A.shape[0], len(idx), runs.shape[1]))
-            for t in range(k):
+        key = s[idx] * (correct.shape[-1] + 1) + f[idx]  # (n, S): the counts that decide each problem's prior
+        keys = np.unique(key)
+        # one prior per distinct key and column (the prior of any problem with that key there; NaN where none has it)
+        A, B = np.full((len(keys), S), np.nan), np.full((len(keys), S), np.nan)
+        slot = np.searchsorted(keys, key)  # (n, S)
+        A[slot, np.arange(S)[None, :]], B[slot, np.arange(S)[None, :]] = a, b
+        moment, geometric = np.ones((len(keys), len(idx), S)), np.zeros((len(keys), len(idx), S))
+        with np.errstate(invalid="ignore"):  # NaN where no problem of a column has the key: never read
+            for t in range(k):  # E[Σ_{j<k} (1 − R)^j] and E[(1 − R)^k] of every problem j under each prior
                 geometric += moment
-                moment = moment * (B + f[idx][None] + t) / (A + B + s[idx][None] + f[idx][None] + t)
-            each = np.where(has[None], c[idx][None] * geometric + moment * fee[idx][None, :, None], 0.0)  # (c, n, S)
-            own = np.arange(lo, min(lo + CHUNK, len(idx)))
-            each[np.arange(len(own)), own] = 0.0  # the problem's own runs take no part in its choice
-            count = has.sum(axis=0)[None] - has[own]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                out[idx[own]] = np.where(count > 0, each.sum(axis=1) / count, np.inf)
+                moment = moment * (B[:, None] + f[idx][None] + t) / (A[:, None] + B[:, None] + s[idx][None] + f[idx][None] + t)
+            each = np.where(has[None], c[idx][None] * geometric + moment * fee[idx][None, :, None], 0.0)  # (U, n, S)
+        total = each.sum(axis=1)  # (U, S): every problem's, under each prior
+        own = each[slot, np.arange(len(idx))[:, None], np.arange(S)[None, :]]  # (n, S): the problem's own, its prior
+        mine = total[slot, np.arange(S)[None, :]]  # (n, S)
+        count = has.sum(axis=0)[None] - has
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[idx] = np.where(count > 0, (mine - own) / count, np.inf)  # the problem's own runs take no part
     return out
 
 
