@@ -40,6 +40,13 @@ def dollars(x: float) -> str:
     return f"-${text[1:]}" if text.startswith("-") else f"${text}"
 
 
+def fmt_tries(k: float) -> str:
+    """A table's "tries" cell: "1" for one try, "up to k" for more, "–" where none is defined (NaN)."""
+    if k != k:  # NaN
+        return "–"
+    return "1" if int(k) == 1 else f"up to {int(k)}"
+
+
 def fmt_pct(x: float) -> str:
     """A percentage (or a count of months) to three significant figures: 6.25, 93.4, 100; a share too small to read
     as "<0.01" (">-0.01" below zero), not "0.000678"."""

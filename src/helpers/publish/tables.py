@@ -10,12 +10,23 @@ import pandas as pd
 from helpers.analyze import costofpass as cp
 from helpers.analyze import expert_fee, headline, intervals, policy
 from helpers.analyze.estimates import Analysis
-from helpers.analyze.statistic import FRONTIER, STRATEGY_GAIN, TABLE1, TECHNIQUE_GAIN, Key, item_of, items, kind_of, kinds
+from helpers.analyze.statistic import (
+    FRONTIER,
+    POLICY_FRONTIER,
+    STRATEGY_GAIN,
+    TABLE1,
+    TECHNIQUE_GAIN,
+    Key,
+    item_of,
+    items,
+    kind_of,
+    kinds,
+)
 from helpers.core.numbers import sig
 from helpers.core.tasks import in_category_order
 from helpers.grade.estimates import strategy_name, strategy_names
 from helpers.publish import names
-from helpers.publish.formats import ESTIMATOR_LABELS, fmt_pct, fmt_usd, range_cell, whole_pct, with_interval
+from helpers.publish.formats import ESTIMATOR_LABELS, fmt_pct, fmt_tries, fmt_usd, range_cell, whole_pct, with_interval
 from helpers.publish.sentences import fee_reading, fee_said, policy_said
 
 
@@ -90,7 +101,7 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
     long["model"] = long["model"].map(lambda m: an.labels.get(m, m))
     shown = pd.DataFrame({
         "model": long["model"], "family": long["family"].fillna(""), "dataset": long["task"].map(an.task_labels),
-        "tries": long["k"].map(lambda k: f"up to {int(k)}" if pd.notna(k) else "–"),
+        "tries": long["k"].map(fmt_tries),
         "cost with those tries, then the expert (USD, 95% interval)": [
             policy_said(r.policy_usd, r.policy_low, r.policy_high, r.expert_share_pct, r.unidentified, r.k)
             for r in long.itertuples()],
@@ -257,7 +268,7 @@ def holdout_table(an: Analysis, fitted: intervals.PolicyFit) -> tuple[pd.DataFra
     rank = {t: i for i, t in enumerate(in_category_order(an.tasks))}
     numbers = numbers.sort_values("task", key=lambda c: c.map(rank)).reset_index(drop=True)
     shown = pd.DataFrame({
-        "dataset": numbers["task"].map(an.task_labels), "tries": numbers["k"].map(lambda k: f"up to {k}"),
+        "dataset": numbers["task"].map(an.task_labels), "tries": numbers["k"].map(fmt_tries),
         "chosen and read on the same runs (in-sample)": numbers["in_sample_usd"].map(fmt_usd),
         "chosen on the other problems, valued on its own runs (held-out) [95%]": [
             with_interval(v, lo, hi, fmt_usd) for v, lo, hi in
@@ -404,9 +415,9 @@ def headline_with_truth(an: Analysis, st: intervals.SetStatistics, truth: dict[s
     shown = []
     for (stat, task), g in numbers.groupby(["statistic", "task"], sort=False):
         key = Key.parse(stat)
-        kind, name, pct = key.kind.name, key.item, key.kind == TECHNIQUE_GAIN
+        name, pct = key.item, key.kind == TECHNIQUE_GAIN
         fmt, scale = (fmt_pct, 100.0) if pct else (fmt_usd, 1.0)
-        row = {"number": f"{kind}: {an.labels.get(name, name)}" + (" (%)" if pct else " (USD)"),
+        row = {"number": f"{key.kind.short}: {an.labels.get(name, name)}" + (" (%)" if pct else " (USD)"),
                "dataset": an.task_labels.get(task, task)}
         for _, r in g.iterrows():
             mark = "" if r["covers"] else " ✗"
@@ -426,10 +437,11 @@ def policy_truth_table(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, 
     shown = []
     for r in numbers[kinds(numbers["statistic"]).isin(HEADLINE)].itertuples(index=False):
         key = Key.parse(r.statistic)
-        kind, name, pct = key.kind.name, key.item, key.kind == TECHNIQUE_GAIN
+        name, pct = key.item, key.kind == TECHNIQUE_GAIN
         fmt, scale = (fmt_pct, 100.0) if pct else (fmt_usd, 1.0)
-        shown.append({"number": f"{kind}: {an.labels.get(name, name)}" + (" (%)" if pct else " (USD)"),
-                      "dataset": an.task_labels.get(r.task, r.task), "tries": f"up to {int(r.k)}",
+        kind = POLICY_FRONTIER if key.kind == FRONTIER else key.kind  # the headline's frontier: a choice, not the paper's
+        shown.append({"number": f"{kind.short}: {an.labels.get(name, name)}" + (" (%)" if pct else " (USD)"),
+                      "dataset": an.task_labels.get(r.task, r.task), "tries": fmt_tries(r.k),
                       "up to k tries, then the expert": with_interval(scale * r.value, scale * r.low, scale * r.high, fmt)
                       + ("" if r.covers else " ✗"), "truth": fmt(scale * r.truth)})
     return numbers, pd.DataFrame(shown)
