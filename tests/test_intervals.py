@@ -112,4 +112,4 @@ def test_headline_numbers_sit_beside_the_truth_and_misses_are_marked():
     numbers, shown = headline_with_truth(an, st, truth)
     assert numbers["covers"].tolist() == [False, True, False]  # release gains are not headline numbers
     assert shown.loc[0, "plug-in"] == "5 [4, 6] ✗" and shown.loc[0, "model-based"] == "2.1 [1.9, 2.3]"
-    assert shown.loc[1, "number"] == "technique gain: self_refine (%)" and shown.loc[1, "truth"] == "0"
+    assert shown.loc[1, "number"] == "Technique gains of Table 2: self_refine (%)" and shown.loc[1, "truth"] == "0"
