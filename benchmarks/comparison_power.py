@@ -33,7 +33,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from helpers.analyze import policy_study
+from helpers.analyze import known_truth as kt
+from helpers.analyze import policy_study, statistic
 from helpers.analyze import validity as va
 from helpers.analyze.statistic import ACCURACY, COST_PER_ATTEMPT
 from helpers.core.context import prepare
@@ -41,7 +42,7 @@ from helpers.core.params import load_params
 from helpers.core.pool import forked_map
 
 
-def twin_model(gm: va.GenerativeModel) -> va.GenerativeModel:
+def twin_model(gm: kt.GenerativeModel) -> kt.GenerativeModel:
     """``gm`` with a twin of its first model (same prices, profile and family; vanilla only): equal options."""
     first = gm.models[0]
     add = lambda a: np.concatenate([a, a[:1]])  # noqa: E731
@@ -50,14 +51,14 @@ def twin_model(gm: va.GenerativeModel) -> va.GenerativeModel:
     return dataclasses.replace(gm, models=[*gm.models, "twin"], families={**gm.families, "twin": gm.families[first]},
                                methods=["vanilla"], usd_in=add(gm.usd_in), usd_out=add(gm.usd_out), fee=add(gm.fee),
                                refine_gain=add(gm.refine_gain), format_error=add(gm.format_error), tasks=tasks,
-                               steps=[*gm.steps, ["twin"]], generator=va.OWN)
+                               steps=[*gm.steps, ["twin"]], generator=kt.OWN)
 
 
-def twin_false_findings(gm: va.GenerativeModel, sets: int, workers: int) -> tuple[float, float, int]:
+def twin_false_findings(gm: kt.GenerativeModel, sets: int, workers: int) -> tuple[float, float, int]:
     """(% of (set, dataset) pairs whose twins' paired interval excludes 0, its coverage of the true difference (%),
     pairs) on the own family's generator."""
     twin = twin_model(gm)
-    drawn = forked_map(lambda s, g: policy_study.draw_set(twin, s, g), [(900_000 + r, va.OWN) for r in range(sets)],
+    drawn = forked_map(lambda s, g: policy_study.draw_set(twin, s, g), [(900_000 + r, kt.OWN) for r in range(sets)],
                           workers)
     a, b = np.triu_indices(len(twin.models), 1)  # ``differences.all_pairs``' order over the models' columns
     q = int(np.flatnonzero((a == 0) & (b == len(twin.models) - 1))[0])  # the first model and its twin
@@ -84,8 +85,8 @@ def spread(values: pd.Series, digits: int = 1, unit: str = "") -> str:
 def docs_table(table: pd.DataFrame, effect: pd.DataFrame, twin: tuple[float, float, int]) -> list[str]:
     """The markdown table of docs/statistics.md's measured section, every number from this run."""
     col = lambda label, c: table[table["statistic"] == label].set_index("generator")[c]  # noqa: E731
-    t1, front, pairs = va.FAMILY_LABELS["table1"], va.POLICY_LABELS["frontier"], policy_study.PAIRS
-    gains = va.FAMILY_LABELS["technique gain"]
+    t1, front, pairs = statistic.FAMILY_LABELS["table1"], statistic.POLICY_LABELS["frontier"], policy_study.PAIRS
+    gains = statistic.FAMILY_LABELS["technique gain"]
     named = "; ".join(f"{r.task} {r['named best %']:.0f}%" for _, r in effect[effect["true gain %"] > 0].iterrows())
     share, held, n = twin
     rows = [
@@ -129,28 +130,28 @@ def main(sets: int = 100, generators: int | None = None, params: str = "params/s
     start = time.perf_counter()
     workers = os.cpu_count() or 1
     ctx = prepare(load_params(params))
-    gm = va.generative_model(ctx)
+    gm = kt.generative_model(ctx)
     table = policy_study.study(gm, va.study_generators(gm)[:generators], sets, seed=0, workers=workers)
     pd.set_option("display.width", 200)
     pick = lambda label, cols: table[table["statistic"] == label].set_index("generator")[cols]  # noqa: E731
     print(f"{sets} simulated sets of the `{ctx.params.name}` set's shape per generator (SIMULATED), each judged against "
           "its own truth\n")
     print("Frontier of all models (one model per dataset, chosen for each problem on the other problems):")
-    print(pick(va.POLICY_LABELS["frontier"], ["coverage_pct", "width_vs_oracle", "vs_best_single",
+    print(pick(statistic.POLICY_LABELS["frontier"], ["coverage_pct", "width_vs_oracle", "vs_best_single",
                                                        "vs_best_single_worst"]).round(3).to_string())
     print("\nEvery pair of models alone, paired on the same problems and runs:")
     print(pick(policy_study.PAIRS, ["coverage_pct", "width_vs_oracle", "power_pct", "false_findings_pct"]).round(3)
           .to_string())
     print("\nEach model alone, and the cheapest claim (power: the truly cheapest at most half the runner-up):")
-    print(pick(va.FAMILY_LABELS["table1"], ["coverage_pct", "width_vs_oracle", "power_pct", "false_findings_pct"])
+    print(pick(statistic.FAMILY_LABELS["table1"], ["coverage_pct", "width_vs_oracle", "power_pct", "false_findings_pct"])
           .round(3).to_string())
     for kind in (ACCURACY, COST_PER_ATTEMPT):
         print(f"\n{kind.label}, each model's interval (``means``):")
         print(pick(kind.label, ["coverage_pct", "width_vs_oracle", "rel_bias_pct"]).round(3).to_string())
     print("\nTechnique gains with no true effect:")
-    print(pick(va.FAMILY_LABELS["technique gain"], ["coverage_pct", "width_vs_oracle", "false_findings_pct"]).round(3)
+    print(pick(statistic.FAMILY_LABELS["technique gain"], ["coverage_pct", "width_vs_oracle", "false_findings_pct"]).round(3)
           .to_string())
-    effect = policy_study.effect_table(va.generative_model(ctx, refine_gain=0.5), sets, workers=workers)
+    effect = policy_study.effect_table(kt.generative_model(ctx, refine_gain=0.5), sets, workers=workers)
     print("\nA true self-refine effect g = 0.5 on the own generator (named: the gain's interval above 0):")
     print(effect[["task", "true gain %", "mean gain %", "coverage %", "named best %"]].round(1).to_string(index=False))
     twin = twin_false_findings(gm, sets, workers)

@@ -20,20 +20,22 @@ import time
 
 import numpy as np
 
+from helpers.analyze import known_truth as kt
 from helpers.analyze import model_checks as mc
 from helpers.analyze import validity as va
 from helpers.analyze.frontier_model import ModelFrontier
 from helpers.core.context import prepare
 from helpers.core.params import load_params
+from helpers.core.simulation import Generator
 from helpers.core.tasks import get_task
 
 FAMILIES = ("table1", "frontier", "release frontier", "release gain", "family", "essential")
 
 
-def held(gm: va.GenerativeModel, generator: va.Generator, seed: int) -> np.ndarray:
+def held(gm: kt.GenerativeModel, generator: Generator, seed: int) -> np.ndarray:
     """(T,) whether the checks let the model stand on each dataset of the set ``_repetition`` draws from ``seed``."""
     rng = np.random.default_rng(seed)
-    cube, expert = va.draw_cube(gm, rng, va.draw_problems(gm, rng, generator))
+    cube, expert = kt.draw_cube(gm, rng, kt.draw_problems(gm, rng, generator))
     model = ModelFrontier(cube, expert)
     free = frozenset(t for t in cube.tasks if get_task(t).metric in ("number", "math"))
     checks = mc.set_checks(model.k, cube.runs, model.fits, model.rows, cube.tasks, seed, groups=model.groups,
@@ -44,7 +46,7 @@ def held(gm: va.GenerativeModel, generator: va.Generator, seed: int) -> np.ndarr
 
 
 def main(sets: int = 6, generators: int | None = None, params: str = "params/sim.yaml") -> None:
-    gm = va.generative_model(prepare(load_params(params)))
+    gm = kt.generative_model(prepare(load_params(params)))
     print(f"model-based coverage (%) of the set's own truth, {sets} SIMULATED sets per generator: all cells / cells "
           "whose checks pass (their share)")
     print(f"{'generator':36s}" + "".join(f"{f:>22s}" for f in FAMILIES))

@@ -26,6 +26,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from helpers.analyze import known_truth as kt
 from helpers.analyze import trends
 from helpers.analyze import validity as va
 from helpers.analyze.bootstrap import bootstrap
@@ -37,14 +38,14 @@ from helpers.core.pool import forked_map
 REPLICATES = 200  # the report's bootstrap replicates of the frontier over releases
 
 
-def one_set(gm: va.GenerativeModel, t: np.ndarray, seed: int, generator) -> list[dict]:
+def one_set(gm: kt.GenerativeModel, t: np.ndarray, seed: int, generator) -> list[dict]:
     """Per dataset of one simulated set: whether its fit is reliable, covered, and the log-linear coverage."""
     rng = np.random.default_rng(seed)
-    problems = va.draw_problems(gm, rng, generator)
-    cube, expert = va.draw_cube(gm, rng, problems)
+    problems = kt.draw_problems(gm, rng, generator)
+    cube, expert = kt.draw_cube(gm, rng, problems)
     point, reps = bootstrap(cube, expert, REPLICATES, seed=seed)
     keys = [f"release frontier:{i}" for i in range(len(gm.steps))]
-    est, boot, true = gm.statistics(point.frontier), gm.statistics(reps.frontier), va.true_statistics(gm, problems)
+    est, boot, true = gm.statistics(point.frontier), gm.statistics(reps.frontier), kt.true_statistics(gm, problems)
     curve = np.stack([np.concatenate([est[k], boot[k]]) for k in keys], axis=1)  # (1 + B, steps, T)
     truth = np.stack([true[k] for k in keys])  # (steps, T)
     rows = []
@@ -65,7 +66,7 @@ def one_set(gm: va.GenerativeModel, t: np.ndarray, seed: int, generator) -> list
 def main(sets: int = 40) -> None:
     start = time.perf_counter()
     ctx = prepare(load_params("params/sim.yaml"))
-    gm = va.generative_model(ctx)
+    gm = kt.generative_model(ctx)
     releases = pd.Series({m.name: pd.Timestamp(m.release_date) for m in ctx.models})
     dates = pd.Series([d for d, _ in release_steps(releases, ctx.params.fidelity.release_steps == "one_model")])
     t = trends.months_since(dates, dates.min())

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze import intervals as iv
-from helpers.analyze import validity as va
+from helpers.analyze import known_truth as kt
 from helpers.analyze.costofpass import release_steps
 from helpers.collect.backends.sim import task_aptitude
 from helpers.core.experts import load_expert_costs
@@ -39,7 +39,7 @@ CHOICES = {"bbq": 3, "gpqa_diamond": 4}
 METHODS = ["vanilla", "self_refine", "majority_vote_k3", "majority_vote_k4"]
 
 
-def paper_shaped_model() -> va.GenerativeModel:
+def paper_shaped_model() -> kt.GenerativeModel:
     root = repo_root()
     registry = root / "params/registry/sim_paper.yaml"
     import yaml
@@ -50,18 +50,18 @@ def paper_shaped_model() -> va.GenerativeModel:
     tasks = []
     for t, n in TASKS.items():
         profiles = [m.sim for m in models]
-        tasks.append(va.TaskModel(
+        tasks.append(kt.TaskModel(
             t, np.full(n, 200), np.full(n, 300),
             np.array([task_aptitude(p, t) for p in profiles]),
             np.array([p.difficulty_spread for p in profiles]), np.array([p.completion_tokens[t] for p in profiles]),
             CHOICES.get(t, 7) - 1, experts[t].usd("high")))
     price = [prices.price(m.name) for m in models]
-    return va.GenerativeModel(
+    return kt.GenerativeModel(
         [m.name for m in models], {m.name: m.family for m in models}, METHODS,
         np.array([p.input_usd_per_mtok for p in price]) / 1e6, np.array([p.output_usd_per_mtok for p in price]) / 1e6,
         np.zeros(len(models)), np.zeros(len(models)), np.zeros(len(models)), tasks, 8,
         [names for _, names in release_steps(pd.Series({m.name: m.release_date for m in models}))],
-        generator=va.set_generator(profiles))
+        generator=kt.set_generator(profiles))
 
 
 def timed(fn):
@@ -72,7 +72,7 @@ def timed(fn):
 
 if __name__ == "__main__":
     gm = paper_shaped_model()
-    cube, expert = va.draw_cube(gm, np.random.default_rng(0))
+    cube, expert = kt.draw_cube(gm, np.random.default_rng(0))
 
     def run(workers):
         return iv.compute_statistics(cube, expert, gm.specs, list(gm.models), gm.steps, REPLICATES, DRAWS,

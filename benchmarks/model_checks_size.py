@@ -46,8 +46,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from model_checks_power import paper_scale_model  # noqa: E402
 
+from helpers.analyze import known_truth as kt  # noqa: E402
 from helpers.analyze import model_checks as mc  # noqa: E402
-from helpers.analyze import validity as va  # noqa: E402
 from helpers.analyze.frontier_model import fit_tested  # noqa: E402
 from helpers.core.pool import forked_map  # noqa: E402
 
@@ -61,7 +61,7 @@ def p_values(seed: int, shape: tuple[int, int, int] | None = None) -> list[float
     """Each check's p-value (``mc.CHECKS`` order) on one own-family dataset at paper scale, or of ``shape``."""
     gm = paper_scale_model(*shape) if shape else paper_scale_model()
     rng = np.random.default_rng(seed)
-    cube, _ = va.draw_cube(gm, rng, va.draw_problems(gm, rng, va.GENERATORS[0]))
+    cube, _ = kt.draw_cube(gm, rng, kt.draw_problems(gm, rng, kt.GENERATORS[0]))
     k, n = cube.correct.sum(-1), cube.runs
     groups = np.array(["vanilla"] * k.shape[1])
     found = {r.check: r.p_value for r in mc.check_task(k, n, fit_tested(k, n, groups), seed=seed, groups=groups,
@@ -156,7 +156,7 @@ def sim_p_values(seed: int, check_seed: int | None = None) -> list[tuple[tuple[i
 
     gm = sim_model()
     rng = np.random.default_rng(seed)
-    cube, expert = va.draw_cube(gm, rng, va.draw_problems(gm, rng, va.GENERATORS[0]))
+    cube, expert = kt.draw_cube(gm, rng, kt.draw_problems(gm, rng, kt.GENERATORS[0]))
     model = ModelFrontier(cube, expert)
     free = frozenset(t for t in cube.tasks if get_task(t).metric in ("number", "math"))
     checks = mc.set_checks(model.k, cube.runs, model.fits, model.rows, cube.tasks,
@@ -169,12 +169,12 @@ def sim_p_values(seed: int, check_seed: int | None = None) -> list[tuple[tuple[i
 
 
 @functools.lru_cache(maxsize=1)
-def sim_model() -> va.GenerativeModel:
+def sim_model() -> kt.GenerativeModel:
     """The `sim` set's own generative model (``params/sim.yaml``), read once per process."""
     from helpers.core.context import prepare
     from helpers.core.params import load_params
 
-    return va.generative_model(prepare(load_params("params/sim.yaml")))
+    return kt.generative_model(prepare(load_params("params/sim.yaml")))
 
 
 def sim_draw(seeds: list[int], check_seed: int | None = None) -> dict[tuple[int, int, int], np.ndarray]:

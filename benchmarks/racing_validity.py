@@ -1,7 +1,7 @@
 """Are the racing design's numbers as right as the uniform design's? (issue 37, item 3) — on known truth.
 
 ``analyze.racing_study.racing_study`` over every generator of the validity study (the `sim` set's own family, then
-``validity.GENERATORS``), ``sets`` simulated sets of the `sim` set's shape each (six datasets, ten SIMULATED models, 8
+``known_truth.GENERATORS``), ``sets`` simulated sets of the `sim` set's shape each (six datasets, ten SIMULATED models, 8
 runs), each estimated from all its cells (uniform) and from the cells the race runs with the default ``racing``
 settings (protected statistics from every problem, Table 1 from every problem weighted by the inverse of each cell's
 chance of being recorded — beside it, Table 1 from the Table-1 sample alone — the others from the sample): per statistic family, the
@@ -19,6 +19,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from helpers.analyze import known_truth as kt
 from helpers.analyze import validity as va
 from helpers.analyze.racing_study import racing_study
 from helpers.core.context import prepare
@@ -27,7 +28,7 @@ from helpers.core.params import Racing, load_params
 
 def main(sets: int) -> None:
     start = time.perf_counter()
-    gm = va.generative_model(prepare(load_params("params/sim.yaml")))
+    gm = kt.generative_model(prepare(load_params("params/sim.yaml")))
     settings = Racing()
     generators = va.study_generators(gm)
     print(f"{len(generators)} generators x {sets} simulated sets of the `sim` set's shape, 100 bootstrap replicates each; "

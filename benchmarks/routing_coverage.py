@@ -19,13 +19,14 @@ import os
 import sys
 import time
 
+from helpers.analyze import known_truth as kt
 from helpers.analyze import validity as va
 from helpers.core.context import prepare
 from helpers.core.params import load_params
 
 
 def main(sets: int = 40, generators: int | None = None, params: str = "params/sim.yaml") -> None:
-    gm = va.generative_model(prepare(load_params(params)).split()[0])
+    gm = kt.generative_model(prepare(load_params(params)).split()[0])
     gens = va.study_generators(gm)[:generators]
     start = time.perf_counter()
     table = va.crossfit_routing_study(gm, gens, sets, 200, workers=os.cpu_count() or 1)

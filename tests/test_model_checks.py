@@ -4,24 +4,25 @@
 import numpy as np
 import pytest
 
+from helpers.analyze import known_truth as kt
 from helpers.analyze import model_checks as mc
-from helpers.analyze import validity as va
 from helpers.analyze.frontier_model import fit_tested
+from helpers.core.simulation import Generator
 
 
-def checked_model(problems=96, models=8, distractors=6) -> va.GenerativeModel:
+def checked_model(problems=96, models=8, distractors=6) -> kt.GenerativeModel:
     """One numeric task (a wrong answer is one of ``distractors``), ``models`` models from weak to strong, 8 runs."""
-    task = va.TaskModel("gsm8k", np.full(problems, 120), np.full(problems, 200), np.linspace(-1.5, 3.5, models),
+    task = kt.TaskModel("gsm8k", np.full(problems, 120), np.full(problems, 200), np.linspace(-1.5, 3.5, models),
                         np.linspace(1.0, 2.0, models), np.full(models, 300.0), distractors, 3.5)
     names = [f"m{i}" for i in range(models)]
-    return va.GenerativeModel(names, {m: "lightweight" for m in names}, ["vanilla"], np.full(models, 1e-6),
+    return kt.GenerativeModel(names, {m: "lightweight" for m in names}, ["vanilla"], np.full(models, 1e-6),
                               np.full(models, 2e-6), np.zeros(models), np.zeros(models), np.zeros(models), [task], 8)
 
 
-def checks_of(generator: va.Generator, seed: int, distractors: int = 6) -> dict[str, mc.CheckResult]:
+def checks_of(generator: Generator, seed: int, distractors: int = 6) -> dict[str, mc.CheckResult]:
     gm = checked_model(distractors=distractors)
     rng = np.random.default_rng(seed)
-    cube, _ = va.draw_cube(gm, rng, va.draw_problems(gm, rng, generator))
+    cube, _ = kt.draw_cube(gm, rng, kt.draw_problems(gm, rng, generator))
     k, n = cube.correct.sum(-1), cube.runs
     groups = np.array(["vanilla"] * k.shape[1])
     fit = fit_tested(k, n, groups)
@@ -29,19 +30,19 @@ def checks_of(generator: va.Generator, seed: int, distractors: int = 6) -> dict[
 
 
 def test_no_check_rejects_the_models_own_data():
-    rejected = [name for seed in range(5) for name, r in checks_of(va.OWN, seed).items() if r.rejects]
+    rejected = [name for seed in range(5) for name, r in checks_of(kt.OWN, seed).items() if r.rejects]
     assert len(rejected) <= 1, rejected  # 5 sets x 5 checks at 2% each
 
 
 @pytest.mark.parametrize("check", ["dispersion", "split-sample"])
 def test_an_interaction_is_found(check):
-    hits = sum(checks_of(va.Generator("interaction", interaction_sd=1.5), seed)[check].rejects for seed in range(4))
+    hits = sum(checks_of(Generator("interaction", interaction_sd=1.5), seed)[check].rejects for seed in range(4))
     assert hits >= 3
 
 
 def test_wrong_references_are_found_by_the_floor_they_call_for():
     # 3% of problems with a wrong reference: a weak model's wrong answer that equals it passes, strong models fail
-    hits = sum(checks_of(va.Generator("broken", broken=0.03), seed)["floor"].rejects for seed in range(4))
+    hits = sum(checks_of(Generator("broken", broken=0.03), seed)["floor"].rejects for seed in range(4))
     assert hits >= 3
 
 
@@ -50,14 +51,14 @@ def test_wrong_references_raise_the_all_fail_count():
     # statistic sees the excess, but the fitted curves steepen to absorb part of it, so its p-value is small rather
     # than tiny (measured: 0.01-0.05 at 10%, 0.09 at 15%): the check's power is limited (README)
     for seed in range(3):
-        r = checks_of(va.Generator("broken", broken=0.10), seed, distractors=50)["all-fail"]
+        r = checks_of(Generator("broken", broken=0.10), seed, distractors=50)["all-fail"]
         assert r.statistic > 2 * r.expected and r.p_value <= 0.1
 
 
 def test_the_floor_check_is_not_applied_where_answers_can_be_guessed():
     gm = checked_model()
     rng = np.random.default_rng(0)
-    cube, _ = va.draw_cube(gm, rng)
+    cube, _ = kt.draw_cube(gm, rng)
     k, n = cube.correct.sum(-1), cube.runs
     groups = np.array(["vanilla"] * k.shape[1])
     floor = mc.check_task(k, n, fit_tested(k, n, groups), sims=20, groups=groups, free_response=False)[-1]

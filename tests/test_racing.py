@@ -299,7 +299,7 @@ def test_the_racing_study_weighs_table1_and_shows_the_sample_alone_beside_it(wri
 
     import yaml
 
-    from helpers.analyze import validity as va
+    from helpers.analyze import known_truth as kt
     from helpers.analyze.racing_study import racing_study
     from helpers.collect.preflight import preflight
     from helpers.core.params import Racing, load_params
@@ -309,8 +309,8 @@ def test_the_racing_study_weighs_table1_and_shows_the_sample_alone_beside_it(wri
     path = write_set({"name": "study", "tasks": ["gsm8k"], "models": models, "models_file": str(registry),
                       "n_problems": 60, "n_runs": 3, "price_snapshot": "sim_paper_table4_2025-04", "budget_usd": 100.0,
                       "data_dir": str(shared_data)})
-    gm = va.generative_model(preflight(load_params(path)))
-    df = racing_study(gm, [va.GENERATORS[0]], Racing(table1_share=0.1), repetitions=2, replicates=30)
+    gm = kt.generative_model(preflight(load_params(path)))
+    df = racing_study(gm, [kt.GENERATORS[0]], Racing(table1_share=0.1), repetitions=2, replicates=30)
     table1 = df[df["statistic"] == "table1"].set_index("design")
     assert list(table1.index) == ["uniform", "racing", "sample"]
     assert table1.loc["racing", "from"] == "every problem, weighted" and table1.loc["sample", "from"] == "Table-1 sample"

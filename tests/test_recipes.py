@@ -288,7 +288,7 @@ def test_recipe_a_method_made_of_runs_owns_its_math_through_the_model_based_fron
     from conftest import synthetic_attempts
     from helpers.analyze import bootstrap as bt
     from helpers.analyze.frontier_model import ModelFrontier
-    from helpers.analyze.validity import _made_of_runs
+    from helpers.analyze.known_truth import _made_of_runs
     from helpers.core.methods import base, best_of_n, get_method
 
     monkeypatch.setattr(base, "_REGISTRY", list(base._REGISTRY))  # the registration is undone after the test

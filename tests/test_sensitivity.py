@@ -4,7 +4,7 @@ study's verdict on its interval, never silently shown as if it held."""
 import numpy as np
 import pandas as pd
 
-from helpers.analyze.validity import FAMILY_LABELS
+from helpers.analyze.statistic import FAMILY_LABELS
 from helpers.publish.sensitivity import under_coverage
 
 

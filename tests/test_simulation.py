@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from conftest import ROOT
+from helpers.analyze import known_truth as kt
 from helpers.analyze import validity as va
 from helpers.collect.backends import sim
 from helpers.collect.preflight import preflight
@@ -60,12 +61,12 @@ def test_the_study_and_the_backend_give_the_sim_twins_the_same_pi(write_set, sha
                       "n_problems": 12, "n_runs": 2, "price_snapshot": "sim_paper_table4_2025-04", "budget_usd": 100.0,
                       "data_dir": str(shared_data)})
     ctx = preflight(load_params(path))
-    gm = va.generative_model(ctx)
+    gm = kt.generative_model(ctx)
     assert gm.generator.has_interaction and np.isfinite(gm.generator.cliffs).all()  # the twins are not the own model
     assert va.study_generators(gm)[0].name == "this set's own (interaction sd 0.5, cliffs at -2)"
-    assert va.study_generators(gm)[1:] == va.GENERATORS
+    assert va.study_generators(gm)[1:] == kt.GENERATORS
     zeros = 0
-    for tm, problems in zip(gm.tasks, va.own_problems(ctx)):
+    for tm, problems in zip(gm.tasks, kt.own_problems(ctx)):
         study = problems.success(tm)  # (P, M)
         backend = np.array([[sim.true_probability(m.sim, ctx.params.seed, tm.task, p.problem_id, model=m.name)
                              for m in ctx.models] for p in ctx.problems[tm.task]])
@@ -95,7 +96,7 @@ def test_the_study_draws_exactly_the_attempts_the_backend_recorded(write_set, tm
     run_collection(ctx, progress=False)
     run_grading(ctx)
     attempts = pd.read_parquet(params.graded_path / "attempts.parquet")
-    cube, _ = va.draw_cube(va.generative_model(ctx), None, va.own_problems(ctx), va.hashed_draws(ctx))
+    cube, _ = kt.draw_cube(kt.generative_model(ctx), None, kt.own_problems(ctx), kt.hashed_draws(ctx))
     row = {p.problem_id: i for i, p in enumerate(ctx.problems["two_digit_addition"])}
     col = {s: j for j, s in enumerate(cube.strategies)}
     recorded = np.zeros(cube.correct.shape, bool)

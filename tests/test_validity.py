@@ -4,15 +4,18 @@ import numpy as np
 import pytest
 
 from helpers.analyze import bootstrap as bt
+from helpers.analyze import known_truth as kt
+from helpers.analyze import statistic
 from helpers.analyze import validity as va
+from helpers.analyze import validity_tables as vt
 
 
-def tiny_model(refine_gain=0.0, problems=40, runs=8) -> va.GenerativeModel:
-    tasks = [va.TaskModel("gsm8k", np.full(problems, 120), np.full(problems, 200), np.array([1.5, -0.5]),
+def tiny_model(refine_gain=0.0, problems=40, runs=8) -> kt.GenerativeModel:
+    tasks = [kt.TaskModel("gsm8k", np.full(problems, 120), np.full(problems, 200), np.array([1.5, -0.5]),
                           np.array([2.0, 1.0]), np.array([200.0, 900.0]), 6, 3.5),
-             va.TaskModel("bbq", np.arange(problems) + 60, np.arange(problems) + 90, np.array([0.0, 2.0]),
+             kt.TaskModel("bbq", np.arange(problems) + 60, np.arange(problems) + 90, np.array([0.0, 2.0]),
                           np.array([1.0, 2.0]), np.array([100.0, 300.0]), 2, 0.1)]
-    return va.GenerativeModel(["a", "b"], {"a": "lightweight", "b": "large"},
+    return kt.GenerativeModel(["a", "b"], {"a": "lightweight", "b": "large"},
                               ["vanilla", "self_refine", "majority_vote_k3", "best_of_k2"],
                               np.array([0.15, 2.5]) / 1e6, np.array([0.6, 10.0]) / 1e6, np.zeros(2),
                               np.full(2, refine_gain), np.array([0.0, 0.05]), tasks, runs)
@@ -20,13 +23,13 @@ def tiny_model(refine_gain=0.0, problems=40, runs=8) -> va.GenerativeModel:
 
 def test_draws_agree_with_the_exact_accuracy_and_cost():
     gm = tiny_model()
-    true = va.truth(gm)
+    true = kt.truth(gm)
     true_acc = true.mean_per_task(true.rate.astype(float))[0]
     true_cost = true.mean_per_task(true.cost.astype(float))[0]
     rng = np.random.default_rng(0)
     acc, cost = [], []
     for _ in range(60):
-        cube, expert = va.draw_cube(gm, rng)
+        cube, expert = kt.draw_cube(gm, rng)
         point = bt.point_estimate(cube, expert)
         assert point.cube.all_strategies == true.cube.all_strategies
         acc.append(point.mean_per_task(point.rate.astype(float))[0])
@@ -38,12 +41,12 @@ def test_draws_agree_with_the_exact_accuracy_and_cost():
 
 
 def test_self_refine_gain_is_zero_without_an_effect_and_positive_with_one():
-    none = va.true_statistics(tiny_model(0.0))["technique gain:self_refine"]
+    none = kt.true_statistics(tiny_model(0.0))["technique gain:self_refine"]
     assert np.all(none == 0)
-    some = va.true_statistics(tiny_model(0.9))["technique gain:self_refine"]
+    some = kt.true_statistics(tiny_model(0.9))["technique gain:self_refine"]
     assert np.all(some >= 0) and some.max() > 0.01
     # one expert-only frontier is the expert's cost; a frontier can only fall as strategies are added
-    t = va.truth(tiny_model())
+    t = kt.truth(tiny_model())
     np.testing.assert_allclose(t.frontier([])[0], [3.5, 0.1])  # tasks in the generative model's order
     assert np.all(t.frontier(["a", "b"]) <= t.frontier(["a"]) + 1e-15)
 
@@ -54,7 +57,7 @@ def test_study_reports_bias_and_coverage_per_estimator():
     assert set(out["estimator"]) == set(va.ESTIMATORS)
     assert {"truth", "bias", "rmse", "coverage", "coverage_se"} <= set(out.columns)
     assert out["coverage"].between(0, 1).all() and out["coverage_population"].between(0, 1).all()
-    assert result.repetitions == 4 and "population_coverage_pct" in va.summary(result)
+    assert result.repetitions == 4 and "population_coverage_pct" in vt.summary(result)
     assert out.loc[out["statistic"] == "table1:a", "truth"].gt(0).all()
     assert {"truth", "plug-in mean", "model-based rmse"} <= set(result.routing.columns)
 
@@ -74,11 +77,11 @@ def test_model_based_frontier_recovers_what_eight_runs_cannot_see():
     from helpers.analyze.frontier_model import ModelFrontier
 
     gm = tiny_model(problems=200)
-    truth = va.true_statistics(gm)["table1:b"][0]
+    truth = kt.true_statistics(gm)["table1:b"][0]
     rng = np.random.default_rng(4)
     plug, model = [], []
     for _ in range(6):
-        cube, expert = va.draw_cube(gm, rng)
+        cube, expert = kt.draw_cube(gm, rng)
         plug.append(bt.point_estimate(cube, expert).frontier(["b"])[0, 0])
         model.append(ModelFrontier(cube, expert).frontier(["b"])[0, 0])
     assert abs(np.mean(model) - truth) < 0.25 * abs(np.mean(plug) - truth)
@@ -100,11 +103,11 @@ def test_benchmark_truth_by_hand():
     gm = tiny_model(problems=3)
     z = np.array([-1.0, 0.5, 8.0])
     problems = [(np.arange(3), z), (np.arange(3), z)]
-    got = va.truth(gm, problems).frontier(["a"])[0]
+    got = kt.truth(gm, problems).frontier(["a"])[0]
     r = 1 / (1 + np.exp(-(1.5 - 2.0 * z)))  # gsm8k, model a: A = 1.5, s = 2, no format errors
     c = 120 * 0.15e-6 + 200 * 0.6e-6
     np.testing.assert_allclose(got[0], np.mean(np.minimum(c / r, 3.5)), rtol=1e-12)
-    assert va.truth(gm, problems).frontier([])[0] == pytest.approx([3.5, 0.1])
+    assert kt.truth(gm, problems).frontier([])[0] == pytest.approx([3.5, 0.1])
 
 
 def test_model_based_interval_covers_the_benchmark_truth():
@@ -115,9 +118,9 @@ def test_model_based_interval_covers_the_benchmark_truth():
     covered, n = 0, 0
     for seed in range(10):
         rng = np.random.default_rng(seed)
-        problems = va.draw_problems(gm, rng)
-        cube, expert = va.draw_cube(gm, rng, problems)
-        true = va.truth(gm, problems)
+        problems = kt.draw_problems(gm, rng)
+        cube, expert = kt.draw_cube(gm, rng, problems)
+        true = kt.truth(gm, problems)
         model = ModelFrontier(cube, expert)
         draws = model.benchmark_draws(200, seed=seed).frontier(["a", "b"])
         lo, hi = np.percentile(draws, [2.5, 97.5], axis=0)
@@ -152,10 +155,10 @@ def test_tail_share_by_hand():
     from scipy import stats
 
     gm = tiny_model()
-    share, carried = va.tail_share(gm, z=2.0)
+    share, carried = kt.tail_share(gm, z=2.0)
     assert share == pytest.approx(stats.norm.sf(2.0), abs=0.005)  # the quadrature's tail mass
     assert np.all((carried > share) & (carried < 1))  # the hardest problems cost more than their share
-    all_share, all_carried = va.tail_share(gm, z=-50.0)
+    all_share, all_carried = kt.tail_share(gm, z=-50.0)
     assert all_share == pytest.approx(1.0) and np.allclose(all_carried, 1.0)
 
 
@@ -189,28 +192,28 @@ def test_the_headline_study_covers_and_counts_false_findings():
     from helpers.analyze import policy_study
 
     gm = tiny_model(refine_gain=0.0)
-    table = policy_study.study(gm, va.GENERATORS[:2], repetitions=8, seed=1)
+    table = policy_study.study(gm, kt.GENERATORS[:2], repetitions=8, seed=1)
     assert list(table.columns) == policy_study.COLUMNS
-    assert set(table["generator"]) == {g.name for g in va.GENERATORS[:2]} and (table["sets"] == 8).all()
+    assert set(table["generator"]) == {g.name for g in kt.GENERATORS[:2]} and (table["sets"] == 8).all()
     head = table[table["headline"]]  # every statistic of the policy is the report's headline
-    assert {va.POLICY_LABELS["table1"], va.POLICY_LABELS["frontier"]} <= set(head["statistic"]) and head.equals(table)
+    assert {statistic.POLICY_LABELS["table1"], statistic.POLICY_LABELS["frontier"]} <= set(head["statistic"]) and head.equals(table)
     assert (head["coverage_pct"] >= 85).all(), head  # ≥ 93% over 40 sets per generator: results/sim validity_generators
-    gains = table[table["statistic"] == va.FAMILY_LABELS["technique gain"]]
+    gains = table[table["statistic"] == statistic.FAMILY_LABELS["technique gain"]]
     assert len(gains) == 2 and (gains["false_findings_pct"] <= 25).all()
     assert table.groupby("generator")["k"].apply(list).tolist() == [[8] * 8] * 2  # all runs, for every statistic
-    assert {va.FAMILY_LABELS["accuracy"], va.FAMILY_LABELS["cost per attempt"]} <= set(table["statistic"])  # Tables 5-6
+    assert {statistic.FAMILY_LABELS["accuracy"], statistic.FAMILY_LABELS["cost per attempt"]} <= set(table["statistic"])  # Tables 5-6
     figures_ = table[table["statistic"].str.startswith("Figure")]  # Figures 3, 5 under the policy (no release steps)
     assert len(figures_) == 4 and (figures_["coverage_pct"] >= 85).all(), figures_
-    families = table[table["statistic"] == va.FAMILY_LABELS["family"]]  # a family named most essential, wrongly
+    families = table[table["statistic"] == statistic.FAMILY_LABELS["family"]]  # a family named most essential, wrongly
     assert families["false_findings_pct"].notna().all() and (families["false_findings_pct"] <= 25).all()
-    cheapest = table[table["statistic"] == va.FAMILY_LABELS["table1"]]  # a model named the cheapest, wrongly
+    cheapest = table[table["statistic"] == statistic.FAMILY_LABELS["table1"]]  # a model named the cheapest, wrongly
     assert cheapest["false_findings_pct"].notna().all() and (cheapest["false_findings_pct"] <= 25).all()
 
 
 def test_the_cross_fitted_routing_interval_holds_its_own_truth_on_every_generator():
     """Issue 35 item 3: the cross-fitted routing envelope's interval (problem draws, with a Clopper–Pearson bound
     where they collapse) judged against what its choices truly reach, per generator, at a small scale."""
-    table = va.generator_study(tiny_model(problems=30), va.GENERATORS[:3], repetitions=6, replicates=40, seed=1)
+    table = va.generator_study(tiny_model(problems=30), kt.GENERATORS[:3], repetitions=6, replicates=40, seed=1)
     crossed = table[table["statistic"] == va.CROSSFIT_ROUTING]
     assert len(crossed) == 3 and (crossed["estimator"] == "cross-fitted").all() and not crossed["headline"].any()
     assert crossed["coverage_pct"].min() >= 90 and crossed["mean_width"].between(0, 1).all()

@@ -1,10 +1,10 @@
 """The headline's validity on known truth (issue 35): the policy cost "up to k tries, then the expert"
 (``analyze.policy``) of Table 1, of the frontier of all models, of Table 2's technique gains and of Figures 2-5
 (the frontier over releases, each release's gain, the families' and single models' counterfactuals), each with its
-interval, over simulated sets drawn by every generator of the validity study (``validity.GENERATORS``: the model's
+interval, over simulated sets drawn by every generator of the validity study (``known_truth.GENERATORS``: the model's
 own family and the departures from it).
 
-Every set is drawn from the generator (new problems, new runs; ``validity.draw_problems``, ``validity.draw_cube``);
+Every set is drawn from the generator (new problems, new runs; ``known_truth.draw_problems``, ``known_truth.draw_cube``);
 its truth is the policy's exact cost on that set's own problems, from their true pass rates and costs per attempt.
 Table 1 uses every run (k = the runs per cell); the frontier and the technique gains choose one option per dataset,
 for each problem on the other problems, and value it on the problem's own runs (``policy.crossfit_frontier``, the
@@ -26,21 +26,21 @@ import pandas as pd
 from helpers.analyze import differences, means, policy
 from helpers.analyze.bootstrap import RunCube
 from helpers.analyze.headline import Level
-from helpers.analyze.statistic import ACCURACY, COST_PER_ATTEMPT, TABLE1, TECHNIQUE_GAIN, item_of, kind_of, named
-from helpers.analyze.validity import (
-    GENERATORS,
-    HEADLINE_ESTIMATOR,
+from helpers.analyze.known_truth import GENERATORS, GenerativeModel, draw_cube, draw_problems, truth
+from helpers.analyze.statistic import (
+    ACCURACY,
+    COST_PER_ATTEMPT,
     POLICY_LABELS,
-    ZERO,
-    GenerativeModel,
-    Generator,
-    draw_cube,
-    draw_problems,
-    pooled_rate,
-    truth,
+    TABLE1,
+    TECHNIQUE_GAIN,
+    item_of,
+    kind_of,
+    named,
 )
+from helpers.analyze.validity import HEADLINE_ESTIMATOR, ZERO, pooled_rate
 from helpers.core.methods import get_method
 from helpers.core.pool import forked_map
+from helpers.core.simulation import Generator
 
 if TYPE_CHECKING:
     from helpers.analyze.intervals import PolicyFit
@@ -130,7 +130,7 @@ def policy_truths(sp: policy.SetPolicy, expert: np.ndarray, codes: np.ndarray, T
 
 def repetition(gm: GenerativeModel, seed: int, generator: Generator | None, level: float = 0.95,
                kinds: tuple[str, ...] | None = None) -> dict:
-    """One set drawn by ``generator`` (``validity.draw_problems``, ``validity.draw_cube``) and its policy
+    """One set drawn by ``generator`` (``known_truth.draw_problems``, ``known_truth.draw_cube``) and its policy
     statistics (``set_statistics``) against the truth of its own problems."""
     return draw_set(gm, seed, generator, level, kinds)[0]
 
@@ -325,7 +325,7 @@ EFFECT_COLUMNS = ["technique", "task", "sets", "true gain %", "mean gain %", "co
 def effect_table(gm: GenerativeModel, repetitions: int = REPETITIONS, seed: int = 0, level: float = 0.95,
                  workers: int = 1) -> pd.DataFrame:
     """A real effect recovered (``EFFECT_COLUMNS``): per technique and dataset over ``repetitions`` sets of ``gm``'s
-    own generator (give ``gm`` a true effect, e.g. ``validity.generative_model(ctx, refine_gain=g)``), the mean true
+    own generator (give ``gm`` a true effect, e.g. ``known_truth.generative_model(ctx, refine_gain=g)``), the mean true
     cross-fitted gain and mean estimate (%), how often the interval holds the truth and how often the report would
     name the technique (its interval above 0: the power to find a gain that is there)."""
     jobs = [(seed * 100_003 + 90_000 + r, None) for r in range(repetitions)]
@@ -347,7 +347,7 @@ def own_truth(rows: pd.DataFrame, fit: PolicyFit, gm: GenerativeModel, problems,
     """A simulated set's own headline under "up to k tries, then the expert" beside its truth: ``rows``
     (``intervals.policy_statistics`` of the policy ``fit``: ``intervals.set_policy``) with ``truth``, what the same
     policy with the same choices truly costs on the set's own problems, and ``covers`` (the interval holds it).
-    ``problems``: ``validity.own_problems`` (per task, the set's problems in its order); ``ids``: their (task,
+    ``problems``: ``known_truth.own_problems`` (per task, the set's problems in its order); ``ids``: their (task,
     problem_id) in that order, matched to ``cube.problems``. SIMULATED."""
     tr, cube = truth(gm, problems), fit.cube
     order = pd.MultiIndex.from_tuples(ids, names=["task", "problem_id"]).get_indexer(cube.problems)

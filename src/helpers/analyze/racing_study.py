@@ -1,12 +1,12 @@
 """Does the racing design keep the frontiers right? (issue 37, item 3) — uniform and racing side by side, on known truth.
 
-Per generator of the validity study (``validity.GENERATORS``: the estimator's own family and its departures), simulated
-sets of a set's shape are drawn (``validity.draw_cube``); each is estimated twice from the same attempts: with every
+Per generator of the validity study (``known_truth.GENERATORS``: the estimator's own family and its departures), simulated
+sets of a set's shape are drawn (``known_truth.draw_cube``); each is estimated twice from the same attempts: with every
 cell (the uniform design) and with only the cells the race would have run (``collect.racing.replay``, with the set's
 ``racing`` settings), exactly as a racing set's report computes them — the protected statistics from every problem's
 records (two-level bootstrap, the race's decisions held fixed), Table 1 from every problem's records with each cell
 weighted by the inverse of its chance of being recorded (``inclusion``), every other one from the Table-1 sample alone.
-Both are judged against the set's own truth (``validity.true_statistics``). Pure computation: no notebook, no file.
+Both are judged against the set's own truth (``known_truth.true_statistics``). Pure computation: no notebook, no file.
 """
 
 from __future__ import annotations
@@ -20,18 +20,12 @@ import pandas as pd
 from helpers.analyze import inclusion
 from helpers.analyze.bootstrap import RunCube, bootstrap
 from helpers.analyze.intervals import PROTECTED_BY
-from helpers.analyze.validity import (
-    ZERO,
-    GenerativeModel,
-    Generator,
-    draw_cube,
-    draw_problems,
-    family,
-    pooled_rate,
-    true_statistics,
-)
+from helpers.analyze.known_truth import GenerativeModel, draw_cube, draw_problems, true_statistics
+from helpers.analyze.statistic import kind_of
+from helpers.analyze.validity import ZERO, pooled_rate
 from helpers.collect import racing
 from helpers.core.pool import forked_map
+from helpers.core.simulation import Generator
 
 STUDY_COLUMNS = ["generator", "statistic", "design", "from", "mean_abs_bias", "rel_bias_pct", "coverage_pct",
                  "coverage_se_pct", "mean_width", "usd_pct"]
@@ -93,7 +87,7 @@ def _estimate(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, replicates
     if share is None:
         est, boot = gm.statistics(point.frontier), gm.statistics(reps.frontier)
     else:
-        table1 = {k: v for k, v in gm.specs.items() if family(k) == "table1"}
+        table1 = {k: v for k, v in gm.specs.items() if kind_of(k) == "table1"}
         est, boot = (inclusion.weighted_table1(r, share, cube.strategies, table1) for r in (point, reps))
     out = {}
     for name, v in est.items():
@@ -117,7 +111,7 @@ def one_set(gm: GenerativeModel, seed: int, generator: Generator | None, setting
     true = true_statistics(gm, problems)
     out: dict[str, Any] = {"usd_share": float(np.nansum(np.where(ran[..., None], cube.usd, 0)) / np.nansum(cube.usd))}
     for name in uniform:
-        protected = PROTECTED_BY.get(family(name)) in settings.protect
+        protected = PROTECTED_BY.get(kind_of(name)) in settings.protect
         racing_value = everywhere[name] if protected else weighted.get(name, on_sample[name])
         source = "every problem" if protected else "every problem, weighted" if name in weighted else "Table-1 sample"
         out[name] = {"truth": true[name], "uniform": uniform[name], "racing": racing_value, "from": source,
@@ -140,8 +134,8 @@ def racing_study(gm: GenerativeModel, generators, settings, repetitions: int = 4
         reps = sets[i * repetitions:(i + 1) * repetitions]
         names = [n for n in reps[0] if n != "usd_share"]
         usd = 100 * float(np.mean([r["usd_share"] for r in reps]))
-        for fam in dict.fromkeys(family(n) for n in names):
-            mine = [n for n in names if family(n) == fam]
+        for fam in dict.fromkeys(kind_of(n) for n in names):
+            mine = [n for n in names if kind_of(n) == fam]
             truth = np.array([[r[n]["truth"] for n in mine] for r in reps]).reshape(len(reps), -1)
             nonzero = np.abs(truth) > ZERO
             weighted = reps[0][mine[0]]["from"] == "every problem, weighted"

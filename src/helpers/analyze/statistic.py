@@ -48,6 +48,8 @@ KINDS: dict[str, Kind] = {k.name: k for k in (TABLE1, FRONTIER, TECHNIQUE_GAIN, 
 # the headline's frontier (``policy``): one model per dataset, chosen on the other problems, not the paper's per-problem
 # minimum; the same kind of name ("frontier:all models"), its own label: one name per quantity
 POLICY_FRONTIER = Kind("frontier", "Frontier of all models (USD)", "USD per problem", True)
+FAMILY_LABELS = {name: k.label for name, k in KINDS.items()}  # the validity tables' words for each kind
+POLICY_LABELS = {**FAMILY_LABELS, "frontier": POLICY_FRONTIER.label}  # the headline's: its frontier is another quantity
 
 
 def short_label(label: str) -> str:

@@ -9,8 +9,7 @@ import pandas as pd
 
 from helpers.analyze import intervals
 from helpers.analyze.estimates import Analysis
-from helpers.analyze.statistic import FRONTIER, TABLE1, TECHNIQUE_GAIN, item_of, kind_of, kinds
-from helpers.analyze.validity import FAMILY_LABELS
+from helpers.analyze.statistic import FAMILY_LABELS, FRONTIER, TABLE1, TECHNIQUE_GAIN, item_of, kind_of, kinds
 from helpers.publish.formats import NEVER_PASSED, fmt_pct, fmt_usd, never_passed, with_interval
 
 KINDS = (TABLE1.name, FRONTIER.name, TECHNIQUE_GAIN.name)  # the statistics shown, in this order

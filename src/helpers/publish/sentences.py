@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze import costofpass as cp
-from helpers.analyze.statistic import short_label
-from helpers.analyze.validity import CROSSFIT_ROUTING, POLICY_LABELS
+from helpers.analyze.statistic import POLICY_LABELS, short_label
+from helpers.analyze.validity import CROSSFIT_ROUTING
 from helpers.core.numbers import sig
 from helpers.publish.formats import fee_pct, fmt_usd
 
@@ -33,7 +33,7 @@ def fee_said(value: float, records: float, share: float) -> str:
 
 
 def tail_sentence(share: float, carried: np.ndarray, tasks: list[str], labels: dict[str, str]) -> str:
-    """Where the population value of the frontier lies (``validity.tail_share``: the share of problems harder than
+    """Where the population value of the frontier lies (``known_truth.tail_share``: the share of problems harder than
     z = 2, and the share of each dataset's frontier of all models they carry), as the lead of the study's summary."""
     parts = "; ".join(f"{labels.get(t, t)} {c:.0%}" for t, c in zip(tasks, carried))
     return (f"In this set's population truth the hardest {share:.1%} of problems (difficulty z > 2, where the "

@@ -400,7 +400,7 @@ def model_checks_shown(checks: pd.DataFrame, task_labels: dict[str, str]) -> pd.
 def headline_with_truth(an: Analysis, st: intervals.SetStatistics, truth: dict[str, np.ndarray]
                         ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Each headline number of a simulated set (Table 1, the frontier of all models, Table 2's gains) by both
-    estimators with their intervals beside the simulator's truth (``validity.true_statistics``: name -> (T,)).
+    estimators with their intervals beside the simulator's truth (``known_truth.true_statistics``: name -> (T,)).
 
     Returns (numbers: one row per statistic, task and estimator with value, low, high, truth and whether the
     interval covers it; shown: one row per statistic and dataset, ``value [low, high]`` per estimator, the
