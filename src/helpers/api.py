@@ -26,7 +26,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from helpers.analyze.statistic import ALL_MODELS
+from helpers.analyze.statistic import ALL_MODELS, TABLE1, named
 
 __all__ = ["headline", "differences", "paper_estimates", "FRONTIER"]
 
@@ -178,7 +178,7 @@ def paper_estimates(attempts: pd.DataFrame, expert_usd) -> pd.DataFrame:
     rows = []
     for option in cop.columns:
         values = np.minimum(cop[option].fillna(np.inf), fee).groupby(level="task").mean()
-        rows += [{"statistic": f"table1:{option}", "task": t, "value": float(v)} for t, v in values.items()]
+        rows += [{"statistic": named(TABLE1, option), "task": t, "value": float(v)} for t, v in values.items()]
     front = cp.frontier(cop, list(cop.columns), fee)
     rows += [{"statistic": FRONTIER, "task": t, "value": float(v)} for t, v in front.items()]
     return pd.DataFrame(rows)

@@ -34,7 +34,7 @@ import pandas as pd
 
 from helpers.analyze.differences import cheapest_beyond_doubt, fee_gaps, paired, unseen_fee
 from helpers.analyze.headline import Gain, Level, Spec
-from helpers.analyze.statistic import ALL_MODELS, STRATEGY, TABLE1, TECHNIQUE_GAIN, item_of, kind_of
+from helpers.analyze.statistic import ALL_MODELS, STRATEGY, TABLE1, TECHNIQUE_GAIN, item_of, kind_of, named
 
 
 @lru_cache(maxsize=64)
@@ -605,10 +605,10 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks
     est = policy_interval(single.records[:, cols], single.fail_all[:, cols], fee, level, single.fail_runs[:, cols],
                           single.k, G, None if single.runs is None else single.runs[:, cols])  # (T, C) each
     rec, exp = G @ single.records[:, cols] / n[:, None], G @ single.expert[:, cols] / n[:, None]
-    named = (cheapest_beyond_doubt(single.total[:, cols], G, fee, level, single_caps(single, fee, G, level)[:, cols])
-             if cols else np.full(len(tasks), -1))
+    cheapest_col = (cheapest_beyond_doubt(single.total[:, cols], G, fee, level, single_caps(single, fee, G, level)[:, cols])
+                    if cols else np.full(len(tasks), -1))
     for j, s in enumerate(cols):
-        parts.append((f"table1:{names[s]}", tuple(x[:, j] for x in est), rec[:, j], exp[:, j], single.k, named == j))
+        parts.append((named(TABLE1, names[s]), tuple(x[:, j] for x in est), rec[:, j], exp[:, j], single.k, cheapest_col == j))
     k_chosen = next(iter(sp.fits.values())).k if sp.fits else np.nan
     for name, spec in sp.specs.items():
         parts.append((name, *spec_value(sp, spec, G, fee, level), k_chosen, np.zeros(len(tasks), bool)))

@@ -96,7 +96,7 @@ def set_pairs(single: policy.PolicyCost, expert: np.ndarray, codes: np.ndarray, 
     G = (np.asarray(codes)[None, :] == np.arange(T)[:, None]).astype(float)
     caps = policy.single_caps(single, expert, G, level)[:, cols]
     a, b, (value, low, high) = differences.all_pairs(single.total[:, cols], G, expert, level, simultaneous=False, caps=caps)
-    true = np.stack([truths[f"table1:{models[c]}"] for c in cols], axis=1)  # (T, M)
+    true = np.stack([truths[named(TABLE1, models[c])] for c in cols], axis=1)  # (T, M)
     return PairDraw(value, low, high, true[:, a] - true[:, b], true[:, a], true[:, b])
 
 
@@ -108,7 +108,7 @@ def policy_truths(sp: policy.SetPolicy, expert: np.ndarray, codes: np.ndarray, T
     ``codes`` (P,) task codes; ``models``: cube column -> model name."""
     means = lambda values: np.array([values[codes == t].mean() for t in range(T)])  # noqa: E731
     true_single = policy.true_policy(cost, rate, expert, sp.single.k).total
-    truths = {f"table1:{m}": means(true_single[:, s]) for s, m in models.items()}
+    truths = {named(TABLE1, m): means(true_single[:, s]) for s, m in models.items()}
     if sp.fits:
         true_chosen = policy.true_policy(cost, rate, expert, next(iter(sp.fits.values())).k)
         seen: dict[tuple[int, ...], np.ndarray] = {}
