@@ -321,3 +321,24 @@ def test_an_agent_strategys_gain_is_cross_fitted_where_it_has_the_models_runs():
     row = policy.policy_rows(sp, np.full(P, 1.0), np.zeros(P, int), ["t"], {0: "a", 2: "b"}).set_index("statistic")
     gain = row.loc["strategy gain:a+ldb"]
     assert gain["low"] <= gain["value"] <= gain["high"] and gain["value"] > 0
+
+
+def test_the_criterion_is_the_same_whatever_the_chunk_of_priors(monkeypatch):
+    """``loo_criterion`` computes one prior per distinct count and chunks them; the chunking changes nothing, and every
+    problem's value equals the mean over the others of their expected costs under its own leave-one-out prior."""
+    rng = np.random.default_rng(5)
+    P, S, n = 30, 3, 6
+    runs = rng.integers(1, n + 1, size=(P, S))
+    correct = rng.random((P, S, n)) < rng.uniform(0.1, 0.9, size=(1, S, 1))
+    usd, fee, groups = rng.uniform(0.01, 0.02, size=(P, S, n)), np.full(P, 3.0), np.repeat([0, 1], P // 2)
+    whole = policy.loo_criterion(usd, correct, runs, fee, 2, groups)
+    monkeypatch.setattr(policy, "CHUNK", 2)
+    np.testing.assert_allclose(policy.loo_criterion(usd, correct, runs, fee, 2, groups), whole, rtol=1e-12)
+    live = np.arange(n) < runs[..., None]
+    s, f = (live & correct).sum(-1).astype(float), (live & ~correct).sum(-1).astype(float)
+    c = np.where(live, usd, 0.0).sum(-1) / runs
+    i = 3  # problem 3 of the first group, by brute force
+    idx = np.flatnonzero(groups == 0)
+    a, b = policy._loo_priors(s[idx], s[idx] + f[idx])
+    each = policy._expected_costs(a[i][None], b[i][None], s[idx], f[idx], c[idx], fee[idx], runs[idx] > 0, 2)[0]
+    np.testing.assert_allclose(whole[i], (each.sum(axis=0) - each[i]) / (len(idx) - 1), rtol=1e-12)

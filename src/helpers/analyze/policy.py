@@ -234,6 +234,22 @@ def _loo_priors(passed: np.ndarray, tried: np.ndarray) -> tuple[np.ndarray, np.n
     return _beta_moments(m, v, noise, count, s.sum(axis=0) - s, n.sum(axis=0) - n)
 
 
+CHUNK = 64  # priors whose expected costs are computed at once in ``loo_criterion``
+
+
+def _expected_costs(A: np.ndarray, B: np.ndarray, s: np.ndarray, f: np.ndarray, c: np.ndarray, fee: np.ndarray,
+                    has: np.ndarray, k: int) -> np.ndarray:
+    """(U, n, S) USD: every problem j's expected cost under "up to k tries, then the expert" given its ``s`` passes and
+    ``f`` fails (n, S), under each of U Beta priors (``A``/``B`` (U, S)): c_j · E[Σ_{i<k} (1 − R)^i] + fee_j ·
+    E[(1 − R)^k]; 0 where a cell has no runs (``has``); NaN under a prior that is NaN (never read)."""
+    moment, geometric = np.ones((len(A), *s.shape)), np.zeros((len(A), *s.shape))
+    with np.errstate(invalid="ignore"):
+        for t in range(k):
+            geometric += moment
+            moment = moment * (B[:, None] + f[None] + t) / (A[:, None] + B[:, None] + s[None] + f[None] + t)
+        return np.where(has[None], c[None] * geometric + moment * fee[None, :, None], 0.0)
+
+
 def loo_criterion(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_usd: np.ndarray, k: int,
                   groups: np.ndarray) -> np.ndarray:
     """(P, S) what each option looks like it costs under "up to k tries, then the expert" on the problems of each
@@ -259,14 +275,14 @@ def loo_criterion(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
         A, B = np.full((len(keys), S), np.nan), np.full((len(keys), S), np.nan)
         slot = np.searchsorted(keys, key)  # (n, S)
         A[slot, np.arange(S)[None, :]], B[slot, np.arange(S)[None, :]] = a, b
-        moment, geometric = np.ones((len(keys), len(idx), S)), np.zeros((len(keys), len(idx), S))
-        with np.errstate(invalid="ignore"):  # NaN where no problem of a column has the key: never read
-            for t in range(k):  # E[Σ_{j<k} (1 − R)^j] and E[(1 − R)^k] of every problem j under each prior
-                geometric += moment
-                moment = moment * (B[:, None] + f[idx][None] + t) / (A[:, None] + B[:, None] + s[idx][None] + f[idx][None] + t)
-            each = np.where(has[None], c[idx][None] * geometric + moment * fee[idx][None, :, None], 0.0)  # (U, n, S)
-        total = each.sum(axis=1)  # (U, S): every problem's, under each prior
-        own = each[slot, np.arange(len(idx))[:, None], np.arange(S)[None, :]]  # (n, S): the problem's own, its prior
+        total, own = np.zeros((len(keys), S)), np.zeros((len(idx), S))  # every problem's sum, the problem's own term
+        for lo in range(0, len(keys), CHUNK):  # CHUNK priors at once (memory: CHUNK × group size × strategies)
+            u = slice(lo, lo + CHUNK)
+            each = _expected_costs(A[u], B[u], s[idx], f[idx], c[idx], fee[idx], has, k)  # (chunk, n, S)
+            total[u] = each.sum(axis=1)
+            here = (slot >= lo) & (slot < lo + CHUNK)  # (n, S): problems whose prior is in this chunk
+            rows, cols = np.nonzero(here)
+            own[rows, cols] = each[slot[rows, cols] - lo, rows, cols]
         mine = total[slot, np.arange(S)[None, :]]  # (n, S)
         count = has.sum(axis=0)[None] - has
         with np.errstate(invalid="ignore", divide="ignore"):
