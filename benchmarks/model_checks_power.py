@@ -50,11 +50,11 @@ def rates(generator: Generator, sets: int, shape: tuple[int, ...] = ()) -> dict[
 def main(sets: int = 20, *shape: int) -> None:
     print(f"rejections (%) over {sets} simulated sets per generator; each check at {mc.LEVEL / len(mc.CHECKS):g} "
           "(its calibrated critical p-value: benchmarks/model_checks_size.py)")
-    print(f"{'generator':36s}" + "".join(f"{c:>13s}" for c in (*mc.CHECKS, "any")))
+    print(f"{'generator':46s}" + "".join(f"{c:>13s}" for c in (*mc.CHECKS, "any")))
     for g in kt.GENERATORS:
         start = time.perf_counter()
         r = rates(g, sets, shape)
-        print(f"{g.name:36s}" + "".join(f"{r[c]:13.0f}" for c in (*mc.CHECKS, "any"))
+        print(f"{g.name:46s}" + "".join(f"{r[c]:13.0f}" for c in (*mc.CHECKS, "any"))
               + f"   ({time.perf_counter() - start:.0f} s)", flush=True)
 
 
