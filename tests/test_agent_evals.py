@@ -332,3 +332,24 @@ def test_an_ldb_seed_that_is_not_the_simple_runs_solution_makes_the_run_unusable
     folder = write_run(tmp_path / "ldb/humaneval/gpt-x+gpt-x/run1", ldb_rows, events_for(ldb_rows, {}))
     seeds, why = ae.ldb_seeds(tmp_path, ae.read_run(folder, "ldb", "gpt-x+gpt-x", KNOWN), KNOWN, {})
     assert why is None and [(c.model, c.prompt_tokens) for c in seeds["HumanEval/0"]] == [("gpt-x", 9)]
+
+
+def test_every_run_of_the_source_is_imported_or_named_with_its_reason(shared_data):
+    """Issue 62: "33 runs not imported, each named" left 12 more neither imported nor listed (0.5temp: 5, 1step: 1,
+    0125-8repeats: 1, boosting: 5). The runs table has a row for every run folder of the source."""
+    import re
+
+    from conftest import ROOT
+    from helpers.collect.imports.agent_evals import caveats, runs_table
+    from helpers.core.params import load_params
+
+    params = load_params(ROOT / "params/humaneval_agents.yaml").model_copy(update={"data_dir": str(shared_data)})
+    folders = {p.parent for p in (shared_data / "agent_evals").rglob("*") if re.search(r"\.jsonl(\.gz)?$", p.name)}
+    table = runs_table(params)
+    assert len(table) == len(folders)
+    left = table[table["note"].str.startswith("left out by the set")]
+    assert left.groupby("group").size().to_dict() == {"gpt-4-turbo-0409-5repeats-0.5temp": 5, "gpt-4-turbo-0409-1step": 1,
+                                                      "gpt-4-turbo-0125-8repeats-no-temp-incr": 1,
+                                                      "l3_8b-gpt35-l3_70b-gpt4": 5}
+    assert not table["note"].str.startswith("in no group").any()
+    assert "12 left out by the set" in caveats(params, None)[0]

@@ -245,18 +245,38 @@ def test_the_fee_curve_is_table_1_at_the_assumed_fee_and_names_where_the_cheapes
     assert np.isclose(at["all"], cp.frontier(cop, ["a", "b"], expert).iloc[0])
     b = curve[curve["line"] == "b"]["value"].to_numpy()
     assert np.allclose(b[2:], 0.5)  # once the fee is above b's cost-of-pass, the records decide b's value
-    flips = cp.cheapest_by_fee(curve, ["a", "b"])
+    flips = cp.cheapest_by_fee(cop, expert, scales=(0.01, 10.0))
     assert list(flips["model"]) == ["a", "b"]  # a while the fee on p2 is cheap; b once it is dear
-    assert flips["to_usd"].iloc[0] < flips["from_usd"].iloc[1]
+    # exactly where they cross: a = (0.01 + f) / 2, b = 0.5 while f >= 0.5, so f = 0.99 USD
+    assert flips["to_usd"].iloc[0] == pytest.approx(0.99) and flips["from_usd"].iloc[1] == pytest.approx(0.99)
+    assert flips["from_usd"].iloc[0] == pytest.approx(0.02) and flips["to_usd"].iloc[1] == pytest.approx(20.0)
     from helpers.publish.sentences import fee_reading
 
-    said = fee_reading(curve, {"t": 2.0}, ["a", "b"], ["t"], {"t": "Task"})
-    assert said.index("a for fees up to") < said.index("b for fees above") and "the set assumes 2" in said
-    cut = float(said.split("a for fees up to ")[1].split(" USD")[0])  # between a's last fee and b's first: they meet
-    assert flips["to_usd"].iloc[0] < cut < flips["from_usd"].iloc[1] and f"b for fees above {said.split('up to ')[1].split(' ')[0]}" in said
+    said = fee_reading(flips, {"t": 2.0}, ["t"], {"t": "Task"})
+    assert "a for fees up to 0.99 USD; b for fees above 0.99 USD" in said and "the set assumes 2" in said
     assert "point estimates, not findings beyond doubt" in said  # a switch by point values, as every reading
-    alone = fee_reading(curve[curve["line"] != "a"], {"t": 2.0}, ["b"], ["t"], {"t": "Task"})  # one model: no switch
-    assert "b at every fee from 0.02 to 20 USD" in alone  # the grid: 0.01 to 10 times the 2 USD fee
+    alone = fee_reading(cp.cheapest_by_fee(cop[["b"]], expert, scales=(0.01, 10.0)), {"t": 2.0}, ["t"], {"t": "Task"})
+    assert "b at every fee from 0.02 to 20 USD" in alone  # one model: no switch
+
+
+def test_the_exact_switches_match_a_fine_grid_and_weights_count():
+    rng = np.random.default_rng(3)
+    idx = pd.MultiIndex.from_product([["t", "u"], [f"p{i}" for i in range(60)]], names=["task", "problem_id"])
+    c = np.where(rng.random((120, 6)) < 0.4, np.inf, rng.lognormal(-1, 1.5, (120, 6)) * rng.lognormal(0, 1, 6))
+    cop, expert = pd.DataFrame(c, index=idx, columns=list("abcdef")), pd.Series(rng.lognormal(3, 1, 120), index=idx)
+    w = pd.DataFrame(rng.integers(0, 3, (120, 6)).astype(float), index=idx, columns=cop.columns)
+    for weights in (None, w):
+        flips = cp.cheapest_by_fee(cop, expert, weights)
+        scales = np.logspace(-3, 2, 161)
+        curve = cp.fee_curve(cop, expert, {m: [m] for m in cop.columns}, scales,
+                             None if weights is None else {m: weights[m] for m in cop.columns})
+        for (task, fee), d in curve.groupby(["task", "fee_usd"]):
+            lowest = set(d.loc[np.isclose(d["value"], d["value"].min(), rtol=1e-12), "line"])
+            mine = flips[(flips["task"] == task) & (flips["from_usd"] <= fee * (1 + 1e-9))
+                         & (flips["to_usd"] >= fee * (1 - 1e-9))]
+            assert set(mine["model"]) & lowest, (task, fee)
+        assert (flips.groupby("task")["from_usd"].shift(-1).dropna().to_numpy()
+                == flips.groupby("task")["to_usd"].apply(lambda x: x.iloc[:-1]).to_numpy()).all()  # the runs meet
 
 
 def test_weighted_table1_reads_each_problem_by_its_weight():
@@ -280,3 +300,23 @@ def test_weighted_table1_reads_each_problem_by_its_weight():
     assert curve["value"].iloc[0] == by_hand
     full = cop.fillna(2.0)
     assert cp.single_model_frontier(full, expert).loc["t", "m"] == cp.frontier(full, ["m"], expert).loc["t"] == (1 + 2 + 4) / 3
+
+
+def test_same_day_releases_get_the_range_over_their_orders():
+    """Issue 62: o3 and o4-mini came out on one day; list order gave o3 35.3% and o4-mini 8.5%, the other order 23.9%
+    and 22.2%. Each model's gain first and last of its day, and the sentence that says so."""
+    idx = pd.MultiIndex.from_product([["t"], ["p1", "p2", "p3"]], names=["task", "problem_id"])
+    # old passes nothing; a and b (same day) each pass p1 cheaply; only b passes p2
+    cop = pd.DataFrame({"old": [np.inf] * 3, "a": [1.0, np.inf, np.inf], "b": [2.0, 3.0, np.inf]}, index=idx)
+    expert = pd.Series(10.0, index=idx)
+    releases = pd.Series(pd.to_datetime(["2024-01-01", "2024-06-01", "2024-06-01"]), index=["old", "a", "b"])
+    credit = cp.same_day_credit(cop, releases, expert).set_index("model")
+    assert list(credit.index) == ["a", "b"] and (credit["date"] == pd.Timestamp("2024-06-01")).all()
+    assert credit.loc["a", "first_pct"] == pytest.approx(100 * 9 / 30)  # 30 -> 21 with a alone
+    assert credit.loc["a", "last_pct"] == pytest.approx(100 * 1 / 15)  # b first: 15 -> 14
+    assert credit.loc["b", "first_pct"] == pytest.approx(100 * 15 / 30) and credit.loc["b", "last_pct"] == pytest.approx(100 * 7 / 21)
+    from helpers.publish.sentences import same_day_said
+
+    said = same_day_said(credit.reset_index(), {"a": "A", "b": "B"}, {"t": "Task"})
+    assert "Task, 2024-06-01: A 6.67–30%, B 33.3–50%" in said and "`fidelity.release_steps: one_date`" in said
+    assert same_day_said(cp.same_day_credit(cop, releases.drop("b"), expert), {}, {}) is None  # no shared day

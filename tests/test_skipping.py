@@ -111,3 +111,16 @@ def test_each_stage_is_keyed_on_the_code_it_runs(tmp_path):
     assert changed_by("src/helpers/grade/sandbox_server.py") == stages  # a racing collection grades as it goes
     assert changed_by("src/helpers/collect/calling.py") == stages
     assert not any("publish" in str(p) for p in stage_code("02_grade", tmp_path))
+    # the expert registry: a comment changes nothing (issue 62); a rate re-runs every stage
+    assert changed_by("params/registry/expert_costs.yaml") == []
+    registry = tmp_path / "params/registry/expert_costs.yaml"
+    registry.write_text(registry.read_text().replace("hourly_rate_usd: [62.58, 62.58]", "hourly_rate_usd: [90, 90]"))
+    assert changed_by("params/registry/imported.yaml") == stages
+
+
+def test_the_about_box_lists_the_expert_registry(write_set, tmp_path):
+    """Issue 62: every set's fee comes from params/registry/expert_costs.yaml; the About box's inputs name it."""
+    from helpers.publish.about import input_files
+
+    names = [f.name for f in input_files(tiny(write_set, tmp_path / "out"))]
+    assert "expert_costs.yaml" in names and names.index("expert_costs.yaml") == 2  # after the set and its models

@@ -189,6 +189,17 @@ def test_every_release_date_has_its_source_and_a_dated_name_agrees():
         if m["release_source"].startswith("date in the API name") and stamp:
             assert dt.date(*map(int, stamp.groups())) == m["release_date"], name
         assert m["release_date"] <= dt.date(2025, 12, 10), name  # none after the board's snapshot
+        if stamp and m["release_date"] != dt.date(*map(int, stamp.groups())):  # a snapshot's date is not a release's
+            assert "snapshot" in m["release_source"], name
+
+
+def test_anthropic_models_are_dated_by_their_release_not_their_snapshot():
+    """Issue 62: the API names' dates are the snapshots' (claude-opus-4-5-20251101); the models came out later."""
+    models = yaml.safe_load(REGISTRY.read_text())["models"]
+    released = {"claude-opus-4.5": dt.date(2025, 11, 24), "claude-opus-4": dt.date(2025, 5, 22),
+                "claude-sonnet-4": dt.date(2025, 5, 22), "claude-3.7-sonnet": dt.date(2025, 2, 24)}
+    assert {name: models[name]["release_date"] for name in released} == released
+    assert models["claude-opus-4.5"]["release_date"] > models["gemini-3-pro-preview"]["release_date"]
 
 
 def test_the_expert_is_priced_per_instance_by_its_difficulty(shared_data):
@@ -270,3 +281,51 @@ def test_tables_of_records_label_a_table1_only_model_too():
     an = SimpleNamespace(labels={"gpt-5": "GPT-5"}, aside=SimpleNamespace(labels={"claude-3.7-sonnet": "Claude 3.7 Sonnet"}))
     assert Analysis.set_labels.fget(an) == {"gpt-5": "GPT-5", "claude-3.7-sonnet": "Claude 3.7 Sonnet" + TABLE1_ONLY}
     assert Analysis.set_labels.fget(SimpleNamespace(labels={"a": "A"}, aside=None)) == {"a": "A"}
+
+
+def test_the_board_counting_fewer_instances_is_named():
+    """Issue 62: Claude 4 Sonnet and Llama 4 Maverick's published rates count over 499 instances, not the 500 whose
+    details the board gives; the import's one-instance tolerance must not hide that."""
+    from helpers.collect.imports.swebench_bash_only import other_denominator
+
+    assert other_denominator({"resolved": 64.93}, 324, 500) == 499
+    assert other_denominator({"resolved": 64.8}, 324, 500) is None  # the rate is the details' own count
+    assert other_denominator({"resolved": 70.0}, 324, 500) is None  # no count a few below fits: another caveat's case
+
+
+def test_the_board_s_caveats_name_the_499_instance_entries(write_set, shared_data):
+    caveats = " ".join(source_caveats(params := board_set(write_set, shared_data), prepare(params).models))
+    assert ("counts over fewer instances than its details give for 2 entries: Claude 4 Sonnet (20250514) (64.93% = 324 "
+            "of 499, here 324 of 500, 64.8%); Llama 4 Maverick Instruct (21.04% = 105 of 499") in caveats
+
+
+def test_imported_verdicts_are_not_called_re_graded_nor_compared_nor_suspected(write_set, shared_data):
+    """Issue 62: SWE-bench's verdicts are the source's own: no "re-graded here", no agreement of the verdict with
+    itself, no suspect-item table (there is no answer to agree on); the new-models / prices split of billed USD is
+    not identifiable; the trend's start names the one model that sets it."""
+    from helpers.analyze.estimates import load_analysis
+    from helpers.publish import tables
+    from helpers.publish.about import run_context, what_it_shows
+    from helpers.publish.report import ReportParts
+    from helpers.publish.sentences import price_change_sentence
+    from helpers.publish.story import set_found
+
+    params = board_set(write_set, shared_data)
+    do_import(params)
+    from helpers.grade.stage import run_grading
+
+    run_grading(prepare(params))
+    an = load_analysis(prepare(params))
+    assert tables.suspect_items(an) is None
+    assert tables.grader_agreement(an)[0].empty
+    assert "re-graded" not in ReportParts._kind(None, {"simulated": False, "imported": True, "regraded": False})
+    assert run_context(an)["regraded"] is False
+    split = an.price_change()
+    assert split[["new_models_pct", "prices_pct"]].isna().all().all() and np.isfinite(split["change_pct"]).all()
+    said = price_change_sentence(split, an.task_labels, billed=True)
+    assert "not identifiable" in said and "comes from new models" not in said
+    shown = what_it_shows(an)[0]
+    assert shown["start_models"] == [("Claude 4 Sonnet", pytest.approx(64.8))] and shown["billed"]
+    text = set_found([shown])
+    assert "(on 2025-05-22 only Claude 4 Sonnet was out; it passed 65% of problems)" in text
+    assert "compares the models the source ran, not the prices of their time" in text

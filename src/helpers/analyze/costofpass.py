@@ -142,18 +142,75 @@ def fee_curve(cop: pd.DataFrame, expert: pd.Series, lines: dict[str, list[str]],
     return pd.DataFrame(rows)
 
 
-def cheapest_by_fee(curve: pd.DataFrame, models: list[str]) -> pd.DataFrame:
-    """From ``fee_curve``: per task, the runs of fees over which one model of ``models`` is the cheapest alone with
-    the expert (task, model, from_usd, to_usd; ties: the first of ``models``)."""
+def cheapest_by_fee(cop: pd.DataFrame, expert: pd.Series, weights: pd.DataFrame | None = None,
+                    scales: tuple[float, float] = (FEE_SCALES[0], FEE_SCALES[-1])) -> pd.DataFrame:
+    """Per task, the exact runs of fees over which one strategy (a column of ``cop``, USD per problem, inf where never
+    passed) is the cheapest alone with the expert, as the expert's fee runs over ``scales`` times each problem's
+    ``expert`` cost: rows (task, model, from_usd, to_usd), fees in USD per problem (the scale times the task's mean
+    expert cost, as ``fee_curve``); ties go to the first column. ``weights`` (same shape as ``cop``, a racing set's
+    Table-1 weights) weight each problem per strategy.
+
+    Exact, not a grid: each strategy's value V(s) = Σ_p w_p min(c_p, s·e_p) / Σ_p w_p is piecewise linear in the
+    scale s with a kink at each c_p / e_p, so between two consecutive kinks of all strategies every V is a line and
+    the cheapest one changes only where two lines cross (found in closed form)."""
     rows = []
-    for task, d in curve[curve["line"].isin(models)].groupby("task", sort=False):
-        wide = d.pivot_table(index="fee_usd", columns="line", values="value").reindex(columns=models).sort_index()
-        best = wide.idxmin(axis=1)
-        run = (best != best.shift()).cumsum()
-        for _, seg in best.groupby(run):
-            rows.append({"task": task, "model": seg.iloc[0], "from_usd": float(seg.index[0]),
-                         "to_usd": float(seg.index[-1])})
+    for task, idx in cop.groupby(level="task").indices.items():
+        e = expert.reindex(cop.index).to_numpy(float)[idx]
+        c = np.nan_to_num(cop.to_numpy(dtype=float)[idx], nan=np.inf)
+        w = np.ones(c.shape) if weights is None else \
+            weights.reindex(index=cop.index, columns=cop.columns).fillna(0.0).to_numpy(float)[idx]
+        lines = [_linear_pieces(c[:, j], e, w[:, j]) for j in range(c.shape[1])]
+        kinks = np.unique(np.concatenate([[scales[0], scales[1]], *(k for k, _, _ in lines)]))
+        kinks = kinks[(kinks >= scales[0]) & (kinks <= scales[1])]
+        for j, lo, hi in _lower_envelope(lines, kinks):
+            rows.append({"task": task, "model": cop.columns[j], "from_usd": lo * e.mean(), "to_usd": hi * e.mean()})
     return pd.DataFrame(rows, columns=["task", "model", "from_usd", "to_usd"])
+
+
+def _linear_pieces(c: np.ndarray, e: np.ndarray, w: np.ndarray):
+    """One strategy's V(s) = Σ w min(c, s·e) / Σ w as (kinks (K,), value, slope): ``value(s)`` and ``slope(s)`` (the
+    slope just right of s) evaluate it at any scales, from the problems' sorted kinks c / e and cumulative sums."""
+    keep = w > 0
+    c, e, w = c[keep], e[keep], w[keep] / w[keep].sum()
+    r = np.where(np.isfinite(c), c / e, np.inf)
+    order = np.argsort(r, kind="stable")
+    r, wc, we = r[order], np.where(np.isfinite(c), w * c, 0.0)[order], (w * e)[order]
+    below = np.concatenate([[0.0], np.cumsum(wc)])  # Σ w c over the k smallest kinks
+    above = np.concatenate([np.cumsum(we[::-1])[::-1], [0.0]])  # Σ w e over the rest
+
+    def value(s):
+        k = np.searchsorted(r, s, side="right")
+        return below[k] + s * above[k]
+
+    def slope(s):
+        return above[np.searchsorted(r, s, side="right")]
+    return r[np.isfinite(r)], value, slope
+
+
+def _lower_envelope(lines, kinks: np.ndarray) -> list[tuple[int, float, float]]:
+    """The runs (strategy index, from scale, to scale) of the lowest of ``lines`` (``_linear_pieces``) between the
+    first and last of ``kinks`` (every kink of every line, sorted): between two kinks each line is straight, so the
+    lowest changes only where the current one is crossed by a line of smaller slope."""
+    values = np.array([v(kinks) for _, v, _ in lines])  # (M, K)
+    slopes = np.array([d(kinks) for _, _, d in lines])  # (M, K): slope on [kink_i, kink_i+1)
+    runs: list[list] = []
+    for i in range(len(kinks) - 1):
+        a, b = kinks[i], kinks[i + 1]
+        at, sl = values[:, i], slopes[:, i]
+        cur = int(np.lexsort((np.arange(len(at)), sl, at))[0])  # the lowest at a; ties: the flatter, then the first
+        s = a
+        while True:
+            if not runs or runs[-1][0] != cur:
+                runs.append([cur, s, s])
+            cross = np.where(sl < sl[cur], (at - at[cur]) / np.where(sl < sl[cur], sl[cur] - sl, 1.0), np.inf) + a
+            cross = np.where(cross > s, cross, np.inf)
+            nxt = int(np.lexsort((np.arange(len(sl)), sl, cross))[0])  # the first crossing; ties: the flatter line
+            if not cross[nxt] < b:
+                break
+            runs[-1][2] = s = float(cross[nxt])
+            cur = nxt
+        runs[-1][2] = b
+    return [(j, float(lo), float(hi)) for j, lo, hi in runs]
 
 
 def pareto(cost: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
@@ -180,6 +237,29 @@ def release_steps(releases: pd.Series, one_model: bool = True) -> list[tuple[pd.
         order = dates.sort_values(kind="stable")
         return [(d, [name]) for name, d in order.items()]
     return [(d, sorted(g.index)) for d, g in dates.groupby(dates, sort=True)]
+
+
+SAME_DAY_COLUMNS = ["task", "date", "model", "first_pct", "last_pct"]
+
+
+def same_day_credit(cop: pd.DataFrame, releases: pd.Series, expert: pd.Series) -> pd.DataFrame:
+    """What list order decides when models come out on one day: for every date with two or more models of
+    ``releases`` (model -> date) among ``cop``'s columns, each model's release gain (Eq. 15, %) when it is credited
+    first of its day (``first_pct``: over the models released before that day) and last (``last_pct``: over those and
+    the rest of its day). Rows (task, date, model, first_pct, last_pct); ``one_model`` steps give each model one of
+    these, by list order; the joint step (``release_steps(..., one_model=False)``) credits the day as one."""
+    dates = pd.to_datetime(releases[[m for m in releases.index if m in cop.columns]])
+    rows = []
+    for date, day in dates.groupby(dates, sort=True):
+        if len(day) < 2:
+            continue
+        before = list(dates.index[dates < date])
+        for m in day.index:
+            first = relative_gain(cop, [m], before, expert)
+            last = relative_gain(cop, [m], before + [x for x in day.index if x != m], expert)
+            rows += [{"task": t, "date": date, "model": m, "first_pct": 100 * first[t], "last_pct": 100 * last[t]}
+                     for t in first.index]
+    return pd.DataFrame(rows, columns=SAME_DAY_COLUMNS)
 
 
 def frontier_over_time(cop: pd.DataFrame, releases: pd.Series, expert: pd.Series, one_model: bool = True) -> pd.DataFrame:
@@ -234,6 +314,19 @@ def single_model_counterfactual(cop: pd.DataFrame, strategies: list[str], expert
         rest = [x for x in strategies if x != s]
         out[s] = relative_gain(cop, [s], rest, expert)
     return pd.DataFrame(out)
+
+
+def most_influential(cop: pd.DataFrame, new: Iterable[str], base: Iterable[str], expert: pd.Series) -> pd.DataFrame:
+    """Per task, the problem that carries most of the gain G(new, base) (Eq. 8, 10, 13: a mean of per-problem gains,
+    each >= 0) and its share of it (0-1; NaN where the gain is 0): rows (task, problem_id, share). A share above one
+    half means one problem decides the number, whatever the others do."""
+    g = gain_per_problem(cop, new, base, expert).fillna(0.0)
+    rows = []
+    for task, gt in g.groupby(level="task", sort=False):
+        total = float(gt.sum())
+        top = gt.idxmax()
+        rows.append({"task": task, "problem_id": top[1], "share": float(gt.max()) / total if total > 0 else np.nan})
+    return pd.DataFrame(rows, columns=["task", "problem_id", "share"])
 
 
 def technique_gain(cop: pd.DataFrame, base: list[str], with_technique: list[str], expert: pd.Series) -> pd.Series:

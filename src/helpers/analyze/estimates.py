@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+import numpy as np
 import pandas as pd
 
 from helpers.analyze import costofpass as cop_math
@@ -161,6 +162,15 @@ class Analysis:
         one_model = self.ctx.params.fidelity.release_steps == "one_model"
         return cop_math.frontier_over_time(self.vanilla_cop(), self.releases, self.expert, one_model)
 
+    def same_day_credit(self) -> pd.DataFrame:
+        """Where the set's release steps credit same-day models in list order (``fidelity.release_steps: one_model``),
+        each such model's gain credited first and last of its day (``costofpass.same_day_credit``); else no rows."""
+        if (source := self.scope("releases")) is not self:
+            return source.same_day_credit()
+        if self.ctx.params.fidelity.release_steps != "one_model":
+            return pd.DataFrame(columns=cop_math.SAME_DAY_COLUMNS)
+        return cop_math.same_day_credit(self.vanilla_cop(), self.releases, self.expert)
+
     @cached_property
     def own_prices(self) -> tuple[Entry, ...]:
         """The set's own price snapshot as dated ledger entries (``core.ledger.snapshot_entries``)."""
@@ -187,12 +197,16 @@ class Analysis:
         return own + ("; the ledger's " + ", ".join(ledger) if ledger else "")
 
     def price_change(self) -> pd.DataFrame:
-        """The change of the frontier between ``price_change_dates``, split between new models and prices (USD, %)."""
+        """The change of the frontier between ``price_change_dates``, split between new models and prices (USD, %).
+        A set of billed USD (``Params.billed``) is never repriced, so a price cut before a run is inside its bill and
+        cannot be told from a better model: its split's parts are NaN (not identifiable), its change is kept."""
         start, end = self.price_change_dates()
-        def prices_on(d):  # USD as billed: no price enters, so none changes
+        def prices_on(d):  # USD as billed: no price enters
             return self.ctx.snapshot if self.ctx.params.billed else prices_as_of(
                 self.models, d, first_if_later=True, extra=self.own_prices)
         out = price_change_split(self.attempts, self.releases, self.expert, start, end, prices_on)
+        if self.ctx.params.billed:
+            out[["new_models_usd", "prices_usd", "new_models_pct", "prices_pct"]] = np.nan
         out = out.set_index("task").loc[in_category_order(list(out["task"]))].reset_index()
         return out.assign(start=start.isoformat(), end=end.isoformat())
 

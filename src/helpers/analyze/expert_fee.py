@@ -43,3 +43,12 @@ def fee_curve(an: Analysis, frontier_line: str) -> tuple[pd.DataFrame, dict[str,
     curve = cp.fee_curve(vanilla.rename(columns=an.labels), expert, {k: [an.labels[m] for m in v] for k, v in lines.items()},
                          weights=by_line)
     return curve, expert.groupby(level="task").mean().to_dict()
+
+
+def fee_switches(an: Analysis) -> pd.DataFrame:
+    """Per task, the exact runs of expert fees over which each model (by label) is the cheapest alone with the expert
+    (``costofpass.cheapest_by_fee``: task, model, from_usd, to_usd; over ``fee_curve``'s range of fees), each problem
+    weighted as Table 1 weights it (a racing set's)."""
+    vanilla, expert, weights = an.table1_records()
+    return cp.cheapest_by_fee(vanilla.rename(columns=an.labels), expert,
+                              None if weights is None else weights.rename(columns=an.labels))

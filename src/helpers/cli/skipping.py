@@ -20,6 +20,8 @@ import os
 import re
 from pathlib import Path
 
+import yaml
+
 from helpers.core.context import Context
 from helpers.core.paths import repo_root
 from helpers.grade.boundary import UNISOLATED_ENV
@@ -92,13 +94,25 @@ def stage_code(stage: str, root: Path | None = None) -> list[Path]:
     return sorted(files)
 
 
+def content(path: Path) -> bytes:
+    """What a file says, for a fingerprint: a YAML file's parsed data (keys sorted; so an edited comment, a re-indent
+    or reordered keys change nothing), any other file's bytes (and a YAML file that does not parse: its bytes)."""
+    if path.suffix in (".yaml", ".yml"):
+        try:
+            return json.dumps(yaml.safe_load(path.read_text(encoding="utf-8")), sort_keys=True, default=str).encode()
+        except (yaml.YAMLError, UnicodeDecodeError):
+            pass
+    return path.read_bytes()
+
+
 def code_digest(stage: str, root: Path | None = None) -> str:
-    """sha256 over the code ``stage`` runs (``stage_code``) and the registries every set reads (paths and bytes)."""
+    """sha256 over the code ``stage`` runs (``stage_code``) and the registries every set reads (paths and
+    ``content``)."""
     root = root or repo_root()
     h = hashlib.sha256()
     for path in [*stage_code(stage, root), *(root / r for r in REGISTRIES)]:
         if path.is_file():
-            h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+            h.update(str(path.relative_to(root)).encode() + b"\0" + content(path) + b"\0")
     return h.hexdigest()
 
 
@@ -106,7 +120,7 @@ def set_digest(ctx: Context) -> str:
     """The validated parameters (with where they came from), the model and price files, and the sampled problems."""
     p = ctx.params
     problems = [f"{q.task}/{q.problem_id}/{q.target}" for qs in ctx.problems.values() for q in qs]
-    files = [path.read_bytes().hex() for path in (p.models_path, *p.price_files, *ledger_files_of(ctx)) if path.is_file()]
+    files = [content(path).hex() for path in (p.models_path, *p.price_files, *ledger_files_of(ctx)) if path.is_file()]
     source = p.import_path  # an imported set's source (a zip can be large: its size and time stand for it)
     if source is not None and source.is_file():
         files.append(f"{source}:{source.stat().st_size}:{source.stat().st_mtime_ns}")

@@ -131,6 +131,9 @@ class ImportSource(BaseModel):
                                         "the set's model and method its runs are")
     model_names: dict[str, str] = Field(default_factory=dict, description="agent_evals: a model name in the logs -> "
                                         "the registry model whose price its calls are billed at")
+    left_out: dict[str, str] = Field(default_factory=dict, description="agent_evals: '<strategy>/<group>' folder -> "
+                                     "why the set does not import it (the runs table and the report's caveat name "
+                                     "each such run; a folder in neither runs nor left_out is named too)")
     accept_mismatch: list[str] = Field(default_factory=list, description="swebench_bash_only: leaderboard entries "
                                        "imported although their per-instance count disagrees with the published "
                                        "resolved rate (by the entry's name; default: none, each is named and left out)")

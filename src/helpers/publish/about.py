@@ -32,12 +32,13 @@ def code_version() -> str:
 
 
 def input_files(p) -> list[Path]:
-    """The files a set's numbers depend on besides its records: its parameter file, its model registry and its price
-    snapshot (or every file of the dated price ledger)."""
+    """The files a set's numbers depend on besides its records: its parameter file, its model registry, the expert
+    registry (every set's fee) and its price snapshot (or every file of the dated price ledger)."""
+    from helpers.core.experts import default_path
     from helpers.core.ledger import ledger_files
 
     files = [Path(p.source)] if Path(p.source).is_file() else []
-    files.append(p.models_path)
+    files += [p.models_path, default_path()]
     files += ledger_files() if p.prices is not None else [p.price_path]
     return [f.resolve() for f in files]
 
@@ -69,7 +70,8 @@ def inputs_state(files: list[Path]) -> list[str]:
 
 def what_it_shows(an: Analysis, top: int = 3) -> list[dict]:
     """Per dataset of a real set (``story.set_found``): the models and their release span, the paper's frontier at the
-    first release and with every model (USD per problem, Eq. 7), the expert's part of the latter and the problems no
+    first release date (every model released that day: ``start_models``, each label with the % of problems it ever
+    passed) and with every model (USD per problem, Eq. 7), the expert's part of the latter and the problems no
     model passed, the ``top`` models cheapest most often on the problems some model passed (% of those), and the
     expert's mean fee where it is a project estimate (``fee_usd``; None where it has a published source)."""
     from helpers.analyze import costofpass as cp
@@ -86,10 +88,14 @@ def what_it_shows(an: Analysis, top: int = 3) -> list[dict]:
         counts = (solved.idxmin(axis=1).astype(str).value_counts() if not solved.empty  # strings: no empty categories
                   else pd.Series(dtype=int))
         estimate = experts[task].sources.startswith("project estimate")
+        first = [m for m in cop.columns if an.releases[m] == an.releases.min()]  # released on the first date
         rows.append({"label": an.task_labels[task], "models": vanilla.shape[1],
                      "fee_usd": float(an.expert.xs(task, level="task").mean()) if estimate else None,
                      "first": an.releases.min().date().isoformat(), "last": an.releases.max().date().isoformat(),
-                     "start_usd": float(steps["frontier_usd"].iloc[0]), "end_usd": float(steps["frontier_usd"].iloc[-1]),
+                     "start_usd": float(steps.loc[steps["date"] == steps["date"].iloc[0], "frontier_usd"].iloc[-1]),
+                     "end_usd": float(steps["frontier_usd"].iloc[-1]),
+                     "start_models": [(an.labels[m], 100 * float(np.isfinite(cop[m].to_numpy(float)).mean()))
+                                      for m in first], "billed": an.ctx.params.billed,
                      "expert_pct": 100 * split.loc[task, "expert_usd"] / split.loc[task, "value"],
                      "unsolved": len(cop) - len(solved), "unsolved_pct": 100 * (len(cop) - len(solved)) / len(cop),
                      "solved": len(solved),
@@ -233,6 +239,7 @@ def run_context(an: Analysis) -> dict:
                "the question)." if p.fidelity.numeric_answers == "number" else
                "Numeric answers may be expressions that math-verify evaluates, as the paper's grader does.")
     from helpers.collect.imports import source_name
+    from helpers.core.tasks import get_task
     from helpers.publish.story import set_found
 
     all_caveats, source_said = data_caveats(an)
@@ -247,6 +254,7 @@ def run_context(an: Analysis) -> dict:
         "simulated": bool(an.simulated),
         "known_truth": all(m.simulated for m in an.ctx.models),
         "imported": an.imported,
+        "regraded": _extracts(an) or "code" in {get_task(t).metric for t in an.tasks},  # else: the source's verdicts
         "agent_runs": an.agent_runs,
         "tasks": list(an.tasks),
         "task_labels": {t: an.task_labels[t] for t in an.tasks},

@@ -146,10 +146,12 @@ def problem_html(task_label: str, problem_id: str, attempts: pd.DataFrame, label
             f"</tr></thead><tbody>{''.join(rows)}</tbody></table></body></html>")
 
 
-def write_explorer(an: Analysis, suspects: pd.DataFrame) -> Path:
+def write_explorer(an: Analysis, suspects: pd.DataFrame | None) -> Path:
     """Write the explorer of ``an`` (a racing set's: every problem's records, ``an.full``) under
-    ``results/<set>/explorer/`` and return its index. ``suspects``: the ``suspect_items`` table (dataset labels)."""
+    ``results/<set>/explorer/`` and return its index. ``suspects``: the ``suspect_items`` table (dataset labels), None
+    where no dataset has answers to compare."""
     an = an.full if an.full is not None else an
+    suspects = pd.DataFrame() if suspects is None else suspects
     by_label = {v: k for k, v in an.task_labels.items()}
     flagged = {(by_label.get(d, d), str(p)) for d, p in zip(suspects.get("dataset", []), suspects.get("problem_id", []))}
     rows = problem_rows(an, flagged)

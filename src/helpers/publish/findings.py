@@ -11,7 +11,7 @@ from helpers.analyze.policy import FRONTIER as POLICY_FRONTIER_NAME
 from helpers.analyze.statistic import TABLE1, item_of, items, kinds
 from helpers.publish import names
 from helpers.publish.compare import PAPER_HALVING_MONTHS
-from helpers.publish.formats import dollars, fee_pct, fmt_pct, fmt_usd
+from helpers.publish.formats import dollars, fee_pct, fmt_pct, fmt_usd, gain_interval
 
 FRONTIER, PAPER, SINGLES, CHEAPEST, FAMILY, TECHNIQUE, HALVING = (
     "frontier of all models (USD)", "the paper's frontier (USD)", "each model alone (USD)", "cheapest single model (USD)",
@@ -29,6 +29,11 @@ def _cell(value: float, low: float, high: float, fmt) -> str:
 def tries_said(k: int) -> str:
     """k tries in words: "one try", "up to 4 tries"."""
     return "one try" if k == 1 else f"up to {k} tries"
+
+
+def _tries(k: int) -> str:
+    """k tries as a count: "1 try", "4 tries"."""
+    return f"{k} {'try' if k == 1 else 'tries'}"
 
 
 def _range(row, fmt, scale: float = 1.0) -> str:
@@ -110,7 +115,7 @@ def _family(fams: pd.DataFrame) -> tuple[str, bool]:
     fams = fams[np.isfinite(fams["value"].astype(float))] if len(fams) else fams
     if fams.empty:
         return "–", False
-    said = lambda f: f"{f['name']}: " + _cell(100 * f["value"], 100 * f["low"], 100 * f["high"], fmt_pct)  # noqa: E731
+    said = lambda f: f"{f['name']}: " + gain_interval(100 * f["value"], 100 * f["low"], 100 * f["high"])  # noqa: E731
     top = fams.loc[fams["value"].idxmax()]
     rivals = fams[fams["name"] != top["name"]]
     if top["low"] > 0 and (rivals.empty or top["low"] > rivals["high"].max()):
@@ -122,9 +127,11 @@ def _family(fams: pd.DataFrame) -> tuple[str, bool]:
 
 
 def _strategies(gains: pd.DataFrame, model_labels: dict[str, str]) -> pd.DataFrame:
-    """Agent strategies' cross-fitted gains over their model's single attempt, named "<model> · <strategy>"."""
+    """Agent strategies' cross-fitted gains over their model's single attempt, named "<strategy> by <model>", with
+    that baseline in words (``baseline``)."""
     model, _, method = gains["name"].str.partition("+").values.T if len(gains) else ([], "", [])
-    return gains.assign(name=[f"{model_labels.get(m, m)} · {names.method(x)}" for m, x in zip(model, method)])
+    return gains.assign(name=[f"{names.method(x)} by {model_labels.get(m, m)}" for m, x in zip(model, method)],
+                        baseline=[f"over {model_labels.get(m, m)}'s own single attempt" for m in model])
 
 
 def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, bool]:
@@ -141,8 +148,10 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
     tech = crossfitted.loc[crossfitted["value"].idxmax()]
     if not tech["low"] > 0:
         return f"none shown to pay (every cross-fitted interval reaches 0: {', '.join(checked)})" + tail, False
-    gain = _cell(100 * tech["value"], 100 * tech["low"], 100 * tech["high"], fmt_pct)
-    return f"{names.method(tech['name'])}: {gain}{tail}", True
+    gain = gain_interval(100 * tech["value"], 100 * tech["low"], 100 * tech["high"])
+    baseline = tech.get("baseline")
+    baseline = baseline if isinstance(baseline, str) else "over the frontier of the same models without it"
+    return f"{names.method(tech['name'])}: {gain}% {baseline}{tail}", True
 
 
 MOSTLY_FEE = "mostly the assumed expert fee"
@@ -270,14 +279,13 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
     if front.empty or not np.isfinite(front["policy_usd"]).any():
         return _in_short_alone(policy, task_labels)
     top = front.loc[front["policy_usd"].idxmax()]
-    label, n = task_labels.get(top["task"], top["task"]), front["task"].nunique()
-    where = f"On {label}, the dearest of its {n} datasets," if n > 1 else f"On {label},"
+    where = _dearest(task_labels.get(top["task"], top["task"]), front["policy_usd"])
     out = [f"{where} a correct answer costs {dollars(top['policy_usd'])} per problem with the model the records "
            f"choose and the human expert ({tries_said(int(top['k']))} of that model, then the expert; 95% interval "
            f"{dollars(top['policy_low'])} to {dollars(top['policy_high'])})."]
     share = float(top["expert_share_pct"])
     out.append(f"{fee_pct(share)}% of that is the assumed expert fee, paid where every try failed: it is set by the "
-               "fee this project assumes, not measured by the records." if share >= 50 else
+               "fee assumed for the expert (the set's expert registry), not measured by the records." if share >= 50 else
                f"The records decide {fmt_pct(100 - share)}% of it; the rest is the assumed expert fee, paid where every "
                "try failed.")
     if truth is not None and len(hit := truth[(truth["statistic"] == POLICY_FRONTIER_NAME) & (truth["task"] == top["task"])]):
@@ -288,11 +296,21 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
         best = alone.loc[alone["policy_usd"].idxmin()]
         out.append(_cheapest_alone(alone, _truly_cheapest(truth, top["task"], best["model"], labels or {})))
         if best["policy_usd"] < top["policy_usd"]:
-            out.append(f"A model alone reads cheaper than the frontier, with the same {int(top['k'])} tries: that model "
+            out.append(f"A model alone reads cheaper than the frontier, with the same {_tries(int(top['k']))}: that model "
                        "is picked as the cheapest on the very runs it is read on, which flatters it (the winner's "
                        "curse); the frontier picks each problem's model on the dataset's other problems and is valued on "
                        "runs its choice never saw.")
     return out
+
+
+def _dearest(label: str, values: pd.Series) -> str:
+    """"On <label>," with where it stands among the datasets' ``values`` (one per dataset; ``label``'s is the
+    largest): "the dearest of its n datasets", or "one of the dearest" where another reads the same."""
+    if len(values) < 2:
+        return f"On {label},"
+    shown = [fmt_usd(v) for v in values]
+    tied = shown.count(fmt_usd(values.max())) > 1
+    return f"On {label}, {'one of the dearest' if tied else 'the dearest'} of its {len(values)} datasets,"
 
 
 def _cheapest_alone(alone: pd.DataFrame, caveat: str = "") -> str:
@@ -325,8 +343,7 @@ def _in_short_alone(policy: pd.DataFrame, task_labels: dict[str, str]) -> list[s
     task = alone.groupby("task")["policy_usd"].median().idxmax()
     rows = alone[alone["task"] == task]
     low, high = rows.loc[rows["policy_usd"].idxmin()], rows.loc[rows["policy_usd"].idxmax()]
-    label, n = task_labels.get(task, task), alone["task"].nunique()
-    where = f"On {label}, the dearest of its {n} datasets," if n > 1 else f"On {label},"
+    where = _dearest(task_labels.get(task, task), alone.groupby("task")["policy_usd"].median())
     k = int(low["k"])
     tries = "its one try fails" if k == 1 else f"its {k} tries fail"
     spread = (f"Each of its {len(rows)} models alone, with the human expert where {tries}, costs from "
@@ -343,7 +360,7 @@ def _fee_words(shares: pd.Series) -> str:
     """How much of each model's cost alone is the assumed expert fee, from ``shares`` (% per model)."""
     lo, hi = float(shares.min()), float(shares.max())
     span = f"{fee_pct(lo)}%" if fee_pct(lo) == fee_pct(hi) else f"{fee_pct(lo)}% to {fee_pct(hi)}%"
-    verdict = ("mostly set by the fee this project assumes, not measured by the records" if lo >= 50 else
+    verdict = ("mostly set by the fee assumed for the expert, not measured by the records" if lo >= 50 else
                "decided by the records" if hi < 50 else "set by the records for some models, by the assumed fee for others")
     return f"the assumed expert fee is {span} of these, so they are {verdict}"
 

@@ -37,6 +37,8 @@ def fmt_usd(x: float) -> str:
 def dollars(x: float) -> str:
     """USD as a sentence gives it: ``$0.000049``, ``$3.92``, ``$1,234`` (``fmt_usd`` after a dollar sign)."""
     text = fmt_usd(x)
+    if text.startswith(("<", ">")):  # "<0.000001" -> "<$0.000001"
+        return f"{text[0]}{'-' if text[1] == '-' else ''}${text.lstrip('<>-')}"
     return f"-${text[1:]}" if text.startswith("-") else f"${text}"
 
 
@@ -65,6 +67,16 @@ def fee_pct(share: float) -> str:
 def with_interval(value: float, low: float, high: float, fmt) -> str:
     """``value [low, high]`` in a table's number format."""
     return f"{fmt(value)} [{fmt(low)}, {fmt(high)}]"
+
+
+GAIN_FLOOR_PCT = -100.0  # a gain's interval is said, and drawn, from here: lower says only "it may double the cost"
+
+
+def gain_interval(value: float, low: float, high: float) -> str:
+    """A gain's ``value [low, high]`` in % (``fmt_pct``), its low end below ``GAIN_FLOOR_PCT`` said as "< -100", not as
+    a long number that reads as a measurement (one style for every gain's interval)."""
+    lo = f"< {fmt_pct(GAIN_FLOOR_PCT)}" if low < GAIN_FLOOR_PCT else fmt_pct(low)
+    return f"{fmt_pct(value)} [{lo}, {fmt_pct(high)}]"
 
 
 ESTIMATOR_LABELS = {"plug-in": "plug-in (paper)", "range": "range the records allow"}
@@ -118,10 +130,24 @@ def markdown(df: pd.DataFrame) -> str:
     return to_markdown(df, [c for c in df.columns if pd.api.types.is_float_dtype(df[c])], sig)
 
 
+def whole_counts(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with every float column whose values are all whole numbers (or missing) as integers, so a CSV says
+    "128", not "128.0" (counts that became floats by a missing value); other columns as they are."""
+    out = df.copy()
+    for col in df.columns:
+        values = df[col]
+        if pd.api.types.is_float_dtype(values) and values.notna().any():
+            finite = values.dropna().to_numpy(float)
+            if np.isfinite(finite).all() and (finite == np.round(finite)).all() and (np.abs(finite) < 2**53).all():
+                out[col] = values.astype("Int64")
+    return out
+
+
 def save_table(df: pd.DataFrame, markdown: str, name: str, out_dir: Path) -> tuple[Path, Path]:
-    """Write ``<name>.csv`` (full precision) and ``<name>.md`` (the formatted table)."""
+    """Write ``<name>.csv`` (full precision, whole numbers without ".0": ``whole_counts``) and ``<name>.md`` (the
+    formatted table)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     csv, md = out_dir / f"{name}.csv", out_dir / f"{name}.md"
-    df.to_csv(csv, index=False)
+    whole_counts(df).to_csv(csv, index=False)
     md.write_text(f"{markdown}\n")
     return csv, md

@@ -15,9 +15,7 @@ from helpers.analyze.statistic import items, kinds
 from helpers.core.numbers import signed
 from helpers.core.tasks import in_category_order
 from helpers.publish import appearance
-from helpers.publish.formats import fee_pct, fmt_pct, fmt_usd
-
-GAIN_FLOOR_PCT = -100.0  # a gain's interval is drawn, and said, from here: lower says only "it may double the cost"
+from helpers.publish.formats import GAIN_FLOOR_PCT, fee_pct, fmt_pct, fmt_usd, gain_interval
 
 
 def policy_frame(an: Analysis, rows: pd.DataFrame, prefix: str, names: dict[str, str]) -> pd.DataFrame:
@@ -42,6 +40,8 @@ def _interval_said(value: float, low: float, high: float, unit: str = "%", floor
     doubles the cost) is said as "< floor", not as a long number that reads as a measurement."""
     if not np.isfinite(value):
         return "not identified"
+    if floor == GAIN_FLOOR_PCT:
+        return gain_interval(value, low, high) + unit
     lo = f"< {fmt_pct(floor)}" if low < floor else fmt_pct(low)
     return f"{fmt_pct(value)} [{lo}, {fmt_pct(high)}]{unit}"
 

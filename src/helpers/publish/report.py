@@ -261,8 +261,10 @@ class ReportParts:
             kind = ("**Simulated set.** Every number, table and figure here comes from simulated models "
                     "(`helpers.collect.backends.sim`), not from real language models.")
         elif run.get("imported"):
-            kind = ("**Imported records.** Real models' responses, recorded and published by others and re-graded "
-                    "here; no model was called." + (f" Source: {md(run['source'])}." if run.get("source") else ""))
+            graded = ("and re-graded here" if run.get("regraded", True) else
+                      "with their source's own verdicts (its harness ran the tests; this project does not re-grade them)")
+            kind = (f"**Imported records.** Real models' responses, recorded and published by others {graded}; no model "
+                    "was called." + (f" Source: {md(run['source'])}." if run.get("source") else ""))
         else:
             kind = "**Real models**, called by this project; every number is computed from their recorded calls."
         if run.get("unisolated"):

@@ -10,7 +10,7 @@ import pandas as pd
 from helpers.analyze import intervals
 from helpers.analyze.estimates import Analysis
 from helpers.analyze.statistic import FAMILY_LABELS, FRONTIER, TABLE1, TECHNIQUE_GAIN, item_of, kind_of, kinds
-from helpers.publish.formats import NEVER_PASSED, fmt_pct, fmt_usd, never_passed, with_interval
+from helpers.publish.formats import NEVER_PASSED, fmt_usd, gain_interval, never_passed, with_interval
 
 KINDS = (TABLE1.name, FRONTIER.name, TECHNIQUE_GAIN.name)  # the statistics shown, in this order
 ESTIMATOR = "model-based"
@@ -61,7 +61,7 @@ def model_based_table(an: Analysis, st: intervals.SetStatistics, generators: pd.
 
     def cell(r) -> str:
         gain = kind_of(r["statistic"]) == TECHNIQUE_GAIN.name
-        text = (with_interval(100 * r["value"], 100 * r["low"], 100 * r["high"], fmt_pct) + "%" if gain
+        text = (gain_interval(100 * r["value"], 100 * r["low"], 100 * r["high"]) + "%" if gain
                 else with_interval(r["value"], r["low"], r["high"], fmt_usd))
         text += f" · {NEVER_PASSED}" if r["never_passed"] else ""  # a value below the fee for a model that never passed
         return text + (" ✗ checks reject" if r["checks"] != "pass" else "")

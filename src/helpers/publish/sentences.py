@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from helpers.analyze import costofpass as cp
 from helpers.analyze.statistic import POLICY_LABELS, short_label
 from helpers.analyze.validity import CROSSFIT_ROUTING
 from helpers.core.numbers import sig
@@ -138,32 +137,33 @@ def _routing_sentence(route: pd.DataFrame) -> list[str]:
 
 def price_change_sentence(split: pd.DataFrame, task_labels: dict[str, str], billed: bool = False) -> str | None:
     """One sentence in place of the new-models / prices figure when no price changed between its dates (the figure
-    would show empty price bars), else ``None``. ``split``: ``Analysis.price_change`` rows; ``billed``: the set's
-    records carry USD as billed (``Params.billed``), so no price enters at all."""
-    if split.empty or not np.allclose(split["prices_pct"].to_numpy(float), 0.0):
+    would show empty price bars) or the split is not identifiable, else ``None``. ``split``: ``Analysis.price_change``
+    rows; ``billed``: the set's records carry USD as billed (``Params.billed``): no record can be repriced, so a price
+    cut made before a run is inside its bill and the split cannot be told."""
+    if split.empty:
         return None
     changes = "; ".join(f"{task_labels.get(t, t)} {sig(v)}%" for t, v in zip(split["task"], split["change_pct"]))
     start, end = split["start"].iloc[0], split["end"].iloc[0]
     if billed:
-        return (f"The records carry the USD each run was billed, not tokens, so no price enters and none can change: "
-                f"the whole change of the frontier between {start} and {end} ({changes}) comes from new models, as the "
-                "table below itemises.")
+        return (f"The frontier changed between {start} and {end} ({changes}), but how much of that came from new "
+                "models and how much from price cuts is not identifiable here: the records carry the USD each run was "
+                "billed when its source ran it, not tokens, so none can be repriced to the prices of an earlier date, "
+                "and a price cut made before a run is inside its bill.")
+    if not np.allclose(split["prices_pct"].to_numpy(float), 0.0):
+        return None
     return (f"No price of the models of this set changed between {start} and {end}: the whole change of the frontier "
             f"over that time ({changes}) came from new models, as the table below itemises.")
 
 
-def fee_reading(curve: pd.DataFrame, fees: dict[str, float], models: list[str], tasks: list[str],
-                task_labels: dict[str, str]) -> str:
-    """The expert-fee curve's reading: per dataset in ``tasks``' order (the panels'), which model (by label, of
-    ``models``) is the cheapest alone with the expert over which fees (``costofpass.cheapest_by_fee``), and the fee
-    the set assumes there (USD per problem). A switch is placed between the last fee of the grid where one model is
-    the cheapest and the first where the next is (their geometric mean, two significant figures: the grid does not
-    say it more precisely), so the spans meet and cover the grid."""
+def fee_reading(switches: pd.DataFrame, fees: dict[str, float], tasks: list[str], task_labels: dict[str, str]) -> str:
+    """The expert-fee curve's reading: per dataset in ``tasks``' order (the panels'), which model is the cheapest alone
+    with the expert over which fees (``switches``: ``costofpass.cheapest_by_fee`` rows, exact switches, said to three
+    significant figures), and the fee the set assumes there (USD per problem)."""
     parts = []
-    by_task = dict(tuple(cp.cheapest_by_fee(curve, models).groupby("task", sort=False)))
+    by_task = dict(tuple(switches.groupby("task", sort=False)))
     for task in [t for t in tasks if t in by_task]:
         d = by_task[task]
-        cuts = [sig(float(np.sqrt(a * b)), 2) for a, b in zip(d["to_usd"].iloc[:-1], d["from_usd"].iloc[1:])]
+        cuts = [sig(float(x), 3) for x in d["to_usd"].iloc[:-1]]
         spans = [f"up to {cuts[0]}", *(f"of {lo}–{hi}" for lo, hi in zip(cuts[:-1], cuts[1:])), f"above {cuts[-1]}"] if cuts else []
         said = [f"{model} for fees {span} USD" for model, span in zip(d["model"], spans, strict=True)] if cuts else []
         parts.append(f"on {task_labels.get(task, task)} (the set assumes {fmt_usd(fees[task])} USD), "
@@ -172,4 +172,24 @@ def fee_reading(curve: pd.DataFrame, fees: dict[str, float], models: list[str], 
                         f"{fmt_usd(d['to_usd'].iloc[-1])} USD"))
     return ("**Reading.** The cheapest model alone with the expert, by the expert's fee per problem (the paper's point "
             "estimates, not findings beyond doubt: another draw of problems or runs can move a switch or swap two "
-            "close models): " + " — ".join(parts) + ".")
+            "close models; each switch is where two models' values cross, found exactly): " + " — ".join(parts) + ".")
+
+
+def same_day_said(credit: pd.DataFrame, labels: dict[str, str], task_labels: dict[str, str]) -> str | None:
+    """Figure 4's lead where models released on one day are credited in list order (``Analysis.same_day_credit``
+    rows): each such model's gain over the orders of its day, per dataset; None where no two models share a day."""
+    if credit.empty:
+        return None
+    parts = []
+    for (task, date), day in credit.groupby(["task", "date"], sort=False):
+        ranges = [f"{labels.get(r.model, r.model)} {_pct_range(r.last_pct, r.first_pct)}" for r in day.itertuples()]
+        parts.append(f"{task_labels.get(task, task)}, {pd.Timestamp(date):%Y-%m-%d}: " + ", ".join(ranges))
+    return ("**Same-day releases.** Models released on one day are credited here one at a time in the set's list order, "
+            "as the paper's reference code does, so each one's bar depends on that order; over every order of its day "
+            "a model's gain spans (`fidelity.release_steps: one_date` credits the day as one step): "
+            + "; ".join(parts) + ".")
+
+
+def _pct_range(low: float, high: float) -> str:
+    """``low``–``high``% (one number where they agree to the shown precision)."""
+    return f"{sig(low)}%" if sig(low) == sig(high) else f"{sig(low)}–{sig(high)}%"

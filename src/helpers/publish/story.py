@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.core.numbers import sig
-from helpers.publish.formats import fee_pct, fmt_usd
+from helpers.publish.formats import fee_pct, fmt_pct, fmt_usd
 
 BEYOND_DOUBT = "Findings at a glance names one only where its interval says so"  # a reading's caveat
 
@@ -63,18 +63,32 @@ def families_found(values: pd.DataFrame) -> str:
 
 
 def techniques_found(table2: pd.DataFrame, tasks: list[str], task_labels: dict[str, str]) -> str:
-    """The technique with the largest gain per dataset (``table2``: technique, a column per task, %), or none."""
+    """The technique with the largest gain per dataset (``table2``: technique, a column per task, %), or none; where
+    one problem carries more than half of that gain (``table2.attrs["influence"]``, ``table2_techniques``), its share
+    and name."""
     from helpers.publish.names import method
 
+    influence = table2.attrs.get("influence")
     parts = []
     for task in tasks:
         if task not in table2 or table2[task].isna().all():
             continue
         best = table2.loc[table2[task].idxmax()]
-        parts.append(f"{task_labels.get(task, task)}: " + (f"{method(best['technique'])} (+{sig(best[task])}%)"
+        parts.append(f"{task_labels.get(task, task)}: " + (f"{method(best['technique'])} (+{sig(best[task])}%"
+                                                          f"{_carried(influence, best['technique'], task)})"
                                                           if best[task] > 0 else "no technique lowers the frontier"))
     return ("The technique with the largest gain, per dataset, by the paper's point estimates (not a finding beyond "
             f"doubt: {BEYOND_DOUBT}): " + _listed(parts) + ".")
+
+
+def _carried(influence: pd.DataFrame | None, technique: str, task: str) -> str:
+    """", <share>% of it from one problem, <id>" where one problem carries more than half of a gain; else ""."""
+    if influence is None or influence.empty:
+        return ""
+    row = influence[(influence["technique"] == technique) & (influence["task"] == task)]
+    if row.empty or not row["share"].iloc[0] > 0.5:
+        return ""
+    return f"; {fmt_pct(100 * row['share'].iloc[0])}% of it from one problem, {row['problem_id'].iloc[0]}"
 
 
 def numbered(sentences: list[str]) -> str:
@@ -92,7 +106,7 @@ def set_found(rows: list[dict], source: str = "") -> str:
     said = []
     for i, r in enumerate(rows):
         cheapest = ", ".join(f"{m} ({pct:.0f}%)" for m, pct in r["cheapest"])
-        fell = f"fell from {fmt_usd(r['start_usd'])} to {fmt_usd(r['end_usd'])} USD per problem"
+        fell = f"fell from {fmt_usd(r['start_usd'])}{_start(r)} to {fmt_usd(r['end_usd'])} USD per problem"
         said.append(
             (f"On {r['label']} it {fell}" if same and i else
              f"Across {r['models']} models released between {r['first']} and {r['last']}, the frontier cost of a correct "
@@ -102,7 +116,22 @@ def set_found(rows: list[dict], source: str = "") -> str:
             + (f", and on the {r['solved']} problem{'' if r['solved'] == 1 else 's'} some model passed the cheapest "
                f"recorded pass is most often {cheapest} (in these records, not a ranking beyond them)"
                if cheapest else "") + ".")
-    return " ".join(said + _estimated_fee(rows)) + (f" Records: {source}." if source and said else "")
+    billed = (["Every record's USD is what its run was billed when the source ran it, not at its model's release, so "
+               "the fall compares the models the source ran, not the prices of their time, and where the first date "
+               "has few models its start says more about which models the source covers than about that date."]
+              if any(r.get("billed") for r in rows) else [])
+    return " ".join(said + billed + _estimated_fee(rows)) + (f" Records: {source}." if source and said else "")
+
+
+def _start(r: dict) -> str:
+    """Who sets the trend's start where one or two models were released on the first date (``start_models``: label
+    and % of problems passed), in words after the start's USD; else ""."""
+    first = r.get("start_models") or []
+    if not first or len(first) > 2:
+        return ""
+    names, pcts = " and ".join(label for label, _ in first), " and ".join(f"{pct:.0f}%" for _, pct in first)
+    return (f" (on {r['first']} only {names} {'was' if len(first) == 1 else 'were'} out; "
+            f"{'it' if len(first) == 1 else 'they'} passed {pcts} of problems)")
 
 
 def _estimated_fee(rows: list[dict]) -> list[str]:

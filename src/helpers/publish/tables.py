@@ -26,7 +26,7 @@ from helpers.core.numbers import sig
 from helpers.core.tasks import in_category_order
 from helpers.grade.estimates import strategy_name, strategy_names
 from helpers.publish import names
-from helpers.publish.formats import ESTIMATOR_LABELS, fmt_pct, fmt_tries, fmt_usd, range_cell, whole_pct, with_interval
+from helpers.publish.formats import ESTIMATOR_LABELS, fmt_pct, fmt_tries, fmt_usd, gain_interval, range_cell, whole_pct, with_interval
 from helpers.publish.sentences import fee_reading, fee_said, policy_said
 
 
@@ -63,8 +63,8 @@ def fee_curve(an: Analysis) -> tuple[pd.DataFrame, dict[str, float], str]:
     """Table 1 and the paper's frontier as the expert's fee varies (``expert_fee.fee_curve``), the fee each task
     assumes (USD per problem), and the reading (``sentences.fee_reading``)."""
     curve, fees = expert_fee.fee_curve(an, PAPER_FRONTIER_LINE)
-    return curve, fees, fee_reading(curve, fees, [an.labels[m] for m in an.vanilla_cop().columns],
-                                    in_category_order(an.tasks), an.task_labels)  # the panels' order
+    return curve, fees, fee_reading(expert_fee.fee_switches(an), fees, in_category_order(an.tasks),
+                                    an.task_labels)  # the panels' order
 
 
 def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -153,10 +153,12 @@ def technique_base(an: Analysis) -> list[str]:
 
 def table2_techniques(an: Analysis) -> pd.DataFrame:
     """Table 2: relative frontier gain (%) of each technique applied to every model of M_L (technique_base); a racing
-    set's from every problem where it protects the techniques."""
+    set's from every problem where it protects the techniques. ``attrs["influence"]``: per technique and task the
+    problem carrying most of its gain and its share (``costofpass.most_influential``: technique, task, problem_id,
+    share)."""
     an = an.scope("techniques")
     base = technique_base(an)
-    rows = {}
+    rows, influence = {}, []
     for method in an.ctx.params.methods:
         if method == "vanilla":
             continue
@@ -164,9 +166,13 @@ def table2_techniques(an: Analysis) -> pd.DataFrame:
         if len(treated) < len(base):
             continue
         rows[method] = 100 * cp.technique_gain(an.cop, base, treated, an.expert).reindex(an.tasks)
+        influence.append(cp.most_influential(an.cop, treated, base, an.expert).assign(technique=method))
     out = pd.DataFrame(rows).T
     out.index.name = "technique"
-    return out.reset_index()
+    out = out.reset_index()
+    out.attrs["influence"] = pd.concat(influence, ignore_index=True) if influence else pd.DataFrame(
+        columns=["task", "problem_id", "share", "technique"])
+    return out
 
 
 PLUGIN_INTERVAL = ("low", "high", "widened", "spread_mean")  # the paper's bootstrap interval: never published
@@ -331,7 +337,7 @@ def strategy_table(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.Da
         rows = policy_rows[kinds(policy_rows["statistic"]) == STRATEGY_GAIN.name]
         for t in an.tasks:
             mine = rows[rows["task"] == t].assign(strategy=lambda d: items(d["statistic"]))
-            cell = {r.strategy: with_interval(100 * r.value, 100 * r.low, 100 * r.high, fmt_pct) for r in mine.itertuples()}
+            cell = {r.strategy: gain_interval(100 * r.value, 100 * r.low, 100 * r.high) for r in mine.itertuples()}
             shown[f"{an.task_labels.get(t, t)}: cross-fitted gain, up to k tries then the expert (%)"] = [
                 cell.get(s, "–") if e == shown["estimator"].iloc[0] else "" for s, e in zip(strategy, shown["estimator"])]
             numbers = pd.concat([numbers, mine.assign(estimator="policy", quantity="cross-fitted gain (0-1)")[
@@ -370,12 +376,18 @@ def halving_shown(fits: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFra
 HEADLINE = ("table1", "frontier", "technique gain")
 
 
-def suspect_items(an: Analysis) -> pd.DataFrame:
-    """The set's suspect items (``analyze.suspects``), datasets by their labels."""
+def suspect_items(an: Analysis) -> pd.DataFrame | None:
+    """The set's suspect items (``analyze.suspects``), datasets by their labels; None where every dataset's verdicts
+    are imported (metric ``verdict``: a pass or a fail, no answer to compare with the reference), and those datasets'
+    rows are never looked at."""
     from helpers.analyze.suspects import suspect_items as suspects
+    from helpers.core.tasks import get_task
 
+    answered = [t for t in an.tasks if get_task(t).metric != "verdict"]
+    if not answered:
+        return None
     references = {(t, p.problem_id): p.target for t, problems in an.ctx.problems.items() for p in problems}
-    out = suspects(an.attempts, references)
+    out = suspects(an.attempts[an.attempts["task"].astype(str).isin(answered)], references)
     return out.assign(task=out["task"].map(an.task_labels).fillna(out["task"])).rename(columns={"task": "dataset"})
 
 
@@ -421,7 +433,8 @@ def headline_with_truth(an: Analysis, st: intervals.SetStatistics, truth: dict[s
                "dataset": an.task_labels.get(task, task)}
         for _, r in g.iterrows():
             mark = "" if r["covers"] else " ✗"
-            row[r["estimator"]] = with_interval(scale * r["value"], scale * r["low"], scale * r["high"], fmt) + mark
+            row[r["estimator"]] = (gain_interval(scale * r["value"], scale * r["low"], scale * r["high"]) if pct else
+                                   with_interval(r["value"], r["low"], r["high"], fmt)) + mark
         row["truth"] = fmt(scale * g["truth"].iloc[0])
         shown.append(row)
     return numbers.reset_index(drop=True), pd.DataFrame(shown)
@@ -442,7 +455,8 @@ def policy_truth_table(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, 
         kind = POLICY_FRONTIER if key.kind == FRONTIER else key.kind  # the headline's frontier: a choice, not the paper's
         shown.append({"number": f"{kind.short}: {an.labels.get(name, name)}" + (" (%)" if pct else " (USD)"),
                       "dataset": an.task_labels.get(r.task, r.task), "tries": fmt_tries(r.k),
-                      "up to k tries, then the expert": with_interval(scale * r.value, scale * r.low, scale * r.high, fmt)
+                      "up to k tries, then the expert": (gain_interval(scale * r.value, scale * r.low, scale * r.high)
+                                                         if pct else with_interval(r.value, r.low, r.high, fmt))
                       + ("" if r.covers else " ✗"), "truth": fmt(scale * r.truth)})
     return numbers, pd.DataFrame(shown)
 
@@ -491,11 +505,14 @@ def fold_methods(long: pd.DataFrame, models: list[str], methods: list[str], task
 
 def grader_agreement(an) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The grader-agreement table of an imported set (``grade.agreement``): numbers, and the shown table with
-    dataset and model labels, percentages to one decimal and counts as whole numbers."""
+    dataset and model labels, percentages to one decimal and counts as whole numbers. Datasets whose verdicts are the
+    source's (metric ``verdict``) are left out: the project does not grade them, so there is nothing to agree on."""
+    from helpers.core.tasks import get_task
     from helpers.grade.agreement import grader_agreement as agreement
     from helpers.grade.stage import read_graded
 
     numbers = agreement(read_graded(an.ctx, "calls"))
+    numbers = numbers[[get_task(t).metric != "verdict" for t in numbers["task"]]].reset_index(drop=True)
     shown = numbers.assign(task=numbers["task"].map(an.task_labels), model=numbers["model"].map(an.set_labels))
     if set(numbers["method"]) <= {"vanilla"}:
         shown = shown.drop(columns="method")

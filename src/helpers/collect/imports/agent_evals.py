@@ -291,7 +291,24 @@ def runs_table(params) -> "pd.DataFrame":
                      "usable": usable,
                      "note": (run.problem or ("not named run<k>" if run.index is None else "; ".join(run.notes))).replace(
                          str(params.import_path), spec.path)})  # paths as the set names them, not this machine's
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows + unnamed_runs(params))
+
+
+def unnamed_runs(params) -> list[dict[str, Any]]:
+    """Every run of the source in a folder the set does not import (not in ``import_from.runs``): a row as
+    ``runs_table``'s, unusable, its note the set's reason (``import_from.left_out``) or that the set names no reason."""
+    spec = params.import_from
+    rows = []
+    for strategy, group, folder in run_folders(params.import_path):
+        key = f"{strategy}/{group}"
+        if key in spec.runs:
+            continue
+        why = spec.left_out.get(key)
+        rows.append({"strategy": strategy, "group": group, "model": "", "method": "", "run": folder.name, "tasks": None,
+                     "calls": None, "source_pass_pct": None, "usable": False,
+                     "note": f"left out by the set: {why}" if why else
+                             "in no group of import_from.runs, and import_from.left_out gives no reason"})
+    return rows
 
 
 def caveats(params, models) -> list[str]:
@@ -302,15 +319,21 @@ def caveats(params, models) -> list[str]:
     path = notes_path(params.output_path, "01_collect")
     dropped = [line for line in path.read_text(encoding="utf-8").splitlines()
                if line.startswith("dropped ")] if path.is_file() else []
-    if not dropped:
+    left = unnamed_runs(params)
+    if not dropped and not left:
         return []
-    reasons = {"no call log": "no call log, so no cost", "a Reflexion seed": "a Reflexion seed, whose cost is unknown",
-               "not named run<k>": "an extra folder not named run<k>", "seed": "a seed that is not its simple run's"}
+    reasons = {"no call log": "with no call log, so no cost", "a Reflexion seed": "with a Reflexion seed, whose cost is "
+               "unknown", "not named run<k>": "in an extra folder not named run<k>",
+               "seed": "with a seed that is not its simple run's"}
     counts: dict[str, int] = {}
     for line in dropped:
         why = next((v for k, v in reasons.items() if k in line), "unreadable")
         counts[why] = counts.get(why, 0) + 1
-    said = "; ".join(f"{n} with {why}" for why, n in counts.items())
-    n = len(dropped)
+    for row in left:
+        why = ("left out by the set, each with its reason (import_from.left_out)" if row["note"].startswith("left out")
+               else "in a folder the set neither imports nor gives a reason for")
+        counts[why] = counts.get(why, 0) + 1
+    said = "; ".join(f"{n} {why}" for why, n in counts.items())
+    n = len(dropped) + len(left)
     return [f"{n} run{' of the source was' if n == 1 else 's of the source were'} not imported ({said}); each is named "
             "in the runs table."]

@@ -80,6 +80,16 @@ def mismatch(entry: dict[str, Any], resolved: int, n: int) -> str | None:
             f"({round(expected)})")
 
 
+def other_denominator(entry: dict[str, Any], resolved: int, n: int) -> int | None:
+    """The number of instances, a few below ``n``, over which an entry's published rate (two decimals) counts its
+    ``resolved`` instances, where it does not over the ``n`` its details give (Claude 4 Sonnet: 324 of 499 = 64.93%,
+    not 64.8% of 500); None where the rate is ``resolved`` of ``n``, or no such count fits."""
+    rate = entry.get("resolved")
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or abs(100 * resolved / n - rate) < 0.006:
+        return None
+    return next((d for d in range(n - 1, n - 6, -1) if d > 0 and abs(100 * resolved / d - rate) < 0.006), None)
+
+
 def checked(path: Path, entry: Any, i: int, known: set[str]) -> tuple[str, dict[str, tuple[bool, float, int]] | None]:
     """An entry's name and its validated per-instance results (None: the entry has none)."""
     if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
@@ -100,13 +110,19 @@ def caveats(params: Params, models: list[ModelSpec]) -> list[str]:
 
     spec, path = import_spec(params)
     known = {p.problem_id for p in get_task(TASK).load(params.data_path, params.task_options.get(TASK, {}))}
-    out, bare = [], []
+    out, bare, fewer = [], [], []
     for i, entry in enumerate(entries(path)):
         name, results = checked(path, entry, i, known)
         if results is None:
             bare.append(name)
-        elif why := mismatch(entry, sum(r[0] for r in results.values()), len(results)):
+        elif why := mismatch(entry, resolved := sum(r[0] for r in results.values()), len(results)):
             out.append(f"Leaderboard entry {name}: {why}; {mismatch_fate(params, models, name)}.")
+        elif d := other_denominator(entry, resolved, len(results)):
+            fewer.append(f"{name} ({entry['resolved']:g}% = {resolved} of {d}, here {resolved} of {len(results)}, "
+                         f"{100 * resolved / len(results):.1f}%)")
+    if fewer:
+        out.append(f"The board's rate counts over fewer instances than its details give for {len(fewer)} "
+                   f"entr{'y' if len(fewer) == 1 else 'ies'}: {'; '.join(fewer)}; every number here counts all of them.")
     if bare:
         out.append(f"Not usable: {len(bare)} leaderboard entries give totals only, no per-instance results "
                    f"({', '.join(bare)}).")
