@@ -33,6 +33,7 @@ SMALL_SIM = ("test_invariants.py", "test_report_html.py")  # conftest.small_sim_
 # commands see a set complete or not at all)
 # (the sandbox's tests count the sandbox user's processes machine-wide: they run after that grading, never beside it)
 HUMANEVAL = ("test_readme.py::test_readme_command_works_as_written[make humaneval]",
+             "test_readme.py::test_the_humaneval_docs_quote_its_results",
              "test_report_html.py::test_the_reports_on_disk_pass_the_browser_check[humaneval_agents]", "test_sandbox.py")
 
 

@@ -127,8 +127,13 @@ def test_the_findings_lead_says_what_holds_across_datasets_and_leaves_the_number
 
 def policy_rows(rows: list[tuple], k: int) -> pd.DataFrame:
     """policy_cost rows (task, model, policy_usd, policy_low, policy_high, expert_share_pct) at ``k`` tries."""
-    return pd.DataFrame(rows, columns=["task", "model", "policy_usd", "policy_low", "policy_high",
-                                       "expert_share_pct"]).assign(k=k)
+    frame = pd.DataFrame(rows, columns=["task", "model", "policy_usd", "policy_low", "policy_high", "expert_share_pct"])
+    return frame.assign(k=k, statistic=[with_keys(m) for m in frame["model"]])
+
+
+def with_keys(model: str) -> str:
+    """policy_cost's statistic of a row (the frontier's by its key, never its label)."""
+    return "frontier:all models" if model == "frontier of all models" else f"table1:{model}"
 
 
 def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each():
@@ -214,7 +219,8 @@ def test_the_first_screen_says_where_the_simulators_truth_lies_and_when_a_cheape
     policy = pd.DataFrame([("b", "frontier of all models", 3.92, 1.57, 8.64, 96.9), ("b", "M1", 1.76, 1.0, 2.0, 90.0),
                            ("b", "M2", 34.0, 25.8, 45.1, 99.0)],
                           columns=["task", "model", "policy_usd", "policy_low", "policy_high", "expert_share_pct"]
-                          ).assign(k=4, cheapest=[False, True, False])
+                          ).assign(k=4, cheapest=[False, True, False], statistic=["frontier:all models", "table1:m1",
+                                                                                    "table1:m2"])
     truth = pd.DataFrame({"statistic": ["frontier:all models", "table1:m1", "table1:m2"], "task": ["b"] * 3,
                           "truth": [3.48, 1.8, 30.0], "covers": [True, True, True]})
     said = findings.in_short(policy, {"b": "B"}, truth, {"m1": "M1", "m2": "M2"})
@@ -305,3 +311,12 @@ def test_two_datasets_that_cost_the_same_are_not_called_the_dearest():
             ("a", "m1", 4.0, 3.0, 5.0, 90.0), ("b", "m1", 4.0, 3.0, 5.0, 90.0)]
     said = findings.in_short(policy_rows(rows, 4).assign(cheapest=False), {"a": "A", "b": "B"})
     assert said[0].startswith("On A, one of the dearest of its 2 datasets,")
+
+
+def test_the_first_screen_finds_the_frontier_by_its_key_not_its_label():
+    """Issue 62: renaming the frontier's row label must not make the first screen say "not estimated"."""
+    rows = [("b", "frontier of all models", 3.92, 1.57, 8.64, 96.9), ("b", "m1", 1.76, 0.556, 5.31, 90.0)]
+    policy = policy_rows(rows, 4).assign(cheapest=False)
+    relabelled = policy.assign(model=policy["model"].replace({"frontier of all models": "the frontier (renamed)"}))
+    assert findings.in_short(relabelled, {"b": "B"}) == findings.in_short(policy, {"b": "B"})
+    assert "not estimated" not in " ".join(findings.in_short(relabelled, {"b": "B"}))

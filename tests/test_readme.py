@@ -123,6 +123,40 @@ def test_the_readme_result_is_what_the_results_say():
     assert (ROOT / readme.IMAGE).stat().st_size > 10_000
 
 
+def _docs_blocks_quote(set_name: str) -> None:
+    """Every docs block that quotes ``set_name``'s results is exactly what ``python -m helpers.publish.readme --docs``
+    writes from them (issue 62: numbers in the docs are generated, never typed); skipped without its results."""
+    blocks = [(page, name) for (page, name), (s, _) in readme.DOC_BLOCKS.items() if s == set_name]
+    assert blocks
+    for page, name in blocks:
+        block = readme.doc_block(page, name, ROOT / "results")
+        if block is None:
+            pytest.skip(f"results/{set_name} has no findings (its data is not in the data directory)")
+        assert block in (ROOT / page).read_text(encoding="utf-8"), f"{page}#{name}: run `python -m helpers.publish.readme --docs`"
+
+
+@pytest.mark.slow
+def test_the_swebench_docs_quote_its_results():
+    """After ``make swebench``: docs/swebench.md's numbers are the results' own."""
+    _docs_blocks_quote("swebench_bash_only")
+
+
+@pytest.mark.slow
+def test_the_humaneval_docs_quote_its_results():
+    """After ``make humaneval`` (in its worker group, after the command): docs/humaneval-agents.md's and
+    docs/statistics.md's numbers on it are the results' own."""
+    _docs_blocks_quote("humaneval_agents")
+
+
+def test_every_docs_block_has_its_markers_once():
+    from helpers.publish.readme import DOC_BLOCKS, doc_markers
+
+    for page, name in DOC_BLOCKS:
+        text = (ROOT / page).read_text(encoding="utf-8")
+        start, end = doc_markers(page, name)
+        assert text.count(start) == 1 and text.count(end) == 1 and text.index(start) < text.index(end), (page, name)
+
+
 def test_the_library_examples_run():
     """docs/library.md's complete example runs as written, and the README's example is the page's first one."""
     page = (ROOT / "docs" / "library.md").read_text(encoding="utf-8")

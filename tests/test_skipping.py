@@ -124,3 +124,22 @@ def test_the_about_box_lists_the_expert_registry(write_set, tmp_path):
 
     names = [f.name for f in input_files(tiny(write_set, tmp_path / "out"))]
     assert "expert_costs.yaml" in names and names.index("expert_costs.yaml") == 2  # after the set and its models
+
+
+def test_a_stage_that_runs_again_leaves_nothing_of_its_last_run(tmp_path):
+    """Issue 62: SWE-bench's report kept a suspect-item table a run no longer wrote (imported verdicts): a stage's
+    catalogued outputs go before it runs again; another stage's stay."""
+    from types import SimpleNamespace
+
+    from helpers.publish.catalog import remove_outputs
+
+    params = SimpleNamespace(tables_path=tmp_path / "tables", figures_path=tmp_path / "figures")
+    params.tables_path.mkdir()
+    params.figures_path.mkdir()
+    mine = [params.tables_path / f"suspect_items{s}" for s in (".csv", ".md", ".caption.md")]
+    mine += [params.figures_path / "expert_fee_curve.png", params.tables_path / "expert_fee_curve.csv"]
+    other = params.tables_path / "price_change_split.csv"  # 04_trends'
+    for path in (*mine, other):
+        path.write_text("x")
+    assert remove_outputs(params, "03_frontier") == len(mine)
+    assert not any(p.exists() for p in mine) and other.exists()

@@ -74,6 +74,10 @@ def run_stage(params_path: Path, ctx: Context, keys: StageKeys, name: str, then:
         print(f"skip  {name:<18} inputs unchanged (records, parameters, code); --force runs it", flush=True)
         return False
     keys.forget(name)
+    if name != "report":
+        from helpers.publish.catalog import remove_outputs
+
+        remove_outputs(params, name)  # what this run no longer publishes must not reach the report from the last one
     summary_path(params.output_path, name).unlink(missing_ok=True)
     notes_path(params.output_path, name).unlink(missing_ok=True)
     start = time.perf_counter()

@@ -247,9 +247,29 @@ def full_caption(an: Analysis, name: str, **fill: str) -> str:
                 "of the top-three marks (`table1_only`; why: the first screen's caveats)."
                 if name == "table1_frontier_cop" else
                 f"{text} Without {only} (`table1_only`: in Table 1's values alone, with no interval).")
+    if "two-level bootstrap" in text and an.ctx.params.n_runs == 1:  # say what is resampled where runs cannot be
+        text += (" Here every problem has one run per model, so the bootstrap resamples the problems alone (a "
+                 "problem's one run carries its run-to-run noise).")
     if an.imported:
         text = f"{text} {md(an.imported_tag)}"
     return f"{text} **SIMULATED** records (not real LLMs)." if an.simulated else text
+
+
+def remove_outputs(params, stage: str) -> int:
+    """Delete every file of the artifacts ``stage`` publishes (its tables' CSV, Markdown, caption and lead; its
+    figures' images, layout, caption, note and data), before the stage runs again: an artifact it no longer publishes
+    (a table that does not apply to the set any more) must not reach the report from an earlier run. Returns how many
+    files went."""
+    gone = 0
+    for art in (a for a in CATALOG.values() if a.stage == stage):
+        tables = [".csv", ".md", ".caption.md", ".lead.md"]
+        figures = [".png", ".svg", ".layout.json", ".caption.md", ".note.md"] if art.kind == "figure" else []
+        for path in [params.tables_path / f"{art.name}{s}" for s in tables] + \
+                [params.figures_path / f"{art.name}{s}" for s in figures]:
+            if path.is_file():
+                path.unlink()
+                gone += 1
+    return gone
 
 
 def lead_path(out_dir: Path, name: str) -> Path:

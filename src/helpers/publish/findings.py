@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze.policy import FRONTIER as POLICY_FRONTIER_NAME
+from helpers.analyze.statistic import FRONTIER as FRONTIER_KIND
 from helpers.analyze.statistic import TABLE1, item_of, items, kinds
 from helpers.publish import names
 from helpers.publish.compare import PAPER_HALVING_MONTHS
@@ -261,7 +262,9 @@ def _listed(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-FRONTIER_ROW = "frontier of all models"  # policy_cost's row of the frontier (the others are single models)
+def _frontier_rows(policy: pd.DataFrame) -> pd.Series:
+    """Which of ``policy_cost``'s rows is the frontier of all models: by its statistic's kind, never by a label."""
+    return kinds(policy["statistic"]) == FRONTIER_KIND.name if len(policy) else pd.Series(False, index=policy.index)
 
 
 def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFrame | None = None,
@@ -275,7 +278,7 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
     set's ``policy_truth`` rows: statistic,
     task, truth, covers; ``labels``: model id -> label), the page says whether the simulator's truth lies in that
     interval, and where the named cheapest model is not the truly cheapest one. Empty without a frontier row."""
-    front = policy[policy["model"] == FRONTIER_ROW]
+    front = policy[_frontier_rows(policy)]
     if front.empty or not np.isfinite(front["policy_usd"]).any():
         return _in_short_alone(policy, task_labels)
     top = front.loc[front["policy_usd"].idxmax()]
@@ -291,7 +294,7 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
     if truth is not None and len(hit := truth[(truth["statistic"] == POLICY_FRONTIER_NAME) & (truth["task"] == top["task"])]):
         out.append(f"The simulator's truth on this set's problems is {dollars(hit['truth'].iloc[0])}: "
                    + ("inside that interval." if bool(hit["covers"].iloc[0]) else "outside that interval, which misses it."))
-    alone = policy[(policy["task"] == top["task"]) & (policy["model"] != FRONTIER_ROW)].dropna(subset=["policy_usd"])
+    alone = policy[(policy["task"] == top["task"]) & ~_frontier_rows(policy)].dropna(subset=["policy_usd"])
     if len(alone):
         best = alone.loc[alone["policy_usd"].idxmin()]
         out.append(_cheapest_alone(alone, _truly_cheapest(truth, top["task"], best["model"], labels or {})))
@@ -337,7 +340,7 @@ def _in_short_alone(policy: pd.DataFrame, task_labels: dict[str, str]) -> list[s
     each model alone costs with how much of each end is the assumed expert fee, and whether one model is cheapest beyond
     doubt. No interval is given for the least cost: a minimum over noisy estimates valued on the runs that chose it
     is biased low (the winner's curse); each model's own interval is in Table 1."""
-    alone = policy[policy["model"] != FRONTIER_ROW].dropna(subset=["policy_usd"])
+    alone = policy[~_frontier_rows(policy)].dropna(subset=["policy_usd"])
     if alone.empty:
         return []
     task = alone.groupby("task")["policy_usd"].median().idxmax()

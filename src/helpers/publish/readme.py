@@ -1,9 +1,11 @@
-"""The README's result: one figure and three sentences computed from a set's results, never typed.
+"""The README's result and the docs' numbers on real records: computed from a set's results, never typed.
 
     python -m helpers.publish.readme [results/<set>]    # rewrite the README's block and copy its figure to docs/img/
+    python -m helpers.publish.readme --docs              # rewrite every docs block (``DOC_BLOCKS``) from results/
 
-The block sits between ``START`` and ``END`` in ``README.md``; ``tests/test_readme.py`` checks, after the README's
-commands have run the set, that the block is exactly what this module writes from the results on disk.
+The README's block sits between ``START`` and ``END``; a docs block between ``<!-- results/<set>#<name>: start -->``
+and ``<!-- results/<set>#<name>: end -->`` on its page. ``tests/test_readme.py`` checks, after the README's commands
+have run the sets, that each block is exactly what this module writes from the results on disk.
 """
 
 from __future__ import annotations
@@ -70,5 +72,82 @@ def write(readme: Path, results: Path) -> None:
     shutil.copyfile(results / "figures" / f"{FIGURE}.png", image)
 
 
+def _shows(results: Path) -> str:
+    """The report's "What it shows" paragraph of a real set (its run context), as a list item."""
+    shows = json.loads((results / "tables" / "run_context.json").read_text(encoding="utf-8"))["shows"]
+    return f"- **What it shows** (the report's first screen, computed from `results/{results.name}`): {shows}"
+
+
+def _agreement(results: Path) -> str:
+    """How the project's sandboxed grade agrees with an imported source's verdicts: the range per (model, method), the
+    attempts that differ and why, from the ``grader_agreement`` and ``grader_disagreements`` tables."""
+    tables = results / "tables"
+    agree = pd.read_csv(tables / "grader_agreement.csv")
+    differ = pd.read_csv(tables / "grader_disagreements.csv")
+    why = differ.groupby("reason", sort=False).size().sort_values(ascending=False, kind="stable")
+    reasons = "; ".join(f"{n}: {reason}" for reason, n in why.items()) or "none"
+    return (f"- **Agreement with the authors' verdicts** (computed from `results/{results.name}`): "
+            f"{agree['agree_pct'].min():.1f}–{agree['agree_pct'].max():.1f}% per (model, method); "
+            f"{len(differ):,} of {int(agree['responses'].sum()):,} attempts differ (`grader_disagreements` lists "
+            f"each; by the grader's reason: {reasons}).")
+
+
+def _headline(results: Path) -> str:
+    """A real set's headline in one paragraph, from its findings table: the frontier of all models, each model alone,
+    the cheapest model's finding, the paper's frontier and the best technique's finding (one dataset)."""
+    found = pd.read_csv(results / "tables" / "findings.csv").iloc[0]
+    paper = found["the paper's frontier (USD)"]
+    return (f"On {found['dataset']} (computed from `results/{results.name}`): the frontier of all models costs "
+            f"{found['frontier of all models (USD)']} (USD per problem); each model alone "
+            f"{found['each model alone (USD)']}; cheapest single model: {found['cheapest single model (USD)']}. The "
+            f"paper's frontier: {paper}. Best technique or strategy (cross-fitted "
+            f"gain, %): {found['best technique (gain %)']}.")
+
+
+DOC_BLOCKS = {  # (page, name) -> (the set whose results it quotes, the block's text from them)
+    ("docs/swebench.md", "what-it-shows"): ("swebench_bash_only", _shows),
+    ("docs/humaneval-agents.md", "what-it-shows"): ("humaneval_agents", _shows),
+    ("docs/humaneval-agents.md", "agreement"): ("humaneval_agents", _agreement),
+    ("docs/statistics.md", "humaneval-headline"): ("humaneval_agents", _headline),
+}
+
+
+def doc_markers(page: str, name: str) -> tuple[str, str]:
+    """The start and end markers of a docs block."""
+    set_name = DOC_BLOCKS[(page, name)][0]
+    return f"<!-- results/{set_name}#{name}: start -->", f"<!-- results/{set_name}#{name}: end -->"
+
+
+def doc_block(page: str, name: str, results_root: Path) -> str | None:
+    """A docs block, markers included, from ``results_root/<set>``; None where that set has no results."""
+    set_name, text = DOC_BLOCKS[(page, name)]
+    results = results_root / set_name
+    if not (results / "tables" / "findings.csv").is_file():
+        return None
+    start, end = doc_markers(page, name)
+    return f"{start}\n{text(results)}\n{end}"
+
+
+def write_docs(root: Path) -> list[str]:
+    """Rewrite every docs block whose set has results under ``root/results``; returns the blocks written."""
+    done = []
+    for page, name in DOC_BLOCKS:
+        block = doc_block(page, name, root / "results")
+        if block is None:
+            continue
+        path = root / page
+        text = path.read_text(encoding="utf-8")
+        start, end = doc_markers(page, name)
+        if start not in text or end not in text:
+            raise SystemExit(f"{path}: the markers of the block {name} are missing")
+        before, rest = text.split(start, 1)
+        path.write_text(before + block + rest.split(end, 1)[1], encoding="utf-8")
+        done.append(f"{page}#{name}")
+    return done
+
+
 if __name__ == "__main__":
-    write(repo_root() / "README.md", Path(sys.argv[1]) if len(sys.argv) > 1 else repo_root() / "results" / SET)
+    if sys.argv[1:] == ["--docs"]:
+        print("\n".join(write_docs(repo_root())) or "no set with results: nothing written")
+    else:
+        write(repo_root() / "README.md", Path(sys.argv[1]) if len(sys.argv) > 1 else repo_root() / "results" / SET)

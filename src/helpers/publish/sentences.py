@@ -182,7 +182,8 @@ def same_day_said(credit: pd.DataFrame, labels: dict[str, str], task_labels: dic
         return None
     parts = []
     for (task, date), day in credit.groupby(["task", "date"], sort=False):
-        ranges = [f"{labels.get(r.model, r.model)} {_pct_range(r.last_pct, r.first_pct)}" for r in day.itertuples()]
+        ranges = [f"{labels.get(r.model, r.model)} {_pct_range(min(r.first_pct, r.last_pct), max(r.first_pct, r.last_pct))}"
+                  for r in day.itertuples()]  # relative to the frontier before it: last can read more than first
         parts.append(f"{task_labels.get(task, task)}, {pd.Timestamp(date):%Y-%m-%d}: " + ", ".join(ranges))
     return ("**Same-day releases.** Models released on one day are credited here one at a time in the set's list order, "
             "as the paper's reference code does, so each one's bar depends on that order; over every order of its day "

@@ -11,6 +11,7 @@ from helpers.analyze import costofpass as cp
 from helpers.analyze import expert_fee, headline, intervals, policy
 from helpers.analyze.estimates import Analysis
 from helpers.analyze.statistic import (
+    ALL_MODELS,
     FRONTIER,
     POLICY_FRONTIER,
     STRATEGY_GAIN,
@@ -21,6 +22,7 @@ from helpers.analyze.statistic import (
     items,
     kind_of,
     kinds,
+    named,
 )
 from helpers.core.numbers import sig
 from helpers.core.tasks import in_category_order
@@ -97,6 +99,7 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
     long = long.sort_values(["task", "model"], key=lambda c: c.map(order) if c.name == "model" else
                             c.map({t: i for i, t in enumerate(an.tasks)})).reset_index(drop=True)
     long.insert(1, "family", long["model"].map(an.families))
+    long.insert(2, "statistic", [ALL_MODELS if m == FRONTIER_LINE else named(TABLE1, m) for m in long["model"]])
     long["cheapest"] = long["cheapest"].fillna(False).astype(bool)  # the frontier's row names no model
     long["model"] = long["model"].map(lambda m: an.labels.get(m, m))
     shown = pd.DataFrame({
