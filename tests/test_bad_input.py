@@ -112,6 +112,7 @@ CASES = {
     "required field missing": (drop("price_snapshot"), "field 'price_snapshot': required field is missing"),
     "temperature out of range": (set_(sampling={"temperature": 5}), "field 'sampling.temperature'"),
     "unknown method": (set_(methods=["vanilla", "tree_search"]), "unknown method"),
+    "method mistyped": (set_(methods=["vanila"]), "unknown method 'vanila' (did you mean 'vanilla'?)"),
     "no tasks": (set_(tasks=[]), "field 'tasks'"),
     "task mistyped": (set_(tasks=["two_digit_adition"]), "did you mean 'two_digit_addition'"),
     "model mistyped": (set_(models=["stubb"]), "did you mean 'stub'"),
@@ -235,3 +236,14 @@ def test_an_expert_who_costs_nothing_or_less_or_is_missing_stops_the_run_before_
         err = capsys.readouterr().err.strip().splitlines()
         assert code == 2 and len(err) == 1 and expected in err[0] and str(mine) in err[0], err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_missing_price_names_the_file_the_snapshot_was_read_from(tmp_path):
+    """Issue 62: the error named params/prices/<name>.yaml for a snapshot that lives elsewhere."""
+    from helpers.core.errors import CostOfPassError
+    from helpers.core.prices import load_snapshot
+
+    path = write(tmp_path / "elsewhere" / "mine.yaml", priced("stubby", 1))
+    with pytest.raises(CostOfPassError, match="no price for model") as err:
+        load_snapshot(path).require(["stub"])
+    assert str(path) in str(err.value) and "params/prices/" not in str(err.value)

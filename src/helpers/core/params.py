@@ -203,9 +203,15 @@ class Params(BaseModel):
     @classmethod
     def _known_methods(cls, methods: list[str]) -> list[str]:
         from helpers.core.methods import get_method  # the registry: a method is one module in helpers/methods/
+        from helpers.core.methods.base import method_forms
 
         for m in methods:
-            get_method(m)
+            try:
+                get_method(m)
+            except ValueError:
+                forms = method_forms()
+                raise PydanticCustomError("method", "unknown method '{value}'{near} (known: {known})",
+                                          {"value": m, "near": nearest(m, forms), "known": ", ".join(forms)}) from None
         if len(set(methods)) != len(methods):
             raise ValueError("methods repeat")
         return methods

@@ -14,6 +14,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from helpers.core.errors import CostOfPassError
+from helpers.core.paths import shown
 from helpers.core.yamlfiles import nearest, read_mapping
 
 
@@ -32,6 +33,7 @@ class PriceSnapshot(BaseModel):
     source: str = Field(min_length=1)
     notes: str = ""
     prices: dict[str, ModelPrice]
+    path: str = Field("", exclude=True, description="the file it was read from (for errors; not a YAML field)")
 
     def price(self, model: str) -> ModelPrice:
         if model not in self.prices:
@@ -44,7 +46,7 @@ class PriceSnapshot(BaseModel):
         if missing:
             raise CostOfPassError(
                 f"no price for model(s) {', '.join(missing)}{nearest(missing[0], self.prices)} in price snapshot "
-                f"'{self.name}' ({self.date}); add them to params/prices/{self.name}.yaml"
+                f"'{self.name}' ({self.date}); add them to {self.path or f'params/prices/{self.name}.yaml'}"
             )
 
 
@@ -59,11 +61,12 @@ def load_snapshot(path: Path, source: str = "price snapshot") -> PriceSnapshot:
                               f"{nearest(path.stem, known)}; snapshots in {path.parent}: {', '.join(known) or 'none'}")
     data = read_mapping(path, "price snapshot")
     try:
-        return PriceSnapshot.model_validate({"name": path.stem, **data})
+        snapshot = PriceSnapshot.model_validate({"name": path.stem, **data})
     except ValidationError as err:
         e = err.errors()[0]
         field = ".".join(str(x) for x in e["loc"])
         raise CostOfPassError(f"{path}: field '{field}': {e['msg']}") from None
+    return snapshot.model_copy(update={"path": str(shown(path))})
 
 
 def call_cost_usd(prompt_tokens, completion_tokens, price: ModelPrice):

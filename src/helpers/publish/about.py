@@ -164,6 +164,14 @@ def _extracts(an: Analysis) -> bool:
     return any(get_task(t).metric not in NOT_EXTRACTED for t in an.tasks)
 
 
+def _regraded(an: Analysis) -> bool:
+    """Whether this project grades some dataset itself (answers extracted, or code run), rather than taking every
+    verdict as its source gives it (metric ``verdict``)."""
+    from helpers.core.tasks import get_task
+
+    return any(get_task(t).metric != "verdict" for t in an.tasks)
+
+
 def _inputs_cell(p) -> str:
     """The inputs row: each file with its state, and a warning where one is not committed."""
     said = inputs_state(input_files(p))
@@ -239,7 +247,6 @@ def run_context(an: Analysis) -> dict:
                "the question)." if p.fidelity.numeric_answers == "number" else
                "Numeric answers may be expressions that math-verify evaluates, as the paper's grader does.")
     from helpers.collect.imports import source_name
-    from helpers.core.tasks import get_task
     from helpers.publish.story import set_found
 
     all_caveats, source_said = data_caveats(an)
@@ -254,7 +261,7 @@ def run_context(an: Analysis) -> dict:
         "simulated": bool(an.simulated),
         "known_truth": all(m.simulated for m in an.ctx.models),
         "imported": an.imported,
-        "regraded": _extracts(an) or "code" in {get_task(t).metric for t in an.tasks},  # else: the source's verdicts
+        "regraded": _regraded(an),
         "agent_runs": an.agent_runs,
         "tasks": list(an.tasks),
         "task_labels": {t: an.task_labels[t] for t in an.tasks},
