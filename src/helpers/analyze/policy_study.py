@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from helpers.analyze import differences, means, policy
+from helpers.analyze import claims, differences, means, policy
 from helpers.analyze.bootstrap import RunCube
 from helpers.analyze.headline import Level
 from helpers.analyze.known_truth import GENERATORS, GenerativeModel, draw_cube, draw_problems, truth
@@ -257,12 +257,11 @@ def _vs_best_single(reps: list[dict], best: list[np.ndarray]) -> tuple[float, fl
 def _cheapest_power(reps: list[dict], names: list[str]) -> float:
     """% of the (set, dataset) pairs where the truly cheapest model alone costs at most half the runner-up in which the
     report names it the cheapest (``cheapest``: its paired differences below 0); NaN where no pair has such a gap."""
-    true = np.array([[r[n]["truth"] for n in names] for r in reps])  # (R, M, T)
-    named = np.array([[r[n]["cheapest"] for n in names] for r in reps]).astype(bool)
-    order = np.sort(true, axis=1)
-    clear = order[:, 0] <= 0.5 * order[:, 1]  # (R, T)
-    best = np.argmin(true, axis=1)
-    hit = np.take_along_axis(named, best[:, None, :], axis=1)[:, 0]
+    true = _options_last(reps, names, "truth")  # (R, T, M)
+    named = claims.cheapest_model(_options_last(reps, names, "cheapest").astype(bool))
+    order = np.sort(true, axis=-1)
+    clear = order[..., 0] <= 0.5 * order[..., 1]  # (R, T)
+    hit = named == np.argmin(true, axis=-1)
     return 100 * float(hit[clear].mean()) if clear.any() else np.nan
 
 
@@ -284,36 +283,40 @@ def _pairs_row(generator: str, draws: list[PairDraw], k: int) -> dict:
             "vs_best_single_worst": np.nan}
 
 
+def _options_last(reps: list[dict], names: list[str], key: str) -> np.ndarray:
+    """(R, T, options): ``key`` of each option ``names`` over the sets ``reps``, options on the last axis (as
+    ``claims`` reads them)."""
+    return np.moveaxis(np.array([[r[n][key] for n in names] for r in reps], dtype=float), 1, -1)
+
+
+def _named_wrongly(named: np.ndarray, true: np.ndarray, wrong) -> float:
+    """% of (set, dataset) pairs where a claim names an option (``named``: (R, T) indices, ``claims.NONE`` for none)
+    for which ``wrong(true_of_named, true)`` holds (``true``: (R, T, options))."""
+    picked = np.take_along_axis(true, np.maximum(named, 0)[..., None], axis=-1)[..., 0]
+    return 100 * float(((named != claims.NONE) & wrong(picked, true)).mean())
+
+
 def _false_findings(reps: list[dict], names: list[str]) -> float:
-    """% of (set, dataset) pairs where the technique with the largest gain has an interval above 0 (the report
-    would name it the best) while its true gain is not positive."""
-    low = np.array([[r[n]["low"] for n in names] for r in reps])  # (R, techniques, T)
-    value = np.array([[r[n]["value"] for n in names] for r in reps])
-    true = np.array([[r[n]["truth"] for n in names] for r in reps])
-    best = np.nanargmax(np.where(np.isnan(value), -np.inf, value), axis=1)  # (R, T)
-    pick = lambda a: np.take_along_axis(a, best[:, None, :], axis=1)[:, 0]  # noqa: E731
-    return 100 * float(((pick(low) > 0) & (pick(true) <= ZERO)).mean())
+    """% of (set, dataset) pairs where the report names a technique that pays (``claims.technique_that_pays``) while
+    its true gain is not positive."""
+    named = claims.technique_that_pays(_options_last(reps, names, "value"), _options_last(reps, names, "low"))
+    return _named_wrongly(named, _options_last(reps, names, "truth"), lambda picked, _: picked <= ZERO)
 
 
 def _false_family(reps: list[dict], names: list[str]) -> float:
-    """% of (set, dataset) pairs where a family is named the most essential (``findings._family``: its gain's interval
-    above 0 and above every other family's) while it is not the family with the largest true gain."""
-    low, high, value, true = (np.array([[r[n][key] for n in names] for r in reps]) for key in ("low", "high", "value", "truth"))
-    best = np.nanargmax(np.where(np.isnan(value), -np.inf, value), axis=1)  # (R, T)
-    pick = lambda a: np.take_along_axis(a, best[:, None, :], axis=1)[:, 0]  # noqa: E731
-    others_high = np.where(np.arange(len(names))[None, :, None] == best[:, None, :], -np.inf, high).max(axis=1)
-    named = (pick(low) > 0) & (pick(low) > others_high)
-    wrong = pick(true) < true.max(axis=1) - ZERO
-    return 100 * float((named & wrong).mean())
+    """% of (set, dataset) pairs where a family is named the most essential (``claims.most_essential``) while it is
+    not the family with the largest true gain."""
+    named = claims.most_essential(*(_options_last(reps, names, key) for key in ("value", "low", "high")))
+    return _named_wrongly(named, _options_last(reps, names, "truth"),
+                          lambda picked, true: picked < true.max(axis=-1) - ZERO)
 
 
 def _false_cheapest(reps: list[dict], names: list[str]) -> float:
-    """% of (set, dataset) pairs where a model alone is named the cheapest (``cheapest``: its paired differences with
-    every other model below 0, ``differences.cheapest_beyond_doubt``) while another model truly costs less."""
-    true = np.array([[r[n]["truth"] for n in names] for r in reps])  # (R, M, T)
-    named = np.array([[r[n]["cheapest"] for n in names] for r in reps]).astype(bool)
-    wrong = true > true.min(axis=1, keepdims=True) + ZERO
-    return 100 * float((named & wrong).any(axis=1).mean())
+    """% of (set, dataset) pairs where a model alone is named the cheapest (``claims.cheapest_model`` of the marks
+    ``differences.cheapest_beyond_doubt`` makes) while another model truly costs less."""
+    named = claims.cheapest_model(_options_last(reps, names, "cheapest").astype(bool))
+    return _named_wrongly(named, _options_last(reps, names, "truth"),
+                          lambda picked, true: picked > true.min(axis=-1) + ZERO)
 
 
 FALSE_FINDINGS = {"technique gain": _false_findings, "family": _false_family,  # statistic kind -> its false-findings rate
@@ -332,13 +335,15 @@ def effect_table(gm: GenerativeModel, repetitions: int = REPETITIONS, seed: int 
     reps = forked_map(lambda s, g: repetition(gm, s, g, level, ("technique gain",)), jobs, workers,
                       "simulated sets")
     rows = []
-    for name in [n for n in reps[0] if kind_of(n) == TECHNIQUE_GAIN.name]:
+    names = [n for n in reps[0] if kind_of(n) == TECHNIQUE_GAIN.name]
+    named = claims.technique_that_pays(_options_last(reps, names, "value"), _options_last(reps, names, "low"))  # (R, T)
+    for i, name in enumerate(names):
         t, v, lo, hi = (np.array([r[name][key] for r in reps]) for key in ("truth", "value", "low", "high"))  # (R, T)
         for j, tm in enumerate(gm.tasks):
             rows.append({"technique": item_of(name), "task": tm.task, "sets": len(reps),
                          "true gain %": 100 * t[:, j].mean(), "mean gain %": 100 * v[:, j].mean(),
                          "coverage %": 100 * ((lo[:, j] <= t[:, j]) & (t[:, j] <= hi[:, j])).mean(),
-                         "named best %": 100 * (lo[:, j] > 0).mean()})
+                         "named best %": 100 * (named[:, j] == i).mean()})
     return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from helpers.analyze import claims
 from helpers.analyze.policy import FRONTIER as POLICY_FRONTIER_NAME
 from helpers.analyze.statistic import FRONTIER as FRONTIER_KIND
 from helpers.analyze.statistic import TABLE1, item_of, items, kinds
@@ -117,10 +118,9 @@ def _family(fams: pd.DataFrame) -> tuple[str, bool]:
     if fams.empty:
         return "–", False
     said = lambda f: f"{f['name']}: " + gain_interval(100 * f["value"], 100 * f["low"], 100 * f["high"])  # noqa: E731
-    top = fams.loc[fams["value"].idxmax()]
-    rivals = fams[fams["name"] != top["name"]]
-    if top["low"] > 0 and (rivals.empty or top["low"] > rivals["high"].max()):
-        return said(top), True
+    named = int(claims.most_essential(*(fams[c].to_numpy(float) for c in ("value", "low", "high"))))
+    if named != claims.NONE:
+        return said(fams.iloc[named]), True
     shown = fams[fams["low"] > 0]
     if shown.empty:
         return "none shown to matter (every interval reaches 0)", False
@@ -146,9 +146,10 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
     tail = f"; not cross-fitted: {', '.join(unchecked)}" if unchecked else ""
     if crossfitted.empty or not crossfitted["value"].notna().any():
         return "none checked (no technique with runs of its own)" + tail, False
-    tech = crossfitted.loc[crossfitted["value"].idxmax()]
-    if not tech["low"] > 0:
+    named = int(claims.technique_that_pays(crossfitted["value"].to_numpy(float), crossfitted["low"].to_numpy(float)))
+    if named == claims.NONE:
         return f"none shown to pay (every cross-fitted interval reaches 0: {', '.join(checked)})" + tail, False
+    tech = crossfitted.iloc[named]
     gain = gain_interval(100 * tech["value"], 100 * tech["low"], 100 * tech["high"])
     baseline = tech.get("baseline")
     baseline = baseline if isinstance(baseline, str) else "over the frontier of the same models without it"
@@ -193,9 +194,9 @@ def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict
     if single.empty:
         return "–", False
     label = lambda r: model_labels.get(r["name"], r["name"])  # noqa: E731
-    named = single[single["cheapest"].astype(bool)] if "cheapest" in single else single.iloc[:0]
-    if len(named):
-        best = named.iloc[0]
+    named = int(claims.cheapest_model(single["cheapest"].to_numpy(bool))) if "cheapest" in single else claims.NONE
+    if named != claims.NONE:
+        best = single.iloc[named]
         return (f"{label(best)} ({families.get(best['name'], '?')}): " + _cell(best["value"], best["low"], best["high"], fmt_usd)
                 + f"; {fee_pct(best['expert_share_pct'])}% of it the assumed expert fee; cheaper than every other model "
                 "paired on the same problems"), True
