@@ -142,6 +142,12 @@ def test_the_swebench_docs_quote_its_results():
 
 
 @pytest.mark.slow
+def test_the_sim_docs_quote_its_results():
+    """After ``make all``: docs/statistics.md's table of the paper's estimators on ``sim`` is its 07_validity's own."""
+    _docs_blocks_quote("sim")
+
+
+@pytest.mark.slow
 def test_the_humaneval_docs_quote_its_results():
     """After ``make humaneval`` (in its worker group, after the command): docs/humaneval-agents.md's and
     docs/statistics.md's numbers on it are the results' own."""

@@ -237,7 +237,8 @@ def run_context(an: Analysis) -> dict:
     prices = "\n".join(f"| {md(an.labels.get(m, m))} | {q.input_usd_per_mtok:g} | {q.output_usd_per_mtok:g} |"
                        for m, q in snap.prices.items() if m in an.models)
     how = ("the paper's Table 3 as printed, as its reference code uses it (tasks outside the paper: hourly rate × "
-           "minutes / 60)" if p.fidelity.expert_cost == "printed"
+           "minutes / 60); an edited rate or time in params/registry/expert_costs.yaml changes a paper dataset's fee only "
+           "with `fidelity: {expert_cost: derived}`" if p.fidelity.expert_cost == "printed"
            else "hourly rate × minutes per question / 60, recomputed from Table 3's derivation")
     rule = ("the last `<answer>…</answer>` span (the paper's rule)" if p.extraction == "strict" else
             "the last `<answer>…</answer>` span, falling back to the last `\\boxed{}`, an \"answer is X\" phrase, then "

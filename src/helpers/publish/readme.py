@@ -104,11 +104,41 @@ def _headline(results: Path) -> str:
             f"gain, %): {found['best technique (gain %)']}.")
 
 
+def _pct(x: float, se: float | None = None) -> str:
+    if x != x:  # NaN
+        return "–"
+    return f"{x:.1f}%" + (f" ± {se:.1f}" if se is not None and se == se else "")
+
+
+def _validity_summary(results: Path) -> str:
+    """The paper's estimators on a simulated set's own generator (``07_validity``'s ``validity_summary``): where the
+    truth is 0, and per statistic the mean absolute bias and the coverage of each estimator."""
+    d = pd.read_csv(results / "tables" / "validity_summary.csv")
+    by = {(r.family, r.estimator): r for r in d.itertuples()}
+    families = list(dict.fromkeys(d["family"]))
+    zero = [f"{by[(f, 'plug-in')].zero_truth_pct:.0f}% of the {f.split(' (')[0].split(': ')[-1]}" for f in families
+            if 0 < by[(f, "plug-in")].zero_truth_pct < 100]
+    rows = ["| statistic | plug-in mean abs. bias | model-based mean abs. bias | plug-in coverage | bootstrap-corrected "
+            "coverage | model-based coverage | truth 0: covered (plug-in / model-based) |", "|---|---|---|---|---|---|---|"]
+    for f in families:
+        plug, boot, model = (by[(f, e)] for e in ("plug-in", "bootstrap-corrected", "model-based"))
+        zero_cov = (f"{plug.zero_truth_coverage_pct:.0f}% / {model.zero_truth_coverage_pct:.0f}%"
+                    if plug.zero_truth_pct > 0 else "–")
+        rows.append(f"| {f}, {plug.cells} cells | {plug.mean_abs_bias:.2g} | {model.mean_abs_bias:.2g} | "
+                    f"{_pct(plug.coverage_pct, plug.coverage_se_pct)} | {_pct(boot.coverage_pct)} | "
+                    f"{_pct(model.coverage_pct)} | {zero_cov} |")
+    return (f"Computed from `results/{results.name}` (its `07_validity`). Coverage is pooled over the cells whose truth is "
+            "not 0; a cell whose truth is 0 (a model or technique that never lowers the frontier: "
+            + (", ".join(zero) or "none here") + ") is covered whenever the estimate is exactly 0, which would "
+            "flatter the pooled figure, so it is counted apart (last column):\n\n" + "\n".join(rows))
+
+
 DOC_BLOCKS = {  # (page, name) -> (the set whose results it quotes, the block's text from them)
     ("docs/swebench.md", "what-it-shows"): ("swebench_bash_only", _shows),
     ("docs/humaneval-agents.md", "what-it-shows"): ("humaneval_agents", _shows),
     ("docs/humaneval-agents.md", "agreement"): ("humaneval_agents", _agreement),
     ("docs/statistics.md", "humaneval-headline"): ("humaneval_agents", _headline),
+    ("docs/statistics.md", "validity-summary"): ("sim", _validity_summary),
 }
 
 
@@ -122,7 +152,8 @@ def doc_block(page: str, name: str, results_root: Path) -> str | None:
     """A docs block, markers included, from ``results_root/<set>``; None where that set has no results."""
     set_name, text = DOC_BLOCKS[(page, name)]
     results = results_root / set_name
-    if not (results / "tables" / "findings.csv").is_file():
+    if not (results / "tables" / "findings.csv").is_file() or (
+            set_name == "sim" and not (results / "tables" / "validity_summary.csv").is_file()):
         return None
     start, end = doc_markers(page, name)
     return f"{start}\n{text(results)}\n{end}"
