@@ -41,6 +41,7 @@ class Artifact:
     simulated_only: bool = False  # published only for sets whose models are all simulated (known truth)
     imported_only: bool = False  # published only for sets of imported records (import_from)
     agent_only: bool = False  # published only for sets of recorded agent runs (import_from format agent_evals)
+    graded_only: bool = False  # published only for sets the project grades itself (not every verdict imported as given)
     paper: str | None = None  # the paper's number for it ("Table 1", "Figure 2"); None: beyond the paper (S-numbered)
 
     def __post_init__(self):
@@ -104,7 +105,8 @@ _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is
         Artifact("precision_runs", "table", stage="03_frontier", fmt="g3", numeric=()),
         Artifact("model_checks", "table", stage="03_frontier", fmt="g3", numeric=("statistic", "expected", "p_value")),
         Artifact("suspect_items", "table", stage="03_frontier", fmt="g3",
-                 numeric=("agreed_pct", "agreeing_models", "models", "strong_pass_pct", "weak_pass_pct")),
+                 numeric=("agreed_pct", "agreeing_models", "models", "strong_pass_pct", "weak_pass_pct"),
+                 graded_only=True),
     ),
     "What the records decide and what the expert's fee decides": (
         Artifact("headline_costs", "figure", stage="03_frontier"),
@@ -176,7 +178,7 @@ _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is
     "Imported records": (
         Artifact("grader_agreement", "table", stage="03_frontier",
                  fmt="g3", numeric=("responses", "source_pct", "project_pct", "agree_pct", "project_only", "source_only"),
-                 imported_only=True),
+                 imported_only=True, graded_only=True),
         Artifact("grader_disagreements", "table", stage="03_frontier", fmt="g3", numeric=("run",),
                  agent_only=True),
         Artifact("agent_runs", "table", stage="03_frontier",

@@ -183,9 +183,10 @@ class ReportParts:
         return self._float(artifact, folded("|" + table) if sep else "", head.strip())
 
     def applies(self, artifact: Artifact, run: dict) -> bool:
-        """Whether the set's kind calls for the artifact (known truth, imported records, agent runs)."""
+        """Whether the set's kind calls for the artifact (known truth, imported records, agent runs, grading here)."""
         return ((run["known_truth"] or not artifact.simulated_only) and (run.get("imported") or not artifact.imported_only)
-                and (run.get("agent_runs") or not artifact.agent_only))
+                and (run.get("agent_runs") or not artifact.agent_only)
+                and (run.get("regraded", True) or not artifact.graded_only))
 
     def outline(self, run: dict):
         """The report's body as Markdown blocks, in order (``catalog.PARTS``): each part's heading, its numbered
