@@ -30,7 +30,11 @@ DENIED_X86_64 = {
     "bpf": 321, "userfaultfd": 323, "pidfd_send_signal": 424, "io_uring_setup": 425, "io_uring_enter": 426,
     "io_uring_register": 427, "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
     "fspick": 433, "pidfd_open": 434, "pidfd_getfd": 438, "mount_setattr": 442,
+    # no socket at all (a program and its harness talk over pipes): abstract unix names are shared by every job of a
+    # worker's network namespace, and vsock is not network-namespaced; sysinfo tells the host's uptime, load, memory
+    "socket": 41, "socketpair": 53, "sysinfo": 99,
 }
+PRCTL_X86_64 = 157  # prctl: refused for PR_SET_PDEATHSIG (what ties a program to its harness stays as it was set)
 AUDIT_ARCH_X86_64 = 0xC000003E
 _libc = None
 
@@ -83,21 +87,26 @@ def drop_capabilities() -> None:
 
 
 def seccomp_filter(denied: dict[str, int] = DENIED_X86_64) -> bytes:
-    """A classic BPF program: on x86_64, EPERM for ``denied`` and for the x32 and 32-bit ABIs; anything else allowed."""
+    """A classic BPF program: on x86_64, EPERM for ``denied``, for ``prctl(PR_SET_PDEATHSIG, …)`` (set before the
+    filter, never changed after) and for the x32 and 32-bit ABIs; anything else allowed."""
     eperm, allow = 0x00050000 | 1, 0x7FFF0000
 
     def op(code: int, jt: int, jf: int, k: int) -> bytes:
         return struct.pack("HBBI", code, jt, jf, k)
 
     numbers = sorted(denied.values())
+    d = len(numbers)  # the final EPERM is instruction 9 + d, ALLOW 8 + d; a jump counts from the next instruction
     prog = [op(0x20, 0, 0, 4),  # A = arch
             op(0x15, 1, 0, AUDIT_ARCH_X86_64),  # x86_64: skip the next
             op(0x06, 0, 0, eperm),  # any other ABI (int 0x80's i386 numbers differ): refused
             op(0x20, 0, 0, 0),  # A = syscall number
-            op(0x35, len(numbers) + 1, 0, 0x40000000)]  # x32 numbers: to the final EPERM
+            op(0x35, d + 4, 0, 0x40000000)]  # x32 numbers: to the final EPERM
     for i, nr in enumerate(numbers):
-        prog.append(op(0x15, len(numbers) - i, 0, nr))  # denied: jump to the final EPERM
-    prog += [op(0x06, 0, 0, allow), op(0x06, 0, 0, eperm)]
+        prog.append(op(0x15, d + 3 - i, 0, nr))  # denied: jump to the final EPERM
+    prog += [op(0x15, 0, 2, PRCTL_X86_64),  # prctl: look at its option; anything else: ALLOW
+             op(0x20, 0, 0, 16),  # A = args[0] (its low 32 bits)
+             op(0x15, 1, 0, PR_SET_PDEATHSIG),  # PR_SET_PDEATHSIG: the final EPERM
+             op(0x06, 0, 0, allow), op(0x06, 0, 0, eperm)]
     return b"".join(prog)
 
 

@@ -15,14 +15,27 @@ import base64
 import json
 import os
 import struct
+import time
 
 MAX_FRAME = 64 << 20  # bytes of one message
 MAX_DEPTH = 200  # nesting of containers
 _TAGS = {"t", "d", "s", "f", "b", "c"}
+DEADLINE: list[float] = []  # the harness's: the process CPU time (``time.process_time``) decoding must end by
+_CHECK_EVERY = 256  # members of a set or dict between two looks at the deadline
 
 
 class NotPlain(ValueError):
     """A value (or a message) that is not plain data."""
+
+
+class OverBudget(NotPlain):
+    """Decoding a message would cost the reader more CPU time than its budget (``DEADLINE``): e.g. members of a set
+    or keys of a dict that all share one hash, which make each insertion as slow as the ones before it."""
+
+
+def _spend() -> None:
+    if DEADLINE and time.process_time() > DEADLINE[0]:
+        raise OverBudget("a message that costs its reader more CPU time than the program's limit")
 
 
 def to_json(value, depth: int = 0):
@@ -85,13 +98,17 @@ def _container(tag: str, items: list):
     try:
         if tag == "t":
             return tuple(items)
-        if tag == "s":
-            return set(items)
-        if tag == "f":
-            return frozenset(items)
-        if any(type(kv) is not list or len(kv) != 2 for kv in items):
+        if tag == "d" and any(type(kv) is not list or len(kv) != 2 for kv in items):
             raise NotPlain("a dict item that is not a pair")
-        return {k: v for k, v in items}
+        out: set | dict = {} if tag == "d" else set()
+        for i, item in enumerate(items):  # one at a time, the deadline looked at as it goes (``OverBudget``)
+            if i % _CHECK_EVERY == 0:
+                _spend()
+            if tag == "d":
+                out[item[0]] = item[1]
+            else:
+                out.add(item)
+        return frozenset(out) if tag == "f" else out
     except TypeError as exc:  # an unhashable key or member
         raise NotPlain(str(exc)) from None
 
@@ -116,9 +133,11 @@ def write_frame(fd: int, payload: bytes) -> None:
         data = data[os.write(fd, data):]
 
 
-def _read_exactly(fd: int, n: int) -> bytes | None:
+def _read_exactly(fd: int, n: int, wait=None) -> bytes | None:
     chunks, left = [], n
     while left:
+        if wait is not None:
+            wait(fd)  # until ``fd`` has bytes to read (the harness watches the writer's CPU clock meanwhile)
         chunk = os.read(fd, min(left, 1 << 20))
         if not chunk:
             return None
@@ -127,12 +146,14 @@ def _read_exactly(fd: int, n: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def read_frame(fd: int) -> bytes | None:
-    """The next message on ``fd``, or None at its end (the writer is gone); ``NotPlain`` for an oversized one."""
-    head = _read_exactly(fd, 4)
+def read_frame(fd: int, wait=None) -> bytes | None:
+    """The next message on ``fd``, or None at its end (the writer is gone); ``NotPlain`` for an oversized one.
+    ``wait(fd)``, when given, is called before every read and returns once ``fd`` is readable: a writer that sends
+    part of a frame and then computes is still watched while the reader waits for the rest."""
+    head = _read_exactly(fd, 4, wait)
     if head is None:
         return None
     (size,) = struct.unpack(">I", head)
     if size > MAX_FRAME:
         raise NotPlain(f"a message of {size} bytes (at most {MAX_FRAME})")
-    return _read_exactly(fd, size)
+    return _read_exactly(fd, size, wait)

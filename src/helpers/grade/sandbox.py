@@ -27,7 +27,7 @@ import re
 import select
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -41,7 +41,7 @@ from helpers.grade.verdicts import VerdictCache
 CPU_S = 20  # CPU seconds per program: the source's own limit (HumanEval/129's slowest correct solutions need ~11 s)
 BACKSTOP_S = 30  # seconds a program may sleep (neither run nor wait for a CPU)
 MEMORY_MB = 1024  # address space per program
-VERSION = 3  # of the sandbox's rules: part of every cache key
+VERSION = 4  # of the sandbox's rules: part of every cache key (4: the limit read also inside a frame, issue 63)
 REASON_CHARS = 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 __all__ = ["CodeJob", "GradingRun", "Sandbox", "Verdict", "code_job", "grade_jobs", "job_key", "whole_program"]
@@ -58,6 +58,7 @@ class Verdict:
     harness: str = "split"
     isolation: str = "bwrap"
     final: bool = True
+    harness_cpu_s: float = field(default=0.0, compare=False)  # the trusted side's CPU seconds (judged now; 0: cache)
 
 
 def probe(box: Boundary) -> str:
@@ -211,8 +212,10 @@ class Sandbox:
         passed = answer.get("passed") is True
         cpu = answer.get("cpu_s")
         cpu = float(cpu) if isinstance(cpu, (int, float)) and not isinstance(cpu, bool) and cpu >= 0 else 0.0
+        harness = answer.get("harness_cpu_s")
+        harness = float(harness) if isinstance(harness, (int, float)) and not isinstance(harness, bool) else 0.0
         return Verdict(passed, "" if passed else clean_reason(answer.get("reason") or "failed", self._redact), round(cpu, 4), job.mode,
-                       self.boundary.isolation, final=answer.get("backstop") is False)
+                       self.boundary.isolation, final=answer.get("backstop") is False, harness_cpu_s=round(harness, 4))
 
     def submit(self, job: CodeJob) -> Future:
         future: Future = Future()
@@ -242,17 +245,19 @@ class GradingRun:
     seconds: float = 0.0
     cpu_s: float = 0.0
     workers: int = 1
+    harness_cpu_s: float = 0.0  # the harnesses' own CPU seconds (the tests, and decoding the programs' replies)
 
     @property
     def bound_s(self) -> float:
-        return self.cpu_s / self.workers
+        return (self.cpu_s + self.harness_cpu_s) / self.workers
 
     def describe(self) -> str:
         if not self.judged:
             return f"{self.cached} programs' verdicts read from the cache"
         over = f", {100 * (self.seconds / self.bound_s - 1):+.0f}%" if self.bound_s > 0 else ""
-        return (f"{self.judged} programs judged in {self.seconds:.1f} s (bound {self.bound_s:.1f} s: their own CPU seconds "
-                f"/ {self.workers} workers{over}), {self.cached} from the cache")
+        return (f"{self.judged} programs judged in {self.seconds:.1f} s (bound {self.bound_s:.1f} s: their own "
+                f"{self.cpu_s:.1f} CPU seconds and their harnesses' {self.harness_cpu_s:.1f} / {self.workers} workers"
+                f"{over}), {self.cached} from the cache")
 
 
 def grade_jobs(jobs: list[CodeJob], cache_path: Path | None = None, workers: int | None = None, cpu_s: int = CPU_S,
@@ -274,6 +279,7 @@ def grade_jobs(jobs: list[CodeJob], cache_path: Path | None = None, workers: int
             fresh = dict(zip(todo, pool.run_many(list(todo.values())), strict=True))
         run.judged, run.seconds, run.workers = len(todo), time.perf_counter() - start, pool.workers
         run.cpu_s = sum(v.cpu_s for v in fresh.values())
+        run.harness_cpu_s = sum(v.harness_cpu_s for v in fresh.values())
         cache.add(_row(k, v) for k, v in fresh.items() if v.final)
     redact = Redactor(every_variable=True)
     return [fresh[k] if k in fresh else _from_row(cache.known[k], redact) for k in keys]

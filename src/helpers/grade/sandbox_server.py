@@ -204,6 +204,7 @@ class Watch:
         clock = ((~pid & 0xFFFFFFFF) << 3 & 0xFFFFFFFF) | 2  # the kernel's MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)
         self.clock = clock - (1 << 32) if clock >= 1 << 31 else clock
         self.pid, self.limit_s, self.hit = pid, limit_s, False
+        self.charged = 0.0  # the harness's CPU seconds spent decoding the candidate's replies: charged to it
 
     def seconds(self) -> float | None:
         try:
@@ -211,15 +212,33 @@ class Watch:
         except OSError:
             return None
 
-    def receive(self, fd: int) -> bytes | None:
-        """The candidate's next frame on ``fd`` (None: it is gone); ``CpuLimit`` once its CPU seconds reach the limit
-        while it computes."""
+    def used(self) -> float:
+        """The program's CPU seconds so far: its own and what its replies cost the harness to decode."""
+        return (self.seconds() or 0.0) + self.charged
+
+    def stop(self) -> None:
+        """The limit is reached: kill the candidate and say so (``CpuLimit``)."""
+        self.hit = True
+        kill(self.pid)
+        raise CpuLimit()
+
+    def wait(self, fd: int) -> None:
+        """Return once ``fd`` is readable; ``CpuLimit`` once the program's CPU seconds reach the limit meanwhile,
+        also between two parts of one frame."""
         while not select.select([fd], [], [], POLL_S)[0]:
-            if (self.seconds() or 0.0) >= self.limit_s:
-                self.hit = True
-                kill(self.pid)
-                raise CpuLimit()
-        return plain.read_frame(fd)
+            if self.used() >= self.limit_s:
+                self.stop()
+
+    def receive(self, fd: int) -> bytes | None:
+        """The candidate's next frame on ``fd`` (None: it is gone), read under ``wait``."""
+        return plain.read_frame(fd, self.wait)
+
+    def charge(self, start: float) -> None:
+        """Charge the harness's CPU seconds since ``start`` (``time.process_time``) to the program; ``CpuLimit``
+        where that passes the limit."""
+        self.charged += time.process_time() - start
+        if self.used() >= self.limit_s:
+            self.stop()
 
 
 WATCH: Watch | None = None  # the harness's watch over its candidate (set in ``harness``)
@@ -251,6 +270,20 @@ def stand_in(name: str, to_c: int, from_c: int):
         frame = receive(from_c)
         if frame is None:
             raise CandidateGone("the program ended before it answered")
+        return answer(frame)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+def answer(frame: bytes):
+    """The value (or the exception) a reply frame carries, decoded on the program's CPU budget: what decoding costs
+    the harness is charged to the program (``Watch.charge``), and a reply that would take the program past its limit
+    is its CPU limit. Integers keep Python's digit limit here, so a huge one is refused before it is parsed."""
+    watch = WATCH if WATCH is not None else Watch(os.getpid(), float("inf"))
+    start = time.process_time()
+    plain.DEADLINE[:] = [start + max(watch.limit_s - watch.used(), 0.0)]
+    try:
         reply = json.loads(frame.decode("utf-8"))
         if type(reply) is not dict or len(reply) != 1:
             raise plain.NotPlain("an answer that is not one reply")
@@ -258,9 +291,11 @@ def stand_in(name: str, to_c: int, from_c: int):
             return plain.from_json(reply["ok"])
         kind, message = reply.get("raise", ["NotPlain", "an unknown reply"])
         raise builtin_exception(str(kind), str(message))
-
-    call.__name__ = call.__qualname__ = name
-    return call
+    except plain.OverBudget:
+        watch.stop()
+    finally:
+        plain.DEADLINE.clear()
+        watch.charge(start)
 
 
 def judge(job: dict, tests: dict, to_c: int, from_c: int) -> tuple[bool, str]:
@@ -327,8 +362,7 @@ def harness(job: dict, report: int) -> None:
         keep_only([to_c[1], from_c[0], report])
         tests = json.loads(tests_frame.decode("utf-8")) if tests_frame else {}
         confine(job["cpu_s"] + 10, job["memory_mb"], job["isolated"], 0)
-        sys.set_int_max_str_digits(0)
-        seed()
+        seed()  # Python's digit limit stays: a reply's integer of more digits is refused before it costs anything
         passed, reason = judge(job, tests, to_c[1], from_c[0])
         result = {"passed": passed, "reason": reason}
     except CandidateGone:
@@ -343,7 +377,11 @@ def harness(job: dict, report: int) -> None:
         kill(pid)  # judged: whatever the program still does is not waited for
         cpu = WATCH.seconds() if WATCH is not None else None  # exact, before the reaping ends the clock
         _, status, usage = os.wait4(pid, 0)
-        result.update(status=status, cpu_s=cpu if cpu is not None else usage.ru_utime + usage.ru_stime)
+        cpu = cpu if cpu is not None else usage.ru_utime + usage.ru_stime
+        result.update(status=status, cpu_s=cpu, charged_s=WATCH.charged if WATCH is not None else 0.0)
+        if cpu + result["charged_s"] >= job["cpu_s"] and result.get("passed"):  # however it got there: the limit
+            result.update(passed=False, reason=f"CPU time limit ({job['cpu_s']} s)")
+    result["harness_cpu_s"] = time.process_time()
     try:
         os.write(report, json.dumps(result).encode()[:4096] + b"\n")
     except OSError:
@@ -405,7 +443,7 @@ def run(job: dict) -> dict:
 
 def watch(job: dict, harness_pid: int, report: int, start: float) -> dict:
     """Wait for the harness's report; the backstop counts the program's sleep only (see the module's docstring)."""
-    notes, cand, backstop, busy, read_at = b"", None, False, {}, 1.0
+    notes, cand, backstop, busy, read_at, handle = b"", None, False, {}, 1.0, None
     while True:
         if select.select([report], [], [], 0.1)[0]:
             chunk = os.read(report, 65536)
@@ -414,6 +452,7 @@ def watch(job: dict, harness_pid: int, report: int, start: float) -> dict:
             notes += chunk
             if cand is None and b"\n" in notes:
                 cand = json.loads(notes.split(b"\n", 1)[0]).get("pid")
+                handle = pid_handle(cand)  # the candidate is its harness's unreaped child: this pid is still it
         wall = time.monotonic() - start
         if backstop or wall < read_at:
             continue  # read about once a second: most programs end before the first reading
@@ -426,8 +465,32 @@ def watch(job: dict, harness_pid: int, report: int, start: float) -> dict:
             backstop = True
             for pid in (cand, harness_pid):
                 kill(pid)  # the candidate is its namespace's PID 1: nothing it started survives it
-    os.waitpid(harness_pid, 0)
-    return compose(job, notes, backstop, bool(busy), time.monotonic() - start)
+    end_namespace(handle)  # however the harness ended: the candidate (its namespace's PID 1) and all it started go
+    _, _, usage = os.wait4(harness_pid, 0)
+    out = compose(job, notes, backstop, bool(busy), time.monotonic() - start)
+    out["harness_cpu_s"] = round(usage.ru_utime + usage.ru_stime, 4)  # the trusted side's own seconds, reported
+    return out
+
+
+def pid_handle(pid: int | None) -> int | None:
+    """A pidfd of ``pid`` (a kill through it never reaches a process that later took the same number); None where
+    it cannot be had (the process already ended, or a kernel without pidfds)."""
+    try:
+        return os.pidfd_open(pid) if pid else None
+    except (OSError, AttributeError):
+        return None
+
+
+def end_namespace(handle: int | None) -> None:
+    """SIGKILL through ``handle`` (the candidate, PID 1 of its namespace: the kernel then kills every process of that
+    namespace), and close it."""
+    if handle is None:
+        return
+    try:
+        signal.pidfd_send_signal(handle, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass  # already gone
+    os.close(handle)
 
 
 def compose(job: dict, notes: bytes, backstop: bool, schedstat: bool, wall: float) -> dict:
@@ -439,7 +502,7 @@ def compose(job: dict, notes: bytes, backstop: bool, schedstat: bool, wall: floa
             continue
     end: dict = next((x for x in lines if isinstance(x, dict) and "passed" in x), {"reason": "gone"})
     read = any(isinstance(x, dict) and x.get("read") is True for x in lines)
-    cpu = float(end.get("cpu_s", 0.0))
+    cpu = float(end.get("cpu_s", 0.0)) + float(end.get("charged_s", 0.0))  # the program's, and its replies' decoding
     passed, reason = end.get("passed") is True, str(end.get("reason", ""))[:REASON_CHARS]
     if backstop:
         passed, reason = False, f"slept past the {job['backstop_s']} s backstop" + ("" if schedstat else " (wall time)")
