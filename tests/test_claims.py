@@ -5,11 +5,11 @@ import numpy as np
 from helpers.analyze import claims
 
 
-def test_a_technique_is_named_only_where_its_interval_lies_above_zero():
+def test_each_technique_is_named_only_where_its_interval_lies_above_zero():
     value = np.array([[0.1, 0.3, np.nan], [0.1, 0.3, 0.2]])
     low = np.array([[0.05, -0.1, np.nan], [0.05, 0.01, 0.1]])
-    assert list(claims.technique_that_pays(value, low)) == [claims.NONE, 1]  # the largest, not any above 0
-    assert claims.technique_that_pays(np.full((2, 3), np.nan), np.zeros((2, 3))).tolist() == [claims.NONE] * 2
+    assert claims.techniques_that_pay(value, low).tolist() == [[True, False, False], [True, True, True]]
+    assert not claims.techniques_that_pay(np.full((2, 3), np.nan), np.ones((2, 3))).any()  # no estimate: no claim
 
 
 def test_a_family_is_named_only_above_every_other_interval():
@@ -31,5 +31,5 @@ def test_the_findings_and_the_validity_study_apply_the_same_rule():
     from helpers.analyze import policy_study
     from helpers.publish import findings
 
-    for rule in ("technique_that_pays", "most_essential", "cheapest_model"):
+    for rule in ("techniques_that_pay", "most_essential", "cheapest_model"):
         assert f"claims.{rule}(" in inspect.getsource(findings) and f"claims.{rule}(" in inspect.getsource(policy_study)

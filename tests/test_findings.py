@@ -38,7 +38,7 @@ def test_findings_lead_with_the_policy_cost_and_keep_the_papers_beside():
     assert row[findings.SINGLES] == "0.8 [0.6, 1.1] (Model B) to 2 [1.5, 2.5] (a) with up to 4 tries"
     assert row[findings.FAMILY] == "big: 60 [55, 80]"  # the policy's, beyond doubt (its interval above the others')
     assert row[findings.TECHNIQUE] == ("self-refine: 10 [2, 30]% over the frontier of the same models without it; "
-                                       "not cross-fitted: vote")  # its baseline named; vote: estimated from runs
+                                       "not cross-fitted over every model: vote")  # its baseline named; vote: estimated from runs
     assert row[findings.HALVING] == "unreliable fit: not a finding"  # no number where the fit is not reliable
     claims = {c: row[c] for c in findings.CLAIMS}  # beside the words, what they claim (the lead reads these)
     assert claims == {"frontier_estimated": True, "mostly_fee": False, "cheapest_named": True, "family_named": True,
@@ -93,7 +93,7 @@ def test_the_log_linear_rate_is_said_only_where_its_validity_study_holds_and_fro
 def test_no_technique_is_named_best_when_its_crossfitted_interval_reaches_zero():
     row = findings.findings(stats_frame(), None, ["t"], {}, {}, {}, policy=policy_frame(gain_low=-0.01)).iloc[0]
     assert row[findings.TECHNIQUE] == ("none shown to pay (every cross-fitted interval reaches 0: self-refine); "
-                                       "not cross-fitted: vote")
+                                       "not cross-fitted over every model: vote")
     assert not row["technique_named"]
     assert row[findings.HALVING] == "–"
 
@@ -152,10 +152,10 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
                     "Alone with the expert (up to 8 tries, every run a try), no model is the cheapest there beyond "
                     "doubt: m1 reads lowest on these records, $1.76 per problem, but its difference with another model, paired on the "
                     "same problems, reaches 0.",
-                    "A model alone reads cheaper than the frontier, with the same 8 tries: that model is picked as the "
-                    "cheapest on the very runs it is read on, which flatters it (the winner's curse); the frontier "
-                    "picks each problem's model on the dataset's other problems and is valued on runs its choice never "
-                    "saw."]
+                    "m1 alone reads cheaper than the frontier, with the same 8 tries: the frontier chooses each "
+                    "problem's model on the dataset's other problems, and m1 reads lower on these same runs, which is no "
+                    "finding by itself (the lowest of several models, read on the runs that rank them, is flattered by "
+                    "their luck; their paired difference is above)."]
     policy.loc[(policy["model"] == "m1") & (policy["task"] == "b"), "cheapest"] = True  # its paired differences below 0
     policy.loc[policy["task"] == "b", "expert_share_pct"] = 20.0
     said = findings.in_short(policy[policy["task"] == "b"], {"b": "B"})
@@ -193,7 +193,7 @@ def test_the_papers_frontier_that_is_mostly_the_experts_fee_says_so_and_gives_no
     stats["unseen_pct"] = np.where(stats["statistic"] == "frontier:all models", 99.4, 0.0)
     glance = findings.findings(stats, None, ["t"], {"t": "T"}, {}, {"a": "big", "b": "small"}, unpassed={"t": 3})
     cell = glance.iloc[0][findings.PAPER]
-    assert cell == "4.5: mostly the assumed expert fee (99.4% of it, on the 3 problems no model passed); the records " \
+    assert cell == "4.5: mostly the assumed expert fee (99.4% of it, on the 3 problems no model passed in its single attempts); the records " \
                    "decide 0.027" and "[" not in cell
     stats["unseen_pct"] = 40.0  # less than half: the value, still without an interval (issue 61: plug-in intervals
     assert findings.findings(stats, None, ["t"], {"t": "T"}, {}, {}).iloc[0][findings.PAPER] == "4.5"  # miss the truth)
@@ -231,7 +231,10 @@ def test_the_first_screen_says_where_the_simulators_truth_lies_and_when_a_cheape
     said = findings.in_short(policy, {"b": "B"}, truth, {"m1": "M1", "m2": "M2"})
     assert said[2].endswith("$9.5: outside that interval, which misses it.")
     assert said[3].endswith("(but by the simulator's truth M2 is cheaper: this claim is wrong here).")
-    assert said[4].startswith("A model alone reads cheaper than the frontier, with the same 4 tries")
+    assert said[4].startswith("M1 alone reads cheaper than the frontier, with the same 4 tries")
+    chose = findings.in_short(policy.assign(chosen=["M2 (100%)", "", ""]), {"b": "B"}, truth, {"m1": "M1", "m2": "M2"})
+    assert "the frontier's rule, which chooses each problem's model on the dataset's other problems, chose M2 (100%)" \
+        in chose[4]  # the model it chose, named (issue 62: not the winner's curse)
 
 
 def test_a_reprice_shows_its_headline_before_and_after():

@@ -4,9 +4,9 @@ A finding names an option only "beyond doubt". The rules live here, as pure func
 is the options (a dataset's techniques, families or models) and whose leading axes are anything (one set's
 datasets, or the validity study's sets × datasets), so the report (``publish.findings``, which words them) and the
 validity study (``policy_study``, which measures how often they name a wrong option or miss a right one) apply the
-same rule. Each returns the index of the option named, or ``NONE``.
+same rule. Each returns the index of the option named (or ``NONE``), or, for techniques, which are named.
 
-- the technique that pays: the largest cross-fitted gain, named only where its interval lies above 0;
+- the techniques that pay: each whose cross-fitted gain's interval lies above 0 (a claim per technique, none ranked);
 - the most essential family: the largest gain of a family's removal, named only where its interval lies above 0
   and above every other family's interval;
 - the cheapest model alone: the model whose paired difference with every other model lies below 0
@@ -31,12 +31,12 @@ def _at(a: np.ndarray, index: np.ndarray) -> np.ndarray:
     return np.take_along_axis(a, index[..., None], axis=-1)[..., 0]
 
 
-def technique_that_pays(value: np.ndarray, low: np.ndarray) -> np.ndarray:
-    """(..., N) gains and their intervals' low ends -> (...,) the technique named: the largest gain where its
-    interval lies above 0, else ``NONE``."""
+def techniques_that_pay(value: np.ndarray, low: np.ndarray) -> np.ndarray:
+    """(..., N) gains and their intervals' low ends -> (..., N) whether each technique is named as paying: its
+    interval lies above 0. Each is a claim of its own; none is called the best (two that pay are not ranked by
+    their point values)."""
     value, low = np.asarray(value, float), np.asarray(low, float)
-    best, finite = _largest(value)
-    return np.where(finite & (_at(low, best) > 0), best, NONE)
+    return np.isfinite(value) & (low > 0)
 
 
 def most_essential(value: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:

@@ -17,7 +17,7 @@ from helpers.publish.formats import dollars, fee_pct, fmt_pct, fmt_usd, gain_int
 
 FRONTIER, PAPER, SINGLES, CHEAPEST, FAMILY, TECHNIQUE, HALVING = (
     "frontier of all models (USD)", "the paper's frontier (USD)", "each model alone (USD)", "cheapest single model (USD)",
-    "most essential family (%)", "best technique (gain %)", "halving time (months)")
+    "most essential family (%)", "techniques that pay (gain %)", "halving time (months)")
 COLUMNS = ["dataset", FRONTIER, PAPER, SINGLES, CHEAPEST, FAMILY, TECHNIQUE, HALVING]
 # what each dataset's row claims, as booleans beside the words (the CSV's; ``at_a_glance`` reads them, never the words)
 CLAIMS = ("frontier_estimated", "mostly_fee", "cheapest_named", "family_named", "technique_named",
@@ -136,24 +136,28 @@ def _strategies(gains: pd.DataFrame, model_labels: dict[str, str]) -> pd.DataFra
 
 
 def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, bool]:
-    """The technique with the largest cross-fitted gain, named only when its interval lies above 0 (and whether it
-    is); techniques that were not cross-fitted (estimated from vanilla runs: a try spends several) are named as such,
-    never as best."""
+    """The techniques (and agent strategies) shown to pay: each whose cross-fitted gain's interval lies above 0
+    (``claims.techniques_that_pay``), largest first, each with its baseline, none called the best; and whether any
+    is. Techniques not cross-fitted over every model (estimated from vanilla runs, or too few runs on some model) are
+    named as such, never as paying."""
     if crossfitted.empty and plug_in.empty:
         return "–", False
     checked = [names.method(n) for n in crossfitted["name"]]
     unchecked = [names.method(n) for n in plug_in["name"] if n not in set(crossfitted["name"])]
-    tail = f"; not cross-fitted: {', '.join(unchecked)}" if unchecked else ""
+    tail = f"; not cross-fitted over every model: {', '.join(unchecked)}" if unchecked else ""
     if crossfitted.empty or not crossfitted["value"].notna().any():
         return "none checked (no technique with runs of its own)" + tail, False
-    named = int(claims.technique_that_pays(crossfitted["value"].to_numpy(float), crossfitted["low"].to_numpy(float)))
-    if named == claims.NONE:
+    pays = claims.techniques_that_pay(crossfitted["value"].to_numpy(float), crossfitted["low"].to_numpy(float))
+    if not pays.any():
         return f"none shown to pay (every cross-fitted interval reaches 0: {', '.join(checked)})" + tail, False
-    tech = crossfitted.iloc[named]
-    gain = gain_interval(100 * tech["value"], 100 * tech["low"], 100 * tech["high"])
-    baseline = tech.get("baseline")
-    baseline = baseline if isinstance(baseline, str) else "over the frontier of the same models without it"
-    return f"{names.method(tech['name'])}: {gain}% {baseline}{tail}", True
+    shown = crossfitted[pays].sort_values("value", ascending=False, kind="stable")
+    said = []
+    for _, tech in shown.iterrows():
+        baseline = tech.get("baseline")
+        baseline = baseline if isinstance(baseline, str) else "over the frontier of the same models without it"
+        said.append(f"{names.method(tech['name'])}: {gain_interval(100 * tech['value'], 100 * tech['low'], 100 * tech['high'])}"
+                    f"% {baseline}")
+    return ("shown to pay: " if len(said) > 1 else "") + "; ".join(said) + tail, True
 
 
 MOSTLY_FEE = "mostly the assumed expert fee"
@@ -162,8 +166,8 @@ MOSTLY_FEE = "mostly the assumed expert fee"
 def expert_cell(value: float, share_pct: float, problems: int | None) -> str:
     """A value that is more than half the expert's fee on problems no model passed, said in words: the value, the
     fee's share and the part the records decide; no interval, which would read as one for the truth (issue 35)."""
-    on = (f"on the {problems} problem{'' if problems == 1 else 's'} no model passed" if problems is not None
-          else "on problems no model passed")
+    on = (f"on the {problems} problem{'' if problems == 1 else 's'} no model passed in its single attempts"
+          if problems is not None else "on problems no model passed in its single attempts")
     return (f"{fmt_usd(value)}: {MOSTLY_FEE} ({fee_pct(share_pct)}% of it, {on}); the records decide "
             f"{fmt_usd(value * (1 - share_pct / 100))}")
 
@@ -253,10 +257,12 @@ def at_a_glance(glance: pd.DataFrame) -> str:
     fee = (f"the assumed expert fee is more than half of the frontier's cost, up to k tries then the expert, on "
            f"{on('mostly_fee')}" if glance["frontier_estimated"].astype(bool).any() else
            "the frontier of all models is not estimated (it needs 2 problems or more)")
+    ran = (glance[TECHNIQUE].astype(str) != "–").any() if TECHNIQUE in glance else True
+    techniques = f"a technique that pays on {on('technique_named')}, " if ran else ""
     return (f"{every}, {fee}. The records name a cheapest single model beyond doubt on "
-            f"{on('cheapest_named')}, a most essential family on {on('family_named')}, a technique that pays on "
-            f"{on('technique_named')}, and a reliable halving time on {on('halving_reliable')}. Every number, with "
-            "its interval, is in the table.")
+            f"{on('cheapest_named')}, a most essential family on {on('family_named')}, {techniques}and a reliable "
+            f"halving time on {on('halving_reliable')}{'' if ran else ' (the set runs no technique)'}. Every number, "
+            "with its interval, is in the table.")
 
 
 def _listed(items: list[str]) -> str:
@@ -300,11 +306,20 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
         best = alone.loc[alone["policy_usd"].idxmin()]
         out.append(_cheapest_alone(alone, _truly_cheapest(truth, top["task"], best["model"], labels or {})))
         if best["policy_usd"] < top["policy_usd"]:
-            out.append(f"A model alone reads cheaper than the frontier, with the same {_tries(int(top['k']))}: that model "
-                       "is picked as the cheapest on the very runs it is read on, which flatters it (the winner's "
-                       "curse); the frontier picks each problem's model on the dataset's other problems and is valued on "
-                       "runs its choice never saw.")
+            out.append(_alone_below(best, top))
     return out
+
+
+def _alone_below(best: pd.Series, top: pd.Series) -> str:
+    """Why a model alone (``best``, a ``policy_cost`` row) reads cheaper than the frontier (``top``): the frontier's
+    rule chose another model on the dataset's other problems (its ``chosen`` column, where given), and the lowest of
+    several models read on the runs that rank them is no finding by itself."""
+    chose = top.get("chosen") if isinstance(top.get("chosen"), str) and top.get("chosen") else ""
+    rule = (f"the frontier's rule, which chooses each problem's model on the dataset's other problems, chose {chose}"
+            if chose else "the frontier chooses each problem's model on the dataset's other problems")
+    return (f"{best['model']} alone reads cheaper than the frontier, with the same {_tries(int(top['k']))}: {rule}, "
+            f"and {best['model']} reads lower on these same runs, which is no finding by itself (the lowest of several "
+            "models, read on the runs that rank them, is flattered by their luck; their paired difference is above).")
 
 
 def _dearest(label: str, values: pd.Series) -> str:

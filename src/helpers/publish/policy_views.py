@@ -40,6 +40,8 @@ def _interval_said(value: float, low: float, high: float, unit: str = "%", floor
     doubles the cost) is said as "< floor", not as a long number that reads as a measurement."""
     if not np.isfinite(value):
         return "not identified"
+    if value == low == high == 0 and unit == "%":  # the frontier's choice is the same with it and without it
+        return "0 (never chosen: the frontier is the same without it)"
     if floor == GAIN_FLOOR_PCT:
         return gain_interval(value, low, high) + unit
     lo = f"< {fmt_pct(floor)}" if low < floor else fmt_pct(low)

@@ -94,14 +94,14 @@ def _agreement(results: Path) -> str:
 
 def _headline(results: Path) -> str:
     """A real set's headline in one paragraph, from its findings table: the frontier of all models, each model alone,
-    the cheapest model's finding, the paper's frontier and the best technique's finding (one dataset)."""
+    the cheapest model's finding, the paper's frontier and the techniques shown to pay (one dataset)."""
     found = pd.read_csv(results / "tables" / "findings.csv").iloc[0]
     paper = found["the paper's frontier (USD)"]
     return (f"On {found['dataset']} (computed from `results/{results.name}`): the frontier of all models costs "
             f"{found['frontier of all models (USD)']} (USD per problem); each model alone "
             f"{found['each model alone (USD)']}; cheapest single model: {found['cheapest single model (USD)']}. The "
-            f"paper's frontier: {paper}. Best technique or strategy (cross-fitted "
-            f"gain, %): {found['best technique (gain %)']}.")
+            f"paper's frontier: {paper}. Techniques and strategies shown to pay "
+            f"(cross-fitted gain, %): {found['techniques that pay (gain %)']}.")
 
 
 def _pct(x: float, se: float | None = None) -> str:

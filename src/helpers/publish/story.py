@@ -77,7 +77,8 @@ def techniques_found(table2: pd.DataFrame, tasks: list[str], task_labels: dict[s
         parts.append(f"{task_labels.get(task, task)}: " + (f"{method(best['technique'])} (+{sig(best[task])}%"
                                                           f"{_carried(influence, best['technique'], task)})"
                                                           if best[task] > 0 else "no technique lowers the frontier"))
-    return ("The technique with the largest gain, per dataset, by the paper's point estimates (not a finding beyond "
+    return ("Among the techniques applied to every model (Table 2; the agent strategies, each beside its own model, "
+            "are in their own table), the one with the largest gain, per dataset, by the paper's point estimates (not a finding beyond "
             f"doubt: {BEYOND_DOUBT}): " + _listed(parts) + ".")
 
 
@@ -112,7 +113,7 @@ def set_found(rows: list[dict], source: str = "") -> str:
              f"Across {r['models']} models released between {r['first']} and {r['last']}, the frontier cost of a correct "
              f"answer on {r['label']} {fell} (the paper's estimator)")
             + f"; {fee_pct(r['expert_pct'])}% of today's is the expert's fee on the {r['unsolved']} "
-            f"problem{'' if r['unsolved'] == 1 else 's'} no model passed ({r['unsolved_pct']:.1f}%)"
+            f"problem{'' if r['unsolved'] == 1 else 's'} no model passed in its single attempts ({r['unsolved_pct']:.1f}%)"
             + (f", and on the {r['solved']} problem{'' if r['solved'] == 1 else 's'} some model passed the cheapest "
                f"recorded pass is most often {cheapest} (in these records, not a ranking beyond them)"
                if cheapest else "") + ".")
@@ -131,7 +132,7 @@ def _start(r: dict) -> str:
         return ""
     names, pcts = " and ".join(label for label, _ in first), " and ".join(f"{pct:.0f}%" for _, pct in first)
     return (f" (on {r['first']} only {names} {'was' if len(first) == 1 else 'were'} out; "
-            f"{'it' if len(first) == 1 else 'they'} passed {pcts} of problems)")
+            f"{'it' if len(first) == 1 else 'they'} passed {pcts} of problems at least once)")
 
 
 def _estimated_fee(rows: list[dict]) -> list[str]:

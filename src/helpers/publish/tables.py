@@ -100,6 +100,8 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
                             c.map({t: i for i, t in enumerate(an.tasks)})).reset_index(drop=True)
     long.insert(1, "family", long["model"].map(an.families))
     long.insert(2, "statistic", [ALL_MODELS if m == FRONTIER_LINE else named(TABLE1, m) for m in long["model"]])
+    chosen = frontier_choices(an, fitted)
+    long["chosen"] = [chosen.get(t, "") if m == FRONTIER_LINE else "" for t, m in zip(long["task"], long["model"])]
     long["cheapest"] = long["cheapest"].fillna(False).astype(bool)  # the frontier's row names no model
     long["model"] = long["model"].map(lambda m: an.labels.get(m, m))
     shown = pd.DataFrame({
@@ -113,6 +115,25 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
             + f"; {r.paper_expert_problems} problem{'' if r.paper_expert_problems == 1 else 's'} charged the fee"
             for r in long.itertuples()]})
     return long, shown
+
+
+def frontier_choices(an: Analysis, fitted: intervals.PolicyFit) -> dict[str, str]:
+    """Per task, what the frontier of all models chose: the model it chose most often and on what share of the
+    problems (each problem's model is chosen on the task's other problems), e.g. "Gemini 3 Pro Preview (100%)"."""
+    front, cube = fitted.policy.frontier, fitted.cube
+    if front is None:
+        return {}
+    picked = front.strategies()[0]
+    out = {}
+    for j, task in enumerate(cube.tasks):
+        mine = picked[cube.task_codes == j]
+        if not len(mine):
+            continue
+        values, counts = np.unique(mine, return_counts=True)
+        top = values[np.argmax(counts)]
+        name = "the expert alone" if top < 0 else an.labels.get(cube.strategies[top], cube.strategies[top])
+        out[task] = f"{name} ({100 * counts.max() / len(mine):.0f}%)"
+    return out
 
 
 def headline_drawn(an: Analysis, numbers: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, float]]:
