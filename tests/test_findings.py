@@ -193,8 +193,8 @@ def test_the_papers_frontier_that_is_mostly_the_experts_fee_says_so_and_gives_no
     stats["unseen_pct"] = np.where(stats["statistic"] == "frontier:all models", 99.4, 0.0)
     glance = findings.findings(stats, None, ["t"], {"t": "T"}, {}, {"a": "big", "b": "small"}, unpassed={"t": 3})
     cell = glance.iloc[0][findings.PAPER]
-    assert cell == "4.5: mostly the assumed expert fee (99.4% of it, on the 3 problems no model passed in its single attempts); the records " \
-                   "decide 0.027" and "[" not in cell
+    assert cell == ("4.5: mostly the assumed expert fee (99.4% of it, on the 3 problems no model passed in its single "
+                    "attempts); the records decide 0.027") and "[" not in cell
     stats["unseen_pct"] = 40.0  # less than half: the value, still without an interval (issue 61: plug-in intervals
     assert findings.findings(stats, None, ["t"], {"t": "T"}, {}, {}).iloc[0][findings.PAPER] == "4.5"  # miss the truth)
 
@@ -307,6 +307,8 @@ def test_numbers_have_one_form():
     assert gain_interval(12.0, -50.0, 40.0) == "12 [-50, 40]"
     frame = whole_counts(pd.DataFrame({"n": [128.0, np.nan], "x": [0.5, 1.0], "inf": [np.inf, 1.0]}))
     assert frame.to_csv(index=False).splitlines() == ["n,x,inf", "128,0.5,inf", ",1.0,1.0"]
+    cells = whole_counts(pd.DataFrame({"reason": ["=HYPERLINK(\"x\")", "@SUM(1)", "AssertionError", None]}))
+    assert cells["reason"].tolist()[:3] == ["'=HYPERLINK(\"x\")", "'@SUM(1)", "AssertionError"]  # text, not a formula
 
 
 def test_two_datasets_that_cost_the_same_are_not_called_the_dearest():

@@ -202,3 +202,11 @@ def test_code_tasks_are_graded_in_the_sandbox_with_their_hidden_tests(tmp_path):
     assert g["correct"].tolist()[:3] == [True, False, False] and pd.isna(g["correct"].iloc[3])
     assert g["grade_reason"].iloc[1].startswith("AssertionError") and g["grade_reason"].iloc[2] == "no code in the response"
     assert len(cache.read_text().splitlines()) == 2
+
+
+def test_a_reason_keeps_no_invisible_character_that_changes_how_it_reads():
+    """Issue 63: bidi overrides and zero-width characters passed into the disagreements table ("gnissap" read
+    "passing")."""
+    from helpers.grade.sandbox import clean_reason
+
+    assert clean_reason("AssertionError: \u202egnissap\u202c \u200bok\ufeff") == "AssertionError: gnissap ok"

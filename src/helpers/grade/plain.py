@@ -100,15 +100,16 @@ def _container(tag: str, items: list):
             return tuple(items)
         if tag == "d" and any(type(kv) is not list or len(kv) != 2 for kv in items):
             raise NotPlain("a dict item that is not a pair")
-        out: set | dict = {} if tag == "d" else set()
+        pairs: dict = {}
+        members: set = set()
         for i, item in enumerate(items):  # one at a time, the deadline looked at as it goes (``OverBudget``)
             if i % _CHECK_EVERY == 0:
                 _spend()
             if tag == "d":
-                out[item[0]] = item[1]
+                pairs[item[0]] = item[1]
             else:
-                out.add(item)
-        return frozenset(out) if tag == "f" else out
+                members.add(item)
+        return pairs if tag == "d" else frozenset(members) if tag == "f" else members
     except TypeError as exc:  # an unhashable key or member
         raise NotPlain(str(exc)) from None
 

@@ -43,7 +43,9 @@ BACKSTOP_S = 30  # seconds a program may sleep (neither run nor wait for a CPU)
 MEMORY_MB = 1024  # address space per program
 VERSION = 4  # of the sandbox's rules: part of every cache key (4: the limit read also inside a frame, issue 63)
 REASON_CHARS = 200
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
+# control characters, and the invisible ones that change how text reads: zero-width marks, bidi embeddings, overrides
+# and isolates, the byte-order mark ("gnissap" shown as "passing")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]+")
 __all__ = ["CodeJob", "GradingRun", "Sandbox", "Verdict", "code_job", "grade_jobs", "job_key", "whole_program"]
 
 

@@ -378,8 +378,9 @@ def harness(job: dict, report: int) -> None:
         cpu = WATCH.seconds() if WATCH is not None else None  # exact, before the reaping ends the clock
         _, status, usage = os.wait4(pid, 0)
         cpu = cpu if cpu is not None else usage.ru_utime + usage.ru_stime
-        result.update(status=status, cpu_s=cpu, charged_s=WATCH.charged if WATCH is not None else 0.0)
-        if cpu + result["charged_s"] >= job["cpu_s"] and result.get("passed"):  # however it got there: the limit
+        charged = WATCH.charged if WATCH is not None else 0.0
+        result.update(status=status, cpu_s=cpu, charged_s=charged)
+        if cpu + charged >= job["cpu_s"] and result.get("passed"):  # however it got there: the limit
             result.update(passed=False, reason=f"CPU time limit ({job['cpu_s']} s)")
     result["harness_cpu_s"] = time.process_time()
     try:

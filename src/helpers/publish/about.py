@@ -164,6 +164,15 @@ def _extracts(an: Analysis) -> bool:
     return any(get_task(t).metric not in NOT_EXTRACTED for t in an.tasks)
 
 
+def _expert_rule(p) -> str:
+    """How the set prices the expert (``fidelity.expert_cost``), and when an edit of the registry takes effect."""
+    if p.fidelity.expert_cost == "printed":
+        return ("the paper's Table 3 as printed, as its reference code uses it (tasks outside the paper: hourly rate × "
+                "minutes / 60); an edited rate or time in params/registry/expert_costs.yaml changes a paper dataset's "
+                "fee only with `fidelity: {expert_cost: derived}`")
+    return "hourly rate × minutes per question / 60, recomputed from Table 3's derivation"
+
+
 def _regraded(an: Analysis) -> bool:
     """Whether this project grades some dataset itself (answers extracted, or code run), rather than taking every
     verdict as its source gives it (metric ``verdict``)."""
@@ -236,10 +245,7 @@ def run_context(an: Analysis) -> dict:
     p, snap = an.ctx.params, an.ctx.snapshot
     prices = "\n".join(f"| {md(an.labels.get(m, m))} | {q.input_usd_per_mtok:g} | {q.output_usd_per_mtok:g} |"
                        for m, q in snap.prices.items() if m in an.models)
-    how = ("the paper's Table 3 as printed, as its reference code uses it (tasks outside the paper: hourly rate × "
-           "minutes / 60); an edited rate or time in params/registry/expert_costs.yaml changes a paper dataset's fee only "
-           "with `fidelity: {expert_cost: derived}`" if p.fidelity.expert_cost == "printed"
-           else "hourly rate × minutes per question / 60, recomputed from Table 3's derivation")
+    how = _expert_rule(p)
     rule = ("the last `<answer>…</answer>` span (the paper's rule)" if p.extraction == "strict" else
             "the last `<answer>…</answer>` span, falling back to the last `\\boxed{}`, an \"answer is X\" phrase, then "
             "the last number or a lone letter")

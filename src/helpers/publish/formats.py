@@ -130,10 +130,18 @@ def markdown(df: pd.DataFrame) -> str:
     return to_markdown(df, [c for c in df.columns if pd.api.types.is_float_dtype(df[c])], sig)
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet reads a cell starting so as a formula
+
+
 def whole_counts(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with every float column whose values are all whole numbers (or missing) as integers, so a CSV says
-    "128", not "128.0" (counts that became floats by a missing value); other columns as they are."""
+    """``df`` as the project writes it to a CSV: every float column whose values are all whole numbers (or missing)
+    as integers, so a CSV says "128", not "128.0" (counts that became floats by a missing value), and every text cell
+    that a spreadsheet would read as a formula (starting with ``FORMULA_START``: a graded program's reason could be
+    ``=HYPERLINK(…)``) led by an apostrophe, so it stays text."""
     out = df.copy()
+    for col in df.columns:
+        if df[col].dtype == object or pd.api.types.is_string_dtype(df[col]):
+            out[col] = [f"'{v}" if isinstance(v, str) and v.startswith(FORMULA_START) else v for v in df[col]]
     for col in df.columns:
         values = df[col]
         if pd.api.types.is_float_dtype(values) and values.notna().any():
