@@ -551,3 +551,10 @@ def test_a_reply_cannot_make_the_grader_work_for_it(kernel_only):
     assert not v.passed and time.monotonic() - start < 3 + 6, v  # within the limit and the worker's own overhead
     assert "harness" not in v.reason, v  # the harness did not die: it judged
 
+
+
+def test_the_harness_reports_its_own_cpu_seconds_not_the_programs(kernel_only):
+    """Issue 63: the harness's CPU is reported beside the program's and counted in the grading bound; it must not
+    count the program's own seconds (a harness's rusage would: the program is its child)."""
+    v = kernel_only.run(job(BURN.format(s=1.0) + RIGHT))
+    assert v.passed and v.cpu_s >= 1.0 and 0 < v.harness_cpu_s < 0.5, v

@@ -467,10 +467,8 @@ def watch(job: dict, harness_pid: int, report: int, start: float) -> dict:
             for pid in (cand, harness_pid):
                 kill(pid)  # the candidate is its namespace's PID 1: nothing it started survives it
     end_namespace(handle)  # however the harness ended: the candidate (its namespace's PID 1) and all it started go
-    _, _, usage = os.wait4(harness_pid, 0)
-    out = compose(job, notes, backstop, bool(busy), time.monotonic() - start)
-    out["harness_cpu_s"] = round(usage.ru_utime + usage.ru_stime, 4)  # the trusted side's own seconds, reported
-    return out
+    os.waitpid(harness_pid, 0)
+    return compose(job, notes, backstop, bool(busy), time.monotonic() - start)
 
 
 def pid_handle(pid: int | None) -> int | None:
@@ -509,7 +507,9 @@ def compose(job: dict, notes: bytes, backstop: bool, schedstat: bool, wall: floa
         passed, reason = False, f"slept past the {job['backstop_s']} s backstop" + ("" if schedstat else " (wall time)")
     elif not passed and reason == "gone":
         reason = status_reason(end["status"], cpu, job) if "status" in end else "the harness ended without a verdict"
-    return {"id": job["id"], "passed": passed, "reason": "" if passed else reason, "cpu_s": round(cpu, 4),
+    harness = end.get("harness_cpu_s")  # the harness's own process CPU (its rusage would count the candidate too)
+    return {"harness_cpu_s": round(float(harness), 4) if isinstance(harness, (int, float)) else 0.0,
+            "id": job["id"], "passed": passed, "reason": "" if passed else reason, "cpu_s": round(cpu, 4),
             "wall_s": round(wall, 4), "backstop": backstop, "mode": job["mode"], "read": read}
 
 

@@ -34,8 +34,8 @@ def tries_said(k: int) -> str:
 
 
 def _tries(k: int) -> str:
-    """k tries as a count: "1 try", "4 tries"."""
-    return f"{k} {'try' if k == 1 else 'tries'}"
+    """k tries as a count: "one try", "4 tries"."""
+    return "one try" if k == 1 else f"{k} tries"
 
 
 def _range(row, fmt, scale: float = 1.0) -> str:
