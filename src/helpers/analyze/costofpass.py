@@ -172,7 +172,8 @@ def _linear_pieces(c: np.ndarray, e: np.ndarray, w: np.ndarray):
     slope just right of s) evaluate it at any scales, from the problems' sorted kinks c / e and cumulative sums."""
     keep = w > 0
     c, e, w = c[keep], e[keep], w[keep] / w[keep].sum()
-    r = np.where(np.isfinite(c), c / e, np.inf)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # never passed (∞) or a huge ratio: ∞
+        r = np.where(np.isfinite(c), c / e, np.inf)
     order = np.argsort(r, kind="stable")
     r, wc, we = r[order], np.where(np.isfinite(c), w * c, 0.0)[order], (w * e)[order]
     below = np.concatenate([[0.0], np.cumsum(wc)])  # Σ w c over the k smallest kinks
