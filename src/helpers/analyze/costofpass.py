@@ -157,6 +157,7 @@ def cheapest_by_fee(cop: pd.DataFrame, expert: pd.Series, weights: pd.DataFrame 
     for task, idx in cop.groupby(level="task").indices.items():
         e = expert.reindex(cop.index).to_numpy(float)[idx]
         c = np.nan_to_num(cop.to_numpy(dtype=float)[idx], nan=np.inf)
+        c = np.where(c > scales[1] * e[:, None], np.inf, c)  # dearer than the highest fee: the fee decides it throughout
         w = np.ones(c.shape) if weights is None else \
             weights.reindex(index=cop.index, columns=cop.columns).fillna(0.0).to_numpy(float)[idx]
         lines = [_linear_pieces(c[:, j], e, w[:, j]) for j in range(c.shape[1])]
