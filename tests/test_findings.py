@@ -299,15 +299,15 @@ def test_numbers_have_one_form():
     """Issue 62, form: no "× 10⁻²⁰" (rounding noise read as a measurement), one style for a gain's interval, whole
     counts in CSVs."""
     from helpers.core.numbers import sig, signed
-    from helpers.publish.formats import dollars, gain_interval, whole_counts
+    from helpers.publish.formats import csv_ready, dollars, gain_interval
 
     assert sig(2.71e-20) == "<0.000001" and signed(2.71e-20) == "<0.000001" and sig(-3e-9) == ">-0.000001"
     assert sig(1.2e-6) == "0.0000012" and dollars(4e-8) == "<$0.000001"
     assert gain_interval(-0.35, -34549.0, 100.0) == "-0.35 [< -100, 100]"
     assert gain_interval(12.0, -50.0, 40.0) == "12 [-50, 40]"
-    frame = whole_counts(pd.DataFrame({"n": [128.0, np.nan], "x": [0.5, 1.0], "inf": [np.inf, 1.0]}))
+    frame = csv_ready(pd.DataFrame({"n": [128.0, np.nan], "x": [0.5, 1.0], "inf": [np.inf, 1.0]}))
     assert frame.to_csv(index=False).splitlines() == ["n,x,inf", "128,0.5,inf", ",1.0,1.0"]
-    cells = whole_counts(pd.DataFrame({"reason": ["=HYPERLINK(\"x\")", "@SUM(1)", "AssertionError", None]}))
+    cells = csv_ready(pd.DataFrame({"reason": ["=HYPERLINK(\"x\")", "@SUM(1)", "AssertionError", None]}))
     assert cells["reason"].tolist()[:3] == ["'=HYPERLINK(\"x\")", "'@SUM(1)", "AssertionError"]  # text, not a formula
 
 

@@ -126,7 +126,7 @@ def test_the_readme_result_is_what_the_results_say():
 def _docs_blocks_quote(set_name: str) -> None:
     """Every docs block that quotes ``set_name``'s results is exactly what ``python -m helpers.publish.readme --docs``
     writes from them (issue 62: numbers in the docs are generated, never typed); skipped without its results."""
-    blocks = [(page, name) for (page, name), (s, _) in readme.DOC_BLOCKS.items() if s == set_name]
+    blocks = [(page, name) for (page, name), (s, _, _) in readme.DOC_BLOCKS.items() if s == set_name]
     assert blocks
     for page, name in blocks:
         block = readme.doc_block(page, name, ROOT / "results")

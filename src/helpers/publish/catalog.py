@@ -345,7 +345,7 @@ def publish_note(an: Analysis, name: str, data: pd.DataFrame, sentence: str) -> 
         (params.figures_path / f"{name}{suffix}").unlink(missing_ok=True)
     note_path(params.figures_path, name).write_text(md(sentence) + "\n", encoding="utf-8")
     params.tables_path.mkdir(parents=True, exist_ok=True)
-    formats.whole_counts(data).to_csv(params.tables_path / f"{name}.csv", index=False)
+    formats.write_csv(data, params.tables_path / f"{name}.csv")
     return md(sentence)
 
 
@@ -360,7 +360,7 @@ def publish_figure(an: Analysis, name: str, fig, data: pd.DataFrame, lead: str |
     caption = full_caption(an, name, **fill)
     caption_path(params.figures_path, name).write_text(caption + "\n", encoding="utf-8")
     params.tables_path.mkdir(parents=True, exist_ok=True)
-    formats.whole_counts(data).to_csv(params.tables_path / f"{name}.csv", index=False)
+    formats.write_csv(data, params.tables_path / f"{name}.csv")
     _write_lead(params.tables_path, name, lead)
     return caption
 

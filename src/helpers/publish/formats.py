@@ -133,7 +133,7 @@ def markdown(df: pd.DataFrame) -> str:
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet reads a cell starting so as a formula
 
 
-def whole_counts(df: pd.DataFrame) -> pd.DataFrame:
+def csv_ready(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` as the project writes it to a CSV: every float column whose values are all whole numbers (or missing)
     as integers, so a CSV says "128", not "128.0" (counts that became floats by a missing value), and every text cell
     that a spreadsheet would read as a formula (starting with ``FORMULA_START``: a graded program's reason could be
@@ -152,10 +152,16 @@ def whole_counts(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def save_table(df: pd.DataFrame, markdown: str, name: str, out_dir: Path) -> tuple[Path, Path]:
-    """Write ``<name>.csv`` (full precision, whole numbers without ".0": ``whole_counts``) and ``<name>.md`` (the
-    formatted table)."""
+    """Write ``<name>.csv`` (``write_csv``) and ``<name>.md`` (the formatted table)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     csv, md = out_dir / f"{name}.csv", out_dir / f"{name}.md"
-    whole_counts(df).to_csv(csv, index=False)
+    write_csv(df, csv)
     md.write_text(f"{markdown}\n")
     return csv, md
+
+
+def write_csv(df: pd.DataFrame, path: Path) -> Path:
+    """Every CSV the report writes: full precision, whole numbers without ".0", no cell a spreadsheet would read as a
+    formula (``csv_ready``)."""
+    csv_ready(df).to_csv(path, index=False)
+    return path

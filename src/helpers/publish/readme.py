@@ -133,12 +133,12 @@ def _validity_summary(results: Path) -> str:
             "flatter the pooled figure, so it is counted apart (last column):\n\n" + "\n".join(rows))
 
 
-DOC_BLOCKS = {  # (page, name) -> (the set whose results it quotes, the block's text from them)
-    ("docs/swebench.md", "what-it-shows"): ("swebench_bash_only", _shows),
-    ("docs/humaneval-agents.md", "what-it-shows"): ("humaneval_agents", _shows),
-    ("docs/humaneval-agents.md", "agreement"): ("humaneval_agents", _agreement),
-    ("docs/statistics.md", "humaneval-headline"): ("humaneval_agents", _headline),
-    ("docs/statistics.md", "validity-summary"): ("sim", _validity_summary),
+DOC_BLOCKS = {  # (page, name) -> (the set whose results it quotes, the table that must exist, the block's text)
+    ("docs/swebench.md", "what-it-shows"): ("swebench_bash_only", "findings", _shows),
+    ("docs/humaneval-agents.md", "what-it-shows"): ("humaneval_agents", "findings", _shows),
+    ("docs/humaneval-agents.md", "agreement"): ("humaneval_agents", "grader_agreement", _agreement),
+    ("docs/statistics.md", "humaneval-headline"): ("humaneval_agents", "findings", _headline),
+    ("docs/statistics.md", "validity-summary"): ("sim", "validity_summary", _validity_summary),
 }
 
 
@@ -150,10 +150,9 @@ def doc_markers(page: str, name: str) -> tuple[str, str]:
 
 def doc_block(page: str, name: str, results_root: Path) -> str | None:
     """A docs block, markers included, from ``results_root/<set>``; None where that set has no results."""
-    set_name, text = DOC_BLOCKS[(page, name)]
+    set_name, table, text = DOC_BLOCKS[(page, name)]
     results = results_root / set_name
-    if not (results / "tables" / "findings.csv").is_file() or (
-            set_name == "sim" and not (results / "tables" / "validity_summary.csv").is_file()):
+    if not (results / "tables" / f"{table}.csv").is_file():
         return None
     start, end = doc_markers(page, name)
     return f"{start}\n{text(results)}\n{end}"
