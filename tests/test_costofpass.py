@@ -318,5 +318,5 @@ def test_same_day_releases_get_the_range_over_their_orders():
     from helpers.publish.sentences import same_day_said
 
     said = same_day_said(credit.reset_index(), {"a": "A", "b": "B"}, {"t": "Task"})
-    assert "Task, 2024-06-01: A 6.67–30%, B 33.3–50%" in said and "`fidelity.release_steps: one_date`" in said
+    assert "Task, 2024-06-01: A 6.67–30%, B 33.3–50%" in said and "fidelity.release_steps: one_date credits" in said and "`" not in said
     assert same_day_said(cp.same_day_credit(cop, releases.drop("b"), expert), {}, {}) is None  # no shared day

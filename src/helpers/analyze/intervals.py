@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, cast
@@ -91,9 +92,12 @@ def policy_statistics(an: Analysis, fitted: PolicyFit | None = None, level: floa
 
 
 def _interval(spread: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """The ``level`` percentile interval over axis 0 (replicates or draws)."""
+    """The ``level`` percentile interval over axis 0 (replicates or draws); NaN, without a warning, where every
+    replicate is NaN (e.g. a routing budget below every strategy's cost: nothing is reachable there)."""
     q = 100 * (1 - level) / 2
-    return tuple(np.nanpercentile(spread, [q, 100 - q], axis=0))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
+        return tuple(np.nanpercentile(spread, [q, 100 - q], axis=0))
 
 
 def _rows(estimator: str, values: dict[str, np.ndarray], spread: dict[str, np.ndarray], tasks: list[str],

@@ -187,7 +187,7 @@ def same_day_said(credit: pd.DataFrame, labels: dict[str, str], task_labels: dic
         parts.append(f"{task_labels.get(task, task)}, {pd.Timestamp(date):%Y-%m-%d}: " + ", ".join(ranges))
     return ("**Same-day releases.** Models released on one day are credited here one at a time in the set's list order, "
             "as the paper's reference code does, so each one's bar depends on that order; over every order of its day "
-            "a model's gain spans (`fidelity.release_steps: one_date` credits the day as one step): "
+            "a model's gain spans (the setting fidelity.release_steps: one_date credits the day as one step): "
             + "; ".join(parts) + ".")
 
 
