@@ -72,14 +72,15 @@ DOC = "docs/statistics.md#measured"  # the table of docs/statistics.md this outp
 
 
 def spread(values: pd.Series, digits: int = 1, unit: str = "") -> str:
-    """"a–b" over the generators, the largest named apart where it is over 1.5× the next (one generator's outlier)."""
+    """"a–b<unit>" over the generators (the unit once, at the end), the largest named apart where it is over 1.5× the
+    next (one generator's outlier)."""
     s = values.dropna().sort_values()
     if s.empty:
         return "–"
-    f = lambda x: f"{x:.{digits}f}{unit}"  # noqa: E731
+    f = lambda x: f"{x:.{digits}f}"  # noqa: E731
     if len(s) >= 3 and s.iloc[-1] > 1.5 * s.iloc[-2] > 0:
-        return f"{f(s.iloc[0])}–{f(s.iloc[-2])} ({f(s.iloc[-1])} under {s.index[-1]})"
-    return f(s.iloc[0]) if s.iloc[0] == s.iloc[-1] else f"{f(s.iloc[0])}–{f(s.iloc[-1])}"
+        return f"{f(s.iloc[0])}–{f(s.iloc[-2])}{unit} ({f(s.iloc[-1])}{unit} under {s.index[-1]})"
+    return f"{f(s.iloc[0])}{unit}" if s.iloc[0] == s.iloc[-1] else f"{f(s.iloc[0])}–{f(s.iloc[-1])}{unit}"
 
 
 def docs_table(table: pd.DataFrame, effect: pd.DataFrame, twin: tuple[float, float, int]) -> list[str]:
@@ -92,23 +93,24 @@ def docs_table(table: pd.DataFrame, effect: pd.DataFrame, twin: tuple[float, flo
     rows = [
         ("each model alone: coverage", spread(col(t1, "coverage_pct"), 1, "%"), "its interval holds the cost of the dataset's problems"),
         ("each model alone: width ÷ the narrowest valid width", spread(col(t1, "width_vs_oracle"), 2),
-         "the fee part, bounded by each problem's runs, is most of the width"),
+         "1 would be as narrow as the estimate's own spread over the sets allows"),
         ("two models paired on the same problems: coverage", spread(col(pairs, "coverage_pct"), 1, "%"),
          "the difference's interval holds the true difference"),
         ("paired: width ÷ the narrowest valid width", spread(col(pairs, "width_vs_oracle"), 2), ""),
         ("paired: power where one costs at most half the other", spread(col(pairs, "power_pct"), 0, "%"),
-         "the records tell such models apart in most datasets; not where the gap rides on one or two problems' fees"),
+         "the share of such pairs whose paired interval excludes 0"),
         ("paired: found on the wrong side", spread(col(pairs, "false_findings_pct"), 3, "%"), ""),
         (f"equal options (a model's twin, {n} datasets)", f"{share:.1f}% found a difference; the interval held 0 in {held:.1f}%",
          "false findings under 5%"),
         ('"cheapest model" named wrongly', spread(col(t1, "false_findings_pct"), 1, "%"),
          "named only where its paired differences with every other model lie below 0, all at once"),
         ('"cheapest model" named where it costs at most half the runner-up', spread(col(t1, "power_pct"), 1, "%"),
-         "those datasets are the cheap ones, where the gap is a problem or two's fee: the claim is rarely made"),
+         "the share of such datasets in which the claim is made"),
         ("the frontier's truth ÷ the best single model's at the same k, six datasets together",
-         spread(col(front, "vs_best_single"), 2), "the choice is made on the other problems, so it is noisy where models are close"),
+         spread(col(front, "vs_best_single"), 2),
+         "1: the frontier truly costs what the best single model does; above 1: what choosing on the records costs"),
         ("the same, the worst dataset", spread(col(front, "vs_best_single_worst"), 2),
-         "where models differ by one or two problems' fees, which the other problems seldom show"),
+         "the largest of the six datasets' ratios"),
         ("the frontier: coverage", spread(col(front, "coverage_pct"), 1, "%"),
          "its interval also holds the one model chosen, whichever it is (`policy.chosen_interval`)"),
         ("the frontier: width ÷ oracle", spread(col(front, "width_vs_oracle"), 2), ""),
