@@ -17,6 +17,7 @@ same code.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -69,6 +70,17 @@ class RunCube:
         return dataclasses.replace(self, usd=self.usd[..., :k], correct=self.correct[..., :k],
                                    runs=np.minimum(self.runs, k), answer=self.answer[..., :k],
                                    class_ok=self.class_ok[..., :k])
+
+
+def percentile_interval(samples: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """The ``level`` percentile interval over axis 0 of ``samples`` (replicates or draws, (B, …)): (low, high), each
+    of the trailing shape; NaN, without numpy's warning, where no sample is a number (e.g. a routing budget below
+    every strategy's cost, where nothing is reachable)."""
+    q = 100 * (1 - level) / 2
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
+        lo, hi = np.nanpercentile(samples, [q, 100 - q], axis=0)
+    return lo, hi
 
 
 def run_cube(attempts: pd.DataFrame, methods: list[str], problems: pd.MultiIndex | None = None) -> RunCube:

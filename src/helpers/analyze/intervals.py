@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, cast
@@ -28,6 +27,7 @@ from helpers.analyze.bootstrap import (
     Replicates,
     RunCube,
     bootstrap,
+    percentile_interval,
     point_estimate,
     problem_weights,
     resampled_costs,
@@ -91,15 +91,6 @@ def policy_statistics(an: Analysis, fitted: PolicyFit | None = None, level: floa
     return policy.policy_rows(fit.policy, fit.fee, cube.task_codes, cube.tasks, names, level)
 
 
-def _interval(spread: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """The ``level`` percentile interval over axis 0 (replicates or draws); NaN, without a warning, where every
-    replicate is NaN (e.g. a routing budget below every strategy's cost: nothing is reachable there)."""
-    q = 100 * (1 - level) / 2
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
-        return tuple(np.nanpercentile(spread, [q, 100 - q], axis=0))
-
-
 def _rows(estimator: str, values: dict[str, np.ndarray], spread: dict[str, np.ndarray], tasks: list[str],
           level: float, ranges: dict | None = None, box_ranges: dict | None = None) -> pd.DataFrame:
     """One row per (statistic, task): ``values[name]`` (T,) and the interval of ``spread[name]`` (B, T), widened
@@ -111,7 +102,7 @@ def _rows(estimator: str, values: dict[str, np.ndarray], spread: dict[str, np.nd
     of it passed; ``spread_mean`` is the replicates' mean (the plug-in's minus it: the bootstrap's bias estimate)."""
     rows = []
     for name, v in values.items():
-        lo, hi = _interval(spread[name], level)
+        lo, hi = percentile_interval(spread[name], level)
         finite = np.isfinite(spread[name])
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(finite, spread[name], 0.0).sum(axis=0) / finite.sum(axis=0)  # NaN where none is finite
@@ -381,7 +372,7 @@ def _envelope_band(envelope: tuple[np.ndarray, ...], budgets: np.ndarray, level:
     the ``level`` interval of its replicates, widened to hold the value where their percentiles miss it."""
     acc0, usd0, accb, usdb = envelope
     value = routing.at_budgets(acc0, usd0, budgets)[0]
-    lo, hi = _interval(routing.at_budgets(accb, usdb, budgets), level)
+    lo, hi = percentile_interval(routing.at_budgets(accb, usdb, budgets), level)
     widened = (value < lo) | (value > hi)  # the envelope is a maximum over noisy options: its replicates sit above it
     return value, np.fmin(lo, value), np.fmax(hi, value), widened
 
@@ -416,7 +407,7 @@ def routing_frames(first: dict[str, Share], tasks: list[str], models: list[str],
                      for b, v, lw, h, w in zip(budgets[j], value[:, j], lo[:, j], hi[:, j], widened[:, j])]
     for e, (_, model_points) in carried.items():
         acc_p, usd_p, acc_b, usd_b = model_points
-        (al, ah), (ul, uh) = _interval(acc_b, level), _interval(usd_b, level)
+        (al, ah), (ul, uh) = percentile_interval(acc_b, level), percentile_interval(usd_b, level)
         (al, ah), (ul, uh) = (np.fmin(al, acc_p[0]), np.fmax(ah, acc_p[0])), (np.fmin(ul, usd_p[0]), np.fmax(uh, usd_p[0]))
         points += [{"task": task, "estimator": e, "strategy": m, "accuracy": acc_p[0, j, i], "usd": usd_p[0, j, i],
                     "acc_low": al[j, i], "acc_high": ah[j, i], "usd_low": ul[j, i], "usd_high": uh[j, i]}

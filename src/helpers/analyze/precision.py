@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from helpers.analyze.bootstrap import RunCube, bootstrap
+from helpers.analyze.bootstrap import RunCube, bootstrap, percentile_interval
 
 REPLICATES = 200
 RUNS = (1, 2, 4, 8)  # the k of the table (at most the recorded runs)
@@ -21,8 +21,7 @@ def _interval(cube: RunCube, expert: np.ndarray, models: list[str], replicates: 
               levels: str = "problems+runs") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(value, low, high) of the frontier of ``models`` per dataset, (T,) each, under the bootstrap's ``levels``."""
     point, reps = bootstrap(cube, expert, replicates, seed=seed, levels=levels)
-    q = 100 * (1 - level) / 2
-    lo, hi = np.nanpercentile(reps.frontier(models), [q, 100 - q], axis=0)
+    lo, hi = percentile_interval(reps.frontier(models), level)
     value = point.frontier(models)[0]
     return value, np.fmin(lo, value), np.fmax(hi, value)
 

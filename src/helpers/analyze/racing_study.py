@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze import inclusion
-from helpers.analyze.bootstrap import RunCube, bootstrap
+from helpers.analyze.bootstrap import RunCube, bootstrap, percentile_interval
 from helpers.analyze.intervals import PROTECTED_BY
 from helpers.analyze.known_truth import GenerativeModel, draw_cube, draw_problems, true_statistics
 from helpers.analyze.statistic import kind_of
@@ -83,7 +83,6 @@ def _estimate(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, replicates
     """name -> (value, low, high), (T,) each: the plug-in and its two-level bootstrap interval; with ``share`` (P, S)
     (``inclusion.inclusion_weights``), Table 1's statistics only, each model's cells weighted by it."""
     point, reps = bootstrap(cube, expert, replicates, seed=seed)
-    q = 100 * (1 - level) / 2
     if share is None:
         est, boot = gm.statistics(point.frontier), gm.statistics(reps.frontier)
     else:
@@ -91,7 +90,7 @@ def _estimate(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, replicates
         est, boot = (inclusion.weighted_table1(r, share, cube.strategies, table1) for r in (point, reps))
     out = {}
     for name, v in est.items():
-        lo, hi = np.nanpercentile(boot[name], [q, 100 - q], axis=0)
+        lo, hi = percentile_interval(boot[name], level)
         out[name] = (v[0], np.fmin(lo, v[0]), np.fmax(hi, v[0]))
     return out
 

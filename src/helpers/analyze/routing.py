@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from helpers.analyze.bootstrap import percentile_interval
+
 LAMBDAS = np.geomspace(1e-7, 1e8, 121)  # accuracy per USD traded (8 per decade): down to where an expert fee of
 # ~$40 still beats a strategy at 99.9% (the envelope reaches the expert)
 
@@ -116,8 +118,7 @@ class CrossFitted:
         """(value, low, high), each (K, T), of the accuracy reachable at ``budgets`` (T, K) USD per problem: the
         ``level`` percentile interval of the problem draws, widened to the count bounds and to hold the value."""
         value = at_budgets(self.acc[:1], self.usd[:1], budgets)[0]
-        q = 100 * (1 - level) / 2
-        lo, hi = np.nanpercentile(at_budgets(self.acc[1:], self.usd[1:], budgets), [q, 100 - q], axis=0)
+        lo, hi = percentile_interval(at_budgets(self.acc[1:], self.usd[1:], budgets), level)
         floor, ceiling = (at_budgets(b, self.usd[:1], budgets)[0] for b in (self.floor, self.ceiling))
         return value, np.fmin(np.fmin(lo, floor), value), np.fmax(np.fmax(hi, ceiling), value)
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze import routing
-from helpers.analyze.bootstrap import Replicates, RunCube, bootstrap, problem_weights
+from helpers.analyze.bootstrap import Replicates, RunCube, bootstrap, percentile_interval, problem_weights
 from helpers.analyze.frontier_model import ModelFrontier
 from helpers.analyze.known_truth import (
     GENERATORS,
@@ -163,15 +163,14 @@ def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float,
     est_model, boot_model = stats(model.frontier), stats(drawn.frontier)
     tr = truth(gm, problems)
     true = {k: v[0] for k, v in stats(tr.frontier).items()}  # ``true_statistics`` of these problems
-    q = 100 * (1 - level) / 2
     box = ranges(gm.specs, point.box())
     at_point = ranges(gm.specs, point.bounds())
     out = {}
     for name, values in est.items():
         p, b = values[0], boot[name]
-        lo, hi = np.nanpercentile(b, [q, 100 - q], axis=0)
+        lo, hi = percentile_interval(b, level)
         shift = np.nanmean(b, axis=0) - p  # the bootstrap's estimate of the plug-in's bias
-        lo_m, hi_m = np.nanpercentile(boot_model[name], [q, 100 - q], axis=0)
+        lo_m, hi_m = percentile_interval(boot_model[name], level)
         estimates = {"plug-in": Estimate(p, lo, hi), "bootstrap-corrected": Estimate(p - shift, lo - 2 * shift, hi - 2 * shift),
                      "model-based": Estimate(est_model[name][0], lo_m, hi_m)}
         out[name] = StatisticDraw(true[name], estimates, np.fmin(np.fmin(box[name][0][0], at_point[name][0][0]), lo),
