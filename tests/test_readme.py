@@ -199,3 +199,17 @@ def test_make_humaneval_runs_beside_the_checkout_group_and_its_report_is_checked
     from conftest import LONGEST
 
     assert all(u in ("checkout", "humaneval", "small_sim_set") or (ROOT / u).is_file() for u in LONGEST)  # no stale name
+
+
+def test_a_programs_words_in_a_docs_block_are_escaped(tmp_path):
+    """The agreement block quotes the grader's reasons, which quote what a graded program raised: markup in them
+    reaches the docs page as text, never as HTML or a link."""
+    tables = tmp_path / "humaneval_agents" / "tables"
+    tables.mkdir(parents=True)
+    (tables / "grader_agreement.csv").write_text("agree_pct,responses\n99.5,200\n", encoding="utf-8")
+    hostile = "<img src=x onerror=alert(1)> [click](javascript:alert(1))"
+    (tables / "grader_disagreements.csv").write_text(f'reason,run\n"{hostile}",1\n', encoding="utf-8")
+    block = readme.doc_block("docs/humaneval-agents.md", "agreement", tmp_path)
+    assert block is not None and "1 of 200 attempts differ" in block
+    assert "<img" not in block and "&lt;img" in block
+    assert "\\[click\\](javascript" in block and " [click]" not in block  # brackets escaped: no link

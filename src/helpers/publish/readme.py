@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from helpers.core.paths import repo_root
+from helpers.publish.safe import md
 
 START = "<!-- result: start (python -m helpers.publish.readme writes this block) -->"
 END = "<!-- result: end -->"
@@ -80,12 +81,13 @@ def _shows(results: Path) -> str:
 
 def _agreement(results: Path) -> str:
     """How the project's sandboxed grade agrees with an imported source's verdicts: the range per (model, method), the
-    attempts that differ and why, from the ``grader_agreement`` and ``grader_disagreements`` tables."""
+    attempts that differ and why, from the ``grader_agreement`` and ``grader_disagreements`` tables (the grader's
+    reasons, which quote what a program raised, ``safe.md``-escaped)."""
     tables = results / "tables"
     agree = pd.read_csv(tables / "grader_agreement.csv")
     differ = pd.read_csv(tables / "grader_disagreements.csv")
     why = differ.groupby("reason", sort=False).size().sort_values(ascending=False, kind="stable")
-    reasons = "; ".join(f"{n}: {reason}" for reason, n in why.items()) or "none"
+    reasons = "; ".join(f"{n}: {md(reason)}" for reason, n in why.items()) or "none"  # a program's own words: escaped
     return (f"- **Agreement with the authors' verdicts** (computed from `results/{results.name}`): "
             f"{agree['agree_pct'].min():.1f}–{agree['agree_pct'].max():.1f}% per (model, method); "
             f"{len(differ):,} of {int(agree['responses'].sum()):,} attempts differ (`grader_disagreements` lists "
