@@ -271,7 +271,7 @@ def test_a_strategy_s_gain_names_its_baseline():
         "statistic": "strategy gain:m35+ldb_seed_gpt4", "task": "t", "value": 0.682, "low": 0.34, "high": 1.0, "k": 5,
         "expert_share_pct": np.nan, "cheapest": False}])], ignore_index=True)
     row = findings.findings(stats_frame(), None, ["t"], {}, {"m35": "GPT-3.5 Turbo (0613)"}, {}, policy=policy).iloc[0]
-    assert row[findings.TECHNIQUE].startswith("LDB on a GPT-4 attempt by GPT-3.5 Turbo (0613): 68.2 [34, 100]% over "
+    assert row[findings.TECHNIQUE].startswith("LDB on a GPT-4 attempt by GPT-3.5 Turbo (0613): 68.2 [34, 100 (max)]% over "
                                               "GPT-3.5 Turbo (0613)'s own single attempt")
 
 
@@ -303,7 +303,9 @@ def test_numbers_have_one_form():
 
     assert sig(2.71e-20) == "<0.000001" and signed(2.71e-20) == "<0.000001" and sig(-3e-9) == ">-0.000001"
     assert sig(1.2e-6) == "0.0000012" and dollars(4e-8) == "<$0.000001"
-    assert gain_interval(-0.35, -34549.0, 100.0) == "-0.35 [< -100, 100]"
+    assert gain_interval(-0.35, -34549.0, 100.0) == "-0.35 [< -100, 100 (max)]"
+    assert gain_interval(6.2, 4.54, 100.0) == "6.2 [4.54, 100 (max)]"  # the possible maximum, marked: no measurement
+    assert gain_interval(6.2, 4.54, 99.96) == "6.2 [4.54, 100]"  # a measured end that rounds to 100 is not marked
     assert gain_interval(12.0, -50.0, 40.0) == "12 [-50, 40]"
     frame = csv_ready(pd.DataFrame({"n": [128.0, np.nan], "x": [0.5, 1.0], "inf": [np.inf, 1.0]}))
     assert frame.to_csv(index=False).splitlines() == ["n,x,inf", "128,0.5,inf", ",1.0,1.0"]

@@ -70,13 +70,17 @@ def with_interval(value: float, low: float, high: float, fmt) -> str:
 
 
 GAIN_FLOOR_PCT = -100.0  # a gain's interval is said, and drawn, from here: lower says only "it may double the cost"
+GAIN_MAX_PCT = 100.0  # the most a gain can be (the option's cost 0): an interval's upper end there is no measurement
+AT_MOST = "100 (max)"  # how such an upper end reads: the records do not bound the gain below its possible maximum
 
 
 def gain_interval(value: float, low: float, high: float) -> str:
-    """A gain's ``value [low, high]`` in % (``fmt_pct``), its low end below ``GAIN_FLOOR_PCT`` said as "< -100", not as
-    a long number that reads as a measurement (one style for every gain's interval)."""
+    """A gain's ``value [low, high]`` in % (``fmt_pct``), its low end below ``GAIN_FLOOR_PCT`` said as "< -100" and an
+    upper end at the possible maximum (``GAIN_MAX_PCT``, within rounding) as ``AT_MOST``, so neither reads as a
+    measurement (one style for every gain's interval)."""
     lo = f"< {fmt_pct(GAIN_FLOOR_PCT)}" if low < GAIN_FLOOR_PCT else fmt_pct(low)
-    return f"{fmt_pct(value)} [{lo}, {fmt_pct(high)}]"
+    hi = AT_MOST if high >= GAIN_MAX_PCT - 1e-9 else fmt_pct(high)
+    return f"{fmt_pct(value)} [{lo}, {hi}]"
 
 
 ESTIMATOR_LABELS = {"plug-in": "plug-in (paper)", "range": "range the records allow"}
