@@ -49,6 +49,25 @@ def test_rows_hold_the_point_estimate_and_the_replicates_percentiles():
     assert acc.loc[~own, ["low", "high"]].isna().all().all() and acc.loc[~own, "value"].notna().all()
 
 
+def test_an_interval_never_leaves_the_values_its_statistic_can_take():
+    """A replicate of problems with unequal fees can cost more than the dataset's expert alone, a gain's replicate
+    more than 1: each end is kept within what the statistic can be (``statistic.possible_range``), the point inside."""
+    values = {"table1:a": np.array([0.9, 0.1]), "technique gain:x": np.array([0.2, 0.95]),
+              "release frontier:0": np.array([50.0, 99.0]), "accuracy:a": np.array([0.5, 0.99])}
+    wide = np.linspace(-2, 2, 201)[:, None]
+    spread = {"table1:a": values["table1:a"] + wide, "technique gain:x": values["technique gain:x"] + wide,
+              "release frontier:0": values["release frontier:0"] + 60 * wide, "accuracy:a": values["accuracy:a"] + wide}
+    loose = intervals._rows("plug-in", values, spread, ["t1", "t2"], 0.95).set_index(["statistic", "task"])
+    assert (loose.loc["table1:a", "high"] > 1.0).all()  # what the replicates alone say: impossible values
+    rows = intervals._rows("plug-in", values, spread, ["t1", "t2"], 0.95,
+                           expert_alone=np.array([1.0, 0.2])).set_index(["statistic", "task"])
+    assert list(rows.loc["table1:a", "high"]) == [1.0, 0.2] and (rows.loc["table1:a", "low"] == 0).all()
+    assert (rows.loc["technique gain:x", "high"] == 1.0).all() and (rows.loc["technique gain:x", "low"] < -0.9).all()
+    assert list(rows.loc["release frontier:0", "high"]) == [100.0, 100.0] and (rows.loc["release frontier:0", "low"] == 0).all()
+    assert (rows.loc["accuracy:a", "high"] == 1.0).all() and (rows.loc["accuracy:a", "low"] == 0).all()
+    assert ((rows["low"] <= rows["value"]) & (rows["value"] <= rows["high"])).all()
+
+
 def test_model_draws_carry_the_resampled_costs():
     point, reps, model, draws = fits()
     from helpers.analyze.frontier_model import shrunk_costs

@@ -36,7 +36,7 @@ from helpers.analyze.bootstrap import (
 from helpers.analyze.costofpass import release_steps
 from helpers.analyze.estimates import Analysis
 from helpers.analyze.frontier_model import ModelFrontier
-from helpers.analyze.statistic import RELEASE_FRONTIER, TABLE1, kind_of, named
+from helpers.analyze.statistic import RELEASE_FRONTIER, TABLE1, Key, kind_of, named, possible_range
 from helpers.grade.stage import graded_paths
 
 EXPERT = "expert"  # the human expert's strategy in the routing points and the cost–accuracy figure's data
@@ -91,15 +91,24 @@ def policy_statistics(an: Analysis, fitted: PolicyFit | None = None, level: floa
     return policy.policy_rows(fit.policy, fit.fee, cube.task_codes, cube.tasks, names, level)
 
 
+def alone(cube: RunCube, expert: np.ndarray) -> np.ndarray:
+    """(T,) USD per problem: the expert alone on each dataset of ``cube`` (the mean of ``expert`` (P,) over its
+    problems)."""
+    return np.add.reduceat(np.asarray(expert, float), cube.task_starts) / np.diff([*cube.task_starts, len(expert)])
+
+
 def _rows(estimator: str, values: dict[str, np.ndarray], spread: dict[str, np.ndarray], tasks: list[str],
-          level: float, ranges: dict | None = None, box_ranges: dict | None = None) -> pd.DataFrame:
+          level: float, ranges: dict | None = None, box_ranges: dict | None = None,
+          expert_alone: np.ndarray | None = None) -> pd.DataFrame:
     """One row per (statistic, task): ``values[name]`` (T,) and the interval of ``spread[name]`` (B, T), widened
     to hold the value where the replicates' percentiles miss it (``widened``: a bias larger than the spread, or
     float rounding), so every interval holds its point. The plug-in's rows also carry the identified range at the
     point (``ranges[name]`` = (lowest, highest, unseen share), (T,) each: ``unseen.ranges``), the range widened by
     every cell's sampling error (``box_ranges[name]`` = (lowest, highest), (T,) each: ``Replicates.box``; at
     least the identified range and the interval) and the share (%) of the value carried by problems no strategy
-    of it passed; ``spread_mean`` is the replicates' mean (the plug-in's minus it: the bootstrap's bias estimate)."""
+    of it passed; ``spread_mean`` is the replicates' mean (the plug-in's minus it: the bootstrap's bias estimate).
+    With ``expert_alone`` (T,) USD per problem, every end is kept within the values the statistic can take
+    (``statistic.possible_range``: a replicate of problems with unequal fees can exceed the expert alone)."""
     rows = []
     for name, v in values.items():
         lo, hi = percentile_interval(spread[name], level)
@@ -116,6 +125,10 @@ def _rows(estimator: str, values: dict[str, np.ndarray], spread: dict[str, np.nd
             ci_hi = np.fmax(np.asarray(box_ranges[name][1], float), np.fmax(r_hi, hi))
         else:
             r_lo = r_hi = ci_lo = ci_hi = share = np.full(len(tasks), np.nan)
+        if expert_alone is not None:
+            least, most = possible_range(Key.parse(name).kind, expert_alone)
+            least, most = np.fmin(least, v), np.fmax(most, v)  # the point itself, whatever its rounding
+            lo, hi, r_lo, r_hi, ci_lo, ci_hi = (np.clip(x, least, most) for x in (lo, hi, r_lo, r_hi, ci_lo, ci_hi))
         rows += [{"statistic": name, "task": task, "estimator": estimator, "value": float(v[j]), "low": float(lo[j]),
                   "high": float(hi[j]), "widened": bool(widened[j]), "range_low": float(r_lo[j]),
                   "range_high": float(r_hi[j]), "range_ci_low": float(ci_lo[j]), "range_ci_high": float(ci_hi[j]),
@@ -259,7 +272,7 @@ def every_problem_statistics(an: Analysis, replicates: int, level: float) -> tup
         _identified({name: spec}, mine, box, box=True)
     names = [k for k in specs if kind_of(k) == RELEASE_FRONTIER.name]
     curves = (np.stack([np.concatenate([values[k][None], spread_all[k]]) for k in names], axis=1) if names else None)
-    return _rows("plug-in", values, spread_all, cube.tasks, level, ranges, box), curves
+    return _rows("plug-in", values, spread_all, cube.tasks, level, ranges, box, alone(cube, expert)), curves
 
 
 def _identified(specs: Statistics, point: Replicates, into: dict, box: bool = False) -> dict:
@@ -432,12 +445,12 @@ def compute_statistics(cube: RunCube, expert: np.ndarray, stats: Statistics, mod
         first[e] = head = mine[0]
         assert head.values is not None  # the first share carries the estimate
         spread = {k: np.concatenate([sh.spread[k] for sh in mine]) for k in head.spread}
-        frames.append(_rows(e, head.values, spread, cube.tasks, level, head.ranges, head.box_ranges))
+        frames.append(_rows(e, head.values, spread, cube.tasks, level, head.ranges, head.box_ranges, alone(cube, expert)))
         names = [named(RELEASE_FRONTIER, str(i)) for i in range(len(steps))]
         curves[e] = (np.stack([np.concatenate([head.values[k][None], spread[k]]) for k in names], axis=1)
                      if steps else np.zeros((1, 0, len(cube.tasks))))
     table56 = accuracy_cost(cube, expert, level)
-    expert_usd = np.add.reduceat(expert, cube.task_starts) / np.diff([*cube.task_starts, len(expert)])
+    expert_usd = alone(cube, expert)
     checks = next(sh.checks for sh in shares if sh.checks is not None)
     crossfitted = (routing.crossfit_envelope(cube.usd, cube.correct, cube.runs, cube.task_starts, expert, seed=seed,
                                              weights=weights[:ROUTING_REPLICATES], level=level)

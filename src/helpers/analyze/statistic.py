@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 
@@ -50,6 +51,22 @@ KINDS: dict[str, Kind] = {k.name: k for k in (TABLE1, FRONTIER, TECHNIQUE_GAIN, 
 POLICY_FRONTIER = Kind("frontier", "Frontier of all models (USD)", "USD per problem", True)
 FAMILY_LABELS = {name: k.label for name, k in KINDS.items()}  # the validity tables' words for each kind
 POLICY_LABELS = {**FAMILY_LABELS, "frontier": POLICY_FRONTIER.label}  # the headline's: its frontier is another quantity
+
+
+def possible_range(kind: Kind, expert_alone: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(lowest, highest), (T,) each: the values the paper's estimand of ``kind`` (each problem's cheapest of its
+    options and the expert, Eq. 9) can take on datasets whose expert alone costs ``expert_alone`` (T,) USD per problem:
+    a cost with the expert lies in [0, the expert alone] (each problem costs at most its fee; not so the headline's
+    "up to k tries, then the expert", whose tries are paid before the expert), a share of the expert alone in
+    [0, 100] %, a share in [0, 1], a gain at most 1 (its option costing nothing), a cost per attempt at least 0; an
+    unknown kind: anything. An interval clipped to them loses no truth."""
+    fee = np.asarray(expert_alone, float)
+    inf = np.full_like(fee, np.inf)
+    low, high = {"USD per problem": (0 * fee, fee), "% of the expert alone": (0 * fee, 0 * fee + 100),
+                 "USD per attempt": (0 * fee, inf)}.get(kind.unit, (-inf, inf))
+    if kind.unit == "0-1":
+        low, high = (0 * fee if kind.level else -inf), 0 * fee + 1
+    return low, high
 
 
 def short_label(label: str) -> str:
