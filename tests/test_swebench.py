@@ -125,7 +125,9 @@ def test_a_disagreeing_entry_can_be_shown_in_table_1_alone(write_set, shared_dat
     assert cp.frontier(an.cop, an.models, an.expert)["swebench_verified"] == pytest.approx(t1.iloc[0])  # not Claude's
     from helpers.publish.catalog import full_caption
 
-    assert "marked *Table 1 only*: Claude 3.7 Sonnet, which the set keeps out" in full_caption(an, "table1_frontier_cop")
+    caption = full_caption(an, "table1_frontier_cop")
+    assert "marked *Table 1 only*: Claude 3.7 Sonnet, which the set keeps out" in caption
+    assert "why: Leaderboard entry Claude 3.7 Sonnet" in caption and "per-instance details mark 51 of 500" in caption
     assert "Without Claude 3.7 Sonnet (`table1_only`" in full_caption(an, "table1_intervals", replicates="9")
 
 

@@ -239,6 +239,17 @@ def caption_path(out_dir: Path, name: str) -> Path:
     return out_dir / f"{name}.caption.md"
 
 
+def _why_table1_only(an: Analysis) -> str:
+    """Why the set keeps its ``table1_only`` models out of every other number: the source's caveats that name them
+    (an imported set's, ``imports.source_caveats``), escaped; else where the set says it."""
+    from helpers.collect.imports import source_caveats
+
+    aside = an.aside.ctx if an.aside is not None else None
+    said = [line for line in source_caveats(an.ctx.params, [*an.ctx.models, *(aside.models if aside else [])])
+            if aside and any(f"table1_only: {m.name}" in line for m in aside.models)]
+    return md(" ".join(said)) if said else "the set's parameter file says"
+
+
 def full_caption(an: Analysis, name: str, **fill: str) -> str:
     """The catalog caption with ``fill``: what the artifact shows, and SIMULATED where it is (the set's provenance
     is stated once, in the report's "About this run": ``publish.about``)."""
@@ -246,7 +257,7 @@ def full_caption(an: Analysis, name: str, **fill: str) -> str:
     if name in ("table1_frontier_cop", "table1_intervals") and an.aside is not None:
         only = md(", ".join(an.aside.labels[m] for m in an.aside.models))
         text = (f"{text} Last, marked *Table 1 only*: {only}, which the set keeps out of every other number and out "
-                "of the top-three marks (`table1_only`; why: the first screen's caveats)."
+                f"of the top-three marks (`table1_only`; why: {_why_table1_only(an)})."
                 if name == "table1_frontier_cop" else
                 f"{text} Without {only} (`table1_only`: in Table 1's values alone, with no interval).")
     if "two-level bootstrap" in text and an.ctx.params.n_runs == 1:  # say what is resampled where runs cannot be
