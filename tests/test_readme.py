@@ -148,10 +148,57 @@ def test_the_sim_docs_quote_its_results():
 
 
 @pytest.mark.slow
+def test_the_local_docs_quote_its_results():
+    """After ``make all``: docs/local-models.md's Tables 5 and 1 of the committed local records are the results' own."""
+    _docs_blocks_quote("local")
+
+
+@pytest.mark.slow
 def test_the_humaneval_docs_quote_its_results():
     """After ``make humaneval`` (in its worker group, after the command): docs/humaneval-agents.md's and
     docs/statistics.md's numbers on it are the results' own."""
     _docs_blocks_quote("humaneval_agents")
+
+
+QUOTES = re.compile(r"<!-- quotes (benchmarks/results/[\w.-]+\.txt) -->")
+NUMBER = re.compile(r"(?<![\w.,/-])\d[\d,]*(?:\.\d+)?(?=\s?%)|(?<![\w.,/-])\d[\d,]*\.\d+(?![\w.])")  # its sign: either
+
+
+def quoted_passages(text: str) -> list[tuple[str, str]]:
+    """(output file, passage) for every ``<!-- quotes benchmarks/results/<x>.txt -->`` of a page: the passage is the
+    text before the marker back to the latest of its paragraph's or bullet's start and the previous HTML comment (a
+    bare ``<!-- quote -->`` starts a passage mid-paragraph), inline code left out."""
+    out = []
+    for m in QUOTES.finditer(text):
+        before = text[:m.start()]
+        start = max(before.rfind("\n\n"), before.rfind("\n- "), before.rfind("-->") + 2)
+        out.append((m.group(1), re.sub(r"`[^`]*`", "", before[start:])))
+    return out
+
+
+def test_every_quoted_number_is_in_the_output_it_quotes():
+    """A docs passage that quotes a benchmark's saved output (``<!-- quotes benchmarks/results/<x>.txt -->``) types no
+    number that output does not print (decimals and percentages, compared as numbers without their sign: "100%" is
+    "100.0", "−23.1" is "-23.1"): a
+    re-run that moves a figure fails here until the page says what the output says."""
+    pages = [README, *sorted((ROOT / "docs").glob("*.md"))]
+    checked = 0
+    for page in pages:
+        for name, passage in quoted_passages(page.read_text(encoding="utf-8")):
+            output = (ROOT / name).read_text(encoding="utf-8")
+            printed = {float(x.replace(",", "")) for x in re.findall(r"\d[\d,]*(?:\.\d+)?", output)}
+            typed = [x for x in NUMBER.findall(passage) if float(x.replace(",", "")) not in printed]
+            assert not typed, f"{page.name} quotes {name} with numbers it does not print: {typed}"
+            checked += 1
+    assert checked >= 6  # the pages do quote the outputs
+
+
+def test_the_quote_check_catches_a_typed_number():
+    text = "- Coverage 99.8–100% over 10 generators, width 0.085 (run 2026-11-27).<!-- quotes benchmarks/results/x.txt -->"
+    [(name, passage)] = quoted_passages(text)
+    assert name == "benchmarks/results/x.txt" and NUMBER.findall(passage) == ["99.8", "100", "0.085"]
+    [(_, later)] = quoted_passages("A 0.31 bound.<!-- quote --> Then 4.2% here.<!-- quotes benchmarks/results/x.txt -->")
+    assert NUMBER.findall(later) == ["4.2"]
 
 
 def test_every_docs_block_has_its_markers_once():

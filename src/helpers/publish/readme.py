@@ -135,12 +135,38 @@ def _validity_summary(results: Path) -> str:
             "flatter the pooled figure, so it is counted apart (last column):\n\n" + "\n".join(rows))
 
 
+def _local_tables(results: Path) -> str:
+    """The local set's Table 5 (accuracy %, vanilla) and Table 1 (USD per problem, with the expert), one row per model,
+    beside what the expert alone costs on each dataset (its ``table5_accuracy``, ``table1_frontier_cop`` and
+    ``table1_expert_only`` tables; the datasets named as its report names them)."""
+    from helpers.core.numbers import sig
+    from helpers.core.tasks import get_task
+
+    tables = results / "tables"
+    acc, t1 = (pd.read_csv(tables / f"{name}.csv") for name in ("table5_accuracy", "table1_frontier_cop"))
+    alone = pd.read_csv(tables / "table1_expert_only.csv").iloc[0]
+    tasks = [c for c in acc.columns if c not in ("model", "family")]
+    label = {t: get_task(t).label for t in tasks}
+    head = "| model | " + " | ".join(label.values()) + " |"
+    rule = "|---|" + "---:|" * len(tasks)
+
+    def table(d: pd.DataFrame, fmt) -> str:
+        return "\n".join([head, rule, *(f"| {md(r['model'])} | " + " | ".join(fmt(r[t]) for t in tasks) + " |"
+                                        for _, r in d.iterrows())])
+
+    return (f"Computed from `results/{results.name}`. Table 5, accuracy (%, vanilla):\n\n{table(acc, sig)}\n\n"
+            "Table 1, frontier cost-of-pass with the human expert (USD per problem; the expert alone costs "
+            + ", ".join(f"{sig(alone[t])} on {label[t]}" for t in tasks)
+            + f"):\n\n{table(t1, sig)}")
+
+
 DOC_BLOCKS = {  # (page, name) -> (the set whose results it quotes, the table that must exist, the block's text)
     ("docs/swebench.md", "what-it-shows"): ("swebench_bash_only", "findings", _shows),
     ("docs/humaneval-agents.md", "what-it-shows"): ("humaneval_agents", "findings", _shows),
     ("docs/humaneval-agents.md", "agreement"): ("humaneval_agents", "grader_agreement", _agreement),
     ("docs/statistics.md", "humaneval-headline"): ("humaneval_agents", "findings", _headline),
     ("docs/statistics.md", "validity-summary"): ("sim", "validity_summary", _validity_summary),
+    ("docs/local-models.md", "tables"): ("local", "table1_frontier_cop", _local_tables),
 }
 
 
