@@ -168,3 +168,23 @@ def test_the_command_sets_its_kernels_defaults_and_keeps_jsonschemas_iri_parsers
     out = subprocess.run([sys.executable, "-c", CLI_PROBE], cwd=ROOT, env={**env, "OPENBLAS_NUM_THREADS": "4"},
                          capture_output=True, text=True, timeout=300)
     assert out.stdout.split("\n")[-2].startswith("4 ")  # a user's own setting wins
+
+
+def test_a_number_one_problem_carries_says_so():
+    """Issue 62 item 1: where one problem carries more than half of a headline number (here the one problem 'sure'
+    fails, whose fee is most of its cost), the rows name it and its share, and the findings' words say it; a number
+    spread over many problems says nothing."""
+    import pytest
+
+    import helpers.api as api
+    from helpers.publish.findings import carried
+
+    attempts = _attempts()
+    attempts.loc[(attempts["task"] == "a") & (attempts["problem"] == "p7") & (attempts["option"] == "sure"), "correct"] = False
+    # 'sure': one try of $0.01 where it passes; on p7 four tries, then the fee
+    rows = api.headline(attempts, expert_usd={"a": 10.0, "b": 2.0}).set_index(["statistic", "task"])
+    sure = rows.loc[("table1:sure", "a")]
+    assert sure["top_problem"] == "p7" and sure["top_share_pct"] == pytest.approx(100 * 10.04 / (10.04 + 29 * 0.01))
+    assert carried(sure) == f"; {sure['top_share_pct']:.3g}% of it from one problem, p7"
+    spread = rows.loc[("table1:never", "b")]  # the fee on every problem alike: no problem decides it
+    assert spread["top_share_pct"] == pytest.approx(100 / 30) and carried(spread) == ""

@@ -342,3 +342,14 @@ def test_the_criterion_is_the_same_whatever_the_chunk_of_priors(monkeypatch):
     a, b = policy._loo_priors(s[idx], s[idx] + f[idx])
     each = policy._expected_costs(a[i][None], b[i][None], s[idx], f[idx], c[idx], fee[idx], runs[idx] > 0, 2)[0]
     np.testing.assert_allclose(whole[i], (each.sum(axis=0) - each[i]) / (len(idx) - 1), rtol=1e-12)
+
+
+def test_influence_names_the_problem_that_carries_a_sum():
+    """``policy.influence``: per group, the problem adding most to a sum and its share; none where the sum is not
+    above 0 or a problem's part is unknown."""
+    G = np.array([[1, 1, 1, 0, 0], [0, 0, 0, 1, 1]], float)
+    share, top = policy.influence(np.array([1.0, 6.0, 1.0, -2.0, 1.0]), G)
+    assert share[0] == pytest.approx(0.75) and top[0] == 1
+    assert np.isnan(share[1]) and top[1] == -1  # the sum is below 0: no share of it
+    share, top = policy.influence(np.array([1.0, np.nan, 1.0, 0.0, 0.0]), G)
+    assert np.isnan(share).all() and (top == -1).all()

@@ -129,7 +129,8 @@ def headline(attempts: pd.DataFrame, expert_usd, level: float = 0.95) -> pd.Data
     options = list(range(len(cube.strategies)))
     specs = policy.crossfit_specs({FRONTIER: Level(tuple(cube.strategies))}, cube.strategies, {"vanilla": True})
     sp = policy.set_policy(cube.usd, cube.correct, cube.runs, fee, cube.task_codes, options, specs)
-    return policy.policy_rows(sp, fee, cube.task_codes, list(cube.tasks), dict(enumerate(cube.strategies)), level)
+    return policy.policy_rows(sp, fee, cube.task_codes, list(cube.tasks), dict(enumerate(cube.strategies)), level,
+                              cube.problems.get_level_values("problem_id"))
 
 
 def differences(attempts: pd.DataFrame, expert_usd, level: float = 0.95, simultaneous: bool = True) -> pd.DataFrame:

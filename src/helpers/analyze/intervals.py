@@ -88,7 +88,8 @@ def policy_statistics(an: Analysis, fitted: PolicyFit | None = None, level: floa
     fit = set_policy(an) if fitted is None else fitted
     cube = fit.cube
     names = {cube.strategies.index(m): m for m in an.models if m in cube.strategies}
-    return policy.policy_rows(fit.policy, fit.fee, cube.task_codes, cube.tasks, names, level)
+    return policy.policy_rows(fit.policy, fit.fee, cube.task_codes, cube.tasks, names, level,
+                              cube.problems.get_level_values("problem_id"))
 
 
 def alone(cube: RunCube, expert: np.ndarray) -> np.ndarray:

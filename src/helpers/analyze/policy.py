@@ -25,6 +25,7 @@ fail. Shapes: P problems, S strategies, n most runs of a cell (``bootstrap.RunCu
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from math import comb
@@ -585,11 +586,12 @@ def chosen_interval(fit: CrossFitted, single: PolicyCost, fee: np.ndarray, group
 
 
 def spec_value(sp: SetPolicy, spec: Spec, groups: np.ndarray, expert_usd: np.ndarray, level: float = 0.95
-               ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray]:
+               ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
     """A cross-fitted statistic on each group of problems (``groups`` (T, P) 0/1): ((value, low, high), records
-    part, fee part), each (T,). A ``Level`` in USD per problem (its parts too; ``relative``: value and interval as
-    ``factor`` × the share of the expert alone, whose cost, the mean fee, is known); a ``Gain`` 0-1
-    (``gain_interval``) with the change of the records part and of the fee part (USD per problem, before − after)."""
+    part, fee part), each (T,), and what each problem adds to it, (P,) USD (``influence`` reads it). A ``Level`` in
+    USD per problem (its parts too; ``relative``: value and interval as ``factor`` × the share of the expert alone,
+    whose cost, the mean fee, is known); a ``Gain`` 0-1 (``gain_interval``) with the change of the records part and
+    of the fee part (USD per problem, before − after)."""
     fee = np.asarray(expert_usd, float)
     n = groups.sum(axis=1)
     mean = lambda x: groups @ x / n  # noqa: E731
@@ -598,10 +600,25 @@ def spec_value(sp: SetPolicy, spec: Spec, groups: np.ndarray, expert_usd: np.nda
         est = chosen_interval(f, sp.single, fee, groups, level)
         scale = spec.factor / mean(fee) if spec.relative else spec.factor
         value, low, high = est
-        return (scale * value, scale * low, scale * high), mean(f.records), mean(f.expert)
+        return (scale * value, scale * low, scale * high), mean(f.records), mean(f.expert), f.total
     before, after = sp.fit(spec.base), sp.fit(spec.base + spec.added)
     est = gain_interval(before, after, groups, fee, level, spec.over_after)
-    return est, mean(before.records - after.records), mean(before.expert - after.expert)
+    return est, mean(before.records - after.records), mean(before.expert - after.expert), before.total - after.total
+
+
+def influence(per_problem: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(share (T,) 0-1, position (T,)) per group of problems (``groups`` (T, P) 0/1): the problem that adds most to
+    a sum over the group's problems (``per_problem`` (P,): a cost, or a gain's change of cost) and its share of that
+    sum; NaN (position −1) where the sum is not above 0 or not known. A share above one half: one problem decides the
+    number, whatever the others do."""
+    x = np.where(np.asarray(groups, float) > 0, np.asarray(per_problem, float)[None, :], -np.inf)  # (T, P)
+    known = ~np.isnan(x).any(axis=1)
+    x = np.nan_to_num(x, nan=-np.inf, neginf=-np.inf)
+    top = np.argmax(x, axis=1)
+    total = np.where(np.isfinite(x), x, 0.0).sum(axis=1)
+    ok = known & (total > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(ok, x[np.arange(len(top)), top] / total, np.nan), np.where(ok, top, -1)
 
 
 def single_caps(single: PolicyCost, fee: np.ndarray, G: np.ndarray, level: float = 0.95) -> np.ndarray:
@@ -612,14 +629,16 @@ def single_caps(single: PolicyCost, fee: np.ndarray, G: np.ndarray, level: float
 
 
 def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks: list[str] | list[int], names: dict[int, str],
-                level: float = 0.95) -> pd.DataFrame:
+                level: float = 0.95, problem_ids: Sequence[str] | None = None) -> pd.DataFrame:
     """One row per (statistic, task): ``table1:<name>`` for each strategy index of ``names`` (every run a try),
     then each cross-fitted statistic of ``sp.specs`` (``spec_value``: the frontier, technique gains, Figures 2-5),
     with value, low, high (USD per problem; gains 0-1; Figure 2's levels % of the expert alone), k, the records'
     part and the fee's part (USD per problem; for a gain, their change) and the fee's share (%) of the value (of
     the change, for a gain), and ``cheapest``: True on the one model alone per task named the cheapest beyond doubt
     (``differences.cheapest_beyond_doubt``: its paired difference with every other model below 0, all at once at
-    ``level``). ``groups`` (P,) the task index of each problem."""
+    ``level``); ``top_share_pct`` and ``top_problem``: the share (%) of the value (of the change, for a gain) its most
+    influential problem carries, and that problem (its id in ``problem_ids`` (P,), else its position; "" or −1: none).
+    ``groups`` (P,) the task index of each problem."""
     G = (np.asarray(groups)[None, :] == np.arange(len(tasks))[:, None]).astype(float)  # (T, P)
     n, fee = G.sum(axis=1), np.asarray(expert_usd, float)
     parts: list[tuple[str, tuple, np.ndarray, np.ndarray, int | float, np.ndarray]] = []  # k: NaN where nothing is cross-fitted
@@ -631,16 +650,20 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks
     cheapest_col = (cheapest_beyond_doubt(single.total[:, cols], G, fee, level, single_caps(single, fee, G, level)[:, cols])
                     if cols else np.full(len(tasks), -1))
     for j, s in enumerate(cols):
-        parts.append((named(TABLE1, names[s]), tuple(x[:, j] for x in est), rec[:, j], exp[:, j], single.k, cheapest_col == j))
+        parts.append((named(TABLE1, names[s]), tuple(x[:, j] for x in est), rec[:, j], exp[:, j],
+                      single.total[:, s], single.k, cheapest_col == j))
     k_chosen = next(iter(sp.fits.values())).k if sp.fits else np.nan
     for name, spec in sp.specs.items():
         parts.append((name, *spec_value(sp, spec, G, fee, level), k_chosen, np.zeros(len(tasks), bool)))
+    tops = [influence(part[4], G) for part in parts]  # (share, position), (T,) each
     rows = []
     for t in range(len(tasks)):
-        for statistic, (value, low, high), records, expert, k, cheapest in parts:
+        for (statistic, (value, low, high), records, expert, _, k, cheapest), (top_share, top) in zip(parts, tops):
             total = records[t] + expert[t]
             share = 100 * expert[t] / total if np.isfinite(expert[t]) and total and np.isfinite(total) else np.nan
             rows.append({"statistic": statistic, "task": tasks[t], "value": float(value[t]), "low": float(low[t]),
                          "high": float(high[t]), "k": k, "records_usd": float(records[t]), "expert_usd": float(expert[t]),
-                         "expert_share_pct": share, "cheapest": bool(cheapest[t])})
+                         "expert_share_pct": share, "cheapest": bool(cheapest[t]), "top_share_pct": 100 * top_share[t],
+                         "top_problem": int(top[t]) if problem_ids is None else (str(problem_ids[top[t]]) if top[t] >= 0
+                                                                                 else "")})
     return pd.DataFrame(rows)

@@ -13,7 +13,7 @@ from helpers.analyze.statistic import FRONTIER as FRONTIER_KIND
 from helpers.analyze.statistic import TABLE1, item_of, items, kinds
 from helpers.publish import names
 from helpers.publish.compare import PAPER_HALVING_MONTHS
-from helpers.publish.formats import dollars, fee_pct, fmt_pct, fmt_usd, gain_interval
+from helpers.publish.formats import dollars, fee_pct, fmt_pct, fmt_usd, gain_interval, one_problem
 
 FRONTIER, PAPER, SINGLES, CHEAPEST, FAMILY, TECHNIQUE, HALVING = (
     "frontier of all models (USD)", "the paper's frontier (USD)", "each model alone (USD)", "cheapest single model (USD)",
@@ -87,6 +87,12 @@ def _parts(frame: pd.DataFrame):
     return lambda prefix: frame[kind == prefix].assign(name=name[kind == prefix])
 
 
+def carried(row) -> str:
+    """``formats.one_problem`` of a policy row: its most influential problem's share of the value (of the change, for a
+    gain: ``policy.influence``'s ``top_share_pct``, ``top_problem``)."""
+    return one_problem(row.get("top_share_pct", np.nan), row.get("top_problem", ""))
+
+
 def _policy_frontier(front: pd.DataFrame) -> tuple[str, bool, bool]:
     """"v [low, high]; x% of it the assumed expert fee" of the cross-fitted frontier, or why there is none; whether
     that fee is more than half of it; and whether there is one."""
@@ -94,7 +100,8 @@ def _policy_frontier(front: pd.DataFrame) -> tuple[str, bool, bool]:
         return "not identified (a dataset needs 2 problems or more to choose on the others)", False, False
     f = front.iloc[0]
     return (f"{_cell(f['value'], f['low'], f['high'], fmt_usd)} with {tries_said(int(f['k']))}; "
-            f"{fee_pct(f['expert_share_pct'])}% of it the assumed expert fee", bool(f["expert_share_pct"] > 50), True)
+            f"{fee_pct(f['expert_share_pct'])}% of it the assumed expert fee{carried(f)}", bool(f["expert_share_pct"] > 50),
+            True)
 
 
 def _paper_frontier(front: pd.DataFrame, unpassed: int | None) -> str:
@@ -117,7 +124,7 @@ def _family(fams: pd.DataFrame) -> tuple[str, bool]:
     fams = fams[np.isfinite(fams["value"].astype(float))] if len(fams) else fams
     if fams.empty:
         return "–", False
-    said = lambda f: f"{f['name']}: " + gain_interval(100 * f["value"], 100 * f["low"], 100 * f["high"])  # noqa: E731
+    said = lambda f: f"{f['name']}: " + gain_interval(100 * f["value"], 100 * f["low"], 100 * f["high"]) + carried(f)  # noqa: E731
     named = int(claims.most_essential(*(fams[c].to_numpy(float) for c in ("value", "low", "high"))))
     if named != claims.NONE:
         return said(fams.iloc[named]), True
@@ -156,7 +163,7 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
         baseline = tech.get("baseline")
         baseline = baseline if isinstance(baseline, str) else "over the frontier of the same models without it"
         said.append(f"{names.method(tech['name'])}: {gain_interval(100 * tech['value'], 100 * tech['low'], 100 * tech['high'])}"
-                    f"% {baseline}")
+                    f"% {baseline}{carried(tech)}")
     return ("shown to pay: " if len(said) > 1 else "") + "; ".join(said) + tail, True
 
 
@@ -202,8 +209,8 @@ def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict
     if named != claims.NONE:
         best = single.iloc[named]
         return (f"{label(best)} ({families.get(best['name'], '?')}): " + _cell(best["value"], best["low"], best["high"], fmt_usd)
-                + f"; {fee_pct(best['expert_share_pct'])}% of it the assumed expert fee; cheaper than every other model "
-                "paired on the same problems"), True
+                + f"; {fee_pct(best['expert_share_pct'])}% of it the assumed expert fee{carried(best)}; cheaper than every "
+                "other model paired on the same problems"), True
     best = single.loc[single["value"].idxmin()]
     return (f"none beyond doubt: {label(best)} reads lowest on these records, "
             f"{_cell(best['value'], best['low'], best['high'], fmt_usd)}, but its difference with another model, paired "

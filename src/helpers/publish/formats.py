@@ -69,6 +69,14 @@ def with_interval(value: float, low: float, high: float, fmt) -> str:
     return f"{fmt(value)} [{fmt(low)}, {fmt(high)}]"
 
 
+def one_problem(share_pct: float, problem: object) -> str:
+    """"; x% of it from one problem, <id>" where one problem carries more than half of a number (``share_pct``, %),
+    else "": the number stands or falls with that problem, whatever the others do."""
+    if not (isinstance(problem, str) and problem and np.isfinite(share_pct) and share_pct > 50):
+        return ""
+    return f"; {fee_pct(share_pct)}% of it from one problem, {problem}"
+
+
 GAIN_FLOOR_PCT = -100.0  # a gain's interval is said, and drawn, from here: lower says only "it may double the cost"
 GAIN_MAX_PCT = 100.0  # the most a gain can be (the option's cost 0): an interval's upper end there is no measurement
 AT_MOST = "100 (max)"  # how such an upper end reads: the records do not bound the gain below its possible maximum

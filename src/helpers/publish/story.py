@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.core.numbers import sig
-from helpers.publish.formats import fee_pct, fmt_pct, fmt_usd
+from helpers.publish.formats import fee_pct, fmt_usd, one_problem
 
 BEYOND_DOUBT = "Findings at a glance names one only where its interval says so"  # a reading's caveat
 
@@ -87,9 +87,7 @@ def _carried(influence: pd.DataFrame | None, technique: str, task: str) -> str:
     if influence is None or influence.empty:
         return ""
     row = influence[(influence["technique"] == technique) & (influence["task"] == task)]
-    if row.empty or not row["share"].iloc[0] > 0.5:
-        return ""
-    return f"; {fmt_pct(100 * row['share'].iloc[0])}% of it from one problem, {row['problem_id'].iloc[0]}"
+    return "" if row.empty else one_problem(100 * row["share"].iloc[0], row["problem_id"].iloc[0])
 
 
 def numbered(sentences: list[str]) -> str:
