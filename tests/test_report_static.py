@@ -118,6 +118,18 @@ def test_every_catalogued_artifact_is_published_by_its_notebook_and_only_those()
     assert len(set(captions)) == len(captions)
 
 
+def test_no_notebook_writes_its_own_prose():
+    """Issue 62: the words a reader sees are made in ``helpers`` (``publish``, ``core.notebooks.found``), never typed
+    in a notebook: no code cell hands ``Markdown`` a string literal with words in it."""
+    from helpers.core.notebooks import NO_TRUTH, found
+
+    for nb in sorted((ROOT / "notebooks").glob("0*.ipynb")):
+        code = "".join("".join(c["source"]) for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "code")
+        assert not re.findall(r'Markdown\(\s*f?"[^"{]*[A-Za-z]{3,}', code), nb.name
+    assert found("  ") == "" and found(NO_TRUTH) == f"**What it found.** {NO_TRUTH}"
+    assert found("\n\n1. one\n2. two") == "**What it found.**\n\n1. one\n2. two"  # a list keeps its own lines
+
+
 def test_paper_tables_are_the_published_ones():
     for name in ("paper_table1_frontier_cop_single_model.csv", "paper_table2_technique_gain_pct.csv"):
         shared = ROOT.parent / "shared" / "paper_tables" / name

@@ -78,3 +78,14 @@ def execute_notebook(src: Path, dst: Path, params_path: Path, log_output: bool =
             km.retire()
 
 
+FOUND = "**What it found.**"  # how a stage notebook's closing paragraph starts
+NO_TRUTH = "Nothing to check: this set's models are not simulated, so no truth is known."  # 07_validity on real models
+
+
+def found(text: str) -> str:
+    """A stage notebook's closing paragraph: "What it found", then ``text`` (Markdown, already escaped: a list where it
+    starts with a blank line); "" where there is nothing to say."""
+    body = text.strip()
+    if not body:
+        return ""
+    return FOUND + ("\n\n" if text.lstrip(" ").startswith("\n") else " ") + body
