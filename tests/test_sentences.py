@@ -1,0 +1,48 @@
+"""One golden sentence per template of the report's words that no other test pins (issue 62 item 1): each template is
+called on a small hand-made input and its sentence compared whole, so a change of wording is a change of this file."""
+
+import numpy as np
+import pandas as pd
+
+from helpers.core.notebooks import NO_TRUTH, found
+from helpers.publish import findings, sentences, story
+
+
+def test_a_policy_cost_in_words():
+    assert sentences.policy_said(0.5, 0.4, 0.7, 62.0) == "0.5 [0.4, 0.7]; 62% of it the assumed expert fee"
+    assert sentences.policy_said(0.5, 0.4, 0.7, 62.0, unidentified=3, k=4) == "not identified (3 problems with fewer than 4 runs)"
+    assert sentences.policy_said(np.nan, np.nan, np.nan, np.nan) == "not identified (fewer than 2 problems)"
+
+
+def test_the_papers_value_and_its_fee_in_words():
+    assert sentences.fee_said(2.0, 0.5, 75.0) == "2: mostly the assumed expert fee (75%; the records decide 0.5)"
+    assert sentences.fee_said(2.0, 1.5, 25.0) == "2 (expert fee 25%)"
+    assert findings.expert_cell(2.0, 99.96, 1) == ("2: mostly the assumed expert fee (>99.9% of it, on the 1 problem no "
+                                                   "model passed in its single attempts); the records decide 0.0008")
+    assert findings.expert_cell(2.0, 80.0, None).startswith("2: mostly the assumed expert fee (80% of it, on problems no model")
+
+
+def test_where_the_population_value_lies():
+    said = sentences.tail_sentence(0.024, np.array([0.21, 0.47]), ["gsm8k", "aime24"], {"gsm8k": "GSM8K", "aime24": "AIME"})
+    assert said.startswith("In this set's population truth the hardest 2.4% of problems (difficulty z > 2, where the "
+                           "frontier is costliest) carry this share of the frontier of all models: GSM8K 21%; AIME 47%.")
+
+
+def test_the_papers_table_1_and_families_in_words():
+    table1 = pd.DataFrame({"model": ["A", "B"], "family": ["f", "g"], "t": [0.4, 0.9], "u": [3.0, 2.0]})
+    said = story.table1_found(table1, ["t", "u"], {"t": "T", "u": "U"}, {"t": 1.0, "u": 2.0}, {("u", "B"): 80.0})
+    assert said == ("The lowest value of the paper's Table 1, per dataset (a point estimate, not a finding beyond doubt: "
+                    f"{story.BEYOND_DOUBT}): T: A at 0.4 USD; U: B at 2 USD (no model beats the expert alone), 80% of it the "
+                    "assumed expert fee on problems it never passed or passed too rarely to beat the fee (the fee ranks the "
+                    "models here, not the records).")
+    values = pd.DataFrame({"small": [12.0, -1.0], "big": [30.0, np.nan]}, index=["T", "U"])
+    assert story.families_found(values) == ("The family the frontier could least do without, per dataset, by the paper's "
+                                            f"point estimates (not a finding beyond doubt: {story.BEYOND_DOUBT}): T: big (30%); "
+                                            "U: none lowers the frontier.")
+
+
+def test_small_forms():
+    assert findings.tries_said(1) == "one try" and findings.tries_said(4) == "up to 4 tries"
+    assert [findings.signed_pct(x) for x in (12.3, -4.0, 0.0, np.nan, 0.004)] == ["+12.3", "-4", "0", "–", "<0.01"]
+    assert story.numbered(["One.", "Two."]) == "1. One.\n2. Two."
+    assert found(NO_TRUTH) == "**What it found.** Nothing to check: this set's models are not simulated, so no truth is known."
