@@ -210,3 +210,41 @@ def test_a_reason_keeps_no_invisible_character_that_changes_how_it_reads():
     from helpers.grade.sandbox import clean_reason
 
     assert clean_reason("AssertionError: \u202egnissap\u202c \u200bok\ufeff") == "AssertionError: gnissap ok"
+
+
+def _key_in(root):
+    from helpers.grade.verdicts import checkout_key
+
+    return checkout_key(root)
+
+
+def test_the_checkout_key_is_made_once_under_a_lock_and_never_through_a_planted_link(tmp_path):
+    """Issue 63 item 8: processes grading at once share one key (made with O_EXCL under a lock, mode 0600); a symbolic
+    link planted where the key belongs is refused (nothing written through it), as is a key others can read; a key
+    of the wrong length is made again."""
+    import multiprocessing
+    import stat
+
+    from helpers.core.errors import CostOfPassError
+    from helpers.grade.verdicts import KEY_FILE, checkout_key
+
+    with multiprocessing.get_context("fork").Pool(6) as pool:
+        keys = pool.map(_key_in, [tmp_path] * 12)
+    assert len(set(keys)) == 1 and len(keys[0]) == 32
+    assert stat.S_IMODE((tmp_path / KEY_FILE).stat().st_mode) == 0o600 and checkout_key(tmp_path) == keys[0]
+    assert not list(tmp_path.glob("*.tmp"))
+    (tmp_path / KEY_FILE).write_bytes(b"short")
+    assert len(checkout_key(tmp_path)) == 32 and checkout_key(tmp_path) != keys[0]
+    other = tmp_path / "other"
+    other.mkdir()
+    bait = tmp_path / "bait"
+    bait.write_bytes(b"x" * 32)
+    (other / KEY_FILE).symlink_to(bait)
+    with pytest.raises(CostOfPassError, match="not a regular file"):
+        checkout_key(other)
+    assert bait.read_bytes() == b"x" * 32
+    (other / KEY_FILE).unlink()
+    (other / KEY_FILE).write_bytes(b"y" * 32)
+    (other / KEY_FILE).chmod(0o644)
+    with pytest.raises(CostOfPassError, match="readable by it alone"):
+        checkout_key(other)

@@ -29,21 +29,50 @@ _FIELDS: dict[str, type | tuple[type, ...]] = {"key": str, "passed": bool, "reas
 
 
 def checkout_key(root: Path | None = None) -> bytes:
-    """This checkout's HMAC key (32 random bytes), made on first use, readable by its owner only."""
+    """This checkout's HMAC key (32 random bytes), made on first use, readable by its owner only. Made under an
+    exclusive lock (``KEY_FILE``.lock), so processes grading at once share one key; every file is opened without
+    following a symbolic link and a new one with ``O_EXCL``, so nothing planted at either path receives the key or
+    supplies one; a key file another user can read, or that is not a regular file, is refused with one line."""
+    import fcntl
+
     path = (root or repo_root()) / KEY_FILE
+    lock = os.open(path.with_name(KEY_FILE + ".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     try:
-        key = path.read_bytes()
-        if len(key) == 32:
-            return key
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        key = _read_key(path)
+        if key is None:
+            key = secrets.token_bytes(32)
+            tmp = path.with_name(f"{KEY_FILE}.{secrets.token_hex(8)}.tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(key)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        return key
+    finally:
+        os.close(lock)  # releases the lock
+
+
+def _read_key(path: Path) -> bytes | None:
+    """The key in ``path`` (32 bytes), or None where there is none yet or it is not 32 bytes long (made again)."""
+    import stat
+
+    from helpers.core.errors import CostOfPassError
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except FileNotFoundError:
-        pass
-    key = secrets.token_bytes(32)
-    tmp = path.with_name(f"{KEY_FILE}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(key)
-    os.replace(tmp, path)
-    return key
+        return None
+    except OSError as e:  # ELOOP: a symbolic link where the key belongs
+        raise CostOfPassError(f"{path}: not a regular file ({e.strerror}); remove it and the grader makes a new key") from None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o077 or st.st_uid != os.geteuid():
+            raise CostOfPassError(f"{path}: the grader's key must be a regular file of this user readable by it alone "
+                                  "(mode 0600); remove it and the grader makes a new one")
+        key = fh.read(33)
+    return key if len(key) == 32 else None
 
 
 def _mac(key: bytes, row: dict) -> str:
