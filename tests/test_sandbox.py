@@ -23,7 +23,7 @@ from helpers.core.errors import CostOfPassError
 from helpers.grade import boundary as bd
 from helpers.grade import sandbox as sb
 from helpers.grade import verdicts as vc
-from helpers.grade.programs import code_job, split_mode
+from helpers.grade.programs import code_job, remote_calls, split_mode
 
 RIGHT = "def add(a, b):\n    return a + b\n"
 WRONG = "def add(a, b):\n    return a - b\n"
@@ -140,20 +140,41 @@ def test_the_program_holds_no_copy_of_its_tests(kernel_only):
             "    f = f.f_back\n")
     v = kernel_only.run(job(scan + passes_only_if("FOUND"), test))
     assert not v.passed and v.harness == "split", "the hidden tests were in the program's memory"
-    # tests that name the solution's own function run inside its process: there a program could read or forge them,
-    # and its verdict says so (the report counts such verdicts per task)
-    whole = code_job(RIGHT, test.replace("candidate(7, 0)", "add(7, 0)"), "add", PROMPT)
-    v = kernel_only.run(whole)
-    assert whole.mode == "whole" and v.passed and v.harness == "whole", v
+    # tests that name the solution's own function (HumanEval/33's shape) run apart too: the harness calls it in the
+    # candidate's process over the channel, so the program never holds them either
+    own = code_job(scan + passes_only_if("FOUND"), test.replace("candidate(7, 0)", "add(7, 0)"), "add", PROMPT)
+    v = kernel_only.run(own)
+    assert own.mode == "split" and own.calls == ("add",) and not v.passed and v.harness == "split", v
 
 
 def test_split_or_whole_is_decided_by_the_names_the_tests_use():
-    assert split_mode(TEST, PROMPT, "add")
-    assert split_mode("def check(candidate):\n    assert poly([1], candidate([1])) == 0\n",
-                      "def poly(xs, x):\n    return sum(xs)\ndef add(xs):\n    '''stub'''\n", "add")
-    assert not split_mode("def check(candidate):\n    assert add(1, 2) == candidate(1, 2)\n", PROMPT, "add")
-    assert not split_mode("def check(candidate):\n    assert helper(1)\n", PROMPT, "add")
-    assert not split_mode("assert True\n", PROMPT, "add")  # no check()
+    assert split_mode(TEST, PROMPT, "add") and remote_calls(TEST, PROMPT, "add") == ("add",)
+    assert remote_calls("def check(candidate):\n    assert poly([1], candidate([1])) == 0\n",
+                        "def poly(xs, x):\n    return sum(xs)\ndef add(xs):\n    '''stub'''\n", "add") == ("add",)
+    # the solution's own functions: called in its process (HumanEval/33 calls sort_third itself), never whole
+    assert remote_calls("def check(candidate):\n    assert add(1, 2) == candidate(1, 2)\n", PROMPT, "add") == ("add",)
+    assert remote_calls("def check(candidate):\n    assert helper(1)\n", PROMPT, "add") == ("add", "helper")
+    assert not split_mode("assert True\n", PROMPT, "add")  # no check(): cannot be run apart
+
+
+OWN_TEST = TEST.replace("assert candidate(7, 0) == 7", "assert add(7, 0) == 7\n    assert tuple([add(1, 1)]) == (2,)")
+
+
+@pytest.mark.parametrize("name", sorted(FORGERIES))
+def test_tests_that_call_the_solutions_own_function_cannot_be_forged(kernel_only, name):
+    """Issue 63 item 4: tests that call the entry point by its name (HumanEval/33) made the program's process the judge
+    (``whole``), where an answer equal to everything passed; the harness now calls that function in the candidate's
+    process over the channel, so every forgery fails, and a right solution passes."""
+    v = kernel_only.run(job(FORGERIES[name], OWN_TEST))
+    assert not v.passed and v.harness == "split", (name, v)
+
+
+def test_a_function_only_the_solution_defines_is_called_in_its_process(kernel_only):
+    helper_test = "def check(candidate):\n    assert candidate(2, 3) == 5\n    assert double(4) == 8\n"
+    right, missing = (kernel_only.run(job(RIGHT + extra, helper_test)) for extra in ("def double(x):\n    return 2 * x\n", ""))
+    assert right.passed and right.harness == "split", right
+    assert not missing.passed and "double" in missing.reason, missing
+    assert kernel_only.run(job(RIGHT, OWN_TEST)).passed
 
 
 # ---- escape: the file system, processes, the network, other processes --------------------------------------------
@@ -516,7 +537,7 @@ def burn(s):
 os.write(WR, frame(json.dumps({{'ready': True}})))
 while True:  # the program answers the harness itself, frame by frame, and never returns to the grader's loop
     (size,) = struct.unpack('>I', exactly(4))
-    args = json.loads(exactly(size))[0]
+    args = json.loads(exactly(size))[1]  # a call: [which function, args, kwargs]
     {answer}
 """
 

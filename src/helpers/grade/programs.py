@@ -1,12 +1,14 @@
 """What the sandbox runs for one solution: the candidate's code and, apart from it, the hidden tests that judge it.
 
 HumanEval-style tests define ``check(candidate)`` and call ``candidate`` (the entry point) with plain arguments. They
-are run in ``split`` mode — the solution alone in the candidate process, ``check`` in the harness process, which calls
-the candidate over a channel of plain data — when every name they use is their own, a built-in, ``candidate``, or a
-helper the problem's prompt defines with a body (HumanEval/32's ``poly``, /38's ``encode_cyclic``): the harness takes
-those from the prompt, never from the solution. Tests that name the entry point itself, or anything only the solution
-defines (HumanEval/33 calls ``sort_third`` directly), run in ``whole`` mode: solution, tests and ``check(entry_point)``
-as one program in the candidate process, whose verdict the program could forge; such verdicts say so.
+run in ``split`` mode: the solution alone in the candidate process, ``check`` in the harness process, which calls the
+candidate over a channel of plain data. A name the tests use is their own, a built-in, ``candidate``, a helper the
+problem's prompt defines with a body (HumanEval/32's ``poly``, /38's ``encode_cyclic``: the harness takes those from the
+prompt, never from the solution), or else a function only the solution defines (HumanEval/33 calls ``sort_third``
+itself): the harness calls that one in the candidate process too, over the same channel (``CodeJob.calls``), so its
+results are plain data the harness compares and no verdict is the program's to give. Only tests that do not parse or
+define no ``check`` run in ``whole`` mode (solution, tests and ``check(entry_point)`` as one program, whose verdict
+the program could forge; such verdicts say so): HumanEval has none.
 """
 
 from __future__ import annotations
@@ -20,13 +22,16 @@ from functools import lru_cache
 @dataclass(frozen=True)
 class CodeJob:
     """One program to judge: ``program`` (split: the solution; whole: solution + tests + check), ``mode``,
-    ``entry_point``, and the harness's part (``test``, ``prompt``; empty in whole mode)."""
+    ``entry_point``, the harness's part (``test``, ``prompt``; empty in whole mode) and ``calls``: the functions the
+    harness may call in the candidate process, the entry point first, then each name the tests use that only the
+    solution defines (split mode)."""
 
     program: str
     mode: str
     entry_point: str
     test: str = ""
     prompt: str = ""
+    calls: tuple[str, ...] = ()
 
 
 def whole_program(solution: str, test: str, entry_point: str) -> str:
@@ -68,22 +73,31 @@ def prompt_helpers(prompt: str, entry_point: str) -> set[str] | None:
 
 
 @lru_cache(maxsize=4096)
-def split_mode(test: str, prompt: str, entry_point: str) -> bool:
-    """Whether the tests can judge the solution from outside its process (see the module's docstring); memoised: a
-    set's thousands of solutions share a few hundred tests."""
+def remote_calls(test: str, prompt: str, entry_point: str) -> tuple[str, ...] | None:
+    """The functions the harness calls in the candidate process to run ``test`` apart from the solution: the entry
+    point, then every name the tests use that is not their own, a built-in, ``candidate`` or a helper of the prompt
+    (sorted); None where the tests do not parse or define no ``check`` (they cannot be run apart). Memoised: a set's
+    thousands of solutions share a few hundred tests."""
     helpers = prompt_helpers(prompt, entry_point)
     try:
         tree = ast.parse(test)
     except (SyntaxError, ValueError):
-        return False
+        return None
     if helpers is None or not any(isinstance(n, ast.FunctionDef) and n.name == "check" for n in tree.body):
-        return False
+        return None
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    return not (used - _bound(tree) - helpers - set(dir(builtins)) - {"candidate"})
+    only_solution = used - _bound(tree) - helpers - set(dir(builtins)) - {"candidate"}
+    return (entry_point, *sorted(only_solution - {entry_point}))
+
+
+def split_mode(test: str, prompt: str, entry_point: str) -> bool:
+    """Whether the tests can judge the solution from outside its process (``remote_calls`` is not None)."""
+    return remote_calls(test, prompt, entry_point) is not None
 
 
 def code_job(solution: str, test: str, entry_point: str, prompt: str = "") -> CodeJob:
-    """The job for one solution: split where the tests allow (``split_mode``), else whole."""
-    if prompt is not None and split_mode(test, prompt or "", entry_point):
-        return CodeJob(solution, "split", entry_point, test, prompt or "")
+    """The job for one solution: split where the tests can run apart (``remote_calls``), else whole."""
+    calls = remote_calls(test, prompt or "", entry_point) if prompt is not None else None
+    if calls is not None:
+        return CodeJob(solution, "split", entry_point, test, prompt or "", calls)
     return CodeJob(whole_program(solution, test, entry_point), "whole", entry_point)

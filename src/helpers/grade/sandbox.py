@@ -9,7 +9,8 @@ that lives as long as the pool (a worker dies with that thread). A program (``pr
 - **a backstop** of ``backstop_s`` seconds of *sleep* (wall time less the time the program and its harness ran or
   waited for a CPU), for programs that wait forever; a backstop kill is never cached as final;
 - **a verdict it cannot forge** in split mode: the hidden tests run in a harness process the program cannot reach, and
-  only plain data crosses between them (``plain``). Whole mode (tests that need the solution's own names) runs
+  only plain data crosses between them (``plain``), also for what only the solution defines, which the harness calls
+  in the program's process (``CodeJob.calls``). Whole mode (tests that do not parse or define no ``check``) runs
   everything in the program's process, and its verdict says ``harness: whole``.
 
 Reasons are short and sanitised here (control characters out, at most ``REASON_CHARS``, every value of this process's
@@ -41,7 +42,7 @@ from helpers.grade.verdicts import VerdictCache
 CPU_S = 20  # CPU seconds per program: the source's own limit (HumanEval/129's slowest correct solutions need ~11 s)
 BACKSTOP_S = 30  # seconds a program may sleep (neither run nor wait for a CPU)
 MEMORY_MB = 1024  # address space per program
-VERSION = 4  # of the sandbox's rules: part of every cache key (4: the limit read also inside a frame, issue 63)
+VERSION = 5  # of the sandbox's rules: part of every cache key (5: solution-only functions called split, issue 63)
 REASON_CHARS = 200
 # control characters, and the invisible ones that change how text reads: zero-width marks, bidi embeddings, overrides
 # and isolates, the byte-order mark ("gnissap" shown as "passing")
@@ -107,7 +108,7 @@ def clean_reason(text: str, redactor: Redactor | None = None) -> str:
 def job_key(job: CodeJob, cpu_s: int, memory_mb: int, backstop_s: float, box: Boundary) -> str:
     """The cache key of a job under given limits, boundary, interpreter and rules."""
     parts = [VERSION, cpu_s, memory_mb, backstop_s, box.isolation, box.interpreter.version, job.mode, job.entry_point,
-             job.program, job.test, job.prompt]
+             job.program, job.test, job.prompt, ",".join(job.calls)]
     return hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()
 
 
@@ -208,6 +209,7 @@ class Sandbox:
 
     def _header(self, job: CodeJob) -> dict:
         return {"id": next(self._ids), "mode": job.mode, "entry_point": job.entry_point,
+                "calls": list(job.calls or (job.entry_point,)),
                 "cpu_s": self.cpu_s, "memory_mb": self.memory_mb, "backstop_s": self.backstop_s, "hook": self.hook}
 
     def _verdict(self, answer: dict, job: CodeJob) -> Verdict:

@@ -18,9 +18,10 @@ Per job, two processes:
 - the *candidate* is PID 1 of those namespaces (so nothing it could start outlives it). It drops every capability, sets
   no_new_privs, a seccomp filter (``kernel``) and its limits (CPU seconds, address space, 1 MiB files, a file count, no
   new processes or threads, no core dumps), starts its own session and runs the program with stdio on /dev/null and
-  an audit hook as a second line (never the boundary). In ``split`` mode it then answers calls of the entry point, each
-  call's arguments and result plain data (``plain``); in ``whole`` mode (tests that cannot be run apart from the
-  solution) it runs solution, tests and ``check`` together and says when it reached the end.
+  an audit hook as a second line (never the boundary). In ``split`` mode it then answers calls of the entry point
+  (and of the functions only the solution defines that the tests call, ``calls``), each call's arguments and result
+  plain data (``plain``); in ``whole`` mode (tests that cannot be run apart) it runs solution, tests and ``check``
+  together and says when it reached the end.
 
 The CPU limit is the harness's: while it waits for the candidate's answer it reads the candidate's CPU clock (the
 scheduler's exact count of the seconds it ran) and kills it at the limit. ``RLIMIT_CPU``, which counts in timer-tick
@@ -134,7 +135,9 @@ def install_guard(scratch: str) -> None:
 
 # ---- the candidate -------------------------------------------------------------------------------------------------
 def serve(job: dict, program: str, chan_in: int, chan_out: int) -> None:
-    """Run the program; in split mode, answer calls of its entry point until the harness closes the channel."""
+    """Run the program; in split mode, answer calls of the functions the job names (``calls``: the entry point, then
+    those only the solution defines), each frame [index into ``calls``, args, kwargs], until the harness closes the
+    channel. A named function the program does not define raises NameError when called (the tests fail there)."""
     space: dict = {"__name__": "__main__" if job["mode"] == "whole" else "__solution__", "__builtins__": builtins}
     try:
         exec(compile(program, "<solution>", "exec"), space)
@@ -145,14 +148,17 @@ def serve(job: dict, program: str, chan_in: int, chan_out: int) -> None:
         plain.write_frame(chan_out, json.dumps({"load_error": said(exc)}).encode())
         return
     plain.write_frame(chan_out, json.dumps({"ready": True}).encode())
+    calls = list(job["calls"])
     while job["mode"] == "split":
         frame = plain.read_frame(chan_in)
         if frame is None:
             return
-        args, kwargs = plain.decode(frame)
-        assert entry is not None  # split mode: checked callable above
+        which, args, kwargs = plain.decode(frame)
         try:
-            reply = {"ok": plain.to_json(entry(*args, **kwargs))}
+            function = space.get(calls[which]) if which else entry
+            if not callable(function):
+                raise NameError(f"name '{calls[which]}' is not defined")
+            reply = {"ok": plain.to_json(function(*args, **kwargs))}
         except BaseException as exc:  # noqa: BLE001
             reply = {"raise": [type(exc).__name__, str(exc)[:REASON_CHARS]]}
         plain.write_frame(chan_out, json.dumps(reply, allow_nan=True).encode())
@@ -262,11 +268,12 @@ def builtin_exception(name: str, message: str) -> BaseException:
     return CandidateError(f"{name}: {message}")
 
 
-def stand_in(name: str, to_c: int, from_c: int):
-    """The function the hidden tests call: arguments to the candidate, its answer back as plain data."""
+def stand_in(name: str, to_c: int, from_c: int, which: int = 0):
+    """A function the hidden tests call (the ``which``-th of the job's ``calls``, named ``name``): its arguments to
+    the candidate, its answer back as plain data."""
 
     def call(*args, **kwargs):
-        plain.write_frame(to_c, plain.encode([list(args), kwargs]))
+        plain.write_frame(to_c, plain.encode([which, list(args), kwargs]))
         frame = receive(from_c)
         if frame is None:
             raise CandidateGone("the program ended before it answered")
@@ -313,6 +320,8 @@ def judge(job: dict, tests: dict, to_c: int, from_c: int) -> tuple[bool, str]:
         return True, ""
     space: dict = {"__name__": "__harness__", "__builtins__": builtins}
     exec(compile(tests["prompt"], "<prompt>", "exec"), space)  # the problem's own helpers (e.g. HumanEval/38's encoder)
+    for which, name in enumerate(job["calls"]):  # the entry point (over the prompt's stub of it) and what only the
+        space[name] = stand_in(name, to_c, from_c, which)  # solution defines: run in its process (HumanEval/33)
     exec(compile(tests["test"], "<tests>", "exec"), space)
     try:
         space["check"](stand_in(job["entry_point"], to_c, from_c))

@@ -219,8 +219,8 @@ def code_grading_text(counts: dict[str, dict[str, int]], task_labels: dict[str, 
         total = c.get("split", 0) + c.get("whole", 0)
         where = (f"**{c['none']:,} WITHOUT a kernel boundary** (`--unisolated-grading`: those programs could read and "
                  f"change the grading machine)" if c.get("none") else "all inside the kernel's boundary (bubblewrap)")
-        whole = (f"; {c['whole']:,} judged inside the program's own process, because their tests name the solution's "
-                 "own functions (a program could forge such a verdict)" if c.get("whole") else
+        whole = (f"; {c['whole']:,} judged inside the program's own process, because their tests could not be run "
+                 "apart from it (a program could forge such a verdict)" if c.get("whole") else
                  "; every verdict taken outside the program's process")
         parts.append(f"{md(task_labels.get(task, task))}: {total:,} verdicts, {where}{whole}")
     return "; ".join(parts) + ". See docs/security.md, the threat model."
