@@ -8,8 +8,10 @@ boundary holds on its own — the hook is a second line, never the boundary.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -579,3 +581,50 @@ def test_the_harness_reports_its_own_cpu_seconds_not_the_programs(kernel_only):
     count the program's own seconds (a harness's rusage would: the program is its child)."""
     v = kernel_only.run(job(BURN.format(s=1.0) + RIGHT))
     assert v.passed and v.cpu_s >= 1.0 and 0 < v.harness_cpu_s < 0.5, v
+
+
+def _candidates() -> list[int]:
+    """The programs being judged now: sandbox processes that are PID 1 of a namespace inside the worker's (the
+    harness makes one per program; ``NSpid`` lists a process's number in each namespace, its own last)."""
+    def levels(pid: int) -> list[str]:
+        try:
+            with open(f"/proc/{pid}/status") as fh:
+                return next((line.split()[1:] for line in fh if line.startswith("NSpid:")), [])
+        except OSError:
+            return []
+    return [p for p in sandbox_processes() if len(ns := levels(p)) >= 3 and ns[-1] == "1"]
+
+
+def _kill_from_outside(times: int, stop: threading.Event) -> None:
+    """Kill the next ``times`` programs being judged with SIGKILL, as the OOM killer would."""
+    killed: set[int] = set()
+    while len(killed) < times and not stop.is_set():
+        for pid in _candidates():
+            if pid not in killed:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+        time.sleep(0.02)
+
+
+SLOW_RIGHT = "import time\nt = time.process_time()\nwhile time.process_time() - t < 1.0:\n    pass\n" + RIGHT
+
+
+@pytest.mark.parametrize("times, passed", [(1, True), (3, False)])
+def test_a_kill_from_outside_is_judged_again_never_frozen(tmp_path, times, passed):
+    """Issue 63 item 5: a right program SIGKILLed from outside the grader (the OOM killer under memory pressure) was
+    cached as a final failure ("killed by SIGKILL"). Now it is judged again: killed once, it passes; killed every
+    time (3 judgements), it could not be graded: failed, counted apart, never cached."""
+    stop = threading.Event()
+    killer = threading.Thread(target=_kill_from_outside, args=(times, stop), daemon=True)
+    killer.start()
+    try:
+        [v] = sb.grade_jobs([job(SLOW_RIGHT)], tmp_path / "verdicts.jsonl", workers=1, cpu_s=3, backstop_s=4)
+    finally:
+        stop.set()
+        killer.join()
+    assert v.passed is passed, v
+    if not passed:
+        assert v.reason == f"{sb.UNGRADED}: killed from outside the grader {sb.OUTSIDE_TRIES} times" and not v.final
+    cached = (tmp_path / "verdicts.jsonl").read_text() if (tmp_path / "verdicts.jsonl").exists() else ""
+    assert ('"passed": true' in cached) is passed and "killed" not in cached

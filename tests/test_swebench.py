@@ -241,12 +241,14 @@ def test_a_code_sets_verdicts_carry_their_caveats(tmp_path):
 
     ctx = SimpleNamespace(params=SimpleNamespace(graded_path=tmp_path))
     assert grading_caveats(ctx) == []  # nothing graded yet
-    pd.DataFrame({"problem_id": ["p1", "p1", "p2", "p3"],
+    pd.DataFrame({"problem_id": ["p1", "p1", "p2", "p3", "p4"],
                   "grade_reason": ["ModuleNotFoundError: No module named 'sympy'", None, "CPU time limit (20 s)",
-                                   "AssertionError: "]}).to_parquet(tmp_path / "calls.parquet")
+                                   "AssertionError: ", "could not be graded: killed from outside the grader 3 times"]}
+                 ).to_parquet(tmp_path / "calls.parquet")
     said = grading_caveats(ctx)
     assert said[0].startswith("1 graded solution(s) import sympy, which the grader's sandbox does not have (p1)")
-    assert said[1].startswith("1 graded solution(s) on 1 problem(s) were stopped at the CPU time limit")
+    assert said[1].startswith("1 solution(s) on 1 problem(s) could not be graded: something outside the grader")
+    assert said[2].startswith("1 graded solution(s) on 1 problem(s) were stopped at the CPU time limit")
 
 
 def test_the_headline_context_keeps_a_table1_only_model_out_and_has_no_aside(write_set, shared_data):

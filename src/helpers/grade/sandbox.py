@@ -28,7 +28,7 @@ import re
 import select
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -42,6 +42,9 @@ from helpers.grade.verdicts import VerdictCache
 CPU_S = 20  # CPU seconds per program: the source's own limit (HumanEval/129's slowest correct solutions need ~11 s)
 BACKSTOP_S = 30  # seconds a program may sleep (neither run nor wait for a CPU)
 MEMORY_MB = 1024  # address space per program
+OUTSIDE = "killed from outside the grader (SIGKILL)"  # a worker's answer no part of the grader caused: judged again
+OUTSIDE_TRIES = 3  # judgements of a program killed from outside each time before it could not be graded
+UNGRADED = "could not be graded"  # such a program's reason starts so: failed, not cached, counted apart
 VERSION = 5  # of the sandbox's rules: part of every cache key (5: solution-only functions called split, issue 63)
 REASON_CHARS = 200
 # control characters, and the invisible ones that change how text reads: zero-width marks, bidi embeddings, overrides
@@ -218,6 +221,9 @@ class Sandbox:
         cpu = float(cpu) if isinstance(cpu, (int, float)) and not isinstance(cpu, bool) and cpu >= 0 else 0.0
         harness = answer.get("harness_cpu_s")
         harness = float(harness) if isinstance(harness, (int, float)) and not isinstance(harness, bool) else 0.0
+        if answer.get("outside") is True:  # a SIGKILL no part of the grader sent: not the program's verdict
+            return Verdict(False, OUTSIDE, round(cpu, 4), job.mode, self.boundary.isolation, final=False,
+                           harness_cpu_s=round(harness, 4))
         return Verdict(passed, "" if passed else clean_reason(answer.get("reason") or "failed", self._redact), round(cpu, 4), job.mode,
                        self.boundary.isolation, final=answer.get("backstop") is False, harness_cpu_s=round(harness, 4))
 
@@ -231,12 +237,19 @@ class Sandbox:
         return self.submit(job).result()
 
     def run_many(self, jobs: list[CodeJob]) -> list[Verdict]:
-        """Judge ``jobs`` across the workers; verdicts in the jobs' order. A job whose worker died is tried once more."""
+        """Judge ``jobs`` across the workers; verdicts in the jobs' order. A job whose worker died is tried once more;
+        one killed from outside the grader (``OUTSIDE``) up to ``OUTSIDE_TRIES`` times in all, then it could not be
+        graded (``UNGRADED``: failed, never cached, counted apart by the grading stage)."""
         verdicts = [f.result() for f in [self.submit(j) for j in jobs]]
         again = [i for i, v in enumerate(verdicts) if not v.final and v.reason.startswith("the sandbox")]
         for i, v in zip(again, [f.result() for f in [self.submit(jobs[i]) for i in again]]):
             verdicts[i] = v
-        return verdicts
+        for _ in range(OUTSIDE_TRIES - 1):
+            again = [i for i, v in enumerate(verdicts) if v.reason == OUTSIDE]
+            for i, v in zip(again, [f.result() for f in [self.submit(jobs[i]) for i in again]]):
+                verdicts[i] = v
+        return [replace(v, reason=f"{UNGRADED}: killed from outside the grader {OUTSIDE_TRIES} times")
+                if v.reason == OUTSIDE else v for v in verdicts]
 
 
 @dataclass

@@ -477,8 +477,40 @@ def watch(job: dict, harness_pid: int, report: int, start: float) -> dict:
             for pid in (cand, harness_pid):
                 kill(pid)  # the candidate is its namespace's PID 1: nothing it started survives it
     end_namespace(handle)  # however the harness ended: the candidate (its namespace's PID 1) and all it started go
-    os.waitpid(harness_pid, 0)
-    return compose(job, notes, backstop, bool(busy), time.monotonic() - start)
+    _, status, usage = os.wait4(harness_pid, 0)
+    answer = compose(job, notes, backstop, bool(busy), time.monotonic() - start)
+    answer["outside"] = killed_from_outside(job, notes, backstop, status, usage.ru_utime + usage.ru_stime, answer)
+    return answer
+
+
+def killed_from_outside(job: dict, notes: bytes, backstop: bool, harness_status: int, harness_cpu: float,
+                        answer: dict) -> bool:
+    """Whether a failure is a SIGKILL no part of the grader sent (the OOM killer, an operator): the candidate's, below
+    its CPU limit (it is PID 1 of its namespace, so nothing inside it can send itself one; the grader's own kills come
+    with a verdict, the CPU limit or the backstop), or the harness's before any verdict and below its own CPU limit.
+    Such a verdict is not the program's: the grader judges it again (``sandbox.OUTSIDE_TRIES``)."""
+    if backstop or answer["passed"]:
+        return False
+    ended = [x for x in _lines(notes) if "passed" in x]
+    if ended:
+        status = ended[0].get("status")
+        return (ended[0].get("reason") == "gone" and isinstance(status, int) and os.WIFSIGNALED(status)
+                and os.WTERMSIG(status) == signal.SIGKILL and answer["cpu_s"] < job["cpu_s"])
+    return (os.WIFSIGNALED(harness_status) and os.WTERMSIG(harness_status) == signal.SIGKILL
+            and harness_cpu < job["cpu_s"] + 9)  # its own limit is cpu_s + 10 (``harness``)
+
+
+def _lines(notes: bytes) -> list[dict]:
+    """The harness's report lines that are JSON objects."""
+    out = []
+    for line in notes.decode("utf-8", "replace").splitlines():
+        try:
+            x = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(x, dict):
+            out.append(x)
+    return out
 
 
 def pid_handle(pid: int | None) -> int | None:
@@ -503,14 +535,9 @@ def end_namespace(handle: int | None) -> None:
 
 
 def compose(job: dict, notes: bytes, backstop: bool, schedstat: bool, wall: float) -> dict:
-    lines = []
-    for line in notes.decode("utf-8", "replace").splitlines():
-        try:
-            lines.append(json.loads(line))
-        except ValueError:
-            continue
-    end: dict = next((x for x in lines if isinstance(x, dict) and "passed" in x), {"reason": "gone"})
-    read = any(isinstance(x, dict) and x.get("read") is True for x in lines)
+    lines = _lines(notes)
+    end: dict = next((x for x in lines if "passed" in x), {"reason": "gone"})
+    read = any(x.get("read") is True for x in lines)
     cpu = float(end.get("cpu_s", 0.0)) + float(end.get("charged_s", 0.0))  # the program's, and its replies' decoding
     passed, reason = end.get("passed") is True, str(end.get("reason", ""))[:REASON_CHARS]
     if backstop:

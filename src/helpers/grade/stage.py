@@ -100,8 +100,9 @@ MISSING_MODULE = r"ModuleNotFoundError: No module named '([^']+)'"
 
 def grading_caveats(ctx: Context) -> list[str]:
     """What a reader must know about a code set's verdicts (none for other sets), from its graded calls: programs that
-    import a module the sandbox does not have (graded wrong here, though the source's environment may have had it)
-    and programs stopped at the CPU limit (a verdict that can depend on the machine's speed)."""
+    import a module the sandbox does not have (graded wrong here, though the source's environment may have had it),
+    programs that could not be graded (killed from outside the grader each time: counted failed, apart) and programs
+    stopped at the CPU limit (a verdict that can depend on the machine's speed)."""
     import pyarrow.parquet as pq
 
     path = graded_paths(ctx)["calls"]
@@ -114,6 +115,13 @@ def grading_caveats(ctx: Context) -> list[str]:
         problems = ", ".join(sorted(rows["problem_id"].unique()))
         out.append(f"{len(rows)} graded solution(s) import {module}, which the grader's sandbox does not have "
                    f"({problems}): graded wrong here, though the source's environment may have had it.")
+    from helpers.grade.sandbox import UNGRADED
+
+    ungraded = calls[calls["grade_reason"].str.startswith(UNGRADED)]
+    if len(ungraded):
+        out.append(f"{len(ungraded)} solution(s) on {ungraded['problem_id'].nunique()} problem(s) could not be graded: "
+                   "something outside the grader (the kernel's out-of-memory killer, an operator) killed them each time "
+                   "they were judged. They count as failed here and are not cached: run the set again to judge them.")
     slow = calls[calls["grade_reason"].str.startswith("CPU time limit")]
     if len(slow):
         out.append(f"{len(slow)} graded solution(s) on {slow['problem_id'].nunique()} problem(s) were stopped at the CPU "
