@@ -628,3 +628,21 @@ def test_a_kill_from_outside_is_judged_again_never_frozen(tmp_path, times, passe
         assert v.reason == f"{sb.UNGRADED}: killed from outside the grader {sb.OUTSIDE_TRIES} times" and not v.final
     cached = (tmp_path / "verdicts.jsonl").read_text() if (tmp_path / "verdicts.jsonl").exists() else ""
     assert ('"passed": true' in cached) is passed and "killed" not in cached
+
+
+def test_no_program_finds_an_earlier_programs_verdict():
+    """Issue 63 item 6: the worker kept the last answer (a verdict and its reason) in its own frame, and every later
+    program is forked from the worker: a program that walks its frames found the previous program's reason there
+    (``main: answer``). Each job now runs in a process of its own forked from the worker, which holds no answer."""
+    canary = uuid.uuid4().hex
+    first = f"def add(a, b):\n    raise ValueError('{canary[::-1]}'[::-1])\n"
+    scan = (f"import gc, sys\nC = '{canary[:12][::-1]}'[::-1]\nR = '{canary[:12][::-1]}'\n"
+            "def holds(o):\n    return isinstance(o, str) and C in o and o is not C and R not in o\n"
+            "def inside(o):\n    if isinstance(o, dict):\n        return any(holds(k) or holds(v) for k, v in list(o.items()))\n"
+            "    return isinstance(o, (list, tuple)) and any(holds(v) for v in o)\n"
+            "FOUND = any(holds(o) or inside(o) for o in gc.get_objects())\nf = sys._getframe()\nwhile f:\n"
+            "    FOUND = FOUND or any(holds(v) or inside(v) for v in list(f.f_locals.values()))\n    f = f.f_back\n")
+    with sb.Sandbox(workers=1, cpu_s=3, backstop_s=4, hook=False) as one:  # one worker: the same for both
+        assert canary in one.run(job(first)).reason
+        v = one.run(job(scan + passes_only_if("FOUND")))
+    assert not v.passed and v.reason.startswith("AssertionError"), "a program read an earlier program's verdict"

@@ -3,10 +3,12 @@ analysis.
 
 Inside the boundary (``grade.boundary``: bubblewrap, an unprivileged user, its own user, PID, network, IPC, UTS and
 mount namespaces, a read-only file system of the interpreter's standard library) the worker takes one job at a time on
-stdin and answers one JSON line per job on stdout. A job is three frames (``plain.write_frame``): the first, read by
-the worker, names the limits, the mode and the entry point; the second, read only by the candidate process, is the
-program; the third, read only by the harness process, holds the hidden tests. The worker never reads a program or a
-test, so no process forked from it holds another job's program or any test in its memory.
+stdin and answers one JSON line per job on stdout, each job in a process of its own forked from the worker
+(``serve_job``), so the worker, from which every later job is forked, never holds a verdict. A job is three frames
+(``plain.write_frame``): the first, read by the worker, names the limits, the mode and the entry point; the second,
+read only by the candidate process, is the program; the third, read only by the harness process, holds the hidden
+tests. The worker never reads a program or a test, so no process forked from it holds another job's program or any
+test in its memory.
 
 Per job, two processes:
 
@@ -563,11 +565,23 @@ def main(mode: str) -> None:
         frame = plain.read_frame(0)
         if frame is None:
             return
+        if not serve_job(frame, isolated):
+            return  # a frame of the job is still on stdin, unread: a new worker starts clean rather than read it here
+
+
+def serve_job(frame: bytes, isolated: bool) -> bool:
+    """Judge one job in a process of its own, forked from the worker, which writes the answer and ends: no verdict,
+    reason or job of one program stays in the worker's memory for the next program's processes (forked from it) to
+    find. Whether the job's frames were all read off stdin."""
+    pid = os.fork()
+    if pid == 0:
         answer = run({**json.loads(frame.decode("utf-8")), "isolated": isolated})
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
-        if not answer["read"]:
-            return  # a frame of the job is still on stdin, unread: a new worker starts clean rather than read it here
+        os._exit(0 if answer["read"] else 3)
+    del frame
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
 
 
 if __name__ == "__main__":
