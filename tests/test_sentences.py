@@ -41,6 +41,14 @@ def test_the_papers_table_1_and_families_in_words():
                                             "U: none lowers the frontier.")
 
 
+def test_one_problem_that_carries_a_number():
+    from helpers.publish.formats import one_problem
+
+    assert one_problem(97.2, "p7") == "; 97.2% of it from one problem, p7" and one_problem(50.0, "p7") == ""
+    assert one_problem(250.0, "p7") == "; more than all of it from one problem, p7 (the other problems together lower it)"
+    assert one_problem(np.nan, "") == ""
+
+
 def test_small_forms():
     assert findings.tries_said(1) == "one try" and findings.tries_said(4) == "up to 4 tries"
     assert [findings.signed_pct(x) for x in (12.3, -4.0, 0.0, np.nan, 0.004)] == ["+12.3", "-4", "0", "–", "<0.01"]

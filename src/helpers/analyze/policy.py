@@ -641,7 +641,7 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks
     ``groups`` (P,) the task index of each problem."""
     G = (np.asarray(groups)[None, :] == np.arange(len(tasks))[:, None]).astype(float)  # (T, P)
     n, fee = G.sum(axis=1), np.asarray(expert_usd, float)
-    parts: list[tuple[str, tuple, np.ndarray, np.ndarray, int | float, np.ndarray]] = []  # k: NaN where nothing is cross-fitted
+    parts: list[tuple[str, tuple, np.ndarray, np.ndarray, np.ndarray, int | float, np.ndarray]] = []  # k: NaN: none cross-fitted
     cols = list(names)
     single = sp.single
     est = policy_interval(single.records[:, cols], single.fail_all[:, cols], fee, level, single.fail_runs[:, cols],

@@ -74,6 +74,8 @@ def one_problem(share_pct: float, problem: object) -> str:
     else "": the number stands or falls with that problem, whatever the others do."""
     if not (isinstance(problem, str) and problem and np.isfinite(share_pct) and share_pct > 50):
         return ""
+    if share_pct > 100 + 1e-9:  # the others together lower it
+        return f"; more than all of it from one problem, {problem} (the other problems together lower it)"
     return f"; {fee_pct(share_pct)}% of it from one problem, {problem}"
 
 
