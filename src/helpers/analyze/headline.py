@@ -25,7 +25,6 @@ from helpers.analyze.statistic import (
     STRATEGY_GAIN,
     TABLE1,
     TECHNIQUE_GAIN,
-    item_of,
     named,
 )
 from helpers.core.models import BASE_FAMILIES, technique_base  # noqa: F401  (M_L: Table 2's base, defined once)
@@ -148,25 +147,3 @@ def evaluate(specs: dict[str, Spec], F: Frontier) -> dict[str, np.ndarray]:
             before, after = V(spec.base), V(spec.base + spec.added)
             out[name] = (before - after) / (after if spec.over_after else before)
     return out
-
-
-def headline(F: Frontier, models: list[str], families: dict[str, str], methods: list[str],
-             available: set[str] | None = None) -> dict[str, np.ndarray]:
-    """``headline_specs`` evaluated on ``F``: (B, T) arrays."""
-    return evaluate(headline_specs(models, families, methods, available), F)
-
-
-def technique_gains(F: Frontier, base: list[str], methods: list[str], available: set[str] | None = None) -> dict[str, np.ndarray]:
-    """Table 2 (Eq. 13) per method, (B, T) 0-1 (``technique_specs``), keyed by method."""
-    return {item_of(k): v for k, v in evaluate(technique_specs(base, methods, available), F).items()}
-
-
-def release_statistics(F: Frontier, steps: list[list[str]]) -> dict[str, np.ndarray]:
-    """``release_specs`` evaluated on ``F``."""
-    return evaluate(release_specs(steps), F)
-
-
-def counterfactual_statistics(F: Frontier, models: list[str], families: dict[str, str],
-                              denominator: str = "without_family") -> dict[str, np.ndarray]:
-    """``counterfactual_specs`` evaluated on ``F``."""
-    return evaluate(counterfactual_specs(models, families, denominator), F)
