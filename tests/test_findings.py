@@ -37,8 +37,9 @@ def test_findings_lead_with_the_policy_cost_and_keep_the_papers_beside():
                                       "every other model paired on the same problems")
     assert row[findings.SINGLES] == "0.8 [0.6, 1.1] (Model B) to 2 [1.5, 2.5] (a) with up to 4 tries"
     assert row[findings.FAMILY] == "big: 60 [55, 80]"  # the policy's, beyond doubt (its interval above the others')
+    # its baseline named; vote (estimated from runs) not checked
     assert row[findings.TECHNIQUE] == ("self-refine: 10 [2, 30]% over the frontier of the same models without it; "
-                                       "not cross-fitted over every model: vote")  # its baseline named; vote: estimated from runs
+                                       "not checked (no cross-fitted gain over every model, so not named as paying): vote")
     assert row[findings.HALVING] == "unreliable fit: not a finding"  # no number where the fit is not reliable
     claims = {c: row[c] for c in findings.CLAIMS}  # beside the words, what they claim (the lead reads these)
     assert claims == {"frontier_estimated": True, "mostly_fee": False, "cheapest_named": True, "family_named": True,
@@ -82,10 +83,11 @@ def test_the_log_linear_rate_is_said_only_where_its_validity_study_holds_and_fro
                                        policy=policy_frame()).iloc[0][findings.HALVING]
     with mock.patch.object(trends, "loglinear_validated", lambda: (True, "")):
         assert cell(halving) == "unreliable fit: not a finding; log-linear trend ÷139 per year [5.09, 3,810]"
-        assert cell(halving.assign(release_dates=3)) == ("unreliable fit: not a finding; log-linear trend not shown: "
-                                                         "3 release dates (needs 5)")
+        assert cell(halving.assign(release_dates=3)) == ("unreliable fit: not a finding: 3 release dates (at least 5 "
+                                                         "needed); no log-linear trend either")  # the first reason
     with mock.patch.object(trends, "loglinear_validated", lambda: (False, "its 90% interval is not shown: it held 40%")):
         assert cell(halving) == "unreliable fit: not a finding; log-linear trend not shown: it held 40%"
+        assert trends.loglinear_shown(3)[1] == "log-linear trend not shown: 3 release dates (needs 5)"  # first reason
         assert cell(halving.assign(halving_months=np.nan)) == "no fit; log-linear trend not shown: it held 40%"
         assert "139" not in cell(halving)
 
@@ -93,7 +95,7 @@ def test_the_log_linear_rate_is_said_only_where_its_validity_study_holds_and_fro
 def test_no_technique_is_named_best_when_its_crossfitted_interval_reaches_zero():
     row = findings.findings(stats_frame(), None, ["t"], {}, {}, {}, policy=policy_frame(gain_low=-0.01)).iloc[0]
     assert row[findings.TECHNIQUE] == ("none shown to pay (every cross-fitted interval reaches 0: self-refine); "
-                                       "not cross-fitted over every model: vote")
+                                       "not checked (no cross-fitted gain over every model, so not named as paying): vote")
     assert not row["technique_named"]
     assert row[findings.HALVING] == "–"
 
@@ -153,9 +155,8 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
                     "doubt: m1 reads lowest on these records, $1.76 per problem, but its difference with another model, paired on the "
                     "same problems, reaches 0.",
                     "m1 alone reads cheaper than the frontier, with the same 8 tries: the frontier chooses each "
-                    "problem's model on the dataset's other problems, and m1 reads lower on these same runs, which is no "
-                    "finding by itself (the lowest of several models, read on the runs that rank them, is flattered by "
-                    "their luck; their paired difference is above)."]
+                    "problem's model from each model's shrunk estimate on the dataset's other problems; no model is "
+                    "cheaper than the others beyond doubt (above), so the gap is not a finding."]
     policy.loc[(policy["model"] == "m1") & (policy["task"] == "b"), "cheapest"] = True  # its paired differences below 0
     policy.loc[policy["task"] == "b", "expert_share_pct"] = 20.0
     said = findings.in_short(policy[policy["task"] == "b"], {"b": "B"})
@@ -233,8 +234,8 @@ def test_the_first_screen_says_where_the_simulators_truth_lies_and_when_a_cheape
     assert said[3].endswith("(but by the simulator's truth M2 is cheaper: this claim is wrong here).")
     assert said[4].startswith("M1 alone reads cheaper than the frontier, with the same 4 tries")
     chose = findings.in_short(policy.assign(chosen=["M2 (100%)", "", ""]), {"b": "B"}, truth, {"m1": "M1", "m2": "M2"})
-    assert "the frontier's rule, which chooses each problem's model on the dataset's other problems, chose M2 (100%)" \
-        in chose[4]  # the model it chose, named (issue 62: not the winner's curse)
+    assert ("the frontier's rule, which chooses each problem's model from each model's shrunk estimate on the dataset's "
+            "other problems, chose M2 (100%)") in chose[4]  # the model it chose, named (issue 62: not the winner's curse)
 
 
 def test_a_reprice_shows_its_headline_before_and_after():
@@ -259,10 +260,10 @@ def test_what_a_real_set_shows_names_the_release_span_and_the_estimated_fee_once
     assert text.count("Across 3 models released between 2024-11-01 and 2025-08-14") == 1
     assert "On Multiplication it fell from 0.17 to 0.12 USD per problem; 99.5% of today's" in text
     assert "; >99.9% of today's" in set_found([dict(row, label="A", expert_pct=99.97)])  # as Findings says, not 100.0%
-    assert text.count("is a project estimate") == 1 and "(0.167 USD per problem on average)" in text
+    assert text.count("is a project estimate") == 1 and "(0.167 USD per problem)" in text  # one fee for every problem: no average
     assert text.endswith("Records: local runs.")
     other = set_found([dict(row, label="A"), dict(row, label="B", first="2023-01-01", fee_usd=None)])
-    assert other.count("Across 3 models") == 2 and "The expert's fee on A (0.167 USD per problem on average)" in other
+    assert other.count("Across 3 models") == 2 and "The expert's fee on A (0.167 USD per problem)" in other
 
 
 def test_a_strategy_s_gain_names_its_baseline():

@@ -54,3 +54,37 @@ def test_small_forms():
     assert [findings.signed_pct(x) for x in (12.3, -4.0, 0.0, np.nan, 0.004)] == ["+12.3", "-4", "0", "–", "<0.01"]
     assert story.numbered(["One.", "Two."]) == "1. One.\n2. Two."
     assert found(NO_TRUTH) == "**What it found.** Nothing to check: this set's models are not simulated, so no truth is known."
+
+
+def test_a_model_alone_below_the_frontier_in_words():
+    """The review of the SWE-bench report: the frontier's rule chose Gemini 3 Pro Preview while Claude 4.5 Opus reads
+    lower; that is the rule's shrunk estimate (with one run, failures weighed by the mean fee), not luck."""
+    top = pd.Series({"k": 1, "chosen": "Gemini (100%)"})
+    said = findings._alone_below(pd.Series({"model": "Opus", "cheapest": False}), top)
+    assert said == ("Opus alone reads cheaper than the frontier, with the same one try: the frontier's rule, which chooses "
+                    "each problem's model from each model's shrunk estimate on the dataset's other problems, chose Gemini "
+                    "(100%) (with one run per problem that estimate weighs a model's failures by the dataset's fees on "
+                    "average, not by the fees of the problems it failed); no model is cheaper than the others beyond doubt "
+                    "(above), so the gap is not a finding.")
+    named = findings._alone_below(pd.Series({"model": "Opus", "cheapest": True}), pd.Series({"k": 4, "chosen": ""}))
+    assert named.endswith("Opus is cheaper than every other model beyond doubt, so the rule's choice costs more than "
+                          "choosing Opus would have.")
+
+
+def test_the_fee_curve_says_a_mean_where_problems_have_fees_of_their_own():
+    switches = pd.DataFrame({"task": ["t", "t"], "model": ["A", "B"], "from_usd": [0.0, 2.0], "to_usd": [2.0, 50.0]})
+    flat = sentences.fee_reading(switches, {"t": 16.7}, ["t"], {"t": "T"})
+    assert "on T (the set assumes 16.7 USD), A for fees up to 2 USD; B for fees above 2 USD." in flat
+    mean = sentences.fee_reading(switches, {"t": 38.8}, ["t"], {"t": "T"}, frozenset({"t"}))
+    assert ("(the set assumes a mean fee of 38.8 USD over its problems' own fees; the curve scales them together, so "
+            "each fee here is a mean)") in mean
+    rows = [{"label": "T", "models": 2, "first": "a", "last": "b", "fee_usd": 16.67, "fee_varies": False}]
+    assert "(16.7 USD per problem) is a project estimate" in " ".join(story._estimated_fee(rows))
+    assert "(16.7 USD per problem on average)" in " ".join(story._estimated_fee([{**rows[0], "fee_varies": True}]))
+
+
+def test_a_gain_the_fee_decides_says_so():
+    assert findings.fee_of_change(pd.Series({"expert_share_pct": 99.5})) == "; 99.5% of it the assumed expert fee"
+    assert findings.fee_of_change(pd.Series({"expert_share_pct": 40.0})) == ""
+    assert findings.fee_of_change(pd.Series({"expert_share_pct": 130.0})) == (
+        "; more than all of it the assumed expert fee (the attempts cost more with it)")

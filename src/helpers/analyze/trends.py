@@ -82,8 +82,8 @@ def loglinear_validated() -> tuple[bool, str]:
     cover = [g["loglinear_coverage_pct"] for g in study["generators"]]
     if min(cover) >= 100 * LOGLINEAR_COVERAGE:
         return True, ""
-    return False, (f"its 90% interval is not shown: on simulated sets it held the true rate in only "
-                   f"{min(cover):.0f}–{max(cover):.0f}% of sets, by generator")
+    return False, (f"its 90% interval is not shown: on simulated sets it held the true rate in as few as "
+                   f"{min(cover):.0f}% of sets, by generator (at most {max(cover):.0f}%)")
 
 
 MIN_RELEASES = 5  # release dates below which no trend is printed as a finding or in a title (issue 61)
@@ -93,11 +93,11 @@ def loglinear_shown(release_dates: int) -> tuple[bool, str]:
     """Whether the log-linear factor per year may be printed at all — in a finding, a cell or a figure's title: only
     where the validity study validated its interval (``loglinear_validated``) and from ``MIN_RELEASES`` release dates
     or more; else a clause saying why not."""
+    if release_dates < MIN_RELEASES:  # the first reason: no validity study makes a trend of so few dates a finding
+        return False, f"log-linear trend not shown: {release_dates} release dates (needs {MIN_RELEASES})"
     ok, why = loglinear_validated()
     if not ok:
         return False, "log-linear trend not shown: " + (why.split(": ", 1)[1] if ": " in why else why)
-    if release_dates < MIN_RELEASES:
-        return False, f"log-linear trend not shown: {release_dates} release dates (needs {MIN_RELEASES})"
     return True, ""
 
 

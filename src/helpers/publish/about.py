@@ -91,6 +91,7 @@ def what_it_shows(an: Analysis, top: int = 3) -> list[dict]:
         first = [m for m in cop.columns if an.releases[m] == an.releases.min()]  # released on the first date
         rows.append({"label": an.task_labels[task], "models": vanilla.shape[1],
                      "fee_usd": float(an.expert.xs(task, level="task").mean()) if estimate else None,
+                     "fee_varies": bool(an.expert.xs(task, level="task").nunique() > 1),
                      "first": an.releases.min().date().isoformat(), "last": an.releases.max().date().isoformat(),
                      "start_usd": float(steps.loc[steps["date"] == steps["date"].iloc[0], "frontier_usd"].iloc[-1]),
                      "end_usd": float(steps["frontier_usd"].iloc[-1]),

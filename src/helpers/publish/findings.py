@@ -11,6 +11,7 @@ from helpers.analyze import claims
 from helpers.analyze.policy import FRONTIER as POLICY_FRONTIER_NAME
 from helpers.analyze.statistic import FRONTIER as FRONTIER_KIND
 from helpers.analyze.statistic import TABLE1, item_of, items, kinds
+from helpers.analyze.trends import MIN_RELEASES
 from helpers.publish import names
 from helpers.publish.compare import PAPER_HALVING_MONTHS
 from helpers.publish.formats import dollars, fee_pct, fmt_pct, fmt_usd, gain_interval, one_problem
@@ -87,6 +88,17 @@ def _parts(frame: pd.DataFrame):
     return lambda prefix: frame[kind == prefix].assign(name=name[kind == prefix])
 
 
+def fee_of_change(row) -> str:
+    """"; x% of it the assumed expert fee" where the fee decides more than half of a gain's change of cost
+    (``expert_share_pct`` of a policy row; above 100: the attempts' part moves the other way), else ""."""
+    share = row.get("expert_share_pct", np.nan)
+    if not (isinstance(share, (int, float)) and np.isfinite(share) and share > 50):
+        return ""
+    if share > 100 + 1e-9:
+        return "; more than all of it the assumed expert fee (the attempts cost more with it)"
+    return f"; {fee_pct(share)}% of it the assumed expert fee"
+
+
 def carried(row) -> str:
     """``formats.one_problem`` of a policy row: its most influential problem's share of the value (of the change, for a
     gain: ``policy.influence``'s ``top_share_pct``, ``top_problem``)."""
@@ -124,7 +136,9 @@ def _family(fams: pd.DataFrame) -> tuple[str, bool]:
     fams = fams[np.isfinite(fams["value"].astype(float))] if len(fams) else fams
     if fams.empty:
         return "–", False
-    said = lambda f: f"{f['name']}: " + gain_interval(100 * f["value"], 100 * f["low"], 100 * f["high"]) + carried(f)  # noqa: E731
+    def said(f) -> str:
+        return f"{f['name']}: " + gain_interval(100 * f["value"], 100 * f["low"], 100 * f["high"]) + fee_of_change(f) + carried(f)
+
     named = int(claims.most_essential(*(fams[c].to_numpy(float) for c in ("value", "low", "high"))))
     if named != claims.NONE:
         return said(fams.iloc[named]), True
@@ -151,7 +165,8 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
         return "–", False
     checked = [names.method(n) for n in crossfitted["name"]]
     unchecked = [names.method(n) for n in plug_in["name"] if n not in set(crossfitted["name"])]
-    tail = f"; not cross-fitted over every model: {', '.join(unchecked)}" if unchecked else ""
+    tail = (f"; not checked (no cross-fitted gain over every model, so not named as paying): {', '.join(unchecked)}"
+            if unchecked else "")
     if crossfitted.empty or not crossfitted["value"].notna().any():
         return "none checked (no technique with runs of its own)" + tail, False
     pays = claims.techniques_that_pay(crossfitted["value"].to_numpy(float), crossfitted["low"].to_numpy(float))
@@ -163,7 +178,7 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
         baseline = tech.get("baseline")
         baseline = baseline if isinstance(baseline, str) else "over the frontier of the same models without it"
         said.append(f"{names.method(tech['name'])}: {gain_interval(100 * tech['value'], 100 * tech['low'], 100 * tech['high'])}"
-                    f"% {baseline}{carried(tech)}")
+                    f"% {baseline}{fee_of_change(tech)}{carried(tech)}")
     return ("shown to pay: " if len(said) > 1 else "") + "; ".join(said) + tail, True
 
 
@@ -232,21 +247,26 @@ def _halving(halving: pd.DataFrame | None, label: str, estimator: str, paper: fl
     if not pd.notna(f["halving_months"]):  # the figure's title still gives the log-linear trend: so does the cell
         return "no fit" + _loglinear(f) + beside, False
     if not bool(f["reliable"]):
-        return "unreliable fit: not a finding" + _loglinear(f) + beside, False
+        dates = f.get("release_dates", np.nan)
+        few = (f": {int(dates)} release dates (at least {MIN_RELEASES} needed)"
+               if pd.notna(dates) and dates < MIN_RELEASES else "")
+        return f"unreliable fit: not a finding{few}" + _loglinear(f, said=bool(few)) + beside, False
     return _cell(f["halving_months"], f["halving_low"], f["halving_high"], fmt_pct) + beside, True
 
 
-def _loglinear(f: pd.Series) -> str:
+def _loglinear(f: pd.Series, said: bool = False) -> str:
     """"; log-linear trend ÷x per year [low, high]" of a halving-time row where it may be shown
-    (``trends.loglinear_shown``), else "; <why not>"; "" without a trend."""
+    (``trends.loglinear_shown``), else "; <why not>" ("; no log-linear trend either" where the cell already ``said``
+    the reason: too few release dates); "" without a trend."""
     from helpers.analyze.trends import loglinear_shown
 
     rate = f.get("factor_per_year", np.nan)
     if not np.isfinite(rate):
         return ""
     shown, why = loglinear_shown(int(f.get("release_dates", 0)))
-    return (f"; log-linear trend ÷{fmt_pct(rate)} per year [{fmt_pct(f['factor_low'])}, {fmt_pct(f['factor_high'])}]"
-            if shown else f"; {why}")
+    if shown:
+        return f"; log-linear trend ÷{fmt_pct(rate)} per year [{fmt_pct(f['factor_low'])}, {fmt_pct(f['factor_high'])}]"
+    return "; no log-linear trend either" if said else f"; {why}"
 
 
 def at_a_glance(glance: pd.DataFrame) -> str:
@@ -322,11 +342,17 @@ def _alone_below(best: pd.Series, top: pd.Series) -> str:
     rule chose another model on the dataset's other problems (its ``chosen`` column, where given), and the lowest of
     several models read on the runs that rank them is no finding by itself."""
     chose = top.get("chosen") if isinstance(top.get("chosen"), str) and top.get("chosen") else ""
-    rule = (f"the frontier's rule, which chooses each problem's model on the dataset's other problems, chose {chose}"
-            if chose else "the frontier chooses each problem's model on the dataset's other problems")
-    return (f"{best['model']} alone reads cheaper than the frontier, with the same {_tries(int(top['k']))}: {rule}, "
-            f"and {best['model']} reads lower on these same runs, which is no finding by itself (the lowest of several "
-            "models, read on the runs that rank them, is flattered by their luck; their paired difference is above).")
+    rule = (f"the frontier's rule, which chooses each problem's model from each model's shrunk estimate on the "
+            f"dataset's other problems, chose {chose}" if chose else
+            "the frontier chooses each problem's model from each model's shrunk estimate on the dataset's other problems")
+    if int(top["k"]) == 1:  # one run a cell: the shrinkage decides, not where each model's failures fell
+        rule += (" (with one run per problem that estimate weighs a model's failures by the dataset's fees on average, "
+                 "not by the fees of the problems it failed)")
+    verdict = (f"{best['model']} is cheaper than every other model beyond doubt, so the rule's choice costs more than "
+               f"choosing {best['model']} would have" if bool(best.get("cheapest", False)) else
+               "no model is cheaper than the others beyond doubt (above), so the gap is not a finding")
+    return (f"{best['model']} alone reads cheaper than the frontier, with the same {_tries(int(top['k']))}: {rule}; "
+            f"{verdict}.")
 
 
 def _dearest(label: str, values: pd.Series) -> str:

@@ -155,10 +155,12 @@ def price_change_sentence(split: pd.DataFrame, task_labels: dict[str, str], bill
             f"over that time ({changes}) came from new models, as the table below itemises.")
 
 
-def fee_reading(switches: pd.DataFrame, fees: dict[str, float], tasks: list[str], task_labels: dict[str, str]) -> str:
+def fee_reading(switches: pd.DataFrame, fees: dict[str, float], tasks: list[str], task_labels: dict[str, str],
+                varies: frozenset[str] = frozenset()) -> str:
     """The expert-fee curve's reading: per dataset in ``tasks``' order (the panels'), which model is the cheapest alone
     with the expert over which fees (``switches``: ``costofpass.cheapest_by_fee`` rows, exact switches, said to three
-    significant figures), and the fee the set assumes there (USD per problem)."""
+    significant figures), and the fee the set assumes there (USD per problem; for ``varies``' tasks, whose problems
+    have fees of their own, a mean over them)."""
     parts = []
     by_task = dict(tuple(switches.groupby("task", sort=False)))
     for task in [t for t in tasks if t in by_task]:
@@ -166,7 +168,9 @@ def fee_reading(switches: pd.DataFrame, fees: dict[str, float], tasks: list[str]
         cuts = [sig(float(x), 3) for x in d["to_usd"].iloc[:-1]]
         spans = [f"up to {cuts[0]}", *(f"of {lo}–{hi}" for lo, hi in zip(cuts[:-1], cuts[1:])), f"above {cuts[-1]}"] if cuts else []
         said = [f"{model} for fees {span} USD" for model, span in zip(d["model"], spans, strict=True)] if cuts else []
-        parts.append(f"on {task_labels.get(task, task)} (the set assumes {fmt_usd(fees[task])} USD), "
+        assumed = (f"a mean fee of {fmt_usd(fees[task])} USD over its problems' own fees; the curve scales them "
+                   "together, so each fee here is a mean" if task in varies else f"{fmt_usd(fees[task])} USD")
+        parts.append(f"on {task_labels.get(task, task)} (the set assumes {assumed}), "
                      + ("; ".join(said) if said else
                         f"{d['model'].iloc[0]} at every fee from {fmt_usd(d['from_usd'].iloc[0])} to "
                         f"{fmt_usd(d['to_usd'].iloc[-1])} USD"))

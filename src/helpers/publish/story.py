@@ -138,7 +138,8 @@ def _estimated_fee(rows: list[dict]) -> list[str]:
     fees = [(r["label"], fmt_usd(r["fee_usd"])) for r in rows if r.get("fee_usd") is not None]
     if not fees:
         return []
-    amounts = (f"{fees[0][1]} USD per problem on average" if len({f for _, f in fees}) == 1 else
+    mean = " on average" if any(r.get("fee_varies") for r in rows if r.get("fee_usd") is not None) else ""
+    amounts = (f"{fees[0][1]} USD per problem{mean}" if len({f for _, f in fees}) == 1 else
                "; ".join(f"{f} USD per problem on {label}" for label, f in fees))
     where = "" if len(fees) == len(rows) or len({f for _, f in fees}) > 1 else \
         f" on {' and '.join(label for label, _ in fees)}"  # the others' fees have a published source

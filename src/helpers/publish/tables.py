@@ -65,8 +65,9 @@ def fee_curve(an: Analysis) -> tuple[pd.DataFrame, dict[str, float], str]:
     """Table 1 and the paper's frontier as the expert's fee varies (``expert_fee.fee_curve``), the fee each task
     assumes (USD per problem), and the reading (``sentences.fee_reading``)."""
     curve, fees = expert_fee.fee_curve(an, PAPER_FRONTIER_LINE)
+    varies = frozenset(t for t in an.tasks if an.expert.xs(t, level="task").nunique() > 1)  # fees per problem
     return curve, fees, fee_reading(expert_fee.fee_switches(an), fees, in_category_order(an.tasks),
-                                    an.task_labels)  # the panels' order
+                                    an.task_labels, varies)  # the panels' order
 
 
 def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
