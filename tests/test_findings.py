@@ -258,7 +258,7 @@ def test_what_a_real_set_shows_names_the_release_span_and_the_estimated_fee_once
                unsolved=12, unsolved_pct=60.0, solved=8, cheapest=[("Qwen", 62.0)], fee_usd=0.167)
     text = set_found([dict(row, label="Addition"), dict(row, label="Multiplication", cheapest=[])], "local runs")
     assert text.count("Across 3 models released between 2024-11-01 and 2025-08-14") == 1
-    assert "On Multiplication it fell from 0.17 to 0.12 USD per problem; 99.5% of today's" in text
+    assert "On Multiplication it went from 0.17 to 0.12 USD per problem (the paper's estimator); 99.5% of today's" in text
     assert "; >99.9% of today's" in set_found([dict(row, label="A", expert_pct=99.97)])  # as Findings says, not 100.0%
     assert text.count("is a project estimate") == 1 and "(0.167 USD per problem)" in text  # one fee for every problem: no average
     assert text.endswith("Records: local runs.")

@@ -88,3 +88,17 @@ def test_a_gain_the_fee_decides_says_so():
     assert findings.fee_of_change(pd.Series({"expert_share_pct": 40.0})) == ""
     assert findings.fee_of_change(pd.Series({"expert_share_pct": 130.0})) == (
         "; more than all of it the assumed expert fee (the attempts cost more with it)")
+
+
+def test_what_a_real_set_shows_leads_with_the_headline():
+    """The review: the first screen said the frontier "fell from 37.3 to 9.55" by the paper's estimator while the
+    headline's own frontier reads 37.4 to 17.7; it leads with the headline now, the paper's beside it."""
+    row = dict(label="SWE", models=24, first="2024-09-19", last="2025-12-01", start_usd=37.3, end_usd=9.55,
+               expert_pct=99.2, unsolved=64, unsolved_pct=12.8, solved=436, cheapest=[], fee_usd=None,
+               headline={"start": [37.4, 32.3, 37.9], "end": [17.7, 11.7, 24.4], "k": 1})
+    assert story.set_found([row]) == (
+        "Across 24 models released between 2024-09-19 and 2025-12-01, the frontier cost of a correct answer on SWE went "
+        "from 37.4 [32.3, 37.9] to 17.7 [11.7, 24.4] USD per problem with one try of the model the records choose, then "
+        "the expert (95% intervals); the paper's estimator (each problem's cheapest model, read on the same runs) reads "
+        "37.3 to 9.55 USD per problem; 99.2% of its last value is the expert's fee on the 64 problems no model passed in its "
+        "single attempts (12.8%).")

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze.estimates import Analysis
+from helpers.analyze.statistic import RELEASE_FRONTIER, items, kinds
 from helpers.core.paths import repo_root
 from helpers.grade.stage import graded_paths
 from helpers.publish import names
@@ -68,12 +69,28 @@ def inputs_state(files: list[Path]) -> list[str]:
     return said
 
 
-def what_it_shows(an: Analysis, top: int = 3) -> list[dict]:
+def _headline_fall(policy: pd.DataFrame | None, task: str, alone_usd: float) -> dict | None:
+    """The headline's frontier over releases on ``task`` (``release frontier:<step>`` policy rows, % of the expert
+    alone, cross-fitted with its validated interval) at its first and last step, in USD per problem (``alone_usd``:
+    the expert alone), with k; None where the rows do not hold it."""
+    if policy is None or policy.empty:
+        return None
+    mine = policy[(kinds(policy["statistic"]) == RELEASE_FRONTIER.name) & (policy["task"] == task)]
+    mine = mine.assign(step=items(mine["statistic"]).astype(int)).sort_values("step").dropna(subset=["value"])
+    if len(mine) < 2:
+        return None
+    first, last = ([float(r[c]) * alone_usd / 100 for c in ("value", "low", "high")] for r in (mine.iloc[0], mine.iloc[-1]))
+    return {"start": first, "end": last, "k": int(mine["k"].iloc[0])}
+
+
+def what_it_shows(an: Analysis, top: int = 3, policy: pd.DataFrame | None = None) -> list[dict]:
     """Per dataset of a real set (``story.set_found``): the models and their release span, the paper's frontier at the
     first release date (every model released that day: ``start_models``, each label with the % of problems it ever
     passed) and with every model (USD per problem, Eq. 7), the expert's part of the latter and the problems no
     model passed, the ``top`` models cheapest most often on the problems some model passed (% of those), and the
-    expert's mean fee where it is a project estimate (``fee_usd``; None where it has a published source)."""
+    expert's mean fee where it is a project estimate (``fee_usd``; None where it has a published source); and, from
+    ``policy`` (``intervals.policy_statistics`` rows) where given, the headline's frontier at the first and last
+    release step (``headline``: ``_headline_fall``)."""
     from helpers.analyze import costofpass as cp
     from helpers.core.experts import load_expert_costs
 
@@ -92,6 +109,7 @@ def what_it_shows(an: Analysis, top: int = 3) -> list[dict]:
         rows.append({"label": an.task_labels[task], "models": vanilla.shape[1],
                      "fee_usd": float(an.expert.xs(task, level="task").mean()) if estimate else None,
                      "fee_varies": bool(an.expert.xs(task, level="task").nunique() > 1),
+                     "headline": _headline_fall(policy, task, float(an.expert.xs(task, level="task").mean())),
                      "first": an.releases.min().date().isoformat(), "last": an.releases.max().date().isoformat(),
                      "start_usd": float(steps.loc[steps["date"] == steps["date"].iloc[0], "frontier_usd"].iloc[-1]),
                      "end_usd": float(steps["frontier_usd"].iloc[-1]),
@@ -237,10 +255,11 @@ def context_path(params) -> Path:
     return params.tables_path / "run_context.json"
 
 
-def run_context(an: Analysis) -> dict:
+def run_context(an: Analysis, policy: pd.DataFrame | None = None) -> dict:
     """What the report states once besides the catalogued artifacts, as Markdown and plain values: the about box,
     the price snapshot, the human expert's derivation, the answer-extraction rule and data caveats, and the
-    datasets with their labels (so the report reloads neither the benchmark data nor the records)."""
+    datasets with their labels (so the report reloads neither the benchmark data nor the records). ``policy``: the
+    headline's rows (``intervals.policy_statistics``), which "what it shows" leads with where given."""
     from helpers.core.experts import expert_table
 
     p, snap = an.ctx.params, an.ctx.snapshot
@@ -261,7 +280,7 @@ def run_context(an: Analysis) -> dict:
     caveats = "\n".join(f"- {md(c)}" for c in all_caveats) or "- none"
     source = source_name(p, long=True) if p.import_from is not None else ""
     return {
-        "shows": "" if an.simulated else set_found(what_it_shows(an), source),
+        "shows": "" if an.simulated else set_found(what_it_shows(an, policy=policy), source),
         "design": design_text(an),  # a racing set: which numbers come from every problem, which from the sample
         "source_caveats": source_said,  # what the imported source gets wrong: on the first screen
         "source": source,  # an imported set's source, with its licence
@@ -339,9 +358,9 @@ def grading_text(an: Analysis, rule: str, numeric: str) -> str:
     return " ".join(said) + " Failed calls are excluded, never graded wrong."
 
 
-def write_context(an: Analysis) -> Path:
-    """Write ``run_context`` where the report reads it (``context_path``)."""
+def write_context(an: Analysis, policy: pd.DataFrame | None = None) -> Path:
+    """Write ``run_context`` where the report reads it (``context_path``); ``policy``: as ``run_context``'s."""
     path = context_path(an.ctx.params)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(run_context(an), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(run_context(an, policy), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return path

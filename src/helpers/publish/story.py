@@ -105,12 +105,13 @@ def set_found(rows: list[dict], source: str = "") -> str:
     said = []
     for i, r in enumerate(rows):
         cheapest = ", ".join(f"{m} ({pct:.0f}%)" for m, pct in r["cheapest"])
-        fell = f"fell from {fmt_usd(r['start_usd'])}{_start(r)} to {fmt_usd(r['end_usd'])} USD per problem"
+        fell = _fell(r)
+        last = "its last value" if r.get("headline") else "today's"  # the paper's frontier now, as the sentence ends
         said.append(
             (f"On {r['label']} it {fell}" if same and i else
              f"Across {r['models']} models released between {r['first']} and {r['last']}, the frontier cost of a correct "
-             f"answer on {r['label']} {fell} (the paper's estimator)")
-            + f"; {fee_pct(r['expert_pct'])}% of today's is the expert's fee on the {r['unsolved']} "
+             f"answer on {r['label']} {fell}")
+            + f"; {fee_pct(r['expert_pct'])}% of {last} is the expert's fee on the {r['unsolved']} "
             f"problem{'' if r['unsolved'] == 1 else 's'} no model passed in its single attempts ({r['unsolved_pct']:.1f}%)"
             + (f", and on the {r['solved']} problem{'' if r['solved'] == 1 else 's'} some model passed the cheapest "
                f"recorded pass is most often {cheapest} (in these records, not a ranking beyond them)"
@@ -120,6 +121,21 @@ def set_found(rows: list[dict], source: str = "") -> str:
                "has few models its start says more about which models the source covers than about that date."]
               if any(r.get("billed") for r in rows) else [])
     return " ".join(said + billed + _estimated_fee(rows)) + (f" Records: {source}." if source and said else "")
+
+
+def _fell(r: dict) -> str:
+    """How the frontier moved over the releases of one ``what_it_shows`` row: the headline's (up to k tries, then the
+    expert; cross-fitted, with its 95% intervals) where the row holds it, the paper's estimator's beside it; else the
+    paper's alone, named as such."""
+    paper = f"{fmt_usd(r['start_usd'])}{_start(r)} to {fmt_usd(r['end_usd'])} USD per problem"
+    h = r.get("headline")
+    if not h:
+        return f"went from {paper} (the paper's estimator)"
+    (a, a_lo, a_hi), (b, b_lo, b_hi) = h["start"], h["end"]
+    tries = "one try" if h["k"] == 1 else f"up to {h['k']} tries"
+    return (f"went from {fmt_usd(a)} [{fmt_usd(a_lo)}, {fmt_usd(a_hi)}] to {fmt_usd(b)} [{fmt_usd(b_lo)}, "
+            f"{fmt_usd(b_hi)}] USD per problem with {tries} of the model the records choose, then the expert (95% "
+            f"intervals); the paper's estimator (each problem's cheapest model, read on the same runs) reads {paper}")
 
 
 def _start(r: dict) -> str:
