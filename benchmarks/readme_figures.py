@@ -69,7 +69,7 @@ RUNS = (
         "once and froze them out of the garbage collector (the default), forked from one that did not freeze them, "
         "and each started as its own process: CPU seconds and wall"),
     Run("humaneval_grading", ("benchmarks/humaneval_grading.py",),
-        "the `humaneval_agents` set: import, grading cold against its bound (the programs' CPU / cores), cold again "
+        "the `humaneval_agents` set: import, grading cold against its bound (the programs' and their harnesses' CPU / cores), cold again "
         "beside a busy loop per core (verdicts identical?), from the verdict cache, the rest, a no-op"),
     Run("collect_overhead", ("benchmarks/collect_overhead.py", "3000"), "simulated calls per second, by path"),
     Run("analysis_scale", ("benchmarks/analysis_scale.py",),
