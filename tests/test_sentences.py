@@ -102,3 +102,12 @@ def test_what_a_real_set_shows_leads_with_the_headline():
         "the expert (95% intervals); the paper's estimator (each problem's cheapest model, read on the same runs) reads "
         "37.3 to 9.55 USD per problem; 99.2% of its last value is the expert's fee on the 64 problems no model passed in its "
         "single attempts (12.8%).")
+
+
+def test_table_1_in_words_says_what_one_run_allows():
+    table1 = pd.DataFrame({"model": ["A"], "family": ["f"], "t": [9.0]})
+    def said(one_run: bool) -> str:
+        return story.table1_found(table1, ["t"], {"t": "T"}, {"t": 10.0}, {("t", "A"): 90.0}, one_run)
+
+    assert "on problems it never passed or passed too rarely to beat the fee (the fee ranks" in said(False)
+    assert "on problems it never passed (the fee ranks the models here, not the records)" in said(True)  # one run: no rarely
