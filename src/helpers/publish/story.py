@@ -146,9 +146,12 @@ def _start(r: dict) -> str:
     first = r.get("start_models") or []
     if not first or len(first) > 2:
         return ""
-    names, pcts = " and ".join(label for label, _ in first), " and ".join(f"{pct:.0f}%" for _, pct in first)
+    n = r.get("problems")
+    names = " and ".join(label for label, _ in first)
+    pcts = " and ".join(f"{round(pct * n / 100)} of {n} ({pct:.0f}%)" if n else f"{pct:.0f}%" for _, pct in first)
+    once = "" if r.get("runs") == 1 else " at least once"  # one run a cell: passed is passed once
     return (f" (on {r['first']} only {names} {'was' if len(first) == 1 else 'were'} out; "
-            f"{'it' if len(first) == 1 else 'they'} passed {pcts} of problems at least once)")
+            f"{'it' if len(first) == 1 else 'they'} passed {pcts}{'' if n else ' of problems'}{once})")
 
 
 def _estimated_fee(rows: list[dict]) -> list[str]:
