@@ -102,3 +102,26 @@ def test_what_a_real_set_shows_leads_with_the_headline():
         "the expert (95% intervals); the paper's estimator (each problem's cheapest model, read on the same runs) reads "
         "37.3 to 9.55 USD per problem; 99.2% of its last value is the expert's fee on the 64 problems no model passed in its "
         "single attempts (12.8%).")
+
+
+def test_table_1_in_words_says_what_one_run_allows():
+    table1 = pd.DataFrame({"model": ["A"], "family": ["f"], "t": [9.0]})
+    def said(one_run: bool) -> str:
+        return story.table1_found(table1, ["t"], {"t": "T"}, {"t": 10.0}, {("t", "A"): 90.0}, one_run)
+
+    assert "on problems it never passed or passed too rarely to beat the fee (the fee ranks" in said(False)
+    assert "on problems it never passed (the fee ranks the models here, not the records)" in said(True)  # one run: no rarely
+
+
+def test_a_halving_time_not_shown_shows_no_spread_of_it():
+    """The review: the table hid an unreliable halving time but printed its delta method's ± and refit interval."""
+    from helpers.publish.tables import halving_shown
+
+    fits = pd.DataFrame([{"task": "t", "estimator": "plug-in", "halving_months": 6.4, "halving_low": 0.0,
+                          "halving_high": np.inf, "halving_se_months": 2.93, "refit_low": 5.13, "refit_high": 7.38,
+                          "factor_per_year": 3.0, "factor_low": 1.0, "factor_high": 9.0, "release_dates": 18,
+                          "reliable": False, "b_per_month": 0.1}])
+    row = halving_shown(fits, {"t": "T"}).iloc[0]
+    assert (row["halving (months)"], row["delta method ±"], row["bootstrap refit"]) == ("not shown (unreliable)", "–", "–")
+    shown = halving_shown(fits.assign(reliable=True), {"t": "T"}).iloc[0]
+    assert (shown["delta method ±"], shown["bootstrap refit"]) == ("2.93", "[5.13, 7.38]")

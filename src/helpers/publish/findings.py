@@ -288,7 +288,7 @@ def at_a_glance(glance: pd.DataFrame) -> str:
     techniques = f"a technique that pays on {on('technique_named')}, " if ran else ""
     return (f"{every}, {fee}. The records name a cheapest single model beyond doubt on "
             f"{on('cheapest_named')}, a most essential family on {on('family_named')}, {techniques}and a reliable "
-            f"halving time on {on('halving_reliable')}{'' if ran else ' (the set runs no technique)'}. Every number, "
+            f"halving time on {on('halving_reliable')}.{'' if ran else ' The set runs no technique.'} Every number, "
             "with its interval, is in the table.")
 
 
@@ -339,8 +339,9 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
 
 def _alone_below(best: pd.Series, top: pd.Series) -> str:
     """Why a model alone (``best``, a ``policy_cost`` row) reads cheaper than the frontier (``top``): the frontier's
-    rule chose another model on the dataset's other problems (its ``chosen`` column, where given), and the lowest of
-    several models read on the runs that rank them is no finding by itself."""
+    rule chose another model from each model's shrunk estimate on the dataset's other problems (its ``chosen`` column,
+    where given; with one run per problem the shrinkage, not where each model failed, decides), and whether the gap
+    is a finding (``best`` named the cheapest beyond doubt) or not."""
     chose = top.get("chosen") if isinstance(top.get("chosen"), str) and top.get("chosen") else ""
     rule = (f"the frontier's rule, which chooses each problem's model from each model's shrunk estimate on the "
             f"dataset's other problems, chose {chose}" if chose else

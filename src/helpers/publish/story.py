@@ -18,10 +18,11 @@ def _listed(parts: list[str]) -> str:
 
 
 def table1_found(table1: pd.DataFrame, tasks: list[str], task_labels: dict[str, str], expert: dict[str, float],
-                 fee_share: dict[tuple[str, str], float] | None = None) -> str:
+                 fee_share: dict[tuple[str, str], float] | None = None, one_run: bool = False) -> str:
     """The model with the lowest value of the paper's Table 1 per dataset (``table1``: model, family, a column per
     task, USD), whether it beats the expert alone (``expert``: task -> USD), and, where more than half of that value
-    is the assumed expert fee (``fee_share``: (task, model label) -> %), that the fee ranks the models there."""
+    is the assumed expert fee (``fee_share``: (task, model label) -> %), that the fee ranks the models there (on
+    problems the model never passed; with ``one_run`` per cell no passed problem can cost more than the fee)."""
     parts = []
     for task in tasks:
         if task not in table1 or table1[task].isna().all():
@@ -31,8 +32,9 @@ def table1_found(table1: pd.DataFrame, tasks: list[str], task_labels: dict[str, 
         share = (fee_share or {}).get((task, best["model"]), 0.0)
         parts.append(f"{task_labels.get(task, task)}: {best['model']} at {fmt_usd(best[task])} USD"
                      + ("" if beats else " (no model beats the expert alone)")
-                     + (f", {fee_pct(share)}% of it the assumed expert fee on problems it never passed or passed too "
-                        "rarely to beat the fee (the fee ranks the models here, not the records)" if share > 50 else ""))
+                     + (f", {fee_pct(share)}% of it the assumed expert fee on problems it never passed"
+                        + ("" if one_run else " or passed too rarely to beat the fee")
+                        + " (the fee ranks the models here, not the records)" if share > 50 else ""))
     return ("The lowest value of the paper's Table 1, per dataset (a point estimate, not a finding beyond doubt: "
             f"{BEYOND_DOUBT}): " + _listed(parts) + ".")
 
@@ -144,9 +146,12 @@ def _start(r: dict) -> str:
     first = r.get("start_models") or []
     if not first or len(first) > 2:
         return ""
-    names, pcts = " and ".join(label for label, _ in first), " and ".join(f"{pct:.0f}%" for _, pct in first)
+    n = r.get("problems")
+    names = " and ".join(label for label, _ in first)
+    pcts = " and ".join(f"{round(pct * n / 100)} of {n} ({pct:.0f}%)" if n else f"{pct:.0f}%" for _, pct in first)
+    once = "" if r.get("runs") == 1 else " at least once"  # one run a cell: passed is passed once
     return (f" (on {r['first']} only {names} {'was' if len(first) == 1 else 'were'} out; "
-            f"{'it' if len(first) == 1 else 'they'} passed {pcts} of problems at least once)")
+            f"{'it' if len(first) == 1 else 'they'} passed {pcts}{'' if n else ' of problems'}{once})")
 
 
 def _estimated_fee(rows: list[dict]) -> list[str]:

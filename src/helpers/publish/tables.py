@@ -374,10 +374,10 @@ def strategy_table(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.Da
 
 def halving_shown(fits: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFrame:
     """The halving-time table for reading: per dataset and estimator the halving time (months) with its profile
-    interval where the fit is reliable (else not shown), the delta method's ±, the bootstrap-refit interval (what the
-    reliability rules read), the reduction factor per year with its 90% interval where it may be shown
-    (``trends.loglinear_shown``), the release dates and whether the fit is reliable (``trends.set_trends``' table,
-    the CSV, has every number)."""
+    interval, the delta method's ± and the bootstrap-refit interval (what the reliability rules read) where the fit
+    is reliable (else none of them: the CSV keeps them), the reduction factor per year with its 90% interval where
+    it may be shown (``trends.loglinear_shown``), the release dates and whether the fit is reliable
+    (``trends.set_trends``' table, the CSV, has every number)."""
     from helpers.analyze.trends import loglinear_shown
 
     def num(x):
@@ -389,8 +389,8 @@ def halving_shown(fits: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFra
         rows.append({"dataset": task_labels.get(r["task"], r["task"]), "estimator": r["estimator"],
                      "halving (months)": (f"{num(r['halving_months'])} [{num(r['halving_low'])}, {num(r['halving_high'])}]"
                                           if r["reliable"] else "not shown (unreliable)"),
-                     "delta method ±": num(r["halving_se_months"]),
-                     "bootstrap refit": f"[{num(r['refit_low'])}, {num(r['refit_high'])}]",
+                     "delta method ±": num(r["halving_se_months"]) if r["reliable"] else "–",  # of a number not shown
+                     "bootstrap refit": f"[{num(r['refit_low'])}, {num(r['refit_high'])}]" if r["reliable"] else "–",
                      "÷ per year (90%)": (f"{num(r['factor_per_year'])} [{num(r['factor_low'])}, {num(r['factor_high'])}]"
                                           if shown else "not shown"),
                      "release dates": int(r["release_dates"]),
