@@ -584,15 +584,28 @@ def test_the_harness_reports_its_own_cpu_seconds_not_the_programs(kernel_only):
 
 
 def _candidates() -> list[int]:
-    """The programs being judged now: sandbox processes that are PID 1 of a namespace inside the worker's (the
-    harness makes one per program; ``NSpid`` lists a process's number in each namespace, its own last)."""
-    def levels(pid: int) -> list[str]:
+    """The programs this test process is judging now: sandbox processes that are PID 1 of a namespace inside their
+    worker's (the harness makes one per program; ``NSpid`` lists a process's number in each namespace, its own last)
+    and descend from this process (another test's pool, running beside, is left alone)."""
+    def status(pid: int) -> dict[str, list[str]]:
         try:
             with open(f"/proc/{pid}/status") as fh:
-                return next((line.split()[1:] for line in fh if line.startswith("NSpid:")), [])
+                return {k: v.split() for k, _, v in (line.partition(":") for line in fh)}
         except OSError:
-            return []
-    return [p for p in sandbox_processes() if len(ns := levels(p)) >= 3 and ns[-1] == "1"]
+            return {}
+
+    def mine(pid: int) -> bool:
+        for _ in range(16):
+            ppid = int((status(pid).get("PPid") or ["0"])[0])
+            if ppid == os.getpid():
+                return True
+            if ppid <= 1:
+                return False
+            pid = ppid
+        return False
+
+    return [p for p in sandbox_processes()
+            if len(ns := status(p).get("NSpid", [])) >= 3 and ns[-1] == "1" and mine(p)]
 
 
 def _kill_from_outside(times: int, stop: threading.Event) -> None:
