@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import paper_reference
 from helpers.analyze import costofpass as cp
 from helpers.analyze.trends import fit_decay
 from helpers.grade.estimates import per_problem
@@ -78,19 +77,19 @@ def test_eq7_15_frontier_over_time():
 
 def test_eq12_by_hand():
     families = pd.Series({"a": "light", "b": "large", "never": "reasoning"})
-    out = paper_reference.family_counterfactual(COP, families, EXPERT, denominator="all").loc["t"]
+    out = cp.family_counterfactual(COP, families, EXPERT, denominator="all").loc["t"]
     # V(M_T) = 1.5; without light: per problem min(b, E) = [4, 2] -> 3.0; gain 1.5; 1.5 / 1.5 = 1.0
     assert out["light"] == pytest.approx(1.0)
     # without large: min(a, E) = [1, 5] -> 3.0; gain 1.5 -> 1.0
     assert out["large"] == pytest.approx(1.0)
     assert out["reasoning"] == 0.0  # a family that never passes is not essential
     # the reference divides by the frontier without the family: 1.5 / 3.0
-    ref = paper_reference.family_counterfactual(COP, families, EXPERT).loc["t"]
+    ref = cp.family_counterfactual(COP, families, EXPERT).loc["t"]
     assert ref["light"] == pytest.approx(0.5) and ref["large"] == pytest.approx(0.5) and ref["reasoning"] == 0.0
 
 
 def test_eq16_single_model_counterfactual():
-    out = paper_reference.single_model_counterfactual(COP, ["a", "b", "never"], EXPERT).loc["t"]
+    out = cp.single_model_counterfactual(COP, ["a", "b", "never"], EXPERT).loc["t"]
     # without a: [4, 2] -> 3; with: 1.5; gain 1.5 / 3 = 0.5
     assert out["a"] == pytest.approx(0.5) and out["b"] == pytest.approx(0.5) and out["never"] == 0.0
 
@@ -171,8 +170,8 @@ def test_counterfactuals_are_non_negative_and_expert_bounds_the_frontier(world):
     _, cop, expert, _ = world
     cols = list(cop.columns)
     families = pd.Series({c: ["light", "large"][i % 2] for i, c in enumerate(cols)})
-    assert (paper_reference.family_counterfactual(cop, families, expert).to_numpy() >= -1e-12).all()
-    assert (paper_reference.single_model_counterfactual(cop, cols, expert).to_numpy() >= -1e-12).all()
+    assert (cp.family_counterfactual(cop, families, expert).to_numpy() >= -1e-12).all()
+    assert (cp.single_model_counterfactual(cop, cols, expert).to_numpy() >= -1e-12).all()
     assert cp.frontier(cop, cols, expert)["t"] <= expert.iloc[0] + 1e-12
 
 

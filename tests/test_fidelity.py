@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import paper_reference
 from conftest import ROOT, sim_set
 from helpers.analyze import costofpass as cp
 from helpers.analyze.estimates import load_analysis
@@ -92,9 +91,9 @@ def test_family_counterfactual_denominators_by_hand():
     expert = pd.Series([10.0], index=cop.index)
     families = pd.Series({"a": "X", "b": "Y"})
     # V(M_T) = 2; without X: 4, so X's gain is 2; without Y: 2, so Y's gain is 0
-    ref = paper_reference.family_counterfactual(cop, families, expert).loc["t"]
+    ref = cp.family_counterfactual(cop, families, expert).loc["t"]
     assert ref["X"] == pytest.approx(2 / 4) and ref["Y"] == 0  # the reference: / V(M_T \ M_g)
-    printed = paper_reference.family_counterfactual(cop, families, expert, denominator="all").loc["t"]
+    printed = cp.family_counterfactual(cop, families, expert, denominator="all").loc["t"]
     assert printed["X"] == pytest.approx(2 / 2)  # Eq. 12 as printed: / V(M_T)
 
 

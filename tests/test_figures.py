@@ -4,7 +4,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-import paper_reference
 from helpers.analyze import costofpass as cp
 from helpers.analyze.trends import fit_decay
 from helpers.publish import figures
@@ -19,7 +18,7 @@ def world():
 
 def test_figures_with_a_forks_families(tmp_path):
     cop, expert = world()
-    fam = 100 * paper_reference.family_counterfactual(cop, pd.Series({"a": "SmolLM (HF)", "b": "lightweight"}), expert)
+    fam = 100 * cp.family_counterfactual(cop, pd.Series({"a": "SmolLM (HF)", "b": "lightweight"}), expert)
     fig = figures.figure3_families(fam, simulated=True)
     assert "SIMULATED" in fig.axes[0].get_title()
     printed = [t.get_text() for t in fig.axes[0].texts]  # each bar's value

@@ -5,7 +5,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import paper_reference
 from conftest import SYNTHETIC_METHODS as METHODS
 from conftest import synthetic_attempts
 from helpers.analyze import bootstrap as bt
@@ -104,8 +103,8 @@ def test_set_statistics_agree_with_the_paper_functions_and_are_kept_on_disk(writ
         assert plug[(f"release gain:{i}", row.task)] == pytest.approx(row.relative_gain)
         assert plug[(f"release frontier:{i}", row.task)] == pytest.approx(row.normalized_pct)
         assert st.curves["plug-in"][0, i, 0] == pytest.approx(row.normalized_pct)
-    fam = paper_reference.family_counterfactual(an.vanilla_cop(), an.families, an.expert)
-    single = paper_reference.single_model_counterfactual(an.vanilla_cop(), an.models, an.expert)
+    fam = cp.family_counterfactual(an.vanilla_cop(), an.families, an.expert)
+    single = cp.single_model_counterfactual(an.vanilla_cop(), an.models, an.expert)
     for g in fam.columns:
         assert plug[(f"family:{g}", "two_digit_addition")] == pytest.approx(fam.loc["two_digit_addition", g])
     for m in an.models:

@@ -292,6 +292,32 @@ def frontier_over_time(cop: pd.DataFrame, releases: pd.Series, expert: pd.Series
     return out
 
 
+def family_counterfactual(cop: pd.DataFrame, families: pd.Series, expert: pd.Series,
+                          denominator: str = "without_family") -> pd.DataFrame:
+    """Fig. 3: G(M_g, M_T \\ M_g) / V(·) per task (rows) and family (columns).
+
+    ``denominator``: ``"without_family"`` divides by V(M_T \\ M_g), as the reference code does
+    (0-1, like Eq. 16); ``"all"`` divides by V(M_T), as Eq. 12 is printed (can exceed 1).
+    """
+    everyone = list(families.index)
+    total = frontier(cop, everyone, expert)
+    out = {}
+    for fam, members in families.groupby(families):
+        rest = [s for s in everyone if s not in members.index]
+        ref = frontier(cop, rest, expert) if denominator == "without_family" else total
+        out[fam] = gain(cop, list(members.index), rest, expert) / ref
+    return pd.DataFrame(out)
+
+
+def single_model_counterfactual(cop: pd.DataFrame, strategies: list[str], expert: pd.Series) -> pd.DataFrame:
+    """Eq. 16 (Fig. 5): G({m}, M_T \\ {m}) / V(M_T \\ {m}) per task (rows) and model (columns), 0-1."""
+    out = {}
+    for s in strategies:
+        rest = [x for x in strategies if x != s]
+        out[s] = relative_gain(cop, [s], rest, expert)
+    return pd.DataFrame(out)
+
+
 def most_influential(cop: pd.DataFrame, new: Iterable[str], base: Iterable[str], expert: pd.Series) -> pd.DataFrame:
     """Per task, the problem that carries most of the gain G(new, base) (Eq. 8, 10, 13: a mean of per-problem gains,
     each >= 0) and its share of it (0-1; NaN where the gain is 0): rows (task, problem_id, share). A share above one
