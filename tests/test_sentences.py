@@ -64,8 +64,8 @@ def test_a_model_alone_below_the_frontier_in_words():
     assert said == ("Opus alone reads cheaper than the frontier, with the same one try: the frontier's rule, which chooses "
                     "each problem's model from each model's shrunk estimate on the dataset's other problems, chose Gemini "
                     "(100%) (with one run per problem that estimate weighs a model's failures by the dataset's fees on "
-                    "average, not by the fees of the problems it failed); no model is cheaper than the others beyond doubt "
-                    "(above), so the gap is not a finding.")
+                    "average, not by the fees of the problems it failed); the records name no model the cheapest beyond "
+                    "doubt (above); the gap between the two is not tested on its own.")
     named = findings._alone_below(pd.Series({"model": "Opus", "cheapest": True}), pd.Series({"k": 4, "chosen": ""}))
     assert named.endswith("Opus is cheaper than every other model beyond doubt, so the rule's choice costs more than "
                           "choosing Opus would have.")

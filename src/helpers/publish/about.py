@@ -106,11 +106,11 @@ def what_it_shows(an: Analysis, top: int = 3, policy: pd.DataFrame | None = None
                   else pd.Series(dtype=int))
         estimate = experts[task].sources.startswith("project estimate")
         first = [m for m in cop.columns if an.releases[m] == an.releases.min()]  # released on the first date
+        fees = an.expert.xs(task, level="task")
         rows.append({"label": an.task_labels[task], "models": vanilla.shape[1],
-                     "fee_usd": float(an.expert.xs(task, level="task").mean()) if estimate else None,
-                     "fee_varies": bool(an.expert.xs(task, level="task").nunique() > 1), "runs": int(an.ctx.params.n_runs),
-                     "problems": int(cop.shape[0]),
-                     "headline": _headline_fall(policy, task, float(an.expert.xs(task, level="task").mean())),
+                     "fee_usd": float(fees.mean()) if estimate else None, "fee_varies": bool(fees.nunique() > 1),
+                     "runs": int(an.ctx.params.n_runs), "problems": int(cop.shape[0]),
+                     "headline": _headline_fall(policy, task, float(fees.mean())),
                      "first": an.releases.min().date().isoformat(), "last": an.releases.max().date().isoformat(),
                      "start_usd": float(steps.loc[steps["date"] == steps["date"].iloc[0], "frontier_usd"].iloc[-1]),
                      "end_usd": float(steps["frontier_usd"].iloc[-1]),

@@ -351,7 +351,8 @@ def _alone_below(best: pd.Series, top: pd.Series) -> str:
                  "not by the fees of the problems it failed)")
     verdict = (f"{best['model']} is cheaper than every other model beyond doubt, so the rule's choice costs more than "
                f"choosing {best['model']} would have" if bool(best.get("cheapest", False)) else
-               "no model is cheaper than the others beyond doubt (above), so the gap is not a finding")
+               "the records name no model the cheapest beyond doubt (above); the gap between the two is not tested "
+               "on its own")
     return (f"{best['model']} alone reads cheaper than the frontier, with the same {_tries(int(top['k']))}: {rule}; "
             f"{verdict}.")
 

@@ -97,7 +97,7 @@ def _agreement(results: Path) -> str:
 def _headline(results: Path) -> str:
     """A real set's headline in one paragraph, from its findings table: the frontier of all models, each model alone,
     the cheapest model's finding, the paper's frontier and the techniques shown to pay (one dataset)."""
-    found = pd.read_csv(results / "tables" / "findings.csv").iloc[0]
+    found = pd.read_csv(results / "tables" / "findings.csv").iloc[0].map(md)  # cells hold data's strings (problem ids)
     paper = found["the paper's frontier (USD)"]
     return (f"On {found['dataset']} (computed from `results/{results.name}`): the frontier of all models costs "
             f"{found['frontier of all models (USD)']} (USD per problem); each model alone "
