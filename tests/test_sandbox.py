@@ -608,8 +608,9 @@ def _candidates() -> list[int]:
             if len(ns := status(p).get("NSpid", [])) >= 3 and ns[-1] == "1" and mine(p)]
 
 
-def _kill_from_outside(times: int, stop: threading.Event) -> None:
-    """Kill the next ``times`` programs being judged with SIGKILL, as the OOM killer would."""
+def _kill_from_outside(times: int, stop: threading.Event, pause_s: float = 0.02) -> None:
+    """Kill the next ``times`` programs being judged with SIGKILL, as the OOM killer would (``pause_s`` between looks:
+    0 kills most on sight, often before the program's process has taken its program off the worker's stdin)."""
     killed: set[int] = set()
     while len(killed) < times and not stop.is_set():
         for pid in _candidates():
@@ -617,19 +618,21 @@ def _kill_from_outside(times: int, stop: threading.Event) -> None:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
                 killed.add(pid)
-        time.sleep(0.02)
+        time.sleep(pause_s)
 
 
 SLOW_RIGHT = "import time\nt = time.process_time()\nwhile time.process_time() - t < 1.0:\n    pass\n" + RIGHT
 
 
-@pytest.mark.parametrize("times, passed", [(1, True), (3, False)])
-def test_a_kill_from_outside_is_judged_again_never_frozen(tmp_path, times, passed):
+@pytest.mark.parametrize("times, passed, pause_s", [(1, True, 0.02), (3, False, 0.02), (1, True, 0.0), (3, False, 0.0)])
+def test_a_kill_from_outside_is_judged_again_never_frozen(tmp_path, times, passed, pause_s):
     """Issue 63 item 5: a right program SIGKILLed from outside the grader (the OOM killer under memory pressure) was
     cached as a final failure ("killed by SIGKILL"). Now it is judged again: killed once, it passes; killed every
-    time (3 judgements), it could not be graded: failed, counted apart, never cached."""
+    time (3 judgements), it could not be graded: failed, counted apart, never cached. Killed on sight (before its
+    process took the program off the worker's stdin: that worker ends), the same (CI's failure of 99abe6c: the job
+    was judged again on the ended worker and read "the sandbox stopped answering")."""
     stop = threading.Event()
-    killer = threading.Thread(target=_kill_from_outside, args=(times, stop), daemon=True)
+    killer = threading.Thread(target=_kill_from_outside, args=(times, stop, pause_s), daemon=True)
     killer.start()
     try:
         [v] = sb.grade_jobs([job(SLOW_RIGHT)], tmp_path / "verdicts.jsonl", workers=1, cpu_s=3, backstop_s=4)
@@ -641,6 +644,42 @@ def test_a_kill_from_outside_is_judged_again_never_frozen(tmp_path, times, passe
         assert v.reason == f"{sb.UNGRADED}: killed from outside the grader {sb.OUTSIDE_TRIES} times" and not v.final
     cached = (tmp_path / "verdicts.jsonl").read_text() if (tmp_path / "verdicts.jsonl").exists() else ""
     assert ('"passed": true' in cached) is passed and "killed" not in cached
+
+
+class _ScriptedWorker:
+    """A stand-in for a worker process: answers from a script shared by all its instances; counts starts and stops."""
+
+    script: list[dict | None] = []
+    started = stopped = 0
+
+    def __init__(self, box):
+        type(self).started += 1
+
+    def ask(self, header, program, tests, wait_s):
+        answer = type(self).script.pop(0)
+        return answer if answer is None else {**answer, "id": header["id"]}
+
+    def stop(self):
+        type(self).stopped += 1
+
+
+def test_a_worker_whose_job_left_frames_unread_is_not_asked_again(monkeypatch):
+    """The pool's side of the CI failure above, without timing: an answer with ``read: false`` (the worker has ended,
+    its job's frames unread) retires that worker, so the next judgement starts a new one; a program killed from outside
+    is judged up to ``OUTSIDE_TRIES`` times in all, and a worker dying under a job costs that job one more try only."""
+    outside = {"passed": False, "outside": True, "read": False, "cpu_s": 0.0}
+    right = {"passed": True, "read": True, "cpu_s": 0.01, "backstop": False}
+    monkeypatch.setattr(sb, "_Worker", _ScriptedWorker)
+    monkeypatch.setattr(_ScriptedWorker, "script", [outside, None, right])
+    monkeypatch.setattr(_ScriptedWorker, "started", 0)
+    monkeypatch.setattr(_ScriptedWorker, "stopped", 0)
+    with sb.Sandbox(workers=1) as pool:
+        [v] = pool.run_many([job(RIGHT)])
+    assert v.passed and _ScriptedWorker.started == 3 and _ScriptedWorker.stopped == 3 and not _ScriptedWorker.script
+    monkeypatch.setattr(_ScriptedWorker, "script", [outside] * sb.OUTSIDE_TRIES + [right])
+    with sb.Sandbox(workers=1) as pool:
+        [v] = pool.run_many([job(RIGHT)])
+    assert v.reason.startswith(sb.UNGRADED) and _ScriptedWorker.script == [right]
 
 
 def test_no_program_finds_an_earlier_programs_verdict():

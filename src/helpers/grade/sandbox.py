@@ -206,6 +206,9 @@ class Sandbox:
                 future.set_result(Verdict(False, (answer or {}).get("error", "the sandbox stopped answering"), 0.0,
                                           job.mode, self.boundary.isolation, final=False))
                 continue
+            if answer.get("read") is False:  # the job's frames are still on its stdin: the worker has ended (serve_job)
+                worker.stop()
+                worker = None
             future.set_result(self._verdict(answer, job))
         if worker is not None:
             worker.stop()
@@ -241,11 +244,13 @@ class Sandbox:
         one killed from outside the grader (``OUTSIDE``) up to ``OUTSIDE_TRIES`` times in all, then it could not be
         graded (``UNGRADED``: failed, never cached, counted apart by the grading stage)."""
         verdicts = [f.result() for f in [self.submit(j) for j in jobs]]
-        again = [i for i, v in enumerate(verdicts) if not v.final and v.reason.startswith("the sandbox")]
-        for i, v in zip(again, [f.result() for f in [self.submit(jobs[i]) for i in again]]):
-            verdicts[i] = v
-        for _ in range(OUTSIDE_TRIES - 1):
-            again = [i for i, v in enumerate(verdicts) if v.reason == OUTSIDE]
+        died, outside = [0] * len(jobs), [0] * len(jobs)  # per job: its worker died under it; it was killed from outside
+        while again := [i for i, v in enumerate(verdicts)
+                        if (v.reason == OUTSIDE and outside[i] < OUTSIDE_TRIES - 1)
+                        or (not v.final and v.reason.startswith("the sandbox") and died[i] == 0)]:
+            for i in again:
+                outside[i] += verdicts[i].reason == OUTSIDE
+                died[i] += verdicts[i].reason != OUTSIDE
             for i, v in zip(again, [f.result() for f in [self.submit(jobs[i]) for i in again]]):
                 verdicts[i] = v
         return [replace(v, reason=f"{UNGRADED}: killed from outside the grader {OUTSIDE_TRIES} times")
