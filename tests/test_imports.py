@@ -185,6 +185,10 @@ def test_label_answers_and_agreement_by_hand():
     row = grader_agreement(calls).iloc[0]
     assert (row.responses, row.project_only, row.source_only) == (3, 1, 1)
     assert row.agree_pct == pytest.approx(100 / 3) and row.source_pct == pytest.approx(200 / 3)
+    assert row.near_limit == 0  # no CPU seconds: not a code task
+    cpu = calls.assign(grade_cpu_s=pd.array([19.0, 13.3, 13.4, None], dtype="Float64"))
+    row = grader_agreement(cpu).iloc[0]
+    assert (row.near_limit, row.near_limit_passed) == (2, 1)  # 13.3 s is below two thirds of 20 s
 
 
 @pytest.mark.slow  # every stage of an imported set

@@ -123,16 +123,23 @@ def test_the_readme_result_is_what_the_results_say():
     assert (ROOT / readme.IMAGE).stat().st_size > 10_000
 
 
-def _docs_blocks_quote(set_name: str) -> None:
+NUMBERS = re.compile(r"\d[\d,.]*\d|\d")
+
+
+def _docs_blocks_quote(set_name: str, exact: bool = True) -> None:
     """Every docs block that quotes ``set_name``'s results is exactly what ``python -m helpers.publish.readme --docs``
-    writes from them (issue 62: numbers in the docs are generated, never typed); skipped without its results."""
+    writes from them (issue 62: numbers in the docs are generated, never typed); skipped without its results. Not
+    ``exact``: the same words, every number free (where the machine decided some verdicts, see the HumanEval test)."""
     blocks = [(page, name) for (page, name), (s, _, _) in readme.DOC_BLOCKS.items() if s == set_name]
     assert blocks
     for page, name in blocks:
         block = readme.doc_block(page, name, ROOT / "results")
         if block is None:
             pytest.skip(f"results/{set_name} has no findings (its data is not in the data directory)")
-        assert block in (ROOT / page).read_text(encoding="utf-8"), f"{page}#{name}: run `python -m helpers.publish.readme --docs`"
+        text = (ROOT / page).read_text(encoding="utf-8")
+        if not exact:
+            block, text = NUMBERS.sub("#", block), NUMBERS.sub("#", text)
+        assert block in text, f"{page}#{name}: run `python -m helpers.publish.readme --docs`"
 
 
 @pytest.mark.slow
@@ -156,8 +163,18 @@ def test_the_local_docs_quote_its_results():
 @pytest.mark.slow
 def test_the_humaneval_docs_quote_its_results():
     """After ``make humaneval`` (in its worker group, after the command): docs/humaneval-agents.md's and
-    docs/statistics.md's numbers on it are the results' own."""
-    _docs_blocks_quote("humaneval_agents")
+    docs/statistics.md's numbers on it are the results' own — exactly, where this machine decided the verdicts near
+    the CPU limit as the committed docs say (how many such programs passed); else the words are the same and the
+    numbers free: those verdicts rest on the grading machine's speed (CI's graded 2 of HumanEval/129's 18-s solutions
+    over the limit), which the docs' agreement block says."""
+    block = readme.doc_block("docs/humaneval-agents.md", "agreement", ROOT / "results")
+    if block is None:
+        pytest.skip("results/humaneval_agents has no findings (its data is not in the data directory)")
+    said = re.compile(r"(\d+) attempts?' programs used at least two thirds of the \d+ s CPU limit \((\d+) passed")
+    committed = said.search((ROOT / "docs/humaneval-agents.md").read_text(encoding="utf-8"))
+    fresh = said.search(block)
+    assert committed and fresh, "the agreement block says how many verdicts the CPU limit nearly decided"
+    _docs_blocks_quote("humaneval_agents", exact=committed.groups() == fresh.groups())
 
 
 QUOTES = re.compile(r"<!-- quotes (benchmarks/results/[\w.-]+\.txt) -->")
@@ -253,10 +270,12 @@ def test_a_programs_words_in_a_docs_block_are_escaped(tmp_path):
     reaches the docs page as text, never as HTML or a link."""
     tables = tmp_path / "humaneval_agents" / "tables"
     tables.mkdir(parents=True)
-    (tables / "grader_agreement.csv").write_text("agree_pct,responses\n99.5,200\n", encoding="utf-8")
+    (tables / "grader_agreement.csv").write_text("agree_pct,responses,near_limit,near_limit_passed\n99.5,200,3,1\n",
+                                                 encoding="utf-8")
     hostile = "<img src=x onerror=alert(1)> [click](javascript:alert(1))"
     (tables / "grader_disagreements.csv").write_text(f'reason,run\n"{hostile}",1\n', encoding="utf-8")
     block = readme.doc_block("docs/humaneval-agents.md", "agreement", tmp_path)
     assert block is not None and "1 of 200 attempts differ" in block
+    assert "3 attempts' programs used at least two thirds of the 20 s CPU limit (1 passed, 2 did not)" in block
     assert "<img" not in block and "&lt;img" in block
     assert "\\[click\\](javascript" in block and " [click]" not in block  # brackets escaped: no link

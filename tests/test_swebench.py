@@ -241,14 +241,18 @@ def test_a_code_sets_verdicts_carry_their_caveats(tmp_path):
 
     ctx = SimpleNamespace(params=SimpleNamespace(graded_path=tmp_path))
     assert grading_caveats(ctx) == []  # nothing graded yet
-    pd.DataFrame({"problem_id": ["p1", "p1", "p2", "p3", "p4"],
+    pd.DataFrame({"problem_id": ["p1", "p1", "p2", "p3", "p4", "p5"],
+                  "correct": [False, True, False, False, False, True],
                   "grade_reason": ["ModuleNotFoundError: No module named 'sympy'", None, "CPU time limit (20 s)",
-                                   "AssertionError: ", "could not be graded: killed from outside the grader 3 times"]}
+                                   "AssertionError: ", "could not be graded: killed from outside the grader 3 times", None],
+                  "grade_cpu_s": [0.1, 0.2, 20.02, 13.0, 0.0, 13.4]}
                  ).to_parquet(tmp_path / "calls.parquet")
     said = grading_caveats(ctx)
     assert said[0].startswith("1 graded solution(s) import sympy, which the grader's sandbox does not have (p1)")
     assert said[1].startswith("1 solution(s) on 1 problem(s) could not be graded: something outside the grader")
-    assert said[2].startswith("1 graded solution(s) on 1 problem(s) were stopped at the CPU time limit")
+    # from the CPU seconds (structured), not the reason's words: p2 stopped at the limit, p5 passed at 13.4 s of 20
+    assert said[2].startswith("2 graded solution(s) on 2 problem(s) used at least two thirds of the 20 s CPU limit "
+                              "(1 passed, 1 did not)")
 
 
 def test_the_headline_context_keeps_a_table1_only_model_out_and_has_no_aside(write_set, shared_data):

@@ -40,6 +40,9 @@ from helpers.grade.programs import CodeJob, code_job, whole_program
 from helpers.grade.verdicts import VerdictCache
 
 CPU_S = 20  # CPU seconds per program: the source's own limit (HumanEval/129's slowest correct solutions need ~11 s)
+NEAR_LIMIT = 2 / 3  # a program that used this share of CPU_S or more has a verdict another run or machine can change:
+# one program's CPU seconds vary by a fifth or more between runs on a shared 2-core machine (1.79–2.56 s for the same
+# 2-s loop, six runs) — HumanEval/129's slowest correct solutions took 10–18 s here, and some were stopped on CI's
 BACKSTOP_S = 30  # seconds a program may sleep (neither run nor wait for a CPU)
 MEMORY_MB = 1024  # address space per program
 OUTSIDE = "killed from outside the grader (SIGKILL)"  # a worker's answer no part of the grader caused: judged again
@@ -98,6 +101,12 @@ def current_boundary() -> Boundary:
     """The boundary to grade in: bubblewrap, or none when the user asked for that (``boundary.unisolated``)."""
     found = find_boundary()
     return found if isinstance(found, Boundary) else unisolated(found)
+
+
+def near_limit(cpu_s: float, limit_s: float = CPU_S) -> bool:
+    """Whether a verdict was decided near the CPU limit (``cpu_s``, the program's CPU seconds, at least ``NEAR_LIMIT``
+    of ``limit_s``): the machine's speed, not only the program, decided it."""
+    return cpu_s >= NEAR_LIMIT * limit_s
 
 
 def clean_reason(text: str, redactor: Redactor | None = None) -> str:

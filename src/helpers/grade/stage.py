@@ -108,6 +108,8 @@ def grading_caveats(ctx: Context) -> list[str]:
     path = graded_paths(ctx)["calls"]
     if not path.is_file() or "grade_reason" not in pq.read_schema(path).names:
         return []
+    names = pq.read_schema(path).names
+    cpu = pd.read_parquet(path, columns=["problem_id", "correct", "grade_cpu_s"]) if "grade_cpu_s" in names else None
     calls = pd.read_parquet(path, columns=["problem_id", "grade_reason"]).dropna()
     out = []
     missing = calls.assign(module=calls["grade_reason"].str.extract(MISSING_MODULE)[0]).dropna(subset=["module"])
@@ -122,10 +124,15 @@ def grading_caveats(ctx: Context) -> list[str]:
         out.append(f"{len(ungraded)} solution(s) on {ungraded['problem_id'].nunique()} problem(s) could not be graded: "
                    "something outside the grader (the kernel's out-of-memory killer, an operator) killed them each time "
                    "they were judged. They count as failed here and are not cached: run the set again to judge them.")
-    slow = calls[calls["grade_reason"].str.startswith("CPU time limit")]
-    if len(slow):
-        out.append(f"{len(slow)} graded solution(s) on {slow['problem_id'].nunique()} problem(s) were stopped at the CPU "
-                   "time limit: their verdict can depend on the speed of the machine that graded them.")
+    from helpers.grade.sandbox import CPU_S, near_limit
+
+    near = cpu[cpu["grade_cpu_s"].astype("Float64").fillna(0.0).map(near_limit).astype(bool)] if cpu is not None else []
+    if len(near):
+        passed = int(near["correct"].fillna(False).astype(bool).sum())
+        out.append(f"{len(near)} graded solution(s) on {near['problem_id'].nunique()} problem(s) used at least two thirds "
+                   f"of the {CPU_S} s CPU limit ({passed} passed, {len(near) - passed} did not): one program's CPU time "
+                   "varies by a fifth or more between runs on a shared machine, so these verdicts can differ when the "
+                   "set is graded on another machine or run.")
     return out
 
 

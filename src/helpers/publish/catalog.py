@@ -177,7 +177,8 @@ _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is
     ),
     "Imported records": (
         Artifact("grader_agreement", "table", stage="03_frontier",
-                 fmt="g3", numeric=("responses", "source_pct", "project_pct", "agree_pct", "project_only", "source_only"),
+                 fmt="g3", numeric=("responses", "source_pct", "project_pct", "agree_pct", "project_only", "source_only",
+                          "near_limit", "near_limit_passed"),
                  imported_only=True, graded_only=True),
         Artifact("grader_disagreements", "table", stage="03_frontier", fmt="g3", numeric=("run",),
                  agent_only=True),

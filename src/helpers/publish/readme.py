@@ -88,10 +88,16 @@ def _agreement(results: Path) -> str:
     differ = pd.read_csv(tables / "grader_disagreements.csv")
     why = differ.groupby("reason", sort=False).size().sort_values(ascending=False, kind="stable")
     reasons = "; ".join(f"{n}: {md(reason)}" for reason, n in why.items()) or "none"  # a program's own words: escaped
+    from helpers.grade.sandbox import CPU_S
+
+    near, passed = int(agree["near_limit"].sum()), int(agree["near_limit_passed"].sum())
     return (f"- **Agreement with the authors' verdicts** (computed from `results/{results.name}`): "
             f"{agree['agree_pct'].min():.1f}–{agree['agree_pct'].max():.1f}% per (model, method); "
             f"{len(differ):,} of {int(agree['responses'].sum()):,} attempts differ (`grader_disagreements` lists "
-            f"each; by the grader's reason: {reasons}).")
+            f"each; by the grader's reason: {reasons}). {near} {'attempt' if near == 1 else 'attempts'}' programs used "
+            f"at least two thirds of the {CPU_S} s CPU limit ({passed} passed, {near - passed} did not): their verdicts "
+            "rest on the grading machine's speed as much as on the program: another machine can move them, and with "
+            "them the numbers that count them.")
 
 
 def _headline(results: Path) -> str:

@@ -545,7 +545,8 @@ def grader_agreement(an) -> tuple[pd.DataFrame, pd.DataFrame]:
         shown[c] = shown[c].map(lambda x: f"{x:.1f}")
     shown = shown.rename(columns={"task": "dataset", "source_pct": "source's label %", "project_pct": "project's grade %",
                                   "agree_pct": "agree %", "project_only": "only the project passes",
-                                  "source_only": "only the source passes"})
+                                  "source_only": "only the source passes", "near_limit": "near the CPU limit",
+                                  "near_limit_passed": "near the limit, passed"})
     return numbers, shown
 
 
