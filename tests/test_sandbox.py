@@ -184,7 +184,7 @@ def test_what_the_program_sees(kernel_only):
     probe = ("import os\nSEEN = (os.getuid(), os.getgid(), os.listdir('/proc'), os.listdir('/tmp'), os.getcwd(),"
              " sorted(set(os.listdir('/')) - {'box', 'dev', 'lib', 'lib64', 'proc', 'python', 'tmp', 'usr'}),"
              " sorted(os.listdir('/dev')), sorted(os.listdir('/box')), dict(os.environ))\n")
-    expect = "(65534, 65534, [], [], '/tmp', [], ['null', 'urandom'], ['kernel.py', 'plain.py', 'sandbox_server.py'], {})"
+    expect = "(65534, 65534, [], [], '/tmp', [], ['null', 'urandom'], ['kernel.py', 'plain.py', 'reasons.py', 'sandbox_server.py'], {})"
     v = kernel_only.run(job(probe + passes_only_if(f"repr(SEEN) == {expect!r}")))
     assert v.passed, v.reason  # right answers only when the view is exactly this
 
@@ -399,9 +399,10 @@ def test_no_secret_leaves_through_a_verdict(monkeypatch):
               f"{key} \\x1b[31m' + 'x' * 5000)\n")
     with sb.Sandbox(workers=1, cpu_s=3) as pool:  # a pool reads this process's environment once, when it starts
         v = pool.run(job(attack))
-    assert not v.passed and "[redacted]" in v.reason and len(v.reason) <= sb.REASON_CHARS and "\x1b" not in v.reason
+    assert not v.passed and v.reason == "ValueError (raised in the program's process; its message is not kept)", v
     for secret in (shaped, "value-of-the-grading-process", key):
         assert secret not in v.reason
+    assert sb.clean_reason(f"x {shaped} {key}", sb.Redactor()) == "x [redacted] [redacted]"  # and where text has them
 
 
 # ---- the cache: data, not trust ------------------------------------------------------------------------------------
@@ -687,7 +688,7 @@ def test_no_program_finds_an_earlier_programs_verdict():
     program is forked from the worker: a program that walks its frames found the previous program's reason there
     (``main: answer``). Each job now runs in a process of its own forked from the worker, which holds no answer."""
     canary = uuid.uuid4().hex
-    first = f"def add(a, b):\n    raise ValueError('{canary[::-1]}'[::-1])\n"
+    first = f"def add(a, b):\n    return c{canary}\n"  # its reason: "NameError: name 'c<canary>' is not defined"
     scan = (f"import gc, sys\nC = '{canary[:12][::-1]}'[::-1]\nR = '{canary[:12][::-1]}'\n"
             "def holds(o):\n    return isinstance(o, str) and C in o and o is not C and R not in o\n"
             "def inside(o):\n    if isinstance(o, dict):\n        return any(holds(k) or holds(v) for k, v in list(o.items()))\n"
@@ -698,3 +699,78 @@ def test_no_program_finds_an_earlier_programs_verdict():
         assert canary in one.run(job(first)).reason
         v = one.run(job(scan + passes_only_if("FOUND")))
     assert not v.passed and v.reason.startswith("AssertionError"), "a program read an earlier program's verdict"
+
+
+# ---- reasons carry data, not text for the report (issue 63 item 7) --------------------------------------------------
+STRING_TEST = "def check(candidate):\n    assert candidate('hiddenword', 'b') == 'hiddenwordb'\n"
+
+
+@pytest.mark.parametrize("raise_, leak", [
+    ("raise ValueError('=HYPERLINK(\"https://evil.example\") \\u202egnissap\\u202c')", ("HYPERLINK", "evil", "gnissap")),
+    ("raise NameError(f\"name '{a}' is not defined\")", ("hiddenword",)),  # a hidden input in CPython's own template
+    ("raise type('https://evil.example/x', (Exception,), {})()", ("evil",)),  # a type named to be a link
+    ("raise KeyError(a)", ("hiddenword",)),  # CPython's own message, which is the input
+    ("raise AssertionError('passed every hidden test')", ("passed every",)),
+])
+def test_a_programs_exception_writes_no_words_of_its_own(kernel_only, raise_, leak):
+    """What a program raises reaches the reason as its type (an identifier) and a message only where it is one of
+    CPython's own with no input in it: no link, formula, reversed or invisible text, forged sentence or hidden input."""
+    v = kernel_only.run(job(f"def add(a, b):\n    {raise_}\n", STRING_TEST))
+    assert not v.passed and ("its message is not kept" in v.reason or v.reason == "an exception of the program's own type"), v
+    assert not any(word in v.reason for word in leak), v
+
+
+def test_a_hidden_tests_own_words_are_not_published(kernel_only):
+    """An assertion of the hidden tests fails: the reason says so, not the test's message (which may hold its inputs)."""
+    test = "def check(candidate):\n    assert candidate(2, 3) == 6, 'expected 6 for the hidden input 2, 3'\n"
+    v = kernel_only.run(job(RIGHT, test))
+    assert not v.passed and v.reason == "AssertionError: a hidden test failed", v
+
+
+def test_a_forged_missing_module_names_no_url_in_the_caveats(kernel_only):
+    """A program that raises ModuleNotFoundError with a link for a module name at load: the reason keeps the type only,
+    and the caveat's reading of missing modules takes identifiers only."""
+    from helpers.grade.stage import MISSING_MODULE
+
+    v = kernel_only.run(job("raise ModuleNotFoundError(\"No module named 'https://evil.example'\")\n" + RIGHT))
+    assert v.reason == "ModuleNotFoundError (raised in the program's process; its message is not kept)", v
+    import re
+
+    assert re.search(MISSING_MODULE, "ModuleNotFoundError: No module named 'https://evil.example'") is None
+    real = kernel_only.run(job("import sympy\n" + RIGHT))
+    assert real.reason == "ModuleNotFoundError: No module named 'sympy'", real
+
+
+def test_redaction_tells_a_program_nothing_it_guessed(kernel_only, monkeypatch):
+    """Inside the boundary the program's environment is empty: masking every value of the grader's would tell a
+    program whose reason names a right guess that it was right. A right and a wrong guess read alike."""
+    monkeypatch.setenv("COP_SOME_SETTING", "grader_value_abcdef")
+    with sb.Sandbox(workers=1, cpu_s=3) as pool:  # a pool reads this process's environment once, when it starts
+        right, wrong = (pool.run(job(f"def add(a, b):\n    return {guess}\n"))
+                        for guess in ("grader_value_abcdef", "grader_value_zzzzzz"))
+    assert right.reason == "NameError: name 'grader_value_abcdef' is not defined", right
+    assert wrong.reason == "NameError: name 'grader_value_zzzzzz' is not defined", wrong
+
+
+def test_cpythons_own_messages_are_kept():
+    """The messages ``reasons`` keeps are this interpreter's own (made here, not typed): a change of CPython's wording
+    shows up as a failure here, not as reasons silently dropped."""
+    from helpers.grade import reasons
+
+    def message(code: str) -> tuple[str, str]:
+        try:
+            exec(code, {})
+        except BaseException as exc:  # noqa: BLE001
+            return type(exc).__name__, str(exc)
+        raise AssertionError(code)
+
+    for code in ("[][1]", "''[1]", "()[1]", "1 / 0", "1 // 0", "1 % 0", "1.0 / 0", "undefined_name", "x = None; x[0]", "x = None; x()",
+                 "x = 5; len(x)", "'a' + 1", "[] + 'a'", "1 + 'a'", "'a' < 1", "import no_such_module_x", "[].pop()",
+                 "[1].remove(2)", "min([])", "a, b = [1]", "a, = [1, 2]", "hash([])", "(lambda x: x)()",
+                 "(lambda x: x)(1, 2)", "(lambda: 0)(k=1)", "import math; math.sqrt(-1)", "'abc'.index('z')",
+                 "object().x", "for x in 5: pass", "x = 'a'; x['x']", "x = [1]; x['x']", "-'a'", "'a' * 'b'", "x = 5; 1 in x",
+                 "def f(): return f()\nf()", "int(None)", "float('nan').__int__()"):
+        name, text = message(code)
+        assert reasons.kept_message(name, text) == text, (code, name, text)
+    assert reasons.kept_message("ValueError", "invalid literal for int() with base 10: 'hiddenword'") is None
+    assert reasons.kept_message("NameError", "name 'hiddenword' is not defined", (["hiddenword", 2], {})) is None

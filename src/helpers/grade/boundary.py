@@ -7,7 +7,7 @@ With bubblewrap (Debian's ``bubblewrap``; ``make setup`` installs it where apt i
 - in its own user (no further user namespaces: ``--disable-userns``), PID, network (loopback only, nothing
   listening), IPC, UTS and mount namespaces, and a new session, torn down with its parent (``--die-with-parent``);
 - on a read-only file system that shows the sandbox's interpreter at ``/python`` (its standard library, site-packages
-  masked), the shared libraries it loads, ``/dev/null``, ``/dev/urandom``, the worker's three files in ``/box``, a
+  masked), the shared libraries it loads, ``/dev/null``, ``/dev/urandom``, the worker's four files in ``/box``, a
   ``/proc`` of its own PID namespace (each program hides it) and an empty ``/tmp`` mount point: no ``/root``, no
   ``/home``, no checkout, no ``results/``, no cache, no socket file; with an environment of ``PYTHONHASHSEED=0``
   alone (string hashing fixed, so verdicts repeat; the worker empties it before a program runs);
@@ -38,7 +38,7 @@ from typing import Any
 from helpers.core.errors import CostOfPassError
 
 HERE = Path(__file__).parent
-FILES = ("sandbox_server.py", "kernel.py", "plain.py")  # the worker and what it imports, copied into /box
+FILES = ("sandbox_server.py", "kernel.py", "plain.py", "reasons.py")  # the worker and what it imports, copied into /box
 SANDBOX_UID = 65534  # the kernel's user of a root caller's sandboxes (nobody)
 # No site, no user site, no script folder on sys.path; unlike -I, the environment is read, and it holds only this:
 # string hashing fixed, so a set's iteration order (and a verdict that depends on it) is the same in every worker

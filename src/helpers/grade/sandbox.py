@@ -13,8 +13,9 @@ that lives as long as the pool (a worker dies with that thread). A program (``pr
   in the program's process (``CodeJob.calls``). Whole mode (tests that do not parse or define no ``check``) runs
   everything in the program's process, and its verdict says ``harness: whole``.
 
-Reasons are short and sanitised here (control characters out, at most ``REASON_CHARS``, every value of this process's
-environment and every key-shaped string redacted) before anything stores them. Verdicts are cached by ``job_key``
+Reasons say an exception's type and a message only where it is CPython's own (``reasons``, in the harness); they are
+short and sanitised here (control characters out, at most ``REASON_CHARS``, every key-shaped string redacted, and
+without a boundary every value of this process's environment) before anything stores them. Verdicts are cached by ``job_key``
 (``verdicts.VerdictCache``), so a re-run grades only what is new.
 """
 
@@ -48,7 +49,8 @@ MEMORY_MB = 1024  # address space per program
 OUTSIDE = "killed from outside the grader (SIGKILL)"  # a worker's answer no part of the grader caused: judged again
 OUTSIDE_TRIES = 3  # judgements of a program killed from outside each time before it could not be graded
 UNGRADED = "could not be graded"  # such a program's reason starts so: failed, not cached, counted apart
-VERSION = 5  # of the sandbox's rules: part of every cache key (5: solution-only functions called split, issue 63)
+VERSION = 6  # of the sandbox's rules: part of every cache key (5: solution-only functions called split; 6: reasons
+# keep a message only where it is CPython's own, ``reasons``; issue 63)
 REASON_CHARS = 200
 # control characters, and the invisible ones that change how text reads: zero-width marks, bidi embeddings, overrides
 # and isolates, the byte-order mark ("gnissap" shown as "passing")
@@ -107,6 +109,13 @@ def near_limit(cpu_s: float, limit_s: float = CPU_S) -> bool:
     """Whether a verdict was decided near the CPU limit (``cpu_s``, the program's CPU seconds, at least ``NEAR_LIMIT``
     of ``limit_s``): the machine's speed, not only the program, decided it."""
     return cpu_s >= NEAR_LIMIT * limit_s
+
+
+def redactor(box: Boundary) -> Redactor:
+    """What a reason is redacted with: secrets and key-shaped strings; without a boundary (the program could read this
+    process's environment) every value of it too. Inside one the program's environment is empty, and masking every
+    value would tell a program that guessed one it was right (it would come back "[redacted]")."""
+    return Redactor(every_variable=box.isolation == "none")
 
 
 def clean_reason(text: str, redactor: Redactor | None = None) -> str:
@@ -173,7 +182,7 @@ class Sandbox:
                                   f"(got {cpu_s}, {memory_mb}, {backstop_s})")
         self.boundary = boundary or current_boundary()
         self.cpu_s, self.memory_mb, self.backstop_s, self.hook = int(cpu_s), memory_mb, backstop_s, hook
-        self._redact = Redactor(every_variable=True)
+        self._redact = Redactor(every_variable=self.boundary.isolation == "none")  # see ``redactor``
         self.workers = max(1, workers or os.cpu_count() or 1)
         self._jobs: queue.Queue = queue.Queue()
         self._ids = iter(range(1 << 62))
@@ -312,7 +321,7 @@ def grade_jobs(jobs: list[CodeJob], cache_path: Path | None = None, workers: int
         run.cpu_s = sum(v.cpu_s for v in fresh.values())
         run.harness_cpu_s = sum(v.harness_cpu_s for v in fresh.values())
         cache.add(_row(k, v) for k, v in fresh.items() if v.final)
-    redact = Redactor(every_variable=True)
+    redact = redactor(box)
     return [fresh[k] if k in fresh else _from_row(cache.known[k], redact) for k in keys]
 
 

@@ -47,6 +47,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kernel  # noqa: E402  (beside this file: /box inside the boundary)
 import plain  # noqa: E402
+import reasons  # noqa: E402
 
 # Standard modules that graded programs and the problems' prompts import often (HumanEval's solutions: typing, re,
 # heapq, math, itertools in thousands; the harness seeds random), loaded once here so that every forked job finds them
@@ -63,8 +64,10 @@ HOOK_BLOCKED = ("os.fork", "os.forkpty", "os.system", "os.exec", "os.posix_spawn
                 "http.client.connect", "mmap.__new__", "sqlite3.connect")
 
 
-def said(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"[:REASON_CHARS]
+def said(exc: BaseException, by_program: bool = False) -> str:
+    """A reason for ``exc`` (``reasons.reason``: its type, and its message only where it is CPython's own)."""
+    own = getattr(exc, "cop_reason", None)  # set by the harness on an exception the program's process raised
+    return (own if isinstance(own, str) else reasons.reason(type(exc).__name__, str(exc), by_program))[:REASON_CHARS]
 
 
 def _limit(name: str, value: int) -> None:
@@ -147,7 +150,7 @@ def serve(job: dict, program: str, chan_in: int, chan_out: int) -> None:
         if job["mode"] == "split" and not callable(entry):
             raise NameError(f"name '{job['entry_point']}' is not defined")
     except BaseException as exc:  # noqa: BLE001 - every way out of the program is an answer
-        plain.write_frame(chan_out, json.dumps({"load_error": said(exc)}).encode())
+        plain.write_frame(chan_out, json.dumps({"load_error": [type(exc).__name__, str(exc)[:REASON_CHARS]]}).encode())
         return
     plain.write_frame(chan_out, json.dumps({"ready": True}).encode())
     calls = list(job["calls"])
@@ -260,14 +263,20 @@ class CandidateError(Exception):
     """The candidate raised an exception that is not a built-in one (its type's name and message)."""
 
 
-def builtin_exception(name: str, message: str) -> BaseException:
+def builtin_exception(name: str, message: str, inputs: tuple = ()) -> BaseException:
+    """The exception the program's process raised (type ``name``), raised again in the hidden tests: a built-in type
+    where it is one, holding only the message a reason may keep (``reasons``; none of the call's ``inputs``), and its
+    reason (``cop_reason``)."""
+    kept = reasons.kept_message(name, message, inputs) or ""
     kind = getattr(builtins, name, None)
+    exc: BaseException = CandidateError(reasons.type_name(name))
     if isinstance(kind, type) and issubclass(kind, Exception) and kind.__module__ == "builtins":
         try:
-            return kind(message)
+            exc = kind(kept)
         except Exception:  # noqa: BLE001 - a built-in type that takes other arguments
             pass
-    return CandidateError(f"{name}: {message}")
+    exc.cop_reason = reasons.reason(name, message, True, inputs)  # type: ignore[attr-defined]
+    return exc
 
 
 def stand_in(name: str, to_c: int, from_c: int, which: int = 0):
@@ -279,13 +288,13 @@ def stand_in(name: str, to_c: int, from_c: int, which: int = 0):
         frame = receive(from_c)
         if frame is None:
             raise CandidateGone("the program ended before it answered")
-        return answer(frame)
+        return answer(frame, (list(args), kwargs))
 
     call.__name__ = call.__qualname__ = name
     return call
 
 
-def answer(frame: bytes):
+def answer(frame: bytes, inputs: tuple = ()):
     """The value (or the exception) a reply frame carries, decoded on the program's CPU budget: what decoding costs
     the harness is charged to the program (``Watch.charge``), and a reply that would take the program past its limit
     is its CPU limit. Integers keep Python's digit limit here, so a huge one is refused before it is parsed."""
@@ -300,7 +309,7 @@ def answer(frame: bytes):
         if "ok" in reply:
             return plain.from_json(reply["ok"])
         kind, message = reply.get("raise", ["NotPlain", "an unknown reply"])
-        raise builtin_exception(str(kind), str(message))
+        raise builtin_exception(str(kind), str(message), inputs)
     except plain.OverBudget:
         watch.stop()
     finally:
@@ -317,7 +326,10 @@ def judge(job: dict, tests: dict, to_c: int, from_c: int) -> tuple[bool, str]:
     if type(reply) is not dict or not ({"ready", "load_error"} & set(reply)):
         return False, "the program's first message was not its own"
     if "load_error" in reply:
-        return False, str(reply["load_error"])[:REASON_CHARS]
+        said_ = reply["load_error"]
+        if not (isinstance(said_, list) and len(said_) == 2 and all(isinstance(x, str) for x in said_)):
+            return False, "the program's first message was not its own"
+        return False, reasons.reason(said_[0], said_[1], True)[:REASON_CHARS]
     if job["mode"] == "whole":
         return True, ""
     space: dict = {"__name__": "__harness__", "__builtins__": builtins}

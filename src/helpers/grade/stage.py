@@ -95,7 +95,7 @@ def code_grading(graded: pd.DataFrame) -> dict[str, dict[str, int]]:
     return out
 
 
-MISSING_MODULE = r"ModuleNotFoundError: No module named '([^']+)'"
+MISSING_MODULE = r"ModuleNotFoundError: No module named '([A-Za-z_][A-Za-z0-9_.]{0,59})'"  # identifiers only
 
 
 def grading_caveats(ctx: Context) -> list[str]:
