@@ -774,3 +774,32 @@ def test_cpythons_own_messages_are_kept():
         assert reasons.kept_message(name, text) == text, (code, name, text)
     assert reasons.kept_message("ValueError", "invalid literal for int() with base 10: 'hiddenword'") is None
     assert reasons.kept_message("NameError", "name 'hiddenword' is not defined", (["hiddenword", 2], {})) is None
+
+
+# ---- how long one program can hold a worker (issue 63 item 3) ------------------------------------------------------
+def test_a_job_holds_a_worker_for_at_most_the_limit_plus_a_few_seconds():
+    """The worst a program can do to the grader's time: compute to its CPU limit, sleep to the backstop, or make the
+    hidden tests work on its answer (that work is the program's: counted in its CPU seconds; a stretch of the tests'
+    own code is ended by the harness's limit). Each holds its worker at most the CPU limit plus the backstop plus
+    a few seconds (start, teardown, the backstop's once-a-second reading)."""
+    from helpers.grade.sandbox_server import HARNESS_MARGIN_S
+
+    burn = "import time\nt = time.process_time()\nwhile time.process_time() - t < {s}:\n    pass\n"
+    harness_loops = "def check(candidate):\n    x = candidate(2, 3)\n    while True:\n        x += 1\n"
+    heavy_answer = ("def check(candidate):\n    got = candidate(2, 3)\n    for _ in range(10 ** 9):\n"
+                    "        assert sorted(got) == sorted(got)\n")
+    cases = {  # program, test, what the reason starts with
+        "sleeps after computing": (burn.format(s=1.5) + "import time\ntime.sleep(600)\n" + RIGHT, TEST, "slept past"),
+        "computes forever": ("while True:\n    pass\n" + RIGHT, TEST, "CPU time limit (2 s)"),
+        "the tests work on its answer": ("def add(a, b):\n    return list(range(200000, 0, -1))\n", heavy_answer,
+                                         "CPU time limit (2 s)"),
+        "the tests' own code loops": (RIGHT, harness_loops, "CPU time limit (2 s)"),
+    }
+    with sb.Sandbox(workers=1, cpu_s=2, backstop_s=1, hook=False) as pool:
+        pool.run(job(RIGHT))  # the worker is up
+        for name, (program, test, reason) in cases.items():
+            start = time.monotonic()
+            v = pool.run(job(program, test))
+            held = time.monotonic() - start
+            assert not v.passed and v.reason.startswith(reason), (name, v)
+            assert held <= 2 + max(1, HARNESS_MARGIN_S) + 2.5, (name, held, v)

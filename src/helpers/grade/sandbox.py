@@ -44,13 +44,13 @@ CPU_S = 20  # CPU seconds per program: the source's own limit (HumanEval/129's s
 NEAR_LIMIT = 2 / 3  # a program that used this share of CPU_S or more has a verdict another run or machine can change:
 # one program's CPU seconds vary by a fifth or more between runs on a shared 2-core machine (1.79–2.56 s for the same
 # 2-s loop, six runs) — HumanEval/129's slowest correct solutions took 10–18 s here, and some were stopped on CI's
-BACKSTOP_S = 30  # seconds a program may sleep (neither run nor wait for a CPU)
+BACKSTOP_S = 5  # seconds a program may sleep (neither run nor wait for a CPU): no HumanEval solution sleeps
 MEMORY_MB = 1024  # address space per program
 OUTSIDE = "killed from outside the grader (SIGKILL)"  # a worker's answer no part of the grader caused: judged again
 OUTSIDE_TRIES = 3  # judgements of a program killed from outside each time before it could not be graded
 UNGRADED = "could not be graded"  # such a program's reason starts so: failed, not cached, counted apart
 VERSION = 6  # of the sandbox's rules: part of every cache key (5: solution-only functions called split; 6: reasons
-# keep a message only where it is CPython's own, ``reasons``; issue 63)
+# keep a message only where it is CPython's own, ``reasons``, and the harness's judging is the program's CPU; issue 63)
 REASON_CHARS = 200
 # control characters, and the invisible ones that change how text reads: zero-width marks, bidi embeddings, overrides
 # and isolates, the byte-order mark ("gnissap" shown as "passing")

@@ -199,6 +199,7 @@ class CpuLimit(BaseException):
 
 
 POLL_S = 0.05  # how often the harness reads the candidate's CPU clock while it computes
+HARNESS_MARGIN_S = 2  # the harness's own RLIMIT_CPU is the limit plus this: what it spends is the program's (``Watch``)
 
 
 def backstop_cpu_s(job: dict) -> int:
@@ -208,14 +209,26 @@ def backstop_cpu_s(job: dict) -> int:
 
 
 class Watch:
-    """The candidate's CPU seconds as the scheduler counts them (its process CPU clock, readable while it lives or
-    waits to be reaped), and the harness's CPU limit on them: ``hit`` once the harness killed it there."""
+    """The program's CPU seconds — the candidate's as the scheduler counts them (its process CPU clock, readable while
+    it lives or waits to be reaped) and every second the harness spends judging it (decoding its replies, running the
+    hidden tests on them: ``charged``) — and the limit on them: ``hit`` once the harness killed it there. So a job
+    holds a worker for at most the limit in CPU (plus one stretch of the tests' own code between two calls, which the
+    harness's RLIMIT_CPU, ``HARNESS_MARGIN_S`` above the limit, ends) and the sleep backstop."""
 
     def __init__(self, pid: int, limit_s: float):
         clock = ((~pid & 0xFFFFFFFF) << 3 & 0xFFFFFFFF) | 2  # the kernel's MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)
         self.clock = clock - (1 << 32) if clock >= 1 << 31 else clock
         self.pid, self.limit_s, self.hit = pid, limit_s, False
-        self.charged = 0.0  # the harness's CPU seconds spent decoding the candidate's replies: charged to it
+        self.judging_from: float | None = None  # the harness's process time when judging began (``start``)
+
+    def start(self) -> None:
+        """Judging begins: from now on the harness's CPU seconds are the program's."""
+        self.judging_from = time.process_time()
+
+    @property
+    def charged(self) -> float:
+        """The harness's CPU seconds since judging began (charged to the program)."""
+        return time.process_time() - self.judging_from if self.judging_from is not None else 0.0
 
     def seconds(self) -> float | None:
         try:
@@ -224,7 +237,7 @@ class Watch:
             return None
 
     def used(self) -> float:
-        """The program's CPU seconds so far: its own and what its replies cost the harness to decode."""
+        """The program's CPU seconds so far: its own and what judging it has cost the harness."""
         return (self.seconds() or 0.0) + self.charged
 
     def stop(self) -> None:
@@ -244,10 +257,8 @@ class Watch:
         """The candidate's next frame on ``fd`` (None: it is gone), read under ``wait``."""
         return plain.read_frame(fd, self.wait)
 
-    def charge(self, start: float) -> None:
-        """Charge the harness's CPU seconds since ``start`` (``time.process_time``) to the program; ``CpuLimit``
-        where that passes the limit."""
-        self.charged += time.process_time() - start
+    def check(self) -> None:
+        """``CpuLimit`` where the program's CPU seconds (with what the harness spent on it) reach the limit."""
         if self.used() >= self.limit_s:
             self.stop()
 
@@ -296,7 +307,7 @@ def stand_in(name: str, to_c: int, from_c: int, which: int = 0):
 
 def answer(frame: bytes, inputs: tuple = ()):
     """The value (or the exception) a reply frame carries, decoded on the program's CPU budget: what decoding costs
-    the harness is charged to the program (``Watch.charge``), and a reply that would take the program past its limit
+    the harness is charged to the program (``Watch``), and a reply that would take the program past its limit
     is its CPU limit. Integers keep Python's digit limit here, so a huge one is refused before it is parsed."""
     watch = WATCH
     assert watch is not None  # set by ``harness`` before any test calls the stand-in
@@ -314,7 +325,7 @@ def answer(frame: bytes, inputs: tuple = ()):
         watch.stop()
     finally:
         plain.DEADLINE.clear()
-        watch.charge(start)
+        watch.check()
 
 
 def judge(job: dict, tests: dict, to_c: int, from_c: int) -> tuple[bool, str]:
@@ -385,8 +396,9 @@ def harness(job: dict, report: int) -> None:
         os.write(report, b'{"read": true}\n')
         keep_only([to_c[1], from_c[0], report])
         tests = json.loads(tests_frame.decode("utf-8")) if tests_frame else {}
-        confine(job["cpu_s"] + 10, job["memory_mb"], job["isolated"], 0)
+        confine(job["cpu_s"] + HARNESS_MARGIN_S, job["memory_mb"], job["isolated"], 0)
         seed()  # Python's digit limit stays: a reply's integer of more digits is refused before it costs anything
+        WATCH.start()
         passed, reason = judge(job, tests, to_c[1], from_c[0])
         result = {"passed": passed, "reason": reason}
     except CandidateGone:
@@ -402,11 +414,11 @@ def harness(job: dict, report: int) -> None:
         cpu = WATCH.seconds() if WATCH is not None else None  # exact, before the reaping ends the clock
         _, status, usage = os.wait4(pid, 0)
         cpu = cpu if cpu is not None else usage.ru_utime + usage.ru_stime
-        charged = WATCH.charged if WATCH is not None else 0.0
+        charged = WATCH.charged if WATCH is not None else 0.0  # read before the report: its own writing is not judging
         result.update(status=status, cpu_s=cpu, charged_s=charged)
         if cpu + charged >= job["cpu_s"] and result.get("passed"):  # however it got there: the limit
             result.update(passed=False, reason=f"CPU time limit ({job['cpu_s']} s)")
-    result["harness_cpu_s"] = time.process_time()
+    result["harness_cpu_s"] = time.process_time() - result.get("charged_s", 0.0)  # its own: the rest was the program's
     try:
         os.write(report, json.dumps(result).encode()[:4096] + b"\n")
     except OSError:
@@ -493,7 +505,11 @@ def watch(job: dict, harness_pid: int, report: int, start: float) -> dict:
     end_namespace(handle)  # however the harness ended: the candidate (its namespace's PID 1) and all it started go
     _, status, usage = os.wait4(harness_pid, 0)
     answer = compose(job, notes, backstop, bool(busy), time.monotonic() - start)
-    answer["outside"] = killed_from_outside(job, notes, backstop, status, usage.ru_utime + usage.ru_stime, answer)
+    harness_cpu = usage.ru_utime + usage.ru_stime
+    answer["outside"] = killed_from_outside(job, notes, backstop, status, harness_cpu, answer)
+    if (not answer["outside"] and not backstop and not any("passed" in x for x in _lines(notes))
+            and os.WIFSIGNALED(status) and harness_cpu >= job["cpu_s"] + HARNESS_MARGIN_S - 1):
+        answer["reason"] = f"CPU time limit ({job['cpu_s']} s)"  # the harness's own limit: judging is the program's
     return answer
 
 
@@ -511,7 +527,7 @@ def killed_from_outside(job: dict, notes: bytes, backstop: bool, harness_status:
         return (ended[0].get("reason") == "gone" and isinstance(status, int) and os.WIFSIGNALED(status)
                 and os.WTERMSIG(status) == signal.SIGKILL and answer["cpu_s"] < job["cpu_s"])
     return (os.WIFSIGNALED(harness_status) and os.WTERMSIG(harness_status) == signal.SIGKILL
-            and harness_cpu < job["cpu_s"] + 9)  # its own limit is cpu_s + 10 (``harness``)
+            and harness_cpu < job["cpu_s"] + HARNESS_MARGIN_S - 1)  # below its own RLIMIT_CPU (``harness``)
 
 
 def _lines(notes: bytes) -> list[dict]:
