@@ -7,6 +7,7 @@ once printed); ``negative_levels`` names each such cell so that a test over ever
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -41,14 +42,31 @@ LEVEL_ROWS: dict[str, tuple[str, ...]] = {
 TOLERANCE = 1e-12  # sums of parts that cancel leave rounding noise below 0
 
 
+_NUMBER = r"([-−]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?)"
+_LEAD = re.compile(rf"\$?{_NUMBER}")  # a cell's leading number
+_INTERVAL = re.compile(rf"{_NUMBER}\s*(?:;\s*range\s*)?\[{_NUMBER},\s*{_NUMBER}\]")  # value [low, high]
+
+
+def stated_numbers(text: str) -> list[float]:
+    """The numbers a formatted cell states as levels: its leading number and every ``value [low, high]`` in it
+    (``findings.csv``'s cells: "0.00231 [0.0014, 0.053] with up to 8 tries; …"); never a number inside a name
+    ("Llama-3.1-405B", "aime24-89")."""
+    text = str(text)
+    lead, intervals = _LEAD.match(text), list(_INTERVAL.finditer(text))
+    found = [lead.group(1)] if lead and not (intervals and intervals[0].start(1) == lead.start(1)) else []
+    found += [x for m in intervals for x in m.groups()]
+    return [float(x.replace("−", "-").replace(",", "")) for x in found]
+
+
 def _negative(frame: pd.DataFrame, columns: tuple[str, ...], table: str) -> list[str]:
     out = []
     for column in columns:
         if column not in frame:
             continue
-        values = pd.to_numeric(frame[column], errors="coerce")  # a formatted cell ("–") is not a number: skipped
-        for i in frame.index[values < -TOLERANCE]:
-            out.append(f"{table}.csv row {i}: {column} = {values[i]:.6g}")
+        values = pd.to_numeric(frame[column], errors="coerce")
+        for i in frame.index:
+            found = [values[i]] if pd.notna(values[i]) else stated_numbers(frame.at[i, column])  # a formatted cell
+            out += [f"{table}.csv row {i}: {column} = {v:.6g}" for v in found if v < -TOLERANCE]
     return out
 
 
