@@ -458,7 +458,8 @@ def test_bad_limits_are_one_line_errors():
 
 def test_a_verdict_repeats_in_every_worker_and_run():
     """String hashing is fixed and random is seeded per job: a program whose answer depends on a set's order or on
-    random numbers, and tests that draw their inputs, judge alike in fresh pools and different workers."""
+    random numbers, and tests that draw their inputs, judge alike in fresh pools and different workers (under one
+    checkout's secret, ``VerdictCache.draw_secret``)."""
     by_order = "def add(a, b):\n    return a + b if list({'x', 'y', 'z', 'w'})[0] == 'x' else a - b\n"
     by_luck = "import random\ndef add(a, b):\n    return a + b if random.random() < 0.5 else a - b\n"
     drawn = ("import random\ndef check(candidate):\n    for _ in range(3):\n        a, b = random.randint(0, 9), random.randint(0, 9)\n"
@@ -466,7 +467,7 @@ def test_a_verdict_repeats_in_every_worker_and_run():
     jobs = [job(by_order), job(by_luck), job(RIGHT.replace("a + b", "a + b if a < 9 else 0"), drawn)]
     seen = []
     for _ in range(2):
-        with sb.Sandbox(workers=2, cpu_s=3) as pool:
+        with sb.Sandbox(workers=2, cpu_s=3, draw_secret=b"one checkout's secret".ljust(32)) as pool:
             seen.append([(v.passed, v.reason) for v in pool.run_many(jobs * 3)])
     assert seen[0] == seen[1] and seen[0] == seen[0][:3] * 3, seen
 
@@ -688,6 +689,7 @@ def test_no_program_finds_an_earlier_programs_verdict():
     program is forked from the worker: a program that walks its frames found the previous program's reason there
     (``main: answer``). Each job now runs in a process of its own forked from the worker, which holds no answer."""
     canary = uuid.uuid4().hex
+    canary = canary[:24]  # a name a reason keeps (at most 30 characters)
     first = f"def add(a, b):\n    return c{canary}\n"  # its reason: "NameError: name 'c<canary>' is not defined"
     scan = (f"import gc, sys\nC = '{canary[:12][::-1]}'[::-1]\nR = '{canary[:12][::-1]}'\n"
             "def holds(o):\n    return isinstance(o, str) and C in o and o is not C and R not in o\n"
@@ -711,12 +713,23 @@ STRING_TEST = "def check(candidate):\n    assert candidate('hiddenword', 'b') ==
     ("raise type('https://evil.example/x', (Exception,), {})()", ("evil",)),  # a type named to be a link
     ("raise KeyError(a)", ("hiddenword",)),  # CPython's own message, which is the input
     ("raise AssertionError('passed every hidden test')", ("passed every",)),
+    # the held-out round of 2026-11-29 (R1–R14): patterns that let text through, inputs in counts or with a suffix
+    ("raise ValueError('Exceeds the limit (4300 digits) for integer string conversion https://evil.example')",
+     ("evil",)),
+    ("raise OSError('[Errno 1] Click here for your results')", ("Click",)),
+    ("raise SyntaxError('read this now (<solution>, line 1)')", ("read this",)),
+    ("raise TypeError('int() argument must be seen at evil dot com, not \\'x\\'')", ("evil",)),
+    ("raise TypeError(f'add() takes 2 positional arguments but {len(a) * 12345} were given')", ("123450",)),
+    ("raise NameError(f\"name '{a}.x' is not defined\")", ("hiddenword",)),
+    ("raise type('www.evilexample.com', (Exception,), {})()", ("evilexample",)),
+    ("raise IndexError('list index out of range\\u061c\\U000e0041')", ("\u061c", "\U000e0041")),
 ])
 def test_a_programs_exception_writes_no_words_of_its_own(kernel_only, raise_, leak):
     """What a program raises reaches the reason as its type (an identifier) and a message only where it is one of
     CPython's own with no input in it: no link, formula, reversed or invisible text, forged sentence or hidden input."""
     v = kernel_only.run(job(f"def add(a, b):\n    {raise_}\n", STRING_TEST))
-    assert not v.passed and ("its message is not kept" in v.reason or v.reason == "an exception of the program's own type"), v
+    assert not v.passed and ("its message is not kept" in v.reason or v.reason == "an exception of the program's own type"
+                             or v.reason == "IndexError: list index out of range"), v
     assert not any(word in v.reason for word in leak), v
 
 
@@ -745,11 +758,11 @@ def test_redaction_tells_a_program_nothing_it_guessed(kernel_only, monkeypatch):
     """Inside the boundary the program's environment is empty: masking every value of the grader's would tell a
     program whose reason names a right guess that it was right. A right and a wrong guess read alike."""
     monkeypatch.setenv("COP_SOME_SETTING", "grader_value_abcdef")
+    monkeypatch.setenv("COP_API_TOKEN", "guessable_token_123")  # a secret's name: still nothing to tell (R15)
+    guesses = ("grader_value_abcdef", "grader_value_zzzzzz", "guessable_token_123", "guessable_token_999")
     with sb.Sandbox(workers=1, cpu_s=3) as pool:  # a pool reads this process's environment once, when it starts
-        right, wrong = (pool.run(job(f"def add(a, b):\n    return {guess}\n"))
-                        for guess in ("grader_value_abcdef", "grader_value_zzzzzz"))
-    assert right.reason == "NameError: name 'grader_value_abcdef' is not defined", right
-    assert wrong.reason == "NameError: name 'grader_value_zzzzzz' is not defined", wrong
+        said = [pool.run(job(f"def add(a, b):\n    return {guess}\n")).reason for guess in guesses]
+    assert said == [f"NameError: name '{guess}' is not defined" for guess in guesses], said
 
 
 def test_cpythons_own_messages_are_kept():
@@ -803,3 +816,66 @@ def test_a_job_holds_a_worker_for_at_most_the_limit_plus_a_few_seconds():
             held = time.monotonic() - start
             assert not v.passed and v.reason.startswith(reason), (name, v)
             assert held <= 2 + max(1, HARNESS_MARGIN_S) + 2.5, (name, held, v)
+
+
+RANDOM_TEST = ("import random\ndef check(candidate):\n    for _ in range(3):\n"
+               "        word = ''.join(random.choice('abcdef') for _ in range(12))\n"
+               "        assert candidate(word, 0) == word\n")
+
+
+def test_a_program_cannot_replay_the_tests_random_draws(kernel_only):
+    """F1 of the held-out round: harness and program both seeded ``random`` with 0, so a wrong solution that ignores
+    its input and replays the tests' draws passed (the shape of HumanEval/38 and /50). The tests now draw under a
+    secret seed per checkout and job; a right solution still passes, and the same job draws the same inputs again."""
+    replay = ("import random\nrandom.seed(0)\nDRAWS = iter([''.join(random.choice('abcdef') for _ in range(12))"
+              " for _ in range(3)])\ndef add(a, b):\n    return next(DRAWS)\n")
+    assert not kernel_only.run(job(replay, RANDOM_TEST)).passed
+    assert kernel_only.run(job("def add(a, b):\n    return a\n", RANDOM_TEST)).passed
+    one = sb.draw_seed(b"k" * 32, job(RIGHT))
+    assert one == sb.draw_seed(b"k" * 32, job(RIGHT)) != sb.draw_seed(b"j" * 32, job(RIGHT))
+
+
+def test_a_programs_stopiteration_does_not_end_a_tests_loop(kernel_only):
+    """F2: a StopIteration raised again as itself in the harness ends a test's ``all(map(candidate, …))`` early, and
+    ``all`` of nothing is True: a program that raised it on every call passed. It crosses as the program's error."""
+    test = "def check(candidate):\n    assert all(map(lambda x: candidate(x, 0) == x, [1, 2, 3]))\n"
+    v = kernel_only.run(job("def add(a, b):\n    raise StopIteration\n", test))
+    assert not v.passed and v.reason.startswith("StopIteration"), v
+    assert kernel_only.run(job("def add(a, b):\n    return a + b\n", test)).passed
+
+
+def test_the_audit_hook_keeps_its_own_list(box):
+    """F4: rebinding the worker module's ``HOOK_BLOCKED`` switched the audit hook off (the kernel still held)."""
+    program = ("import __main__\n__main__.HOOK_BLOCKED = ()\ntry:\n    import socket\n    socket.socket()\n"
+               "    HELD = False\nexcept PermissionError as e:\n    HELD = 'blocked by the sandbox' in str(e)\n"
+               "except OSError:\n    HELD = False\n")
+    v = box.run(job(program + passes_only_if("HELD")))
+    assert v.passed, v
+
+
+NEVER_READS = ("import fcntl, json, os, struct\n"
+            "def mode(fd):\n    try:\n        return fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE\n"
+            "    except OSError:\n        return None\n"
+            "WR = next(fd for fd in range(3, 64) if mode(fd) == os.O_WRONLY)\n"
+            "body = json.dumps({'ready': True}).encode()\nos.write(WR, struct.pack('>I', len(body)) + body)\n"
+            "while True:\n    pass\n")
+
+
+def test_a_program_that_never_takes_a_large_call_is_held_to_its_limit(kernel_only):
+    """H1 of the held-out round: the harness blocked writing a call larger than a pipe holds (64 KiB) to a program
+    that said "ready" and computed without reading, outside its CPU watch: the program ran 11 s under a 3 s limit
+    (45 s at the defaults) and read "BrokenPipeError". The harness now writes under the same watch."""
+    big = "def check(candidate):\n    assert candidate(list(range(100000)), 0) == 4999950000\n"
+    start = time.monotonic()
+    v = kernel_only.run(job(NEVER_READS, big))
+    assert not v.passed and v.reason == "CPU time limit (3 s)" and v.cpu_s < 3.5, v
+    assert time.monotonic() - start < 3 + 4 + 2.5
+    assert kernel_only.run(job("def add(a, b):\n    return sum(a) + b\n", big)).passed
+
+
+def test_a_program_too_large_to_send_is_a_verdict_not_a_dead_worker(kernel_only):
+    """H5: a program over the 64 MiB a message carries killed its worker at every grading ("the sandbox stopped
+    answering", never cached). It is now failed, finally, before any worker sees it."""
+    v = kernel_only.run(job("#" + "x" * (65 << 20) + "\n" + RIGHT))
+    assert not v.passed and v.final and "larger than the 64 MiB" in v.reason, v
+    assert kernel_only.run(job(RIGHT)).passed

@@ -48,8 +48,11 @@ class Redactor:
     when it opens, so the secrets it removes are those in the environment at that moment.
     """
 
-    def __init__(self, every_variable: bool = False):
-        values = secret_values(every_variable)  # longest first: a key inside another goes too
+    def __init__(self, every_variable: bool = False, environment: bool = True):
+        """``every_variable``: every value of the environment, not only secrets'; not ``environment``: key-shaped
+        strings only (for text written where the environment was out of sight: looking for its values there would
+        tell the writer which guess was right)."""
+        values = secret_values(every_variable) if environment else []  # longest first: a key inside another goes too
         self._values = re.compile("|".join(re.escape(v) for v in values)) if values else None
 
     def __call__(self, text: str) -> str:

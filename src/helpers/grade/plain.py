@@ -126,12 +126,22 @@ def decode(raw: bytes):
     return from_json(data)
 
 
-def write_frame(fd: int, payload: bytes) -> None:
+def write_frame(fd: int, payload: bytes, wait=None) -> None:
+    """Send one message on ``fd``. ``wait(fd)``, when given, is called before every write and returns once ``fd`` is
+    writable: a reader that stops reading a large message (a pipe holds 64 KiB) and computes is still watched while
+    the writer waits (``fd`` is then non-blocking, so a write never blocks past the watch)."""
     if len(payload) > MAX_FRAME:
         raise NotPlain(f"a message of {len(payload)} bytes (at most {MAX_FRAME})")
     data = memoryview(struct.pack(">I", len(payload)) + payload)
+    if wait is not None:
+        os.set_blocking(fd, False)
     while data:
-        data = data[os.write(fd, data):]
+        if wait is not None:
+            wait(fd)
+        try:
+            data = data[os.write(fd, data):]
+        except BlockingIOError:
+            continue
 
 
 def _read_exactly(fd: int, n: int, wait=None) -> bytes | None:

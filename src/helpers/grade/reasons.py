@@ -6,16 +6,23 @@ A reason is stored, cached and published (``grader_disagreements``, the caveats)
 link, a formula, reversed or invisible text, or the hidden inputs it was called with in front of the report's reader.
 So the harness keeps only what no program chooses beyond a name: the exception type's name (an identifier, else
 "an exception of the program's own type"), which side raised it (the program, or a hidden test's assertion), and a
-message matched whole by one of the patterns below, whose only free parts are identifiers and counts; an identifier
-that is one of the failing call's inputs drops the message. Standard library only: the sandbox's worker imports this
+message matched whole by one of the patterns below, whose only free parts are short ASCII names and two-digit counts;
+a message holding one of the failing call's inputs is dropped. What stays open: a program chooses which of these
+messages it raises, and a name of up to 30 characters in it — a channel of a few bytes per verdict (an input can be
+written in it encoded), never a sentence, link or formula. Standard library only: the sandbox's worker imports this
 file (it is copied into the boundary beside ``sandbox_server.py``).
 """
 
 import re
 
-IDENT = r"[A-Za-z_][A-Za-z0-9_.]{0,59}"
-_I, _N = f"'{IDENT}'", r"\d{1,9}"
+IDENT = r"[A-Za-z_][A-Za-z0-9_.]{0,29}"  # a name in a message (ASCII: ``re.ASCII`` below)
+_I, _N = f"'{IDENT}'", r"\d{1,2}"  # a quoted name; a count (two digits: no room for a number the program chose)
 _F = rf"(<lambda>|{IDENT})"  # a function's name
+_KINDS = r"(a string, a bytes-like object or a (real )?number|a string or a number|a (real )?number|an integer|a string|str|int)"
+_ERRNO = ("Operation not permitted|No such file or directory|Permission denied|File exists|Not a directory|Is a directory"
+          "|Invalid argument|Too many open files|File too large|No space left on device|Read-only file system"
+          "|Cannot allocate memory|Function not implemented|Bad file descriptor|Broken pipe|Disk quota exceeded"
+          "|Resource temporarily unavailable|Too many links|File name too long|Directory not empty|Device or resource busy")
 _OWN = [  # CPython's messages (3.9–3.13) with nothing of the call's data in them
     r"(list|string|tuple|range|bytearray|bytes|array|deque) index out of range",
     r"(integer |float )?division( or modulo)? by zero", r"(integer|float) modulo( by zero)?", r"division by zero",
@@ -27,7 +34,7 @@ _OWN = [  # CPython's messages (3.9–3.13) with nothing of the call's data in t
     rf"{_I} object has no attribute {_I}", rf"(type object|module) {_I} has no attribute {_I}",
     rf"{_I} object does not support item (assignment|deletion)",
     rf"{_I} object cannot be interpreted as an integer", rf"object of type {_I} has no len\(\)",
-    rf"unsupported operand type\(s\) for [^\s\w']{{1,3}}: {_I} and {_I}",
+    rf"unsupported operand type\(s\) for [-+*/%@&|^<>]{{1,3}}: {_I} and {_I}",
     rf"unsupported operand type\(s\) for (pow\(\)|\*\* or pow\(\)): {_I} and {_I}",
     rf"'[<>]=?' not supported between instances of {_I} and {_I}",
     rf'can only concatenate (str|list|tuple) \(not "{IDENT}"\) to (str|list|tuple)',
@@ -38,24 +45,29 @@ _OWN = [  # CPython's messages (3.9–3.13) with nothing of the call's data in t
     rf"{_F}\(\) takes no arguments", rf"{_F}\(\) missing {_N} required (positional|keyword-only) arguments?: "
     rf"{_I}((, {_I})*,? and {_I})?",
     rf"{_F}\(\) got an unexpected keyword argument {_I}",
-    rf"{_F}\(\) argument( {_N})? must be [a-z ,-]{{1,80}}, not {_I}",
+    rf"{_F}\(\) argument( {_N})? must be {_KINDS}, not {_I}",
     rf"{_F} expected (at most |at least )?{_N} arguments?, got {_N}",
     r"maximum recursion depth exceeded( in comparison| while calling a Python object| in __instancecheck__)?",
     r"math domain error", r"math range error", r"(int|float) too large to convert to (float|int)",
-    r"cannot convert float (NaN|infinity) to integer", r"Exceeds the limit \(\d+ digits\) for integer string conversion.*",
+    r"cannot convert float (NaN|infinity) to integer",
+    r"Exceeds the limit \(\d{1,6} digits\) for integer string conversion(: value has \d{1,9} digits)?"
+    r"(; use sys\.set_int_max_str_digits\(\) to increase the limit)?",
     r"pop from (an )?empty (list|deque|set)", r"pop index out of range",
     r"list\.remove\(x\): x not in list", r"(min|max)\(\) (arg is an empty sequence|iterable argument is empty)",
     rf"not enough values to unpack \(expected {_N}, got {_N}\)",
     rf"too many values to unpack \(expected {_N}(, got {_N})?\)", r"substring not found",
     r"empty separator", r"generator already executing", r"dictionary changed size during iteration",
     r"Set changed size during iteration", r"index out of range", r"list assignment index out of range",
-    r"\[Errno \d{1,4}\] [A-Za-z ]{1,60}", r"\[Errno \d{1,4}\] [A-Za-z ]{1,60}: '[\w.-]{0,60}'",
+    rf"\[Errno \d{{1,3}}\] ({_ERRNO})(: '[A-Za-z0-9_.-]{{0,30}}')?",
     r"the program ended before it answered",
 ]
-_SYNTAX = re.compile(r"[a-z][a-z ,':()\-]{0,80}\(<solution>, line \d{1,6}\)")  # a compile error of the program
-OWN = re.compile("|".join(f"(?:{p})" for p in _OWN))
-_TYPE = re.compile(IDENT)
-_NAMES = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+_SYNTAX = re.compile(r"(invalid syntax|unexpected indent|unindent does not match any outer indentation level|expected an "
+                     r"indented block( after [a-z' ]{1,40} on line \d{1,5})?|unterminated string literal \(detected at "
+                     r"line \d{1,5}\)|'[(\[{]' was never closed|unmatched '[)\]}]'|invalid syntax\. Perhaps you forgot a "
+                     r"comma\?|expected ':'|invalid decimal literal|unexpected EOF while parsing) \(<solution>, line "
+                     r"\d{1,5}\)", re.ASCII)  # a compile error of the program, at load only
+OWN = re.compile("|".join(f"(?:{p})" for p in _OWN), re.ASCII)
+_TYPE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}", re.ASCII)
 
 
 def type_name(name: str) -> str:
@@ -63,24 +75,25 @@ def type_name(name: str) -> str:
     return name if _TYPE.fullmatch(name) else "an exception of the program's own type"
 
 
-def kept_message(name: str, message: str, inputs: tuple = ()) -> str | None:
-    """``message`` where it is CPython's own and none of its identifiers is one of ``inputs`` (the failing call's
-    arguments), else None (not kept)."""
+def kept_message(name: str, message: str, inputs: tuple = (), at_load: bool = False) -> str | None:
+    """``message`` where it is CPython's own (a compile error's only ``at_load``) and no input of the failing call
+    (``inputs``: a string of 3 characters or more, or an integer of 2 digits or more) is in it, else None (not kept)."""
     if not message:
         return ""
-    if not (OWN.fullmatch(message) or (name in ("SyntaxError", "IndentationError", "TabError")
-                                       and _SYNTAX.fullmatch(message))):
+    compiled = at_load and name in ("SyntaxError", "IndentationError", "TabError") and _SYNTAX.fullmatch(message)
+    if not (OWN.fullmatch(message) or compiled):
         return None
-    words = set(_NAMES.findall(message))
-    if any(isinstance(x, str) and x in words for x in _flat(inputs)):
-        return None
+    for x in _flat(inputs):
+        text = x if isinstance(x, str) else str(x)
+        if len(text) >= (3 if isinstance(x, str) else 2) and text in message:
+            return None
     return message
 
 
 def _flat(values, depth: int = 0):
-    """The strings among ``values`` (lists, tuples, dicts' keys and values, three levels deep)."""
+    """The strings and integers among ``values`` (lists, tuples, dicts' keys and values, three levels deep)."""
     for v in values:
-        if isinstance(v, str):
+        if isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool)):
             yield v
         elif depth < 3 and isinstance(v, (list, tuple)):
             yield from _flat(v, depth + 1)
@@ -88,13 +101,13 @@ def _flat(values, depth: int = 0):
             yield from _flat([*v.keys(), *v.values()], depth + 1)
 
 
-def reason(name: str, message: str, by_program: bool, inputs: tuple = ()) -> str:
-    """A reason for an exception of type ``name`` with ``message``: raised by the program (in its own process), or on
-    the harness's side (a hidden test's assertion says only that a hidden test failed)."""
+def reason(name: str, message: str, by_program: bool, inputs: tuple = (), at_load: bool = False) -> str:
+    """A reason for an exception of type ``name`` with ``message``: raised by the program (in its own process; while
+    it loads: ``at_load``), or on the harness's side (a hidden test's assertion says only that a hidden test failed)."""
     kind = type_name(name)
     if not by_program and name == "AssertionError":
         return "AssertionError: a hidden test failed"
-    kept = kept_message(name, message, inputs)
+    kept = kept_message(name, message, inputs, at_load)
     if kept is None:
         return f"{kind} (raised in the program's process; its message is not kept)" if by_program else \
             f"{kind} (in the hidden tests; its message is not kept)"

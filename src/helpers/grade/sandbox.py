@@ -22,12 +22,14 @@ without a boundary every value of this process's environment) before anything st
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import queue
-import re
+import secrets
 import select
 import threading
+import unicodedata
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -49,12 +51,13 @@ MEMORY_MB = 1024  # address space per program
 OUTSIDE = "killed from outside the grader (SIGKILL)"  # a worker's answer no part of the grader caused: judged again
 OUTSIDE_TRIES = 3  # judgements of a program killed from outside each time before it could not be graded
 UNGRADED = "could not be graded"  # such a program's reason starts so: failed, not cached, counted apart
-VERSION = 6  # of the sandbox's rules: part of every cache key (5: solution-only functions called split; 6: reasons
-# keep a message only where it is CPython's own, ``reasons``, and the harness's judging is the program's CPU; issue 63)
+VERSION = 7  # of the sandbox's rules: part of every cache key (5: solution-only functions called split; 6: reasons
+# keep a message only where it is CPython's own, ``reasons``, and the harness's judging is the program's CPU; 7: the
+# tests' random draws under a secret seed, ``draw_seed``; issue 63)
 REASON_CHARS = 200
 # control characters, and the invisible ones that change how text reads: zero-width marks, bidi embeddings, overrides
 # and isolates, the byte-order mark ("gnissap" shown as "passing")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]+")
+_HIDDEN = ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp")  # control, format (bidi, zero-width, tags), private, unassigned
 __all__ = ["CodeJob", "GradingRun", "Sandbox", "Verdict", "code_job", "grade_jobs", "job_key", "whole_program"]
 
 
@@ -111,17 +114,26 @@ def near_limit(cpu_s: float, limit_s: float = CPU_S) -> bool:
     return cpu_s >= NEAR_LIMIT * limit_s
 
 
+def draw_seed(secret: bytes, job: CodeJob) -> int:
+    """The seed of the hidden tests' ``random`` in the harness for ``job`` (HumanEval/38, /50 and /53 draw their inputs):
+    the same for a job each time under one ``secret`` (a checkout's: ``VerdictCache.draw_secret``), so verdicts repeat,
+    and unknown to the program (a fixed seed let a wrong ``decode`` that ignored its input replay the tests' draws and
+    pass). The program's own ``random`` starts from 0."""
+    body = "\x1f".join([job.program, job.test, job.prompt, job.entry_point]).encode("utf-8", "surrogatepass")
+    return int.from_bytes(hmac.new(secret, body, hashlib.sha256).digest()[:8], "big")
+
+
 def redactor(box: Boundary) -> Redactor:
     """What a reason is redacted with: secrets and key-shaped strings; without a boundary (the program could read this
     process's environment) every value of it too. Inside one the program's environment is empty, and masking every
     value would tell a program that guessed one it was right (it would come back "[redacted]")."""
-    return Redactor(every_variable=box.isolation == "none")
+    return Redactor(every_variable=True) if box.isolation == "none" else Redactor(environment=False)
 
 
 def clean_reason(text: str, redactor: Redactor | None = None) -> str:
     """A reason fit to store and show: one line, at most ``REASON_CHARS``, no secret of this process's environment
     (``redactor``: one made for many reasons, reading the environment once)."""
-    line = " ".join(_CONTROL.sub(" ", str(text)).split())
+    line = " ".join("".join(" " if unicodedata.category(c) in _HIDDEN else c for c in str(text)).split())
     line = (redactor or Redactor(every_variable=True))(line)
     return line if len(line) <= REASON_CHARS else line[:REASON_CHARS - 1] + "…"
 
@@ -176,13 +188,15 @@ class Sandbox:
     """A pool of ``workers`` sandbox workers (default: one per core); use as a context manager."""
 
     def __init__(self, workers: int | None = None, cpu_s: int = CPU_S, memory_mb: int = MEMORY_MB,
-                 backstop_s: float = BACKSTOP_S, hook: bool = True, boundary: Boundary | None = None):
+                 backstop_s: float = BACKSTOP_S, hook: bool = True, boundary: Boundary | None = None,
+                 draw_secret: bytes | None = None):
         if int(cpu_s) != cpu_s or cpu_s < 1 or memory_mb < 64 or backstop_s <= 0:
             raise CostOfPassError(f"sandbox: cpu_s must be a whole number >= 1, memory_mb >= 64 and backstop_s > 0 "
                                   f"(got {cpu_s}, {memory_mb}, {backstop_s})")
         self.boundary = boundary or current_boundary()
         self.cpu_s, self.memory_mb, self.backstop_s, self.hook = int(cpu_s), memory_mb, backstop_s, hook
-        self._redact = Redactor(every_variable=self.boundary.isolation == "none")  # see ``redactor``
+        self._draw_secret = draw_secret or secrets.token_bytes(32)  # see ``draw_seed``
+        self._redact = redactor(self.boundary)
         self.workers = max(1, workers or os.cpu_count() or 1)
         self._jobs: queue.Queue = queue.Queue()
         self._ids = iter(range(1 << 62))
@@ -212,9 +226,14 @@ class Sandbox:
         worker = None
         while (item := self._jobs.get()) is not None:
             job, future = item
+            too_big = max(len(job.program.encode("utf-8", "surrogatepass")), len(job.test) + len(job.prompt))
+            if too_big > plain.MAX_FRAME - 4096:  # its frame would never be sent: a verdict, not a dead worker
+                future.set_result(Verdict(False, f"the program or its tests are larger than the {plain.MAX_FRAME >> 20} MiB "
+                                          "a sandbox message carries", 0.0, job.mode, self.boundary.isolation))
+                continue
             try:
                 worker = worker or _Worker(self.boundary)
-                answer = worker.ask(self._header(job), job.program, {"test": job.test, "prompt": job.prompt}, self.wait_s)
+                answer = worker.ask(self._header(job), job.program, self._tests(job), self.wait_s)
             except OSError as exc:
                 answer = {"error": f"the sandbox could not start ({exc})"}
             if answer is None or "error" in answer:
@@ -230,6 +249,10 @@ class Sandbox:
             future.set_result(self._verdict(answer, job))
         if worker is not None:
             worker.stop()
+
+    def _tests(self, job: CodeJob) -> dict:
+        """The third frame, for the harness only: the hidden tests, the prompt, and the seed their random draws use."""
+        return {"test": job.test, "prompt": job.prompt, "seed": draw_seed(self._draw_secret, job)}
 
     def _header(self, job: CodeJob) -> dict:
         return {"id": next(self._ids), "mode": job.mode, "entry_point": job.entry_point,
@@ -315,7 +338,7 @@ def grade_jobs(jobs: list[CodeJob], cache_path: Path | None = None, workers: int
     run.cached = len(set(keys)) - len(todo)
     if todo:
         start = time.perf_counter()
-        with Sandbox(workers, cpu_s, memory_mb, backstop_s, boundary=box) as pool:
+        with Sandbox(workers, cpu_s, memory_mb, backstop_s, boundary=box, draw_secret=cache.draw_secret) as pool:
             fresh = dict(zip(todo, pool.run_many(list(todo.values())), strict=True))
         run.judged, run.seconds, run.workers = len(todo), time.perf_counter() - start, pool.workers
         run.cpu_s = sum(v.cpu_s for v in fresh.values())

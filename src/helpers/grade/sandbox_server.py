@@ -99,13 +99,14 @@ def confine(cpu_s: int, memory_mb: int, isolated: bool, file_bytes: int) -> None
     kernel.install_seccomp()
 
 
-def seed() -> None:
-    """The same random numbers in every job, whichever worker runs it and whenever: tests that draw inputs from
-    ``random`` (HumanEval/38, /50, /53) and programs that use it judge alike each time. String hashing is fixed too,
-    for the whole worker (``PYTHONHASHSEED=0``, set by ``grade.boundary``), so a set's iteration order is as well."""
+def seed(value: int = 0) -> None:
+    """The same random numbers in every job, whichever worker runs it and whenever: the program's from 0, the hidden
+    tests' (HumanEval/38, /50, /53 draw inputs) from the job's secret seed (``sandbox.draw_seed``), so both judge alike
+    each time and no program can replay the tests' draws. String hashing is fixed too, for the whole worker
+    (``PYTHONHASHSEED=0``, set by ``grade.boundary``), so a set's iteration order is as well."""
     import random
 
-    random.seed(0)
+    random.seed(value)
 
 
 def keep_only(fds: list[int]) -> None:
@@ -124,9 +125,10 @@ def keep_only(fds: list[int]) -> None:
 def install_guard(scratch: str) -> None:
     """The audit hook (PEP 578): a second line that refuses what the boundary also refuses, with a readable reason."""
     scratch = os.path.realpath(scratch)
+    blocked = tuple(HOOK_BLOCKED)  # the hook's own copy: a program that rebinds the module's name changes nothing here
 
     def guard(event, args):
-        if event.startswith(HOOK_BLOCKED):
+        if event.startswith(blocked):
             raise PermissionError(f"blocked by the sandbox: {event}")
         if event == "open" and args[0] is not None and not isinstance(args[0], int):
             writes = (args[1] is not None and any(c in args[1] for c in "wax+")) or bool((args[2] or 0) & (
@@ -253,6 +255,13 @@ class Watch:
             if self.used() >= self.limit_s:
                 self.stop()
 
+    def wait_writable(self, fd: int) -> None:
+        """Return once ``fd`` takes bytes (or its reader is gone); ``CpuLimit`` once the program's CPU seconds reach the
+        limit meanwhile: a program that stops reading a large call and computes is watched as one that computes."""
+        while not select.select([], [fd], [], POLL_S)[1]:
+            if self.used() >= self.limit_s:
+                self.stop()
+
     def receive(self, fd: int) -> bytes | None:
         """The candidate's next frame on ``fd`` (None: it is gone), read under ``wait``."""
         return plain.read_frame(fd, self.wait)
@@ -281,6 +290,8 @@ def builtin_exception(name: str, message: str, inputs: tuple = ()) -> BaseExcept
     kept = reasons.kept_message(name, message, inputs) or ""
     kind = getattr(builtins, name, None)
     exc: BaseException = CandidateError(reasons.type_name(name))
+    if isinstance(kind, type) and issubclass(kind, (StopIteration, StopAsyncIteration)):
+        kind = None  # raised again as itself it would end a test's ``all(map(candidate, …))`` early: a forged pass
     if isinstance(kind, type) and issubclass(kind, Exception) and kind.__module__ == "builtins":
         try:
             exc = kind(kept)
@@ -295,7 +306,10 @@ def stand_in(name: str, to_c: int, from_c: int, which: int = 0):
     the candidate, its answer back as plain data."""
 
     def call(*args, **kwargs):
-        plain.write_frame(to_c, plain.encode([which, list(args), kwargs]))
+        try:
+            plain.write_frame(to_c, plain.encode([which, list(args), kwargs]), WATCH.wait_writable if WATCH else None)
+        except BrokenPipeError:
+            raise CandidateGone("the program ended before it took its call") from None
         frame = receive(from_c)
         if frame is None:
             raise CandidateGone("the program ended before it answered")
@@ -340,7 +354,7 @@ def judge(job: dict, tests: dict, to_c: int, from_c: int) -> tuple[bool, str]:
         said_ = reply["load_error"]
         if not (isinstance(said_, list) and len(said_) == 2 and all(isinstance(x, str) for x in said_)):
             return False, "the program's first message was not its own"
-        return False, reasons.reason(said_[0], said_[1], True)[:REASON_CHARS]
+        return False, reasons.reason(said_[0], said_[1], True, at_load=True)[:REASON_CHARS]
     if job["mode"] == "whole":
         return True, ""
     space: dict = {"__name__": "__harness__", "__builtins__": builtins}
@@ -397,7 +411,8 @@ def harness(job: dict, report: int) -> None:
         keep_only([to_c[1], from_c[0], report])
         tests = json.loads(tests_frame.decode("utf-8")) if tests_frame else {}
         confine(job["cpu_s"] + HARNESS_MARGIN_S, job["memory_mb"], job["isolated"], 0)
-        seed()  # Python's digit limit stays: a reply's integer of more digits is refused before it costs anything
+        seed(tests.pop("seed", 0) if isinstance(tests.get("seed"), int) else 0)  # Python's digit limit stays: a
+        # reply's integer of more digits is refused before it costs anything
         WATCH.start()
         passed, reason = judge(job, tests, to_c[1], from_c[0])
         result = {"passed": passed, "reason": reason}
