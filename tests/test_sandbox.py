@@ -268,7 +268,21 @@ KERNEL_CALLS = {  # what the program may try with ctypes once the hook is gone: 
     "a unix socket pair": "libc.socketpair(1, 1, 0, ctypes.create_string_buffer(8))",
     "a vsock socket (not network-namespaced)": "libc.socket(40, 1, 0) == -1",
     "sysinfo (the host's uptime, load, memory)": "libc.sysinfo(ctypes.create_string_buffer(256))",
+    # the held-out round of 2026-11-29 (E2, E3): the host's uptime in ticks, its disk's size and free space, its log
+    "times (the host's uptime in clock ticks)": "libc.syscall(100, ctypes.create_string_buffer(64)) == -1",
+    "statfs (the host disk's size and free space)": "libc.statfs(b'/', ctypes.create_string_buffer(512))",
+    "fstatfs": "libc.fstatfs(0, ctypes.create_string_buffer(512))",
+    "syslog (the kernel's log)": "libc.klogctl(10, None, 0) == -1",
 }
+
+
+def test_the_programs_clocks_do_not_tell_the_hosts_uptime(kernel_only):
+    """E1 of the held-out round: CLOCK_BOOTTIME (and CLOCK_MONOTONIC) read the host's uptime through the vDSO, where no
+    filter can refuse them; each program's time namespace starts both at about 1 s."""
+    probe = "import time\nT = (time.clock_gettime(time.CLOCK_BOOTTIME), time.monotonic())\n"
+    assert time.clock_gettime(time.CLOCK_BOOTTIME) > 60, "this machine has been up a minute: nothing to hide yet"
+    v = kernel_only.run(job(probe + passes_only_if("max(T) < 30")))
+    assert v.passed, v
 
 
 @pytest.mark.parametrize("name", sorted(KERNEL_CALLS))

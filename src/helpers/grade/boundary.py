@@ -96,7 +96,7 @@ class Boundary:
         py = self.interpreter
         stdlib = f"/python/lib/python{py.major_minor[0]}.{py.major_minor[1]}"
         args = [self.bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
-                "--clearenv", "--hostname", "sandbox", "--cap-add", "CAP_SYS_ADMIN",
+                "--clearenv", "--hostname", "sandbox", "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SYS_TIME",
                 "--ro-bind", py.binary, "/python/bin/python3", "--ro-bind", py.stdlib, stdlib]
         if Path(py.stdlib, "site-packages").is_dir():
             args += ["--tmpfs", f"{stdlib}/site-packages", "--remount-ro", f"{stdlib}/site-packages"]

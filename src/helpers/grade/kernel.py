@@ -10,9 +10,10 @@ from __future__ import annotations
 import ctypes
 import os
 import struct
+import time
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
-CLONE_NEWPID = 0x20000000
+CLONE_NEWPID, CLONE_NEWTIME = 0x20000000, 0x80
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 0x4000, 0x40000
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_SECCOMP = 1, 4, 24, 22
 PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 38, 47, 4
@@ -31,8 +32,9 @@ DENIED_X86_64 = {
     "io_uring_register": 427, "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
     "fspick": 433, "pidfd_open": 434, "pidfd_getfd": 438, "mount_setattr": 442,
     # no socket at all (a program and its harness talk over pipes): abstract unix names are shared by every job of a
-    # worker's network namespace, and vsock is not network-namespaced; sysinfo tells the host's uptime, load, memory
-    "socket": 41, "socketpair": 53, "sysinfo": 99,
+    # worker's network namespace, and vsock is not network-namespaced; sysinfo tells the host's uptime, load, memory,
+    # times its uptime in ticks, statfs the host disk's size and free space, syslog the kernel's log
+    "socket": 41, "socketpair": 53, "sysinfo": 99, "times": 100, "syslog": 103, "statfs": 137, "fstatfs": 138,
 }
 PRCTL_X86_64 = 157  # prctl: refused for PR_SET_PDEATHSIG (what ties a program to its harness stays as it was set)
 AUDIT_ARCH_X86_64 = 0xC000003E
@@ -61,6 +63,23 @@ def prctl(option: int, arg2: int = 0, arg3: int = 0) -> None:
 
 def unshare(flags: int) -> None:
     _check(libc().unshare(ctypes.c_int(flags)), "unshare")
+
+
+def fresh_clocks() -> None:
+    """A time namespace for this process's children whose monotonic and boot clocks start at about 1 s (they would
+    tell the host's uptime: no system call to refuse, the vDSO reads them). Before the first child; a kernel without
+    time namespaces (before 5.6) leaves the clocks as they are."""
+    try:
+        unshare(CLONE_NEWTIME)
+    except OSError:
+        return
+    mono, boot = time.clock_gettime(time.CLOCK_MONOTONIC), time.clock_gettime(time.CLOCK_BOOTTIME)
+    prctl(PR_SET_DUMPABLE, 1)  # a process that is not dumpable cannot write its own /proc files (they are root's)
+    try:
+        with open("/proc/self/timens_offsets", "w") as fh:
+            fh.write(f"monotonic {1 - int(mono)} 0\nboottime {1 - int(boot)} 0\n")
+    finally:
+        prctl(PR_SET_DUMPABLE, 0)  # again at once: no process of the same user may read this one
 
 
 def mount(source: str, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:

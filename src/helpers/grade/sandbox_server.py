@@ -378,6 +378,7 @@ def enclose(job: dict, to_c: tuple[int, int], from_c: tuple[int, int]) -> int:
     as this namespace sees it). Runs before the hidden tests are read, so the candidate's memory holds none."""
     if job["isolated"]:
         kernel.unshare(kernel.CLONE_NEWNS | kernel.CLONE_NEWIPC | kernel.CLONE_NEWPID | kernel.CLONE_NEWUTS)
+        kernel.fresh_clocks()  # through /proc, before it is hidden
         kernel.mount("none", "/", None, kernel.MS_REC | kernel.MS_PRIVATE)
         kernel.mount("tmpfs", "/tmp", "tmpfs", kernel.MS_NOSUID | kernel.MS_NODEV,
                      f"size={SCRATCH_MB}m,nr_inodes={MAX_FILES},mode=0700")
