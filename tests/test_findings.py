@@ -150,7 +150,7 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
                     "records choose and the human expert (up to 8 tries of that model, then the expert; 95% interval "
                     "$1.57 to $8.64).",
                     "96.9% of that is the assumed expert fee, paid where every try failed: it is set by the fee assumed "
-                    "for the expert (the set's expert registry), not measured by the records.",
+                    "for the expert (About this run: human expert), not measured by the records.",
                     "Alone with the expert (up to 8 tries, every run a try), no model is the cheapest there beyond "
                     "doubt: m1 reads lowest on these records, $1.76 per problem, but its difference with another model, paired on the "
                     "same problems, reaches 0.",
@@ -194,8 +194,8 @@ def test_the_papers_frontier_that_is_mostly_the_experts_fee_says_so_and_gives_no
     stats["unseen_pct"] = np.where(stats["statistic"] == "frontier:all models", 99.4, 0.0)
     glance = findings.findings(stats, None, ["t"], {"t": "T"}, {}, {"a": "big", "b": "small"}, unpassed={"t": 3})
     cell = glance.iloc[0][findings.PAPER]
-    assert cell == ("4.5: mostly the assumed expert fee (99.4% of it, on the 3 problems no model passed in its single "
-                    "attempts); the records decide 0.027") and "[" not in cell
+    assert cell == ("4.5: mostly the assumed expert fee (99.4% of it, on the 3 problems no model passed in any run of "
+                    "its single attempt); the records decide 0.027") and "[" not in cell
     stats["unseen_pct"] = 40.0  # less than half: the value, still without an interval (issue 61: plug-in intervals
     assert findings.findings(stats, None, ["t"], {"t": "T"}, {}, {}).iloc[0][findings.PAPER] == "4.5"  # miss the truth)
 

@@ -142,6 +142,22 @@ def test_a_problems_choice_never_reads_its_own_runs():
         policy.crossfit_frontier(usd, correct, runs, fee, [0], k=n + 1)
 
 
+def test_with_one_run_per_problem_a_failure_weighs_its_own_problems_fee():
+    """One run per problem (SWE-bench bash-only): the Beta prior's spread is not identified, and the shrunk criterion
+    charged every failure the mean fee, choosing a model that fails the dear problems (A: 2 of 20, fee 100 each) over
+    one that fails cheap ones (B: 4 of 20, fee 1). The criterion there is each model's unbiased cost on the other
+    problems: B everywhere, as its truth is lower."""
+    P = 20
+    fee = np.where(np.arange(P) < 2, 100.0, 1.0)
+    correct = np.ones((P, 2, 1), bool)
+    correct[:2, 0, 0] = False  # A fails the two dear problems
+    correct[2:6, 1, 0] = False  # B fails four cheap ones
+    usd, runs = np.full((P, 2, 1), 0.1), np.ones((P, 2), int)
+    fit = policy.crossfit_frontier(usd, correct, runs, fee, [0, 1], groups=np.zeros(P, int))
+    assert (fit.chosen == 1).all(), fit.chosen
+    assert fit.total.mean() == pytest.approx(0.1 + 4 / P)
+
+
 def test_the_leave_one_out_prior_is_the_prior_of_the_others():
     rng = np.random.default_rng(6)
     passed, tried = rng.integers(0, 5, size=(12, 3)), np.full((12, 3), 4)

@@ -18,7 +18,7 @@ def test_the_papers_value_and_its_fee_in_words():
     assert sentences.fee_said(2.0, 0.5, 75.0) == "2: mostly the assumed expert fee (75%; the records decide 0.5)"
     assert sentences.fee_said(2.0, 1.5, 25.0) == "2 (expert fee 25%)"
     assert findings.expert_cell(2.0, 99.96, 1) == ("2: mostly the assumed expert fee (>99.9% of it, on the 1 problem no "
-                                                   "model passed in its single attempts); the records decide 0.0008")
+                                                   "model passed in any run of its single attempt); the records decide 0.0008")
     assert findings.expert_cell(2.0, 80.0, None).startswith("2: mostly the assumed expert fee (80% of it, on problems no model")
 
 
@@ -33,8 +33,9 @@ def test_the_papers_table_1_and_families_in_words():
     said = story.table1_found(table1, ["t", "u"], {"t": "T", "u": "U"}, {"t": 1.0, "u": 2.0}, {("u", "B"): 80.0})
     assert said == ("The lowest value of the paper's Table 1, per dataset (a point estimate, not a finding beyond doubt: "
                     f"{story.BEYOND_DOUBT}): T: A at 0.4 USD; U: B at 2 USD (no model beats the expert alone), 80% of it the "
-                    "assumed expert fee on problems it never passed or passed too rarely to beat the fee (the fee ranks the "
-                    "models here, not the records).")
+                    "assumed expert fee on problems it never passed or passed too rarely to beat the fee (the fee sets the "
+                    "level; which model is lowest rests on the problems each never passed: the expert-fee curve shows from "
+                    "which fee on).")
     values = pd.DataFrame({"small": [12.0, -1.0], "big": [30.0, np.nan]}, index=["T", "U"])
     assert story.families_found(values) == ("The family the frontier could least do without, per dataset, by the paper's "
                                             f"point estimates (not a finding beyond doubt: {story.BEYOND_DOUBT}): T: big (30%); "
@@ -100,8 +101,8 @@ def test_what_a_real_set_shows_leads_with_the_headline():
         "Across 24 models released between 2024-09-19 and 2025-12-01, the frontier cost of a correct answer on SWE went "
         "from 37.4 [32.3, 37.9] to 17.7 [11.7, 24.4] USD per problem with one try of the model the records choose, then "
         "the expert (95% intervals); the paper's estimator (each problem's cheapest model, read on the same runs) reads "
-        "37.3 to 9.55 USD per problem; 99.2% of its last value is the expert's fee on the 64 problems no model passed in its "
-        "single attempts (12.8%).")
+        "37.3 to 9.55 USD per problem; 99.2% of its last value is the expert's fee on the 64 problems no model passed in any "
+        "run of its single attempt (12.8%).")
 
 
 def test_table_1_in_words_says_what_one_run_allows():
@@ -109,8 +110,9 @@ def test_table_1_in_words_says_what_one_run_allows():
     def said(one_run: bool) -> str:
         return story.table1_found(table1, ["t"], {"t": "T"}, {"t": 10.0}, {("t", "A"): 90.0}, one_run)
 
-    assert "on problems it never passed or passed too rarely to beat the fee (the fee ranks" in said(False)
-    assert "on problems it never passed (the fee ranks the models here, not the records)" in said(True)  # one run: no rarely
+    assert "on problems it never passed or passed too rarely to beat the fee (the fee sets" in said(False)
+    assert ("on problems it never passed (the fee sets the level; which model is lowest rests on the problems each "
+            "never passed: the expert-fee curve shows from which fee on)") in said(True)  # one run: no rarely
 
 
 def test_a_halving_time_not_shown_shows_no_spread_of_it():
@@ -125,3 +127,35 @@ def test_a_halving_time_not_shown_shows_no_spread_of_it():
     assert (row["halving (months)"], row["delta method ±"], row["bootstrap refit"]) == ("not shown (unreliable)", "–", "–")
     shown = halving_shown(fits.assign(reliable=True), {"t": "T"}).iloc[0]
     assert (shown["delta method ±"], shown["bootstrap refit"]) == ("2.93", "[5.13, 7.38]")
+
+
+def test_the_human_expert_in_words_states_the_fee_it_uses():
+    """The About box said "high bound of the expert's cost (printed rule)": now each dataset's fee, its range where it
+    varies by problem, and the time and rate it stands for (issue 62, review of 2026-11-29: H9, S4)."""
+    from types import SimpleNamespace
+
+    from helpers.publish.about import expert_said
+
+    index = pd.MultiIndex.from_tuples([("gsm8k", "a"), ("swebench_verified", "x"), ("swebench_verified", "y")],
+                                      names=["task", "problem_id"])
+    an = SimpleNamespace(tasks=["gsm8k", "swebench_verified"], task_labels={"gsm8k": "GSM8K", "swebench_verified": "SWE"},
+                         expert=pd.Series([3.25, 7.8225, 375.5], index=index),
+                         ctx=SimpleNamespace(params=SimpleNamespace(expert_bound="high",
+                                                                    fidelity=SimpleNamespace(expert_cost="printed"))))
+    said = expert_said(an)
+    assert said.startswith("GSM8K: 3.25 USD per problem (the paper's Table 3 as printed) — ")
+    assert "SWE: 7.82–376 USD per problem (mean 192) — minutes by the problem's difficulty (<15 min fix: 7.5, " in said
+    assert said.endswith("the expert-fee curve shows where each finding would change.")
+
+
+def test_a_seeded_strategys_gain_says_whose_answer_it_includes():
+    """Review H1: "LDB on a GPT-4 attempt by GPT-3.5 Turbo (0613): 68.2% over GPT-3.5 Turbo (0613)'s own single attempt"
+    read as GPT-3.5's debugging gain, but every attempt starts from GPT-4's billed answer."""
+    from helpers.publish.findings import _strategies
+
+    out = _strategies(pd.DataFrame({"name": ["gpt-3.5-turbo-0613+ldb_seed_gpt4", "gpt-4-0613+retry_k5"]}),
+                      {"gpt-3.5-turbo-0613": "GPT-3.5 Turbo (0613)", "gpt-4-0613": "GPT-4 (0613)"})
+    assert list(out["baseline"]) == [
+        "over GPT-3.5 Turbo (0613)'s own single attempt (each attempt starts from a GPT-4 model's, billed: the gain "
+        "includes that answer; over a GPT-4 model's own attempt it is not tested here)",
+        "over GPT-4 (0613)'s own single attempt"]

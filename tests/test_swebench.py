@@ -110,7 +110,7 @@ def test_a_disagreeing_entry_can_be_shown_in_table_1_alone(write_set, shared_dat
     params = board_set(write_set, shared_data, models=["gpt-5-nano", "claude-3.7-sonnet"],
                        table1_only=["claude-3.7-sonnet"])
     assert do_import(params).imported == 1000
-    assert "shown in Table 1 alone (table1_only: claude-3.7-sonnet)" in " ".join(source_caveats(params, prepare(params).models))
+    assert "shown in Table 1 alone, marked there as contradicted by its records" in " ".join(source_caveats(params, prepare(params).models))
     run_grading(prepare(params))
     an = load_analysis(prepare(params))
     assert an.models == ["gpt-5-nano"] and an.aside.models == ["claude-3.7-sonnet"]

@@ -258,7 +258,13 @@ def loo_criterion(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
     attempt times Σ_{j<k} E[(1 − R)^j], plus the fee times E[(1 − R)^k], R under the Beta posterior from the problem's
     passes and a prior fitted per strategy on the same other problems, ``_loo_priors``): a shrunk guess that decides a
     choice and is never reported. It uses no run of the problem itself, so that problem's runs value the choice without
-    bias. ∞ where an option has no runs on the other problems (or the group has one problem)."""
+    bias. ∞ where an option has no runs on the other problems (or the group has one problem).
+
+    Where every cell of a group has one run, the prior's spread between problems is not identified (one run cannot
+    tell a hard problem from an unlucky try), so the posterior of each problem would be its option's mean rate and
+    every failure would weigh as the *mean* fee, whichever problem failed: on SWE-bench bash-only that chose a model
+    failing the dear problems over one failing the cheap ones. There the criterion is each option's unbiased cost
+    (``policy_cost``) averaged over the other problems: what its runs cost, and the fee of each problem it failed."""
     live = np.arange(correct.shape[-1]) < runs[..., None]
     s, f = (live & correct).sum(-1).astype(float), (live & ~correct).sum(-1).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -268,6 +274,9 @@ def loo_criterion(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
     S = runs.shape[1]
     for g in np.unique(groups):
         idx = np.flatnonzero(groups == g)
+        if (runs[idx] <= 1).all():
+            out[idx] = _loo_means(policy_cost(usd[idx], correct[idx], runs[idx], fee[idx], k).total)
+            continue
         a, b = _loo_priors(s[idx], s[idx] + f[idx])  # (n, S): a problem's prior depends on it only by its own counts
         has = runs[idx] > 0  # (n, S)
         key = s[idx] * (correct.shape[-1] + 1) + f[idx]  # (n, S): the counts that decide each problem's prior
@@ -289,6 +298,16 @@ def loo_criterion(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
         with np.errstate(invalid="ignore", divide="ignore"):
             out[idx] = np.where(count > 0, (mine - own) / count, np.inf)  # the problem's own runs take no part
     return out
+
+
+def _loo_means(total: np.ndarray) -> np.ndarray:
+    """(n, S): each column's mean over the other rows of ``total`` (NaN: a cell without runs, left out); ∞ where no
+    other row has a value."""
+    has = np.isfinite(total)
+    value = np.where(has, total, 0.0)
+    count = has.sum(axis=0)[None] - has
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, (value.sum(axis=0)[None] - value) / count, np.inf)
 
 
 def crossfit_frontier(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_usd: np.ndarray,

@@ -158,9 +158,10 @@ def about_run(an: Analysis, caveats: list[str] | None = None) -> str:
                    f"real language models, not called here: {md(an.imported_note)}" if an.imported else "real language models"),
         ("datasets", ", ".join(f"{md(an.task_labels[t])} ({n[t]} problems)" for t in an.tasks)),
         ("models by family", "; ".join(f"{fam}: {', '.join(names)}" for fam, names in families.items())),
-        ("runs", f"{p.n_runs} per model, method and problem; methods: {', '.join(names.method(m) for m in p.methods)}"),
+        ("runs", f"{p.n_runs} per model, method and problem{_fewer_runs(an)}; methods: "
+                 f"{', '.join(names.method(m) for m in p.methods)}"),
         ("prices", f"snapshot `{md(snap.name)}` of {snap.date} ({md(snap.source)})"),
-        ("human expert", f"{p.expert_bound} bound of the expert's cost ({p.fidelity.expert_cost} rule)"),
+        ("human expert", md(expert_said(an))),
         *([("answer extraction", f"`{p.extraction}`")] if _extracts(an) else []),
         ("data caveats", md(" ".join(ctx.caveats if caveats is None else caveats)) or "none"),
         *([("code grading", code_grading_text(manifest.get("code_grading", {}), an.task_labels))]
@@ -182,6 +183,48 @@ def _extracts(an: Analysis) -> bool:
     from helpers.core.tasks import get_task
 
     return any(get_task(t).metric not in NOT_EXTRACTED for t in an.tasks)
+
+
+def _fewer_runs(an: Analysis) -> str:
+    """", except …" naming each (model, method) whose records hold fewer runs per problem than the set asks for (an
+    imported source's missing logs), else ""."""
+    d = an.attempts
+    if d.empty or not {"model", "method", "run"} <= set(d.columns):
+        return ""
+    most = d.groupby(["model", "method", "task", "problem_id"], observed=True)["run"].nunique() \
+        .groupby(["model", "method"], observed=True).max()
+    few = most[most < an.ctx.params.n_runs]
+    if few.empty:
+        return ""
+    said = [f"{names.method(me)} by {md(an.labels.get(m, m))}: {n}" for (m, me), n in few.items()]
+    return ", except where the records hold fewer (" + "; ".join(said) + ")"
+
+
+def expert_said(an: Analysis) -> str:
+    """The human expert's fee per dataset in words, from the fees the analysis uses (``an.expert``, USD per problem):
+    its value (a range and mean where it varies by problem), the time and rate it stands for (at the set's bound of
+    the rate's range), and that it is an estimate."""
+    from helpers.core.experts import load_expert_costs
+    from helpers.publish.formats import fmt_usd
+
+    costs, p = load_expert_costs(), an.ctx.params
+    parts = []
+    for t in an.tasks:
+        e, fees = costs[t], an.expert[an.expert.index.get_level_values("task") == t]
+        low, high = e.hourly_rate_usd
+        rate = (f"{high if p.expert_bound == 'high' else low:g} USD/h" +
+                ("" if low == high else f", the {p.expert_bound} end of {low:g}–{high:g} USD/h"))
+        if fees.nunique() > 1:
+            level = f"{fmt_usd(fees.min())}–{fmt_usd(fees.max())} USD per problem (mean {fmt_usd(fees.mean())})"
+            minutes = "minutes by the problem's difficulty (" + ", ".join(
+                f"{k}: {v:g}" for k, v in (e.minutes_by_difficulty or {}).items()) + ")"
+        else:
+            level, minutes = f"{fmt_usd(fees.iloc[0])} USD per problem", f"{e.minutes_per_question:g} minutes"
+        printed = p.fidelity.expert_cost == "printed" and e.published_usd is not None
+        parts.append(f"{an.task_labels.get(t, t)}: {level}" + (" (the paper's Table 3 as printed)" if printed else "")
+                     + f" — {minutes} at {rate} ({e.qualification})")
+    return ("; ".join(parts) + ". An estimate of what the expert's time costs, not a measured cost: the expert-fee "
+            "curve shows where each finding would change.")
 
 
 def _expert_rule(p) -> str:

@@ -247,7 +247,8 @@ def _why_table1_only(an: Analysis) -> str:
 
     aside = an.aside.ctx if an.aside is not None else None
     said = [line for line in source_caveats(an.ctx.params, [*an.ctx.models, *(aside.models if aside else [])])
-            if aside and any(f"table1_only: {m.name}" in line for m in aside.models)]
+            if aside and "Table 1 alone" in line
+            and any(m.name in line or (m.imported is not None and m.imported.name in line) for m in aside.models)]
     return md(" ".join(said)) if said else "the set's parameter file says"
 
 
@@ -258,7 +259,7 @@ def full_caption(an: Analysis, name: str, **fill: str) -> str:
     if name in ("table1_frontier_cop", "table1_intervals") and an.aside is not None:
         only = md(", ".join(an.aside.labels[m] for m in an.aside.models))
         text = (f"{text} Last, marked *Table 1 only*: {only}, which the set keeps out of every other number and out "
-                f"of the top-three marks (`table1_only`; why: {_why_table1_only(an)})."
+                f"of the top-three marks; its value is not a finding (why: {_why_table1_only(an)})."
                 if name == "table1_frontier_cop" else
                 f"{text} Without {only} (`table1_only`: in Table 1's values alone, with no interval).")
     if "two-level bootstrap" in text and an.ctx.params.n_runs == 1:  # say what is resampled where runs cannot be

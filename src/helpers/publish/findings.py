@@ -153,7 +153,19 @@ def _strategies(gains: pd.DataFrame, model_labels: dict[str, str]) -> pd.DataFra
     that baseline in words (``baseline``)."""
     model, _, method = gains["name"].str.partition("+").values.T if len(gains) else ([], "", [])
     return gains.assign(name=[f"{names.method(x)} by {model_labels.get(m, m)}" for m, x in zip(model, method)],
-                        baseline=[f"over {model_labels.get(m, m)}'s own single attempt" for m in model])
+                        baseline=[f"over {model_labels.get(m, m)}'s own single attempt" + _seeded(x, model_labels)
+                                  for m, x in zip(model, method)])
+
+
+def _seeded(method: str, model_labels: dict[str, str]) -> str:
+    """Where a strategy's every attempt starts from another model's billed attempt (``ldb_seed_<name>``), that the
+    gain includes that model's answer: a gain over the seeding model's own attempt is another question, not tested."""
+    if not method.startswith("ldb_seed_"):
+        return ""
+    seed = method.removeprefix("ldb_seed_")
+    seed = {"gpt4": "a GPT-4 model"}.get(seed, model_labels.get(seed, seed))
+    return (f" (each attempt starts from {seed}'s, billed: the gain includes that answer; over {seed}'s own attempt "
+            "it is not tested here)")
 
 
 def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, bool]:
@@ -188,8 +200,8 @@ MOSTLY_FEE = "mostly the assumed expert fee"
 def expert_cell(value: float, share_pct: float, problems: int | None) -> str:
     """A value that is more than half the expert's fee on problems no model passed, said in words: the value, the
     fee's share and the part the records decide; no interval, which would read as one for the truth (issue 35)."""
-    on = (f"on the {problems} problem{'' if problems == 1 else 's'} no model passed in its single attempts"
-          if problems is not None else "on problems no model passed in its single attempts")
+    on = (f"on the {problems} problem{'' if problems == 1 else 's'} no model passed in any run of its single attempt"
+          if problems is not None else "on problems no model passed in any run of its single attempt")
     return (f"{fmt_usd(value)}: {MOSTLY_FEE} ({fee_pct(share_pct)}% of it, {on}); the records decide "
             f"{fmt_usd(value * (1 - share_pct / 100))}")
 
@@ -322,7 +334,7 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
            f"{dollars(top['policy_low'])} to {dollars(top['policy_high'])})."]
     share = float(top["expert_share_pct"])
     out.append(f"{fee_pct(share)}% of that is the assumed expert fee, paid where every try failed: it is set by the "
-               "fee assumed for the expert (the set's expert registry), not measured by the records." if share >= 50 else
+               "fee assumed for the expert (About this run: human expert), not measured by the records." if share >= 50 else
                f"The records decide {fmt_pct(100 - share)}% of it; the rest is the assumed expert fee, paid where every "
                "try failed.")
     if truth is not None and len(hit := truth[(truth["statistic"] == POLICY_FRONTIER_NAME) & (truth["task"] == top["task"])]):

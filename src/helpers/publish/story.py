@@ -21,7 +21,7 @@ def table1_found(table1: pd.DataFrame, tasks: list[str], task_labels: dict[str, 
                  fee_share: dict[tuple[str, str], float] | None = None, one_run: bool = False) -> str:
     """The model with the lowest value of the paper's Table 1 per dataset (``table1``: model, family, a column per
     task, USD), whether it beats the expert alone (``expert``: task -> USD), and, where more than half of that value
-    is the assumed expert fee (``fee_share``: (task, model label) -> %), that the fee ranks the models there (on
+    is the assumed expert fee (``fee_share``: (task, model label) -> %), that the fee sets the level there (on
     problems the model never passed; with ``one_run`` per cell no passed problem can cost more than the fee)."""
     parts = []
     for task in tasks:
@@ -34,7 +34,8 @@ def table1_found(table1: pd.DataFrame, tasks: list[str], task_labels: dict[str, 
                      + ("" if beats else " (no model beats the expert alone)")
                      + (f", {fee_pct(share)}% of it the assumed expert fee on problems it never passed"
                         + ("" if one_run else " or passed too rarely to beat the fee")
-                        + " (the fee ranks the models here, not the records)" if share > 50 else ""))
+                        + " (the fee sets the level; which model is lowest rests on the problems each never passed: "
+                          "the expert-fee curve shows from which fee on)" if share > 50 else ""))
     return ("The lowest value of the paper's Table 1, per dataset (a point estimate, not a finding beyond doubt: "
             f"{BEYOND_DOUBT}): " + _listed(parts) + ".")
 
@@ -114,7 +115,7 @@ def set_found(rows: list[dict], source: str = "") -> str:
              f"Across {r['models']} models released between {r['first']} and {r['last']}, the frontier cost of a correct "
              f"answer on {r['label']} {fell}")
             + f"; {fee_pct(r['expert_pct'])}% of {last} is the expert's fee on the {r['unsolved']} "
-            f"problem{'' if r['unsolved'] == 1 else 's'} no model passed in its single attempts ({r['unsolved_pct']:.1f}%)"
+            f"problem{'' if r['unsolved'] == 1 else 's'} no model passed in any run of its single attempt ({r['unsolved_pct']:.1f}%)"
             + (f", and on the {r['solved']} problem{'' if r['solved'] == 1 else 's'} some model passed the cheapest "
                f"recorded pass is most often {cheapest} (in these records, not a ranking beyond them)"
                if cheapest else "") + ".")

@@ -330,7 +330,7 @@ def caveats(params, models) -> list[str]:
         why = next((v for k, v in reasons.items() if k in line), "unreadable")
         counts[why] = counts.get(why, 0) + 1
     for row in left:
-        why = ("left out by the set, each with its reason (import_from.left_out)" if row["note"].startswith("left out")
+        why = ("left out by the set, each with its reason" if row["note"].startswith("left out")
                else "in a folder the set neither imports nor gives a reason for")
         counts[why] = counts.get(why, 0) + 1
     said = "; ".join(f"{n} {why}" for why, n in counts.items())

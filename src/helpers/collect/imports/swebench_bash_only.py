@@ -133,11 +133,11 @@ def mismatch_fate(params: Params, models: list[ModelSpec], name: str) -> str:
     """What the set does with the entry ``name`` whose count disagrees with its published rate."""
     model = next((m.name for m in models if m.imported and m.imported.name == name), None)
     if name in import_spec(params)[0].accept_mismatch:
-        return "imported anyway (import_from.accept_mismatch), so every number here carries the disagreement"
+        return "imported anyway (the set accepts the disagreement), so every number here carries it"
     if model in params.table1_only:
-        return (f"shown in Table 1 alone (table1_only: {model}), left out of every other number; "
-                "import_from.accept_mismatch would use it everywhere")
-    return "left out of every number here (table1_only shows it in Table 1 alone; import_from.accept_mismatch everywhere)"
+        return ("shown in Table 1 alone, marked there as contradicted by its records, and left out of every other "
+                "number")
+    return "left out of every number here"
 
 
 def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[Imported | Dropped]:
