@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze.estimates import Analysis
-from helpers.analyze.statistic import RELEASE_FRONTIER, items, kinds
+from helpers.analyze.statistic import RELEASE_FRONTIER, RELEASE_GAIN, items, kinds
 from helpers.core.paths import repo_root
 from helpers.grade.stage import graded_paths
 from helpers.publish import names
@@ -72,7 +72,8 @@ def inputs_state(files: list[Path]) -> list[str]:
 def _headline_fall(policy: pd.DataFrame | None, task: str, alone_usd: float) -> dict | None:
     """The headline's frontier over releases on ``task`` (``release frontier:<step>`` policy rows, % of the expert
     alone, cross-fitted with its validated interval) at its first and last step, in USD per problem (``alone_usd``:
-    the expert alone), with k; None where the rows do not hold it."""
+    the expert alone), with k, and how many releases' gains (``release gain`` rows) have an interval above 0 of how
+    many; None where the rows do not hold it."""
     if policy is None or policy.empty:
         return None
     mine = policy[(kinds(policy["statistic"]) == RELEASE_FRONTIER.name) & (policy["task"] == task)]
@@ -80,7 +81,9 @@ def _headline_fall(policy: pd.DataFrame | None, task: str, alone_usd: float) -> 
     if len(mine) < 2:
         return None
     first, last = ([float(r[c]) * alone_usd / 100 for c in ("value", "low", "high")] for r in (mine.iloc[0], mine.iloc[-1]))
-    return {"start": first, "end": last, "k": int(mine["k"].iloc[0])}
+    gains = policy[(kinds(policy["statistic"]) == RELEASE_GAIN.name) & (policy["task"] == task)].dropna(subset=["low"])
+    return {"start": first, "end": last, "k": int(mine["k"].iloc[0]), "gains": len(gains),
+            "gains_shown": int((gains["low"] > 0).sum())}
 
 
 def what_it_shows(an: Analysis, top: int = 3, policy: pd.DataFrame | None = None) -> list[dict]:
