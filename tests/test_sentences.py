@@ -59,14 +59,13 @@ def test_small_forms():
 
 def test_a_model_alone_below_the_frontier_in_words():
     """The review of the SWE-bench report: the frontier's rule chose Gemini 3 Pro Preview while Claude 4.5 Opus reads
-    lower; that is the rule's shrunk estimate (with one run, failures weighed by the mean fee), not luck."""
+    lower; the rule is named for what it reads (with one run per problem, each model's cost on the other problems)."""
     top = pd.Series({"k": 1, "chosen": "Gemini (100%)"})
     said = findings._alone_below(pd.Series({"model": "Opus", "cheapest": False}), top)
     assert said == ("Opus alone reads cheaper than the frontier, with the same one try: the frontier's rule, which chooses "
-                    "each problem's model from each model's shrunk estimate on the dataset's other problems, chose Gemini "
-                    "(100%) (with one run per problem that estimate weighs a model's failures by the dataset's fees on "
-                    "average, not by the fees of the problems it failed); the records name no model the cheapest beyond "
-                    "doubt (above); the gap between the two is not tested on its own.")
+                    "each problem's model from each model's cost on the dataset's other problems, chose Gemini (100%); "
+                    "the records name no model the cheapest beyond doubt (above); the gap between the two is not tested "
+                    "on its own.")
     named = findings._alone_below(pd.Series({"model": "Opus", "cheapest": True}), pd.Series({"k": 4, "chosen": ""}))
     assert named.endswith("Opus is cheaper than every other model beyond doubt, so the rule's choice costs more than "
                           "choosing Opus would have.")
@@ -104,10 +103,10 @@ def test_what_a_real_set_shows_leads_with_the_headline():
         "37.3 to 9.55 USD per problem; 99.2% of its last value is the expert's fee on the 64 problems no model passed in any "
         "run of its single attempt (12.8%).")
     row["headline"] = {**row["headline"], "gains": 3, "gains_shown": 0}  # review H6: a fall no release establishes
-    assert ("then the expert (95% intervals) — a change the records do not establish: no release's gain interval lies "
-            "above 0; the paper's estimator") in story.set_found([row])
+    assert ("then the expert (95% intervals; a change the records do not establish: no release's gain interval lies "
+            "above 0); the paper's estimator") in story.set_found([row])
     row["headline"] = {**row["headline"], "gains_shown": 1}
-    assert "(95% intervals) (1 of 3 releases' gains established: interval above 0); the paper's" in story.set_found([row])
+    assert "(95% intervals; 1 of 3 releases' gains established, their intervals above 0); the paper's" in story.set_found([row])
 
 
 def test_table_1_in_words_says_what_one_run_allows():

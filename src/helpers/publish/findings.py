@@ -344,23 +344,21 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
     if len(alone):
         best = alone.loc[alone["policy_usd"].idxmin()]
         out.append(_cheapest_alone(alone, _truly_cheapest(truth, top["task"], best["model"], labels or {})))
-        if best["policy_usd"] < top["policy_usd"]:
+        if best["policy_usd"] < top["policy_usd"] * (1 - 1e-9):  # not where the rule chose that model throughout
             out.append(_alone_below(best, top))
     return out
 
 
 def _alone_below(best: pd.Series, top: pd.Series) -> str:
     """Why a model alone (``best``, a ``policy_cost`` row) reads cheaper than the frontier (``top``): the frontier's
-    rule chose another model from each model's shrunk estimate on the dataset's other problems (its ``chosen`` column,
-    where given; with one run per problem the shrinkage, not where each model failed, decides), and whether the gap
-    is a finding (``best`` named the cheapest beyond doubt) or not."""
+    rule chose otherwise on the dataset's other problems (its ``chosen`` column, where given; from each model's shrunk
+    estimate there, or with one run per problem its cost there), and whether the gap is a finding (``best`` named the
+    cheapest beyond doubt) or not."""
     chose = top.get("chosen") if isinstance(top.get("chosen"), str) and top.get("chosen") else ""
-    rule = (f"the frontier's rule, which chooses each problem's model from each model's shrunk estimate on the "
-            f"dataset's other problems, chose {chose}" if chose else
-            "the frontier chooses each problem's model from each model's shrunk estimate on the dataset's other problems")
-    if int(top["k"]) == 1:  # one run a cell: the shrinkage decides, not where each model's failures fell
-        rule += (" (with one run per problem that estimate weighs a model's failures by the dataset's fees on average, "
-                 "not by the fees of the problems it failed)")
+    how = ("each model's cost on the dataset's other problems" if int(top["k"]) == 1 else  # one run: no shrinkage
+           "each model's shrunk estimate on the dataset's other problems")
+    rule = (f"the frontier's rule, which chooses each problem's model from {how}, chose {chose}" if chose else
+            f"the frontier chooses each problem's model from {how}")
     verdict = (f"{best['model']} is cheaper than every other model beyond doubt, so the rule's choice costs more than "
                f"choosing {best['model']} would have" if bool(best.get("cheapest", False)) else
                "the records name no model the cheapest beyond doubt (above); the gap between the two is not tested "
