@@ -243,7 +243,7 @@ class Sandbox:
                 future.set_result(Verdict(False, (answer or {}).get("error", "the sandbox stopped answering"), 0.0,
                                           job.mode, self.boundary.isolation, final=False))
                 continue
-            if answer.get("read") is False:  # the job's frames are still on its stdin: the worker has ended (serve_job)
+            if answer.get("read") is False and worker is not None:  # frames left unread: the worker has ended (serve_job)
                 worker.stop()
                 worker = None
             future.set_result(self._verdict(answer, job))

@@ -434,7 +434,8 @@ def harness(job: dict, report: int) -> None:
         result.update(status=status, cpu_s=cpu, charged_s=charged)
         if cpu + charged >= job["cpu_s"] and result.get("passed"):  # however it got there: the limit
             result.update(passed=False, reason=f"CPU time limit ({job['cpu_s']} s)")
-    result["harness_cpu_s"] = time.process_time() - result.get("charged_s", 0.0)  # its own: the rest was the program's
+    charged_s = result.get("charged_s", 0.0)
+    result["harness_cpu_s"] = time.process_time() - (charged_s if isinstance(charged_s, float) else 0.0)  # its own
     try:
         os.write(report, json.dumps(result).encode()[:4096] + b"\n")
     except OSError:

@@ -126,7 +126,8 @@ def grading_caveats(ctx: Context) -> list[str]:
                    "they were judged. They count as failed here and are not cached: run the set again to judge them.")
     from helpers.grade.sandbox import CPU_S, near_limit
 
-    near = cpu[cpu["grade_cpu_s"].astype("Float64").fillna(0.0).map(near_limit).astype(bool)] if cpu is not None else []
+    near = (cpu[cpu["grade_cpu_s"].astype("Float64").fillna(0.0).map(near_limit).astype(bool)] if cpu is not None
+            else pd.DataFrame(columns=["problem_id", "correct"]))
     if len(near):
         passed = int(near["correct"].fillna(False).astype(bool).sum())
         out.append(f"{len(near)} graded solution(s) on {near['problem_id'].nunique()} problem(s) used at least two thirds "
