@@ -32,7 +32,9 @@ def test_the_papers_table_1_and_families_in_words():
     table1 = pd.DataFrame({"model": ["A", "B"], "family": ["f", "g"], "t": [0.4, 0.9], "u": [3.0, 2.0]})
     said = story.table1_found(table1, ["t", "u"], {"t": "T", "u": "U"}, {"t": 1.0, "u": 2.0}, {("u", "B"): 80.0})
     assert said == ("The lowest value of the paper's Table 1, per dataset (a point estimate, not a finding beyond doubt: "
-                    f"{story.BEYOND_DOUBT}): T: A at 0.4 USD; U: B at 2 USD (no model beats the expert alone), 80% of it the "
+                    f"{story.BEYOND_DOUBT}; the paper's cost-of-pass charges no failed try before the expert, so a model "
+                    "reads lower here than alone in the headline figure): T: A at 0.4 USD; U: B at 2 USD (no model beats the expert "
+                    "alone), 80% of it the "
                     "assumed expert fee on problems it never passed or passed too rarely to beat the fee (the fee sets the "
                     "level; which model is lowest rests on the problems each never passed: the expert-fee curve shows from "
                     "which fee on).")
@@ -163,3 +165,15 @@ def test_a_seeded_strategys_gain_says_whose_answer_it_includes():
         "over GPT-3.5 Turbo (0613)'s own single attempt (each attempt starts from a GPT-4 model's, billed: the gain "
         "includes that answer; over a GPT-4 model's own attempt it is not tested here)",
         "over GPT-4 (0613)'s own single attempt"]
+
+
+def test_the_new_models_or_prices_sentence_names_the_papers_estimator():
+    """Review H5/S3: "the whole change of the frontier (HumanEval −66.6%) came from new models" is the paper's
+    per-problem minimum, which more models and runs lower by themselves; the headline's own change is another number."""
+    split = pd.DataFrame({"task": ["t"], "change_pct": [-66.6], "prices_pct": [0.0], "start": ["2023-06-13"],
+                          "end": ["2024-04-29"]})
+    said = sentences.price_change_sentence(split, {"t": "T"})
+    assert said == ("No price of the models of this set changed between 2023-06-13 and 2024-04-29: the whole change of "
+                    "the paper's frontier over that time (T -66.6%; each problem's cheapest model on its recorded runs, "
+                    "which reads lower the more models and runs there are; the headline figure shows the headline's frontier) came "
+                    "from new models, as the table below itemises.")

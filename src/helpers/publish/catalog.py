@@ -264,7 +264,8 @@ def full_caption(an: Analysis, name: str, **fill: str) -> str:
                 f"{text} Without {only} (`table1_only`: in Table 1's values alone, with no interval).")
     if "two-level bootstrap" in text and an.ctx.params.n_runs == 1:  # say what is resampled where runs cannot be
         text += (" Here every problem has one run per model, so the bootstrap resamples the problems alone (a "
-                 "problem's one run carries its run-to-run noise).")
+                 "problem's one run carries its run-to-run noise); a per-problem minimum over models picks each "
+                 "problem's luckiest run and reads low, which resampling problems does not show.")
     if an.imported:
         text = f"{text} {md(an.imported_tag)}"
     return f"{text} **SIMULATED** records (not real LLMs)." if an.simulated else text

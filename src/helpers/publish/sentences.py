@@ -135,6 +135,10 @@ def _routing_sentence(route: pd.DataFrame) -> list[str]:
             f"{route['generator'].nunique()} generators"]
 
 
+PER_PROBLEM_MIN = ("each problem's cheapest model on its recorded runs, which reads lower the more models and runs "
+                   "there are; the headline figure shows the headline's frontier")
+
+
 def price_change_sentence(split: pd.DataFrame, task_labels: dict[str, str], billed: bool = False) -> str | None:
     """One sentence in place of the new-models / prices figure when no price changed between its dates (the figure
     would show empty price bars) or the split is not identifiable, else ``None``. ``split``: ``Analysis.price_change``
@@ -145,14 +149,15 @@ def price_change_sentence(split: pd.DataFrame, task_labels: dict[str, str], bill
     changes = "; ".join(f"{task_labels.get(t, t)} {sig(v)}%" for t, v in zip(split["task"], split["change_pct"]))
     start, end = split["start"].iloc[0], split["end"].iloc[0]
     if billed:
-        return (f"The frontier changed between {start} and {end} ({changes}), but how much of that came from new "
+        return (f"The paper's frontier changed between {start} and {end} ({changes}; {PER_PROBLEM_MIN}), but how much "
+                "of that came from new "
                 "models and how much from price cuts is not identifiable here: the records carry the USD each run was "
                 "billed when its source ran it, not tokens, so none can be repriced to the prices of an earlier date, "
                 "and a price cut made before a run is inside its bill.")
     if not np.allclose(split["prices_pct"].to_numpy(float), 0.0):
         return None
-    return (f"No price of the models of this set changed between {start} and {end}: the whole change of the frontier "
-            f"over that time ({changes}) came from new models, as the table below itemises.")
+    return (f"No price of the models of this set changed between {start} and {end}: the whole change of the paper's "
+            f"frontier over that time ({changes}; {PER_PROBLEM_MIN}) came from new models, as the table below itemises.")
 
 
 def fee_reading(switches: pd.DataFrame, fees: dict[str, float], tasks: list[str], task_labels: dict[str, str],
