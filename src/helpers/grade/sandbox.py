@@ -45,7 +45,7 @@ from helpers.grade.verdicts import VerdictCache
 CPU_S = 20  # CPU seconds per program: the source's own limit (HumanEval/129's slowest correct solutions need ~11 s)
 NEAR_LIMIT = 2 / 3  # a program that used this share of CPU_S or more has a verdict another run or machine can change:
 # one program's CPU seconds vary by a fifth or more between runs on a shared 2-core machine (1.79–2.56 s for the same
-# 2-s loop, six runs) — HumanEval/129's slowest correct solutions took 10–18 s here, and some were stopped on CI's
+# 2-s loop, six runs) — HumanEval/129's slowest correct solutions took 10–18 s here, and CI's machine stopped two
 BACKSTOP_S = 5  # seconds a program may sleep (neither run nor wait for a CPU): no HumanEval solution sleeps
 MEMORY_MB = 1024  # address space per program
 OUTSIDE = "killed from outside the grader (SIGKILL)"  # a worker's answer no part of the grader caused: judged again

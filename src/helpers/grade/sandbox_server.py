@@ -64,10 +64,11 @@ HOOK_BLOCKED = ("os.fork", "os.forkpty", "os.system", "os.exec", "os.posix_spawn
                 "http.client.connect", "mmap.__new__", "sqlite3.connect")
 
 
-def said(exc: BaseException, by_program: bool = False) -> str:
-    """A reason for ``exc`` (``reasons.reason``: its type, and its message only where it is CPython's own)."""
-    own = getattr(exc, "cop_reason", None)  # set by the harness on an exception the program's process raised
-    return (own if isinstance(own, str) else reasons.reason(type(exc).__name__, str(exc), by_program))[:REASON_CHARS]
+def said(exc: BaseException) -> str:
+    """A reason for ``exc``, raised in the harness (``reasons.reason``: its type, and its message only where it is
+    CPython's own), or the reason the harness gave it where the program's process raised it (``builtin_exception``)."""
+    own = getattr(exc, "cop_reason", None)
+    return (own if isinstance(own, str) else reasons.reason(type(exc).__name__, str(exc), False))[:REASON_CHARS]
 
 
 def _limit(name: str, value: int) -> None:
