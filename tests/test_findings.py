@@ -150,7 +150,7 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
                     "records choose and the human expert (up to 8 tries of that model, then the expert; 95% interval "
                     "$1.57 to $8.64).",
                     "96.9% of that is the assumed expert fee, paid where every try failed: it is set by the fee assumed "
-                    "for the expert (About this run: human expert), not measured by the records.",
+                    "for the expert (the row 'human expert' in the settings of this run), not measured by the records.",
                     "Alone with the expert (up to 8 tries, every run a try), no model is the cheapest there beyond "
                     "doubt: m1 reads lowest on these records, $1.76 per problem, but its difference with another model, paired on the "
                     "same problems, reaches 0.",
