@@ -5,10 +5,33 @@ import numpy as np
 from helpers.analyze import claims
 
 
-def test_each_technique_is_named_only_where_its_interval_lies_above_zero():
+def test_each_technique_is_named_only_where_it_is_shown_with_the_others_tested_together():
     value = np.array([[0.1, 0.3, np.nan], [0.1, 0.3, 0.2]])
-    low = np.array([[0.05, -0.1, np.nan], [0.05, 0.01, 0.1]])
-    assert claims.techniques_that_pay(value, low).tolist() == [[True, False, False], [True, True, True]]
+    shown = np.array([[True, False, True], [True, True, True]])  # an unidentified gain is never named
+    assert claims.techniques_that_pay(value, shown).tolist() == [[True, False, False], [True, True, True]]
+
+
+def _lows(table: dict[int, list[float]]):
+    """``low_at`` of ``policy.holm_shown`` for one group: the low ends by how many intervals share the level."""
+    from helpers.analyze.differences import bonferroni
+
+    return lambda each: np.array([next(v for m, v in table.items() if np.isclose(each, bonferroni(0.95, m)))])
+
+
+def test_holms_step_down_shows_what_bonferroni_shows_and_more_never_what_one_interval_alone_would_not():
+    """Review H2: "techniques that pay" named 4 of 15 at 95% each. Holm's step-down: the first step at 1 − 0.05/3
+    shows gain 0; the next, at 1 − 0.05/2, gain 1; the last, at 95%, not gain 2 (its low end ≤ 0)."""
+    from helpers.analyze.policy import holm_shown
+
+    lows = {3: [0.2, -0.1, -0.5], 2: [0.25, 0.01, -0.3], 1: [0.3, 0.05, -0.01]}
+    assert holm_shown(_lows(lows), np.ones((1, 3), bool)).tolist() == [[True, True, False]]
+    lows[2][1] = -0.01  # nothing new at the second step: the procedure stops, gain 1 not shown though above 0 alone
+    assert holm_shown(_lows(lows), np.ones((1, 3), bool)).tolist() == [[True, False, False]]
+    lows[3][0] = -0.01  # nothing at the first step: nothing at all
+    assert holm_shown(_lows(lows), np.ones((1, 3), bool)).tolist() == [[False, False, False]]
+    # an unidentified gain does not count among the m tested, and is never shown
+    assert holm_shown(_lows({2: [0.1, 0.1, 0.1], 1: [0.1, 0.1, 0.1]}), np.array([[True, True, False]])).tolist() == [
+        [True, True, False]]
     assert not claims.techniques_that_pay(np.full((2, 3), np.nan), np.ones((2, 3))).any()  # no estimate: no claim
 
 

@@ -337,6 +337,30 @@ def test_an_agent_strategys_gain_is_cross_fitted_where_it_has_the_models_runs():
     row = policy.policy_rows(sp, np.full(P, 1.0), np.zeros(P, int), ["t"], {0: "a", 2: "b"}).set_index("statistic")
     gain = row.loc["strategy gain:a+ldb"]
     assert gain["low"] <= gain["value"] <= gain["high"] and gain["value"] > 0
+    assert gain["shown"] == (gain["low"] > 0)  # one gain tested: Holm's step-down is its own interval
+    assert not row.drop(index="strategy gain:a+ldb")["shown"].any()  # no other row makes that claim
+
+
+def test_the_gains_of_one_family_are_shown_together_never_more_than_each_alone():
+    """Review H2: each claimed gain (techniques and strategies; releases; families) is shown above 0 only with the
+    others of its family on the dataset tested together (``holm_shown``): a subset of those whose own interval lies
+    above 0, at least those whose Bonferroni interval does."""
+    from helpers.analyze.differences import bonferroni
+    from helpers.analyze.headline import Gain
+
+    rng = np.random.default_rng(3)
+    P, n, G = 60, 4, 6
+    rates = np.r_[0.3, rng.uniform(0.3, 0.95, G)]
+    correct = rng.uniform(size=(P, G + 1, n)) < rates[None, :, None]
+    usd = np.full((P, G + 1, n), 0.002)
+    specs = {f"strategy gain:a+s{i}": Gain((0,), (i,)) for i in range(1, G + 1)}
+    fee, groups = np.full(P, 1.0), np.zeros(P, int)
+    sp = policy.set_policy(usd, correct, np.full((P, G + 1), n), fee, groups, [0], specs)
+    rows = policy.policy_rows(sp, fee, groups, ["t"], {0: "a"}).set_index("statistic").loc[list(specs)]
+    Gm = np.ones((1, P))
+    strict = np.array([policy.spec_value(sp, spec, Gm, fee, bonferroni(0.95, G))[0][1][0] for spec in specs.values()])
+    assert (rows["shown"] <= (rows["low"] > 0)).all() and (rows["shown"] >= (strict > 0)).all()
+    assert rows["shown"].any() and not rows["shown"].all()
 
 
 def test_the_criterion_is_the_same_whatever_the_chunk_of_priors(monkeypatch):

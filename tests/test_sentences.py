@@ -108,7 +108,7 @@ def test_what_a_real_set_shows_leads_with_the_headline():
     assert ("then the expert (95% intervals; a change the records do not establish: no release's gain interval lies "
             "above 0); the paper's estimator") in story.set_found([row])
     row["headline"] = {**row["headline"], "gains_shown": 1}
-    assert "(95% intervals; 1 of 3 releases' gains established, their intervals above 0); the paper's" in story.set_found([row])
+    assert "(95% intervals; 1 of 3 releases' gains established, all tested together); the paper's" in story.set_found([row])
 
 
 def test_table_1_in_words_says_what_one_run_allows():

@@ -130,7 +130,7 @@ def headline(attempts: pd.DataFrame, expert_usd, level: float = 0.95) -> pd.Data
     specs = policy.crossfit_specs({FRONTIER: Level(tuple(cube.strategies))}, cube.strategies, {"vanilla": True})
     sp = policy.set_policy(cube.usd, cube.correct, cube.runs, fee, cube.task_codes, options, specs)
     return policy.policy_rows(sp, fee, cube.task_codes, list(cube.tasks), dict(enumerate(cube.strategies)), level,
-                              cube.problems.get_level_values("problem_id"))
+                              cube.problems.get_level_values("problem_id")).drop(columns="shown")  # no gain claimed here
 
 
 def differences(attempts: pd.DataFrame, expert_usd, level: float = 0.95, simultaneous: bool = True) -> pd.DataFrame:

@@ -6,7 +6,8 @@ datasets, or the validity study's sets × datasets), so the report (``publish.fi
 validity study (``policy_study``, which measures how often they name a wrong option or miss a right one) apply the
 same rule. Each returns the index of the option named (or ``NONE``), or, for techniques, which are named.
 
-- the techniques that pay: each whose cross-fitted gain's interval lies above 0 (a claim per technique, none ranked);
+- the techniques that pay: each whose cross-fitted gain is shown above 0 among every technique and agent strategy of
+  the dataset tested together (``policy.holm_shown``: Holm's step-down, all the claims holding at once; none ranked);
 - the most essential family: the largest gain of a family's removal, named only where its interval lies above 0
   and above every other family's interval;
 - the cheapest model alone: the model whose paired difference with every other model lies below 0
@@ -31,12 +32,11 @@ def _at(a: np.ndarray, index: np.ndarray) -> np.ndarray:
     return np.take_along_axis(a, index[..., None], axis=-1)[..., 0]
 
 
-def techniques_that_pay(value: np.ndarray, low: np.ndarray) -> np.ndarray:
-    """(..., N) gains and their intervals' low ends -> (..., N) whether each technique is named as paying: its
-    interval lies above 0. Each is a claim of its own; none is called the best (two that pay are not ranked by
-    their point values)."""
-    value, low = np.asarray(value, float), np.asarray(low, float)
-    return np.isfinite(value) & (low > 0)
+def techniques_that_pay(value: np.ndarray, shown: np.ndarray) -> np.ndarray:
+    """(..., N) gains and their ``shown`` marks (``policy.policy_rows``: above 0 with the dataset's other techniques
+    and strategies tested together) -> (..., N) whether each technique is named as paying. None is called the best
+    (two that pay are not ranked by their point values)."""
+    return np.isfinite(np.asarray(value, float)) & np.asarray(shown, bool)
 
 
 def most_essential(value: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:

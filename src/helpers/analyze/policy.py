@@ -33,9 +33,20 @@ from math import comb
 import numpy as np
 import pandas as pd
 
-from helpers.analyze.differences import cheapest_beyond_doubt, fee_gaps, paired, unseen_fee
+from helpers.analyze.differences import bonferroni, cheapest_beyond_doubt, fee_gaps, paired, unseen_fee
 from helpers.analyze.headline import Gain, Level, Spec
-from helpers.analyze.statistic import ALL_MODELS, STRATEGY, TABLE1, TECHNIQUE_GAIN, item_of, kind_of, named
+from helpers.analyze.statistic import (
+    ALL_MODELS,
+    FAMILY,
+    RELEASE_GAIN,
+    STRATEGY,
+    STRATEGY_GAIN,
+    TABLE1,
+    TECHNIQUE_GAIN,
+    item_of,
+    kind_of,
+    named,
+)
 
 
 @lru_cache(maxsize=64)
@@ -587,8 +598,6 @@ def chosen_interval(fit: CrossFitted, single: PolicyCost, fee: np.ndarray, group
     Where the other problems choose one option for all, the value is that option's own and its truth that option's:
     the second interval holds it whichever option the records picked (the choice is made on the same records); where
     they choose different options, the first. The union holds in both."""
-    from helpers.analyze.differences import bonferroni
-
     value, low, high = policy_interval(fit.records, fit.fail_all, fee, level, fit.fail_runs, fit.k, groups, fit.runs)
     G = np.asarray(groups, float).reshape(-1, len(fee))
     used = sorted({int(s) for s in np.unique(fit.strategies()) if s >= 0})
@@ -640,6 +649,54 @@ def influence(per_problem: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, 
         return np.where(ok, x[np.arange(len(top)), top] / total, np.nan), np.where(ok, top, -1)
 
 
+# the gains a finding names several of on one dataset, each family tested together: the techniques and agent strategies
+# that pay, the releases whose gain is established, the families shown to lower the frontier
+CLAIMED_GAINS = ((TECHNIQUE_GAIN.name, STRATEGY_GAIN.name), (RELEASE_GAIN.name,), (FAMILY.name,))
+
+
+def holm_shown(low_at, identified: np.ndarray, level: float = 0.95) -> np.ndarray:
+    """(T, N) bool: which of N gains per group (a dataset) are shown above 0 with Holm's step-down at family-wise
+    ``level``: among the m identified gains of a group (``identified`` (T, N)), those whose interval at 1 − (1 − level)/m
+    lies above 0 are shown; the level of the rest is then set by the m − r not yet shown, and so on until a step shows
+    none. ``low_at(each)`` -> (T, N): the intervals' low ends at the level ``each`` of one interval. All N claims on a
+    group hold at once with probability ``level`` or more (Holm 1979, by the intervals' duality with tests), never
+    fewer shown than with Bonferroni, and none shown that the interval at ``level`` alone would not show."""
+    identified = np.asarray(identified, bool)
+    shown = np.zeros_like(identified)
+    lows: dict[float, np.ndarray] = {}
+    while True:
+        left = (identified & ~shown).sum(axis=1)  # (T,)
+        new = np.zeros_like(shown)
+        for r in np.unique(left[left > 0]):
+            each = bonferroni(level, int(r))
+            if each not in lows:
+                lows[each] = np.asarray(low_at(each), float)
+            new |= (left == r)[:, None] & identified & ~shown & (lows[each] > 0)
+        if not new.any():
+            return shown
+        shown |= new
+
+
+def _shown(sp: SetPolicy, G: np.ndarray, fee: np.ndarray, level: float, at_level: dict[str, tuple[np.ndarray, np.ndarray]],
+           claimed: tuple[tuple[str, ...], ...] = CLAIMED_GAINS) -> dict[str, np.ndarray]:
+    """Per gain statistic of the families ``claimed`` (name -> (T,) bool): shown above 0 among its family on each group
+    of problems (``holm_shown``); ``at_level`` the (value, low) (T,) each of every statistic at ``level``, reused where
+    a family has one identified gain."""
+    out: dict[str, np.ndarray] = {}
+    for family in claimed:
+        specs = {name: spec for name, spec in sp.specs.items() if kind_of(name) in family and isinstance(spec, Gain)}
+        if not specs:
+            continue
+        def low_at(each: float, specs=specs) -> np.ndarray:
+            if np.isclose(each, level, rtol=0, atol=1e-12):
+                return np.stack([at_level[name][1] for name in specs], axis=1)
+            return np.stack([spec_value(sp, spec, G, fee, each)[0][1] for spec in specs.values()], axis=1)
+
+        identified = np.stack([np.isfinite(at_level[name][0]) for name in specs], axis=1)
+        out.update(zip(specs, holm_shown(low_at, identified, level).T, strict=True))
+    return out
+
+
 def single_caps(single: PolicyCost, fee: np.ndarray, G: np.ndarray, level: float = 0.95) -> np.ndarray:
     """(T, S) USD per problem: how far each strategy's fee part alone could lie above its estimate by what its runs
     allow (``differences.fee_gaps``) at one-sided 1 − (1 − level)/4 (half of one end's share: the paired interval takes
@@ -648,7 +705,8 @@ def single_caps(single: PolicyCost, fee: np.ndarray, G: np.ndarray, level: float
 
 
 def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks: list[str] | list[int], names: dict[int, str],
-                level: float = 0.95, problem_ids: Sequence[str] | None = None) -> pd.DataFrame:
+                level: float = 0.95, problem_ids: Sequence[str] | None = None,
+                claimed: tuple[tuple[str, ...], ...] = CLAIMED_GAINS) -> pd.DataFrame:
     """One row per (statistic, task): ``table1:<name>`` for each strategy index of ``names`` (every run a try),
     then each cross-fitted statistic of ``sp.specs`` (``spec_value``: the frontier, technique gains, Figures 2-5),
     with value, low, high (USD per problem; gains 0-1; Figure 2's levels % of the expert alone), k, the records'
@@ -656,8 +714,10 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks
     the change, for a gain), and ``cheapest``: True on the one model alone per task named the cheapest beyond doubt
     (``differences.cheapest_beyond_doubt``: its paired difference with every other model below 0, all at once at
     ``level``); ``top_share_pct`` and ``top_problem``: the share (%) of the value (of the change, for a gain) its most
-    influential problem carries, and that problem (its id in ``problem_ids`` (P,), else its position; "" or −1: none).
-    ``groups`` (P,) the task index of each problem."""
+    influential problem carries, and that problem (its id in ``problem_ids`` (P,), else its position; "" or −1: none);
+    ``shown``: True on a gain of the families ``claimed`` (default ``CLAIMED_GAINS``) shown above 0 among its family on
+    the task, all the family's claims holding at once at ``level`` (``holm_shown``; a technique named as paying, a
+    release's gain established), False on every other row. ``groups`` (P,) the task index of each problem."""
     G = (np.asarray(groups)[None, :] == np.arange(len(tasks))[:, None]).astype(float)  # (T, P)
     n, fee = G.sum(axis=1), np.asarray(expert_usd, float)
     parts: list[tuple[str, tuple, np.ndarray, np.ndarray, np.ndarray, int | float, np.ndarray]] = []  # k: NaN: none cross-fitted
@@ -674,6 +734,7 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks
     k_chosen = next(iter(sp.fits.values())).k if sp.fits else np.nan
     for name, spec in sp.specs.items():
         parts.append((name, *spec_value(sp, spec, G, fee, level), k_chosen, np.zeros(len(tasks), bool)))
+    shown = _shown(sp, G, fee, level, {part[0]: (part[1][0], part[1][1]) for part in parts}, claimed)
     tops = [influence(part[4], G) for part in parts]  # (share, position), (T,) each
     rows = []
     for t in range(len(tasks)):
@@ -682,7 +743,8 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks
             share = 100 * expert[t] / total if np.isfinite(expert[t]) and total and np.isfinite(total) else np.nan
             rows.append({"statistic": statistic, "task": tasks[t], "value": float(value[t]), "low": float(low[t]),
                          "high": float(high[t]), "k": k, "records_usd": float(records[t]), "expert_usd": float(expert[t]),
-                         "expert_share_pct": share, "cheapest": bool(cheapest[t]), "top_share_pct": 100 * top_share[t],
+                         "expert_share_pct": share, "cheapest": bool(cheapest[t]),
+                         "shown": bool(shown[statistic][t]) if statistic in shown else False, "top_share_pct": 100 * top_share[t],
                          "top_problem": int(top[t]) if problem_ids is None else (str(problem_ids[top[t]]) if top[t] >= 0
                                                                                  else "")})
     return pd.DataFrame(rows)

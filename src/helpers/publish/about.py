@@ -72,8 +72,8 @@ def inputs_state(files: list[Path]) -> list[str]:
 def _headline_fall(policy: pd.DataFrame | None, task: str, alone_usd: float) -> dict | None:
     """The headline's frontier over releases on ``task`` (``release frontier:<step>`` policy rows, % of the expert
     alone, cross-fitted with its validated interval) at its first and last step, in USD per problem (``alone_usd``:
-    the expert alone), with k, and how many releases' gains (``release gain`` rows) have an interval above 0 of how
-    many; None where the rows do not hold it."""
+    the expert alone), with k, and how many releases' gains (``release gain`` rows) are shown above 0 of how many (all
+    of them tested together: ``policy.holm_shown``); None where the rows do not hold it."""
     if policy is None or policy.empty:
         return None
     mine = policy[(kinds(policy["statistic"]) == RELEASE_FRONTIER.name) & (policy["task"] == task)]
@@ -83,7 +83,7 @@ def _headline_fall(policy: pd.DataFrame | None, task: str, alone_usd: float) -> 
     first, last = ([float(r[c]) * alone_usd / 100 for c in ("value", "low", "high")] for r in (mine.iloc[0], mine.iloc[-1]))
     gains = policy[(kinds(policy["statistic"]) == RELEASE_GAIN.name) & (policy["task"] == task)].dropna(subset=["low"])
     return {"start": first, "end": last, "k": int(mine["k"].iloc[0]), "gains": len(gains),
-            "gains_shown": int((gains["low"] > 0).sum())}
+            "gains_shown": int(gains["shown"].sum())}
 
 
 def what_it_shows(an: Analysis, top: int = 3, policy: pd.DataFrame | None = None) -> list[dict]:

@@ -56,7 +56,7 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
     runs), the cheapest model
     alone with the expert, named only when its paired difference with every other model lies below 0 (``_cheapest``), the family
     whose removal costs the frontier most, named only beyond doubt (``_family``), and the technique with the largest
-    cross-fitted gain, named only when its interval lies above 0. Beside them, from
+    cross-fitted gain, named only when it lies above 0 with the dataset's others tested together. Beside them, from
     ``estimator``'s ``stats`` (``SetStatistics.frame`` rows: the paper's plug-in by default): the paper's frontier
     (said in words, with no interval, where more than half of it is the expert's fee on problems no model passed:
     ``expert_cell``; ``unpassed``: their number per task) and the frontier's halving time (Eq. 11, beside the paper's;
@@ -131,8 +131,8 @@ def _paper_frontier(front: pd.DataFrame, unpassed: int | None) -> str:
 def _family(fams: pd.DataFrame) -> tuple[str, bool]:
     """The most essential family under the policy (cross-fitted ``family:<g>`` rows of one dataset), named only
     beyond doubt: its gain's interval above 0 and above every other family's; else the families shown to lower the
-    frontier (interval above 0), or none; and whether it names one. A maximum over noisy gains is not a finding by
-    itself."""
+    frontier (above 0 with every family tested together: ``shown``), or none; and whether it names one. A maximum
+    over noisy gains is not a finding by itself."""
     fams = fams[np.isfinite(fams["value"].astype(float))] if len(fams) else fams
     if fams.empty:
         return "–", False
@@ -142,10 +142,18 @@ def _family(fams: pd.DataFrame) -> tuple[str, bool]:
     named = int(claims.most_essential(*(fams[c].to_numpy(float) for c in ("value", "low", "high"))))
     if named != claims.NONE:
         return said(fams.iloc[named]), True
-    shown = fams[fams["low"] > 0]
+    shown = fams[fams["shown"].astype(bool)]
     if shown.empty:
-        return "none shown to matter (every interval reaches 0)", False
-    return "none beyond doubt; lowering the frontier: " + ", ".join(said(f) for _, f in shown.iterrows()), False
+        why = "its interval reaches 0" if len(fams) == 1 else f"{_together(len(fams), 'family', 'families')}, none above 0"
+        return f"none shown to matter ({why})", False
+    return (f"none beyond doubt; lowering the frontier ({_together(len(fams), 'family', 'families')}): "
+            + ", ".join(said(f) for _, f in shown.iterrows())), False
+
+
+def _together(m: int, one: str, many: str) -> str:
+    """"the m <many> tested together" (one: "one <one> tested"): how many claims a finding's intervals hold for at once
+    (``policy.holm_shown``: each family's claims on a dataset at 95% together)."""
+    return f"one {one} tested" if m == 1 else f"the {m} {many} tested together"
 
 
 def _strategies(gains: pd.DataFrame, model_labels: dict[str, str]) -> pd.DataFrame:
@@ -169,9 +177,11 @@ def _seeded(method: str, model_labels: dict[str, str]) -> str:
 
 
 def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, bool]:
-    """The techniques (and agent strategies) shown to pay: each whose cross-fitted gain's interval lies above 0
-    (``claims.techniques_that_pay``), largest first, each with its baseline, none called the best; and whether any
-    is. Techniques not cross-fitted over every model (estimated from vanilla runs, or too few runs on some model) are
+    """The techniques (and agent strategies) shown to pay: each whose cross-fitted gain is shown above 0 with every
+    other of the dataset tested together (``shown``, ``claims.techniques_that_pay``), largest first, each with its
+    baseline and, where its attempts cost more, the fee it breaks even at (``_break_even``), none called the best;
+    those whose own interval lies above 0 but not with the others tested, named as such; and whether any pays.
+    Techniques not cross-fitted over every model (estimated from vanilla runs, or too few runs on some model) are
     named as such, never as paying."""
     if crossfitted.empty and plug_in.empty:
         return "–", False
@@ -181,17 +191,35 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
             if unchecked else "")
     if crossfitted.empty or not crossfitted["value"].notna().any():
         return "none checked (no technique with runs of its own)" + tail, False
-    pays = claims.techniques_that_pay(crossfitted["value"].to_numpy(float), crossfitted["low"].to_numpy(float))
+    pays = claims.techniques_that_pay(crossfitted["value"].to_numpy(float), crossfitted["shown"].to_numpy(bool))
+    m = int(crossfitted["value"].notna().sum())
+    together = _together(m, "technique", "techniques and strategies")
     if not pays.any():
-        return f"none shown to pay (every cross-fitted interval reaches 0: {', '.join(checked)})" + tail, False
+        why = "its cross-fitted interval reaches 0" if m == 1 else f"{together}, none above 0"
+        return f"none shown to pay ({why}: {', '.join(checked)})" + tail, False
     shown = crossfitted[pays].sort_values("value", ascending=False, kind="stable")
     said = []
     for _, tech in shown.iterrows():
         baseline = tech.get("baseline")
         baseline = baseline if isinstance(baseline, str) else "over the frontier of the same models without it"
         said.append(f"{names.method(tech['name'])}: {gain_interval(100 * tech['value'], 100 * tech['low'], 100 * tech['high'])}"
-                    f"% {baseline}{fee_of_change(tech)}{carried(tech)}")
-    return ("shown to pay: " if len(said) > 1 else "") + "; ".join(said) + tail, True
+                    f"% {baseline}{fee_of_change(tech)}{_break_even(tech)}{carried(tech)}")
+    alone = crossfitted[~pays & (crossfitted["low"] > 0)]
+    if len(alone):
+        tail = ("; above 0 on its own interval but not with the others tested together, so not named: "
+                + ", ".join(names.method(n) for n in alone["name"]) + tail)
+    return f"shown to pay ({together}): " + "; ".join(said) + tail, True
+
+
+def _break_even(row) -> str:
+    """"; it pays while the fee is above x% of the assumed one" where a gain's attempts cost more (``records_usd``,
+    the change of the records part, below 0) and it saves fee (``expert_usd`` above 0): the fee, scaled on every
+    problem alike, at which the two parts cancel, the choices made at the assumed fee held (the expert-fee curve
+    moves them too); else ""."""
+    records, fee = float(row.get("records_usd", np.nan)), float(row.get("expert_usd", np.nan))
+    if not (np.isfinite(records) and np.isfinite(fee) and records < 0 < fee):
+        return ""
+    return f"; it pays while the fee is above {fmt_pct(100 * -records / fee)}% of the assumed one (the same choices)"
 
 
 MOSTLY_FEE = "mostly the assumed expert fee"

@@ -49,7 +49,7 @@ def _family(statistic: str) -> str:
 def generators_lead(table: pd.DataFrame, target: float = 93.0, range_target: float = 95.0) -> str:
     """What the generator study says of the report's numbers, in sentences made from its table
     (``policy_study.study`` and ``validity.generator_study`` rows): the headline interval's coverage per statistic
-    family over the generators, with the sets per generator; how often a technique was named the best though its
+    family over the generators, with the sets per generator; how often a technique was named as paying though its
     true gain was not positive; the generators on which each other estimator covers at least ``target`` for every
     family; those on which none does, and whether the range the records allow holds the truth at least
     ``range_target`` there; the cross-fitted routing envelope's coverage over the generators."""
@@ -63,8 +63,8 @@ def generators_lead(table: pd.DataFrame, target: float = 93.0, range_target: flo
     sentences = [f"The headline interval (the cost with up to k tries, then the expert) covers at least {target:g}% in "
                  f"{int((head['coverage_pct'] >= target).sum())} of {len(head)} (generator, statistic) cells; "
                  f"over the {head['generator'].nunique()} generators{sets}: {spans}"]
-    for label, what in ((POLICY_LABELS["technique gain"], "A technique was named the best (its cross-fitted gain's "
-                         "interval above 0) while its true gain was not positive"),
+    for label, what in ((POLICY_LABELS["technique gain"], "A technique was named as paying (its cross-fitted "
+                         "gain shown above 0 with the others tested together) while its true gain was not positive"),
                         (POLICY_LABELS["family"], "A family was named the most essential (its gain's interval above 0 "
                          "and above every other family's) while another's true gain was larger"),
                         (POLICY_LABELS["table1"], "A model was named the cheapest alone with the expert (its paired "

@@ -92,7 +92,7 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
     mine = mine.rename(columns={"value": "policy_usd", "low": "policy_low", "high": "policy_high"})
     front = mine[mine["strategy"] == FRONTIER_LINE]
     long = pd.concat([long[["task", "strategy", "problems", "mostly_failed", "unidentified"]], front[["task", "strategy"]]])
-    long = long.merge(mine.drop(columns="statistic"), on=["task", "strategy"], how="left").merge(
+    long = long.merge(mine.drop(columns=["statistic", "shown"]), on=["task", "strategy"], how="left").merge(
         paper, on=["task", "strategy"], how="left")
     long["paper_expert_share_pct"] = 100 * long["paper_expert_usd"] / long["paper_usd"]
     long = long.rename(columns={"strategy": "model"})
