@@ -45,7 +45,8 @@ from helpers.core.pool import forked_map
 def twin_model(gm: kt.GenerativeModel) -> kt.GenerativeModel:
     """``gm`` with a twin of its first model (same prices, profile and family; vanilla only): equal options."""
     first = gm.models[0]
-    add = lambda a: np.concatenate([a, a[:1]])  # noqa: E731
+    def add(a):
+        return np.concatenate([a, a[:1]])
     tasks = [dataclasses.replace(tm, aptitude=add(tm.aptitude), spread=add(tm.spread), completion=add(tm.completion))
              for tm in gm.tasks]
     return dataclasses.replace(gm, models=[*gm.models, "twin"], families={**gm.families, "twin": gm.families[first]},
@@ -77,7 +78,8 @@ def spread(values: pd.Series, digits: int = 1, unit: str = "") -> str:
     s = values.dropna().sort_values()
     if s.empty:
         return "–"
-    f = lambda x: f"{x:.{digits}f}"  # noqa: E731
+    def f(x):
+        return f"{x:.{digits}f}"
     if len(s) >= 3 and s.iloc[-1] > 1.5 * s.iloc[-2] > 0:
         return f"{f(s.iloc[0])}–{f(s.iloc[-2])}{unit} ({f(s.iloc[-1])}{unit} under {s.index[-1]})"
     return f"{f(s.iloc[0])}{unit}" if s.iloc[0] == s.iloc[-1] else f"{f(s.iloc[0])}–{f(s.iloc[-1])}{unit}"
@@ -85,7 +87,8 @@ def spread(values: pd.Series, digits: int = 1, unit: str = "") -> str:
 
 def docs_table(table: pd.DataFrame, effect: pd.DataFrame, twin: tuple[float, float, int]) -> list[str]:
     """The markdown table of docs/statistics.md's measured section, every number from this run."""
-    col = lambda label, c: table[table["statistic"] == label].set_index("generator")[c]  # noqa: E731
+    def col(label, c):
+        return table[table["statistic"] == label].set_index("generator")[c]
     t1, front, pairs = statistic.FAMILY_LABELS["table1"], statistic.POLICY_LABELS["frontier"], policy_study.PAIRS
     gains = statistic.FAMILY_LABELS["technique gain"]
     named = "; ".join(f"{r.task} {r['named best %']:.0f}%" for _, r in effect[effect["true gain %"] > 0].iterrows())
@@ -135,7 +138,8 @@ def main(sets: int = 100, generators: int | None = None, params: str = "params/s
     gm = kt.generative_model(ctx)
     table = policy_study.study(gm, va.study_generators(gm)[:generators], sets, seed=0, workers=workers)
     pd.set_option("display.width", 200)
-    pick = lambda label, cols: table[table["statistic"] == label].set_index("generator")[cols]  # noqa: E731
+    def pick(label, cols):
+        return table[table["statistic"] == label].set_index("generator")[cols]
     print(f"{sets} simulated sets of the `{ctx.params.name}` set's shape per generator (SIMULATED), each judged against "
           "its own truth\n")
     print("Frontier of all models (one model per dataset, chosen for each problem on the other problems):")

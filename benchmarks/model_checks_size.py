@@ -119,7 +119,8 @@ def main(calibrate: int = 6000, validate: int = 2000) -> None:
 def save_shapes(entries: list[dict]) -> None:
     """Write ``entries`` into the calibration's ``shapes``, replacing saved entries of the same shape, keeping the
     others (the ``shapes`` and ``sim`` modes each write their own)."""
-    key = lambda e: (e["problems"], e["models"], e["runs"])  # noqa: E731
+    def key(e):
+        return (e["problems"], e["models"], e["runs"])
     new = {key(e) for e in entries}
     kept = [e for e in saved().get("shapes", []) if key(e) not in new]
     mc.CALIBRATION.write_text(json.dumps({**saved(), "shapes": kept + entries}, indent=1) + "\n")

@@ -110,6 +110,10 @@ RUNS = (
         "frontier against the best single model, every pair of models paired on the same problems (coverage, width "
         "over the oracle's, power where one costs at most half the other, false findings), the cheapest claim, the "
         "technique gains with no effect and with a true one, and equal options (a model's twin)"),
+    Run("one_run_validity", ("benchmarks/one_run_validity.py", "100"),
+        "the same with ONE run per cell, as SWE-bench bash-only has: 100 SIMULATED sets of the `sim` shape per "
+        "generator; the frontier's and each model's coverage and width over the oracle's, the frontier against the "
+        "best single model, every pair's coverage and power"),
     Run("halving_coverage", ("benchmarks/halving_coverage.py", "40"),
         "how often a halving time the rule marks reliable holds its truth, per generator, 40 sets each (writes the "
         "verdict every report's halving times obey)"),

@@ -111,6 +111,11 @@ def test_comparison_power_benchmark_runs(shared_data):
     assert "Equal options (a twin of the first model" in out and "named best %" in out
 
 
+def test_one_run_validity_benchmark_runs(shared_data):
+    out = run("benchmarks/one_run_validity.py", "2", "2", "params/tiny.yaml", env={"COP_DATA_DIR": str(shared_data)})
+    assert "with ONE run per cell" in out and "vs_best_single" in out and "<!-- docs/swebench.md#one-run: start -->" in out
+
+
 def test_racing_benchmark_runs(write_set, tmp_path):
     from conftest import sim_set
     from helpers.collect.collection import run_collection

@@ -11,7 +11,8 @@ BOX = (0.0, 0.0, 10.0, 5.0)
 
 
 def test_a_segment_hits_a_box_when_it_crosses_or_lies_in_it():
-    hit = lambda *seg: placement.segments_hit_box(np.array([seg], float), BOX)  # noqa: E731
+    def hit(*seg):
+        return placement.segments_hit_box(np.array([seg], float), BOX)
     assert hit(-5, 2, 15, 2)  # straight through
     assert hit(1, 1, 2, 2)  # inside
     assert hit(-1, -1, 1, 1)  # one end inside
@@ -116,7 +117,8 @@ def test_crossing_leaders_are_untangled():
 
 
 def test_segments_cross_only_inside_both():
-    cross = lambda *xy: placement._crossing(np.array([xy[:4]], float), np.array([xy[4:]], float))[0, 0]  # noqa: E731
+    def cross(*xy):
+        return placement._crossing(np.array([xy[:4]], float), np.array([xy[4:]], float))[0, 0]
     assert cross(0, 0, 2, 2, 0, 2, 2, 0)
     assert not cross(0, 0, 1, 1, 2, 0, 3, 1)  # apart
     assert not cross(0, 0, 1, 0, 0, 1, 1, 1)  # parallel

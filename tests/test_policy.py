@@ -114,7 +114,8 @@ def test_the_crossfitted_frontier_is_unbiased_for_what_its_choices_truly_cost(ra
     groups = np.repeat(np.arange(len(pairs)), 2)
     fit = policy.crossfit_frontier(usd, pats, runs, fee, [0, 1], k=k, groups=groups)
     true = policy.true_policy(np.broadcast_to(costs, runs.shape), np.tile(rates, (len(pairs), 1)), fee, k)
-    per_pair = lambda x: x.reshape(-1, 2).sum(axis=1)  # noqa: E731
+    def per_pair(x):
+        return x.reshape(-1, 2).sum(axis=1)
     assert float(chance @ per_pair(fit.total - fit.truth(true, fee).total)) == pytest.approx(0.0, abs=1e-12)
     assert (fit.chosen >= 0).all()  # every problem had the other one to choose on
     naive = policy.policy_cost(usd, pats, runs, fee, k).total.reshape(-1, 2, 2).sum(axis=1).min(axis=1)

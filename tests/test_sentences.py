@@ -160,7 +160,7 @@ def test_a_seeded_strategys_gain_says_whose_answer_it_includes():
     from helpers.publish.findings import _strategies
 
     out = _strategies(pd.DataFrame({"name": ["gpt-3.5-turbo-0613+ldb_seed_gpt4", "gpt-4-0613+retry_k5"]}),
-                      {"gpt-3.5-turbo-0613": "GPT-3.5 Turbo (0613)", "gpt-4-0613": "GPT-4 (0613)"})
+                      {"gpt-3.5-turbo-0613": "GPT-3.5 Turbo (0613)", "gpt-4-0613": "GPT-4 (0613)"}, {})
     assert list(out["baseline"]) == [
         "over GPT-3.5 Turbo (0613)'s own single attempt (each attempt starts from a GPT-4 model's, billed: the gain "
         "includes that answer; over a GPT-4 model's own attempt it is not tested here)",

@@ -72,7 +72,8 @@ def fit_tau(theta: np.ndarray, k: np.ndarray, n: np.ndarray, keep: np.ndarray, l
     a coarse grid; where no point of it reaches half the critical value the statistic is that grid's (a lower
     bound) and tau 0, else the maximum is refined between the grid's neighbours of its best point."""
     critical = stats.chi2.ppf(1 - 2 * level, 1)
-    loglik = lambda t: marginal_loglik(theta, k, n, t, keep)  # noqa: E731
+    def loglik(t):
+        return marginal_loglik(theta, k, n, t, keep)
     grid = np.array([0.0, *COARSE_TAUS])
     values = np.array([loglik(t) for t in grid])
     best = int(values.argmax())

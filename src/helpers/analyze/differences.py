@@ -118,7 +118,8 @@ def fee_gaps(cost, fee: np.ndarray, G: np.ndarray, level: float, among: np.ndarr
     above the estimate."""
     G = np.asarray(G, float).reshape(-1, len(fee))
     where = G if among is None else G * np.asarray(among, bool)
-    col = lambda x: np.asarray(x, float).reshape(len(fee), -1)  # noqa: E731
+    def col(x):
+        return np.asarray(x, float).reshape(len(fee), -1)
     gap = unseen_fee(col(cost.fail_all), col(cost.fail_runs), col(cost.runs), cost.k, fee, where, level)
     return gap / G.sum(axis=1)[:, None]
 

@@ -204,7 +204,8 @@ def chibar_threshold(floors: int, level: float) -> float:
     from scipy import stats
 
     w = stats.binom.pmf(np.arange(floors + 1), floors, 0.5)
-    tail = lambda x: sum(w[j] * stats.chi2.sf(x, j) for j in range(1, floors + 1)) - level  # noqa: E731
+    def tail(x):
+        return sum(w[j] * stats.chi2.sf(x, j) for j in range(1, floors + 1)) - level
     return float(optimize.brentq(tail, 1e-9, 1e3))
 
 

@@ -176,7 +176,8 @@ def _cell_truth(gm: GenerativeModel, tm: TaskModel, problems: TaskProblems) -> t
     pi = problems.success(tm)  # (P, M)
     broken = np.broadcast_to(problems.broken, (len(z),))
     ok = 1 - gm.format_error
-    call = lambda tokens: tokens[:, None] * gm.usd_in + tm.completion * gm.usd_out + gm.fee  # noqa: E731
+    def call(tokens):
+        return tokens[:, None] * gm.usd_in + tm.completion * gm.usd_out + gm.fee
     solve = call(tm.solve_tokens[prompt])
     cost, rate = {}, {}
     for i, m in enumerate(gm.models):

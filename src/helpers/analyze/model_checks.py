@@ -86,7 +86,8 @@ def critical_p(shape: tuple[int, int, int] | None = None) -> dict[str, float]:
     if shape is not None:
         shapes = [(PAPER_SHAPE, measured)] + [((e["problems"], e["models"], e["runs"]), e["critical_p"])
                                               for e in saved.get("shapes", [])]
-        far = lambda entry: float(np.sum(np.log(np.asarray(entry[0], float) / np.maximum(shape, 1)) ** 2))  # noqa: E731
+        def far(entry):
+            return float(np.sum(np.log(np.asarray(entry[0], float) / np.maximum(shape, 1)) ** 2))
         measured = min(shapes, key=far)[1]
     return {c: float(measured.get(c, LEVEL / len(CHECKS))) for c in CHECKS}
 

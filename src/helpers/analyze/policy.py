@@ -193,8 +193,11 @@ class CrossFitted:
         cost of every strategy (``true_policy``, same k), ``expert_usd`` (P,) the fee (paid whole where no option had
         runs)."""
         rows = np.arange(self.chosen.shape[1])
-        pick = lambda a, fallback: np.where(self.chosen >= 0, a[:, [*self.options, 0]][rows, np.maximum(self.chosen, 0)],  # noqa: E731
-                                            fallback).mean(axis=0)
+
+        def pick(a, fallback):
+            return np.where(self.chosen >= 0, a[:, [*self.options, 0]][rows, np.maximum(self.chosen, 0)], fallback
+                            ).mean(axis=0)
+
         return PolicyCost(true.k, pick(true.records, 0.0), pick(true.expert, np.asarray(expert_usd, float)),
                           pick(true.fail_all, 1.0), pick(true.fail_runs, 1.0))
 
@@ -622,7 +625,8 @@ def spec_value(sp: SetPolicy, spec: Spec, groups: np.ndarray, expert_usd: np.nda
     of the fee part (USD per problem, before − after)."""
     fee = np.asarray(expert_usd, float)
     n = groups.sum(axis=1)
-    mean = lambda x: groups @ x / n  # noqa: E731
+    def mean(x):
+        return groups @ x / n
     if isinstance(spec, Level):
         f = sp.fit(spec.strategies)
         est = chosen_interval(f, sp.single, fee, groups, level)

@@ -108,7 +108,8 @@ def policy_truths(sp: policy.SetPolicy, expert: np.ndarray, codes: np.ndarray, T
     with k tries, and the cross-fitted statistics valued at the options they chose. ``cost``/``rate`` (P, S): the
     true USD per attempt and pass rate of the cube's strategies, its problems' order; ``expert`` (P,) USD;
     ``codes`` (P,) task codes; ``models``: cube column -> model name."""
-    means = lambda values: np.array([values[codes == t].mean() for t in range(T)])  # noqa: E731
+    def means(values):
+        return np.array([values[codes == t].mean() for t in range(T)])
     true_single = policy.true_policy(cost, rate, expert, sp.single.k).total
     truths = {named(TABLE1, m): means(true_single[:, s]) for s, m in models.items()}
     if sp.fits:

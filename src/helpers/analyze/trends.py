@@ -214,7 +214,8 @@ def profile_rss(t: np.ndarray, y: np.ndarray, b: np.ndarray) -> tuple[np.ndarray
     values = np.stack([syy - 2 * a * sxy - 2 * c * sy + a * a * sxx + 2 * a * c * sx + c * c * n for a, c in cands])
     values[0] = np.where(interior, values[0], np.inf)
     best = np.argmin(values, axis=0)[None]
-    pick = lambda arrs: np.take_along_axis(np.stack([np.broadcast_to(v, shape) for v in arrs]), best, 0)[0]  # noqa: E731
+    def pick(arrs):
+        return np.take_along_axis(np.stack([np.broadcast_to(v, shape) for v in arrs]), best, 0)[0]
     return np.maximum(pick(list(values)), 0.0), pick([a for a, _ in cands]), pick([c for _, c in cands])
 
 
@@ -331,7 +332,8 @@ def log_linear_trend(t_months, values, level: float = 0.90) -> LogLinearTrend:
         return LogLinearTrend(*(float("nan"),) * 3, level, n, f"not identifiable: {n} distinct release dates (needs 3)")
     res = stats.linregress(t, v)
     q = stats.t.ppf(0.5 + level / 2, t.size - 2)
-    f = lambda beta: math.exp(-12 * beta)  # noqa: E731
+    def f(beta):
+        return math.exp(-12 * beta)
     return LogLinearTrend(f(res.slope), f(res.slope + q * res.stderr), f(res.slope - q * res.stderr), level, n,
                           intercept=float(res.intercept), slope=float(res.slope))
 
@@ -419,7 +421,8 @@ def synthetic_coverage(points=(4, 5, 6, 7, 8, 9), series: int = 1000, halving_mo
     rng = np.random.default_rng(seed)
     z = stats.norm.ppf(0.5 + level / 2)
     b_true = math.log(2) / halving_months
-    se = lambda x: math.sqrt(max(x.mean() * (1 - x.mean()), 1e-12) / x.size) if x.size else float("nan")  # noqa: E731
+    def se(x):
+        return math.sqrt(max(x.mean() * (1 - x.mean()), 1e-12) / x.size) if x.size else float("nan")
     rows = []
     for n in points:
         t, y = np.stack([np.stack(synthetic_series(rng, n, halving_months, noise_pct, c=c)) for _ in range(series)], 1)

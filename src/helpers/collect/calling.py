@@ -210,11 +210,13 @@ class Caller:
             # response type (benchmarks/collect_overhead.py measures both paths)
             from helpers.collect.backends.sim import direct_completion
 
-            send = lambda: direct_completion(messages, kw["metadata"]["cop"])  # noqa: E731
+            def send():
+                return direct_completion(messages, kw["metadata"]["cop"])
         else:
             import litellm
 
-            send = lambda: litellm.completion(**kw)  # noqa: E731
+            def send():
+                return litellm.completion(**kw)
         outcome = call_with_retries(send, self.params.max_retries, self.params.retry_backoff_s, self.sleep)
         return self.record(a, call, messages, sampling, started, *outcome)
 
@@ -226,11 +228,13 @@ class Caller:
         sampling = self.model_args(a.model)[0]
         started = time.perf_counter()
         if client is not None and is_direct(a.model):
-            send = lambda: client.completion(kw)  # noqa: E731
+            def send():
+                return client.completion(kw)
         else:
             import litellm
 
-            send = lambda: litellm.acompletion(**kw)  # noqa: E731
+            def send():
+                return litellm.acompletion(**kw)
         outcome = await acall_with_retries(send, self.params.max_retries, self.params.retry_backoff_s)
         return self.record(a, call, messages, sampling, started, *outcome)
 

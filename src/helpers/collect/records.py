@@ -211,7 +211,8 @@ def keys_in(keys: pd.Series, values: pd.Series) -> np.ndarray:
     which beats pandas' ``isin`` on millions of strings)."""
     import pyarrow.compute as pc
 
-    as_arrow = lambda s: pa.array(s.astype(str), type=pa.large_string())  # noqa: E731
+    def as_arrow(s):
+        return pa.array(s.astype(str), type=pa.large_string())
     return pc.is_in(as_arrow(keys), value_set=as_arrow(values)).to_numpy(zero_copy_only=False)
 
 

@@ -156,7 +156,8 @@ def aptitude_on(target_accuracy: float, spread: float, z: np.ndarray, weights: n
     z = np.asarray(z, float)
     w = np.full(len(z), 1 / len(z)) if weights is None else weights
     g = Generator("", cliff=cliff)
-    f = lambda a: float(w @ g.pass_probability(a - spread * z + offset)) - t  # noqa: E731
+    def f(a):
+        return float(w @ g.pass_probability(a - spread * z + offset)) - t
     return optimize.brentq(f, -60.0, 60.0, xtol=1e-12)
 
 

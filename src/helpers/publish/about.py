@@ -343,8 +343,10 @@ def run_context(an: Analysis, policy: pd.DataFrame | None = None) -> dict:
         "model_families": {m: an.families[m] for m in an.models if m in an.families},  # and their colours
         "about": about_run(an, all_caveats),
         "unisolated": unisolated(graded_manifest(an.ctx).get("code_grading", {})),
-        "prices": f"**Prices**: snapshot `{md(snap.name)}` of {snap.date}, source: {md(snap.source)}. USD per 1M tokens; "
-                  f"reasoning tokens are billed as output.\n\n| model | input | output |\n|---|---|---|\n{prices}",
+        "prices": (f"**Prices**: none applied (snapshot `{md(snap.name)}`): every record's USD is what its run was billed, "
+                   "as its source reports it; no per-token price enters these numbers." if p.billed else
+                   f"**Prices**: snapshot `{md(snap.name)}` of {snap.date}, source: {md(snap.source)}. USD per 1M tokens; "
+                   f"reasoning tokens are billed as output.\n\n| model | input | output |\n|---|---|---|\n{prices}"),
         "expert": f"**Human expert** cost per problem (`usd`, at the {p.expert_bound} bound): {how}. The derivation is "
                   f"kept beside it:\n\n"
                   + markdown(md_frame(expert_table(an.tasks, p.expert_bound, p.fidelity.expert_cost))),

@@ -258,7 +258,8 @@ def _trend_fits(ax, d: pd.DataFrame, ylim: tuple[float, float], fit: DecayFit | 
     time with its interval or as unreliable, the paper's, the factor per year)."""
     grid = pd.date_range(d.date.min(), d.date.max(), periods=100)
     t = months_since(pd.Series(grid), d.date.min())
-    inside = lambda v: np.where((v >= ylim[0]) & (v <= ylim[1]), v, np.nan)  # noqa: E731
+    def inside(v):
+        return np.where((v >= ylim[0]) & (v <= ylim[1]), v, np.nan)
     if fit is not None and fit.identified and fit.reliable:  # a halving time only where its validity study holds
         ax.plot(grid, inside(fit.a * np.exp(-fit.b * t) + fit.c), color="#C44E52", ls="--", lw=1,
                 label="fit a·exp(−bt)+c (Eq. 11)")
@@ -873,7 +874,8 @@ def coverage_heatmap(table: pd.DataFrame, simulated: bool, target: float = 93.0)
     gens, stats = list(dict.fromkeys(d["generator"])), list(dict.fromkeys(d["statistic"]))
     cov = d.pivot(index="generator", columns="statistic", values="coverage_pct").reindex(index=gens, columns=stats)
     rng = d.pivot(index="generator", columns="statistic", values="range_coverage_pct").reindex(index=gens, columns=stats)
-    pct = lambda c: "100" if c >= 99.95 else f"{c:.1f}"  # noqa: E731  (99.6 is not 100)
+    def pct(c):  # 99.6 is not 100
+        return "100" if c >= 99.95 else f"{c:.1f}"
     text = np.array([[("–" if not np.isfinite(c) else pct(c)) + ("" if not np.isfinite(r) else f"\n({r:.0f})")
                       for c, r in zip(cr, rr)] for cr, rr in zip(cov.to_numpy(float), rng.to_numpy(float))])
     fig, ax = plt.subplots(figsize=(min(1.05 * len(stats) + 2.6, REPORT_WIDTH_IN - 1.2), 0.5 * len(gens) + 1.8))

@@ -49,7 +49,8 @@ def _range(row, fmt, scale: float = 1.0) -> str:
 
 def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str], task_labels: dict[str, str],
              model_labels: dict[str, str], families: dict[str, str], policy: pd.DataFrame | None = None,
-             estimator: str = "plug-in", unpassed: dict[str, int] | None = None) -> pd.DataFrame:
+             estimator: str = "plug-in", unpassed: dict[str, int] | None = None,
+             calls: dict[str, tuple[float, int]] | None = None) -> pd.DataFrame:
     """One row per dataset of ``tasks`` (in that order). The headline is the cost with up to k tries, then the
     expert (``policy``: ``intervals.policy_statistics`` rows, whose intervals the validity study checks): the
     frontier of all models (one model per dataset, chosen for each problem on the other problems, valued on its own
@@ -75,7 +76,8 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
         row[CHEAPEST], row["cheapest_named"] = _cheapest(ours("table1"), model_labels, families)
         row[FAMILY], row["family_named"] = _family(ours("family"))
         row[TECHNIQUE], row["technique_named"] = _technique(
-            pd.concat([ours("technique gain"), _strategies(ours("strategy gain"), model_labels)]), here("technique gain"))
+            pd.concat([ours("technique gain"), _strategies(ours("strategy gain"), model_labels, calls or {})]),
+            here("technique gain"))
         row[HALVING], row["halving_reliable"] = _halving(halving, task_labels.get(task, task), estimator,
                                                          PAPER_HALVING_MONTHS.get(task))
         rows.append(row)
@@ -156,13 +158,24 @@ def _together(m: int, one: str, many: str) -> str:
     return f"one {one} tested" if m == 1 else f"the {m} {many} tested together"
 
 
-def _strategies(gains: pd.DataFrame, model_labels: dict[str, str]) -> pd.DataFrame:
+def _strategies(gains: pd.DataFrame, model_labels: dict[str, str], calls: dict[str, tuple[float, int]]) -> pd.DataFrame:
     """Agent strategies' cross-fitted gains over their model's single attempt, named "<strategy> by <model>", with
-    that baseline in words (``baseline``)."""
+    that baseline in words (``baseline``) and what a try of each spends (``_calls``: ``calls`` per strategy name,
+    the mean and most calls per attempt)."""
     model, _, method = gains["name"].str.partition("+").values.T if len(gains) else ([], "", [])
     return gains.assign(name=[f"{names.method(x)} by {model_labels.get(m, m)}" for m, x in zip(model, method)],
                         baseline=[f"over {model_labels.get(m, m)}'s own single attempt" + _seeded(x, model_labels)
-                                  for m, x in zip(model, method)])
+                                  + _calls(calls.get(f"{m}+{x}"), calls.get(m)) for m, x in zip(model, method)])
+
+
+def _calls(strategy: tuple[float, int] | None, single: tuple[float, int] | None) -> str:
+    """" (a try of it: 1.70 calls on average, at most 5; of the single attempt: 1)": the gain compares tries of unlike
+    size, both billed (review H3); "" where the records do not say."""
+    if strategy is None:
+        return ""
+    mean, most = strategy
+    base = "" if single is None else f"; of the single attempt: {single[0]:.3g}"
+    return f" (a try of it: {mean:.2f} calls on average, at most {most}{base})"
 
 
 def _seeded(method: str, model_labels: dict[str, str]) -> str:
@@ -187,8 +200,8 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
         return "–", False
     checked = [names.method(n) for n in crossfitted["name"]]
     unchecked = [names.method(n) for n in plug_in["name"] if n not in set(crossfitted["name"])]
-    tail = (f"; not checked (no cross-fitted gain over every model, so not named as paying): {', '.join(unchecked)}"
-            if unchecked else "")
+    tail = ("; not tested as paying (estimated from vanilla runs, or some model has fewer runs of it than the k tries; "
+            f"the paper's plug-in gain is in Table 2): {', '.join(unchecked)}" if unchecked else "")  # review H12
     if crossfitted.empty or not crossfitted["value"].notna().any():
         return "none checked (no technique with runs of its own)" + tail, False
     pays = claims.techniques_that_pay(crossfitted["value"].to_numpy(float), crossfitted["shown"].to_numpy(bool))
@@ -259,7 +272,8 @@ def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict
     single = _identified(single)
     if single.empty:
         return "–", False
-    label = lambda r: model_labels.get(r["name"], r["name"])  # noqa: E731
+    def label(r):
+        return model_labels.get(r["name"], r["name"])
     named = int(claims.cheapest_model(single["cheapest"].to_numpy(bool))) if "cheapest" in single else claims.NONE
     if named != claims.NONE:
         best = single.iloc[named]

@@ -57,18 +57,19 @@ def _change_said(records: float, fee: float) -> str:
 
 def _numbers(an: Analysis, rows: pd.DataFrame, parts: dict[str, tuple[str, dict[str, str]]]) -> pd.DataFrame:
     """The long table of ``parts`` (prefix -> (what it is, names)): task, what, item, value, low, high, the records'
-    and the fee's parts (USD per problem; their change for a gain), the fee's share (%), k."""
+    and the fee's parts (USD per problem; their change for a gain), the fee's share (%), k, and ``shown``: a gain
+    shown above 0 with the others of its kind on the dataset tested together (``policy.holm_shown``)."""
     out = []
     for prefix, (what, names) in parts.items():
         mine = rows[(kinds(rows["statistic"]) == prefix) & items(rows["statistic"]).isin(names)]
         out.append(mine.assign(what=what, item=items(mine["statistic"]).map(names)))
     if not any(len(x) for x in out):
         return pd.DataFrame(columns=["task", "what", "item", "value", "low", "high", "records_usd", "expert_usd",
-                                     "expert_share_pct", "k"])
+                                     "expert_share_pct", "k", "shown"])
     d = pd.concat(out, ignore_index=True)
     d = d.assign(t=d["task"].map({t: i for i, t in enumerate(in_category_order(an.tasks))})).sort_values("t", kind="stable")
     return d[["task", "what", "item", "value", "low", "high", "records_usd", "expert_usd", "expert_share_pct",
-              "k"]].reset_index(drop=True)
+              "k", "shown"]].reset_index(drop=True)
 
 
 def releases(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
@@ -88,6 +89,7 @@ def releases(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFra
                                                     + f"the assumed expert fee ({fee_pct(r['expert_share_pct'])}%)"),
         "gain of this release (%, 95% interval)": (_interval_said(*(100 * gain.loc[(task, item), c] for c in
                                                                     ("value", "low", "high")))
+                                                   + ("; established" if gain.loc[(task, item), "shown"] else "")
                                                    if (task, item) in gain.index else "–")}
         for (task, item), r in level.iterrows()])
     return frame, numbers, shown
@@ -102,8 +104,10 @@ def counterfactuals(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.
     numbers = _numbers(an, rows, {"family": ("family", families), "essential": ("model", appearance.models_by_family(an))})
     shown = pd.DataFrame({
         "dataset": numbers["task"].map(an.task_labels), "without": numbers["what"] + " " + numbers["item"],
-        "the frontier's gain from it (%, 95% interval)": [_interval_said(100 * v, 100 * lo, 100 * hi) for v, lo, hi in
-                                                          zip(numbers["value"], numbers["low"], numbers["high"])],
+        "the frontier's gain from it (%, 95% interval)": [_interval_said(100 * v, 100 * lo, 100 * hi)
+                                                          + ("; shown, with every family tested together" if s else "")
+                                                          for v, lo, hi, s in zip(numbers["value"], numbers["low"],
+                                                                                  numbers["high"], numbers["shown"])],
         "change of cost (USD per problem)": [_change_said(r, f) for r, f in zip(numbers["records_usd"], numbers["expert_usd"])]})
     return frame, numbers, shown
 

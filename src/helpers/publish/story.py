@@ -120,9 +120,11 @@ def set_found(rows: list[dict], source: str = "") -> str:
             + (f", and on the {r['solved']} problem{'' if r['solved'] == 1 else 's'} some model passed the cheapest "
                f"recorded pass is most often {cheapest} (in these records, not a ranking beyond them)"
                if cheapest else "") + ".")
-    billed = (["Every record's USD is what its run was billed when the source ran it, not at its model's release, so "
-               "the fall compares the models the source ran, not the prices of their time, and where the first date "
-               "has few models its start says more about which models the source covers than about that date."]
+    billed = (["Every record's USD is what its run was billed when the source ran it, not at its model's release, "
+               "through the providers, caching and agent limits the source used (a failure its step or cost limit cut "
+               "off cost less than it would have run on), so the fall compares the models the source ran, not the "
+               "prices of their time, and where the first date has few models its start says more about which models "
+               "the source covers than about that date."]
               if any(r.get("billed") for r in rows) else [])
     return " ".join(said + billed + _estimated_fee(rows)) + (f" Records: {source}." if source and said else "")
 

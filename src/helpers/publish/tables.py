@@ -150,7 +150,8 @@ def policy_tries(rows: pd.DataFrame) -> dict[str, str]:
     """The tries of ``intervals.policy_statistics`` rows for captions: ``k`` (each model alone) and ``k_half`` (the
     cross-fitted frontier, the same k; where a set has none, words that say why)."""
     kind = kinds(rows["statistic"])
-    said = lambda d, none: str(int(d["k"].iloc[0])) if len(d) else none  # noqa: E731
+    def said(d, none):
+        return str(int(d["k"].iloc[0])) if len(d) else none
     return {"k": said(rows[kind == TABLE1.name], "–"),
             "k_half": said(rows[kind == FRONTIER.name], "the models' fewest runs (not here: this set's frontier is not "
                                                      "estimated)")}
@@ -333,6 +334,20 @@ def precision_table(an: Analysis) -> tuple[pd.DataFrame, pd.DataFrame]:
     return numbers, shown
 
 
+def strategy_calls(an: Analysis) -> pd.DataFrame:
+    """Per strategy name (index; a model's single attempt under its own id): ``runs`` (distinct runs), ``mean_calls``
+    and ``most_calls`` (model calls per attempt)."""
+    a = an.attempts.assign(strategy=strategy_names(an.attempts["model"], an.attempts["method"]).astype(str))
+    return a.groupby("strategy", observed=True).agg(runs=("run", "nunique"), mean_calls=("calls", "mean"),
+                                                    most_calls=("calls", "max"))
+
+
+def calls_per_try(an: Analysis) -> dict[str, tuple[float, int]]:
+    """``strategy_calls`` as findings reads it: strategy name -> (mean, most) calls per attempt."""
+    calls = strategy_calls(an)
+    return {str(s): (float(r.mean_calls), int(r.most_calls)) for s, r in calls.iterrows()}
+
+
 def strategy_table(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.DataFrame | None = None
                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 2's analogue for agent strategies (``headline.strategy_specs``): per strategy beside its model, how
@@ -347,9 +362,7 @@ def strategy_table(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.Da
         return cost, cost_shown
     numbers = pd.concat([cost.assign(quantity="cost-of-pass (USD)"), gain.assign(quantity="gain of adding it to the single attempt (%)")],
                         ignore_index=True)
-    a = an.attempts.assign(strategy=strategy_names(an.attempts["model"], an.attempts["method"]).astype(str))
-    calls = a.groupby("strategy", observed=True).agg(runs=("run", "nunique"), mean_calls=("calls", "mean"),
-                                                      most_calls=("calls", "max"))
+    calls = strategy_calls(an)
     shown = cost_shown.rename(columns={t: f"{an.task_labels.get(t, t)}: cost-of-pass (USD)" for t in an.tasks}).merge(
         gain_shown.rename(columns={t: f"{an.task_labels.get(t, t)}: gain of adding it to the single attempt (%, ≥ 0)"
                                    for t in an.tasks}),

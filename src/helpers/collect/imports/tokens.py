@@ -23,7 +23,8 @@ def counter(tokenizer: str | None) -> tuple[Callable[[str], int], str]:
     """A function text -> tokens and the label records carry: the model's own tokenizer, or an estimate with
     ``cl100k_base`` where the model's own is not available offline."""
     enc = tiktoken_encoding(tokenizer or "cl100k_base")
-    count = lambda text: len(enc.encode(text or "", disallowed_special=()))  # noqa: E731
+    def count(text):
+        return len(enc.encode(text or "", disallowed_special=()))
     if tokenizer:
         return count, f"counted: {tokenizer} (the model's own tokenizer)"
     return count, "estimated: cl100k_base count (the model's own tokenizer is not available offline)"
