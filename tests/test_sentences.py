@@ -42,6 +42,15 @@ def test_the_papers_table_1_and_families_in_words():
     assert story.families_found(values) == ("The family the frontier could least do without, per dataset, by the paper's "
                                             f"point estimates (not a finding beyond doubt: {story.BEYOND_DOUBT}): T: big (30%); "
                                             "U: none lowers the frontier.")
+    # review H11: the headline's number beside the paper's, so the two are read together
+    numbers = pd.DataFrame({"task": ["t", "t", "t"], "what": ["family", "family", "model"], "item": ["small", "big", "m"],
+                            "value": [0.1, 0.62, 0.9], "low": [-0.2, 0.216, 0.5], "high": [0.4, 1.0, 1.0],
+                            "shown": [False, True, False]})
+    headline = story.family_headline(numbers, {"t": "T"})
+    assert headline == {"T": "under the headline's cost (cross-fitted), big: 62 [21.6, 100 (max)]%, shown with every "
+                             "family tested together"}
+    assert "T: big (30%); under the headline's cost (cross-fitted), big: 62 [21.6, 100 (max)]%, shown with every family " \
+           "tested together; U: none lowers the frontier." in story.families_found(values, headline)
 
 
 def test_one_problem_that_carries_a_number():
@@ -160,11 +169,14 @@ def test_a_seeded_strategys_gain_says_whose_answer_it_includes():
     from helpers.publish.findings import _strategies
 
     out = _strategies(pd.DataFrame({"name": ["gpt-3.5-turbo-0613+ldb_seed_gpt4", "gpt-4-0613+retry_k5"]}),
-                      {"gpt-3.5-turbo-0613": "GPT-3.5 Turbo (0613)", "gpt-4-0613": "GPT-4 (0613)"}, {})
+                      {"gpt-3.5-turbo-0613": "GPT-3.5 Turbo (0613)", "gpt-4-0613": "GPT-4 (0613)"}, {},
+                      {"gpt-3.5-turbo-0613+ldb_seed_gpt4": "gpt-4-0613"})  # the seed the set's run names
     assert list(out["baseline"]) == [
-        "over GPT-3.5 Turbo (0613)'s own single attempt (each attempt starts from a GPT-4 model's, billed: the gain "
-        "includes that answer; over a GPT-4 model's own attempt it is not tested here)",
+        "over GPT-3.5 Turbo (0613)'s own single attempt (each attempt starts from GPT-4 (0613)'s, billed: the gain "
+        "includes that answer; over GPT-4 (0613)'s own attempt it is not tested here)",
         "over GPT-4 (0613)'s own single attempt"]
+    unnamed = _strategies(pd.DataFrame({"name": ["m+ldb_seed_gpt4"]}), {}, {})  # no run names the seed
+    assert "(each attempt starts from a gpt4 model's, billed:" in unnamed["baseline"].iloc[0]
 
 
 def test_the_new_models_or_prices_sentence_names_the_papers_estimator():

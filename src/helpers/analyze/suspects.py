@@ -75,3 +75,30 @@ def _per_problem(runs: pd.DataFrame) -> pd.DataFrame:
     per["share"] = np.where(per["top"] > 0, per["top"] / per["answered"].where(per["answered"] > 0, 1), 0.0)
     per["strong_models"] = per["task"].map(accuracy.groupby("task")["strong"].sum())
     return per
+
+
+DOUBT_COLUMNS = ["task", "problem_id", "why"]
+
+
+def doubtful_problems(suspects: pd.DataFrame | None, calls: pd.DataFrame | None) -> pd.DataFrame:
+    """(``DOUBT_COLUMNS``) each problem whose verdicts are in doubt, with why (several reasons joined by "; "): a
+    suspect item (``suspect_items``' rows: task, problem_id, why), a solution graded wrong because the grader's sandbox
+    lacks a module it imports (graded ``calls``' ``grade_reason``), or a program near the CPU limit
+    (``grade_cpu_s``, ``sandbox.near_limit``: another machine may judge it otherwise). Either input may be None."""
+    from helpers.grade.sandbox import near_limit
+    from helpers.grade.stage import MISSING_MODULE
+
+    found = []
+    if suspects is not None and len(suspects):
+        found.append(suspects[["task", "problem_id"]].assign(why="suspect item: " + suspects["why"].astype(str)))
+    if calls is not None and len(calls) and "grade_reason" in calls:
+        module = calls["grade_reason"].astype("string").str.extract(MISSING_MODULE)[0]
+        hit = calls[module.notna()]
+        found.append(hit[["task", "problem_id"]].assign(why="the grader's sandbox lacks " + module[module.notna()]))
+        if "grade_cpu_s" in calls:
+            near = calls["grade_cpu_s"].astype("Float64").fillna(0.0).map(near_limit).astype(bool)
+            found.append(calls.loc[near, ["task", "problem_id"]].assign(why="a program near the CPU limit"))
+    if not found:
+        return pd.DataFrame(columns=DOUBT_COLUMNS)
+    d = pd.concat(found, ignore_index=True).astype(str).drop_duplicates()
+    return d.groupby(["task", "problem_id"], sort=False)["why"].agg("; ".join).reset_index()[DOUBT_COLUMNS]

@@ -50,7 +50,7 @@ def _range(row, fmt, scale: float = 1.0) -> str:
 def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str], task_labels: dict[str, str],
              model_labels: dict[str, str], families: dict[str, str], policy: pd.DataFrame | None = None,
              estimator: str = "plug-in", unpassed: dict[str, int] | None = None,
-             calls: dict[str, tuple[float, int]] | None = None) -> pd.DataFrame:
+             calls: dict[str, tuple[float, int]] | None = None, seeds: dict[str, str] | None = None) -> pd.DataFrame:
     """One row per dataset of ``tasks`` (in that order). The headline is the cost with up to k tries, then the
     expert (``policy``: ``intervals.policy_statistics`` rows, whose intervals the validity study checks): the
     frontier of all models (one model per dataset, chosen for each problem on the other problems, valued on its own
@@ -76,7 +76,7 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
         row[CHEAPEST], row["cheapest_named"] = _cheapest(ours("table1"), model_labels, families)
         row[FAMILY], row["family_named"] = _family(ours("family"))
         row[TECHNIQUE], row["technique_named"] = _technique(
-            pd.concat([ours("technique gain"), _strategies(ours("strategy gain"), model_labels, calls or {})]),
+            pd.concat([ours("technique gain"), _strategies(ours("strategy gain"), model_labels, calls or {}, seeds)]),
             here("technique gain"))
         row[HALVING], row["halving_reliable"] = _halving(halving, task_labels.get(task, task), estimator,
                                                          PAPER_HALVING_MONTHS.get(task))
@@ -158,13 +158,16 @@ def _together(m: int, one: str, many: str) -> str:
     return f"one {one} tested" if m == 1 else f"the {m} {many} tested together"
 
 
-def _strategies(gains: pd.DataFrame, model_labels: dict[str, str], calls: dict[str, tuple[float, int]]) -> pd.DataFrame:
+def _strategies(gains: pd.DataFrame, model_labels: dict[str, str], calls: dict[str, tuple[float, int]],
+                seeds: dict[str, str] | None = None) -> pd.DataFrame:
     """Agent strategies' cross-fitted gains over their model's single attempt, named "<strategy> by <model>", with
     that baseline in words (``baseline``) and what a try of each spends (``_calls``: ``calls`` per strategy name,
-    the mean and most calls per attempt)."""
+    the mean and most calls per attempt); ``seeds``: strategy name -> the model whose attempts seed it, where known."""
     model, _, method = gains["name"].str.partition("+").values.T if len(gains) else ([], "", [])
+    seeds = seeds or {}
     return gains.assign(name=[f"{names.method(x)} by {model_labels.get(m, m)}" for m, x in zip(model, method)],
-                        baseline=[f"over {model_labels.get(m, m)}'s own single attempt" + _seeded(x, model_labels)
+                        baseline=[f"over {model_labels.get(m, m)}'s own single attempt"
+                                  + _seeded(x, model_labels, seeds.get(f"{m}+{x}"))
                                   + _calls(calls.get(f"{m}+{x}"), calls.get(m)) for m, x in zip(model, method)])
 
 
@@ -178,13 +181,13 @@ def _calls(strategy: tuple[float, int] | None, single: tuple[float, int] | None)
     return f" (a try of it: {mean:.2f} calls on average, at most {most}{base})"
 
 
-def _seeded(method: str, model_labels: dict[str, str]) -> str:
+def _seeded(method: str, model_labels: dict[str, str], seed_model: str | None = None) -> str:
     """Where a strategy's every attempt starts from another model's billed attempt (``ldb_seed_<name>``), that the
-    gain includes that model's answer: a gain over the seeding model's own attempt is another question, not tested."""
+    gain includes that model's answer (``seed_model``, where the set's runs name it; else the method's own name for
+    it): a gain over the seeding model's own attempt is another question, not tested."""
     if not method.startswith("ldb_seed_"):
         return ""
-    seed = method.removeprefix("ldb_seed_")
-    seed = {"gpt4": "a GPT-4 model"}.get(seed, model_labels.get(seed, seed))
+    seed = model_labels.get(seed_model, seed_model) if seed_model else f"a {method.removeprefix('ldb_seed_')} model"
     return (f" (each attempt starts from {seed}'s, billed: the gain includes that answer; over {seed}'s own attempt "
             "it is not tested here)")
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.core.numbers import sig
-from helpers.publish.formats import fee_pct, fmt_usd, one_problem
+from helpers.publish.formats import fee_pct, fmt_usd, gain_interval, one_problem
 
 BEYOND_DOUBT = "Findings at a glance names one only where its interval says so"  # a reading's caveat
 
@@ -54,16 +54,36 @@ def trends_found(halving: pd.DataFrame, estimator: str = "plug-in") -> str:
     return "The frontier's halving time (Eq. 11), per dataset: " + _listed(parts) + "."
 
 
-def families_found(values: pd.DataFrame) -> str:
-    """The family whose removal costs the frontier most, per dataset (``values``: task rows × family columns, %)."""
+def families_found(values: pd.DataFrame, headline: dict[str, str] | None = None) -> str:
+    """The family whose removal costs the frontier most, per dataset (``values``: task rows × family columns, %), by
+    the paper's point estimates; beside it, where ``headline`` (task label -> words, ``family_headline``) holds the
+    dataset, the same question under the headline's cost, so the two numbers are read together (review H11)."""
     parts = []
     for task, row in values.iterrows():
+        ours = f"; {headline[task]}" if headline and task in headline else ""
         if row.isna().all() or row.max() <= 0:
-            parts.append(f"{task}: none lowers the frontier")
+            parts.append(f"{task}: none lowers the frontier{ours}")
             continue
-        parts.append(f"{task}: {row.idxmax()} ({sig(row.max())}%)")
+        parts.append(f"{task}: {row.idxmax()} ({sig(row.max())}%){ours}")
     return ("The family the frontier could least do without, per dataset, by the paper's point estimates (not a "
             f"finding beyond doubt: {BEYOND_DOUBT}): " + _listed(parts) + ".")
+
+
+def family_headline(numbers: pd.DataFrame, task_labels: dict[str, str]) -> dict[str, str]:
+    """Per dataset label, the family whose removal costs the headline's frontier most (``numbers``:
+    ``policy_views.counterfactuals``' family rows: task id, what, item, value, low, high, shown; gains 0-1) in words:
+    "under the headline's cost (cross-fitted), GPT-4: 62 [21.6, 100 (max)]%, shown with every family tested
+    together" (or "not shown: …"); none where no family's gain is a number."""
+    fams = numbers[(numbers["what"] == "family") & np.isfinite(numbers["value"].astype(float))]
+    out = {}
+    for task, g in fams.groupby("task", sort=False):
+        top = g.loc[g["value"].astype(float).idxmax()]
+        shown = ("shown with every family tested together" if bool(top["shown"]) else
+                 "not shown with every family tested together")
+        out[task_labels.get(task, task)] = (f"under the headline's cost (cross-fitted), {top['item']}: "
+                                            f"{gain_interval(100 * top['value'], 100 * top['low'], 100 * top['high'])}%, "
+                                            f"{shown}")
+    return out
 
 
 def techniques_found(table2: pd.DataFrame, tasks: list[str], task_labels: dict[str, str]) -> str:

@@ -342,6 +342,18 @@ def strategy_calls(an: Analysis) -> pd.DataFrame:
                                                     most_calls=("calls", "max"))
 
 
+def seed_models(an: Analysis) -> dict[str, str]:
+    """Strategy name -> the model whose attempts seed it, for an agent set's seeded strategies (``ldb_seed_*``): the
+    model after ``+`` in the run's group name (``ldb/<debugger>+<seed>``, as the importer reads it), where it is one
+    of the set's models and every run of that strategy names the same one."""
+    import_from = an.ctx.params.import_from
+    found: dict[str, set[str]] = {}
+    for group, run in (import_from.runs.items() if import_from is not None else []):
+        if run.method.startswith("ldb_seed_") and "+" in group:
+            found.setdefault(strategy_name(run.model, run.method), set()).add(group.split("+", 1)[1])
+    return {s: next(iter(m)) for s, m in found.items() if len(m) == 1 and next(iter(m)) in an.models}
+
+
 def calls_per_try(an: Analysis) -> dict[str, tuple[float, int]]:
     """``strategy_calls`` as findings reads it: strategy name -> (mean, most) calls per attempt."""
     calls = strategy_calls(an)
@@ -412,6 +424,46 @@ def halving_shown(fits: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFra
 
 
 HEADLINE = ("table1", "frontier", "technique gain")
+
+
+def doubtful_problems(an: Analysis, suspects: pd.DataFrame | None) -> pd.DataFrame:
+    """The set's problems whose verdicts are in doubt (``analyze.suspects.doubtful_problems``: suspect items, a
+    module the grader's sandbox lacks, programs near the CPU limit), task ids as the records have them. ``suspects``:
+    ``suspect_items(an)`` (datasets by label)."""
+    from helpers.analyze.suspects import doubtful_problems as doubtful
+    from helpers.grade.stage import read_graded
+
+    ids = {label: t for t, label in an.task_labels.items()}
+    own = None if suspects is None else suspects.assign(task=suspects["dataset"].map(ids).fillna(suspects["dataset"]))
+    calls = read_graded(an.ctx, "calls") if an.imported or an.agent_runs else None  # graded code carries the reasons
+    return doubtful(own, calls)
+
+
+def doubtful_fee(an: Analysis, fitted: intervals.PolicyFit, doubtful: pd.DataFrame) -> str:
+    """A reading of the headline's frontier: per dataset, the share of its fee part (the fee times the estimated
+    chance that every try fails) on problems whose verdicts are in doubt (``doubtful_problems``), naming them and
+    their reasons, and the frontier's value on the dataset's other problems; "" where no fee falls on such a problem
+    (review H10: two of the twelve problems HumanEval's frontier leaves to the expert are suspect items). Plain
+    text: ``catalog.publish_table`` escapes a lead where it enters the report (problem ids come from the records)."""
+    front, cube = fitted.policy.frontier, fitted.cube
+    if front is None or doubtful.empty:
+        return ""
+    keys = list(zip(cube.problems.get_level_values("task"), cube.problems.get_level_values("problem_id"), strict=True))
+    why = {(str(t), str(p)): w for t, p, w in doubtful.itertuples(index=False)}
+    flagged = np.array([(str(t), str(p)) in why for t, p in keys])
+    said = []
+    for code, task in enumerate(cube.tasks):
+        here = cube.task_codes == code
+        fee_part = front.expert[here]
+        on = flagged[here] & (fee_part > 0)
+        if not on.any() or fee_part.sum() <= 0:
+            continue
+        named = "; ".join(f"{keys[i][1]} ({why[(str(keys[i][0]), str(keys[i][1]))]})" for i in np.flatnonzero(here)[on])
+        rest = front.total[here][~flagged[here]]
+        said.append(f"on {an.task_labels.get(task, task)}, {fmt_pct(100 * fee_part[on].sum() / fee_part.sum())}% of the "
+                    f"frontier's fee part falls on {on.sum()} problem{'' if on.sum() == 1 else 's'} whose verdicts are in "
+                    f"doubt: {named}; on the other problems the frontier reads {fmt_usd(rest.mean())} USD per problem")
+    return ("Verdicts in doubt: " + "; ".join(said) + ".") if said else ""
 
 
 def suspect_items(an: Analysis) -> pd.DataFrame | None:
