@@ -353,3 +353,14 @@ def test_every_run_of_the_source_is_imported_or_named_with_its_reason(shared_dat
                                                       "l3_8b-gpt35-l3_70b-gpt4": 5}
     assert not table["note"].str.startswith("in no group").any()
     assert "12 left out by the set" in caveats(params, None)[0]
+
+
+def test_a_seeded_strategys_seed_model_is_read_from_its_runs_group_name():
+    from helpers.collect.imports.agent_evals import seeded_by
+    from helpers.core.params import AgentGroup
+
+    runs = {"ldb/m35+m4": AgentGroup(model="m35", method="ldb_seed_gpt4"), "ldb/m35+m35": AgentGroup(model="m35", method="ldb"),
+            "ldb/n35+m4": AgentGroup(model="n35", method="ldb_seed_gpt4"), "ldb/n35+m4t": AgentGroup(model="n35", method="ldb_seed_gpt4"),
+            "ldb/k35+zz": AgentGroup(model="k35", method="ldb_seed_gpt4")}
+    # n35's groups name two seeds, k35's a model outside the set: neither is said
+    assert seeded_by(runs, ["m35", "m4", "m4t", "n35", "k35"]) == {"m35+ldb_seed_gpt4": "m4"}

@@ -342,6 +342,18 @@ def test_an_agent_strategys_gain_is_cross_fitted_where_it_has_the_models_runs():
     assert not row.drop(index="strategy gain:a+ldb")["shown"].any()  # no other row makes that claim
 
 
+def test_a_seeded_strategy_is_also_measured_over_its_seed_models_attempt():
+    """Review H1: "LDB on a GPT-4 attempt by GPT-3.5 (0613)" was measured over GPT-3.5's attempt only, though every
+    attempt starts from GPT-4's answer: ``seed gain`` measures it over the seed model's own single attempt."""
+    from helpers.analyze.headline import Gain, strategy_specs
+
+    specs = strategy_specs(["a", "b"], ["vanilla", "ldb_seed_gpt4"], {"a", "b", "a+ldb_seed_gpt4"}, {"a+ldb_seed_gpt4": "b"})
+    assert specs["seed gain:a+ldb_seed_gpt4"] == Gain(("b",), ("a+ldb_seed_gpt4",))
+    assert specs["strategy gain:a+ldb_seed_gpt4"] == Gain(("a",), ("a+ldb_seed_gpt4",))
+    unknown = strategy_specs(["a"], ["vanilla", "ldb_seed_gpt4"], {"a", "a+ldb_seed_gpt4"}, {"a+ldb_seed_gpt4": "z"})
+    assert not any(name.startswith("seed gain:") for name in unknown)  # a seed outside the set's models: none
+
+
 def test_the_gains_of_one_family_are_shown_together_never_more_than_each_alone():
     """Review H2: each claimed gain (techniques and strategies; releases; families) is shown above 0 only with the
     others of its family on the dataset tested together (``holm_shown``): a subset of those whose own interval lies

@@ -175,6 +175,12 @@ def test_a_seeded_strategys_gain_says_whose_answer_it_includes():
         "over GPT-3.5 Turbo (0613)'s own single attempt (each attempt starts from GPT-4 (0613)'s, billed: the gain "
         "includes that answer; over GPT-4 (0613)'s own attempt it is not tested here)",
         "over GPT-4 (0613)'s own single attempt"]
+    over = pd.DataFrame({"name": ["gpt-3.5-turbo-0613+ldb_seed_gpt4"], "value": [0.188], "low": [-0.3], "high": [0.85]})
+    out = _strategies(pd.DataFrame({"name": ["gpt-3.5-turbo-0613+ldb_seed_gpt4"]}), {"gpt-4-0613": "GPT-4 (0613)"}, {},
+                      {"gpt-3.5-turbo-0613+ldb_seed_gpt4": "gpt-4-0613"}, over)  # review H1: the gain over the seed's
+    assert out["baseline"].iloc[0].endswith("(each attempt starts from GPT-4 (0613)'s, billed: the gain includes that "
+                                            "answer; over GPT-4 (0613)'s own single attempt it is 18.8 [-30, 85]%, its "
+                                            "interval reaching 0)")
     unnamed = _strategies(pd.DataFrame({"name": ["m+ldb_seed_gpt4"]}), {}, {})  # no run names the seed
     assert "(each attempt starts from a gpt4 model's, billed:" in unnamed["baseline"].iloc[0]
 

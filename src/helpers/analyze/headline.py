@@ -21,6 +21,7 @@ from helpers.analyze.statistic import (
     FAMILY,
     RELEASE_FRONTIER,
     RELEASE_GAIN,
+    SEED_GAIN,
     STRATEGY,
     STRATEGY_GAIN,
     TABLE1,
@@ -68,10 +69,13 @@ def technique_specs(base: list[str], methods: list[str], available: set[str] | N
     return out
 
 
-def strategy_specs(models: list[str], methods: list[str], available: set[str] | None = None) -> dict[str, Spec]:
+def strategy_specs(models: list[str], methods: list[str], available: set[str] | None = None,
+                   seeds: dict[str, str] | None = None) -> dict[str, Spec]:
     """Table 2's analogue for agent strategies, per strategy beside its own model (``core.methods.agent``: methods
     recorded by others, run on some models only): ``strategy:<m>+<x>`` = V({m+x}) (USD: the strategy and the
-    expert) and ``strategy gain:<m>+<x>`` = G({m+x}, {m}) / V({m}) (0-1: its gain over the model's single attempt)."""
+    expert) and ``strategy gain:<m>+<x>`` = G({m+x}, {m}) / V({m}) (0-1: its gain over the model's single attempt);
+    and for a strategy whose every attempt starts from another model's (``seeds``: strategy -> that model, one of
+    ``models``), ``seed gain:<m>+<x>`` = G({m+x}, {seed}) / V({seed}): its gain over the seed model's own attempt."""
     from helpers.core.methods import get_method
 
     out: dict[str, Spec] = {}
@@ -83,6 +87,8 @@ def strategy_specs(models: list[str], methods: list[str], available: set[str] | 
             if available is None or s in available:
                 out[named(STRATEGY, s)] = Level((s,))
                 out[named(STRATEGY_GAIN, s)] = Gain((m,), (s,))
+                if (seed := (seeds or {}).get(s)) in models:
+                    out[named(SEED_GAIN, s)] = Gain((seed,), (s,))
     return out
 
 
@@ -124,9 +130,10 @@ def counterfactual_specs(models: list[str], families: dict[str, str], denominato
 
 
 def all_specs(models: list[str], families: dict[str, str], methods: list[str], steps: list[list[str]],
-              denominator: str = "without_family", available: set[str] | None = None) -> dict[str, Spec]:
-    """Every statistic of Tables 1, 2 (with its per-strategy analogue) and Figures 2-5."""
-    return {**headline_specs(models, families, methods, available), **strategy_specs(models, methods, available),
+              denominator: str = "without_family", available: set[str] | None = None,
+              seeds: dict[str, str] | None = None) -> dict[str, Spec]:
+    """Every statistic of Tables 1, 2 (with its per-strategy analogue; ``seeds``: ``strategy_specs``) and Figures 2-5."""
+    return {**headline_specs(models, families, methods, available), **strategy_specs(models, methods, available, seeds),
             **release_specs(steps), **counterfactual_specs(models, families, denominator)}
 
 

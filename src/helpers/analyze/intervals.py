@@ -213,8 +213,13 @@ def all_statistics(an: Analysis, available: set[str]) -> Statistics:
     """Every statistic of the set's Tables 1, 2 and Figures 2-5 over the strategies with estimates."""
     models = [m for m in an.models if m in available]
     steps = [[m for m in names if m in available] for _, names in set_steps(an)]
+    seeds = {}
+    if an.agent_runs and an.ctx.params.import_from is not None:  # a seeded strategy's gain over its seed's attempt
+        from helpers.collect.imports.agent_evals import seeded_by
+
+        seeds = seeded_by(an.ctx.params.import_from.runs, models)
     return headline.all_specs(models, an.families.to_dict(), list(an.ctx.params.methods), steps,
-                              an.ctx.params.fidelity.family_denominator, available)
+                              an.ctx.params.fidelity.family_denominator, available, seeds)
 
 
 def _cache_key(an: Analysis, replicates: int, draws: int, level: float) -> str:

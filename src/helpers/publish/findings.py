@@ -76,7 +76,7 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
         row[CHEAPEST], row["cheapest_named"] = _cheapest(ours("table1"), model_labels, families)
         row[FAMILY], row["family_named"] = _family(ours("family"))
         row[TECHNIQUE], row["technique_named"] = _technique(
-            pd.concat([ours("technique gain"), _strategies(ours("strategy gain"), model_labels, calls or {}, seeds)]),
+            pd.concat([ours("technique gain"), _strategies(ours("strategy gain"), model_labels, calls or {}, seeds, ours("seed gain"))]),
             here("technique gain"))
         row[HALVING], row["halving_reliable"] = _halving(halving, task_labels.get(task, task), estimator,
                                                          PAPER_HALVING_MONTHS.get(task))
@@ -159,15 +159,18 @@ def _together(m: int, one: str, many: str) -> str:
 
 
 def _strategies(gains: pd.DataFrame, model_labels: dict[str, str], calls: dict[str, tuple[float, int]],
-                seeds: dict[str, str] | None = None) -> pd.DataFrame:
+                seeds: dict[str, str] | None = None, over_seed: pd.DataFrame | None = None) -> pd.DataFrame:
     """Agent strategies' cross-fitted gains over their model's single attempt, named "<strategy> by <model>", with
     that baseline in words (``baseline``) and what a try of each spends (``_calls``: ``calls`` per strategy name,
-    the mean and most calls per attempt); ``seeds``: strategy name -> the model whose attempts seed it, where known."""
+    the mean and most calls per attempt); ``seeds``: strategy name -> the model whose attempts seed it, where known,
+    and ``over_seed``: the ``seed gain`` rows (name: the strategy), each such strategy's gain over that model's own
+    attempt."""
     model, _, method = gains["name"].str.partition("+").values.T if len(gains) else ([], "", [])
     seeds = seeds or {}
+    over = {} if over_seed is None else {r["name"]: r for _, r in over_seed.iterrows()}
     return gains.assign(name=[f"{names.method(x)} by {model_labels.get(m, m)}" for m, x in zip(model, method)],
                         baseline=[f"over {model_labels.get(m, m)}'s own single attempt"
-                                  + _seeded(x, model_labels, seeds.get(f"{m}+{x}"))
+                                  + _seeded(x, model_labels, seeds.get(f"{m}+{x}"), over.get(f"{m}+{x}"))
                                   + _calls(calls.get(f"{m}+{x}"), calls.get(m)) for m, x in zip(model, method)])
 
 
@@ -181,13 +184,19 @@ def _calls(strategy: tuple[float, int] | None, single: tuple[float, int] | None)
     return f" (a try of it: {mean:.2f} calls on average, at most {most}{base})"
 
 
-def _seeded(method: str, model_labels: dict[str, str], seed_model: str | None = None) -> str:
+def _seeded(method: str, model_labels: dict[str, str], seed_model: str | None = None, over=None) -> str:
     """Where a strategy's every attempt starts from another model's billed attempt (``ldb_seed_<name>``), that the
     gain includes that model's answer (``seed_model``, where the set's runs name it; else the method's own name for
-    it): a gain over the seeding model's own attempt is another question, not tested."""
+    it), and its cross-fitted gain over that model's own attempt (``over``: its ``seed gain`` row), or that it is not
+    tested here."""
     if not method.startswith("ldb_seed_"):
         return ""
     seed = model_labels.get(seed_model, seed_model) if seed_model else f"a {method.removeprefix('ldb_seed_')} model"
+    if over is not None and np.isfinite(float(over["value"])):
+        where = "its interval above 0" if float(over["low"]) > 0 else "its interval reaching 0"
+        return (f" (each attempt starts from {seed}'s, billed: the gain includes that answer; over {seed}'s own "
+                f"single attempt it is {gain_interval(100 * over['value'], 100 * over['low'], 100 * over['high'])}%, "
+                f"{where})")
     return (f" (each attempt starts from {seed}'s, billed: the gain includes that answer; over {seed}'s own attempt "
             "it is not tested here)")
 

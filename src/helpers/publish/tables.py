@@ -343,15 +343,11 @@ def strategy_calls(an: Analysis) -> pd.DataFrame:
 
 
 def seed_models(an: Analysis) -> dict[str, str]:
-    """Strategy name -> the model whose attempts seed it, for an agent set's seeded strategies (``ldb_seed_*``): the
-    model after ``+`` in the run's group name (``ldb/<debugger>+<seed>``, as the importer reads it), where it is one
-    of the set's models and every run of that strategy names the same one."""
+    """Strategy name -> the model whose attempts seed it (``agent_evals.seeded_by`` of the set's runs)."""
+    from helpers.collect.imports.agent_evals import seeded_by
+
     import_from = an.ctx.params.import_from
-    found: dict[str, set[str]] = {}
-    for group, run in (import_from.runs.items() if import_from is not None else []):
-        if run.method.startswith("ldb_seed_") and "+" in group:
-            found.setdefault(strategy_name(run.model, run.method), set()).add(group.split("+", 1)[1])
-    return {s: next(iter(m)) for s, m in found.items() if len(m) == 1 and next(iter(m)) in an.models}
+    return seeded_by(import_from.runs, list(an.models)) if import_from is not None else {}
 
 
 def calls_per_try(an: Analysis) -> dict[str, tuple[float, int]]:

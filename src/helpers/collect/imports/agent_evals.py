@@ -216,6 +216,17 @@ REFLEXION = ("a Reflexion seed: the source records Reflexion's run totals only, 
              "cost is unknown: not usable for cost")
 
 
+def seeded_by(runs: dict, models: list[str]) -> dict[str, str]:
+    """Strategy name -> the model whose attempts seed it, for the seeded strategies (``ldb_seed_*``) of a set's
+    ``import_from.runs`` (group -> ``AgentGroup``): the model after ``+`` in the group's name (``ldb/<debugger>+<seed>``,
+    as ``ldb_seeds`` reads it), where it is one of ``models`` and every group of that strategy names the same one."""
+    found: dict[str, set[str]] = {}
+    for group, run in runs.items():
+        if run.method.startswith("ldb_seed_") and "+" in group:  # its strategy's name: "<model>+<method>"
+            found.setdefault(f"{run.model}+{run.method}", set()).add(group.split("+", 1)[1])
+    return {s: next(iter(m)) for s, m in found.items() if len(m) == 1 and next(iter(m)) in models}
+
+
 def ldb_seeds(root: Path, run: AgentRun, known: dict[str, str], cache: dict) -> tuple[dict | None, str | None]:
     """An LDB run's seed calls per task id — the ``simple`` run of the same number of the model after ``+`` in its
     group (``<debugger>+<seed>``), whose solution must be the LDB row's ``seed`` — or why there are none (a Reflexion
