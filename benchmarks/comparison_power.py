@@ -131,15 +131,25 @@ def docs_table(table: pd.DataFrame, effect: pd.DataFrame, twin: tuple[float, flo
             *[f"| {a} | {b} | {c} |" for a, b, c in rows]]
 
 
+def studied(params: str, sets: int, generators: int | None, seed: int = 0, n_runs: int | None = None):
+    """(the set's context, its generative model (with ``n_runs`` runs per cell where given), ``policy_study.study``'s
+    table on ``sets`` sets of each of the first ``generators`` generators, ``pick(label, columns)``: one statistic's
+    rows by generator)."""
+    ctx = prepare(load_params(params))
+    gm = kt.generative_model(ctx)
+    gm = gm if n_runs is None else dataclasses.replace(gm, n_runs=n_runs)
+    table = policy_study.study(gm, va.study_generators(gm)[:generators], sets, seed=seed, workers=os.cpu_count() or 1)
+    pd.set_option("display.width", 200)
+
+    def pick(label, cols):
+        return table[table["statistic"] == label].set_index("generator")[cols]
+    return ctx, gm, table, pick
+
+
 def main(sets: int = 100, generators: int | None = None, params: str = "params/sim.yaml") -> None:
     start = time.perf_counter()
     workers = os.cpu_count() or 1
-    ctx = prepare(load_params(params))
-    gm = kt.generative_model(ctx)
-    table = policy_study.study(gm, va.study_generators(gm)[:generators], sets, seed=0, workers=workers)
-    pd.set_option("display.width", 200)
-    def pick(label, cols):
-        return table[table["statistic"] == label].set_index("generator")[cols]
+    ctx, gm, table, pick = studied(params, sets, generators)
     print(f"{sets} simulated sets of the `{ctx.params.name}` set's shape per generator (SIMULATED), each judged against "
           "its own truth\n")
     print("Frontier of all models (one model per dataset, chosen for each problem on the other problems):")

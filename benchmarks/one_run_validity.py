@@ -21,21 +21,16 @@ SIMULATED: the shape is `sim`'s, not SWE-bench's (500 issues, 24 models, a fee o
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 import time
 
 import pandas as pd
 
-from helpers.analyze import known_truth as kt
 from helpers.analyze import policy_study, statistic
-from helpers.analyze import validity as va
-from helpers.core.context import prepare
-from helpers.core.params import load_params
 
 sys.path.insert(0, os.path.dirname(__file__))
-from comparison_power import spread  # noqa: E402  (one way to say a spread over the generators)
+from comparison_power import spread, studied  # noqa: E402  (one study, one way to say a spread over the generators)
 
 DOC = "docs/swebench.md#one-run"  # the block of docs/swebench.md this output writes (``readme_figures``)
 
@@ -66,13 +61,7 @@ def docs_table(table: pd.DataFrame, sets: int, shape: str) -> list[str]:
 
 def main(sets: int = 100, generators: int | None = None, params: str = "params/sim.yaml") -> None:
     start = time.perf_counter()
-    workers = os.cpu_count() or 1
-    ctx = prepare(load_params(params))
-    gm = dataclasses.replace(kt.generative_model(ctx), n_runs=1)
-    table = policy_study.study(gm, va.study_generators(gm)[:generators], sets, seed=5, workers=workers)
-    pd.set_option("display.width", 200)
-    def pick(label, cols):
-        return table[table["statistic"] == label].set_index("generator")[cols]
+    ctx, _, table, pick = studied(params, sets, generators, seed=5, n_runs=1)
     print(f"{sets} simulated sets of the `{ctx.params.name}` set's shape per generator with ONE run per cell "
           "(SIMULATED), each judged against its own truth\n")
     print("Frontier of all models (one model per dataset, chosen for each problem on the other problems' runs):")
