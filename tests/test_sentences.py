@@ -118,6 +118,9 @@ def test_what_a_real_set_shows_leads_with_the_headline():
             "above 0); the paper's estimator") in story.set_found([row])
     row["headline"] = {**row["headline"], "gains_shown": 1}
     assert "(95% intervals; 1 of 3 releases' gains established, all tested together); the paper's" in story.set_found([row])
+    row["headline"] = {**row["headline"], "gains_named": ["2025-04-16 o3, o4-mini"]}  # review S9: which one
+    assert ("(95% intervals; 1 of 3 releases' gains established, all tested together: 2025-04-16 o3, o4-mini); the "
+            "paper's") in story.set_found([row])
 
 
 def test_table_1_in_words_says_what_one_run_allows():

@@ -16,6 +16,7 @@ from helpers.analyze.statistic import RELEASE_FRONTIER, RELEASE_GAIN, items, kin
 from helpers.core.paths import repo_root
 from helpers.grade.stage import graded_paths
 from helpers.publish import names
+from helpers.publish.appearance import release_names
 from helpers.publish.formats import markdown
 from helpers.publish.safe import md, md_frame
 
@@ -69,11 +70,14 @@ def inputs_state(files: list[Path]) -> list[str]:
     return said
 
 
-def _headline_fall(policy: pd.DataFrame | None, task: str, alone_usd: float) -> dict | None:
+def _headline_fall(policy: pd.DataFrame | None, task: str, alone_usd: float, names: dict[str, str] | None = None
+                   ) -> dict | None:
     """The headline's frontier over releases on ``task`` (``release frontier:<step>`` policy rows, % of the expert
     alone, cross-fitted with its validated interval) at its first and last step, in USD per problem (``alone_usd``:
     the expert alone), with k, and how many releases' gains (``release gain`` rows) are shown above 0 of how many (all
-    of them tested together: ``policy.holm_shown``); None where the rows do not hold it."""
+    of them tested together: ``policy.holm_shown``), those releases by ``names`` (step -> label; ``gains_named``; the
+    first release's gain is over the expert alone);
+    None where the rows do not hold it."""
     if policy is None or policy.empty:
         return None
     mine = policy[(kinds(policy["statistic"]) == RELEASE_FRONTIER.name) & (policy["task"] == task)]
@@ -83,7 +87,9 @@ def _headline_fall(policy: pd.DataFrame | None, task: str, alone_usd: float) -> 
     first, last = ([float(r[c]) * alone_usd / 100 for c in ("value", "low", "high")] for r in (mine.iloc[0], mine.iloc[-1]))
     gains = policy[(kinds(policy["statistic"]) == RELEASE_GAIN.name) & (policy["task"] == task)].dropna(subset=["low"])
     return {"start": first, "end": last, "k": int(mine["k"].iloc[0]), "gains": len(gains),
-            "gains_shown": int(gains["shown"].sum())}
+            "gains_shown": int(gains["shown"].sum()),
+            "gains_named": [(names or {}).get(step, step) + (" (over the expert alone)" if step == "0" else "")
+                            for step in items(gains["statistic"][gains["shown"].astype(bool)])]}
 
 
 def what_it_shows(an: Analysis, top: int = 3, policy: pd.DataFrame | None = None) -> list[dict]:
@@ -113,7 +119,7 @@ def what_it_shows(an: Analysis, top: int = 3, policy: pd.DataFrame | None = None
         rows.append({"label": an.task_labels[task], "models": vanilla.shape[1],
                      "fee_usd": float(fees.mean()) if estimate else None, "fee_varies": bool(fees.nunique() > 1),
                      "runs": int(an.ctx.params.n_runs), "problems": int(cop.shape[0]),
-                     "headline": _headline_fall(policy, task, float(fees.mean())),
+                     "headline": _headline_fall(policy, task, float(fees.mean()), release_names(an)),
                      "first": an.releases.min().date().isoformat(), "last": an.releases.max().date().isoformat(),
                      "start_usd": float(steps.loc[steps["date"] == steps["date"].iloc[0], "frontier_usd"].iloc[-1]),
                      "end_usd": float(steps["frontier_usd"].iloc[-1]),

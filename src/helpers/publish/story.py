@@ -159,9 +159,10 @@ def _fell(r: dict) -> str:
         return f"went from {paper} (the paper's estimator)"
     (a, a_lo, a_hi), (b, b_lo, b_hi) = h["start"], h["end"]
     tries = "one try" if h["k"] == 1 else f"up to {h['k']} tries"
-    shown, gains = h.get("gains_shown", 0), h.get("gains", 0)
+    shown, gains, named = h.get("gains_shown", 0), h.get("gains", 0), h.get("gains_named", [])
+    which = f": {'; '.join(named)}" if named and len(named) == shown else ""
     settled = ("" if not gains else "; a change the records do not establish: no release's gain interval lies above 0"
-               if not shown else f"; {shown} of {gains} releases' gains established, all tested together")
+               if not shown else f"; {shown} of {gains} releases' gains established, all tested together{which}")
     return (f"went from {fmt_usd(a)} [{fmt_usd(a_lo)}, {fmt_usd(a_hi)}] to {fmt_usd(b)} [{fmt_usd(b_lo)}, "
             f"{fmt_usd(b_hi)}] USD per problem with {tries} of the model the records choose, then the expert (95% "
             f"intervals{settled}); the paper's estimator (each problem's cheapest model, read on the same runs) reads "
