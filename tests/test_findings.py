@@ -144,7 +144,9 @@ def test_the_findings_lead_says_what_holds_across_datasets_and_leaves_the_number
     text = at_a_glance(glance)
     assert text == ("Across its 3 datasets, the assumed expert fee is more than half of the frontier's cost, up to k tries "
                     "then the expert, on B and C. The records name a cheapest single model beyond doubt on A and C, a most "
-                    "essential family on A and C, a technique that pays on C, and a reliable halving time on B. Every "
+                    "essential family on A and C, a technique or strategy that pays over its baseline (its cell names it: a "
+                    "strategy's is its own model's single attempt, not the frontier) on C, and a reliable halving time on B. "
+                    "Every "
                     "number, with its interval, is in the table.")
     assert "[" not in text  # no number of the table is repeated
     one_run = at_a_glance(glance_of(["A", False, False, True, False, False, False]))  # RouteLLM's: one run a problem
@@ -186,6 +188,10 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
     policy.loc[policy["task"] == "b", "expert_share_pct"] = 20.0
     said = findings.in_short(policy[policy["task"] == "b"], {"b": "B"})
     assert said[0].startswith("On B, a correct answer costs $3.92") and said[1].startswith("The records decide 80% of it")
+    agents = findings.in_short(policy[policy["task"] == "b"], {"b": "B"}, strategies=True)[0]  # review R3: its scope
+    assert agents.startswith("On B, a correct answer costs $3.92 per problem with the model the records choose (its own "
+                             "attempts, no agent strategy: those are compared with their models in Findings at a glance) "
+                             "and the human expert")
     assert said[2] == ("Alone with the expert (up to 8 tries, every run a try), m1 is the cheapest model there beyond "
                        "doubt, at $1.76 per problem, cheaper than every other model paired on the same problems.")
     small = findings.in_short(policy.assign(policy_usd=0.000044, policy_low=4.2e-8, policy_high=0.00005), {})
@@ -304,6 +310,25 @@ def test_a_strategy_s_gain_names_its_baseline():
     assert row[findings.TECHNIQUE].startswith("shown to pay (one technique tested): LDB on a GPT-4 attempt by GPT-3.5 Turbo "
                                               "(0613): 68.2 [34, 100 (max)]% over "
                                               "GPT-3.5 Turbo (0613)'s own single attempt")
+
+
+def test_a_seeded_strategy_is_named_only_where_it_also_beats_its_seed_models_attempt():
+    """Review R2: "LDB on a GPT-4 attempt by GPT-3.5" paid over GPT-3.5's attempt, but over GPT-4's own attempt (the
+    answer it starts from) its interval reached 0: not named, and said so (an intersection-union claim)."""
+    strategy = {"task": "t", "value": 0.682, "low": 0.34, "high": 1.0, "k": 5, "expert_share_pct": np.nan,
+                "cheapest": False, "shown": True}
+    policy = pd.concat([policy_frame().iloc[:3], pd.DataFrame([
+        {**strategy, "statistic": "strategy gain:m35+ldb_seed_gpt4"},
+        {**strategy, "statistic": "seed gain:m35+ldb_seed_gpt4", "value": 0.19, "low": -0.13, "shown": False}])],
+        ignore_index=True)
+    labels = {"m35": "GPT-3.5 Turbo (0613)", "m4": "GPT-4 (0613)"}
+    row = findings.findings(stats_frame(), None, ["t"], {}, labels, {}, policy=policy,
+                            seeds={"m35+ldb_seed_gpt4": "m4"}).iloc[0]
+    assert row[findings.TECHNIQUE].startswith("none shown to pay (one technique tested: LDB on a GPT-4 "
+                                              "attempt by GPT-3.5 Turbo (0613)); shown over the debugging model's own "
+                                              "attempt but not over the attempt of the model it starts from, so not named: "
+                                              "LDB on a GPT-4 attempt by GPT-3.5 Turbo (0613)"), row[findings.TECHNIQUE]
+    assert not row["technique_named"]
 
 
 def test_a_gain_one_problem_carries_is_said_to_be_so():

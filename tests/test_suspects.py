@@ -66,6 +66,6 @@ def test_the_frontiers_fee_on_verdicts_in_doubt_is_said_with_its_share():
     doubt = pd.DataFrame({"task": ["t", "t"], "problem_id": ["p1", "p2"], "why": ["a program near the CPU limit"] * 2})
     said = doubtful_fee(an, fitted, doubt)
     assert said == ("Verdicts in doubt: on T <b>, 25% of the frontier's fee part falls on 1 problem whose verdicts "
-                    "are in doubt: p1 (a program near the CPU limit); on the other problems the frontier reads 1.75 USD "
-                    "per problem."), said  # p2 carries no fee: not named; plain text (the lead is escaped where it is published)
+                    "are in doubt: p1 (a program near the CPU limit) (the other problem in doubt, p2, carries none of it); without "
+                    "it the frontier reads 1.33 USD per problem."), said  # plain text (the lead is escaped where published)
     assert doubtful_fee(an, fitted, doubt.iloc[:0]) == ""

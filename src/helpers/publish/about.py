@@ -74,9 +74,9 @@ def _headline_fall(policy: pd.DataFrame | None, task: str, alone_usd: float, nam
                    ) -> dict | None:
     """The headline's frontier over releases on ``task`` (``release frontier:<step>`` policy rows, % of the expert
     alone, cross-fitted with its validated interval) at its first and last step, in USD per problem (``alone_usd``:
-    the expert alone), with k, and how many releases' gains (``release gain`` rows) are shown above 0 of how many (all
-    of them tested together: ``policy.holm_shown``), those releases by ``names`` (step -> label; ``gains_named``; the
-    first release's gain is over the expert alone);
+    the expert alone), with k, and how many releases after the first have a gain (``release gain`` rows) shown above 0
+    of how many (every release's gain tested together: ``policy.holm_shown``), those releases by ``names`` (step ->
+    label; ``gains_named``; the first release's gain, over the expert alone, is no change over the period);
     None where the rows do not hold it."""
     if policy is None or policy.empty:
         return None
@@ -86,10 +86,10 @@ def _headline_fall(policy: pd.DataFrame | None, task: str, alone_usd: float, nam
         return None
     first, last = ([float(r[c]) * alone_usd / 100 for c in ("value", "low", "high")] for r in (mine.iloc[0], mine.iloc[-1]))
     gains = policy[(kinds(policy["statistic"]) == RELEASE_GAIN.name) & (policy["task"] == task)].dropna(subset=["low"])
+    gains = gains[items(gains["statistic"]) != "0"]  # the first release's gain is over the expert alone: not a change
     return {"start": first, "end": last, "k": int(mine["k"].iloc[0]), "gains": len(gains),
             "gains_shown": int(gains["shown"].sum()),
-            "gains_named": [(names or {}).get(step, step) + (" (over the expert alone)" if step == "0" else "")
-                            for step in items(gains["statistic"][gains["shown"].astype(bool)])]}
+            "gains_named": [(names or {}).get(step, step) for step in items(gains["statistic"][gains["shown"].astype(bool)])]}
 
 
 def what_it_shows(an: Analysis, top: int = 3, policy: pd.DataFrame | None = None) -> list[dict]:

@@ -164,11 +164,14 @@ def _strategies(gains: pd.DataFrame, model_labels: dict[str, str], calls: dict[s
     that baseline in words (``baseline``) and what a try of each spends (``_calls``: ``calls`` per strategy name,
     the mean and most calls per attempt); ``seeds``: strategy name -> the model whose attempts seed it, where known,
     and ``over_seed``: the ``seed gain`` rows (name: the strategy), each such strategy's gain over that model's own
-    attempt."""
+    attempt; ``beats_seed``: False where that gain's interval reaches 0 (the strategy is then not named as paying: its
+    gain may be the seed's answer, not the debugging; intersection-union, no further correction)."""
     model, _, method = gains["name"].str.partition("+").values.T if len(gains) else ([], "", [])
     seeds = seeds or {}
     over = {} if over_seed is None else {r["name"]: r for _, r in over_seed.iterrows()}
+    beats_seed = [f"{m}+{x}" not in over or float(over[f"{m}+{x}"]["low"]) > 0 for m, x in zip(model, method)]
     return gains.assign(name=[f"{names.method(x)} by {model_labels.get(m, m)}" for m, x in zip(model, method)],
+                        beats_seed=beats_seed,
                         baseline=[f"over {model_labels.get(m, m)}'s own single attempt"
                                   + _seeded(x, model_labels, seeds.get(f"{m}+{x}"), over.get(f"{m}+{x}"))
                                   + _calls(calls.get(f"{m}+{x}"), calls.get(m)) for m, x in zip(model, method)])
@@ -205,7 +208,8 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
     """The techniques (and agent strategies) shown to pay: each whose cross-fitted gain is shown above 0 with every
     other of the dataset tested together (``shown``, ``claims.techniques_that_pay``), largest first, each with its
     baseline and, where its attempts cost more, the fee it breaks even at (``_break_even``), none called the best;
-    those whose own interval lies above 0 but not with the others tested, named as such; and whether any pays.
+    those whose own interval lies above 0 but not with the others tested, and seeded strategies not shown over their
+    seed model's attempt (``beats_seed``), named as such; and whether any pays.
     Techniques not cross-fitted over every model (estimated from vanilla runs, or too few runs on some model) are
     named as such, never as paying."""
     if crossfitted.empty and plug_in.empty:
@@ -216,11 +220,22 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
             f"the paper's plug-in gain is in Table 2): {', '.join(unchecked)}" if unchecked else "")  # review H12
     if crossfitted.empty or not crossfitted["value"].notna().any():
         return "none checked (no technique with runs of its own)" + tail, False
-    pays = claims.techniques_that_pay(crossfitted["value"].to_numpy(float), crossfitted["shown"].to_numpy(bool))
+    seed_ok = (crossfitted["beats_seed"].fillna(True).astype(bool).to_numpy() if "beats_seed" in crossfitted
+               else np.ones(len(crossfitted), bool))
+    pays = claims.techniques_that_pay(crossfitted["value"].to_numpy(float), crossfitted["shown"].to_numpy(bool)) & seed_ok
     m = int(crossfitted["value"].notna().sum())
     together = _together(m, "technique", "techniques and strategies")
+    alone = crossfitted[~pays & seed_ok & (crossfitted["low"] > 0)]
+    if len(alone):
+        tail = ("; above 0 on its own interval but not with the others tested together, so not named: "
+                + ", ".join(names.method(n) for n in alone["name"]) + tail)
+    seed_only = crossfitted[crossfitted["shown"].astype(bool).to_numpy() & ~seed_ok]
+    if len(seed_only):
+        tail = ("; shown over the debugging model's own attempt but not over the attempt of the model it starts from, so "
+                "not named: " + ", ".join(names.method(n) for n in seed_only["name"]) + tail)
     if not pays.any():
-        why = "its cross-fitted interval reaches 0" if m == 1 else f"{together}, none above 0"
+        why = (together if len(seed_only) else "its cross-fitted interval reaches 0" if m == 1
+               else f"{together}, none shown above 0")  # shown but not over its seed: the tail says why
         return f"none shown to pay ({why}: {', '.join(checked)})" + tail, False
     shown = crossfitted[pays].sort_values("value", ascending=False, kind="stable")
     said = []
@@ -229,10 +244,6 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
         baseline = baseline if isinstance(baseline, str) else "over the frontier of the same models without it"
         said.append(f"{names.method(tech['name'])}: {gain_interval(100 * tech['value'], 100 * tech['low'], 100 * tech['high'])}"
                     f"% {baseline}{fee_of_change(tech)}{_break_even(tech)}{carried(tech)}")
-    alone = crossfitted[~pays & (crossfitted["low"] > 0)]
-    if len(alone):
-        tail = ("; above 0 on its own interval but not with the others tested together, so not named: "
-                + ", ".join(names.method(n) for n in alone["name"]) + tail)
     return f"shown to pay ({together}): " + "; ".join(said) + tail, True
 
 
@@ -351,7 +362,8 @@ def at_a_glance(glance: pd.DataFrame) -> str:
            f"{on('mostly_fee')}" if glance["frontier_estimated"].astype(bool).any() else
            "the frontier of all models is not estimated (it needs 2 problems or more)")
     ran = (glance[TECHNIQUE].astype(str) != "–").any() if TECHNIQUE in glance else True
-    techniques = f"a technique that pays on {on('technique_named')}, " if ran else ""
+    techniques = (f"a technique or strategy that pays over its baseline (its cell names it: a strategy's is its own "
+                  f"model's single attempt, not the frontier) on {on('technique_named')}, " if ran else "")  # review R2
     return (f"{every}, {fee}. The records name a cheapest single model beyond doubt on "
             f"{on('cheapest_named')}, a most essential family on {on('family_named')}, {techniques}and a reliable "
             f"halving time on {on('halving_reliable')}.{'' if ran else ' The set runs no technique.'} Every number, "
@@ -368,7 +380,7 @@ def _frontier_rows(policy: pd.DataFrame) -> pd.Series:
 
 
 def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFrame | None = None,
-             labels: dict[str, str] | None = None) -> list[str]:
+             labels: dict[str, str] | None = None, strategies: bool = False) -> list[str]:
     """The report's first screen: three plain sentences about the dataset where a correct answer costs most under
     "up to k tries, then the expert" (``policy_cost``'s rows: ``task``, ``model``, ``policy_usd`` with its
     ``policy_low`` / ``policy_high``, ``k``, ``expert_share_pct``, ``cheapest``), one number each: what the frontier
@@ -377,14 +389,18 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
     named cheapest only where its paired difference with every other model lies below 0. With ``truth`` (a simulated
     set's ``policy_truth`` rows: statistic,
     task, truth, covers; ``labels``: model id -> label), the page says whether the simulator's truth lies in that
-    interval, and where the named cheapest model is not the truly cheapest one. Empty without a frontier row."""
+    interval, and where the named cheapest model is not the truly cheapest one; with ``strategies`` (a set of agent
+    runs), that the frontier is of the models' own attempts, the strategies compared apart (review R3). Empty without a
+    frontier row."""
     front = policy[_frontier_rows(policy)]
     if front.empty or not np.isfinite(front["policy_usd"]).any():
         return _in_short_alone(policy, task_labels)
     top = front.loc[front["policy_usd"].idxmax()]
     where = _dearest(task_labels.get(top["task"], top["task"]), front["policy_usd"])
+    own = (" (its own attempts, no agent strategy: those are compared with their models in Findings at a glance)"
+           if strategies else "")
     out = [f"{where} a correct answer costs {dollars(top['policy_usd'])} per problem with the model the records "
-           f"choose and the human expert ({tries_said(int(top['k']))} of that model, then the expert; 95% interval "
+           f"choose{own} and the human expert ({tries_said(int(top['k']))} of that model, then the expert; 95% interval "
            f"{dollars(top['policy_low'])} to {dollars(top['policy_high'])})."]
     share = float(top["expert_share_pct"])
     out.append(f"{fee_pct(share)}% of that is the assumed expert fee, paid where every try failed: it is set by the "

@@ -227,7 +227,7 @@ class ReportParts:
         path = self.params.tables_path / "policy_cost.csv"
         truth = self.params.tables_path / "policy_truth.csv"  # a simulated set's: the page says where it misses
         found = in_short(self.csv("policy_cost"), run["task_labels"], self.csv("policy_truth") if truth.is_file() else None,
-                         run.get("model_labels")) if path.is_file() else []
+                         run.get("model_labels"), bool(run.get("agent_runs"))) if path.is_file() else []
         said = f": {md(description)}" if description else ""
         short = ("**In short.** " + " ".join(md(t) for t in found)
                  + " Every dataset's numbers, with their intervals, are in *Findings at a glance* below.") if found else ""

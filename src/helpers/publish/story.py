@@ -161,8 +161,10 @@ def _fell(r: dict) -> str:
     tries = "one try" if h["k"] == 1 else f"up to {h['k']} tries"
     shown, gains, named = h.get("gains_shown", 0), h.get("gains", 0), h.get("gains_named", [])
     which = f": {'; '.join(named)}" if named and len(named) == shown else ""
-    settled = ("" if not gains else "; a change the records do not establish: no release's gain interval lies above 0"
-               if not shown else f"; {shown} of {gains} releases' gains established, all tested together{which}")
+    settled = ("" if not gains else "; a change the records do not establish: no release after the first has a gain "
+               "shown above 0, all tested together" if not shown else
+               f"; {shown} of the {gains} releases after the first {'has' if shown == 1 else 'have'} a gain established, "
+               f"all tested together{which}")
     return (f"went from {fmt_usd(a)} [{fmt_usd(a_lo)}, {fmt_usd(a_hi)}] to {fmt_usd(b)} [{fmt_usd(b_lo)}, "
             f"{fmt_usd(b_hi)}] USD per problem with {tries} of the model the records choose, then the expert (95% "
             f"intervals{settled}); the paper's estimator (each problem's cheapest model, read on the same runs) reads "

@@ -455,10 +455,14 @@ def doubtful_fee(an: Analysis, fitted: intervals.PolicyFit, doubtful: pd.DataFra
         if not on.any() or fee_part.sum() <= 0:
             continue
         named = "; ".join(f"{keys[i][1]} ({why[(str(keys[i][0]), str(keys[i][1]))]})" for i in np.flatnonzero(here)[on])
-        rest = front.total[here][~flagged[here]]
+        rest = front.total[here][~on]  # without the problems named
+        spared = [keys[i][1] for i in np.flatnonzero(here)[flagged[here] & ~on]]
+        none = ("" if not spared else f" (the other problem in doubt, {spared[0]}, carries none of it)" if len(spared) == 1
+                else f" (the other {len(spared)} in doubt, {', '.join(spared)}, carry none of it)")
         said.append(f"on {an.task_labels.get(task, task)}, {fmt_pct(100 * fee_part[on].sum() / fee_part.sum())}% of the "
                     f"frontier's fee part falls on {on.sum()} problem{'' if on.sum() == 1 else 's'} whose verdicts are in "
-                    f"doubt: {named}; on the other problems the frontier reads {fmt_usd(rest.mean())} USD per problem")
+                    f"doubt: {named}{none}; without {'it' if on.sum() == 1 else 'them'} the frontier reads "
+                    f"{fmt_usd(rest.mean())} USD per problem")
     return ("Verdicts in doubt: " + "; ".join(said) + ".") if said else ""
 
 
