@@ -7,6 +7,7 @@ import gzip
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from helpers.collect.imports import agent_evals as ae
@@ -256,6 +257,13 @@ def test_the_strategies_table_names_each_strategy_in_words(write_set, shared_dat
     assert set(shown["runs per problem"]) == {5}
     text = " ".join(shown.astype(str).to_numpy().ravel())
     assert not [n for n in internal(ctx.params.tasks) if n in text]
+    from helpers.analyze.statistic import STRATEGY_GAIN, named
+
+    never = pd.DataFrame({"statistic": [named(STRATEGY_GAIN, "gpt-3.5-turbo-0613+retry_k5")], "task": [ctx.params.tasks[0]],
+                          "value": [0.0], "low": [0.0], "high": [0.0]})  # review R10: a strategy the rule never chose
+    _, shown = strategy_table(an, intervals.set_statistics(an, replicates=20, draws=5), never)
+    column = [c for c in shown if c.endswith("cross-fitted gain, up to k tries then the expert (%)")]
+    assert list(shown[column[0]])[0] == "0 (never chosen over the single attempt)"
 
 
 def test_agent_strategies_outside_an_agent_import_are_refused(write_set, shared_data):

@@ -347,6 +347,9 @@ def test_a_gain_one_problem_carries_is_said_to_be_so():
     table2.attrs["influence"] = cp.most_influential(cop, ["m+ldb"], ["m"], expert).assign(technique="ldb")
     said = techniques_found(table2, ["t"], {"t": "T"})
     assert "% of it from one problem, p7)" in said and said.count("(+") == 1
+    assert said.startswith("One technique is applied to every model") and "largest" not in said  # review R9
+    two = pd.concat([table2, pd.DataFrame({"technique": ["warming"], "t": [1.0]})], ignore_index=True)
+    assert "the one with the largest gain" in techniques_found(two, ["t"], {"t": "T"})
     table2.attrs["influence"] = table2.attrs["influence"].assign(share=0.4)
     assert "from one problem" not in techniques_found(table2, ["t"], {"t": "T"})
 

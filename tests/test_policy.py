@@ -159,6 +159,24 @@ def test_with_one_run_per_problem_a_failure_weighs_its_own_problems_fee():
     assert fit.total.mean() == pytest.approx(0.1 + 4 / P)
 
 
+def test_near_tied_models_trade_places_toward_the_one_that_failed():
+    """Review R1's trap: two models near-tied at one run per problem (A fails problems 0-9, B fails 10-19, A a cent
+    cheaper per attempt). Leaving a problem out tips the choice toward the model that failed it: B is chosen exactly
+    where B failed, and ``choices_against`` counts it against A, the cheaper alone."""
+    P = 40
+    fee = np.full(P, 10.0)
+    correct = np.ones((P, 2, 1), bool)
+    correct[:10, 0, 0] = False
+    correct[10:20, 1, 0] = False
+    usd = np.stack([np.full((P, 1), 0.10), np.full((P, 1), 0.11)], axis=1)
+    fit = policy.crossfit_frontier(usd, correct, np.ones((P, 2), int), fee, [0, 1], groups=np.zeros(P, int))
+    single = policy.policy_cost(usd, correct, np.ones((P, 2), int), fee, 1)
+    counts, other, dearer = policy.choices_against(fit, single, 0, np.ones(P, bool))
+    assert counts == {0: 30, 1: 10} and other == dearer == 10
+    assert fit.total.mean() > single.total[:, 0].mean() + 2  # the estimate reads above A alone on these records
+    assert policy.choices_against(fit, single, 0, np.arange(P) < 10) == ({0: 10}, 0, 0)
+
+
 def test_the_leave_one_out_prior_is_the_prior_of_the_others():
     rng = np.random.default_rng(6)
     passed, tried = rng.integers(0, 5, size=(12, 3)), np.full((12, 3), 4)

@@ -662,6 +662,43 @@ def test_a_kill_from_outside_is_judged_again_never_frozen(tmp_path, times, passe
     assert ('"passed": true' in cached) is passed and "killed" not in cached
 
 
+def test_a_harness_killed_from_outside_takes_its_program_with_it(tmp_path):
+    """Issue 63 item 2, the harness's side: a harness SIGKILLed from outside (the OOM killer) leaves its program's
+    namespace to the worker, which kills it through its pidfd at once; nothing of the program is left, and the program
+    is judged again (a kill the grader did not order is no verdict)."""
+    seen: dict[str, int] = {}
+    stop = threading.Event()
+
+    def kill_harness() -> None:
+        while not stop.is_set() and "candidate" not in seen:
+            for pid in _candidates():
+                with open(f"/proc/{pid}/status") as fh:
+                    ppid = int(next(line.split()[1] for line in fh if line.startswith("PPid:")))
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(ppid, signal.SIGKILL)
+                seen.update(candidate=pid, harness=ppid, killed=time.monotonic())
+                break
+            time.sleep(0.01)
+        while not stop.is_set() and "candidate" in seen and "gone_s" not in seen:  # how long the program outlives it
+            if not os.path.exists(f"/proc/{seen['candidate']}"):
+                seen["gone_s"] = time.monotonic() - seen["killed"]
+            time.sleep(0.01)
+
+    slow = "import time\ntime.sleep(1.5)\n" + RIGHT
+    killer = threading.Thread(target=kill_harness, daemon=True)
+    killer.start()
+    try:
+        started = time.monotonic()
+        [v] = sb.grade_jobs([job(slow)], tmp_path / "verdicts.jsonl", workers=1, cpu_s=3, backstop_s=4)
+        took = time.monotonic() - started
+    finally:
+        stop.set()
+        killer.join()
+    assert "candidate" in seen and seen.get("gone_s", 9.0) < 1.0, seen  # the program ended with its harness
+    assert v.passed, v  # judged again after the outside kill
+    assert took < 3 * 1.5 + 3, took  # the first program did not keep its worker past the kill
+
+
 class _ScriptedWorker:
     """A stand-in for a worker process: answers from a script shared by all its instances; counts starts and stops."""
 

@@ -1,11 +1,13 @@
 """One golden sentence per template of the report's words that no other test pins (issue 62 item 1): each template is
 called on a small hand-made input and its sentence compared whole, so a change of wording is a change of this file."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 
 from helpers.core.notebooks import NO_TRUTH, found
-from helpers.publish import findings, sentences, story
+from helpers.publish import findings, policy_views, sentences, story
 
 
 def test_a_policy_cost_in_words():
@@ -80,6 +82,38 @@ def test_a_model_alone_below_the_frontier_in_words():
     named = findings._alone_below(pd.Series({"model": "Opus", "cheapest": True}), pd.Series({"k": 4, "chosen": ""}))
     assert named.endswith("Opus is cheaper than every other model beyond doubt, so the rule's choice costs more than "
                           "choosing Opus would have.")
+
+
+def test_a_release_frontier_above_a_model_alone_in_words():
+    """Review R1 (SWE-bench): from one release on, the frontier reads above a model released by then alone; the
+    releases reading above the same model are said once, with the choices that make it and whether it is tested."""
+    an = SimpleNamespace(labels={"s": "Sonnet", "o": "Opus", "g": "GPT"}, task_labels={"t": "T"})
+    alone = {("t", "s"): 20.3, ("t", "o"): 20.4, ("t", "g"): 20.9}
+    flagged = [policy_views.Above("2025-05-22", 22.87, "s", {"s": 480, "o": 20}, 20, 20, 1, 500),
+               policy_views.Above("2025-08-07", 23.62, "s", {"s": 479, "o": 20, "g": 1}, 21, 21, 1, 500)]
+    assert policy_views._above_said(an, "t", flagged, alone) == [
+        "On T, from the release of 2025-05-22 to 2025-08-07 the frontier reads 22.9–23.6 USD per problem, above Sonnet "
+        "alone (20.3) with the same one try. Each problem's model is chosen on the dataset's other problems, and the "
+        "models it also chose read close to Sonnet there (alone: Opus 20.4, GPT 20.9): leaving one problem out tips "
+        "such a choice toward the model that did worse on that problem. The records chose another model than Sonnet "
+        "on 20–21 of 500 problems, and on every one of them that model's records cost more there: this estimate reads "
+        "high on these records (over draws of the records it is unbiased), and the gap is not tested."]
+    some = policy_views._above_said(an, "t", [policy_views.Above("2025-05-22", 22.87, "s", {"s": 480, "o": 20}, 20, 12,
+                                                                 4, 500)], alone)
+    assert "with the same 4 tries" in some[0] and "on 20 of 500 problems, and on 12 of them that model's" in some[0]
+
+
+def test_a_frontier_that_chose_one_model_throughout_says_why_its_interval_is_wider():
+    """Review R7 (SWE-bench): the frontier chose Claude 4.5 Opus on every problem, so both print 15.8 with two
+    intervals; the first screen says why the frontier's is wider. Nothing where the choice varies."""
+    alone = pd.DataFrame({"model": ["Opus", "GPT"], "policy_usd": [15.8, 20.3], "policy_low": [12.2, 16.0],
+                          "policy_high": [21.7, 25.7]})
+    assert findings._one_model_chosen(alone, pd.Series({"chosen": "Opus (100%)"})) == (
+        "The records chose Opus on every problem, so the frontier's cost is that model's own (Opus alone: $15.8, 95% "
+        "interval $12.2 to $21.7); the frontier's interval is the wider one because the choice is made on the same "
+        "records, so it must also hold where they could have chosen another model.")
+    assert findings._one_model_chosen(alone, pd.Series({"chosen": "Opus (96%)"})) == ""
+    assert findings._one_model_chosen(alone, pd.Series({"chosen": ""})) == ""
 
 
 def test_the_fee_curve_says_a_mean_where_problems_have_fees_of_their_own():

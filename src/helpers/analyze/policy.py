@@ -638,6 +638,25 @@ def spec_value(sp: SetPolicy, spec: Spec, groups: np.ndarray, expert_usd: np.nda
     return est, mean(before.records - after.records), mean(before.expert - after.expert), before.total - after.total
 
 
+def choices_against(fit: CrossFitted, single: PolicyCost, best: int, members: np.ndarray) -> tuple[dict[int, int], int, int]:
+    """How a chosen policy ``fit`` chose over the problems ``members`` (P,) bool, against one option ``best`` (a
+    strategy index among ``fit.options``; ``single`` the options alone at the same k): (problems per chosen strategy
+    index (−1: the expert alone), the problems where it chose another option than ``best``, and of those the problems
+    where the chosen option's own estimate costs more than ``best``'s (``single.total``)). Where two options are
+    near-tied on the other problems, leaving a problem out tips the choice toward the one that did worse on it: then
+    the last two counts are equal and the estimate reads above ``best`` alone on these records (it stays unbiased
+    over draws of them)."""
+    picked = fit.strategies()[0][np.asarray(members, bool)]
+    values, counts = np.unique(picked, return_counts=True)
+    rows = np.flatnonzero(members)
+    other = picked != best
+    where = rows[other]
+    chosen = picked[other]
+    dearer = int(np.sum(np.where(chosen >= 0, single.total[where, np.maximum(chosen, 0)], np.inf)
+                        > single.total[where, best]))
+    return {int(v): int(c) for v, c in zip(values, counts, strict=True)}, int(other.sum()), dearer
+
+
 def influence(per_problem: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(share (T,) 0-1, position (T,)) per group of problems (``groups`` (T, P) 0/1): the problem that adds most to
     a sum over the group's problems (``per_problem`` (P,): a cost, or a gain's change of cost) and its share of that

@@ -34,7 +34,7 @@ def tries_said(k: int) -> str:
     return "one try" if k == 1 else f"up to {k} tries"
 
 
-def _tries(k: int) -> str:
+def tries_counted(k: int) -> str:
     """k tries as a count: "one try", "4 tries"."""
     return "one try" if k == 1 else f"{k} tries"
 
@@ -417,7 +417,27 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
         out.append(_cheapest_alone(alone, _truly_cheapest(truth, top["task"], best["model"], labels or {})))
         if best["policy_usd"] < top["policy_usd"] * (1 - 1e-9):  # not where the rule chose that model throughout
             out.append(_alone_below(best, top))
+        elif said := _one_model_chosen(alone, top):
+            out.append(said)
     return out
+
+
+def _one_model_chosen(alone: pd.DataFrame, top: pd.Series) -> str:
+    """Review R7: where the frontier (``top``, a ``policy_cost`` row with ``chosen``, e.g. "Claude 4.5 Opus (100%)")
+    chose one model on every problem, its value is that model's (a row of ``alone``) and two intervals stand for one
+    number: say why the frontier's is the wider one. "" otherwise."""
+    chosen = top.get("chosen") if isinstance(top.get("chosen"), str) else ""
+    if not chosen.endswith(" (100%)"):
+        return ""
+    model = chosen.removesuffix(" (100%)")
+    row = alone[alone["model"] == model]
+    if row.empty:
+        return ""
+    r = row.iloc[0]
+    return (f"The records chose {model} on every problem, so the frontier's cost is that model's own ({model} alone: "
+            f"{dollars(r['policy_usd'])}, 95% interval {dollars(r['policy_low'])} to {dollars(r['policy_high'])}); the "
+            "frontier's interval is the wider one because the choice is made on the same records, so it must also hold "
+            "where they could have chosen another model.")
 
 
 def _alone_below(best: pd.Series, top: pd.Series) -> str:
@@ -434,7 +454,7 @@ def _alone_below(best: pd.Series, top: pd.Series) -> str:
                f"choosing {best['model']} would have" if bool(best.get("cheapest", False)) else
                "the records name no model the cheapest beyond doubt (above); the gap between the two is not tested "
                "on its own")
-    return (f"{best['model']} alone reads cheaper than the frontier, with the same {_tries(int(top['k']))}: {rule}; "
+    return (f"{best['model']} alone reads cheaper than the frontier, with the same {tries_counted(int(top['k']))}: {rule}; "
             f"{verdict}.")
 
 

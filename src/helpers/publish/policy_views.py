@@ -7,14 +7,20 @@ validity study checks. Frames for ``figures.interval_bars`` and the tables besid
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
+from helpers.analyze import intervals
 from helpers.analyze.estimates import Analysis
-from helpers.analyze.statistic import items, kinds
+from helpers.analyze.intervals import PolicyFit
+from helpers.analyze.policy import Level, choices_against
+from helpers.analyze.statistic import RELEASE_FRONTIER, TABLE1, items, kinds, named
 from helpers.core.numbers import signed
 from helpers.core.tasks import in_category_order
 from helpers.publish import appearance
+from helpers.publish.findings import tries_counted
 from helpers.publish.formats import GAIN_FLOOR_PCT, fee_pct, fmt_pct, fmt_usd, gain_interval
 
 
@@ -46,6 +52,17 @@ def _interval_said(value: float, low: float, high: float, unit: str = "%", floor
         return gain_interval(value, low, high) + unit
     lo = f"< {fmt_pct(floor)}" if low < floor else fmt_pct(low)
     return f"{fmt_pct(value)} [{lo}, {fmt_pct(high)}]{unit}"
+
+
+def _held(row: pd.Series, shown: str, not_shown: str) -> str:
+    """What a gain's row (``shown``, ``low``) says after its interval: "; <shown>" where it holds with the others of its
+    kind tested together (``policy.holm_shown``); where only its own interval lies above 0 (review R11), that it is
+    "<not_shown>" and why; else nothing."""
+    if bool(row["shown"]):
+        return f"; {shown}"
+    if np.isfinite(row["low"]) and row["low"] > 0:
+        return f"; above 0 on its own interval but not with the others tested together, so {not_shown}"
+    return ""
 
 
 def _change_said(records: float, fee: float) -> str:
@@ -89,7 +106,7 @@ def releases(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFra
                                                     + f"the assumed expert fee ({fee_pct(r['expert_share_pct'])}%)"),
         "gain of this release (%, 95% interval)": (_interval_said(*(100 * gain.loc[(task, item), c] for c in
                                                                     ("value", "low", "high")))
-                                                   + ("; established" if gain.loc[(task, item), "shown"] else "")
+                                                   + _held(gain.loc[(task, item)], "established", "not established")
                                                    if (task, item) in gain.index else "–")}
         for (task, item), r in level.iterrows()])
     return frame, numbers, shown
@@ -104,10 +121,96 @@ def counterfactuals(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.
     numbers = _numbers(an, rows, {"family": ("family", families), "essential": ("model", appearance.models_by_family(an))})
     shown = pd.DataFrame({
         "dataset": numbers["task"].map(an.task_labels), "without": numbers["what"] + " " + numbers["item"],
-        "the frontier's gain from it (%, 95% interval)": [_interval_said(100 * v, 100 * lo, 100 * hi)
-                                                          + ("; shown, with every family tested together" if s else "")
-                                                          for v, lo, hi, s in zip(numbers["value"], numbers["low"],
-                                                                                  numbers["high"], numbers["shown"])],
+        "the frontier's gain from it (%, 95% interval)": [
+            _interval_said(100 * r["value"], 100 * r["low"], 100 * r["high"])
+            + (_held(r, "shown, with every family tested together", "not shown") if r["what"] == "family" else "")
+            for _, r in numbers.iterrows()],
         "change of cost (USD per problem)": [_change_said(r, f) for r, f in zip(numbers["records_usd"], numbers["expert_usd"])]})
     return frame, numbers, shown
 
+
+def above_alone(an: Analysis, rows: pd.DataFrame, fitted: PolicyFit) -> str:
+    """Review R1: the releases whose frontier (``rows``: ``intervals.policy_statistics``; ``fitted``: the
+    ``intervals.set_policy`` they came from) reads above a model released by then alone, at the same k, and why (each
+    problem's model is chosen on the dataset's other problems, ``policy.choices_against``): one sentence per run of
+    such releases on a dataset; "" where none does."""
+    sp, cube = fitted.policy, fitted.cube
+    mine = rows[kinds(rows["statistic"]) == TABLE1.name]
+    alone = dict(zip(zip(mine["task"], items(mine["statistic"])), mine["value"], strict=True))
+    names, steps = appearance.release_names(an), intervals.set_steps(an)
+    said = []
+    for t, task in enumerate(cube.tasks):
+        members, flagged = np.asarray(cube.task_codes) == t, []
+        for i in range(len(steps)):
+            row = rows[(rows["statistic"] == named(RELEASE_FRONTIER, str(i))) & (rows["task"] == task)]
+            spec = sp.specs.get(named(RELEASE_FRONTIER, str(i)))
+            by_now = [m for _, ms in steps[:i + 1] for m in ms if np.isfinite(alone.get((task, m), np.nan))]
+            if row.empty or not isinstance(spec, Level) or not by_now:
+                continue
+            value = float(row["records_usd"].iloc[0] + row["expert_usd"].iloc[0])
+            best = min(by_now, key=lambda m: alone[(task, m)])
+            if value <= alone[(task, best)] or fmt_usd(value) == fmt_usd(alone[(task, best)]):
+                continue
+            counts, other, dearer = choices_against(sp.fit(spec.strategies), sp.single, cube.strategies.index(best),
+                                                    members)
+            chose = {("" if s < 0 else cube.strategies[s]): c for s, c in counts.items()}
+            flagged.append(Above(names[str(i)][:10], value, best, chose, other, dearer, int(row["k"].iloc[0]),
+                                 int(members.sum())))
+        said += _above_said(an, task, flagged, alone)
+    return " ".join(said)
+
+
+@dataclass(frozen=True)
+class Above:
+    """A release whose frontier reads above a model alone: its date (YYYY-MM-DD), the frontier (USD per problem),
+    the model cheaper alone, problems per chosen model ("": the expert alone), the problems that chose another model
+    than it and of those the ones where that model's records cost more, k, the dataset's problems."""
+
+    date: str
+    value: float
+    best: str
+    chose: dict[str, int]
+    other: int
+    dearer: int
+    k: int
+    n: int
+
+
+def _span(values: list[float], fmt) -> str:
+    """"a" or "a–b": the range of ``values`` as ``fmt`` prints them."""
+    shown = list(dict.fromkeys(fmt(v) for v in sorted(values)))
+    return shown[0] if len(shown) == 1 else f"{shown[0]}–{shown[-1]}"
+
+
+def _above_said(an: Analysis, task: str, flagged: list[Above], alone: dict[tuple[str, str], float]) -> list[str]:
+    """``above_alone``'s sentences on one dataset: consecutive ``flagged`` releases that read above the same model
+    said once."""
+    runs: list[list[Above]] = []
+    for f in flagged:
+        if runs and runs[-1][-1].best == f.best:
+            runs[-1].append(f)
+        else:
+            runs.append([f])
+
+    def label(m: str) -> str:
+        return an.labels.get(m, m) if m else "the expert alone"
+
+    out = []
+    for run in runs:
+        a, last = run[0], run[-1]
+        when = a.date if len(run) == 1 else f"{a.date} to {last.date}"
+        others = list(dict.fromkeys(m for f in run for m in f.chose if m and m != a.best))
+        each = ", ".join(f"{label(m)} {fmt_usd(alone[(task, m)])}" for m in others)
+        every = all(f.dearer == f.other for f in run)
+        out.append(
+            f"On {an.task_labels[task]}, from the release of {when} the frontier reads "
+            f"{_span([f.value for f in run], fmt_usd)} USD per problem, above {label(a.best)} alone "
+            f"({fmt_usd(alone[(task, a.best)])}) with the same {tries_counted(a.k)}. Each problem's model is chosen on the "
+            f"dataset's other problems, and the models it also chose read close to {label(a.best)} there (alone: {each}): leaving "
+            "one problem out tips such a choice toward the model that did worse on that problem. The records chose another model than "
+            f"{label(a.best)} on {_span([f.other for f in run], str)} of {a.n} problems, "
+            + ("and on every one of them that model's records cost more there" if every else
+               f"and on {_span([f.dearer for f in run], str)} of them that model's records cost more there")
+            + ": this estimate reads high on these records (over draws of the records it is unbiased), and the gap "
+            "is not tested.")
+    return out

@@ -101,9 +101,12 @@ def techniques_found(table2: pd.DataFrame, tasks: list[str], task_labels: dict[s
         parts.append(f"{task_labels.get(task, task)}: " + (f"{method(best['technique'])} (+{sig(best[task])}%"
                                                           f"{_carried(influence, best['technique'], task)})"
                                                           if best[task] > 0 else "no technique lowers the frontier"))
-    return ("Among the techniques applied to every model (Table 2; the agent strategies, each beside its own model, "
-            "are in their own table), the one with the largest gain, per dataset, by the paper's point estimates (not a finding beyond "
-            f"doubt: {BEYOND_DOUBT}): " + _listed(parts) + ".")
+    where = "(Table 2; the agent strategies, each beside its own model, are in their own table)"
+    if len(table2) == 1:  # review R9: no "largest" among one
+        return (f"One technique is applied to every model {where}; its gain, per dataset, by the paper's point "
+                f"estimates (not a finding beyond doubt: {BEYOND_DOUBT}): " + _listed(parts) + ".")
+    return (f"Among the techniques applied to every model {where}, the one with the largest gain, per dataset, by the "
+            f"paper's point estimates (not a finding beyond doubt: {BEYOND_DOUBT}): " + _listed(parts) + ".")
 
 
 def _carried(influence: pd.DataFrame | None, technique: str, task: str) -> str:

@@ -383,7 +383,8 @@ def strategy_table(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.Da
         rows = policy_rows[kinds(policy_rows["statistic"]) == STRATEGY_GAIN.name]
         for t in an.tasks:
             mine = rows[rows["task"] == t].assign(strategy=lambda d: items(d["statistic"]))
-            cell = {r.strategy: gain_interval(100 * r.value, 100 * r.low, 100 * r.high) for r in mine.itertuples()}
+            cell = {r.strategy: ("0 (never chosen over the single attempt)" if r.value == r.low == r.high == 0 else  # R10
+                                 gain_interval(100 * r.value, 100 * r.low, 100 * r.high)) for r in mine.itertuples()}
             shown[f"{an.task_labels.get(t, t)}: cross-fitted gain, up to k tries then the expert (%)"] = [
                 cell.get(s, "–") if e == shown["estimator"].iloc[0] else "" for s, e in zip(strategy, shown["estimator"])]
             numbers = pd.concat([numbers, mine.assign(estimator="policy", quantity="cross-fitted gain (0-1)")[
