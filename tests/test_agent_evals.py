@@ -253,7 +253,7 @@ def test_the_strategies_table_names_each_strategy_in_words(write_set, shared_dat
     run_grading(ctx)
     an = load_analysis(ctx)
     _, shown = strategy_table(an, intervals.set_statistics(an, replicates=20, draws=5))
-    assert set(shown["strategy"]) == {"GPT-3.5 Turbo (0613) · retry (5 tries)"}  # model and method in words
+    assert set(shown["strategy"]) == {"GPT-3.5 Turbo (0613) · retry (up to 5 calls)"}  # model and method in words
     assert set(shown["runs per problem"]) == {5}
     text = " ".join(shown.astype(str).to_numpy().ravel())
     assert not [n for n in internal(ctx.params.tasks) if n in text]
@@ -263,7 +263,7 @@ def test_the_strategies_table_names_each_strategy_in_words(write_set, shared_dat
                           "value": [0.0], "low": [0.0], "high": [0.0]})  # review R10: a strategy the rule never chose
     _, shown = strategy_table(an, intervals.set_statistics(an, replicates=20, draws=5), never)
     column = [c for c in shown if c.endswith("cross-fitted gain, up to k tries then the expert (%)")]
-    assert list(shown[column[0]])[0] == "0 (never chosen over the single attempt)"
+    assert list(shown[column[0]])[0] == "0 (not chosen on any problem: the single attempt looks cheaper on the others)"
 
 
 def test_agent_strategies_outside_an_agent_import_are_refused(write_set, shared_data):

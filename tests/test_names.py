@@ -9,7 +9,7 @@ LABELS = {"two_digit_addition": "Two Digit Addition", "gsm8k": "GSM8K"}
 
 def test_methods_columns_datasets_and_booleans_read_as_words():
     assert names.method("majority_vote_k3") == "majority vote (k=3)" and names.method("self_refine") == "self-refine"
-    assert names.method("best_of_k4") == "best-of-4 (oracle)" and names.method("retry_k5") == "retry (5 tries)"
+    assert names.method("best_of_k4") == "best-of-4 (oracle)" and names.method("retry_k5") == "retry (up to 5 calls)"
     assert names.method("ldb_seed_gpt4") == "LDB on a GPT-4 attempt"  # the seeding model as models are named
     assert names.method("escalation_llama3") == "escalation from Llama 3"
     df = pd.DataFrame({"task": ["two_digit_addition"], "technique": ["majority_vote_k3"], "models_start": [1],

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -273,6 +274,11 @@ KERNEL_CALLS = {  # what the program may try with ctypes once the hook is gone: 
     "statfs (the host disk's size and free space)": "libc.statfs(b'/', ctypes.create_string_buffer(512))",
     "fstatfs": "libc.fstatfs(0, ctypes.create_string_buffer(512))",
     "syslog (the kernel's log)": "libc.klogctl(10, None, 0) == -1",
+    # the held-out round of the evening: a lower priority waits for a CPU its limit does not count, ustat, setrlimit
+    "nice (setpriority)": "libc.setpriority(0, 0, 19)",
+    "SCHED_IDLE (sched_setscheduler)": "libc.sched_setscheduler(0, 5, ctypes.byref(ctypes.c_int(0)))",
+    "sched_setattr": "libc.syscall(314, 0, ctypes.create_string_buffer(56), 0)",
+    "setrlimit": "libc.syscall(160, 0, ctypes.create_string_buffer(16))",
 }
 
 
@@ -296,7 +302,15 @@ def test_seccomp_filter_shape():
     from helpers.grade import kernel
 
     code = kernel.seccomp_filter()
-    assert len(code) % 8 == 0 and len(code) // 8 == len(kernel.DENIED_X86_64) + 10
+    assert len(code) % 8 == 0 and len(code) // 8 == len(kernel.DENIED_X86_64) + 15
+
+
+def test_a_program_still_reads_its_limits(kernel_only):
+    """The filter refuses a new limit (``prlimit64`` with one, ``setrlimit``), not reading one."""
+    program = ("import resource\nimport ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+               "CPU = resource.getrlimit(resource.RLIMIT_CPU)\nSET = libc.syscall(302, 0, 0, ctypes.c_void_p(0), "
+               "ctypes.c_void_p(0))\n")
+    assert kernel_only.run(job(program + passes_only_if("CPU[0] > 0 and SET == 0"))).passed
 
 
 def test_no_network_to_this_machine(kernel_only):
@@ -937,3 +951,156 @@ def test_a_program_too_large_to_send_is_a_verdict_not_a_dead_worker(kernel_only)
     v = kernel_only.run(job("#" + "x" * (65 << 20) + "\n" + RIGHT))
     assert not v.passed and v.final and "larger than the 64 MiB" in v.reason, v
     assert kernel_only.run(job(RIGHT)).passed
+
+
+# ---- the held-out round of 2026-11-29 (evening): 38 new cases, 18 failed; each failure is a test here -------------
+SELF_KILLS = {  # a wrong program that made its own failure read as a kill from outside the grader (judged again)
+    # the harness read "gone" on the closed channel, then SIGKILLed the still-living program itself
+    "close the channel and sleep": "import os, time\nos.closerange(3, 64)\ntime.sleep(30)\n" + WRONG,
+    "close the channel and compute": "import os\nos.closerange(3, 64)\nwhile True:\n    pass\n" + WRONG,
+    # the kernel's RLIMIT_CPU hard limit sends SIGKILL, delivered even to a namespace's PID 1
+    "lower its own RLIMIT_CPU": "import resource\nresource.setrlimit(resource.RLIMIT_CPU, (1, 1))\nwhile True:\n    pass\n"
+                                + WRONG,
+    "lower it through prlimit": "import resource\nresource.prlimit(0, resource.RLIMIT_CPU, (1, 1))\nwhile True:\n"
+                                "    pass\n" + WRONG,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SELF_KILLS))
+def test_a_program_cannot_make_its_failure_an_outside_kill(kernel_only, name):
+    """A wrong program is a final failure, never "killed from outside the grader" (judged again, never cached)."""
+    v = kernel_only.run(job(SELF_KILLS[name]))
+    assert not v.passed and v.reason != sb.OUTSIDE and v.final, (name, v)
+
+
+def test_with_the_audit_hook_on_a_forged_outside_kill_is_a_cached_failure(tmp_path):
+    """As grading runs (hook on, a cache): the program that closed its channel was judged 3 times, never cached, and
+    the set's caveat blamed the OOM killer or an operator. It is the program's own final failure."""
+    program = "import os, time\nos.closerange(3, 64)\ntime.sleep(30)\n" + WRONG
+    cache = tmp_path / "verdicts.jsonl"
+    [v] = sb.grade_jobs([job(program)], cache, workers=1, cpu_s=3, backstop_s=4)
+    assert not v.reason.startswith(sb.UNGRADED) and v.final and cache.exists(), v
+
+
+def test_an_operators_sigterm_to_the_harness_is_judged_again(tmp_path):
+    """An operator's ``kill`` (SIGTERM) of a right program's harness was cached as a final failure ("the harness
+    ended without a verdict"): no verdict is the program's there, so it is judged again, and passes."""
+    stop = threading.Event()
+
+    def term_harness() -> None:
+        while not stop.is_set():
+            for pid in _candidates():
+                with open(f"/proc/{pid}/status") as fh:
+                    ppid = int(next(line.split()[1] for line in fh if line.startswith("PPid:")))
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(ppid, signal.SIGTERM)
+                return
+            time.sleep(0.02)
+
+    killer = threading.Thread(target=term_harness, daemon=True)
+    killer.start()
+    cache = tmp_path / "verdicts.jsonl"
+    try:
+        [v] = sb.grade_jobs([job(BURN.format(s=1.0) + RIGHT)], cache, workers=1, cpu_s=3, backstop_s=4)
+    finally:
+        stop.set()
+        killer.join()
+    assert v.passed, v
+    assert '"passed": false' not in cache.read_text()
+
+
+INPUT_LEAKS = {  # (hidden test, program, the input that must not reach the reason)
+    # the harness decoded a reply's integer under Python's digit limit and kept the ValueError with its digit count
+    "digit count": ("def check(candidate):\n    assert candidate(54321, 0) == 54321\n",
+                    "def add(a, b):\n    return 10 ** (a - 1)\n", "54321"),
+    # an earlier call's input, named in a later call's error
+    "an earlier call": ("def check(candidate):\n    assert candidate('secretword', 'b') == 'secretwordb'\n"
+                        "    assert candidate('x', 'y') == 'xy'\n",
+                        "SEEN = []\ndef add(a, b):\n    if SEEN:\n        raise NameError(f\"name '{SEEN[0]}' is not "
+                        "defined\")\n    SEEN.append(a)\n    return a + b\n", "secretword"),
+    "a float": ("def check(candidate):\n    assert candidate(2.718281828, 1.0) == 3.718281828\n",
+                "def add(a, b):\n    raise OSError(f\"[Errno 1] Operation not permitted: '{a}'\")\n", "2.718281828"),
+    "bytes": ("def check(candidate):\n    assert candidate(b'hiddenbytes', b'') == b'hiddenbytes'\n",
+              "def add(a, b):\n    raise NameError(f\"name '{a.decode()}' is not defined\")\n", "hiddenbytes"),
+    "a set": ("def check(candidate):\n    assert candidate({'hiddenset'}, set()) == {'hiddenset'}\n",
+              "def add(a, b):\n    raise NameError(f\"name '{next(iter(a))}' is not defined\")\n", "hiddenset"),
+    "the type's name": ("def check(candidate):\n    assert candidate('hiddenword', 'b') == 'hiddenwordb'\n",
+                        "def add(a, b):\n    raise type(a, (Exception,), {})()\n", "hiddenword"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INPUT_LEAKS))
+def test_no_hidden_input_reaches_a_reason(kernel_only, name):
+    test, program, leak = INPUT_LEAKS[name]
+    v = kernel_only.run(job(program, test))
+    assert not v.passed and leak not in v.reason, (name, v)
+
+
+@pytest.mark.parametrize("raise_, leak", [
+    ("raise IndentationError('expected an indented block after all hidden tests passed see the log on line 1 "
+     "(<solution>, line 2)')", "hidden tests passed"),  # free words after "expected an indented block after"
+    ("raise NameError(\"name 'www.evilexample.com' is not defined\")", "www.evilexample.com"),  # a name has no dots
+    ("raise ModuleNotFoundError(\"No module named 'www.evilexample.com'\")", "www.evilexample.com"),
+])
+def test_a_load_error_writes_no_sentence_or_link(kernel_only, raise_, leak):
+    """No sentence or domain from a program reaches a reason, nor the caveats that read missing modules from it."""
+    from helpers.grade.stage import MISSING_MODULE
+
+    v = kernel_only.run(job(raise_ + "\n" + RIGHT))
+    assert not v.passed and leak not in v.reason, v
+    found = re.search(MISSING_MODULE, v.reason)
+    assert found is None or "." not in found.group(1), v
+
+
+def test_a_real_missing_stdlib_submodule_keeps_its_name(kernel_only):
+    v = kernel_only.run(job("import xml.nothing_here\n" + RIGHT))
+    assert v.reason == "ModuleNotFoundError: No module named 'xml.nothing_here'", v
+
+
+def test_a_first_frame_that_is_not_utf8_is_the_programs_failure(kernel_only):
+    v = kernel_only.run(job(takeover("pass", setup="os.write(WR, struct.pack('>I', 1) + b'\\xff')\nos._exit(0)")))
+    assert not v.passed and v.final and v.reason == "the program's first message was not its own", v
+
+
+def test_ustat_does_not_tell_the_host_disks_free_space(kernel_only):
+    """statfs and fstatfs were refused; ustat (136) gave the free blocks of the file system of any file the program
+    can stat (its interpreter's: the host's disk)."""
+    probe = ("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nst = os.stat(sys.executable).st_dev\n"
+             "ma, mi = os.major(st), os.minor(st)\nbuf = ctypes.create_string_buffer(32)\n"
+             "RC = libc.syscall(136, ctypes.c_uint((mi & 0xff) | (ma << 8) | ((mi & ~0xff) << 12)), buf)\n")
+    assert kernel_only.run(job("import sys\n" + probe + passes_only_if("RC != 0"))).passed
+
+
+def test_a_reply_of_a_huge_flat_list_sent_at_the_limit_is_the_limit():
+    """Lists were decoded without a look at the deadline (sets and dicts were): a 48 MiB flat list sent with 0.2 s
+    left held the worker 8 s under a 3 s limit. The verdict is the limit, and the hold its bound."""
+    answer = ("body = b'{\"ok\": [' + b'0,' * (24 << 20) + b'0]}'\n    burn(2.8)\n"
+              "    os.write(WR, struct.pack('>I', len(body)) + body)")
+    with sb.Sandbox(workers=1, cpu_s=3, backstop_s=1, hook=False) as pool:
+        pool.run(job(RIGHT))
+        load, start = slowdown(), time.monotonic()
+        v = pool.run(job(takeover(answer)))
+        held = time.monotonic() - start
+    assert not v.passed and v.reason == "CPU time limit (3 s)" and v.final, v
+    assert held <= (3 + 2 + 2.5) * load + 1, (held, v)
+
+
+def test_a_fifo_planted_as_the_key_file_is_refused_in_one_line(tmp_path):
+    """A FIFO where the grader's key belongs made the grader wait forever for a writer; it is refused at once."""
+    os.mkfifo(tmp_path / vc.KEY_FILE, 0o600)
+    code = ("from pathlib import Path\nfrom helpers.grade import verdicts\n"
+            f"try:\n    verdicts.checkout_key(Path({str(tmp_path)!r}))\nexcept Exception as e:\n    print(type(e).__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert out.stdout.strip() == "CostOfPassError", (out.stdout, out.stderr)
+
+
+def test_cpythons_own_indentation_messages_are_kept_whole():
+    """The free words after "expected an indented block after" are gone; CPython's own phrases stay."""
+    from helpers.grade import reasons
+
+    for message in ("expected an indented block after 'if' statement on line 3 (<solution>, line 4)",
+                    "expected an indented block after function definition on line 1 (<solution>, line 2)",
+                    "expected an indented block after 'except*' statement on line 2 (<solution>, line 3)"):
+        assert reasons.kept_message("IndentationError", message, at_load=True) == message
+    assert reasons.kept_message("IndentationError", "expected an indented block after all hidden tests passed on line "
+                                "1 (<solution>, line 2)", at_load=True) is None

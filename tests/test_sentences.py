@@ -116,6 +116,15 @@ def test_a_frontier_that_chose_one_model_throughout_says_why_its_interval_is_wid
     assert findings._one_model_chosen(alone, pd.Series({"chosen": ""})) == ""
 
 
+def test_a_strategy_that_pays_but_leaves_its_model_above_the_frontier_says_so():
+    """Review 3, M5 (HumanEval): warming pays over GPT-3.5 Turbo (0613)'s own attempt (3.96 alone, 46.1% gain), yet
+    the model with it, 2.14, still costs more than the frontier's 1.24."""
+    levels = {"m": 3.96, "": 1.24}
+    assert findings._against_frontier("m", 0.461, levels) == (
+        "; with it, 2.13 USD per problem, still above the frontier's 1.24: it does not lower the frontier")
+    assert findings._against_frontier("m", 0.8, levels) == "" and findings._against_frontier("x", 0.5, levels) == ""
+
+
 def test_the_fee_curve_says_a_mean_where_problems_have_fees_of_their_own():
     switches = pd.DataFrame({"task": ["t", "t"], "model": ["A", "B"], "from_usd": [0.0, 2.0], "to_usd": [2.0, 50.0]})
     flat = sentences.fee_reading(switches, {"t": 16.7}, ["t"], {"t": "T"})
@@ -133,6 +142,8 @@ def test_a_gain_the_fee_decides_says_so():
     assert findings.fee_of_change(pd.Series({"expert_share_pct": 40.0})) == ""
     assert findings.fee_of_change(pd.Series({"expert_share_pct": 130.0})) == (
         "; more than all of it the assumed expert fee (the attempts cost more with it)")
+    assert findings.fee_of_change(pd.Series({"expert_share_pct": 100.8, "records_usd": -0.0154, "expert_usd": 2.03})) == (
+        "; it saves 2.03 USD per problem of the assumed expert fee, and its attempts cost 0.0154 more")
 
 
 def test_what_a_real_set_shows_leads_with_the_headline():
@@ -148,8 +159,9 @@ def test_what_a_real_set_shows_leads_with_the_headline():
         "37.3 to 9.55 USD per problem; 99.2% of its last value is the expert's fee on the 64 problems no model passed in any "
         "run of its single attempt (12.8%).")
     row["headline"] = {**row["headline"], "gains": 3, "gains_shown": 0}  # review H6: a fall no release establishes
-    assert ("then the expert (95% intervals; a change the records do not establish: no release after the first has a "
-            "gain shown above 0, all tested together); the paper's estimator") in story.set_found([row])
+    assert ("then the expert (95% intervals; no single release after the first has a gain established, all tested "
+            "together, and the change from the first date to the last is not tested as a whole); the paper's "
+            "estimator") in story.set_found([row])
     row["headline"] = {**row["headline"], "gains_shown": 1}
     assert ("(95% intervals; 1 of the 3 releases after the first has a gain established, all tested together); the "
             "paper's") in story.set_found([row])
@@ -233,3 +245,31 @@ def test_the_new_models_or_prices_sentence_names_the_papers_estimator():
                     "the paper's frontier over that time (T -66.6%; each problem's cheapest model on its recorded runs, "
                     "which reads lower the more models and runs there are; the headline figure shows the headline's frontier) came "
                     "from new models, as the table below itemises.")
+
+
+def test_no_cheapest_model_names_those_it_is_not_shown_cheaper_than():
+    """Review 3, M8: "its difference with another model … reaches 0" named no model; now those whose paired difference
+    with the lowest reaches 0 (``differences.against_lowest``), lowest first."""
+    rows = pd.DataFrame({"model": ["A", "B", "C", "D", "E", "F"], "policy_usd": [1.0, 1.1, 1.3, 1.2, 1.4, 1.5],
+                         "ties_lowest": [False, True, False, False, False, False]})
+    assert findings.tied_with(rows, "model") == "B"
+    assert findings.tied_with(rows.assign(ties_lowest=[False, True, True, False, False, False]), "model") == "B or C"
+    assert findings.tied_with(rows.assign(ties_lowest=[False, True, True, True, False, False]), "model") == (
+        "3 other models (B, D, C)")
+    assert findings.tied_with(rows.assign(ties_lowest=[False] + [True] * 5), "model") == (
+        "5 other models (among them B, D, C)")
+    assert findings.tied_with(rows.drop(columns="ties_lowest"), "model") == "another model"
+
+
+def test_the_models_that_tie_with_the_lowest_are_marked():
+    from helpers.analyze.differences import against_lowest
+
+    rng = np.random.default_rng(3)
+    P = 200
+    fee = np.full(P, 10.0)
+    base = rng.uniform(0.5, 1.5, P)
+    total = np.stack([base, base + 0.01 * rng.standard_normal(P), base + 1.0], axis=1)  # a tie, and a clear loser
+    named, reaches = against_lowest(total, np.ones((1, P)), fee)
+    low = int(np.argmin(total.mean(axis=0)))
+    assert named[0] == -1 and low in (0, 1)
+    assert reaches[0].tolist() == [low == 1, low == 0, False]  # the other of the tie, never the lowest nor the loser

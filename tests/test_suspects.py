@@ -65,7 +65,8 @@ def test_the_frontiers_fee_on_verdicts_in_doubt_is_said_with_its_share():
     an = SimpleNamespace(task_labels={"t": "T <b>"})
     doubt = pd.DataFrame({"task": ["t", "t"], "problem_id": ["p1", "p2"], "why": ["a program near the CPU limit"] * 2})
     said = doubtful_fee(an, fitted, doubt)
-    assert said == ("Verdicts in doubt: on T <b>, 25% of the frontier's fee part falls on 1 problem whose verdicts "
-                    "are in doubt: p1 (a program near the CPU limit) (the other problem in doubt, p2, carries none of it); without "
-                    "it the frontier reads 1.33 USD per problem."), said  # plain text (the lead is escaped where published)
+    assert said == ("Verdicts in doubt: on T <b>, 25% of the frontier's fee part falls on 1 problem a check flags as "
+                    "possibly mis-graded (flags, not verdicts: none is re-examined here): p1 (a program near the CPU "
+                    "limit) (the other problem in doubt, p2, carries none of it); without it the frontier would read "
+                    "1.33 USD per problem."), said  # plain text (the lead is escaped where published)
     assert doubtful_fee(an, fitted, doubt.iloc[:0]) == ""

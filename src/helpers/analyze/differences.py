@@ -150,9 +150,17 @@ def cheapest_beyond_doubt(total: np.ndarray, G: np.ndarray, fee: np.ndarray, lev
     with the lowest mean, named only where its paired difference with every other identified column has an interval
     below 0, the C − 1 intervals holding at once at ``level`` (``bonferroni``). A column with a value missing on a
     group's problems takes no part there. ``caps``: as ``all_pairs``'."""
+    return against_lowest(total, G, fee, level, caps)[0]
+
+
+def against_lowest(total: np.ndarray, G: np.ndarray, fee: np.ndarray, level: float = 0.95,
+                   caps: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(named (T,), reaches (T, C) bool): ``cheapest_beyond_doubt``'s choice per group, and which columns' paired
+    difference with the group's lowest column has an interval reaching 0 (those the lowest is not shown cheaper than,
+    the intervals holding at once; False on the lowest itself and on columns that take no part)."""
     total = np.asarray(total, float)
     G = np.asarray(G, float).reshape(-1, len(total))
-    out = np.full(G.shape[0], -1)
+    out, reaches = np.full(G.shape[0], -1), np.zeros((G.shape[0], total.shape[1]), bool)
     for t, row in enumerate(G):
         here = row > 0
         cols = np.flatnonzero(~np.isnan(total[here]).any(axis=0)) if here.any() else np.zeros(0, int)
@@ -166,4 +174,5 @@ def cheapest_beyond_doubt(total: np.ndarray, G: np.ndarray, fee: np.ndarray, lev
         _, _, high = paired(total[:, [best] * len(others)], total[:, others], row[None], fee,
                             bonferroni(level, len(others)), mine)
         out[t] = best if (high[0] < 0).all() else -1
-    return out
+        reaches[t, others] = high[0] >= 0
+    return out, reaches

@@ -33,7 +33,7 @@ from math import comb
 import numpy as np
 import pandas as pd
 
-from helpers.analyze.differences import bonferroni, cheapest_beyond_doubt, fee_gaps, paired, unseen_fee
+from helpers.analyze.differences import against_lowest, bonferroni, fee_gaps, paired, unseen_fee
 from helpers.analyze.headline import Gain, Level, Spec
 from helpers.analyze.statistic import (
     ALL_MODELS,
@@ -736,37 +736,40 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks
     part and the fee's part (USD per problem; for a gain, their change) and the fee's share (%) of the value (of
     the change, for a gain), and ``cheapest``: True on the one model alone per task named the cheapest beyond doubt
     (``differences.cheapest_beyond_doubt``: its paired difference with every other model below 0, all at once at
-    ``level``); ``top_share_pct`` and ``top_problem``: the share (%) of the value (of the change, for a gain) its most
+    ``level``), and ``ties_lowest``: True on each other model alone whose paired difference with the lowest one reaches 0
+    (``differences.against_lowest``); ``top_share_pct`` and ``top_problem``: the share (%) of the value (of the change, for a gain) its most
     influential problem carries, and that problem (its id in ``problem_ids`` (P,), else its position; "" or −1: none);
     ``shown``: True on a gain of the families ``claimed`` (default ``CLAIMED_GAINS``) shown above 0 among its family on
     the task, all the family's claims holding at once at ``level`` (``holm_shown``; a technique named as paying, a
     release's gain established), False on every other row. ``groups`` (P,) the task index of each problem."""
     G = (np.asarray(groups)[None, :] == np.arange(len(tasks))[:, None]).astype(float)  # (T, P)
     n, fee = G.sum(axis=1), np.asarray(expert_usd, float)
-    parts: list[tuple[str, tuple, np.ndarray, np.ndarray, np.ndarray, int | float, np.ndarray]] = []  # k: NaN: none cross-fitted
+    # (statistic, (value, low, high), records, expert, per problem, k (NaN: none cross-fitted), cheapest, ties_lowest)
+    parts: list[tuple[str, tuple, np.ndarray, np.ndarray, np.ndarray, int | float, np.ndarray, np.ndarray]] = []
     cols = list(names)
     single = sp.single
     est = policy_interval(single.records[:, cols], single.fail_all[:, cols], fee, level, single.fail_runs[:, cols],
                           single.k, G, None if single.runs is None else single.runs[:, cols])  # (T, C) each
     rec, exp = G @ single.records[:, cols] / n[:, None], G @ single.expert[:, cols] / n[:, None]
-    cheapest_col = (cheapest_beyond_doubt(single.total[:, cols], G, fee, level, single_caps(single, fee, G, level)[:, cols])
-                    if cols else np.full(len(tasks), -1))
+    cheapest_col, reaches = (against_lowest(single.total[:, cols], G, fee, level, single_caps(single, fee, G, level)[:, cols])
+                             if cols else (np.full(len(tasks), -1), np.zeros((len(tasks), 0), bool)))
     for j, s in enumerate(cols):
         parts.append((named(TABLE1, names[s]), tuple(x[:, j] for x in est), rec[:, j], exp[:, j],
-                      single.total[:, s], single.k, cheapest_col == j))
+                      single.total[:, s], single.k, cheapest_col == j, reaches[:, j]))
     k_chosen = next(iter(sp.fits.values())).k if sp.fits else np.nan
     for name, spec in sp.specs.items():
-        parts.append((name, *spec_value(sp, spec, G, fee, level), k_chosen, np.zeros(len(tasks), bool)))
+        parts.append((name, *spec_value(sp, spec, G, fee, level), k_chosen, np.zeros(len(tasks), bool),
+                      np.zeros(len(tasks), bool)))
     shown = _shown(sp, G, fee, level, {part[0]: (part[1][0], part[1][1]) for part in parts}, claimed)
     tops = [influence(part[4], G) for part in parts]  # (share, position), (T,) each
     rows = []
     for t in range(len(tasks)):
-        for (statistic, (value, low, high), records, expert, _, k, cheapest), (top_share, top) in zip(parts, tops):
+        for (statistic, (value, low, high), records, expert, _, k, cheapest, tied), (top_share, top) in zip(parts, tops):
             total = records[t] + expert[t]
             share = 100 * expert[t] / total if np.isfinite(expert[t]) and total and np.isfinite(total) else np.nan
             rows.append({"statistic": statistic, "task": tasks[t], "value": float(value[t]), "low": float(low[t]),
                          "high": float(high[t]), "k": k, "records_usd": float(records[t]), "expert_usd": float(expert[t]),
-                         "expert_share_pct": share, "cheapest": bool(cheapest[t]),
+                         "expert_share_pct": share, "cheapest": bool(cheapest[t]), "ties_lowest": bool(tied[t]),
                          "shown": bool(shown[statistic][t]) if statistic in shown else False, "top_share_pct": 100 * top_share[t],
                          "top_problem": int(top[t]) if problem_ids is None else (str(problem_ids[top[t]]) if top[t] >= 0
                                                                                  else "")})

@@ -35,8 +35,15 @@ DENIED_X86_64 = {
     # worker's network namespace, and vsock is not network-namespaced; sysinfo tells the host's uptime, load, memory,
     # times its uptime in ticks, statfs the host disk's size and free space, syslog the kernel's log
     "socket": 41, "socketpair": 53, "sysinfo": 99, "times": 100, "syslog": 103, "statfs": 137, "fstatfs": 138,
+    # ustat tells the free space of the file system of any file the program can stat (the host's disk); setrlimit
+    # would let a program lower its own CPU limit, so that the kernel's SIGKILL reads as a kill from outside
+    "ustat": 136, "setrlimit": 160,
+    # a lower priority (nice, SCHED_IDLE) would let a program wait for a CPU the backstop counts as busy, uncounted
+    # by its CPU limit, for as long as the machine is loaded
+    "setpriority": 141, "sched_setparam": 142, "sched_setscheduler": 144, "sched_setattr": 314,
 }
 PRCTL_X86_64 = 157  # prctl: refused for PR_SET_PDEATHSIG (what ties a program to its harness stays as it was set)
+PRLIMIT64_X86_64 = 302  # prlimit64: refused with a new limit (args[2] not NULL); reading one stays allowed
 AUDIT_ARCH_X86_64 = 0xC000003E
 _libc = None
 
@@ -109,26 +116,41 @@ def drop_capabilities() -> None:
 
 def seccomp_filter(denied: dict[str, int] = DENIED_X86_64) -> bytes:
     """A classic BPF program: on x86_64, EPERM for ``denied``, for ``prctl(PR_SET_PDEATHSIG, …)`` (set before the
-    filter, never changed after) and for the x32 and 32-bit ABIs; anything else allowed."""
+    filter, never changed after), for ``prlimit64`` with a new limit (limits are set before the filter, never changed
+    after) and for the x32 and 32-bit ABIs; anything else allowed."""
     eperm, allow = 0x00050000 | 1, 0x7FFF0000
+    # (code, where to go if true, if false, k): a place is a number of instructions to skip or a label
+    prog: list[tuple] = [  # a labelled row leads with its label
+        (0x20, 0, 0, 4),  # A = arch
+        (0x15, 1, 0, AUDIT_ARCH_X86_64),  # x86_64: skip the next
+        (0x06, 0, 0, eperm),  # any other ABI (int 0x80's i386 numbers differ): refused
+        (0x20, 0, 0, 0),  # A = syscall number
+        (0x35, "EPERM", 0, 0x40000000),  # x32 numbers: refused
+        *[(0x15, "EPERM", 0, nr) for nr in sorted(denied.values())],
+        (0x15, 0, "PRLIMIT", PRCTL_X86_64),  # prctl: look at its option
+        (0x20, 0, 0, 16),  # A = args[0] (its low 32 bits)
+        (0x15, "EPERM", "ALLOW", PR_SET_PDEATHSIG),
+        ("PRLIMIT", 0x15, 0, "ALLOW", PRLIMIT64_X86_64),  # prlimit64: look at its new limit's address
+        (0x20, 0, 0, 32),  # A = args[2]'s low 32 bits
+        (0x15, 0, "EPERM", 0),
+        (0x20, 0, 0, 36),  # and its high 32 bits: a NULL pointer only reads
+        (0x15, "ALLOW", "EPERM", 0),
+        ("ALLOW", 0x06, 0, 0, allow),
+        ("EPERM", 0x06, 0, 0, eperm),
+    ]
+    return _assemble(prog)
 
-    def op(code: int, jt: int, jf: int, k: int) -> bytes:
-        return struct.pack("HBBI", code, jt, jf, k)
 
-    numbers = sorted(denied.values())
-    d = len(numbers)  # the final EPERM is instruction 9 + d, ALLOW 8 + d; a jump counts from the next instruction
-    prog = [op(0x20, 0, 0, 4),  # A = arch
-            op(0x15, 1, 0, AUDIT_ARCH_X86_64),  # x86_64: skip the next
-            op(0x06, 0, 0, eperm),  # any other ABI (int 0x80's i386 numbers differ): refused
-            op(0x20, 0, 0, 0),  # A = syscall number
-            op(0x35, d + 4, 0, 0x40000000)]  # x32 numbers: to the final EPERM
-    for i, nr in enumerate(numbers):
-        prog.append(op(0x15, d + 3 - i, 0, nr))  # denied: jump to the final EPERM
-    prog += [op(0x15, 0, 2, PRCTL_X86_64),  # prctl: look at its option; anything else: ALLOW
-             op(0x20, 0, 0, 16),  # A = args[0] (its low 32 bits)
-             op(0x15, 1, 0, PR_SET_PDEATHSIG),  # PR_SET_PDEATHSIG: the final EPERM
-             op(0x06, 0, 0, allow), op(0x06, 0, 0, eperm)]
-    return b"".join(prog)
+def _assemble(prog: list) -> bytes:
+    """BPF instructions from (code, jt, jf, k) rows, a row led by a label naming its place; a jump to a label becomes
+    the number of instructions it skips."""
+    rows = [row[1:] if isinstance(row[0], str) else row for row in prog]
+    places = {row[0]: i for i, row in enumerate(prog) if isinstance(row[0], str)}
+
+    def skip(to: int | str, at: int) -> int:
+        return places[to] - at - 1 if isinstance(to, str) else to
+
+    return b"".join(struct.pack("HBBI", code, skip(jt, i), skip(jf, i), k) for i, (code, jt, jf, k) in enumerate(rows))
 
 
 class _Prog(ctypes.Structure):  # struct sock_fprog

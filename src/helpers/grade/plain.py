@@ -21,7 +21,7 @@ MAX_FRAME = 64 << 20  # bytes of one message
 MAX_DEPTH = 200  # nesting of containers
 _TAGS = {"t", "d", "s", "f", "b", "c"}
 DEADLINE: list[float] = []  # the harness's: the process CPU time (``time.process_time``) decoding must end by
-_CHECK_EVERY = 256  # members of a set or dict between two looks at the deadline
+_CHECK_EVERY = 256  # members of a list, set or dict between two looks at the deadline
 
 
 class NotPlain(ValueError):
@@ -76,7 +76,7 @@ def from_json(data, depth: int = 0):
     if data is None or kind in (bool, int, float, str):
         return data
     if kind is list:
-        return [from_json(v, depth + 1) for v in data]
+        return _items(data, depth)
     if kind is not dict or len(data) != 1 or next(iter(data)) not in _TAGS:
         raise NotPlain("an unknown object in a message")
     tag, body = next(iter(data.items()))
@@ -90,7 +90,18 @@ def from_json(data, depth: int = 0):
         if len(body) != 2 or any(type(x) not in (int, float) for x in body):
             raise NotPlain("a complex that is not two numbers")
         return complex(body[0], body[1])
-    return _container(tag, [from_json(v, depth + 1) for v in body])
+    return _container(tag, _items(body, depth))
+
+
+def _items(data: list, depth: int) -> list:
+    """``from_json`` of each member of a list, the deadline looked at every ``_CHECK_EVERY`` members (``OverBudget``):
+    a reply of millions of small members costs the program's budget, not the harness's time beyond it."""
+    out = []
+    for i, v in enumerate(data):
+        if i % _CHECK_EVERY == 0:
+            _spend()
+        out.append(from_json(v, depth + 1))
+    return out
 
 
 def _container(tag: str, items: list):

@@ -48,12 +48,13 @@ NEAR_LIMIT = 2 / 3  # a program that used this share of CPU_S or more has a verd
 # 2-s loop, six runs) — HumanEval/129's slowest correct solutions took 10–18 s here, and CI's machine stopped two
 BACKSTOP_S = 5  # seconds a program may sleep (neither run nor wait for a CPU): no HumanEval solution sleeps
 MEMORY_MB = 1024  # address space per program
-OUTSIDE = "killed from outside the grader (SIGKILL)"  # a worker's answer no part of the grader caused: judged again
+OUTSIDE = "killed from outside the grader"  # a worker's answer no part of the grader caused: judged again
 OUTSIDE_TRIES = 3  # judgements of a program killed from outside each time before it could not be graded
 UNGRADED = "could not be graded"  # such a program's reason starts so: failed, not cached, counted apart
-VERSION = 7  # of the sandbox's rules: part of every cache key (5: solution-only functions called split; 6: reasons
+VERSION = 8  # of the sandbox's rules: part of every cache key (5: solution-only functions called split; 6: reasons
 # keep a message only where it is CPython's own, ``reasons``, and the harness's judging is the program's CPU; 7: the
-# tests' random draws under a secret seed, ``draw_seed``; issue 63)
+# tests' random draws under a secret seed, ``draw_seed``; 8: a channel the program closed is its own failure, no
+# setrlimit, ustat, inputs of every call kept out of reasons; issue 63)
 REASON_CHARS = 200
 # control characters, and the invisible ones that change how text reads: zero-width marks, bidi embeddings, overrides
 # and isolates, the byte-order mark ("gnissap" shown as "passing")

@@ -290,7 +290,7 @@ def builtin_exception(name: str, message: str, inputs: tuple = ()) -> BaseExcept
     reason (``cop_reason``)."""
     kept = reasons.kept_message(name, message, inputs) or ""
     kind = getattr(builtins, name, None)
-    exc: BaseException = CandidateError(reasons.type_name(name))
+    exc: BaseException = CandidateError(reasons.type_name(name, inputs))
     if isinstance(kind, type) and issubclass(kind, (StopIteration, StopAsyncIteration)):
         kind = None  # raised again as itself it would end a test's ``all(map(candidate, …))`` early: a forged pass
     if isinstance(kind, type) and issubclass(kind, Exception) and kind.__module__ == "builtins":
@@ -302,6 +302,9 @@ def builtin_exception(name: str, message: str, inputs: tuple = ()) -> BaseExcept
     return exc
 
 
+CALLED: list = []  # every argument the job's hidden tests have passed to the program so far (one job per process)
+
+
 def stand_in(name: str, to_c: int, from_c: int, which: int = 0):
     """A function the hidden tests call (the ``which``-th of the job's ``calls``, named ``name``): its arguments to
     the candidate, its answer back as plain data."""
@@ -311,10 +314,11 @@ def stand_in(name: str, to_c: int, from_c: int, which: int = 0):
             plain.write_frame(to_c, plain.encode([which, list(args), kwargs]), WATCH.wait_writable if WATCH else None)
         except BrokenPipeError:
             raise CandidateGone("the program ended before it took its call") from None
+        CALLED.extend([*args, kwargs])
         frame = receive(from_c)
         if frame is None:
             raise CandidateGone("the program ended before it answered")
-        return answer(frame, (list(args), kwargs))
+        return answer(frame, tuple(CALLED))  # no reason holds an input of any call so far (a program remembers them)
 
     call.__name__ = call.__qualname__ = name
     return call
@@ -329,7 +333,10 @@ def answer(frame: bytes, inputs: tuple = ()):
     start = time.process_time()
     plain.DEADLINE[:] = [start + max(watch.limit_s - watch.used(), 0.0)]
     try:
-        reply = json.loads(frame.decode("utf-8"))
+        try:
+            reply = json.loads(frame.decode("utf-8"))
+        except ValueError:  # not UTF-8 or JSON, or an integer past the digit limit (its error would say the count)
+            raise not_plain() from None
         if type(reply) is not dict or len(reply) != 1:
             raise plain.NotPlain("an answer that is not one reply")
         if "ok" in reply:
@@ -343,12 +350,23 @@ def answer(frame: bytes, inputs: tuple = ()):
         watch.check()
 
 
+def not_plain() -> plain.NotPlain:
+    """A reply the harness does not read, with a reason that says so and nothing of the reply."""
+    exc = plain.NotPlain("a reply that is not plain data")
+    exc.cop_reason = ("the program's reply was not plain data (not UTF-8 JSON, or an integer longer than Python's "  # type: ignore[attr-defined]
+                      "digit limit)")
+    return exc
+
+
 def judge(job: dict, tests: dict, to_c: int, from_c: int) -> tuple[bool, str]:
     """The verdict: passed, or the reason it did not ("gone": the candidate ended without a word)."""
     first = receive(from_c)
     if first is None:
         return False, "gone"
-    reply = json.loads(first.decode("utf-8"))
+    try:
+        reply = json.loads(first.decode("utf-8"))
+    except ValueError:  # not UTF-8, not JSON: the program wrote it
+        return False, "the program's first message was not its own"
     if type(reply) is not dict or not ({"ready", "load_error"} & set(reply)):
         return False, "the program's first message was not its own"
     if "load_error" in reply:
@@ -427,14 +445,7 @@ def harness(job: dict, report: int) -> None:
     if WATCH is not None and WATCH.hit:  # also when a test caught what the stand-in raised
         result = {"passed": False, "reason": f"CPU time limit ({job['cpu_s']} s)"}
     if pid:
-        kill(pid)  # judged: whatever the program still does is not waited for
-        cpu = WATCH.seconds() if WATCH is not None else None  # exact, before the reaping ends the clock
-        _, status, usage = os.wait4(pid, 0)
-        cpu = cpu if cpu is not None else usage.ru_utime + usage.ru_stime
-        charged = WATCH.charged if WATCH is not None else 0.0  # read before the report: its own writing is not judging
-        result.update(status=status, cpu_s=cpu, charged_s=charged)
-        if cpu + charged >= job["cpu_s"] and result.get("passed"):  # however it got there: the limit
-            result.update(passed=False, reason=f"CPU time limit ({job['cpu_s']} s)")
+        result = end_candidate(pid, result, job)
     charged_s = result.get("charged_s", 0.0)
     result["harness_cpu_s"] = time.process_time() - (charged_s if isinstance(charged_s, float) else 0.0)  # its own
     try:
@@ -442,6 +453,23 @@ def harness(job: dict, report: int) -> None:
     except OSError:
         pass
     os._exit(0)
+
+
+def end_candidate(pid: int, result: dict, job: dict) -> dict:
+    """The verdict ``result`` once the candidate ``pid`` is ended and reaped, with its status and CPU seconds: a
+    channel it closed while it ran on is its own failure, not a kill from outside; a pass at or past the CPU limit
+    (however it got there) is the limit."""
+    if result.get("reason") == "gone" and still_running(pid):  # it closed its channel, and lives on: its own doing
+        result = {"passed": False, "reason": "the program closed its channel before it answered"}
+    kill(pid)  # judged: whatever the program still does is not waited for
+    cpu = WATCH.seconds() if WATCH is not None else None  # exact, before the reaping ends the clock
+    _, status, usage = os.wait4(pid, 0)
+    cpu = cpu if cpu is not None else usage.ru_utime + usage.ru_stime
+    charged = WATCH.charged if WATCH is not None else 0.0  # read before the report: its own writing is not judging
+    result.update(status=status, cpu_s=cpu, charged_s=charged)
+    if cpu + charged >= job["cpu_s"] and result.get("passed"):
+        result.update(passed=False, reason=f"CPU time limit ({job['cpu_s']} s)")
+    return result
 
 
 # ---- the worker ----------------------------------------------------------------------------------------------------
@@ -453,6 +481,19 @@ def busy_s(pid: int) -> float | None:
         return (int(run_ns) + int(wait_ns)) / 1e9
     except (OSError, ValueError):
         return None
+
+
+def still_running(pid: int, grace_s: float = 0.5) -> bool:
+    """Whether the harness's child ``pid`` has not ended within ``grace_s`` (looked at without reaping it): a program
+    killed from outside closes its channel as it dies and ends within moments; one that closed its channel itself
+    lives on."""
+    deadline = time.monotonic() + grace_s
+    while True:
+        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+            return False
+        if time.monotonic() >= deadline:
+            return True
+        time.sleep(0.01)
 
 
 def kill(pid: int | None) -> None:
@@ -533,9 +574,11 @@ def watch(job: dict, harness_pid: int, report: int, start: float) -> dict:
 
 def killed_from_outside(job: dict, notes: bytes, backstop: bool, harness_status: int, harness_cpu: float,
                         answer: dict) -> bool:
-    """Whether a failure is a SIGKILL no part of the grader sent (the OOM killer, an operator): the candidate's, below
-    its CPU limit (it is PID 1 of its namespace, so nothing inside it can send itself one; the grader's own kills come
-    with a verdict, the CPU limit or the backstop), or the harness's before any verdict and below its own CPU limit.
+    """Whether a failure is a kill no part of the grader sent (the OOM killer, an operator): the candidate's SIGKILL,
+    below its CPU limit (it is PID 1 of its namespace, so nothing inside it can send itself one, and it may not lower
+    its CPU limit: the filter refuses; the grader's own kills come with a verdict, the CPU limit, the backstop, or a
+    channel the program closed while it ran on), or the harness's end by one of ``OUTSIDE_SIGNALS`` before any verdict
+    and below its own CPU limit.
     Such a verdict is not the program's: the grader judges it again (``sandbox.OUTSIDE_TRIES``)."""
     if backstop or answer["passed"]:
         return False
@@ -544,8 +587,13 @@ def killed_from_outside(job: dict, notes: bytes, backstop: bool, harness_status:
         status = ended[0].get("status")
         return (ended[0].get("reason") == "gone" and isinstance(status, int) and os.WIFSIGNALED(status)
                 and os.WTERMSIG(status) == signal.SIGKILL and answer["cpu_s"] < job["cpu_s"])
-    return (os.WIFSIGNALED(harness_status) and os.WTERMSIG(harness_status) == signal.SIGKILL
+    return (os.WIFSIGNALED(harness_status) and os.WTERMSIG(harness_status) in OUTSIDE_SIGNALS
             and harness_cpu < job["cpu_s"] + HARNESS_MARGIN_S - 1)  # below its own RLIMIT_CPU (``harness``)
+
+
+# What an operator or the OOM killer sends; never a crash of the harness (SIGSEGV, SIGABRT, …: a program may cause one,
+# and it stays the program's failure) nor its own CPU limit (SIGXCPU)
+OUTSIDE_SIGNALS = frozenset({signal.SIGKILL, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGINT})
 
 
 def _lines(notes: bytes) -> list[dict]:

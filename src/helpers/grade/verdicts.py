@@ -36,7 +36,7 @@ def checkout_key(root: Path | None = None) -> bytes:
     import fcntl
 
     path = (root or repo_root()) / KEY_FILE
-    lock = os.open(path.with_name(KEY_FILE + ".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    lock = os.open(path.with_name(KEY_FILE + ".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
         key = _read_key(path)
@@ -61,7 +61,7 @@ def _read_key(path: Path) -> bytes | None:
     from helpers.core.errors import CostOfPassError
 
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # a FIFO planted there does not wait for a writer
     except FileNotFoundError:
         return None
     except OSError as e:  # ELOOP: a symbolic link where the key belongs

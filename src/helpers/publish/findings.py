@@ -76,7 +76,8 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
         row[CHEAPEST], row["cheapest_named"] = _cheapest(ours("table1"), model_labels, families)
         row[FAMILY], row["family_named"] = _family(ours("family"))
         row[TECHNIQUE], row["technique_named"] = _technique(
-            pd.concat([ours("technique gain"), _strategies(ours("strategy gain"), model_labels, calls or {}, seeds, ours("seed gain"))]),
+            pd.concat([ours("technique gain"), _strategies(ours("strategy gain"), model_labels, calls or {}, seeds,
+                                                           ours("seed gain"), _levels(ours("table1"), ours("frontier")))]),
             here("technique gain"))
         row[HALVING], row["halving_reliable"] = _halving(halving, task_labels.get(task, task), estimator,
                                                          PAPER_HALVING_MONTHS.get(task))
@@ -96,7 +97,11 @@ def fee_of_change(row) -> str:
     share = row.get("expert_share_pct", np.nan)
     if not (isinstance(share, (int, float)) and np.isfinite(share) and share > 50):
         return ""
-    if share > 100 + 1e-9:
+    if share > 100 + 1e-9:  # review 3, L3: the two parts, not a share above all of it
+        records, fee = float(row.get("records_usd", np.nan)), float(row.get("expert_usd", np.nan))
+        if np.isfinite(records) and np.isfinite(fee):
+            return (f"; it saves {fmt_usd(fee)} USD per problem of the assumed expert fee, and its attempts cost "
+                    f"{fmt_usd(-records)} more")
         return "; more than all of it the assumed expert fee (the attempts cost more with it)"
     return f"; {fee_pct(share)}% of it the assumed expert fee"
 
@@ -158,14 +163,37 @@ def _together(m: int, one: str, many: str) -> str:
     return f"one {one} tested" if m == 1 else f"the {m} {many} tested together"
 
 
+def _levels(alone: pd.DataFrame, frontier: pd.DataFrame) -> dict[str, float]:
+    """Each model's cost alone (``alone``: table1 rows, ``name`` the model) and the frontier's (key ""), USD per
+    problem."""
+    out = dict(zip(alone["name"], alone["value"].astype(float), strict=True)) if "value" in alone else {}
+    if len(frontier) and "value" in frontier:
+        out[""] = float(frontier["value"].iloc[0])
+    return out
+
+
+def _against_frontier(model: str, gain: float, levels: dict[str, float]) -> str:
+    """Review 3, M5: "; with it, x USD per problem, still above the frontier's y: it does not lower the frontier" where
+    a strategy's model with it (its cost alone ``levels[model]`` times 1 − ``gain``) still costs more than the
+    frontier (``levels[""]``); else ""."""
+    before, front = levels.get(model, np.nan), levels.get("", np.nan)
+    after = before * (1 - gain)
+    if not (np.isfinite(after) and np.isfinite(front)) or after <= front:
+        return ""
+    return (f"; with it, {fmt_usd(after)} USD per problem, still above the frontier's {fmt_usd(front)}: it does not "
+            "lower the frontier")
+
+
 def _strategies(gains: pd.DataFrame, model_labels: dict[str, str], calls: dict[str, tuple[float, int]],
-                seeds: dict[str, str] | None = None, over_seed: pd.DataFrame | None = None) -> pd.DataFrame:
+                seeds: dict[str, str] | None = None, over_seed: pd.DataFrame | None = None,
+                levels: dict[str, float] | None = None) -> pd.DataFrame:
     """Agent strategies' cross-fitted gains over their model's single attempt, named "<strategy> by <model>", with
     that baseline in words (``baseline``) and what a try of each spends (``_calls``: ``calls`` per strategy name,
     the mean and most calls per attempt); ``seeds``: strategy name -> the model whose attempts seed it, where known,
     and ``over_seed``: the ``seed gain`` rows (name: the strategy), each such strategy's gain over that model's own
     attempt; ``beats_seed``: False where that gain's interval reaches 0 (the strategy is then not named as paying: its
-    gain may be the seed's answer, not the debugging; intersection-union, no further correction)."""
+    gain may be the seed's answer, not the debugging; intersection-union, no further correction); ``levels``
+    (``_levels``): where the model with the strategy still costs more than the frontier, the baseline says so."""
     model, _, method = gains["name"].str.partition("+").values.T if len(gains) else ([], "", [])
     seeds = seeds or {}
     over = {} if over_seed is None else {r["name"]: r for _, r in over_seed.iterrows()}
@@ -174,7 +202,9 @@ def _strategies(gains: pd.DataFrame, model_labels: dict[str, str], calls: dict[s
                         beats_seed=beats_seed,
                         baseline=[f"over {model_labels.get(m, m)}'s own single attempt"
                                   + _seeded(x, model_labels, seeds.get(f"{m}+{x}"), over.get(f"{m}+{x}"))
-                                  + _calls(calls.get(f"{m}+{x}"), calls.get(m)) for m, x in zip(model, method)])
+                                  + _calls(calls.get(f"{m}+{x}"), calls.get(m))
+                                  + _against_frontier(m, float(g), levels or {})
+                                  for m, x, g in zip(model, method, gains.get("value", pd.Series(np.nan, gains.index)))])
 
 
 def _calls(strategy: tuple[float, int] | None, single: tuple[float, int] | None) -> str:
@@ -305,8 +335,8 @@ def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict
                 "other model paired on the same problems"), True
     best = single.loc[single["value"].idxmin()]
     return (f"none beyond doubt: {label(best)} reads lowest on these records, "
-            f"{_cell(best['value'], best['low'], best['high'], fmt_usd)}, but its difference with another model, paired "
-            "on the same problems, reaches 0"), False
+            f"{_cell(best['value'], best['low'], best['high'], fmt_usd)}, but its difference with "
+            f"{tied_with(single, 'name', model_labels)}, paired on the same problems, reaches 0"), False
 
 
 def _halving(halving: pd.DataFrame | None, label: str, estimator: str, paper: float | None) -> tuple[str, bool]:
@@ -403,11 +433,12 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
            f"choose{own} and the human expert ({tries_said(int(top['k']))} of that model, then the expert; 95% interval "
            f"{dollars(top['policy_low'])} to {dollars(top['policy_high'])})."]
     share = float(top["expert_share_pct"])
-    out.append(f"{fee_pct(share)}% of that is the assumed expert fee, paid where every try failed: it is set by the "
-               "fee assumed for the expert (the row 'human expert' in the settings of this run), not measured by the "
-               "records." if share >= 50 else
+    checked = " (a failure the benchmark's own tests find, at no cost counted here)"  # review 3, M3: free checking
+    out.append(f"{fee_pct(share)}% of that is the assumed expert fee, paid where every try failed{checked}: its level "
+               "scales with the fee assumed for the expert (the row 'human expert' in the settings of this run), while "
+               "how often the expert is needed is measured by the records." if share >= 50 else
                f"The records decide {fmt_pct(100 - share)}% of it; the rest is the assumed expert fee, paid where every "
-               "try failed.")
+               f"try failed{checked}.")
     if truth is not None and len(hit := truth[(truth["statistic"] == POLICY_FRONTIER_NAME) & (truth["task"] == top["task"])]):
         out.append(f"The simulator's truth on this set's problems is {dollars(hit['truth'].iloc[0])}: "
                    + ("inside that interval." if bool(hit["covers"].iloc[0]) else "outside that interval, which misses it."))
@@ -482,8 +513,26 @@ def _cheapest_alone(alone: pd.DataFrame, caveat: str = "") -> str:
                 f"{dollars(best['policy_usd'])} per problem, cheaper than every other model paired on the same "
                 f"problems{caveat}.")
     return (f"Alone with the expert ({tries}), no model is the cheapest there beyond doubt: {best['model']} reads lowest "
-            f"on these records, {dollars(best['policy_usd'])} per problem, but its difference with another model, paired on the same "
-            "problems, reaches 0.")
+            f"on these records, {dollars(best['policy_usd'])} per problem, but its difference with "
+            f"{tied_with(alone, 'model')}, paired on the same problems, reaches 0.")
+
+
+def tied_with(rows: pd.DataFrame, label: str, labels: dict[str, str] | None = None) -> str:
+    """Review 3, M8: the models whose paired difference with the lowest one reaches 0 (``ties_lowest``, from
+    ``differences.against_lowest``; ``label`` the column naming them, mapped through ``labels``), lowest first, in
+    words: "X", "X or Y", "3 other models (X, Y, Z)", "9 other models (among them X, Y, Z)"; "another model" where the
+    rows do not say."""
+    if "ties_lowest" not in rows:
+        return "another model"
+    value = "policy_usd" if "policy_usd" in rows else "value"
+    tied = rows[rows["ties_lowest"].fillna(False).astype(bool)].sort_values(value, kind="stable")
+    named = [(labels or {}).get(x, x) for x in tied[label]]
+    if not named:
+        return "another model"
+    if len(named) <= 2:
+        return " or ".join(named)
+    return (f"{len(named)} other models ({', '.join(named)})" if len(named) <= 4 else
+            f"{len(named)} other models (among them {', '.join(named[:3])})")
 
 
 def _in_short_alone(policy: pd.DataFrame, task_labels: dict[str, str]) -> list[str]:
@@ -515,7 +564,8 @@ def _fee_words(shares: pd.Series) -> str:
     """How much of each model's cost alone is the assumed expert fee, from ``shares`` (% per model)."""
     lo, hi = float(shares.min()), float(shares.max())
     span = f"{fee_pct(lo)}%" if fee_pct(lo) == fee_pct(hi) else f"{fee_pct(lo)}% to {fee_pct(hi)}%"
-    verdict = ("mostly set by the fee assumed for the expert, not measured by the records" if lo >= 50 else
+    verdict = ("mostly scaled by the fee assumed for the expert; how often it is needed, the records measure"
+               if lo >= 50 else
                "decided by the records" if hi < 50 else "set by the records for some models, by the assumed fee for others")
     return f"the assumed expert fee is {span} of these, so they are {verdict}"
 

@@ -33,8 +33,8 @@ COLUMNS = {
 METHOD_WORDS = {"vanilla": "single attempt", "self_refine": "self-refine", "ldb": "LDB (debugging its own attempt)"}
 _PATTERNS = [(re.compile(r"^majority_vote_k(\d+)$"), "majority vote (k={})"),
              (re.compile(r"^best_of_k(\d+)$"), "best-of-{} (oracle)"),
-             (re.compile(r"^retry_k(\d+)$"), "retry ({} tries)"),
-             (re.compile(r"^warming_k(\d+)$"), "warming ({} tries)"),
+             (re.compile(r"^retry_k(\d+)$"), "retry (up to {} calls)"),
+             (re.compile(r"^warming_k(\d+)$"), "warming (up to {} calls)"),
              (re.compile(r"^ldb_seed_([a-z0-9_]+)$"), "LDB on a {} attempt")]
 # model names inside method ids (the agent runs' seeding or first models) as the models are named elsewhere
 MODEL_WORDS = {"gpt4": "GPT-4", "gpt35": "GPT-3.5", "gpt3_5": "GPT-3.5", "llama3": "Llama 3", "codellama": "Code Llama"}

@@ -47,7 +47,7 @@ def _interval_said(value: float, low: float, high: float, unit: str = "%", floor
     if not np.isfinite(value):
         return "not identified"
     if value == low == high == 0 and unit == "%":  # the frontier's choice is the same with it and without it
-        return "0 (never chosen: the frontier is the same without it)"
+        return "0 (not chosen on any problem: it does not look cheaper on the others)"
     if floor == GAIN_FLOOR_PCT:
         return gain_interval(value, low, high) + unit
     lo = f"< {fmt_pct(floor)}" if low < floor else fmt_pct(low)

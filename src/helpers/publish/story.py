@@ -122,6 +122,14 @@ def numbered(sentences: list[str]) -> str:
     return "\n".join(f"{i}. {text}" for i, text in enumerate(sentences, 1))
 
 
+def _passes_worth(row: dict) -> str:
+    """Review 3, M6: what the cheapest passes of an ``about.what_it_shows`` row are worth together, the part of the
+    paper's frontier (``end_usd``) that is not the expert's fee (``expert_pct``)."""
+    records = row["end_usd"] * (1 - row["expert_pct"] / 100)
+    return (f"those passes together are worth {fmt_usd(records)} USD per problem, {fee_pct(100 - row['expert_pct'])}% "
+            "of that frontier")
+
+
 def set_found(rows: list[dict], source: str = "") -> str:
     """What a real set shows, one sentence per dataset, from ``about.what_it_shows`` rows: models and their release
     span (once where every dataset shares them), the paper's frontier at the first release and now (USD per problem),
@@ -141,8 +149,8 @@ def set_found(rows: list[dict], source: str = "") -> str:
             + f"; {fee_pct(r['expert_pct'])}% of {last} is the expert's fee on the {r['unsolved']} "
             f"problem{'' if r['unsolved'] == 1 else 's'} no model passed in any run of its single attempt ({r['unsolved_pct']:.1f}%)"
             + (f", and on the {r['solved']} problem{'' if r['solved'] == 1 else 's'} some model passed the cheapest "
-               f"recorded pass is most often {cheapest} (in these records, not a ranking beyond them)"
-               if cheapest else "") + ".")
+               f"recorded pass is most often {cheapest} (in these records, not a ranking beyond them; "
+               + _passes_worth(r) + ")" if cheapest else "") + ".")
     billed = (["Every record's USD is what its run was billed when the source ran it, not at its model's release, "
                "through the providers, caching and agent limits the source used (a failure its step or cost limit cut "
                "off cost less than it would have run on), so the fall compares the models the source ran, not the "
@@ -164,8 +172,8 @@ def _fell(r: dict) -> str:
     tries = "one try" if h["k"] == 1 else f"up to {h['k']} tries"
     shown, gains, named = h.get("gains_shown", 0), h.get("gains", 0), h.get("gains_named", [])
     which = f": {'; '.join(named)}" if named and len(named) == shown else ""
-    settled = ("" if not gains else "; a change the records do not establish: no release after the first has a gain "
-               "shown above 0, all tested together" if not shown else
+    settled = ("" if not gains else "; no single release after the first has a gain established, all tested "
+               "together, and the change from the first date to the last is not tested as a whole" if not shown else
                f"; {shown} of the {gains} releases after the first {'has' if shown == 1 else 'have'} a gain established, "
                f"all tested together{which}")
     return (f"went from {fmt_usd(a)} [{fmt_usd(a_lo)}, {fmt_usd(a_hi)}] to {fmt_usd(b)} [{fmt_usd(b_lo)}, "

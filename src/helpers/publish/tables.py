@@ -57,6 +57,7 @@ def expert_only(an: Analysis) -> pd.DataFrame:
     return pd.DataFrame([{"model": "Human expert", "family": "expert", **row.to_dict()}])
 
 
+NOT_CHOSEN = "0 (not chosen on any problem: the single attempt looks cheaper on the others)"  # a strategy's cross-fitted gain
 FRONTIER_LINE = "frontier of all models"  # the headline's frontier: one model per dataset, chosen on other problems
 PAPER_FRONTIER_LINE = "the paper's frontier"  # the paper's Eq. 9: per problem the cheapest model or the expert (plug-in)
 
@@ -383,7 +384,7 @@ def strategy_table(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.Da
         rows = policy_rows[kinds(policy_rows["statistic"]) == STRATEGY_GAIN.name]
         for t in an.tasks:
             mine = rows[rows["task"] == t].assign(strategy=lambda d: items(d["statistic"]))
-            cell = {r.strategy: ("0 (never chosen over the single attempt)" if r.value == r.low == r.high == 0 else  # R10
+            cell = {r.strategy: (NOT_CHOSEN if r.value == r.low == r.high == 0 else  # review R10
                                  gain_interval(100 * r.value, 100 * r.low, 100 * r.high)) for r in mine.itertuples()}
             shown[f"{an.task_labels.get(t, t)}: cross-fitted gain, up to k tries then the expert (%)"] = [
                 cell.get(s, "–") if e == shown["estimator"].iloc[0] else "" for s, e in zip(strategy, shown["estimator"])]
@@ -461,8 +462,9 @@ def doubtful_fee(an: Analysis, fitted: intervals.PolicyFit, doubtful: pd.DataFra
         none = ("" if not spared else f" (the other problem in doubt, {spared[0]}, carries none of it)" if len(spared) == 1
                 else f" (the other {len(spared)} in doubt, {', '.join(spared)}, carry none of it)")
         said.append(f"on {an.task_labels.get(task, task)}, {fmt_pct(100 * fee_part[on].sum() / fee_part.sum())}% of the "
-                    f"frontier's fee part falls on {on.sum()} problem{'' if on.sum() == 1 else 's'} whose verdicts are in "
-                    f"doubt: {named}{none}; without {'it' if on.sum() == 1 else 'them'} the frontier reads "
+                    f"frontier's fee part falls on {on.sum()} problem{'' if on.sum() == 1 else 's'} a check flags as "
+                    f"possibly mis-graded (flags, not verdicts: none is re-examined here): {named}{none}; without "
+                    f"{'it' if on.sum() == 1 else 'them'} the frontier would read "
                     f"{fmt_usd(rest.mean())} USD per problem")
     return ("Verdicts in doubt: " + "; ".join(said) + ".") if said else ""
 
