@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 import yaml
 
@@ -90,3 +92,38 @@ def test_a_bare_set_name_is_the_checkouts_file_or_gets_the_nearest():
     assert load_params("tiny").name == "tiny"
     with pytest.raises(CostOfPassError, match=r"parameter set not found: tinny \(did you mean 'tiny'\?\)"):
         load_params("tinny")
+
+
+def test_what_the_command_line_decides_is_a_setting_no_parameter_file_gives(tmp_path):
+    """Issue 64 item 2: offline, writing outside results/ and grading without a boundary reach the stages as the
+    ``settings`` parameter (``core.settings``), never through an environment variable the runner sets; a parameter
+    file cannot give them."""
+    import re
+
+    from helpers.core.settings import RunSettings
+
+    path = write(tmp_path, {**VALID, "settings": {"write_anywhere": True}})
+    with pytest.raises(CostOfPassError, match="field 'settings': the command line sets it") as err:
+        load_params(path)
+    assert "\n" not in str(err.value)
+    path = write(tmp_path, VALID)
+    given = RunSettings(offline=True, write_anywhere=True, unisolated_grading=True)
+    assert params_in_notebook({**VALID, "settings": given.parameter()}, str(path)).settings == given
+    assert params_in_notebook({"settings": given.parameter()}, str(path)).settings == given
+    assert load_params(path, given).settings == given and "settings" not in load_params(path).model_dump()
+    with pytest.raises(CostOfPassError, match="the run's settings must be a mapping"):
+        params_in_notebook({**VALID, "settings": {"offline": "yes"}}, str(path))
+    assert RunSettings().allowing(offline=True) == RunSettings(offline=True)
+    src = Path(__file__).resolve().parents[1] / "src" / "helpers"
+    setters = [f"{f.relative_to(src)}: {m.group(0)}" for f in src.rglob("*.py")
+               for m in re.finditer(r"os\.environ\[[^\]]*\]\s*=|os\.environ\.setdefault\(\s*[\"']COP_", f.read_text())]
+    assert setters == ["core/progress.py: os.environ[PROGRESS_ENV] ="] * 2, setters  # the runner sets no setting for
+    # the stages to inherit (only where the stage's progress bar is mirrored: a display channel, not a setting)
+
+
+def test_consent_to_grade_without_a_boundary_is_never_read_from_the_environment(monkeypatch):
+    from helpers.core.settings import RunSettings
+
+    monkeypatch.setenv("COP_UNISOLATED_GRADING", "1")
+    monkeypatch.setenv("COP_OFFLINE", "1")
+    assert RunSettings.from_environment() == RunSettings(offline=True, write_anywhere=True)  # conftest's switch

@@ -467,12 +467,11 @@ def test_without_a_boundary_grading_refuses_unless_asked(monkeypatch):
     monkeypatch.setattr(bd.shutil, "which", lambda name: None if name == "bwrap" else real_which(name))
     sb.find_boundary.cache_clear()
     try:
-        monkeypatch.delenv(bd.UNISOLATED_ENV, raising=False)
+        monkeypatch.setenv("COP_UNISOLATED_GRADING", "1")  # the environment gives no consent (issue 64): only the flag
         with pytest.raises(CostOfPassError, match="--unisolated-grading") as err:
             sb.current_boundary()
         assert "\n" not in str(err.value)
-        monkeypatch.setenv(bd.UNISOLATED_ENV, "1")
-        with sb.Sandbox(workers=1, cpu_s=3) as pool:
+        with sb.Sandbox(workers=1, cpu_s=3, boundary=sb.current_boundary(unisolated_allowed=True)) as pool:
             right, wrong = pool.run(job(RIGHT)), pool.run(job(WRONG))
         assert right.passed and right.isolation == "none" and not wrong.passed
     finally:

@@ -16,15 +16,17 @@ from pathlib import Path
 import yaml
 
 from helpers.core.params import Params, load_params
+from helpers.core.settings import RunSettings
 from helpers.core.yamlfiles import read_yaml
 
 
-def repriced(params_path: str | Path, as_of: dt.date) -> tuple[Path, Params]:
-    """Write the repriced set's parameters (``results/<set>_as_of_<date>/params.yaml``) and return them validated."""
+def repriced(params_path: str | Path, as_of: dt.date, settings: RunSettings | None = None) -> tuple[Path, Params]:
+    """Write the repriced set's parameters (``results/<set>_as_of_<date>/params.yaml``) and return them validated
+    (``settings``: the command's, ``core.settings``)."""
     from helpers.core.errors import CostOfPassError
     from helpers.core.ledger import prices_as_of
 
-    original = load_params(params_path)
+    original = load_params(params_path, settings)
     if original.billed:  # its records hold USD as billed, no tokens: another date's prices have nothing to apply to
         raise CostOfPassError(f"{params_path}: cannot reprice: its records carry the USD each run was billed "
                               f"({original.import_from.format if original.import_from else 'billed'}), not token counts")
@@ -53,4 +55,4 @@ def repriced(params_path: str | Path, as_of: dt.date) -> tuple[Path, Params]:
     path = out / "params.yaml"
     path.write_text(f"# Written by `cost-of-pass reprice {params_path} --as-of {as_of}`.\n"
                     + yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    return path, load_params(path)
+    return path, load_params(path, settings)

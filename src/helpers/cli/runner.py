@@ -21,9 +21,10 @@ from helpers.core import kernels
 from helpers.core.context import Context, prepare
 from helpers.core.errors import CostOfPassError, MissingData, run_command
 from helpers.core.notebooks import execute_notebook, notes_path, summary_path
-from helpers.core.params import WRITE_ANYWHERE, load_params, params_file
+from helpers.core.params import load_params, params_file
 from helpers.core.paths import repo_root, shown
 from helpers.core.progress import watch
+from helpers.core.settings import RunSettings
 
 DEFAULT_SETS = ["params/local.yaml", "params/sim.yaml"]  # what `make all` shows: real local models, then the paper at scale
 NOTEBOOKS = ["01_collect", "02_grade", "03_frontier", "04_trends", "05_counterfactual", "06_techniques", "07_validity"]
@@ -87,7 +88,8 @@ def run_stage(params_path: Path, ctx: Context, keys: StageKeys, name: str, then:
         render_offline(params_path, params)
     else:
         with watch(dst.with_name(f".{name}.progress.json"), stage=name):  # the stage's tqdm bar, redrawn here
-            execute_notebook(notebook_path(name), dst, params_path, log_output, then=then)
+            execute_notebook(notebook_path(name), dst, params_path, log_output,
+                             extra={"settings": params.settings.parameter()}, then=then)
     keys.record(name)
     print(f"ok    {name:<18} {time.perf_counter() - start:6.1f} s  {what_it_did(params, name)} -> {shown(dst)}", flush=True)
     notes = notes_path(params.output_path, name)
@@ -128,7 +130,6 @@ def main(argv: list[str] | None = None) -> int:
     for module in SKIPPED_IMPORTS:  # the command's own process only: an import of it raises ImportError
         sys.modules.setdefault(module, None)  # type: ignore[arg-type]
     args = parser().parse_args(argv)
-    consent(args)
     stop_on_signals()
     return run_command(lambda: command(args))
 
@@ -195,15 +196,13 @@ def _report_parsers(sub) -> tuple:
     return report, quarto
 
 
-def consent(args: argparse.Namespace) -> None:
-    """What the command allows, in the environment the stages' kernels inherit: writing outside ``results/``, and
-    grading model-written code without a kernel boundary."""
-    if getattr(args, "write_anywhere", False):
-        os.environ[WRITE_ANYWHERE] = "1"
-    if getattr(args, "unisolated_grading", False):
-        from helpers.grade.boundary import UNISOLATED_ENV
-
-        os.environ[UNISOLATED_ENV] = "1"
+def run_settings(args: argparse.Namespace) -> RunSettings:
+    """What the command allows (``core.settings``): the user's own switches and the command's flags — offline,
+    writing outside ``results/``, grading model-written code without a kernel boundary. Every stage is given it as
+    its ``settings`` parameter; nothing reaches a stage through the environment."""
+    return RunSettings.from_environment().allowing(offline=getattr(args, "offline", False),
+                                                   write_anywhere=getattr(args, "write_anywhere", False),
+                                                   unisolated_grading=getattr(args, "unisolated_grading", False))
 
 
 def stop_on_signals() -> None:
@@ -257,11 +256,12 @@ def dry_run(params, params_path: Path, overwrite: bool = False) -> None:
     check_budget(params, recorded_spend_usd(params, ctx.snapshot), racing_floor(ctx) if params.design == "racing" else est)
 
 
-def run_reprice(params_path: str, as_of, force: bool = False) -> Path:
-    """The set's stages after collection, on its records, at the prices of ``as_of`` (``cli.reprice``); the report's path."""
+def run_reprice(params_path: str, as_of, force: bool = False, settings: RunSettings | None = None) -> Path:
+    """The set's stages after collection, on its records, at the prices of ``as_of`` (``cli.reprice``); the report's
+    path. ``settings``: the command's (``run_settings``)."""
     from helpers.cli.reprice import repriced
 
-    path, params = repriced(params_path, as_of)
+    path, params = repriced(params_path, as_of, settings)
     ctx = prepare(params)  # a model without a price by that date fails here, before any stage
     print(f"set   {params.name} (records of {shown(params.records_path)}; prices: {ctx.snapshot.source})", flush=True)
     run_stages(path, ctx, 0, NOTEBOOKS[1:], force=force)
@@ -270,19 +270,19 @@ def run_reprice(params_path: str, as_of, force: bool = False) -> Path:
     return report
 
 
-def run_all(paths: list[str], force: bool = False, overwrite: bool = False) -> Path:
+def run_all(paths: list[str], force: bool = False, overwrite: bool = False, settings: RunSettings | None = None) -> Path:
     """Run each set, then rebuild the index page of every report on disk; returns the page's path.
 
     Without ``paths``, the default sets: ``local`` (committed records), then ``sim`` when the
     benchmark data is there; a default set whose data is missing is skipped with one line saying
     how to get it. A set named explicitly must run. The page goes to the folder holding the sets'
-    output directories (``results/``).
+    output directories (``results/``). ``settings``: the command's (``run_settings``).
     """
     import os
 
     from helpers.publish.index_page import write_index
 
-    sets = [(path, load_params(path)) for path in paths or DEFAULT_SETS]
+    sets = [(path, load_params(path, settings)) for path in paths or DEFAULT_SETS]
     for path, params in sets:
         try:
             ctx, est = preflight_estimate(params)
@@ -344,21 +344,20 @@ def command(args: argparse.Namespace) -> None:
         SET_FREE[args.command](args)
         return
     args.params = [params_file(p) for p in args.params] if isinstance(args.params, list) else params_file(args.params)
+    settings = run_settings(args)
     if args.command == "all":
-        run_all(args.params, args.force, args.overwrite)
+        run_all(args.params, args.force, args.overwrite, settings)
         return
     if args.command == "reprice":
-        run_reprice(args.params, args.as_of, args.force)
+        run_reprice(args.params, args.as_of, args.force, settings)
         return
-    params = load_params(args.params)
+    params = load_params(args.params, settings)
     if args.command in ("quarto", "report"):
         render(args, params)
         return
     if args.command == "check" or args.dry_run:
         dry_run(params, Path(args.params), getattr(args, "overwrite", False))
         return
-    if getattr(args, "offline", False):
-        os.environ["COP_OFFLINE"] = "1"  # preflight refuses a remote api_base; the stages' kernels inherit it
     names = args.only.split(",") if args.only else None
     unknown = [n for n in names or [] if n not in NOTEBOOKS]
     if unknown:

@@ -16,7 +16,6 @@ import ast
 import functools
 import hashlib
 import json
-import os
 import re
 from pathlib import Path
 
@@ -24,7 +23,6 @@ import yaml
 
 from helpers.core.context import Context
 from helpers.core.paths import repo_root
-from helpers.grade.boundary import UNISOLATED_ENV
 from helpers.grade.stage import graded_paths, write_json
 
 STAMPS = "stages.json"
@@ -173,7 +171,8 @@ class StageKeys:
         if stage == "01_collect":
             reads = records_digest(self.ctx)
         elif stage == "02_grade":  # and whether code is graded inside the boundary (a verdict says which it had)
-            reads = _sha(records_digest(self.ctx), graded_digest(self.ctx), os.environ.get(UNISOLATED_ENV, ""))
+            reads = _sha(records_digest(self.ctx), graded_digest(self.ctx),
+                         "1" if self.ctx.params.settings.unisolated_grading else "")
         else:
             reads = graded_digest(self.ctx)
         if stage not in self.code:

@@ -128,8 +128,8 @@ def check_import_source(ctx: Context) -> None:
 
 def check_remote_hosts(ctx: Context, offline: bool = False) -> list[str]:
     """One warning line per model whose ``api_base`` is another machine (``models.remote_host``), said before any
-    call (its key, if it has one, goes there); ``offline`` (``cost-of-pass run --offline``, or ``COP_OFFLINE=1``)
-    refuses them instead."""
+    call (its key, if it has one, goes there); ``offline`` (``cost-of-pass run --offline``, or ``COP_OFFLINE=1``:
+    ``params.settings``) refuses them instead."""
     from helpers.core.models import remote_host
 
     lines = []
@@ -152,10 +152,9 @@ def preflight(params: Params) -> Context:
 def preflight_estimate(params: Params) -> tuple[Context, pd.DataFrame]:
     """``preflight``, also returning the estimate of the pending calls (see ``estimate``)."""
     ctx = prepare(params)
-    import os
     import sys
 
-    for line in check_remote_hosts(ctx, offline=os.environ.get("COP_OFFLINE") == "1"):
+    for line in check_remote_hosts(ctx, offline=params.settings.offline):
         print(line, file=sys.stderr)
     check_keys(ctx)
     check_import_source(ctx)

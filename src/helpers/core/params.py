@@ -14,6 +14,7 @@ from pydantic_core import PydanticCustomError
 
 from helpers.core.errors import CostOfPassError
 from helpers.core.paths import default_data_dir, repo_root, resolve
+from helpers.core.settings import RunSettings
 from helpers.core.yamlfiles import nearest, read_yaml
 
 
@@ -196,8 +197,9 @@ class Params(BaseModel):
         "trend, counterfactual, routing, technique or validity statistic, e.g. a leaderboard entry whose per-instance "
         "records disagree with its published rate; the report names them"))
 
-    # where the set was read from (not a YAML field)
+    # where the set was read from, and what the command line decided for the run (not YAML fields)
     source: str = Field("<memory>", exclude=True)
+    settings: RunSettings = Field(default_factory=RunSettings.from_environment, exclude=True)
 
     @field_validator("methods")
     @classmethod
@@ -345,6 +347,9 @@ def params_from_mapping(data: Any, source: str = "<memory>") -> Params:
     """Validate a mapping (a parsed YAML file or papermill's injected parameters) into ``Params``."""
     if not isinstance(data, dict):
         raise CostOfPassError(f"{source}: a parameter set must be a YAML mapping, got {type(data).__name__}")
+    if "settings" in data:
+        raise CostOfPassError(f"{source}: field 'settings': the command line sets it (--offline, --write-anywhere, "
+                              "--unisolated-grading), not a parameter file")
     try:
         params = Params.model_validate({k: v for k, v in data.items() if k != "source"})
     except ValidationError as err:
@@ -366,14 +371,18 @@ def params_file(path: str | Path) -> str:
     return str(repo_root() / "params" / f"{text}.yaml")
 
 
-def load_params(path: str | Path) -> Params:
-    """Read and validate ``params/<set>.yaml``; a bad file raises one line naming file and field."""
+def load_params(path: str | Path, settings: RunSettings | None = None) -> Params:
+    """Read and validate ``params/<set>.yaml``; a bad file raises one line naming file and field. ``settings``: what
+    the command line decided for the run (default: ``RunSettings.from_environment``)."""
     path = params_file(path)
     p = resolve(path, Path.cwd()) if not Path(path).is_absolute() else Path(path)
     if not p.exists():
         p = resolve(path)
     data = read_yaml(p, "parameter set", shown=str(path))
-    return params_from_mapping(data, source=str(path))
+    params = params_from_mapping(data, source=str(path))
+    if settings is not None:
+        params.settings = settings
+    return params
 
 
 def params_in_notebook(namespace: dict[str, Any], params_file: str | None) -> Params:
@@ -383,26 +392,27 @@ def params_in_notebook(namespace: dict[str, Any], params_file: str | None) -> Pa
     the set. The parameters cell declares every key as ``None`` (not given). Without injected keys the notebook
     reads ``params_file``.
     """
-    injected = {k: namespace[k] for k in Params.model_fields if namespace.get(k) is not None and k != "source"}
+    settings = (RunSettings.from_parameter(namespace["settings"]) if namespace.get("settings") is not None
+                else None)  # the runner's (``core.settings``); else the user's own switches
+    injected = {k: namespace[k] for k in Params.model_fields
+                if namespace.get(k) is not None and k not in ("source", "settings")}
     if "name" in injected:
         named = params_file if params_file and Path(params_file).stem == injected["name"] else None
-        return params_from_mapping(injected, source=named or "papermill parameters")
+        params = params_from_mapping(injected, source=named or "papermill parameters")
+        if settings is not None:
+            params.settings = settings
+        return params
     if not params_file:
         raise CostOfPassError("no parameters: run with papermill -f params/<set>.yaml or set params_file")
-    return load_params(params_file)
-
-
-WRITE_ANYWHERE = "COP_WRITE_ANYWHERE"  # "1": the user allowed writing outside results/ (``cost-of-pass … --write-anywhere``)
+    return load_params(params_file, settings)
 
 
 def check_confined(params: Params) -> None:
     """A parameter file cannot make the runner write outside the project's ``results/`` directory: its
     ``output_dir`` (``..`` and links resolved) must lie inside it, unless the user said otherwise on the command
-    line (``--write-anywhere``, which sets ``COP_WRITE_ANYWHERE=1``). One line naming the field if not."""
-    import os
-
+    line (``--write-anywhere``, or ``COP_WRITE_ANYWHERE=1``: ``params.settings``). One line naming the field if not."""
     out, results = params.output_path.resolve(), (repo_root() / "results").resolve()
-    if os.environ.get(WRITE_ANYWHERE) == "1" or out == results or results in out.parents:
+    if params.settings.write_anywhere or out == results or results in out.parents:
         return
     raise CostOfPassError(f"{params.source}: field 'output_dir': {out} is outside the project's results directory "
                           f"({results}); a parameter file cannot write there — pass --write-anywhere to allow it")

@@ -242,7 +242,7 @@ def canonical_answer(answer: str | None, metric: Metric, n_choices: int = 4, num
 
 # ---- records -> graded calls and attempts ---------------------------------------------------------
 def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRule = "number", progress: bool = False,
-                code_cache=None):
+                code_cache=None, unisolated_allowed: bool = False):
     """Add ``extracted``, ``correct`` and ``answer_key`` (the vote key, ``canonical_answer``) to call records.
     (One row per call key, see RecordStore.latest.)
 
@@ -253,7 +253,8 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
     distinct program with its problem's hidden tests in the sandbox (``grade.sandbox``; verdicts cached in
     ``code_cache``, a path); their ``grade_reason`` says why a program failed, ``grade_harness``, ``grade_isolation``
     and ``grade_cpu_s`` how it was judged (see ``_grade_programs``), and ``attrs["code_grading"]`` what judging them took
-    (``grade.sandbox.GradingRun``). Tasks of metric ``verdict`` take the record's ``source_correct``.
+    (``grade.sandbox.GradingRun``); ``unisolated_allowed``: whether the run allows grading them without a kernel
+    boundary (``RunSettings.unisolated_grading``). Tasks of metric ``verdict`` take the record's ``source_correct``.
     """
     import pandas as pd
 
@@ -292,7 +293,7 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
             verdicts[key] = is_correct(problem.target, answer, metric, problem.n_choices, numeric_rule)
         correct.append(verdicts[key])
         keys.append(canonical_answer(answer, metric, problem.n_choices, numeric_rule))
-    out = _with_code_columns(calls.copy(), _grade_programs(programs, correct, code_cache), bool(programs))
+    out = _with_code_columns(calls.copy(), _grade_programs(programs, correct, code_cache, unisolated_allowed), bool(programs))
     out["extracted"] = pd.Series(extracted, index=out.index, dtype="string")
     out["correct"] = pd.Series(correct, index=out.index, dtype="boolean")
     out["answer_key"] = pd.Series(keys, index=out.index, dtype="string")
@@ -324,7 +325,8 @@ def _with_code_columns(out, code: dict, any_code: bool):
     return out
 
 
-def _grade_programs(programs: list[tuple], correct: list, code_cache) -> dict[str, Any]:
+def _grade_programs(programs: list[tuple], correct: list, code_cache, unisolated_allowed: bool = False
+                    ) -> dict[str, Any]:
     """Judge each ``(row, code, problem)`` program against its problem's hidden tests in the sandbox and set
     ``correct[row]`` to its verdict. Returns per-row columns (None where a row is not a program): ``grade_reason`` (why
     it failed), ``grade_harness`` (``split``: judged outside the program's process; ``whole``: by the program's own
@@ -337,7 +339,8 @@ def _grade_programs(programs: list[tuple], correct: list, code_cache) -> dict[st
     runnable = [(i, code_job(a, p.metadata["test"], p.metadata["entry_point"], p.metadata.get("prompt")))
                 for i, a, p in programs if a]
     columns["run"] = GradingRun()
-    for (i, _), verdict in zip(runnable, grade_jobs([job for _, job in runnable], code_cache, run=columns["run"]), strict=True):
+    for (i, _), verdict in zip(runnable, grade_jobs([job for _, job in runnable], code_cache, run=columns["run"],
+                                                          unisolated_allowed=unisolated_allowed), strict=True):
         correct[i] = verdict.passed
         for name, value in zip(CODE_COLUMNS, (verdict.reason or None, verdict.harness, verdict.isolation, verdict.cpu_s), strict=True):
             columns[name][i] = value

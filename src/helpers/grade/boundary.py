@@ -19,7 +19,7 @@ The sandbox's interpreter is the first of ``$COP_SANDBOX_PYTHON``, the analysing
 ``/usr/bin/python3`` with which a worker judges a probe right (``grade.sandbox.find_boundary``); its version is part
 of every verdict's cache key.
 Where no boundary can be had, grading refuses to run model-written code unless the user asked for it without one
-(``cost-of-pass run --unisolated-grading``, which sets ``COP_UNISOLATED_GRADING=1``): then the same worker runs
+(``cost-of-pass run --unisolated-grading``, the run's ``RunSettings.unisolated_grading``): then the same worker runs
 directly, with limits, seccomp and the audit hook but no namespaces, and every verdict says ``isolation: none``.
 """
 
@@ -44,7 +44,6 @@ SANDBOX_UID = 65534  # the kernel's user of a root caller's sandboxes (nobody)
 # string hashing fixed, so a set's iteration order (and a verdict that depends on it) is the same in every worker
 PYTHON_FLAGS = ("-S", "-s", "-P")
 WORKER_ENV = {"PYTHONHASHSEED": "0"}
-UNISOLATED_ENV = "COP_UNISOLATED_GRADING"
 PYTHON_ENV = "COP_SANDBOX_PYTHON"
 _INFO = ("import json, sys, sysconfig; p = sysconfig.get_paths(); "
          "print(json.dumps([sys.version.split()[0], p['stdlib'], p['platstdlib'], sys.version_info[:2]]))")
@@ -177,10 +176,10 @@ def options() -> tuple[list[Boundary], list[str]]:
     return found, why
 
 
-def unisolated(reason: str) -> Boundary:
-    """No boundary: the worker runs directly (only when ``COP_UNISOLATED_GRADING=1``, else a one-line error, before
-    any program runs)."""
-    if os.environ.get(UNISOLATED_ENV) != "1":
+def unisolated(reason: str, allowed: bool = False) -> Boundary:
+    """No boundary: the worker runs directly (only where the command line ``allowed`` it, ``--unisolated-grading``:
+    ``RunSettings.unisolated_grading``; else a one-line error, before any program runs)."""
+    if not allowed:
         raise CostOfPassError(f"model-written code is graded only inside a kernel boundary, and none works here "
                               f"({reason}); install bubblewrap (`make setup` does, where apt is usable) or, knowing the "
                               "program can then reach this machine, pass --unisolated-grading")

@@ -64,7 +64,8 @@ def judged_cells(ctx: Context, attempts: list[Attempt]) -> pd.DataFrame:
     if calls.empty:
         return pd.DataFrame(columns=[*CELL, "cost_usd", "passes", "runs"])
     graded = grade_calls(calls, ctx.problems, p.extraction, p.fidelity.numeric_answers,
-                         code_cache=p.graded_path / "sandbox_verdicts.jsonl")
+                         code_cache=p.graded_path / "sandbox_verdicts.jsonl",
+                         unisolated_allowed=p.settings.unisolated_grading)
     done = attempts_from_calls(graded)
     done = done[done["complete"]].astype({"task": str, "problem_id": str, "model": str, "method": str})
     return cells_of(done.assign(usd=cost_usd(done, ctx.snapshot)))

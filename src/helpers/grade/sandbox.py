@@ -103,10 +103,11 @@ def find_boundary() -> Boundary | str:
     return "; ".join(why)
 
 
-def current_boundary() -> Boundary:
-    """The boundary to grade in: bubblewrap, or none when the user asked for that (``boundary.unisolated``)."""
+def current_boundary(unisolated_allowed: bool = False) -> Boundary:
+    """The boundary to grade in: bubblewrap, or none where the user allowed that (``unisolated_allowed``: the run's
+    ``--unisolated-grading``, ``boundary.unisolated``)."""
     found = find_boundary()
-    return found if isinstance(found, Boundary) else unisolated(found)
+    return found if isinstance(found, Boundary) else unisolated(found, unisolated_allowed)
 
 
 def near_limit(cpu_s: float, limit_s: float = CPU_S) -> bool:
@@ -325,12 +326,14 @@ class GradingRun:
 
 
 def grade_jobs(jobs: list[CodeJob], cache_path: Path | None = None, workers: int | None = None, cpu_s: int = CPU_S,
-               memory_mb: int = MEMORY_MB, backstop_s: float = BACKSTOP_S, run: GradingRun | None = None) -> list[Verdict]:
+               memory_mb: int = MEMORY_MB, backstop_s: float = BACKSTOP_S, run: GradingRun | None = None,
+               unisolated_allowed: bool = False) -> list[Verdict]:
     """Verdicts of ``jobs`` (in order): cached ones read, each distinct new one judged once in the sandbox; only
-    final verdicts are cached. ``run``, when given, is filled with what was done (``GradingRun``)."""
+    final verdicts are cached. ``run``, when given, is filled with what was done (``GradingRun``);
+    ``unisolated_allowed``: as ``current_boundary``'s."""
     import time
 
-    box = current_boundary()
+    box = current_boundary(unisolated_allowed)
     cache = VerdictCache(cache_path)
     keys = [job_key(j, cpu_s, memory_mb, backstop_s, box) for j in jobs]
     todo = {k: j for k, j in zip(keys, jobs) if k not in cache.known}

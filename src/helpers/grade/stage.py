@@ -57,7 +57,8 @@ def run_grading(ctx: Context) -> pd.DataFrame:
                               f"({ignored} other records ignored); run 01_collect first")
     p = ctx.params
     graded = grade_calls(calls, ctx.problems, p.extraction, p.fidelity.numeric_answers, progress=True,
-                         code_cache=p.graded_path / "sandbox_verdicts.jsonl")
+                         code_cache=p.graded_path / "sandbox_verdicts.jsonl",
+                         unisolated_allowed=p.settings.unisolated_grading)
     judged = graded.attrs.pop("code_grading", None)  # not into the parquet file's metadata
     attempts = attempts_from_calls(graded)
     attempts = bill_agent_attempts(attempts.assign(usd=cost_usd(attempts, ctx.snapshot)), graded, ctx.snapshot)

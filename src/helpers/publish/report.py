@@ -364,7 +364,8 @@ def render_offline(params_path: Path, params: Params) -> Path:
     check_confined(params)
     out_dir = params.output_path / "report"
     executed = out_dir / "index.ipynb"
-    execute_notebook(repo_root() / REPORT_NOTEBOOK, executed, params_path, extra={"renderer": "offline"})
+    execute_notebook(repo_root() / REPORT_NOTEBOOK, executed, params_path,
+                     extra={"renderer": "offline", "settings": params.settings.parameter()})
     nb = nbformat.read(executed, as_version=4)
     nb.cells = [c for c in nb.cells if c.cell_type != "raw"]  # Quarto's front matter is not content
     for i, cell in enumerate(nb.cells):  # papermill's injected cell has a random id: same records, same bytes
