@@ -174,7 +174,8 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
     policy = policy_rows(rows, 8).assign(cheapest=False)  # the frontier has as many tries as each model alone
     said = findings.in_short(policy, {"a": "A", "b": "B"})
     assert said == ["On B, the dearest of its 2 datasets, a correct answer costs $3.92 per problem with the model the "
-                    "records choose and the human expert (up to 8 tries of that model, then the expert; 95% interval "
+                    "records choose and the human expert (up to 8 tries of that model, as many as the records hold "
+                    "runs of every model, then the expert; 95% interval "
                     "$1.57 to $8.64).",
                     "96.9% of that is the assumed expert fee, paid where every try failed (a failure the benchmark's "
                     "own tests find, at no cost counted here): its level scales with the fee assumed for the expert "
@@ -229,7 +230,7 @@ def test_the_papers_frontier_that_is_mostly_the_experts_fee_says_so_and_gives_no
     glance = findings.findings(stats, None, ["t"], {"t": "T"}, {}, {"a": "big", "b": "small"}, unpassed={"t": 3})
     cell = glance.iloc[0][findings.PAPER]
     assert cell == ("4.5: mostly the assumed expert fee (99.4% of it, on the 3 problems no model passed in any run of "
-                    "its single attempt); the records decide 0.027") and "[" not in cell
+                    "its single attempt); the records decide 0.027 USD") and "[" not in cell
     stats["unseen_pct"] = 40.0  # less than half: the value, still without an interval (issue 61: plug-in intervals
     assert findings.findings(stats, None, ["t"], {"t": "T"}, {}, {}).iloc[0][findings.PAPER] == "4.5"  # miss the truth)
 

@@ -17,10 +17,10 @@ def test_a_policy_cost_in_words():
 
 
 def test_the_papers_value_and_its_fee_in_words():
-    assert sentences.fee_said(2.0, 0.5, 75.0) == "2: mostly the assumed expert fee (75%; the records decide 0.5)"
+    assert sentences.fee_said(2.0, 0.5, 75.0) == "2: mostly the assumed expert fee (75%; the records decide 0.5 USD)"
     assert sentences.fee_said(2.0, 1.5, 25.0) == "2 (expert fee 25%)"
     assert findings.expert_cell(2.0, 99.96, 1) == ("2: mostly the assumed expert fee (>99.9% of it, on the 1 problem no "
-                                                   "model passed in any run of its single attempt); the records decide 0.0008")
+                                                   "model passed in any run of its single attempt); the records decide 0.0008 USD")
     assert findings.expert_cell(2.0, 80.0, None).startswith("2: mostly the assumed expert fee (80% of it, on problems no model")
 
 
@@ -110,8 +110,8 @@ def test_a_frontier_that_chose_one_model_throughout_says_why_its_interval_is_wid
                           "policy_high": [21.7, 25.7]})
     assert findings._one_model_chosen(alone, pd.Series({"chosen": "Opus (100%)"})) == (
         "The records chose Opus on every problem, so the frontier's cost is that model's own (Opus alone: $15.8, 95% "
-        "interval $12.2 to $21.7); the frontier's interval is the wider one because the choice is made on the same "
-        "records, so it must also hold where they could have chosen another model.")
+        "interval $12.2 to $21.7); the frontier's interval is the wider one because which model it chooses depends on "
+        "the dataset's other problems, so its interval also covers the models it could have chosen.")
     assert findings._one_model_chosen(alone, pd.Series({"chosen": "Opus (96%)"})) == ""
     assert findings._one_model_chosen(alone, pd.Series({"chosen": ""})) == ""
 
@@ -120,9 +120,12 @@ def test_a_strategy_that_pays_but_leaves_its_model_above_the_frontier_says_so():
     """Review 3, M5 (HumanEval): warming pays over GPT-3.5 Turbo (0613)'s own attempt (3.96 alone, 46.1% gain), yet
     the model with it, 2.14, still costs more than the frontier's 1.24."""
     levels = {"m": 3.96, "": 1.24}
-    assert findings._against_frontier("m", 0.461, levels) == (
+    assert findings._with_it("m", 0.461, levels) == (
         "; with it, 2.13 USD per problem, still above the frontier's 1.24: it does not lower the frontier")
-    assert findings._against_frontier("m", 0.8, levels) == "" and findings._against_frontier("x", 0.5, levels) == ""
+    assert findings._with_it("m", 0.8, levels) == (  # review 4, N4: the USD of every strategy, the frontier beside it
+        "; with it, 0.792 USD per problem (the frontier of the models' own attempts reads 1.24; the two are not compared "
+        "here)")
+    assert findings._with_it("x", 0.5, levels) == ""
 
 
 def test_the_fee_curve_says_a_mean_where_problems_have_fees_of_their_own():
@@ -168,6 +171,9 @@ def test_what_a_real_set_shows_leads_with_the_headline():
     row["headline"] = {**row["headline"], "gains_named": ["2025-04-16 o3, o4-mini"]}  # review S9: which one
     assert ("(95% intervals; 1 of the 3 releases after the first has a gain established, all tested together: "
             "2025-04-16 o3, o4-mini); the paper's") in story.set_found([row])
+    assert ("2025-04-16 o3, o4-mini, each over the imported models released before it (models the source gives no "
+            "per-problem records of, named in its caveats, are in no frontier)); the paper's") in story.set_found(
+        [{**row, "imported": True}])  # review 4, N1: GPT-4.1 (two days before o3) has totals only
 
 
 def test_table_1_in_words_says_what_one_run_allows():
@@ -273,3 +279,12 @@ def test_the_models_that_tie_with_the_lowest_are_marked():
     low = int(np.argmin(total.mean(axis=0)))
     assert named[0] == -1 and low in (0, 1)
     assert reaches[0].tolist() == [low == 1, low == 0, False]  # the other of the tie, never the lowest nor the loser
+
+
+def test_an_optimism_of_zero_by_construction_says_so():
+    """Review 4, N2: where every problem's choice on the other problems is the choice on all of them, held-out equals
+    in-sample exactly; a 0 there is not evidence that choosing is free."""
+    from helpers.publish.tables import _optimism_said
+
+    assert _optimism_said(0.0, 0.0).startswith("0 (by construction: the model chosen on the other problems is the one")
+    assert _optimism_said(-0.5, -12.0) == "-0.5 (-12%)" and _optimism_said(0.25, 5.0) == "0.25 (+5%)"

@@ -124,7 +124,7 @@ def what_it_shows(an: Analysis, top: int = 3, policy: pd.DataFrame | None = None
                      "start_usd": float(steps.loc[steps["date"] == steps["date"].iloc[0], "frontier_usd"].iloc[-1]),
                      "end_usd": float(steps["frontier_usd"].iloc[-1]),
                      "start_models": [(an.labels[m], 100 * float(np.isfinite(cop[m].to_numpy(float)).mean()))
-                                      for m in first], "billed": an.ctx.params.billed,
+                                      for m in first], "billed": an.ctx.params.billed, "imported": an.imported,
                      "expert_pct": 100 * split.loc[task, "expert_usd"] / split.loc[task, "value"],
                      "unsolved": len(cop) - len(solved), "unsolved_pct": 100 * (len(cop) - len(solved)) / len(cop),
                      "solved": len(solved),

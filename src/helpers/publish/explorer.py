@@ -106,7 +106,8 @@ def index_html(rows: pd.DataFrame, set_name: str, task_labels: dict[str, str], l
             f'</p><h1>Every problem of {name}</h1>'
             f"<p>One row per problem: the cheapest cost-of-pass there, of every strategy's (techniques too) and the human "
             f"expert's fee (\"expert charged\" where no strategy beats the fee), read on the problem's own runs: not the "
-            f"report's frontier of all models, which tries one model per dataset, chosen on the other problems; whether "
+            f"report's frontier of all models, which tries, for each problem, the one model that looks cheapest on the dataset's "
+            f"other problems; whether "
             f"the problem is a suspect item, and "
             f"per strategy its pass rate over its runs (a vote or best-of-k: estimated from the single runs) · its mean USD "
             f"per attempt · its cost-of-pass (∞: no run passed). "

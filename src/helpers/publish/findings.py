@@ -172,16 +172,22 @@ def _levels(alone: pd.DataFrame, frontier: pd.DataFrame) -> dict[str, float]:
     return out
 
 
-def _against_frontier(model: str, gain: float, levels: dict[str, float]) -> str:
-    """Review 3, M5: "; with it, x USD per problem, still above the frontier's y: it does not lower the frontier" where
-    a strategy's model with it (its cost alone ``levels[model]`` times 1 − ``gain``) still costs more than the
-    frontier (``levels[""]``); else ""."""
+def _with_it(model: str, gain: float, levels: dict[str, float]) -> str:
+    """Reviews 3 and 4 (M5, N4): "; with it, x USD per problem" — the strategy's model with it (its cost alone
+    ``levels[model]`` times 1 − ``gain``) — and where that is still above the frontier (``levels[""]``), that it does
+    not lower the frontier; else (the frontier is of the models' own attempts) that the two are not compared here;
+    "" where the records do not say."""
     before, front = levels.get(model, np.nan), levels.get("", np.nan)
     after = before * (1 - gain)
-    if not (np.isfinite(after) and np.isfinite(front)) or after <= front:
+    if not np.isfinite(after):
         return ""
-    return (f"; with it, {fmt_usd(after)} USD per problem, still above the frontier's {fmt_usd(front)}: it does not "
-            "lower the frontier")
+    if not np.isfinite(front):
+        return f"; with it, {fmt_usd(after)} USD per problem"
+    if after > front:
+        return (f"; with it, {fmt_usd(after)} USD per problem, still above the frontier's {fmt_usd(front)}: it does not "
+                "lower the frontier")
+    return (f"; with it, {fmt_usd(after)} USD per problem (the frontier of the models' own attempts reads "
+            f"{fmt_usd(front)}; the two are not compared here)")
 
 
 def _strategies(gains: pd.DataFrame, model_labels: dict[str, str], calls: dict[str, tuple[float, int]],
@@ -203,8 +209,10 @@ def _strategies(gains: pd.DataFrame, model_labels: dict[str, str], calls: dict[s
                         baseline=[f"over {model_labels.get(m, m)}'s own single attempt"
                                   + _seeded(x, model_labels, seeds.get(f"{m}+{x}"), over.get(f"{m}+{x}"))
                                   + _calls(calls.get(f"{m}+{x}"), calls.get(m))
-                                  + _against_frontier(m, float(g), levels or {})
-                                  for m, x, g in zip(model, method, gains.get("value", pd.Series(np.nan, gains.index)))])
+                                  + _with_it(m, float(g), levels or {})
+                                  for m, x, g in zip(model, method, gains.get("value", pd.Series(np.nan, gains.index)))],
+                        with_it=[_with_it(m, float(g), levels or {}).removeprefix("; ")
+                                 for m, g in zip(model, gains.get("value", pd.Series(np.nan, gains.index)))])
 
 
 def _calls(strategy: tuple[float, int] | None, single: tuple[float, int] | None) -> str:
@@ -258,7 +266,8 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
     alone = crossfitted[~pays & seed_ok & (crossfitted["low"] > 0)]
     if len(alone):
         tail = ("; above 0 on its own interval but not with the others tested together, so not named: "
-                + ", ".join(names.method(n) for n in alone["name"]) + tail)
+                + ", ".join(names.method(n) + _aside(r.get("with_it")) for n, (_, r) in zip(alone["name"], alone.iterrows()))
+                + tail)
     seed_only = crossfitted[crossfitted["shown"].astype(bool).to_numpy() & ~seed_ok]
     if len(seed_only):
         tail = ("; shown over the debugging model's own attempt but not over the attempt of the model it starts from, so "
@@ -275,6 +284,11 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
         said.append(f"{names.method(tech['name'])}: {gain_interval(100 * tech['value'], 100 * tech['low'], 100 * tech['high'])}"
                     f"% {baseline}{fee_of_change(tech)}{_break_even(tech)}{carried(tech)}")
     return f"shown to pay ({together}): " + "; ".join(said) + tail, True
+
+
+def _aside(text) -> str:
+    """" (text)" where ``text`` is a non-empty string (a strategy's ``with_it``), else ""."""
+    return f" ({text})" if isinstance(text, str) and text else ""
 
 
 def _break_even(row) -> str:
@@ -297,7 +311,7 @@ def expert_cell(value: float, share_pct: float, problems: int | None) -> str:
     on = (f"on the {problems} problem{'' if problems == 1 else 's'} no model passed in any run of its single attempt"
           if problems is not None else "on problems no model passed in any run of its single attempt")
     return (f"{fmt_usd(value)}: {MOSTLY_FEE} ({fee_pct(share_pct)}% of it, {on}); the records decide "
-            f"{fmt_usd(value * (1 - share_pct / 100))}")
+            f"{fmt_usd(value * (1 - share_pct / 100))} USD")  # review 4, L5: the unit
 
 
 def _identified(single: pd.DataFrame) -> pd.DataFrame:
@@ -430,7 +444,8 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
     own = (" (its own attempts, no agent strategy: those are compared with their models in Findings at a glance)"
            if strategies else "")
     out = [f"{where} a correct answer costs {dollars(top['policy_usd'])} per problem with the model the records "
-           f"choose{own} and the human expert ({tries_said(int(top['k']))} of that model, then the expert; 95% interval "
+           f"choose{own} and the human expert ({tries_said(int(top['k']))} of that model, as many as the records hold "
+           f"runs of every model, then the expert; 95% interval "
            f"{dollars(top['policy_low'])} to {dollars(top['policy_high'])})."]
     share = float(top["expert_share_pct"])
     checked = " (a failure the benchmark's own tests find, at no cost counted here)"  # review 3, M3: free checking
@@ -467,8 +482,8 @@ def _one_model_chosen(alone: pd.DataFrame, top: pd.Series) -> str:
     r = row.iloc[0]
     return (f"The records chose {model} on every problem, so the frontier's cost is that model's own ({model} alone: "
             f"{dollars(r['policy_usd'])}, 95% interval {dollars(r['policy_low'])} to {dollars(r['policy_high'])}); the "
-            "frontier's interval is the wider one because the choice is made on the same records, so it must also hold "
-            "where they could have chosen another model.")
+            "frontier's interval is the wider one because which model it chooses depends on the dataset's other "
+            "problems, so its interval also covers the models it could have chosen.")
 
 
 def _alone_below(best: pd.Series, top: pd.Series) -> str:

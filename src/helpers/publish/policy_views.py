@@ -89,11 +89,26 @@ def _numbers(an: Analysis, rows: pd.DataFrame, parts: dict[str, tuple[str, dict[
               "k", "shown"]].reset_index(drop=True)
 
 
-def releases(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def releases(an: Analysis, rows: pd.DataFrame, fitted: PolicyFit | None = None
+             ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Figures 2 and 4 under the policy: (the figure's frame of the frontier over releases in % of the expert alone,
     the table's numbers, the table in words: per dataset and release the frontier with its interval, its USD and
-    the fee's share, and the release's gain with its interval)."""
+    the fee's share, and the release's gain with its interval). With ``fitted`` (the ``intervals.set_policy`` of
+    ``rows``), a gain whose frontier, or the one before it, reads above a model alone says so (review 4, N3:
+    ``flag_releases``; the table's lead, ``above_alone``, says why)."""
     names = appearance.release_names(an)
+    flagged = {(task, a.item) for task, runs in (flag_releases(an, rows, fitted) if fitted else {}).items() for a in runs}
+    order = list(names.values())
+
+    def near_tie(task: str, item: str) -> str:
+        i = order.index(item) if item in order else -1
+        g = gain.loc[(task, item)]
+        if g["value"] == g["low"] == g["high"] == 0:  # never chosen: the frontiers on both sides are the same
+            return ""
+        if (task, item) in flagged or (i > 0 and (task, order[i - 1]) in flagged):
+            return "; its frontier, or the one before it, reads above a model alone (see above): not a gain over the best model's"
+        return ""
+
     frame = policy_frame(an, rows, "release frontier", names)
     numbers = _numbers(an, rows, {"release frontier": ("frontier (% of the expert alone)", names),
                                   "release gain": ("gain of the release (0-1)", names)})
@@ -107,6 +122,7 @@ def releases(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFra
         "gain of this release (%, 95% interval)": (_interval_said(*(100 * gain.loc[(task, item), c] for c in
                                                                     ("value", "low", "high")))
                                                    + _held(gain.loc[(task, item)], "established", "not established")
+                                                   + near_tie(task, item)
                                                    if (task, item) in gain.index else "–")}
         for (task, item), r in level.iterrows()])
     return frame, numbers, shown
@@ -134,13 +150,22 @@ def above_alone(an: Analysis, rows: pd.DataFrame, fitted: PolicyFit) -> str:
     ``intervals.set_policy`` they came from) reads above a model released by then alone, at the same k, and why (each
     problem's model is chosen on the dataset's other problems, ``policy.choices_against``): one sentence per run of
     such releases on a dataset; "" where none does."""
+    mine = rows[kinds(rows["statistic"]) == TABLE1.name]
+    alone = dict(zip(zip(mine["task"], items(mine["statistic"])), mine["value"], strict=True))
+    return " ".join(said for task, flagged in flag_releases(an, rows, fitted).items()
+                    for said in _above_said(an, task, flagged, alone))
+
+
+def flag_releases(an: Analysis, rows: pd.DataFrame, fitted: PolicyFit) -> dict[str, list[Above]]:
+    """Per dataset, the releases whose frontier reads above a model released by then alone (``Above``, in release
+    order): ``above_alone`` says why, and ``releases`` marks their gains and the next release's."""
     sp, cube = fitted.policy, fitted.cube
     mine = rows[kinds(rows["statistic"]) == TABLE1.name]
     alone = dict(zip(zip(mine["task"], items(mine["statistic"])), mine["value"], strict=True))
     names, steps = appearance.release_names(an), intervals.set_steps(an)
-    said = []
+    out: dict[str, list[Above]] = {}
     for t, task in enumerate(cube.tasks):
-        members, flagged = np.asarray(cube.task_codes) == t, []
+        members = np.asarray(cube.task_codes) == t
         for i in range(len(steps)):
             row = rows[(rows["statistic"] == named(RELEASE_FRONTIER, str(i))) & (rows["task"] == task)]
             spec = sp.specs.get(named(RELEASE_FRONTIER, str(i)))
@@ -154,10 +179,9 @@ def above_alone(an: Analysis, rows: pd.DataFrame, fitted: PolicyFit) -> str:
             counts, other, dearer = choices_against(sp.fit(spec.strategies), sp.single, cube.strategies.index(best),
                                                     members)
             chose = {("" if s < 0 else cube.strategies[s]): c for s, c in counts.items()}
-            flagged.append(Above(names[str(i)][:10], value, best, chose, other, dearer, int(row["k"].iloc[0]),
-                                 int(members.sum())))
-        said += _above_said(an, task, flagged, alone)
-    return " ".join(said)
+            out.setdefault(task, []).append(Above(names[str(i)][:10], value, best, chose, other, dearer,
+                                                  int(row["k"].iloc[0]), int(members.sum()), names[str(i)]))
+    return out
 
 
 @dataclass(frozen=True)
@@ -174,6 +198,7 @@ class Above:
     dearer: int
     k: int
     n: int
+    item: str = ""  # its release label (``appearance.release_names``)
 
 
 def _span(values: list[float], fmt) -> str:

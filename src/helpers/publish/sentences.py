@@ -27,7 +27,7 @@ def fee_said(value: float, records: float, share: float) -> str:
     assumed expert fee (x%; the records decide r)"."""
     pct = fee_pct(share)
     if share > 50:
-        return f"{fmt_usd(value)}: mostly the assumed expert fee ({pct}%; the records decide {fmt_usd(records)})"
+        return f"{fmt_usd(value)}: mostly the assumed expert fee ({pct}%; the records decide {fmt_usd(records)} USD)"
     return f"{fmt_usd(value)} (expert fee {pct}%)"
 
 
@@ -119,7 +119,7 @@ def _comparison_sentences(d: pd.DataFrame) -> list[str]:
     front = d[(d["statistic"] == POLICY_LABELS["frontier"]) & d["vs_best_single"].notna()] if "vs_best_single" in d \
         else d.iloc[:0]
     if len(front):
-        out.append(f"The frontier (one model per dataset, chosen for each problem on the other problems) truly cost "
+        out.append(f"The frontier (for each problem, the one model that looks cheapest on the dataset's other problems) truly cost "
                    f"{_span(front['vs_best_single'], 2, '')} times the best single model at the same k over all datasets "
                    f"together ({_span(front['vs_best_single_worst'], 2, '')} on the worst dataset)")
     return out

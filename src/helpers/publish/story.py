@@ -175,7 +175,9 @@ def _fell(r: dict) -> str:
     settled = ("" if not gains else "; no single release after the first has a gain established, all tested "
                "together, and the change from the first date to the last is not tested as a whole" if not shown else
                f"; {shown} of the {gains} releases after the first {'has' if shown == 1 else 'have'} a gain established, "
-               f"all tested together{which}")
+               f"all tested together{which}" + (", each over the imported models released before it (models the "
+                                                 "source gives no per-problem records of, named in its caveats, are in "
+                                                 "no frontier)" if r.get("imported") else ""))
     return (f"went from {fmt_usd(a)} [{fmt_usd(a_lo)}, {fmt_usd(a_hi)}] to {fmt_usd(b)} [{fmt_usd(b_lo)}, "
             f"{fmt_usd(b_hi)}] USD per problem with {tries} of the model the records choose, then the expert (95% "
             f"intervals{settled}); the paper's estimator (each problem's cheapest model, read on the same runs) reads "
