@@ -250,7 +250,8 @@ def test_the_new_models_or_prices_sentence_names_the_papers_estimator():
     assert said == ("No price of the models of this set changed between 2023-06-13 and 2024-04-29: the whole change of "
                     "the paper's frontier over that time (T -66.6%; each problem's cheapest model on its recorded runs, "
                     "which reads lower the more models and runs there are; the headline figure shows the headline's frontier) came "
-                    "from new models, as the table below itemises.")
+                    "from the models added by then (a newer snapshot at a lower price counts as a new model here), as "
+                    "the table below itemises.")
 
 
 def test_no_cheapest_model_names_those_it_is_not_shown_cheaper_than():

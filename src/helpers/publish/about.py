@@ -177,8 +177,10 @@ def about_run(an: Analysis, caveats: list[str] | None = None) -> str:
           if manifest.get("code_grading") else []),
         ("code", code_version()),
         ("inputs", _inputs_cell(p)),
-        ("graded records", f"{counts.get('calls', '?')} calls, {counts.get('attempts', '?')} attempts; record "
-                           f"fingerprints sha256 `{str(records.get('fingerprints_sha256', '?'))[:16]}…`"),
+        ("graded records", (f"{counts.get('attempts', '?')} imported records, one per attempt (an attempt of an agent "
+                            "may have made many API calls)" if an.imported else
+                            f"{counts.get('calls', '?')} calls, {counts.get('attempts', '?')} attempts")
+                           + f"; record fingerprints sha256 `{str(records.get('fingerprints_sha256', '?'))[:16]}…`"),
     ]
     table = "\n".join(f"| {k} | {v} |" for k, v in rows)
     return f"**About this run**\n\n| | |\n|---|---|\n{table}\n\n{parameter_file(p)}"

@@ -157,7 +157,8 @@ def price_change_sentence(split: pd.DataFrame, task_labels: dict[str, str], bill
     if not np.allclose(split["prices_pct"].to_numpy(float), 0.0):
         return None
     return (f"No price of the models of this set changed between {start} and {end}: the whole change of the paper's "
-            f"frontier over that time ({changes}; {PER_PROBLEM_MIN}) came from new models, as the table below itemises.")
+            f"frontier over that time ({changes}; {PER_PROBLEM_MIN}) came from the models added by then (a newer snapshot "
+            "at a lower price counts as a new model here), as the table below itemises.")
 
 
 def fee_reading(switches: pd.DataFrame, fees: dict[str, float], tasks: list[str], task_labels: dict[str, str],
