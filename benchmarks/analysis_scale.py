@@ -66,7 +66,8 @@ def write_calls(scale: int, path: Path) -> int:
                     "extracted": pd.array(key.astype(str), dtype="string"),
                     "answer_key": pd.array(key.astype(str), dtype="string"),
                     "prompt_tokens": rng.integers(50, 400, len(p_idx)),
-                    "completion_tokens": np.maximum(1, rng.lognormal(np.log(300 * (mi + 1)), 0.5, len(p_idx)).astype(int)),
+                    "completion_tokens": np.maximum(1,
+                                                    rng.lognormal(np.log(300 * (mi + 1)), 0.5, len(p_idx)).astype(int)),
                     "reasoning_tokens": 0, "simulated": True,
                 }))
     calls = pd.concat(frames, ignore_index=True)
@@ -91,8 +92,8 @@ def analyse(path: Path) -> dict:
 
     pa.set_memory_pool(pa.system_memory_pool())  # freed buffers go back to the OS: ru_maxrss is what the data needs
     # the string columns dictionary-encoded as read (categoricals), as a reader of graded calls would
-    calls = pq.read_table(path, read_dictionary=["task", "problem_id", "model", "method", "status",
-                                                 "extracted", "answer_key"]).to_pandas(self_destruct=True, split_blocks=True)
+    calls = pq.read_table(path, read_dictionary=["task", "problem_id", "model", "method", "status", "extracted",
+                                                 "answer_key"]).to_pandas(self_destruct=True, split_blocks=True)
     attempts = attempts_from_calls(calls)
     del calls
     snapshot = load_snapshot(repo_root() / "params" / "prices" / f"{SNAPSHOT}.yaml")

@@ -5,8 +5,8 @@
 Prints calls per second for (1) the simulator alone, (2) litellm.completion to the simulated
 provider, (3) the collector's direct call of the same handler (what simulated sets use), (4) the
 full collection path through litellm (+ record store), (5) the direct path + record store, (6) the
-litellm path on 4 threads, and their ratios. Simulated calls are CPU-bound Python, so threads share one interpreter lock and add
-little; the simulated sets use ``concurrency: 1``.
+litellm path on 4 threads, and their ratios. Simulated calls are CPU-bound Python, so threads share one interpreter lock
+and add little; the simulated sets use ``concurrency: 1``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ os.environ.setdefault("COP_WRITE_ANYWHERE", "1")  # a benchmark writes its sets 
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 300
 PROFILE = sim.SimProfile(accuracy={"two_digit_addition": 0.9}, completion_tokens={"two_digit_addition": 60})
-MODEL = ModelSpec(name="bench", label="bench", litellm_id="sim/bench", family="x", release_date="2024-01-01", sim=PROFILE)
+MODEL = ModelSpec(name="bench", label="bench", litellm_id="sim/bench", family="x",
+                  release_date="2024-01-01", sim=PROFILE)
 PROBLEMS = generate(N, seed=0)
 
 

@@ -94,7 +94,8 @@ def docs_table(table: pd.DataFrame, effect: pd.DataFrame, twin: tuple[float, flo
     named = "; ".join(f"{r.task} {r['named best %']:.0f}%" for _, r in effect[effect["true gain %"] > 0].iterrows())
     share, held, n = twin
     rows = [
-        ("each model alone: coverage", spread(col(t1, "coverage_pct"), 1, "%"), "its interval holds the cost of the dataset's problems"),
+        ("each model alone: coverage", spread(col(t1, "coverage_pct"), 1, "%"),
+         "its interval holds the cost of the dataset's problems"),
         ("each model alone: width ÷ the narrowest valid width", spread(col(t1, "width_vs_oracle"), 2),
          "1 would be as narrow as the estimate's own spread over the sets allows"),
         ("two models paired on the same problems: coverage", spread(col(pairs, "coverage_pct"), 1, "%"),
@@ -103,7 +104,8 @@ def docs_table(table: pd.DataFrame, effect: pd.DataFrame, twin: tuple[float, flo
         ("paired: power where one costs at most half the other", spread(col(pairs, "power_pct"), 0, "%"),
          "the share of such pairs whose paired interval excludes 0"),
         ("paired: found on the wrong side", spread(col(pairs, "false_findings_pct"), 3, "%"), ""),
-        (f"equal options (a model's twin, {n} datasets)", f"{share:.1f}% found a difference; the interval held 0 in {held:.1f}%",
+        (f"equal options (a model's twin, {n} datasets)",
+         f"{share:.1f}% found a difference; the interval held 0 in {held:.1f}%",
          "false findings under 5%"),
         ('"cheapest model" named wrongly', spread(col(t1, "false_findings_pct"), 1, "%"),
          "named only where its paired differences with every other model lie below 0, all at once"),
@@ -120,12 +122,14 @@ def docs_table(table: pd.DataFrame, effect: pd.DataFrame, twin: tuple[float, flo
         ("Table 5, accuracy: coverage; width ÷ oracle", f"{spread(col(ACCURACY.label, 'coverage_pct'), 1, '%')}; "
          f"{spread(col(ACCURACY.label, 'width_vs_oracle'), 2)}",
          "Jeffreys' interval of the pooled count: conservative where problems differ"),
-        ("Table 6, USD per attempt: coverage; width ÷ oracle", f"{spread(col(COST_PER_ATTEMPT.label, 'coverage_pct'), 1, '%')}; "
+        ("Table 6, USD per attempt: coverage; width ÷ oracle",
+         f"{spread(col(COST_PER_ATTEMPT.label, 'coverage_pct'), 1, '%')}; "
          f"{spread(col(COST_PER_ATTEMPT.label, 'width_vs_oracle'), 2)}", "Student's t over each problem's runs"),
         ("technique gains with no effect: coverage", spread(col(gains, "coverage_pct"), 1, "%"), ""),
         ("technique gains with no effect: named wrongly", spread(col(gains, "false_findings_pct"), 1, "%"), ""),
         ("technique gains: width ÷ oracle", spread(col(gains, "width_vs_oracle"), 2), ""),
-        ("a true self-refine gain (g = 0.5): named", named or "–", "a gain is named only where its interval lies above 0"),
+        ("a true self-refine gain (g = 0.5): named", named or "–",
+         "a gain is named only where its interval lies above 0"),
     ]
     return ["| measured | over the generators | what it says |", "|---|---|---|",
             *[f"| {a} | {b} | {c} |" for a, b, c in rows]]
@@ -150,8 +154,8 @@ def main(sets: int = 100, generators: int | None = None, params: str = "params/s
     start = time.perf_counter()
     workers = os.cpu_count() or 1
     ctx, gm, table, pick = studied(params, sets, generators)
-    print(f"{sets} simulated sets of the `{ctx.params.name}` set's shape per generator (SIMULATED), each judged against "
-          "its own truth\n")
+    print(f"{sets} simulated sets of the `{ctx.params.name}` set's shape per generator (SIMULATED), each judged "
+          "against its own truth\n")
     print("Frontier of all models (one model per dataset, chosen for each problem on the other problems):")
     print(pick(statistic.POLICY_LABELS["frontier"], ["coverage_pct", "width_vs_oracle", "vs_best_single",
                                                        "vs_best_single_worst"]).round(3).to_string())
@@ -159,13 +163,15 @@ def main(sets: int = 100, generators: int | None = None, params: str = "params/s
     print(pick(policy_study.PAIRS, ["coverage_pct", "width_vs_oracle", "power_pct", "false_findings_pct"]).round(3)
           .to_string())
     print("\nEach model alone, and the cheapest claim (power: the truly cheapest at most half the runner-up):")
-    print(pick(statistic.FAMILY_LABELS["table1"], ["coverage_pct", "width_vs_oracle", "power_pct", "false_findings_pct"])
+    print(pick(statistic.FAMILY_LABELS["table1"],
+               ["coverage_pct", "width_vs_oracle", "power_pct", "false_findings_pct"])
           .round(3).to_string())
     for kind in (ACCURACY, COST_PER_ATTEMPT):
         print(f"\n{kind.label}, each model's interval (``means``):")
         print(pick(kind.label, ["coverage_pct", "width_vs_oracle", "rel_bias_pct"]).round(3).to_string())
     print("\nTechnique gains with no true effect:")
-    print(pick(statistic.FAMILY_LABELS["technique gain"], ["coverage_pct", "width_vs_oracle", "false_findings_pct"]).round(3)
+    print(pick(statistic.FAMILY_LABELS["technique gain"],
+               ["coverage_pct", "width_vs_oracle", "false_findings_pct"]).round(3)
           .to_string())
     effect = policy_study.effect_table(kt.generative_model(ctx, refine_gain=0.5), sets, workers=workers)
     print("\nA true self-refine effect g = 0.5 on the own generator (named: the gain's interval above 0):")

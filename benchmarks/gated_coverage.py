@@ -7,7 +7,8 @@ models and Figures 2-5 against each set's own truth — over all (set, dataset) 
 dataset's checks did not reject. A model-based number could lead only where this gated coverage holds in every
 generator.
 
-    COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/gated_coverage.py [sets per generator, default 6] [generators] [params]
+    COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/gated_coverage.py [sets per generator, default 6]
+    [generators] [params]
 
 The second argument keeps the first few generators only, the third draws the sets of another parameter file's shape
 (the tests run one set of two generators of `params/tiny.yaml`: the script still runs).

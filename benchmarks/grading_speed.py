@@ -35,13 +35,16 @@ def records() -> tuple[pd.DataFrame, dict]:
                 "multi_step_arithmetic": get_task("multi_step_arithmetic").load(None, {"n": N, "seed": 0})[:N]}
     rows = []
     for m in range(MODELS):
-        profile = sim.SimProfile(accuracy={t: 0.3 + 0.06 * m for t in problems}, completion_tokens={t: 200 for t in problems})
+        profile = sim.SimProfile(accuracy={t: 0.3 + 0.06 * m for t in problems},
+                                 completion_tokens={t: 200 for t in problems})
         for task, ps in problems.items():
             for p in ps:
                 for run in range(RUNS):
-                    out = sim.simulate(profile, model=f"m{m}", seed=0, task=task, problem_id=p.problem_id, target=p.target,
+                    out = sim.simulate(profile, model=f"m{m}", seed=0, task=task,
+                                       problem_id=p.problem_id, target=p.target,
                                        n_choices=0, method="vanilla", run=run, call=0, prompt_chars=400)
-                    rows.append((task, p.problem_id, f"m{m}", "vanilla", run, 0, "ok", out["text"], out["prompt_tokens"],
+                    rows.append((task, p.problem_id, f"m{m}", "vanilla", run, 0, "ok",
+                                 out["text"], out["prompt_tokens"],
                                  out["completion_tokens"], 0, True))
     cols = ["task", "problem_id", "model", "method", "run", "call", "status", "response", "prompt_tokens",
             "completion_tokens", "reasoning_tokens", "simulated"]
@@ -72,9 +75,11 @@ def votes_per_problem(vanilla: pd.DataFrame, k: int) -> list[float]:
 
     rates = []
     for (task, _, _), g in vanilla.groupby(["task", "problem_id", "model"], sort=True):
-        answers = [canonical_answer.__wrapped__(a if isinstance(a, str) else None, get_task(task).metric, 10) for a in g["extracted"]]
+        answers = [canonical_answer.__wrapped__(a if isinstance(a, str) else None, get_task(task).metric,
+                                                10) for a in g["extracted"]]
         correct = [bool(c) for c in g["correct"]]
-        rates.append(float(np.mean([vote_success(answers, correct, s) for s in itertools.combinations(range(len(g)), k)])))
+        rates.append(float(np.mean([vote_success(answers, correct, s)
+                                    for s in itertools.combinations(range(len(g)), k)])))
     return rates
 
 
@@ -102,7 +107,8 @@ if __name__ == "__main__":
     fast, t_fast = timed(lambda: majority_vote_estimates(vanilla, 3))
     assert np.allclose(fast["pass_rate"].to_numpy(), slow), "closed-form votes disagree with enumeration"
     print(f"grading, per row (extract + math-verify each call)    {t_naive:7.2f} s")
-    print(f"grading, grade_calls (memoised)                       {t_graded:7.2f} s   x{t_naive / t_graded:6.1f} faster")
+    print(f"grading, grade_calls (memoised)                       {t_graded:7.2f} s   "
+          f"x{t_naive / t_graded:6.1f} faster")
     print(f"attempts_from_calls                                   {t_attempts:7.2f} s")
     print(f"majority vote k=3, enumerated per problem             {t_slow:7.2f} s")
     print(f"majority vote k=3, majority_vote_estimates (closed)   {t_fast:7.2f} s   x{t_slow / t_fast:6.1f} faster")

@@ -86,7 +86,8 @@ def main(sets: int = 40) -> None:
     holds = bool((out["reliable"].eq(0) | (out["coverage_pct"] >= 100 * trends.RELIABLE_COVERAGE)).all())
     trends.CALIBRATION.write_text(json.dumps({
         "rule_holds": holds, "required_coverage": trends.RELIABLE_COVERAGE, "sets_per_generator": sets,
-        "generators": out.to_dict(orient="records"), "shape": "the sim set: 6 datasets x 128 problems x 10 models x 8 runs",
+        "generators": out.to_dict(orient="records"),
+        "shape": "the sim set: 6 datasets x 128 problems x 10 models x 8 runs",
         "written_by": "benchmarks/halving_coverage.py"}, indent=1, allow_nan=True) + "\n")
     print(f"Eq. 11 halving times on simulated sets of the sim set's shape ({sets} sets per generator, "
           f"{REPLICATES} bootstrap replicates): SIMULATED\n")

@@ -10,8 +10,8 @@ of ``collect/backends/openai_compatible.py`` (the path OpenAI-compatible servers
 calls per second and the percentage of the ideal ``concurrency / latency`` (issue 8's targets: 90% at
 64, 70% at 256; litellm's own CPU per call, ~5 ms, caps (1) and (2) well below them on 2 cores). Each
 measurement runs in a fresh process after one warm-up wave at its concurrency, so no path inherits another's threads,
-pools or heap, against a fresh server; the time includes opening the store and the connections (~0.06 s). The server is an
-aiohttp server in its own process that answers every request after LATENCY_S seconds, so it is not
+pools or heap, against a fresh server; the time includes opening the store and the connections (~0.06 s). The server is
+an aiohttp server in its own process that answers every request after LATENCY_S seconds, so it is not
 the bottleneck and shares no interpreter lock with the collector.
 """
 
@@ -130,7 +130,8 @@ def measure_here(url: str, path: str, concurrency: int, n_calls: int) -> None:
 
     _quiet_litellm()  # the collector imports litellm whenever something is pending, whatever the path
     with tempfile.TemporaryDirectory() as d:
-        collect_once(url, concurrency, concurrency, path, Path(d) / "warm")  # one wave: lazy imports, both sides' first connections
+        # one wave: lazy imports, both sides' first connections
+        collect_once(url, concurrency, concurrency, path, Path(d) / "warm")
         print(*collect_once(url, concurrency, n_calls, path, Path(d) / "run"))
 
 

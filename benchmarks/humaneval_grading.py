@@ -6,9 +6,9 @@ On a copy of the set whose output goes to a temporary directory: ``01_collect`` 
 every attempt) and ``02_grade`` (every distinct solution run with its hidden tests in the sandbox) from nothing,
 then ``02_grade`` cold again with a busy loop on every core beside it (issue 34: verdicts must not change with the
 machine's load), then ``02_grade`` again with the sandbox's verdict cache kept and the graded tables removed, then the
-whole set with nothing changed. Prints each time (wall seconds of the command, start-up included), the distinct programs run, the
-bound on cold grading (the programs' own CPU seconds, as the kernel counted them, and their harnesses' — the tests
-and the decoding of the programs' replies, from the stage's summary — divided by the cores) and the cold
+whole set with nothing changed. Prints each time (wall seconds of the command, start-up included), the distinct programs
+run, the bound on cold grading (the programs' own CPU seconds, as the kernel counted them, and their harnesses' — the
+tests and the decoding of the programs' replies, from the stage's summary — divided by the cores) and the cold
 time's excess over it (issue 34: the boundary may cost at most 15%), and issue 25's targets (import + grading <= 60 s
 cold, <= 10 s with the cache). Needs the data directory.
 """
@@ -89,8 +89,8 @@ def main() -> None:
     print(f"  bound: (programs' + harnesses' CPU) / {os.cpu_count()} cores  {bound:7.1f} s  (cold grading is "
           f"{100 * (grade / bound - 1):+.1f}% over it; issue 34 allows +15%)")
     print(f"  agreement with the source's verdicts: {disagree} of {len(labelled)} attempts differ")
-    print(f"02_grade cold again, {os.cpu_count()} busy loops beside it  {loaded:5.1f} s  ({same} of {len(rows)} verdicts and "
-          f"reasons identical to the idle run's)")
+    print(f"02_grade cold again, {os.cpu_count()} busy loops beside it  {loaded:5.1f} s  ({same} of {len(rows)} "
+          "verdicts and reasons identical to the idle run's)")
     for idle, busy in moved:  # what moved, to tell a CPU time inflated by the load from anything else
         print(f"  moved: {idle['key'][:12]} idle {idle['passed']} {idle['reason'][:40]!r} {idle['cpu_s']:.2f} s CPU; "
               f"loaded {busy and busy['passed']} {busy and busy['reason'][:40]!r} {busy and busy['cpu_s']} s CPU")

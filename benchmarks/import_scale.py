@@ -24,11 +24,14 @@ import yaml
 
 os.environ.setdefault("COP_WRITE_ANYWHERE", "1")  # a benchmark writes its sets under a temporary directory
 ROOT = Path(__file__).resolve().parents[1]
-MODELS = ["gpt-3.5-turbo", "mistralai/Mixtral-8x7B-Instruct-v0.1", "deepseek-ai/DeepSeek-V3", "Qwen/Qwen2.5-72B-Instruct",
-          "meta-llama/Llama-3.3-70B-Instruct", "meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.2-3B-Instruct",
+MODELS = ["gpt-3.5-turbo", "mistralai/Mixtral-8x7B-Instruct-v0.1", "deepseek-ai/DeepSeek-V3",
+          "Qwen/Qwen2.5-72B-Instruct",
+          "meta-llama/Llama-3.3-70B-Instruct", "meta-llama/Meta-Llama-3.1-8B-Instruct",
+          "meta-llama/Llama-3.2-3B-Instruct",
           "meta-llama/Llama-3.2-1B-Instruct", "Qwen/Qwen2.5-1.5B-Instruct", "Qwen/Qwen2.5-32B-Instruct",
           "mistralai/Mixtral-8x22B-Instruct-v0.1", "meta-llama/Meta-Llama-3.1-405B-Instruct", "gpt-4o-mini", "o3-mini"]
-NAMES = {m["imported"]["name"]: n for n, m in yaml.safe_load((ROOT / "params/registry/imported.yaml").read_text())["models"].items()}
+NAMES = {m["imported"]["name"]: n
+         for n, m in yaml.safe_load((ROOT / "params/registry/imported.yaml").read_text())["models"].items()}
 
 
 def build_zip(path: Path, questions: int, models: list[str]) -> None:
@@ -39,10 +42,12 @@ def build_zip(path: Path, questions: int, models: list[str]) -> None:
         zf.writestr("dataset_GSM8K_models.txt", json.dumps({"llms": models}))
         for m in models:
             responses = [{"request": {"raw_text": "few-shot", "dollar_cost": 1e-4, "token_cost": 600.0}, "num_cots": 40,
-                          "cots": [{"raw_text": f"{words} run {k} of {i}. So the answer is {2 * i}.", "answer": str(2 * i),
+                          "cots": [{"raw_text": f"{words} run {k} of {i}. So the answer is {2 * i}.",
+                                    "answer": str(2 * i),
                                     "metadata": {"dollar_cost": 1e-5, "token_cost": 160.0, "finish_reason": "stop"}}
                                    for k in range(40)]} for i in range(questions)]
-            zf.writestr(f"LLM_{m}_dataset_GSM8K.txt", json.dumps({"config": {"name": m, "temperature": 0.7, "max_tokens": 2048},
+            zf.writestr(f"LLM_{m}_dataset_GSM8K.txt",
+                        json.dumps({"config": {"name": m, "temperature": 0.7, "max_tokens": 2048},
                                                                   "responses": responses}))
 
 
@@ -79,7 +84,8 @@ def main() -> None:
         params = {"name": "importscale", "tasks": ["feval_gsm8k"], "models": [NAMES[m] for m in models],
                   "models_file": str(ROOT / "params/registry/imported.yaml"), "n_problems": 128, "n_runs": 40,
                   "price_snapshot": "feval_ttc_2025-06-02", "budget_usd": 1, "data_dir": str(tmp),
-                  "output_dir": str(tmp / "results"), "import_from": {"format": "feval_ttc", "path": "feval_ttc/api_responses.zip"}}
+                  "output_dir": str(tmp / "results"),
+                  "import_from": {"format": "feval_ttc", "path": "feval_ttc/api_responses.zip"}}
         (tmp / "set.yaml").write_text(yaml.safe_dump(params))
         print(f"{'import':<8} {'read':>9} {'written':>9} {'present':>9} {'seconds':>8} {'peak GiB':>9}")
         for name in ("first", "again"):

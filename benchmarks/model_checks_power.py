@@ -1,7 +1,7 @@
 """Size and power of the item-response model's checks (``helpers.analyze.model_checks``) at paper scale.
 
-One numeric (free-response) dataset of 128 problems, 10 models from weak to strong (logits −2 … 4, slopes 1–2), 8 runs each,
-drawn by each generator of the validity study (``known_truth.GENERATORS``): how often each check, and any check
+One numeric (free-response) dataset of 128 problems, 10 models from weak to strong (logits −2 … 4, slopes 1–2), 8 runs
+each, drawn by each generator of the validity study (``known_truth.GENERATORS``): how often each check, and any check
 (the gate), rejects the model. On the model's own family that is the false-alarm rate (target ≤ 10%); elsewhere
 the power (issue 24's target ≥ 90% against an interaction of sd ≥ 0.5 and ≥ 2% wrong references). SIMULATED.
 

@@ -2,9 +2,9 @@
 
 The checks' p-values are computed with the fitted parameters held, so under the model's own family they are not
 uniform (at paper scale, before calibration, 2,000 sets: all-fail, dispersion and ordering rejected 0.0-0.1% at the
-nominal 2%, split-sample 4.2%, the floor check 8.6%). This script draws ``calibrate`` simulated datasets of the model's own family
-at paper scale (``model_checks_power.paper_scale_model``: 128 free-response problems, 10 models, 8 runs), takes each
-check's ``LEVEL`` / 5 quantile of its p-values as its critical value and writes them to
+nominal 2%, split-sample 4.2%, the floor check 8.6%). This script draws ``calibrate`` simulated datasets of the model's
+own family at paper scale (``model_checks_power.paper_scale_model``: 128 free-response problems, 10 models, 8 runs),
+takes each check's ``LEVEL`` / 5 quantile of its p-values as its critical value and writes them to
 ``src/helpers/analyze/model_checks_calibration.json``; then it draws ``validate`` other datasets (other seeds) and
 prints how often each check, and any check (the gate), rejects, with its Monte-Carlo standard error. SIMULATED.
 
@@ -106,13 +106,14 @@ def main(calibrate: int = 6000, validate: int = 2000) -> None:
         "shape": PAPER, "written_by": "benchmarks/model_checks_size.py", "shapes": saved().get("shapes", [])},
         indent=1) + "\n")
     mc.critical_p.cache_clear()
-    print(f"calibration: {calibrate} sets of the model's own family at paper scale ({time.perf_counter() - start:.0f} s);"
-          f" each check's critical p-value = its {nominal:g} quantile there")
+    print(f"calibration: {calibrate} sets of the model's own family at paper scale "
+          f"({time.perf_counter() - start:.0f} s); each check's critical p-value = its {nominal:g} quantile there")
     print("  " + ", ".join(f"{c} {critical[c]:.4g}" for c in mc.CHECKS))
     start = time.perf_counter()
     val = draw(list(range(validate)))
-    print(f"\nsize on {validate} other sets (seeds 0-{validate - 1}; {time.perf_counter() - start:.0f} s): rejections (%) "
-          f"± Monte-Carlo s.e., nominal {100 * nominal:g}% per check and at most {100 * mc.LEVEL:g}% for any")
+    print(f"\nsize on {validate} other sets (seeds 0-{validate - 1}; {time.perf_counter() - start:.0f} s): "
+          f"rejections (%) ± Monte-Carlo s.e., nominal {100 * nominal:g}% per check and at "
+          f"most {100 * mc.LEVEL:g}% for any")
     size(val, critical, validate)
 
 

@@ -13,7 +13,8 @@ problems (a bootstrap of the problems, 200 replicates). Table 1 under racing, ag
 relative RMSE over the replays (each model and dataset), from the Table-1 sample alone and as a racing set computes it,
 from every kept record weighted by the inverse of its chance of being kept (``analyze.inclusion``).
 
-    COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/racing.py [replays, default 30] [params/<set>.yaml[:vanilla] ...]
+    COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/racing.py [replays, default 30] [params/<set>.yaml[:vanilla]
+    ...]
 
 ``:vanilla`` replays only the set's vanilla options (the HumanEval agent strategies are imported, never collected).
 """
@@ -37,7 +38,8 @@ from helpers.grade.estimates import strategy_names
 
 SHARE = 0.1  # the Table-1 sample: a tenth of each task's problems (the default of racing.table1_share)
 SETS = ("params/humaneval_agents.yaml:vanilla", "params/sim.yaml")
-VARIANTS = ((racing.PROTECTED, SHARE), (("frontier", "releases", "models", "techniques"), SHARE), (("frontier",), SHARE),
+VARIANTS = ((racing.PROTECTED, SHARE),
+            (("frontier", "releases", "models", "techniques"), SHARE), (("frontier",), SHARE),
             (("frontier",), 0.05), (("frontier",), 0.04))  # (racing.protect, racing.table1_share)
 
 
@@ -53,7 +55,8 @@ def load(spec: str):
     cells = (done.groupby(["task", "problem_id", "option"], observed=True)
              .agg(cost_usd=("usd", "mean"), passes=("passes", "sum"), runs=("usd", "size"), usd=("usd", "sum"),
                   calls=("calls", "sum")).reset_index().astype({"task": str, "problem_id": str}))
-    options = {o: (m, me) for o, m, me in done[["option", "model", "method"]].drop_duplicates().astype(str).itertuples(index=False)}
+    options = {o: (m, me) for o, m, me in done[["option", "model",
+                                                "method"]].drop_duplicates().astype(str).itertuples(index=False)}
     return an, cells, options
 
 
@@ -95,7 +98,8 @@ def inverse_chance(cells: pd.DataFrame, ran: pd.DataFrame, chosen: set) -> pd.Da
     return inclusion_frame(raced, pd.Series([k in chosen for k in grid.index], index=grid.index))
 
 
-def standard_errors(cells: pd.DataFrame, an, options, expert, replicates: int = 200, seed: int = 0) -> dict[str, pd.Series]:
+def standard_errors(cells: pd.DataFrame, an, options, expert, replicates: int = 200,
+                    seed: int = 0) -> dict[str, pd.Series]:
     """Each statistic's standard error over problems: a bootstrap of each task's problems."""
     rng = np.random.default_rng(seed)
     keys = cells[["task", "problem_id"]].drop_duplicates()
@@ -170,7 +174,8 @@ def main(replays: int, specs: list[str]) -> None:
                   f"{rmse['weighted'].min():.0f}–{rmse['weighted'].max():.0f}% ({exact} of {len(rmse)} exact: the race "
                   f"ran them everywhere); median {rmse['sample'].median():.0f}% / {rmse['weighted'].median():.0f}%")
             for k, (absolute, rel) in worst.items():
-                verdict = "identical in every replay" if absolute == 0 else f"largest difference {absolute:.4g} = {rel:.2f} SE"
+                verdict = ("identical in every replay" if absolute == 0 else "largest difference "
+                           f"{absolute:.4g} = {rel:.2f} SE")
                 where = "" if KIND.get(k, "techniques") in kinds else " (from the Table-1 sample)"
                 print(f"    {k:<24} {verdict}{where}")
         print(f"  ({time.perf_counter() - start:.0f} s)")

@@ -26,7 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 PAGE = ROOT / "docs" / "benchmarks.md"
-START, END = "<!-- readme-figures: start (benchmarks/readme_figures.py writes this section) -->", "<!-- readme-figures: end -->"
+START, END = ("<!-- readme-figures: start (benchmarks/readme_figures.py writes this section) -->",
+              "<!-- readme-figures: end -->")
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,9 @@ RUNS = (
         "once and froze them out of the garbage collector (the default), forked from one that did not freeze them, "
         "and each started as its own process: CPU seconds and wall"),
     Run("humaneval_grading", ("benchmarks/humaneval_grading.py",),
-        "the `humaneval_agents` set: import, grading cold against its bound (the programs' and their harnesses' CPU / cores), cold again "
-        "beside a busy loop per core (verdicts identical?), from the verdict cache, the rest, a no-op"),
+        "the `humaneval_agents` set: import, grading cold against its bound (the programs' and their harnesses' CPU / "
+        "cores), cold again beside a busy loop per core (verdicts identical?), from the "
+        "verdict cache, the rest, a no-op"),
     Run("collect_overhead", ("benchmarks/collect_overhead.py", "3000"), "simulated calls per second, by path"),
     Run("analysis_scale", ("benchmarks/analysis_scale.py",),
         "the grading stage's analysis on synthetic graded calls at 1×, 10×, 100× the paper's: time and peak memory"),
@@ -137,7 +139,8 @@ def machine() -> str:
 
 
 def measure(run: Run) -> str:
-    """Run one measurement; returns the text saved for it: a header (date, machine, command, wall time) and its output."""
+    """Run one measurement; returns the text saved for it: a header (date, machine, command, wall time) and its
+    output."""
     started = time.perf_counter()
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1"}
     out = subprocess.run([sys.executable, *run.args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=7200)
@@ -178,7 +181,8 @@ def section() -> str:
     return "\n".join([*parts, END])
 
 
-BLOCK = re.compile(r"<!-- (?P<page>docs/[\w.-]+\.md)#(?P<name>[\w-]+): start -->\n.*?\n<!-- (?P=page)#(?P=name): end -->", re.S)
+BLOCK = re.compile(r"<!-- (?P<page>docs/[\w.-]+\.md)#(?P<name>[\w-]+): start "
+                   r"-->\n.*?\n<!-- (?P=page)#(?P=name): end -->", re.S)
 
 
 def doc_blocks() -> dict[tuple[str, str], str]:

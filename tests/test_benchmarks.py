@@ -40,7 +40,8 @@ def test_analysis_scale_benchmark_runs():
 
 
 def test_http_throughput_benchmark_runs():
-    lines = [line for line in run("benchmarks/http_throughput.py", "0.1", "0.02", "8").splitlines() if "% of ideal" in line]
+    lines = [line for line in run("benchmarks/http_throughput.py", "0.1", "0.02",
+                                  "8").splitlines() if "% of ideal" in line]
     assert len(lines) == 3  # three paths at concurrency 8 (the script measures 8, 64 and 256 by default)
 
 
@@ -55,7 +56,8 @@ def test_pipeline_stages_benchmark_runs(shared_data, tmp_path):
     from conftest import SMALL_VALIDITY
 
     tiny = tmp_path / "tiny.yaml"  # the tiny set with the validity study's machinery at its test size
-    tiny.write_text(yaml.safe_dump({**yaml.safe_load((ROOT / "params/tiny.yaml").read_text()), "validity": SMALL_VALIDITY}))
+    tiny.write_text(yaml.safe_dump({**yaml.safe_load((ROOT / "params/tiny.yaml").read_text()),
+                                    "validity": SMALL_VALIDITY}))
     out = run("benchmarks/pipeline_stages.py", str(tiny), "--warm-only", env={"COP_DATA_DIR": str(shared_data)})
     rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[2:]}
     assert rows["01_collect"][2] == "skipped" and rows["report"][2] == "skipped" and rows["02_grade"][0] == "-"
@@ -64,7 +66,8 @@ def test_pipeline_stages_benchmark_runs(shared_data, tmp_path):
 def test_interval_speed_benchmark_runs():
     lines = run("benchmarks/interval_speed.py", "20").splitlines()
     assert lines[0].startswith("SIMULATED set of the paper's shape: 670 problems x 40 strategies x 8 runs")
-    assert lines[-3].startswith("every interval in one process") and lines[-2].startswith("every interval as the pipeline")
+    assert (lines[-3].startswith("every interval in one process")
+            and lines[-2].startswith("every interval as the pipeline"))
     assert lines[-1].startswith("peak memory")
 
 
@@ -81,7 +84,8 @@ def test_cli_startup_benchmark_runs_and_the_checker_stays_out():
 
 
 def test_import_scale_benchmark_runs():
-    rows = {line.split()[0]: line.split()[1:] for line in run("benchmarks/import_scale.py", "130", "2").splitlines()[2:]}
+    rows = {line.split()[0]: line.split()[1:]
+            for line in run("benchmarks/import_scale.py", "130", "2").splitlines()[2:]}
     assert rows["first"][:3] == ["10400", "10240", "0"] and rows["again"][:3] == ["10400", "0", "10240"]  # idempotent
 
 
@@ -113,7 +117,8 @@ def test_comparison_power_benchmark_runs(shared_data):
 
 def test_one_run_validity_benchmark_runs(shared_data):
     out = run("benchmarks/one_run_validity.py", "2", "2", "params/tiny.yaml", env={"COP_DATA_DIR": str(shared_data)})
-    assert "with ONE run per cell" in out and "vs_best_single" in out and "<!-- docs/swebench.md#one-run: start -->" in out
+    assert ("with ONE run per cell" in out and "vs_best_single" in out
+            and "<!-- docs/swebench.md#one-run: start -->" in out)
 
 
 def test_racing_benchmark_runs(write_set, tmp_path):

@@ -17,12 +17,14 @@ def test_point_estimate_equals_the_estimates_of_the_grading_stage():
     cube = bt.run_cube(attempts, METHODS)
     expert = np.where(cube.problems.get_level_values("task") == "gsm8k", 3.5, 0.1)
     point = bt.point_estimate(cube, expert)
-    reference = cp.cop_matrix(estimates_from_attempts(attempts, METHODS)).reindex(index=cube.problems, columns=cube.all_strategies)
+    reference = cp.cop_matrix(estimates_from_attempts(attempts, METHODS)).reindex(index=cube.problems,
+                                                                                  columns=cube.all_strategies)
     assert set(cube.all_strategies) == set(reference.columns) and len(cube.all_strategies) == 3 * 2 + 3 * 2
     np.testing.assert_allclose(point.cop[0], reference.fillna(np.inf).to_numpy(), rtol=1e-12)
     e = pd.Series(expert, index=cube.problems)
     for cols in (["a"], ["a", "b+self_refine"], cube.all_strategies, []):
-        np.testing.assert_allclose(point.frontier(cols)[0], cp.frontier(reference, cols, e).reindex(cube.tasks).to_numpy())
+        np.testing.assert_allclose(point.frontier(cols)[0],
+                                   cp.frontier(reference, cols, e).reindex(cube.tasks).to_numpy())
 
 
 def test_runs_resampled_within_a_cell_follow_the_binomial():

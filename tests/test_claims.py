@@ -1,4 +1,5 @@
-"""The report's claims, decided once (``analyze.claims``): the rules the findings word and the validity study measures."""
+"""The report's claims, decided once (``analyze.claims``): the rules the findings word and the validity study
+measures."""
 
 import numpy as np
 

@@ -155,11 +155,11 @@ def test_nothing_pending_does_not_import_litellm(write_set):
         path = write_set({"name": name, "tasks": ["two_digit_addition"], "models": ["sim-lightweight"], "n_problems": 3,
                           "n_runs": 1, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1.0,
                           "task_options": {"two_digit_addition": {"source": "generated"}}})
-        code = ("import sys; from helpers.collect.collection import collect; from helpers.collect.calling import Caller; "
-                "from helpers.collect.preflight import preflight; from helpers.core.params import load_params; "
+        code = ("import sys; from helpers.collect.collection import collect; from helpers.collect.calling import "
+                "Caller; from helpers.collect.preflight import preflight; from helpers.core.params import load_params; "
                 f"c = preflight(load_params({str(path)!r})); "
-                f"r = collect(c.params, c.problems, c.models, c.snapshot, False, Caller(c.params, direct_sim={direct})); "
-                "print(r.made_calls, 'litellm' in sys.modules)")
+                "r = collect(c.params, c.problems, c.models, c.snapshot, False, Caller(c.params, "
+                f"direct_sim={direct})); print(r.made_calls, 'litellm' in sys.modules)")
         return [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                                timeout=300).stdout.split() for _ in range(2)]
 
@@ -202,14 +202,17 @@ def test_a_live_humaneval_task_is_collected_and_graded_in_the_sandbox(stub, writ
     import gzip
 
     rows = [{"task_id": f"HumanEval/{i}", "prompt": f"def {name}(a, b):\n    \"\"\"{doc}\"\"\"\n", "entry_point": name,
-             "test": f"def check(candidate):\n    assert candidate(2, 3) == {value}\n", "given_tests": [f"assert {name}(2, 3) == {value}"],
+             "test": f"def check(candidate):\n    assert candidate(2, 3) == {value}\n",
+             "given_tests": [f"assert {name}(2, 3) == {value}"],
              "solution": "", "is_solved": "False"}
-            for i, (name, doc, value) in enumerate([("add", "a plus b", 5), ("sub", "a minus b", -1), ("leak", "a", 5)])]
+            for i, (name, doc, value) in enumerate([("add", "a plus b", 5),
+                                                    ("sub", "a minus b", -1), ("leak", "a", 5)])]
     problems = tmp_path / "probs.jsonl.gz"
     with gzip.open(problems, "wt") as fh:
         fh.writelines(json.dumps(r) + "\n" for r in rows)
     path = write_set(base_params(tasks=["humaneval"], models=["stub-a"], methods=["vanilla"], n_problems=3, n_runs=1,
-                                 task_options={"humaneval": {"file": str(problems)}}), stub_models(stub.base_url), STUB_PRICES)
+                                 task_options={"humaneval": {"file": str(problems)}}),
+                                 stub_models(stub.base_url), STUB_PRICES)
     ctx = preflight(load_params(path))
     assert run_collection(ctx, progress=False).made_calls == 3
     attempts = run_grading(ctx).set_index("problem_id")

@@ -301,11 +301,13 @@ def test_weighted_table1_reads_each_problem_by_its_weight():
     by_hand = (1.0 * 1 + 4.0 * 3) / 4  # problem c charged to the expert (8 > 4), b not recorded
     assert cp.single_model_frontier(cop, expert, w).loc["t", "m"] == by_hand
     split = cp.expert_split(cop, expert, w).iloc[0]
-    assert (split["value"], split["model_usd"], split["expert_usd"], split["expert_problems"]) == (by_hand, 0.25, 3.0, 3)
+    assert (split["value"], split["model_usd"], split["expert_usd"],
+            split["expert_problems"]) == (by_hand, 0.25, 3.0, 3)
     curve = cp.fee_curve(cop, expert, {"m": ["m"]}, np.array([1.0]), weights={"m": w["m"]})
     assert curve["value"].iloc[0] == by_hand
     full = cop.fillna(2.0)
-    assert cp.single_model_frontier(full, expert).loc["t", "m"] == cp.frontier(full, ["m"], expert).loc["t"] == (1 + 2 + 4) / 3
+    assert cp.single_model_frontier(full, expert).loc["t", "m"] == cp.frontier(full, ["m"],
+                                                                               expert).loc["t"] == (1 + 2 + 4) / 3
 
 
 def test_same_day_releases_get_the_range_over_their_orders():
@@ -320,9 +322,11 @@ def test_same_day_releases_get_the_range_over_their_orders():
     assert list(credit.index) == ["a", "b"] and (credit["date"] == pd.Timestamp("2024-06-01")).all()
     assert credit.loc["a", "first_pct"] == pytest.approx(100 * 9 / 30)  # 30 -> 21 with a alone
     assert credit.loc["a", "last_pct"] == pytest.approx(100 * 1 / 15)  # b first: 15 -> 14
-    assert credit.loc["b", "first_pct"] == pytest.approx(100 * 15 / 30) and credit.loc["b", "last_pct"] == pytest.approx(100 * 7 / 21)
+    assert (credit.loc["b", "first_pct"] == pytest.approx(100 * 15 / 30)
+            and credit.loc["b", "last_pct"] == pytest.approx(100 * 7 / 21))
     from helpers.publish.sentences import same_day_said
 
     said = same_day_said(credit.reset_index(), {"a": "A", "b": "B"}, {"t": "Task"})
-    assert "Task, 2024-06-01: A 6.67–30%, B 33.3–50%" in said and "fidelity.release_steps: one_date credits" in said and "`" not in said
+    assert ("Task, 2024-06-01: A 6.67–30%, B 33.3–50%" in said and "fidelity.release_steps: one_date "
+            "credits" in said and "`" not in said)
     assert same_day_said(cp.same_day_credit(cop, releases.drop("b"), expert), {}, {}) is None  # no shared day

@@ -83,7 +83,8 @@ def test_every_reply_is_an_ok_record_or_a_recorded_failure(write_set):
         bad = records[records.unusable]
         assert bad.error.str.startswith("unusable reply: ").all() and (bad.status == "error").all()
         # no ok record carries a token count the server did not report for that prompt
-        reported = {(s.prompt_hash, s.prompt_tokens, s.completion_tokens) for s in served if s.kind in ("ok", "too_long")}
+        reported = {(s.prompt_hash, s.prompt_tokens, s.completion_tokens) for s in served
+                    if s.kind in ("ok", "too_long")}
         ok = records[records.status == "ok"]
         assert all((r.prompt_hash, r.prompt_tokens, r.completion_tokens) in reported for r in ok.itertuples())
         assert ok.response.str.contains("<answer>").all()

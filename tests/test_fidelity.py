@@ -77,7 +77,8 @@ def test_echoed_expressions_are_wrong_for_numeric_targets():
     # MATH-500 keeps symbolic equivalence
     assert is_correct("\\frac{\\sqrt{2}}{2}", "\\sqrt{2}/2", "math") and is_correct("119", "60 + 59", "math")
     # vote keys follow grading: the expression is its own answer, "119" and "119.0" are one
-    assert canonical_answer("60 + 59", "number") != canonical_answer("119", "number") == canonical_answer("119.0", "number")
+    assert canonical_answer("60 + 59", "number") != canonical_answer("119",
+                                                                     "number") == canonical_answer("119.0", "number")
     assert canonical_answer("60 + 59", "number", numeric_rule="expression") == canonical_answer("119", "number")
 
 

@@ -23,13 +23,15 @@ def test_figures_with_a_forks_families(tmp_path):
     assert "SIMULATED" in fig.axes[0].get_title()
     printed = [t.get_text() for t in fig.axes[0].texts]  # each bar's value
     x = fam.iloc[0, 0]
-    assert len(printed) == fam.size and printed[0] in {f"{x:.0f}\nSmolLM (HF)", f"{x:.1f}\nSmolLM (HF)"}  # one dataset: named
+    # one dataset: named
+    assert len(printed) == fam.size and printed[0] in {f"{x:.0f}\nSmolLM (HF)", f"{x:.1f}\nSmolLM (HF)"}
     renderer = fig.canvas.get_renderer()  # under the axis, not at a whisker's height where a 0 would read as a bar
     bottom = fig.axes[0].get_window_extent(renderer).y0
     assert all(t.get_window_extent(renderer).y1 < bottom for t in fig.axes[0].texts)
     plt.close("all")
     tasks = list(fam.index)  # with whiskers and the range's intervals, all from 0: the values stay clear of their caps
-    whiskers = pd.DataFrame([{"task": t, "family": f, "low": 0.0, "high": 60.0, "range_ci_low": 0.0, "range_ci_high": 90.0}
+    whiskers = pd.DataFrame([{"task": t, "family": f, "low": 0.0, "high": 60.0,
+                              "range_ci_low": 0.0, "range_ci_high": 90.0}
                              for t in tasks for f in fam.columns])
     fig = figures.figure3_families(fam * 0, simulated=False, whiskers=whiskers)
     assert figures.layout_problems(fig) == []
@@ -81,7 +83,8 @@ def test_the_cost_accuracy_legend_draws_methods_hollow_apart_from_family_colours
     look = Appearance({"m1": "One"}, {"gsm8k": "GSM8K"}, {"m1": "Moonshot AI"}, ["gsm8k"])
     fig = figures.cost_accuracy(points, {"gsm8k": 5.0}, look)
     keys = {t.get_text(): h for lg in fig.legends for t, h in zip(lg.get_texts(), lg.legend_handles, strict=True)}
-    assert keys["single attempt"].get_markerfacecolor() == "white" and keys["self-refine"].get_markerfacecolor() == "white"
+    assert (keys["single attempt"].get_markerfacecolor() == "white"
+            and keys["self-refine"].get_markerfacecolor() == "white")
     assert keys["Moonshot AI"].get_markerfacecolor() not in ("white", "#ffffff")
     plt.close("all")
 
@@ -93,8 +96,10 @@ def test_the_routing_figure_bands_only_the_router_the_validity_study_backs():
     envelope = pd.DataFrame([{"task": "gsm8k", "estimator": e, "budget_usd": b, "value": 0.7, "low": 0.6, "high": 1.0}
                              for e in ("plug-in", "model-based", "cross-fitted") for b in budgets])
     points = pd.DataFrame([{"task": "gsm8k", "estimator": "plug-in", "strategy": "m1", "accuracy": 0.6, "usd": 1e-3,
-                            "acc_low": 0.5, "acc_high": 0.7}, {"task": "gsm8k", "estimator": "expert", "strategy": "expert",
-                                                               "accuracy": 1.0, "usd": 1.0, "acc_low": 1.0, "acc_high": 1.0}])
+                            "acc_low": 0.5, "acc_high": 0.7},
+                            {"task": "gsm8k", "estimator": "expert", "strategy": "expert",
+                                                               "accuracy": 1.0, "usd": 1.0, "acc_low": 1.0,
+                                                               "acc_high": 1.0}])
     look = Appearance({"m1": "One"}, {"gsm8k": "GSM8K"}, {"m1": "lightweight"}, ["gsm8k"])
     fig = figures.routing_frontier(envelope, points, look)
     keys = [t.get_text() for lg in fig.legends for t in lg.get_texts()]
@@ -137,7 +142,8 @@ def test_figure3_colours_its_families_as_the_set_does_whichever_it_shows():
 
 def test_ten_organisations_get_ten_colours_an_orange_and_a_red_apart():
     """SWE-bench's ten organisations got the colour-blind palette's orange, vermillion and tan, which read as one."""
-    orgs = ["Alibaba", "Anthropic", "DeepSeek", "Google", "Meta", "MiniMax", "Mistral", "Moonshot AI", "OpenAI", "Zhipu AI"]
+    orgs = ["Alibaba", "Anthropic", "DeepSeek", "Google", "Meta", "MiniMax", "Mistral",
+            "Moonshot AI", "OpenAI", "Zhipu AI"]
     colours = family_palette(orgs)
     assert len(set(colours.values())) == 10 and not {"#de8f05", "#d55e00", "#ca9161"} & set(colours.values())
     assert len(set(family_palette([f"org {i}" for i in range(25)]).values())) == 20  # past twenty: repeated, no error
@@ -150,19 +156,22 @@ def test_figure2_panels_in_category_order_with_releases_coloured_and_named():
 
     assert in_category_order(["aime24", "bbq", "gsm8k", "math500", "two_digit_addition", "gpqa_diamond"]) == [
         "gsm8k", "two_digit_addition", "bbq", "gpqa_diamond", "aime24", "math500"]  # the set's order within a category
-    index = pd.MultiIndex.from_tuples([(t, p) for t in ("aime24", "gsm8k") for p in ("p1", "p2")], names=["task", "problem_id"])
+    index = pd.MultiIndex.from_tuples([(t, p) for t in ("aime24", "gsm8k") for p in ("p1", "p2")],
+                                      names=["task", "problem_id"])
     cop = pd.DataFrame({"a": [8.0, 9.0, 1.0, 6.0], "b": [4.0, 2.0, 0.5, 0.5], "c": [1.0, 1.0, 0.2, 0.2]}, index=index)
     expert = pd.Series(10.0, index=index)
     trend = cp.frontier_over_time(cop, pd.Series({"a": "2024-01-01", "b": "2024-05-01", "c": "2024-09-01"}), expert)
     t = np.array([0.0, 4.0, 8.0])
-    ll = {task: log_linear_trend(t, trend[(trend.task == task) & trend.date.notna()]["normalized_pct"]) for task in ("aime24", "gsm8k")}
+    ll = {task: log_linear_trend(t, trend[(trend.task == task) & trend.date.notna()]["normalized_pct"])
+          for task in ("aime24", "gsm8k")}
     look = Appearance({"a": "Model A", "b": "Model B", "c": "Model C"}, {"aime24": "AIME", "gsm8k": "GSM8K"},
                       {"a": "lightweight", "b": "large", "c": "reasoning"}, in_category_order(["aime24", "gsm8k"]))
     fig = figures.figure2_trends(trend, {}, look, loglinear=ll, paper_halving={"aime24": 7.1})
     first, second = fig.axes[:2]
     assert first.get_title().startswith("GSM8K") and second.get_title().startswith("AIME")  # basic before complex
     assert "paper 7.1 mo" in second.get_title()
-    assert "log-linear" not in second.get_title()  # three release dates, and its validity study fails: no factor (issue 61)
+    # three release dates, and its validity study fails: no factor (issue 61)
+    assert "log-linear" not in second.get_title()
     assert first.get_yscale() == "log"
     assert {a.get_text() for a in first.texts} == {"Model A", "Model B", "Model C"}
     colours = {tuple(np.round(c.get_facecolor()[0][:3], 3)) for c in first.collections if len(c.get_offsets()) == 1}
@@ -174,7 +183,8 @@ def test_figure2_panels_in_category_order_with_releases_coloured_and_named():
 def test_a_lone_trend_panel_names_every_release_that_lowered_the_frontier():
     """The HumanEval set's shape: one dataset, releases on three dates, long model names close together."""
     index = pd.MultiIndex.from_tuples([("humaneval", "p1")], names=["task", "problem_id"])
-    pct = {"gpt35_0613": 22.0, "gpt4_0613": 5.5, "gpt35_1106": 3.5, "gpt4_1106": 2.4, "gpt35_0125": 2.4, "gpt4_0409": 1.8}
+    pct = {"gpt35_0613": 22.0, "gpt4_0613": 5.5, "gpt35_1106": 3.5, "gpt4_1106": 2.4,
+           "gpt35_0125": 2.4, "gpt4_0409": 1.8}
     cop = pd.DataFrame({m: [v] for m, v in pct.items()}, index=index)
     dates = pd.Series({"gpt35_0613": "2023-06-13", "gpt4_0613": "2023-06-13", "gpt35_1106": "2023-11-06",
                        "gpt4_1106": "2023-11-06", "gpt35_0125": "2024-01-25", "gpt4_0409": "2024-04-09"})
@@ -220,7 +230,8 @@ def test_the_headline_figure_draws_the_frontier_on_top_each_interval_and_the_exp
     frontier first, a dashed line at the expert alone; an interval reaching 0 stays on the log axis; a dataset whose
     frontier is not estimated keeps its models."""
     rows = pd.DataFrame({"task": ["t"] * 3 + ["u"] * 3, "model": ["frontier", "A", "B"] * 2,
-                         "policy_usd": [0.5, 0.6, 2.0, np.nan, 0.01, 0.02], "policy_low": [0.3, 0.0, 1.0, np.nan, 0.0, 0.01],
+                         "policy_usd": [0.5, 0.6, 2.0, np.nan, 0.01, 0.02],
+                         "policy_low": [0.3, 0.0, 1.0, np.nan, 0.0, 0.01],
                          "policy_high": [0.9, 1.0, 3.5, np.nan, 0.05, 0.04]})
     look = Appearance({"a": "A", "b": "B"}, {"t": "T", "u": "U"}, {"a": "x", "b": "y"}, ["u", "t"], simulated=True)
     fig = figures.headline_costs(rows, {"t": 3.0, "u": 0.03}, look, "frontier")
@@ -234,7 +245,8 @@ def test_the_headline_figure_draws_the_frontier_on_top_each_interval_and_the_exp
     assert any(line.get_linestyle() == "--" and line.get_xdata()[0] == 3.0 for line in second.lines)
     assert len(first.collections) == 4  # U: no frontier value, A and B drawn
     assert "SIMULATED" in fig._suptitle.get_text()
-    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["value and 95% interval", "the expert alone", "x", "y"]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["value and 95% interval",
+                                                                  "the expert alone", "x", "y"]
     plt.close("all")
 
 

@@ -21,7 +21,8 @@ def policy_frame(gain_low=0.02):
     rows = [("frontier:all models", 0.3, 0.2, 0.5, 2, 40.0), ("table1:a", 2.0, 1.5, 2.5, 4, 90.0),
             ("table1:b", 0.8, 0.6, 1.1, 4, 60.0), ("technique gain:self_refine", 0.10, gain_low, 0.3, 2, np.nan),
             ("family:small", 0.30, 0.10, 0.50, 2, np.nan), ("family:big", 0.60, 0.55, 0.80, 2, np.nan)]
-    return pd.DataFrame([{"statistic": s, "task": "t", "value": v, "low": lo, "high": hi, "k": k, "expert_share_pct": sh,
+    return pd.DataFrame([{"statistic": s, "task": "t", "value": v, "low": lo, "high": hi,
+                          "k": k, "expert_share_pct": sh,
                           "cheapest": s == "table1:b", "shown": ("gain" in s or "family" in s) and lo > 0}
                          for s, v, lo, hi, k, sh in rows])  # b: paired, below a; shown: as Holm's step-down would here
 
@@ -39,10 +40,10 @@ def test_findings_lead_with_the_policy_cost_and_keep_the_papers_beside():
     assert row[findings.SINGLES] == "0.8 [0.6, 1.1] (Model B) to 2 [1.5, 2.5] (a) with up to 4 tries"
     assert row[findings.FAMILY] == "big: 60 [55, 80]"  # the policy's, beyond doubt (its interval above the others')
     # its baseline named; vote (estimated from runs) not checked
-    assert row[findings.TECHNIQUE] == ("shown to pay (one technique tested): self-refine: 10 [2, 30]% over the frontier "
-                                       "of the same models without it; not tested as paying (estimated from vanilla runs, or "
-                                       "some model has fewer runs of it than the k tries; the paper's plug-in gain is in "
-                                       "Table 2): vote")
+    assert row[findings.TECHNIQUE] == ("shown to pay (one technique tested): self-refine: 10 [2, 30]% over the "
+                                       "frontier of the same models without it; not tested as paying (estimated from "
+                                       "vanilla runs, or some model has fewer runs of it than the k tries; the paper's "
+                                       "plug-in gain is in Table 2): vote")
     assert row[findings.HALVING] == "unreliable fit: not a finding"  # no number where the fit is not reliable
     claims = {c: row[c] for c in findings.CLAIMS}  # beside the words, what they claim (the lead reads these)
     assert claims == {"frontier_estimated": True, "mostly_fee": False, "cheapest_named": True, "family_named": True,
@@ -56,9 +57,10 @@ def test_a_model_is_named_cheapest_only_beyond_doubt():
     """The winner's curse: the lowest of several noisy values is the luck of the runs as often as not; a model is
     named only where the rows mark it (its paired differences with every other below 0: ``policy_rows``)."""
     policy = policy_frame().assign(cheapest=False)
-    cell = findings.findings(stats_frame(), None, ["t"], {}, {"b": "Model B"}, {}, policy=policy).iloc[0][findings.CHEAPEST]
-    assert cell == ("none beyond doubt: Model B reads lowest on these records, 0.8 [0.6, 1.1], but its difference with another model, "
-                    "paired on the same problems, reaches 0")
+    cell = findings.findings(stats_frame(), None, ["t"], {}, {"b": "Model B"}, {},
+                             policy=policy).iloc[0][findings.CHEAPEST]
+    assert cell == ("none beyond doubt: Model B reads lowest on these records, 0.8 [0.6, 1.1], but its difference with "
+                    "another model, paired on the same problems, reaches 0")
     assert not findings.findings(stats_frame(), None, ["t"], {}, {}, {}, policy=policy).iloc[0]["cheapest_named"]
 
 
@@ -69,8 +71,8 @@ def test_a_family_is_named_most_essential_only_beyond_doubt():
     def cell(p):
         return findings.findings(stats_frame(), None, ["t"], {}, {}, {}, policy=p).iloc[0][findings.FAMILY]
     policy.loc[policy["statistic"] == "family:big", "low"] = 0.45  # overlaps small's [10, 50]
-    assert cell(policy) == ("none beyond doubt; lowering the frontier (the 2 families tested together): small: 30 [10, 50], "
-                            "big: 60 [45, 80]")
+    assert cell(policy) == ("none beyond doubt; lowering the frontier (the 2 families tested together): small: 30 "
+                            "[10, 50], big: 60 [45, 80]")
     policy.loc[policy["statistic"] == "family:small", "shown"] = False  # above 0 alone, not with big tested together
     assert cell(policy) == "none beyond doubt; lowering the frontier (the 2 families tested together): big: 60 [45, 80]"
     policy.loc[policy["statistic"].str.startswith("family:"), ["low", "shown"]] = [-0.05, False]
@@ -87,9 +89,9 @@ def test_a_technique_is_named_paying_only_with_the_others_tested_together_and_wi
     policy.loc[policy["statistic"] == "technique gain:self_refine", ["records_usd", "expert_usd"]] = [-0.01, 0.4]
     cell = findings.findings(stats_frame(), None, ["t"], {}, {}, {}, policy=policy).iloc[0][findings.TECHNIQUE]
     assert cell.startswith("shown to pay (the 2 techniques and strategies tested together): self-refine: 10 [2, 30]% "
-                           "over the frontier of the same models without it; it pays while the fee is above 2.5% of the "
-                           "assumed one (the same choices); above 0 on its own interval but not with the others tested "
-                           "together, so not named: debate;"), cell
+                           "over the frontier of the same models without it; it pays while the fee is above 2.5% "
+                           "of the assumed one (the same choices); above 0 on its own interval but not with the others "
+                           "tested together, so not named: debate;"), cell
 
 
 def test_the_log_linear_rate_is_said_only_where_its_validity_study_holds_and_from_five_releases():
@@ -103,13 +105,15 @@ def test_the_log_linear_rate_is_said_only_where_its_validity_study_holds_and_fro
 
 
     def cell(h):
-        return findings.findings(stats_frame(), h, ["t"], {"t": "T"}, {}, {}, policy=policy_frame()).iloc[0][findings.HALVING]
+        return findings.findings(stats_frame(), h, ["t"], {"t": "T"}, {}, {},
+                                 policy=policy_frame()).iloc[0][findings.HALVING]
 
     with mock.patch.object(trends, "loglinear_validated", lambda: (True, "")):
         assert cell(halving) == "unreliable fit: not a finding; log-linear trend ÷139 per year [5.09, 3,810]"
         assert cell(halving.assign(release_dates=3)) == ("unreliable fit: not a finding: 3 release dates (at least 5 "
                                                          "needed); no log-linear trend either")  # the first reason
-    with mock.patch.object(trends, "loglinear_validated", lambda: (False, "its 90% interval is not shown: it held 40%")):
+    with mock.patch.object(trends, "loglinear_validated",
+                           lambda: (False, "its 90% interval is not shown: it held 40%")):
         assert cell(halving) == "unreliable fit: not a finding; log-linear trend not shown: it held 40%"
         assert trends.loglinear_shown(3)[1] == "log-linear trend not shown: 3 release dates (needs 5)"  # first reason
         assert cell(halving.assign(halving_months=np.nan)) == "no fit; log-linear trend not shown: it held 40%"
@@ -119,8 +123,8 @@ def test_the_log_linear_rate_is_said_only_where_its_validity_study_holds_and_fro
 def test_no_technique_is_named_best_when_its_crossfitted_interval_reaches_zero():
     row = findings.findings(stats_frame(), None, ["t"], {}, {}, {}, policy=policy_frame(gain_low=-0.01)).iloc[0]
     assert row[findings.TECHNIQUE] == ("none shown to pay (its cross-fitted interval reaches 0: self-refine); "
-                                       "not tested as paying (estimated from vanilla runs, or some model has fewer runs of it "
-                                       "than the k tries; the paper's plug-in gain is in Table 2): vote")
+                                       "not tested as paying (estimated from vanilla runs, or some model has fewer "
+                                       "runs of it than the k tries; the paper's plug-in gain is in Table 2): vote")
     assert not row["technique_named"]
     assert row[findings.HALVING] == "–"
 
@@ -142,12 +146,11 @@ def test_the_findings_lead_says_what_holds_across_datasets_and_leaves_the_number
     glance = glance_of(["A", True, False, True, True, False, False], ["B", True, True, False, False, False, True],
                        ["C", True, True, True, True, True, False])
     text = at_a_glance(glance)
-    assert text == ("Across its 3 datasets, the assumed expert fee is more than half of the frontier's cost, up to k tries "
-                    "then the expert, on B and C. The records name a cheapest single model beyond doubt on A and C, a most "
-                    "essential family on A and C, a technique or strategy that pays over its baseline (its cell names it: a "
-                    "strategy's is its own model's single attempt, not the frontier) on C, and a reliable halving time on B. "
-                    "Every "
-                    "number, with its interval, is in the table.")
+    assert text == ("Across its 3 datasets, the assumed expert fee is more than half of the frontier's cost, up to k "
+                    "tries then the expert, on B and C. The records name a cheapest single model beyond doubt on A and "
+                    "C, a most essential family on A and C, a technique or strategy that pays over its baseline (its "
+                    "cell names it: a strategy's is its own model's single attempt, not the frontier) on C, and a "
+                    "reliable halving time on B. Every number, with its interval, is in the table.")
     assert "[" not in text  # no number of the table is repeated
     one_run = at_a_glance(glance_of(["A", False, False, True, False, False, False]))  # RouteLLM's: one run a problem
     assert one_run.startswith("On its one dataset, the frontier of all models is not estimated (it needs 2 problems "
@@ -170,7 +173,8 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
     there, named cheapest only where its paired differences with every other lie below 0; USD never in e-notation."""
     rows = [("a", "frontier of all models", 0.000044, 0.000042, 0.00005, 10.0),
             ("b", "frontier of all models", 3.92, 1.57, 8.64, 96.9),
-            ("b", "m1", 1.76, 0.556, 5.31, 90.0), ("b", "m2", 34.0, 25.8, 45.1, 99.0), ("b", "m3", 30.0, 5.0, 40.0, 99.0)]
+            ("b", "m1", 1.76, 0.556, 5.31, 90.0), ("b", "m2", 34.0, 25.8, 45.1, 99.0),
+            ("b", "m3", 30.0, 5.0, 40.0, 99.0)]
     policy = policy_rows(rows, 8).assign(cheapest=False)  # the frontier has as many tries as each model alone
     said = findings.in_short(policy, {"a": "A", "b": "B"})
     assert said == ["On B, the dearest of its 2 datasets, a correct answer costs $3.92 per problem with the model the "
@@ -182,19 +186,21 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
                     "(the row 'human expert' in the settings of this run), while how often the expert is needed is "
                     "measured by the records.",
                     "Alone with the expert (up to 8 tries, every run a try), no model is the cheapest there beyond "
-                    "doubt: m1 reads lowest on these records, $1.76 per problem, but its difference with another model, paired on the "
-                    "same problems, reaches 0.",
+                    "doubt: m1 reads lowest on these records, $1.76 per problem, but its difference with another "
+                    "model, paired on the same problems, reaches 0.",
                     "m1 alone reads cheaper than the frontier, with the same 8 tries: the frontier chooses each "
                     "problem's model from each model's shrunk estimate on the dataset's other problems; the records "
-                    "name no model the cheapest beyond doubt (above); the gap between the two is not tested on its own."]
+                    "name no model the cheapest beyond doubt (above); the gap between "
+                    "the two is not tested on its own."]
     policy.loc[(policy["model"] == "m1") & (policy["task"] == "b"), "cheapest"] = True  # its paired differences below 0
     policy.loc[policy["task"] == "b", "expert_share_pct"] = 20.0
     said = findings.in_short(policy[policy["task"] == "b"], {"b": "B"})
-    assert said[0].startswith("On B, a correct answer costs $3.92") and said[1].startswith("The records decide 80% of it")
+    assert (said[0].startswith("On B, a correct answer costs $3.92")
+            and said[1].startswith("The records decide 80% of it"))
     agents = findings.in_short(policy[policy["task"] == "b"], {"b": "B"}, strategies=True)[0]  # review R3: its scope
-    assert agents.startswith("On B, a correct answer costs $3.92 per problem with the model the records choose (its own "
-                             "attempts, no agent strategy: those are compared with their models in Findings at a glance) "
-                             "and the human expert")
+    assert agents.startswith("On B, a correct answer costs $3.92 per problem with the model the records choose "
+                             "(its own attempts, no agent strategy: those are compared with their models in Findings "
+                             "at a glance) and the human expert")
     assert said[2] == ("Alone with the expert (up to 8 tries, every run a try), m1 is the cheapest model there beyond "
                        "doubt, at $1.76 per problem, cheaper than every other model paired on the same problems.")
     small = findings.in_short(policy.assign(policy_usd=0.000044, policy_low=4.2e-8, policy_high=0.00005), {})
@@ -213,9 +219,9 @@ def test_a_set_with_one_run_per_cell_still_gets_its_first_screen():
                           "expert, is not estimated") and why.endswith("(the paper's frontier, which needs no such "
                                                                        "split, is in Figure 2 below).")
     assert spread == ("Each of its 2 models alone, with the human expert where its one try fails, costs from $1.76 to "
-                      "$34 per problem; the assumed expert fee is 90% to 99% of these, so they are mostly scaled by the "
-                      "fee assumed for the expert; how often it is needed, the records measure (each model's 95% "
-                      "interval is in Table 1).")
+                      "$34 per problem; the assumed expert fee is 90% to 99% of these, so they are mostly scaled "
+                      "by the fee assumed for the expert; how often it is needed, the records measure (each "
+                      "model's 95% interval is in Table 1).")
     assert "0.556" not in spread
     assert cheapest == ("Alone with the expert (one try), m1 is the cheapest model there beyond doubt, at $1.76 per "
                         "problem, cheaper than every other model paired on the same problems.")
@@ -247,7 +253,8 @@ def test_the_comparison_with_the_paper_gives_no_sign_where_the_records_allow_zer
     out = compare.technique_sign_comparison(ours, paper, ["a", "b"], bands).set_index("task")
     assert out.loc["a", "ours_sign"] == "not shown: the records allow 0" and out.loc["a", "same sign"] == "not shown"
     assert out.loc["b", "ours_sign"] == "+" and out.loc["b", "same sign"] == "no"
-    assert compare.technique_sign_comparison(ours, paper, ["a"]).loc[0, "same sign"] == "yes"  # no bands: the sign alone
+    # no bands: the sign alone
+    assert compare.technique_sign_comparison(ours, paper, ["a"]).loc[0, "same sign"] == "yes"
 
 
 def test_the_first_screen_says_where_the_simulators_truth_lies_and_when_a_cheapest_claim_is_wrong():
@@ -269,8 +276,9 @@ def test_the_first_screen_says_where_the_simulators_truth_lies_and_when_a_cheape
     assert said[3].endswith("(but by the simulator's truth M2 is cheaper: this claim is wrong here).")
     assert said[4].startswith("M1 alone reads cheaper than the frontier, with the same 4 tries")
     chose = findings.in_short(policy.assign(chosen=["M2 (100%)", "", ""]), {"b": "B"}, truth, {"m1": "M1", "m2": "M2"})
-    assert ("the frontier's rule, which chooses each problem's model from each model's shrunk estimate on the dataset's "
-            "other problems, chose M2 (100%)") in chose[4]  # the model it chose, named (issue 62: not the winner's curse)
+    assert ("the frontier's rule, which chooses each problem's model from each model's shrunk estimate on the "
+            # the model it chose, named (issue 62: not the winner's curse)
+            "dataset's other problems, chose M2 (100%)") in chose[4]
 
 
 def test_a_reprice_shows_its_headline_before_and_after():
@@ -279,7 +287,8 @@ def test_a_reprice_shows_its_headline_before_and_after():
     after = pd.DataFrame({"task": ["g", "g"], "model": ["frontier of all models", "M"], "policy_usd": [0.3, 1.0]})
     out = findings.reprice_changes(before, after, {"g": "GSM8K"})
     assert out.to_dict("records") == [
-        {"dataset": "GSM8K", "model": "frontier of all models", "at its own prices (USD)": "0.4", "repriced (USD)": "0.3",
+        {"dataset": "GSM8K", "model": "frontier of all models",
+         "at its own prices (USD)": "0.4", "repriced (USD)": "0.3",
          "change (%)": "-25"},
         {"dataset": "GSM8K", "model": "M", "at its own prices (USD)": "1", "repriced (USD)": "1", "change (%)": "0"}]
 
@@ -293,9 +302,11 @@ def test_what_a_real_set_shows_names_the_release_span_and_the_estimated_fee_once
                unsolved=12, unsolved_pct=60.0, solved=8, cheapest=[("Qwen", 62.0)], fee_usd=0.167)
     text = set_found([dict(row, label="Addition"), dict(row, label="Multiplication", cheapest=[])], "local runs")
     assert text.count("Across 3 models released between 2024-11-01 and 2025-08-14") == 1
-    assert "On Multiplication it went from 0.17 to 0.12 USD per problem (the paper's estimator); 99.5% of today's" in text
+    assert ("On Multiplication it went from 0.17 to 0.12 USD per problem (the "
+            "paper's estimator); 99.5% of today's" in text)
     assert "; >99.9% of today's" in set_found([dict(row, label="A", expert_pct=99.97)])  # as Findings says, not 100.0%
-    assert text.count("is a project estimate") == 1 and "(0.167 USD per problem)" in text  # one fee for every problem: no average
+    # one fee for every problem: no average
+    assert text.count("is a project estimate") == 1 and "(0.167 USD per problem)" in text
     assert text.endswith("Records: local runs.")
     other = set_found([dict(row, label="A"), dict(row, label="B", first="2023-01-01", fee_usd=None)])
     assert other.count("Across 3 models") == 2 and "The expert's fee on A (0.167 USD per problem)" in other
@@ -309,10 +320,10 @@ def test_a_strategy_s_gain_names_its_baseline():
     row = findings.findings(stats_frame(), None, ["t"], {}, {"m35": "GPT-3.5 Turbo (0613)"}, {}, policy=policy,
                             calls={"m35+ldb_seed_gpt4": (2.19878, 21), "m35": (1.0, 1)}).iloc[0]
     # review H3: a try of a strategy is several calls, billed; the cell says how many beside the single attempt's
-    assert "own attempt it is not tested here) (a try of it: 2.20 calls on average, at most 21; of the single attempt: 1)" in (
-        row[findings.TECHNIQUE])
-    assert row[findings.TECHNIQUE].startswith("shown to pay (one technique tested): LDB on a GPT-4 attempt by GPT-3.5 Turbo "
-                                              "(0613): 68.2 [34, 100 (max)]% over "
+    assert ("own attempt it is not tested here) (a try of it: 2.20 calls on average, at most 21; of the single "
+            "attempt: 1)" in row[findings.TECHNIQUE])
+    assert row[findings.TECHNIQUE].startswith("shown to pay (one technique tested): LDB on a GPT-4 attempt by GPT-3.5 "
+                                              "Turbo (0613): 68.2 [34, 100 (max)]% over "
                                               "GPT-3.5 Turbo (0613)'s own single attempt")
 
 
@@ -330,8 +341,9 @@ def test_a_seeded_strategy_is_named_only_where_it_also_beats_its_seed_models_att
                             seeds={"m35+ldb_seed_gpt4": "m4"}).iloc[0]
     assert row[findings.TECHNIQUE].startswith("none shown to pay (one technique tested: LDB on a GPT-4 "
                                               "attempt by GPT-3.5 Turbo (0613)); shown over the debugging model's own "
-                                              "attempt but not over the attempt of the model it starts from, so not named: "
-                                              "LDB on a GPT-4 attempt by GPT-3.5 Turbo (0613)"), row[findings.TECHNIQUE]
+                                              "attempt but not over the attempt of the model it starts from, so not "
+                                              "named: LDB on a GPT-4 attempt by GPT-3.5 Turbo (0613)"), (
+        row[findings.TECHNIQUE])
     assert not row["technique_named"]
 
 
@@ -377,7 +389,8 @@ def test_numbers_have_one_form():
 
 
 def test_two_datasets_that_cost_the_same_are_not_called_the_dearest():
-    rows = [("a", "frontier of all models", 3.92, 1.0, 5.0, 90.0), ("b", "frontier of all models", 3.92, 1.5, 6.0, 90.0),
+    rows = [("a", "frontier of all models", 3.92, 1.0, 5.0, 90.0),
+            ("b", "frontier of all models", 3.92, 1.5, 6.0, 90.0),
             ("a", "m1", 4.0, 3.0, 5.0, 90.0), ("b", "m1", 4.0, 3.0, 5.0, 90.0)]
     said = findings.in_short(policy_rows(rows, 4).assign(cheapest=False), {"a": "A", "b": "B"})
     assert said[0].startswith("On A, one of the dearest of its 2 datasets,")

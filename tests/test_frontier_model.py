@@ -125,7 +125,8 @@ def test_cost_shrinkage_by_hand():
     assert cost_shrinkage(np.array([[[1.0, 1.0]], [[3.0, 3.0]]]), runs)[0] == 1.0  # no run noise: trusted
     assert cost_shrinkage(np.array([[[1.0, 3.0]], [[3.0, 1.0]]]), runs)[0] == 0.0  # all noise: the mean
     # shrunk halfway toward the mean over problems with runs, m = (1 + 3) / 2 = 2
-    np.testing.assert_allclose(shrunk_costs(np.array([[1.0], [3.0], [np.nan]]), np.array([0.5])), [[1.5], [2.5], [np.nan]])
+    np.testing.assert_allclose(shrunk_costs(np.array([[1.0], [3.0], [np.nan]]), np.array([0.5])),
+                               [[1.5], [2.5], [np.nan]])
 
 
 def test_random_effect_by_hand():

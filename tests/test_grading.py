@@ -95,14 +95,18 @@ def calls_frame(rows):
 def test_grade_calls_and_attempts():
     problems = {"gsm8k": [Problem("gsm8k", "p1", "q", "12")], "bbq": [Problem("bbq", "b1", "q", "B", 3)]}
     calls = calls_frame([
-        {"task": "gsm8k", "problem_id": "p1", "method": "vanilla", "run": 0, "call": 0, "status": "ok", "response": "<answer>12</answer>"},
-        {"task": "gsm8k", "problem_id": "p1", "method": "vanilla", "run": 1, "call": 0, "status": "ok", "response": "12"},
-        {"task": "gsm8k", "problem_id": "p1", "method": "vanilla", "run": 2, "call": 0, "status": "error", "response": None},
+        {"task": "gsm8k", "problem_id": "p1", "method": "vanilla", "run": 0, "call": 0, "status": "ok",
+         "response": "<answer>12</answer>"},
+        {"task": "gsm8k", "problem_id": "p1", "method": "vanilla", "run": 1, "call": 0,
+         "status": "ok", "response": "12"},
+        {"task": "gsm8k", "problem_id": "p1", "method": "vanilla", "run": 2, "call": 0,
+         "status": "error", "response": None},
         {"task": "gsm8k", "problem_id": "p1", "method": "self_refine", "run": 0, "call": 0, "status": "ok",
          "response": "<answer>11</answer>"},
         {"task": "gsm8k", "problem_id": "p1", "method": "self_refine", "run": 0, "call": 1, "status": "ok",
          "response": "<answer>12</answer>"},
-        {"task": "bbq", "problem_id": "b1", "method": "vanilla", "run": 0, "call": 0, "status": "ok", "response": "<answer>(B)</answer>"},
+        {"task": "bbq", "problem_id": "b1", "method": "vanilla", "run": 0, "call": 0, "status": "ok",
+         "response": "<answer>(B)</answer>"},
     ])
     graded = grade_calls(calls, problems)
     assert graded.correct.iloc[0] and not graded.correct.iloc[1] and pd.isna(graded.correct.iloc[2])
@@ -173,7 +177,8 @@ def test_attempts_from_calls_equal_a_plain_group_by():
         [None if pd.isna(x) else x for x in expected["answer_key"]]
     last_correct = plain["correct"].apply(lambda s: s.iloc[-1])
     assert [None if pd.isna(x) else bool(x) for x in got["correct"]] == \
-        [bool(c) if done and not pd.isna(c) else None for c, done in zip(last_correct.sort_index(), expected["complete"])]
+        [bool(c) if done and not pd.isna(c) else None
+         for c, done in zip(last_correct.sort_index(), expected["complete"])]
 
 
 def test_code_is_extracted_from_answer_spans_fences_or_the_whole_text():
@@ -193,14 +198,17 @@ def test_code_tasks_are_graded_in_the_sandbox_with_their_hidden_tests(tmp_path):
     from helpers.grade.answers import grade_calls
 
     test = "def check(candidate):\n    assert candidate(2) == 4\n"
-    problem = Problem("humaneval", "humaneval-0", "double x", "double", metadata={"test": test, "entry_point": "double"})
+    problem = Problem("humaneval", "humaneval-0", "double x", "double",
+                      metadata={"test": test, "entry_point": "double"})
     calls = pd.DataFrame({"task": "humaneval", "problem_id": "humaneval-0", "status": ["ok", "ok", "ok", "error"],
-                          "response": ["def double(x):\n    return 2 * x\n", "```python\ndef double(x):\n    return x\n```",
+                          "response": ["def double(x):\n    return 2 * x\n",
+                                       "```python\ndef double(x):\n    return x\n```",
                                        "", None]})
     cache = tmp_path / "verdicts.jsonl"
     g = grade_calls(calls, {"humaneval": [problem]}, code_cache=cache)
     assert g["correct"].tolist()[:3] == [True, False, False] and pd.isna(g["correct"].iloc[3])
-    assert g["grade_reason"].iloc[1].startswith("AssertionError") and g["grade_reason"].iloc[2] == "no code in the response"
+    assert (g["grade_reason"].iloc[1].startswith("AssertionError") and g["grade_reason"].iloc[2]
+            == "no code in the response")
     assert len(cache.read_text().splitlines()) == 2
 
 

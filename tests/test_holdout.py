@@ -16,7 +16,8 @@ def _cube(rate: np.ndarray, n: int, rng, cost: float = 1.0):
     P, S = rate.shape
     rows = [(("t", f"p{p}", f"m{s}", "vanilla", k, bool(rng.random() < rate[p, s]), cost, "a"))
             for p in range(P) for s in range(S) for k in range(n)]
-    attempts = pd.DataFrame(rows, columns=["task", "problem_id", "model", "method", "run", "correct", "usd", "answer_key"])
+    attempts = pd.DataFrame(rows, columns=["task", "problem_id", "model", "method", "run",
+                                           "correct", "usd", "answer_key"])
     return run_cube(attempts, ["vanilla"])
 
 
@@ -35,7 +36,8 @@ def test_the_held_out_frontier_finds_the_winners_curse_on_known_truth():
     holds for every option holds it: 80% of these sets with the held-out values' own interval); the option chosen and
     read on the same runs reads cheaper (the winner's curse)."""
     P, S, n, fee = 400, 6, 5, 50.0
-    truth = 1 * sum(0.5**j for j in range(n)) + fee * 0.5**n  # whichever model is chosen: up to 5 tries, then the expert
+    # whichever model is chosen: up to 5 tries, then the expert
+    truth = 1 * sum(0.5**j for j in range(n)) + fee * 0.5**n
     rows = pd.DataFrame([_holdout(_cube(np.full((P, S), 0.5), n, np.random.default_rng(seed)), fee).iloc[0]
                          for seed in range(30)])
     assert (rows["k"] == n).all() and (rows["problems"] == P).all()  # as many tries as each model alone
@@ -59,7 +61,8 @@ def test_strategy_specs_pair_each_agent_strategy_with_its_model():
     from helpers.analyze.headline import Gain, Level, strategy_specs
 
     specs = strategy_specs(["a", "b"], ["vanilla", "retry_k5", "self_refine"], available={"a", "b", "a+retry_k5"})
-    assert specs == {"strategy:a+retry_k5": Level(("a+retry_k5",)), "strategy gain:a+retry_k5": Gain(("a",), ("a+retry_k5",))}
+    assert specs == {"strategy:a+retry_k5": Level(("a+retry_k5",)),
+                     "strategy gain:a+retry_k5": Gain(("a",), ("a+retry_k5",))}
 
 
 def test_pareto_keeps_the_points_no_other_beats():

@@ -84,7 +84,8 @@ def test_generic_jsonl_by_question_text_and_csv_by_id(write_set, shared_data, tm
     jl = tmp_path / "mine.jsonl"
     jl.write_text("".join(json.dumps({"q": q, "who": "gpt-3.5-turbo", "text": f"<answer>{i}</answer>", "ok": "no",
                                       "pt": 50, "ct": 7}) + "\n" for i, q in enumerate(questions) for _ in range(2)))
-    base = {"name": "g", "tasks": ["gsm8k"], "models": ["gpt-3.5-turbo"], "models_file": REGISTRY, "methods": ["vanilla"],
+    base = {"name": "g", "tasks": ["gsm8k"], "models": ["gpt-3.5-turbo"],
+            "models_file": REGISTRY, "methods": ["vanilla"],
             "n_problems": 1319, "n_runs": 2, "price_snapshot": "feval_ttc_2025-06-02", "budget_usd": 1,
             "data_dir": str(shared_data)}
     params = load_params(write_set({**base, "import_from": {
@@ -95,7 +96,8 @@ def test_generic_jsonl_by_question_text_and_csv_by_id(write_set, shared_data, tm
     assert (result.imported, result.missing) == (6, 1319 * 2 - 6)
     records = RecordStore(params.records_path).load().sort_values(["problem_id", "run"])
     assert sorted(records["run"].tolist()) == [0, 0, 0, 1, 1, 1]  # runs numbered in order of appearance
-    assert records["source"].eq("my lab's runs; licence: CC-BY-4.0").all() and records["token_counts"].eq("the source's counts").all()
+    assert (records["source"].eq("my lab's runs; licence: CC-BY-4.0").all()
+            and records["token_counts"].eq("the source's counts").all())
     assert records["prompt_tokens"].eq(50).all() and not records["source_correct"].any()
 
     ids = tmp_path / "mine.csv"
@@ -114,7 +116,8 @@ def test_generic_jsonl_by_question_text_and_csv_by_id(write_set, shared_data, tm
                                                                      "'some-unregistered-llm' (1 rows)"),
     (b"pid,model,reply,pt,ct\ngsm8k-test-0000,gpt-3.5-turbo,x,inf,3\n", "row 2: expected a token count"),
     (b"pid,model,reply\ngsm8k-test-0000,gpt-3.5-turbo,caf\xe9\n", "not UTF-8 text"),
-    (b"pid,model,reply\ngsm8k-test-0000,gpt-3.5-turbo,\"" + b"x" * ((1 << 26) + 16) + b"\"\n", "field larger than field limit"),
+    (b"pid,model,reply\ngsm8k-test-0000,gpt-3.5-turbo,\"" + b"x" * ((1 << 26) + 16) + b"\"\n",
+     "field larger than field limit"),
 ])
 def test_every_bad_generic_file_is_one_line_naming_it(write_set, shared_data, tmp_path, content, says):
     path = tmp_path / "bad.csv"
@@ -124,7 +127,8 @@ def test_every_bad_generic_file_is_one_line_naming_it(write_set, shared_data, tm
         columns.update(prompt_tokens="pt", completion_tokens="ct")
     params = load_params(write_set({
         "name": "bad", "tasks": ["gsm8k"], "models": ["gpt-3.5-turbo"], "models_file": REGISTRY, "methods": ["vanilla"],
-        "n_problems": 4, "n_runs": 1, "price_snapshot": "feval_ttc_2025-06-02", "budget_usd": 1, "data_dir": str(shared_data),
+        "n_problems": 4, "n_runs": 1, "price_snapshot": "feval_ttc_2025-06-02", "budget_usd": 1,
+        "data_dir": str(shared_data),
         "import_from": {"format": "generic", "path": str(path), "task": "gsm8k", "columns": columns}}))
     with pytest.raises(CostOfPassError) as err:
         do_import(params)
@@ -139,7 +143,8 @@ PRICES = {"gpt-3.5-turbo": (0.50, 1.50), "mistralai/Mixtral-8x7B-Instruct-v0.1":
 
 def feval_dataset(d: str, n: int):
     if d == "GSM8K":
-        return [{"question": f"Ann has {i + 2} apples and buys {i + 3} more. How many apples has she?", "answer": str(2 * i + 5)}
+        return [{"question": f"Ann has {i + 2} apples and buys {i + 3} more. How many apples has she?",
+                 "answer": str(2 * i + 5)}
                 for i in range(n)]
     if d == "Bigbench_Date":
         return [{"question": f"Which day follows day {i}?\nOptions:\n(A) day {i + 1}\n(B) day {i + 2}\n(C) day {i}",
@@ -158,7 +163,8 @@ def feval_zip(path, n=6, k=3, fewer=None):
     with zipfile.ZipFile(path, "w") as zf:
         for d in ("GSM8K", "Bigbench_Date", "Bigbench_Sports"):
             data = feval_dataset(d, n)
-            zf.writestr(f"api_responses/dataset_{d}.txt", json.dumps({"data": data, "datatype": d, "system_prompt": None}))
+            zf.writestr(f"api_responses/dataset_{d}.txt",
+                        json.dumps({"data": data, "datatype": d, "system_prompt": None}))
             zf.writestr(f"api_responses/dataset_{d}_models.txt", json.dumps({"llms": list(MODELS)}))
             for m, (p_in, p_out) in PRICES.items():
                 responses = []
@@ -171,7 +177,8 @@ def feval_zip(path, n=6, k=3, fewer=None):
                     responses.append({"request": {"raw_text": "few-shot prompt", "dollar_cost": request * p_in / 1e6,
                                                   "token_cost": float(request)}, "cots": cots, "num_cots": len(cots)})
                 zf.writestr(f"api_responses/LLM_{m}_dataset_{d}.txt",
-                            json.dumps({"config": {"name": m, "temperature": 0.7, "max_tokens": 2048}, "responses": responses}))
+                            json.dumps({"config": {"name": m, "temperature": 0.7, "max_tokens": 2048},
+                                        "responses": responses}))
 
 
 def test_split_evenly_sums_to_the_request():
@@ -214,7 +221,8 @@ def test_feval_zip_goes_through_import_grade_and_every_analysis(tmp_path):
     assert set(ok[ok["run"].eq(1)]["finish_reason"]) == {"length"}
     # prices: the request billed once per question, split over its CoTs; the sum is FEval-TTC's own dollar cost
     attempts = pd.read_parquet(results / "graded/attempts.parquet")
-    theirs = sum((100 + i) * PRICES[m][0] / 1e6 + ((20 + i) + 30) * PRICES[m][1] / 1e6 for m in PRICES for i in range(6)) * 3
+    theirs = sum((100 + i) * PRICES[m][0] / 1e6 + ((20 + i) + 30) * PRICES[m][1] / 1e6
+                 for m in PRICES for i in range(6)) * 3
     assert attempts["model"].value_counts().to_dict() == {"gpt-3.5-turbo": 54, "mixtral-8x7b": 36}
     assert attempts["usd"].sum() == pytest.approx(theirs, rel=1e-12)
     agreement = pd.read_csv(results / "tables/grader_agreement.csv")

@@ -63,7 +63,8 @@ def test_an_interval_never_leaves_the_values_its_statistic_can_take():
                            expert_alone=np.array([1.0, 0.2])).set_index(["statistic", "task"])
     assert list(rows.loc["table1:a", "high"]) == [1.0, 0.2] and (rows.loc["table1:a", "low"] == 0).all()
     assert (rows.loc["technique gain:x", "high"] == 1.0).all() and (rows.loc["technique gain:x", "low"] < -0.9).all()
-    assert list(rows.loc["release frontier:0", "high"]) == [100.0, 100.0] and (rows.loc["release frontier:0", "low"] == 0).all()
+    assert list(rows.loc["release frontier:0",
+                         "high"]) == [100.0, 100.0] and (rows.loc["release frontier:0", "low"] == 0).all()
     assert (rows.loc["accuracy:a", "high"] == 1.0).all() and (rows.loc["accuracy:a", "low"] == 0).all()
     assert ((rows["low"] <= rows["value"]) & (rows["value"] <= rows["high"])).all()
 

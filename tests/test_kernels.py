@@ -64,7 +64,8 @@ def test_only_collection_runs_with_the_providers_keys(tmp_path, monkeypatch, scr
 
 
 SEEN = ("import sys\nopen(OUT, 'w').write(repr(('xml.dom.minidom' in sys.modules, 'colorsys' in sys.modules, "
-        "sorted(k for k in globals() if not k.startswith('_') and k not in ('In', 'Out', 'exit', 'quit', 'get_ipython', 'open')))))")
+        "sorted(k for k in globals() if not k.startswith('_') and k not in ('In', 'Out', 'exit', "
+        "'quit', 'get_ipython', 'open')))))")
 
 
 @pytest.mark.parametrize("warm", [False, True])
@@ -80,13 +81,15 @@ def test_a_warm_kernel_has_imported_the_notebooks_modules_and_nothing_else(tmp_p
         monkeypatch.setenv(kernels.COLD_ENV, "1")
     execute_notebook(src, tmp_path / "out.ipynb", params)
     assert (tmp_path / "seen.txt").read_text() == repr((warm, False, ["OUT", "params_file", "sys"]))
-    counts = [c.execution_count for c in nbformat.read(tmp_path / "out.ipynb", as_version=4).cells if c.cell_type == "code"]
+    counts = [c.execution_count for c in nbformat.read(tmp_path / "out.ipynb", as_version=4).cells
+              if c.cell_type == "code"]
     assert counts[0] == 1 and counts == sorted(counts)
     assert not left_behind(scratch)
 
 
 def test_the_modules_a_notebook_imports(tmp_path):
-    src = notebook(tmp_path / "n.ipynb", "import a.b, c\nfrom d.e import f, g as h\nfrom . import rel", "%magic\nimport z",
+    src = notebook(tmp_path / "n.ipynb",
+                   "import a.b, c\nfrom d.e import f, g as h\nfrom . import rel", "%magic\nimport z",
                    "def f():\n    import inner")
     assert kernels.notebook_modules(src) == ["a.b", "c", "d.e", "d.e.f", "d.e.g"]
 

@@ -35,7 +35,8 @@ def test_a_price_is_the_latest_in_effect_and_a_missing_one_names_the_dates_that_
 def test_two_snapshots_disagreeing_on_one_date_are_an_error(tmp_path):
     for name, price in (("a", 1.0), ("b", 2.0)):
         (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump({
-            "date": "2025-01-01", "source": name, "prices": {"m": {"input_usd_per_mtok": price, "output_usd_per_mtok": 1}}}))
+            "date": "2025-01-01", "source": name,
+            "prices": {"m": {"input_usd_per_mtok": price, "output_usd_per_mtok": 1}}}))
     with pytest.raises(CostOfPassError, match="snapshots a, b give different prices on 2025-01-01"):
         price_on("m", D("2025-02-01"), tmp_path)
 
@@ -57,24 +58,28 @@ def test_shapley_split_by_hand():
 
 def snapshot(date, a, b):
     return PriceSnapshot(name=f"s{date}", date=date, source="test", prices={
-        "a": ModelPrice(input_usd_per_mtok=a, output_usd_per_mtok=a), "b": ModelPrice(input_usd_per_mtok=b, output_usd_per_mtok=b)})
+        "a": ModelPrice(input_usd_per_mtok=a, output_usd_per_mtok=a),
+        "b": ModelPrice(input_usd_per_mtok=b, output_usd_per_mtok=b)})
 
 
 def test_price_change_split_on_two_problems_by_hand():
     """Model a (old) passes both problems for 1M tokens; b (new) passes problem 1 only for 1M tokens; expert 10 USD.
-    a's price goes 4 -> 2 USD/Mtok, b's is 1. V(M0,P0) = 4, V(M0,P1) = 2, V(M1,P0) = (1 + 4) / 2, V(M1,P1) = (1 + 2) / 2."""
+    a's price goes 4 -> 2 USD/Mtok, b's is 1. V(M0,P0) = 4, V(M0,P1) = 2, V(M1,P0) = (1 + 4) / 2, V(M1,P1) = (1 + 2) /
+    2."""
     rows = [("a", "p1", True), ("a", "p2", True), ("b", "p1", True), ("b", "p2", False)]
     attempts = pd.DataFrame({"task": "t", "problem_id": [r[1] for r in rows], "model": [r[0] for r in rows],
                              "method": "vanilla", "run": 0, "complete": True, "correct": [r[2] for r in rows],
                              "prompt_tokens": 500_000, "completion_tokens": 500_000})
     releases = pd.Series({"a": pd.Timestamp("2024-01-01"), "b": pd.Timestamp("2024-06-01")})
     expert = pd.Series(10.0, index=pd.MultiIndex.from_tuples([("t", "p1"), ("t", "p2")], names=["task", "problem_id"]))
-    prices = {D("2024-02-01"): snapshot(D("2024-02-01"), 4.0, 1.0), D("2024-12-01"): snapshot(D("2024-12-01"), 2.0, 1.0)}
+    prices = {D("2024-02-01"): snapshot(D("2024-02-01"), 4.0, 1.0),
+              D("2024-12-01"): snapshot(D("2024-12-01"), 2.0, 1.0)}
     out = price_change_split(attempts, releases, expert, D("2024-02-01"), D("2024-12-01"), prices.__getitem__).iloc[0]
     assert (out.start_usd, out.end_usd) == (4.0, 1.5) and (out.models_start, out.models_end) == (1, 2)
     new, price = shapley_two(4.0, 2.5, 2.0, 1.5)
     assert out.new_models_usd == pytest.approx(new) and out.prices_usd == pytest.approx(price)
-    assert out.new_models_usd + out.prices_usd == pytest.approx(out.change_usd) and out.change_pct == pytest.approx(-62.5)
+    assert (out.new_models_usd + out.prices_usd == pytest.approx(out.change_usd)
+            and out.change_pct == pytest.approx(-62.5))
 
 
 def run_cli(*args):

@@ -57,7 +57,8 @@ def _attempts(seed: int = 0):
         for p in range(30):
             rate = rng.uniform(0, 1)
             for run in range(4):
-                rows += [(task, f"p{p}", "sure", 0.01, True, run), (task, f"p{p}", "cheap", 0.001, rng.random() < rate, run),
+                rows += [(task, f"p{p}", "sure", 0.01, True, run),
+                         (task, f"p{p}", "cheap", 0.001, rng.random() < rate, run),
                          (task, f"p{p}", "never", 0.0001, False, run)]
     return pd.DataFrame(rows, columns=["task", "problem", "option", "usd", "correct", "run"])
 
@@ -96,7 +97,8 @@ def test_the_public_api_compares_every_two_options_paired_on_the_same_problems()
     attempts = _attempts()
     rows = api.differences(attempts, expert_usd={"a": 1.0, "b": 2.0})
     assert list(rows.columns) == ["task", "a", "b", "value", "low", "high", "k", "level"]
-    assert len(rows) == 2 * 3 and set(zip(rows["a"], rows["b"])) == {("cheap", "never"), ("cheap", "sure"), ("never", "sure")}
+    assert len(rows) == 2 * 3 and set(zip(rows["a"], rows["b"])) == {("cheap", "never"),
+                                                                     ("cheap", "sure"), ("never", "sure")}
     pair = rows[(rows["task"] == "b") & (rows["a"] == "never") & (rows["b"] == "sure")].iloc[0]
     assert np.isclose(pair["value"], 4 * 0.0001 + 2.0 - 0.01) and 0 < pair["low"] <= pair["value"] <= pair["high"]
     alone = api.headline(attempts, expert_usd={"a": 1.0, "b": 2.0}).set_index(["statistic", "task"])["value"]
@@ -143,8 +145,10 @@ def test_the_public_api_reads_no_verdict_it_cannot_and_no_k_a_single_cell_would_
         api.headline(attempts.assign(correct=attempts["correct"].astype(float).where(attempts.index != 5)), 1.0)
     ones = api.headline(attempts.assign(correct=attempts["correct"].astype(int)), 1.0)
     assert np.allclose(ones["value"], api.headline(attempts, 1.0)["value"])
-    short = attempts.drop(index=attempts[(attempts.task == "a") & (attempts.problem == "p3") & (attempts.option == "cheap")].index[-1])
-    with pytest.raises(CostOfPassError, match=r"same number of runs; a: option 'cheap' on problem 'p3' has 3 of 4 runs"):
+    short = attempts.drop(index=attempts[(attempts.task == "a") & (attempts.problem == "p3")
+                                         & (attempts.option == "cheap")].index[-1])
+    with pytest.raises(CostOfPassError,
+                       match=r"same number of runs; a: option 'cheap' on problem 'p3' has 3 of 4 runs"):
         api.headline(short, 1.0)
 
 
@@ -162,7 +166,8 @@ print(os.environ.get("OPENBLAS_NUM_THREADS"), os.environ.get("MPLBACKEND"), sys.
 
 def test_the_command_sets_its_kernels_defaults_and_keeps_jsonschemas_iri_parsers_out():
     env = {k: v for k, v in __import__("os").environ.items() if k not in ("OPENBLAS_NUM_THREADS", "MPLBACKEND")}
-    out = subprocess.run([sys.executable, "-c", CLI_PROBE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    out = subprocess.run([sys.executable, "-c", CLI_PROBE], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split("\n")[-2] == "1 Agg None"
     out = subprocess.run([sys.executable, "-c", CLI_PROBE], cwd=ROOT, env={**env, "OPENBLAS_NUM_THREADS": "4"},
@@ -180,7 +185,8 @@ def test_a_number_one_problem_carries_says_so():
     from helpers.publish.findings import carried
 
     attempts = _attempts()
-    attempts.loc[(attempts["task"] == "a") & (attempts["problem"] == "p7") & (attempts["option"] == "sure"), "correct"] = False
+    attempts.loc[(attempts["task"] == "a") & (attempts["problem"] == "p7")
+                 & (attempts["option"] == "sure"), "correct"] = False
     # 'sure': one try of $0.01 where it passes; on p7 four tries, then the fee
     rows = api.headline(attempts, expert_usd={"a": 10.0, "b": 2.0}).set_index(["statistic", "task"])
     sure = rows.loc[("table1:sure", "a")]

@@ -57,7 +57,8 @@ def test_the_mypy_baseline_stays_small_and_sorted():
 
 
 def test_ruff_finds_nothing():
-    done = subprocess.run([sys.executable, "-m", "ruff", "check", "--output-format", "concise", "src", "tests", "benchmarks"],
+    done = subprocess.run([sys.executable, "-m", "ruff", "check", "--output-format", "concise",
+                           "src", "tests", "benchmarks"],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"ruff check src tests benchmarks:\n{done.stdout}{done.stderr}"
 
@@ -66,7 +67,8 @@ def test_no_rule_is_silenced_for_an_assigned_lambda():
     """Issue 64: 25 lambdas assigned to names, each with ruff's E731 silenced, were there to fit the function cap; a
     nested ``def`` reads better."""
     marker = "noqa: " + "E731"  # not spelled out here, so this file does not find itself
-    silenced = [f"{p.relative_to(ROOT)}:{i}" for d in ("src", "tests", "benchmarks") for p in sorted((ROOT / d).rglob("*.py"))
+    silenced = [f"{p.relative_to(ROOT)}:{i}" for d in ("src", "tests", "benchmarks")
+                for p in sorted((ROOT / d).rglob("*.py"))
                 for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if marker in line]
     assert not silenced, silenced
 

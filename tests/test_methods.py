@@ -42,7 +42,8 @@ def test_a_new_method_is_one_registration(monkeypatch):
     register(r"first_of_k([1-9])", "first_of_kN",
              lambda m: Method(m.group(0), collected_calls=0, billed_calls=int(m.group(1)),
                               estimator=lambda v, seed: best_of_k_estimates(v, 1)))
-    params = params_from_mapping({"name": "x", "tasks": ["gsm8k"], "models": ["m"], "methods": ["vanilla", "first_of_k2"],
+    params = params_from_mapping({"name": "x", "tasks": ["gsm8k"], "models": ["m"],
+                                  "methods": ["vanilla", "first_of_k2"],
                                   "n_problems": 1, "n_runs": 1, "price_snapshot": "p", "budget_usd": 1})
     assert params.methods == ["vanilla", "first_of_k2"]
 

@@ -97,7 +97,8 @@ def test_all_fail_statistic_by_hand():
 def test_verdicts_name_the_rejecting_checks():
     import pandas as pd
 
-    checks = pd.DataFrame([{"task": "t", "check": "all-fail", "rejects": True}, {"task": "t", "check": "ordering", "rejects": False},
+    checks = pd.DataFrame([{"task": "t", "check": "all-fail", "rejects": True},
+                           {"task": "t", "check": "ordering", "rejects": False},
                            {"task": "u", "check": "all-fail", "rejects": False}])
     assert mc.verdicts(checks) == {"t": "rejected by all-fail", "u": ""}
 
@@ -113,7 +114,8 @@ def test_each_check_rejects_at_its_calibrated_critical_value():
     assert set(critical) == set(mc.CHECKS) == set(saved["critical_p"]) and saved["sets"] >= 400
     for check, c in critical.items():
         assert 0 < c < 1
-        assert mc.CheckResult(check, 1.0, 1.0, c).rejects and not mc.CheckResult(check, 1.0, 1.0, min(1.0, c * 1.01 + 1e-9)).rejects
+        assert mc.CheckResult(check, 1.0, 1.0, c).rejects and not mc.CheckResult(check, 1.0, 1.0,
+                                                                                 min(1.0, c * 1.01 + 1e-9)).rejects
 
 
 def test_randomised_p_values_split_ties():

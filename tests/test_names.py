@@ -16,7 +16,8 @@ def test_methods_columns_datasets_and_booleans_read_as_words():
                        "ours_sign": ["+"], "same sign": [True], "strategy": ["GPT-4o+self_refine"]})
     shown = names.frame(df, LABELS)
     assert list(shown.columns) == ["dataset", "technique", "models at start", "sign, this run", "same sign", "strategy"]
-    assert shown.iloc[0].tolist() == ["Two Digit Addition", "majority vote (k=3)", 1, "+", "yes", "GPT-4o + self-refine"]
+    assert shown.iloc[0].tolist() == ["Two Digit Addition", "majority vote (k=3)", 1, "+",
+                                      "yes", "GPT-4o + self-refine"]
     assert df["task"].tolist() == ["two_digit_addition"]  # a copy: the CSV keeps its ids
     assert names.value("technique gain:self_refine (%)", LABELS) == "technique gain: self-refine (%)"
     assert names.value("frontier:all models (USD)", LABELS) == "frontier:all models (USD)"

@@ -91,7 +91,8 @@ def test_runner_stops_at_the_first_failing_notebook(write_set, tmp_path):
     # grading before collection fails inside the notebook: the error names the executed copy
     out = run_cli("run", str(path), "--only", "02_grade")
     assert out.returncode == 2
-    assert "notebook 02_grade failed" in out.stderr and str(params.output_path / "notebooks/02_grade.ipynb") in out.stderr
+    assert "notebook 02_grade failed" in out.stderr and str(params.output_path
+                                                            / "notebooks/02_grade.ipynb") in out.stderr
     # issue 64: what the command line decided reaches the stage as a parameter, shown in the executed notebook
     executed = (params.output_path / "notebooks/02_grade.ipynb").read_text()
     assert 'settings = {\\"offline\\": False, \\"write_anywhere\\": True, \\"unisolated_grading\\": False}' in executed
@@ -135,8 +136,10 @@ def test_recollect_rebuilds_the_same_calls(write_set):
 def test_the_installed_command_and_the_tools_print_one_line_errors(tmp_path):
     command = Path(sys.executable).parent / "cost-of-pass"
     assert command.is_file(), "pip install -e . installs the cost-of-pass console script"
-    out = subprocess.run([str(command), "check", str(tmp_path / "nope.yaml")], capture_output=True, text=True, timeout=300)
-    assert out.returncode == 2 and out.stderr.strip().splitlines() == [f"error: parameter set not found: {tmp_path / 'nope.yaml'}"]
+    out = subprocess.run([str(command), "check", str(tmp_path / "nope.yaml")],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2 and out.stderr.strip().splitlines() == ["error: parameter set not "
+                                                                       f"found: {tmp_path / 'nope.yaml'}"]
     tool = subprocess.run([sys.executable, "-m", "helpers.cli.calibrate", "--tables", str(tmp_path), "--data-dir",
                            str(tmp_path)], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert tool.returncode == 2 and len(tool.stderr.strip().splitlines()) == 1 and "not found" in tool.stderr

@@ -198,7 +198,8 @@ def test_names_that_would_crowd_become_numbers_with_one_key_for_every_panel():
         for t in ax.texts:  # each number at its name's point
             assert t.xy[0] == pytest.approx(np.linspace(0.45, 0.5, 12)[names.index(order[int(t.get_text()) - 1])])
     key = fig.legends[-1]
-    assert [t.get_text() for t in key.get_texts()] == order[1:] and key.get_title().get_text() == "numbers at the points"
+    assert ([t.get_text() for t in key.get_texts()] == order[1:]
+            and key.get_title().get_text() == "numbers at the points")
     plt.close(fig)
 
 

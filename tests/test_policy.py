@@ -95,7 +95,8 @@ def patterns_of(rates: list[float], r: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.mark.parametrize("rates,costs", [([[0.3, 0.8], [0.6, 0.2]], [0.1, 1.0]),
-                                         ([[0.05, 0.9], [0.5, 0.5]], [0.01, 0.2]), ([[0.0, 1.0], [1.0, 0.0]], [0.5, 0.5])])
+                                         ([[0.05, 0.9], [0.5, 0.5]], [0.01, 0.2]),
+                                         ([[0.0, 1.0], [1.0, 0.0]], [0.5, 0.5])])
 def test_the_crossfitted_frontier_is_unbiased_for_what_its_choices_truly_cost(rates, costs):
     """Exact enumeration over every joint pass pattern of two problems (each pair a group): the chosen policy's value
     has the mean true cost of the options it chose (each problem's choice made on the other problem, its value read on
@@ -105,7 +106,8 @@ def test_the_crossfitted_frontier_is_unbiased_for_what_its_choices_truly_cost(ra
     one = np.array(list(itertools.product([False, True], repeat=2 * r))).reshape(-1, 2, r)  # one problem's patterns
     n1 = len(one)
     pairs = np.array([(i, j) for i in range(n1) for j in range(n1)])
-    pats = np.concatenate([one[pairs[:, 0]][:, None], one[pairs[:, 1]][:, None]], axis=1).reshape(-1, 2, r)  # (2N, S, r)
+    # (2N, S, r)
+    pats = np.concatenate([one[pairs[:, 0]][:, None], one[pairs[:, 1]][:, None]], axis=1).reshape(-1, 2, r)
     p = np.where(pats, np.repeat(np.tile(rates, (len(pairs), 1))[:, :, None], r, axis=2),
                  1 - np.repeat(np.tile(rates, (len(pairs), 1))[:, :, None], r, axis=2))
     chance = np.prod(p.reshape(len(pairs), -1), axis=1)  # each joint pattern's chance
@@ -365,7 +367,8 @@ def test_a_seeded_strategy_is_also_measured_over_its_seed_models_attempt():
     attempt starts from GPT-4's answer: ``seed gain`` measures it over the seed model's own single attempt."""
     from helpers.analyze.headline import Gain, strategy_specs
 
-    specs = strategy_specs(["a", "b"], ["vanilla", "ldb_seed_gpt4"], {"a", "b", "a+ldb_seed_gpt4"}, {"a+ldb_seed_gpt4": "b"})
+    specs = strategy_specs(["a", "b"], ["vanilla", "ldb_seed_gpt4"], {"a", "b", "a+ldb_seed_gpt4"},
+                           {"a+ldb_seed_gpt4": "b"})
     assert specs["seed gain:a+ldb_seed_gpt4"] == Gain(("b",), ("a+ldb_seed_gpt4",))
     assert specs["strategy gain:a+ldb_seed_gpt4"] == Gain(("a",), ("a+ldb_seed_gpt4",))
     unknown = strategy_specs(["a"], ["vanilla", "ldb_seed_gpt4"], {"a", "a+ldb_seed_gpt4"}, {"a+ldb_seed_gpt4": "z"})

@@ -66,7 +66,8 @@ def test_the_runner_draws_the_stage_bar_with_spend_in_a_terminal(shared_data, tm
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_study_reports_each_simulated_set_as_it_ends(workers, monkeypatch):
-    """Issue 38 item 7: 07_validity ran for minutes without a line; its studies now step a bar per set, forked or not."""
+    """Issue 38 item 7: 07_validity ran for minutes without a line; its studies now step a bar per set, forked or
+    not."""
     from helpers.core import pool, progress
 
     seen = []
@@ -84,5 +85,6 @@ def test_a_study_reports_each_simulated_set_as_it_ends(workers, monkeypatch):
 
     monkeypatch.setattr(progress, "progress_bar", lambda **kw: Bar(**kw))
     out = pool.forked_map(lambda a, b: a * b, [(i, 2) for i in range(7)], workers, desc="test sets")
-    assert out == [2 * i for i in range(7)] and seen[0]["total"] == 7 and seen[0]["desc"] == "test sets" and seen[-1] == 7
+    assert (out == [2 * i for i in range(7)] and seen[0]["total"] == 7 and seen[0]["desc"] == "test sets"
+            and seen[-1] == 7)
 

@@ -178,7 +178,8 @@ def test_racing_protected_frontiers_equal_the_uniform_designs(write_set, tmp_pat
                                    cp.frontier(uniform.cop, models, uniform.expert))
     pd.testing.assert_frame_equal(race.frontier_over_time(), uniform.frontier_over_time())
 
-    assert expert_fee.unpassed_problems(race) == expert_fee.unpassed_problems(uniform)  # the frontier's words: every problem
+    # the frontier's words: every problem
+    assert expert_fee.unpassed_problems(race) == expert_fee.unpassed_problems(uniform)
     # everything else is the Table-1 sample's: every option made every run there
     assert race.cop.notna().all().all() and len(race.cop) == 4  # 10% of 40 problems
     rows, curve = intervals.every_problem_statistics(race, 50, 0.95)
@@ -200,7 +201,8 @@ def test_racing_protected_frontiers_equal_the_uniform_designs(write_set, tmp_pat
         raced, sample = (cells.xs(m, level="option")[k] for k in ("raced", "in_sample"))
         alone = np.minimum(race.full.cop[m].fillna(np.inf), race.full.expert)
         alone.index = alone.index.map(lambda k: (str(k[0]), str(k[1])))
-        h = np.where(raced, 1.0, np.where(sample, 1 / per_task.reindex(raced.index.get_level_values("task")).to_numpy(), 0.0))
+        h = np.where(raced, 1.0, np.where(sample,
+                                          1 / per_task.reindex(raced.index.get_level_values("task")).to_numpy(), 0.0))
         h = pd.Series(h, index=raced.index)
         by_hand = (h * alone.reindex(h.index).fillna(0.0)).groupby("task").sum() / h.groupby("task").sum()
         for task, v in by_hand.items():
@@ -313,6 +315,7 @@ def test_the_racing_study_weighs_table1_and_shows_the_sample_alone_beside_it(wri
     df = racing_study(gm, [kt.GENERATORS[0]], Racing(table1_share=0.1), repetitions=2, replicates=30)
     table1 = df[df["statistic"] == "table1"].set_index("design")
     assert list(table1.index) == ["uniform", "racing", "sample"]
-    assert table1.loc["racing", "from"] == "every problem, weighted" and table1.loc["sample", "from"] == "Table-1 sample"
+    assert table1.loc["racing", "from"] == "every problem, weighted" and table1.loc["sample",
+                                                                                    "from"] == "Table-1 sample"
     assert table1.loc["racing", "mean_width"] < table1.loc["sample", "mean_width"]
     assert (df[df["statistic"] == "frontier"]["from"] == "every problem").all()

@@ -244,10 +244,12 @@ def test_every_quoted_number_is_in_the_output_it_quotes():
 
 
 def test_the_quote_check_catches_a_typed_number():
-    text = "- Coverage 99.8–100% over 10 generators, width 0.085 (run 2026-11-27).<!-- quotes benchmarks/results/x.txt -->"
+    text = ("- Coverage 99.8–100% over 10 generators, width 0.085 (run 2026-11-27).<!-- "
+            "quotes benchmarks/results/x.txt -->")
     [(name, passage)] = quoted_passages(text)
     assert name == "benchmarks/results/x.txt" and NUMBER.findall(passage) == ["99.8", "100", "0.085"]
-    [(_, later)] = quoted_passages("A 0.31 bound.<!-- quote --> Then 4.2% here.<!-- quotes benchmarks/results/x.txt -->")
+    [(_, later)] = quoted_passages("A 0.31 bound.<!-- quote --> Then 4.2% here.<!-- "
+                                   "quotes benchmarks/results/x.txt -->")
     assert NUMBER.findall(later) == ["4.2"]
 
 
@@ -288,14 +290,16 @@ def test_make_humaneval_runs_beside_the_checkout_group_and_its_report_is_checked
     from conftest import xdist_group
 
     assert xdist_group("test_readme.py::test_readme_command_works_as_written[make humaneval]") == "humaneval"
-    assert xdist_group("test_report_html.py::test_the_reports_on_disk_pass_the_browser_check[humaneval_agents]") == "humaneval"
+    assert (xdist_group("test_report_html.py::test_the_reports_on_disk_pass_the_browser_check[humaneval_agents]")
+            == "humaneval")
     assert xdist_group("test_sandbox.py::test_no_new_process_and_nothing_outlives_grading[os.fork]") == "humaneval"
     for name in ("test_readme.py::test_readme_command_works_as_written[make all]",
                  "test_report_html.py::test_the_reports_on_disk_pass_the_browser_check[sim]"):
         assert xdist_group(name) == "checkout"
     from conftest import LONGEST
 
-    assert all(u in ("checkout", "humaneval", "small_sim_set") or (ROOT / u).is_file() for u in LONGEST)  # no stale name
+    # no stale name
+    assert all(u in ("checkout", "humaneval", "small_sim_set") or (ROOT / u).is_file() for u in LONGEST)
 
 
 def test_a_programs_words_in_a_docs_block_are_escaped(tmp_path):

@@ -1,6 +1,6 @@
 """docs/architecture.md's recipes, each followed once on a small worked example: a model, a price, a task, a method, a
-backend, an importer and a figure are added the way the recipe says (here into the running registries, undone after the test), and a
-set that uses the addition is collected and graded (the figure: published and shown in the report)."""
+backend, an importer and a figure are added the way the recipe says (here into the running registries, undone after the
+test), and a set that uses the addition is collected and graded (the figure: published and shown in the report)."""
 
 from __future__ import annotations
 
@@ -75,7 +75,8 @@ def test_recipe_add_a_price(write_set, tmp_path):
     cheaper = {"date": "2025-06-01", "source": "worked example: a price cut",
                "prices": {"example": {"input_usd_per_mtok": 0.5, "output_usd_per_mtok": 2.0}}}
     (tmp_path / "cut.yaml").write_text(yaml.safe_dump(cheaper))
-    repriced = load_params(write_set({**yaml.safe_load(Path(params.source).read_text()), "price_snapshot": str(tmp_path / "cut.yaml")}))
+    repriced = load_params(write_set({**yaml.safe_load(Path(params.source).read_text()),
+                                      "price_snapshot": str(tmp_path / "cut.yaml")}))
     ctx, est = preflight_estimate(repriced)
     assert est["calls"].sum() == 0  # every call is recorded already: nothing to collect
     again = run_grading(ctx)
@@ -135,7 +136,8 @@ def test_recipe_add_a_task(doubling_task, write_set, tmp_path, monkeypatch):
     ctx, attempts = collected_and_graded(params)
     assert len(ctx.problems[doubling_task]) == 8 and len(attempts) == 8 * 3
     targets = {p.problem_id: p.target for p in ctx.problems[doubling_task]}
-    assert (attempts["correct"] == [e == targets[p] for e, p in zip(attempts["extracted"], attempts["problem_id"])]).all()
+    assert (attempts["correct"] == [e == targets[p]
+                                    for e, p in zip(attempts["extracted"], attempts["problem_id"])]).all()
     assert 0 < attempts["correct"].mean() < 1  # the simulated model passes some and fails some
 
 
@@ -236,7 +238,8 @@ def test_recipe_add_an_importer(write_set, monkeypatch, tmp_path):
              "imported": {"name": "recorded-v1"}}
     params = example_set(write_set, {"recorded": model}, import_from={"format": "tsv_example", "path": str(source)})
     problems = preflight(params).problems["two_digit_addition"]
-    rows = [f"recorded-v1\t{p.problem_id}\t{run}\t{p.target if run == 0 else 0}\t30\t5" for p in problems for run in (0, 1)]
+    rows = [f"recorded-v1\t{p.problem_id}\t{run}\t{p.target if run == 0 else 0}\t30\t5"
+            for p in problems for run in (0, 1)]
     source.write_text("\n".join(rows) + "\n")
     _, attempts = collected_and_graded(params)
     assert len(attempts) == 12 and list(attempts.sort_values("run")["correct"]) == [True] * 6 + [False] * 6

@@ -17,7 +17,8 @@ def test_append_read_and_supersede(tmp_path):
     assert latest.loc[0, "status"] == "ok" and latest.loc[1, "status"] == "error"
     done = store.done(responses=True)
     assert set(done[["task", "problem_id", "model", "method", "run", "call", "fingerprint"]].itertuples(
-        index=False, name=None)) == {("t", "p", "m", "vanilla", 0, 0, "")} and done["response"].tolist() == ["<answer>1</answer>"]
+        index=False, name=None)) == {("t", "p", "m", "vanilla", 0, 0,
+                                      "")} and done["response"].tolist() == ["<answer>1</answer>"]
 
 
 def test_torn_last_line_is_ignored_and_repaired(tmp_path):

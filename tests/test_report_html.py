@@ -15,7 +15,8 @@ from helpers.publish import browser, names
 pytestmark = pytest.mark.slow  # runs a set through the pipeline and opens its report in Chromium
 
 FIGURES = ["headline_costs", "routing_frontier", "figure2_frontier_over_time", "figure4_relative_gain_per_release",
-           "figure3_family_counterfactual", "figure5_model_counterfactual", "validity_generators_heatmap", "cost_accuracy",
+           "figure3_family_counterfactual", "figure5_model_counterfactual",
+           "validity_generators_heatmap", "cost_accuracy",
            "expert_fee_curve", "release_policy", "counterfactual_policy"]
 NOTES = ["price_change"]  # this set's prices never change: one sentence instead of a figure of empty bars
 TABLES = ["as the paper's Table 1", "(the paper's Table 2)", "as the paper's Table 5", "as the paper's Table 6",
@@ -83,7 +84,8 @@ def test_html_is_self_contained_and_complete(report):
                    "Table 3", "Table 4", "Table 5", "Table 6", "Table S1"):
         assert f"<strong>{number}.</strong>" in html, number
     at = [html.index(f"<strong>{n}.</strong>") for n in ("Figure 1", "Table 1", "Figure 2", "Figure 3", "Table 2",
-                                                           "Table 3", "Table 4", "Table 5", "Table 6", "Figure 4", "Figure 5")]
+                                                           "Table 3", "Table 4", "Table 5",
+                                                           "Table 6", "Figure 4", "Figure 5")]
     assert at == sorted(at)  # the paper's order: its main text, then (after what it lacks) its appendix
     assert not re.search(r"Figure \d+[.:] Figure", html)
     assert html.count("<h1") == 1  # one title
@@ -122,8 +124,10 @@ def test_the_site_publishes_to_a_folder_that_opens_offline(report, tmp_path):
     site = tmp_path / "site"
     folder = site / report.output_path.name  # the set's folder keeps its name in the site
     assert (site / "index.html").is_file() and (folder / "tables/index.html").is_file()
-    assert (folder / "explorer/index.html").is_file() and len(list((folder / "explorer/p").glob("*.html"))) == report.n_problems
-    assert not list(site.rglob("*.jsonl")) and {p.suffix for p in site.rglob("*") if p.is_file()} <= {".html", ".csv", ".png", ".svg"}
+    assert ((folder / "explorer/index.html").is_file()
+            and len(list((folder / "explorer/p").glob("*.html"))) == report.n_problems)
+    assert (not list(site.rglob("*.jsonl"))
+            and {p.suffix for p in site.rglob("*") if p.is_file()} <= {".html", ".csv", ".png", ".svg"})
     if browser.chromium() is not None:
         measured = browser.inspect(folder / "report/index.html", tmp_path / "w")
         assert browser.problems(measured, names.internal(report.tasks)) == []
@@ -165,7 +169,8 @@ def test_the_checks_catch_what_they_are_for(tmp_path):
     for html, expected in ((good, 0), (bad, 4)):
         page = tmp_path / f"{expected}.html"
         page.write_text(html)
-        found = browser.problems(browser.inspect(page, tmp_path / f"w{expected}"), names.internal(["two_digit_addition"]))
+        found = browser.problems(browser.inspect(page, tmp_path / f"w{expected}"),
+                                 names.internal(["two_digit_addition"]))
         assert len(found) == expected, found
 
 
@@ -218,10 +223,12 @@ def test_executed_notebooks_tell_the_story(report):
         assert cells[0]["cell_type"] == "markdown" and "$$" in "".join(cells[0]["source"]), name
         outputs = [o for c in cells if c["cell_type"] == "code" for o in c["outputs"]]
         assert not [o for o in outputs if o.get("name") == "stderr"], name
-        plain = ["".join(o.get("data", {}).get("text/plain", "")) for o in outputs if o["output_type"] == "execute_result"]
+        plain = ["".join(o.get("data", {}).get("text/plain", "")) for o in outputs
+                 if o["output_type"] == "execute_result"]
         assert not [t for t in plain if t.startswith(("PosixPath", "<Figure"))], name
         images = sum("image/png" in o.get("data", {}) for o in outputs)
-        assert images == sum(a.stage == name and a.kind == "figure" and (report.figures_path / f"{a.name}.png").is_file()
+        assert images == sum(a.stage == name and a.kind == "figure"
+                             and (report.figures_path / f"{a.name}.png").is_file()
                              for a in CATALOG.values()), name
         last = "".join("".join(o.get("data", {}).get("text/markdown", "")) for o in cells[-1]["outputs"])
         assert last.startswith("**What it found.**"), (name, last[:80])

@@ -52,7 +52,8 @@ def test_quarto_cache_is_keyed_on_the_results(tmp_path):
     from helpers.publish.report import inputs_digest, quarto_command
 
     params = params_from_mapping({"name": "q", "tasks": ["gsm8k"], "models": ["gpt-4o"], "n_problems": 1, "n_runs": 1,
-                                  "price_snapshot": "paper_table4_2025-04", "budget_usd": 1, "output_dir": str(tmp_path)})
+                                  "price_snapshot": "paper_table4_2025-04", "budget_usd": 1,
+                                  "output_dir": str(tmp_path)})
     params.tables_path.mkdir(parents=True)
     (params.tables_path / "table6_cost.csv").write_text("model,gsm8k\na,1\n")
     before = quarto_command("params/q.yaml", params)
@@ -78,13 +79,15 @@ NUMBERED = re.compile(r"^\W*(figure|fig\.|table|tbl\.)s?\s*\d", re.IGNORECASE)
 
 
 def test_captions_leave_numbering_to_quarto():
-    """Quarto numbers labelled figures and tables itself: a caption of its own 'Figure 2.' would read 'Figure 1: Figure 2.'"""
+    """Quarto numbers labelled figures and tables itself: a caption of its own 'Figure 2.' would read 'Figure 1: Figure
+    2.'"""
     for a in catalog.CATALOG.values():
         assert not NUMBERED.match(a.caption), f"{a.name}: caption starts with its own number: {a.caption[:30]}"
         assert re.fullmatch(r"s?(fig|tbl)-[a-z0-9-]+", a.label)  # Quarto's prefixes or the custom kinds; no underscores
     labels = [a.label for a in catalog.CATALOG.values()]
     assert len(labels) == len(set(labels))
-    assert NUMBERED.match("Figure 2. Frontier") and NUMBERED.match("**Table 1**: x") and not NUMBERED.match("The paper's Table 1")
+    assert (NUMBERED.match("Figure 2. Frontier") and NUMBERED.match("**Table 1**: x")
+            and not NUMBERED.match("The paper's Table 1"))
 
 
 def test_the_papers_artifacts_come_first_in_its_order_so_quarto_numbers_them_as_the_paper_does():
@@ -163,7 +166,8 @@ def test_report_blocks_label_for_quarto_and_number_offline(tmp_path):
     assert 'style="max-width: 100%"' in offline.block(fig)  # a file that is no PNG: its width unknown
     import struct  # a lone panel's 960 px PNG is shown at 70%: its text reads at a grid's size, not twice it
 
-    (params.figures_path / f"{fig.name}.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + struct.pack(">II", 960, 720))
+    (params.figures_path / f"{fig.name}.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+                                                          + struct.pack(">II", 960, 720))
     assert 'style="width: min(100%, 672px)"' in offline.block(fig)
     (params.figures_path / f"{fig.name}.caption.md").write_text("The paper&#39;s families.\n")  # as captions are saved
     assert 'alt="The paper&#x27;s families."' in ReportParts(params, "offline").block(fig)  # not &amp;#39;

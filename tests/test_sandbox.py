@@ -30,7 +30,8 @@ from helpers.grade.programs import code_job, remote_calls, split_mode
 
 RIGHT = "def add(a, b):\n    return a + b\n"
 WRONG = "def add(a, b):\n    return a - b\n"
-TEST = "def check(candidate):\n    assert candidate(2, 3) == 5\n    assert candidate(-1, 1) == 0\n    assert candidate(7, 0) == 7\n"
+TEST = ("def check(candidate):\n    assert candidate(2, 3) == 5\n    assert candidate(-1, 1) == "
+        "0\n    assert candidate(7, 0) == 7\n")
 PROMPT = "def add(a, b):\n    '''Add two numbers.'''\n"
 
 pytestmark = pytest.mark.skipif(not isinstance(sb.find_boundary(), bd.Boundary),
@@ -89,7 +90,8 @@ def test_plain_values_cross_with_their_types(box):
             "    assert candidate(float('inf')) == float('inf') and candidate(-0.0) == 0.0\n"
             "    assert candidate([1]) != (1,)\n")
     assert box.run(job("def add(x):\n    return x\n", test)).passed
-    counter = "from collections import Counter\ndef add(x):\n    return Counter(x)\n"  # a dict subclass crosses as a dict
+    # a dict subclass crosses as a dict
+    counter = "from collections import Counter\ndef add(x):\n    return Counter(x)\n"
     assert box.run(job(counter, "def check(candidate):\n    assert candidate('aab') == {'a': 2, 'b': 1}\n")).passed
 
 
@@ -104,7 +106,8 @@ def test_the_candidates_exceptions_reach_the_tests_as_themselves(box):
 FORGERIES = {
     "passed on every descriptor": "import os\nfor fd in range(1024):\n    try:\n        os.write(fd, b'passed')\n"
                                   "    except OSError:\n        pass\n" + WRONG,
-    "the pipe found through frames": "import sys, os\nf = sys._getframe()\nwhile f:\n    for v in list(f.f_locals.values()):\n"
+    "the pipe found through frames": "import sys, os\nf = sys._getframe()\nwhile f:\n    for v "
+    "in list(f.f_locals.values()):\n"
                                      "        if isinstance(v, int) and 2 < v < 100:\n            try:\n"
                                      "                os.write(v, b'\\x00\\x00\\x00\\x0f{\"ready\": true}')\n"
                                      "            except OSError:\n                pass\n    f = f.f_back\n" + WRONG,
@@ -136,8 +139,8 @@ def test_the_program_holds_no_copy_of_its_tests(kernel_only):
     test = TEST + f"    assert '{canary}'\n"
     scan = (f"import gc, sys\nC = '{canary[::-1]}'[::-1]\n"
             f"def holds(o):\n    return isinstance(o, str) and o is not C and C in o and '{canary[::-1]}' not in o\n"
-            "def inside(o):\n    if isinstance(o, dict):\n        return any(holds(k) or holds(v) for k, v in o.items())\n"
-            "    return isinstance(o, (list, tuple)) and any(holds(v) for v in o)\n"
+            "def inside(o):\n    if isinstance(o, dict):\n        return any(holds(k) or holds(v) for k, v in "
+            "o.items())\n    return isinstance(o, (list, tuple)) and any(holds(v) for v in o)\n"
             "FOUND = any(inside(o) for o in gc.get_objects())\nf = sys._getframe()\nwhile f:\n"
             "    FOUND = FOUND or inside(f.f_locals) or inside(f.f_globals) or holds(f.f_code.co_filename)\n"
             "    f = f.f_back\n")
@@ -174,7 +177,8 @@ def test_tests_that_call_the_solutions_own_function_cannot_be_forged(kernel_only
 
 def test_a_function_only_the_solution_defines_is_called_in_its_process(kernel_only):
     helper_test = "def check(candidate):\n    assert candidate(2, 3) == 5\n    assert double(4) == 8\n"
-    right, missing = (kernel_only.run(job(RIGHT + extra, helper_test)) for extra in ("def double(x):\n    return 2 * x\n", ""))
+    right, missing = (kernel_only.run(job(RIGHT + extra, helper_test))
+                      for extra in ("def double(x):\n    return 2 * x\n", ""))
     assert right.passed and right.harness == "split", right
     assert not missing.passed and "double" in missing.reason, missing
     assert kernel_only.run(job(RIGHT, OWN_TEST)).passed
@@ -185,7 +189,8 @@ def test_what_the_program_sees(kernel_only):
     probe = ("import os\nSEEN = (os.getuid(), os.getgid(), os.listdir('/proc'), os.listdir('/tmp'), os.getcwd(),"
              " sorted(set(os.listdir('/')) - {'box', 'dev', 'lib', 'lib64', 'proc', 'python', 'tmp', 'usr'}),"
              " sorted(os.listdir('/dev')), sorted(os.listdir('/box')), dict(os.environ))\n")
-    expect = "(65534, 65534, [], [], '/tmp', [], ['null', 'urandom'], ['kernel.py', 'plain.py', 'reasons.py', 'sandbox_server.py'], {})"
+    expect = ("(65534, 65534, [], [], '/tmp', [], ['null', 'urandom'], ['kernel.py', 'plain.py', "
+              "'reasons.py', 'sandbox_server.py'], {})")
     v = kernel_only.run(job(probe + passes_only_if(f"repr(SEEN) == {expect!r}")))
     assert v.passed, v.reason  # right answers only when the view is exactly this
 
@@ -205,7 +210,8 @@ def test_files_outside_the_scratch_directory_cannot_be_read_or_written(kernel_on
                   "    except OSError:\n        return False\n")
         escaped = f"{reads} or " + " or ".join(f"writable({p!r})" for p in (
             "/python/x", "/box/x", "/dev/shm/x", "/x", str(tmp_path / "written.txt"), "/proc/x"))
-        v = kernel_only.run(job(attack + f"ESCAPED = {escaped}\n" + passes_only_if("not ESCAPED and writable('/tmp/ok')")))
+        v = kernel_only.run(job(attack + f"ESCAPED = {escaped}\n"
+                                + passes_only_if("not ESCAPED and writable('/tmp/ok')")))
         assert v.passed, v.reason
         assert not (tmp_path / "written.txt").exists() and not os.path.exists("/x") and not os.path.exists("/tmp/ok")
     finally:
@@ -222,12 +228,13 @@ def test_each_program_gets_a_fresh_scratch_directory(kernel_only):
 NEW_PROCESSES = {
     "os.fork": "import os\nos.fork()\n",
     "a fork bomb": "import os\nwhile True:\n    os.fork()\n",
-    "double-forked daemon": "import os\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        import time\n"
+    "double-forked daemon": "import os\nif os.fork() == 0:\n    os.setsid()\n    if "
+    "os.fork() == 0:\n        import time\n"
                             "        time.sleep(600)\n",
     "subprocess": "import subprocess\nsubprocess.run(['/python/bin/python3', '-c', 'import time; time.sleep(600)'])\n",
     "_posixsubprocess.fork_exec": "import _posixsubprocess, os\nr, w = os.pipe()\n_posixsubprocess.fork_exec("
-                                  "[b'/python/bin/python3'], [b'/python/bin/python3'], True, (), None, None, -1, -1, -1, -1,"
-                                  " -1, -1, r, w, True, False, None, None, None, -1, None, False)\n",
+                                  "[b'/python/bin/python3'], [b'/python/bin/python3'], True, (), None, None, -1, -1, "
+                                  "-1, -1, -1, -1, r, w, True, False, None, None, None, -1, None, False)\n",
     "a thread": "import threading\nthreading.Thread(target=lambda: None).start()\n",
     "ctypes fork": "import ctypes\nassert ctypes.CDLL(None).fork() >= 0\n",
 }
@@ -323,8 +330,8 @@ def test_no_network_to_this_machine(kernel_only):
     accepted = []
     thread = threading.Thread(target=lambda: accepted.append(tcp.accept()), daemon=True)
     thread.start()
-    attack = (f"import socket\ndef tcp():\n    try:\n        socket.create_connection(('127.0.0.1', {tcp.getsockname()[1]}), 1)\n"
-              "        return True\n    except OSError:\n        return False\n"
+    attack = ("import socket\ndef tcp():\n    try:\n        socket.create_connection(('127.0.0.1', "
+              f"{tcp.getsockname()[1]}), 1)\n        return True\n    except OSError:\n        return False\n"
               f"try:\n    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
               f"    s.sendto(b'x', ('127.0.0.1', {udp.getsockname()[1]}))\nexcept OSError:\n    pass\n"
               "try:\n    IFACES = [n for _, n in socket.if_nameindex()]\nexcept OSError:\n    IFACES = []\n")
@@ -343,8 +350,8 @@ def test_a_unix_socket_file_is_out_of_reach(kernel_only, tmp_path):
     server = socket.socket(socket.AF_UNIX)
     server.bind(str(path))
     server.listen(1)
-    attack = (f"import socket\ntry:\n    s = socket.socket(socket.AF_UNIX)\n    s.connect({str(path)!r})\n    REACHED = True\n"
-              "except OSError:\n    REACHED = False\n")  # no socket at all now (issue 63), and no path to reach
+    attack = (f"import socket\ntry:\n    s = socket.socket(socket.AF_UNIX)\n    s.connect({str(path)!r})\n    REACHED "
+              "= True\nexcept OSError:\n    REACHED = False\n")  # no socket at all now (issue 63), and no path to reach
     assert kernel_only.run(job(attack + passes_only_if("not REACHED"))).passed
     server.close()
 
@@ -353,10 +360,10 @@ def test_signals_reach_no_process_outside(kernel_only):
     victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         attack = ("import os, signal\nSENT = []\n"
-                  f"for pid in (-1, 1, 2, 3, {victim.pid}, {os.getpid()}):\n    try:\n        os.kill(pid, signal.SIGKILL)\n"
-                  "        SENT.append(pid)\n    except OSError:\n        pass\n"
-                  f"try:\n    signal.pidfd_send_signal(os.pidfd_open({victim.pid}), signal.SIGKILL)\n    SENT.append('pidfd')\n"
-                  "except OSError:\n    pass\n")
+                  f"for pid in (-1, 1, 2, 3, {victim.pid}, {os.getpid()}):\n    try:\n        os.kill(pid, "
+                  "signal.SIGKILL)\n        SENT.append(pid)\n    except OSError:\n        pass\n"
+                  f"try:\n    signal.pidfd_send_signal(os.pidfd_open({victim.pid}), signal.SIGKILL)\n    "
+                  "SENT.append('pidfd')\nexcept OSError:\n    pass\n")
         kernel_only.run(job(attack + RIGHT))
         time.sleep(0.2)
         assert victim.poll() is None, "a program killed a process outside its sandbox"
@@ -420,7 +427,8 @@ def test_a_test_that_swallows_the_stand_ins_exceptions_does_not_hide_the_cpu_lim
 
 # ---- secrets ------------------------------------------------------------------------------------------------------
 def test_no_secret_leaves_through_a_verdict(monkeypatch):
-    key, shaped = "sk-" + "live-grader-secret-123456", "sk-" + "proj-abcdefghijklmnop"  # built here: no key-shaped literal
+    # built here: no key-shaped literal
+    key, shaped = "sk-" + "live-grader-secret-123456", "sk-" + "proj-abcdefghijklmnop"
     monkeypatch.setenv("OPENAI_API_KEY", key)
     monkeypatch.setenv("SOME_SETTING", "value-of-the-grading-process")
     attack = (f"def add(a, b):\n    raise ValueError('{shaped} value-of-the-grading-process "
@@ -489,8 +497,8 @@ def test_a_verdict_repeats_in_every_worker_and_run():
     checkout's secret, ``VerdictCache.draw_secret``)."""
     by_order = "def add(a, b):\n    return a + b if list({'x', 'y', 'z', 'w'})[0] == 'x' else a - b\n"
     by_luck = "import random\ndef add(a, b):\n    return a + b if random.random() < 0.5 else a - b\n"
-    drawn = ("import random\ndef check(candidate):\n    for _ in range(3):\n        a, b = random.randint(0, 9), random.randint(0, 9)\n"
-             "        assert candidate(a, b) == a + b or a == 0 or b == 0\n")
+    drawn = ("import random\ndef check(candidate):\n    for _ in range(3):\n        a, b = random.randint(0, 9), "
+             "random.randint(0, 9)\n        assert candidate(a, b) == a + b or a == 0 or b == 0\n")
     jobs = [job(by_order), job(by_luck), job(RIGHT.replace("a + b", "a + b if a < 9 else 0"), drawn)]
     seen = []
     for _ in range(2):
@@ -525,7 +533,8 @@ def test_a_program_finds_no_other_programs_text_in_its_memory(kernel_only):
         before = "".join(f"# {i} {canary}\n" for i in range(1500))  # ~60 KB: freed, not unmapped, by the allocator
         assert pool.run(job(before + RIGHT)).passed  # the program before, full of a canary
         mine = uuid.uuid4().hex
-        own = (SCANNER + f"X = bytes.fromhex('{_flipped(mine)}')\nMINE = X.translate(FLIP) * 3\n"  # its own canary, made here
+        # its own canary, made here
+        own = (SCANNER + f"X = bytes.fromhex('{_flipped(mine)}')\nMINE = X.translate(FLIP) * 3\n"
                + passes_only_if("holds(X)"))
         assert pool.run(job(own)).passed, "the scanner did not find its own canary"
         theirs = SCANNER + f"X = bytes.fromhex('{_flipped(canary)}')\n" + passes_only_if("not holds(X)")
@@ -539,7 +548,8 @@ def test_the_cpu_limit_holds_for_a_program_that_catches_sigxcpu(box):
     assert not v.passed and v.reason == "CPU time limit (3 s)" and 3 <= v.cpu_s < 3.3, v
 
 
-# ---- issue 63: the verdict holds to its limits -------------------------------------------------------------------------
+# ---- issue 63: the verdict holds to its limits
+# -------------------------------------------------------------------------
 TAKEOVER = """import fcntl, json, os, struct, time
 def _fd(mode):
     return next(fd for fd in range(3, 64) if _mode(fd) == mode)
@@ -757,8 +767,8 @@ def test_no_program_finds_an_earlier_programs_verdict():
     first = f"def add(a, b):\n    return c{canary}\n"  # its reason: "NameError: name 'c<canary>' is not defined"
     scan = (f"import gc, sys\nC = '{canary[:12][::-1]}'[::-1]\nR = '{canary[:12][::-1]}'\n"
             "def holds(o):\n    return isinstance(o, str) and C in o and o is not C and R not in o\n"
-            "def inside(o):\n    if isinstance(o, dict):\n        return any(holds(k) or holds(v) for k, v in list(o.items()))\n"
-            "    return isinstance(o, (list, tuple)) and any(holds(v) for v in o)\n"
+            "def inside(o):\n    if isinstance(o, dict):\n        return any(holds(k) or holds(v) for k, v in "
+            "list(o.items()))\n    return isinstance(o, (list, tuple)) and any(holds(v) for v in o)\n"
             "FOUND = any(holds(o) or inside(o) for o in gc.get_objects())\nf = sys._getframe()\nwhile f:\n"
             "    FOUND = FOUND or any(holds(v) or inside(v) for v in list(f.f_locals.values()))\n    f = f.f_back\n")
     with sb.Sandbox(workers=1, cpu_s=3, backstop_s=4, hook=False) as one:  # one worker: the same for both
@@ -772,7 +782,8 @@ STRING_TEST = "def check(candidate):\n    assert candidate('hiddenword', 'b') ==
 
 
 @pytest.mark.parametrize("raise_, leak", [
-    ("raise ValueError('=HYPERLINK(\"https://evil.example\") \\u202egnissap\\u202c')", ("HYPERLINK", "evil", "gnissap")),
+    ("raise ValueError('=HYPERLINK(\"https://evil.example\") \\u202egnissap\\u202c')",
+     ("HYPERLINK", "evil", "gnissap")),
     ("raise NameError(f\"name '{a}' is not defined\")", ("hiddenword",)),  # a hidden input in CPython's own template
     ("raise type('https://evil.example/x', (Exception,), {})()", ("evil",)),  # a type named to be a link
     ("raise KeyError(a)", ("hiddenword",)),  # CPython's own message, which is the input
@@ -792,13 +803,15 @@ def test_a_programs_exception_writes_no_words_of_its_own(kernel_only, raise_, le
     """What a program raises reaches the reason as its type (an identifier) and a message only where it is one of
     CPython's own with no input in it: no link, formula, reversed or invisible text, forged sentence or hidden input."""
     v = kernel_only.run(job(f"def add(a, b):\n    {raise_}\n", STRING_TEST))
-    assert not v.passed and ("its message is not kept" in v.reason or v.reason == "an exception of the program's own type"
+    assert not v.passed and ("its message is not kept" in v.reason or v.reason
+                             == "an exception of the program's own type"
                              or v.reason == "IndexError: list index out of range"), v
     assert not any(word in v.reason for word in leak), v
 
 
 def test_a_hidden_tests_own_words_are_not_published(kernel_only):
-    """An assertion of the hidden tests fails: the reason says so, not the test's message (which may hold its inputs)."""
+    """An assertion of the hidden tests fails: the reason says so, not the test's message (which may hold its
+    inputs)."""
     test = "def check(candidate):\n    assert candidate(2, 3) == 6, 'expected 6 for the hidden input 2, 3'\n"
     v = kernel_only.run(job(RIGHT, test))
     assert not v.passed and v.reason == "AssertionError: a hidden test failed", v
@@ -841,11 +854,13 @@ def test_cpythons_own_messages_are_kept():
             return type(exc).__name__, str(exc)
         raise AssertionError(code)
 
-    for code in ("[][1]", "''[1]", "()[1]", "1 / 0", "1 // 0", "1 % 0", "1.0 / 0", "undefined_name", "x = None; x[0]", "x = None; x()",
+    for code in ("[][1]", "''[1]", "()[1]", "1 / 0", "1 // 0", "1 % 0", "1.0 / 0", "undefined_name",
+                 "x = None; x[0]", "x = None; x()",
                  "x = 5; len(x)", "'a' + 1", "[] + 'a'", "1 + 'a'", "'a' < 1", "import no_such_module_x", "[].pop()",
                  "[1].remove(2)", "min([])", "a, b = [1]", "a, = [1, 2]", "hash([])", "(lambda x: x)()",
                  "(lambda x: x)(1, 2)", "(lambda: 0)(k=1)", "import math; math.sqrt(-1)", "'abc'.index('z')",
-                 "object().x", "for x in 5: pass", "x = 'a'; x['x']", "x = [1]; x['x']", "-'a'", "'a' * 'b'", "x = 5; 1 in x",
+                 "object().x", "for x in 5: pass", "x = 'a'; x['x']", "x = [1]; x['x']", "-'a'",
+                 "'a' * 'b'", "x = 5; 1 in x",
                  "def f(): return f()\nf()", "int(None)", "float('nan').__int__()"):
         name, text = message(code)
         assert reasons.kept_message(name, text) == text, (code, name, text)
@@ -958,7 +973,8 @@ SELF_KILLS = {  # a wrong program that made its own failure read as a kill from 
     "close the channel and sleep": "import os, time\nos.closerange(3, 64)\ntime.sleep(30)\n" + WRONG,
     "close the channel and compute": "import os\nos.closerange(3, 64)\nwhile True:\n    pass\n" + WRONG,
     # the kernel's RLIMIT_CPU hard limit sends SIGKILL, delivered even to a namespace's PID 1
-    "lower its own RLIMIT_CPU": "import resource\nresource.setrlimit(resource.RLIMIT_CPU, (1, 1))\nwhile True:\n    pass\n"
+    "lower its own RLIMIT_CPU": "import resource\nresource.setrlimit(resource.RLIMIT_CPU, "
+    "(1, 1))\nwhile True:\n    pass\n"
                                 + WRONG,
     "lower it through prlimit": "import resource\nresource.prlimit(0, resource.RLIMIT_CPU, (1, 1))\nwhile True:\n"
                                 "    pass\n" + WRONG,
@@ -1088,7 +1104,8 @@ def test_a_fifo_planted_as_the_key_file_is_refused_in_one_line(tmp_path):
     """A FIFO where the grader's key belongs made the grader wait forever for a writer; it is refused at once."""
     os.mkfifo(tmp_path / vc.KEY_FILE, 0o600)
     code = ("from pathlib import Path\nfrom helpers.grade import verdicts\n"
-            f"try:\n    verdicts.checkout_key(Path({str(tmp_path)!r}))\nexcept Exception as e:\n    print(type(e).__name__)\n")
+            f"try:\n    verdicts.checkout_key(Path({str(tmp_path)!r}))\nexcept Exception as "
+            "e:\n    print(type(e).__name__)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     assert out.stdout.strip() == "CostOfPassError", (out.stdout, out.stderr)
 

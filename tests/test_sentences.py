@@ -12,54 +12,61 @@ from helpers.publish import findings, policy_views, sentences, story
 
 def test_a_policy_cost_in_words():
     assert sentences.policy_said(0.5, 0.4, 0.7, 62.0) == "0.5 [0.4, 0.7]; 62% of it the assumed expert fee"
-    assert sentences.policy_said(0.5, 0.4, 0.7, 62.0, unidentified=3, k=4) == "not identified (3 problems with fewer than 4 runs)"
+    assert sentences.policy_said(0.5, 0.4, 0.7, 62.0, unidentified=3,
+                                 k=4) == "not identified (3 problems with fewer than 4 runs)"
     assert sentences.policy_said(np.nan, np.nan, np.nan, np.nan) == "not identified (fewer than 2 problems)"
 
 
 def test_the_papers_value_and_its_fee_in_words():
     assert sentences.fee_said(2.0, 0.5, 75.0) == "2: mostly the assumed expert fee (75%; the records decide 0.5 USD)"
     assert sentences.fee_said(2.0, 1.5, 25.0) == "2 (expert fee 25%)"
-    assert findings.expert_cell(2.0, 99.96, 1) == ("2: mostly the assumed expert fee (>99.9% of it, on the 1 problem no "
-                                                   "model passed in any run of its single attempt); the records decide 0.0008 USD")
-    assert findings.expert_cell(2.0, 80.0, None).startswith("2: mostly the assumed expert fee (80% of it, on problems no model")
+    assert findings.expert_cell(2.0, 99.96, 1) == ("2: mostly the assumed expert fee (>99.9% of it, on the 1 "
+                                                   "problem no model passed in any run of its single "
+                                                   "attempt); the records decide 0.0008 USD")
+    assert findings.expert_cell(2.0, 80.0,
+                                None).startswith("2: mostly the assumed expert fee (80% of it, on problems no model")
 
 
 def test_where_the_population_value_lies():
-    said = sentences.tail_sentence(0.024, np.array([0.21, 0.47]), ["gsm8k", "aime24"], {"gsm8k": "GSM8K", "aime24": "AIME"})
+    said = sentences.tail_sentence(0.024, np.array([0.21, 0.47]), ["gsm8k", "aime24"],
+                                   {"gsm8k": "GSM8K", "aime24": "AIME"})
     assert said.startswith("In this set's population truth the hardest 2.4% of problems (difficulty z > 2, where the "
-                           "frontier is costliest) carry this share of the frontier of all models: GSM8K 21%; AIME 47%.")
+                           "frontier is costliest) carry this share of the frontier of "
+                           "all models: GSM8K 21%; AIME 47%.")
 
 
 def test_the_papers_table_1_and_families_in_words():
     table1 = pd.DataFrame({"model": ["A", "B"], "family": ["f", "g"], "t": [0.4, 0.9], "u": [3.0, 2.0]})
     said = story.table1_found(table1, ["t", "u"], {"t": "T", "u": "U"}, {"t": 1.0, "u": 2.0}, {("u", "B"): 80.0})
-    assert said == ("The lowest value of the paper's Table 1, per dataset (a point estimate, not a finding beyond doubt: "
-                    f"{story.BEYOND_DOUBT}; the paper's cost-of-pass charges no failed try before the expert, so a model "
-                    "reads lower here than alone in the headline figure): T: A at 0.4 USD; U: B at 2 USD (no model beats the expert "
-                    "alone), 80% of it the "
-                    "assumed expert fee on problems it never passed or passed too rarely to beat the fee (the fee sets the "
-                    "level; which model is lowest rests on the problems each never passed: the expert-fee curve shows from "
-                    "which fee on).")
+    assert said == ("The lowest value of the paper's Table 1, per dataset (a point estimate, not a finding beyond "
+                    f"doubt: {story.BEYOND_DOUBT}; the paper's cost-of-pass charges no failed try before the expert, "
+                    "so a model reads lower here than alone in the headline figure): T: A at 0.4 USD; U: B at 2 USD "
+                    "(no model beats the expert alone), 80% of it the "
+                    "assumed expert fee on problems it never passed or passed too rarely to beat the fee (the fee "
+                    "sets the level; which model is lowest rests on the problems each never passed: the expert-fee "
+                    "curve shows from which fee on).")
     values = pd.DataFrame({"small": [12.0, -1.0], "big": [30.0, np.nan]}, index=["T", "U"])
-    assert story.families_found(values) == ("The family the frontier could least do without, per dataset, by the paper's "
-                                            f"point estimates (not a finding beyond doubt: {story.BEYOND_DOUBT}): T: big (30%); "
-                                            "U: none lowers the frontier.")
+    assert story.families_found(values) == ("The family the frontier could least do without, per dataset, by the "
+                                            "paper's point estimates (not a finding beyond doubt: "
+                                            f"{story.BEYOND_DOUBT}): T: big (30%); U: none lowers the frontier.")
     # review H11: the headline's number beside the paper's, so the two are read together
-    numbers = pd.DataFrame({"task": ["t", "t", "t"], "what": ["family", "family", "model"], "item": ["small", "big", "m"],
+    numbers = pd.DataFrame({"task": ["t", "t", "t"], "what": ["family", "family", "model"],
+                            "item": ["small", "big", "m"],
                             "value": [0.1, 0.62, 0.9], "low": [-0.2, 0.216, 0.5], "high": [0.4, 1.0, 1.0],
                             "shown": [False, True, False]})
     headline = story.family_headline(numbers, {"t": "T"})
     assert headline == {"T": "under the headline's cost (cross-fitted), big: 62 [21.6, 100 (max)]%, shown with every "
                              "family tested together"}
-    assert "T: big (30%); under the headline's cost (cross-fitted), big: 62 [21.6, 100 (max)]%, shown with every family " \
-           "tested together; U: none lowers the frontier." in story.families_found(values, headline)
+    assert ("T: big (30%); under the headline's cost (cross-fitted), big: 62 [21.6, 100 (max)]%, shown with every "
+            "family tested together; U: none lowers the frontier." in story.families_found(values, headline))
 
 
 def test_one_problem_that_carries_a_number():
     from helpers.publish.formats import one_problem
 
     assert one_problem(97.2, "p7") == "; 97.2% of it from one problem, p7" and one_problem(50.0, "p7") == ""
-    assert one_problem(250.0, "p7") == "; more than all of it from one problem, p7 (the other problems together lower it)"
+    assert one_problem(250.0,
+                       "p7") == "; more than all of it from one problem, p7 (the other problems together lower it)"
     assert one_problem(np.nan, "") == ""
 
 
@@ -67,7 +74,8 @@ def test_small_forms():
     assert findings.tries_said(1) == "one try" and findings.tries_said(4) == "up to 4 tries"
     assert [findings.signed_pct(x) for x in (12.3, -4.0, 0.0, np.nan, 0.004)] == ["+12.3", "-4", "0", "–", "<0.01"]
     assert story.numbered(["One.", "Two."]) == "1. One.\n2. Two."
-    assert found(NO_TRUTH) == "**What it found.** Nothing to check: this set's models are not simulated, so no truth is known."
+    assert (found(NO_TRUTH) == "**What it found.** Nothing to check: this set's models are not "
+            "simulated, so no truth is known.")
 
 
 def test_a_model_alone_below_the_frontier_in_words():
@@ -75,10 +83,10 @@ def test_a_model_alone_below_the_frontier_in_words():
     lower; the rule is named for what it reads (with one run per problem, each model's cost on the other problems)."""
     top = pd.Series({"k": 1, "chosen": "Gemini (100%)"})
     said = findings._alone_below(pd.Series({"model": "Opus", "cheapest": False}), top)
-    assert said == ("Opus alone reads cheaper than the frontier, with the same one try: the frontier's rule, which chooses "
-                    "each problem's model from each model's cost on the dataset's other problems, chose Gemini (100%); "
-                    "the records name no model the cheapest beyond doubt (above); the gap between the two is not tested "
-                    "on its own.")
+    assert said == ("Opus alone reads cheaper than the frontier, with the same one try: the frontier's rule, which "
+                    "chooses each problem's model from each model's cost on the dataset's other problems, chose Gemini "
+                    "(100%); the records name no model the cheapest beyond doubt (above); the gap between the two is "
+                    "not tested on its own.")
     named = findings._alone_below(pd.Series({"model": "Opus", "cheapest": True}), pd.Series({"k": 4, "chosen": ""}))
     assert named.endswith("Opus is cheaper than every other model beyond doubt, so the rule's choice costs more than "
                           "choosing Opus would have.")
@@ -123,8 +131,8 @@ def test_a_strategy_that_pays_but_leaves_its_model_above_the_frontier_says_so():
     assert findings._with_it("m", 0.461, levels) == (
         "; with it, 2.13 USD per problem, still above the frontier's 1.24: it does not lower the frontier")
     assert findings._with_it("m", 0.8, levels) == (  # review 4, N4: the USD of every strategy, the frontier beside it
-        "; with it, 0.792 USD per problem (the frontier of the models' own attempts reads 1.24; the two are not compared "
-        "here)")
+        "; with it, 0.792 USD per problem (the frontier of the models' own attempts reads 1.24; the two are not "
+        "compared here)")
     assert findings._with_it("x", 0.5, levels) == ""
 
 
@@ -145,7 +153,8 @@ def test_a_gain_the_fee_decides_says_so():
     assert findings.fee_of_change(pd.Series({"expert_share_pct": 40.0})) == ""
     assert findings.fee_of_change(pd.Series({"expert_share_pct": 130.0})) == (
         "; more than all of it the assumed expert fee (the attempts cost more with it)")
-    assert findings.fee_of_change(pd.Series({"expert_share_pct": 100.8, "records_usd": -0.0154, "expert_usd": 2.03})) == (
+    assert findings.fee_of_change(pd.Series({"expert_share_pct": 100.8, "records_usd": -0.0154,
+                                             "expert_usd": 2.03})) == (
         "; it saves 2.03 USD per problem of the assumed expert fee, and its attempts cost 0.0154 more")
 
 
@@ -156,11 +165,11 @@ def test_what_a_real_set_shows_leads_with_the_headline():
                expert_pct=99.2, unsolved=64, unsolved_pct=12.8, solved=436, cheapest=[], fee_usd=None,
                headline={"start": [37.4, 32.3, 37.9], "end": [17.7, 11.7, 24.4], "k": 1})
     assert story.set_found([row]) == (
-        "Across 24 models released between 2024-09-19 and 2025-12-01, the frontier cost of a correct answer on SWE went "
-        "from 37.4 [32.3, 37.9] to 17.7 [11.7, 24.4] USD per problem with one try of the model the records choose, then "
-        "the expert (95% intervals); the paper's estimator (each problem's cheapest model, read on the same runs) reads "
-        "37.3 to 9.55 USD per problem; 99.2% of its last value is the expert's fee on the 64 problems no model passed in any "
-        "run of its single attempt (12.8%).")
+        "Across 24 models released between 2024-09-19 and 2025-12-01, the frontier cost of a correct answer on "
+        "SWE went from 37.4 [32.3, 37.9] to 17.7 [11.7, 24.4] USD per problem with one try of the model the records "
+        "choose, then the expert (95% intervals); the paper's estimator (each problem's cheapest model, read on the "
+        "same runs) reads 37.3 to 9.55 USD per problem; 99.2% of its last value is the expert's fee on the 64 problems "
+        "no model passed in any run of its single attempt (12.8%).")
     row["headline"] = {**row["headline"], "gains": 3, "gains_shown": 0}  # review H6: a fall no release establishes
     assert ("then the expert (95% intervals; no single release after the first has a gain established, all tested "
             "together, and the change from the first date to the last is not tested as a whole); the paper's "
@@ -195,7 +204,8 @@ def test_a_halving_time_not_shown_shows_no_spread_of_it():
                           "factor_per_year": 3.0, "factor_low": 1.0, "factor_high": 9.0, "release_dates": 18,
                           "reliable": False, "b_per_month": 0.1}])
     row = halving_shown(fits, {"t": "T"}).iloc[0]
-    assert (row["halving (months)"], row["delta method ±"], row["bootstrap refit"]) == ("not shown (unreliable)", "–", "–")
+    assert (row["halving (months)"], row["delta method ±"],
+            row["bootstrap refit"]) == ("not shown (unreliable)", "–", "–")
     shown = halving_shown(fits.assign(reliable=True), {"t": "T"}).iloc[0]
     assert (shown["delta method ±"], shown["bootstrap refit"]) == ("2.93", "[5.13, 7.38]")
 
@@ -209,7 +219,8 @@ def test_the_human_expert_in_words_states_the_fee_it_uses():
 
     index = pd.MultiIndex.from_tuples([("gsm8k", "a"), ("swebench_verified", "x"), ("swebench_verified", "y")],
                                       names=["task", "problem_id"])
-    an = SimpleNamespace(tasks=["gsm8k", "swebench_verified"], task_labels={"gsm8k": "GSM8K", "swebench_verified": "SWE"},
+    an = SimpleNamespace(tasks=["gsm8k", "swebench_verified"],
+                         task_labels={"gsm8k": "GSM8K", "swebench_verified": "SWE"},
                          expert=pd.Series([3.25, 7.8225, 375.5], index=index),
                          ctx=SimpleNamespace(params=SimpleNamespace(expert_bound="high",
                                                                     fidelity=SimpleNamespace(expert_cost="printed"))))
@@ -248,10 +259,10 @@ def test_the_new_models_or_prices_sentence_names_the_papers_estimator():
                           "end": ["2024-04-29"]})
     said = sentences.price_change_sentence(split, {"t": "T"})
     assert said == ("No price of the models of this set changed between 2023-06-13 and 2024-04-29: the whole change of "
-                    "the paper's frontier over that time (T -66.6%; each problem's cheapest model on its recorded runs, "
-                    "which reads lower the more models and runs there are; the headline figure shows the headline's frontier) came "
-                    "from the models added by then (a newer snapshot at a lower price counts as a new model here), as "
-                    "the table below itemises.")
+                    "the paper's frontier over that time (T -66.6%; each problem's cheapest model on its recorded "
+                    "runs, which reads lower the more models and runs there are; the headline figure shows the "
+                    "headline's frontier) came from the models added by then (a newer snapshot at a lower price counts "
+                    "as a new model here), as the table below itemises.")
 
 
 def test_no_cheapest_model_names_those_it_is_not_shown_cheaper_than():

@@ -83,5 +83,6 @@ print("survived" if state not in ("Z", "X") else "killed")
 def test_the_second_ctrl_c_never_signals_a_group_through_a_reused_pid():
     out = subprocess.run([sys.executable, "-c", STRANGER], cwd=ROOT, capture_output=True, text=True, timeout=120,
                          start_new_session=True)
-    assert out.returncode == 0, f"the kill reached the runner's own process group (exit {out.returncode}): {out.stderr[-2000:]}"
+    assert out.returncode == 0, (f"the kill reached the runner's own process group (exit {out.returncode}): "
+                                 f"{out.stderr[-2000:]}")
     assert out.stdout.split() == ["survived"]

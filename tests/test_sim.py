@@ -54,7 +54,8 @@ def test_distractors_are_wrong_but_plausible():
     for u in np.linspace(0, 0.999, 7):
         assert sim.distractor("B", 4, u) in "ACD"
         assert sim.distractor("42", 0, u) != "42" and abs(float(sim.distractor("42", 0, u)) - 42) <= 10
-    assert {sim.distractor("\\frac{1}{2}", 0, u) for u in (0.1, 0.5, 0.9)} == {"\\frac{1}{2} + 1", "\\frac{1}{2} + 2", "\\frac{1}{2} + 3"}
+    assert {sim.distractor("\\frac{1}{2}", 0, u) for u in (0.1, 0.5, 0.9)} == {"\\frac{1}{2} + 1",
+                                                                               "\\frac{1}{2} + 2", "\\frac{1}{2} + 3"}
 
 
 def test_through_litellm():
@@ -162,7 +163,8 @@ def test_partition_keeps_shards_together_and_balances():
     items = [(k, w) for k, w in [("a", 5), ("a", 5), ("b", 3), ("c", 3), ("d", 2), ("e", 1), ("e", 1)]]
     groups = partition(items, key=lambda x: x[0], weight=lambda x: x[1], n=2)
     assert len(groups) == 2 and sorted(map(len, groups)) == [2, 5]
-    assert all(len({k for k, _ in g} & {k for k, _ in other}) == 0 for g in groups for other in groups if g is not other)
+    assert all(len({k for k, _ in g} & {k for k, _ in other}) == 0 for g in groups
+               for other in groups if g is not other)
     assert sorted(sum(w for _, w in g) for g in groups) == [10, 10]
     assert partition(items, key=lambda x: x[0], weight=lambda x: x[1], n=9) and \
         len(partition(items, key=lambda x: x[0], weight=lambda x: x[1], n=9)) == 5  # no empty groups

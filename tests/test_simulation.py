@@ -38,7 +38,8 @@ def test_an_interaction_needs_the_model_name():
     profile = SimProfile(accuracy={"t": 0.4}, completion_tokens={"t": 10}, interaction_sd=0.5)
     with pytest.raises(ValueError, match="model's name"):
         sim.true_probability(profile, 0, "t", "p1")
-    assert sim.true_probability(profile, 0, "t", "p1", model="a") != sim.true_probability(profile, 0, "t", "p1", model="b")
+    assert sim.true_probability(profile, 0, "t", "p1",
+                                model="a") != sim.true_probability(profile, 0, "t", "p1", model="b")
 
 
 def test_a_cliff_on_a_sample_lands_within_one_jump_of_the_target():

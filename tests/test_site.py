@@ -14,7 +14,8 @@ from helpers.publish.index_page import CARD, claim, read_card, set_entries, writ
 
 @pytest.fixture
 def stub_set(tmp_path, monkeypatch):
-    """Write a stub parameter set named ``name`` as ``file`` under tmp_path; its results go to tmp_path/results/<name>."""
+    """Write a stub parameter set named ``name`` as ``file`` under tmp_path; its results go to
+    tmp_path/results/<name>."""
     monkeypatch.setenv("STUB_API_KEY", "unused")
     (tmp_path / "models.yaml").write_text(yaml.safe_dump({"models": stub_models("http://127.0.0.1:9/v1")}))
     (tmp_path / "prices.yaml").write_text(yaml.safe_dump(STUB_PRICES))
@@ -90,7 +91,8 @@ def test_a_malformed_card_is_skipped_with_a_warning_and_the_index_is_built_under
         for t in threads:
             t.join()
     assert [e.name for e in set_entries(tmp_path / "results")] == ["good"]
-    assert len(pages) == 6 and all('href="good/report/index.html"' in p and p.rstrip().endswith("</html>") for p in pages)
+    assert len(pages) == 6 and all('href="good/report/index.html"' in p
+                                   and p.rstrip().endswith("</html>") for p in pages)
     assert sum("not a set card" in r.message for r in caplog.records) >= 5
     assert not list((tmp_path / "results").glob(".index.*.tmp"))  # every temporary file was renamed or removed
 
@@ -107,7 +109,8 @@ def test_glossary_terms_are_linked_once_from_their_first_use_in_running_text():
             "<pre>plug-in</pre><code>model-based</code>"
             f'<h2 id="{GLOSSARY_ID}">Glossary</h2><p>model-based</p></body></html>')
     out = link_terms(page)
-    assert out.count(f'href="#{term_id("frontier")}"') == 1 and '<a class="cop-term" href="#term-frontier">Frontier</a>' in out
+    assert (out.count(f'href="#{term_id("frontier")}"') == 1 and '<a class="cop-term" '
+            'href="#term-frontier">Frontier</a>' in out)
     assert out.count("#term-plug-in") == 1 and "<pre>plug-in</pre>" in out  # the first use in running text
     assert "#term-cost-of-pass" in out and "#term-frontier-cost" not in out  # "cost-of-pass" is its own term
     assert "#term-model-based" not in out  # only in code and in the glossary itself
@@ -146,18 +149,22 @@ def test_publish_writes_a_static_site_of_pages_csvs_and_figures_only_with_workin
     from helpers.publish.site import broken_links, publish
 
     good = ('<html><body><a href="../../index.html">all</a> <a href="../tables/table1_frontier_cop.csv">csv</a> '
-            '<a href="../tables/index.html#table1_frontier_cop">columns</a><h2 id="a">A</h2><a href="#a">a</a></body></html>')
+            '<a href="../tables/index.html#table1_frontier_cop">columns</a><h2 '
+            'id="a">A</h2><a href="#a">a</a></body></html>')
     index = publish(_site_results(tmp_path, good), tmp_path / "site")
     files = sorted(p.relative_to(tmp_path / "site").as_posix() for p in (tmp_path / "site").rglob("*") if p.is_file())
     assert files == ["index.html", "one/figures/f.png", "one/report/index.html", "one/tables/index.html",
                      "one/tables/table1_frontier_cop.csv"]  # no records, no card
     assert 'href="one/report/index.html"' in index.read_text() and broken_links(tmp_path / "site") == []
-    (tmp_path / "site" / "one" / "report" / "index.html").write_text('<a href="../tables/gone.csv">x</a><a href="#nope">y</a>')
+    (tmp_path / "site" / "one" / "report"
+     / "index.html").write_text('<a href="../tables/gone.csv">x</a><a href="#nope">y</a>')
     assert len(broken_links(tmp_path / "site")) == 2
 
 
-@pytest.mark.parametrize("bad, why", [('<img src="/etc/passwd">', "absolute link"), ('<a href="file:///x">x</a>', "absolute link"),
-                                      ("<p>sk-abcdefghijklmnop</p>", "secret"), ("<p>{root}/results</p>", "path of this machine")])
+@pytest.mark.parametrize("bad, why",
+                         [('<img src="/etc/passwd">', "absolute link"), ('<a href="file:///x">x</a>', "absolute link"),
+                                      ("<p>sk-abcdefghijklmnop</p>", "secret"),
+                                      ("<p>{root}/results</p>", "path of this machine")])
 def test_publish_refuses_a_page_that_would_leak_before_writing_anything(tmp_path, bad, why):
     from helpers.core.errors import CostOfPassError
     from helpers.core.paths import repo_root
@@ -191,7 +198,8 @@ def test_the_explorer_escapes_hostile_text_and_withholds_gpqa():
                              "prompt_tokens": [10], "completion_tokens": [5], "extracted": [evil + "x" * 5000]})
     one = explorer.problem_html("GSM8K", evil, attempts, {"m": "Model"})
     assert evil not in one and "(cut)" in one and "fail" in one
-    assert 'href="../../report/index.html"' in one and 'href="../../../index.html"' in one  # a way back besides the list
+    # a way back besides the list
+    assert 'href="../../report/index.html"' in one and 'href="../../../index.html"' in one
     hidden = explorer.problem_html("GPQA Diamond", "q1", attempts, {"m": "Model"}, explorer.WITHHELD["gpqa_diamond"])
     assert "xxxxx" not in hidden and "withheld" in hidden
     billed = attempts.assign(prompt_tokens=[0], completion_tokens=[0], billed_usd=[0.4], extracted=[""])
@@ -209,7 +217,8 @@ def test_interactive_charts_replace_their_placeholders_with_escaped_specs_and_on
     monkeypatch.setattr(interactive, "bundle", lambda: "window.vegaEmbed = () => 0; // </script> inside")
     evil = "</script><script>alert(1)</script>"
     pd.DataFrame({"statistic": ["accuracy", "cost_usd"], "strategy": ["m", "m"], "task": ["gsm8k", "gsm8k"],
-                  "value": [0.5, 0.01], "low": [0.4, 0.009], "high": [0.6, 0.011]}).to_csv(tmp_path / "cost_accuracy.csv", index=False)
+                  "value": [0.5, 0.01], "low": [0.4, 0.009],
+                  "high": [0.6, 0.011]}).to_csv(tmp_path / "cost_accuracy.csv", index=False)
     page = ("<html><head></head><body>" + interactive.placeholder("cost_accuracy")
             + interactive.placeholder("figure2_frontier_over_time") + "</body></html>")
     out = interactive.add_charts(page, tmp_path, {"gsm8k": "GSM8K"}, {"m": evil})
@@ -225,7 +234,8 @@ def test_interactive_charts_replace_their_placeholders_with_escaped_specs_and_on
                        "frontier (USD per problem)": 0.1, "% of the expert alone": 10.0}]
     colour = spec["spec"]["layer"][1]["encoding"]["color"]  # each release's point in its family's colour, as the figure
     assert colour["scale"] == {"domain": ["large"], "range": [FAMILY_COLORS["large"]]}
-    y = spec["spec"]["layer"][0]["encoding"]["y"]["scale"]  # the data's range, not rounded out to a decade (local's 60-100% sat in 10-100)
+    # the data's range, not rounded out to a decade (local's 60-100% sat in 10-100)
+    y = spec["spec"]["layer"][0]["encoding"]["y"]["scale"]
     assert y["nice"] is False and y["domain"] == pytest.approx([10.0 / 1.2, 10.0 * 1.2])
 
 
@@ -249,7 +259,8 @@ def test_the_vega_bundle_is_made_once_and_a_copy_others_could_rewrite_is_not_rea
     path.chmod(0o666)
     interactive.bundle.cache_clear()
     assert interactive.bundle() == "window.vegaEmbed = 1;" and len(made) == 2 and path.stat().st_mode & 0o022 == 0
-    secret = tmp_path / "id_rsa"  # one of this user's own files, private: a link planted in the cache must not publish it
+    # one of this user's own files, private: a link planted in the cache must not publish it
+    secret = tmp_path / "id_rsa"
     secret.write_text("PRIVATE KEY")
     secret.chmod(0o600)
     path.unlink()
@@ -272,8 +283,10 @@ def test_ls_lists_sets_datasets_models_methods_and_prices_and_version_prints_one
     text = listing()
     for heading in ("parameter sets", "datasets (tasks:)", "models (models:", "methods (methods:)", "price snapshots"):
         assert heading in text
-    assert "params/sim.yaml" in text and "majority_vote_kN" in text and "gsm8k" in text and "paper_table4_2025-04" in text
-    out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "--version"], cwd=ROOT, capture_output=True, text=True)
+    assert ("params/sim.yaml" in text and "majority_vote_kN" in text and "gsm8k" in text
+            and "paper_table4_2025-04" in text)
+    out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "--version"], cwd=ROOT,
+                         capture_output=True, text=True)
     assert out.stdout.strip() == f"cost-of-pass {__version__}"
 
 
@@ -292,8 +305,10 @@ def test_the_interactive_cost_accuracy_chart_colours_by_family_and_shapes_by_met
 
     from helpers.publish import interactive
 
-    rows = [(s, t, stat, v) for t in ("a", "b") for s, acc, usd in (("m1", 0.5, 0.001), ("m1+majority_vote_k3", 0.6, 0.003),
-                                                                  ("m1+majority_vote_k4", 0.62, 0.004), ("m2+self_refine", 0.9, 0.2))
+    rows = [(s, t, stat, v) for t in ("a", "b")
+            for s, acc, usd in (("m1", 0.5, 0.001), ("m1+majority_vote_k3", 0.6, 0.003),
+                                                                  ("m1+majority_vote_k4", 0.62, 0.004),
+                                                                  ("m2+self_refine", 0.9, 0.2))
             for stat, v in (("accuracy", acc), ("cost_usd", usd))]
     data = pd.DataFrame(rows, columns=["strategy", "task", "statistic", "value"]).assign(low=lambda d: d.value * 0.9,
                                                                                          high=lambda d: d.value * 1.1)
@@ -328,6 +343,7 @@ def test_the_interactive_cost_accuracy_chart_colours_by_family_and_shapes_by_met
     two = interactive.frontier_spec(pd.concat([dates, dates.assign(task="b")]), {"a": "A", "b": "B"}, {})["spec"]
     assert (one["width"], two["width"]) == (560, 260)  # a lone panel is wide; three a row where there are several
     assert interactive._months(dates.assign(date=["2023-06-13", "2024-04-09"]))["step"] == 3  # four labels that fit
-    for config in (spec["config"], interactive.frontier_spec(dates, {"a": "A"}, {})["config"]):  # Vega's 10-11 px read small
+    # Vega's 10-11 px read small
+    for config in (spec["config"], interactive.frontier_spec(dates, {"a": "A"}, {})["config"]):
         assert config["axis"]["labelFontSize"] >= 12 and config["legend"]["labelFontSize"] >= 12
         assert config["header"]["labelFontSize"] >= 13

@@ -24,5 +24,6 @@ def test_series_of_names_and_the_kinds_labels():
     assert not any(k.level for k in (st.TECHNIQUE_GAIN, st.RELEASE_GAIN, st.FAMILY, st.ESSENTIAL, st.STRATEGY_GAIN))
     assert st.short_label(st.TABLE1.label) == "Table 1" and st.short_label(st.POLICY_FRONTIER.label) == \
         "Frontier of all models"
-    assert st.short_label("Oracle routing, cross-fitted: accuracy at [0.1] budgets (0-1)") == "Oracle routing, cross-fitted"
+    assert (st.short_label("Oracle routing, cross-fitted: accuracy at [0.1] budgets (0-1)")
+            == "Oracle routing, cross-fitted")
     assert st.FRONTIER.label != st.POLICY_FRONTIER.label  # one name per quantity

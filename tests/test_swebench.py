@@ -1,5 +1,6 @@
 """The SWE-bench bash-only leaderboard (issue 36): imported with each run's billed USD and calls, counts checked against
-the board, bad input one line naming the file and entry, the expert priced per instance by its difficulty, no reprice."""
+the board, bad input one line naming the file and entry, the expert priced per instance by its difficulty, no
+reprice."""
 
 import datetime as dt
 import gzip
@@ -91,7 +92,8 @@ def test_a_count_that_disagrees_with_the_board_is_named_and_left_out_unless_acce
                                               r"500 instances resolved while the board publishes 52.8% \(264\)"):
         do_import(params)
     caveats = " ".join(source_caveats(params, prepare(params).models))
-    assert f"{name}: its per-instance details mark {resolved} of 500" in caveats and "left out of every number" in caveats
+    assert (f"{name}: its per-instance details mark {resolved} of 500" in caveats
+            and "left out of every number" in caveats)
     assert "Not usable: 6 leaderboard entries give totals only" in caveats
     accepted = board_set(write_set, shared_data, models=["claude-3.7-sonnet"], accept_mismatch=[name])
     assert do_import(accepted).imported == 500
@@ -110,7 +112,8 @@ def test_a_disagreeing_entry_can_be_shown_in_table_1_alone(write_set, shared_dat
     params = board_set(write_set, shared_data, models=["gpt-5-nano", "claude-3.7-sonnet"],
                        table1_only=["claude-3.7-sonnet"])
     assert do_import(params).imported == 1000
-    assert "shown in Table 1 alone, marked there as contradicted by its records" in " ".join(source_caveats(params, prepare(params).models))
+    assert ("shown in Table 1 alone, marked there as contradicted by its records"
+            in " ".join(source_caveats(params, prepare(params).models)))
     run_grading(prepare(params))
     an = load_analysis(prepare(params))
     assert an.models == ["gpt-5-nano"] and an.aside.models == ["claude-3.7-sonnet"]
@@ -141,7 +144,8 @@ def test_table1_only_is_checked(write_set, shared_data, only, says):
 def write_board(tmp_path, entries, raw=None):
     path = tmp_path / "board.json.gz"
     with gzip.open(path, "wb") as fh:
-        fh.write(raw if raw is not None else json.dumps({"leaderboards": [{"name": "bash-only", "results": entries}]}).encode())
+        fh.write(raw if raw is not None
+                 else json.dumps({"leaderboards": [{"name": "bash-only", "results": entries}]}).encode())
     return path
 
 
@@ -160,9 +164,11 @@ def entry(**detail):
      r"instance 'not__an-instance' is not a SWE-bench Verified instance of the set"),
     ([["not an object"]], None, r"row entry 0: expected an object with a 'name'"),
     ([], b"{not json", r"row -: not a readable JSON leaderboard"),
-    ([], json.dumps({"leaderboards": [{"name": "verified", "results": []}]}).encode(), r"no leaderboard named 'bash-only'"),
+    ([], json.dumps({"leaderboards": [{"name": "verified", "results": []}]}).encode(),
+     r"no leaderboard named 'bash-only'"),
 ])
-def test_every_bad_board_is_one_line_naming_the_file_and_the_entry(write_set, shared_data, tmp_path, entries, raw, says):
+def test_every_bad_board_is_one_line_naming_the_file_and_the_entry(write_set, shared_data,
+                                                                   tmp_path, entries, raw, says):
     params = board_set(write_set, shared_data, models=["gpt-5-nano"], path=write_board(tmp_path, entries, raw))
     with pytest.raises(CostOfPassError, match=says) as err:
         do_import(params)
@@ -244,7 +250,8 @@ def test_a_code_sets_verdicts_carry_their_caveats(tmp_path):
     pd.DataFrame({"problem_id": ["p1", "p1", "p2", "p3", "p4", "p5"],
                   "correct": [False, True, False, False, False, True],
                   "grade_reason": ["ModuleNotFoundError: No module named 'sympy'", None, "CPU time limit (20 s)",
-                                   "AssertionError: ", "could not be graded: killed from outside the grader 3 times", None],
+                                   "AssertionError: ", "could not be graded: killed "
+                                   "from outside the grader 3 times", None],
                   "grade_cpu_s": [0.1, 0.2, 20.02, 13.0, 0.0, 13.4]}
                  ).to_parquet(tmp_path / "calls.parquet")
     said = grading_caveats(ctx)
@@ -260,11 +267,13 @@ def test_the_headline_context_keeps_a_table1_only_model_out_and_has_no_aside(wri
     from helpers.analyze.estimates import load_analysis
     from helpers.grade.stage import run_grading
 
-    params = board_set(write_set, shared_data, models=["gpt-5-nano", "claude-3.7-sonnet"], table1_only=["claude-3.7-sonnet"])
+    params = board_set(write_set, shared_data, models=["gpt-5-nano", "claude-3.7-sonnet"],
+                       table1_only=["claude-3.7-sonnet"])
     do_import(params)
     run_grading(prepare(params))
     headline, aside = prepare(params).split()
-    assert [m.name for m in headline.models] == ["gpt-5-nano"] and [m.name for m in aside.models] == ["claude-3.7-sonnet"]
+    assert [m.name for m in headline.models] == ["gpt-5-nano"] and [m.name
+                                                                    for m in aside.models] == ["claude-3.7-sonnet"]
     assert headline.split() == (headline, None)
     an = load_analysis(headline)
     assert an.aside is None and an.models == ["gpt-5-nano"] and set(an.attempts["model"]) == {"gpt-5-nano"}
@@ -286,7 +295,8 @@ def test_tables_of_records_label_a_table1_only_model_too():
 
     from helpers.analyze.estimates import TABLE1_ONLY, Analysis
 
-    an = SimpleNamespace(labels={"gpt-5": "GPT-5"}, aside=SimpleNamespace(labels={"claude-3.7-sonnet": "Claude 3.7 Sonnet"}))
+    an = SimpleNamespace(labels={"gpt-5": "GPT-5"},
+                         aside=SimpleNamespace(labels={"claude-3.7-sonnet": "Claude 3.7 Sonnet"}))
     assert Analysis.set_labels.fget(an) == {"gpt-5": "GPT-5", "claude-3.7-sonnet": "Claude 3.7 Sonnet" + TABLE1_ONLY}
     assert Analysis.set_labels.fget(SimpleNamespace(labels={"a": "A"}, aside=None)) == {"a": "A"}
 
@@ -335,5 +345,6 @@ def test_imported_verdicts_are_not_called_re_graded_nor_compared_nor_suspected(w
     shown = what_it_shows(an)[0]
     assert shown["start_models"] == [("Claude 4 Sonnet", pytest.approx(64.8))] and shown["billed"]
     text = set_found([shown])
-    assert "(on 2025-05-22 only Claude 4 Sonnet was out; it passed 324 of 500 (65%))" in text  # one run: no "at least once"
+    # one run: no "at least once"
+    assert "(on 2025-05-22 only Claude 4 Sonnet was out; it passed 324 of 500 (65%))" in text
     assert "compares the models the source ran, not the prices of their time" in text

@@ -5,7 +5,16 @@ import subprocess
 import pytest
 
 from helpers.core.errors import CostOfPassError
-from helpers.core.tasks import PAPER_TASKS, TASKS, bbq, get_task, gpqa_diamond, load_problems, sample_problems, two_digit_addition
+from helpers.core.tasks import (
+    PAPER_TASKS,
+    TASKS,
+    bbq,
+    get_task,
+    gpqa_diamond,
+    load_problems,
+    sample_problems,
+    two_digit_addition,
+)
 
 
 def write_jsonl(path, rows):

@@ -8,7 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers.core.methods.majority_vote import majority_vote_estimates
-from helpers.core.methods.vote_math import any_pass_probability, any_pass_true, pattern_codes, vote_probability, vote_rates
+from helpers.core.methods.vote_math import (
+    any_pass_probability,
+    any_pass_true,
+    pattern_codes,
+    vote_probability,
+    vote_rates,
+)
 from helpers.core.tasks import get_task
 from helpers.grade.answers import NO_ANSWER, canonical_answer
 
@@ -31,7 +37,8 @@ def enumerate_subsets(answers, correct, k) -> float:
 
 def keyed(vanilla: pd.DataFrame, numeric_rule: str = "number") -> pd.DataFrame:
     """Vanilla attempts with the vote key grading gives them (``grade_calls`` adds it to records)."""
-    return vanilla.assign(answer_key=[canonical_answer(a if isinstance(a, str) else None, get_task(t).metric, 4, numeric_rule)
+    return vanilla.assign(answer_key=[canonical_answer(a if isinstance(a, str) else None,
+                                                       get_task(t).metric, 4, numeric_rule)
                                       for a, t in zip(vanilla["extracted"], vanilla["task"])])
 
 
@@ -124,7 +131,8 @@ def test_closed_form_with_replacement_equals_enumeration_over_vote_tuples(raw, k
 
 def test_vote_closed_form_by_hand():
     # binary case of the CPSP note: p = 0.6 correct, one wrong answer; k = 3 wins with >= 2 correct votes
-    assert vote_probability(((0.6, True), (0.4, False)), 3, replacement=True) == pytest.approx(0.6**3 + 3 * 0.6**2 * 0.4)
+    assert vote_probability(((0.6, True), (0.4, False)), 3,
+                            replacement=True) == pytest.approx(0.6**3 + 3 * 0.6**2 * 0.4)
     # k = 2 of 2 runs, one right one wrong: a tie, split
     assert vote_probability(((1, True), (1, False)), 2) == 0.5
     assert vote_probability(((3, False), (2, False)), 3) == 0.0

@@ -32,7 +32,8 @@ def _number(node: ast.AST, names: dict[str, float]) -> float | None:
         left, right = _number(node.left, names), _number(node.right, names)
         if left is None or right is None:
             return None
-        return left + right if isinstance(node.op, ast.Add) else left - right if isinstance(node.op, ast.Sub) else left * right
+        return left + right if isinstance(node.op, ast.Add) else left - right if isinstance(node.op,
+                                                                                            ast.Sub) else left * right
     return None
 
 
@@ -50,7 +51,8 @@ def waits_past_their_timeout(source: str, default_s: float) -> list[str]:
     names = {t.id: v for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
              if isinstance(t, ast.Name) and (v := _number(node.value, {})) is not None}
     late = []
-    tops = [n for c in tree.body for n in (c.body if isinstance(c, ast.ClassDef) else [c])]  # methods of test classes too
+    # methods of test classes too
+    tops = [n for c in tree.body for n in (c.body if isinstance(c, ast.ClassDef) else [c])]
     for fn in (n for n in tops if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
         limit = _mark_timeout(fn, names) or default_s
         for call in (n for n in ast.walk(fn) if isinstance(n, ast.Call)):

@@ -67,8 +67,10 @@ def test_a_fit_the_frontiers_noise_moves_more_than_its_value_is_not_reliable():
     moved = dataclasses.replace(fit, refit_low=0.6 * fit.halving_months, refit_high=2.4 * fit.halving_months)
     assert moved.unsettled and not moved.reliable and "bootstrap" in moved.why_unreliable
     curves = np.stack([80 * np.exp(-math.log(2) / h * T) + 5 for h in rng.uniform(0.5, 8, 40)])
-    table = tr.set_trends(pd.DataFrame({"task": "t", "date": pd.Timestamp("2024-01-01") + pd.to_timedelta(30.44 * T, "D"),
-                                        "normalized_pct": curves[0]}), {"plug-in": np.concatenate([curves[:1], curves])[:, :, None]})
+    table = tr.set_trends(pd.DataFrame({"task": "t",
+                                        "date": pd.Timestamp("2024-01-01") + pd.to_timedelta(30.44 * T, "D"),
+                                        "normalized_pct": curves[0]}),
+                                        {"plug-in": np.concatenate([curves[:1], curves])[:, :, None]})
     row = table.table.iloc[0]
     assert row["refit_high"] - row["refit_low"] > row["halving_months"] and not row["reliable"]  # the table says so too
 

@@ -95,6 +95,7 @@ def test_a_cells_box_holds_its_plug_in_and_widens_with_its_runs():
     floor, ceiling = unseen.cell_box(cube)
     r_lo, r_hi = unseen.rate_bounds(np.array([2, 0]), np.array([4, 4]))
     se = np.std([1, 3, 1, 3], ddof=1) / 2
-    assert np.isclose(floor[0, 0, 0], (2 - 1.96 * se) / r_hi[0]) and np.isclose(ceiling[0, 0, 0], (2 + 1.96 * se) / r_lo[0])
+    assert np.isclose(floor[0, 0, 0], (2 - 1.96 * se) / r_hi[0]) and np.isclose(ceiling[0, 0, 0],
+                                                                                (2 + 1.96 * se) / r_lo[0])
     assert floor[0, 0, 0] < 2 / 0.5 < ceiling[0, 0, 0]  # the plug-in C / R inside
     assert np.isclose(floor[0, 0, 1], 2 / r_hi[1]) and ceiling[0, 0, 1] == np.inf  # never passed: no ceiling

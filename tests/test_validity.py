@@ -168,7 +168,8 @@ def test_generators_lead_says_which_estimator_covers_where():
     from helpers.publish.sentences import generators_lead
 
     rows = []
-    for gen, plug, model, rng in [("own", 60.0, 95.0, 100.0), ("cliffs", 70.0, 40.0, 100.0), ("broken", 50.0, 30.0, 90.0)]:
+    for gen, plug, model, rng in [("own", 60.0, 95.0, 100.0), ("cliffs", 70.0, 40.0, 100.0),
+                                  ("broken", 50.0, 30.0, 90.0)]:
         for stat in ("Table 1: one model and the expert (USD)", "Figure 3: families (0-1)"):
             rows.append(dict(generator=gen, statistic=stat, estimator="plug-in", headline=True, coverage_pct=plug,
                              coverage_se_pct=4.0, range_coverage_pct=rng))
@@ -196,12 +197,14 @@ def test_the_headline_study_covers_and_counts_false_findings():
     assert list(table.columns) == policy_study.COLUMNS
     assert set(table["generator"]) == {g.name for g in kt.GENERATORS[:2]} and (table["sets"] == 8).all()
     head = table[table["headline"]]  # every statistic of the policy is the report's headline
-    assert {statistic.POLICY_LABELS["table1"], statistic.POLICY_LABELS["frontier"]} <= set(head["statistic"]) and head.equals(table)
+    assert {statistic.POLICY_LABELS["table1"],
+            statistic.POLICY_LABELS["frontier"]} <= set(head["statistic"]) and head.equals(table)
     assert (head["coverage_pct"] >= 85).all(), head  # ≥ 93% over 40 sets per generator: results/sim validity_generators
     gains = table[table["statistic"] == statistic.FAMILY_LABELS["technique gain"]]
     assert len(gains) == 2 and (gains["false_findings_pct"] <= 25).all()
     assert table.groupby("generator")["k"].apply(list).tolist() == [[8] * 8] * 2  # all runs, for every statistic
-    assert {statistic.FAMILY_LABELS["accuracy"], statistic.FAMILY_LABELS["cost per attempt"]} <= set(table["statistic"])  # Tables 5-6
+    # Tables 5-6
+    assert {statistic.FAMILY_LABELS["accuracy"], statistic.FAMILY_LABELS["cost per attempt"]} <= set(table["statistic"])
     figures_ = table[table["statistic"].str.startswith("Figure")]  # Figures 3, 5 under the policy (no release steps)
     assert len(figures_) == 4 and (figures_["coverage_pct"] >= 85).all(), figures_
     families = table[table["statistic"] == statistic.FAMILY_LABELS["family"]]  # a family named most essential, wrongly

@@ -84,7 +84,8 @@ def _check_cells(frame: pd.DataFrame) -> None:
         named = "; ".join(f"{t}: option {o!r} on problem {p!r} has {n} of {most[(t, p, o)]} runs"
                           for (t, p, o), n in short.head(5).items())
         more = f" (and {len(short) - 5} more)" if len(short) > 5 else ""
-        raise CostOfPassError(f"attempts: every problem and option of a task needs the same number of runs; {named}{more}")
+        raise CostOfPassError("attempts: every problem and option of a task needs the same "
+                              f"number of runs; {named}{more}")
 
 
 def _expert(expert_usd, problems: pd.MultiIndex) -> np.ndarray:
@@ -130,7 +131,8 @@ def headline(attempts: pd.DataFrame, expert_usd, level: float = 0.95) -> pd.Data
     specs = policy.crossfit_specs({FRONTIER: Level(tuple(cube.strategies))}, cube.strategies, {"vanilla": True})
     sp = policy.set_policy(cube.usd, cube.correct, cube.runs, fee, cube.task_codes, options, specs)
     return policy.policy_rows(sp, fee, cube.task_codes, list(cube.tasks), dict(enumerate(cube.strategies)), level,
-                              cube.problems.get_level_values("problem_id")).drop(columns="shown")  # no gain claimed here
+                              # no gain claimed here
+                              cube.problems.get_level_values("problem_id")).drop(columns="shown")
 
 
 def differences(attempts: pd.DataFrame, expert_usd, level: float = 0.95, simultaneous: bool = True) -> pd.DataFrame:

@@ -58,7 +58,8 @@ def test_a_parameter_file_cannot_write_outside_results_unless_the_command_says_s
     env = {k: v for k, v in __import__("os").environ.items() if k != "COP_WRITE_ANYWHERE"}
     paths = []
     for target in (ROOT / "results" / ".." / ".." / "escaped", tmp_path / "elsewhere"):
-        paths.append(path := write_set({"name": "outside", "tasks": ["two_digit_addition"], "models": ["sim-lightweight"],
+        paths.append(path := write_set({"name": "outside", "tasks": ["two_digit_addition"],
+                                        "models": ["sim-lightweight"],
                           "n_problems": 2, "n_runs": 1, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1,
                           "output_dir": str(target), "task_options": {"two_digit_addition": {"source": "generated"}}}))
         out = subprocess.run([sys.executable, "-m", "helpers.cli.runner", "check", str(path)], cwd=ROOT, env=env,

@@ -20,7 +20,8 @@ PAYLOADS = {  # each would set the page's title (or leave an element behind) if 
     "family_b": '<b onmouseover="document.title=\'PWNED-attr\'" id="pwned-attr">hover</b>',
     "description": '<svg onload="document.title=\'PWNED-svg\'"></svg> | a | table [x]{onclick=alert(1)}',
 }
-DOLLARS = " costs $1 to $2, $\\frac{$"  # drawn in every figure as typed: mathtext would eat the dollars, or fail to parse
+# drawn in every figure as typed: mathtext would eat the dollars, or fail to parse
+DOLLARS = " costs $1 to $2, $\\frac{$"
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +30,8 @@ def hostile(tmp_path_factory):
     registry = yaml.safe_load((ROOT / "params/registry/models.yaml").read_text())["models"]
     models = {"sim-lightweight": {**registry["sim-lightweight"], "label": PAYLOADS["label_a"] + DOLLARS,
                                   "family": PAYLOADS["family_a"]},
-              "sim-reasoning": {**registry["sim-reasoning"], "label": PAYLOADS["label_b"], "family": PAYLOADS["family_b"]}}
+              "sim-reasoning": {**registry["sim-reasoning"], "label": PAYLOADS["label_b"],
+                                "family": PAYLOADS["family_b"]}}
     (tmp / "models.yaml").write_text(yaml.safe_dump({"models": models}))
     params = {"name": "hostile", "description": PAYLOADS["description"], "tasks": ["two_digit_addition"],
               "models": list(models), "models_file": str(tmp / "models.yaml"), "methods": ["vanilla"], "n_problems": 8,

@@ -197,7 +197,8 @@ class Replicates:
         if (cols < 0).any():
             raise KeyError(f"no estimates for strategies {[s for s, c in zip(strategies, cols) if c < 0]}")
         if self._by_strategy is None:  # (S, B, P): one contiguous block per strategy (float64: an interval's ends
-            self._by_strategy = np.ascontiguousarray(self.cop.transpose(2, 0, 1), dtype=np.float64)  # and its point agree)
+            # and its point agree)
+            self._by_strategy = np.ascontiguousarray(self.cop.transpose(2, 0, 1), dtype=np.float64)
         per_problem = np.broadcast_to(self.expert.astype(np.float64), self.cop.shape[:2]).copy()
         for c in cols:
             np.minimum(per_problem, self._by_strategy[c], out=per_problem)

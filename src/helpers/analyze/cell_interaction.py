@@ -109,5 +109,6 @@ def draw_cells(theta: np.ndarray, k: np.ndarray, n: np.ndarray, tau: float, node
         cdf = post.cumsum(axis=-1)
         g = np.minimum((cdf < rng.random(nodes.shape + (1,)) * cdf[..., -1:]).sum(axis=-1), len(E_NODES) - 1)
         chosen = np.take_along_axis(eta, g[..., None], axis=-1)[..., 0].astype(float)
-        out[:, :, s] = (c + (1 - c) * special.expit(chosen[..., None]))[..., 0] if np.any(c > 0) else special.expit(chosen)
+        out[:, :, s] = (c + (1 - c) * special.expit(chosen[..., None]))[...,
+                                                                        0] if np.any(c > 0) else special.expit(chosen)
     return out

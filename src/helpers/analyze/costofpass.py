@@ -52,7 +52,8 @@ def frontier(cop: pd.DataFrame, strategies: Iterable[str], expert: pd.Series | N
     return frontier_per_problem(cop, strategies, expert).groupby(level="task").mean()
 
 
-def gain_per_problem(cop: pd.DataFrame, new: Iterable[str], base: Iterable[str], expert: pd.Series | None = None) -> pd.Series:
+def gain_per_problem(cop: pd.DataFrame, new: Iterable[str], base: Iterable[str],
+                     expert: pd.Series | None = None) -> pd.Series:
     """G_p(new, base) = V_p(base) - V_p(base ∪ new) (Eq. 8), >= 0; 0 where both are ``inf``."""
     base, new = list(base), list(new)
     before = frontier_per_problem(cop, base, expert)
@@ -89,7 +90,8 @@ def weighted_mean(values: pd.Series, weights: pd.Series | None = None) -> pd.Ser
 def single_model_frontier(cop: pd.DataFrame, expert: pd.Series, weights: pd.DataFrame | None = None) -> pd.DataFrame:
     """Table 1: V_{p~D}({m} ∪ {expert}) per task (rows) and strategy (columns), USD; ``weights``: each cell's weight
     (``weighted_mean``; columns as ``cop``'s, None: 1)."""
-    return pd.DataFrame({s: weighted_mean(frontier_per_problem(cop, [s], expert), None if weights is None else weights[s])
+    return pd.DataFrame({s: weighted_mean(frontier_per_problem(cop, [s], expert),
+                                          None if weights is None else weights[s])
                          for s in cop.columns})
 
 
@@ -101,12 +103,14 @@ def expert_split(cop: pd.DataFrame, expert: pd.Series, weights: pd.DataFrame | N
     problems charged to the expert (weighted: the estimated number, rounded)."""
     e = expert.reindex(cop.index).to_numpy()[:, None]
     v = cop.to_numpy(dtype=float)
-    w = np.ones(v.shape) if weights is None else weights.reindex(index=cop.index, columns=cop.columns).fillna(0.0).to_numpy(float)
+    w = np.ones(v.shape) if weights is None else weights.reindex(index=cop.index,
+                                                                 columns=cop.columns).fillna(0.0).to_numpy(float)
     charged = v >= e
     rows = []
     for task, idx in cop.groupby(level="task").indices.items():
         for j, strategy in enumerate(cop.columns):
-            mean = np.mean if weights is None else (lambda x, wj=w[idx, j]: np.average(np.where(wj > 0, x, 0.0), weights=wj))
+            mean = np.mean if weights is None else (lambda x, wj=w[idx,
+                                                                   j]: np.average(np.where(wj > 0, x, 0.0), weights=wj))
             model_part = float(mean(np.where(charged[idx, j], 0.0, v[idx, j])))
             expert_part = float(mean(np.where(charged[idx, j], e[idx, 0], 0.0)))
             rows.append({"task": task, "strategy": strategy, "value": model_part + expert_part,
@@ -128,7 +132,8 @@ def fee_curve(cop: pd.DataFrame, expert: pd.Series, lines: dict[str, list[str]],
     for task, idx in cop.groupby(level="task").indices.items():
         e = expert.reindex(cop.index).to_numpy()[idx]
         for name, strategies in lines.items():
-            best = (np.fmin.reduce(cop[strategies].to_numpy(dtype=float)[idx], axis=1, initial=np.inf)  # NaN: no estimate
+            # NaN: no estimate
+            best = (np.fmin.reduce(cop[strategies].to_numpy(dtype=float)[idx], axis=1, initial=np.inf)
                     if strategies else np.full(len(idx), np.inf))
             per_problem = np.minimum(best[None, :], np.asarray(scales)[:, None] * e[None, :])
             w = (weights or {}).get(name)
@@ -157,7 +162,8 @@ def cheapest_by_fee(cop: pd.DataFrame, expert: pd.Series, weights: pd.DataFrame 
     for task, idx in cop.groupby(level="task").indices.items():
         e = expert.reindex(cop.index).to_numpy(float)[idx]
         c = np.nan_to_num(cop.to_numpy(dtype=float)[idx], nan=np.inf)
-        c = np.where(c > scales[1] * e[:, None], np.inf, c)  # dearer than the highest fee: the fee decides it throughout
+        # dearer than the highest fee: the fee decides it throughout
+        c = np.where(c > scales[1] * e[:, None], np.inf, c)
         w = np.ones(c.shape) if weights is None else \
             weights.reindex(index=cop.index, columns=cop.columns).fillna(0.0).to_numpy(float)[idx]
         lines = [_linear_pieces(c[:, j], e, w[:, j]) for j in range(c.shape[1])]
@@ -264,7 +270,8 @@ def same_day_credit(cop: pd.DataFrame, releases: pd.Series, expert: pd.Series) -
     return pd.DataFrame(rows, columns=SAME_DAY_COLUMNS)
 
 
-def frontier_over_time(cop: pd.DataFrame, releases: pd.Series, expert: pd.Series, one_model: bool = True) -> pd.DataFrame:
+def frontier_over_time(cop: pd.DataFrame, releases: pd.Series, expert: pd.Series,
+                       one_model: bool = True) -> pd.DataFrame:
     """Eq. 7 per task and release step: V(M_t) with M_t = models released up to t plus the expert.
 
     Returns rows (task, date, released, frontier_usd, expert_only_usd, gain_usd, relative_gain)

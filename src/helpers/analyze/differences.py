@@ -63,7 +63,8 @@ def unseen_fee(fail_all: np.ndarray, fail_share: np.ndarray, runs: np.ndarray, k
         return np.clip(upper - seen, 0, None)
 
 
-def lump_bound(d: np.ndarray, fee: np.ndarray, G: np.ndarray, q: float, caps: tuple[np.ndarray, np.ndarray] | None = None
+def lump_bound(d: np.ndarray, fee: np.ndarray, G: np.ndarray, q: float,
+               caps: tuple[np.ndarray, np.ndarray] | None = None
                ) -> tuple[np.ndarray, np.ndarray]:
     """(down, up), each (T, C) USD per problem: how far the mean of ``d`` (P, C) over each group's problems (``G``
     (T, P) 0/1) could lie below and above its estimate by the lumps the records show, at one-sided level ``q``: the
@@ -79,7 +80,8 @@ def lump_bound(d: np.ndarray, fee: np.ndarray, G: np.ndarray, q: float, caps: tu
     with np.errstate(divide="ignore", invalid="ignore"):
         scale = np.where(w > 0, 1 / w, 0.0)
         pos, neg = G @ np.clip(d, 0, None) * scale, G @ np.clip(-d, 0, None) * scale  # lumps up and down, in fees
-        up = np.where(pos < FEW, (_gamma_ppf(q, pos + JEFF) - pos) * w / n, 0.0)  # the truth above: more lumps than seen
+        # the truth above: more lumps than seen
+        up = np.where(pos < FEW, (_gamma_ppf(q, pos + JEFF) - pos) * w / n, 0.0)
         down = np.where(neg < FEW, (_gamma_ppf(q, neg + JEFF) - neg) * w / n, 0.0)
         if caps is not None:
             up, down = np.minimum(up, caps[0]), np.minimum(down, caps[1])
@@ -130,7 +132,8 @@ def bonferroni(level: float, comparisons: int) -> float:
 
 
 def all_pairs(total: np.ndarray, G: np.ndarray, fee: np.ndarray, level: float = 0.95, simultaneous: bool = True,
-              caps: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+              caps: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray,
+                                                       tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Every pair (a, b), a < b, of the columns of ``total`` (P, C): per-problem unbiased policy costs of C options
     on the same problems. Returns (a, b) indices (K,) and (value, low, high), each (T, K): the mean of a − b over each
     group's problems (``paired``), at ``level`` per interval, or with ``simultaneous`` at the level that holds for

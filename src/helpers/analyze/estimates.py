@@ -56,8 +56,10 @@ class Analysis:
 
         cells = raced_cells(self.ctx, self.full.attempts)
         problems = self.full.cop.index
-        keys = pd.MultiIndex.from_arrays([problems.get_level_values(0).astype(str), problems.get_level_values(1).astype(str)])
-        raced = cells.pivot(index=["task", "problem_id"], columns="option", values="raced").reindex(keys, fill_value=False)
+        keys = pd.MultiIndex.from_arrays([problems.get_level_values(0).astype(str),
+                                          problems.get_level_values(1).astype(str)])
+        raced = cells.pivot(index=["task", "problem_id"], columns="option",
+                            values="raced").reindex(keys, fill_value=False)
         sample = cells.groupby(["task", "problem_id"], sort=False)["in_sample"].first().reindex(keys, fill_value=False)
         return inclusion_frame(raced, sample).set_axis(problems)
 
@@ -100,7 +102,8 @@ class Analysis:
 
     @property
     def set_labels(self) -> dict[str, str]:
-        """``labels`` of every model of the set, its ``table1_only`` models' marked (tables of records read them all)."""
+        """``labels`` of every model of the set, its ``table1_only`` models' marked (tables of records read them
+        all)."""
         aside = {m: label + TABLE1_ONLY for m, label in self.aside.labels.items()} if self.aside is not None else {}
         return {**self.labels, **aside}
 
@@ -214,7 +217,8 @@ class Analysis:
     def family_denominator_text(self) -> str:
         """How Fig. 3 is normalised, for its caption."""
         if self.ctx.params.fidelity.family_denominator == "without_family":
-            return "divided by the frontier without the family, V(M_T \\ M_g), as the paper's reference code computes it"
+            return ("divided by the frontier without the family, V(M_T \\ M_g), as the "
+                    "paper's reference code computes it")
         return "divided by the paper's frontier of all models, V(M_T), as Eq. 12 is printed (values can exceed 100%)"
 
 
@@ -248,7 +252,8 @@ def load_analysis(ctx: Context) -> Analysis:
     return Analysis(headline, kept(attempts), kept(estimates), cop[inside], expert[inside], full)
 
 
-def analysis_of(ctx: Context, attempts: pd.DataFrame, estimates: pd.DataFrame, aside: Analysis | None = None) -> Analysis:
+def analysis_of(ctx: Context, attempts: pd.DataFrame, estimates: pd.DataFrame,
+                aside: Analysis | None = None) -> Analysis:
     """An analysis of these records: their cost-of-pass matrix (problems × strategies, USD) and the expert's cost."""
     cop = cop_math.cop_matrix(estimates.reset_index(drop=True))
     expert = expert_per_problem(cop.index, ctx.params.expert_bound, rule=ctx.params.fidelity.expert_cost,

@@ -21,7 +21,8 @@ def unpassed_problems(an: Analysis) -> dict[str, int]:
 
 def table1_fee_share(an: Analysis) -> dict[tuple[str, str], float]:
     """(task, model label) -> the share (%) of the paper's Table 1 value that is the assumed expert fee
-    (``costofpass.expert_split``), the set's ``table1_only`` models included (labels as ``table1_frontier`` shows them)."""
+    (``costofpass.expert_split``), the set's ``table1_only`` models included (labels as ``table1_frontier`` shows
+    them)."""
     return {(r.task, part.labels.get(r.strategy, r.strategy) + suffix): 100 * r.expert_usd / r.value if r.value else 0.0
             for part, suffix in an.table1_parts() for r in cp.expert_split(*part.table1_records()).itertuples()}
 
@@ -34,13 +35,16 @@ def fee_curve(an: Analysis, frontier_line: str) -> tuple[pd.DataFrame, dict[str,
     models = list(vanilla.columns)
     lines = {an.labels[m]: [m] for m in models} | {frontier_line: models}
     by_line = None
-    if weights is not None:  # the frontier at another fee: the race kept it exact at the set's fee only, so the sample's
+    # the frontier at another fee: the race kept it exact at the set's fee only, so the sample's
+    if weights is not None:
         from helpers.grade.racing import table1_sample
 
         sample = table1_sample(an.ctx)
         on_sample = [(str(t), str(p)) in sample for t, p in vanilla.index]
-        by_line = {an.labels[m]: weights[m] for m in models} | {frontier_line: pd.Series(on_sample, vanilla.index, float)}
-    curve = cp.fee_curve(vanilla.rename(columns=an.labels), expert, {k: [an.labels[m] for m in v] for k, v in lines.items()},
+        by_line = {an.labels[m]: weights[m]
+                   for m in models} | {frontier_line: pd.Series(on_sample, vanilla.index, float)}
+    curve = cp.fee_curve(vanilla.rename(columns=an.labels), expert,
+                         {k: [an.labels[m] for m in v] for k, v in lines.items()},
                          weights=by_line)
     return curve, expert.groupby(level="task").mean().to_dict()
 

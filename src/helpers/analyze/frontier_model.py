@@ -59,9 +59,12 @@ from helpers.analyze import cell_interaction as ci
 from helpers.analyze.bootstrap import RunCube
 from helpers.analyze.irt_grid import LOG_W, NODES
 from helpers.core.methods import get_method
-from helpers.core.methods.vote_math import vote_polynomial  # noqa: F401  (re-exported: its tests and validity read it here)
 
-FLOOR_TEST_LEVEL = 0.01  # a group of strategies gets floors when a likelihood-ratio test rejects "no floors" at this level
+# re-exported: its tests and validity read it here
+from helpers.core.methods.vote_math import vote_polynomial  # noqa: F401
+
+# a group of strategies gets floors when a likelihood-ratio test rejects "no floors" at this level
+FLOOR_TEST_LEVEL = 0.01
 BOUNDS = ((-25.0, 25.0), (0.0, 10.0), (0.0, 0.95))  # a (logit), b (per unit of difficulty), c (floor, 0-1)
 
 
@@ -267,12 +270,16 @@ def sampled_nodes(post: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 class _Cache:
     """What a ``ModelFrontier`` computes once per fit (or per set of draws), each by its own key."""
 
-    rates: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # (dataset, strategy) -> (R, USD)
+    # (dataset, strategy) -> (R, USD)
+    rates: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     success: dict[int, np.ndarray] = field(default_factory=dict)  # dataset -> R at the nodes (B, S_used, Q)
-    cells: dict[int, np.ndarray] = field(default_factory=dict)  # dataset -> cell rates with interaction (D, P_t, S_used)
+    # dataset -> cell rates with interaction (D, P_t, S_used)
+    cells: dict[int, np.ndarray] = field(default_factory=dict)
     posteriors: list[np.ndarray] | None = None  # per dataset (B, P_t, Q)
-    nodes: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # dataset -> (posterior (B, P_t, Q'), kept nodes)
-    values: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict)  # strategies -> per-problem values (B, P) USD
+    # dataset -> (posterior (B, P_t, Q'), kept nodes)
+    nodes: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    # strategies -> per-problem values (B, P) USD
+    values: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict)
     last: tuple[tuple[str, ...], list[np.ndarray]] = ((), [])  # the last frontier's minima on the grid, per dataset
 
 
@@ -299,7 +306,8 @@ class ModelFrontier:
         self.theta = [np.r_[f.a[f.used], f.b[f.used], f.c[f.used]][None] for f in self.fits]  # per task (B, 3S_used)
         self.interaction = [self._interaction(t) for t in range(len(self.rows))]  # per task (tau, LR statistic)
         self.tau = [tau for tau, _ in self.interaction]  # per task: 0, or a tested interaction sd (logit scale)
-        self._classes: dict[tuple[int, int], int] = {}  # (dataset, strategy) -> wrong-answer classes: the cube's, shared by copies
+        # (dataset, strategy) -> wrong-answer classes: the cube's, shared by copies
+        self._classes: dict[tuple[int, int], int] = {}
         self._cache = _Cache()
         self._drawn_nodes: list[np.ndarray] | None = None  # per dataset (B, P_t): each problem's drawn difficulty
         self._seed = 0  # of benchmark_draws' interaction draws
@@ -359,7 +367,8 @@ class ModelFrontier:
             other.cost = self._shrunk(np.asarray(costs, float))
         other.theta = []
         for f, theta in zip(self.fits, self.theta):
-            drawn = rng.multivariate_normal(theta[0], f.covariance, size=replicates, method="eigh", check_valid="ignore")
+            drawn = rng.multivariate_normal(theta[0], f.covariance, size=replicates,
+                                            method="eigh", check_valid="ignore")
             lo, hi = np.array(f.bounds()).T
             other.theta.append(np.clip(drawn, lo, hi))
         pick = np.random.default_rng([seed, 4])

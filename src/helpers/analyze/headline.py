@@ -132,7 +132,8 @@ def counterfactual_specs(models: list[str], families: dict[str, str], denominato
 def all_specs(models: list[str], families: dict[str, str], methods: list[str], steps: list[list[str]],
               denominator: str = "without_family", available: set[str] | None = None,
               seeds: dict[str, str] | None = None) -> dict[str, Spec]:
-    """Every statistic of Tables 1, 2 (with its per-strategy analogue; ``seeds``: ``strategy_specs``) and Figures 2-5."""
+    """Every statistic of Tables 1, 2 (with its per-strategy analogue; ``seeds``: ``strategy_specs``) and Figures
+    2-5."""
     return {**headline_specs(models, families, methods, available), **strategy_specs(models, methods, available, seeds),
             **release_specs(steps), **counterfactual_specs(models, families, denominator)}
 

@@ -82,9 +82,9 @@ def set_policy(an: Analysis) -> PolicyFit:
 def policy_statistics(an: Analysis, fitted: PolicyFit | None = None, level: float = 0.95) -> pd.DataFrame:
     """The set's headline under "up to k tries, then the expert" (``set_policy``, ``policy.policy_rows``): each model
     alone (``table1:<model>``), the frontier of all models, each technique's gain and Figures 2-5's statistics
-    (``release frontier:<i>`` in % of the expert alone, ``release gain:<i>``, ``family:<g>``, ``essential:<m>``), with the intervals the
-    validity study checks (``policy_study``). Rows: statistic, task, value, low, high, k, records_usd, expert_usd,
-    expert_share_pct (USD per problem; gains 0-1). ``fitted``: ``set_policy(an)`` if already computed."""
+    (``release frontier:<i>`` in % of the expert alone, ``release gain:<i>``, ``family:<g>``, ``essential:<m>``), with
+    the intervals the validity study checks (``policy_study``). Rows: statistic, task, value, low, high, k, records_usd,
+    expert_usd, expert_share_pct (USD per problem; gains 0-1). ``fitted``: ``set_policy(an)`` if already computed."""
     fit = set_policy(an) if fitted is None else fitted
     cube = fit.cube
     names = {cube.strategies.index(m): m for m in an.models if m in cube.strategies}
@@ -152,7 +152,8 @@ def accuracy_cost(cube: RunCube, expert: np.ndarray, level: float = 0.95) -> pd.
     bounds[1][:, :, own] = means.cost_interval(cube.usd, cube.runs, G, level)[1:]
     rows = [{"statistic": what, "strategy": s, "task": task, "value": values[w, j, i], "low": bounds[w, 0, j, i],
              "high": bounds[w, 1, j, i]}
-            for w, what in enumerate(("accuracy", "cost_usd")) for i, s in enumerate(every) for j, task in enumerate(cube.tasks)]
+            for w, what in enumerate(("accuracy", "cost_usd")) for i, s in enumerate(every)
+            for j, task in enumerate(cube.tasks)]
     return pd.DataFrame(rows, columns=["statistic", "strategy", "task", "value", "low", "high"])
 
 
@@ -165,8 +166,8 @@ class SetStatistics:
     """Every interval of a set: ``frame`` rows (statistic, task, estimator, value, low, high) of Tables 1, 2
     and Figures 2-5 (names as ``headline``: ``table1:<m>``, ``frontier:all models``, ``technique gain:<x>``,
     ``release frontier:<i>``, ``release gain:<i>``, ``family:<g>``, ``essential:<m>``); ``accuracy_cost``
-    Tables 5-6 (accuracy and USD per attempt of each model); ``curves[estimator]`` the normalised frontier over release steps
-    (%), (1 + replicates or draws, steps, T), row 0 the estimate, for refitting the trend; ``routing`` and
+    Tables 5-6 (accuracy and USD per attempt of each model); ``curves[estimator]`` the normalised frontier over release
+    steps (%), (1 + replicates or draws, steps, T), row 0 the estimate, for refitting the trend; ``routing`` and
     ``routing_points`` the oracle-routing cost–accuracy frontier (``routing_frames``)."""
 
     frame: pd.DataFrame
@@ -225,8 +226,10 @@ def all_statistics(an: Analysis, available: set[str]) -> Statistics:
 def _cache_key(an: Analysis, replicates: int, draws: int, level: float) -> str:
     code = Path(__file__).parent
     h = hashlib.sha256()
-    race = [code.parent / "collect" / "racing.py", code.parent / "grade" / "racing.py"]  # a racing set's Table-1 weights
-    for path in sorted([*code.glob("*.py"), *code.glob("*.json"), *(code.parent / "core" / "methods").glob("*.py"), *race]):
+    # a racing set's Table-1 weights
+    race = [code.parent / "collect" / "racing.py", code.parent / "grade" / "racing.py"]
+    for path in sorted([*code.glob("*.py"), *code.glob("*.json"),
+                        *(code.parent / "core" / "methods").glob("*.py"), *race]):
         h.update(path.read_bytes())
     manifest = graded_paths(an.ctx)["manifest"]
     h.update(manifest.read_bytes() if manifest.is_file() else b"no manifest")
@@ -239,7 +242,8 @@ def _cache_key(an: Analysis, replicates: int, draws: int, level: float) -> str:
 
 
 PROTECTED_BY = {"frontier": "frontier", "release frontier": "releases", "release gain": "releases",
-                "family": "families", "essential": "models", "technique gain": "techniques"}  # statistic -> racing.protect
+                # statistic -> racing.protect
+                "family": "families", "essential": "models", "technique gain": "techniques"}
 CHUNK_REPLICATES = 100  # the protected statistics' replicates drawn at once (every problem's cube is large)
 
 
@@ -257,7 +261,8 @@ def every_problem_statistics(an: Analysis, replicates: int, level: float) -> tup
     share = set_inclusion(an, cube)
 
     def evaluated(reps: Replicates) -> dict[str, np.ndarray]:
-        return {**headline.evaluate(specs, reps.frontier), **inclusion.weighted_table1(reps, share, cube.strategies, table1)}
+        return {**headline.evaluate(specs, reps.frontier),
+                **inclusion.weighted_table1(reps, share, cube.strategies, table1)}
 
     seed = an.ctx.params.seed
     weights = problem_weights(cube, replicates, seed)
@@ -295,7 +300,8 @@ def set_inclusion(an: Analysis, cube: RunCube) -> np.ndarray:
     weights = an.table1_weights
     assert weights is not None  # a racing set
     keys = pd.MultiIndex.from_tuples([(str(t), str(p)) for t, p in cube.problems])
-    weights = weights.set_axis(pd.MultiIndex.from_arrays([weights.index.get_level_values(i).astype(str) for i in (0, 1)]))
+    weights = weights.set_axis(pd.MultiIndex.from_arrays([weights.index.get_level_values(i).astype(str)
+                                                          for i in (0, 1)]))
     return weights.reindex(index=keys, columns=cube.strategies).fillna(0.0).to_numpy(float)
 
 
@@ -310,7 +316,8 @@ class Share:
     ``spread`` name -> (b, T) statistics of its replicates; the first share also carries the estimate
     (``values`` name -> (T,)), a plug-in's identified range (``ranges`` name -> (lowest, highest, unseen share),
     (T,) each) and that range widened by every cell's sampling error (``box_ranges`` name -> (lowest,
-    highest), (T,) each: ``Replicates.box``), the routing envelope (``routing.envelope`` of the estimate and of the first
+    highest), (T,) each: ``Replicates.box``), the routing envelope (``routing.envelope`` of the estimate and of the
+    first
     ``ROUTING_REPLICATES`` replicates: acc0, usd0, accb, usdb) and each model alone (acc, usd of the estimate
     (1, T, S) and of those replicates (b, T, S))."""
 
@@ -375,7 +382,8 @@ class Job:
 def jobs_for(replicates: int, draws: int, workers: int = 2) -> list[Job]:
     """The plug-in's replicates in two shares and the model-based draws in one: about equal work on 2 cores."""
     half = replicates // 2 if workers > 1 else replicates
-    plug = [Job("plug-in", slice(0, half), 0)] + ([Job("plug-in", slice(half, replicates), 1)] if half < replicates else [])
+    plug = [Job("plug-in", slice(0, half), 0)] + ([Job("plug-in", slice(half, replicates), 1)]
+                                                  if half < replicates else [])
     return [*plug, Job("model-based", slice(0, min(draws, replicates)), 0)]
 
 
@@ -427,7 +435,8 @@ def routing_frames(first: dict[str, Share], tasks: list[str], models: list[str],
     for e, (_, model_points) in carried.items():
         acc_p, usd_p, acc_b, usd_b = model_points
         (al, ah), (ul, uh) = percentile_interval(acc_b, level), percentile_interval(usd_b, level)
-        (al, ah), (ul, uh) = (np.fmin(al, acc_p[0]), np.fmax(ah, acc_p[0])), (np.fmin(ul, usd_p[0]), np.fmax(uh, usd_p[0]))
+        (al, ah), (ul, uh) = (np.fmin(al, acc_p[0]),
+                              np.fmax(ah, acc_p[0])), (np.fmin(ul, usd_p[0]), np.fmax(uh, usd_p[0]))
         points += [{"task": task, "estimator": e, "strategy": m, "accuracy": acc_p[0, j, i], "usd": usd_p[0, j, i],
                     "acc_low": al[j, i], "acc_high": ah[j, i], "usd_low": ul[j, i], "usd_high": uh[j, i]}
                    for j, task in enumerate(tasks) for i, m in enumerate(models)]
@@ -437,7 +446,8 @@ def routing_frames(first: dict[str, Share], tasks: list[str], models: list[str],
 
 
 def compute_statistics(cube: RunCube, expert: np.ndarray, stats: Statistics, models: list[str], steps: list[list[str]],
-                       replicates: int = DEFAULT_REPLICATES, draws: int = MODEL_DRAWS, seed: int = 0, level: float = 0.95,
+                       replicates: int = DEFAULT_REPLICATES, draws: int = MODEL_DRAWS,
+                       seed: int = 0, level: float = 0.95,
                        workers: int = 2, free_response: frozenset[str] = frozenset()) -> SetStatistics:
     """``SetStatistics`` of a cube: the plug-in's replicates in two shares and the model-based draws in one,
     each in a forked process (``jobs_for``), then every interval from the shares' raw arrays. ``stats``: the
@@ -451,7 +461,8 @@ def compute_statistics(cube: RunCube, expert: np.ndarray, stats: Statistics, mod
         first[e] = head = mine[0]
         assert head.values is not None  # the first share carries the estimate
         spread = {k: np.concatenate([sh.spread[k] for sh in mine]) for k in head.spread}
-        frames.append(_rows(e, head.values, spread, cube.tasks, level, head.ranges, head.box_ranges, alone(cube, expert)))
+        frames.append(_rows(e, head.values, spread, cube.tasks, level, head.ranges,
+                            head.box_ranges, alone(cube, expert)))
         names = [named(RELEASE_FRONTIER, str(i)) for i in range(len(steps))]
         curves[e] = (np.stack([np.concatenate([head.values[k][None], spread[k]]) for k in names], axis=1)
                      if steps else np.zeros((1, 0, len(cube.tasks))))

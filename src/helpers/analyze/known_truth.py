@@ -112,13 +112,15 @@ def generative_model(ctx: Context, refine_gain: float | None = None) -> Generati
     if not all(m.simulated for m in models) or len(profiles) < len(models):
         raise ValueError(f"set '{ctx.params.name}' has models that are not simulated: no known truth")
     prices = [ctx.snapshot.price(m.name) for m in models]
-    expert = expert_per_problem(pd.MultiIndex.from_tuples([(t, "") for t in ctx.params.tasks], names=["task", "problem_id"]),
+    expert = expert_per_problem(pd.MultiIndex.from_tuples([(t, "") for t in ctx.params.tasks],
+                                                          names=["task", "problem_id"]),
                                 ctx.params.expert_bound, rule=ctx.params.fidelity.expert_cost).to_numpy()
     tasks = []
     for t, e in zip(ctx.params.tasks, expert, strict=True):
         problems = ctx.problems[t]
         solve = np.array([math.ceil(sum(len(x["content"]) for x in solve_messages(p.question)) / 4) for p in problems])
-        refine = np.array([math.ceil(sum(len(x["content"]) for x in refine_messages(p.question, RESPONSE.format(p.target)))
+        refine = np.array([math.ceil(sum(len(x["content"])
+                                         for x in refine_messages(p.question, RESPONSE.format(p.target)))
                                      / 4) for p in problems])
         a = np.array([task_aptitude(pr, t) for pr in profiles])
         tasks.append(TaskModel(t, solve, refine, a, np.array([pr.difficulty_spread for pr in profiles]),
@@ -184,7 +186,8 @@ def _cell_truth(gm: GenerativeModel, tm: TaskModel, problems: TaskProblems) -> t
         for method in gm.methods:
             name = strategy_name(m, method)
             d = np.broadcast_to(tm.distractors, (len(tm.solve_tokens),))[prompt]
-            graded = np.where(broken, (1 - pi[:, i]) / d, pi[:, i]) * ok[i]  # a wrong reference passes a matching distractor
+            # a wrong reference passes a matching distractor
+            graded = np.where(broken, (1 - pi[:, i]) / d, pi[:, i]) * ok[i]
             if method == "vanilla":
                 cost[name], rate[name] = solve[:, i], graded
             elif method == "self_refine":
@@ -202,7 +205,8 @@ def _cell_truth(gm: GenerativeModel, tm: TaskModel, problems: TaskProblems) -> t
 
 GENERATORS = (OWN, Generator("interaction sd 0.5", interaction_sd=0.5),
               Generator("interaction sd 1", interaction_sd=1.0), Generator("broken items 2%", broken=0.02),
-              Generator("broken items 5%", broken=0.05), Generator("heavy-tailed difficulty (t, 3 df)", difficulty="t3"),
+              Generator("broken items 5%", broken=0.05),
+              Generator("heavy-tailed difficulty (t, 3 df)", difficulty="t3"),
               Generator("bimodal difficulty", difficulty="bimodal"),
               Generator("probit, per-model slopes", link="probit", slope_sd=0.3),
               Generator("capability cliffs", cliff=-1.0),
@@ -276,9 +280,11 @@ def population_problems(gm: GenerativeModel, n_prompts: int, task: int) -> TaskP
 def _shell(gm: GenerativeModel, task_codes: np.ndarray) -> RunCube:
     """A cube with the strategies and tasks of ``gm`` and no runs (what frontiers need)."""
     collected = [s for s in gm.strategies if "+" not in s or get_method(s.split("+", 1)[1]).is_collected]
-    derived = [(s, collected.index(s.split("+", 1)[0]), s.split("+", 1)[1]) for s in gm.strategies if s not in collected]
+    derived = [(s, collected.index(s.split("+", 1)[0]), s.split("+", 1)[1])
+               for s in gm.strategies if s not in collected]
     empty = np.empty((len(task_codes), len(collected), 0))
-    problems = pd.MultiIndex.from_arrays([[gm.tasks[c].task for c in task_codes], np.arange(len(task_codes)).astype(str)],
+    problems = pd.MultiIndex.from_arrays([[gm.tasks[c].task for c in task_codes],
+                                          np.arange(len(task_codes)).astype(str)],
                                          names=["task", "problem_id"])
     return RunCube(problems, task_codes, [tm.task for tm in gm.tasks], collected, empty, empty.astype(bool),
                    np.zeros(empty.shape[:2], dtype=np.int64), empty.astype(np.int64), empty.astype(bool), derived)
@@ -332,7 +338,8 @@ def hashed_draws(ctx: Context) -> list[HashedDraws]:
     """Per task, the ``sim`` backend's own random numbers for the set's cells (its seed, problems and models): with
     ``own_problems``, ``draw_cube`` then draws exactly the attempts the backend records."""
     models = tuple(m.name for m in ctx.models)
-    return [HashedDraws(ctx.params.seed, t, tuple(p.problem_id for p in ctx.problems[t]), models) for t in ctx.params.tasks]
+    return [HashedDraws(ctx.params.seed, t, tuple(p.problem_id for p in ctx.problems[t]), models)
+            for t in ctx.params.tasks]
 
 
 def _rng(rng: np.random.Generator | None) -> np.random.Generator:

@@ -68,8 +68,10 @@ def cost_interval(usd: np.ndarray, runs: np.ndarray, groups: np.ndarray, level: 
         var = np.where(single, np.maximum(var_between, var_within), var_within)
         # Welch–Satterthwaite: the degrees of freedom of a sum of variances each estimated from its own runs, few
         # where one problem's spread dominates (a heavy tail), so the quantile widens where one draw could mislead
-        df = (G @ np.where(has, within, 0.0)) ** 2 / (G @ np.where(has & (runs > 1), within**2 / np.maximum(n - 1, 1), 0.0))
+        df = (G @ np.where(has, within, 0.0)) ** 2 / (G @ np.where(has & (runs > 1),
+                                                                   within**2 / np.maximum(n - 1, 1), 0.0))
         df = np.where(single | ~np.isfinite(df), np.maximum(count - 1, 1), np.maximum(df, 1.0))
         half = stdtrit(df, 1 - (1 - level) / 2) * np.sqrt(var)
     none = ~(count > 0)
-    return tuple(np.where(none, np.nan, v) for v in (value, np.maximum(value - half, 0.0), value + half))  # type: ignore[return-value]
+    bounds = (value, np.maximum(value - half, 0.0), value + half)
+    return tuple(np.where(none, np.nan, v) for v in bounds)  # type: ignore[return-value]

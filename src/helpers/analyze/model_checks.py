@@ -24,11 +24,11 @@ statistics at least as extreme as the observed one):
 
 The model is rejected on a dataset when any check rejects at ``LEVEL`` / 5 (Bonferroni: at most ``LEVEL`` false
 alarms in all when the model holds). A p-value computed with the fitted parameters held is not uniform when the model
-holds (at paper scale some checks rejected 0% of the time at 2%, the floor check 8.6%), so each check rejects where its p-value is at
-most its *calibrated* critical value (``critical_p``): the ``LEVEL`` / 5 quantile of its p-values over simulated sets
-of the model's own family at paper scale, measured by ``benchmarks/model_checks_size.py`` (on other sets than the
-ones that check its size) and kept in ``model_checks_calibration.json``. The size depends on the dataset's shape
-(with paper scale's values, 20 problems x 3 models x 4 runs rejected 13.2% for any check), so the file also holds
+holds (at paper scale some checks rejected 0% of the time at 2%, the floor check 8.6%), so each check rejects where its
+p-value is at most its *calibrated* critical value (``critical_p``): the ``LEVEL`` / 5 quantile of its p-values over
+simulated sets of the model's own family at paper scale, measured by ``benchmarks/model_checks_size.py`` (on other sets
+than the ones that check its size) and kept in ``model_checks_calibration.json``. The size depends on the dataset's
+shape (with paper scale's values, 20 problems x 3 models x 4 runs rejected 13.2% for any check), so the file also holds
 critical values calibrated at smaller shapes and at the `sim` set's own (whose strategies include self-refine's), and a
 dataset takes those of the nearest shape (``critical_p``).
 The simulation checks' p-values are randomised over ties (each seeded), so that quantile exists at any level.
@@ -157,7 +157,8 @@ def ordering_statistic(k: np.ndarray, n: np.ndarray) -> np.ndarray:
     ranks = ranks - ranks.mean(-2, keepdims=True)
     norm = np.sqrt((ranks**2).sum(-2))  # (..., S)
     ok = norm > 0
-    corr = np.einsum("...ps,...pt->...st", ranks, ranks) / np.where(ok, norm, 1)[..., :, None] / np.where(ok, norm, 1)[..., None, :]
+    corr = np.einsum("...ps,...pt->...st", ranks,
+                     ranks) / np.where(ok, norm, 1)[..., :, None] / np.where(ok, norm, 1)[..., None, :]
     pair = ok[..., :, None] & ok[..., None, :] & ~np.eye(k.shape[-1], dtype=bool)
     return np.where(pair, corr, 0).sum((-1, -2)) / np.maximum(pair.sum((-1, -2)), 1)
 
@@ -232,7 +233,8 @@ def check_task(k: np.ndarray, n: np.ndarray, fit: TaskFit, seed: int = 0, sims: 
 
 def set_checks(cube_k: np.ndarray, runs: np.ndarray, fits: list[TaskFit], rows: list[slice], tasks: list[str],
                seed: int = 0, sims: int = SIMULATIONS, groups: np.ndarray | None = None,
-               free_response: frozenset[str] | set[str] = frozenset(), interaction: list[tuple[float, float]] | None = None
+               free_response: frozenset[str] | set[str] = frozenset(),
+               interaction: list[tuple[float, float]] | None = None
                ) -> pd.DataFrame:
     """Every check of every dataset: rows (task, check, statistic, expected, p_value, rejects), from the pass counts
     ``cube_k`` and ``runs`` (P, S) of collected strategies and each dataset's fit and rows (``ModelFrontier``);

@@ -154,7 +154,8 @@ def true_policy(cost: np.ndarray, rate: np.ndarray, expert_usd: np.ndarray, k: i
     USD per problem (P,): C · Σ_{j<k} (1 − R)^j and e · (1 − R)^k (the simulator's truth, and the test's)."""
     q = 1.0 - np.asarray(rate, float)
     fail = q**k
-    return PolicyCost(k, np.asarray(cost, float) * sum(q**j for j in range(k)), fail * np.asarray(expert_usd, float)[:, None],
+    return PolicyCost(k, np.asarray(cost, float) * sum(q**j for j in range(k)),
+                      fail * np.asarray(expert_usd, float)[:, None],
                       fail, q)
 
 
@@ -345,7 +346,8 @@ def crossfit_many(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
     used = sorted({o for options in option_sets for o in options})
     k = largest_k(runs[:, used]) if k is None else k
     if k < 1 or (used and k > largest_k(runs[:, used])):
-        raise ValueError(f"a chosen policy needs k tries in every option's runs (k = {k}, {largest_k(runs[:, used])} runs)")
+        raise ValueError(f"a chosen policy needs k tries in every option's runs (k = {k}, "
+                         f"{largest_k(runs[:, used])} runs)")
     codes = np.zeros(len(runs), int) if groups is None else np.asarray(groups)
     fee = np.asarray(expert_usd, float)
     looks = loo_criterion(usd, correct, runs, fee, k, codes)
@@ -496,7 +498,8 @@ def gain_interval(before: CrossFitted, after: CrossFitted, here: np.ndarray, fee
     n = G.sum(axis=1)
     part = 1 - (1 - level) / 2
     differ = (before.strategies() != after.strategies()).any(axis=0)
-    gaps = (fee_gaps(before, fee, G, 1 - (1 - part) / 4, differ)[:, 0], fee_gaps(after, fee, G, 1 - (1 - part) / 4, differ)[:, 0])
+    gaps = (fee_gaps(before, fee, G, 1 - (1 - part) / 4, differ)[:, 0],
+            fee_gaps(after, fee, G, 1 - (1 - part) / 4, differ)[:, 0])
     d, d_lo, d_hi = (x[:, 0] for x in paired(before.total[:, None], after.total[:, None], G, fee, part,
                                                  (gaps[0][:, None], gaps[1][:, None])))
     _, b_lo, b_hi = policy_interval(base.records, base.fail_all, fee, part, base.fail_runs, base.k, G, base.runs)
@@ -565,8 +568,10 @@ def crossfit_specs(specs: dict[str, Spec], strategies: list[str], methods: dict[
         parts = (spec.strategies,) if isinstance(spec, Level) else (spec.base, spec.added)
         if not all(s in index for p in parts for s in p):
             continue
-        out[name] = (Level(tuple(index[s] for s in spec.strategies), spec.factor, spec.relative) if isinstance(spec, Level)
-                     else Gain(tuple(index[s] for s in spec.base), tuple(index[s] for s in spec.added), spec.over_after))
+        out[name] = (Level(tuple(index[s] for s in spec.strategies), spec.factor, spec.relative)
+                     if isinstance(spec, Level)
+                     else Gain(tuple(index[s] for s in spec.base),
+                               tuple(index[s] for s in spec.added), spec.over_after))
     return out
 
 
@@ -638,7 +643,8 @@ def spec_value(sp: SetPolicy, spec: Spec, groups: np.ndarray, expert_usd: np.nda
     return est, mean(before.records - after.records), mean(before.expert - after.expert), before.total - after.total
 
 
-def choices_against(fit: CrossFitted, single: PolicyCost, best: int, members: np.ndarray) -> tuple[dict[int, int], int, int]:
+def choices_against(fit: CrossFitted, single: PolicyCost, best: int,
+                    members: np.ndarray) -> tuple[dict[int, int], int, int]:
     """How a chosen policy ``fit`` chose over the problems ``members`` (P,) bool, against one option ``best`` (a
     strategy index among ``fit.options``; ``single`` the options alone at the same k): (problems per chosen strategy
     index (−1: the expert alone), the problems where it chose another option than ``best``, and of those the problems
@@ -679,11 +685,11 @@ CLAIMED_GAINS = ((TECHNIQUE_GAIN.name, STRATEGY_GAIN.name), (RELEASE_GAIN.name,)
 
 def holm_shown(low_at, identified: np.ndarray, level: float = 0.95) -> np.ndarray:
     """(T, N) bool: which of N gains per group (a dataset) are shown above 0 with Holm's step-down at family-wise
-    ``level``: among the m identified gains of a group (``identified`` (T, N)), those whose interval at 1 − (1 − level)/m
-    lies above 0 are shown; the level of the rest is then set by the m − r not yet shown, and so on until a step shows
-    none. ``low_at(each)`` -> (T, N): the intervals' low ends at the level ``each`` of one interval. All N claims on a
-    group hold at once with probability ``level`` or more (Holm 1979, by the intervals' duality with tests), never
-    fewer shown than with Bonferroni, and none shown that the interval at ``level`` alone would not show."""
+    ``level``: among the m identified gains of a group (``identified`` (T, N)), those whose interval at 1 − (1 −
+    level)/m lies above 0 are shown; the level of the rest is then set by the m − r not yet shown, and so on until a
+    step shows none. ``low_at(each)`` -> (T, N): the intervals' low ends at the level ``each`` of one interval. All N
+    claims on a group hold at once with probability ``level`` or more (Holm 1979, by the intervals' duality with tests),
+    never fewer shown than with Bonferroni, and none shown that the interval at ``level`` alone would not show."""
     identified = np.asarray(identified, bool)
     shown = np.zeros_like(identified)
     lows: dict[float, np.ndarray] = {}
@@ -700,7 +706,8 @@ def holm_shown(low_at, identified: np.ndarray, level: float = 0.95) -> np.ndarra
         shown |= new
 
 
-def _shown(sp: SetPolicy, G: np.ndarray, fee: np.ndarray, level: float, at_level: dict[str, tuple[np.ndarray, np.ndarray]],
+def _shown(sp: SetPolicy, G: np.ndarray, fee: np.ndarray, level: float,
+           at_level: dict[str, tuple[np.ndarray, np.ndarray]],
            claimed: tuple[tuple[str, ...], ...] = CLAIMED_GAINS) -> dict[str, np.ndarray]:
     """Per gain statistic of the families ``claimed`` (name -> (T,) bool): shown above 0 among its family on each group
     of problems (``holm_shown``); ``at_level`` the (value, low) (T,) each of every statistic at ``level``, reused where
@@ -727,7 +734,8 @@ def single_caps(single: PolicyCost, fee: np.ndarray, G: np.ndarray, level: float
     return fee_gaps(single, fee, G, 1 - (1 - level) / 4)
 
 
-def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks: list[str] | list[int], names: dict[int, str],
+def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray,
+                tasks: list[str] | list[int], names: dict[int, str],
                 level: float = 0.95, problem_ids: Sequence[str] | None = None,
                 claimed: tuple[tuple[str, ...], ...] = CLAIMED_GAINS) -> pd.DataFrame:
     """One row per (statistic, task): ``table1:<name>`` for each strategy index of ``names`` (every run a try),
@@ -736,9 +744,10 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks
     part and the fee's part (USD per problem; for a gain, their change) and the fee's share (%) of the value (of
     the change, for a gain), and ``cheapest``: True on the one model alone per task named the cheapest beyond doubt
     (``differences.cheapest_beyond_doubt``: its paired difference with every other model below 0, all at once at
-    ``level``), and ``ties_lowest``: True on each other model alone whose paired difference with the lowest one reaches 0
-    (``differences.against_lowest``); ``top_share_pct`` and ``top_problem``: the share (%) of the value (of the change, for a gain) its most
-    influential problem carries, and that problem (its id in ``problem_ids`` (P,), else its position; "" or −1: none);
+    ``level``), and ``ties_lowest``: True on each other model alone whose paired difference with the lowest one reaches
+    0 (``differences.against_lowest``); ``top_share_pct`` and ``top_problem``: the share (%) of the value (of the
+    change, for a gain) its most influential problem carries, and that problem (its id in ``problem_ids`` (P,), else its
+    position; "" or −1: none);
     ``shown``: True on a gain of the families ``claimed`` (default ``CLAIMED_GAINS``) shown above 0 among its family on
     the task, all the family's claims holding at once at ``level`` (``holm_shown``; a technique named as paying, a
     release's gain established), False on every other row. ``groups`` (P,) the task index of each problem."""
@@ -751,7 +760,8 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks
     est = policy_interval(single.records[:, cols], single.fail_all[:, cols], fee, level, single.fail_runs[:, cols],
                           single.k, G, None if single.runs is None else single.runs[:, cols])  # (T, C) each
     rec, exp = G @ single.records[:, cols] / n[:, None], G @ single.expert[:, cols] / n[:, None]
-    cheapest_col, reaches = (against_lowest(single.total[:, cols], G, fee, level, single_caps(single, fee, G, level)[:, cols])
+    cheapest_col, reaches = (against_lowest(single.total[:, cols], G, fee, level,
+                                            single_caps(single, fee, G, level)[:, cols])
                              if cols else (np.full(len(tasks), -1), np.zeros((len(tasks), 0), bool)))
     for j, s in enumerate(cols):
         parts.append((named(TABLE1, names[s]), tuple(x[:, j] for x in est), rec[:, j], exp[:, j],
@@ -764,13 +774,16 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray, tasks
     tops = [influence(part[4], G) for part in parts]  # (share, position), (T,) each
     rows = []
     for t in range(len(tasks)):
-        for (statistic, (value, low, high), records, expert, _, k, cheapest, tied), (top_share, top) in zip(parts, tops):
+        for (statistic, (value, low, high), records, expert, _, k, cheapest, tied), (top_share,
+                                                                                     top) in zip(parts, tops):
             total = records[t] + expert[t]
             share = 100 * expert[t] / total if np.isfinite(expert[t]) and total and np.isfinite(total) else np.nan
             rows.append({"statistic": statistic, "task": tasks[t], "value": float(value[t]), "low": float(low[t]),
-                         "high": float(high[t]), "k": k, "records_usd": float(records[t]), "expert_usd": float(expert[t]),
+                         "high": float(high[t]), "k": k, "records_usd": float(records[t]),
+                         "expert_usd": float(expert[t]),
                          "expert_share_pct": share, "cheapest": bool(cheapest[t]), "ties_lowest": bool(tied[t]),
-                         "shown": bool(shown[statistic][t]) if statistic in shown else False, "top_share_pct": 100 * top_share[t],
+                         "shown": bool(shown[statistic][t]) if statistic in shown else False,
+                         "top_share_pct": 100 * top_share[t],
                          "top_problem": int(top[t]) if problem_ids is None else (str(problem_ids[top[t]]) if top[t] >= 0
                                                                                  else "")})
     return pd.DataFrame(rows)

@@ -4,12 +4,12 @@
 interval, over simulated sets drawn by every generator of the validity study (``known_truth.GENERATORS``: the model's
 own family and the departures from it).
 
-Every set is drawn from the generator (new problems, new runs; ``known_truth.draw_problems``, ``known_truth.draw_cube``);
-its truth is the policy's exact cost on that set's own problems, from their true pass rates and costs per attempt.
-Table 1 uses every run (k = the runs per cell); the frontier and the technique gains choose one option per dataset,
-for each problem on the other problems, and value it on the problem's own runs (``policy.crossfit_frontier``, the
-same k), so their truth is what the options they chose truly cost. No bootstrap: the intervals are closed-form
-(``policy.policy_interval``, ``policy.gain_interval``),
+Every set is drawn from the generator (new problems, new runs; ``known_truth.draw_problems``,
+``known_truth.draw_cube``); its truth is the policy's exact cost on that set's own problems, from their true pass rates
+and costs per attempt. Table 1 uses every run (k = the runs per cell); the frontier and the technique gains choose one
+option per dataset, for each problem on the other problems, and value it on the problem's own runs
+(``policy.crossfit_frontier``, the same k), so their truth is what the options they chose truly cost. No bootstrap: the
+intervals are closed-form (``policy.policy_interval``, ``policy.gain_interval``),
 so a study of 40 sets per generator takes seconds. Everything here is SIMULATED.
 """
 
@@ -97,7 +97,8 @@ def set_pairs(single: policy.PolicyCost, expert: np.ndarray, codes: np.ndarray, 
     cols = list(models)
     G = (np.asarray(codes)[None, :] == np.arange(T)[:, None]).astype(float)
     caps = policy.single_caps(single, expert, G, level)[:, cols]
-    a, b, (value, low, high) = differences.all_pairs(single.total[:, cols], G, expert, level, simultaneous=False, caps=caps)
+    a, b, (value, low, high) = differences.all_pairs(single.total[:, cols], G, expert, level,
+                                                     simultaneous=False, caps=caps)
     true = np.stack([truths[named(TABLE1, models[c])] for c in cols], axis=1)  # (T, M)
     return PairDraw(value, low, high, true[:, a] - true[:, b], true[:, a], true[:, b])
 
@@ -143,7 +144,8 @@ def draw_set(gm: GenerativeModel, seed: int, generator: Generator | None, level:
     """One set drawn by ``generator`` from ``seed``: ``repetition``'s statistics, the set's paired differences of the
     models alone (``set_pairs``) and the best single model's true cost at the chosen policies' k, (T,) USD per problem
     (what the frontier is measured against)."""
-    gm = dataclasses.replace(gm, methods=[m for m in gm.methods if get_method(m).is_collected])  # truth of what has runs
+    # truth of what has runs
+    gm = dataclasses.replace(gm, methods=[m for m in gm.methods if get_method(m).is_collected])
     rng = np.random.default_rng(seed)
     problems = draw_problems(gm, rng, generator)
     cube, expert = draw_cube(gm, rng, problems)
@@ -195,11 +197,11 @@ def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, r
     coverage of the ``level`` interval (%) with its Monte-Carlo standard error (sets as clusters), mean width, mean
     width over the truth and over the oracle's (``_oracle_ratio``), and the rate of false findings (% of the (set,
     dataset) pairs): a technique named as paying (shown above 0 with the others tested together) while its true gain
-    is not positive; a family named the most essential while another's true gain is larger; a model named the cheapest alone (its paired
-    differences below 0) while another truly costs less. Table 1's row gives the cheapest claim's power (% of the
-    pairs where the truly cheapest model costs at most half the runner-up in which it is named); the frontier's, its
-    truth over the best single model's at the same k (``_vs_best_single``: over all datasets together, and the worst
-    dataset's). Then one row of every pair of models alone (``PAIRS``): coverage of the
+    is not positive; a family named the most essential while another's true gain is larger; a model named the cheapest
+    alone (its paired differences below 0) while another truly costs less. Table 1's row gives the cheapest claim's
+    power (% of the pairs where the truly cheapest model costs at most half the runner-up in which it is named); the
+    frontier's, its truth over the best single model's at the same k (``_vs_best_single``: over all datasets together,
+    and the worst dataset's). Then one row of every pair of models alone (``PAIRS``): coverage of the
     paired difference's interval, its width over the oracle's, power (% of the pairs where one truly costs at most
     half the other in which the interval excludes 0) and false findings (% of pairs whose interval excludes 0 on the
     wrong side)."""
@@ -219,13 +221,15 @@ def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, r
             rows.append({"generator": g.name, "statistic": POLICY_LABELS.get(fam, fam), "estimator": ESTIMATOR,
                          "headline": True, "sets": len(reps), "k": int(reps[0][names[0]]["k"]),
                          "mean_abs_bias": float(np.abs((v - t).mean(0)).mean()),
-                         "rel_bias_pct": 100 * float((v - t).sum() / np.abs(t).sum()) if np.abs(t).sum() > ZERO else np.nan,
+                         "rel_bias_pct": 100 * float((v - t).sum() / np.abs(t).sum())
+                         if np.abs(t).sum() > ZERO else np.nan,
                          "coverage_pct": 100 * cov, "coverage_se_pct": 100 * se, "mean_width": float((hi - lo).mean()),
                          "width_vs_truth": _nanmean(ratio), "width_vs_oracle": _oracle_ratio(v, t, lo, hi),
                          "false_findings_pct": FALSE_FINDINGS[fam](reps, names) if fam in FALSE_FINDINGS else np.nan,
                          "power_pct": _cheapest_power(reps, names) if fam == "table1" else np.nan,
                          **dict(zip(("vs_best_single", "vs_best_single_worst"),
-                                    _vs_best_single(reps, [d[2] for d in drawn]) if fam == "frontier" else (np.nan,) * 2))})
+                                    _vs_best_single(reps, [d[2] for d in drawn]) if fam
+                                    == "frontier" else (np.nan,) * 2))})
         rows.append(_pairs_row(g.name, [d[1] for d in drawn], int(reps[0][next(iter(reps[0]))]["k"])))
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -322,7 +326,8 @@ def _false_cheapest(reps: list[dict], names: list[str]) -> float:
                           lambda picked, true: picked > true.min(axis=-1) + ZERO)
 
 
-FALSE_FINDINGS = {"technique gain": _false_findings, "family": _false_family,  # statistic kind -> its false-findings rate
+# statistic kind -> its false-findings rate
+FALSE_FINDINGS = {"technique gain": _false_findings, "family": _false_family,
                   "table1": _false_cheapest}
 
 EFFECT_COLUMNS = ["technique", "task", "sets", "true gain %", "mean gain %", "coverage %", "named best %"]
@@ -340,7 +345,8 @@ def effect_table(gm: GenerativeModel, repetitions: int = REPETITIONS, seed: int 
                       "simulated sets")
     rows = []
     names = [n for n in reps[0] if kind_of(n) == TECHNIQUE_GAIN.name]
-    named = claims.techniques_that_pay(_options_last(reps, names, "value"), _options_last(reps, names, "shown"))  # (R,T,N)
+    # (R,T,N)
+    named = claims.techniques_that_pay(_options_last(reps, names, "value"), _options_last(reps, names, "shown"))
     for i, name in enumerate(names):
         t, v, lo, hi = (np.array([r[name][key] for r in reps]) for key in ("truth", "value", "low", "high"))  # (R, T)
         for j, tm in enumerate(gm.tasks):

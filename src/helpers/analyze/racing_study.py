@@ -1,8 +1,10 @@
-"""Does the racing design keep the frontiers right? (issue 37, item 3) — uniform and racing side by side, on known truth.
+"""Does the racing design keep the frontiers right? (issue 37, item 3) — uniform and racing side by side, on known
+truth.
 
-Per generator of the validity study (``known_truth.GENERATORS``: the estimator's own family and its departures), simulated
-sets of a set's shape are drawn (``known_truth.draw_cube``); each is estimated twice from the same attempts: with every
-cell (the uniform design) and with only the cells the race would have run (``collect.racing.replay``, with the set's
+Per generator of the validity study (``known_truth.GENERATORS``: the estimator's own family and its departures),
+simulated sets of a set's shape are drawn (``known_truth.draw_cube``); each is estimated twice from the same attempts:
+with every cell (the uniform design) and with only the cells the race would have run (``collect.racing.replay``, with
+the set's
 ``racing`` settings), exactly as a racing set's report computes them — the protected statistics from every problem's
 records (two-level bootstrap, the race's decisions held fixed), Table 1 from every problem's records with each cell
 weighted by the inverse of its chance of being recorded (``inclusion``), every other one from the Table-1 sample alone.
@@ -41,9 +43,11 @@ def _model_method(strategy: str) -> tuple[str, str]:
     return model, method
 
 
-def race_mask(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, settings, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def race_mask(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, settings,
+              seed: int) -> tuple[np.ndarray, np.ndarray]:
     """(raced (P, S) bool: the cells the race runs, on every problem, sample (P,) bool: the Table-1 sample, where every
-    cell runs) of a drawn cube, the race set as ``settings`` (``params.Racing``) says, its sample drawn with ``seed``."""
+    cell runs) of a drawn cube, the race set as ``settings`` (``params.Racing``) says, its sample drawn with
+    ``seed``."""
     with np.errstate(invalid="ignore"):
         cost = np.nanmean(cube.usd, axis=-1)
     passes = cube.correct.sum(axis=-1)
@@ -95,7 +99,8 @@ def _estimate(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, replicates
     return out
 
 
-def one_set(gm: GenerativeModel, seed: int, generator: Generator | None, settings, replicates: int, level: float) -> dict:
+def one_set(gm: GenerativeModel, seed: int, generator: Generator | None, settings,
+            replicates: int, level: float) -> dict:
     """One simulated set: per statistic its truth and each design's (value, low, high), and the race's USD share."""
     rng = np.random.default_rng(seed)
     problems = draw_problems(gm, rng, generator)
@@ -141,9 +146,11 @@ def racing_study(gm: GenerativeModel, generators, settings, repetitions: int = 4
             for design in ("uniform", "racing", *(("sample",) if weighted else ())):
                 v, lo, hi = (np.array([[r[n][design][k] for n in mine] for r in reps]).reshape(truth.shape)
                              for k in range(3))
-                cov, se = pooled_rate((lo <= truth) & (truth <= hi), nonzero if nonzero.any() else np.ones_like(nonzero))
+                cov, se = pooled_rate((lo <= truth) & (truth <= hi),
+                                      nonzero if nonzero.any() else np.ones_like(nonzero))
                 rows.append({"generator": g.name, "statistic": fam, "design": design,
-                             "from": {"uniform": "every problem", "sample": "Table-1 sample"}.get(design, reps[0][mine[0]]["from"]),
+                             "from": {"uniform": "every problem",
+                                      "sample": "Table-1 sample"}.get(design, reps[0][mine[0]]["from"]),
                              "mean_abs_bias": float(np.abs((v - truth).mean(0)).mean()),
                              "rel_bias_pct": (100 * float((v - truth).sum() / np.abs(truth).sum())
                                               if np.abs(truth).sum() > ZERO else np.nan),

@@ -66,7 +66,8 @@ def _with_expert(cost: np.ndarray, rate: np.ndarray, usable: np.ndarray, expert:
     return r, c
 
 
-def half_means(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def half_means(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray,
+               slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(USD per attempt, pass rate), each (P, S), over the run slots ``slots`` ((n,) bool) that each cell has
     (``usd``/``correct`` (P, S, n), ``runs`` (P, S) filled slots); NaN where a cell has none of them."""
     have = (np.arange(usd.shape[-1])[None, None, :] < runs[..., None]) & slots[None, None, :]
@@ -186,7 +187,8 @@ def budget_grid(*usd: np.ndarray, points: int = 60) -> np.ndarray:
     return np.stack([np.geomspace(max(a, 1e-9), max(b, a * 1.0001, 1e-9), points) for a, b in zip(lo, hi)])
 
 
-def model_points(cost: np.ndarray, rate: np.ndarray, weights: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def model_points(cost: np.ndarray, rate: np.ndarray, weights: np.ndarray,
+                 starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each strategy alone: (accuracy 0-1, USD per attempt), each (X, T, S), over the problems it has estimates for."""
     usable = np.isfinite(rate) & np.isfinite(cost)
     w = weights[..., None] * usable

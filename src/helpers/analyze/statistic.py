@@ -35,18 +35,21 @@ class Kind:
 TABLE1 = Kind("table1", "Table 1: one model and the expert (USD)", "USD per problem", True)
 FRONTIER = Kind("frontier", "The paper's frontier (USD)", "USD per problem", True)
 TECHNIQUE_GAIN = Kind("technique gain", "Technique gains of Table 2 (0-1)", "0-1", False)
-RELEASE_FRONTIER = Kind("release frontier", "Figure 2: frontier over releases (% of expert-only)", "% of the expert alone",
+RELEASE_FRONTIER = Kind("release frontier",
+                        "Figure 2: frontier over releases (% of expert-only)", "% of the expert alone",
                         True)
 RELEASE_GAIN = Kind("release gain", "Figure 4: gain of each release (0-1)", "0-1", False)
 FAMILY = Kind("family", "Figure 3: families (0-1)", "0-1", False)
 ESSENTIAL = Kind("essential", "Figure 5: single models (0-1)", "0-1", False)
 STRATEGY = Kind("strategy", "An agent strategy with the expert (USD)", "USD per problem", True)
 STRATEGY_GAIN = Kind("strategy gain", "Gain of an agent strategy over its model's single attempt (0-1)", "0-1", False)
-SEED_GAIN = Kind("seed gain", "Gain of a seeded agent strategy over its seed model's single attempt (0-1)", "0-1", False)
+SEED_GAIN = Kind("seed gain", "Gain of a seeded agent strategy over its seed model's single attempt (0-1)", "0-1",
+                 False)
 ACCURACY = Kind("accuracy", "Table 5: accuracy of each model (0-1)", "0-1", True)
 COST_PER_ATTEMPT = Kind("cost per attempt", "Table 6: USD per attempt of each model", "USD per attempt", True)
 KINDS: dict[str, Kind] = {k.name: k for k in (TABLE1, FRONTIER, TECHNIQUE_GAIN, RELEASE_FRONTIER, RELEASE_GAIN, FAMILY,
-                                              ESSENTIAL, STRATEGY, STRATEGY_GAIN, SEED_GAIN, ACCURACY, COST_PER_ATTEMPT)}
+                                              ESSENTIAL, STRATEGY, STRATEGY_GAIN, SEED_GAIN,
+                                              ACCURACY, COST_PER_ATTEMPT)}
 # the headline's frontier (``policy``): one model per dataset, chosen on the other problems, not the paper's per-problem
 # minimum; the same kind of name ("frontier:all models"), its own label: one name per quantity
 POLICY_FRONTIER = Kind("frontier", "Frontier of all models (USD)", "USD per problem", True)
@@ -118,4 +121,5 @@ def named(kind: Kind, item: str) -> str:
     return str(Key(kind, item))
 
 
-ALL_MODELS = named(FRONTIER, "all models")  # the frontier of every model: the paper's (Eq. 9); cross-fitted, the headline's
+# the frontier of every model: the paper's (Eq. 9); cross-fitted, the headline's
+ALL_MODELS = named(FRONTIER, "all models")

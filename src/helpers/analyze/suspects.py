@@ -69,7 +69,8 @@ def _per_problem(runs: pd.DataFrame) -> pd.DataFrame:
                         "strong_pass": runs["correct"].where(runs["strong"]).groupby(by, sort=False).mean(),
                         "weak_pass": runs["correct"].where(~runs["strong"]).groupby(by, sort=False).mean(),
                         "has_strong": runs["strong"].groupby(by, sort=False).any()}).reset_index()
-    per = per.merge(top.rename(columns={"answer_key": "agreed", "size": "top", "nunique": "agreeing"}), on=keys, how="left")
+    per = per.merge(top.rename(columns={"answer_key": "agreed", "size": "top",
+                                        "nunique": "agreeing"}), on=keys, how="left")
     per["top"] = per["top"].fillna(0).astype(int)
     per["agreeing"] = per["agreeing"].fillna(0).astype(int)
     per["share"] = np.where(per["top"] > 0, per["top"] / per["answered"].where(per["answered"] > 0, 1), 0.0)

@@ -256,7 +256,8 @@ def fit_many(t: np.ndarray, y: np.ndarray, level: float = LEVEL) -> dict[str, np
     lo = np.where(~inside & (idx < j[..., None]), idx, -1).max(-1)  # last grid point outside, left of b̂
     hi = np.where(~inside & (idx > j[..., None]), idx, B_GRID.size).min(-1)
     b_low = np.where(lo < 0, 0.0, _crossing(grid, limit, np.minimum(lo + 1, j), np.maximum(lo, 0)))
-    b_high = np.where(hi >= B_GRID.size, np.inf, _crossing(grid, limit, np.maximum(hi - 1, j), np.minimum(hi, B_GRID.size - 1)))
+    b_high = np.where(hi >= B_GRID.size, np.inf,
+                      _crossing(grid, limit, np.maximum(hi - 1, j), np.minimum(hi, B_GRID.size - 1)))
     b_low, b_high = np.minimum(b_low, b), np.maximum(b_high, b)
     J = np.stack([e, -a[..., None] * tt * e, np.ones_like(tt)], axis=-1)  # (..., n, 3)
     JtJ = np.einsum("...ni,...nj->...ij", J, J)
@@ -392,12 +393,14 @@ def set_trends(trend: pd.DataFrame, curves: dict[str, np.ndarray]) -> SetTrends:
         est = {task: fit_decay(t, curve[0, :, j]) for j, task in enumerate(tasks)}
         ll = {task: log_linear_trend(t, curve[0, :, j]) for j, task in enumerate(tasks)}
         refits = {task: refit_interval(t, curve[1:, :, j]) for j, task in enumerate(tasks) if est[task].identified}
-        est = {task: dataclasses.replace(f, refit_low=refits[task][0], refit_high=refits[task][1]) if task in refits else f
+        est = {task: dataclasses.replace(f, refit_low=refits[task][0],
+                                         refit_high=refits[task][1]) if task in refits else f
                for task, f in est.items()}
         fits[estimator], loglinear[estimator] = est, ll
         frames.append(fits_table(est, ll, refits).assign(estimator=estimator))
     table = pd.concat(frames, ignore_index=True)
-    return SetTrends(fits, loglinear, table[["task", "estimator", *[c for c in table.columns if c not in ("task", "estimator")]]])
+    return SetTrends(fits, loglinear,
+                     table[["task", "estimator", *[c for c in table.columns if c not in ("task", "estimator")]]])
 
 
 # ---- coverage on synthetic series with a known decay rate ------------------------------------------

@@ -21,7 +21,8 @@ from scipy import stats
 from helpers.analyze.headline import Level, Spec
 from helpers.core.methods import get_method
 
-CONFIDENCE = 0.95  # the floor's one-sided confidence: a true rate above the bound shows 0 passes less than 5% of the time
+# the floor's one-sided confidence: a true rate above the bound shows 0 passes less than 5% of the time
+CONFIDENCE = 0.95
 
 
 def zero_pass_upper(n: np.ndarray | int, confidence: float = CONFIDENCE) -> np.ndarray:

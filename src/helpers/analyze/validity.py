@@ -1,8 +1,8 @@
 """Validity on known truth: a repeated-draws study of the paper's estimators (plug-in, bootstrap-corrected,
-model-based) on simulated sets drawn from a set's generative model and from generators that depart from it (``known_truth``):
-bias, RMSE and interval coverage of every statistic against each set's own truth (and, for information, the
-population's). Its tables are ``validity_tables``; the headline's own study is ``policy_study``. Everything here is
-SIMULATED.
+model-based) on simulated sets drawn from a set's generative model and from generators that depart from it
+(``known_truth``): bias, RMSE and interval coverage of every statistic against each set's own truth (and, for
+information, the population's). Its tables are ``validity_tables``; the headline's own study is ``policy_study``.
+Everything here is SIMULATED.
 """
 
 from __future__ import annotations
@@ -159,7 +159,8 @@ def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float,
     model = ModelFrontier(cube, expert)
     stats = gm.statistics
     est, boot = stats(point.frontier), stats(reps.frontier)
-    drawn = model.benchmark_draws(replicates, seed, costs=reps.cost[:, :, :len(cube.strategies)])  # the replicates' runs
+    # the replicates' runs
+    drawn = model.benchmark_draws(replicates, seed, costs=reps.cost[:, :, :len(cube.strategies)])
     est_model, boot_model = stats(model.frontier), stats(drawn.frontier)
     tr = truth(gm, problems)
     true = {k: v[0] for k, v in stats(tr.frontier).items()}  # ``true_statistics`` of these problems
@@ -171,7 +172,8 @@ def _repetition(gm: GenerativeModel, seed: int, replicates: int, level: float,
         lo, hi = percentile_interval(b, level)
         shift = np.nanmean(b, axis=0) - p  # the bootstrap's estimate of the plug-in's bias
         lo_m, hi_m = percentile_interval(boot_model[name], level)
-        estimates = {"plug-in": Estimate(p, lo, hi), "bootstrap-corrected": Estimate(p - shift, lo - 2 * shift, hi - 2 * shift),
+        estimates = {"plug-in": Estimate(p, lo, hi),
+                     "bootstrap-corrected": Estimate(p - shift, lo - 2 * shift, hi - 2 * shift),
                      "model-based": Estimate(est_model[name][0], lo_m, hi_m)}
         out[name] = StatisticDraw(true[name], estimates, np.fmin(np.fmin(box[name][0][0], at_point[name][0][0]), lo),
                                   np.fmax(np.fmax(box[name][1][0], at_point[name][1][0]), hi))
@@ -218,7 +220,8 @@ def summarise_study(gm: GenerativeModel, reps: list[SetDraw], replicates: int, l
             values, low, high = (np.array([getattr(d, part) for d in drawn]) for part in ("value", "low", "high"))
             covered, covered_pop = (low <= t_values) & (t_values <= high), (low <= p_values) & (p_values <= high)
             cells.setdefault((kind_of(name), estimator), []).append(
-                (covered, np.abs(t_values) > ZERO, covered_pop, np.broadcast_to(np.abs(p_values) > ZERO, covered.shape)))
+                (covered, np.abs(t_values) > ZERO, covered_pop,
+                 np.broadcast_to(np.abs(p_values) > ZERO, covered.shape)))
             rows += _study_rows(name, estimator, tasks, t_values, values, covered, covered_pop)
     return StudyResult(pd.DataFrame(rows), _routing_table(gm, reps, tasks),
                        {key: _pooled(parts) for key, parts in cells.items()}, len(reps), replicates, level)
@@ -383,7 +386,8 @@ def _family_rows(generator: str, fam: str, draws: list[list[StatisticDraw]]) -> 
                             for part in ("value", "low", "high"))
         cov, se = pooled_rate((low <= truth) & (truth <= high), mask)
         row = {"generator": generator, "statistic": FAMILY_LABELS.get(fam, fam), "estimator": estimator,
-               "headline": estimator == HEADLINE_ESTIMATOR, "mean_abs_bias": float(np.abs((value - truth).mean(0)).mean()),
+               "headline": estimator == HEADLINE_ESTIMATOR,
+               "mean_abs_bias": float(np.abs((value - truth).mean(0)).mean()),
                "rel_bias_pct": (100 * float((value - truth).sum() / np.abs(truth).sum())
                                 if np.abs(truth).sum() > ZERO else np.nan),  # no relative bias of a zero truth
                "coverage_pct": 100 * cov, "coverage_se_pct": 100 * se, "mean_width": float((high - low).mean()),

@@ -15,7 +15,8 @@ def summary(result: StudyResult) -> pd.DataFrame:
     clusters), the share (%) of (set, cell) pairs whose truth is 0 (a model or technique that never lowers the
     frontier) and how often those are covered (%), and the pooled coverage (%) of a non-zero population truth."""
     df = result.table.assign(family=result.table["statistic"].map(kind_of), abs_bias=result.table["bias"].abs())
-    out = df.groupby(["family", "estimator"], sort=False).agg(cells=("bias", "size"), mean_abs_bias=("abs_bias", "mean"),
+    out = df.groupby(["family", "estimator"], sort=False).agg(cells=("bias", "size"),
+                                                              mean_abs_bias=("abs_bias", "mean"),
                                                              mean_rmse=("rmse", "mean")).reset_index()
     plug = out[out["estimator"] == "plug-in"].set_index("family")["mean_abs_bias"]
     out["bias_vs_plug_in"] = out["mean_abs_bias"] / out["family"].map(plug)

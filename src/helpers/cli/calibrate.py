@@ -51,13 +51,14 @@ def mean_prompt_tokens(problems: dict[str, list]) -> dict[str, float]:
             for t, ps in problems.items()}
 
 
-# long: one registry entry written out per model, in the order of the paper's tables; its steps are the named helpers above
+# long: one registry entry written out per model, in the order of the paper's tables; its steps are the helpers above
 def calibrate(tables: Path, data_dir: Path, n: int = 128, seed: int = 0) -> tuple[dict, dict]:
     """(registry mapping, price snapshot mapping) for the simulated paper models, on the sample of
     ``n`` problems per task drawn with ``seed`` (the ``sim`` set's)."""
     for name in ("paper_table4_prices.csv", "paper_table5_accuracy_pct.csv", "paper_table6_cost_usd.csv"):
         if not (tables / name).is_file():
-            raise CostOfPassError(f"--tables: {tables / name} not found (the paper's tables, e.g. ../shared/paper_tables)")
+            raise CostOfPassError(f"--tables: {tables / name} not found (the paper's "
+                                  "tables, e.g. ../shared/paper_tables)")
     acc = pd.read_csv(tables / "paper_table5_accuracy_pct.csv").set_index("model")
     cost = pd.read_csv(tables / "paper_table6_cost_usd.csv").set_index("model")
     prices = pd.read_csv(tables / "paper_table4_prices.csv").set_index("model")
@@ -86,7 +87,8 @@ def calibrate(tables: Path, data_dir: Path, n: int = 128, seed: int = 0) -> tupl
             "family": real.family,
             "release_date": real.release_date.isoformat(),
             "sim": {
-                "accuracy": (target := {t: round(float(min(max(acc.loc[label, t] / 100, 0.001), 0.999)), 4) for t in PAPER_TASKS}),
+                "accuracy": (target := {t: round(float(min(max(acc.loc[label, t] / 100, 0.001), 0.999)),
+                                                 4) for t in PAPER_TASKS}),
                 "completion_tokens": tokens,
                 "aptitude": {t: round(aptitude_on(target[t], SPREAD, z[t], offset=offsets(name, t), cliff=CLIFF), 6)
                              for t in PAPER_TASKS},
@@ -98,7 +100,8 @@ def calibrate(tables: Path, data_dir: Path, n: int = 128, seed: int = 0) -> tupl
             "notes": f"Simulated twin of {label}: Table 5 accuracy, Table 6 cost per attempt"
                      + (f"; Table 6 is below the prompt's cost on {', '.join(notes)}" if notes else ""),
         }
-        snapshot[name] = {"input_usd_per_mtok": float(row.usd_per_mtok_in), "output_usd_per_mtok": float(row.usd_per_mtok_out)}
+        snapshot[name] = {"input_usd_per_mtok": float(row.usd_per_mtok_in),
+                          "output_usd_per_mtok": float(row.usd_per_mtok_out)}
     registry = {"models": models}
     prices_doc = {"date": "2025-04-17",
                   "source": "Simulated twins priced as their real models: arXiv 2504.13359 Table 4",

@@ -40,7 +40,8 @@ def listing(root: Path | None = None) -> str:
         if registry.name.startswith("expert"):
             continue
         out.append(f"  {registry.relative_to(root)}")
-        out += [f"    {m.name:<32} {m.label} ({m.family}, released {m.release_date})" for m in load_registry(registry).values()]
+        out += [f"    {m.name:<32} {m.label} ({m.family}, released {m.release_date})"
+                for m in load_registry(registry).values()]
     out += ["", "methods (methods:)"] + [f"  {form}" for form in method_forms()]
     out += ["", "price snapshots (price_snapshot:, or the dated ledger with prices: {as_of: YYYY-MM-DD})"]
     for path in ledger_files():

@@ -53,8 +53,10 @@ def write_snapshot(out: Path, date: dt.date) -> Path:
     registries = [repo_root() / "params" / "registry" / r for r in REGISTRIES]
     data = {
         "date": date.isoformat(),
-        "source": f"litellm {v}, bundled model_prices_and_context_window_backup.json (entries named in each derivation)",
-        "notes": f"Written by `python -m helpers.cli.litellm_prices`. The map gives USD per token (x 1e6 here); litellm {v} "
+        "source": f"litellm {v}, bundled model_prices_and_context_window_backup.json "
+        "(entries named in each derivation)",
+        "notes": "Written by `python -m helpers.cli.litellm_prices`. The map gives USD per "
+        f"token (x 1e6 here); litellm {v} "
                  "does not record when its prices were taken, so the date is the day they were read.",
         "prices": map_prices(registries),
     }
@@ -67,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     from importlib.metadata import version
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--date", type=dt.date.fromisoformat, default=dt.date.today(), help="the snapshot's date (default: today)")
+    ap.add_argument("--date", type=dt.date.fromisoformat, default=dt.date.today(),
+                    help="the snapshot's date (default: today)")
     ap.add_argument("--out", type=Path, default=None, help="default: params/prices/litellm_<version>.yaml")
     args = ap.parse_args(argv)
     out = args.out or repo_root() / "params" / "prices" / f"litellm_{version('litellm')}.yaml"

@@ -29,7 +29,8 @@ def repriced(params_path: str | Path, as_of: dt.date, settings: RunSettings | No
     original = load_params(params_path, settings)
     if original.billed:  # its records hold USD as billed, no tokens: another date's prices have nothing to apply to
         raise CostOfPassError(f"{params_path}: cannot reprice: its records carry the USD each run was billed "
-                              f"({original.import_from.format if original.import_from else 'billed'}), not token counts")
+                              f"({original.import_from.format if original.import_from else 'billed'}), "
+                              "not token counts")
     from helpers.core.params import check_confined
 
     check_confined(original)  # the repriced copy is written beside it
@@ -47,7 +48,8 @@ def repriced(params_path: str | Path, as_of: dt.date, settings: RunSettings | No
     out = original.output_path.parent / name
     data.update(name=name, output_dir=str(out), records_dir=str(original.records_path),
                 prices={"as_of": as_of.isoformat()},
-                description=f"{original.description or original.name} Repriced as of {as_of.isoformat()} (dated price ledger).")
+                description=f"{original.description or original.name} Repriced as of "
+                f"{as_of.isoformat()} (dated price ledger).")
     data.pop("price_snapshot", None)
     if original.data_dir:
         data["data_dir"] = str(original.data_path)

@@ -26,12 +26,14 @@ from helpers.core.paths import repo_root, shown
 from helpers.core.progress import watch
 from helpers.core.settings import RunSettings
 
-DEFAULT_SETS = ["params/local.yaml", "params/sim.yaml"]  # what `make all` shows: real local models, then the paper at scale
+# what `make all` shows: real local models, then the paper at scale
+DEFAULT_SETS = ["params/local.yaml", "params/sim.yaml"]
 NOTEBOOKS = ["01_collect", "02_grade", "03_frontier", "04_trends", "05_counterfactual", "06_techniques", "07_validity"]
 
 
 def run_stages(params_path: Path, ctx: Context, pending_calls: int, names: list[str] | None = None,
-               log_output: bool = False, force: bool = False, report: bool = True, overwrite: bool = False) -> list[str]:
+               log_output: bool = False, force: bool = False, report: bool = True,
+               overwrite: bool = False) -> list[str]:
     """Execute the notebooks in order, then the report; stop at the first that fails (its executed copy is named).
 
     First the set claims its output folder (``index_page.claim``: refused when another parameter file of
@@ -91,7 +93,8 @@ def run_stage(params_path: Path, ctx: Context, keys: StageKeys, name: str, then:
             execute_notebook(notebook_path(name), dst, params_path, log_output,
                              extra={"settings": params.settings.parameter()}, then=then)
     keys.record(name)
-    print(f"ok    {name:<18} {time.perf_counter() - start:6.1f} s  {what_it_did(params, name)} -> {shown(dst)}", flush=True)
+    print(f"ok    {name:<18} {time.perf_counter() - start:6.1f} s  "
+          f"{what_it_did(params, name)} -> {shown(dst)}", flush=True)
     notes = notes_path(params.output_path, name)
     for line in notes.read_text(encoding="utf-8").splitlines() if notes.is_file() else []:
         print(f"      {line}", flush=True)
@@ -110,7 +113,8 @@ def what_it_did(params, name: str) -> str:
     tables, figures = sum(a.kind == "table" for a in made), sum(a.kind == "figure" for a in made)
     if name == "report":
         return "HTML report"
-    return f"{tables} table{'s' * (tables != 1)}, {figures} figure{'s' * (figures != 1)}" if made else "nothing to publish"
+    return (f"{tables} table{'s' * (tables != 1)}, {figures} figure{'s' * (figures != 1)}" if made
+            else "nothing to publish")
 
 
 ENV_DEFAULTS = {"LITELLM_LOCAL_MODEL_COST_MAP": "True",  # litellm's bundled price map, not a download
@@ -162,7 +166,8 @@ def parser() -> argparse.ArgumentParser:
                        help="take over results/<name>/ even though another parameter file of that name wrote it")
     check = sub.add_parser("check", help="validate a parameter set and print its estimate (= run --dry-run)")
     check.add_argument("params")
-    sub.add_parser("ls", help="the parameter sets (in params/ and on disk), datasets, models, methods and price snapshots")
+    sub.add_parser("ls", help="the parameter sets (in params/ and on disk), datasets, "
+                   "models, methods and price snapshots")
     report, quarto = _report_parsers(sub)
     reprice = sub.add_parser("reprice", help="every table and figure of a set at another date's prices, without a call")
     reprice.add_argument("params")
@@ -183,7 +188,8 @@ def _report_parsers(sub) -> tuple:
     returned: they take --write-anywhere)."""
     report = sub.add_parser("report", help="re-render the offline HTML report of a set from its results")
     report.add_argument("params")
-    quarto = sub.add_parser("quarto", help="render a set's report with Quarto, its execution cache keyed on the results")
+    quarto = sub.add_parser("quarto",
+                            help="render a set's report with Quarto, its execution cache keyed on the results")
     quarto.add_argument("params")
     quarto.add_argument("--no-cache", action="store_true", help="execute the report even if its results are unchanged")
     website = sub.add_parser("quarto-site", help="write (and, with Quarto, render) a Quarto website: one page per set, "
@@ -192,7 +198,8 @@ def _report_parsers(sub) -> tuple:
     publish = sub.add_parser("publish", help="write the site (index, every report, its CSVs, data dictionary and "
                                              "figures) as a static folder to copy to any host")
     publish.add_argument("dir", nargs="?", default="site", help="the folder to write (default: site)")
-    publish.add_argument("--results", default=None, help="the results folder to publish (default: the project's results/)")
+    publish.add_argument("--results", default=None,
+                         help="the results folder to publish (default: the project's results/)")
     return report, quarto
 
 
@@ -253,7 +260,8 @@ def dry_run(params, params_path: Path, overwrite: bool = False) -> None:
     est = estimate(ctx)
     print(format_estimate(ctx, est), flush=True)
     check_claim(ctx, params_path, overwrite)
-    check_budget(params, recorded_spend_usd(params, ctx.snapshot), racing_floor(ctx) if params.design == "racing" else est)
+    check_budget(params, recorded_spend_usd(params, ctx.snapshot),
+                 racing_floor(ctx) if params.design == "racing" else est)
 
 
 def run_reprice(params_path: str, as_of, force: bool = False, settings: RunSettings | None = None) -> Path:
@@ -270,7 +278,8 @@ def run_reprice(params_path: str, as_of, force: bool = False, settings: RunSetti
     return report
 
 
-def run_all(paths: list[str], force: bool = False, overwrite: bool = False, settings: RunSettings | None = None) -> Path:
+def run_all(paths: list[str], force: bool = False, overwrite: bool = False,
+            settings: RunSettings | None = None) -> Path:
     """Run each set, then rebuild the index page of every report on disk; returns the page's path.
 
     Without ``paths``, the default sets: ``local`` (committed records), then ``sim`` when the
@@ -365,7 +374,8 @@ def command(args: argparse.Namespace) -> None:
     if args.recollect:
         from helpers.publish.index_page import claim
 
-        claim(prepare(params), Path(args.params), args.overwrite)  # a bad set, or another set's folder, fails before its records are moved
+        # a bad set, or another set's folder, fails before its records are moved
+        claim(prepare(params), Path(args.params), args.overwrite)
         if moved := move_records_aside(params):
             print(f"previous records moved to {moved}")
     ctx, est = preflight_estimate(params)

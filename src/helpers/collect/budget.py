@@ -21,12 +21,14 @@ from helpers.core.prompts import solve_messages
 
 
 def _expected_completion(model: ModelSpec, task: str, sampling: dict[str, Any]) -> float:
-    typical = model.sim.completion_tokens.get(task, model.typical_completion_tokens) if model.sim else model.typical_completion_tokens
+    typical = (model.sim.completion_tokens.get(task, model.typical_completion_tokens) if model.sim
+               else model.typical_completion_tokens)
     cap = call_sampling(model, sampling).get("max_tokens")  # the set's cap, or the model's own
     return min(typical, cap) if cap else typical
 
 
-def estimate_calls(todo: list[tuple[Attempt, list[int]]], snapshot: PriceSnapshot, sampling: dict[str, Any] | None = None) -> pd.DataFrame:
+def estimate_calls(todo: list[tuple[Attempt, list[int]]], snapshot: PriceSnapshot,
+                   sampling: dict[str, Any] | None = None) -> pd.DataFrame:
     """Estimated calls, tokens and USD of the pending calls, one row per (task, model).
 
     Prompt tokens are estimated as characters / 4; completion tokens as the model's typical
@@ -95,7 +97,8 @@ class Budget:
 
             ctx = mp.get_context("fork")
             self._lock: AbstractContextManager[Any] = ctx.Lock()
-            self._spent, self._in_flight, self._exhausted = ctx.RawValue("d", spent_usd), ctx.RawValue("d", 0.0), ctx.RawValue("b", 0)
+            self._spent, self._in_flight, self._exhausted = (ctx.RawValue("d", spent_usd), ctx.RawValue("d", 0.0),
+                                                             ctx.RawValue("b", 0))
         else:
             self._lock = threading.Lock()
             self._spent, self._in_flight, self._exhausted = _Cell(spent_usd), _Cell(0.0), _Cell(0)

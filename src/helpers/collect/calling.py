@@ -101,7 +101,8 @@ def stopped_failure(err: BaseException, attempt: int) -> tuple:
     return None, attempt + 1, redact(f"{type(err).__name__}: {err}")[:460] + " (stopped before retrying)", False
 
 
-async def acall_with_retries(call: Callable[[], Any], max_retries: int, base_s: float, rng: random.Random | None = None):
+async def acall_with_retries(call: Callable[[], Any], max_retries: int, base_s: float,
+                             rng: random.Random | None = None):
     """``call_with_retries`` for a coroutine factory ``call``, waiting with ``asyncio.sleep`` between tries."""
     import asyncio
 
@@ -166,7 +167,8 @@ class Caller:
     params: Params
     sleep: Callable[[float], None] = time.sleep
     direct_sim: bool = True  # simulated models: call their registered handler without litellm's per-call bookkeeping
-    direct_http: bool = True  # OpenAI-compatible servers at an api_base: post without litellm (backends.openai_compatible)
+    # OpenAI-compatible servers at an api_base: post without litellm (backends.openai_compatible)
+    direct_http: bool = True
 
     _per_model: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict, repr=False)
 
@@ -266,7 +268,8 @@ def stopping():
 
 
 def _attempt_steps(a: Attempt, calls: list[int], done: dict[tuple, str], store: RecordStore, budget: Budget,
-                   estimate_usd: float, price) -> Generator[tuple[int, list[dict[str, str]]], CallRecord, tuple[list[CallRecord], int]]:
+                   estimate_usd: float, price) -> Generator[tuple[int, list[dict[str, str]]], CallRecord,
+                                                            tuple[list[CallRecord], int]]:
     """The one attempt loop, for the blocking and the event-loop caller alike: yields ``(call, messages)`` for each
     call to make and is sent that call's record, which it stores the moment it is acknowledged and charges to the
     budget. Returns the records made and the number of calls not started (budget reached, or Ctrl-C)."""

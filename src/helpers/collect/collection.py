@@ -72,7 +72,8 @@ class Tally:
 
 
 def collect(params: Params, problems: dict[str, list[Problem]], models: list[ModelSpec], snapshot: PriceSnapshot,
-            progress: bool = True, caller: Caller | None = None, attempts: list[Attempt] | None = None) -> CollectResult:
+            progress: bool = True, caller: Caller | None = None,
+            attempts: list[Attempt] | None = None) -> CollectResult:
     """Make every call of the set that is not yet in the store, within the budget (USD).
 
     ``attempts``: only these of the set's planned attempts (a wave of the racing design), not all of them.
@@ -178,7 +179,8 @@ def _collect_threads(queue: deque, done, store, caller, budget, est_by, snapshot
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
         running: set[Future] = set()
         while queue or running:
-            # at most one attempt per worker: nothing waits inside the pool, so nothing starts after the budget is reached
+            # at most one attempt per worker: nothing waits inside the pool, so nothing starts after the budget is
+            # reached
             while queue and len(running) < concurrency and not budget.exhausted and not STOP.is_set():
                 a, calls = queue.popleft()
                 running.add(pool.submit(run_attempt, a, calls, done, store, caller, budget,

@@ -53,7 +53,8 @@ def fingerprint_text(model: ModelSpec, sampling: dict[str, Any], seed: int, meth
     if model.sim:
         parts["backend"] = {"seed": seed, "sim": model.sim.model_dump()}
     if model.local:
-        parts["backend"] = {"seed": seed, "sha256": model.local.sha256, "chat": model.local.chat, "n_ctx": model.local.n_ctx}
+        parts["backend"] = {"seed": seed, "sha256": model.local.sha256, "chat": model.local.chat,
+                            "n_ctx": model.local.n_ctx}
     return json.dumps(parts, sort_keys=True)
 
 

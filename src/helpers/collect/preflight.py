@@ -56,7 +56,8 @@ def racing_floor(ctx: Context) -> pd.DataFrame:
     cheapest = per_attempt.sort_values(["usd", "model"]).drop_duplicates("task").set_index("task")["model"]
     first = {(a.problem.task, a.model.name, a.method.name) for a in attempts if a.method.name == "vanilla"}
     floor = [a for a in attempts if (a.problem.task, a.problem.problem_id) in sample
-             or (a.model.name == cheapest.get(a.problem.task) and (a.problem.task, a.model.name, a.method.name) in first)]
+             or (a.model.name == cheapest.get(a.problem.task)
+                 and (a.problem.task, a.model.name, a.method.name) in first)]
     todo = to_call(pending(floor, RecordStore(p.records_path).done()))
     return estimate_calls(todo, ctx.snapshot, p.sampling.model_dump())
 
@@ -95,9 +96,10 @@ def _both_bills(ctx: Context, uniform: pd.DataFrame) -> list[str]:
                      f"{floor.at[name, 'usd']:>11.4f}")
     lines.append(f"uniform design: {int(uniform.calls.sum())} calls, estimated USD ${uniform.usd.sum():.2f}")
     lines.append(f"racing design (this set's): at least {int(floor.calls.sum())} calls, ${floor.usd.sum():.2f} (every "
-                 f"option on the Table-1 sample, {p.racing.table1_share:.0%} of each dataset's problems, and the option "
-                 "the prices make cheapest on the others); at most the uniform bill: the rest depends on what the "
-                 f"cheaper options pass (budget ${p.budget_usd:g}: checked against the least now, and before each wave)")
+                 f"option on the Table-1 sample, {p.racing.table1_share:.0%} of each dataset's problems, and the "
+                 "option the prices make cheapest on the others); at most the uniform bill: the rest depends on "
+                 f"what the cheaper options pass (budget ${p.budget_usd:g}: checked against the "
+                 "least now, and before each wave)")
     return lines
 
 
@@ -138,9 +140,10 @@ def check_remote_hosts(ctx: Context, offline: bool = False) -> list[str]:
             continue
         key = f" and its key ({m.api_key_env})" if m.api_key_env else ""
         if offline:
-            raise CostOfPassError(f"model '{m.name}': api_base {m.api_base} is another machine ({host}) and this run is "
-                                  "offline (--offline / COP_OFFLINE=1)")
-        lines.append(f"warning: model '{m.name}' sends its prompts{key} to {host} (api_base {m.api_base}), not this machine")
+            raise CostOfPassError(f"model '{m.name}': api_base {m.api_base} is another machine ({host}) and this "
+                                  "run is offline (--offline / COP_OFFLINE=1)")
+        lines.append(f"warning: model '{m.name}' sends its prompts{key} to {host} (api_base "
+                     f"{m.api_base}), not this machine")
     return lines
 
 
@@ -162,7 +165,8 @@ def preflight_estimate(params: Params) -> tuple[Context, pd.DataFrame]:
 
     est = estimate(ctx)
     check_local_runtime(ctx, est)
-    check_budget(params, recorded_spend_usd(params, ctx.snapshot), racing_floor(ctx) if params.design == "racing" else est)
+    check_budget(params, recorded_spend_usd(params, ctx.snapshot),
+                 racing_floor(ctx) if params.design == "racing" else est)
     return ctx, est
 
 

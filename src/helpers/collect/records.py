@@ -279,7 +279,8 @@ def read_shard(path: Path, snapshot: Path, columns: list[str] | None = None) -> 
     if not rows and offset:
         return snap.read(columns=columns).to_pandas()  # only a torn, unacknowledged line
     old = snap.read().to_pandas() if offset else _frame([])
-    df = pd.concat([old, _frame(rows)], ignore_index=True) if rows and not old.empty else (_frame(rows) if rows else old)
+    df = pd.concat([old, _frame(rows)],
+                   ignore_index=True) if rows and not old.empty else (_frame(rows) if rows else old)
     end = offset + parsed
     with path.open("rb") as fh:
         head = _head(fh.read(min(end, 4096)))

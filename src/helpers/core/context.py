@@ -98,12 +98,14 @@ def set_problems(params: Params) -> tuple[dict[str, list[Problem]], list[str]]:
         if spec.caveat and (note := spec.caveat(params.data_path, options)):
             caveats.append(note)
         if len(problems[t]) < params.n_problems:
-            caveats.append(f"{spec.label}: {len(problems[t])} problems available, fewer than n_problems = {params.n_problems}.")
+            caveats.append(f"{spec.label}: {len(problems[t])} problems available, fewer than "
+                           f"n_problems = {params.n_problems}.")
     if params.n_runs == 1:
         caveats.append("One run per model and problem: each problem's success rate R is 0 or 1, so its plug-in "
-                       "cost-of-pass is its one attempt's cost or infinite (the expert's cost). The bootstrap resamples "
-                       "problems only (a problem's one run carries the run-to-run noise, which resampling problems "
-                       "includes), and the model-based estimator leans on its item-response assumptions for R.")
+                       "cost-of-pass is its one attempt's cost or infinite (the expert's cost). The bootstrap "
+                       "resamples problems only (a problem's one run carries the run-to-run noise, which resampling "
+                       "problems includes), and the model-based estimator leans on its "
+                       "item-response assumptions for R.")
     return problems, caveats
 
 

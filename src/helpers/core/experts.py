@@ -27,7 +27,8 @@ class ExpertCost(BaseModel):
     minutes_per_question: float = Field(gt=0)
     published_usd: tuple[float, float] | None = Field(None, description="the paper's Table 3 (low, high), as printed")
     minutes_by_difficulty: dict[str, float] | None = Field(None, description="minutes per problem by the problem's "
-                                                           "difficulty (its metadata 'difficulty'), where the task has one")
+                                                           "difficulty (its metadata "
+                                                           "'difficulty'), where the task has one")
     sources: str
 
     @field_validator("hourly_rate_usd", "published_usd")
@@ -132,7 +133,8 @@ def expert_table(tasks: list[str], bound: str = "high", rule: str = "printed") -
                      "hourly rate (USD)": f"{low:g}" if low == high else f"{low:g}–{high:g}",
                      "minutes per question": (", ".join(f"{k}: {v:g}" for k, v in e.minutes_by_difficulty.items())
                                               if e.minutes_by_difficulty else f"{e.minutes_per_question:g}"),
-                     f"derived USD ({bound} bound)": (", ".join(f"{e.derived_usd(bound, k):.4g}" for k in e.minutes_by_difficulty)
+                     f"derived USD ({bound} bound)": (", ".join(f"{e.derived_usd(bound, k):.4g}"
+                                                                for k in e.minutes_by_difficulty)
                                                       if e.minutes_by_difficulty else f"{e.derived_usd(bound):.4g}"),
                      "paper's USD": "–" if paper is None else f"{paper:g}",
                      "USD used": (", ".join(f"{e.usd(bound, rule, k):.4g}" for k in e.minutes_by_difficulty)

@@ -77,7 +77,8 @@ def kill_kernels() -> None:
         try:
             process = km.provisioner.process if km.provisioner is not None else None
             if process is not None:
-                (process if isinstance(process, (OwnSession, Forked)) else OwnSession(process)).send_signal(signal.SIGKILL)
+                (process if isinstance(process, (OwnSession, Forked))
+                 else OwnSession(process)).send_signal(signal.SIGKILL)
             km.cleanup_connection_file()
             km.cleanup_ipc_files()  # its sockets (and empty log) in /tmp: nothing else would remove them
         except Exception:  # noqa: BLE001 - gone already
@@ -116,7 +117,8 @@ class _LocalKernel(_Manager):
         # jupyter_client's hook for launching differently: a fork of the zygote where there is one, else a process
         from helpers.core import zygote
 
-        forked = _forked_kernel(self.forked_from, kernel_cmd, kw) if self.forked_from is not None and _keyless(self) else None
+        forked = _forked_kernel(self.forked_from, kernel_cmd,
+                                kw) if self.forked_from is not None and _keyless(self) else None
         started = self.provisioner
         if forked is None:
             await super()._async_launch_kernel(kernel_cmd, **kw)
@@ -267,9 +269,11 @@ def _forked_kernel(folder: Path, cmd: list[str], kw: dict) -> int | None:
         atexit.register(stop_zygotes)  # once, however many zygotes this process starts
         stages = sorted(p for p in folder.glob("*.ipynb") if p.stem not in KEY_STAGES)
         modules = list(dict.fromkeys(m for p in stages for m in notebook_modules(p)))
-        made = _ZYGOTES[str(folder)] = zygote.Zygote(modules, without_secrets(dict(os.environ)), Path(kw.get("cwd") or "."))
+        made = _ZYGOTES[str(folder)] = zygote.Zygote(modules, without_secrets(dict(os.environ)),
+                                                     Path(kw.get("cwd") or "."))
     log = getattr(kw.get("stderr"), "name", None)
-    return made.fork(argv, dict(kw.get("env") or {}), str(kw.get("cwd") or os.getcwd()), log if isinstance(log, str) else None)
+    return made.fork(argv, dict(kw.get("env") or {}), str(kw.get("cwd") or os.getcwd()),
+                     log if isinstance(log, str) else None)
 
 
 def stop_zygotes() -> None:

@@ -76,7 +76,8 @@ def history(model: str, folder: Path | None = None, extra: tuple[Entry, ...] = (
 
 
 def _same(a: ModelPrice, b: ModelPrice) -> bool:
-    return (a.input_usd_per_mtok, a.output_usd_per_mtok, a.usd_per_call) == (b.input_usd_per_mtok, b.output_usd_per_mtok, b.usd_per_call)
+    return (a.input_usd_per_mtok, a.output_usd_per_mtok, a.usd_per_call) == (b.input_usd_per_mtok,
+                                                                             b.output_usd_per_mtok, b.usd_per_call)
 
 
 def price_on(model: str, as_of: dt.date, folder: Path | None = None, first_if_later: bool = False,
@@ -95,8 +96,8 @@ def price_on(model: str, as_of: dt.date, folder: Path | None = None, first_if_la
                 f"it has no price in any snapshot of {folder or default_folder()}"))
     latest = [e for e in past if e.date == past[-1].date]
     if any(not _same(e.price, latest[0].price) for e in latest[1:]):
-        raise CostOfPassError(f"model '{model}': snapshots {', '.join(e.snapshot for e in latest)} give different prices "
-                              f"on {latest[0].date}; the ledger cannot tell which took effect")
+        raise CostOfPassError(f"model '{model}': snapshots {', '.join(e.snapshot for e in latest)} give different "
+                              f"prices on {latest[0].date}; the ledger cannot tell which took effect")
     return latest[0]
 
 
@@ -113,6 +114,7 @@ def prices_as_of(models: list[str], as_of: dt.date, folder: Path | None = None,
     if errors:
         raise CostOfPassError("; ".join(errors))
     sources = sorted({f"{e.snapshot} ({e.date}): {e.source}" for e in found.values()})
-    prices = {m: e.price.model_copy(update={"derivation": f"{e.snapshot}, in effect from {e.date}"}) for m, e in found.items()}
+    prices = {m: e.price.model_copy(update={"derivation": f"{e.snapshot}, in effect from {e.date}"})
+              for m, e in found.items()}
     return PriceSnapshot(name=f"as_of_{as_of}", date=as_of, source="price ledger: " + "; ".join(sources),
                          notes="Resolved from the dated price ledger (helpers.core.ledger).", prices=prices)

@@ -57,7 +57,8 @@ def execute_notebook(src: Path, dst: Path, params_path: Path, log_output: bool =
     logging.getLogger("papermill").setLevel(logging.ERROR)  # the set's keys are all passed, by design
     os.environ.setdefault("JUPYTER_PATH", str(Path(sys.prefix) / "share" / "jupyter"))
     parameters = {**yaml.safe_load(params_path.read_text()), "params_file": str(params_path), **(extra or {})}
-    parameters = json.loads(json.dumps(parameters, default=str))  # YAML dates (prices.as_of) as ISO text: papermill writes JSON
+    # YAML dates (prices.as_of) as ISO text: papermill writes JSON
+    parameters = json.loads(json.dumps(parameters, default=str))
     dst.parent.mkdir(parents=True, exist_ok=True)
     km = kernels.take(src, repo_root())
     if then is not None:

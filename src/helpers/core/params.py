@@ -36,13 +36,16 @@ class Fidelity(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     family_denominator: Literal["without_family", "all"] = Field(
-        "without_family", description="Fig. 3: divide a family's gain by V(M_T \\ M_g) (reference) or V(M_T) (Eq. 12 as printed)")
+        "without_family", description="Fig. 3: divide a family's gain by V(M_T \\ M_g) "
+        "(reference) or V(M_T) (Eq. 12 as printed)")
     expert_cost: Literal["printed", "derived"] = Field(
         "printed", description="Table 3's printed USD per problem (reference), or hourly rate x minutes / 60")
     release_steps: Literal["one_model", "one_date"] = Field(
-        "one_model", description="frontier over time: add models one at a time (reference) or one release date at a time")
+        "one_model", description="frontier over time: add models one at a time "
+        "(reference) or one release date at a time")
     numeric_answers: Literal["number", "expression"] = Field(
-        "number", description="numeric targets need a number as answer, or accept expressions math-verify evaluates (reference)")
+        "number", description="numeric targets need a number as answer, or accept expressions "
+        "math-verify evaluates (reference)")
 
 
 class Validity(BaseModel):
@@ -51,12 +54,15 @@ class Validity(BaseModel):
     model_config = ConfigDict(extra="forbid")
     repetitions: int = Field(30, ge=2, description="fresh simulated sets drawn for the study")
     replicates: int = Field(100, ge=10, description="bootstrap replicates per repetition")
-    refine_gain: float = Field(0.5, gt=0, le=1, description="true self-refine effect g of the second study (a real gain)")
-    effect_repetitions: int = Field(40, ge=2, description="simulated sets of the second study (a real self-refine effect, "
-                                    "recovered by the headline's cross-fitted gain)")
-    generator_repetitions: int = Field(4, ge=2, description="simulated sets per generator of the misspecification study")
-    policy_repetitions: int = Field(40, ge=2, description="simulated sets per generator of the headline's study (the cost "
-                                    "with up to k tries, then the expert: closed-form intervals, no bootstrap)")
+    refine_gain: float = Field(0.5, gt=0, le=1,
+                               description="true self-refine effect g of the second study (a real gain)")
+    effect_repetitions: int = Field(40, ge=2, description="simulated sets of the second study (a real self-refine "
+                                    "effect, recovered by the headline's cross-fitted gain)")
+    generator_repetitions: int = Field(4, ge=2,
+                                       description="simulated sets per generator of the misspecification study")
+    policy_repetitions: int = Field(40, ge=2, description="simulated sets per generator of the headline's study "
+                                    "(the cost with up to k tries, then the expert: "
+                                    "closed-form intervals, no bootstrap)")
     halving_series: int = Field(1000, ge=10, description="synthetic price series per floor of the third study (the "
                                 "halving time's intervals against a known decay rate)")
 
@@ -69,9 +75,9 @@ class Racing(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     table1_share: float = Field(0.1, gt=0, le=1, description="share of each dataset's problems (at least 2) on which "
-                                "every model and method makes every run: the statistics that need every option, Table 1 "
-                                "where the race skipped a model (weighted), and the calibration of each option's expected "
-                                "USD per attempt")
+                                "every model and method makes every run: the statistics that need every option, "
+                                "Table 1 where the race skipped a model (weighted), and the calibration of each "
+                                "option's expected USD per attempt")
     margin: float = Field(0.5, gt=0, le=1, description="an option is skipped on a problem only where this share of its "
                           "expected USD per attempt exceeds the least upper bound on a reported frontier there")
     alpha: float = Field(0.025, gt=0, lt=0.5, description="one-sided level of the Jeffreys lower bound on a pass rate")
@@ -83,7 +89,8 @@ class Racing(BaseModel):
 
 
 class PriceChoice(BaseModel):
-    """Prices from the dated ledger (``core.ledger``) instead of a named snapshot: each model's price in effect on ``as_of``."""
+    """Prices from the dated ledger (``core.ledger``) instead of a named snapshot: each model's price in effect on
+    ``as_of``."""
 
     model_config = ConfigDict(extra="forbid")
     as_of: dt.date
@@ -221,7 +228,8 @@ class Params(BaseModel):
     @model_validator(mode="after")
     def _one_price_source(self) -> "Params":
         if self.price_snapshot is None and self.prices is None:
-            raise PydanticCustomError("missing_prices", "prices are needed: price_snapshot or prices: {as_of: YYYY-MM-DD}")
+            raise PydanticCustomError("missing_prices",
+                                      "prices are needed: price_snapshot or prices: {as_of: YYYY-MM-DD}")
         if self.price_snapshot is not None and self.prices is not None:
             raise ValueError("give exactly one of price_snapshot (a named snapshot) and prices: {as_of: YYYY-MM-DD}")
         return self

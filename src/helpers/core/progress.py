@@ -97,7 +97,8 @@ def watch(path: Path, interval_s: float = 0.5, stage: str = ""):
             if bar is None or state["desc"] != seen["desc"]:  # a stage's next bar
                 if bar is not None:
                     bar.close()
-                bar = state["bar"] = tqdm(total=seen["total"], desc=f"{stage} {seen['desc']}".strip(), unit=seen["unit"],
+                bar = state["bar"] = tqdm(total=seen["total"],
+                                          desc=f"{stage} {seen['desc']}".strip(), unit=seen["unit"],
                                           initial=seen["n"],  # its rate counts from here, not from zero at once
                                           leave=False, disable=None)  # None: off where stderr is no terminal
                 state["desc"] = seen["desc"]

@@ -10,9 +10,9 @@ e_pm ~ N(0, sd_m²). Its logit on p is eta = A_m − s_m·z_p + e_pm, and one at
 
 except below the model's capability cliff (eta < cliff), where pi = 0. A self-refine call passes with
 pi + g·(1 − pi). A wrong answer is one of D distractors, uniformly (another letter of a multiple-choice problem,
-one of six nearby numbers for a numeric target, the target plus 1, 2 or 3 otherwise); with the model's format-error rate a reply carries
-no tagged answer. Completion tokens are log-normal (sigma 0.5) around the model's mean for the task; prompt tokens
-are ceil(characters / 4). Everything drawn from it is SIMULATED.
+one of six nearby numbers for a numeric target, the target plus 1, 2 or 3 otherwise); with the model's format-error rate
+a reply carries no tagged answer. Completion tokens are log-normal (sigma 0.5) around the model's mean for the task;
+prompt tokens are ceil(characters / 4). Everything drawn from it is SIMULATED.
 """
 
 from __future__ import annotations
@@ -206,7 +206,8 @@ def n_distractors(target: str, n_choices: int) -> int:
 
 
 def completion_tokens(mean: np.ndarray | float, z: np.ndarray | float) -> np.ndarray:
-    """Completion tokens (≥ 1, whole) log-normal around ``mean`` for standard normal ``z`` (any shapes that broadcast)."""
+    """Completion tokens (≥ 1, whole) log-normal around ``mean`` for standard normal ``z`` (any shapes that
+    broadcast)."""
     return np.maximum(1, np.round(np.exp(np.log(mean) - LOG_NORMAL_SIGMA**2 / 2 + LOG_NORMAL_SIGMA * np.asarray(z))))
 
 

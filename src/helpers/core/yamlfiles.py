@@ -47,7 +47,8 @@ def read_yaml(path: Path, what: str = "file", shown: str | None = None) -> Any:
     try:
         return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as err:
-        raise CostOfPassError(f"{name}:{_where(err)} is not valid YAML ({getattr(err, 'problem', None) or err})") from None
+        raise CostOfPassError(f"{name}:{_where(err)} is not valid YAML "
+                              f"({getattr(err, 'problem', None) or err})") from None
 
 
 def _where(err: yaml.YAMLError) -> str:

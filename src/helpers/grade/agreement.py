@@ -13,7 +13,8 @@ def grader_agreement(calls: pd.DataFrame) -> pd.DataFrame:
     them those that passed (``near_limit_passed``). Empty when no call has a source label."""
     from helpers.grade.sandbox import near_limit
 
-    cols = ["task", "model", "method", "responses", "source_pct", "project_pct", "agree_pct", "project_only", "source_only",
+    cols = ["task", "model", "method", "responses", "source_pct", "project_pct", "agree_pct",
+            "project_only", "source_only",
             "near_limit", "near_limit_passed"]
     if "source_correct" not in calls:
         return pd.DataFrame(columns=cols)
@@ -28,7 +29,8 @@ def grader_agreement(calls: pd.DataFrame) -> pd.DataFrame:
                           "theirs": theirs, "agree": ours == theirs, "project_only": ours & ~theirs,
                           "source_only": ~ours & theirs, "near": near, "near_passed": near & ours})
     g = frame.groupby(["task", "model", "method"], sort=False)
-    out = pd.DataFrame({"responses": g.size(), "source_pct": 100 * g["theirs"].mean(), "project_pct": 100 * g["ours"].mean(),
+    out = pd.DataFrame({"responses": g.size(), "source_pct": 100 * g["theirs"].mean(),
+                        "project_pct": 100 * g["ours"].mean(),
                         "agree_pct": 100 * g["agree"].mean(), "project_only": g["project_only"].sum(),
                         "source_only": g["source_only"].sum(), "near_limit": g["near"].sum(),
                         "near_limit_passed": g["near_passed"].sum()}).reset_index()
@@ -45,7 +47,8 @@ def disagreements(calls: pd.DataFrame) -> pd.DataFrame:
     d = calls[calls["source_correct"].notna() & calls["correct"].notna()]
     d = d[d["correct"].astype(bool) != d["source_correct"].astype(bool)]
     reason = d["grade_reason"] if "grade_reason" in d else d["extracted"]
-    out = pd.DataFrame({"task": d["task"].astype(str), "model": d["model"].astype(str), "method": d["method"].astype(str),
+    out = pd.DataFrame({"task": d["task"].astype(str), "model": d["model"].astype(str),
+                        "method": d["method"].astype(str),
                         "problem_id": d["problem_id"].astype(str), "run": d["run"].astype(int),
                         "source": d["source_correct"].map({True: "pass", False: "fail"}),
                         "project": d["correct"].map({True: "pass", False: "fail"}),

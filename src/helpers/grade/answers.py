@@ -201,7 +201,8 @@ def plain_value(text: str) -> Fraction | None:
 
 
 @lru_cache(maxsize=65536)
-def canonical_answer(answer: str | None, metric: Metric, n_choices: int = 4, numeric_rule: NumericRule = "number") -> str:
+def canonical_answer(answer: str | None, metric: Metric, n_choices: int = 4,
+                     numeric_rule: NumericRule = "number") -> str:
     """A key that groups answers as grading would judge them (for majority vote).
 
     No extracted answer is the vote ``NO_ANSWER``; a letter for multiple choice; for ``number``
@@ -252,8 +253,8 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
     bar (``core.progress``: in the runner's terminal too). Tasks of metric ``code`` are graded by running each
     distinct program with its problem's hidden tests in the sandbox (``grade.sandbox``; verdicts cached in
     ``code_cache``, a path); their ``grade_reason`` says why a program failed, ``grade_harness``, ``grade_isolation``
-    and ``grade_cpu_s`` how it was judged (see ``_grade_programs``), and ``attrs["code_grading"]`` what judging them took
-    (``grade.sandbox.GradingRun``); ``unisolated_allowed``: whether the run allows grading them without a kernel
+    and ``grade_cpu_s`` how it was judged (see ``_grade_programs``), and ``attrs["code_grading"]`` what judging them
+    took (``grade.sandbox.GradingRun``); ``unisolated_allowed``: whether the run allows grading them without a kernel
     boundary (``RunSettings.unisolated_grading``). Tasks of metric ``verdict`` take the record's ``source_correct``.
     """
     import pandas as pd
@@ -270,7 +271,8 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
     keys: list[str | None] = []
     programs: list[tuple] = []  # (row, code, problem) of metric ``code``
     rows = zip(calls["task"], calls["problem_id"], calls["status"], calls["response"])
-    for task, pid, status, response in progress_bar(rows, total=len(calls), desc="grade", unit="call", disable=not progress):
+    for task, pid, status, response in progress_bar(rows, total=len(calls), desc="grade",
+                                                    unit="call", disable=not progress):
         problem = lookup.get((task, pid))
         metric = metrics[task]
         if status != "ok" or problem is None or metric == "verdict":  # a verdict: the source's (``_source_verdicts``)
@@ -293,7 +295,8 @@ def grade_calls(calls, problems, policy: str = "strict", numeric_rule: NumericRu
             verdicts[key] = is_correct(problem.target, answer, metric, problem.n_choices, numeric_rule)
         correct.append(verdicts[key])
         keys.append(canonical_answer(answer, metric, problem.n_choices, numeric_rule))
-    out = _with_code_columns(calls.copy(), _grade_programs(programs, correct, code_cache, unisolated_allowed), bool(programs))
+    out = _with_code_columns(calls.copy(),
+                             _grade_programs(programs, correct, code_cache, unisolated_allowed), bool(programs))
     out["extracted"] = pd.Series(extracted, index=out.index, dtype="string")
     out["correct"] = pd.Series(correct, index=out.index, dtype="boolean")
     out["answer_key"] = pd.Series(keys, index=out.index, dtype="string")
@@ -342,7 +345,8 @@ def _grade_programs(programs: list[tuple], correct: list, code_cache, unisolated
     for (i, _), verdict in zip(runnable, grade_jobs([job for _, job in runnable], code_cache, run=columns["run"],
                                                           unisolated_allowed=unisolated_allowed), strict=True):
         correct[i] = verdict.passed
-        for name, value in zip(CODE_COLUMNS, (verdict.reason or None, verdict.harness, verdict.isolation, verdict.cpu_s), strict=True):
+        for name, value in zip(CODE_COLUMNS, (verdict.reason or None, verdict.harness, verdict.isolation,
+                                              verdict.cpu_s), strict=True):
             columns[name][i] = value
     for i, a, _ in programs:
         if not a:

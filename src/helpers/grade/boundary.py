@@ -71,7 +71,8 @@ class Boundary:
     files: dict = field(default_factory=dict, compare=False)  # name -> bytes of the worker's files
 
     def start(self) -> subprocess.Popen:
-        """A new worker process (stdin/stdout pipes, binary); the caller's thread must outlive it (--die-with-parent)."""
+        """A new worker process (stdin/stdout pipes, binary); the caller's thread must outlive it
+        (--die-with-parent)."""
         if self.isolation == "none":
             return subprocess.Popen([self.interpreter.binary, *PYTHON_FLAGS, str(HERE / "sandbox_server.py"), "bare"],
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -83,7 +84,8 @@ class Boundary:
             os.lseek(fd, 0, os.SEEK_SET)
             memfds.append(fd)
         try:
-            drop: dict[str, Any] = {"user": SANDBOX_UID, "group": SANDBOX_UID, "extra_groups": []} if os.geteuid() == 0 else {}
+            drop: dict[str, Any] = {"user": SANDBOX_UID, "group": SANDBOX_UID,
+                                    "extra_groups": []} if os.geteuid() == 0 else {}
             return subprocess.Popen(self.argv(memfds), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.DEVNULL, env={}, cwd="/", pass_fds=memfds,
                                     start_new_session=True, **drop)
@@ -181,8 +183,8 @@ def unisolated(reason: str, allowed: bool = False) -> Boundary:
     ``RunSettings.unisolated_grading``; else a one-line error, before any program runs)."""
     if not allowed:
         raise CostOfPassError(f"model-written code is graded only inside a kernel boundary, and none works here "
-                              f"({reason}); install bubblewrap (`make setup` does, where apt is usable) or, knowing the "
-                              "program can then reach this machine, pass --unisolated-grading")
+                              f"({reason}); install bubblewrap (`make setup` does, where apt is usable) or, "
+                              "knowing the program can then reach this machine, pass --unisolated-grading")
     py = interpreter(sys.executable)
     if py is None:
         raise CostOfPassError(f"no Python to grade with: {sys.executable}")

@@ -44,7 +44,8 @@ def set_options(ctx: Context) -> dict[str, tuple[str, str]]:
 
 
 def protected_subsets(ctx: Context) -> list[frozenset[str]]:
-    """The option subsets whose frontiers the set keeps exact (``racing.protect``; ``collect.racing.report_subsets``)."""
+    """The option subsets whose frontiers the set keeps exact (``racing.protect``;
+    ``collect.racing.report_subsets``)."""
     return racing.report_subsets(set_options(ctx), {m.name: m.family for m in ctx.models},
                                  {m.name: m.release_date for m in ctx.models}, ctx.params.racing.protect)
 
@@ -102,7 +103,8 @@ class Waves:
         return out
 
 
-def plan_waves(ctx: Context, attempts: list[Attempt], sample: set[tuple[str, str]], sample_cells: pd.DataFrame) -> Waves:
+def plan_waves(ctx: Context, attempts: list[Attempt], sample: set[tuple[str, str]],
+               sample_cells: pd.DataFrame) -> Waves:
     """Each dataset's race from its Table-1 sample's records (``sample``: ``table1_sample``; ``set_races``)."""
     by_cell: dict[tuple[str, str, str], list[Attempt]] = {}
     for a in attempts:
@@ -140,7 +142,8 @@ def cells_of(attempts: pd.DataFrame) -> pd.DataFrame:
     """Priced attempts (``task``, ``problem_id``, ``model``, ``method``, ``usd``, ``correct``, ``complete``) as cells:
     one row per (task, problem_id, option) with ``cost_usd`` (mean USD per complete attempt), ``passes`` and ``runs``
     (complete attempts)."""
-    done = attempts[attempts["complete"].astype(bool)].astype({"task": str, "problem_id": str, "model": str, "method": str})
+    done = attempts[attempts["complete"].astype(bool)].astype({"task": str, "problem_id": str,
+                                                               "model": str, "method": str})
     done = done.assign(option=[strategy_name(m, me) for m, me in zip(done["model"], done["method"])],
                        passes=done["correct"].astype(float))
     return (done.groupby(CELL).agg(cost_usd=("usd", "mean"), passes=("passes", "sum"), runs=("usd", "size"))
@@ -156,7 +159,8 @@ def raced_cells(ctx: Context, attempts: pd.DataFrame) -> pd.DataFrame:
                                       for o in options], names=CELL)
     cells = cells.set_index(CELL).reindex(keys).reset_index().fillna({"passes": 0.0, "runs": 0.0})
     in_sample = np.array([(t, p) in sample for t, p in zip(cells["task"], cells["problem_id"])], dtype=bool)
-    planned = plan_for(ctx.params, {t: [q for q in ps if (t, q.problem_id) in sample] for t, ps in ctx.problems.items()},
+    planned = plan_for(ctx.params,
+                       {t: [q for q in ps if (t, q.problem_id) in sample] for t, ps in ctx.problems.items()},
                        ctx.models)
     races, expert = set_races(ctx, planned, cells[in_sample & (cells["runs"] > 0)]), set_expert(ctx)
     raced = np.zeros(len(cells), dtype=bool)

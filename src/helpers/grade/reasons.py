@@ -19,11 +19,13 @@ import re
 IDENT = r"[A-Za-z_][A-Za-z0-9_.]{0,29}"  # a name in a message (ASCII: ``re.ASCII`` below)
 _I, _N = f"'{IDENT}'", r"\d{1,2}"  # a quoted name; a count (two digits: no room for a number the program chose)
 _F = rf"(<lambda>|{IDENT})"  # a function's name
-_KINDS = r"(a string, a bytes-like object or a (real )?number|a string or a number|a (real )?number|an integer|a string|str|int)"
-_ERRNO = ("Operation not permitted|No such file or directory|Permission denied|File exists|Not a directory|Is a directory"
-          "|Invalid argument|Too many open files|File too large|No space left on device|Read-only file system"
+_KINDS = (r"(a string, a bytes-like object or a (real )?number|a string or a number|a (real "
+          r")?number|an integer|a string|str|int)")
+_ERRNO = ("Operation not permitted|No such file or directory|Permission denied|File exists|Not a directory|Is a "
+          "directory|Invalid argument|Too many open files|File too large|No space left on device|Read-only file system"
           "|Cannot allocate memory|Function not implemented|Bad file descriptor|Broken pipe|Disk quota exceeded"
-          "|Resource temporarily unavailable|Too many links|File name too long|Directory not empty|Device or resource busy")
+          "|Resource temporarily unavailable|Too many links|File name too long|Directory "
+          "not empty|Device or resource busy")
 _OWN = [  # CPython's messages (3.9–3.13) with nothing of the call's data in them
     r"(list|string|tuple|range|bytearray|bytes|array|deque) index out of range",
     r"(integer |float )?division( or modulo)? by zero", r"(integer|float) modulo( by zero)?", r"division by zero",
@@ -63,11 +65,12 @@ _OWN = [  # CPython's messages (3.9–3.13) with nothing of the call's data in t
     r"the program ended before it answered",
 ]
 _STATEMENT = r"'(if|elif|else|for|while|with|try|except|except\*|finally|match|case)'"  # CPython's own words
-_SYNTAX = re.compile(r"(invalid syntax|unexpected indent|unindent does not match any outer indentation level|expected an "
-                     r"indented block( after (" + _STATEMENT + r" statement|function definition|class definition) on "
-                     r"line \d{1,5})?|unterminated string literal \(detected at line \d{1,5}\)|'[(\[{]' was never "
-                     r"closed|unmatched '[)\]}]'|invalid syntax\. Perhaps you forgot a comma\?|expected ':'|invalid "
-                     r"decimal literal|unexpected EOF while parsing) \(<solution>, line \d{1,5}\)",
+_SYNTAX = re.compile(r"(invalid syntax|unexpected indent|unindent does not match any outer indentation "
+                     r"level|expected an indented block( after (" + _STATEMENT + r" statement|function "
+                     r"definition|class definition) on line \d{1,5})?|unterminated string literal \(detected at line "
+                     r"\d{1,5}\)|'[(\[{]' was never closed|unmatched '[)\]}]'|invalid syntax\. Perhaps you forgot a "
+                     r"comma\?|expected ':'|invalid decimal literal|unexpected EOF while "
+                     r"parsing) \(<solution>, line \d{1,5}\)",
                      re.ASCII)  # a compile error of the program, at load only
 OWN = re.compile("|".join(f"(?:{p})" for p in _OWN), re.ASCII)
 _TYPE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}", re.ASCII)

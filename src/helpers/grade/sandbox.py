@@ -15,8 +15,8 @@ that lives as long as the pool (a worker dies with that thread). A program (``pr
 
 Reasons say an exception's type and a message only where it is CPython's own (``reasons``, in the harness); they are
 short and sanitised here (control characters out, at most ``REASON_CHARS``, every key-shaped string redacted, and
-without a boundary every value of this process's environment) before anything stores them. Verdicts are cached by ``job_key``
-(``verdicts.VerdictCache``), so a re-run grades only what is new.
+without a boundary every value of this process's environment) before anything stores them. Verdicts are cached by
+``job_key`` (``verdicts.VerdictCache``), so a re-run grades only what is new.
 """
 
 from __future__ import annotations
@@ -117,10 +117,10 @@ def near_limit(cpu_s: float, limit_s: float = CPU_S) -> bool:
 
 
 def draw_seed(secret: bytes, job: CodeJob) -> int:
-    """The seed of the hidden tests' ``random`` in the harness for ``job`` (HumanEval/38, /50 and /53 draw their inputs):
-    the same for a job each time under one ``secret`` (a checkout's: ``VerdictCache.draw_secret``), so verdicts repeat,
-    and unknown to the program (a fixed seed let a wrong ``decode`` that ignored its input replay the tests' draws and
-    pass). The program's own ``random`` starts from 0."""
+    """The seed of the hidden tests' ``random`` in the harness for ``job`` (HumanEval/38, /50 and /53 draw their
+    inputs): the same for a job each time under one ``secret`` (a checkout's: ``VerdictCache.draw_secret``), so verdicts
+    repeat, and unknown to the program (a fixed seed let a wrong ``decode`` that ignored its input replay the tests'
+    draws and pass). The program's own ``random`` starts from 0."""
     body = "\x1f".join([job.program, job.test, job.prompt, job.entry_point]).encode("utf-8", "surrogatepass")
     return int.from_bytes(hmac.new(secret, body, hashlib.sha256).digest()[:8], "big")
 
@@ -202,7 +202,8 @@ class Sandbox:
         self.workers = max(1, workers or os.cpu_count() or 1)
         self._jobs: queue.Queue = queue.Queue()
         self._ids = iter(range(1 << 62))
-        self._threads = [threading.Thread(target=self._slot, daemon=True, name=f"sandbox-{i}") for i in range(self.workers)]
+        self._threads = [threading.Thread(target=self._slot, daemon=True, name=f"sandbox-{i}")
+                         for i in range(self.workers)]
         for t in self._threads:
             t.start()
 
@@ -230,8 +231,9 @@ class Sandbox:
             job, future = item
             too_big = max(len(job.program.encode("utf-8", "surrogatepass")), len(job.test) + len(job.prompt))
             if too_big > plain.MAX_FRAME - 4096:  # its frame would never be sent: a verdict, not a dead worker
-                future.set_result(Verdict(False, f"the program or its tests are larger than the {plain.MAX_FRAME >> 20} MiB "
-                                          "a sandbox message carries", 0.0, job.mode, self.boundary.isolation))
+                future.set_result(Verdict(False, "the program or its tests are larger than the "
+                                          f"{plain.MAX_FRAME >> 20} MiB a sandbox message carries", 0.0, job.mode,
+                                          self.boundary.isolation))
                 continue
             try:
                 worker = worker or _Worker(self.boundary)
@@ -245,7 +247,8 @@ class Sandbox:
                 future.set_result(Verdict(False, (answer or {}).get("error", "the sandbox stopped answering"), 0.0,
                                           job.mode, self.boundary.isolation, final=False))
                 continue
-            if answer.get("read") is False and worker is not None:  # frames left unread: the worker has ended (serve_job)
+            # frames left unread: the worker has ended (serve_job)
+            if answer.get("read") is False and worker is not None:
                 worker.stop()
                 worker = None
             future.set_result(self._verdict(answer, job))
@@ -270,7 +273,8 @@ class Sandbox:
         if answer.get("outside") is True:  # a SIGKILL no part of the grader sent: not the program's verdict
             return Verdict(False, OUTSIDE, round(cpu, 4), job.mode, self.boundary.isolation, final=False,
                            harness_cpu_s=round(harness, 4))
-        return Verdict(passed, "" if passed else clean_reason(answer.get("reason") or "failed", self._redact), round(cpu, 4), job.mode,
+        return Verdict(passed, "" if passed
+                       else clean_reason(answer.get("reason") or "failed", self._redact), round(cpu, 4), job.mode,
                        self.boundary.isolation, final=answer.get("backstop") is False, harness_cpu_s=round(harness, 4))
 
     def submit(self, job: CodeJob) -> Future:
@@ -287,7 +291,8 @@ class Sandbox:
         one killed from outside the grader (``OUTSIDE``) up to ``OUTSIDE_TRIES`` times in all, then it could not be
         graded (``UNGRADED``: failed, never cached, counted apart by the grading stage)."""
         verdicts = [f.result() for f in [self.submit(j) for j in jobs]]
-        died, outside = [0] * len(jobs), [0] * len(jobs)  # per job: its worker died under it; it was killed from outside
+        # per job: its worker died under it; it was killed from outside
+        died, outside = [0] * len(jobs), [0] * len(jobs)
         while again := [i for i, v in enumerate(verdicts)
                         if (v.reason == OUTSIDE and outside[i] < OUTSIDE_TRIES - 1)
                         or (not v.final and v.reason.startswith("the sandbox") and died[i] == 0)]:

@@ -353,8 +353,8 @@ def answer(frame: bytes, inputs: tuple = ()):
 def not_plain() -> plain.NotPlain:
     """A reply the harness does not read, with a reason that says so and nothing of the reply."""
     exc = plain.NotPlain("a reply that is not plain data")
-    exc.cop_reason = ("the program's reply was not plain data (not UTF-8 JSON, or an integer longer than Python's "  # type: ignore[attr-defined]
-                      "digit limit)")
+    reason = "the program's reply was not plain data (not UTF-8 JSON, or an integer longer than Python's digit limit)"
+    exc.cop_reason = reason  # type: ignore[attr-defined]
     return exc
 
 
@@ -424,7 +424,8 @@ def harness(job: dict, report: int) -> None:
         pid = enclose(job, to_c, from_c)
         WATCH = Watch(pid, job["cpu_s"])
         os.write(report, (json.dumps({"pid": pid}) + "\n").encode())
-        if plain.read_frame(from_c[0]) != READ:  # the candidate died before it took its program: frame three is not next
+        # the candidate died before it took its program: frame three is not next
+        if plain.read_frame(from_c[0]) != READ:
             raise CandidateGone("gone")
         tests_frame = plain.read_frame(0)
         os.write(report, b'{"read": true}\n')

@@ -123,25 +123,27 @@ def grading_caveats(ctx: Context) -> list[str]:
     ungraded = calls[calls["grade_reason"].str.startswith(UNGRADED)]
     if len(ungraded):
         out.append(f"{len(ungraded)} solution(s) on {ungraded['problem_id'].nunique()} problem(s) could not be graded: "
-                   "something outside the grader (the kernel's out-of-memory killer, an operator) killed them each time "
-                   "they were judged. They count as failed here and are not cached: run the set again to judge them.")
+                   "something outside the grader (the kernel's out-of-memory killer, an operator) killed them "
+                   "each time they were judged. They count as failed here and are not cached: "
+                   "run the set again to judge them.")
     from helpers.grade.sandbox import CPU_S, near_limit
 
     near = (cpu[cpu["grade_cpu_s"].astype("Float64").fillna(0.0).map(near_limit).astype(bool)] if cpu is not None
             else pd.DataFrame(columns=["problem_id", "correct"]))
     if len(near):
         passed = int(near["correct"].fillna(False).astype(bool).sum())
-        out.append(f"{len(near)} graded solution(s) on {near['problem_id'].nunique()} problem(s) used at least two thirds "
-                   f"of the {CPU_S} s CPU limit ({passed} passed, {len(near) - passed} did not): one program's CPU time "
-                   "varies by a fifth or more between runs on a shared machine, so these verdicts can differ when the "
-                   "set is graded on another machine or run.")
+        out.append(f"{len(near)} graded solution(s) on {near['problem_id'].nunique()} problem(s) used at least two "
+                   f"thirds of the {CPU_S} s CPU limit ({passed} passed, {len(near) - passed} did not): one program's "
+                   "CPU time varies by a fifth or more between runs on a shared machine, so these verdicts can differ "
+                   "when the set is graded on another machine or run.")
     return out
 
 
 def bill_agent_attempts(attempts: pd.DataFrame, graded: pd.DataFrame, snapshot) -> pd.DataFrame:
     """Attempts whose one record is an imported agent attempt (``CallRecord.agent_calls``) take the sum of their
     calls, each at its own model's price (``core.prices.agent_cost_usd``), and ``calls`` the number of API calls."""
-    has_calls = graded["agent_calls"].map(lambda a: isinstance(a, str) and a.startswith("[")) if "agent_calls" in graded \
+    has_calls = graded["agent_calls"].map(lambda a: isinstance(a, str)
+                                          and a.startswith("[")) if "agent_calls" in graded \
         else pd.Series(False, index=graded.index)
     if not has_calls.any():
         return attempts
@@ -165,7 +167,8 @@ def read_graded(ctx: Context, name: str) -> pd.DataFrame:
     """One artifact of the grading stage (``attempts``, ``estimates`` or ``calls``), checked against its manifest."""
     paths = graded_paths(ctx)
     if not paths["manifest"].is_file():
-        raise CostOfPassError(f"no graded results for '{ctx.params.name}' under {paths['manifest'].parent}; run 02_grade first")
+        raise CostOfPassError(f"no graded results for '{ctx.params.name}' under "
+                              f"{paths['manifest'].parent}; run 02_grade first")
     manifest = json.loads(paths["manifest"].read_text())
     if manifest.get("sha256", {}).get(name) != file_sha256(paths[name]):
         raise CostOfPassError(f"{paths[name]} does not match its manifest (changed after grading); run 02_grade again")

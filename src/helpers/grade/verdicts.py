@@ -61,11 +61,13 @@ def _read_key(path: Path) -> bytes | None:
     from helpers.core.errors import CostOfPassError
 
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # a FIFO planted there does not wait for a writer
+        # a FIFO planted there does not wait for a writer
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         return None
     except OSError as e:  # ELOOP: a symbolic link where the key belongs
-        raise CostOfPassError(f"{path}: not a regular file ({e.strerror}); remove it and the grader makes a new key") from None
+        raise CostOfPassError(f"{path}: not a regular file ({e.strerror}); remove it "
+                              "and the grader makes a new key") from None
     with os.fdopen(fd, "rb") as fh:
         st = os.fstat(fh.fileno())
         if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o077 or st.st_uid != os.geteuid():

@@ -54,7 +54,8 @@ def inputs_state(files: list[Path]) -> list[str]:
     try:
         out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--", *map(str, inside)],
                              cwd=root, capture_output=True, text=True, timeout=20)
-        status = {(root / line[3:].strip()).resolve(): line[:2] for line in out.stdout.splitlines()} if out.returncode == 0 else None
+        status = {(root / line[3:].strip()).resolve(): line[:2]
+                  for line in out.stdout.splitlines()} if out.returncode == 0 else None
     except (OSError, subprocess.SubprocessError):
         status = None
     said = []
@@ -84,12 +85,14 @@ def _headline_fall(policy: pd.DataFrame | None, task: str, alone_usd: float, nam
     mine = mine.assign(step=items(mine["statistic"]).astype(int)).sort_values("step").dropna(subset=["value"])
     if len(mine) < 2:
         return None
-    first, last = ([float(r[c]) * alone_usd / 100 for c in ("value", "low", "high")] for r in (mine.iloc[0], mine.iloc[-1]))
+    first, last = ([float(r[c]) * alone_usd / 100 for c in ("value", "low", "high")]
+                   for r in (mine.iloc[0], mine.iloc[-1]))
     gains = policy[(kinds(policy["statistic"]) == RELEASE_GAIN.name) & (policy["task"] == task)].dropna(subset=["low"])
     gains = gains[items(gains["statistic"]) != "0"]  # the first release's gain is over the expert alone: not a change
     return {"start": first, "end": last, "k": int(mine["k"].iloc[0]), "gains": len(gains),
             "gains_shown": int(gains["shown"].sum()),
-            "gains_named": [(names or {}).get(step, step) for step in items(gains["statistic"][gains["shown"].astype(bool)])]}
+            "gains_named": [(names or {}).get(step, step)
+                            for step in items(gains["statistic"][gains["shown"].astype(bool)])]}
 
 
 def what_it_shows(an: Analysis, top: int = 3, policy: pd.DataFrame | None = None) -> list[dict]:
@@ -164,7 +167,8 @@ def about_run(an: Analysis, caveats: list[str] | None = None) -> str:
     rows = [
         ("set", f"`{p.name}`: {md(p.description)}" if p.description else f"`{p.name}`"),
         ("models", "**SIMULATED** (not real language models)" if an.simulated else
-                   f"real language models, not called here: {md(an.imported_note)}" if an.imported else "real language models"),
+                   f"real language models, not called here: {md(an.imported_note)}" if an.imported
+                   else "real language models"),
         ("datasets", ", ".join(f"{md(an.task_labels[t])} ({n[t]} problems)" for t in an.tasks)),
         ("models by family", "; ".join(f"{fam}: {', '.join(names)}" for fam, names in families.items())),
         ("runs", f"{p.n_runs} per model, method and problem{_fewer_runs(an)}; methods: "
@@ -259,7 +263,8 @@ def _inputs_cell(p) -> str:
     """The inputs row: each file with its state, and a warning where one is not committed."""
     said = inputs_state(input_files(p))
     flag = any(not s.endswith("(committed)") for s in said)
-    return md("; ".join(said)) + (" — **not reproducible from the commit alone**: an input is not committed" if flag else "")
+    return md("; ".join(said)) + (" — **not reproducible from the commit alone**: an input is not committed" if flag
+                                  else "")
 
 
 def parameter_file(p) -> str:
@@ -310,6 +315,7 @@ def context_path(params) -> Path:
     return params.tables_path / "run_context.json"
 
 
+# long: one flat dict of what the report states once; wrapping its Markdown at 120 characters put it a line over 45
 def run_context(an: Analysis, policy: pd.DataFrame | None = None) -> dict:
     """What the report states once besides the catalogued artifacts, as Markdown and plain values: the about box,
     the price snapshot, the human expert's derivation, the answer-extraction rule and data caveats, and the
@@ -351,10 +357,11 @@ def run_context(an: Analysis, policy: pd.DataFrame | None = None) -> dict:
         "model_families": {m: an.families[m] for m in an.models if m in an.families},  # and their colours
         "about": about_run(an, all_caveats),
         "unisolated": unisolated(graded_manifest(an.ctx).get("code_grading", {})),
-        "prices": (f"**Prices**: none applied (snapshot `{md(snap.name)}`): every record's USD is what its run was billed, "
-                   "as its source reports it; no per-token price enters these numbers." if p.billed else
-                   f"**Prices**: snapshot `{md(snap.name)}` of {snap.date}, source: {md(snap.source)}. USD per 1M tokens; "
-                   f"reasoning tokens are billed as output.\n\n| model | input | output |\n|---|---|---|\n{prices}"),
+        "prices": (f"**Prices**: none applied (snapshot `{md(snap.name)}`): every record's USD is what its run was "
+                   "billed, as its source reports it; no per-token price enters these numbers." if p.billed else
+                   f"**Prices**: snapshot `{md(snap.name)}` of {snap.date}, source: {md(snap.source)}. USD per 1M "
+                   "tokens; reasoning tokens are billed as output.\n\n| model | input | output |\n|---|---|---|\n"
+                   f"{prices}"),
         "expert": f"**Human expert** cost per problem (`usd`, at the {p.expert_bound} bound): {how}. The derivation is "
                   f"kept beside it:\n\n"
                   + markdown(md_frame(expert_table(an.tasks, p.expert_bound, p.fidelity.expert_cost))),
@@ -363,7 +370,8 @@ def run_context(an: Analysis, policy: pd.DataFrame | None = None) -> dict:
 
 
 KIND_WORDS = {"frontier": "the frontier of all models", "releases": "Figure 2's frontier over releases (and Figure 4)",
-              "families": "Figure 3's families", "models": "Figure 5's single models", "techniques": "Table 2's techniques"}
+              "families": "Figure 3's families", "models": "Figure 5's single models",
+              "techniques": "Table 2's techniques"}
 
 
 def design_text(an: Analysis) -> str:
@@ -381,16 +389,16 @@ def design_text(an: Analysis) -> str:
     kept = "; ".join(KIND_WORDS[k] for k in r.protect)
     return (f"Every model and method made every run on {sample:,} of the {everywhere:,} problems "
             f"(the Table-1 sample: {r.table1_share:.0%} of each dataset's, drawn by the set's seed); on the others the "
-            f"options ran cheapest first, each only where it could still change a frontier this report shows ({r.margin:g} "
-            f"× its expected USD per attempt at most the least upper bound on that frontier, from the runs of the cheaper "
-            f"options): {made:,} of the uniform design's {uniform:,} attempts ({made / uniform:.0%}). From every problem's "
-            f"records: {kept}. Table 1 (the paper's estimator, and its expert's share) reads every problem's records "
-            f"too, each weighted by the inverse of its chance of being recorded: 1 where the race ran it, N/k on the "
-            f"sample's other records (a dataset's N problems, k of them in the sample: about {1 / r.table1_share:.3g}), "
-            f"so a model the race ran everywhere has the uniform design's value. Every other number (the cost with up to "
-            f"k tries then the expert, the routing frontier, the model-based estimate, Tables 5-6, the price-change split, "
-            f"the frontier at other expert fees) comes from the Table-1 sample alone, as a uniform design's on those "
-            f"problems would: its intervals are wider.")
+            "options ran cheapest first, each only where it could still change a frontier this report shows "
+            f"({r.margin:g} × its expected USD per attempt at most the least upper bound on that frontier, from the "
+            f"runs of the cheaper options): {made:,} of the uniform design's {uniform:,} attempts "
+            f"({made / uniform:.0%}). From every problem's records: {kept}. Table 1 (the paper's estimator, and its "
+            "expert's share) reads every problem's records too, each weighted by the inverse of its chance of being "
+            "recorded: 1 where the race ran it, N/k on the sample's other records (a dataset's N problems, k of them "
+            f"in the sample: about {1 / r.table1_share:.3g}), so a model the race ran everywhere has the uniform "
+            "design's value. Every other number (the cost with up to k tries then the expert, the routing frontier, "
+            "the model-based estimate, Tables 5-6, the price-change split, the frontier at other expert fees) comes "
+            "from the Table-1 sample alone, as a uniform design's on those problems would: its intervals are wider.")
 
 
 def grading_text(an: Analysis, rule: str, numeric: str) -> str:
@@ -401,12 +409,12 @@ def grading_text(an: Analysis, rule: str, numeric: str) -> str:
     p, metrics = an.ctx.params, {get_task(t).metric for t in an.tasks}
     said = []
     if _extracts(an):
-        said.append(f"**Answer extraction**: {rule} (`extraction: {p.extraction}`). Math answers are compared by symbolic "
-                    f"equivalence (math-verify), multiple choice by the letter. {numeric}")
+        said.append(f"**Answer extraction**: {rule} (`extraction: {p.extraction}`). Math answers are compared by "
+                    f"symbolic equivalence (math-verify), multiple choice by the letter. {numeric}")
     if "code" in metrics:
         said.append("**Grading code**: every distinct program" + (" (imported: written by the source's runs, not here)"
-                    if p.import_from is not None else "") + " is run with its problem's hidden tests inside the grader's "
-                    "sandbox (a kernel boundary, no network, a CPU and memory limit; see docs/security.md), "
+                    if p.import_from is not None else "") + " is run with its problem's hidden tests inside the "
+                    "grader's sandbox (a kernel boundary, no network, a CPU and memory limit; see docs/security.md), "
                     "and its verdict is compared with the source's where it has one (table `grader_agreement`).")
     if "verdict" in metrics:
         said.append("**Verdicts**: each attempt's verdict is the source's own harness's (for SWE-bench, the "

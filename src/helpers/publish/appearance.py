@@ -28,9 +28,12 @@ def marker(method: str) -> str:
 # Tableau's ten, whose orange, red and brown stay apart (the colour-blind palette's orange, vermillion and tan read as
 # one when all ten are used, as on SWE-bench's ten organisations); beyond ten, Tableau's lighter twins. The blue,
 # orange and green of either go last where the paper's families, drawn in those hues, are in the set.
-FEW_COLORS = ("#0173b2", "#de8f05", "#029e73", "#cc78bc", "#949494", "#56b4e9", "#ece133", "#d55e00", "#ca9161", "#fbafe4")
-MANY_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
-               "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5")
+FEW_COLORS = ("#0173b2", "#de8f05", "#029e73", "#cc78bc", "#949494", "#56b4e9", "#ece133",
+              "#d55e00", "#ca9161", "#fbafe4")
+MANY_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+               "#7f7f7f", "#bcbd22", "#17becf",
+               "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2",
+               "#c7c7c7", "#dbdb8d", "#9edae5")
 
 
 def family_palette(families: list[str]) -> dict[str, str]:

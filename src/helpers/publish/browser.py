@@ -55,7 +55,8 @@ window.addEventListener('load', () => setTimeout(() => {  // interactive charts 
                  return {id: i.id, x: r.left + window.scrollX, y: r.top + window.scrollY, w: r.width, h: r.height,
                          src: i.currentSrc || i.src}; }),
                charts: document.querySelectorAll('.cop-chart').length,
-               drawn: [...document.querySelectorAll('.cop-chart')].filter(c => c.querySelector('svg path, svg text')).length};
+               drawn: [...document.querySelectorAll('.cop-chart')].filter(c => \
+c.querySelector('svg path, svg text')).length};
   const pre = document.createElement('pre'); pre.id = 'cop-check'; pre.textContent = JSON.stringify(out);
   document.body.appendChild(pre);
 }, 1500));
@@ -160,12 +161,13 @@ def figures_page(figures: list[dict]) -> tuple[str, list[tuple[int, int, int, in
     parts, boxes, top = [], [], 0
     for f in figures:
         x, w, h = float(f["x"]), float(f["w"]), float(f["h"])
-        parts.append(f'<img src="{html.escape(str(f.get("src") or ""), quote=True)}" style="position:absolute;left:{x}px;'
-                     f'top:{top}px;width:{w}px;height:{h}px">')
+        parts.append(f'<img src="{html.escape(str(f.get("src") or ""), quote=True)}" '
+                     f'style="position:absolute;left:{x}px;top:{top}px;width:{w}px;height:{h}px">')
         boxes.append((int(x), top, int(x + w), int(top + h)))
         top += int(h) + 1 + GAP
     body = "".join(parts)
-    return f"<!doctype html><html><head><style>body{{margin:0;background:#fff}}</style></head><body>{body}</body></html>", boxes, top
+    return ("<!doctype html><html><head><style>body{margin:0;background:#fff}</style></head>"
+            f"<body>{body}</body></html>", boxes, top)
 
 
 def check_report(page: Path, internal: list[str], screenshot_dir: Path | None, workdir: Path) -> list[str]:

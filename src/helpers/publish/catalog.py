@@ -51,7 +51,8 @@ class Artifact:
             from helpers.publish.text import captions
 
             if (caption := captions().get(self.name)) is None:
-                raise CostOfPassError(f"artifact '{self.name}' has no caption: add '## {self.name}' to report/text/captions.md")
+                raise CostOfPassError(f"artifact '{self.name}' has no caption: add '## "
+                                      f"{self.name}' to report/text/captions.md")
             object.__setattr__(self, "caption", caption)
 
     def title(self) -> str:
@@ -112,7 +113,8 @@ _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is
         Artifact("headline_costs", "figure", stage="03_frontier"),
         Artifact("expert_fee_curve", "figure", stage="03_frontier"),
         Artifact("policy_cost", "table", stage="03_frontier", fmt="g3",
-                 numeric=("k", "policy_usd", "policy_low", "policy_high", "records_usd", "expert_usd", "expert_share_pct", "problems",
+                 numeric=("k", "policy_usd", "policy_low", "policy_high", "records_usd", "expert_usd",
+                          "expert_share_pct", "problems",
                           "mostly_failed", "unidentified", "paper_usd", "paper_records_usd", "paper_expert_usd",
                           "paper_expert_problems", "paper_expert_share_pct")),
     ),
@@ -123,7 +125,8 @@ _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is
         Artifact("figure2_frontier_over_time", "figure", stage="04_trends", paper="Figure 2"),
         Artifact("figure2_halving_times", "table", stage="04_trends", fmt="g3",
                  numeric=("a_pct", "b_per_month", "c_pct", "halving_months", "halving_low", "halving_high",
-                          "halving_se_months", "refit_low", "refit_high", "factor_per_year", "factor_low", "factor_high")),
+                          "halving_se_months", "refit_low", "refit_high", "factor_per_year",
+                          "factor_low", "factor_high")),
         Artifact("figure4_relative_gain_per_release", "figure", stage="04_trends", paper="Figure 4"),
         Artifact("release_policy", "figure", stage="04_trends"),
         Artifact("release_policy_table", "table", stage="04_trends", fmt="g3", numeric=POLICY_NUMBERS),
@@ -163,7 +166,8 @@ _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is
                           "plug-in coverage %", "bootstrap-corrected coverage %", "model-based coverage %"),
                  simulated_only=True),
         Artifact("validity_effect", "table", stage="07_validity",
-                 fmt="g3", numeric=("sets", "true gain %", "mean gain %", "coverage %", "named best %"), simulated_only=True),
+                 fmt="g3", numeric=("sets", "true gain %", "mean gain %", "coverage %",
+                                    "named best %"), simulated_only=True),
         Artifact("validity_routing", "table", stage="07_validity", fmt="g3",
                  numeric=("budget_usd", "truth", "plug-in mean", "model-based mean", "plug-in rmse", "model-based rmse",
                           "cross-fitted truth", "cross-fitted mean", "cross-fitted rmse", "cross-fitted coverage %"),
@@ -177,7 +181,8 @@ _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is
     ),
     "Imported records": (
         Artifact("grader_agreement", "table", stage="03_frontier",
-                 fmt="g3", numeric=("responses", "source_pct", "project_pct", "agree_pct", "project_only", "source_only",
+                 fmt="g3", numeric=("responses", "source_pct", "project_pct", "agree_pct",
+                                    "project_only", "source_only",
                           "near_limit", "near_limit_passed"),
                  imported_only=True, graded_only=True),
         Artifact("grader_disagreements", "table", stage="03_frontier", fmt="g3", numeric=("run",),
@@ -208,15 +213,18 @@ PARTS: dict[str, dict[str, tuple[str, ...]]] = {
                                       "cost_accuracy"),
     },
     "Beyond the paper": {
-        "What the records decide and what the expert's fee decides": ("headline_costs", "policy_cost", "expert_fee_curve"),
+        "What the records decide and what the expert's fee decides": ("headline_costs",
+                                                                      "policy_cost", "expert_fee_curve"),
         "Intervals and checks of the estimates": ("table1_intervals", "table2_intervals", "table5_6_intervals",
                                                   "holdout_frontier", "precision_runs", "suspect_items"),
         "The item-response model: a sensitivity analysis": ("model_based_sensitivity", "model_checks"),
         "Where the frontier's change came from: new models or prices": ("price_change", "price_change_split"),
         "Cost–accuracy frontier of oracle routing": ("routing_frontier",),
         "Imported records": ("grader_agreement", "grader_disagreements", "agent_runs"),
-        "Validity on known truth": ("policy_truth", "headline_truth", "validity_generators", "validity_generators_heatmap",
-                                    "validity_summary", "validity_technique_gains", "validity_effect", "validity_routing",
+        "Validity on known truth": ("policy_truth", "headline_truth", "validity_generators",
+                                    "validity_generators_heatmap",
+                                    "validity_summary", "validity_technique_gains",
+                                    "validity_effect", "validity_routing",
                                     "validity_halving_times"),
     },
     "Appendix": {
@@ -306,7 +314,8 @@ def publish_table(an: Analysis, name: str, df: pd.DataFrame, shown: pd.DataFrame
     ``value [low, high]``); the CSV keeps ``df``'s numbers. ``lead``: Markdown the report shows before the table
     (written from the set's numbers, e.g. the findings in sentences)."""
     art = entry(name)
-    labels = an.task_labels  # the Markdown names datasets, methods and columns in words (publish.names); the CSV keeps ids
+    # the Markdown names datasets, methods and columns in words (publish.names); the CSV keeps ids
+    labels = an.task_labels
     df, shown = in_dataset_order(df, an), None if shown is None else in_dataset_order(shown, an)
 
     def header(c):

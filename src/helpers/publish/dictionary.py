@@ -78,13 +78,15 @@ def dictionary_html(params: Params) -> str:
                        f"<td>{html.escape(describe(stem, str(c)) or 'not described')}</td></tr>" for c in head)
         parts.append(f'<section id="{html.escape(stem, quote=True)}"><h2><a href="{html.escape(stem, quote=True)}.csv">'
                      f"{html.escape(stem)}.csv</a></h2><p>{html.escape(title)}.</p>"
-                     f"<table><thead><tr><th>column</th><th>what it holds</th></tr></thead><tbody>{rows}</tbody></table></section>")
+                     "<table><thead><tr><th>column</th><th>what it "
+                     f"holds</th></tr></thead><tbody>{rows}</tbody></table></section>")
     name = html.escape(params.name)
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Data of {name}</title>'
             '<style>body{font:15px/1.5 system-ui,sans-serif;max-width:100ch;margin:1em auto;padding:0 1em}'
-            "table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.2em .5em;vertical-align:top;text-align:left}"
-            "</style></head><body>"
-            f'<p><a href="../../index.html">← All sets</a> · <a href="../report/index.html">The report of {name}</a></p>'
+            "table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.2em "
+            ".5em;vertical-align:top;text-align:left}</style></head><body>"
+            '<p><a href="../../index.html">← All sets</a> · <a '
+            f'href="../report/index.html">The report of {name}</a></p>'
             f"<h1>The data of {name}</h1><p>Every table and figure of the report, as the CSV the pipeline wrote (full "
             "precision; the report's tables round them), with what each column holds.</p>" + "".join(parts)
             + "</body></html>")

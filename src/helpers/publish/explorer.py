@@ -30,7 +30,8 @@ ANSWER_CHARS = 4000  # longest answer or program shown per attempt
 WITHHELD = {"gpqa_diamond": "withheld: GPQA's terms forbid publishing its questions, and an answer can quote them"}
 STYLE = ("body{font:14px/1.45 system-ui,sans-serif;margin:1em}table{border-collapse:collapse}"
          "td,th{border:1px solid #ddd;padding:.2em .45em;vertical-align:top;text-align:left}"
-         "th{cursor:pointer;background:#f6f6f6;position:sticky;top:0}td.n{text-align:right;font-variant-numeric:tabular-nums}"
+         "th{cursor:pointer;background:#f6f6f6;position:sticky;top:0}"
+         "td.n{text-align:right;font-variant-numeric:tabular-nums}"
          "tr.expert td.f{color:#8a4b00;font-weight:600}pre{white-space:pre-wrap;max-width:100ch;margin:0}"
          "p{max-width:100ch}input{font:inherit;padding:.2em .4em;width:24em}")
 SCRIPT = """<script>
@@ -40,7 +41,8 @@ document.getElementById('filter').addEventListener('input',e=>{const q=e.target.
 document.querySelectorAll('th').forEach((th,i)=>th.addEventListener('click',()=>{
  const up=th.dataset.up!=='1';th.dataset.up=up?'1':'0';const body=document.querySelector('tbody');
  const key=r=>{const c=r.children[i];const v=c.dataset.v;return v===undefined?c.textContent:parseFloat(v);};
- rows.sort((a,b)=>{const x=key(a),y=key(b);return (x<y?-1:x>y?1:0)*(up?1:-1);});rows.forEach(r=>body.appendChild(r));}));
+ rows.sort((a,b)=>{const x=key(a),y=key(b);return (x<y?-1:x>y?1:0)*(up?1:-1);});\
+rows.forEach(r=>body.appendChild(r));}));
 </script>"""
 
 
@@ -60,7 +62,8 @@ def problem_rows(an: Analysis, suspects: set[tuple[str, str]]) -> pd.DataFrame:
     for r, v in zip(est.itertuples(index=False), values):
         cells.setdefault((r.task, r.problem_id), {})[str(r.strategy)] = (r.pass_rate, r.n, r.cost_usd, v)
     out = pd.DataFrame({"task": [k[0] for k in cop.index], "problem_id": [k[1] for k in cop.index],
-                        "cheapest_usd": np.minimum(best.fillna(np.inf), fee).to_numpy(), "picked": picked.fillna("expert").to_numpy(),
+                        "cheapest_usd": np.minimum(best.fillna(np.inf), fee).to_numpy(),
+                        "picked": picked.fillna("expert").to_numpy(),
                         "expert_usd": fee.to_numpy()})
     out["suspect"] = [(t, p) in suspects for t, p in zip(out["task"], out["problem_id"])]
     out["cells"] = [cells.get((t, p), {}) for t, p in zip(out["task"], out["problem_id"])]
@@ -97,23 +100,26 @@ def index_html(rows: pd.DataFrame, set_name: str, task_labels: dict[str, str], l
         for s in strategies:
             rate, n, cost, v = r.cells.get(s, (np.nan, 0, np.nan, np.nan))
             runs = f"of {int(n)}" if s not in derived else "from the runs"  # a vote's n counts subsets, not runs
-            text = "not run" if not n else f"{rate:.0%} {runs} · {dollars(cost)}/try · {dollars(v) if math.isfinite(v) else '∞'}"
+            text = ("not run" if not n else f"{rate:.0%} {runs} · {dollars(cost)}/try · "
+                    f"{dollars(v) if math.isfinite(v) else '∞'}")
             tds.append(f'<td data-v="{v if n and math.isfinite(v) else 1e300}">{html.escape(text)}</td>')
         body.append(f'<tr class="{"expert" if expert else ""}">{"".join(tds)}</tr>')
     name = html.escape(set_name)
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Problems of {name}</title><style>{STYLE}</style>'
-            f'</head><body><p><a href="../../index.html">← All sets</a> · <a href="../report/index.html">The report of {name}</a>'
-            f'</p><h1>Every problem of {name}</h1>'
-            f"<p>One row per problem: the cheapest cost-of-pass there, of every strategy's (techniques too) and the human "
-            f"expert's fee (\"expert charged\" where no strategy beats the fee), read on the problem's own runs: not the "
-            f"report's frontier of all models, which tries, for each problem, the one model that looks cheapest on the dataset's "
-            f"other problems; whether "
+    return ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Problems of '
+            f'{name}</title><style>{STYLE}</style></head><body><p><a href="../../index.html">← All sets</a> · <a '
+            f'href="../report/index.html">The report of {name}</a></p><h1>Every problem of {name}</h1>'
+            "<p>One row per problem: the cheapest cost-of-pass there, of every strategy's (techniques too) and the "
+            "human expert's fee (\"expert charged\" where no strategy beats the fee), read on the problem's own runs: "
+            "not the report's frontier of all models, which tries, for each problem, the one model that looks cheapest "
+            "on the dataset's other problems; whether "
             f"the problem is a suspect item, and "
-            f"per strategy its pass rate over its runs (a vote or best-of-k: estimated from the single runs) · its mean USD "
-            f"per attempt · its cost-of-pass (∞: no run passed). "
+            "per strategy its pass rate over its runs (a vote or best-of-k: estimated from the single runs) · its "
+            "mean USD per attempt · its cost-of-pass (∞: no run passed). "
             f"Click a header to sort, a problem to see its attempts. {len(rows):,} problems.</p>"
-            f'<p><input id="filter" type="search" placeholder="Filter rows (any text: a dataset, a model, expert, suspect)"></p>'
-            f"<div style=\"overflow-x:auto\"><table><thead><tr>{''.join(f'<th>{html.escape(h)}</th>' for h in head)}</tr></thead>"
+            '<p><input id="filter" type="search" placeholder="Filter rows (any text: a dataset, '
+            'a model, expert, suspect)"></p>'
+            "<div style=\"overflow-x:auto\"><table><thead><tr>"
+            f"{''.join(f'<th>{html.escape(h)}</th>' for h in head)}</tr></thead>"
             f"<tbody>{''.join(body)}</tbody></table></div>{SCRIPT}</body></html>")
 
 
@@ -126,7 +132,8 @@ def _tokens_text(a) -> str:
     return f"{int(a.prompt_tokens):,} in · {int(a.completion_tokens):,} out"
 
 
-def problem_html(task_label: str, problem_id: str, attempts: pd.DataFrame, labels: dict[str, str], withheld: str = "") -> str:
+def problem_html(task_label: str, problem_id: str, attempts: pd.DataFrame, labels: dict[str, str],
+                 withheld: str = "") -> str:
     """One problem's page: its attempts (``an.attempts`` rows of the problem), one row each."""
     rows = []
     for a in attempts.sort_values(["model", "method", "run"]).itertuples(index=False):
@@ -135,16 +142,18 @@ def problem_html(task_label: str, problem_id: str, attempts: pd.DataFrame, label
         shown = answer[:ANSWER_CHARS] + ("\n… (cut)" if cut else "") if answer else "–"
         tokens = _tokens_text(a)
         rows.append(f"<tr><td>{html.escape(strategy_label(strategy_name(a.model, a.method), labels))}</td>"
-                    f"<td class=\"n\">{int(a.run) + 1}</td><td>{'pass' if a.correct else 'fail'}</td>{_usd_cell(float(a.usd))}"
+                    f"<td class=\"n\">{int(a.run) + 1}</td><td>{'pass' if a.correct else 'fail'}</td>"
+                    f"{_usd_cell(float(a.usd))}"
                     f"<td>{html.escape(tokens)}</td><td><pre>{html.escape(shown)}</pre></td></tr>")
     title = f"{html.escape(task_label)} · {html.escape(str(problem_id))}"
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title}</title><style>{STYLE}</style></head>'
-            f'<body><p><a href="../index.html">← Every problem</a> · <a href="../../report/index.html">The report</a> · '
-            f'<a href="../../../index.html">All sets</a></p><h1>{title}</h1><p>Every recorded attempt on this '
-            "problem: its strategy, run, verdict, USD and tokens, and the answer the grader read from it (the extracted "
-            "answer, or the program it ran). The prompt is not shown.</p>"
-            "<table><thead><tr><th>strategy</th><th>run</th><th>verdict</th><th>USD</th><th>tokens</th><th>answer read</th>"
-            f"</tr></thead><tbody>{''.join(rows)}</tbody></table></body></html>")
+    return ('<!DOCTYPE html><html lang="en"><head><meta '
+            f'charset="utf-8"><title>{title}</title><style>{STYLE}</style></head><body><p><a href="../index.html">← '
+            'Every problem</a> · <a href="../../report/index.html">The report</a> · <a href="../../../index.html">All '
+            f'sets</a></p><h1>{title}</h1><p>Every recorded attempt on this '
+            "problem: its strategy, run, verdict, USD and tokens, and the answer the grader read from it (the "
+            "extracted answer, or the program it ran). The prompt is not shown.</p>"
+            "<table><thead><tr><th>strategy</th><th>run</th><th>verdict</th><th>USD</th><th>tokens</th><th>answer "
+            f"read</th></tr></thead><tbody>{''.join(rows)}</tbody></table></body></html>")
 
 
 def write_explorer(an: Analysis, suspects: pd.DataFrame | None) -> Path:
@@ -154,7 +163,8 @@ def write_explorer(an: Analysis, suspects: pd.DataFrame | None) -> Path:
     an = an.full if an.full is not None else an
     suspects = pd.DataFrame() if suspects is None else suspects
     by_label = {v: k for k, v in an.task_labels.items()}
-    flagged = {(by_label.get(d, d), str(p)) for d, p in zip(suspects.get("dataset", []), suspects.get("problem_id", []))}
+    flagged = {(by_label.get(d, d), str(p))
+               for d, p in zip(suspects.get("dataset", []), suspects.get("problem_id", []))}
     rows = problem_rows(an, flagged)
     out = an.ctx.params.output_path / "explorer"
     (out / "p").mkdir(parents=True, exist_ok=True)
@@ -162,7 +172,8 @@ def write_explorer(an: Analysis, suspects: pd.DataFrame | None) -> Path:
         old.unlink()
     attempts = an.attempts[an.attempts["complete"]].groupby(["task", "problem_id"], observed=True, sort=False)
     for i, r in enumerate(rows.itertuples(index=False)):
-        own = attempts.get_group((r.task, r.problem_id)) if (r.task, r.problem_id) in attempts.groups else an.attempts.iloc[0:0]
+        own = attempts.get_group((r.task, r.problem_id)) if (r.task,
+                                                             r.problem_id) in attempts.groups else an.attempts.iloc[0:0]
         page = problem_html(an.task_labels.get(r.task, r.task), r.problem_id, own, an.labels, WITHHELD.get(r.task, ""))
         (out / "p" / f"{i}.html").write_text(page, encoding="utf-8")
     (out / "index.html").write_text(index_html(rows, an.ctx.params.name, an.task_labels, an.labels), encoding="utf-8")

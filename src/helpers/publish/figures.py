@@ -32,7 +32,8 @@ from helpers.publish.placement import labels_over_marks, leaders_tangled, place_
 STYLE = {**sns.axes_style("whitegrid"), **sns.plotting_context("paper", font_scale=1.2),
          "axes.prop_cycle": cycler(color=sns.color_palette("deep")), "font.family": "sans-serif",  # = sns.set_theme's
          "svg.hashsalt": "cost-of-pass",  # stable clip-path ids: same records, same SVG bytes
-         "text.parse_math": False}  # every text as typed: a fork's "$1 to $2" is drawn, not read as mathtext (log_scale)
+         # every text as typed: a fork's "$1 to $2" is drawn, not read as mathtext (log_scale)
+         "text.parse_math": False}
 
 
 def styled(fn):
@@ -170,7 +171,8 @@ def figure2_trends(trend: pd.DataFrame, fits: dict[str, DecayFit], look: Appeara
     the fit of Eq. 11 and the log-linear trend.
 
     The paper's plug-in steps carry no band: its two-level bootstrap interval held the truth far less often than
-    95% on most of the validity study's generators (issue 61; the headline over releases, with validated intervals, is the figure
+    95% on most of the validity study's generators (issue 61; the headline over releases, with validated intervals, is
+    the figure
     ``release_policy``). Each release is a point coloured by its model's family and labelled with the model
     (``look``: the set's ``Appearance``). The halving time is titled with its profile interval, or as unreliable
     (``DecayFit.reliable``), beside the paper's (``paper_halving``: task -> months). ``ranges`` (2, steps, T) %: the
@@ -401,8 +403,10 @@ def interval_bars(frame: pd.DataFrame, item: str, title: str, simulated: bool, c
 def _whiskers(ax, v: np.ndarray, y: np.ndarray, d: pd.DataFrame) -> None:
     """Horizontal 95% whiskers from ``d``'s low and high around the values ``v`` at ``y``, where ``d`` has them."""
     if "low" in d:
-        err = np.vstack([np.clip(v - d["low"].to_numpy(float), 0, None), np.clip(d["high"].to_numpy(float) - v, 0, None)])
-        ax.errorbar(v, y, xerr=np.where(np.isfinite(err), err, 0), fmt="none", ecolor="#222222", elinewidth=0.8, capsize=2)
+        err = np.vstack([np.clip(v - d["low"].to_numpy(float), 0, None),
+                         np.clip(d["high"].to_numpy(float) - v, 0, None)])
+        ax.errorbar(v, y, xerr=np.where(np.isfinite(err), err, 0), fmt="none", ecolor="#222222",
+                    elinewidth=0.8, capsize=2)
 
 
 def _shared_x_once(axes: np.ndarray, panels: int, cols: int) -> None:
@@ -444,12 +448,14 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
                      colors: dict[str, str] | None = None):
     """Grouped bars: essentialness (%) of each family (hue) per task (x); ``whiskers`` (task, family and, in %, low
     and high: each bar's 95% interval, where validated; range_ci_low and range_ci_high: the range the records allow;
-    tasks as ``values``' index) draws what it has beside each bar; ``colors`` (family -> colour) is the set's own mapping
-    (``Appearance.family_colors``), so a family keeps its colour in every figure whichever families this one shows."""
+    tasks as ``values``' index) draws what it has beside each bar; ``colors`` (family -> colour) is the set's own
+    mapping (``Appearance.family_colors``), so a family keeps its colour in every figure whichever families this one
+    shows."""
     long = values.rename_axis("task").reset_index().melt(id_vars="task", var_name="family", value_name="pct")
     fig, ax = plt.subplots(figsize=(9, 3.8))
     palette = {f: colors[f] for f in values.columns} if colors else family_palette(list(values.columns))
-    sns.barplot(long, x="task", y="pct", hue="family", palette=palette, saturation=1, ax=ax)  # the colours of every other figure
+    # the colours of every other figure
+    sns.barplot(long, x="task", y="pct", hue="family", palette=palette, saturation=1, ax=ax)
     if whiskers is not None and not whiskers.empty:
         n_fam = len(values.columns)
         width = 0.8 / n_fam
@@ -463,7 +469,8 @@ def figure3_families(values: pd.DataFrame, simulated: bool, whiskers: pd.DataFra
                 ax.errorbar(x, v, yerr=np.nan_to_num(err), fmt="none", ecolor="#222222", elinewidth=0.8, capsize=2,
                             label="95% interval" if k == 0 else None)  # the whiskers' key
             if "range_ci_low" in w:  # an interval beside the bar, never a bar: it cannot be read as a value
-                range_interval(ax, x + width * 0.38, w["range_ci_low"].to_numpy(float), w["range_ci_high"].to_numpy(float),
+                range_interval(ax, x + width * 0.38, w["range_ci_low"].to_numpy(float),
+                               w["range_ci_high"].to_numpy(float),
                                vertical=True, label=RANGE_LABEL if k == 0 else None)
     _bar_values(ax, values)
     if "range_ci_low" in (whiskers if whiskers is not None else {}):
@@ -596,7 +603,8 @@ def cost_accuracy_data(points: pd.DataFrame, expert_usd: dict[str, float]) -> pd
     """The cost–accuracy figure's data as published (``cost_accuracy.csv``): the strategies' rows (``points``) and the
     human expert's per dataset (strategy ``EXPERT``; accuracy 1, as the paper assumes, and cost its fee per problem in
     USD; low and high empty: an assumption has no interval), so the interactive chart draws the same star."""
-    expert = pd.DataFrame([{"statistic": stat, "strategy": EXPERT, "task": task, "value": v, "low": np.nan, "high": np.nan}
+    expert = pd.DataFrame([{"statistic": stat, "strategy": EXPERT, "task": task, "value": v,
+                            "low": np.nan, "high": np.nan}
                            for task, usd in expert_usd.items() for stat, v in (("accuracy", 1.0), ("cost_usd", usd))])
     return pd.concat([points, expert], ignore_index=True) if not expert.empty else points
 
@@ -651,8 +659,8 @@ def cost_accuracy(points: pd.DataFrame, expert_usd: dict[str, float], look: Appe
 
 
 def _strategy_keys(ax, family_colors: dict[str, str], shown_methods: dict[str, str]) -> None:
-    """The cost-accuracy legend's entries, on ``ax``: each family's colour, each method's marker, hollow so it reads as a
-    shape and not as a family's grey (methods sharing a marker, majority vote k=3 and 4, listed once) and the
+    """The cost-accuracy legend's entries, on ``ax``: each family's colour, each method's marker, hollow so it reads as
+    a shape and not as a family's grey (methods sharing a marker, majority vote k=3 and 4, listed once) and the
     whiskers."""
     for family, color in family_colors.items():
         ax.plot([], [], "o", color=color, ls="", label=family)
@@ -705,7 +713,8 @@ def fee_curve(curve: pd.DataFrame, fees: dict[str, float], look: Appearance, fro
             elif line in named[task]:
                 ax.plot(g["fee_usd"], g["value"], lw=1.4, label=line, zorder=2, **styles[line])
             else:
-                ax.plot(g["fee_usd"], g["value"], color="#BBBBBB", lw=0.8, zorder=1, label=None if keyed else OTHER_MODELS)
+                ax.plot(g["fee_usd"], g["value"], color="#BBBBBB", lw=0.8, zorder=1,
+                        label=None if keyed else OTHER_MODELS)
                 keyed = True
         ax.axvline(fees[task], color="#999999", lw=0.9, ls=":", label="the fee this set assumes")
         log_scale(ax, "x")
@@ -731,7 +740,8 @@ def headline_costs(rows: pd.DataFrame, expert: dict[str, float], look: Appearanc
     alone (``expert``: dataset id -> USD per problem). ``rows``: ``tables.policy_cost``'s numbers (``task``, ``model``
     as labels, ``policy_usd``, ``policy_low``, ``policy_high``); rows without a value are left out. Each panel has its
     own x scale: the datasets' costs differ by orders of magnitude."""
-    tasks = [t for t in look.order if t in set(rows["task"]) and rows.loc[rows["task"] == t, "policy_usd"].notna().any()]
+    tasks = [t for t in look.order if t in set(rows["task"])
+             and rows.loc[rows["task"] == t, "policy_usd"].notna().any()]
     items = [frontier, *[m for m in dict.fromkeys(rows["model"]) if m != frontier]]
     colors = {**look.model_colors, frontier: "#111111"}
     cols = min(3, len(tasks)) or 1
@@ -743,7 +753,8 @@ def headline_costs(rows: pd.DataFrame, expert: dict[str, float], look: Appearanc
     for ax in axes.flat[len(tasks):]:
         ax.set_visible(False)
     for ax, task in zip(axes.flat, tasks):
-        _headline_panel(ax, rows[rows["task"] == task].set_index("model").reindex(items), colors, frontier, expert[task])
+        _headline_panel(ax, rows[rows["task"] == task].set_index("model").reindex(items),
+                        colors, frontier, expert[task])
         ax.set_title(look.task_labels.get(task, task), fontsize=NORMAL)
     axes.flat[0].invert_yaxis()  # the frontier on top
     from matplotlib.lines import Line2D
@@ -754,7 +765,8 @@ def headline_costs(rows: pd.DataFrame, expert: dict[str, float], look: Appearanc
     handles += [Line2D([], [], ls="none", marker="o", ms=5, color=c, label=f) for f, c in look.family_colors.items()]
     fig.suptitle(titled("Cost with up to k tries, then the expert (USD per problem)", look.simulated), y=1.0)
     fig.tight_layout()
-    fig.legend(handles=handles, loc="upper center", ncol=min(len(handles), 5), bbox_to_anchor=(0.5, 0.0), fontsize=SMALL,
+    fig.legend(handles=handles, loc="upper center", ncol=min(len(handles), 5),
+               bbox_to_anchor=(0.5, 0.0), fontsize=SMALL,
                frameon=False)
     return fig
 
@@ -836,12 +848,14 @@ def price_change(split: pd.DataFrame, task_labels: dict[str, str], simulated: bo
     d = split.set_index("task").loc[[t for t in order if t in set(split["task"])]]
     fig, ax = plt.subplots(figsize=(7.2, max(0.9 + 0.75 * len(d), 2.6)))  # one dataset: still room under the title
     y = np.arange(len(d))
-    for k, (col, name, color) in enumerate((("new_models_pct", "new models", "#4C72B0"), ("prices_pct", "price changes", "#C44E52"))):
+    for k, (col, name, color) in enumerate((("new_models_pct", "new models", "#4C72B0"),
+                                            ("prices_pct", "price changes", "#C44E52"))):
         vals = d[col].to_numpy(dtype=float)
         ax.barh(y + (k - 0.5) * 0.36, vals, height=0.34, color=color, label=name)
         for yi, v in zip(y + (k - 0.5) * 0.36, vals):
             if np.isfinite(v) and abs(v) >= 0.05:  # a zero bar gets no label
-                ax.annotate(f"{'+' if v > 0 else ''}{sig(v)}%".replace("-", "−"), (v, yi),  # a minus sign, past the diamond
+                # a minus sign, past the diamond
+                ax.annotate(f"{'+' if v > 0 else ''}{sig(v)}%".replace("-", "−"), (v, yi),
                             xytext=(8 if v >= 0 else -8, 0),
                             textcoords="offset points", ha="left" if v >= 0 else "right", va="center", fontsize=SMALL)
     ax.scatter(d["change_pct"], y, marker="D", color="black", zorder=3, label="total change")
@@ -873,7 +887,8 @@ def coverage_heatmap(table: pd.DataFrame, simulated: bool, target: float = 93.0)
     d = table[table["headline"]]
     gens, stats = list(dict.fromkeys(d["generator"])), list(dict.fromkeys(d["statistic"]))
     cov = d.pivot(index="generator", columns="statistic", values="coverage_pct").reindex(index=gens, columns=stats)
-    rng = d.pivot(index="generator", columns="statistic", values="range_coverage_pct").reindex(index=gens, columns=stats)
+    rng = d.pivot(index="generator", columns="statistic",
+                  values="range_coverage_pct").reindex(index=gens, columns=stats)
     def pct(c):  # 99.6 is not 100
         return "100" if c >= 99.95 else f"{c:.1f}"
     text = np.array([[("–" if not np.isfinite(c) else pct(c)) + ("" if not np.isfinite(r) else f"\n({r:.0f})")
@@ -887,9 +902,11 @@ def coverage_heatmap(table: pd.DataFrame, simulated: bool, target: float = 93.0)
                 linewidths=0.5, annot_kws={"fontsize": SMALL, "color": "#222222"}, ax=ax)
     colorbar = ax.collections[0].colorbar
     assert colorbar is not None  # sns.heatmap drew it (cbar=True)
-    colorbar.set_ticklabels([f"below {target - 3:g}", f"{target - 3:g} to {target:g}", f"{target:g} to {CONSERVATIVE_PCT:g}",
+    colorbar.set_ticklabels([f"below {target - 3:g}", f"{target - 3:g} to {target:g}",
+                             f"{target:g} to {CONSERVATIVE_PCT:g}",
                              f"{CONSERVATIVE_PCT:g} or more:\nwider than needed"], fontsize=SMALL)
-    ax.set_xticklabels([short_label(t.get_text()) for t in ax.get_xticklabels()], rotation=30, ha="right", fontsize=SMALL)
+    ax.set_xticklabels([short_label(t.get_text()) for t in ax.get_xticklabels()], rotation=30,
+                       ha="right", fontsize=SMALL)
     ax.set_yticklabels(ax.get_yticklabels(), fontsize=SMALL)
     ax.set_xlabel("")
     ax.set_ylabel("")

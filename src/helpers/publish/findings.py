@@ -17,7 +17,8 @@ from helpers.publish.compare import PAPER_HALVING_MONTHS
 from helpers.publish.formats import dollars, fee_pct, fmt_pct, fmt_usd, gain_interval, one_problem
 
 FRONTIER, PAPER, SINGLES, CHEAPEST, FAMILY, TECHNIQUE, HALVING = (
-    "frontier of all models (USD)", "the paper's frontier (USD)", "each model alone (USD)", "cheapest single model (USD)",
+    "frontier of all models (USD)", "the paper's frontier (USD)", "each model alone (USD)",
+    "cheapest single model (USD)",
     "most essential family (%)", "techniques that pay (gain %)", "halving time (months)")
 COLUMNS = ["dataset", FRONTIER, PAPER, SINGLES, CHEAPEST, FAMILY, TECHNIQUE, HALVING]
 # what each dataset's row claims, as booleans beside the words (the CSV's; ``at_a_glance`` reads them, never the words)
@@ -55,9 +56,10 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
     expert (``policy``: ``intervals.policy_statistics`` rows, whose intervals the validity study checks): the
     frontier of all models (one model per dataset, chosen for each problem on the other problems, valued on its own
     runs), the cheapest model
-    alone with the expert, named only when its paired difference with every other model lies below 0 (``_cheapest``), the family
-    whose removal costs the frontier most, named only beyond doubt (``_family``), and the technique with the largest
-    cross-fitted gain, named only when it lies above 0 with the dataset's others tested together. Beside them, from
+    alone with the expert, named only when its paired difference with every other model lies below 0 (``_cheapest``),
+    the family whose removal costs the frontier most, named only beyond doubt (``_family``), and the technique with the
+    largest cross-fitted gain, named only when it lies above 0 with the dataset's others tested together. Beside them,
+    from
     ``estimator``'s ``stats`` (``SetStatistics.frame`` rows: the paper's plug-in by default): the paper's frontier
     (said in words, with no interval, where more than half of it is the expert's fee on problems no model passed:
     ``expert_cell``; ``unpassed``: their number per task) and the frontier's halving time (Eq. 11, beside the paper's;
@@ -77,7 +79,8 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
         row[FAMILY], row["family_named"] = _family(ours("family"))
         row[TECHNIQUE], row["technique_named"] = _technique(
             pd.concat([ours("technique gain"), _strategies(ours("strategy gain"), model_labels, calls or {}, seeds,
-                                                           ours("seed gain"), _levels(ours("table1"), ours("frontier")))]),
+                                                           ours("seed gain"),
+                                                           _levels(ours("table1"), ours("frontier")))]),
             here("technique gain"))
         row[HALVING], row["halving_reliable"] = _halving(halving, task_labels.get(task, task), estimator,
                                                          PAPER_HALVING_MONTHS.get(task))
@@ -119,7 +122,8 @@ def _policy_frontier(front: pd.DataFrame) -> tuple[str, bool, bool]:
         return "not identified (a dataset needs 2 problems or more to choose on the others)", False, False
     f = front.iloc[0]
     return (f"{_cell(f['value'], f['low'], f['high'], fmt_usd)} with {tries_said(int(f['k']))}; "
-            f"{fee_pct(f['expert_share_pct'])}% of it the assumed expert fee{carried(f)}", bool(f["expert_share_pct"] > 50),
+            f"{fee_pct(f['expert_share_pct'])}% of it the assumed expert fee{carried(f)}",
+            bool(f["expert_share_pct"] > 50),
             True)
 
 
@@ -144,14 +148,16 @@ def _family(fams: pd.DataFrame) -> tuple[str, bool]:
     if fams.empty:
         return "–", False
     def said(f) -> str:
-        return f"{f['name']}: " + gain_interval(100 * f["value"], 100 * f["low"], 100 * f["high"]) + fee_of_change(f) + carried(f)
+        return f"{f['name']}: " + gain_interval(100 * f["value"], 100 * f["low"],
+                                                100 * f["high"]) + fee_of_change(f) + carried(f)
 
     named = int(claims.most_essential(*(fams[c].to_numpy(float) for c in ("value", "low", "high"))))
     if named != claims.NONE:
         return said(fams.iloc[named]), True
     shown = fams[fams["shown"].astype(bool)]
     if shown.empty:
-        why = "its interval reaches 0" if len(fams) == 1 else f"{_together(len(fams), 'family', 'families')}, none above 0"
+        why = ("its interval reaches 0" if len(fams) == 1
+               else f"{_together(len(fams), 'family', 'families')}, none above 0")
         return f"none shown to matter ({why})", False
     return (f"none beyond doubt; lowering the frontier ({_together(len(fams), 'family', 'families')}): "
             + ", ".join(said(f) for _, f in shown.iterrows())), False
@@ -184,8 +190,8 @@ def _with_it(model: str, gain: float, levels: dict[str, float]) -> str:
     if not np.isfinite(front):
         return f"; with it, {fmt_usd(after)} USD per problem"
     if after > front:
-        return (f"; with it, {fmt_usd(after)} USD per problem, still above the frontier's {fmt_usd(front)}: it does not "
-                "lower the frontier")
+        return (f"; with it, {fmt_usd(after)} USD per problem, still above the frontier's {fmt_usd(front)}: it "
+                "does not lower the frontier")
     return (f"; with it, {fmt_usd(after)} USD per problem (the frontier of the models' own attempts reads "
             f"{fmt_usd(front)}; the two are not compared here)")
 
@@ -210,7 +216,8 @@ def _strategies(gains: pd.DataFrame, model_labels: dict[str, str], calls: dict[s
                                   + _seeded(x, model_labels, seeds.get(f"{m}+{x}"), over.get(f"{m}+{x}"))
                                   + _calls(calls.get(f"{m}+{x}"), calls.get(m))
                                   + _with_it(m, float(g), levels or {})
-                                  for m, x, g in zip(model, method, gains.get("value", pd.Series(np.nan, gains.index)))],
+                                  for m, x, g in zip(model, method,
+                                                     gains.get("value", pd.Series(np.nan, gains.index)))],
                         with_it=[_with_it(m, float(g), levels or {}).removeprefix("; ")
                                  for m, g in zip(model, gains.get("value", pd.Series(np.nan, gains.index)))])
 
@@ -260,18 +267,20 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
         return "none checked (no technique with runs of its own)" + tail, False
     seed_ok = (crossfitted["beats_seed"].fillna(True).astype(bool).to_numpy() if "beats_seed" in crossfitted
                else np.ones(len(crossfitted), bool))
-    pays = claims.techniques_that_pay(crossfitted["value"].to_numpy(float), crossfitted["shown"].to_numpy(bool)) & seed_ok
+    pays = claims.techniques_that_pay(crossfitted["value"].to_numpy(float),
+                                      crossfitted["shown"].to_numpy(bool)) & seed_ok
     m = int(crossfitted["value"].notna().sum())
     together = _together(m, "technique", "techniques and strategies")
     alone = crossfitted[~pays & seed_ok & (crossfitted["low"] > 0)]
     if len(alone):
         tail = ("; above 0 on its own interval but not with the others tested together, so not named: "
-                + ", ".join(names.method(n) + _aside(r.get("with_it")) for n, (_, r) in zip(alone["name"], alone.iterrows()))
+                + ", ".join(names.method(n) + _aside(r.get("with_it"))
+                            for n, (_, r) in zip(alone["name"], alone.iterrows()))
                 + tail)
     seed_only = crossfitted[crossfitted["shown"].astype(bool).to_numpy() & ~seed_ok]
     if len(seed_only):
-        tail = ("; shown over the debugging model's own attempt but not over the attempt of the model it starts from, so "
-                "not named: " + ", ".join(names.method(n) for n in seed_only["name"]) + tail)
+        tail = ("; shown over the debugging model's own attempt but not over the attempt of the model it starts "
+                "from, so not named: " + ", ".join(names.method(n) for n in seed_only["name"]) + tail)
     if not pays.any():
         why = (together if len(seed_only) else "its cross-fitted interval reaches 0" if m == 1
                else f"{together}, none shown above 0")  # shown but not over its seed: the tail says why
@@ -281,8 +290,9 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
     for _, tech in shown.iterrows():
         baseline = tech.get("baseline")
         baseline = baseline if isinstance(baseline, str) else "over the frontier of the same models without it"
-        said.append(f"{names.method(tech['name'])}: {gain_interval(100 * tech['value'], 100 * tech['low'], 100 * tech['high'])}"
-                    f"% {baseline}{fee_of_change(tech)}{_break_even(tech)}{carried(tech)}")
+        said.append(f"{names.method(tech['name'])}: "
+                    f"{gain_interval(100 * tech['value'], 100 * tech['low'], 100 * tech['high'])}% "
+                    f"{baseline}{fee_of_change(tech)}{_break_even(tech)}{carried(tech)}")
     return f"shown to pay ({together}): " + "; ".join(said) + tail, True
 
 
@@ -326,7 +336,8 @@ def _singles(single: pd.DataFrame, model_labels: dict[str, str]) -> str:
     if single.empty:
         return "–"
     ends = [single.loc[single["value"].idxmin()], single.loc[single["value"].idxmax()]]
-    said = [f"{_cell(r['value'], r['low'], r['high'], fmt_usd)} ({model_labels.get(r['name'], r['name'])})" for r in ends]
+    said = [f"{_cell(r['value'], r['low'], r['high'], fmt_usd)} ({model_labels.get(r['name'], r['name'])})"
+            for r in ends]
     k = int(ends[0]["k"])
     return (said[0] if len(single) == 1 else " to ".join(said)) + f" with {tries_said(k)}"
 
@@ -344,9 +355,10 @@ def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict
     named = int(claims.cheapest_model(single["cheapest"].to_numpy(bool))) if "cheapest" in single else claims.NONE
     if named != claims.NONE:
         best = single.iloc[named]
-        return (f"{label(best)} ({families.get(best['name'], '?')}): " + _cell(best["value"], best["low"], best["high"], fmt_usd)
-                + f"; {fee_pct(best['expert_share_pct'])}% of it the assumed expert fee{carried(best)}; cheaper than every "
-                "other model paired on the same problems"), True
+        return (f"{label(best)} ({families.get(best['name'], '?')}): "
+                + _cell(best["value"], best["low"], best["high"], fmt_usd)
+                + f"; {fee_pct(best['expert_share_pct'])}% of it the assumed expert fee{carried(best)}; cheaper than "
+                "every other model paired on the same problems"), True
     best = single.loc[single["value"].idxmin()]
     return (f"none beyond doubt: {label(best)} reads lowest on these records, "
             f"{_cell(best['value'], best['low'], best['high'], fmt_usd)}, but its difference with "
@@ -452,11 +464,13 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
     out.append(f"{fee_pct(share)}% of that is the assumed expert fee, paid where every try failed{checked}: its level "
                "scales with the fee assumed for the expert (the row 'human expert' in the settings of this run), while "
                "how often the expert is needed is measured by the records." if share >= 50 else
-               f"The records decide {fmt_pct(100 - share)}% of it; the rest is the assumed expert fee, paid where every "
-               f"try failed{checked}.")
-    if truth is not None and len(hit := truth[(truth["statistic"] == POLICY_FRONTIER_NAME) & (truth["task"] == top["task"])]):
+               f"The records decide {fmt_pct(100 - share)}% of it; the rest is the assumed expert fee, paid where "
+               f"every try failed{checked}.")
+    if truth is not None and len(hit := truth[(truth["statistic"] == POLICY_FRONTIER_NAME)
+                                              & (truth["task"] == top["task"])]):
         out.append(f"The simulator's truth on this set's problems is {dollars(hit['truth'].iloc[0])}: "
-                   + ("inside that interval." if bool(hit["covers"].iloc[0]) else "outside that interval, which misses it."))
+                   + ("inside that interval." if bool(hit["covers"].iloc[0])
+                      else "outside that interval, which misses it."))
     alone = policy[(policy["task"] == top["task"]) & ~_frontier_rows(policy)].dropna(subset=["policy_usd"])
     if len(alone):
         best = alone.loc[alone["policy_usd"].idxmin()]
@@ -500,8 +514,8 @@ def _alone_below(best: pd.Series, top: pd.Series) -> str:
                f"choosing {best['model']} would have" if bool(best.get("cheapest", False)) else
                "the records name no model the cheapest beyond doubt (above); the gap between the two is not tested "
                "on its own")
-    return (f"{best['model']} alone reads cheaper than the frontier, with the same {tries_counted(int(top['k']))}: {rule}; "
-            f"{verdict}.")
+    return (f"{best['model']} alone reads cheaper than the frontier, with the same {tries_counted(int(top['k']))}: "
+            f"{rule}; {verdict}.")
 
 
 def _dearest(label: str, values: pd.Series) -> str:
@@ -527,8 +541,8 @@ def _cheapest_alone(alone: pd.DataFrame, caveat: str = "") -> str:
         return (f"Alone with the expert ({tries}), {best['model']} is the cheapest model there beyond doubt, at "
                 f"{dollars(best['policy_usd'])} per problem, cheaper than every other model paired on the same "
                 f"problems{caveat}.")
-    return (f"Alone with the expert ({tries}), no model is the cheapest there beyond doubt: {best['model']} reads lowest "
-            f"on these records, {dollars(best['policy_usd'])} per problem, but its difference with "
+    return (f"Alone with the expert ({tries}), no model is the cheapest there beyond doubt: {best['model']} reads "
+            f"lowest on these records, {dollars(best['policy_usd'])} per problem, but its difference with "
             f"{tied_with(alone, 'model')}, paired on the same problems, reaches 0.")
 
 
@@ -567,7 +581,8 @@ def _in_short_alone(policy: pd.DataFrame, task_labels: dict[str, str]) -> list[s
     tries = "its one try fails" if k == 1 else f"its {k} tries fail"
     spread = (f"Each of its {len(rows)} models alone, with the human expert where {tries}, costs from "
               f"{dollars(low['policy_usd'])} to {dollars(high['policy_usd'])} per problem" if len(rows) > 1 else
-              f"Its one model alone, with the human expert where {tries}, costs {dollars(low['policy_usd'])} per problem")
+              f"Its one model alone, with the human expert where {tries}, costs "
+              f"{dollars(low['policy_usd'])} per problem")
     return [f"{where} the frontier of every model, up to k tries then the expert, is not estimated: it chooses each "
             "problem's model on the dataset's other problems, and this set has too few problems or models for that "
             "(the paper's frontier, which needs no such split, is in Figure 2 below).",
@@ -581,7 +596,8 @@ def _fee_words(shares: pd.Series) -> str:
     span = f"{fee_pct(lo)}%" if fee_pct(lo) == fee_pct(hi) else f"{fee_pct(lo)}% to {fee_pct(hi)}%"
     verdict = ("mostly scaled by the fee assumed for the expert; how often it is needed, the records measure"
                if lo >= 50 else
-               "decided by the records" if hi < 50 else "set by the records for some models, by the assumed fee for others")
+               "decided by the records" if hi < 50 else "set by the records for some "
+               "models, by the assumed fee for others")
     return f"the assumed expert fee is {span} of these, so they are {verdict}"
 
 

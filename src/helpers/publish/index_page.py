@@ -113,7 +113,8 @@ def read_card(path: Path, warn: bool = False) -> dict:
         return {}
     except (OSError, ValueError) as exc:
         data = exc
-    fields_ok = isinstance(data, dict) and all(isinstance(data.get(k, ""), str) for k in ("name", "kind", "description")) \
+    fields_ok = isinstance(data, dict) and all(isinstance(data.get(k, ""), str)
+                                               for k in ("name", "kind", "description")) \
         and isinstance(data.get("models", []), list) and all(isinstance(m, str) for m in data.get("models", []))
     if not fields_ok:
         if warn:
@@ -156,7 +157,8 @@ def _data_link(entry: SetEntry, root: Path) -> str:
     they were written."""
     links = [(entry.report.parent.parent / "tables" / "index.html", "data (CSV)"),
              (entry.report.parent.parent / "explorer" / "index.html", "every problem")]
-    shown_links = [f'<a href="{html.escape(Path(os.path.relpath(p, root)).as_posix())}">{text}</a>' for p, text in links if p.is_file()]
+    shown_links = [f'<a href="{html.escape(Path(os.path.relpath(p, root)).as_posix())}">{text}</a>'
+                   for p, text in links if p.is_file()]
     return f"<br><small>{' · '.join(shown_links)}</small>" if shown_links else ""
 
 
@@ -177,7 +179,8 @@ def index_html(entries: list[SetEntry], root: Path) -> str:
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Cost-of-Pass reports</title>
 <style>
-body {{ font-family: system-ui, sans-serif; font-size: 16px; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; color: #222; }}
+body {{ font-family: system-ui, sans-serif; font-size: 16px; max-width: 72rem; margin: 2rem auto; \
+padding: 0 1rem; color: #222; }}
 table {{ border-collapse: collapse; width: 100%; }} \
 th, td {{ text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #ddd; vertical-align: top; }}
 td.n {{ text-align: right; font-variant-numeric: tabular-nums; }} td:last-child {{ white-space: nowrap; }}

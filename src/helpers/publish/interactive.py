@@ -109,7 +109,8 @@ def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: 
     colours = _present_colours(families, frame[~frame["expert"]])
     chosen = alt.selection_point(fields=["family"], bind="legend")
     base = alt.Chart(frame).encode(
-        x=alt.X("USD per attempt:Q", scale=alt.Scale(type="log"), axis=alt.Axis(values=log_ticks(frame["USD per attempt"]))),
+        x=alt.X("USD per attempt:Q", scale=alt.Scale(type="log"),
+                axis=alt.Axis(values=log_ticks(frame["USD per attempt"]))),
         y=alt.Y("accuracy (%):Q", scale=alt.Scale(domain=[-4, 104], nice=False),  # a point at 0 or 100 whole
                 axis=alt.Axis(values=[0, 20, 40, 60, 80, 100])))
     line = base.transform_filter(alt.datum.Pareto).mark_line(interpolate="step-after", color="#333333", strokeWidth=1.1,
@@ -124,7 +125,8 @@ def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: 
         shape=alt.Shape("method:N", scale=alt.Scale(domain=list(shapes), range=list(shapes.values())),
                         legend=alt.Legend(symbolLimit=0, labelLimit=260)),
         opacity=alt.condition(chosen, alt.value(0.9), alt.value(0.12)),
-        tooltip=["strategy:N", "method:N", "dataset:N", alt.Tooltip("accuracy (%):Q", format=".3g"), "accuracy 95% interval:N",
+        tooltip=["strategy:N", "method:N", "dataset:N", alt.Tooltip("accuracy (%):Q", format=".3g"),
+                 "accuracy 95% interval:N",
                  alt.Tooltip("USD per attempt:Q", format=".3g"), "USD 95% interval:N"],
     ).add_params(chosen)
     chart = alt.layer(line, points.interactive(), star).properties(**_panel(frame)).facet(
@@ -143,9 +145,11 @@ def _cost_accuracy_frame(data: pd.DataFrame, task_labels: dict[str, str], labels
     wide.columns = ["_".join(c for c in col if c) for col in wide.columns]
     wide = wide[wide["value_cost_usd"] > 0].reset_index(drop=True)
     expert = (wide["strategy"] == EXPERT).to_numpy()
-    model, method = wide["strategy"].str.partition("+")[0], wide["strategy"].str.partition("+")[2].replace("", "vanilla")
+    model, method = (wide["strategy"].str.partition("+")[0],
+                     wide["strategy"].str.partition("+")[2].replace("", "vanilla"))
     frame = pd.DataFrame({
-        "dataset": wide["task"].map(lambda t: task_labels.get(t, t)), "strategy": wide["strategy"].map(lambda s: strategy_label(s, labels)),
+        "dataset": wide["task"].map(lambda t: task_labels.get(t, t)),
+        "strategy": wide["strategy"].map(lambda s: strategy_label(s, labels)),
         "family": model.map(lambda m: families.get(m, "other")), "method": method.map(names.method),
         "accuracy (%)": 100 * wide["value_accuracy"], "accuracy 95% interval": [
             f"{sig(100 * lo)} – {sig(100 * hi)}" for lo, hi in zip(wide["low_accuracy"], wide["high_accuracy"])],
@@ -171,7 +175,8 @@ def frontier_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: dict[
 
     families = families or {}
     rows = data[data["date"].notna()]
-    frame = pd.DataFrame({"dataset": rows["task"].map(lambda t: task_labels.get(t, t)), "date": rows["date"].astype(str),
+    frame = pd.DataFrame({"dataset": rows["task"].map(lambda t: task_labels.get(t, t)),
+                          "date": rows["date"].astype(str),
                           "released": rows["released"].astype(str).map(lambda m: labels.get(m, m)),
                           "family": rows["released"].astype(str).map(lambda m: families.get(m, "other")),
                           "frontier (USD per problem)": rows["frontier_usd"],
@@ -276,8 +281,8 @@ def chart_html(name: str, spec: dict) -> str:
     return (f'<div class="cop-chart" id="cop-chart-{name}"></div><p><small>Interactive: hover a point for its '
             f"values; drag and scroll to zoom where the chart allows.{LINES.get(name, '')}</small></p>"
             f'<script>(function draw(tries) {{ if (window.vegaEmbed) {{ vegaEmbed("#cop-chart-{name}", {data}, '
-            f'{{"actions": false, "renderer": "svg"}}); }} else if (tries > 0) {{ setTimeout(() => draw(tries - 1), 50); }} '
-            f'}})(200);</script>')  # the library is a module: it may define vegaEmbed after this runs
+            '{"actions": false, "renderer": "svg"}); } else if (tries > 0) { setTimeout(() => draw(tries - 1), '
+            '50); } })(200);</script>')  # the library is a module: it may define vegaEmbed after this runs
 
 
 def add_charts(page: str, tables_path: Path, task_labels: dict[str, str], labels: dict[str, str],

@@ -42,14 +42,16 @@ def term_id(term: str) -> str:
 
 def glossary() -> list[tuple[tuple[str, ...], str]]:
     """The glossary's entries in file order: (the term's spellings, its definition as Markdown)."""
-    return [(tuple(s.strip() for s in head.split("|") if s.strip()), text) for head, text in sections("glossary.md").items()]
+    return [(tuple(s.strip() for s in head.split("|") if s.strip()), text)
+            for head, text in sections("glossary.md").items()]
 
 
 def glossary_markdown() -> str:
     """The report's glossary section: a heading (id ``Glossary`` offline, ``glossary`` in Quarto), then each term in
     bold with its anchor and its definition."""
     items = [f'<span id="{term_id(spellings[0])}"></span>**{spellings[0]}**'
-             + (f" ({', '.join(spellings[1:])})" if spellings[1:] else "") + f": {text}" for spellings, text in glossary()]
+             + (f" ({', '.join(spellings[1:])})" if spellings[1:] else "") + f": {text}"
+             for spellings, text in glossary()]
     return "## Glossary\n\n" + "\n\n".join(items)
 
 
@@ -87,7 +89,8 @@ def _link_first(text: str, pending: dict[str, list[re.Pattern]]) -> str:
     pieces: list[tuple[str, bool]] = [(text, False)]  # (html, already a link)
     for anchor in list(pending):
         for i, (piece, linked) in enumerate(pieces):
-            hit = None if linked else min((m for p in pending[anchor] if (m := p.search(piece))), key=lambda m: m.start(),
+            hit = None if linked else min((m for p in pending[anchor]
+                                           if (m := p.search(piece))), key=lambda m: m.start(),
                                           default=None)
             if hit:
                 link = f'<a class="cop-term" href="#{anchor}">{hit.group(0)}</a>'
@@ -121,9 +124,11 @@ def finish_page(page: str, site_href: str | None, links: dict[str, str] | None =
     contents; to each of ``links``, text -> href; to the glossary) at the top of the body, the contents after the
     first screen (before the first ``h2``), and glossary links."""
     page = link_terms(page)
-    bar = ('<div class="cop-bar">' + (f'<a href="{html.escape(site_href, quote=True)}">← All sets</a>' if site_href else "")
+    bar = ('<div class="cop-bar">'
+           + (f'<a href="{html.escape(site_href, quote=True)}">← All sets</a>' if site_href else "")
            + '<a href="#cop-contents">Contents</a>'
-           + "".join(f'<a href="{html.escape(href, quote=True)}">{html.escape(text)}</a>' for text, href in (links or {}).items())
+           + "".join(f'<a href="{html.escape(href, quote=True)}">{html.escape(text)}</a>'
+                     for text, href in (links or {}).items())
            + (f'<a href="#{GLOSSARY_ID}">Glossary</a>' if f'id="{GLOSSARY_ID}"' in page else "") + "</div>")
     toc = f'<div id="cop-contents">{contents(page)}</div>'
     page = page.replace("</head>", STYLE + "\n</head>", 1)

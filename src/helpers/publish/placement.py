@@ -201,8 +201,8 @@ def declutter(fig, ax, texts, step_pt: float = 7.0, tries: int = 8) -> int:
     """Move each annotation of ``texts`` (offset in points) up or down in steps to a place inside the panel that
     overlaps no label placed before it; of those, the nearest that covers no line, marker or leader of the panel
     and whose own leader crosses no placed label, leader or other marker — or, where none does, the nearest whose
-    leader crosses the fewest. One that finds no place, or only places covering a line or marker, is removed (its point stays,
-    coloured). Labels are placed in several orders (``_orders``), crossing leaders swapped (``uncross``), and the
+    leader crosses the fewest. One that finds no place, or only places covering a line or marker, is removed (its point
+    stays, coloured). Labels are placed in several orders (``_orders``), crossing leaders swapped (``uncross``), and the
     arrangement kept with the fewest tangles (``_tangles``; each label removed counts ``DROP_COST``), then the
     shortest leaders. Returns that arrangement's score: 0 where every label found an untangled place."""
     renderer = fig.canvas.get_renderer()
@@ -369,10 +369,12 @@ def _swapped(ax, kept: list, i: int, j: int, room: tuple, scale: float, now: int
     moves = []
     for text, box, target in ((ti, bi, bj), (tj, bj, bi)):
         shift = ((target.x0 + target.x1 - box.x0 - box.x1) / 2, (target.y0 + target.y1 - box.y0 - box.y1) / 2)
-        moves.append((text, box.translated(*shift), (text.xyann[0] + shift[0] / scale, text.xyann[1] + shift[1] / scale)))
+        moves.append((text, box.translated(*shift),
+                      (text.xyann[0] + shift[0] / scale, text.xyann[1] + shift[1] / scale)))
     others = [b for k, (_, b) in enumerate(kept) if k not in (i, j)]
     for _, box, _ in moves:
-        if not _within(box, panel, 2 * pad) or any(_touch(box, b, pad) for b in others) or _covers(box, segments, points, pad):
+        if not _within(box, panel, 2 * pad) or any(_touch(box, b, pad)
+                                                   for b in others) or _covers(box, segments, points, pad):
             return False
     if _touch(moves[0][1], moves[1][1], pad):
         return False
@@ -395,7 +397,8 @@ def labels_over_marks(fig, renderer) -> list[str]:
             continue
         segments, points = obstacles(ax, fig)
         for text in ax.texts:
-            if text.get_visible() and text.get_text().strip() and _covers(text_box(text, renderer), segments, points, 0.0):
+            if text.get_visible() and text.get_text().strip() and _covers(text_box(text,
+                                                                                   renderer), segments, points, 0.0):
                 out.append(f"label over a line or marker: {text.get_text()[:40]!r}")
     return out
 

@@ -1,7 +1,7 @@
 """Figures 2-5 under the report's headline, the cost with up to k tries, then the expert (``analyze.policy``;
 issue 35): the frontier over releases with each release's gain, and the counterfactual frontiers without a family
-or a model, each cross-fitted (chosen for each problem on the other problems, valued on its own runs) with the interval the
-validity study checks. Frames for ``figures.interval_bars`` and the tables beside them; rows come from
+or a model, each cross-fitted (chosen for each problem on the other problems, valued on its own runs) with the interval
+the validity study checks. Frames for ``figures.interval_bars`` and the tables beside them; rows come from
 ``intervals.policy_statistics``.
 """
 
@@ -84,7 +84,8 @@ def _numbers(an: Analysis, rows: pd.DataFrame, parts: dict[str, tuple[str, dict[
         return pd.DataFrame(columns=["task", "what", "item", "value", "low", "high", "records_usd", "expert_usd",
                                      "expert_share_pct", "k", "shown"])
     d = pd.concat(out, ignore_index=True)
-    d = d.assign(t=d["task"].map({t: i for i, t in enumerate(in_category_order(an.tasks))})).sort_values("t", kind="stable")
+    d = d.assign(t=d["task"].map({t: i
+                                  for i, t in enumerate(in_category_order(an.tasks))})).sort_values("t", kind="stable")
     return d[["task", "what", "item", "value", "low", "high", "records_usd", "expert_usd", "expert_share_pct",
               "k", "shown"]].reset_index(drop=True)
 
@@ -97,7 +98,8 @@ def releases(an: Analysis, rows: pd.DataFrame, fitted: PolicyFit | None = None
     ``rows``), a gain whose frontier, or the one before it, reads above a model alone says so (review 4, N3:
     ``flag_releases``; the table's lead, ``above_alone``, says why)."""
     names = appearance.release_names(an)
-    flagged = {(task, a.item) for task, runs in (flag_releases(an, rows, fitted) if fitted else {}).items() for a in runs}
+    flagged = {(task, a.item) for task, runs in (flag_releases(an, rows, fitted) if fitted
+                                                 else {}).items() for a in runs}
     order = list(names.values())
 
     def near_tie(task: str, item: str) -> str:
@@ -106,7 +108,8 @@ def releases(an: Analysis, rows: pd.DataFrame, fitted: PolicyFit | None = None
         if g["value"] == g["low"] == g["high"] == 0:  # never chosen: the frontiers on both sides are the same
             return ""
         if (task, item) in flagged or (i > 0 and (task, order[i - 1]) in flagged):
-            return "; its frontier, or the one before it, reads above a model alone (see above): not a gain over the best model's"
+            return ("; its frontier, or the one before it, reads above a model alone (see above): "
+                    "not a gain over the best model's")
         return ""
 
     frame = policy_frame(an, rows, "release frontier", names)
@@ -134,14 +137,16 @@ def counterfactuals(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.
     interval and the change split into attempts and the expert's fee)."""
     families = {f: f for f in dict.fromkeys(an.families)}
     frame = policy_frame(an, rows, "family", families)
-    numbers = _numbers(an, rows, {"family": ("family", families), "essential": ("model", appearance.models_by_family(an))})
+    numbers = _numbers(an, rows, {"family": ("family", families),
+                                  "essential": ("model", appearance.models_by_family(an))})
     shown = pd.DataFrame({
         "dataset": numbers["task"].map(an.task_labels), "without": numbers["what"] + " " + numbers["item"],
         "the frontier's gain from it (%, 95% interval)": [
             _interval_said(100 * r["value"], 100 * r["low"], 100 * r["high"])
             + (_held(r, "shown, with every family tested together", "not shown") if r["what"] == "family" else "")
             for _, r in numbers.iterrows()],
-        "change of cost (USD per problem)": [_change_said(r, f) for r, f in zip(numbers["records_usd"], numbers["expert_usd"])]})
+        "change of cost (USD per problem)": [_change_said(r, f)
+                                             for r, f in zip(numbers["records_usd"], numbers["expert_usd"])]})
     return frame, numbers, shown
 
 
@@ -230,10 +235,11 @@ def _above_said(an: Analysis, task: str, flagged: list[Above], alone: dict[tuple
         out.append(
             f"On {an.task_labels[task]}, from the release of {when} the frontier reads "
             f"{_span([f.value for f in run], fmt_usd)} USD per problem, above {label(a.best)} alone "
-            f"({fmt_usd(alone[(task, a.best)])}) with the same {tries_counted(a.k)}. Each problem's model is chosen on the "
-            f"dataset's other problems, and the models it also chose read close to {label(a.best)} there (alone: {each}): leaving "
-            "one problem out tips such a choice toward the model that did worse on that problem. The records chose another model than "
-            f"{label(a.best)} on {_span([f.other for f in run], str)} of {a.n} problems, "
+            f"({fmt_usd(alone[(task, a.best)])}) with the same {tries_counted(a.k)}. Each problem's model is chosen "
+            f"on the dataset's other problems, and the models it also chose read close to {label(a.best)} there "
+            f"(alone: {each}): leaving one problem out tips such a choice toward the model that did worse on that "
+            f"problem. The records chose another model than {label(a.best)} on "
+            f"{_span([f.other for f in run], str)} of {a.n} problems, "
             + ("and on every one of them that model's records cost more there" if every else
                f"and on {_span([f.dearer for f in run], str)} of them that model's records cost more there")
             + ": this estimate reads high on these records (over draws of the records it is unbiased), and the gap "

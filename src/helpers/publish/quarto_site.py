@@ -31,7 +31,8 @@ def page_notebook(template: dict, params_file: str, title: str) -> dict:
     cell = next(c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))
     source = "".join(cell["source"])
     source = re.sub(r'^params_file = .*$', f"params_file = {json.dumps(params_file)}", source, count=1, flags=re.M)
-    source = re.sub(r'^page_dir = .*$', f"page_dir = {json.dumps(f'{SITE_DIR}/{OUTPUT_DIR}')}", source, count=1, flags=re.M)
+    source = re.sub(r'^page_dir = .*$', f"page_dir = {json.dumps(f'{SITE_DIR}/{OUTPUT_DIR}')}",
+                    source, count=1, flags=re.M)
     cell["source"] = source.splitlines(keepends=True)
     raw = nb["cells"][0]
     front = yaml.safe_load("".join(raw["source"]).strip().strip("-"))
@@ -52,12 +53,14 @@ def write_site(params_files: list[str], root: Path | None = None) -> Path:
         params = load_params(path)
         shown_path = str(shown(Path(path).resolve()))
         nb = page_notebook(template, shown_path, f"Cost-of-Pass report: {params.name}")
-        (root / f"{params.name}.ipynb").write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        (root / f"{params.name}.ipynb").write_text(json.dumps(nb, indent=1, ensure_ascii=False)
+                                                   + "\n", encoding="utf-8")
         pages.append((params.name, params.description or ""))
     project = {"project": {"type": "website", "output-dir": OUTPUT_DIR, "execute-dir": "project",
                            "render": ["index.qmd", *(f"{name}.ipynb" for name, _ in pages)]},
                "website": {"title": "Cost-of-Pass reports", "navbar": {"left": [
-                   {"href": "index.qmd", "text": "All sets"}, *({"href": f"{name}.ipynb", "text": name} for name, _ in pages)]}},
+                   {"href": "index.qmd", "text": "All sets"},
+                   *({"href": f"{name}.ipynb", "text": name} for name, _ in pages)]}},
                "execute": {"enabled": True, "cache": False, "freeze": False, "echo": False, "warning": False},
                "format": {"html": {"toc": True, "embed-resources": False}}}
     (root / "_quarto.yml").write_text("# Written by `cost-of-pass quarto-site` (helpers.publish.quarto_site).\n"
@@ -78,7 +81,8 @@ def _escape(text: str) -> str:
 
 
 def render_site(params_files: list[str]) -> Path:
-    """``write_site``, then ``quarto render report/site``; one line where Quarto is not installed. Returns the home page."""
+    """``write_site``, then ``quarto render report/site``; one line where Quarto is not installed. Returns the home
+    page."""
     import os
     import shutil
     import subprocess

@@ -95,9 +95,9 @@ def _agreement(results: Path) -> str:
             f"{agree['agree_pct'].min():.1f}–{agree['agree_pct'].max():.1f}% per (model, method); "
             f"{len(differ):,} of {int(agree['responses'].sum()):,} attempts differ (`grader_disagreements` lists "
             f"each; by the grader's reason: {reasons}). {near} {'attempt' if near == 1 else 'attempts'}' programs used "
-            f"at least two thirds of the {CPU_S} s CPU limit ({passed} passed, {near - passed} did not): their verdicts "
-            "rest on the grading machine's speed as much as on the program: another machine can move them, and with "
-            "them the numbers that count them.")
+            f"at least two thirds of the {CPU_S} s CPU limit ({passed} passed, {near - passed} did not): their "
+            "verdicts rest on the grading machine's speed as much as on the program: another machine can move them, "
+            "and with them the numbers that count them.")
 
 
 def _headline(results: Path) -> str:
@@ -126,8 +126,9 @@ def _validity_summary(results: Path) -> str:
     families = list(dict.fromkeys(d["family"]))
     zero = [f"{by[(f, 'plug-in')].zero_truth_pct:.0f}% of the {f.split(' (')[0].split(': ')[-1]}" for f in families
             if 0 < by[(f, "plug-in")].zero_truth_pct < 100]
-    rows = ["| statistic | plug-in mean abs. bias | model-based mean abs. bias | plug-in coverage | bootstrap-corrected "
-            "coverage | model-based coverage | truth 0: covered (plug-in / model-based) |", "|---|---|---|---|---|---|---|"]
+    rows = ["| statistic | plug-in mean abs. bias | model-based mean abs. bias | plug-in coverage | "
+            "bootstrap-corrected coverage | model-based coverage | truth 0: covered (plug-in / model-based) |",
+            "|---|---|---|---|---|---|---|"]
     for f in families:
         plug, boot, model = (by[(f, e)] for e in ("plug-in", "bootstrap-corrected", "model-based"))
         zero_cov = (f"{plug.zero_truth_coverage_pct:.0f}% / {model.zero_truth_coverage_pct:.0f}%"
@@ -135,8 +136,8 @@ def _validity_summary(results: Path) -> str:
         rows.append(f"| {f}, {plug.cells} cells | {plug.mean_abs_bias:.2g} | {model.mean_abs_bias:.2g} | "
                     f"{_pct(plug.coverage_pct, plug.coverage_se_pct)} | {_pct(boot.coverage_pct)} | "
                     f"{_pct(model.coverage_pct)} | {zero_cov} |")
-    return (f"Computed from `results/{results.name}` (its `07_validity`). Coverage is pooled over the cells whose truth is "
-            "not 0; a cell whose truth is 0 (a model or technique that never lowers the frontier: "
+    return (f"Computed from `results/{results.name}` (its `07_validity`). Coverage is pooled over the cells whose "
+            "truth is not 0; a cell whose truth is 0 (a model or technique that never lowers the frontier: "
             + (", ".join(zero) or "none here") + ") is covered whenever the estimate is exactly 0, which would "
             "flatter the pooled figure, so it is counted apart (last column):\n\n" + "\n".join(rows))
 

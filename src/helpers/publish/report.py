@@ -30,7 +30,8 @@ REMOTE_ASSET = re.compile(r'<script[^>]+src="https?://[^"]*"[^>]*>\s*</script>|<
 
 
 COLLAPSE_ROWS = 12  # a table with more rows is shown folded (<details>), its caption in view
-SHOWN_PER_PIXEL = 0.7  # a figure shown at 70% of its PNG (150 dpi): 8-pt text at ~12 px; a full-width grid (11.2 in) fills the page
+# a figure shown at 70% of its PNG (150 dpi): 8-pt text at ~12 px; a full-width grid (11.2 in) fills the page
+SHOWN_PER_PIXEL = 0.7
 
 
 class ReportParts:
@@ -160,7 +161,8 @@ class ReportParts:
             return f"::: {{#{artifact.label}}}\n\n{body}\n\n{caption}\n\n:::"
         number = self.number(artifact)
         if artifact.kind == "figure":
-            alt = html.escape(html.unescape(caption))  # the caption's text holds entities (&#39;): escaped once, not twice
+            # the caption's text holds entities (&#39;): escaped once, not twice
+            alt = html.escape(html.unescape(caption))
             body = (f'<img id="{artifact.label}" src="{self.figure_uri(artifact.name)}" alt="{alt}" '
                     f'{self.figure_style(artifact.name)}>')
             return f"{body}\n\n**{number}.** {caption}"
@@ -184,7 +186,8 @@ class ReportParts:
 
     def applies(self, artifact: Artifact, run: dict) -> bool:
         """Whether the set's kind calls for the artifact (known truth, imported records, agent runs, grading here)."""
-        return ((run["known_truth"] or not artifact.simulated_only) and (run.get("imported") or not artifact.imported_only)
+        return ((run["known_truth"] or not artifact.simulated_only)
+                and (run.get("imported") or not artifact.imported_only)
                 and (run.get("agent_runs") or not artifact.agent_only)
                 and (run.get("regraded", True) or not artifact.graded_only))
 
@@ -226,11 +229,13 @@ class ReportParts:
         kind = self._kind(run)
         path = self.params.tables_path / "policy_cost.csv"
         truth = self.params.tables_path / "policy_truth.csv"  # a simulated set's: the page says where it misses
-        found = in_short(self.csv("policy_cost"), run["task_labels"], self.csv("policy_truth") if truth.is_file() else None,
+        found = in_short(self.csv("policy_cost"), run["task_labels"],
+                         self.csv("policy_truth") if truth.is_file() else None,
                          run.get("model_labels"), bool(run.get("agent_runs"))) if path.is_file() else []
         said = f": {md(description)}" if description else ""
         short = ("**In short.** " + " ".join(md(t) for t in found)
-                 + " Every dataset's numbers, with their intervals, are in *Findings at a glance* below.") if found else ""
+                 + " Every dataset's numbers, with their intervals, are in *Findings at a glance* below."
+                 if found else "")
         shows = f"**What it shows, dataset by dataset.** {md(run['shows'])}" if run.get("shows") else ""  # real sets
         return "\n\n".join(p for p in (f"**Set `{md(self.params.name)}`**{said}", kind, self.repriced(run), short,
                                          self.first_figure(), shows) if p)
@@ -263,9 +268,10 @@ class ReportParts:
                     "(`helpers.collect.backends.sim`), not from real language models.")
         elif run.get("imported"):
             graded = ("and re-graded here" if run.get("regraded", True) else
-                      "with their source's own verdicts (its harness ran the tests; this project does not re-grade them)")
-            kind = (f"**Imported records.** Real models' responses, recorded and published by others {graded}; no model "
-                    "was called." + (f" Source: {md(run['source'])}." if run.get("source") else ""))
+                      "with their source's own verdicts (its harness ran the tests; this "
+                      "project does not re-grade them)")
+            kind = (f"**Imported records.** Real models' responses, recorded and published by others {graded}; no "
+                    "model was called." + (f" Source: {md(run['source'])}." if run.get("source") else ""))
         else:
             kind = "**Real models**, called by this project; every number is computed from their recorded calls."
         if run.get("unisolated"):
@@ -278,7 +284,8 @@ class ReportParts:
             kind += "\n\n**Caveats of the source.**\n\n" + "\n".join(f"- {md(c)}" for c in run["source_caveats"])
         return kind
 
-    FIRST_FIGURES = ("headline_costs", "figure2_frontier_over_time", "cost_accuracy", "expert_fee_curve")  # the first drawn
+    # the first drawn
+    FIRST_FIGURES = ("headline_costs", "figure2_frontier_over_time", "cost_accuracy", "expert_fee_curve")
 
     def first_figure(self) -> str:
         """The first screen's figure: the headline drawn (the numbers the sentences above give, with their intervals),
@@ -287,13 +294,15 @@ class ReportParts:
         from helpers.publish.catalog import entry, note_path
 
         for name in self.FIRST_FIGURES:
-            if (self.params.figures_path / f"{name}.png").is_file() and not note_path(self.params.figures_path, name).is_file():
+            if ((self.params.figures_path / f"{name}.png").is_file()
+                    and not note_path(self.params.figures_path, name).is_file()):
                 a = entry(name)
                 what = f"{a.paper}: {a.short_title()}" if a.paper else a.short_title()
                 alt = html.escape(what.replace("'", "’").replace('"', "”"), quote=False)  # no entity to escape twice
-                estimator = ("; the paper's estimator, cost per attempt over the pass rate, not the \"up to k tries, then "
-                             "the expert\" cost above" if name.startswith("figure2") else
-                             "; the numbers above, each with its 95% interval; the paper's estimator is Table 1 and Figure 2"
+                estimator = ("; the paper's estimator, cost per attempt over the pass rate, not the \"up to k "
+                             "tries, then the expert\" cost above" if name.startswith("figure2") else
+                             "; the numbers above, each with its 95% interval; the paper's "
+                             "estimator is Table 1 and Figure 2"
                              if name == "headline_costs" else "")
                 return (f'<img id="first-screen-figure" src="{self.figure_uri(name)}" alt="{alt}" '
                         f'{self.figure_style(name)}>'
@@ -302,7 +311,8 @@ class ReportParts:
 
 
 CONTEXT_TABLES = {  # the paper's Tables 3 and 4: the run's context (about.write_context), not stage outputs
-    "expert": Artifact("table3_expert", "table", "The human expert's cost per problem.", "03_frontier", paper="Table 3"),
+    "expert": Artifact("table3_expert", "table", "The human expert's cost per problem.",
+                       "03_frontier", paper="Table 3"),
     "prices": Artifact("table4_prices", "table", "Prices per token with the models' release dates.", "03_frontier",
                        paper="Table 4"),
 }
@@ -329,8 +339,8 @@ def inputs_digest(params: Params) -> str:
 
 
 def quarto_command(params_file: str, params: Params, cache: bool = True) -> list[str]:
-    """``quarto render`` of the report for a set: with ``cache``, Quarto's jupyter-cache keyed on the notebook's code and
-    parameters, which include ``inputs_digest``, so a render re-executes exactly when the set's results changed."""
+    """``quarto render`` of the report for a set: with ``cache``, Quarto's jupyter-cache keyed on the notebook's code
+    and parameters, which include ``inputs_digest``, so a render re-executes exactly when the set's results changed."""
     return ["quarto", "render", "report", "--execute", *(["--cache"] if cache else ["--no-cache"]),
             "-P", f"params_file:{params_file}", "-P", f"inputs_digest:{inputs_digest(params)}"]
 
@@ -378,7 +388,8 @@ def render_offline(params_path: Path, params: Params) -> Path:
     body = REMOTE_ASSET.sub("", body)  # self-contained: no script or style from the network
     write_dictionary(params)
     page = out_dir / "index.html"
-    links = {"Every problem": "../explorer/index.html"} if (params.output_path / "explorer" / "index.html").is_file() else {}
+    links = {"Every problem": "../explorer/index.html"} if (params.output_path / "explorer"
+                                                            / "index.html").is_file() else {}
     links["The data (CSV)"] = "../tables/index.html"
     run = ReportParts(params, "offline").context()
     body = finish_page(body, "../../index.html", links)  # before the charts: their library's text is not the page's
@@ -393,7 +404,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m helpers.publish.report", description=__doc__.split("\n\n")[0])
     ap.add_argument("params", help="params/<set>.yaml")
     args = ap.parse_args(argv)
-    return run_command(lambda: print(f"ok  report -> {render_offline(Path(args.params).resolve(), load_params(args.params))}"))
+    return run_command(lambda: print("ok  report -> "
+                                     f"{render_offline(Path(args.params).resolve(), load_params(args.params))}"))
 
 
 if __name__ == "__main__":

@@ -78,7 +78,8 @@ def model_based_table(an: Analysis, st: intervals.SetStatistics, generators: pd.
 
 def checks_sentence(st: intervals.SetStatistics, task_labels: dict[str, str], runs: int | None = None) -> str:
     """The model's checks in one sentence: the datasets where they reject it, or that they pass everywhere; with one
-    run per cell (``runs``), that they raise no alarm but can hardly see one (not calibrated at that shape: review R5)."""
+    run per cell (``runs``), that they raise no alarm but can hardly see one (not calibrated at that shape: review
+    R5)."""
     bad = {t: v for t, v in st.model_verdicts().items() if v}
     if not bad and runs == 1:
         return ("The item-response model's checks raise no alarm on any dataset of this set, but with one run per cell "

@@ -36,9 +36,9 @@ def tail_sentence(share: float, carried: np.ndarray, tasks: list[str], labels: d
     z = 2, and the share of each dataset's frontier of all models they carry), as the lead of the study's summary."""
     parts = "; ".join(f"{labels.get(t, t)} {c:.0%}" for t, c in zip(tasks, carried))
     return (f"In this set's population truth the hardest {share:.1%} of problems (difficulty z > 2, where the "
-            f"frontier is costliest) carry this share of the frontier of all models: {parts}. A set of this size seldom holds "
-            "such problems, so no interval computed from one set covers the population value as often as promised "
-            "(last column); each set is judged against the value of its own problems.")
+            f"frontier is costliest) carry this share of the frontier of all models: {parts}. A set of this size "
+            "seldom holds such problems, so no interval computed from one set covers the population value as often as "
+            "promised (last column); each set is judged against the value of its own problems.")
 
 
 def _family(statistic: str) -> str:
@@ -101,7 +101,8 @@ def generators_lead(table: pd.DataFrame, target: float = 93.0, range_target: flo
 
 def _span(values: pd.Series, digits: int = 0, unit: str = "%") -> str:
     lo, hi = values.min(), values.max()
-    return f"{lo:.{digits}f}–{hi:.{digits}f}{unit}" if round(hi, digits) > round(lo, digits) else f"{lo:.{digits}f}{unit}"
+    return f"{lo:.{digits}f}–{hi:.{digits}f}{unit}" if round(hi, digits) > round(lo,
+                                                                                 digits) else f"{lo:.{digits}f}{unit}"
 
 
 def _comparison_sentences(d: pd.DataFrame) -> list[str]:
@@ -114,14 +115,15 @@ def _comparison_sentences(d: pd.DataFrame) -> list[str]:
     if len(pairs):
         out.append(f"Paired on the same problems and runs, two models alone were told apart where one truly costs at "
                    f"most half the other in {_span(pairs['power_pct'])} of the pairs, on the wrong side in "
-                   f"{_span(pairs['false_findings_pct'], 1)}; their intervals were {_span(pairs['width_vs_oracle'], 1, '')}"
-                   " times the narrowest valid ones")
+                   f"{_span(pairs['false_findings_pct'], 1)}; their intervals were "
+                   f"{_span(pairs['width_vs_oracle'], 1, '')} times the narrowest valid ones")
     front = d[(d["statistic"] == POLICY_LABELS["frontier"]) & d["vs_best_single"].notna()] if "vs_best_single" in d \
         else d.iloc[:0]
     if len(front):
-        out.append(f"The frontier (for each problem, the one model that looks cheapest on the dataset's other problems) truly cost "
-                   f"{_span(front['vs_best_single'], 2, '')} times the best single model at the same k over all datasets "
-                   f"together ({_span(front['vs_best_single_worst'], 2, '')} on the worst dataset)")
+        out.append("The frontier (for each problem, the one model that looks cheapest on the dataset's other "
+                   f"problems) truly cost {_span(front['vs_best_single'], 2, '')} times the best single model at the "
+                   "same k over all datasets together "
+                   f"({_span(front['vs_best_single_worst'], 2, '')} on the worst dataset)")
     return out
 
 
@@ -157,8 +159,8 @@ def price_change_sentence(split: pd.DataFrame, task_labels: dict[str, str], bill
     if not np.allclose(split["prices_pct"].to_numpy(float), 0.0):
         return None
     return (f"No price of the models of this set changed between {start} and {end}: the whole change of the paper's "
-            f"frontier over that time ({changes}; {PER_PROBLEM_MIN}) came from the models added by then (a newer snapshot "
-            "at a lower price counts as a new model here), as the table below itemises.")
+            f"frontier over that time ({changes}; {PER_PROBLEM_MIN}) came from the models added by then (a newer "
+            "snapshot at a lower price counts as a new model here), as the table below itemises.")
 
 
 def fee_reading(switches: pd.DataFrame, fees: dict[str, float], tasks: list[str], task_labels: dict[str, str],
@@ -172,7 +174,8 @@ def fee_reading(switches: pd.DataFrame, fees: dict[str, float], tasks: list[str]
     for task in [t for t in tasks if t in by_task]:
         d = by_task[task]
         cuts = [sig(float(x), 3) for x in d["to_usd"].iloc[:-1]]
-        spans = [f"up to {cuts[0]}", *(f"of {lo}–{hi}" for lo, hi in zip(cuts[:-1], cuts[1:])), f"above {cuts[-1]}"] if cuts else []
+        spans = [f"up to {cuts[0]}", *(f"of {lo}–{hi}" for lo, hi in zip(cuts[:-1], cuts[1:])),
+                 f"above {cuts[-1]}"] if cuts else []
         said = [f"{model} for fees {span} USD" for model, span in zip(d["model"], spans, strict=True)] if cuts else []
         assumed = (f"a mean fee of {fmt_usd(fees[task])} USD over its problems' own fees; the curve scales them "
                    "together, so each fee here is a mean" if task in varies else f"{fmt_usd(fees[task])} USD")
@@ -192,12 +195,13 @@ def same_day_said(credit: pd.DataFrame, labels: dict[str, str], task_labels: dic
         return None
     parts = []
     for (task, date), day in credit.groupby(["task", "date"], sort=False):
-        ranges = [f"{labels.get(r.model, r.model)} {_pct_range(min(r.first_pct, r.last_pct), max(r.first_pct, r.last_pct))}"
+        ranges = [f"{labels.get(r.model, r.model)} "
+                  f"{_pct_range(min(r.first_pct, r.last_pct), max(r.first_pct, r.last_pct))}"
                   for r in day.itertuples()]  # relative to the frontier before it: last can read more than first
         parts.append(f"{task_labels.get(task, task)}, {pd.Timestamp(date):%Y-%m-%d}: " + ", ".join(ranges))
-    return ("**Same-day releases.** Models released on one day are credited here one at a time in the set's list order, "
-            "as the paper's reference code does, so each one's bar depends on that order; over every order of its day "
-            "a model's gain spans (the setting fidelity.release_steps: one_date credits the day as one step): "
+    return ("**Same-day releases.** Models released on one day are credited here one at a time in the set's list "
+            "order, as the paper's reference code does, so each one's bar depends on that order; over every order of "
+            "its day a model's gain spans (the setting fidelity.release_steps: one_date credits the day as one step): "
             + "; ".join(parts) + ".")
 
 

@@ -56,7 +56,8 @@ def publish(results_dir: Path, dest: Path) -> Path:
     return its index. Refuses a ``dest`` inside the results or the checkout's source, and any page that leaks."""
     results_dir, dest = results_dir.resolve(), dest.resolve()
     if dest == results_dir or results_dir in dest.parents or dest in results_dir.parents:
-        raise CostOfPassError(f"publish: {dest} overlaps the results ({shown(results_dir)}); give a folder outside them")
+        raise CostOfPassError(f"publish: {dest} overlaps the results "
+                              f"({shown(results_dir)}); give a folder outside them")
     files = site_files(results_dir)
     if not files:
         raise CostOfPassError(f"publish: no rendered report under {shown(results_dir)}: run `make all` or "
@@ -85,7 +86,8 @@ def broken_links(root: Path) -> list[str]:
     from urllib.parse import unquote
 
     pages = {p.resolve(): SCRIPT.sub("", p.read_text(encoding="utf-8", errors="replace")) for p in root.rglob("*.html")}
-    ids = {p: set(unquote(html_lib.unescape(i)) for i in re.findall(r'\bid="([^"]+)"', text)) for p, text in pages.items()}
+    ids = {p: set(unquote(html_lib.unescape(i)) for i in re.findall(r'\bid="([^"]+)"', text))
+           for p, text in pages.items()}
     out = []
     for page, text in pages.items():
         for link in re.findall(r'(?:href|src)="([^"]*)"', text):

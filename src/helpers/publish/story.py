@@ -80,9 +80,9 @@ def family_headline(numbers: pd.DataFrame, task_labels: dict[str, str]) -> dict[
         top = g.loc[g["value"].astype(float).idxmax()]
         shown = ("shown with every family tested together" if bool(top["shown"]) else
                  "not shown with every family tested together")
+        interval = gain_interval(100 * top["value"], 100 * top["low"], 100 * top["high"])
         out[task_labels.get(task, task)] = (f"under the headline's cost (cross-fitted), {top['item']}: "
-                                            f"{gain_interval(100 * top['value'], 100 * top['low'], 100 * top['high'])}%, "
-                                            f"{shown}")
+                                            f"{interval}%, {shown}")
     return out
 
 
@@ -144,10 +144,11 @@ def set_found(rows: list[dict], source: str = "") -> str:
         last = "its last value" if r.get("headline") else "today's"  # the paper's frontier now, as the sentence ends
         said.append(
             (f"On {r['label']} it {fell}" if same and i else
-             f"Across {r['models']} models released between {r['first']} and {r['last']}, the frontier cost of a correct "
-             f"answer on {r['label']} {fell}")
+             f"Across {r['models']} models released between {r['first']} and {r['last']}, the frontier cost of a "
+             f"correct answer on {r['label']} {fell}")
             + f"; {fee_pct(r['expert_pct'])}% of {last} is the expert's fee on the {r['unsolved']} "
-            f"problem{'' if r['unsolved'] == 1 else 's'} no model passed in any run of its single attempt ({r['unsolved_pct']:.1f}%)"
+            f"problem{'' if r['unsolved'] == 1 else 's'} no model passed in any run of its single "
+            f"attempt ({r['unsolved_pct']:.1f}%)"
             + (f", and on the {r['solved']} problem{'' if r['solved'] == 1 else 's'} some model passed the cheapest "
                f"recorded pass is most often {cheapest} (in these records, not a ranking beyond them; "
                + _passes_worth(r) + ")" if cheapest else "") + ".")
@@ -174,8 +175,9 @@ def _fell(r: dict) -> str:
     which = f": {'; '.join(named)}" if named and len(named) == shown else ""
     settled = ("" if not gains else "; no single release after the first has a gain established, all tested "
                "together, and the change from the first date to the last is not tested as a whole" if not shown else
-               f"; {shown} of the {gains} releases after the first {'has' if shown == 1 else 'have'} a gain established, "
-               f"all tested together{which}" + (", each over the imported models released before it (models the "
+               f"; {shown} of the {gains} releases after the first {'has' if shown == 1 else 'have'} a gain "
+               f"established, all tested together{which}"
+               + (", each over the imported models released before it (models the "
                                                  "source gives no per-problem records of, named in its caveats, are in "
                                                  "no frontier)" if r.get("imported") else ""))
     return (f"went from {fmt_usd(a)} [{fmt_usd(a_lo)}, {fmt_usd(a_hi)}] to {fmt_usd(b)} [{fmt_usd(b_lo)}, "

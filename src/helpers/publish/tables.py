@@ -28,7 +28,16 @@ from helpers.core.numbers import sig
 from helpers.core.tasks import in_category_order
 from helpers.grade.estimates import strategy_name, strategy_names
 from helpers.publish import names
-from helpers.publish.formats import ESTIMATOR_LABELS, fmt_pct, fmt_tries, fmt_usd, gain_interval, range_cell, whole_pct, with_interval
+from helpers.publish.formats import (
+    ESTIMATOR_LABELS,
+    fmt_pct,
+    fmt_tries,
+    fmt_usd,
+    gain_interval,
+    range_cell,
+    whole_pct,
+    with_interval,
+)
 from helpers.publish.sentences import fee_reading, fee_said, policy_said
 
 
@@ -57,9 +66,11 @@ def expert_only(an: Analysis) -> pd.DataFrame:
     return pd.DataFrame([{"model": "Human expert", "family": "expert", **row.to_dict()}])
 
 
-NOT_CHOSEN = "0 (not chosen on any problem: the single attempt looks cheaper on the others)"  # a strategy's cross-fitted gain
+# a strategy's cross-fitted gain
+NOT_CHOSEN = "0 (not chosen on any problem: the single attempt looks cheaper on the others)"
 FRONTIER_LINE = "frontier of all models"  # the headline's frontier: one model per dataset, chosen on other problems
-PAPER_FRONTIER_LINE = "the paper's frontier"  # the paper's Eq. 9: per problem the cheapest model or the expert (plug-in)
+# the paper's Eq. 9: per problem the cheapest model or the expert (plug-in)
+PAPER_FRONTIER_LINE = "the paper's frontier"
 
 
 def fee_curve(an: Analysis) -> tuple[pd.DataFrame, dict[str, float], str]:
@@ -83,16 +94,19 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
     sp, cube = fitted.policy, fitted.cube
     long = policy.policy_table(sp.single, cube.task_codes, cube.tasks, cube.strategies)
     long = long[long["strategy"].isin(an.models)]
-    vanilla, expert, weights = an.table1_records()  # the paper's values as Table 1 shows them (a racing set's: weighted)
+    # the paper's values as Table 1 shows them (a racing set's: weighted)
+    vanilla, expert, weights = an.table1_records()
     paper = pd.concat([cp.expert_split(vanilla, expert, weights),
                        cp.expert_split(vanilla.min(axis=1).to_frame(FRONTIER_LINE), expert)]).rename(columns={
         "value": "paper_usd", "model_usd": "paper_records_usd", "expert_usd": "paper_expert_usd",
         "expert_problems": "paper_expert_problems"})
     mine = rows[kinds(rows["statistic"]).isin([TABLE1.name, FRONTIER.name])]
-    mine = mine.assign(strategy=[FRONTIER_LINE if kind_of(s) == FRONTIER.name else item_of(s) for s in mine["statistic"]])
+    mine = mine.assign(strategy=[FRONTIER_LINE if kind_of(s) == FRONTIER.name else item_of(s)
+                                 for s in mine["statistic"]])
     mine = mine.rename(columns={"value": "policy_usd", "low": "policy_low", "high": "policy_high"})
     front = mine[mine["strategy"] == FRONTIER_LINE]
-    long = pd.concat([long[["task", "strategy", "problems", "mostly_failed", "unidentified"]], front[["task", "strategy"]]])
+    long = pd.concat([long[["task", "strategy", "problems", "mostly_failed", "unidentified"]],
+                      front[["task", "strategy"]]])
     long = long.merge(mine.drop(columns=["statistic", "shown"]), on=["task", "strategy"], how="left").merge(
         paper, on=["task", "strategy"], how="left")
     long["paper_expert_share_pct"] = 100 * long["paper_expert_usd"] / long["paper_usd"]
@@ -219,7 +233,8 @@ def _interval_table(an: Analysis, long: pd.DataFrame, key: str, labels: dict[str
     cells = numbers.assign(cell=numbers["value"].map(fmt))
     if "range_low" in numbers:
         ranges = numbers.assign(estimator="range", cell=[range_cell(lo, hi, u, fmt) for lo, hi, u in
-                                                         zip(numbers["range_low"], numbers["range_high"], numbers["unseen_pct"])])
+                                                         zip(numbers["range_low"], numbers["range_high"],
+                                                             numbers["unseen_pct"])])
         cells = pd.concat([cells, ranges], ignore_index=True)
     order = {e: i for i, e in enumerate(ESTIMATOR_LABELS)}
     keys = {k: i for i, k in enumerate(dict.fromkeys(numbers[key]))}
@@ -253,7 +268,8 @@ def table56_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.Dat
     long["statistic"] = long["statistic"].map({"accuracy": "accuracy %", "cost_usd": "USD per attempt"})
     cells = long.assign(cell=[with_interval(v, lo, hi, fmt_pct if q == "accuracy %" else fmt_usd)
                               for v, lo, hi, q in zip(long["value"], long["low"], long["high"], long["statistic"])])
-    shown = cells.pivot_table(index=["strategy", "statistic"], columns="task", values="cell", aggfunc="first", sort=False)
+    shown = cells.pivot_table(index=["strategy", "statistic"], columns="task", values="cell",
+                              aggfunc="first", sort=False)
     shown = shown.reindex(columns=[t for t in an.tasks if t in shown.columns]).reset_index()
     shown["strategy"] = shown["strategy"].map(an.labels).fillna(shown["strategy"])
     return long.rename(columns={"strategy": "model", "statistic": "quantity"}), shown.rename(
@@ -297,7 +313,8 @@ def holdout_table(an: Analysis, fitted: intervals.PolicyFit) -> tuple[pd.DataFra
     from helpers.analyze.holdout import holdout_frontier
 
     cube = fitted.cube
-    numbers = holdout_frontier(fitted.policy.frontier, fitted.fee, cube.task_codes, cube.tasks, single=fitted.policy.single)
+    numbers = holdout_frontier(fitted.policy.frontier, fitted.fee, cube.task_codes, cube.tasks,
+                               single=fitted.policy.single)
     rank = {t: i for i, t in enumerate(in_category_order(an.tasks))}
     numbers = numbers.sort_values("task", key=lambda c: c.map(rank)).reset_index(drop=True)
     shown = pd.DataFrame({
@@ -316,7 +333,8 @@ def _optimism_said(usd: float, pct: float) -> str:
     on all of them, so held-out equals in-sample by construction (review 4, N2: not a sign that choosing is free)."""
     if usd == 0:
         return ("0 (by construction: the model chosen on the other problems is the one chosen on all of them for every "
-                "problem, so held-out equals in-sample; this does not show that the choice is free of the winner's curse)")
+                "problem, so held-out equals in-sample; this does not show that the choice "
+                "is free of the winner's curse)")
     return f"{fmt_usd(usd)} ({'+' * (pct > 0)}{fmt_pct(pct)}%)" if np.isfinite(pct) else fmt_usd(usd)
 
 
@@ -375,10 +393,12 @@ def strategy_table(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.Da
     under "up to k tries, then the expert" (%, can be negative; "–" where the strategy has fewer runs than the models):
     (numbers, shown)."""
     cost, cost_shown = _interval_table(an, _paper_estimator(st.of("strategy")), "strategy", {}, fmt_usd)
-    gain, gain_shown = _interval_table(an, _paper_estimator(st.of("strategy gain")), "strategy", {}, fmt_pct, scale=100.0)
+    gain, gain_shown = _interval_table(an, _paper_estimator(st.of("strategy gain")), "strategy",
+                                       {}, fmt_pct, scale=100.0)
     if cost.empty:
         return cost, cost_shown
-    numbers = pd.concat([cost.assign(quantity="cost-of-pass (USD)"), gain.assign(quantity="gain of adding it to the single attempt (%)")],
+    numbers = pd.concat([cost.assign(quantity="cost-of-pass (USD)"),
+                         gain.assign(quantity="gain of adding it to the single attempt (%)")],
                         ignore_index=True)
     calls = strategy_calls(an)
     shown = cost_shown.rename(columns={t: f"{an.task_labels.get(t, t)}: cost-of-pass (USD)" for t in an.tasks}).merge(
@@ -396,7 +416,8 @@ def strategy_table(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.Da
             cell = {r.strategy: (NOT_CHOSEN if r.value == r.low == r.high == 0 else  # review R10
                                  gain_interval(100 * r.value, 100 * r.low, 100 * r.high)) for r in mine.itertuples()}
             shown[f"{an.task_labels.get(t, t)}: cross-fitted gain, up to k tries then the expert (%)"] = [
-                cell.get(s, "–") if e == shown["estimator"].iloc[0] else "" for s, e in zip(strategy, shown["estimator"])]
+                cell.get(s, "–") if e == shown["estimator"].iloc[0] else ""
+                for s, e in zip(strategy, shown["estimator"])]
             numbers = pd.concat([numbers, mine.assign(estimator="policy", quantity="cross-fitted gain (0-1)")[
                 ["strategy", "task", "estimator", "value", "low", "high", "quantity"]]], ignore_index=True)
     model, _, method = strategy.str.partition("+").values.T
@@ -419,14 +440,17 @@ def halving_shown(fits: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFra
     for _, r in fits.iterrows():
         shown = loglinear_shown(int(r["release_dates"]))[0]
         rows.append({"dataset": task_labels.get(r["task"], r["task"]), "estimator": r["estimator"],
-                     "halving (months)": (f"{num(r['halving_months'])} [{num(r['halving_low'])}, {num(r['halving_high'])}]"
+                     "halving (months)": (f"{num(r['halving_months'])} "
+                                          f"[{num(r['halving_low'])}, {num(r['halving_high'])}]"
                                           if r["reliable"] else "not shown (unreliable)"),
                      "delta method ±": num(r["halving_se_months"]) if r["reliable"] else "–",  # of a number not shown
                      "bootstrap refit": f"[{num(r['refit_low'])}, {num(r['refit_high'])}]" if r["reliable"] else "–",
-                     "÷ per year (90%)": (f"{num(r['factor_per_year'])} [{num(r['factor_low'])}, {num(r['factor_high'])}]"
+                     "÷ per year (90%)": (f"{num(r['factor_per_year'])} "
+                                          f"[{num(r['factor_low'])}, {num(r['factor_high'])}]"
                                           if shown else "not shown"),
                      "release dates": int(r["release_dates"]),
-                     "reliable": "yes" if r["reliable"] else "no" + (" (not identified)" if not np.isfinite(r["b_per_month"]) else "")})
+                     "reliable": "yes" if r["reliable"] else "no"
+                     + (" (not identified)" if not np.isfinite(r["b_per_month"]) else "")})
     return pd.DataFrame(rows)
 
 
@@ -468,12 +492,13 @@ def doubtful_fee(an: Analysis, fitted: intervals.PolicyFit, doubtful: pd.DataFra
         named = "; ".join(f"{keys[i][1]} ({why[(str(keys[i][0]), str(keys[i][1]))]})" for i in np.flatnonzero(here)[on])
         rest = front.total[here][~on]  # without the problems named
         spared = [keys[i][1] for i in np.flatnonzero(here)[flagged[here] & ~on]]
-        none = ("" if not spared else f" (the other problem in doubt, {spared[0]}, carries none of it)" if len(spared) == 1
+        none = ("" if not spared
+                else f" (the other problem in doubt, {spared[0]}, carries none of it)" if len(spared) == 1
                 else f" (the other {len(spared)} in doubt, {', '.join(spared)}, carry none of it)")
-        said.append(f"on {an.task_labels.get(task, task)}, {fmt_pct(100 * fee_part[on].sum() / fee_part.sum())}% of the "
-                    f"frontier's fee part falls on {on.sum()} problem{'' if on.sum() == 1 else 's'} a check flags as "
-                    f"possibly mis-graded (flags, not verdicts: none is re-examined here): {named}{none}; without "
-                    f"{'it' if on.sum() == 1 else 'them'} the frontier would read "
+        said.append(f"on {an.task_labels.get(task, task)}, {fmt_pct(100 * fee_part[on].sum() / fee_part.sum())}% "
+                    f"of the frontier's fee part falls on {on.sum()} problem{'' if on.sum() == 1 else 's'} a check "
+                    f"flags as possibly mis-graded (flags, not verdicts: none is re-examined here): {named}{none}; "
+                    f"without {'it' if on.sum() == 1 else 'them'} the frontier would read "
                     f"{fmt_usd(rest.mean())} USD per problem")
     return ("Verdicts in doubt: " + "; ".join(said) + ".") if said else ""
 
@@ -554,7 +579,8 @@ def policy_truth_table(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, 
         key = Key.parse(r.statistic)
         name, pct = key.item, key.kind == TECHNIQUE_GAIN
         fmt, scale = (fmt_pct, 100.0) if pct else (fmt_usd, 1.0)
-        kind = POLICY_FRONTIER if key.kind == FRONTIER else key.kind  # the headline's frontier: a choice, not the paper's
+        # the headline's frontier: a choice, not the paper's
+        kind = POLICY_FRONTIER if key.kind == FRONTIER else key.kind
         shown.append({"number": f"{kind.short}: {an.labels.get(name, name)}" + (" (%)" if pct else " (USD)"),
                       "dataset": an.task_labels.get(r.task, r.task), "tries": fmt_tries(r.k),
                       "up to k tries, then the expert": (gain_interval(scale * r.value, scale * r.low, scale * r.high)
@@ -573,7 +599,8 @@ def figure_frame(an: Analysis, st: intervals.SetStatistics, prefix: str, names: 
     rows = st.of(prefix)
     rows = rows[(rows["estimator"] == estimator) & rows["statistic"].isin(names)]
     order = {k: i for i, k in enumerate(names)}
-    rows = rows.assign(o=rows["statistic"].map(order), t=rows["task"].map({t: i for i, t in enumerate(in_category_order(an.tasks))}))
+    rows = rows.assign(o=rows["statistic"].map(order),
+                       t=rows["task"].map({t: i for i, t in enumerate(in_category_order(an.tasks))}))
     rows = rows.sort_values(["t", "o"])
     shown = [c for c in ("value", "low", "high", "range_ci_low", "range_ci_high")
              if c in rows and (estimator != "plug-in" or c not in ("low", "high"))]
@@ -599,7 +626,8 @@ def fold_methods(long: pd.DataFrame, models: list[str], methods: list[str], task
     for m in models:
         row = {"model": m}
         for t in tasks:
-            row[t] = " / ".join(fmt_pct(cells.at[(m, me), t]) if (m, me) in cells.index and pd.notna(cells.at[(m, me), t])
+            row[t] = " / ".join(fmt_pct(cells.at[(m, me), t]) if (m, me) in cells.index
+                                and pd.notna(cells.at[(m, me), t])
                                 else "–" for me in methods)
         rows.append(row)
     return pd.DataFrame(rows, columns=["model", *tasks])
@@ -620,7 +648,8 @@ def grader_agreement(an) -> tuple[pd.DataFrame, pd.DataFrame]:
         shown = shown.drop(columns="method")
     for c in ("source_pct", "project_pct", "agree_pct"):
         shown[c] = shown[c].map(lambda x: f"{x:.1f}")
-    shown = shown.rename(columns={"task": "dataset", "source_pct": "source's label %", "project_pct": "project's grade %",
+    shown = shown.rename(columns={"task": "dataset", "source_pct": "source's label %",
+                                  "project_pct": "project's grade %",
                                   "agree_pct": "agree %", "project_only": "only the project passes",
                                   "source_only": "only the source passes", "near_limit": "near the CPU limit",
                                   "near_limit_passed": "near the limit, passed"})

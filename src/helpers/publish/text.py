@@ -27,7 +27,8 @@ def paragraphs(name: str) -> tuple[str, ...]:
     if not path.is_file():
         raise CostOfPassError(f"the report's text {path} is missing (report/text/ is part of the checkout)")
     body = re.sub(r"\A\s*<!--.*?-->\s*", "", path.read_text(encoding="utf-8"), flags=re.S)
-    return tuple(" ".join(line.strip() for line in p.splitlines()) for p in re.split(r"\n\s*\n", body.strip()) if p.strip())
+    return tuple(" ".join(line.strip() for line in p.splitlines())
+                 for p in re.split(r"\n\s*\n", body.strip()) if p.strip())
 
 
 def methods() -> str:

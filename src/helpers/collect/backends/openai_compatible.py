@@ -2,8 +2,8 @@
 vLLM, llama-server, SGLang, a company gateway).
 
 litellm spends milliseconds of CPU per async call (its logging, cost and parameter bookkeeping), which
-caps one process's calls per second however many calls are in flight (benchmarks/http_throughput.py). For a server that speaks
-the OpenAI protocol there is nothing to translate, so the collector posts the body litellm would
+caps one process's calls per second however many calls are in flight (benchmarks/http_throughput.py). For a server that
+speaks the OpenAI protocol there is nothing to translate, so the collector posts the body litellm would
 post (model, messages, sampling) over one pooled aiohttp session and reads the same fields
 (tests/test_collect_e2e.py checks the records and request bodies equal litellm's field by field).
 Named providers (OpenAI itself, Anthropic, Gemini, …) keep going through litellm.

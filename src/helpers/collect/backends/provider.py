@@ -15,7 +15,8 @@ def register_provider(name: str, handler_factory: Callable[[], CustomLLM]) -> No
     import litellm
 
     if not any(p.get("provider") == name for p in litellm.custom_provider_map):
-        litellm.custom_provider_map = [*litellm.custom_provider_map, {"provider": name, "custom_handler": handler_factory()}]
+        litellm.custom_provider_map = [*litellm.custom_provider_map,
+                                       {"provider": name, "custom_handler": handler_factory()}]
         from litellm.utils import custom_llm_setup
 
         custom_llm_setup()
@@ -46,7 +47,8 @@ def model_response(model: str, text: str, prompt_tokens: int, completion_tokens:
     return response
 
 
-def plain_response(text: str, prompt_tokens: int, completion_tokens: int, finish_reason: str = "stop") -> SimpleNamespace:
+def plain_response(text: str, prompt_tokens: int, completion_tokens: int,
+                   finish_reason: str = "stop") -> SimpleNamespace:
     """The same reply without litellm (what ``calling.read_reply`` reads of it: ``choices[0].message.content``,
     ``choices[0].finish_reason``, ``usage.prompt_tokens`` / ``completion_tokens``), for in-process backends called
     directly: building a ``litellm.ModelResponse`` costs more than a simulated call (benchmarks/collect_overhead.py)."""

@@ -40,9 +40,9 @@ class ImportResult:
         per_model = f" ({', '.join(f'{m} {n}' for m, n in sorted(self.by_model.items()))})" if self.by_model else ""
         n = len(self.dropped)
         dropped = f"; {n} run{'' if n == 1 else 's'} of the source dropped (each named below)" if n else ""
-        return (f"imported {self.imported} responses{per_model} of {self.read} read ({self.present} already in the store, "
-                f"{self.outside} outside the set's sample); {self.missing} planned attempts have no response in the "
-                f"source{dropped}")
+        return (f"imported {self.imported} responses{per_model} of {self.read} read ({self.present} already in the "
+                f"store, {self.outside} outside the set's sample); {self.missing} planned attempts have no response "
+                f"in the source{dropped}")
 
 
 def by_source_name(models: list[ModelSpec]) -> dict[str, ModelSpec]:
@@ -54,8 +54,8 @@ SOURCES = {"swebench_bash_only": ("SWE-bench bash-only", "the SWE-bench bash-onl
                                   "(SWE-bench/swe-bench.github.io data/leaderboards.json, CC BY-NC 4.0)"),
            "routellm": ("RouteLLM", "RouteLLM's recorded GSM8K responses (Apache-2.0)"),
            "feval_ttc": ("FEval-TTC", "FEval-TTC's recorded responses (ODbL)"),
-           "agent_evals": ("AI Agents That Matter", "the HumanEval runs of 'AI Agents That Matter' (Kapoor, Stroebl et al., "
-                           "2024; benediktstroebl/agent-evals, MIT)")}  # format: (short name, long name)
+           "agent_evals": ("AI Agents That Matter", "the HumanEval runs of 'AI Agents That Matter' (Kapoor, Stroebl "
+                           "et al., 2024; benediktstroebl/agent-evals, MIT)")}  # format: (short name, long name)
 
 
 def source_name(params: Params, long: bool = False) -> str:
@@ -112,13 +112,14 @@ def provenance(params: Params, models: list[ModelSpec]) -> str:
         return ""
     source = source_name(params, long=True)
     if params.billed:
-        return (f"**IMPORTED** records, made by others: {source}; each attempt's cost is the USD its run was billed, as "
-                "the source reports it, with its API calls (no token counts, so the set cannot be repriced); the verdict "
-                "is the source's harness's.")
+        return (f"**IMPORTED** records, made by others: {source}; each attempt's cost is the USD its run was "
+                "billed, as the source reports it, with its API calls (no token counts, so the set cannot be "
+                "repriced); the verdict is the source's harness's.")
     if spec.format == "feval_ttc":
         tokens = "FEval-TTC's own approximation, round(1.365 × words)"
     elif spec.format == "agent_evals":
-        tokens = "the providers' usage as the agents' logs recorded it, every call of an attempt billed at its own model's price"
+        tokens = ("the providers' usage as the agents' logs recorded it, every call of an attempt "
+                  "billed at its own model's price")
     elif counts_in_source(params):
         tokens = "the source's"
     else:
@@ -183,15 +184,15 @@ def import_records(params: Params, attempts: list, store: RecordStore) -> Import
             result.outside += 1
             continue
         if k in first:
-            raise source_error(import_spec(params)[1], r.row, f"a second response of {r.model} ({r.method}) to {r.problem_id} "
-                               f"run {r.run} (the first is row {first[k]})")
+            raise source_error(import_spec(params)[1], r.row, f"a second response of {r.model} ({r.method}) to "
+                               f"{r.problem_id} run {r.run} (the first is row {first[k]})")
         first[k] = r.row
         rows.append(r)
     if result.read == 0 and not result.dropped:
         raise CostOfPassError(f"{params.import_path}: no responses to import (an empty file, or no usable row or run)")
     if empty := [m.name for m in imported if not any(r.model == m.name for r in rows)]:
-        raise CostOfPassError(f"{params.source}: field 'models': {', '.join(empty)} {'has' if len(empty) == 1 else 'have'} "
-                              f"no usable response in "
+        raise CostOfPassError(f"{params.source}: field 'models': {', '.join(empty)} "
+                              f"{'has' if len(empty) == 1 else 'have'} no usable response in "
                               f"{params.import_path}{' (' + '; '.join(result.dropped) + ')' if result.dropped else ''}")
     for r in rows:
         a = planned[(r.task, r.problem_id, r.model, r.method, r.run)]

@@ -106,11 +106,13 @@ def _number(value: Any, kind: type, path: Path, number: int, name: str, optional
 
 
 def _one(folder: Path, suffix: str) -> Path | None:
-    found = sorted(p for p in folder.iterdir() if p.is_file() and (p.name.endswith(suffix) or p.name.endswith(suffix + ".gz")))
+    found = sorted(p for p in folder.iterdir() if p.is_file()
+                   and (p.name.endswith(suffix) or p.name.endswith(suffix + ".gz")))
     return found[0] if found else None
 
 
-def read_log(path: Path, known: dict[str, str] | None = None) -> tuple[dict[str, list[AgentCall]], list[str], dict[str, int]]:
+def read_log(path: Path, known: dict[str, str] | None = None) -> tuple[dict[str, list[AgentCall]],
+                                                                       list[str], dict[str, int]]:
     """Calls per task id, the task ids in the order the log first started them, and starts per task; a call's model
     must be a key of ``known`` when given. Raises ``SourceLineError`` naming the file and line."""
     calls: dict[str, list[AgentCall]] = {}
@@ -136,8 +138,8 @@ def read_log(path: Path, known: dict[str, str] | None = None) -> tuple[dict[str,
                 raise SourceLineError(f"{path}: line {number}: an api_call outside any task")
             model = str(row.get("model_name") or "")
             if known is not None and model not in known:
-                raise SourceLineError(f"{path}: line {number}: unknown model {model!r} (the set's import_from.model_names "
-                                      f"knows: {', '.join(sorted(known)) or 'none'})")
+                raise SourceLineError(f"{path}: line {number}: unknown model {model!r} (the set's "
+                                      f"import_from.model_names knows: {', '.join(sorted(known)) or 'none'})")
             output = row.get("output_messages")
             calls[current].append(AgentCall(
                 model=model,
@@ -218,8 +220,9 @@ REFLEXION = ("a Reflexion seed: the source records Reflexion's run totals only, 
 
 def seeded_by(runs: dict, models: list[str]) -> dict[str, str]:
     """Strategy name -> the model whose attempts seed it, for the seeded strategies (``ldb_seed_*``) of a set's
-    ``import_from.runs`` (group -> ``AgentGroup``): the model after ``+`` in the group's name (``ldb/<debugger>+<seed>``,
-    as ``ldb_seeds`` reads it), where it is one of ``models`` and every group of that strategy names the same one."""
+    ``import_from.runs`` (group -> ``AgentGroup``): the model after ``+`` in the group's name
+    (``ldb/<debugger>+<seed>``, as ``ldb_seeds`` reads it), where it is one of ``models`` and every group of that
+    strategy names the same one."""
     found: dict[str, set[str]] = {}
     for group, run in runs.items():
         if run.method.startswith("ldb_seed_") and "+" in group:  # its strategy's name: "<model>+<method>"
@@ -239,7 +242,8 @@ def ldb_seeds(root: Path, run: AgentRun, known: dict[str, str], cache: dict) -> 
         cache[key] = read_run(root / "simple" / "humaneval" / seed / run.run, "simple", seed, known)
     source = cache[key]
     if not seed or not source.usable:
-        return None, f"its seed run simple/{seed or '?'}/{run.run} is unusable ({source.problem if seed else 'no seed'})"
+        return (None, f"its seed run simple/{seed or '?'}/{run.run} is unusable "
+                f"({source.problem if seed else 'no seed'})")
     solutions = {t.task_id: t for t in source.tasks}
     for row in run.problems:
         task = solutions.get(row["task_id"])
@@ -261,18 +265,22 @@ def read(params, path: Path, models) -> Iterator["Imported | Dropped"]:
         raise source_error(path, "-", f"the agent runs answer HumanEval: add '{NAME}' to the set's tasks")
     for key, group in spec.runs.items():
         if group.model not in params.models:
-            raise source_error(path, "-", f"import_from.runs[{key!r}]: model {group.model!r} is not one of the set's models")
+            raise source_error(path, "-", f"import_from.runs[{key!r}]: model {group.model!r} "
+                               "is not one of the set's models")
         if group.method not in params.methods:
-            raise source_error(path, "-", f"import_from.runs[{key!r}]: method {group.method!r} is not one of the set's methods")
+            raise source_error(path, "-", f"import_from.runs[{key!r}]: method {group.method!r} "
+                               "is not one of the set's methods")
     seed_runs: dict = {}
     for run in read_runs(path, spec.model_names, set(spec.runs)):
-        seeds, why = ldb_seeds(path, run, spec.model_names, seed_runs) if run.strategy == "ldb" and run.usable else ({}, None)
+        seeds, why = ldb_seeds(path, run, spec.model_names,
+                               seed_runs) if run.strategy == "ldb" and run.usable else ({}, None)
         if not run.usable or run.index is None or why or seeds is None:  # no seeds: ``why`` says why
             yield Dropped(f"{run.strategy}/{run.group}/{run.run}: {why or run.problem or 'a folder not named run<k>'}")
             continue
         group = spec.runs[f"{run.strategy}/{run.group}"]
         for task in run.tasks:
-            calls = tuple({"model": spec.model_names[c.model], "source_model": c.model, "prompt_tokens": c.prompt_tokens,
+            calls = tuple({"model": spec.model_names[c.model], "source_model": c.model,
+                           "prompt_tokens": c.prompt_tokens,
                            "completion_tokens": c.completion_tokens, "latency_s": c.latency_s, "time": c.time,
                            "temperature": c.temperature} for c in (*seeds.get(task.task_id, ()), *task.calls))
             temperatures = sorted({c.temperature for c in task.calls if c.temperature is not None})
@@ -298,9 +306,11 @@ def runs_table(params) -> "pd.DataFrame":
         usable = run.usable and run.index is not None
         rows.append({"strategy": run.strategy, "group": run.group, "model": group.model, "method": group.method,
                      "run": run.run, "tasks": len(run.tasks), "calls": sum(len(t.calls) for t in run.tasks),
-                     "source_pass_pct": 100 * sum(t.is_solved for t in run.tasks) / len(run.tasks) if run.tasks else None,
+                     "source_pass_pct": 100 * sum(t.is_solved for t in run.tasks)
+                     / len(run.tasks) if run.tasks else None,
                      "usable": usable,
-                     "note": (run.problem or ("not named run<k>" if run.index is None else "; ".join(run.notes))).replace(
+                     "note": (run.problem or ("not named run<k>" if run.index is None
+                                              else "; ".join(run.notes))).replace(
                          str(params.import_path), spec.path)})  # paths as the set names them, not this machine's
     return pd.DataFrame(rows + unnamed_runs(params))
 
@@ -333,8 +343,8 @@ def caveats(params, models) -> list[str]:
     left = unnamed_runs(params)
     if not dropped and not left:
         return []
-    reasons = {"no call log": "with no call log, so no cost", "a Reflexion seed": "with a Reflexion seed, whose cost is "
-               "unknown", "not named run<k>": "in an extra folder not named run<k>",
+    reasons = {"no call log": "with no call log, so no cost", "a Reflexion seed": "with a Reflexion seed, whose "
+               "cost is unknown", "not named run<k>": "in an extra folder not named run<k>",
                "seed": "with a seed that is not its simple run's"}
     counts: dict[str, int] = {}
     for line in dropped:

@@ -43,7 +43,8 @@ class Imported:
 @dataclass(frozen=True)
 class Dropped:
     """Part of a source a reader cannot use (a run with a malformed line, a missing log): ``where`` names the file and
-    line and says why. A reader yields it in its stream; ``import_records`` lists it, and ``cost-of-pass run`` prints it."""
+    line and says why. A reader yields it in its stream; ``import_records`` lists it, and ``cost-of-pass run`` prints
+    it."""
 
     where: str
 

@@ -30,7 +30,8 @@ FINISH = {"stop": "stop", "max_tokens": "length", "content_filter": "content_fil
 
 
 def split_evenly(total: int, parts: int) -> list[int]:
-    """``total`` whole tokens over ``parts`` shares differing by at most one, summing to ``total`` (largest remainder)."""
+    """``total`` whole tokens over ``parts`` shares differing by at most one, summing to ``total`` (largest
+    remainder)."""
     base, extra = divmod(total, parts)
     return [base + (1 if k < extra else 0) for k in range(parts)]
 
@@ -74,7 +75,8 @@ def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[I
                         if reason not in FINISH and reason not in FAILED:
                             raise ValueError(f"unknown finish_reason {reason!r}")
                         answer = cot.get("answer")
-                        label = None if reason in FAILED else (answer is not None and target_of(answer, problems[1]) == golds[i])
+                        label = None if reason in FAILED else (answer is not None
+                                                               and target_of(answer, problems[1]) == golds[i])
                         yield Imported(task, f"feval-{dataset}-{i}", models[name].name, k,
                                        None if reason in FAILED else str(cot.get("raw_text") or ""), shares[k],
                                        whole(meta.get("token_cost", 0), where), TOKENS, SOURCE, label,

@@ -78,11 +78,13 @@ def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[I
     spec, _ = import_spec(params)
     cols = spec.columns
     check_columns(params)
-    source = "; ".join(x for x in (spec.source or f"imported from {path.name}", spec.licence and f"licence: {spec.licence}") if x)
+    source = "; ".join(x for x in (spec.source or f"imported from {path.name}",
+                                   spec.licence and f"licence: {spec.licence}") if x)
     problems = {t: get_task(t).load(params.data_path, params.task_options.get(t, {})) for t in params.tasks}
     by_id = {t: {p.problem_id: p for p in ps} for t, ps in problems.items()}
     texts = {t: text_index(ps) for t, ps in problems.items()} if "question" in cols else {}
-    counters = {name: counter(m.imported.tokenizer) for name, m in models.items() if m.imported}  # all are (by_source_name)
+    # all are (by_source_name)
+    counters = {name: counter(m.imported.tokenizer) for name, m in models.items() if m.imported}
     runs: dict[tuple, int] = {}
     registered = {m.imported.name for m in load_registry(params.models_path).values() if m.imported}
     unknown: Counter[str] = Counter()  # rows of a model no registry entry imports: refused at the end, listed

@@ -29,7 +29,8 @@ def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[I
     if TASK not in params.tasks:
         raise source_error(path, "-", f"RouteLLM's responses answer GSM8K: add '{TASK}' to the set's tasks")
     problems = text_index(get_task(TASK).load(params.data_path, params.task_options.get(TASK, {})))
-    counters = {name: counter(m.imported.tokenizer) for name, m in models.items() if m.imported}  # all are (by_source_name)
+    # all are (by_source_name)
+    counters = {name: counter(m.imported.tokenizer) for name, m in models.items() if m.imported}
     csv.field_size_limit(1 << 26)
     with path.open(encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh)

@@ -39,7 +39,8 @@ def entries(path: Path) -> list[dict[str, Any]]:
         with opener(path, "rb") as fh:
             data = fh.read(MAX_BYTES + 1)
         if len(data) > MAX_BYTES:
-            raise source_error(path, "-", f"more than {MAX_BYTES >> 20} MiB decompressed (refused: not the leaderboard)")
+            raise source_error(path, "-", f"more than {MAX_BYTES >> 20} MiB decompressed "
+                               "(refused: not the leaderboard)")
         board = json.loads(data)
     except (OSError, EOFError, ValueError) as err:
         raise source_error(path, "-", f"not a readable JSON leaderboard ({type(err).__name__}: {err})") from None
@@ -122,7 +123,8 @@ def caveats(params: Params, models: list[ModelSpec]) -> list[str]:
                          f"{100 * resolved / len(results):.1f}%)")
     if fewer:
         out.append(f"The board's rate counts over fewer instances than its details give for {len(fewer)} "
-                   f"entr{'y' if len(fewer) == 1 else 'ies'}: {'; '.join(fewer)}; every number here counts all of them.")
+                   f"entr{'y' if len(fewer) == 1 else 'ies'}: {'; '.join(fewer)}; every "
+                   "number here counts all of them.")
     if bare:
         out.append(f"Not usable: {len(bare)} leaderboard entries give totals only, no per-instance results "
                    f"({', '.join(bare)}).")
@@ -144,7 +146,8 @@ def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[I
     from helpers.core.tasks import get_task
 
     if TASK not in params.tasks:
-        raise source_error(path, "-", f"the leaderboard's instances are SWE-bench Verified's: add '{TASK}' to the set's tasks")
+        raise source_error(path, "-", "the leaderboard's instances are SWE-bench Verified's: "
+                           f"add '{TASK}' to the set's tasks")
     if not params.billed:
         raise CostOfPassError(f"{params.source}: field 'import_from.format': swebench_bash_only records are billed USD")
     known = {p.problem_id for p in get_task(TASK).load(params.data_path, params.task_options.get(TASK, {}))}

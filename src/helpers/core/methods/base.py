@@ -96,7 +96,8 @@ def register_k(prefix: str, estimates: Callable[[pd.DataFrame, int], pd.DataFram
     no_answer)`` and ``of_pattern(N, pattern)`` are its ``Method.rate_given`` and ``Method.rate_of_pattern``."""
     def make(m: re.Match) -> Method:
         k = int(m.group(1))
-        return Method(m.group(0), collected_calls=0, billed_calls=k, estimator=lambda vanilla, seed: estimates(vanilla, k),
+        return Method(m.group(0), collected_calls=0, billed_calls=k,
+                      estimator=lambda vanilla, seed: estimates(vanilla, k),
                       rate_from_runs=lambda stats: rate(k, stats),
                       rate_given=lambda x, wrong, no_answer: given(k, x, wrong, no_answer),
                       rate_of_pattern=lambda pattern: of_pattern(k, pattern))

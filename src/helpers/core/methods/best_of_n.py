@@ -17,7 +17,8 @@ from helpers.core.methods.vote_math import any_pass_probability, any_pass_true
 
 
 def best_of_k_estimates(vanilla: pd.DataFrame, k: int) -> pd.DataFrame:
-    """Per (task, problem_id, model) with at least k runs: ``cost_usd`` (k x mean USD), ``pass_rate``, ``n`` (subsets)."""
+    """Per (task, problem_id, model) with at least k runs: ``cost_usd`` (k x mean USD), ``pass_rate``, ``n``
+    (subsets)."""
     g = vanilla.assign(correct=vanilla["correct"].astype(bool)).groupby(["task", "problem_id", "model"], sort=True)
     out = g.agg(runs=("correct", "size"), passed=("correct", "sum"), usd=("usd", "mean")).reset_index()
     out = out[out["runs"] >= k]

@@ -22,7 +22,8 @@ from helpers.core.methods.base import ESTIMATE_COLUMNS, RunStats, register_k
 from helpers.core.methods.vote_math import pattern_codes, vote_polynomial, vote_probability, vote_rates
 
 
-def class_matrix(gid: np.ndarray, answer: np.ndarray, correct: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+def class_matrix(gid: np.ndarray, answer: np.ndarray, correct: np.ndarray,
+                 n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     """Per group, the sizes and correctness of its answer classes: two (n_groups, J) arrays (size 0 =
     unused slot). ``gid``: group of each run (0..n_groups-1); ``answer``: its answer class code; ``correct``: bool."""
     per_class = (pd.DataFrame({"g": gid, "a": answer, "c": correct})

@@ -14,4 +14,5 @@ class SelfRefine(Method):
 
 
 register("self_refine", "self_refine",
-         lambda m: SelfRefine("self_refine", collected_calls=2, billed_calls=2, templates=(PAPER_PROMPT, REFINE_PROMPT)))
+         lambda m: SelfRefine("self_refine", collected_calls=2, billed_calls=2,
+                              templates=(PAPER_PROMPT, REFINE_PROMPT)))

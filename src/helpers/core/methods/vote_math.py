@@ -85,7 +85,8 @@ def pattern_codes(sizes: np.ndarray, correct: np.ndarray) -> tuple[np.ndarray, i
     sizes = np.asarray(sizes)
     base = 2 * int(sizes.max(initial=0)) + 2
     if sizes.shape[-1] * math.log2(base) >= 63:
-        raise ValueError(f"patterns of {sizes.shape[-1]} classes of up to {base // 2 - 1} runs do not fit an int64 code")
+        raise ValueError(f"patterns of {sizes.shape[-1]} classes of up to "
+                         f"{base // 2 - 1} runs do not fit an int64 code")
     dtype = np.int16 if base < 2**15 else np.int64
     digits = np.where(sizes > 0, 2 * sizes.astype(dtype) + np.asarray(correct, dtype=dtype), 0).astype(dtype)
     digits.sort(axis=-1)  # a class's slot does not matter: ascending digits, empty slots (0) first

@@ -12,8 +12,17 @@ from helpers.core.tasks import (  # noqa: F401  (register)
     swebench_verified,
     two_digit_addition,
 )
-from helpers.core.tasks.base import TASKS, Problem, TaskSpec, get_task, in_category_order, load_problems, sample_problems
+from helpers.core.tasks.base import (
+    TASKS,
+    Problem,
+    TaskSpec,
+    get_task,
+    in_category_order,
+    load_problems,
+    sample_problems,
+)
 
 PAPER_TASKS = ["two_digit_addition", "gsm8k", "bbq", "gpqa_diamond", "math500", "aime24"]
 
-__all__ = ["TASKS", "PAPER_TASKS", "Problem", "TaskSpec", "get_task", "in_category_order", "load_problems", "sample_problems"]
+__all__ = ["TASKS", "PAPER_TASKS", "Problem", "TaskSpec", "get_task", "in_category_order",
+           "load_problems", "sample_problems"]

@@ -10,7 +10,8 @@ from typing import Any, Callable, Iterator, Literal
 
 from helpers.core.errors import CostOfPassError, MissingData
 
-Metric = Literal["number", "math", "choice", "label", "code", "verdict"]  # number: the target is a number, and so must the answer
+# number: the target is a number, and so must the answer
+Metric = Literal["number", "math", "choice", "label", "code", "verdict"]
 # be; label: a word or phrase compared without case and punctuation (yes / no, valid / invalid); code: a program run
 # with the problem's hidden tests in the sandbox (``grade.sandbox``; the target is the function's name); verdict: judged
 # by the source's own harness, which this project does not run (SWE-bench's tests): the imported record's verdict

@@ -29,7 +29,8 @@ SOURCES: dict[str, dict[str, str]] = {
 }
 
 
-def download(data_dir: Path, tasks: list[str] | None = None, mirror: str | None = None, timeout_s: float = 60) -> list[Path]:
+def download(data_dir: Path, tasks: list[str] | None = None, mirror: str | None = None,
+             timeout_s: float = 60) -> list[Path]:
     """Download the files of ``tasks`` (default: all with a public file) into ``data_dir``; skip present ones."""
     written = []
     for task in tasks or list(SOURCES):

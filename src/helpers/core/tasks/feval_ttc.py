@@ -31,7 +31,8 @@ DATASETS: dict[str, tuple[str, Metric, str]] = {  # D -> (label, metric, categor
     "AQuA": ("AQuA (FEval-TTC)", "choice", "basic quantitative"),
     "CommonsenseQA": ("CommonsenseQA (FEval-TTC)", "choice", "knowledge"),
     "Math_500": ("MATH-500 (FEval-TTC)", "math", "complex quantitative"),
-    **{f"Bigbench_{n}": (f"BBH {n.replace('_', ' ')} (FEval-TTC)", metric, "reasoning (BIG-Bench Hard)") for n, metric in _BBH},
+    **{f"Bigbench_{n}": (f"BBH {n.replace('_', ' ')} (FEval-TTC)", metric,
+                         "reasoning (BIG-Bench Hard)") for n, metric in _BBH},
 }
 OPTION = re.compile(r"(?:^|\s)\(?([A-J])\)\s", re.M)
 
@@ -62,7 +63,8 @@ def read_member(path: Path, name: str) -> Any:
     """One JSON file of the zip (``name`` as in the format notes); one line naming zip and file if absent or bad."""
     if not path.is_file():
         raise MissingData(f"FEval-TTC: no zip at {path}: download api_responses.zip by hand (the link in the FEval-TTC "
-                          f"repository's README) to {DEFAULT_ZIP} under the data directory, or set the task option 'zip'")
+                          f"repository's README) to {DEFAULT_ZIP} under the data "
+                          "directory, or set the task option 'zip'")
     try:
         members = _members(path, path.stat().st_mtime)
     except zipfile.BadZipFile:

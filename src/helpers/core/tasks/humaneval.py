@@ -22,7 +22,8 @@ from helpers.core.tasks.base import Problem, TaskSpec, missing_data, register
 NAME = "humaneval"
 DEFAULT_FILE = "agent_evals/simple/humaneval/gpt-4-0613/run1/probs._simple_10_gpt-4-0613_pass_at_1_seed_.jsonl.gz"
 QUESTION = ("Complete the following task in Python. Remember to repeat all imports and function header. "
-            "Here is a unit test:\n{test}\n\n{prompt}")  # the source's user prompt (its system prompt: an expert programmer)
+            # the source's user prompt (its system prompt: an expert programmer)
+            "Here is a unit test:\n{test}\n\n{prompt}")
 
 
 class SourceLineError(ValueError):
@@ -71,7 +72,8 @@ def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
         if missing:
             raise SourceLineError(f"{path}: line {number}: no field(s) {', '.join(missing)}")
         if row["task_id"] in seen:
-            raise SourceLineError(f"{path}: line {number}: task {row['task_id']} again (first at line {seen[row['task_id']]})")
+            raise SourceLineError(f"{path}: line {number}: task {row['task_id']} again (first "
+                                  f"at line {seen[row['task_id']]})")
         if str(row["is_solved"]) not in ("True", "False", "true", "false"):
             raise SourceLineError(f"{path}: line {number}: is_solved is {row['is_solved']!r}, not True or False")
         seen[row["task_id"]] = number
@@ -105,12 +107,14 @@ def load(data_dir: Path, options: dict[str, Any]) -> list[Problem]:
         rows, _ = read_jsonl(path)
     except SourceLineError as exc:
         raise CostOfPassError(str(exc)) from None
-    return [Problem(NAME, problem_id(r["task_id"]), QUESTION.format(test=first_test(r.get("given_tests")), prompt=r["prompt"]),
+    return [Problem(NAME, problem_id(r["task_id"]),
+                    QUESTION.format(test=first_test(r.get("given_tests")), prompt=r["prompt"]),
                     str(r["entry_point"]), metadata={"test": r["test"], "entry_point": r["entry_point"],
                                                      "task_id": r["task_id"], "prompt": r["prompt"]})
             for r in rows]
 
 
 register(TaskSpec(name=NAME, label="HumanEval", category="code", metric="code", load=load,
-                  source="openai/human-eval (MIT), as recorded in benediktstroebl/agent-evals LLMDebugger/output_data (MIT)",
+                  source="openai/human-eval (MIT), as recorded in "
+                  "benediktstroebl/agent-evals LLMDebugger/output_data (MIT)",
                   files=(DEFAULT_FILE,)))

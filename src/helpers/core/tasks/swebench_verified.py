@@ -34,14 +34,15 @@ def load(data_dir: Path, options: dict[str, Any]) -> list[Problem]:
     with path.open(encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh)
         if missing := [c for c in ("instance_id", "difficulty") if c not in (reader.fieldnames or [])]:
-            raise CostOfPassError(f"{path}: no column(s) {', '.join(missing)} (columns: {', '.join(reader.fieldnames or [])})")
+            raise CostOfPassError(f"{path}: no column(s) {', '.join(missing)} (columns: "
+                                  f"{', '.join(reader.fieldnames or [])})")
         for row, r in enumerate(reader, start=2):
             iid, bucket = (r["instance_id"] or "").strip(), (r["difficulty"] or "").strip()
             if row > MAX_ROWS + 1:
                 raise CostOfPassError(f"{path}: more than {MAX_ROWS} rows (refused: not SWE-bench's difficulty file)")
             if not iid or bucket not in DIFFICULTIES:
-                raise CostOfPassError(f"{path}: row {row}: expected an instance id and one of {', '.join(DIFFICULTIES)}, "
-                                      f"got {iid!r}, {bucket!r}")
+                raise CostOfPassError(f"{path}: row {row}: expected an instance id and one of "
+                                      f"{', '.join(DIFFICULTIES)}, got {iid!r}, {bucket!r}")
             if iid in seen:
                 raise CostOfPassError(f"{path}: row {row}: instance {iid} again (first at row {seen[iid]})")
             seen[iid] = row
@@ -50,5 +51,6 @@ def load(data_dir: Path, options: dict[str, Any]) -> list[Problem]:
 
 
 register(TaskSpec(name=NAME, label="SWE-bench Verified", category="software engineering", metric="verdict", load=load,
-                  source="SWE-bench Verified (princeton-nlp/SWE-bench_Verified; OpenAI's annotations), instance ids and "
+                  source="SWE-bench Verified (princeton-nlp/SWE-bench_Verified; OpenAI's "
+                  "annotations), instance ids and "
                          "difficulty only", files=(FILE,)))
