@@ -179,7 +179,7 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
     said = findings.in_short(policy, {"a": "A", "b": "B"})
     assert said == ["On B, the dearest of its 2 datasets, a correct answer costs $3.92 per problem with the model the "
                     "records choose and the human expert (up to 8 tries of that model, as many as the records hold "
-                    "runs of every model, then the expert; 95% interval "
+                    "runs of every model, then the expert; 95% interval for these problems "
                     "$1.57 to $8.64).",
                     "96.9% of that is the assumed expert fee, paid where every try failed (a failure the benchmark's "
                     "own tests find, at no cost counted here): its level scales with the fee assumed for the expert "

@@ -134,6 +134,9 @@ def test_a_strategy_that_pays_but_leaves_its_model_above_the_frontier_says_so():
         "; with it, 0.792 USD per problem (the frontier of the models' own attempts reads 1.24; the two are not "
         "compared here)")
     assert findings._with_it("x", 0.5, levels) == ""
+    assert findings._with_it("t", 0.5, {"t": 1.24, "": 1.24}) == (  # review 5, N11: the frontier's own model
+        "; with it, 0.62 USD per problem instead of the frontier's 1.24: its model is the one the frontier chose on "
+        "every problem, so this gain is over the frontier itself")
 
 
 def test_the_fee_curve_says_a_mean_where_problems_have_fees_of_their_own():

@@ -192,6 +192,9 @@ def _with_it(model: str, gain: float, levels: dict[str, float]) -> str:
     if after > front:
         return (f"; with it, {fmt_usd(after)} USD per problem, still above the frontier's {fmt_usd(front)}: it "
                 "does not lower the frontier")
+    if np.isclose(before, front, rtol=1e-9, atol=0):  # review 5, N11: the frontier chose this very model throughout
+        return (f"; with it, {fmt_usd(after)} USD per problem instead of the frontier's {fmt_usd(front)}: its model is "
+                "the one the frontier chose on every problem, so this gain is over the frontier itself")
     return (f"; with it, {fmt_usd(after)} USD per problem (the frontier of the models' own attempts reads "
             f"{fmt_usd(front)}; the two are not compared here)")
 
@@ -457,7 +460,7 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
            if strategies else "")
     out = [f"{where} a correct answer costs {dollars(top['policy_usd'])} per problem with the model the records "
            f"choose{own} and the human expert ({tries_said(int(top['k']))} of that model, as many as the records hold "
-           f"runs of every model, then the expert; 95% interval "
+           f"runs of every model, then the expert; 95% interval for these problems "
            f"{dollars(top['policy_low'])} to {dollars(top['policy_high'])})."]
     share = float(top["expert_share_pct"])
     checked = " (a failure the benchmark's own tests find, at no cost counted here)"  # review 3, M3: free checking

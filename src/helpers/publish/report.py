@@ -233,12 +233,20 @@ class ReportParts:
                          self.csv("policy_truth") if truth.is_file() else None,
                          run.get("model_labels"), bool(run.get("agent_runs"))) if path.is_file() else []
         said = f": {md(description)}" if description else ""
-        short = ("**In short.** " + " ".join(md(t) for t in found)
+        short = ("**In short.** " + " ".join(md(t) for t in found) + self._in_doubt()
                  + " Every dataset's numbers, with their intervals, are in *Findings at a glance* below."
                  if found else "")
         shows = f"**What it shows, dataset by dataset.** {md(run['shows'])}" if run.get("shows") else ""  # real sets
         return "\n\n".join(p for p in (f"**Set `{md(self.params.name)}`**{said}", kind, self.repriced(run), short,
                                          self.first_figure(), shows) if p)
+
+    def _in_doubt(self) -> str:
+        """Review 5, N10: where the headline's fee falls on problems whose verdicts a check flags (the reading under
+        ``policy_cost``, ``tables.doubtful_fee``, already escaped there), that reading on the first screen too."""
+        lead = self.params.tables_path / "policy_cost.lead.md"
+        text = lead.read_text(encoding="utf-8").strip() if lead.is_file() else ""
+        mark = "**Reading.** Verdicts in doubt: "
+        return f" {text.removeprefix(mark)[:1].upper()}{text.removeprefix(mark)[1:]}" if text.startswith(mark) else ""
 
     def repriced(self, run: dict) -> str:
         """A repriced set (``cli.reprice``: another set's records, read in place): its headline before and after, from

@@ -531,7 +531,7 @@ def model_checks_shown(checks: pd.DataFrame, task_labels: dict[str, str]) -> pd.
         for _, r in g.iterrows():
             stat = "–" if not np.isfinite(r["statistic"]) else f"{sig(r['statistic'])} ({sig(r['expected'])})"
             row[r["check"]] = f"{stat} p = {r['p_value']:.3f}" + (" ✗" if r["rejects"] else "")
-        row["model"] = said[task] or "holds"
+        row["model"] = said[task] or "not rejected"  # review 4, L6: a check that passes shows no more than that
         rows.append(row)
     return pd.DataFrame(rows)
 
