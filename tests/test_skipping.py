@@ -44,6 +44,19 @@ def test_keys_follow_the_inputs(write_set, tmp_path):
     assert not any(other.unchanged(s) for s in ("01_collect", "02_grade", "03_frontier", "report"))
 
 
+def test_the_report_is_rendered_again_when_an_analysis_published_something_new(write_set, tmp_path):
+    """A stage that ran again (its notebook changed) wrote a new table or lead while the graded files stayed the same:
+    the report, which reads them, was skipped and stayed stale. Its key now reads what the analyses published."""
+    params, ctx = collected_and_graded(write_set, tmp_path / "out", ("03_frontier", "report"))
+    params.tables_path.mkdir(parents=True, exist_ok=True)
+    (params.tables_path / "release_policy.lead.md").write_text("A new reading.\n")
+    keys = StageKeys(prepare(params))
+    assert keys.unchanged("03_frontier") and not keys.unchanged("report")
+    keys.record("report")
+    (params.tables_path / "release_policy.lead.md").write_text("Another reading.\n")
+    assert not StageKeys(prepare(params)).unchanged("report")
+
+
 def test_a_changed_or_lost_graded_file_is_graded_again(write_set, tmp_path):
     params, ctx = collected_and_graded(write_set, tmp_path / "out", ("02_grade", "03_frontier"))
     attempts = params.graded_path / "attempts.parquet"

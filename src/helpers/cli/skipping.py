@@ -155,6 +155,17 @@ def graded_digest(ctx: Context) -> str:
     return h.hexdigest()
 
 
+def published_digest(ctx: Context) -> str:
+    """sha256 over what the analyses published for the report to read: every table, caption, lead and note (``.csv``,
+    ``.md``) under the set's tables and figures folders, by name and content."""
+    h = hashlib.sha256()
+    for folder in (ctx.params.tables_path, ctx.params.figures_path):
+        for path in sorted(folder.glob("*")) if folder.is_dir() else []:
+            if path.suffix in (".csv", ".md") and path.is_file():
+                h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 class StageKeys:
     """The recorded keys of a set's stages, and the current ones, computed when asked (after earlier stages ran)."""
 
@@ -167,12 +178,15 @@ class StageKeys:
 
     def current(self, stage: str) -> str:
         """The stage's key now: collection reads the records; grading the records and what it wrote last (a file
-        changed or lost since makes it run again); the analyses and the report the graded files."""
+        changed or lost since makes it run again); the analyses the graded files; the report also the tables and
+        captions the analyses wrote (a stage that ran again, e.g. after its notebook changed, renders it again)."""
         if stage == "01_collect":
             reads = records_digest(self.ctx)
         elif stage == "02_grade":  # and whether code is graded inside the boundary (a verdict says which it had)
             reads = _sha(records_digest(self.ctx), graded_digest(self.ctx),
                          "1" if self.ctx.params.settings.unisolated_grading else "")
+        elif stage == "report":
+            reads = _sha(graded_digest(self.ctx), published_digest(self.ctx))
         else:
             reads = graded_digest(self.ctx)
         if stage not in self.code:

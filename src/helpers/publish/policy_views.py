@@ -90,16 +90,15 @@ def _numbers(an: Analysis, rows: pd.DataFrame, parts: dict[str, tuple[str, dict[
               "k", "shown"]].reset_index(drop=True)
 
 
-def releases(an: Analysis, rows: pd.DataFrame, fitted: PolicyFit | None = None
+def releases(an: Analysis, rows: pd.DataFrame, flagged: dict[str, list[Above]] | None = None
              ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Figures 2 and 4 under the policy: (the figure's frame of the frontier over releases in % of the expert alone,
     the table's numbers, the table in words: per dataset and release the frontier with its interval, its USD and
-    the fee's share, and the release's gain with its interval). With ``fitted`` (the ``intervals.set_policy`` of
-    ``rows``), a gain whose frontier, or the one before it, reads above a model alone says so (review 4, N3:
-    ``flag_releases``; the table's lead, ``above_alone``, says why)."""
+    the fee's share, and the release's gain with its interval). With ``flagged`` (``flag_releases`` of ``rows``), a
+    gain whose frontier, or the one before it, reads above a model alone says so (review 4, N3; the table's lead,
+    ``above_alone``, says why)."""
     names = appearance.release_names(an)
-    flagged = {(task, a.item) for task, runs in (flag_releases(an, rows, fitted) if fitted
-                                                 else {}).items() for a in runs}
+    marked = {(task, a.item) for task, runs in (flagged or {}).items() for a in runs}
     order = list(names.values())
 
     def near_tie(task: str, item: str) -> str:
@@ -107,7 +106,7 @@ def releases(an: Analysis, rows: pd.DataFrame, fitted: PolicyFit | None = None
         g = gain.loc[(task, item)]
         if g["value"] == g["low"] == g["high"] == 0:  # never chosen: the frontiers on both sides are the same
             return ""
-        if (task, item) in flagged or (i > 0 and (task, order[i - 1]) in flagged):
+        if (task, item) in marked or (i > 0 and (task, order[i - 1]) in marked):
             return ("; its frontier, or the one before it, reads above a model alone (see above): "
                     "not a gain over the best model's")
         return ""
@@ -150,23 +149,25 @@ def counterfactuals(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.
     return frame, numbers, shown
 
 
-def above_alone(an: Analysis, rows: pd.DataFrame, fitted: PolicyFit) -> str:
-    """Review R1: the releases whose frontier (``rows``: ``intervals.policy_statistics``; ``fitted``: the
-    ``intervals.set_policy`` they came from) reads above a model released by then alone, at the same k, and why (each
-    problem's model is chosen on the dataset's other problems, ``policy.choices_against``): one sentence per run of
-    such releases on a dataset; "" where none does."""
+def above_alone(an: Analysis, rows: pd.DataFrame, flagged: dict[str, list[Above]]) -> str:
+    """Review R1: why the releases ``flagged`` (``flag_releases`` of ``rows``: ``intervals.policy_statistics``) read
+    above a model released by then alone, at the same k (each problem's model is chosen on the dataset's other
+    problems, ``policy.choices_against``): one sentence per run of such releases on a dataset; "" where none does."""
+    alone = _alone_costs(rows)
+    return " ".join(said for task, runs in flagged.items() for said in _above_said(an, task, runs, alone))
+
+
+def _alone_costs(rows: pd.DataFrame) -> dict[tuple[str, str], float]:
+    """(task, model) -> each model alone's cost (USD per problem) from policy ``rows``."""
     mine = rows[kinds(rows["statistic"]) == TABLE1.name]
-    alone = dict(zip(zip(mine["task"], items(mine["statistic"])), mine["value"], strict=True))
-    return " ".join(said for task, flagged in flag_releases(an, rows, fitted).items()
-                    for said in _above_said(an, task, flagged, alone))
+    return dict(zip(zip(mine["task"], items(mine["statistic"])), mine["value"], strict=True))
 
 
 def flag_releases(an: Analysis, rows: pd.DataFrame, fitted: PolicyFit) -> dict[str, list[Above]]:
     """Per dataset, the releases whose frontier reads above a model released by then alone (``Above``, in release
     order): ``above_alone`` says why, and ``releases`` marks their gains and the next release's."""
     sp, cube = fitted.policy, fitted.cube
-    mine = rows[kinds(rows["statistic"]) == TABLE1.name]
-    alone = dict(zip(zip(mine["task"], items(mine["statistic"])), mine["value"], strict=True))
+    alone = _alone_costs(rows)
     names, steps = appearance.release_names(an), intervals.set_steps(an)
     out: dict[str, list[Above]] = {}
     for t, task in enumerate(cube.tasks):
