@@ -46,8 +46,8 @@ def test_findings_lead_with_the_policy_cost_and_keep_the_papers_beside():
                                        "plug-in gain is in Table 2): vote")
     assert row[findings.HALVING] == "unreliable fit: not a finding"  # no number where the fit is not reliable
     claims = {c: row[c] for c in findings.CLAIMS}  # beside the words, what they claim (the lead reads these)
-    assert claims == {"frontier_estimated": True, "mostly_fee": False, "cheapest_named": True, "family_named": True,
-                      "technique_named": True, "halving_reliable": False}
+    assert claims == {"frontier_estimated": True, "mostly_fee": False, "fee_may_be_most": False, "cheapest_named": True,
+                      "family_named": True, "technique_named": True, "halving_reliable": False}
     model = findings.findings(stats_frame(), None, ["t"], {}, {}, {}, estimator="model-based").iloc[0]
     assert model[findings.PAPER] == "0.5"
     assert model[findings.FRONTIER].startswith("not identified")  # no policy rows given
@@ -70,7 +70,13 @@ def test_a_family_is_named_most_essential_only_beyond_doubt():
     policy = policy_frame()
     def cell(p):
         return findings.findings(stats_frame(), None, ["t"], {}, {}, {}, policy=p).iloc[0][findings.FAMILY]
-    policy.loc[policy["statistic"] == "family:big", "low"] = 0.45  # overlaps small's [10, 50]
+    big = policy["statistic"] == "family:big"
+    policy.loc[big, "low"] = 0.55  # above small's [10, 50]
+    assert cell(policy) == "big: 60 [55, 80]"
+    policy.loc[big, "shown"] = False  # review 6, H2: above 0 alone but not with the families tested together (Holm)
+    assert cell(policy) == ("none beyond doubt; lowering the frontier (the 2 families tested together): small: 30 "
+                            "[10, 50]")
+    policy.loc[big, ["low", "shown"]] = [0.45, True]  # overlaps small's [10, 50]
     assert cell(policy) == ("none beyond doubt; lowering the frontier (the 2 families tested together): small: 30 "
                             "[10, 50], big: 60 [45, 80]")
     policy.loc[policy["statistic"] == "family:small", "shown"] = False  # above 0 alone, not with big tested together
@@ -143,8 +149,9 @@ def glance_of(*rows) -> pd.DataFrame:
 def test_the_findings_lead_says_what_holds_across_datasets_and_leaves_the_numbers_to_the_table():
     from helpers.publish.findings import at_a_glance
 
-    glance = glance_of(["A", True, False, True, True, False, False], ["B", True, True, False, False, False, True],
-                       ["C", True, True, True, True, True, False])
+    glance = glance_of(["A", True, False, False, True, True, False, False],
+                       ["B", True, True, False, False, False, False, True],
+                       ["C", True, True, False, True, True, True, False])
     text = at_a_glance(glance)
     assert text == ("Across its 3 datasets, the assumed expert fee is more than half of the frontier's cost, up to k "
                     "tries then the expert, on B and C. The records name a cheapest single model beyond doubt on A and "
@@ -152,7 +159,12 @@ def test_the_findings_lead_says_what_holds_across_datasets_and_leaves_the_number
                     "cell names it: a strategy's is its own model's single attempt, not the frontier) on C, and a "
                     "reliable halving time on B. Every number, with its interval, is in the table.")
     assert "[" not in text  # no number of the table is repeated
-    one_run = at_a_glance(glance_of(["A", False, False, True, False, False, False]))  # RouteLLM's: one run a problem
+    may = at_a_glance(glance_of(["A", True, False, True, True, True, False, False],
+                                ["B", True, True, False, False, False, False, True]))  # review 6, H3
+    assert may.startswith("Across its 2 datasets, the assumed expert fee is more than half of the frontier's cost, up "
+                          "to k tries then the expert, on B (by the estimate; its interval allows more than half on A "
+                          "too).")
+    one_run = at_a_glance(glance_of(["A", False, False, False, True, False, False, False]))  # RouteLLM's
     assert one_run.startswith("On its one dataset, the frontier of all models is not estimated (it needs 2 problems "
                               "or more). The records name a cheapest single model beyond doubt on A,")
 
@@ -403,3 +415,15 @@ def test_the_first_screen_finds_the_frontier_by_its_key_not_its_label():
     relabelled = policy.assign(model=policy["model"].replace({"frontier of all models": "the frontier (renamed)"}))
     assert findings.in_short(relabelled, {"b": "B"}) == findings.in_short(policy, {"b": "B"})
     assert "not estimated" not in " ".join(findings.in_short(relabelled, {"b": "B"}))
+
+
+def test_a_frontier_whose_fee_reads_0_says_what_its_interval_allows():
+    """Review 6, H3: `sim` GSM8K's frontier read "0% of it the assumed expert fee" (no valued run failed every try)
+    while about three quarters of its truth was the fee; its interval's high end leaves room for that, said so."""
+    front = pd.DataFrame([{"value": 0.00231, "low": 0.0019, "high": 0.0128, "k": 8, "expert_share_pct": 0.0,
+                           "records_usd": 0.00231, "top_share_pct": np.nan, "top_problem": ""}])
+    cell, most, may, estimated = findings._policy_frontier(front)
+    assert (most, may, estimated) == (False, True, True)
+    assert "0% of it the assumed expert fee (its interval allows up to 82%)" in cell, cell
+    tight = front.assign(high=0.0030)
+    assert findings._policy_frontier(tight)[2] is False and "allows" not in findings._policy_frontier(tight)[0]

@@ -8,8 +8,9 @@ same rule. Each returns the index of the option named (or ``NONE``), or, for tec
 
 - the techniques that pay: each whose cross-fitted gain is shown above 0 among every technique and agent strategy of
   the dataset tested together (``policy.holm_shown``: Holm's step-down, all the claims holding at once; none ranked);
-- the most essential family: the largest gain of a family's removal, named only where its interval lies above 0
-  and above every other family's interval;
+- the most essential family: the largest gain of a family's removal, named only where it is shown above 0 with the
+  dataset's other families tested together (``policy.holm_shown``, as the tables mark it) and its interval lies
+  above every other family's interval;
 - the cheapest model alone: the model whose paired difference with every other model lies below 0
   (``differences.cheapest_beyond_doubt`` decides it, on the same problems and runs; here it is read).
 """
@@ -39,14 +40,16 @@ def techniques_that_pay(value: np.ndarray, shown: np.ndarray) -> np.ndarray:
     return np.isfinite(np.asarray(value, float)) & np.asarray(shown, bool)
 
 
-def most_essential(value: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
-    """(..., N) families' gains with their intervals -> (...,) the family named most essential: the largest gain
-    where its interval lies above 0 and above every other family's interval, else ``NONE``."""
+def most_essential(value: np.ndarray, low: np.ndarray, high: np.ndarray, shown: np.ndarray) -> np.ndarray:
+    """(..., N) families' gains with their intervals and ``shown`` marks (``policy.policy_rows``: above 0 with the
+    dataset's other families tested together) -> (...,) the family named most essential: the largest gain where it
+    is shown and its interval lies above every other family's interval, else ``NONE``."""
     value, low, high = (np.asarray(a, float) for a in (value, low, high))
     best, finite = _largest(value)
     others = np.where(np.arange(value.shape[-1]) == best[..., None], -np.inf, np.nan_to_num(high, nan=-np.inf))
     lo = _at(low, best)
-    return np.where(finite & (lo > 0) & (lo > others.max(axis=-1)), best, NONE)
+    held = _at(np.asarray(shown, bool), best)
+    return np.where(finite & held & (lo > 0) & (lo > others.max(axis=-1)), best, NONE)
 
 
 def cheapest_model(flags: np.ndarray) -> np.ndarray:

@@ -147,11 +147,20 @@ def all_pairs(total: np.ndarray, G: np.ndarray, fee: np.ndarray, level: float = 
     return a, b, paired(np.asarray(total)[:, a], np.asarray(total)[:, b], G, fee, each, pair_caps)
 
 
+def lowest_level(level: float, others: int) -> float:
+    """The two-sided level of each of the ``others`` paired intervals that name one option the cheapest: only their
+    upper ends decide, so each end at (1 − ``level``)/``others`` keeps the claim's error at most 1 − ``level`` (Gupta's
+    subset selection with Bonferroni's bound: the truly cheapest option is kept unless one of its ``others`` one-sided
+    ends errs, and an option is named only where every other is ruled out), never below ``level`` itself (a claim is
+    made only where the printed 95% intervals agree)."""
+    return max(level, 1 - 2 * (1 - level) / max(int(others), 1))
+
+
 def cheapest_beyond_doubt(total: np.ndarray, G: np.ndarray, fee: np.ndarray, level: float = 0.95,
                           caps: np.ndarray | None = None) -> np.ndarray:
     """(T,) per group of problems (``G`` (T, P)), the column of ``total`` (P, C) named the cheapest, or −1: the one
     with the lowest mean, named only where its paired difference with every other identified column has an interval
-    below 0, the C − 1 intervals holding at once at ``level`` (``bonferroni``). A column with a value missing on a
+    below 0, the C − 1 upper ends holding at once at ``level`` (``lowest_level``). A column with a value missing on a
     group's problems takes no part there. ``caps``: as ``all_pairs``'."""
     return against_lowest(total, G, fee, level, caps)[0]
 
@@ -160,7 +169,7 @@ def against_lowest(total: np.ndarray, G: np.ndarray, fee: np.ndarray, level: flo
                    caps: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(named (T,), reaches (T, C) bool): ``cheapest_beyond_doubt``'s choice per group, and which columns' paired
     difference with the group's lowest column has an interval reaching 0 (those the lowest is not shown cheaper than,
-    the intervals holding at once; False on the lowest itself and on columns that take no part)."""
+    the upper ends holding at once: ``lowest_level``; False on the lowest itself and on columns that take no part)."""
     total = np.asarray(total, float)
     G = np.asarray(G, float).reshape(-1, len(total))
     out, reaches = np.full(G.shape[0], -1), np.zeros((G.shape[0], total.shape[1]), bool)
@@ -175,7 +184,8 @@ def against_lowest(total: np.ndarray, G: np.ndarray, fee: np.ndarray, level: flo
         others = cols[cols != best]
         mine = None if caps is None else (caps[t:t + 1, [best] * len(others)], caps[t:t + 1, others])
         _, _, high = paired(total[:, [best] * len(others)], total[:, others], row[None], fee,
-                            bonferroni(level, len(others)), mine)
+                            lowest_level(level, len(others)), mine)
         out[t] = best if (high[0] < 0).all() else -1
         reaches[t, others] = high[0] >= 0
     return out, reaches
+

@@ -66,7 +66,7 @@ def set_statistics(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, cost:
     specs = {n: x for n, x in specs.items() if kinds is None or kind_of(n) in kinds}
     sp = policy.set_policy(cube.usd, cube.correct, cube.runs, expert, codes, list(models), specs)
     rows = policy.policy_rows(sp, expert, codes, list(range(T)), models, level,
-                              claimed=policy.CLAIMED_GAINS[:1])  # the only claims of several gains the study reads
+                              claimed=(policy.CLAIMED_GAINS[0], policy.CLAIMED_GAINS[2]))  # the claims it reads
     truths = policy_truths(sp, expert, codes, T, models, cost, rate)
     out = {}
     for name, d in rows.groupby("statistic", sort=False):
@@ -313,7 +313,7 @@ def _false_findings(reps: list[dict], names: list[str]) -> float:
 def _false_family(reps: list[dict], names: list[str]) -> float:
     """% of (set, dataset) pairs where a family is named the most essential (``claims.most_essential``) while it is
     not the family with the largest true gain."""
-    named = claims.most_essential(*(_options_last(reps, names, key) for key in ("value", "low", "high")))
+    named = claims.most_essential(*(_options_last(reps, names, key) for key in ("value", "low", "high", "shown")))
     return _named_wrongly(named, _options_last(reps, names, "truth"),
                           lambda picked, true: picked < true.max(axis=-1) - ZERO)
 

@@ -37,8 +37,9 @@ def table1_found(table1: pd.DataFrame, tasks: list[str], task_labels: dict[str, 
                         + " (the fee sets the level; which model is lowest rests on the problems each never passed: "
                           "the expert-fee curve shows from which fee on)" if share > 50 else ""))
     return ("The lowest value of the paper's Table 1, per dataset (a point estimate, not a finding beyond doubt: "
-            f"{BEYOND_DOUBT}; the paper's cost-of-pass charges no failed try before the expert, so a model reads "
-            "lower here than alone in the headline figure): " + _listed(parts) + ".")
+            f"{BEYOND_DOUBT}; the paper's cost-of-pass divides the mean cost of a try by the pass rate, the "
+            "headline counts the tries until the first pass, then the expert, so the two differ either way): "
+            + _listed(parts) + ".")
 
 
 def trends_found(halving: pd.DataFrame, estimator: str = "plug-in") -> str:
