@@ -105,11 +105,6 @@ class Key:
         return cls(KINDS.get(kind) or Kind(kind, kind, "", False), item)
 
 
-def named(kind: Kind, item: str) -> str:
-    """A statistic's name from its kind and item (``str(Key(kind, item))``)."""
-    return str(Key(kind, item))
-
-
 def of_kind(frame, kind: Kind):
     """(N,) bool: the rows of ``frame`` (with ``KEY_COLUMNS``) whose statistic is of ``kind``."""
     return frame["kind"] == kind.name
