@@ -8,7 +8,8 @@ from helpers.publish.levels import negative_levels
 def test_a_negative_level_is_named_and_a_negative_difference_is_not(tmp_path):
     pd.DataFrame({"model": ["a", "b"], "task": ["t", "t"], "value": [0.5, 0.2], "low": [-0.0339, 0.1],
                   "high": [0.9, 0.3]}).to_csv(tmp_path / "table5_6_intervals.csv", index=False)
-    pd.DataFrame({"statistic": ["table1:a", "release gain:1", "frontier", "essential:a"], "task": ["t"] * 4,
+    pd.DataFrame({"statistic": ["table1:a", "release gain:1", "frontier", "essential:a"],
+                  "kind": ["table1", "release gain", "frontier", "essential"], "task": ["t"] * 4,
                   "value": [0.1, -0.2, 0.3, -0.4], "low": [0.0, -5.0, -1e-15, -9.0], "high": [1.0] * 4,
                   "truth": [0.1, -0.1, 0.2, -0.3]}).to_csv(tmp_path / "policy_truth.csv", index=False)
     pd.DataFrame({"task": ["t"], "start_usd": [1.0], "end_usd": [0.5], "change_usd": [-0.5]}).to_csv(

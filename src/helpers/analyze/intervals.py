@@ -206,9 +206,10 @@ class SetStatistics:
         return model_checks.verdicts(self.checks)
 
     def of(self, kind: Kind) -> pd.DataFrame:
-        """The rows of the statistics of ``kind``, with ``statistic`` = their item."""
+        """The rows of the statistics of ``kind``, with ``statistic`` = their item (no ``kind`` and ``item`` columns:
+        one kind's rows)."""
         rows = self.frame[self.frame["kind"] == kind.name]
-        return rows.assign(statistic=rows["item"])
+        return rows.assign(statistic=rows["item"]).drop(columns=["kind", "item"])
 
 
 def free_response_tasks(an: Analysis) -> frozenset[str]:

@@ -435,10 +435,10 @@ def _listed(items: list[str]) -> str:
 
 def _frontier_rows(policy: pd.DataFrame) -> pd.Series:
     """Which of ``policy_cost``'s rows is the frontier of all models: by its statistic's kind, never by a label."""
-    return _kinds(policy) == HEADLINE_FRONTIER.kind.name
+    return _kind_column(policy) == HEADLINE_FRONTIER.kind.name
 
 
-def _kinds(frame: pd.DataFrame) -> pd.Series:
+def _kind_column(frame: pd.DataFrame) -> pd.Series:
     """The ``kind`` column of a CSV of statistic rows the pipeline wrote (``policy_cost``, ``policy_truth``); one line
     where the CSV is older than that column."""
     if len(frame) and "kind" not in frame:
@@ -478,7 +478,7 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
                "how often the expert is needed is measured by the records." if share >= 50 else
                f"The records decide {fmt_pct(100 - share)}% of it; the rest is the assumed expert fee, paid where "
                f"every try failed{checked}.")
-    if truth is not None and len(hit := truth[(_kinds(truth) == HEADLINE_FRONTIER.kind.name)
+    if truth is not None and len(hit := truth[(_kind_column(truth) == HEADLINE_FRONTIER.kind.name)
                                               & (truth["task"] == top["task"])]):
         out.append(f"The simulator's truth on this set's problems is {dollars(hit['truth'].iloc[0])}: "
                    + ("inside that interval." if bool(hit["covers"].iloc[0])
@@ -617,7 +617,7 @@ def _truly_cheapest(truth: pd.DataFrame | None, task: str, named: str, labels: d
     """"" where the simulator's truth agrees that the model labelled ``named`` is the cheapest alone on ``task`` (or
     there is no truth); else the words that say which model truly is. ``truth``: policy_truth rows
     (``table1:<model id>``); ``labels``: model id -> label."""
-    rows = None if truth is None else truth[(truth["task"] == task) & (_kinds(truth) == TABLE1.name)]
+    rows = None if truth is None else truth[(truth["task"] == task) & (_kind_column(truth) == TABLE1.name)]
     if rows is None or rows.empty:
         return ""
     truly = rows["item"].iloc[int(np.argmin(rows["truth"].to_numpy()))]
