@@ -31,7 +31,7 @@ def policy_frame(gain_low=0.02):
     return keyed(pd.DataFrame([{"statistic": s, "task": "t", "value": v, "low": lo, "high": hi,
                                 "k": k, "expert_share_pct": sh,
                                 "cheapest": s == "table1:b", "shown": ("gain" in s or "family" in s) and lo > 0}
-                               for s, v, lo, hi, k, sh in rows]))  # b: paired, below a; shown: as Holm's step-down would here
+                               for s, v, lo, hi, k, sh in rows]))  # b: paired, below a; shown: as Holm's would here
 
 
 def test_findings_lead_with_the_policy_cost_and_keep_the_papers_beside():

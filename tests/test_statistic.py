@@ -34,4 +34,5 @@ def test_the_kinds_labels():
     assert (st.short_label("Oracle routing, cross-fitted: accuracy at [0.1] budgets (0-1)")
             == "Oracle routing, cross-fitted")
     assert st.FRONTIER.label != st.POLICY_FRONTIER.label  # one name per quantity
-    assert st.POLICY_LABELS["frontier"] == st.POLICY_FRONTIER.label and st.FAMILY_LABELS["frontier"] == st.FRONTIER.label
+    assert st.POLICY_LABELS["frontier"] == st.POLICY_FRONTIER.label
+    assert st.FAMILY_LABELS["frontier"] == st.FRONTIER.label
