@@ -25,7 +25,6 @@ from helpers.analyze import known_truth as kt
 from helpers.analyze import model_checks as mc
 from helpers.analyze import validity as va
 from helpers.analyze.frontier_model import ModelFrontier
-from helpers.analyze.statistic import kind_of
 from helpers.core.context import prepare
 from helpers.core.params import load_params
 from helpers.core.simulation import Generator
@@ -60,7 +59,7 @@ def main(sets: int = 6, generators: int | None = None, params: str = "params/sim
             ok = held(gm, g, seed)
             rep = va._repetition(gm, seed, 50, 0.95, None, g)
             for name, v in rep.statistics.items():
-                fam = kind_of(name)
+                fam = name.kind.name
                 if fam not in hits:
                     continue
                 truth, model = v.truth, v.estimates["model-based"]

@@ -31,6 +31,7 @@ from helpers.analyze import trends
 from helpers.analyze import validity as va
 from helpers.analyze.bootstrap import bootstrap
 from helpers.analyze.costofpass import release_steps
+from helpers.analyze.statistic import RELEASE_FRONTIER, Key
 from helpers.core.context import prepare
 from helpers.core.params import load_params
 from helpers.core.pool import forked_map
@@ -44,7 +45,7 @@ def one_set(gm: kt.GenerativeModel, t: np.ndarray, seed: int, generator) -> list
     problems = kt.draw_problems(gm, rng, generator)
     cube, expert = kt.draw_cube(gm, rng, problems)
     point, reps = bootstrap(cube, expert, REPLICATES, seed=seed)
-    keys = [f"release frontier:{i}" for i in range(len(gm.steps))]
+    keys = [Key(RELEASE_FRONTIER, str(i)) for i in range(len(gm.steps))]
     est, boot, true = gm.statistics(point.frontier), gm.statistics(reps.frontier), kt.true_statistics(gm, problems)
     curve = np.stack([np.concatenate([est[k], boot[k]]) for k in keys], axis=1)  # (1 + B, steps, T)
     truth = np.stack([true[k] for k in keys])  # (steps, T)

@@ -5,7 +5,14 @@ from unittest import mock
 import numpy as np
 import pandas as pd
 
+from helpers.analyze.statistic import Key
 from helpers.publish import findings, tables
+
+
+def keyed(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the kind and item columns the pipeline writes beside each statistic's name."""
+    keys = [Key.parse(s) for s in frame["statistic"]]
+    return frame.assign(kind=[k.kind.name for k in keys], item=[k.item for k in keys])
 
 
 def stats_frame():
@@ -14,17 +21,17 @@ def stats_frame():
             ("technique gain:self_refine", 0.10, 0.0, 0.3), ("technique gain:vote", 0.20, 0.05, 0.35)]
     out = [{"statistic": s, "task": "t", "estimator": e, "value": v * k, "low": lo * k, "high": hi * k}
            for s, v, lo, hi in rows for e, k in (("model-based", 1.0), ("plug-in", 9.0))]
-    return pd.DataFrame(out)
+    return keyed(pd.DataFrame(out))
 
 
 def policy_frame(gain_low=0.02):
     rows = [("frontier:all models", 0.3, 0.2, 0.5, 2, 40.0), ("table1:a", 2.0, 1.5, 2.5, 4, 90.0),
             ("table1:b", 0.8, 0.6, 1.1, 4, 60.0), ("technique gain:self_refine", 0.10, gain_low, 0.3, 2, np.nan),
             ("family:small", 0.30, 0.10, 0.50, 2, np.nan), ("family:big", 0.60, 0.55, 0.80, 2, np.nan)]
-    return pd.DataFrame([{"statistic": s, "task": "t", "value": v, "low": lo, "high": hi,
-                          "k": k, "expert_share_pct": sh,
-                          "cheapest": s == "table1:b", "shown": ("gain" in s or "family" in s) and lo > 0}
-                         for s, v, lo, hi, k, sh in rows])  # b: paired, below a; shown: as Holm's step-down would here
+    return keyed(pd.DataFrame([{"statistic": s, "task": "t", "value": v, "low": lo, "high": hi,
+                                "k": k, "expert_share_pct": sh,
+                                "cheapest": s == "table1:b", "shown": ("gain" in s or "family" in s) and lo > 0}
+                               for s, v, lo, hi, k, sh in rows]))  # b: paired, below a; shown: as Holm's would here
 
 
 def test_findings_lead_with_the_policy_cost_and_keep_the_papers_beside():
@@ -91,7 +98,7 @@ def test_a_technique_is_named_paying_only_with_the_others_tested_together_and_wi
     policy = policy_frame()
     extra = policy[policy["statistic"] == "technique gain:self_refine"].assign(statistic="technique gain:debate",
                                                                                value=0.2, low=0.01, shown=False)
-    policy = pd.concat([policy, extra], ignore_index=True)
+    policy = keyed(pd.concat([policy, extra], ignore_index=True))
     policy.loc[policy["statistic"] == "technique gain:self_refine", ["records_usd", "expert_usd"]] = [-0.01, 0.4]
     cell = findings.findings(stats_frame(), None, ["t"], {}, {}, {}, policy=policy).iloc[0][findings.TECHNIQUE]
     assert cell.startswith("shown to pay (the 2 techniques and strategies tested together): self-refine: 10 [2, 30]% "
@@ -172,7 +179,7 @@ def test_the_findings_lead_says_what_holds_across_datasets_and_leaves_the_number
 def policy_rows(rows: list[tuple], k: int) -> pd.DataFrame:
     """policy_cost rows (task, model, policy_usd, policy_low, policy_high, expert_share_pct) at ``k`` tries."""
     frame = pd.DataFrame(rows, columns=["task", "model", "policy_usd", "policy_low", "policy_high", "expert_share_pct"])
-    return frame.assign(k=k, statistic=[with_keys(m) for m in frame["model"]])
+    return keyed(frame.assign(k=k, statistic=[with_keys(m) for m in frame["model"]]))
 
 
 def with_keys(model: str) -> str:
@@ -271,13 +278,13 @@ def test_the_comparison_with_the_paper_gives_no_sign_where_the_records_allow_zer
 
 def test_the_first_screen_says_where_the_simulators_truth_lies_and_when_a_cheapest_claim_is_wrong():
     """Issue 38 item 1: on a set with known truth, the page says whether its headline interval holds the truth."""
-    policy = pd.DataFrame([("b", "frontier of all models", 3.92, 1.57, 8.64, 96.9), ("b", "M1", 1.76, 1.0, 2.0, 90.0),
-                           ("b", "M2", 34.0, 25.8, 45.1, 99.0)],
-                          columns=["task", "model", "policy_usd", "policy_low", "policy_high", "expert_share_pct"]
-                          ).assign(k=4, cheapest=[False, True, False], statistic=["frontier:all models", "table1:m1",
-                                                                                    "table1:m2"])
-    truth = pd.DataFrame({"statistic": ["frontier:all models", "table1:m1", "table1:m2"], "task": ["b"] * 3,
-                          "truth": [3.48, 1.8, 30.0], "covers": [True, True, True]})
+    policy = keyed(pd.DataFrame([("b", "frontier of all models", 3.92, 1.57, 8.64, 96.9),
+                                 ("b", "M1", 1.76, 1.0, 2.0, 90.0), ("b", "M2", 34.0, 25.8, 45.1, 99.0)],
+                                columns=["task", "model", "policy_usd", "policy_low", "policy_high", "expert_share_pct"]
+                                ).assign(k=4, cheapest=[False, True, False],
+                                         statistic=["frontier:all models", "table1:m1", "table1:m2"]))
+    truth = keyed(pd.DataFrame({"statistic": ["frontier:all models", "table1:m1", "table1:m2"], "task": ["b"] * 3,
+                                "truth": [3.48, 1.8, 30.0], "covers": [True, True, True]}))
     said = findings.in_short(policy, {"b": "B"}, truth, {"m1": "M1", "m2": "M2"})
     assert said[2] == "The simulator's truth on this set's problems is $3.48: inside that interval."
     assert said[3] == ("Alone with the expert (up to 4 tries, every run a try), M1 is the cheapest model there beyond "
@@ -326,9 +333,9 @@ def test_what_a_real_set_shows_names_the_release_span_and_the_estimated_fee_once
 
 def test_a_strategy_s_gain_names_its_baseline():
     """Issue 62: "LDB on a GPT-4 attempt, 77.2%" was measured against GPT-3.5 (0613)'s own attempt: the cell says so."""
-    policy = pd.concat([policy_frame().iloc[:3], pd.DataFrame([{
+    policy = keyed(pd.concat([policy_frame().iloc[:3], pd.DataFrame([{
         "statistic": "strategy gain:m35+ldb_seed_gpt4", "task": "t", "value": 0.682, "low": 0.34, "high": 1.0, "k": 5,
-        "expert_share_pct": np.nan, "cheapest": False, "shown": True}])], ignore_index=True)
+        "expert_share_pct": np.nan, "cheapest": False, "shown": True}])], ignore_index=True))
     row = findings.findings(stats_frame(), None, ["t"], {}, {"m35": "GPT-3.5 Turbo (0613)"}, {}, policy=policy,
                             calls={"m35+ldb_seed_gpt4": (2.19878, 21), "m35": (1.0, 1)}).iloc[0]
     # review H3: a try of a strategy is several calls, billed; the cell says how many beside the single attempt's
@@ -344,10 +351,10 @@ def test_a_seeded_strategy_is_named_only_where_it_also_beats_its_seed_models_att
     answer it starts from) its interval reached 0: not named, and said so (an intersection-union claim)."""
     strategy = {"task": "t", "value": 0.682, "low": 0.34, "high": 1.0, "k": 5, "expert_share_pct": np.nan,
                 "cheapest": False, "shown": True}
-    policy = pd.concat([policy_frame().iloc[:3], pd.DataFrame([
+    policy = keyed(pd.concat([policy_frame().iloc[:3], pd.DataFrame([
         {**strategy, "statistic": "strategy gain:m35+ldb_seed_gpt4"},
         {**strategy, "statistic": "seed gain:m35+ldb_seed_gpt4", "value": 0.19, "low": -0.13, "shown": False}])],
-        ignore_index=True)
+        ignore_index=True))
     labels = {"m35": "GPT-3.5 Turbo (0613)", "m4": "GPT-4 (0613)"}
     row = findings.findings(stats_frame(), None, ["t"], {}, labels, {}, policy=policy,
                             seeds={"m35+ldb_seed_gpt4": "m4"}).iloc[0]

@@ -59,10 +59,11 @@ def test_no_selection_no_optimism_one_run_is_enough_and_no_fit_gives_no_rows():
 
 def test_strategy_specs_pair_each_agent_strategy_with_its_model():
     from helpers.analyze.headline import Gain, Level, strategy_specs
+    from helpers.analyze.statistic import STRATEGY, STRATEGY_GAIN, Key
 
     specs = strategy_specs(["a", "b"], ["vanilla", "retry_k5", "self_refine"], available={"a", "b", "a+retry_k5"})
-    assert specs == {"strategy:a+retry_k5": Level(("a+retry_k5",)),
-                     "strategy gain:a+retry_k5": Gain(("a",), ("a+retry_k5",))}
+    assert specs == {Key(STRATEGY, "a+retry_k5"): Level(("a+retry_k5",)),
+                     Key(STRATEGY_GAIN, "a+retry_k5"): Gain(("a",), ("a+retry_k5",))}
 
 
 def test_pareto_keeps_the_points_no_other_beats():

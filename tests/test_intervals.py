@@ -11,6 +11,7 @@ from helpers.analyze import bootstrap as bt
 from helpers.analyze import intervals
 from helpers.analyze.frontier_model import ModelFrontier
 from helpers.analyze.headline import Level, release_specs, technique_specs
+from helpers.analyze.statistic import ACCURACY, RELEASE_FRONTIER, TABLE1, TECHNIQUE_GAIN, Key
 
 
 def fits(replicates=200):
@@ -26,19 +27,21 @@ def test_rows_hold_the_point_estimate_and_the_replicates_percentiles():
     cube = bt.run_cube(synthetic_attempts(problems=20), METHODS)
     expert = np.where(cube.problems.get_level_values("task") == "gsm8k", 3.5, 0.1)
     steps = [["a"], ["b", "c"]]
-    stats = {"a": Level(("a",)), "gain": technique_specs(["a", "b"], ["self_refine"])["technique gain:self_refine"],
+    gain = Key(TECHNIQUE_GAIN, "self_refine")
+    stats = {Key(TABLE1, "a"): Level(("a",)), gain: technique_specs(["a", "b"], ["self_refine"])[gain],
              **release_specs(steps)}
     st = intervals.compute_statistics(cube, expert, stats, ["a", "b", "c"], steps, replicates=200,
                                       draws=50, seed=3, workers=1)
     point, reps = bt.bootstrap(cube, expert, 200, seed=3, weights=bt.problem_weights(cube, 200, 3))
-    plug = st.frame[(st.frame["estimator"] == "plug-in") & (st.frame["statistic"] == "a")].set_index("task")
+    plug = st.frame[(st.frame["estimator"] == "plug-in") & (st.frame["statistic"] == "table1:a")].set_index("task")
+    assert (plug["kind"] == "table1").all() and (plug["item"] == "a").all()  # its name's parts, beside it
     np.testing.assert_allclose(plug["value"].to_numpy(), point.frontier(["a"])[0])
     lo, hi = np.percentile(reps.frontier(["a"]), [2.5, 97.5], axis=0)
     np.testing.assert_allclose(plug["low"].to_numpy(), lo, rtol=1e-6)
     np.testing.assert_allclose(plug["high"].to_numpy(), hi, rtol=1e-6)
     mb = st.frame[st.frame["estimator"] == "model-based"]
     assert (mb["low"] <= mb["high"]).all()
-    np.testing.assert_allclose(mb[mb["statistic"] == "a"]["value"].to_numpy(),
+    np.testing.assert_allclose(mb[mb["statistic"] == "table1:a"]["value"].to_numpy(),
                                ModelFrontier(cube, expert).frontier(["a"])[0])
     acc = st.accuracy_cost  # Tables 5-6 and the cost-accuracy figure: every strategy, both quantities, in intervals
     assert set(acc["statistic"]) == {"accuracy", "cost_usd"} and set(acc["strategy"]) == set(cube.all_strategies)
@@ -52,11 +55,12 @@ def test_rows_hold_the_point_estimate_and_the_replicates_percentiles():
 def test_an_interval_never_leaves_the_values_its_statistic_can_take():
     """A replicate of problems with unequal fees can cost more than the dataset's expert alone, a gain's replicate
     more than 1: each end is kept within what the statistic can be (``statistic.possible_range``), the point inside."""
-    values = {"table1:a": np.array([0.9, 0.1]), "technique gain:x": np.array([0.2, 0.95]),
-              "release frontier:0": np.array([50.0, 99.0]), "accuracy:a": np.array([0.5, 0.99])}
+    t1, gain, front, acc = Key(TABLE1, "a"), Key(TECHNIQUE_GAIN, "x"), Key(RELEASE_FRONTIER, "0"), Key(ACCURACY, "a")
+    values = {t1: np.array([0.9, 0.1]), gain: np.array([0.2, 0.95]), front: np.array([50.0, 99.0]),
+              acc: np.array([0.5, 0.99])}
     wide = np.linspace(-2, 2, 201)[:, None]
-    spread = {"table1:a": values["table1:a"] + wide, "technique gain:x": values["technique gain:x"] + wide,
-              "release frontier:0": values["release frontier:0"] + 60 * wide, "accuracy:a": values["accuracy:a"] + wide}
+    spread = {t1: values[t1] + wide, gain: values[gain] + wide, front: values[front] + 60 * wide,
+              acc: values[acc] + wide}
     loose = intervals._rows("plug-in", values, spread, ["t1", "t2"], 0.95).set_index(["statistic", "task"])
     assert (loose.loc["table1:a", "high"] > 1.0).all()  # what the replicates alone say: impossible values
     rows = intervals._rows("plug-in", values, spread, ["t1", "t2"], 0.95,
@@ -126,9 +130,11 @@ def test_headline_numbers_sit_beside_the_truth_and_misses_are_marked():
                           ("technique gain:self_refine", "t", "plug-in", 0.3, 0.1, 0.5),
                           ("release gain:0", "t", "plug-in", 0.5, 0.4, 0.6)],
                          columns=["statistic", "task", "estimator", "value", "low", "high"])
+    parts = [Key.parse(s) for s in frame["statistic"]]
+    frame = frame.assign(kind=[k.kind.name for k in parts], item=[k.item for k in parts])
     st = intervals.SetStatistics(frame, pd.DataFrame(), {}, 10, 5, 0.95, pd.DataFrame(), pd.DataFrame(), pd.DataFrame())
     an = SimpleNamespace(tasks=["t"], labels={"a": "Model A"}, task_labels={"t": "Task"})
-    truth = {"table1:a": np.array([2.0]), "technique gain:self_refine": np.array([0.0])}
+    truth = {Key(TABLE1, "a"): np.array([2.0]), Key(TECHNIQUE_GAIN, "self_refine"): np.array([0.0])}
     numbers, shown = headline_with_truth(an, st, truth)
     assert numbers["covers"].tolist() == [False, True, False]  # release gains are not headline numbers
     assert shown.loc[0, "plug-in"] == "5 [4, 6] ✗" and shown.loc[0, "model-based"] == "2.1 [1.9, 2.3]"

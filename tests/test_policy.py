@@ -84,6 +84,7 @@ def test_weights_count_each_runs_expected_uses():
 
 # ---- the cross-fitted frontier, the truth, the intervals --------------------------------------------------------
 from helpers.analyze import policy  # noqa: E402
+from helpers.analyze import statistic as st  # noqa: E402
 
 
 def patterns_of(rates: list[float], r: int) -> tuple[np.ndarray, np.ndarray]:
@@ -324,8 +325,10 @@ def test_set_policy_evaluates_figure_specs_by_their_option_sets():
     runs, fee, groups = np.full((P, S), n), np.full(P, 1.0), np.zeros(P, int)
     specs = policy.crossfit_specs(all_specs(["a", "b"], {"a": "x", "b": "y"}, ["vanilla"], [["a"], ["b"]]), ["a", "b"],
                                   {"vanilla": True})
-    assert not any(name.startswith("table1:") for name in specs)
-    assert {"frontier:all models", "release frontier:0", "release gain:1", "family:x", "essential:b"} <= set(specs)
+    assert not any(key.kind == st.TABLE1 for key in specs)
+    assert {policy.FRONTIER, st.Key(st.RELEASE_FRONTIER, "0"), st.Key(st.RELEASE_GAIN, "1"), st.Key(st.FAMILY, "x"),
+            st.Key(st.ESSENTIAL, "b")} <= set(specs)
+    assert st.ALL_MODELS not in specs  # the paper's frontier's key became the headline's: another quantity
     sp = policy.set_policy(usd, correct, runs, fee, groups, [0, 1], specs)
     assert set(sp.fits) == {(), (0,), (1,), (0, 1)}  # every option set once
     rows = policy.policy_rows(sp, fee, groups, ["t"], {0: "a", 1: "b"}).set_index("statistic")
@@ -343,10 +346,11 @@ def test_an_agent_strategys_gain_is_cross_fitted_where_it_has_the_models_runs():
     models' k; the strategy alone is not (every run a try), and one with fewer runs than the models is left out."""
     from helpers.analyze.headline import Gain, Level
 
-    specs = {"strategy:a+ldb": Level(("a+ldb",)), "strategy gain:a+ldb": Gain(("a",), ("a+ldb",)),
-             "strategy gain:b+ldb": Gain(("b",), ("b+ldb",))}
+    a_gain, b_gain = st.Key(st.STRATEGY_GAIN, "a+ldb"), st.Key(st.STRATEGY_GAIN, "b+ldb")
+    specs = {st.Key(st.STRATEGY, "a+ldb"): Level(("a+ldb",)), a_gain: Gain(("a",), ("a+ldb",)),
+             b_gain: Gain(("b",), ("b+ldb",))}
     kept = policy.crossfit_specs(specs, ["a", "a+ldb", "b", "b+ldb"], {"vanilla": True, "ldb": True})
-    assert set(kept) == {"strategy gain:a+ldb", "strategy gain:b+ldb"}
+    assert set(kept) == {a_gain, b_gain}
     rng = np.random.default_rng(2)
     P, n = 40, 4
     correct = rng.uniform(size=(P, 4, n)) < np.array([0.3, 0.9, 0.3, 0.9])[None, :, None]
@@ -354,7 +358,7 @@ def test_an_agent_strategys_gain_is_cross_fitted_where_it_has_the_models_runs():
     runs = np.full((P, 4), n)
     runs[:, 3] = 2  # b+ldb has half the models' runs: its gain cannot be cross-fitted at the models' k
     sp = policy.set_policy(usd, correct, runs, np.full(P, 1.0), np.zeros(P, int), [0, 2], kept)
-    assert set(sp.specs) == {"strategy gain:a+ldb"}
+    assert set(sp.specs) == {a_gain}
     row = policy.policy_rows(sp, np.full(P, 1.0), np.zeros(P, int), ["t"], {0: "a", 2: "b"}).set_index("statistic")
     gain = row.loc["strategy gain:a+ldb"]
     assert gain["low"] <= gain["value"] <= gain["high"] and gain["value"] > 0
@@ -369,10 +373,10 @@ def test_a_seeded_strategy_is_also_measured_over_its_seed_models_attempt():
 
     specs = strategy_specs(["a", "b"], ["vanilla", "ldb_seed_gpt4"], {"a", "b", "a+ldb_seed_gpt4"},
                            {"a+ldb_seed_gpt4": "b"})
-    assert specs["seed gain:a+ldb_seed_gpt4"] == Gain(("b",), ("a+ldb_seed_gpt4",))
-    assert specs["strategy gain:a+ldb_seed_gpt4"] == Gain(("a",), ("a+ldb_seed_gpt4",))
+    assert specs[st.Key(st.SEED_GAIN, "a+ldb_seed_gpt4")] == Gain(("b",), ("a+ldb_seed_gpt4",))
+    assert specs[st.Key(st.STRATEGY_GAIN, "a+ldb_seed_gpt4")] == Gain(("a",), ("a+ldb_seed_gpt4",))
     unknown = strategy_specs(["a"], ["vanilla", "ldb_seed_gpt4"], {"a", "a+ldb_seed_gpt4"}, {"a+ldb_seed_gpt4": "z"})
-    assert not any(name.startswith("seed gain:") for name in unknown)  # a seed outside the set's models: none
+    assert not any(key.kind == st.SEED_GAIN for key in unknown)  # a seed outside the set's models: none
 
 
 def test_the_gains_of_one_family_are_shown_together_never_more_than_each_alone():
@@ -387,10 +391,10 @@ def test_the_gains_of_one_family_are_shown_together_never_more_than_each_alone()
     rates = np.r_[0.3, rng.uniform(0.3, 0.95, G)]
     correct = rng.uniform(size=(P, G + 1, n)) < rates[None, :, None]
     usd = np.full((P, G + 1, n), 0.002)
-    specs = {f"strategy gain:a+s{i}": Gain((0,), (i,)) for i in range(1, G + 1)}
+    specs = {st.Key(st.STRATEGY_GAIN, f"a+s{i}"): Gain((0,), (i,)) for i in range(1, G + 1)}
     fee, groups = np.full(P, 1.0), np.zeros(P, int)
     sp = policy.set_policy(usd, correct, np.full((P, G + 1), n), fee, groups, [0], specs)
-    rows = policy.policy_rows(sp, fee, groups, ["t"], {0: "a"}).set_index("statistic").loc[list(specs)]
+    rows = policy.policy_rows(sp, fee, groups, ["t"], {0: "a"}).set_index("statistic").loc[[str(k) for k in specs]]
     Gm = np.ones((1, P))
     strict = np.array([policy.spec_value(sp, spec, Gm, fee, bonferroni(0.95, G))[0][1][0] for spec in specs.values()])
     assert (rows["shown"] <= (rows["low"] > 0)).all() and (rows["shown"] >= (strict > 0)).all()

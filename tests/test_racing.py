@@ -287,7 +287,7 @@ def test_the_race_protects_exactly_the_frontiers_the_report_computes():
     for kind in racing.PROTECTED:
         kept = set(racing.report_subsets(options, families, releases, [kind]))
         for name, spec in specs.items():
-            if PROTECTED_BY.get(name.split(":")[0]) != kind:
+            if PROTECTED_BY.get(name.kind) != kind:
                 continue
             sets = [spec.strategies] if isinstance(spec, headline.Level) else [spec.base, spec.base + spec.added]
             for s in sets:

@@ -8,6 +8,7 @@ from helpers.analyze import known_truth as kt
 from helpers.analyze import statistic
 from helpers.analyze import validity as va
 from helpers.analyze import validity_tables as vt
+from helpers.analyze.statistic import TABLE1, TECHNIQUE_GAIN, Key
 
 
 def tiny_model(refine_gain=0.0, problems=40, runs=8) -> kt.GenerativeModel:
@@ -41,9 +42,9 @@ def test_draws_agree_with_the_exact_accuracy_and_cost():
 
 
 def test_self_refine_gain_is_zero_without_an_effect_and_positive_with_one():
-    none = kt.true_statistics(tiny_model(0.0))["technique gain:self_refine"]
+    none = kt.true_statistics(tiny_model(0.0))[Key(TECHNIQUE_GAIN, "self_refine")]
     assert np.all(none == 0)
-    some = kt.true_statistics(tiny_model(0.9))["technique gain:self_refine"]
+    some = kt.true_statistics(tiny_model(0.9))[Key(TECHNIQUE_GAIN, "self_refine")]
     assert np.all(some >= 0) and some.max() > 0.01
     # one expert-only frontier is the expert's cost; a frontier can only fall as strategies are added
     t = kt.truth(tiny_model())
@@ -77,7 +78,7 @@ def test_model_based_frontier_recovers_what_eight_runs_cannot_see():
     from helpers.analyze.frontier_model import ModelFrontier
 
     gm = tiny_model(problems=200)
-    truth = kt.true_statistics(gm)["table1:b"][0]
+    truth = kt.true_statistics(gm)[Key(TABLE1, "b")][0]
     rng = np.random.default_rng(4)
     plug, model = [], []
     for _ in range(6):

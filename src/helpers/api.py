@@ -26,11 +26,11 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from helpers.analyze.statistic import ALL_MODELS, TABLE1, named
+from helpers.analyze.statistic import ALL_MODELS, HEADLINE_FRONTIER, TABLE1, Key
 
 __all__ = ["headline", "differences", "paper_estimates", "FRONTIER"]
 
-FRONTIER = ALL_MODELS  # the statistic's name in ``headline``'s rows: the pipeline's (``policy.FRONTIER``)
+FRONTIER = str(HEADLINE_FRONTIER)  # the statistic's name in ``headline``'s rows: the pipeline's (``policy.FRONTIER``)
 COLUMNS = ("task", "problem", "option", "usd", "correct")
 
 
@@ -114,7 +114,8 @@ def headline(attempts: pd.DataFrame, expert_usd, level: float = 0.95) -> pd.Data
 
     ``attempts``: rows task, problem, option, usd (USD per attempt), correct (bool); runs of a cell in their order.
     ``expert_usd``: USD per problem — a number, a mapping task -> USD, or a Series indexed (task, problem).
-    Returns one row per (statistic, task): statistic (``table1:<option>`` or ``FRONTIER``), task, value, low, high
+    Returns one row per (statistic, task): statistic (``table1:<option>`` or ``FRONTIER``) with its kind (``table1``
+    or ``frontier``) and item (the option, or ``all models``), task, value, low, high
     (USD per problem), k (tries), records_usd and expert_usd (its two parts, USD per problem), expert_share_pct
     (the fee's share, %) and cheapest (True on the option named the cheapest of its task beyond doubt: its paired
     difference with every other below 0, all at once; ``differences``). The frontier is one option per task, chosen
@@ -128,7 +129,7 @@ def headline(attempts: pd.DataFrame, expert_usd, level: float = 0.95) -> pd.Data
     cube = run_cube(_internal(attempts), ["vanilla"])
     fee = _expert(expert_usd, cube.problems)
     options = list(range(len(cube.strategies)))
-    specs = policy.crossfit_specs({FRONTIER: Level(tuple(cube.strategies))}, cube.strategies, {"vanilla": True})
+    specs = policy.crossfit_specs({ALL_MODELS: Level(tuple(cube.strategies))}, cube.strategies, {"vanilla": True})
     sp = policy.set_policy(cube.usd, cube.correct, cube.runs, fee, cube.task_codes, options, specs)
     return policy.policy_rows(sp, fee, cube.task_codes, list(cube.tasks), dict(enumerate(cube.strategies)), level,
                               # no gain claimed here
@@ -171,7 +172,7 @@ def paper_estimates(attempts: pd.DataFrame, expert_usd) -> pd.DataFrame:
     """The paper's Table 1 and frontier (Eq. 2, 9): per task, each option's mean over problems of min(its
     cost-of-pass, the expert's USD) and the frontier of all options with the expert, USD per problem (the plug-in:
     passes over runs; an option that never passed a problem is charged the expert there). Returns rows statistic
-    (``table1:<option>`` or ``FRONTIER``), task, value."""
+    (``table1:<option>`` or ``FRONTIER``: the paper's frontier, under the headline's name), kind, item, task, value."""
     from helpers.analyze import costofpass as cp
     from helpers.grade.estimates import per_problem
 
@@ -181,7 +182,7 @@ def paper_estimates(attempts: pd.DataFrame, expert_usd) -> pd.DataFrame:
     rows = []
     for option in cop.columns:
         values = np.minimum(cop[option].fillna(np.inf), fee).groupby(level="task").mean()
-        rows += [{"statistic": named(TABLE1, option), "task": t, "value": float(v)} for t, v in values.items()]
+        rows += [{**Key(TABLE1, option).row(), "task": t, "value": float(v)} for t, v in values.items()]
     front = cp.frontier(cop, list(cop.columns), fee)
-    rows += [{"statistic": FRONTIER, "task": t, "value": float(v)} for t, v in front.items()]
+    rows += [{**ALL_MODELS.row(), "task": t, "value": float(v)} for t, v in front.items()]
     return pd.DataFrame(rows)

@@ -26,7 +26,7 @@ from helpers.analyze.statistic import (
     STRATEGY_GAIN,
     TABLE1,
     TECHNIQUE_GAIN,
-    named,
+    Key,
 )
 from helpers.core.models import BASE_FAMILIES, technique_base  # noqa: F401  (M_L: Table 2's base, defined once)
 from helpers.grade.estimates import strategy_name
@@ -57,20 +57,20 @@ class Gain(Generic[K]):
 Spec = Level | Gain
 
 
-def technique_specs(base: list[str], methods: list[str], available: set[str] | None = None) -> dict[str, Spec]:
+def technique_specs(base: list[str], methods: list[str], available: set[str] | None = None) -> dict[Key, Spec]:
     """Table 2 (Eq. 13): ``technique gain:<method>`` = G(M_L*, M_L) / V(M_L); a method whose strategies are not
     all ``available`` is left out."""
-    out: dict[str, Spec] = {}
+    out: dict[Key, Spec] = {}
     for method in methods:
         treated = tuple(strategy_name(m, method) for m in base)
         if method == "vanilla" or (available is not None and not set(treated) <= available):
             continue
-        out[named(TECHNIQUE_GAIN, method)] = Gain(tuple(base), treated)
+        out[Key(TECHNIQUE_GAIN, method)] = Gain(tuple(base), treated)
     return out
 
 
 def strategy_specs(models: list[str], methods: list[str], available: set[str] | None = None,
-                   seeds: dict[str, str] | None = None) -> dict[str, Spec]:
+                   seeds: dict[str, str] | None = None) -> dict[Key, Spec]:
     """Table 2's analogue for agent strategies, per strategy beside its own model (``core.methods.agent``: methods
     recorded by others, run on some models only): ``strategy:<m>+<x>`` = V({m+x}) (USD: the strategy and the
     expert) and ``strategy gain:<m>+<x>`` = G({m+x}, {m}) / V({m}) (0-1: its gain over the model's single attempt);
@@ -78,67 +78,67 @@ def strategy_specs(models: list[str], methods: list[str], available: set[str] | 
     ``models``), ``seed gain:<m>+<x>`` = G({m+x}, {seed}) / V({seed}): its gain over the seed model's own attempt."""
     from helpers.core.methods import get_method
 
-    out: dict[str, Spec] = {}
+    out: dict[Key, Spec] = {}
     for method in methods:
         if method == "vanilla" or not get_method(method).recorded_by_others:
             continue
         for m in models:
             s = strategy_name(m, method)
             if available is None or s in available:
-                out[named(STRATEGY, s)] = Level((s,))
-                out[named(STRATEGY_GAIN, s)] = Gain((m,), (s,))
+                out[Key(STRATEGY, s)] = Level((s,))
+                out[Key(STRATEGY_GAIN, s)] = Gain((m,), (s,))
                 if (seed := (seeds or {}).get(s)) in models:
-                    out[named(SEED_GAIN, s)] = Gain((seed,), (s,))
+                    out[Key(SEED_GAIN, s)] = Gain((seed,), (s,))
     return out
 
 
 def headline_specs(models: list[str], families: dict[str, str], methods: list[str],
-                   available: set[str] | None = None) -> dict[str, Spec]:
+                   available: set[str] | None = None) -> dict[Key, Spec]:
     """``table1:<model>`` (one model and the expert, USD), ``frontier:all models`` (USD) and
     ``technique gain:<method>`` (Table 2, 0-1)."""
-    out: dict[str, Spec] = {named(TABLE1, m): Level((m,)) for m in models}
+    out: dict[Key, Spec] = {Key(TABLE1, m): Level((m,)) for m in models}
     out[ALL_MODELS] = Level(tuple(models))
     out.update(technique_specs(technique_base(families, models), methods, available))
     return out
 
 
-def release_specs(steps: list[list[str]]) -> dict[str, Spec]:
+def release_specs(steps: list[list[str]]) -> dict[Key, Spec]:
     """Figures 2 and 4 over release steps (``steps[i]``: the models added at step i): ``release frontier:<i>`` =
     100·V(M_i)/V(∅) (%, Eq. 7 normalised by the expert alone) and ``release gain:<i>`` = G({m_i}, M_{i-1}) /
     V(M_{i-1}) (0-1, Eq. 15)."""
-    out: dict[str, Spec] = {}
+    out: dict[Key, Spec] = {}
     before: tuple[str, ...] = ()
     for i, names in enumerate(steps):
         now = before + tuple(names)
-        out[named(RELEASE_FRONTIER, str(i))] = Level(now, 100.0, relative=True)
-        out[named(RELEASE_GAIN, str(i))] = Gain(before, tuple(names))
+        out[Key(RELEASE_FRONTIER, str(i))] = Level(now, 100.0, relative=True)
+        out[Key(RELEASE_GAIN, str(i))] = Gain(before, tuple(names))
         before = now
     return out
 
 
 def counterfactual_specs(models: list[str], families: dict[str, str], denominator: str = "without_family"
-                         ) -> dict[str, Spec]:
+                         ) -> dict[Key, Spec]:
     """Figures 3 and 5, 0-1: ``family:<g>`` = G(M_g, M_T \\ M_g) / V(M_T \\ M_g) (or / V(M_T) with
     ``denominator="all"``, Eq. 12 as printed) and ``essential:<m>`` = G({m}, M_T \\ {m}) / V(M_T \\ {m}) (Eq. 16)."""
-    out: dict[str, Spec] = {}
+    out: dict[Key, Spec] = {}
     for fam in dict.fromkeys(families[m] for m in models):
-        out[named(FAMILY, fam)] = Gain(tuple(m for m in models if families[m] != fam),
+        out[Key(FAMILY, fam)] = Gain(tuple(m for m in models if families[m] != fam),
                                        tuple(m for m in models if families[m] == fam), denominator != "without_family")
     for m in models:
-        out[named(ESSENTIAL, m)] = Gain(tuple(x for x in models if x != m), (m,))
+        out[Key(ESSENTIAL, m)] = Gain(tuple(x for x in models if x != m), (m,))
     return out
 
 
 def all_specs(models: list[str], families: dict[str, str], methods: list[str], steps: list[list[str]],
               denominator: str = "without_family", available: set[str] | None = None,
-              seeds: dict[str, str] | None = None) -> dict[str, Spec]:
+              seeds: dict[str, str] | None = None) -> dict[Key, Spec]:
     """Every statistic of Tables 1, 2 (with its per-strategy analogue; ``seeds``: ``strategy_specs``) and Figures
     2-5."""
     return {**headline_specs(models, families, methods, available), **strategy_specs(models, methods, available, seeds),
             **release_specs(steps), **counterfactual_specs(models, families, denominator)}
 
 
-def evaluate(specs: dict[str, Spec], F: Frontier) -> dict[str, np.ndarray]:
+def evaluate(specs: dict[Key, Spec], F: Frontier) -> dict[Key, np.ndarray]:
     """Each statistic from the frontier function ``F``, (B, T) each (frontiers computed once per strategy set)."""
     seen: dict[tuple[str, ...], np.ndarray] = {}
 

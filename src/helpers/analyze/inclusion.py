@@ -21,6 +21,7 @@ import pandas as pd
 
 from helpers.analyze import headline
 from helpers.analyze.bootstrap import Replicates
+from helpers.analyze.statistic import Key
 
 
 def inclusion_weights(raced: np.ndarray, sample: np.ndarray, task_starts: np.ndarray) -> np.ndarray:
@@ -53,9 +54,10 @@ def weighted(reps: Replicates, weights: np.ndarray) -> Replicates:
 
 
 def weighted_table1(reps: Replicates, inclusion: np.ndarray, strategies: list[str],
-                    specs: dict[str, headline.Spec]) -> dict[str, np.ndarray]:
+                    specs: dict[Key, headline.Spec]) -> dict[Key, np.ndarray]:
     """Table 1's statistics (``table1:<model>``: one model and the expert) of ``reps``, each model's cells weighted by
-    ``inclusion[:, its column]`` ((P, S) over ``strategies``, the cube's collected strategies): name -> (B, T) USD."""
+    ``inclusion[:, its column]`` ((P, S) over ``strategies``, the cube's collected strategies): statistic -> (B, T)
+    USD."""
     out = {}
     for name, spec in specs.items():
         mine = weighted(reps, model_weights(inclusion, strategies, spec))

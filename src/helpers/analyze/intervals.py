@@ -36,13 +36,25 @@ from helpers.analyze.bootstrap import (
 from helpers.analyze.costofpass import release_steps
 from helpers.analyze.estimates import Analysis
 from helpers.analyze.frontier_model import ModelFrontier
-from helpers.analyze.statistic import RELEASE_FRONTIER, TABLE1, Key, kind_of, named, possible_range
+from helpers.analyze.statistic import (
+    ESSENTIAL,
+    FAMILY,
+    FRONTIER,
+    KEY_COLUMNS,
+    RELEASE_FRONTIER,
+    RELEASE_GAIN,
+    TABLE1,
+    TECHNIQUE_GAIN,
+    Key,
+    Kind,
+    possible_range,
+)
 from helpers.grade.stage import graded_paths
 
 EXPERT = "expert"  # the human expert's strategy in the routing points and the cost–accuracy figure's data
 MODEL_DRAWS = 200  # parameter draws of the model-based intervals (each recomputes every problem's posterior)
-Statistics = dict[str, headline.Spec]  # name -> what it computes (``headline.all_specs``)
-COLUMNS = ["statistic", "task", "estimator", "value", "low", "high", "widened", "range_low", "range_high",
+Statistics = dict[Key, headline.Spec]  # statistic -> what it computes (``headline.all_specs``)
+COLUMNS = [*KEY_COLUMNS, "task", "estimator", "value", "low", "high", "widened", "range_low", "range_high",
            "range_ci_low", "range_ci_high", "unseen_pct", "spread_mean"]
 
 
@@ -98,39 +110,40 @@ def alone(cube: RunCube, expert: np.ndarray) -> np.ndarray:
     return np.add.reduceat(np.asarray(expert, float), cube.task_starts) / np.diff([*cube.task_starts, len(expert)])
 
 
-def _rows(estimator: str, values: dict[str, np.ndarray], spread: dict[str, np.ndarray], tasks: list[str],
+def _rows(estimator: str, values: dict[Key, np.ndarray], spread: dict[Key, np.ndarray], tasks: list[str],
           level: float, ranges: dict | None = None, box_ranges: dict | None = None,
           expert_alone: np.ndarray | None = None) -> pd.DataFrame:
-    """One row per (statistic, task): ``values[name]`` (T,) and the interval of ``spread[name]`` (B, T), widened
+    """One row per (statistic, task) (``KEY_COLUMNS``, ``Key.row``): ``values[key]`` (T,) and the interval of
+    ``spread[key]`` (B, T), widened
     to hold the value where the replicates' percentiles miss it (``widened``: a bias larger than the spread, or
     float rounding), so every interval holds its point. The plug-in's rows also carry the identified range at the
-    point (``ranges[name]`` = (lowest, highest, unseen share), (T,) each: ``unseen.ranges``), the range widened by
-    every cell's sampling error (``box_ranges[name]`` = (lowest, highest), (T,) each: ``Replicates.box``; at
+    point (``ranges[key]`` = (lowest, highest, unseen share), (T,) each: ``unseen.ranges``), the range widened by
+    every cell's sampling error (``box_ranges[key]`` = (lowest, highest), (T,) each: ``Replicates.box``; at
     least the identified range and the interval) and the share (%) of the value carried by problems no strategy
     of it passed; ``spread_mean`` is the replicates' mean (the plug-in's minus it: the bootstrap's bias estimate).
     With ``expert_alone`` (T,) USD per problem, every end is kept within the values the statistic can take
     (``statistic.possible_range``: a replicate of problems with unequal fees can exceed the expert alone)."""
     rows = []
-    for name, v in values.items():
-        lo, hi = percentile_interval(spread[name], level)
-        finite = np.isfinite(spread[name])
+    for key, v in values.items():
+        lo, hi = percentile_interval(spread[key], level)
+        finite = np.isfinite(spread[key])
         with np.errstate(invalid="ignore", divide="ignore"):
-            mean = np.where(finite, spread[name], 0.0).sum(axis=0) / finite.sum(axis=0)  # NaN where none is finite
+            mean = np.where(finite, spread[key], 0.0).sum(axis=0) / finite.sum(axis=0)  # NaN where none is finite
         widened = (v < lo) | (v > hi)
         lo, hi = np.fmin(lo, v), np.fmax(hi, v)
         if ranges is not None:
             assert box_ranges is not None  # given with ``ranges``
-            r_lo, r_hi, share = (np.asarray(x, float) for x in ranges[name])
+            r_lo, r_hi, share = (np.asarray(x, float) for x in ranges[key])
             r_lo, r_hi = np.fmin(r_lo, v), np.fmax(r_hi, v)
-            ci_lo = np.fmin(np.asarray(box_ranges[name][0], float), np.fmin(r_lo, lo))
-            ci_hi = np.fmax(np.asarray(box_ranges[name][1], float), np.fmax(r_hi, hi))
+            ci_lo = np.fmin(np.asarray(box_ranges[key][0], float), np.fmin(r_lo, lo))
+            ci_hi = np.fmax(np.asarray(box_ranges[key][1], float), np.fmax(r_hi, hi))
         else:
             r_lo = r_hi = ci_lo = ci_hi = share = np.full(len(tasks), np.nan)
         if expert_alone is not None:
-            least, most = possible_range(Key.parse(name).kind, expert_alone)
+            least, most = possible_range(key.kind, expert_alone)
             least, most = np.fmin(least, v), np.fmax(most, v)  # the point itself, whatever its rounding
             lo, hi, r_lo, r_hi, ci_lo, ci_hi = (np.clip(x, least, most) for x in (lo, hi, r_lo, r_hi, ci_lo, ci_hi))
-        rows += [{"statistic": name, "task": task, "estimator": estimator, "value": float(v[j]), "low": float(lo[j]),
+        rows += [{**key.row(), "task": task, "estimator": estimator, "value": float(v[j]), "low": float(lo[j]),
                   "high": float(hi[j]), "widened": bool(widened[j]), "range_low": float(r_lo[j]),
                   "range_high": float(r_hi[j]), "range_ci_low": float(ci_lo[j]), "range_ci_high": float(ci_hi[j]),
                   "unseen_pct": 100 * float(share[j]), "spread_mean": float(mean[j])} for j, task in enumerate(tasks)]
@@ -183,7 +196,7 @@ class SetStatistics:
     def release_ranges(self, tasks: list[str], steps: int) -> np.ndarray:
         """(2, steps, T) %: the range of Figure 2's plug-in curve never-passed problems allow, with its interval
         (``range_ci_low``, ``range_ci_high`` of ``release frontier:<i>``)."""
-        rows = self.of("release frontier")
+        rows = self.of(RELEASE_FRONTIER)
         rows = rows[rows["estimator"] == "plug-in"].set_index(["statistic", "task"])
         return np.array([[[rows.at[(str(i), t), col] for t in tasks] for i in range(steps)]
                          for col in ("range_ci_low", "range_ci_high")], dtype=float)
@@ -192,10 +205,11 @@ class SetStatistics:
         """task -> "" where the model's checks pass, else "rejected by <check>" (``model_checks.verdicts``)."""
         return model_checks.verdicts(self.checks)
 
-    def of(self, prefix: str) -> pd.DataFrame:
-        """The rows of statistics ``<prefix>:<name>``, with ``statistic`` = ``<name>``."""
-        rows = self.frame[self.frame["statistic"].str.startswith(prefix + ":")]
-        return rows.assign(statistic=rows["statistic"].str.slice(len(prefix) + 1))
+    def of(self, kind: Kind) -> pd.DataFrame:
+        """The rows of the statistics of ``kind``, with ``statistic`` = their item (no ``kind`` and ``item`` columns:
+        one kind's rows)."""
+        rows = self.frame[self.frame["kind"] == kind.name]
+        return rows.assign(statistic=rows["item"]).drop(columns=["kind", "item"])
 
 
 def free_response_tasks(an: Analysis) -> frozenset[str]:
@@ -241,9 +255,9 @@ def _cache_key(an: Analysis, replicates: int, draws: int, level: float) -> str:
     return h.hexdigest()
 
 
-PROTECTED_BY = {"frontier": "frontier", "release frontier": "releases", "release gain": "releases",
-                # statistic -> racing.protect
-                "family": "families", "essential": "models", "technique gain": "techniques"}
+PROTECTED_BY = {FRONTIER: "frontier", RELEASE_FRONTIER: "releases", RELEASE_GAIN: "releases",
+                # a statistic's kind -> racing.protect
+                FAMILY: "families", ESSENTIAL: "models", TECHNIQUE_GAIN: "techniques"}
 CHUNK_REPLICATES = 100  # the protected statistics' replicates drawn at once (every problem's cube is large)
 
 
@@ -256,18 +270,18 @@ def every_problem_statistics(an: Analysis, replicates: int, level: float) -> tup
         return pd.DataFrame(columns=COLUMNS), None
     cube, expert = set_cube(an.full)
     every = all_statistics(an.full, set(cube.all_strategies))
-    specs = {k: v for k, v in every.items() if an.protects(PROTECTED_BY.get(kind_of(k), ""))}
-    table1 = {k: v for k, v in every.items() if kind_of(k) == TABLE1.name}
+    specs = {k: v for k, v in every.items() if an.protects(PROTECTED_BY.get(k.kind, ""))}
+    table1 = {k: v for k, v in every.items() if k.kind == TABLE1}
     share = set_inclusion(an, cube)
 
-    def evaluated(reps: Replicates) -> dict[str, np.ndarray]:
+    def evaluated(reps: Replicates) -> dict[Key, np.ndarray]:
         return {**headline.evaluate(specs, reps.frontier),
                 **inclusion.weighted_table1(reps, share, cube.strategies, table1)}
 
     seed = an.ctx.params.seed
     weights = problem_weights(cube, replicates, seed)
     point = None
-    spread: dict[str, list[np.ndarray]] = {k: [] for k in [*specs, *table1]}
+    spread: dict[Key, list[np.ndarray]] = {k: [] for k in [*specs, *table1]}
     for i, start in enumerate(range(0, replicates, CHUNK_REPLICATES)):
         w = weights[start:start + CHUNK_REPLICATES]
         point, reps = bootstrap(cube, expert, len(w), seed=seed, weights=w, stream=i + 1)
@@ -281,7 +295,7 @@ def every_problem_statistics(an: Analysis, replicates: int, level: float) -> tup
         mine = inclusion.weighted(point, inclusion.model_weights(share, cube.strategies, spec))
         _identified({name: spec}, mine, ranges)
         _identified({name: spec}, mine, box, box=True)
-    names = [k for k in specs if kind_of(k) == RELEASE_FRONTIER.name]
+    names = [k for k in specs if k.kind == RELEASE_FRONTIER]
     curves = (np.stack([np.concatenate([values[k][None], spread_all[k]]) for k in names], axis=1) if names else None)
     return _rows("plug-in", values, spread_all, cube.tasks, level, ranges, box, alone(cube, expert)), curves
 
@@ -313,17 +327,17 @@ ROUTING_REPLICATES = 200  # bootstrap replicates / model draws of the routing en
 class Share:
     """One worker's share of an estimator's replicates (or draws), as raw arrays: small enough to send back.
 
-    ``spread`` name -> (b, T) statistics of its replicates; the first share also carries the estimate
-    (``values`` name -> (T,)), a plug-in's identified range (``ranges`` name -> (lowest, highest, unseen share),
-    (T,) each) and that range widened by every cell's sampling error (``box_ranges`` name -> (lowest,
+    ``spread`` statistic -> (b, T) statistics of its replicates; the first share also carries the estimate
+    (``values`` statistic -> (T,)), a plug-in's identified range (``ranges`` statistic -> (lowest, highest, unseen
+    share), (T,) each) and that range widened by every cell's sampling error (``box_ranges`` statistic -> (lowest,
     highest), (T,) each: ``Replicates.box``), the routing envelope (``routing.envelope`` of the estimate and of the
     first
     ``ROUTING_REPLICATES`` replicates: acc0, usd0, accb, usdb) and each model alone (acc, usd of the estimate
     (1, T, S) and of those replicates (b, T, S))."""
 
     estimator: str
-    spread: dict[str, np.ndarray]
-    values: dict[str, np.ndarray] | None = None
+    spread: dict[Key, np.ndarray]
+    values: dict[Key, np.ndarray] | None = None
     envelope: tuple | None = None
     points: tuple | None = None
     box_ranges: dict | None = None
@@ -463,7 +477,7 @@ def compute_statistics(cube: RunCube, expert: np.ndarray, stats: Statistics, mod
         spread = {k: np.concatenate([sh.spread[k] for sh in mine]) for k in head.spread}
         frames.append(_rows(e, head.values, spread, cube.tasks, level, head.ranges,
                             head.box_ranges, alone(cube, expert)))
-        names = [named(RELEASE_FRONTIER, str(i)) for i in range(len(steps))]
+        names = [Key(RELEASE_FRONTIER, str(i)) for i in range(len(steps))]
         curves[e] = (np.stack([np.concatenate([head.values[k][None], spread[k]]) for k in names], axis=1)
                      if steps else np.zeros((1, 0, len(cube.tasks))))
     table56 = accuracy_cost(cube, expert, level)

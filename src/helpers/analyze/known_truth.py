@@ -27,7 +27,8 @@ import pandas as pd
 
 from helpers.analyze.bootstrap import Replicates, RunCube
 from helpers.analyze.costofpass import release_steps
-from helpers.analyze.headline import all_specs, evaluate
+from helpers.analyze.headline import Spec, all_specs, evaluate
+from helpers.analyze.statistic import Key
 from helpers.collect.backends.sim import task_aptitude
 from helpers.core.context import Context
 from helpers.core.experts import expert_per_problem
@@ -81,13 +82,13 @@ class GenerativeModel:
     denominator: str = "without_family"  # Figure 3's (``fidelity.family_denominator``)
     generator: Generator = OWN  # how the set's own attempts are drawn (its profiles' interaction and cliffs)
 
-    def statistics(self, F) -> dict[str, np.ndarray]:
+    def statistics(self, F) -> dict[Key, np.ndarray]:
         """Every statistic the study checks, of a frontier function: the headline (Tables 1, 2), the frontier
         over release steps and each release's gain (Figures 2, 4), and the counterfactuals (Figures 3, 5)."""
         return evaluate(self.specs, F)
 
     @property
-    def specs(self) -> dict:
+    def specs(self) -> dict[Key, Spec]:
         """What ``statistics`` computes (``headline.all_specs``)."""
         return all_specs(self.models, self.families, self.methods, self.steps, self.denominator)
 
@@ -422,7 +423,7 @@ def tail_share(gm: GenerativeModel, z: float = 2.0) -> tuple[float, np.ndarray]:
     return share, share * tail.frontier(gm.models)[0] / tr.frontier(gm.models)[0]
 
 
-def true_statistics(gm: GenerativeModel, problems: Problems | None = None) -> dict[str, np.ndarray]:
+def true_statistics(gm: GenerativeModel, problems: Problems | None = None) -> dict[Key, np.ndarray]:
     """Every statistic of the study (``GenerativeModel.statistics``) at the truth of ``problems`` (default: the
-    population; ``truth``): name -> (T,) values."""
+    population; ``truth``): statistic -> (T,) values."""
     return {k: v[0] for k, v in gm.statistics(truth(gm, problems).frontier).items()}

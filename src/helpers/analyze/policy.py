@@ -38,14 +38,14 @@ from helpers.analyze.headline import Gain, Level, Spec
 from helpers.analyze.statistic import (
     ALL_MODELS,
     FAMILY,
+    HEADLINE_FRONTIER,
     RELEASE_GAIN,
     STRATEGY,
     STRATEGY_GAIN,
     TABLE1,
     TECHNIQUE_GAIN,
-    item_of,
-    kind_of,
-    named,
+    Key,
+    Kind,
 )
 
 
@@ -524,7 +524,7 @@ class SetPolicy:
     the sorted strategy indices, () the expert alone; the same k))."""
 
     single: PolicyCost
-    specs: dict[str, Spec]
+    specs: dict[Key, Spec]
     fits: dict[tuple[int, ...], CrossFitted]
 
     def fit(self, strategies: tuple[int, ...]) -> CrossFitted:
@@ -537,38 +537,39 @@ class SetPolicy:
         spec = self.specs.get(FRONTIER)
         return self.fit(spec.strategies) if isinstance(spec, Level) else None
 
-    def gains(self, prefix: str) -> dict[str, tuple[CrossFitted, CrossFitted]]:
-        """Per ``<prefix>:<name>`` gain: (before, after) cross-fitted frontiers, keyed by ``<name>``."""
-        return {item_of(name): (self.fit(g.base), self.fit(g.base + g.added)) for name, g in self.specs.items()
-                if kind_of(name) == prefix and isinstance(g, Gain)}
+    def gains(self, kind: Kind) -> dict[str, tuple[CrossFitted, CrossFitted]]:
+        """Per gain of ``kind``: (before, after) cross-fitted frontiers, keyed by its item."""
+        return {key.item: (self.fit(g.base), self.fit(g.base + g.added)) for key, g in self.specs.items()
+                if key.kind == kind and isinstance(g, Gain)}
 
     @property
     def techniques(self) -> dict[str, tuple[CrossFitted, CrossFitted]]:
         """Per technique: the cross-fitted frontiers of the base models without and with it."""
-        return self.gains("technique gain")
+        return self.gains(TECHNIQUE_GAIN)
 
 
-FRONTIER = ALL_MODELS  # the headline's frontier: one model per dataset, chosen on the other problems
+FRONTIER = HEADLINE_FRONTIER  # the headline's frontier: one model per dataset, chosen on the other problems
 
 
-def crossfit_specs(specs: dict[str, Spec], strategies: list[str], methods: dict[str, bool]) -> dict[str, Spec]:
+def crossfit_specs(specs: dict[Key, Spec], strategies: list[str], methods: dict[str, bool]) -> dict[Key, Spec]:
     """The statistics of ``specs`` (``headline.all_specs``, over strategy names) a cross-fitted policy estimates,
-    over strategy indices: the frontier, Table 2's technique gains, each agent strategy's gain over its model's single
+    over strategy indices: the frontier (the paper's frontier's key becomes ``FRONTIER``, the headline's: another
+    quantity), Table 2's technique gains, each agent strategy's gain over its model's single
     attempt (``strategy gain``) and Figures 2-5. Left out: Table 1 and each agent strategy alone (every run a try,
     ``SetPolicy.single``), statistics over strategies without runs, and techniques estimated from vanilla runs
     (``methods[m]`` False: best-of-k, majority vote; a try spends several runs)."""
     index = {s: i for i, s in enumerate(strategies)}
-    out: dict[str, Spec] = {}
-    for name, spec in specs.items():
-        kind = kind_of(name)
-        if kind in (TABLE1.name, STRATEGY.name):
+    out: dict[Key, Spec] = {}
+    for key, spec in specs.items():
+        if key.kind in (TABLE1, STRATEGY):
             continue
-        if kind == TECHNIQUE_GAIN.name and not methods.get(item_of(name), False):
+        if key.kind == TECHNIQUE_GAIN and not methods.get(key.item, False):
             continue
         parts = (spec.strategies,) if isinstance(spec, Level) else (spec.base, spec.added)
         if not all(s in index for p in parts for s in p):
             continue
-        out[name] = (Level(tuple(index[s] for s in spec.strategies), spec.factor, spec.relative)
+        mine = FRONTIER if key == ALL_MODELS else key
+        out[mine] = (Level(tuple(index[s] for s in spec.strategies), spec.factor, spec.relative)
                      if isinstance(spec, Level)
                      else Gain(tuple(index[s] for s in spec.base),
                                tuple(index[s] for s in spec.added), spec.over_after))
@@ -581,7 +582,7 @@ def _option_sets(spec: Spec) -> list[tuple[int, ...]]:
 
 
 def set_policy(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_usd: np.ndarray, groups: np.ndarray,
-               models: list[int], specs: dict[str, Spec]) -> SetPolicy:
+               models: list[int], specs: dict[Key, Spec]) -> SetPolicy:
     """``SetPolicy`` of a cube's arrays (``usd``/``correct`` (P, S, n), ``runs`` (P, S)); ``models`` the strategy
     indices of the models (their fewest runs set k, for each model alone and every chosen policy alike), ``specs`` the
     chosen policies' statistics (``crossfit_specs``), ``groups`` (P,) the task of each problem (one option chosen per
@@ -590,7 +591,7 @@ def set_policy(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_us
     single = policy_cost(usd, correct, runs, expert_usd, k)
     if not models:
         return SetPolicy(single, {}, {})
-    kept = {name: spec for name, spec in specs.items()
+    kept = {key: spec for key, spec in specs.items()
             if all(not x or largest_k(runs[:, list(x)]) >= k for x in _option_sets(spec))}
     sets = list(dict.fromkeys(x for spec in kept.values() for x in _option_sets(spec)))
     fits = crossfit_many(usd, correct, runs, expert_usd, [list(x) for x in sets], k, groups=groups)
@@ -680,7 +681,7 @@ def influence(per_problem: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, 
 
 # the gains a finding names several of on one dataset, each family tested together: the techniques and agent strategies
 # that pay, the releases whose gain is established, the families shown to lower the frontier
-CLAIMED_GAINS = ((TECHNIQUE_GAIN.name, STRATEGY_GAIN.name), (RELEASE_GAIN.name,), (FAMILY.name,))
+CLAIMED_GAINS = ((TECHNIQUE_GAIN, STRATEGY_GAIN), (RELEASE_GAIN,), (FAMILY,))
 
 
 def holm_shown(low_at, identified: np.ndarray, level: float = 0.95) -> np.ndarray:
@@ -707,22 +708,22 @@ def holm_shown(low_at, identified: np.ndarray, level: float = 0.95) -> np.ndarra
 
 
 def _shown(sp: SetPolicy, G: np.ndarray, fee: np.ndarray, level: float,
-           at_level: dict[str, tuple[np.ndarray, np.ndarray]],
-           claimed: tuple[tuple[str, ...], ...] = CLAIMED_GAINS) -> dict[str, np.ndarray]:
-    """Per gain statistic of the families ``claimed`` (name -> (T,) bool): shown above 0 among its family on each group
-    of problems (``holm_shown``); ``at_level`` the (value, low) (T,) each of every statistic at ``level``, reused where
-    a family has one identified gain."""
-    out: dict[str, np.ndarray] = {}
+           at_level: dict[Key, tuple[np.ndarray, np.ndarray]],
+           claimed: tuple[tuple[Kind, ...], ...] = CLAIMED_GAINS) -> dict[Key, np.ndarray]:
+    """Per gain statistic of the families ``claimed`` (statistic -> (T,) bool): shown above 0 among its family on each
+    group of problems (``holm_shown``); ``at_level`` the (value, low) (T,) each of every statistic at ``level``, reused
+    where a family has one identified gain."""
+    out: dict[Key, np.ndarray] = {}
     for family in claimed:
-        specs = {name: spec for name, spec in sp.specs.items() if kind_of(name) in family and isinstance(spec, Gain)}
+        specs = {key: spec for key, spec in sp.specs.items() if key.kind in family and isinstance(spec, Gain)}
         if not specs:
             continue
         def low_at(each: float, specs=specs) -> np.ndarray:
             if np.isclose(each, level, rtol=0, atol=1e-12):
-                return np.stack([at_level[name][1] for name in specs], axis=1)
+                return np.stack([at_level[key][1] for key in specs], axis=1)
             return np.stack([spec_value(sp, spec, G, fee, each)[0][1] for spec in specs.values()], axis=1)
 
-        identified = np.stack([np.isfinite(at_level[name][0]) for name in specs], axis=1)
+        identified = np.stack([np.isfinite(at_level[key][0]) for key in specs], axis=1)
         out.update(zip(specs, holm_shown(low_at, identified, level).T, strict=True))
     return out
 
@@ -737,24 +738,24 @@ def single_caps(single: PolicyCost, fee: np.ndarray, G: np.ndarray, level: float
 def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray,
                 tasks: list[str] | list[int], names: dict[int, str],
                 level: float = 0.95, problem_ids: Sequence[str] | None = None,
-                claimed: tuple[tuple[str, ...], ...] = CLAIMED_GAINS) -> pd.DataFrame:
-    """One row per (statistic, task): ``table1:<name>`` for each strategy index of ``names`` (every run a try),
-    then each cross-fitted statistic of ``sp.specs`` (``spec_value``: the frontier, technique gains, Figures 2-5),
-    with value, low, high (USD per problem; gains 0-1; Figure 2's levels % of the expert alone), k, the records'
-    part and the fee's part (USD per problem; for a gain, their change) and the fee's share (%) of the value (of
-    the change, for a gain), and ``cheapest``: True on the one model alone per task named the cheapest beyond doubt
-    (``differences.cheapest_beyond_doubt``: its paired difference with every other model below 0, all at once at
-    ``level``), and ``ties_lowest``: True on each other model alone whose paired difference with the lowest one reaches
-    0 (``differences.against_lowest``); ``top_share_pct`` and ``top_problem``: the share (%) of the value (of the
-    change, for a gain) its most influential problem carries, and that problem (its id in ``problem_ids`` (P,), else its
-    position; "" or −1: none);
-    ``shown``: True on a gain of the families ``claimed`` (default ``CLAIMED_GAINS``) shown above 0 among its family on
-    the task, all the family's claims holding at once at ``level`` (``holm_shown``; a technique named as paying, a
-    release's gain established), False on every other row. ``groups`` (P,) the task index of each problem."""
+                claimed: tuple[tuple[Kind, ...], ...] = CLAIMED_GAINS) -> pd.DataFrame:
+    """One row per (statistic, task), named by its key (``Key.row``: statistic, kind, item): ``table1:<name>`` for each
+    strategy index of ``names`` (every run a try), then each cross-fitted statistic of ``sp.specs`` (``spec_value``: the
+    frontier, technique gains, Figures 2-5), with value, low, high (USD per problem; gains 0-1; Figure 2's levels % of
+    the expert alone), k, the records' part and the fee's part (USD per problem; for a gain, their change) and the fee's
+    share (%) of the value (of the change, for a gain), and ``cheapest``: True on the one model alone per task named the
+    cheapest beyond doubt (``differences.cheapest_beyond_doubt``: its paired difference with every other model below 0,
+    all at once at ``level``), and ``ties_lowest``: True on each other model alone whose paired difference with the
+    lowest one reaches 0 (``differences.against_lowest``); ``top_share_pct`` and ``top_problem``: the share (%) of the
+    value (of the change, for a gain) its most influential problem carries, and that problem (its id in ``problem_ids``
+    (P,), else its position; "" or −1: none); ``shown``: True on a gain of the families ``claimed`` (default
+    ``CLAIMED_GAINS``) shown above 0 among its family on the task, all the family's claims holding at once at ``level``
+    (``holm_shown``; a technique named as paying, a release's gain established), False on every other row. ``groups``
+    (P,) the task index of each problem."""
     G = (np.asarray(groups)[None, :] == np.arange(len(tasks))[:, None]).astype(float)  # (T, P)
     n, fee = G.sum(axis=1), np.asarray(expert_usd, float)
     # (statistic, (value, low, high), records, expert, per problem, k (NaN: none cross-fitted), cheapest, ties_lowest)
-    parts: list[tuple[str, tuple, np.ndarray, np.ndarray, np.ndarray, int | float, np.ndarray, np.ndarray]] = []
+    parts: list[tuple[Key, tuple, np.ndarray, np.ndarray, np.ndarray, int | float, np.ndarray, np.ndarray]] = []
     cols = list(names)
     single = sp.single
     est = policy_interval(single.records[:, cols], single.fail_all[:, cols], fee, level, single.fail_runs[:, cols],
@@ -764,11 +765,11 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray,
                                             single_caps(single, fee, G, level)[:, cols])
                              if cols else (np.full(len(tasks), -1), np.zeros((len(tasks), 0), bool)))
     for j, s in enumerate(cols):
-        parts.append((named(TABLE1, names[s]), tuple(x[:, j] for x in est), rec[:, j], exp[:, j],
+        parts.append((Key(TABLE1, names[s]), tuple(x[:, j] for x in est), rec[:, j], exp[:, j],
                       single.total[:, s], single.k, cheapest_col == j, reaches[:, j]))
     k_chosen = next(iter(sp.fits.values())).k if sp.fits else np.nan
-    for name, spec in sp.specs.items():
-        parts.append((name, *spec_value(sp, spec, G, fee, level), k_chosen, np.zeros(len(tasks), bool),
+    for key, spec in sp.specs.items():
+        parts.append((key, *spec_value(sp, spec, G, fee, level), k_chosen, np.zeros(len(tasks), bool),
                       np.zeros(len(tasks), bool)))
     shown = _shown(sp, G, fee, level, {part[0]: (part[1][0], part[1][1]) for part in parts}, claimed)
     tops = [influence(part[4], G) for part in parts]  # (share, position), (T,) each
@@ -778,7 +779,7 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray,
                                                                                      top) in zip(parts, tops):
             total = records[t] + expert[t]
             share = 100 * expert[t] / total if np.isfinite(expert[t]) and total and np.isfinite(total) else np.nan
-            rows.append({"statistic": statistic, "task": tasks[t], "value": float(value[t]), "low": float(low[t]),
+            rows.append({**statistic.row(), "task": tasks[t], "value": float(value[t]), "low": float(low[t]),
                          "high": float(high[t]), "k": k, "records_usd": float(records[t]),
                          "expert_usd": float(expert[t]),
                          "expert_share_pct": share, "cheapest": bool(cheapest[t]), "ties_lowest": bool(tied[t]),

@@ -30,12 +30,11 @@ from helpers.analyze.known_truth import GENERATORS, GenerativeModel, draw_cube, 
 from helpers.analyze.statistic import (
     ACCURACY,
     COST_PER_ATTEMPT,
-    POLICY_LABELS,
+    FAMILY,
     TABLE1,
     TECHNIQUE_GAIN,
-    item_of,
-    kind_of,
-    named,
+    Key,
+    Kind,
 )
 from helpers.analyze.validity import HEADLINE_ESTIMATOR, ZERO, pooled_rate
 from helpers.core.methods import get_method
@@ -54,24 +53,25 @@ PAIRS = "Paired differences, each model alone (USD)"  # the study's row of every
 
 
 def set_statistics(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, cost: np.ndarray, rate: np.ndarray,
-                   level: float = 0.95, kinds: tuple[str, ...] | None = None) -> dict[str, dict[str, np.ndarray]]:
+                   level: float = 0.95, kinds: tuple[Kind, ...] | None = None) -> dict[Key, dict[str, np.ndarray]]:
     """One simulated set's policy statistics (``policy.set_policy``, ``policy.policy_rows``), (T,) each, with their
     truth: ``table1:<model>`` (every run, k = the runs per cell) and, cross-fitted (the same k), the
-    frontier of all models, the technique gains and Figures 2-5's statistics (``gm.specs``; only those whose kind,
-    ``statistic.kind_of``, is in ``kinds`` when given). ``cost``/``rate`` (P, S) the true C and R of the cube's
+    frontier of all models, the technique gains and Figures 2-5's statistics (``gm.specs``; only those whose kind is
+    in ``kinds`` when given). ``cost``/``rate`` (P, S) the true C and R of the cube's
     strategies."""
     codes, T = cube.task_codes, len(cube.tasks)
     models = {cube.strategies.index(m): m for m in gm.models}
     specs = policy.crossfit_specs(gm.specs, cube.strategies, {m: get_method(m).is_collected for m in gm.methods})
-    specs = {n: x for n, x in specs.items() if kinds is None or kind_of(n) in kinds}
+    specs = {key: x for key, x in specs.items() if kinds is None or key.kind in kinds}
     sp = policy.set_policy(cube.usd, cube.correct, cube.runs, expert, codes, list(models), specs)
     rows = policy.policy_rows(sp, expert, codes, list(range(T)), models, level,
                               claimed=(policy.CLAIMED_GAINS[0], policy.CLAIMED_GAINS[2]))  # the claims it reads
     truths = policy_truths(sp, expert, codes, T, models, cost, rate)
+    keys = {str(key): key for key in truths}  # each row's key, by the name its row was written with
     out = {}
     for name, d in rows.groupby("statistic", sort=False):
         d = d.sort_values("task")
-        out[name] = {"truth": truths[name], "value": d["value"].to_numpy(), "low": d["low"].to_numpy(),
+        out[keys[name]] = {"truth": truths[keys[name]], "value": d["value"].to_numpy(), "low": d["low"].to_numpy(),
                      "high": d["high"].to_numpy(), "k": int(d["k"].iloc[0]), "cheapest": d["cheapest"].to_numpy(),
                      "shown": d["shown"].to_numpy()}
     return out
@@ -91,7 +91,7 @@ class PairDraw:
 
 
 def set_pairs(single: policy.PolicyCost, expert: np.ndarray, codes: np.ndarray, T: int, models: dict[int, str],
-              truths: dict[str, np.ndarray], level: float = 0.95) -> PairDraw:
+              truths: dict[Key, np.ndarray], level: float = 0.95) -> PairDraw:
     """``PairDraw`` of each model alone (``single``: ``policy.policy_cost``): every pair of ``models`` (cube column ->
     name), on the same problems and runs, beside the truths of ``policy_truths`` (``table1:<name>``, (T,) each)."""
     cols = list(models)
@@ -99,20 +99,20 @@ def set_pairs(single: policy.PolicyCost, expert: np.ndarray, codes: np.ndarray, 
     caps = policy.single_caps(single, expert, G, level)[:, cols]
     a, b, (value, low, high) = differences.all_pairs(single.total[:, cols], G, expert, level,
                                                      simultaneous=False, caps=caps)
-    true = np.stack([truths[named(TABLE1, models[c])] for c in cols], axis=1)  # (T, M)
+    true = np.stack([truths[Key(TABLE1, models[c])] for c in cols], axis=1)  # (T, M)
     return PairDraw(value, low, high, true[:, a] - true[:, b], true[:, a], true[:, b])
 
 
 def policy_truths(sp: policy.SetPolicy, expert: np.ndarray, codes: np.ndarray, T: int, models: dict[int, str],
-                  cost: np.ndarray, rate: np.ndarray) -> dict[str, np.ndarray]:
-    """What each statistic of a fitted policy ``sp`` truly is on its set's problems, (T,) per name: each model alone
-    with k tries, and the cross-fitted statistics valued at the options they chose. ``cost``/``rate`` (P, S): the
-    true USD per attempt and pass rate of the cube's strategies, its problems' order; ``expert`` (P,) USD;
+                  cost: np.ndarray, rate: np.ndarray) -> dict[Key, np.ndarray]:
+    """What each statistic of a fitted policy ``sp`` truly is on its set's problems, (T,) per statistic: each model
+    alone with k tries, and the cross-fitted statistics valued at the options they chose. ``cost``/``rate`` (P, S):
+    the true USD per attempt and pass rate of the cube's strategies, its problems' order; ``expert`` (P,) USD;
     ``codes`` (P,) task codes; ``models``: cube column -> model name."""
     def means(values):
         return np.array([values[codes == t].mean() for t in range(T)])
     true_single = policy.true_policy(cost, rate, expert, sp.single.k).total
-    truths = {named(TABLE1, m): means(true_single[:, s]) for s, m in models.items()}
+    truths = {Key(TABLE1, m): means(true_single[:, s]) for s, m in models.items()}
     if sp.fits:
         true_chosen = policy.true_policy(cost, rate, expert, next(iter(sp.fits.values())).k)
         seen: dict[tuple[int, ...], np.ndarray] = {}
@@ -123,24 +123,24 @@ def policy_truths(sp: policy.SetPolicy, expert: np.ndarray, codes: np.ndarray, T
                 seen[key] = means(sp.fit(key).truth(true_chosen, expert).total)
             return seen[key]
 
-        for name, spec in sp.specs.items():
+        for key, spec in sp.specs.items():
             if isinstance(spec, Level):
-                truths[name] = spec.factor * V(spec.strategies) / (means(expert) if spec.relative else 1.0)
+                truths[key] = spec.factor * V(spec.strategies) / (means(expert) if spec.relative else 1.0)
             else:
                 tb, ta = V(spec.base), V(spec.base + spec.added)
-                truths[name] = (tb - ta) / (ta if spec.over_after else tb)
+                truths[key] = (tb - ta) / (ta if spec.over_after else tb)
     return truths
 
 
 def repetition(gm: GenerativeModel, seed: int, generator: Generator | None, level: float = 0.95,
-               kinds: tuple[str, ...] | None = None) -> dict:
+               kinds: tuple[Kind, ...] | None = None) -> dict:
     """One set drawn by ``generator`` (``known_truth.draw_problems``, ``known_truth.draw_cube``) and its policy
     statistics (``set_statistics``) against the truth of its own problems."""
     return draw_set(gm, seed, generator, level, kinds)[0]
 
 
 def draw_set(gm: GenerativeModel, seed: int, generator: Generator | None, level: float = 0.95,
-           kinds: tuple[str, ...] | None = None) -> tuple[dict, PairDraw, np.ndarray]:
+           kinds: tuple[Kind, ...] | None = None) -> tuple[dict, PairDraw, np.ndarray]:
     """One set drawn by ``generator`` from ``seed``: ``repetition``'s statistics, the set's paired differences of the
     models alone (``set_pairs``) and the best single model's true cost at the chosen policies' k, (T,) USD per problem
     (what the frontier is measured against)."""
@@ -155,9 +155,9 @@ def draw_set(gm: GenerativeModel, seed: int, generator: Generator | None, level:
     stats = set_statistics(gm, cube, expert, cost, rate, level, kinds)
     models = {cube.strategies.index(m): m for m in gm.models}
     T = len(cube.tasks)
-    if kinds is None or ACCURACY.name in kinds:
+    if kinds is None or ACCURACY in kinds:
         stats |= set_means(cube, cost, rate, models, level)
-    truths = {n: v["truth"] for n, v in stats.items() if kind_of(n) == TABLE1.name}
+    truths = {key: v["truth"] for key, v in stats.items() if key.kind == TABLE1}
     k = policy.largest_k(cube.runs[:, list(models)])
     single = policy.policy_cost(cube.usd, cube.correct, cube.runs, expert, k)
     pairs = set_pairs(single, expert, cube.task_codes, T, models, truths, level)
@@ -167,7 +167,7 @@ def draw_set(gm: GenerativeModel, seed: int, generator: Generator | None, level:
 
 
 def set_means(cube: RunCube, cost: np.ndarray, rate: np.ndarray, models: dict[int, str], level: float = 0.95
-              ) -> dict[str, dict[str, np.ndarray]]:
+              ) -> dict[Key, dict[str, np.ndarray]]:
     """Tables 5 and 6 of one simulated set (``means``): each model's accuracy and USD per attempt per dataset, (T,)
     each, with their intervals and their truth (the mean over the dataset's problems of the true R and C, ``rate``
     and ``cost`` (P, S))."""
@@ -179,15 +179,15 @@ def set_means(cube: RunCube, cost: np.ndarray, rate: np.ndarray, models: dict[in
             (COST_PER_ATTEMPT, means.cost_interval(cube.usd[:, cols], cube.runs[:, cols], G, level), cost[:, cols])):
         truth = G @ true / G.sum(axis=1)[:, None]
         for j, c in enumerate(cols):
-            out[named(kind, models[c])] = {"truth": truth[:, j], "value": value[:, j], "low": low[:, j],
+            out[Key(kind, models[c])] = {"truth": truth[:, j], "value": value[:, j], "low": low[:, j],
                                           "high": high[:, j], "k": int(cube.runs[:, c].min()),
                                           "cheapest": np.zeros(T, bool)}
     return out
 
 
-def _stacked(reps: list, names: list[str], key: str) -> np.ndarray:
-    """(repetitions, statistics): one field (``key``) of the named statistics of every repetition."""
-    return np.array([[r[n][key] for n in names] for r in reps]).reshape(len(reps), -1)
+def _stacked(reps: list, keys: list[Key], field: str) -> np.ndarray:
+    """(repetitions, statistics): one ``field`` of the statistics ``keys`` of every repetition."""
+    return np.array([[r[k][field] for k in keys] for r in reps]).reshape(len(reps), -1)
 
 
 def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, repetitions: int = REPETITIONS,
@@ -211,14 +211,14 @@ def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, r
     for i, g in enumerate(generators):
         drawn = done[i * repetitions:(i + 1) * repetitions]
         reps = [d[0] for d in drawn]
-        for fam in dict.fromkeys(kind_of(n) for n in reps[0]):
-            names = [n for n in reps[0] if kind_of(n) == fam]
+        for fam in dict.fromkeys(key.kind for key in reps[0]):
+            names = [key for key in reps[0] if key.kind == fam]
             t, v, lo, hi = (_stacked(reps, names, key) for key in ("truth", "value", "low", "high"))
             hit = (lo <= t) & (t <= hi)
             cov, se = pooled_rate(hit, np.ones_like(hit))
             with np.errstate(invalid="ignore", divide="ignore"):
                 ratio = np.where(np.abs(t) > ZERO, (hi - lo) / np.abs(t), np.nan)
-            rows.append({"generator": g.name, "statistic": POLICY_LABELS.get(fam, fam), "estimator": ESTIMATOR,
+            rows.append({"generator": g.name, "statistic": fam.label, "estimator": ESTIMATOR,
                          "headline": True, "sets": len(reps), "k": int(reps[0][names[0]]["k"]),
                          "mean_abs_bias": float(np.abs((v - t).mean(0)).mean()),
                          "rel_bias_pct": 100 * float((v - t).sum() / np.abs(t).sum())
@@ -226,10 +226,10 @@ def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, r
                          "coverage_pct": 100 * cov, "coverage_se_pct": 100 * se, "mean_width": float((hi - lo).mean()),
                          "width_vs_truth": _nanmean(ratio), "width_vs_oracle": _oracle_ratio(v, t, lo, hi),
                          "false_findings_pct": FALSE_FINDINGS[fam](reps, names) if fam in FALSE_FINDINGS else np.nan,
-                         "power_pct": _cheapest_power(reps, names) if fam == "table1" else np.nan,
+                         "power_pct": _cheapest_power(reps, names) if fam == TABLE1 else np.nan,
                          **dict(zip(("vs_best_single", "vs_best_single_worst"),
                                     _vs_best_single(reps, [d[2] for d in drawn]) if fam
-                                    == "frontier" else (np.nan,) * 2))})
+                                    == policy.FRONTIER.kind else (np.nan,) * 2))})
         rows.append(_pairs_row(g.name, [d[1] for d in drawn], int(reps[0][next(iter(reps[0]))]["k"])))
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -261,7 +261,7 @@ def _vs_best_single(reps: list[dict], best: list[np.ndarray]) -> tuple[float, fl
                 float(np.nanmax(front.mean(axis=0) / single.mean(axis=0))))
 
 
-def _cheapest_power(reps: list[dict], names: list[str]) -> float:
+def _cheapest_power(reps: list[dict], names: list[Key]) -> float:
     """% of the (set, dataset) pairs where the truly cheapest model alone costs at most half the runner-up in which the
     report names it the cheapest (``cheapest``: its paired differences below 0); NaN where no pair has such a gap."""
     true = _options_last(reps, names, "truth")  # (R, T, M)
@@ -290,7 +290,7 @@ def _pairs_row(generator: str, draws: list[PairDraw], k: int) -> dict:
             "vs_best_single_worst": np.nan}
 
 
-def _options_last(reps: list[dict], names: list[str], key: str) -> np.ndarray:
+def _options_last(reps: list[dict], names: list[Key], key: str) -> np.ndarray:
     """(R, T, options): ``key`` of each option ``names`` over the sets ``reps``, options on the last axis (as
     ``claims`` reads them)."""
     return np.moveaxis(np.array([[r[n][key] for n in names] for r in reps], dtype=float), 1, -1)
@@ -303,14 +303,14 @@ def _named_wrongly(named: np.ndarray, true: np.ndarray, wrong) -> float:
     return 100 * float(((named != claims.NONE) & wrong(picked, true)).mean())
 
 
-def _false_findings(reps: list[dict], names: list[str]) -> float:
+def _false_findings(reps: list[dict], names: list[Key]) -> float:
     """% of (set, dataset) pairs where the report names some technique as paying (``claims.techniques_that_pay``)
     whose true gain is not positive."""
     named = claims.techniques_that_pay(_options_last(reps, names, "value"), _options_last(reps, names, "shown"))
     return 100 * float((named & (_options_last(reps, names, "truth") <= ZERO)).any(axis=-1).mean())
 
 
-def _false_family(reps: list[dict], names: list[str]) -> float:
+def _false_family(reps: list[dict], names: list[Key]) -> float:
     """% of (set, dataset) pairs where a family is named the most essential (``claims.most_essential``) while it is
     not the family with the largest true gain."""
     named = claims.most_essential(*(_options_last(reps, names, key) for key in ("value", "low", "high", "shown")))
@@ -318,7 +318,7 @@ def _false_family(reps: list[dict], names: list[str]) -> float:
                           lambda picked, true: picked < true.max(axis=-1) - ZERO)
 
 
-def _false_cheapest(reps: list[dict], names: list[str]) -> float:
+def _false_cheapest(reps: list[dict], names: list[Key]) -> float:
     """% of (set, dataset) pairs where a model alone is named the cheapest (``claims.cheapest_model`` of the marks
     ``differences.cheapest_beyond_doubt`` makes) while another model truly costs less."""
     named = claims.cheapest_model(_options_last(reps, names, "cheapest").astype(bool))
@@ -327,8 +327,7 @@ def _false_cheapest(reps: list[dict], names: list[str]) -> float:
 
 
 # statistic kind -> its false-findings rate
-FALSE_FINDINGS = {"technique gain": _false_findings, "family": _false_family,
-                  "table1": _false_cheapest}
+FALSE_FINDINGS = {TECHNIQUE_GAIN: _false_findings, FAMILY: _false_family, TABLE1: _false_cheapest}
 
 EFFECT_COLUMNS = ["technique", "task", "sets", "true gain %", "mean gain %", "coverage %", "named best %"]
 
@@ -341,16 +340,16 @@ def effect_table(gm: GenerativeModel, repetitions: int = REPETITIONS, seed: int 
     name the technique (shown above 0 with the dataset's other techniques tested together: the power to find a gain
     that is there)."""
     jobs = [(seed * 100_003 + 90_000 + r, None) for r in range(repetitions)]
-    reps = forked_map(lambda s, g: repetition(gm, s, g, level, ("technique gain",)), jobs, workers,
+    reps = forked_map(lambda s, g: repetition(gm, s, g, level, (TECHNIQUE_GAIN,)), jobs, workers,
                       "simulated sets")
     rows = []
-    names = [n for n in reps[0] if kind_of(n) == TECHNIQUE_GAIN.name]
+    names = [key for key in reps[0] if key.kind == TECHNIQUE_GAIN]
     # (R,T,N)
     named = claims.techniques_that_pay(_options_last(reps, names, "value"), _options_last(reps, names, "shown"))
-    for i, name in enumerate(names):
-        t, v, lo, hi = (np.array([r[name][key] for r in reps]) for key in ("truth", "value", "low", "high"))  # (R, T)
+    for i, key in enumerate(names):
+        t, v, lo, hi = (np.array([r[key][part] for r in reps]) for part in ("truth", "value", "low", "high"))  # (R, T)
         for j, tm in enumerate(gm.tasks):
-            rows.append({"technique": item_of(name), "task": tm.task, "sets": len(reps),
+            rows.append({"technique": key.item, "task": tm.task, "sets": len(reps),
                          "true gain %": 100 * t[:, j].mean(), "mean gain %": 100 * v[:, j].mean(),
                          "coverage %": 100 * ((lo[:, j] <= t[:, j]) & (t[:, j] <= hi[:, j])).mean(),
                          "named best %": 100 * named[:, j, i].mean()})
@@ -369,7 +368,8 @@ def own_truth(rows: pd.DataFrame, fit: PolicyFit, gm: GenerativeModel, problems,
     columns = [gm.strategies.index(s) for s in cube.strategies]
     cost, rate = tr.cost[0][order][:, columns], tr.rate[0][order][:, columns]
     models = {cube.strategies.index(m): m for m in gm.models if m in cube.strategies}
-    truths = policy_truths(fit.policy, fit.fee, cube.task_codes, len(cube.tasks), models, cost, rate)
+    truths = {str(key): v for key, v in  # by the name each row was written with
+              policy_truths(fit.policy, fit.fee, cube.task_codes, len(cube.tasks), models, cost, rate).items()}
     at = {t: i for i, t in enumerate(cube.tasks)}
     out = rows[rows["statistic"].isin(truths)].copy()
     out["truth"] = [float(truths[s][at[t]]) for s, t in zip(out["statistic"], out["task"])]

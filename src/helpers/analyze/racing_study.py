@@ -23,7 +23,7 @@ from helpers.analyze import inclusion
 from helpers.analyze.bootstrap import RunCube, bootstrap, percentile_interval
 from helpers.analyze.intervals import PROTECTED_BY
 from helpers.analyze.known_truth import GenerativeModel, draw_cube, draw_problems, true_statistics
-from helpers.analyze.statistic import kind_of
+from helpers.analyze.statistic import TABLE1, Key
 from helpers.analyze.validity import ZERO, pooled_rate
 from helpers.collect import racing
 from helpers.core.pool import forked_map
@@ -83,14 +83,14 @@ def rows_of(cube: RunCube, keep: np.ndarray) -> RunCube:
 
 
 def _estimate(gm: GenerativeModel, cube: RunCube, expert: np.ndarray, replicates: int, seed: int, level: float,
-              share: np.ndarray | None = None) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """name -> (value, low, high), (T,) each: the plug-in and its two-level bootstrap interval; with ``share`` (P, S)
-    (``inclusion.inclusion_weights``), Table 1's statistics only, each model's cells weighted by it."""
+              share: np.ndarray | None = None) -> dict[Key, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """statistic -> (value, low, high), (T,) each: the plug-in and its two-level bootstrap interval; with ``share``
+    (P, S) (``inclusion.inclusion_weights``), Table 1's statistics only, each model's cells weighted by it."""
     point, reps = bootstrap(cube, expert, replicates, seed=seed)
     if share is None:
         est, boot = gm.statistics(point.frontier), gm.statistics(reps.frontier)
     else:
-        table1 = {k: v for k, v in gm.specs.items() if kind_of(k) == "table1"}
+        table1 = {k: v for k, v in gm.specs.items() if k.kind == TABLE1}
         est, boot = (inclusion.weighted_table1(r, share, cube.strategies, table1) for r in (point, reps))
     out = {}
     for name, v in est.items():
@@ -113,9 +113,10 @@ def one_set(gm: GenerativeModel, seed: int, generator: Generator | None, setting
                          inclusion.inclusion_weights(raced, sample, cube.task_starts))
     on_sample = _estimate(gm, rows_of(cube, sample), expert[sample], replicates, seed, level)
     true = true_statistics(gm, problems)
-    out: dict[str, Any] = {"usd_share": float(np.nansum(np.where(ran[..., None], cube.usd, 0)) / np.nansum(cube.usd))}
+    spent = float(np.nansum(np.where(ran[..., None], cube.usd, 0)) / np.nansum(cube.usd))
+    out: dict[Key | str, Any] = {"usd_share": spent}
     for name in uniform:
-        protected = PROTECTED_BY.get(kind_of(name)) in settings.protect
+        protected = PROTECTED_BY.get(name.kind) in settings.protect
         racing_value = everywhere[name] if protected else weighted.get(name, on_sample[name])
         source = "every problem" if protected else "every problem, weighted" if name in weighted else "Table-1 sample"
         out[name] = {"truth": true[name], "uniform": uniform[name], "racing": racing_value, "from": source,
@@ -136,10 +137,10 @@ def racing_study(gm: GenerativeModel, generators, settings, repetitions: int = 4
     rows = []
     for i, g in enumerate(generators):
         reps = sets[i * repetitions:(i + 1) * repetitions]
-        names = [n for n in reps[0] if n != "usd_share"]
+        names = [n for n in reps[0] if isinstance(n, Key)]
         usd = 100 * float(np.mean([r["usd_share"] for r in reps]))
-        for fam in dict.fromkeys(kind_of(n) for n in names):
-            mine = [n for n in names if kind_of(n) == fam]
+        for fam in dict.fromkeys(n.kind for n in names):
+            mine = [n for n in names if n.kind == fam]
             truth = np.array([[r[n]["truth"] for n in mine] for r in reps]).reshape(len(reps), -1)
             nonzero = np.abs(truth) > ZERO
             weighted = reps[0][mine[0]]["from"] == "every problem, weighted"
@@ -148,7 +149,7 @@ def racing_study(gm: GenerativeModel, generators, settings, repetitions: int = 4
                              for k in range(3))
                 cov, se = pooled_rate((lo <= truth) & (truth <= hi),
                                       nonzero if nonzero.any() else np.ones_like(nonzero))
-                rows.append({"generator": g.name, "statistic": fam, "design": design,
+                rows.append({"generator": g.name, "statistic": fam.name, "design": design,
                              "from": {"uniform": "every problem",
                                       "sample": "Table-1 sample"}.get(design, reps[0][mine[0]]["from"]),
                              "mean_abs_bias": float(np.abs((v - truth).mean(0)).mean()),

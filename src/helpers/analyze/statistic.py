@@ -1,10 +1,11 @@
 """What a statistic is: its kind (what it measures, in which unit, whether it is a level, and its label) and its item
 (which model, technique, release step, family or strategy).
 
-A statistic's name, ``"<kind>:<item>"`` (``"table1:gpt-4o"``, ``"technique gain:self_refine"``), is how it is written
-in the records of ``intervals``, the CSVs and the specs' keys; this module is the one place that reads a name back
-into its parts (``Key.parse``, ``kinds``, ``items``) and the one that knows each kind (``KINDS``). Nothing else splits
-a name at its colon.
+A statistic is a ``Key`` (its ``Kind`` and its item): the specs' dicts and every dict of values are keyed by it. Its
+name, ``"<kind>:<item>"`` (``"table1:gpt-4o"``, ``"technique gain:self_refine"``), is written only where a frame or a
+CSV is, beside the two columns it is made of (``Key.row``: ``statistic``, ``kind``, ``item``), so a reader selects
+rows by their ``kind`` and ``item`` columns and never reads a name back. The one boundary that does is a shown table's
+cell text, where only the words remain (``Key.parse``, read by ``publish.names.value``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -51,10 +51,13 @@ KINDS: dict[str, Kind] = {k.name: k for k in (TABLE1, FRONTIER, TECHNIQUE_GAIN, 
                                               ESSENTIAL, STRATEGY, STRATEGY_GAIN, SEED_GAIN,
                                               ACCURACY, COST_PER_ATTEMPT)}
 # the headline's frontier (``policy``): one model per dataset, chosen on the other problems, not the paper's per-problem
-# minimum; the same kind of name ("frontier:all models"), its own label: one name per quantity
+# minimum. Its own Kind (its own label; a Key of it is not the paper's), with the same name: the two are never rows of
+# one frame, CSV or dict, and the published name "frontier:all models" of the headline's rows is kept
 POLICY_FRONTIER = Kind("frontier", "Frontier of all models (USD)", "USD per problem", True)
+POLICY_KINDS: dict[str, Kind] = {**KINDS, POLICY_FRONTIER.name: POLICY_FRONTIER}  # the kinds of the headline's rows
 FAMILY_LABELS = {name: k.label for name, k in KINDS.items()}  # the validity tables' words for each kind
-POLICY_LABELS = {**FAMILY_LABELS, "frontier": POLICY_FRONTIER.label}  # the headline's: its frontier is another quantity
+POLICY_LABELS = {name: k.label for name, k in POLICY_KINDS.items()}  # the headline's: its frontier is another quantity
+KEY_COLUMNS = ["statistic", "kind", "item"]  # a statistic's columns in a frame (``Key.row``)
 
 
 def possible_range(kind: Kind, expert_alone: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -89,37 +92,24 @@ class Key:
     def __str__(self) -> str:
         return f"{self.kind.name}:{self.item}"
 
+    def row(self) -> dict[str, str]:
+        """The statistic's columns of a frame's row (``KEY_COLUMNS``): its name, its kind's name and its item."""
+        return {"statistic": str(self), "kind": self.kind.name, "item": self.item}
+
     @classmethod
     def parse(cls, name: str) -> Key:
-        """The key of a statistic's ``name``; a kind this module does not know is kept, with its name as its label."""
+        """The key of a statistic's ``name`` as a shown table's cell text holds it (the one boundary where only the
+        words remain: ``publish.names.value``); a kind this module does not know is kept, with its name as its
+        label."""
         kind, _, item = str(name).partition(":")
         return cls(KINDS.get(kind) or Kind(kind, kind, "", False), item)
 
 
-def kind_of(name: str) -> str:
-    """The kind's name of a statistic's ``name`` (``"table1"`` of ``"table1:gpt-4o"``)."""
-    return Key.parse(name).kind.name
+def of_kind(frame, kind: Kind):
+    """(N,) bool: the rows of ``frame`` (with ``KEY_COLUMNS``) whose statistic is of ``kind``."""
+    return frame["kind"] == kind.name
 
 
-def item_of(name: str) -> str:
-    """The item of a statistic's ``name`` (``"gpt-4o"`` of ``"table1:gpt-4o"``)."""
-    return Key.parse(name).item
-
-
-def kinds(names: pd.Series) -> pd.Series:
-    """``kind_of`` of every name in ``names`` (same index; strings)."""
-    return pd.Series([kind_of(n) for n in names], index=names.index, dtype=object)
-
-
-def items(names: pd.Series) -> pd.Series:
-    """``item_of`` of every name in ``names`` (same index; strings)."""
-    return pd.Series([item_of(n) for n in names], index=names.index, dtype=object)
-
-
-def named(kind: Kind, item: str) -> str:
-    """A statistic's name from its kind and item (``str(Key(kind, item))``)."""
-    return str(Key(kind, item))
-
-
-# the frontier of every model: the paper's (Eq. 9); cross-fitted, the headline's
-ALL_MODELS = named(FRONTIER, "all models")
+# the frontier of every model: the paper's (Eq. 9), and the headline's (``policy``: cross-fitted, another quantity)
+ALL_MODELS = Key(FRONTIER, "all models")
+HEADLINE_FRONTIER = Key(POLICY_FRONTIER, ALL_MODELS.item)

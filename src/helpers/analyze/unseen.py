@@ -19,6 +19,7 @@ import numpy as np
 from scipy import stats
 
 from helpers.analyze.headline import Level, Spec
+from helpers.analyze.statistic import Key
 from helpers.core.methods import get_method
 
 # the floor's one-sided confidence: a true rate above the bound shows 0 passes less than 5% of the time
@@ -159,6 +160,6 @@ def unseen_share(spec: Spec, bounds: Bounds) -> np.ndarray:
     return bounds.mean(value * unseen) / bounds.mean(value)
 
 
-def ranges(specs: dict[str, Spec], bounds: Bounds) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """name -> (lowest, highest, unseen share), (B, T) each, for every statistic of ``specs``."""
+def ranges(specs: dict[Key, Spec], bounds: Bounds) -> dict[Key, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """statistic -> (lowest, highest, unseen share), (B, T) each, for every statistic of ``specs``."""
     return {name: (*range_of(spec, bounds), unseen_share(spec, bounds)) for name, spec in specs.items()}

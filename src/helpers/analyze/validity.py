@@ -23,7 +23,7 @@ from helpers.analyze.known_truth import (
     true_statistics,
     truth,
 )
-from helpers.analyze.statistic import FAMILY_LABELS, kind_of
+from helpers.analyze.statistic import Key, Kind
 from helpers.analyze.unseen import ranges
 from helpers.core.pool import forked_map
 from helpers.core.simulation import (
@@ -75,7 +75,7 @@ class RoutingDraw:
 class SetDraw:
     """One simulated set of the study, estimated (``_repetition``): every statistic by name, and with routing budgets
     the oracle-routing accuracies there (``RoutingDraw``)."""
-    statistics: dict[str, StatisticDraw]
+    statistics: dict[Key, StatisticDraw]
     routing: RoutingDraw | None = None
 
 
@@ -219,7 +219,7 @@ def summarise_study(gm: GenerativeModel, reps: list[SetDraw], replicates: int, l
             drawn = [r.statistics[name].estimates[estimator] for r in reps]
             values, low, high = (np.array([getattr(d, part) for d in drawn]) for part in ("value", "low", "high"))
             covered, covered_pop = (low <= t_values) & (t_values <= high), (low <= p_values) & (p_values <= high)
-            cells.setdefault((kind_of(name), estimator), []).append(
+            cells.setdefault((name.kind.name, estimator), []).append(
                 (covered, np.abs(t_values) > ZERO, covered_pop,
                  np.broadcast_to(np.abs(p_values) > ZERO, covered.shape)))
             rows += _study_rows(name, estimator, tasks, t_values, values, covered, covered_pop)
@@ -227,14 +227,14 @@ def summarise_study(gm: GenerativeModel, reps: list[SetDraw], replicates: int, l
                        {key: _pooled(parts) for key, parts in cells.items()}, len(reps), replicates, level)
 
 
-def _study_rows(name: str, estimator: str, tasks: list[str], truth: np.ndarray, values: np.ndarray, covered: np.ndarray,
+def _study_rows(key: Key, estimator: str, tasks: list[str], truth: np.ndarray, values: np.ndarray, covered: np.ndarray,
                 covered_pop: np.ndarray) -> list[dict]:
     """``summarise_study``'s rows of one statistic and estimator, one per dataset; arrays (R, T)."""
     rows = []
     for j, task in enumerate(tasks):
         cov = covered[:, j].mean()
         err = values[:, j] - truth[:, j]
-        rows.append({"statistic": name, "task": task, "estimator": estimator, "truth": truth[:, j].mean(),
+        rows.append({**key.row(), "task": task, "estimator": estimator, "truth": truth[:, j].mean(),
                      "mean": values[:, j].mean(), "bias": err.mean(), "rmse": float(np.sqrt(np.mean(err**2))),
                      "coverage": cov, "coverage_se": float(np.sqrt(max(cov * (1 - cov), 1e-12) / len(truth))),
                      "coverage_population": covered_pop[:, j].mean()})
@@ -342,8 +342,8 @@ def generator_study(gm: GenerativeModel, generators=GENERATORS, repetitions: int
     rows = []
     for g in generators:
         reps = drawn[g] if g in drawn else [done[s] for s, gg in jobs if gg is g]
-        for fam in dict.fromkeys(kind_of(n) for n in reps[0].statistics):
-            rows += _family_rows(g.name, fam, [[r.statistics[n] for n in reps[0].statistics if kind_of(n) == fam]
+        for fam in dict.fromkeys(key.kind for key in reps[0].statistics):
+            rows += _family_rows(g.name, fam, [[r.statistics[key] for key in reps[0].statistics if key.kind == fam]
                                                for r in reps])
         rows += _crossfit_row(g.name, [r.routing for r in reps if r.routing is not None])
     return pd.DataFrame(rows, columns=GENERATOR_COLUMNS)
@@ -372,7 +372,7 @@ def _routing_only(gm: GenerativeModel, seed: int, generator: Generator, budgets:
     return RoutingDraw({}, *_crossfit_draw(cube, expert, truth(gm, problems), budgets, seed, replicates, level))
 
 
-def _family_rows(generator: str, fam: str, draws: list[list[StatisticDraw]]) -> list[dict]:
+def _family_rows(generator: str, fam: Kind, draws: list[list[StatisticDraw]]) -> list[dict]:
     """``generator_study``'s rows of one statistic family: ``draws`` per set, its statistics of the family."""
     def cells(get) -> np.ndarray:  # (R, cells): every statistic's (T,) values side by side, per set
         return np.array([np.concatenate([get(d) for d in ds]) for ds in draws])
@@ -385,7 +385,7 @@ def _family_rows(generator: str, fam: str, draws: list[list[StatisticDraw]]) -> 
         value, low, high = (cells(lambda d, e=estimator, part=part: getattr(d.estimates[e], part))
                             for part in ("value", "low", "high"))
         cov, se = pooled_rate((low <= truth) & (truth <= high), mask)
-        row = {"generator": generator, "statistic": FAMILY_LABELS.get(fam, fam), "estimator": estimator,
+        row = {"generator": generator, "statistic": fam.label, "estimator": estimator,
                "headline": estimator == HEADLINE_ESTIMATOR,
                "mean_abs_bias": float(np.abs((value - truth).mean(0)).mean()),
                "rel_bias_pct": (100 * float((value - truth).sum() / np.abs(truth).sum())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from helpers.analyze.statistic import FAMILY_LABELS, items, kind_of
+from helpers.analyze.statistic import FAMILY_LABELS, TECHNIQUE_GAIN, of_kind
 from helpers.analyze.validity import ESTIMATORS, StudyResult
 
 
@@ -14,7 +14,7 @@ def summary(result: StudyResult) -> pd.DataFrame:
     coverage (%) of the benchmark truth where it is not 0 with its Monte-Carlo standard error (sets as
     clusters), the share (%) of (set, cell) pairs whose truth is 0 (a model or technique that never lowers the
     frontier) and how often those are covered (%), and the pooled coverage (%) of a non-zero population truth."""
-    df = result.table.assign(family=result.table["statistic"].map(kind_of), abs_bias=result.table["bias"].abs())
+    df = result.table.assign(family=result.table["kind"], abs_bias=result.table["bias"].abs())
     out = df.groupby(["family", "estimator"], sort=False).agg(cells=("bias", "size"),
                                                               mean_abs_bias=("abs_bias", "mean"),
                                                              mean_rmse=("rmse", "mean")).reset_index()
@@ -34,10 +34,10 @@ TECHNIQUE_COLUMNS = ["technique", "task", "true gain %", *[f"{e} mean" for e in 
 
 def technique_table(result: StudyResult, task_labels: dict[str, str] | None = None) -> pd.DataFrame:
     """Per technique and dataset: the true gain, each estimator's mean, and the coverage of its interval (%)."""
-    df = result.table[result.table["statistic"].map(kind_of) == "technique gain"]
+    df = result.table[of_kind(result.table, TECHNIQUE_GAIN)]
     if df.empty:  # a set without techniques
         return pd.DataFrame(columns=TECHNIQUE_COLUMNS)
-    wide = df.pivot_table(index=["statistic", "task", "truth"], columns="estimator", values=["mean", "coverage"],
+    wide = df.pivot_table(index=["item", "task", "truth"], columns="estimator", values=["mean", "coverage"],
                           sort=False)
     wide.columns = [f"{est} {'mean' if what == 'mean' else 'coverage %'}" for what, est in wide.columns]
     wide = wide.reset_index()
@@ -45,7 +45,7 @@ def technique_table(result: StudyResult, task_labels: dict[str, str] | None = No
         wide[col] = 100 * wide[col]
     for col in ["truth", *[c for c in wide.columns if c.endswith(" mean")]]:
         wide[col] = 100 * wide[col]  # gains in %
-    wide.insert(0, "technique", items(wide.pop("statistic")))
+    wide.insert(0, "technique", wide.pop("item"))
     wide["task"] = wide["task"].map(task_labels or {}).fillna(wide["task"])
     return wide.rename(columns={"truth": "true gain %"})[TECHNIQUE_COLUMNS]
 

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze.estimates import Analysis
-from helpers.analyze.statistic import RELEASE_FRONTIER, RELEASE_GAIN, items, kinds
+from helpers.analyze.statistic import RELEASE_FRONTIER, RELEASE_GAIN, of_kind
 from helpers.core.paths import repo_root
 from helpers.grade.stage import graded_paths
 from helpers.publish import names
@@ -81,18 +81,18 @@ def _headline_fall(policy: pd.DataFrame | None, task: str, alone_usd: float, nam
     None where the rows do not hold it."""
     if policy is None or policy.empty:
         return None
-    mine = policy[(kinds(policy["statistic"]) == RELEASE_FRONTIER.name) & (policy["task"] == task)]
-    mine = mine.assign(step=items(mine["statistic"]).astype(int)).sort_values("step").dropna(subset=["value"])
+    mine = policy[of_kind(policy, RELEASE_FRONTIER) & (policy["task"] == task)]
+    mine = mine.assign(step=mine["item"].astype(int)).sort_values("step").dropna(subset=["value"])
     if len(mine) < 2:
         return None
     first, last = ([float(r[c]) * alone_usd / 100 for c in ("value", "low", "high")]
                    for r in (mine.iloc[0], mine.iloc[-1]))
-    gains = policy[(kinds(policy["statistic"]) == RELEASE_GAIN.name) & (policy["task"] == task)].dropna(subset=["low"])
-    gains = gains[items(gains["statistic"]) != "0"]  # the first release's gain is over the expert alone: not a change
+    gains = policy[of_kind(policy, RELEASE_GAIN) & (policy["task"] == task)].dropna(subset=["low"])
+    gains = gains[gains["item"] != "0"]  # the first release's gain is over the expert alone: not a change
     return {"start": first, "end": last, "k": int(mine["k"].iloc[0]), "gains": len(gains),
             "gains_shown": int(gains["shown"].sum()),
             "gains_named": [(names or {}).get(step, step)
-                            for step in items(gains["statistic"][gains["shown"].astype(bool)])]}
+                            for step in gains["item"][gains["shown"].astype(bool)]]}
 
 
 def what_it_shows(an: Analysis, top: int = 3, policy: pd.DataFrame | None = None) -> list[dict]:

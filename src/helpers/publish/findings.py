@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze import claims
-from helpers.analyze.policy import FRONTIER as POLICY_FRONTIER_NAME
-from helpers.analyze.statistic import FRONTIER as FRONTIER_KIND
-from helpers.analyze.statistic import TABLE1, item_of, items, kinds
+from helpers.analyze.policy import FRONTIER as HEADLINE_FRONTIER
+from helpers.analyze.statistic import KEY_COLUMNS, TABLE1
 from helpers.analyze.trends import MIN_RELEASES
+from helpers.core.errors import CostOfPassError
 from helpers.publish import names
 from helpers.publish.compare import PAPER_HALVING_MONTHS
 from helpers.publish.formats import dollars, fee_pct, fmt_pct, fmt_usd, gain_interval, one_problem
@@ -69,7 +69,7 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
     None. The row's ``CLAIMS`` columns (bool) say which of those cells makes a claim: the fee is more than half of
     the frontier, a model / family / technique is named, the halving time is reliable."""
     mine = stats[stats["estimator"] == estimator]
-    policy = pd.DataFrame(columns=["statistic", "task"]) if policy is None else policy
+    policy = pd.DataFrame(columns=[*KEY_COLUMNS, "task"]) if policy is None else policy
     rows = []
     for task in tasks:
         row: dict[str, str | bool] = {"dataset": task_labels.get(task, task)}
@@ -92,9 +92,9 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
 
 
 def _parts(frame: pd.DataFrame):
-    """``part(prefix)``: the rows of ``frame`` whose statistic is ``prefix:<name>``, with a ``name`` column."""
-    kind, name = kinds(frame["statistic"]), items(frame["statistic"])
-    return lambda prefix: frame[kind == prefix].assign(name=name[kind == prefix])
+    """``part(kind)``: the rows of ``frame`` whose statistic is of the kind named ``kind``, with its item as
+    ``name``."""
+    return lambda kind: frame[frame["kind"] == kind].assign(name=frame["item"][frame["kind"] == kind])
 
 
 def fee_of_change(row) -> str:
@@ -453,7 +453,16 @@ def _listed(items: list[str]) -> str:
 
 def _frontier_rows(policy: pd.DataFrame) -> pd.Series:
     """Which of ``policy_cost``'s rows is the frontier of all models: by its statistic's kind, never by a label."""
-    return kinds(policy["statistic"]) == FRONTIER_KIND.name if len(policy) else pd.Series(False, index=policy.index)
+    return _kind_column(policy) == HEADLINE_FRONTIER.kind.name
+
+
+def _kind_column(frame: pd.DataFrame) -> pd.Series:
+    """The ``kind`` column of a CSV of statistic rows the pipeline wrote (``policy_cost``, ``policy_truth``); one line
+    where the CSV is older than that column."""
+    if len(frame) and "kind" not in frame:
+        raise CostOfPassError("a table of statistics without its 'kind' column was written by an older version of the "
+                              "pipeline: run the set's analysis again")
+    return frame["kind"] if len(frame) else pd.Series(dtype=object, index=frame.index)
 
 
 def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFrame | None = None,
@@ -487,7 +496,7 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
                "how often the expert is needed is measured by the records." if share >= 50 else
                f"The records decide {fmt_pct(100 - share)}% of it; the rest is the assumed expert fee, paid where "
                f"every try failed{checked}.")
-    if truth is not None and len(hit := truth[(truth["statistic"] == POLICY_FRONTIER_NAME)
+    if truth is not None and len(hit := truth[(_kind_column(truth) == HEADLINE_FRONTIER.kind.name)
                                               & (truth["task"] == top["task"])]):
         out.append(f"The simulator's truth on this set's problems is {dollars(hit['truth'].iloc[0])}: "
                    + ("inside that interval." if bool(hit["covers"].iloc[0])
@@ -626,10 +635,10 @@ def _truly_cheapest(truth: pd.DataFrame | None, task: str, named: str, labels: d
     """"" where the simulator's truth agrees that the model labelled ``named`` is the cheapest alone on ``task`` (or
     there is no truth); else the words that say which model truly is. ``truth``: policy_truth rows
     (``table1:<model id>``); ``labels``: model id -> label."""
-    rows = None if truth is None else truth[(truth["task"] == task) & (kinds(truth["statistic"]) == TABLE1.name)]
+    rows = None if truth is None else truth[(truth["task"] == task) & (_kind_column(truth) == TABLE1.name)]
     if rows is None or rows.empty:
         return ""
-    truly = item_of(rows["statistic"].iloc[int(np.argmin(rows["truth"].to_numpy()))])
+    truly = rows["item"].iloc[int(np.argmin(rows["truth"].to_numpy()))]
     truly = labels.get(truly, truly)
     return "" if truly == named else f" (but by the simulator's truth {truly} is cheaper: this claim is wrong here)"
 

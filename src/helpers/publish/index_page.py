@@ -40,7 +40,7 @@ class SetEntry:
     source: str = ""  # an imported set's source, with its licence
 
 
-def kind_of(ctx) -> str:
+def set_kind(ctx) -> str:
     """``simulated`` if any model is simulated, ``imported`` if the set imports its records, else ``real``."""
     return "simulated" if ctx.simulated else "imported" if ctx.params.import_from is not None else "real"
 
@@ -72,7 +72,7 @@ def card_of(ctx, params_path: Path) -> dict:
 
     params = ctx.params
     return {"name": params.name, "params": str(shown(Path(params_path).resolve())), "digest": params_digest(params),
-            "kind": kind_of(ctx), "models": [m.label for m in ctx.models], "description": params.description or "",
+            "kind": set_kind(ctx), "models": [m.label for m in ctx.models], "description": params.description or "",
             "records_dir": os.path.relpath(params.records_path, params.output_path),  # a repriced set reads another's
             "committed": committed(params.records_path),
             **({"source": source_name(params, long=True)} if params.import_from is not None else {})}

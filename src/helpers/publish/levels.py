@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from helpers.analyze.statistic import Key
+from helpers.analyze.statistic import POLICY_KINDS
+from helpers.core.errors import CostOfPassError
 
 # table (CSV stem) -> its level columns, on every row
 LEVEL_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -79,6 +80,14 @@ def negative_levels(tables: Path) -> list[str]:
     for table, columns in LEVEL_ROWS.items():
         if (tables / f"{table}.csv").is_file():
             frame = pd.read_csv(tables / f"{table}.csv")
-            levels = frame[[Key.parse(s).kind.level for s in frame["statistic"].astype(str)]]
-            found += _negative(levels, columns, table)
+            found += _negative(frame[_is_level(frame, table)], columns, table)
     return found
+
+
+def _is_level(frame: pd.DataFrame, table: str) -> list[bool]:
+    """Per row of a table of statistics: whether its kind (its ``kind`` column) is a level; an unknown kind is not.
+    One line where the table is older than that column."""
+    if "kind" not in frame:
+        raise CostOfPassError(f"{table}.csv has no 'kind' column (written by an older version of the pipeline): "
+                              "run the set's analysis again")
+    return [POLICY_KINDS[k].level if k in POLICY_KINDS else False for k in frame["kind"].astype(str)]

@@ -16,7 +16,7 @@ from helpers.analyze import intervals
 from helpers.analyze.estimates import Analysis
 from helpers.analyze.intervals import PolicyFit
 from helpers.analyze.policy import Level, choices_against
-from helpers.analyze.statistic import RELEASE_FRONTIER, TABLE1, items, kinds, named
+from helpers.analyze.statistic import RELEASE_FRONTIER, TABLE1, Key, of_kind
 from helpers.core.numbers import signed
 from helpers.core.tasks import in_category_order
 from helpers.publish import appearance
@@ -29,8 +29,8 @@ def policy_frame(an: Analysis, rows: pd.DataFrame, prefix: str, names: dict[str,
     ``<prefix>:<key>`` (gains 0-1 become %, Figure 2's levels are % already), items in the order of ``names``
     (key -> label), tasks by category as the paper orders them; empty where the set has none. A gain's low end is
     drawn from at most ``GAIN_FLOOR_PCT`` (its table gives it whole)."""
-    mine = rows[kinds(rows["statistic"]) == prefix]
-    mine = mine.assign(key=items(mine["statistic"]))
+    mine = rows[rows["kind"] == prefix]
+    mine = mine.assign(key=mine["item"])
     mine = mine[mine["key"].isin(names)]
     scale = 1.0 if prefix == "release frontier" else 100.0
     order, task_order = {k: i for i, k in enumerate(names)}, {t: i for i, t in enumerate(in_category_order(an.tasks))}
@@ -78,8 +78,8 @@ def _numbers(an: Analysis, rows: pd.DataFrame, parts: dict[str, tuple[str, dict[
     shown above 0 with the others of its kind on the dataset tested together (``policy.holm_shown``)."""
     out = []
     for prefix, (what, names) in parts.items():
-        mine = rows[(kinds(rows["statistic"]) == prefix) & items(rows["statistic"]).isin(names)]
-        out.append(mine.assign(what=what, item=items(mine["statistic"]).map(names)))
+        mine = rows[(rows["kind"] == prefix) & rows["item"].isin(names)]
+        out.append(mine.assign(what=what, item=mine["item"].map(names)))
     if not any(len(x) for x in out):
         return pd.DataFrame(columns=["task", "what", "item", "value", "low", "high", "records_usd", "expert_usd",
                                      "expert_share_pct", "k", "shown"])
@@ -159,8 +159,8 @@ def above_alone(an: Analysis, rows: pd.DataFrame, flagged: dict[str, list[Above]
 
 def _alone_costs(rows: pd.DataFrame) -> dict[tuple[str, str], float]:
     """(task, model) -> each model alone's cost (USD per problem) from policy ``rows``."""
-    mine = rows[kinds(rows["statistic"]) == TABLE1.name]
-    return dict(zip(zip(mine["task"], items(mine["statistic"])), mine["value"], strict=True))
+    mine = rows[of_kind(rows, TABLE1)]
+    return dict(zip(zip(mine["task"], mine["item"]), mine["value"], strict=True))
 
 
 def flag_releases(an: Analysis, rows: pd.DataFrame, fitted: PolicyFit) -> dict[str, list[Above]]:
@@ -173,8 +173,9 @@ def flag_releases(an: Analysis, rows: pd.DataFrame, fitted: PolicyFit) -> dict[s
     for t, task in enumerate(cube.tasks):
         members = np.asarray(cube.task_codes) == t
         for i in range(len(steps)):
-            row = rows[(rows["statistic"] == named(RELEASE_FRONTIER, str(i))) & (rows["task"] == task)]
-            spec = sp.specs.get(named(RELEASE_FRONTIER, str(i)))
+            key = Key(RELEASE_FRONTIER, str(i))
+            row = rows[(rows["statistic"] == str(key)) & (rows["task"] == task)]
+            spec = sp.specs.get(key)
             by_now = [m for _, ms in steps[:i + 1] for m in ms if np.isfinite(alone.get((task, m), np.nan))]
             if row.empty or not isinstance(spec, Level) or not by_now:
                 continue

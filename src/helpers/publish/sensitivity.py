@@ -9,7 +9,7 @@ import pandas as pd
 
 from helpers.analyze import intervals
 from helpers.analyze.estimates import Analysis
-from helpers.analyze.statistic import FAMILY_LABELS, FRONTIER, TABLE1, TECHNIQUE_GAIN, item_of, kind_of, kinds
+from helpers.analyze.statistic import FAMILY_LABELS, FRONTIER, KEY_COLUMNS, TABLE1, TECHNIQUE_GAIN
 from helpers.publish.formats import NEVER_PASSED, fmt_usd, gain_interval, never_passed, with_interval
 
 KINDS = (TABLE1.name, FRONTIER.name, TECHNIQUE_GAIN.name)  # the statistics shown, in this order
@@ -45,22 +45,20 @@ def model_based_table(an: Analysis, st: intervals.SetStatistics, generators: pd.
     verdicts = st.model_verdicts()
     said = under_coverage(generators)
     rows = st.frame[st.frame["estimator"] == ESTIMATOR]
-    kind = kinds(rows["statistic"])
-    rows = rows[kind.isin(KINDS)].assign(kind=kind)
-    rows = rows[[k != TABLE1.name or item_of(s) in an.models for k, s in zip(rows["kind"], rows["statistic"])]]
+    rows = rows[rows["kind"].isin(KINDS)]
+    rows = rows[[k != TABLE1.name or item in an.models for k, item in zip(rows["kind"], rows["item"])]]
     plug = st.frame[st.frame["estimator"] == "plug-in"].set_index(["statistic", "task"])
     unseen = plug["unseen_pct"] if "unseen_pct" in plug else pd.Series(dtype=float)
-    numbers = rows[["statistic", "task", "value", "low", "high"]].assign(
+    numbers = rows[[*KEY_COLUMNS, "task", "value", "low", "high"]].assign(
         checks=rows["task"].map(lambda t: verdicts.get(t) or "pass"), validity=rows["kind"].map(said),
         never_passed=[never_passed(unseen.get((s, t), 0.0)) for s, t in zip(rows["statistic"], rows["task"])])
 
-    def name(statistic: str) -> str:
-        k, item = kind_of(statistic), item_of(statistic)
+    def name(k: str, item: str) -> str:
         return {TABLE1.name: an.labels.get(item, item), FRONTIER.name: "the paper's frontier"}.get(
             k, f"technique gain: {item}")
 
     def cell(r) -> str:
-        gain = kind_of(r["statistic"]) == TECHNIQUE_GAIN.name
+        gain = r["kind"] == TECHNIQUE_GAIN.name
         text = (gain_interval(100 * r["value"], 100 * r["low"], 100 * r["high"]) + "%" if gain
                 else with_interval(r["value"], r["low"], r["high"], fmt_usd))
         text += f" · {NEVER_PASSED}" if r["never_passed"] else ""  # a value below the fee for a model that never passed
@@ -71,8 +69,10 @@ def model_based_table(an: Analysis, st: intervals.SetStatistics, generators: pd.
     shown = numbers.assign(cell=[cell(r) for _, r in numbers.iterrows()]).pivot_table(
         index="statistic", columns="task", values="cell", aggfunc="first", sort=False)
     shown = shown.reindex(columns=[t for t in an.tasks if t in shown.columns]).reset_index()
-    shown.insert(len(shown.columns), "validity study", kinds(shown["statistic"]).map(said))
-    shown["statistic"] = shown["statistic"].map(name)
+    kind_of_row = dict(zip(numbers["statistic"], numbers["kind"]))  # each shown row's statistic, by its name
+    shown.insert(len(shown.columns), "validity study", shown["statistic"].map(kind_of_row).map(said))
+    shown["statistic"] = shown["statistic"].map({s: name(k, item) for s, k, item in
+                                                 zip(numbers["statistic"], numbers["kind"], numbers["item"])})
     return numbers.reset_index(drop=True), shown
 
 

@@ -11,18 +11,15 @@ from helpers.analyze import costofpass as cp
 from helpers.analyze import expert_fee, headline, intervals, policy
 from helpers.analyze.estimates import Analysis
 from helpers.analyze.statistic import (
-    ALL_MODELS,
-    FRONTIER,
-    POLICY_FRONTIER,
+    KEY_COLUMNS,
+    KINDS,
+    POLICY_KINDS,
+    STRATEGY,
     STRATEGY_GAIN,
     TABLE1,
     TECHNIQUE_GAIN,
     Key,
-    item_of,
-    items,
-    kind_of,
-    kinds,
-    named,
+    of_kind,
 )
 from helpers.core.numbers import sig
 from helpers.core.tasks import in_category_order
@@ -100,14 +97,14 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
                        cp.expert_split(vanilla.min(axis=1).to_frame(FRONTIER_LINE), expert)]).rename(columns={
         "value": "paper_usd", "model_usd": "paper_records_usd", "expert_usd": "paper_expert_usd",
         "expert_problems": "paper_expert_problems"})
-    mine = rows[kinds(rows["statistic"]).isin([TABLE1.name, FRONTIER.name])]
-    mine = mine.assign(strategy=[FRONTIER_LINE if kind_of(s) == FRONTIER.name else item_of(s)
-                                 for s in mine["statistic"]])
+    front_kind = policy.FRONTIER.kind
+    mine = rows[of_kind(rows, TABLE1) | of_kind(rows, front_kind)]
+    mine = mine.assign(strategy=mine["item"].where(~of_kind(mine, front_kind), FRONTIER_LINE))
     mine = mine.rename(columns={"value": "policy_usd", "low": "policy_low", "high": "policy_high"})
     front = mine[mine["strategy"] == FRONTIER_LINE]
     long = pd.concat([long[["task", "strategy", "problems", "mostly_failed", "unidentified"]],
                       front[["task", "strategy"]]])
-    long = long.merge(mine.drop(columns=["statistic", "shown"]), on=["task", "strategy"], how="left").merge(
+    long = long.merge(mine.drop(columns=[*KEY_COLUMNS, "shown"]), on=["task", "strategy"], how="left").merge(
         paper, on=["task", "strategy"], how="left")
     long["paper_expert_share_pct"] = 100 * long["paper_expert_usd"] / long["paper_usd"]
     long = long.rename(columns={"strategy": "model"})
@@ -115,7 +112,10 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
     long = long.sort_values(["task", "model"], key=lambda c: c.map(order) if c.name == "model" else
                             c.map({t: i for i, t in enumerate(an.tasks)})).reset_index(drop=True)
     long.insert(1, "family", long["model"].map(an.families))
-    long.insert(2, "statistic", [ALL_MODELS if m == FRONTIER_LINE else named(TABLE1, m) for m in long["model"]])
+    keys = pd.DataFrame([(policy.FRONTIER if m == FRONTIER_LINE else Key(TABLE1, m)).row() for m in long["model"]],
+                        columns=KEY_COLUMNS, index=long.index)
+    for i, column in enumerate(KEY_COLUMNS):
+        long.insert(2 + i, column, keys[column])
     chosen = frontier_choices(an, fitted)
     long["chosen"] = [chosen.get(t, "") if m == FRONTIER_LINE else "" for t, m in zip(long["task"], long["model"])]
     long["cheapest"] = long["cheapest"].fillna(False).astype(bool)  # the frontier's row names no model
@@ -164,12 +164,11 @@ def headline_drawn(an: Analysis, numbers: pd.DataFrame) -> tuple[pd.DataFrame, d
 def policy_tries(rows: pd.DataFrame) -> dict[str, str]:
     """The tries of ``intervals.policy_statistics`` rows for captions: ``k`` (each model alone) and ``k_half`` (the
     cross-fitted frontier, the same k; where a set has none, words that say why)."""
-    kind = kinds(rows["statistic"])
     def said(d, none):
         return str(int(d["k"].iloc[0])) if len(d) else none
-    return {"k": said(rows[kind == TABLE1.name], "–"),
-            "k_half": said(rows[kind == FRONTIER.name], "the models' fewest runs (not here: this set's frontier is not "
-                                                     "estimated)")}
+    return {"k": said(rows[of_kind(rows, TABLE1)], "–"),
+            "k_half": said(rows[of_kind(rows, policy.FRONTIER.kind)],
+                           "the models' fewest runs (not here: this set's frontier is not estimated)")}
 
 
 def table5_accuracy(an: Analysis) -> pd.DataFrame:
@@ -256,7 +255,7 @@ def _paper_estimator(rows: pd.DataFrame) -> pd.DataFrame:
 def table1_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 1 with 95% intervals (USD per problem): the paper's plug-in and the range its never-passed problems
     allow: (numbers, shown)."""
-    return _interval_table(an, _paper_estimator(st.of("table1")), "model", an.labels, fmt_usd)
+    return _interval_table(an, _paper_estimator(st.of(TABLE1)), "model", an.labels, fmt_usd)
 
 
 def table56_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -279,7 +278,7 @@ def table56_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.Dat
 
 def table2_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 2 with 95% intervals (relative gain, %), as ``table1_intervals``: (numbers, shown)."""
-    return _interval_table(an, _paper_estimator(st.of("technique gain")), "technique", {}, fmt_pct, scale=100.0)
+    return _interval_table(an, _paper_estimator(st.of(TECHNIQUE_GAIN)), "technique", {}, fmt_pct, scale=100.0)
 
 
 def grader_disagreements(an) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -393,8 +392,8 @@ def strategy_table(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.Da
     estimator with its 95% interval, and (``policy_rows``: ``intervals.policy_statistics``) its cross-fitted gain
     under "up to k tries, then the expert" (%, can be negative; "–" where the strategy has fewer runs than the models):
     (numbers, shown)."""
-    cost, cost_shown = _interval_table(an, _paper_estimator(st.of("strategy")), "strategy", {}, fmt_usd)
-    gain, gain_shown = _interval_table(an, _paper_estimator(st.of("strategy gain")), "strategy",
+    cost, cost_shown = _interval_table(an, _paper_estimator(st.of(STRATEGY)), "strategy", {}, fmt_usd)
+    gain, gain_shown = _interval_table(an, _paper_estimator(st.of(STRATEGY_GAIN)), "strategy",
                                        {}, fmt_pct, scale=100.0)
     if cost.empty:
         return cost, cost_shown
@@ -411,9 +410,9 @@ def strategy_table(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.Da
     shown.insert(2, "calls per attempt (mean, most)", [f"{calls.loc[s, 'mean_calls']:.2f}, {calls.loc[s, 'most_calls']}"
                                                       if s in calls.index else "–" for s in strategy])
     if policy_rows is not None:  # the headline's answer: does the strategy pay beyond the luck of these runs?
-        rows = policy_rows[kinds(policy_rows["statistic"]) == STRATEGY_GAIN.name]
+        rows = policy_rows[of_kind(policy_rows, STRATEGY_GAIN)]
         for t in an.tasks:
-            mine = rows[rows["task"] == t].assign(strategy=lambda d: items(d["statistic"]))
+            mine = rows[rows["task"] == t].assign(strategy=lambda d: d["item"])
             cell = {r.strategy: (NOT_CHOSEN if r.value == r.low == r.high == 0 else  # review R10
                                  gain_interval(100 * r.value, 100 * r.low, 100 * r.high)) for r in mine.itertuples()}
             shown[f"{an.task_labels.get(t, t)}: cross-fitted gain, up to k tries then the expert (%)"] = [
@@ -455,7 +454,7 @@ def halving_shown(fits: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
-HEADLINE = ("table1", "frontier", "technique gain")
+HEADLINE = (TABLE1.name, policy.FRONTIER.kind.name, TECHNIQUE_GAIN.name)  # the kinds a truth table shows
 
 
 def doubtful_problems(an: Analysis, suspects: pd.DataFrame | None) -> pd.DataFrame:
@@ -537,27 +536,29 @@ def model_checks_shown(checks: pd.DataFrame, task_labels: dict[str, str]) -> pd.
     return pd.DataFrame(rows)
 
 
-def headline_with_truth(an: Analysis, st: intervals.SetStatistics, truth: dict[str, np.ndarray]
+def headline_with_truth(an: Analysis, st: intervals.SetStatistics, truth: dict[Key, np.ndarray]
                         ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Each headline number of a simulated set (Table 1, the frontier of all models, Table 2's gains) by both
-    estimators with their intervals beside the simulator's truth (``known_truth.true_statistics``: name -> (T,)).
+    estimators with their intervals beside the simulator's truth (``known_truth.true_statistics``: statistic -> (T,)).
 
     Returns (numbers: one row per statistic, task and estimator with value, low, high, truth and whether the
     interval covers it; shown: one row per statistic and dataset, ``value [low, high]`` per estimator, the
     truth, USD or %)."""
-    rows = st.frame[kinds(st.frame["statistic"]).isin(HEADLINE) & st.frame["statistic"].isin(truth)]
+    keys = [Key(KINDS[k], item) for k, item in zip(st.frame["kind"], st.frame["item"])]
+    rows = st.frame[st.frame["kind"].isin(HEADLINE) & np.array([k in truth for k in keys], bool)]
     tasks = {t: j for j, t in enumerate(an.tasks)}
-    numbers = rows.assign(truth=[float(truth[s][tasks[t]]) for s, t in zip(rows["statistic"], rows["task"])])
+    numbers = rows.assign(truth=[float(truth[Key(KINDS[k], i)][tasks[t]])
+                                 for k, i, t in zip(rows["kind"], rows["item"], rows["task"])])
     numbers["covers"] = (numbers["low"] <= numbers["truth"]) & (numbers["truth"] <= numbers["high"])
     order = {s: i for i, s in enumerate(dict.fromkeys(numbers["statistic"]))}
     numbers = numbers.sort_values(["statistic", "task"], key=lambda c: c.map(order if c.name == "statistic" else tasks),
                                   kind="stable")
     shown = []
-    for (stat, task), g in numbers.groupby(["statistic", "task"], sort=False):
-        key = Key.parse(stat)
-        name, pct = key.item, key.kind == TECHNIQUE_GAIN
+    for (kind_name, name, task), g in numbers.groupby(["kind", "item", "task"], sort=False):
+        kind = KINDS[kind_name]
+        pct = kind == TECHNIQUE_GAIN
         fmt, scale = (fmt_pct, 100.0) if pct else (fmt_usd, 1.0)
-        row = {"number": f"{key.kind.short}: {an.labels.get(name, name)}" + (" (%)" if pct else " (USD)"),
+        row = {"number": f"{kind.short}: {an.labels.get(name, name)}" + (" (%)" if pct else " (USD)"),
                "dataset": an.task_labels.get(task, task)}
         for _, r in g.iterrows():
             mark = "" if r["covers"] else " ✗"
@@ -576,12 +577,10 @@ def policy_truth_table(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, 
     tasks = {t: j for j, t in enumerate(an.tasks)}
     numbers = rows.sort_values("task", key=lambda c: c.map(tasks), kind="stable").reset_index(drop=True)
     shown = []
-    for r in numbers[kinds(numbers["statistic"]).isin(HEADLINE)].itertuples(index=False):
-        key = Key.parse(r.statistic)
-        name, pct = key.item, key.kind == TECHNIQUE_GAIN
+    for r in numbers[numbers["kind"].isin(HEADLINE)].itertuples(index=False):
+        kind, name = POLICY_KINDS[r.kind], r.item  # the headline's frontier: a choice, not the paper's
+        pct = kind == TECHNIQUE_GAIN
         fmt, scale = (fmt_pct, 100.0) if pct else (fmt_usd, 1.0)
-        # the headline's frontier: a choice, not the paper's
-        kind = POLICY_FRONTIER if key.kind == FRONTIER else key.kind
         shown.append({"number": f"{kind.short}: {an.labels.get(name, name)}" + (" (%)" if pct else " (USD)"),
                       "dataset": an.task_labels.get(r.task, r.task), "tries": fmt_tries(r.k),
                       "up to k tries, then the expert": (gain_interval(scale * r.value, scale * r.low, scale * r.high)
@@ -597,7 +596,7 @@ def figure_frame(an: Analysis, st: intervals.SetStatistics, prefix: str, names: 
     one estimator, items in the order of ``names`` (key -> label), tasks by category as the paper orders them. The
     plug-in's own interval is left out: its two-level bootstrap held the truth far less often than 95% on most of
     the validity study's generators (issue 61); the model-based estimator keeps low and high."""
-    rows = st.of(prefix)
+    rows = st.of(KINDS[prefix])
     rows = rows[(rows["estimator"] == estimator) & rows["statistic"].isin(names)]
     order = {k: i for i, k in enumerate(names)}
     rows = rows.assign(o=rows["statistic"].map(order),
