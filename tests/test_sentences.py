@@ -308,3 +308,12 @@ def test_an_optimism_of_zero_by_construction_says_so():
 
     assert _optimism_said(0.0, 0.0).startswith("0 (by construction: the model chosen on the other problems is the one")
     assert _optimism_said(-0.5, -12.0) == "-0.5 (-12%)" and _optimism_said(0.25, 5.0) == "0.25 (+5%)"
+
+
+def test_the_methods_box_of_a_one_run_set_names_the_study_that_checks_it():
+    """Review 6, M9: SWE-bench's Methods quoted the several-run study's 93% without saying that with one run per cell
+    another study checks the headline, and pointed to a validity section its report does not have."""
+    from helpers.publish.text import ONE_RUN, methods
+
+    assert ONE_RUN not in methods() and "(validity section)" not in methods()
+    assert methods(one_run=True).count(ONE_RUN) == 1
