@@ -19,7 +19,8 @@ ESTIMATOR = "model-based"
 def under_coverage(generators: pd.DataFrame | None, target: float = 93.0) -> dict[str, str]:
     """Statistic kind -> what the validity study says of the model-based interval: "under 93% on n of N generators
     (lowest x%)", "at least 93% on every generator (N)", or, without a study (``generators`` None: the set's records
-    are not simulated), that it was not checked here and what the simulated sets' study found of the estimator. ``generators``: the ``validity_generators`` rows."""
+    are not simulated), that it was not checked here and what the simulated sets' study found of the estimator.
+    ``generators``: the ``validity_generators`` rows."""
     out = {}
     for kind in KINDS:
         if generators is None:

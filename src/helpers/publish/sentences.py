@@ -124,7 +124,7 @@ def _comparison_sentences(d: pd.DataFrame) -> list[str]:
                    f"problems) truly cost {_span(front['vs_best_single'], 2, '')} times the best single model at the "
                    "same k over all datasets together "
                    f"({_span(front['vs_best_single_worst'], 2, '')} on the worst dataset"
-                   + (f"; {int(front['sets'].iloc[0])} sets per generator)" if "sets" in front else ")"))  # review 6, L5
+                   + (f"; {int(front['sets'].iloc[0])} sets per generator)" if "sets" in front else ")"))  # L5
     return out
 
 
