@@ -434,3 +434,17 @@ def test_a_frontier_whose_fee_reads_0_says_what_its_interval_allows():
     assert "0% of it the assumed expert fee (its interval allows up to 82%)" in cell, cell
     tight = front.assign(high=0.0030)
     assert findings._policy_frontier(tight)[2] is False and "allows" not in findings._policy_frontier(tight)[0]
+
+
+def test_a_model_check_cell_shows_the_critical_value_it_is_judged_against():
+    """Review 6, M5: a ✗ at p = 0.199 beside none at p = 0.003 read as a contradiction; each check's calibrated critical
+    value differs, and the cell now shows it."""
+    from helpers.publish.tables import model_checks_shown
+
+    checks = pd.DataFrame({"task": ["t"] * 3, "check": ["dispersion", "split-sample", "interaction"],
+                           "statistic": [1876.0, 943.0, 0.4], "expected": [1787.0, 910.0, 0.0],
+                           "p_value": [0.199, 0.003, 0.0], "critical": [0.226, 0.0018, np.nan],
+                           "rejects": [True, False, False]})
+    row = model_checks_shown(checks, {"t": "T"}).iloc[0]
+    assert row["dispersion"].endswith("p = 0.199 ≤ 0.226 ✗") and row["split-sample"].endswith("p = 0.003 > 0.0018")
+    assert row["interaction"].endswith("p = 0.000")

@@ -236,10 +236,10 @@ def set_checks(cube_k: np.ndarray, runs: np.ndarray, fits: list[TaskFit], rows: 
                free_response: frozenset[str] | set[str] = frozenset(),
                interaction: list[tuple[float, float]] | None = None
                ) -> pd.DataFrame:
-    """Every check of every dataset: rows (task, check, statistic, expected, p_value, rejects), from the pass counts
-    ``cube_k`` and ``runs`` (P, S) of collected strategies and each dataset's fit and rows (``ModelFrontier``);
-    ``groups`` and ``free_response`` (the tasks whose answers cannot be guessed) as ``check_task``. With
-    ``interaction`` (per dataset: the fitted interaction sd and its likelihood-ratio statistic,
+    """Every check of every dataset: rows (task, check, statistic, expected, p_value, critical: the p-value it rejects
+    at, rejects), from the pass counts ``cube_k`` and ``runs`` (P, S) of collected strategies and each dataset's fit
+    and rows (``ModelFrontier``); ``groups`` and ``free_response`` (the tasks whose answers cannot be guessed) as
+    ``check_task``. With ``interaction`` (per dataset: the fitted interaction sd and its likelihood-ratio statistic,
     ``ModelFrontier.interaction``) a row ``interaction`` reports it: part of the model, never a rejection."""
     from scipy import stats
 
@@ -247,12 +247,13 @@ def set_checks(cube_k: np.ndarray, runs: np.ndarray, fits: list[TaskFit], rows: 
     for t, (task, fit, r) in enumerate(zip(tasks, fits, rows)):
         for res in check_task(cube_k[r], runs[r], fit, seed=seed + t, sims=sims, groups=groups,
                               free_response=task in free_response):
-            out.append({"task": task, **asdict(res), "rejects": res.rejects})
+            crit = res.critical if np.isfinite(res.critical) else critical_p()[res.check]
+            out.append({"task": task, **asdict(res), "critical": crit, "rejects": res.rejects})
         if interaction is not None:
             tau, lr = interaction[t]
             out.append({"task": task, "check": "interaction", "statistic": tau, "expected": 0.0,
                         "p_value": float(0.5 * stats.chi2.sf(lr, 1)) if lr > 0 else 1.0, "rejects": False})
-    return pd.DataFrame(out, columns=["task", "check", "statistic", "expected", "p_value", "rejects"])
+    return pd.DataFrame(out, columns=["task", "check", "statistic", "expected", "p_value", "critical", "rejects"])
 
 
 def verdicts(checks: pd.DataFrame) -> dict[str, str]:

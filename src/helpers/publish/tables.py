@@ -518,9 +518,19 @@ def suspect_items(an: Analysis) -> pd.DataFrame | None:
     return out.assign(task=out["task"].map(an.task_labels).fillna(out["task"])).rename(columns={"task": "dataset"})
 
 
+def _against(r) -> str:
+    """A check's p-value against the critical value it rejects at (calibrated: review 6, M5, a ✗ at p = 0.199 and none
+    at p = 0.003 read as a contradiction where the two checks' critical values differ): " ≤ c ✗" or " > c"; "" where
+    none applies (the interaction row)."""
+    c = r.get("critical", np.nan)
+    if not (isinstance(c, (int, float)) and np.isfinite(c)):
+        return " ✗" if r["rejects"] else ""
+    return f" ≤ {c:.3g} ✗" if r["rejects"] else f" > {c:.3g}"
+
+
 def model_checks_shown(checks: pd.DataFrame, task_labels: dict[str, str]) -> pd.DataFrame:
-    """The checks table for reading: one row per dataset, per check ``statistic (expected) p = …`` with ✗ where it
-    rejects, and the verdict."""
+    """The checks table for reading: one row per dataset, per check ``statistic (expected) p = … ≤ critical ✗`` where
+    it rejects (``> critical`` where not: ``_against``), and the verdict."""
     from helpers.analyze.model_checks import verdicts
 
     said = verdicts(checks)
@@ -530,7 +540,7 @@ def model_checks_shown(checks: pd.DataFrame, task_labels: dict[str, str]) -> pd.
         row = {"dataset": task_labels.get(task, task)}
         for _, r in g.iterrows():
             stat = "–" if not np.isfinite(r["statistic"]) else f"{sig(r['statistic'])} ({sig(r['expected'])})"
-            row[r["check"]] = f"{stat} p = {r['p_value']:.3f}" + (" ✗" if r["rejects"] else "")
+            row[r["check"]] = f"{stat} p = {r['p_value']:.3f}" + _against(r)
         row["model"] = said[task] or "not rejected"  # review 4, L6: a check that passes shows no more than that
         rows.append(row)
     return pd.DataFrame(rows)
