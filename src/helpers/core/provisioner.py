@@ -17,9 +17,11 @@ which jupyter_client fills from the kernelspec only where none is given), which 
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
+from jupyter_client.connect import KernelConnectionInfo
 from jupyter_client.provisioning import LocalProvisioner
 
 from helpers.core.sessions import OwnSession
@@ -34,15 +36,16 @@ class StageProvisioner(LocalProvisioner):
 
     fork: Fork | None = None  # set by the manager before the kernel starts (``kernels._LocalKernel.start_kernel``)
 
-    async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> dict:
+    async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> KernelConnectionInfo:
         pid = self.fork(cmd, kwargs) if self.fork is not None else None
         if pid is None:  # jupyter_client's own process, in a session of its own (``launcher.launch_kernel``)
             info = await super().launch_kernel(cmd, **kwargs)
             if self.process is not None:
-                self.process = OwnSession(self.process)
+                self.process = cast(subprocess.Popen, OwnSession(self.process))  # a Popen to every caller but signals
             self.pgid = None
             return info
-        self.process, self.pid, self.pgid, self.cwd = Forked(pid), pid, None, kwargs.get("cwd")
+        # the forked kernel's handle has a Popen's methods (``poll``, ``wait``, ``send_signal``, ``kill``, ...)
+        self.process, self.pid, self.pgid, self.cwd = cast(subprocess.Popen, Forked(pid)), pid, None, kwargs.get("cwd")
         return self.connection_info
 
     async def send_signal(self, signum: int) -> None:
