@@ -150,6 +150,25 @@ def test_a_keyless_warm_kernel_is_forked_from_a_zygote_without_keys(tmp_path, sc
     assert made.proc.poll() is not None and not left_behind(scratch)
 
 
+def test_a_forked_kernel_ends_through_the_interpreters_exit(tmp_path, scratch):
+    """A forked kernel's atexit handlers run as it shuts down (a handler a cell registered writes its file), through
+    the interpreter's own exit rather than a call into ``atexit``'s private names (issue 64), and its manager starts
+    it through the public provisioner API (``provisioner.StageProvisioner``)."""
+    from helpers.core.provisioner import StageProvisioner
+
+    src = notebook(tmp_path / "03_x.ipynb", FORKED, "import atexit\n"
+                   "atexit.register(lambda: open(OUT + '.atexit', 'w').write(str(os.getpid())))")
+    params = tmp_path / "p.yaml"
+    params.write_text(f"OUT: {tmp_path / 'seen.json'}\n")
+    kernels.prepare(src, tmp_path)
+    assert isinstance(kernels._WARM[str(src)].km.provisioner, StageProvisioner)
+    execute_notebook(src, tmp_path / "out.ipynb", params)
+    seen = json.loads((tmp_path / "seen.json").read_text())
+    assert seen["ppid"] == kernels._ZYGOTES[str(tmp_path)].proc.pid
+    assert (tmp_path / "seen.json.atexit").read_text() == str(seen["pid"])
+    assert not left_behind(scratch)
+
+
 def test_ctrl_c_reaches_a_forked_kernel(tmp_path, scratch):
     """``interrupt_kernels`` (the runner's first Ctrl-C) stops a cell running in a forked kernel within seconds."""
     import threading

@@ -10,7 +10,10 @@ A kernel prepared for another notebook, or left when the run stops, is shut down
 A kernel without keys (or a key stage's, where the environment holds no secret) is forked from the command's zygote
 (``helpers.core.zygote``), which has imported the modules of the stage notebooks beside it once: the ~2 s of imports
 are then paid once per command, not once per stage and set; a stage with no kernel prepared for it gets one so too.
-It is still a process of its own, started before its notebook, with its own environment.
+It is still a process of its own, started before its notebook, with its own environment. jupyter_client starts and
+signals it through the manager's provisioner (``helpers.core.provisioner``: its public provisioner API); nothing
+here calls or overrides a private name of jupyter_client, nbclient, papermill or ipykernel
+(``tests/test_public_api.py``).
 """
 
 from __future__ import annotations
@@ -86,7 +89,9 @@ def kill_kernels() -> None:
 
 
 class _LocalKernel(_Manager):
-    """What the stages' kernel manager adds to jupyter_client's (mixed in by ``kernel_manager_class``)."""
+    """What the stages' kernel manager adds to jupyter_client's (mixed in by ``kernel_manager_class``), through its
+    public methods and attributes only: local sockets, a log file, no secrets where ``keys`` is False, and its
+    ``provisioner`` (``stage_provisioner``), which forks the kernel from ``forked_from``'s zygote where it may."""
 
     keys = True
     forked_from: Path | None = None  # the notebooks' folder whose zygote forks this kernel where it holds no secret
@@ -109,26 +114,25 @@ class _LocalKernel(_Manager):
             from helpers.core.redaction import without_secrets
 
             kw["env"] = without_secrets({**os.environ, **kw.get("env", {})})
+        if self.provisioner is None:  # jupyter_client makes one from the kernelspec only where none is given
+            self.provisioner = self.stage_provisioner(kw)
         with open(f"{self.ip}.log" if self.transport == "ipc" else os.devnull, "ab") as log:  # the child keeps a copy
             kw.setdefault("stderr", log)
             return super().start_kernel(**kw)
 
-    async def _async_launch_kernel(self, kernel_cmd, **kw):
-        # jupyter_client's hook for launching differently: a fork of the zygote where there is one, else a process
-        from helpers.core import zygote
+    def stage_provisioner(self, kw: dict):
+        """This kernel's provisioner (``provisioner.StageProvisioner``): a fork of ``forked_from``'s zygote where the
+        kernel holds no secret, else a process of its own; signalled through its checked handle either way."""
+        import functools
+        import uuid
 
-        forked = _forked_kernel(self.forked_from, kernel_cmd,
-                                kw) if self.forked_from is not None and _keyless(self) else None
-        started = self.provisioner
-        if forked is None:
-            await super()._async_launch_kernel(kernel_cmd, **kw)
-            if started is not None and started.process is not None:  # every signal through the checked handle
-                from helpers.core.sessions import OwnSession
+        from helpers.core.provisioner import StageProvisioner
 
-                started.process, started.pgid = OwnSession(started.process), None
-            return
-        started.process, started.pid, started.pgid, started.cwd = zygote.Forked(forked), forked, None, kw.get("cwd")
-        self._reconcile_connection_info(started.connection_info)
+        self.kernel_id = self.kernel_id or kw.pop("kernel_id", None) or str(uuid.uuid4())
+        made = StageProvisioner(kernel_id=self.kernel_id, kernel_spec=self.kernel_spec, parent=self)
+        if self.forked_from is not None and _keyless(self):
+            made.fork = functools.partial(_forked_kernel, self.forked_from)
+        return made
 
     def client(self, **kwargs):
         made = super().client(**kwargs)

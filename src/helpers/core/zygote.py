@@ -8,8 +8,11 @@ notebooks beside that notebook (``kernels.notebook_modules``; the key stages' ex
 Each kernel without a secret (``kernels._keyless``: collection's too where the environment holds none) is a fork of
 it (copy-on-write: the imports cost nothing more) that becomes an ipykernel with the manager's connection file,
 arguments, environment, working directory and log, in a session of its own (interrupts and kills reach its process
-group, as for a kernel jupyter_client starts). The zygote reaps its kernels; it exits when its
-pipe closes (the command ended, or died). ``FORK_ENV=0`` starts every kernel as its own process.
+group, as for a kernel jupyter_client starts). A kernel ends through the interpreter's own exit, its atexit handlers
+run (``_become_kernel``, ``_leave``). The zygote reaps its kernels; it exits when its pipe closes (the command ended,
+or died). ``FORK_ENV=0`` starts every kernel as its own process. Only public interfaces are used: the kernel manager
+holds a fork through jupyter_client's provisioner API (``helpers.core.provisioner``), and nothing here reaches into
+ipykernel's, jupyter_client's or CPython's private names (``tests/test_public_api.py``).
 
 Run as ``python -m helpers.core.zygote MODULES_JSON`` by ``Zygote``; importing this module changes nothing.
 """
@@ -22,6 +25,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import NoReturn
 
 FORK_ENV = "COP_FORKED_KERNELS"  # 0: every kernel starts as its own process; unfrozen: no gc.freeze (the benchmark)
 LAUNCHER = "ipykernel_launcher"
@@ -55,9 +59,12 @@ def _reap(*_) -> None:
             return
 
 
-def _become_kernel(request: dict) -> None:
+def _become_kernel(request: dict) -> NoReturn:
     """In the forked child: a fresh session, the manager's stdio, directory, environment and arguments, then the
-    ipykernel app until it shuts down; never returns to the zygote's loop."""
+    ipykernel app until it shuts down. It never returns to the zygote's loop: it raises ``SystemExit``, which nothing
+    on the way out (``serve``'s loop, this module's ``__main__``) catches or cleans up after, so the kernel ends
+    through the interpreter's own exit, as ``python -m ipykernel_launcher`` does: its atexit handlers run there, the
+    last of them ``_leave``."""
     import signal
 
     code = 1
@@ -82,19 +89,41 @@ def _become_kernel(request: dict) -> None:
         code = 0
     except SystemExit as stop:
         code = stop.code if isinstance(stop.code, int) else 0
-    finally:
-        import atexit
+    except BaseException:  # noqa: BLE001 - a kernel that could not start says why in its log, and ends
+        import traceback
 
-        atexit._run_exitfuncs()
-        os._exit(code)
+        traceback.print_exc()
+    _LEAVING.append(code)
+    raise SystemExit(code)
+
+
+_LEAVING: list[int] = []  # in a forked kernel on its way out: its exit status (``_leave``)
+
+
+def _leave() -> None:
+    """The zygote's first atexit handler, and so (last in, first out) the last of every kernel forked from it: in a
+    kernel on its way out (``_become_kernel``), once the kernel's own handlers have run, its log flushed, end the
+    process (``os._exit``, as meant for a child after ``fork``) without the interpreter's teardown, which frees every
+    module's objects one by one and so copies the pages the kernel shares with the zygote (~0.1 CPU-s per kernel with
+    the stages' modules, on the machine of ``benchmarks/results/``). In the zygote itself, nothing."""
+    if _LEAVING:
+        for stream in (sys.__stdout__, sys.__stderr__):
+            try:
+                if stream is not None:
+                    stream.flush()
+            except (OSError, ValueError):  # closed, or its file gone: nothing more to say
+                pass
+        os._exit(_LEAVING[0])
 
 
 def serve(modules: list[str]) -> None:
     """The zygote's loop: import ``modules``, then one fork per request line on stdin (JSON: argv, env, cwd, log),
     answering the kernel's pid on stdout; exit at end of input."""
+    import atexit
     import gc
     import signal
 
+    atexit.register(_leave)  # before any module it imports registers one of its own: the kernels' last handler
     if sys.path and sys.path[0] == os.getcwd():  # as ``python -m ipykernel_launcher`` leaves it
         del sys.path[0]
     exec(PRELOAD.format(names=[*modules, "ipykernel.kernelapp"]), {})  # noqa: S102 - our own code, module names as data
