@@ -266,11 +266,12 @@ def test_the_new_models_or_prices_sentence_names_the_papers_estimator():
     split = pd.DataFrame({"task": ["t"], "change_pct": [-66.6], "prices_pct": [0.0], "start": ["2023-06-13"],
                           "end": ["2024-04-29"]})
     said = sentences.price_change_sentence(split, {"t": "T"})
-    assert said == ("No price of the models of this set changed between 2023-06-13 and 2024-04-29: the whole change of "
-                    "the paper's frontier over that time (T -66.6%; each problem's cheapest model on its recorded "
-                    "runs, which reads lower the more models and runs there are; the headline figure shows the "
-                    "headline's frontier) came from the models added by then (a newer snapshot at a lower price counts "
-                    "as a new model here), as the table below itemises.")
+    assert said == ("No price of the models of this set changed between 2023-06-13 and 2024-04-29 in its price "
+                    "ledger (a price cut the ledger does not hold, such as one after its last snapshot, is not "
+                    "seen): the whole change of the paper's frontier over that time (T -66.6%; each problem's "
+                    "cheapest model on its recorded runs, which reads lower the more models and runs there are; the "
+                    "headline figure shows the headline's frontier) came from the models added by then (a newer "
+                    "snapshot at a lower price counts as a new model here), as the table below itemises.")
 
 
 def test_no_cheapest_model_names_those_it_is_not_shown_cheaper_than():

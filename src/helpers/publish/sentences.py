@@ -159,7 +159,9 @@ def price_change_sentence(split: pd.DataFrame, task_labels: dict[str, str], bill
                 "and a price cut made before a run is inside its bill.")
     if not np.allclose(split["prices_pct"].to_numpy(float), 0.0):
         return None
-    return (f"No price of the models of this set changed between {start} and {end}: the whole change of the paper's "
+    return (f"No price of the models of this set changed between {start} and {end} in its price ledger (a price cut "
+            "the ledger does not hold, such as one after its last snapshot, is not seen): the whole change of the "
+            "paper's "
             f"frontier over that time ({changes}; {PER_PROBLEM_MIN}) came from the models added by then (a newer "
             "snapshot at a lower price counts as a new model here), as the table below itemises.")
 
