@@ -201,7 +201,8 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
                     "runs of every model, then the expert; 95% interval for these problems "
                     "$1.57 to $8.64).",
                     "96.9% of that is the assumed expert fee, paid where every try failed (a failure the benchmark's "
-                    "own tests find, at no cost counted here): its level scales with the fee assumed for the expert "
+                    "own tests or answer key find, at no cost counted here: a deployment without such a check pays "
+                    "for one, or cannot stop at the first pass): its level scales with the fee assumed for the expert "
                     "(the row 'human expert' in the settings of this run), while how often the expert is needed is "
                     "measured by the records.",
                     "Alone with the expert (up to 8 tries, every run a try), no model is the cheapest there beyond "

@@ -490,7 +490,8 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
            f"runs of every model, then the expert; 95% interval for these problems "
            f"{dollars(top['policy_low'])} to {dollars(top['policy_high'])})."]
     share = float(top["expert_share_pct"])
-    checked = " (a failure the benchmark's own tests find, at no cost counted here)"  # review 3, M3: free checking
+    checked = (" (a failure the benchmark's own tests or answer key find, at no cost counted here: a deployment "
+               "without such a check pays for one, or cannot stop at the first pass)")  # reviews 3, M3 and 6, M8
     out.append(f"{fee_pct(share)}% of that is the assumed expert fee, paid where every try failed{checked}: its level "
                "scales with the fee assumed for the expert (the row 'human expert' in the settings of this run), while "
                "how often the expert is needed is measured by the records." if share >= 50 else
