@@ -280,6 +280,8 @@ def full_caption(an: Analysis, name: str, **fill: str) -> str:
                    "SIMULATED sets of the `sim` set's shape, not of this one)")
         for said in ("held at least 93% on every generator", "least 93% of the time on every generator"):
             text = text.replace(said, said + one_run)
+        for said in ("Student's t over its runs", "Student's t over each problem's runs"):  # review 6, L2
+            text = text.replace(said, "Student's t over the problems (one run per cell: no spread of its own)")
     if an.imported:
         text = f"{text} {md(an.imported_tag)}"
     return f"{text} **SIMULATED** records (not real LLMs)." if an.simulated else text
