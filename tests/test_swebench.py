@@ -132,6 +132,8 @@ def test_a_disagreeing_entry_can_be_shown_in_table_1_alone(write_set, shared_dat
     assert "marked *Table 1 only*: Claude 3.7 Sonnet, which the set keeps out" in caption
     assert "why: Leaderboard entry Claude 3.7 Sonnet" in caption and "per-instance details mark 51 of 500" in caption
     assert "Without Claude 3.7 Sonnet (`table1_only`" in full_caption(an, "table1_intervals", replicates="9")
+    said = full_caption(an, "cost_accuracy")  # review 6, L2: one run per cell has no spread of its own
+    assert "Student's t over the problems (one run per cell" in said and "over its runs" not in said
 
 
 @pytest.mark.parametrize("only, says", [(["o3"], "table1_only names models that are not in the set's models: o3"),
