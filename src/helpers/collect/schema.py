@@ -172,6 +172,7 @@ ADDED: dict[int, tuple[str, ...]] = {
     3: ("agent_calls",),
     4: ("billed_usd", "billed_calls"),
 }
+_NEWEST_FIRST = tuple(sorted(ADDED, reverse=True))
 NO_USAGE = "provider reported no token usage"  # v0's failure of a reply without token counts
 
 
@@ -221,12 +222,15 @@ def version_of(raw: dict[str, Any]) -> int:
     if "schema_version" in raw:
         v = raw["schema_version"]
         if type(v) is not int or v < 0:
-            raise SchemaError(f"field 'schema_version' is {v!r}, not a version number")
+            raise SchemaError(f"field 'schema_version' is {v!r:.40}, not a version number")
         if v > SCHEMA_VERSION:
             raise SchemaError(f"a record of schema version {v}, newer than this code reads (up to {SCHEMA_VERSION}): "
                               "update cost-of-pass to read it")
         return v
-    return max((v for v, added in ADDED.items() if any(k in raw for k in added)), default=0)
+    for v in _NEWEST_FIRST:
+        if any(k in raw for k in ADDED[v]):
+            return v
+    return 0
 
 
 def upgrade(raw: Any) -> dict[str, Any]:
@@ -254,6 +258,7 @@ TYPES: dict[str, tuple[type, ...]] = {
 }
 COUNTS = ("run", "call", "prompt_tokens", "completion_tokens", "reasoning_tokens", "tries")  # whole numbers >= 0
 assert set(TYPES) == set(FIELDS)
+_FIELD_SET = frozenset(FIELDS)
 DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(CallRecord) if f.name not in REQUIRED}
 DEFAULTS["sampling"] = None  # a missing field reads as its default; sampling's is a fresh dict (below)
 
@@ -266,47 +271,48 @@ def _type_error(name: str, value: Any) -> SchemaError:
 
 def check(raw: dict[str, Any]) -> dict[str, Any]:
     """``raw`` with every field of the newest schema (missing optional fields at their defaults), or ``SchemaError``
-    naming the first field that does not fit."""
-    if missing := [k for k in REQUIRED if k not in raw]:
-        raise SchemaError(f"not a call record: field(s) {', '.join(missing)} missing")
+    naming the first field that does not fit. (Every line of every shard passes here once: it is kept lean.)"""
+    if raw.keys() != _FIELD_SET:
+        _complete(raw)
     for name, value in raw.items():
-        kinds = TYPES.get(name)
-        if kinds is None:
-            raise SchemaError(f"unknown field {name!r} (no version of the record schema has it)")
-        if type(value) not in kinds:
+        if type(value) not in TYPES[name]:
             raise _type_error(name, value)
     if raw["status"] not in STATUSES:
-        raise SchemaError(f"field 'status' is {raw['status']!r}, not one of {', '.join(STATUSES)}")
-    for name in COUNTS:
-        if raw.get(name, 0) < 0:
-            raise SchemaError(f"field {name!r} is {raw[name]}, not a count (>= 0)")
-    _check_numbers(raw)
-    if raw.get("agent_calls") is not None:
+        raise SchemaError(f"field 'status' is {raw['status']!r:.40}, not one of {', '.join(STATUSES)}")
+    if min(raw[name] for name in COUNTS) < 0:
+        name = next(name for name in COUNTS if raw[name] < 0)
+        raise SchemaError(f"field {name!r} is {raw[name]}, not a count (>= 0)")
+    for name in ("latency_s", "billed_usd", "billed_calls"):
+        value = raw[name]
+        if value is not None and not 0 <= value < math.inf:  # NaN and infinities fail too
+            raise SchemaError(f"field {name!r} is {value!r}, not a finite number >= 0")
+    if raw["agent_calls"] is not None:
         for i, call in enumerate(raw["agent_calls"]):
             try:
                 check_agent_call(call)
             except SchemaError as exc:
                 raise SchemaError(f"agent_calls[{i}]: {exc}") from None
-    if len(raw) < len(FIELDS):
-        for name, default in DEFAULTS.items():
-            if name not in raw:
-                raw[name] = {} if name == "sampling" else default
     return raw
 
 
-def _check_numbers(raw: dict[str, Any]) -> None:
-    for name in ("latency_s", "billed_usd"):
-        value = raw.get(name)
-        if value is not None and not (math.isfinite(value) and value >= 0):
-            raise SchemaError(f"field {name!r} is {value!r}, not a finite number >= 0")
-    if (raw.get("billed_calls") or 0) < 0:
-        raise SchemaError(f"field 'billed_calls' is {raw['billed_calls']}, not a count (>= 0)")
+def _complete(raw: dict[str, Any]) -> None:
+    """Fill the optional fields ``raw`` lacks with their defaults; ``SchemaError`` for a required field it lacks or a
+    field no version has."""
+    if missing := [k for k in REQUIRED if k not in raw]:
+        raise SchemaError(f"not a call record: field(s) {', '.join(missing)} missing")
+    if unknown := sorted(set(raw) - _FIELD_SET):
+        raise SchemaError(f"unknown field(s) {', '.join(map(repr, unknown))} (no version of the record schema has "
+                          f"{'it' if len(unknown) == 1 else 'them'})")
+    for name, default in DEFAULTS.items():
+        if name not in raw:
+            raw[name] = {} if name == "sampling" else default
 
 
 _AGENT_TYPES: dict[str, tuple[type, ...]] = {
     "model": (str,), "source_model": (str,), "prompt_tokens": (int,), "completion_tokens": (int,),
     "latency_s": _NUMBER, "time": (str,), "temperature": (*_NUMBER, _NONE)}
 assert set(_AGENT_TYPES) == set(AGENT_CALL_FIELDS)
+_AGENT_FIELD_SET = frozenset(AGENT_CALL_FIELDS)
 
 
 def check_agent_call(data: Any) -> dict[str, Any]:
@@ -314,16 +320,16 @@ def check_agent_call(data: Any) -> dict[str, Any]:
     >= 0."""
     if not isinstance(data, dict):
         raise SchemaError(f"an agent call is a JSON object, not {type(data).__name__}")
-    if set(data) != set(AGENT_CALL_FIELDS):
-        wrong = sorted(set(data) ^ set(AGENT_CALL_FIELDS))
+    if data.keys() != _AGENT_FIELD_SET:
+        wrong = sorted(set(data) ^ _AGENT_FIELD_SET)
         raise SchemaError(f"an agent call has fields {', '.join(AGENT_CALL_FIELDS)} (not so: {', '.join(wrong)})")
     for name, value in data.items():
         if type(value) not in _AGENT_TYPES[name]:
             kinds = " or ".join("null" if t is _NONE else t.__name__ for t in _AGENT_TYPES[name])
             raise SchemaError(f"agent call field {name!r} is {value!r:.40}, not {kinds}")
     for name in ("prompt_tokens", "completion_tokens", "latency_s"):
-        if not (math.isfinite(data[name]) and data[name] >= 0):
+        if not 0 <= data[name] < math.inf:
             raise SchemaError(f"agent call field {name!r} is {data[name]!r}, not a finite number >= 0")
-    if data["temperature"] is not None and not math.isfinite(data["temperature"]):
+    if data["temperature"] is not None and not -math.inf < data["temperature"] < math.inf:
         raise SchemaError(f"agent call field 'temperature' is {data['temperature']!r}, not a finite number")
     return data
