@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Literal, get_args
 
 SCHEMA_VERSION = 5
@@ -163,6 +163,7 @@ class CallRecord:
 FIELDS: tuple[str, ...] = tuple(f.name for f in fields(CallRecord))
 AGENT_CALL_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(AgentCall))
 REQUIRED = ("task", "problem_id", "model", "method", "run", "call", "litellm_model", "prompt_hash", "status")
+assert REQUIRED == tuple(f.name for f in fields(CallRecord) if f.default is MISSING and f.default_factory is MISSING)
 
 # ---- versions and migrations -----------------------------------------------------------------------------------------
 # the fields each version added (``version_of`` reads an unversioned record's version from them)
