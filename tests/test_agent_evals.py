@@ -324,7 +324,7 @@ def test_an_ldb_attempt_bills_its_seed_call_and_its_debugging_calls_by_hand(writ
         assert len(record.agent_calls) == counts[0][0] + counts[1][0] and counts[0][0] >= 1
         assert record.prompt_tokens == counts[0][1] + counts[1][1]
         assert record.completion_tokens == counts[0][2] + counts[1][2]
-        assert record.agent_calls[0]["model"] == seed  # the seed's call, billed at the seed model's price
+        assert record.agent_calls[0].model == seed  # the seed's call, billed at the seed model's price
 
 
 def test_ldb_runs_without_a_log_or_with_reflexion_seeds_are_named_and_left_out(write_set, shared_data):

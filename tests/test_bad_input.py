@@ -89,8 +89,8 @@ def gpqa_zip(kind: str):
 def corrupt_records(p, tmp):
     shard = tmp / "out" / "records" / "two_digit_addition" / "stub.jsonl"
     good = json.dumps({"task": "two_digit_addition", "problem_id": "1+2", "model": "stub", "method": "vanilla",
-                       "run": 0, "call": 0, "status": "ok", "fingerprint": "x", "prompt_tokens": 1,
-                       "completion_tokens": 1})
+                       "run": 0, "call": 0, "litellm_model": "x/stub", "prompt_hash": "h", "status": "ok",
+                       "fingerprint": "x", "prompt_tokens": 1, "completion_tokens": 1})
     write(shard, f"{good}\n{{not json at all\n{good}\n")
     return p
 

@@ -733,7 +733,7 @@ class _ScriptedWorker:
 
     def ask(self, header, program, tests, wait_s):
         answer = type(self).script.pop(0)
-        return answer if answer is None else {**answer, "id": header["id"]}
+        return answer if answer is None else {**answer, "id": header.id}
 
     def stop(self):
         type(self).stopped += 1
@@ -1120,3 +1120,40 @@ def test_cpythons_own_indentation_messages_are_kept_whole():
         assert reasons.kept_message("IndentationError", message, at_load=True) == message
     assert reasons.kept_message("IndentationError", "expected an indented block after all hidden tests passed on line "
                                 "1 (<solution>, line 2)", at_load=True) is None
+
+
+# ---- issue 64 item 3: the job header is a typed message, checked where the worker reads it --------------------------
+@pytest.mark.parametrize("change", [{"isolated": False}, {"scratch": "/"}, {"cpu_s": "3"}, {"mode": "both"}],
+                         ids=["isolated", "scratch", "cpu_s as text", "mode"])
+def test_a_first_frame_that_is_no_job_header_is_refused_and_runs_nothing(box, change):
+    """The worker reads a job's first frame as a ``plain.JobHeader``: a field it does not know (whether it is isolated,
+    its scratch directory: the worker's own to decide) or a value of the wrong type is refused in one line with the
+    job's id; no program runs (no verdict, no CPU seconds), and the worker ends with the job's frames unread."""
+    import select
+
+    from helpers.grade import plain
+
+    header = {**box._header(job(RIGHT)).to_dict(), **change}
+    frames = [json.dumps(header).encode(), RIGHT.encode(), json.dumps({"test": TEST, "prompt": PROMPT}).encode()]
+    worker = sb._Worker(box.boundary)
+    try:
+        stdin, out = worker.proc.stdin, worker.proc.stdout
+        assert stdin is not None and out is not None
+        for frame in frames:
+            plain.write_frame(stdin.fileno(), frame)
+        assert select.select([out], [], [], 30)[0], "the worker did not answer"
+        answer = json.loads(out.readline())
+        assert answer["id"] == header["id"] and answer["read"] is False, answer
+        assert not {"passed", "cpu_s"} & set(answer), answer
+        assert answer["error"].startswith("the worker refused the job: ") and "\n" not in answer["error"], answer
+        assert worker.proc.wait(timeout=30) is not None  # it ended rather than read the unread frames as a job
+    finally:
+        worker.stop()
+
+
+def test_a_header_the_grader_cannot_send_is_a_verdict_that_is_not_final():
+    """The pool checks the header it builds as the worker would: a mistake of the grader's own (a memory size that is
+    no whole number) is a failure never cached, not a hung pool or a dead thread."""
+    with sb.Sandbox(workers=1, cpu_s=3, memory_mb=1024.5) as pool:  # type: ignore[arg-type]
+        v = pool.run(job(RIGHT))
+    assert not v.passed and not v.final and "the sandbox could not take the job" in v.reason, v

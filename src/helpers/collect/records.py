@@ -11,6 +11,10 @@ A record's identity is its call key plus its ``fingerprint``: a hash of everythi
 the response (litellm model id, sampling arguments, prompt, method, call index, and for in-process
 backends their seed and weights or profile). Collection reuses a record only when both match, so a
 set with other settings makes new calls while the old records stay on disk, unread.
+
+A record's fields, their types and units, and the migration of every older shape of record are the schema's
+(``collect.schema``): every line is migrated to the newest version and checked as it is read, and a line that does not
+fit stops the read with one line naming the file and line.
 """
 
 from __future__ import annotations
@@ -20,7 +24,6 @@ import json
 import os
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,65 +32,15 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from helpers.collect.schema import CALL, FIELDS, KEY, SCHEMA_VERSION, CallRecord, SchemaError, upgrade
 from helpers.core.errors import CostOfPassError
 
 if TYPE_CHECKING:
     from helpers.core.params import Params
 from helpers.core.redaction import Redactor
 
-CALL = ("task", "problem_id", "model", "method", "run", "call")
-KEY = (*CALL, "fingerprint")  # a record is reused only when the fingerprint matches too
-
-
-@dataclass
-class CallRecord:
-    """One call. Token counts are the provider's (``completion_tokens`` includes reasoning tokens)."""
-
-    task: str
-    problem_id: str
-    model: str
-    method: str
-    run: int
-    call: int
-    litellm_model: str
-    prompt_hash: str
-    status: str  # "ok" | "error"
-    fingerprint: str = ""
-    response: str | None = None
-    finish_reason: str | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    reasoning_tokens: int = 0
-    latency_s: float = 0.0
-    tries: int = 1
-    error: str | None = None
-    unusable: bool = False  # the provider replied (and may have billed) but the reply cannot be used
-    sampling: dict[str, Any] = field(default_factory=dict)
-    simulated: bool = False
-    created_at: str = ""
-    # imported records (``helpers.collect.imports``): recorded by others, no call made here
-    source: str | None = None  # where the response comes from: publication, file, commit, licence
-    source_correct: bool | None = None  # the source's own correctness label, kept beside our grade
-    token_counts: str = "provider"  # "provider" (the API's usage), or how an importer counted or estimated them
-    # an imported agent attempt (``core.methods.agent``): every call it made, in order — model (registry name, whose
-    # price bills it), source_model, prompt_tokens, completion_tokens, latency_s, time, temperature; tokens above
-    # are their sums
-    agent_calls: list[dict[str, Any]] | None = None
-    # an imported attempt whose source gives the USD it was billed and its API calls, not tokens (``ImportedModel.
-    # billed_usd``): that USD is its cost at every price (it cannot be repriced); None for every other record
-    billed_usd: float | None = None
-    billed_calls: int | None = None
-
-    @property
-    def key(self) -> tuple:
-        return tuple(getattr(self, k) for k in KEY)
-
-    def as_dict(self) -> dict[str, Any]:
-        """The fields by name (``dataclasses.asdict`` without its deep copy: the fields are plain values)."""
-        return {k: getattr(self, k) for k in COLUMNS}
-
-
-COLUMNS = list(CallRecord.__dataclass_fields__)
+# the frame's columns: every field but ``schema_version`` (a frame holds records of the newest schema only)
+COLUMNS = [f for f in FIELDS if f != "schema_version"]
 
 
 class RecordStore:
@@ -221,7 +174,7 @@ SNAPSHOT = ".snapshot"
 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=COLUMNS)
-    df["fingerprint"] = df["fingerprint"].fillna("")  # records made before fingerprints: never reused
+    df["fingerprint"] = df["fingerprint"].fillna("")  # rows are complete (``schema.upgrade``); an empty frame is not
     df["unusable"] = df["unusable"].fillna(False).astype(bool)
     df["simulated"] = df["simulated"].fillna(False).astype(bool)
     df["token_counts"] = df["token_counts"].fillna("provider")
@@ -249,7 +202,10 @@ def _parse(path: Path, data: bytes, first_line: int) -> tuple[list[dict[str, Any
                                   "aside or delete it to collect that call again") from None
         if not isinstance(record, dict) or any(k not in record for k in CALL):
             raise CostOfPassError(f"{path} line {i}: not a call record (fields {', '.join(CALL)} needed)")
-        rows.append(record)
+        try:
+            rows.append(upgrade(record))  # an older version migrated, every version checked
+        except SchemaError as err:
+            raise CostOfPassError(f"{path} line {i}: {err}") from None
     return rows, end
 
 
@@ -284,7 +240,8 @@ def read_shard(path: Path, snapshot: Path, columns: list[str] | None = None) -> 
     end = offset + parsed
     with path.open("rb") as fh:
         head = _head(fh.read(min(end, 4096)))
-    _write_snapshot(df, snapshot, {"offset": str(end), "lines": str(lines + data[:parsed].count(b"\n")), "head": head})
+    _write_snapshot(df, snapshot, {"offset": str(end), "lines": str(lines + data[:parsed].count(b"\n")), "head": head,
+                                   "schema_version": str(SCHEMA_VERSION)})
     return df[columns] if columns else df
 
 
@@ -293,7 +250,7 @@ def _snapshot_offset(path: Path, snap: pq.ParquetFile | None, size: int) -> tupl
     if snap is None:
         return 0, 1
     meta = snap.schema_arrow.metadata or {}
-    if set(COLUMNS) - set(snap.schema_arrow.names):  # written before a field was added: parse the shard again
+    if meta.get(b"schema_version") != str(SCHEMA_VERSION).encode():  # rows of another schema: parse the shard again
         return 0, 1
     offset, lines = int(meta.get(b"offset", -1)), int(meta.get(b"lines", 1))
     if not 0 < offset <= size:

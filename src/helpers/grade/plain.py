@@ -6,6 +6,7 @@ tuple, ``{"d": [[k, v], ...]}`` a dict, ``{"s"|"f": [...]}`` a set or frozenset,
 im]}`` a complex); ``decode`` builds fresh built-in objects from it and refuses anything else. The harness compares
 what it decoded, with built-in types' own ``==``, so an object whose ``__eq__`` always says yes cannot cross. Frames
 on a descriptor are a 4-byte big-endian length and that many bytes of UTF-8 JSON (``write_frame``/``read_frame``).
+A job's first frame, from the grader to the worker, is a ``JobHeader``.
 Standard library only: this file runs inside the boundary too.
 """
 
@@ -13,9 +14,11 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import os
 import struct
 import time
+from typing import Literal, NamedTuple
 
 MAX_FRAME = 64 << 20  # bytes of one message
 MAX_DEPTH = 200  # nesting of containers
@@ -31,6 +34,68 @@ class NotPlain(ValueError):
 class OverBudget(NotPlain):
     """Decoding a message would cost the reader more CPU time than its budget (``DEADLINE``): e.g. members of a set
     or keys of a dict that all share one hash, which make each insertion as slow as the ones before it."""
+
+
+class BadHeader(ValueError):
+    """A job's first frame that is not a ``JobHeader`` (one line saying why)."""
+
+
+class JobHeader(NamedTuple):
+    """A job's first frame: what the worker needs to run one program (``sandbox.Sandbox`` writes it, ``sandbox_server``
+    reads it). Immutable; ``from_dict`` takes exactly these fields, each of its type, and nothing else, so a header
+    cannot set what only the worker decides (whether it is isolated, its scratch directory). A ``NamedTuple`` rather
+    than a dataclass: ``typing`` is in the worker already (``PRELOAD``), ``dataclasses`` would bring ``inspect`` and
+    ``ast`` into every job's process."""
+
+    id: int
+    """The job's number in its pool (its answer carries it back)."""
+    mode: Literal["split", "whole"]
+    """``split``: the hidden tests run in the harness and call the program over the channel; ``whole``: program,
+    tests and ``check`` run together in the program's process."""
+    entry_point: str
+    """The function the tests check."""
+    calls: tuple[str, ...]
+    """The functions the harness may call in the program's process: the entry point first, then those only the
+    solution defines (``programs.CodeJob.calls``)."""
+    cpu_s: int
+    """The program's CPU limit (seconds)."""
+    memory_mb: int
+    """The program's address space (MiB)."""
+    backstop_s: float
+    """How long the program may sleep, neither running nor waiting for a CPU (seconds)."""
+    hook: bool = True
+    """Whether the program runs under the audit hook (a second line, never the boundary)."""
+
+    def to_dict(self) -> dict:
+        """The header as the frame's JSON object."""
+        return {**self._asdict(), "calls": list(self.calls)}
+
+    @classmethod
+    def from_dict(cls, data) -> JobHeader:
+        """The header of a frame's JSON object, checked (``BadHeader``)."""
+        if type(data) is not dict:
+            raise BadHeader(f"a job header is a JSON object, not {type(data).__name__}")
+        if set(data) != set(cls._fields):
+            wrong = ", ".join(sorted(set(data) ^ set(cls._fields)))
+            raise BadHeader(f"a job header has the fields {', '.join(cls._fields)} (not so: {wrong})")
+        calls = data["calls"]
+        if type(calls) is not list or not calls or any(type(c) is not str for c in calls):
+            raise BadHeader("a job header's 'calls' is a list of one or more function names")
+        return cls(**{**data, "calls": tuple(calls)}).checked()
+
+    def checked(self) -> JobHeader:
+        """The header itself where every field holds a value of its type and range; ``BadHeader`` otherwise."""
+        for name, ok in (("id", type(self.id) is int and self.id >= 0), ("mode", self.mode in ("split", "whole")),
+                         ("entry_point", type(self.entry_point) is str and self.entry_point != ""),
+                         ("calls", type(self.calls) is tuple and len(self.calls) > 0
+                          and all(type(c) is str for c in self.calls)),
+                         ("cpu_s", type(self.cpu_s) is int and self.cpu_s >= 1),
+                         ("memory_mb", type(self.memory_mb) is int and self.memory_mb >= 1),
+                         ("backstop_s", type(self.backstop_s) in (int, float) and 0 < self.backstop_s < math.inf),
+                         ("hook", type(self.hook) is bool)):
+            if not ok:
+                raise BadHeader(f"a job header's {name!r} is {getattr(self, name)!r:.60}")
+        return self
 
 
 def _spend() -> None:

@@ -17,6 +17,7 @@ import ast
 import builtins
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class CodeJob:
     solution defines (split mode)."""
 
     program: str
-    mode: str
+    mode: Literal["split", "whole"]
     entry_point: str
     test: str = ""
     prompt: str = ""

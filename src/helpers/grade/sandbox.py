@@ -153,14 +153,14 @@ class _Worker:
     def __init__(self, box: Boundary):
         self.proc = box.start()
 
-    def ask(self, header: dict, program: str, tests: dict, wait_s: float) -> dict | None:
+    def ask(self, header: plain.JobHeader, program: str, tests: dict, wait_s: float) -> dict | None:
         """The worker's answer, or None when it did not answer within ``wait_s`` (or died). Three frames: the header
         for the worker, the program for the candidate process, the tests for the harness (``sandbox_server``)."""
         stdin, out = self.proc.stdin, self.proc.stdout
         assert stdin is not None and out is not None  # Boundary.start opens both pipes
         try:
             fd = stdin.fileno()
-            plain.write_frame(fd, json.dumps(header).encode())
+            plain.write_frame(fd, json.dumps(header.to_dict()).encode())
             plain.write_frame(fd, program.encode("utf-8", "surrogatepass"))
             plain.write_frame(fd, json.dumps(tests).encode())
         except (OSError, ValueError):
@@ -172,7 +172,7 @@ class _Worker:
             answer = json.loads(line)
         except ValueError:
             return None
-        return answer if isinstance(answer, dict) and answer.get("id") == header["id"] else None
+        return answer if isinstance(answer, dict) and answer.get("id") == header.id else None
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -236,8 +236,11 @@ class Sandbox:
                                           self.boundary.isolation))
                 continue
             try:
+                header = self._header(job)
                 worker = worker or _Worker(self.boundary)
-                answer = worker.ask(self._header(job), job.program, self._tests(job), self.wait_s)
+                answer = worker.ask(header, job.program, self._tests(job), self.wait_s)
+            except plain.BadHeader as exc:  # the grader's own mistake: no verdict of the program's, never cached
+                answer = {"error": f"the sandbox could not take the job ({exc})"}
             except OSError as exc:
                 answer = {"error": f"the sandbox could not start ({exc})"}
             if answer is None or "error" in answer:
@@ -259,10 +262,11 @@ class Sandbox:
         """The third frame, for the harness only: the hidden tests, the prompt, and the seed their random draws use."""
         return {"test": job.test, "prompt": job.prompt, "seed": draw_seed(self._draw_secret, job)}
 
-    def _header(self, job: CodeJob) -> dict:
-        return {"id": next(self._ids), "mode": job.mode, "entry_point": job.entry_point,
-                "calls": list(job.calls or (job.entry_point,)),
-                "cpu_s": self.cpu_s, "memory_mb": self.memory_mb, "backstop_s": self.backstop_s, "hook": self.hook}
+    def _header(self, job: CodeJob) -> plain.JobHeader:
+        """The job's first frame, for the worker (checked here as the worker checks it: ``plain.BadHeader``)."""
+        return plain.JobHeader(next(self._ids), job.mode, job.entry_point,
+                               tuple(job.calls or (job.entry_point,)), self.cpu_s, self.memory_mb, self.backstop_s,
+                               self.hook).checked()
 
     def _verdict(self, answer: dict, job: CodeJob) -> Verdict:
         passed = answer.get("passed") is True

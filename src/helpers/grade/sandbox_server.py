@@ -142,22 +142,22 @@ def install_guard(scratch: str) -> None:
 
 
 # ---- the candidate -------------------------------------------------------------------------------------------------
-def serve(job: dict, program: str, chan_in: int, chan_out: int) -> None:
+def serve(job: plain.JobHeader, program: str, chan_in: int, chan_out: int) -> None:
     """Run the program; in split mode, answer calls of the functions the job names (``calls``: the entry point, then
     those only the solution defines), each frame [index into ``calls``, args, kwargs], until the harness closes the
     channel. A named function the program does not define raises NameError when called (the tests fail there)."""
-    space: dict = {"__name__": "__main__" if job["mode"] == "whole" else "__solution__", "__builtins__": builtins}
+    space: dict = {"__name__": "__main__" if job.mode == "whole" else "__solution__", "__builtins__": builtins}
     try:
         exec(compile(program, "<solution>", "exec"), space)
-        entry = space.get(job["entry_point"]) if job["mode"] == "split" else None
-        if job["mode"] == "split" and not callable(entry):
-            raise NameError(f"name '{job['entry_point']}' is not defined")
+        entry = space.get(job.entry_point) if job.mode == "split" else None
+        if job.mode == "split" and not callable(entry):
+            raise NameError(f"name '{job.entry_point}' is not defined")
     except BaseException as exc:  # noqa: BLE001 - every way out of the program is an answer
         plain.write_frame(chan_out, json.dumps({"load_error": [type(exc).__name__, str(exc)[:REASON_CHARS]]}).encode())
         return
     plain.write_frame(chan_out, json.dumps({"ready": True}).encode())
-    calls = list(job["calls"])
-    while job["mode"] == "split":
+    calls = job.calls
+    while job.mode == "split":
         frame = plain.read_frame(chan_in)
         if frame is None:
             return
@@ -172,20 +172,20 @@ def serve(job: dict, program: str, chan_in: int, chan_out: int) -> None:
         plain.write_frame(chan_out, json.dumps(reply, allow_nan=True).encode())
 
 
-def candidate(job: dict, chan_in: int, chan_out: int, isolated: bool) -> None:
-    """The program's own process; never returns."""
+def candidate(job: plain.JobHeader, chan_in: int, chan_out: int, isolated: bool, scratch: str) -> None:
+    """The program's own process (working in ``scratch``); never returns."""
     try:
         os.setsid()
         kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
         program = plain.read_frame(0).decode("utf-8", "surrogatepass")  # frame two: the program, for this process only
         plain.write_frame(chan_out, READ)  # the harness may now read frame three
-        os.chdir(job["scratch"])
+        os.chdir(scratch)
         keep_only([chan_in, chan_out])
-        confine(backstop_cpu_s(job), job["memory_mb"], isolated, FILE_MB << 20)
+        confine(backstop_cpu_s(job), job.memory_mb, isolated, FILE_MB << 20)
         sys.set_int_max_str_digits(0)
         seed()
-        if job.get("hook", True):
-            install_guard(job["scratch"])
+        if job.hook:
+            install_guard(scratch)
         serve(job, program, chan_in, chan_out)
     except BaseException:  # noqa: BLE001 - the harness sees the channel close
         pass
@@ -205,10 +205,10 @@ POLL_S = 0.05  # how often the harness reads the candidate's CPU clock while it 
 HARNESS_MARGIN_S = 2  # the harness's own RLIMIT_CPU is the limit plus this: what it spends is the program's (``Watch``)
 
 
-def backstop_cpu_s(job: dict) -> int:
+def backstop_cpu_s(job: plain.JobHeader) -> int:
     """The kernel's CPU limit of the candidate (RLIMIT_CPU), far above the harness's: it ends a candidate whose
     harness stopped watching, and a busy machine's inflated tick count never reaches it first."""
-    return 2 * job["cpu_s"] + 5
+    return 2 * job.cpu_s + 5
 
 
 class Watch:
@@ -358,7 +358,7 @@ def not_plain() -> plain.NotPlain:
     return exc
 
 
-def judge(job: dict, tests: dict, to_c: int, from_c: int) -> tuple[bool, str]:
+def judge(job: plain.JobHeader, tests: dict, to_c: int, from_c: int) -> tuple[bool, str]:
     """The verdict: passed, or the reason it did not ("gone": the candidate ended without a word)."""
     first = receive(from_c)
     if first is None:
@@ -374,15 +374,15 @@ def judge(job: dict, tests: dict, to_c: int, from_c: int) -> tuple[bool, str]:
         if not (isinstance(said_, list) and len(said_) == 2 and all(isinstance(x, str) for x in said_)):
             return False, "the program's first message was not its own"
         return False, reasons.reason(said_[0], said_[1], True, at_load=True)[:REASON_CHARS]
-    if job["mode"] == "whole":
+    if job.mode == "whole":
         return True, ""
     space: dict = {"__name__": "__harness__", "__builtins__": builtins}
     exec(compile(tests["prompt"], "<prompt>", "exec"), space)  # the problem's own helpers (e.g. HumanEval/38's encoder)
-    for which, name in enumerate(job["calls"]):  # the entry point (over the prompt's stub of it) and what only the
+    for which, name in enumerate(job.calls):  # the entry point (over the prompt's stub of it) and what only the
         space[name] = stand_in(name, to_c, from_c, which)  # solution defines: run in its process (HumanEval/33)
     exec(compile(tests["test"], "<tests>", "exec"), space)
     try:
-        space["check"](stand_in(job["entry_point"], to_c, from_c))
+        space["check"](stand_in(job.entry_point, to_c, from_c))
     except CandidateGone:
         return False, "gone"
     except CpuLimit:
@@ -392,10 +392,10 @@ def judge(job: dict, tests: dict, to_c: int, from_c: int) -> tuple[bool, str]:
     return True, ""
 
 
-def enclose(job: dict, to_c: tuple[int, int], from_c: tuple[int, int]) -> int:
+def enclose(job: plain.JobHeader, to_c: tuple[int, int], from_c: tuple[int, int], isolated: bool, scratch: str) -> int:
     """New namespaces and a fresh /tmp for one program, /proc hidden, and its candidate process (returned: its pid,
     as this namespace sees it). Runs before the hidden tests are read, so the candidate's memory holds none."""
-    if job["isolated"]:
+    if isolated:
         kernel.unshare(kernel.CLONE_NEWNS | kernel.CLONE_NEWIPC | kernel.CLONE_NEWPID | kernel.CLONE_NEWUTS)
         kernel.fresh_clocks()  # through /proc, before it is hidden
         kernel.mount("none", "/", None, kernel.MS_REC | kernel.MS_PRIVATE)
@@ -406,13 +406,13 @@ def enclose(job: dict, to_c: tuple[int, int], from_c: tuple[int, int]) -> int:
     if pid == 0:
         os.close(to_c[1])
         os.close(from_c[0])
-        candidate(job, to_c[0], from_c[1], job["isolated"])
+        candidate(job, to_c[0], from_c[1], isolated, scratch)
     os.close(to_c[0])
     os.close(from_c[1])
     return pid
 
 
-def harness(job: dict, report: int) -> None:
+def harness(job: plain.JobHeader, report: int, isolated: bool, scratch: str) -> None:
     """Enclose the candidate, read the hidden tests (frame three of the job, on stdin, once the candidate has taken
     frame two), judge, end the candidate and report (``{"pid"}`` first, ``{"read"}`` once the job's frames are off
     stdin, then the verdict with the candidate's status and CPU seconds); never returns."""
@@ -421,8 +421,8 @@ def harness(job: dict, report: int) -> None:
     try:
         os.setsid()
         to_c, from_c = os.pipe(), os.pipe()
-        pid = enclose(job, to_c, from_c)
-        WATCH = Watch(pid, job["cpu_s"])
+        pid = enclose(job, to_c, from_c, isolated, scratch)
+        WATCH = Watch(pid, job.cpu_s)
         os.write(report, (json.dumps({"pid": pid}) + "\n").encode())
         # the candidate died before it took its program: frame three is not next
         if plain.read_frame(from_c[0]) != READ:
@@ -431,7 +431,7 @@ def harness(job: dict, report: int) -> None:
         os.write(report, b'{"read": true}\n')
         keep_only([to_c[1], from_c[0], report])
         tests = json.loads(tests_frame.decode("utf-8")) if tests_frame else {}
-        confine(job["cpu_s"] + HARNESS_MARGIN_S, job["memory_mb"], job["isolated"], 0)
+        confine(job.cpu_s + HARNESS_MARGIN_S, job.memory_mb, isolated, 0)
         seed(tests.pop("seed", 0) if isinstance(tests.get("seed"), int) else 0)  # Python's digit limit stays: a
         # reply's integer of more digits is refused before it costs anything
         WATCH.start()
@@ -444,7 +444,7 @@ def harness(job: dict, report: int) -> None:
     except BaseException as exc:  # noqa: BLE001
         result = {"passed": False, "reason": f"the harness failed: {said(exc)}"}
     if WATCH is not None and WATCH.hit:  # also when a test caught what the stand-in raised
-        result = {"passed": False, "reason": f"CPU time limit ({job['cpu_s']} s)"}
+        result = {"passed": False, "reason": f"CPU time limit ({job.cpu_s} s)"}
     if pid:
         result = end_candidate(pid, result, job)
     charged_s = result.get("charged_s", 0.0)
@@ -456,7 +456,7 @@ def harness(job: dict, report: int) -> None:
     os._exit(0)
 
 
-def end_candidate(pid: int, result: dict, job: dict) -> dict:
+def end_candidate(pid: int, result: dict, job: plain.JobHeader) -> dict:
     """The verdict ``result`` once the candidate ``pid`` is ended and reaped, with its status and CPU seconds: a
     channel it closed while it ran on is its own failure, not a kill from outside; a pass at or past the CPU limit
     (however it got there) is the limit."""
@@ -468,8 +468,8 @@ def end_candidate(pid: int, result: dict, job: dict) -> dict:
     cpu = cpu if cpu is not None else usage.ru_utime + usage.ru_stime
     charged = WATCH.charged if WATCH is not None else 0.0  # read before the report: its own writing is not judging
     result.update(status=status, cpu_s=cpu, charged_s=charged)
-    if cpu + charged >= job["cpu_s"] and result.get("passed"):
-        result.update(passed=False, reason=f"CPU time limit ({job['cpu_s']} s)")
+    if cpu + charged >= job.cpu_s and result.get("passed"):
+        result.update(passed=False, reason=f"CPU time limit ({job.cpu_s} s)")
     return result
 
 
@@ -505,40 +505,41 @@ def kill(pid: int | None) -> None:
             pass
 
 
-def status_reason(status: int, cpu: float, job: dict) -> str:
+def status_reason(status: int, cpu: float, job: plain.JobHeader) -> str:
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= job["cpu_s"]):  # RLIMIT_CPU, the backstop
-            return f"CPU time limit ({job['cpu_s']} s)"
+        if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= job.cpu_s):  # RLIMIT_CPU, the backstop
+            return f"CPU time limit ({job.cpu_s} s)"
         return f"killed by {signal.Signals(sig).name}" if sig in signal.valid_signals() else f"killed by signal {sig}"
     return f"the program ended before it answered (exit {os.waitstatus_to_exitcode(status)})"
 
 
-def run(job: dict) -> dict:
-    """One job: fork the harness (which encloses the candidate), watch it, kill at the backstop, compose the answer."""
+def run(job: plain.JobHeader, isolated: bool) -> dict:
+    """One job: fork the harness (which encloses the candidate), watch it, kill at the backstop, compose the answer.
+    Whether the job is ``isolated`` and where its program works are the worker's to decide, never the header's."""
     start = time.monotonic()
-    if not job["isolated"]:
+    if not isolated:
         import tempfile  # bare mode only: the worker stays small, so each fork copies less
 
-        job["scratch"] = tempfile.mkdtemp(prefix="cop-program-")
+        scratch = tempfile.mkdtemp(prefix="cop-program-")
     else:
-        job["scratch"] = "/tmp"
+        scratch = "/tmp"
     report = os.pipe()
     harness_pid = os.fork()
     if harness_pid == 0:
         os.close(report[0])
-        harness(job, report[1])
+        harness(job, report[1], isolated, scratch)
     os.close(report[1])
     out = watch(job, harness_pid, report[0], start)
     os.close(report[0])
-    if not job["isolated"]:
+    if not isolated:
         import shutil
 
-        shutil.rmtree(job["scratch"], ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
     return out
 
 
-def watch(job: dict, harness_pid: int, report: int, start: float) -> dict:
+def watch(job: plain.JobHeader, harness_pid: int, report: int, start: float) -> dict:
     """Wait for the harness's report; the backstop counts the program's sleep only (see the module's docstring)."""
     notes, cand, backstop, busy, read_at, handle = b"", None, False, {}, 1.0, None
     while True:
@@ -558,7 +559,7 @@ def watch(job: dict, harness_pid: int, report: int, start: float) -> dict:
             seconds = busy_s(pid) if pid else None
             if seconds is not None:
                 busy[pid] = seconds  # a process that ended keeps its last reading
-        if wall - sum(busy.values()) > job["backstop_s"]:
+        if wall - sum(busy.values()) > job.backstop_s:
             backstop = True
             for pid in (cand, harness_pid):
                 kill(pid)  # the candidate is its namespace's PID 1: nothing it started survives it
@@ -568,12 +569,12 @@ def watch(job: dict, harness_pid: int, report: int, start: float) -> dict:
     harness_cpu = usage.ru_utime + usage.ru_stime
     answer["outside"] = killed_from_outside(job, notes, backstop, status, harness_cpu, answer)
     if (not answer["outside"] and not backstop and not any("passed" in x for x in _lines(notes))
-            and os.WIFSIGNALED(status) and harness_cpu >= job["cpu_s"] + HARNESS_MARGIN_S - 1):
-        answer["reason"] = f"CPU time limit ({job['cpu_s']} s)"  # the harness's own limit: judging is the program's
+            and os.WIFSIGNALED(status) and harness_cpu >= job.cpu_s + HARNESS_MARGIN_S - 1):
+        answer["reason"] = f"CPU time limit ({job.cpu_s} s)"  # the harness's own limit: judging is the program's
     return answer
 
 
-def killed_from_outside(job: dict, notes: bytes, backstop: bool, harness_status: int, harness_cpu: float,
+def killed_from_outside(job: plain.JobHeader, notes: bytes, backstop: bool, harness_status: int, harness_cpu: float,
                         answer: dict) -> bool:
     """Whether a failure is a kill no part of the grader sent (the OOM killer, an operator): the candidate's SIGKILL,
     below its CPU limit (it is PID 1 of its namespace, so nothing inside it can send itself one, and it may not lower
@@ -587,9 +588,9 @@ def killed_from_outside(job: dict, notes: bytes, backstop: bool, harness_status:
     if ended:
         status = ended[0].get("status")
         return (ended[0].get("reason") == "gone" and isinstance(status, int) and os.WIFSIGNALED(status)
-                and os.WTERMSIG(status) == signal.SIGKILL and answer["cpu_s"] < job["cpu_s"])
+                and os.WTERMSIG(status) == signal.SIGKILL and answer["cpu_s"] < job.cpu_s)
     return (os.WIFSIGNALED(harness_status) and os.WTERMSIG(harness_status) in OUTSIDE_SIGNALS
-            and harness_cpu < job["cpu_s"] + HARNESS_MARGIN_S - 1)  # below its own RLIMIT_CPU (``harness``)
+            and harness_cpu < job.cpu_s + HARNESS_MARGIN_S - 1)  # below its own RLIMIT_CPU (``harness``)
 
 
 # What an operator or the OOM killer sends; never a crash of the harness (SIGSEGV, SIGABRT, …: a program may cause one,
@@ -631,20 +632,20 @@ def end_namespace(handle: int | None) -> None:
     os.close(handle)
 
 
-def compose(job: dict, notes: bytes, backstop: bool, schedstat: bool, wall: float) -> dict:
+def compose(job: plain.JobHeader, notes: bytes, backstop: bool, schedstat: bool, wall: float) -> dict:
     lines = _lines(notes)
     end: dict = next((x for x in lines if "passed" in x), {"reason": "gone"})
     read = any(x.get("read") is True for x in lines)
     cpu = float(end.get("cpu_s", 0.0)) + float(end.get("charged_s", 0.0))  # the program's, and its replies' decoding
     passed, reason = end.get("passed") is True, str(end.get("reason", ""))[:REASON_CHARS]
     if backstop:
-        passed, reason = False, f"slept past the {job['backstop_s']} s backstop" + ("" if schedstat else " (wall time)")
+        passed, reason = False, f"slept past the {job.backstop_s} s backstop" + ("" if schedstat else " (wall time)")
     elif not passed and reason == "gone":
         reason = status_reason(end["status"], cpu, job) if "status" in end else "the harness ended without a verdict"
     harness = end.get("harness_cpu_s")  # the harness's own process CPU (its rusage would count the candidate too)
     return {"harness_cpu_s": round(float(harness), 4) if isinstance(harness, (int, float)) else 0.0,
-            "id": job["id"], "passed": passed, "reason": "" if passed else reason, "cpu_s": round(cpu, 4),
-            "wall_s": round(wall, 4), "backstop": backstop, "mode": job["mode"], "read": read}
+            "id": job.id, "passed": passed, "reason": "" if passed else reason, "cpu_s": round(cpu, 4),
+            "wall_s": round(wall, 4), "backstop": backstop, "mode": job.mode, "read": read}
 
 
 def main(mode: str) -> None:
@@ -670,13 +671,30 @@ def serve_job(frame: bytes, isolated: bool) -> bool:
     find. Whether the job's frames were all read off stdin."""
     pid = os.fork()
     if pid == 0:
-        answer = run({**json.loads(frame.decode("utf-8")), "isolated": isolated})
+        try:
+            job = plain.JobHeader.from_dict(json.loads(frame.decode("utf-8")))
+        except (ValueError, RecursionError) as exc:  # not UTF-8 JSON, or not a header (``plain.BadHeader``)
+            answer = refused(frame, exc)
+        else:
+            answer = run(job, isolated)
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
         os._exit(0 if answer["read"] else 3)
     del frame
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status) == 0
+
+
+def refused(frame: bytes, exc: BaseException) -> dict:
+    """The answer to a first frame that is not a job header: no program runs, its frames stay unread (the worker
+    ends: ``serve_job``), and the grader reads why (its ``id`` where the frame has one)."""
+    try:
+        data = json.loads(frame.decode("utf-8"))
+        given = data.get("id") if type(data) is dict else None
+    except (ValueError, RecursionError):
+        given = None
+    return {"id": given if type(given) is int else None, "error": f"the worker refused the job: {exc}"[:REASON_CHARS],
+            "read": False}
 
 
 if __name__ == "__main__":

@@ -202,8 +202,8 @@ def import_records(params: Params, attempts: list, store: RecordStore) -> Import
             status="error" if r.failure else "ok", response=r.response, finish_reason=r.finish_reason,
             prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens, tries=1, error=r.failure,
             unusable=bool(r.failure), sampling=r.sampling, source=r.source, source_correct=r.source_correct,
-            token_counts=r.token_counts, created_at="", agent_calls=list(r.agent_calls) or None,
-            latency_s=sum(c["latency_s"] for c in r.agent_calls), billed_usd=r.billed_usd, billed_calls=r.billed_calls)
+            token_counts=r.token_counts, created_at="", agent_calls=r.agent_calls or None,
+            latency_s=sum(c.latency_s for c in r.agent_calls), billed_usd=r.billed_usd, billed_calls=r.billed_calls)
         if "\x1f".join(map(str, record.key)) in done:
             result.present += 1
             continue

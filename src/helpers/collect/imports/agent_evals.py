@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from helpers.collect.imports.common import Dropped, Imported
 
 from helpers.collect.imports.common import token_count
+from helpers.collect.schema import AgentCall
 from helpers.core.errors import CostOfPassError
 from helpers.core.tasks.humaneval import SourceLineError, json_object, lines, read_jsonl
 
@@ -38,7 +39,7 @@ RUN_FOLDER = re.compile(r"^run(\d+)$")
 
 
 @dataclass(frozen=True)
-class AgentCall:
+class LoggedCall:
     """One recorded API call: the source's model name, tokens, seconds, when, at what temperature, and its output."""
 
     model: str
@@ -57,7 +58,7 @@ class AgentTask:
     task_id: str
     solution: str
     is_solved: bool
-    calls: tuple[AgentCall, ...]
+    calls: tuple[LoggedCall, ...]
     starts: int = 1  # task_started rows: 2 or more when the run restarted it (every start's calls were billed)
 
 
@@ -111,11 +112,11 @@ def _one(folder: Path, suffix: str) -> Path | None:
     return found[0] if found else None
 
 
-def read_log(path: Path, known: dict[str, str] | None = None) -> tuple[dict[str, list[AgentCall]],
+def read_log(path: Path, known: dict[str, str] | None = None) -> tuple[dict[str, list[LoggedCall]],
                                                                        list[str], dict[str, int]]:
     """Calls per task id, the task ids in the order the log first started them, and starts per task; a call's model
     must be a key of ``known`` when given. Raises ``SourceLineError`` naming the file and line."""
-    calls: dict[str, list[AgentCall]] = {}
+    calls: dict[str, list[LoggedCall]] = {}
     order: list[str] = []
     starts: dict[str, int] = {}
     current: str | None = None
@@ -141,7 +142,7 @@ def read_log(path: Path, known: dict[str, str] | None = None) -> tuple[dict[str,
                 raise SourceLineError(f"{path}: line {number}: unknown model {model!r} (the set's "
                                       f"import_from.model_names knows: {', '.join(sorted(known)) or 'none'})")
             output = row.get("output_messages")
-            calls[current].append(AgentCall(
+            calls[current].append(LoggedCall(
                 model=model,
                 prompt_tokens=_number(row.get("prompt_tokens"), int, path, number, "prompt_tokens"),
                 completion_tokens=_number(row.get("completion_tokens"), int, path, number, "completion_tokens"),
@@ -279,13 +280,13 @@ def read(params, path: Path, models) -> Iterator["Imported | Dropped"]:
             continue
         group = spec.runs[f"{run.strategy}/{run.group}"]
         for task in run.tasks:
-            calls = tuple({"model": spec.model_names[c.model], "source_model": c.model,
-                           "prompt_tokens": c.prompt_tokens,
-                           "completion_tokens": c.completion_tokens, "latency_s": c.latency_s, "time": c.time,
-                           "temperature": c.temperature} for c in (*seeds.get(task.task_id, ()), *task.calls))
+            calls = tuple(AgentCall(model=spec.model_names[c.model], source_model=c.model,
+                                       prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens,
+                                       latency_s=c.latency_s, time=c.time, temperature=c.temperature)
+                          for c in (*seeds.get(task.task_id, ()), *task.calls))
             temperatures = sorted({c.temperature for c in task.calls if c.temperature is not None})
             yield Imported(NAME, problem_id(task.task_id), group.model, run.index, task.solution,
-                           sum(c["prompt_tokens"] for c in calls), sum(c["completion_tokens"] for c in calls), TOKENS,
+                           sum(c.prompt_tokens for c in calls), sum(c.completion_tokens for c in calls), TOKENS,
                            SOURCE, task.is_solved, method=group.method, agent_calls=calls,
                            sampling={"temperature": temperatures} if temperatures else {},
                            row=f"{run.folder.name}/{task.task_id}")

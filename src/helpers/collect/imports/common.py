@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from helpers.collect.schema import AgentCall
 from helpers.core.errors import CostOfPassError
 from helpers.core.params import ImportSource, Params
 from helpers.core.tasks import Problem
@@ -35,7 +36,7 @@ class Imported:
     sampling: dict[str, Any] = field(default_factory=dict)
     row: int | str = 0  # the source's row (or file and index), for error messages
     method: str = "vanilla"  # an agent strategy's (``core.methods.agent``), for recorded agent runs
-    agent_calls: tuple[dict[str, Any], ...] = ()  # an agent attempt's calls (``CallRecord.agent_calls``)
+    agent_calls: tuple[AgentCall, ...] = ()  # an agent attempt's calls (``CallRecord.agent_calls``)
     billed_usd: float | None = None  # the attempt's USD as its source says it was billed (``CallRecord.billed_usd``)
     billed_calls: int | None = None  # and its API calls
 
