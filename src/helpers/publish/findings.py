@@ -23,7 +23,7 @@ FRONTIER, PAPER, SINGLES, CHEAPEST, FAMILY, TECHNIQUE, HALVING = (
 COLUMNS = ["dataset", FRONTIER, PAPER, SINGLES, CHEAPEST, FAMILY, TECHNIQUE, HALVING]
 # what each dataset's row claims, as booleans beside the words (the CSV's; ``at_a_glance`` reads them, never the words)
 CLAIMS = ("frontier_estimated", "mostly_fee", "fee_may_be_most", "cheapest_named", "family_named", "technique_named",
-          "halving_reliable")  # of the frontier (twice), cheapest model, family, technique and halving-time cells
+          "halving_reliable")  # of the frontier (three), cheapest model, family, technique and halving-time cells
 
 
 def _cell(value: float, low: float, high: float, fmt) -> str:
