@@ -188,4 +188,3 @@ def against_lowest(total: np.ndarray, G: np.ndarray, fee: np.ndarray, level: flo
         out[t] = best if (high[0] < 0).all() else -1
         reaches[t, others] = high[0] >= 0
     return out, reaches
-
