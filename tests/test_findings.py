@@ -209,9 +209,10 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
                     "doubt: m1 reads lowest on these records, $1.76 per problem, but its difference with another "
                     "model, paired on the same problems, reaches 0.",
                     "m1 alone reads cheaper than the frontier, with the same 8 tries: the frontier chooses each "
-                    "problem's model from each model's shrunk estimate on the dataset's other problems; the records "
-                    "name no model the cheapest beyond doubt (above); the gap between "
-                    "the two is not tested on its own."]
+                    "problem's model from each model's shrunk estimate on the dataset's other problems (where leaving "
+                    "a problem out changes that choice, it takes the model whose runs did worse on that problem, so "
+                    "the frontier can read above every model it chose); the records name no model the cheapest beyond "
+                    "doubt (above); the gap between the two is not tested on its own."]
     policy.loc[(policy["model"] == "m1") & (policy["task"] == "b"), "cheapest"] = True  # its paired differences below 0
     policy.loc[policy["task"] == "b", "expert_share_pct"] = 20.0
     said = findings.in_short(policy[policy["task"] == "b"], {"b": "B"})

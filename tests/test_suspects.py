@@ -72,7 +72,7 @@ def test_the_frontiers_fee_on_verdicts_in_doubt_is_said_with_its_share():
     said = doubtful_fee(an, fitted, doubt)
     assert said == ("Verdicts in doubt: on T <b>, 25% of the frontier's fee part falls on 1 problem a check flags as "
                     "possibly mis-graded (flags, not verdicts: none is re-examined here): p1 (a program near the CPU "
-                    "limit) (the other problem in doubt, p2, carries none of it); on the dataset's other problems "
-                    "(those left out, not charged nothing) the frontier reads 1.33 USD per problem."), said
+                    "limit) (the other problem in doubt, p2, carries none of it); without it (left out, not charged "
+                    "0) the frontier reads 1.33 USD per problem."), said
     # plain text (the lead is escaped where published)
     assert doubtful_fee(an, fitted, doubt.iloc[:0]) == ""

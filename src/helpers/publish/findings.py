@@ -541,6 +541,9 @@ def _alone_below(best: pd.Series, top: pd.Series) -> str:
            "each model's shrunk estimate on the dataset's other problems")
     rule = (f"the frontier's rule, which chooses each problem's model from {how}, chose {chose}" if chose else
             f"the frontier chooses each problem's model from {how}")
+    if not chose.endswith(" (100%)"):  # review 7: sim GPQA read 3.26, above both models it chose (2.28, 1.76)
+        rule += (" (where leaving a problem out changes that choice, it takes the model whose runs did worse on that "
+                 "problem, so the frontier can read above every model it chose)")
     verdict = (f"{best['model']} is cheaper than every other model beyond doubt, so the rule's choice costs more than "
                f"choosing {best['model']} would have" if bool(best.get("cheapest", False)) else
                "the records name no model the cheapest beyond doubt (above); the gap between the two is not tested "

@@ -498,7 +498,7 @@ def doubtful_fee(an: Analysis, fitted: intervals.PolicyFit, doubtful: pd.DataFra
         said.append(f"on {an.task_labels.get(task, task)}, {fmt_pct(100 * fee_part[on].sum() / fee_part.sum())}% "
                     f"of the frontier's fee part falls on {on.sum()} problem{'' if on.sum() == 1 else 's'} a check "
                     f"flags as possibly mis-graded (flags, not verdicts: none is re-examined here): {named}{none}; "
-                    f"on the dataset's other problems (those left out, not charged nothing) the frontier reads "
+                    f"without {'it' if on.sum() == 1 else 'them'} (left out, not charged 0) the frontier reads "
                     f"{fmt_usd(rest.mean())} USD per problem")  # review 6, L3
     return ("Verdicts in doubt: " + "; ".join(said) + ".") if said else ""
 
