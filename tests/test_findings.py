@@ -90,6 +90,9 @@ def test_a_family_is_named_most_essential_only_beyond_doubt():
     assert cell(policy) == "none beyond doubt; lowering the frontier (the 2 families tested together): big: 60 [45, 80]"
     policy.loc[policy["statistic"].str.startswith("family:"), ["low", "shown"]] = [-0.05, False]
     assert cell(policy) == "none shown to matter (the 2 families tested together, none above 0)"
+    policy.loc[big, "low"] = 0.05  # review 7: above 0 on its own interval, not with the others (Holm)
+    assert cell(policy) == ("none shown to matter (the 2 families tested together, none above 0; big 60 [5, 80] is "
+                            "above 0 on its own interval but not with the others)")
 
 
 def test_a_technique_is_named_paying_only_with_the_others_tested_together_and_with_its_break_even_fee():
@@ -247,6 +250,10 @@ def test_a_set_with_one_run_per_cell_still_gets_its_first_screen():
     assert cheapest == ("Alone with the expert (one try), m1 is the cheapest model there beyond doubt, at $1.76 per "
                         "problem, cheaper than every other model paired on the same problems.")
     assert findings.in_short(policy.iloc[:0], {}) == []
+    front = policy_rows([("b", "frontier of all models", 1.76, 0.556, 5.31, 90.0), *rows], 1)
+    fee = findings.in_short(front, {"b": "B"}, fees={"b": "7.82–375 USD per problem (mean 38.8)"})[1]  # review 7
+    assert fee.startswith("90% of that is the assumed expert fee (7.82–375 USD per problem (mean 38.8) here), paid "), (
+        fee)
 
 
 def test_the_papers_frontier_that_is_mostly_the_experts_fee_says_so_and_gives_no_interval():
@@ -450,3 +457,14 @@ def test_a_model_check_cell_shows_the_critical_value_it_is_judged_against():
     row = model_checks_shown(checks, {"t": "T"}).iloc[0]
     assert row["dispersion"].endswith("p = 0.199 ≤ 0.226 ✗") and row["split-sample"].endswith("p = 0.003 > 0.0018")
     assert row["interaction"].endswith("p = 0.000")
+
+
+def test_a_technique_tested_only_as_each_models_strategy_is_not_called_untested():
+    """Review 7 (HumanEval): "LDB (debugging its own attempt) by GPT-4 Turbo" was tested as a strategy, and the same
+    cell listed "LDB (debugging its own attempt)" as not tested: the untested one is the gain over every model."""
+    crossfitted = pd.DataFrame({"name": ["LDB (debugging its own attempt) by GPT-4"], "value": [0.3], "low": [-0.1],
+                                "high": [1.0], "shown": [False]})
+    plug_in = pd.DataFrame({"name": ["ldb", "majority_vote"]})
+    cell, named = findings._technique(crossfitted, plug_in)
+    assert not named and cell.endswith(": LDB (debugging its own attempt) over every model together (each model's "
+                                       "runs of it are tested as its strategy), majority vote"), cell

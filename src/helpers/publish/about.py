@@ -220,26 +220,35 @@ def expert_said(an: Analysis) -> str:
     its value (a range and mean where it varies by problem), the time and rate it stands for (at the set's bound of
     the rate's range), and that it is an estimate."""
     from helpers.core.experts import load_expert_costs
-    from helpers.publish.formats import fmt_usd
 
-    costs, p = load_expert_costs(), an.ctx.params
+    costs, p, levels = load_expert_costs(), an.ctx.params, fee_levels(an)
     parts = []
     for t in an.tasks:
-        e, fees = costs[t], an.expert[an.expert.index.get_level_values("task") == t]
+        e, level = costs[t], levels[t]
         low, high = e.hourly_rate_usd
         rate = (f"{high if p.expert_bound == 'high' else low:g} USD/h" +
                 ("" if low == high else f", the {p.expert_bound} end of {low:g}–{high:g} USD/h"))
-        if fees.nunique() > 1:
-            level = f"{fmt_usd(fees.min())}–{fmt_usd(fees.max())} USD per problem (mean {fmt_usd(fees.mean())})"
-            minutes = "minutes by the problem's difficulty (" + ", ".join(
-                f"{k}: {v:g}" for k, v in (e.minutes_by_difficulty or {}).items()) + ")"
-        else:
-            level, minutes = f"{fmt_usd(fees.iloc[0])} USD per problem", f"{e.minutes_per_question:g} minutes"
+        minutes = ("minutes by the problem's difficulty (" + ", ".join(
+            f"{k}: {v:g}" for k, v in (e.minutes_by_difficulty or {}).items()) + ")" if e.minutes_by_difficulty
+            and "–" in level else f"{e.minutes_per_question:g} minutes")
         printed = p.fidelity.expert_cost == "printed" and e.published_usd is not None
         parts.append(f"{an.task_labels.get(t, t)}: {level}" + (" (the paper's Table 3 as printed)" if printed else "")
                      + f" — {minutes} at {rate} ({e.qualification})")
     return ("; ".join(parts) + ". An estimate of what the expert's time costs, not a measured cost: the expert-fee "
             "curve shows where each finding would change.")
+
+
+def fee_levels(an: Analysis) -> dict[str, str]:
+    """The expert's fee of each dataset in words, from the fees the analysis uses (``an.expert``, USD per problem):
+    "7.82–375 USD per problem (mean 38.8)" where it varies by problem, else "0.5 USD per problem"."""
+    from helpers.publish.formats import fmt_usd
+
+    out = {}
+    for t in an.tasks:
+        fees = an.expert[an.expert.index.get_level_values("task") == t]
+        out[t] = (f"{fmt_usd(fees.min())}–{fmt_usd(fees.max())} USD per problem (mean {fmt_usd(fees.mean())})"
+                  if fees.nunique() > 1 else f"{fmt_usd(fees.iloc[0])} USD per problem")
+    return out
 
 
 def _expert_rule(p) -> str:
@@ -353,6 +362,7 @@ def run_context(an: Analysis, policy: pd.DataFrame | None = None) -> dict:
         "agent_runs": an.agent_runs,
         "tasks": list(an.tasks),
         "task_labels": {t: an.task_labels[t] for t in an.tasks},
+        "expert_fees": fee_levels(an),  # each dataset's fee in words: the first screen says it (review 7)
         "model_labels": dict(an.labels),  # the interactive charts' names (publish.interactive)
         "model_families": {m: an.families[m] for m in an.models if m in an.families},  # and their colours
         "about": about_run(an, all_caveats),

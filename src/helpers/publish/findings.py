@@ -172,8 +172,11 @@ def _family(fams: pd.DataFrame) -> tuple[str, bool]:
         return said(fams.iloc[named]), True
     shown = fams[fams["shown"].astype(bool)]
     if shown.empty:
+        alone = fams[low > 0]  # review 7: above 0 on its own interval, not with the others (Holm)
         why = ("its interval reaches 0" if len(fams) == 1
-               else f"{_together(len(fams), 'family', 'families')}, none above 0")
+               else f"{_together(len(fams), 'family', 'families')}, none above 0" + "".join(
+                   f"; {f['name']} {gain_interval(100 * f['value'], 100 * f['low'], 100 * f['high'])} is above 0 "
+                   "on its own interval but not with the others" for _, f in alone.iterrows()))
         return f"none shown to matter ({why})", False
     return (f"none beyond doubt; lowering the frontier ({_together(len(fams), 'family', 'families')}): "
             + ", ".join(said(f) for _, f in shown.iterrows())), False
@@ -280,6 +283,8 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
         return "–", False
     checked = [names.method(n) for n in crossfitted["name"]]
     unchecked = [names.method(n) for n in plug_in["name"] if n not in set(crossfitted["name"])]
+    unchecked = [u + (" over every model together (each model's runs of it are tested as its strategy)"  # review 7
+                      if any(c.startswith(f"{u} by ") for c in crossfitted["name"]) else "") for u in unchecked]
     tail = ("; not tested as paying (estimated from vanilla runs, or some model has fewer runs of it than the k tries; "
             f"the paper's plug-in gain is in Table 2): {', '.join(unchecked)}" if unchecked else "")  # review H12
     if crossfitted.empty or not crossfitted["value"].notna().any():
@@ -466,7 +471,8 @@ def _kind_column(frame: pd.DataFrame) -> pd.Series:
 
 
 def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFrame | None = None,
-             labels: dict[str, str] | None = None, strategies: bool = False) -> list[str]:
+             labels: dict[str, str] | None = None, strategies: bool = False, fees: dict[str, str] | None = None
+             ) -> list[str]:
     """The report's first screen: three plain sentences about the dataset where a correct answer costs most under
     "up to k tries, then the expert" (``policy_cost``'s rows: ``task``, ``model``, ``policy_usd`` with its
     ``policy_low`` / ``policy_high``, ``k``, ``expert_share_pct``, ``cheapest``), one number each: what the frontier
@@ -476,8 +482,9 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
     set's ``policy_truth`` rows: statistic,
     task, truth, covers; ``labels``: model id -> label), the page says whether the simulator's truth lies in that
     interval, and where the named cheapest model is not the truly cheapest one; with ``strategies`` (a set of agent
-    runs), that the frontier is of the models' own attempts, the strategies compared apart (review R3). Empty without a
-    frontier row."""
+    runs), that the frontier is of the models' own attempts, the strategies compared apart (review R3); with ``fees``
+    (task -> the expert's fee in words, ``about.fee_levels``), what that fee is (review 7). Empty without a frontier
+    row."""
     front = policy[_frontier_rows(policy)]
     if front.empty or not np.isfinite(front["policy_usd"]).any():
         return _in_short_alone(policy, task_labels)
@@ -490,13 +497,14 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
            f"runs of every model, then the expert; 95% interval for these problems "
            f"{dollars(top['policy_low'])} to {dollars(top['policy_high'])})."]
     share = float(top["expert_share_pct"])
+    fee = f" ({fees[top['task']]} here)" if fees and top["task"] in fees else ""
     checked = (" (a failure the benchmark's own tests or answer key find, at no cost counted here: a deployment "
                "without such a check pays for one, or cannot stop at the first pass)")  # reviews 3, M3 and 6, M8
-    out.append(f"{fee_pct(share)}% of that is the assumed expert fee, paid where every try failed{checked}: its level "
-               "scales with the fee assumed for the expert (the row 'human expert' in the settings of this run), while "
-               "how often the expert is needed is measured by the records." if share >= 50 else
-               f"The records decide {fmt_pct(100 - share)}% of it; the rest is the assumed expert fee, paid where "
-               f"every try failed{checked}.")
+    out.append(f"{fee_pct(share)}% of that is the assumed expert fee{fee}, paid where every try failed{checked}: its "
+               "level scales with the fee assumed for the expert (the row 'human expert' in the settings of this run), "
+               "while how often the expert is needed is measured by the records." if share >= 50 else
+               f"The records decide {fmt_pct(100 - share)}% of it; the rest is the assumed expert fee{fee}, paid "
+               f"where every try failed{checked}.")
     if truth is not None and len(hit := truth[(_kind_column(truth) == HEADLINE_FRONTIER.kind.name)
                                               & (truth["task"] == top["task"])]):
         out.append(f"The simulator's truth on this set's problems is {dollars(hit['truth'].iloc[0])}: "
@@ -527,8 +535,8 @@ def _one_model_chosen(alone: pd.DataFrame, top: pd.Series) -> str:
     r = row.iloc[0]
     return (f"The records chose {model} on every problem, so the frontier's cost is that model's own ({model} alone: "
             f"{dollars(r['policy_usd'])}, 95% interval {dollars(r['policy_low'])} to {dollars(r['policy_high'])}); the "
-            "frontier's interval is the wider one because which model it chooses depends on the dataset's other "
-            "problems, so its interval also covers the models it could have chosen.")
+            f"frontier's interval is the wider one because the records made the choice too: it joins the interval of "
+            f"each problem's cost and {model}'s own at the level that holds for all {len(alone)} models at once.")
 
 
 def _alone_below(best: pd.Series, top: pd.Series) -> str:

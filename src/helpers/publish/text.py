@@ -33,7 +33,18 @@ def paragraphs(name: str) -> tuple[str, ...]:
 
 ONE_RUN = (" That study drew several runs per cell; with one run per cell, as here, the study that checks the "
            "headline is the one-run study (the docs' SWE-bench page, \"Do its intervals hold with one run per cell?\", "
-           "on SIMULATED sets of the `sim` set's shape, not of this one).")
+           "on SIMULATED sets of the `sim` set's shape, not of this one{held}).")
+
+
+def one_run_held() -> str:
+    """"; its intervals held 99.0–99.7% (each model alone) … on every generator": the coverage rows of the one-run
+    study's saved output (``benchmarks/results/one_run_validity.txt``, written by ``benchmarks/readme_figures.py``),
+    never typed (review 7); "" where the checkout has no saved output."""
+    path = repo_root() / "benchmarks" / "results" / "one_run_validity.txt"
+    rows = dict(re.findall(r"^\| (the frontier|each model alone|two models paired[^:|]*): coverage \| ([^|]+?) \|",
+                           path.read_text(encoding="utf-8"), flags=re.M)) if path.is_file() else {}
+    return ("; its intervals held the truth in " + ", ".join(f"{v} ({k})" for k, v in rows.items())
+            + " of the sets, on every generator") if rows else ""
 
 
 def methods(one_run: bool = False) -> str:
@@ -43,7 +54,7 @@ def methods(one_run: bool = False) -> str:
     text = "\n\n".join(paragraphs("methods.md")).format(replicates=DEFAULT_REPLICATES, draws=MODEL_DRAWS,
                                                         floor_level=FLOOR_TEST_LEVEL)
     said = "on every generator tried (the simulated set's section \"Validity on known truth\")."
-    return text.replace(said, said + ONE_RUN) if one_run else text
+    return text.replace(said, said + ONE_RUN.format(held=one_run_held())) if one_run else text
 
 
 def sections(name: str) -> dict[str, str]:
