@@ -303,6 +303,8 @@ def test_the_first_screen_says_where_the_simulators_truth_lies_and_when_a_cheape
     assert said[2].endswith("$9.5: outside that interval, which misses it.")
     assert said[3].endswith("(but by the simulator's truth M2 is cheaper: this claim is wrong here).")
     assert said[4].startswith("M1 alone reads cheaper than the frontier, with the same 4 tries")
+    assert said[4].endswith(" By the simulator's truth on these problems: the frontier $9.5, M1 alone $40, M2 alone "
+                            "$30 (the truly cheapest model alone: M2).")  # review 7
     chose = findings.in_short(policy.assign(chosen=["M2 (100%)", "", ""]), {"b": "B"}, truth, {"m1": "M1", "m2": "M2"})
     assert ("the frontier's rule, which chooses each problem's model from each model's shrunk estimate on the "
             # the model it chose, named (issue 62: not the winner's curse)

@@ -168,7 +168,7 @@ _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is
                  simulated_only=True),
         Artifact("validity_effect", "table", stage="07_validity",
                  fmt="g3", numeric=("sets", "true gain %", "mean gain %", "coverage %",
-                                    "named best %"), simulated_only=True),
+                                    "named best %", "oracle named %"), simulated_only=True),
         Artifact("validity_routing", "table", stage="07_validity", fmt="g3",
                  numeric=("budget_usd", "truth", "plug-in mean", "model-based mean", "plug-in rmse", "model-based rmse",
                           "cross-fitted truth", "cross-fitted mean", "cross-fitted rmse", "cross-fitted coverage %"),

@@ -515,7 +515,7 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
         best = alone.loc[alone["policy_usd"].idxmin()]
         out.append(_cheapest_alone(alone, _truly_cheapest(truth, top["task"], best["model"], labels or {})))
         if best["policy_usd"] < top["policy_usd"] * (1 - 1e-9):  # not where the rule chose that model throughout
-            out.append(_alone_below(best, top))
+            out.append(_alone_below(best, top) + _truths_said(truth, top["task"], best["model"], labels or {}))
         elif said := _one_model_chosen(alone, top):
             out.append(said)
     return out
@@ -641,6 +641,22 @@ def _fee_words(shares: pd.Series) -> str:
                "decided by the records" if hi < 50 else "set by the records for some "
                "models, by the assumed fee for others")
     return f"the assumed expert fee is {span} of these, so they are {verdict}"
+
+
+def _truths_said(truth: pd.DataFrame | None, task: str, best: str, labels: dict[str, str]) -> str:
+    """Review 7: where a model alone (labelled ``best``) reads below the frontier on a simulated set, what the
+    simulator's truth says of both and of the truly cheapest model alone (``truth``: policy_truth rows of ``task``;
+    ``labels``: model id -> label); "" without a truth."""
+    rows = None if truth is None else truth[truth["task"] == task]
+    if rows is None or rows.empty or not (front := rows[_kind_column(rows) == HEADLINE_FRONTIER.kind.name]).size:
+        return ""
+    alone = rows[_kind_column(rows) == TABLE1.name]
+    truths = {labels.get(m, m): float(v) for m, v in zip(alone["item"], alone["truth"])}
+    cheapest = min(truths, key=truths.__getitem__) if truths else best
+    said = [f"the frontier {dollars(front['truth'].iloc[0])}"] + [
+        f"{m} alone {dollars(truths[m])}" for m in dict.fromkeys((best, cheapest)) if m in truths]
+    return (f" By the simulator's truth on these problems: {', '.join(said)}"
+            + ("" if cheapest == best else f" (the truly cheapest model alone: {cheapest})") + ".")
 
 
 def _truly_cheapest(truth: pd.DataFrame | None, task: str, named: str, labels: dict[str, str]) -> str:
