@@ -90,7 +90,7 @@ def docs_table(table: pd.DataFrame, effect: pd.DataFrame, twin: tuple[float, flo
     """The markdown table of docs/statistics.md's measured section, every number from this run."""
     def col(label, c):
         return table[table["statistic"] == label].set_index("generator")[c]
-    t1, front, pairs = statistic.FAMILY_LABELS["table1"], statistic.POLICY_LABELS["frontier"], policy_study.PAIRS
+    t1, front, pairs = statistic.FAMILY_LABELS["table1"], statistic.POLICY_FRONTIER.label, policy_study.PAIRS
     gains = statistic.FAMILY_LABELS["technique gain"]
     gain = effect[effect["true gain %"] > 0]
     named = "; ".join(f"{r.task} {r['named best %']:.0f}%" for _, r in gain.iterrows())
@@ -166,7 +166,7 @@ def main(sets: int = 100, generators: int | None = None, params: str = "params/s
     print(f"{sets} simulated sets of the `{ctx.params.name}` set's shape per generator (SIMULATED), each judged "
           "against its own truth\n")
     print("Frontier of all models (one model per dataset, chosen for each problem on the other problems):")
-    print(pick(statistic.POLICY_LABELS["frontier"], ["coverage_pct", "width_vs_oracle", "vs_best_single",
+    print(pick(statistic.POLICY_FRONTIER.label, ["coverage_pct", "width_vs_oracle", "vs_best_single",
                                                        "vs_best_single_worst"]).round(3).to_string())
     print("\nEvery pair of models alone, paired on the same problems and runs:")
     print(pick(policy_study.PAIRS, ["coverage_pct", "width_vs_oracle", "power_pct", "oracle_power_pct",

@@ -39,7 +39,7 @@ def docs_table(table: pd.DataFrame, sets: int, shape: str) -> list[str]:
     """The markdown table of docs/swebench.md's one-run section, every number from this run."""
     def col(label, c):
         return table[table["statistic"] == label].set_index("generator")[c]
-    t1, front, pairs = statistic.FAMILY_LABELS["table1"], statistic.POLICY_LABELS["frontier"], policy_study.PAIRS
+    t1, front, pairs = statistic.FAMILY_LABELS["table1"], statistic.POLICY_FRONTIER.label, policy_study.PAIRS
     rows = [
         ("the frontier: coverage", spread(col(front, "coverage_pct"), 1, "%"),
          "its interval holds what the models it chose truly cost on the set's problems"),
@@ -65,7 +65,7 @@ def main(sets: int = 100, generators: int | None = None, params: str = "params/s
     print(f"{sets} simulated sets of the `{ctx.params.name}` set's shape per generator with ONE run per cell "
           "(SIMULATED), each judged against its own truth\n")
     print("Frontier of all models (one model per dataset, chosen for each problem on the other problems' runs):")
-    print(pick(statistic.POLICY_LABELS["frontier"], ["coverage_pct", "width_vs_oracle", "vs_best_single",
+    print(pick(statistic.POLICY_FRONTIER.label, ["coverage_pct", "width_vs_oracle", "vs_best_single",
                                                        "vs_best_single_worst"]).round(3).to_string())
     print("\nEach model alone (one try):")
     print(pick(statistic.FAMILY_LABELS["table1"], ["coverage_pct", "width_vs_oracle"]).round(3).to_string())

@@ -25,7 +25,7 @@ def stats_frame():
 
 
 def policy_frame(gain_low=0.02):
-    rows = [("frontier:all models", 0.3, 0.2, 0.5, 2, 40.0), ("table1:a", 2.0, 1.5, 2.5, 4, 90.0),
+    rows = [("policy frontier:all models", 0.3, 0.2, 0.5, 2, 40.0), ("table1:a", 2.0, 1.5, 2.5, 4, 90.0),
             ("table1:b", 0.8, 0.6, 1.1, 4, 60.0), ("technique gain:self_refine", 0.10, gain_low, 0.3, 2, np.nan),
             ("family:small", 0.30, 0.10, 0.50, 2, np.nan), ("family:big", 0.60, 0.55, 0.80, 2, np.nan)]
     return keyed(pd.DataFrame([{"statistic": s, "task": "t", "value": v, "low": lo, "high": hi,
@@ -187,7 +187,7 @@ def policy_rows(rows: list[tuple], k: int) -> pd.DataFrame:
 
 def with_keys(model: str) -> str:
     """policy_cost's statistic of a row (the frontier's by its key, never its label)."""
-    return "frontier:all models" if model == "frontier of all models" else f"table1:{model}"
+    return "policy frontier:all models" if model == "frontier of all models" else f"table1:{model}"
 
 
 def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each():
@@ -291,8 +291,9 @@ def test_the_first_screen_says_where_the_simulators_truth_lies_and_when_a_cheape
                                  ("b", "M1", 1.76, 1.0, 2.0, 90.0), ("b", "M2", 34.0, 25.8, 45.1, 99.0)],
                                 columns=["task", "model", "policy_usd", "policy_low", "policy_high", "expert_share_pct"]
                                 ).assign(k=4, cheapest=[False, True, False],
-                                         statistic=["frontier:all models", "table1:m1", "table1:m2"]))
-    truth = keyed(pd.DataFrame({"statistic": ["frontier:all models", "table1:m1", "table1:m2"], "task": ["b"] * 3,
+                                         statistic=["policy frontier:all models", "table1:m1", "table1:m2"]))
+    truth = keyed(pd.DataFrame({"statistic": ["policy frontier:all models", "table1:m1", "table1:m2"],
+                                "task": ["b"] * 3,
                                 "truth": [3.48, 1.8, 30.0], "covers": [True, True, True]}))
     said = findings.in_short(policy, {"b": "B"}, truth, {"m1": "M1", "m2": "M2"})
     assert said[2] == "The simulator's truth on this set's problems is $3.48: inside that interval."

@@ -333,7 +333,7 @@ def test_set_policy_evaluates_figure_specs_by_their_option_sets():
     assert set(sp.fits) == {(), (0,), (1,), (0, 1)}  # every option set once
     rows = policy.policy_rows(sp, fee, groups, ["t"], {0: "a", 1: "b"}).set_index("statistic")
     level = rows.loc["release frontier:1"]  # % of the expert alone: the frontier of both over the fee
-    assert level["value"] == pytest.approx(100 * rows.loc["frontier:all models", "value"] / 1.0)
+    assert level["value"] == pytest.approx(100 * rows.loc[str(policy.FRONTIER), "value"] / 1.0)
     assert level["low"] <= level["value"] <= level["high"]
     gain = rows.loc["essential:b"]  # (V({a}) − V({a, b})) / V({a})
     va, vab = sp.fit((0,)).total.mean(), sp.fit((0, 1)).total.mean()

@@ -329,9 +329,9 @@ def test_the_methods_box_of_a_one_run_set_names_the_study_that_checks_it():
 
 def test_the_frontiers_ratio_to_the_best_single_model_says_over_how_many_sets():
     """Review 6, L5: the report's 1.02-1.18 and the docs' 1.03-1.14 came from 40 and 100 sets, neither said."""
-    from helpers.analyze.statistic import POLICY_LABELS
+    from helpers.analyze.statistic import POLICY_FRONTIER
     from helpers.publish.sentences import _comparison_sentences
 
-    d = pd.DataFrame({"statistic": [POLICY_LABELS["frontier"]] * 2, "vs_best_single": [1.02, 1.18],
+    d = pd.DataFrame({"statistic": [POLICY_FRONTIER.label] * 2, "vs_best_single": [1.02, 1.18],
                       "vs_best_single_worst": [1.04, 2.26], "sets": [40, 40]})
     assert _comparison_sentences(d)[-1].endswith("(1.04–2.26 on the worst dataset; 40 sets per generator)")

@@ -20,10 +20,13 @@ def test_a_shown_cell_is_read_back_at_the_one_boundary():
     assert unknown.kind.name == "routing" and not unknown.kind.level  # kept, never taken for a level
 
 
-def test_the_papers_frontier_and_the_headlines_are_two_keys_of_one_published_name():
-    assert str(st.ALL_MODELS) == str(st.HEADLINE_FRONTIER) == "frontier:all models"  # the CSVs' name, kept
-    assert st.ALL_MODELS != st.HEADLINE_FRONTIER  # two quantities: never one dict's key
-    assert st.POLICY_KINDS["frontier"] is st.POLICY_FRONTIER and st.KINDS["frontier"] is st.FRONTIER
+def test_the_papers_frontier_and_the_headlines_are_two_names_for_two_quantities():
+    """Issue 61 item 6: one name, one quantity, in memory and in every CSV."""
+    assert str(st.ALL_MODELS) == "frontier:all models" and str(st.HEADLINE_FRONTIER) == "policy frontier:all models"
+    assert st.ALL_MODELS != st.HEADLINE_FRONTIER
+    assert st.POLICY_KINDS["policy frontier"] is st.POLICY_FRONTIER and st.KINDS["frontier"] is st.FRONTIER
+    assert "frontier" not in st.POLICY_KINDS and "policy frontier" not in st.KINDS
+    assert st.Key.parse("policy frontier:all models") == st.HEADLINE_FRONTIER
 
 
 def test_the_kinds_labels():
@@ -34,5 +37,5 @@ def test_the_kinds_labels():
     assert (st.short_label("Oracle routing, cross-fitted: accuracy at [0.1] budgets (0-1)")
             == "Oracle routing, cross-fitted")
     assert st.FRONTIER.label != st.POLICY_FRONTIER.label  # one name per quantity
-    assert st.POLICY_LABELS["frontier"] == st.POLICY_FRONTIER.label
+    assert st.POLICY_LABELS["policy frontier"] == st.POLICY_FRONTIER.label
     assert st.FAMILY_LABELS["frontier"] == st.FRONTIER.label

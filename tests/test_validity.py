@@ -199,7 +199,7 @@ def test_the_headline_study_covers_and_counts_false_findings():
     assert set(table["generator"]) == {g.name for g in kt.GENERATORS[:2]} and (table["sets"] == 8).all()
     head = table[table["headline"]]  # every statistic of the policy is the report's headline
     assert {statistic.POLICY_LABELS["table1"],
-            statistic.POLICY_LABELS["frontier"]} <= set(head["statistic"]) and head.equals(table)
+            statistic.POLICY_FRONTIER.label} <= set(head["statistic"]) and head.equals(table)
     assert (head["coverage_pct"] >= 85).all(), head  # ≥ 93% over 40 sets per generator: results/sim validity_generators
     gains = table[table["statistic"] == statistic.FAMILY_LABELS["technique gain"]]
     assert len(gains) == 2 and (gains["false_findings_pct"] <= 25).all()

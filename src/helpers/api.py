@@ -28,9 +28,10 @@ import pandas as pd
 
 from helpers.analyze.statistic import ALL_MODELS, HEADLINE_FRONTIER, TABLE1, Key
 
-__all__ = ["headline", "differences", "paper_estimates", "FRONTIER"]
+__all__ = ["headline", "differences", "paper_estimates", "FRONTIER", "PAPER_FRONTIER"]
 
 FRONTIER = str(HEADLINE_FRONTIER)  # the statistic's name in ``headline``'s rows: the pipeline's (``policy.FRONTIER``)
+PAPER_FRONTIER = str(ALL_MODELS)  # ``paper_estimates``' frontier: each problem's cheapest option, another quantity
 COLUMNS = ("task", "problem", "option", "usd", "correct")
 
 
@@ -172,7 +173,8 @@ def paper_estimates(attempts: pd.DataFrame, expert_usd) -> pd.DataFrame:
     """The paper's Table 1 and frontier (Eq. 2, 9): per task, each option's mean over problems of min(its
     cost-of-pass, the expert's USD) and the frontier of all options with the expert, USD per problem (the plug-in:
     passes over runs; an option that never passed a problem is charged the expert there). Returns rows statistic
-    (``table1:<option>`` or ``FRONTIER``: the paper's frontier, under the headline's name), kind, item, task, value."""
+    (``table1:<option>`` or ``PAPER_FRONTIER``: the paper's frontier, another quantity than ``FRONTIER``), kind, item,
+    task, value."""
     from helpers.analyze import costofpass as cp
     from helpers.grade.estimates import per_problem
 

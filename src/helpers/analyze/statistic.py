@@ -51,10 +51,10 @@ KINDS: dict[str, Kind] = {k.name: k for k in (TABLE1, FRONTIER, TECHNIQUE_GAIN, 
                                               ESSENTIAL, STRATEGY, STRATEGY_GAIN, SEED_GAIN,
                                               ACCURACY, COST_PER_ATTEMPT)}
 # the headline's frontier (``policy``): one model per dataset, chosen on the other problems, not the paper's per-problem
-# minimum. Its own Kind (its own label; a Key of it is not the paper's), with the same name: the two are never rows of
-# one frame, CSV or dict, and the published name "frontier:all models" of the headline's rows is kept
-POLICY_FRONTIER = Kind("frontier", "Frontier of all models (USD)", "USD per problem", True)
-POLICY_KINDS: dict[str, Kind] = {**KINDS, POLICY_FRONTIER.name: POLICY_FRONTIER}  # the kinds of the headline's rows
+# minimum. Its own Kind with its own name and label: one name, one quantity (issue 61 item 6), in memory and in CSVs
+POLICY_FRONTIER = Kind("policy frontier", "Frontier of all models (USD)", "USD per problem", True)
+POLICY_KINDS: dict[str, Kind] = {**{n: k for n, k in KINDS.items() if k is not FRONTIER},
+                                 POLICY_FRONTIER.name: POLICY_FRONTIER}  # the kinds of the headline's rows
 FAMILY_LABELS = {name: k.label for name, k in KINDS.items()}  # the validity tables' words for each kind
 POLICY_LABELS = {name: k.label for name, k in POLICY_KINDS.items()}  # the headline's: its frontier is another quantity
 KEY_COLUMNS = ["statistic", "kind", "item"]  # a statistic's columns in a frame (``Key.row``)
@@ -102,7 +102,7 @@ class Key:
         words remain: ``publish.names.value``); a kind this module does not know is kept, with its name as its
         label."""
         kind, _, item = str(name).partition(":")
-        return cls(KINDS.get(kind) or Kind(kind, kind, "", False), item)
+        return cls(KINDS.get(kind) or POLICY_KINDS.get(kind) or Kind(kind, kind, "", False), item)
 
 
 def of_kind(frame, kind: Kind):

@@ -74,8 +74,8 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
     for task in tasks:
         row: dict[str, str | bool] = {"dataset": task_labels.get(task, task)}
         here, ours = _parts(mine[mine["task"] == task]), _parts(policy[policy["task"] == task])
-        row[FRONTIER], row["mostly_fee"], row["fee_may_be_most"], row["frontier_estimated"] = _policy_frontier(
-            ours("frontier"))
+        front = ours(HEADLINE_FRONTIER.kind.name)
+        row[FRONTIER], row["mostly_fee"], row["fee_may_be_most"], row["frontier_estimated"] = _policy_frontier(front)
         row[PAPER] = _paper_frontier(here("frontier"), (unpassed or {}).get(task))
         row[SINGLES] = _singles(ours("table1"), model_labels)
         row[CHEAPEST], row["cheapest_named"] = _cheapest(ours("table1"), model_labels, families)
@@ -83,7 +83,7 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
         row[TECHNIQUE], row["technique_named"] = _technique(
             pd.concat([ours("technique gain"), _strategies(ours("strategy gain"), model_labels, calls or {}, seeds,
                                                            ours("seed gain"),
-                                                           _levels(ours("table1"), ours("frontier")))]),
+                                                           _levels(ours("table1"), front))]),
             here("technique gain"))
         row[HALVING], row["halving_reliable"] = _halving(halving, task_labels.get(task, task), estimator,
                                                          PAPER_HALVING_MONTHS.get(task))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from helpers.analyze.statistic import POLICY_LABELS, short_label
+from helpers.analyze.statistic import POLICY_FRONTIER, POLICY_LABELS, short_label
 from helpers.analyze.validity import CROSSFIT_ROUTING
 from helpers.core.numbers import sig
 from helpers.publish.formats import fee_pct, fmt_usd
@@ -117,7 +117,7 @@ def _comparison_sentences(d: pd.DataFrame) -> list[str]:
                    f"most half the other in {_span(pairs['power_pct'])} of the pairs, on the wrong side in "
                    f"{_span(pairs['false_findings_pct'], 1)}; their intervals were "
                    f"{_span(pairs['width_vs_oracle'], 1, '')} times the narrowest valid ones")
-    front = d[(d["statistic"] == POLICY_LABELS["frontier"]) & d["vs_best_single"].notna()] if "vs_best_single" in d \
+    front = d[(d["statistic"] == POLICY_FRONTIER.label) & d["vs_best_single"].notna()] if "vs_best_single" in d \
         else d.iloc[:0]
     if len(front):
         out.append("The frontier (for each problem, the one model that looks cheapest on the dataset's other "
