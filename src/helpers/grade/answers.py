@@ -395,6 +395,11 @@ def attempts_from_calls(graded_calls):
         **{c: total(c) for c in ("prompt_tokens", "completion_tokens", "reasoning_tokens")},
         "simulated": total("simulated", np.logical_or),
     })
+    for c in ("cache_read_tokens", "cache_write_tokens"):  # the cache buckets (schema v6), where the calls have them
+        if c in graded_calls:
+            out[c] = total(c)
+    if "service_tier" in graded_calls:  # the tier its last call was billed in (an attempt's calls share one)
+        out["service_tier"] = graded_calls["service_tier"].array.take(last)
     if "billed_usd" in graded_calls:  # imported billed attempts (one record each): their USD and API calls as billed
         out["billed_usd"] = total("billed_usd")
         recorded = graded_calls["billed_calls"].to_numpy(dtype=float)[last]
