@@ -118,7 +118,7 @@ def make_logs(log_dir: Path, n: int = 24, epochs: int = 4, models=("model-a", "m
     log carries ``total_cost`` for that model. Returns the logs' paths."""
     from inspect_ai import Task, eval
     from inspect_ai.dataset import Sample
-    from inspect_ai.model import ModelCost
+    from inspect_ai.model import ModelCost, ModelInfo, set_model_info
     from inspect_ai.scorer import match
     from inspect_ai.solver import generate
 
@@ -132,6 +132,8 @@ def make_logs(log_dir: Path, n: int = 24, epochs: int = 4, models=("model-a", "m
         os.environ["STUBOPENAI_BASE_URL"] = server.base_url
         for model, fmt in zip(models, formats):
             rates = (costs or {}).get(model)
+            if rates:  # Inspect prices only the models its database (or this) knows
+                set_model_info(f"stubopenai/{model}", ModelInfo(organization="stub", context_length=8192))
             priced = {f"stubopenai/{model}": ModelCost(input=rates[0], input_cache_read=rates[1], output=rates[2],
                                                        input_cache_write=rates[0])} if rates else None
             logs = eval(task, model=f"stubopenai/{model}", epochs=epochs, log_dir=str(log_dir), log_format=fmt,
