@@ -33,7 +33,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     imp.add_argument("path", help="an Inspect log (.eval or .json) or a folder of them, one model per log")
     imp.add_argument("--name", required=True, help="the set's name: params/<name>.yaml, results/<name>/")
     imp.add_argument("--expert-usd", required=True, type=float,
-                     help="the human expert's cost per problem of this task (USD): what a problem no model passes costs")
+                     help="the human expert's cost per problem of this task (USD): what a problem no model "
+                     "passes costs")
     imp.add_argument("--prices", required=True, help="the price snapshot (a name in params/prices/ or a YAML path) "
                      "with a price for each model (the registry names printed on a missing one)")
     imp.add_argument("--scorer", help="the scorer whose score is the verdict (needed when the logs have several)")

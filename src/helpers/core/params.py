@@ -118,8 +118,8 @@ class AgentGroup(BaseModel):
     method: str = Field("vanilla", min_length=1)
 
 
-IMPORT_FORMATS = ["routellm", "feval_ttc", "generic", "agent_evals", "swebench_bash_only", "inspect"]  # each has a reader in
-# collect/imports (READERS)
+# each has a reader in collect/imports (READERS)
+IMPORT_FORMATS = ["routellm", "feval_ttc", "generic", "agent_evals", "swebench_bash_only", "inspect"]
 BILLED_FORMATS = {"swebench_bash_only"}  # sources that give each attempt's USD as billed, not tokens: nothing to price
 
 

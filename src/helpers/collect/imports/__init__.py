@@ -173,6 +173,21 @@ def read_source(params: Params, models: list[ModelSpec]):
     return getattr(importlib.import_module(module), function)(params, path, by_source_name(models))
 
 
+def record_of(r, a) -> CallRecord:
+    """The record of an imported response ``r`` (``common.Imported``) for its planned attempt ``a``."""
+    return CallRecord(
+        task=r.task, problem_id=r.problem_id, model=r.model, method=r.method, run=r.run, call=0,
+        litellm_model=a.model.litellm_id, prompt_hash="", fingerprint=a.fingerprints[0],
+        status="error" if r.failure else "ok", response=r.response, finish_reason=r.finish_reason,
+        prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens, tries=1, error=r.failure,
+        unusable=bool(r.failure), sampling=r.sampling, source=r.source, source_correct=r.source_correct,
+        token_counts=r.token_counts, created_at="", agent_calls=r.agent_calls or None,
+        latency_s=sum(c.latency_s for c in r.agent_calls) if r.latency_s is None else r.latency_s,
+        billed_usd=r.billed_usd, billed_calls=r.billed_calls, cache_read_tokens=r.cache_read_tokens,
+        cache_write_tokens=r.cache_write_tokens, reasoning_tokens=r.reasoning_tokens, service_tier=r.service_tier,
+        source_usd=r.source_usd)
+
+
 def import_records(params: Params, attempts: list, store: RecordStore) -> ImportResult:
     """Append the source's responses for the set's planned attempts (``plan.Attempt``) of imported models
     (their vanilla runs, and the attempts of agent strategies recorded by others; others are ignored); idempotent."""
@@ -204,18 +219,7 @@ def import_records(params: Params, attempts: list, store: RecordStore) -> Import
                               f"{'has' if len(empty) == 1 else 'have'} no usable response in "
                               f"{params.import_path}{' (' + '; '.join(result.dropped) + ')' if result.dropped else ''}")
     for r in rows:
-        a = planned[(r.task, r.problem_id, r.model, r.method, r.run)]
-        record = CallRecord(
-            task=r.task, problem_id=r.problem_id, model=r.model, method=r.method, run=r.run, call=0,
-            litellm_model=a.model.litellm_id, prompt_hash="", fingerprint=a.fingerprints[0],
-            status="error" if r.failure else "ok", response=r.response, finish_reason=r.finish_reason,
-            prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens, tries=1, error=r.failure,
-            unusable=bool(r.failure), sampling=r.sampling, source=r.source, source_correct=r.source_correct,
-            token_counts=r.token_counts, created_at="", agent_calls=r.agent_calls or None,
-            latency_s=sum(c.latency_s for c in r.agent_calls) if r.latency_s is None else r.latency_s,
-            billed_usd=r.billed_usd, billed_calls=r.billed_calls, cache_read_tokens=r.cache_read_tokens,
-            cache_write_tokens=r.cache_write_tokens, reasoning_tokens=r.reasoning_tokens, service_tier=r.service_tier,
-            source_usd=r.source_usd)
+        record = record_of(r, planned[(r.task, r.problem_id, r.model, r.method, r.run)])
         if "\x1f".join(map(str, record.key)) in done:
             result.present += 1
             continue

@@ -113,7 +113,8 @@ def caveats(params: Params, models: list[ModelSpec]) -> list[str]:
             continue
         name = names[log.model]
         if failed := [s for s in log.samples if s.failure]:
-            kinds = sorted({s.failure.removeprefix("could not finish: ").split(":")[0] for s in failed if s.failure})
+            kinds = sorted({"error" if s.failure.startswith("could not finish: error") else
+                            s.failure.removeprefix("could not finish: ") for s in failed if s.failure})
             out.append(f"{name}: {len(failed)} of {len(log.samples)} samples could not finish ({', '.join(kinds)}): "
                        "counted apart, as failed calls, in neither the success rate nor the cost per attempt")
         if line := grading_line(params, log, name):
