@@ -232,6 +232,9 @@ def expert_said(an: Analysis) -> str:
             f"{k}: {v:g}" for k, v in (e.minutes_by_difficulty or {}).items()) + ")" if e.minutes_by_difficulty
             and "–" in level else f"{e.minutes_per_question:g} minutes")
         printed = p.fidelity.expert_cost == "printed" and e.published_usd is not None
+        if t in p.expert_usd:  # the set's own figure (an imported set's, ``cost-of-pass import``): no rate or minutes
+            parts.append(f"{an.task_labels.get(t, t)}: {level} (the figure the set gives, expert_usd)")
+            continue
         parts.append(f"{an.task_labels.get(t, t)}: {level}" + (" (the paper's Table 3 as printed)" if printed else "")
                      + f" — {minutes} at {rate} ({e.qualification})")
     return ("; ".join(parts) + ". An estimate of what the expert's time costs, not a measured cost: the expert-fee "
