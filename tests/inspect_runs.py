@@ -13,7 +13,6 @@ connects anywhere but 127.0.0.1: the base URL is the stub's, the key a dummy.
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 import time
@@ -84,8 +83,7 @@ def register_provider() -> None:
     @modelapi(name="stubopenai")
     class StubOpenAI(ModelAPI):
         def __init__(self, model_name, base_url=None, api_key=None, config=None, **model_args):
-            super().__init__(model_name, base_url or os.environ["STUBOPENAI_BASE_URL"], api_key or DUMMY_KEY, [],
-                             config)
+            super().__init__(model_name, base_url, api_key or DUMMY_KEY, [], config)
 
         async def generate(self, input, tools, tool_choice, config):
             messages = [{"role": m.role, "content": m.text} for m in input]
@@ -129,7 +127,6 @@ def make_logs(log_dir: Path, n: int = 24, epochs: int = 4, models=("model-a", "m
     out = []
     SEEN.clear()
     with LoopbackServer(Handler) as server:
-        os.environ["STUBOPENAI_BASE_URL"] = server.base_url
         for model, fmt in zip(models, formats):
             rates = (costs or {}).get(model)
             if rates:  # Inspect prices only the models its database (or this) knows
@@ -137,7 +134,8 @@ def make_logs(log_dir: Path, n: int = 24, epochs: int = 4, models=("model-a", "m
             priced = {f"stubopenai/{model}": ModelCost(input=rates[0], input_cache_read=rates[1], output=rates[2],
                                                        input_cache_write=rates[0])} if rates else None
             logs = eval(task, model=f"stubopenai/{model}", epochs=epochs, log_dir=str(log_dir), log_format=fmt,
-                        display="none", max_connections=8, model_cost_config=priced)
+                        display="none", max_connections=8, model_cost_config=priced,
+                        model_base_url=server.base_url)  # this server's (Inspect keeps a model's client per URL)
             assert logs[0].status == "success", logs[0].error
             out.append(Path(logs[0].location))
     return out
