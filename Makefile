@@ -45,7 +45,7 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	# --no-compile: pip compiles the bytecode of all ~15,000 installed modules one after another (half the install's
 	# time); the package's own import closure is compiled here instead, and what else runs is compiled when first
 	# imported (make's recipes write the cache, above)
-	$(PY) -m pip install --quiet --no-compile -c requirements.lock -e ".[dev]" 2>&1 | grep -v "is ignored" ; test $${PIPESTATUS[0]} -eq 0
+	$(PY) -m pip install --quiet --no-compile -c requirements.lock -e ".[dev,inspect]" 2>&1 | grep -v "is ignored" ; test $${PIPESTATUS[0]} -eq 0
 	$(PY) -c "import importlib, pkgutil, helpers; [importlib.import_module(m.name) for m in pkgutil.walk_packages(helpers.__path__, 'helpers.')]"
 	# the kernel lives in this checkout's .venv only (no per-user kernel that another checkout would repoint):
 	# papermill, `.venv/bin/jupyter lab` and Quarto with QUARTO_PYTHON=.venv/bin/python all find it there

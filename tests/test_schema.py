@@ -47,7 +47,8 @@ V3 = {**V2, "problem_id": "p3", "agent_calls": CALLS}
 V4 = {**V3, "problem_id": "p4", "agent_calls": None, "billed_usd": 0.0123, "billed_calls": 7, "latency_s": 0}
 SHAPES = {0: V0, 1: V1, 2: V2, 3: V3, 4: V4}
 ADDED_LATER = {"fingerprint": "", "unusable": False, "source": None, "source_correct": None,
-               "token_counts": "provider", "agent_calls": None, "billed_usd": None, "billed_calls": None}
+               "token_counts": "provider", "agent_calls": None, "billed_usd": None, "billed_calls": None,
+               "cache_read_tokens": 0, "cache_write_tokens": 0, "service_tier": None, "source_usd": None}
 
 
 def expected(shape: dict) -> dict:
@@ -120,7 +121,8 @@ def test_a_record_written_now_says_its_version_and_is_otherwise_the_same_bytes(t
     with RecordStore(tmp_path) as store:
         store.append(record)
     line = RecordStore(tmp_path).shard("gsm8k", "m").read_text(encoding="utf-8")
-    v4 = {**V3, "billed_usd": None, "billed_calls": None}
+    v4 = {**V3, "billed_usd": None, "billed_calls": None, "cache_read_tokens": 0, "cache_write_tokens": 0,
+          "service_tier": None, "source_usd": None}
     assert line == json.dumps({**v4, "schema_version": SCHEMA_VERSION}, ensure_ascii=True, sort_keys=True) + "\n"
     assert json.loads(line)["agent_calls"] == CALLS
 

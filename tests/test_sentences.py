@@ -232,7 +232,7 @@ def test_the_human_expert_in_words_states_the_fee_it_uses():
     an = SimpleNamespace(tasks=["gsm8k", "swebench_verified"],
                          task_labels={"gsm8k": "GSM8K", "swebench_verified": "SWE"},
                          expert=pd.Series([3.25, 7.8225, 375.5], index=index),
-                         ctx=SimpleNamespace(params=SimpleNamespace(expert_bound="high",
+                         ctx=SimpleNamespace(params=SimpleNamespace(expert_bound="high", expert_usd={},
                                                                     fidelity=SimpleNamespace(expert_cost="printed"))))
     said = expert_said(an)
     assert said.startswith("GSM8K: 3.25 USD per problem (the paper's Table 3 as printed) — ")

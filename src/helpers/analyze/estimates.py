@@ -257,7 +257,7 @@ def analysis_of(ctx: Context, attempts: pd.DataFrame, estimates: pd.DataFrame,
     """An analysis of these records: their cost-of-pass matrix (problems × strategies, USD) and the expert's cost."""
     cop = cop_math.cop_matrix(estimates.reset_index(drop=True))
     expert = expert_per_problem(cop.index, ctx.params.expert_bound, rule=ctx.params.fidelity.expert_cost,
-                                difficulty=difficulties(ctx.problems))
+                                difficulty=difficulties(ctx.problems), given=ctx.params.expert_usd)
     return Analysis(ctx, attempts.reset_index(drop=True), estimates.reset_index(drop=True), cop, expert, aside=aside)
 
 

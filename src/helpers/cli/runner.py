@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    """The command line: run, all, check, report, quarto, publish, reprice."""
+    """The command line: run, all, check, report, quarto, publish, reprice, import."""
     from helpers import __version__
 
     ap = argparse.ArgumentParser(prog="cost-of-pass", description=__doc__.split("\n\n")[0])
@@ -169,11 +169,14 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser("ls", help="the parameter sets (in params/ and on disk), datasets, "
                    "models, methods and price snapshots")
     report, quarto = _report_parsers(sub)
+    from helpers.cli.importer import add_parser
+
+    importing = add_parser(sub)
     reprice = sub.add_parser("reprice", help="every table and figure of a set at another date's prices, without a call")
     reprice.add_argument("params")
     reprice.add_argument("--as-of", required=True, type=_date, help="YYYY-MM-DD: each model's price in effect that day")
     reprice.add_argument("--force", action="store_true", help="run every stage, even those whose inputs are unchanged")
-    for sp in (run, every, check, report, quarto, reprice):
+    for sp in (run, every, check, report, quarto, reprice, importing):
         sp.add_argument("--write-anywhere", action="store_true",
                         help="let the set's output_dir lie outside the project's results/ directory")
     for sp in (run, every):
@@ -352,6 +355,15 @@ def command(args: argparse.Namespace) -> None:
     if args.command in SET_FREE:  # no parameter set: what is on disk, of every set
         SET_FREE[args.command](args)
         return
+    if args.command == "import":  # a set made from others' runs (checked whole, then written), then run as `run`
+        from helpers.cli.importer import import_inspect
+
+        path = import_inspect(args, run_settings(args))
+        if args.no_run:
+            return
+        args = argparse.Namespace(command="run", params=str(path), dry_run=False, only=None, log_output=False,
+                                  no_report=False, force=False, offline=True, recollect=False,
+                                  overwrite=args.overwrite, write_anywhere=args.write_anywhere)
     args.params = [params_file(p) for p in args.params] if isinstance(args.params, list) else params_file(args.params)
     settings = run_settings(args)
     if args.command == "all":

@@ -179,9 +179,10 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     df["simulated"] = df["simulated"].fillna(False).astype(bool)
     df["token_counts"] = df["token_counts"].fillna("provider")
     df["source_correct"] = df["source_correct"].astype("boolean")
-    for col in ("run", "call", "prompt_tokens", "completion_tokens", "reasoning_tokens", "tries"):
+    for col in ("run", "call", "prompt_tokens", "completion_tokens", "reasoning_tokens", "tries", "cache_read_tokens",
+                "cache_write_tokens"):
         df[col] = df[col].fillna(0).astype("int64")
-    for col in ("billed_usd", "billed_calls"):  # NaN where the record is priced from its tokens
+    for col in ("billed_usd", "billed_calls", "source_usd"):  # NaN where the record is priced from its tokens
         df[col] = pd.to_numeric(df[col], errors="coerce").astype("float64")
     df["sampling"] = [s if isinstance(s, str) else json.dumps(s or {}, sort_keys=True) for s in df["sampling"]]
     df["agent_calls"] = [a if isinstance(a, str) else json.dumps(a) if a else "" for a in df["agent_calls"]]

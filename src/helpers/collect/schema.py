@@ -15,7 +15,10 @@ each told apart by the fields it has (``version_of``):
  2    e4d1695     imported records: ``source``, ``source_correct``, ``token_counts``
  3    7f1619c     ``agent_calls``: an imported agent attempt's calls
  4    90aa48c     ``billed_usd`` and ``billed_calls``: an attempt billed in USD by its source
- 5    (this)      ``schema_version`` written; statuses, field types and agent calls checked on load
+ 5    fc3a493     ``schema_version`` written; statuses, field types and agent calls checked on load
+ 6    (this)      prices as billed: the token buckets ``cache_read_tokens``, ``cache_write_tokens`` (``prompt_tokens``
+                  is the prompt without them), the ``service_tier``, and ``source_usd`` (the USD the source itself
+                  computed, compared with ours, never used as the cost); older records have empty buckets
 ====  ==========  ============================================================================================
 
 On load (``upgrade``) a record is migrated one version at a time (``MIGRATIONS[v]`` takes v to v + 1) and then checked
@@ -31,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Literal, get_args
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 CALL = ("task", "problem_id", "model", "method", "run", "call")
 KEY = (*CALL, "fingerprint")  # a record is reused only when the fingerprint matches too
 Status = Literal["ok", "error"]
@@ -102,7 +105,12 @@ class CallRecord:
     finish_reason: str | None = None
     """The provider's finish reason (``stop``, ``length``, …); None when there was no reply."""
     prompt_tokens: int = 0
-    """Prompt tokens (tokens; the provider's unless ``token_counts`` says otherwise)."""
+    """Prompt tokens billed at the input rate (tokens; the provider's unless ``token_counts`` says otherwise): the
+    whole prompt, but for the cache reads and writes counted apart below."""
+    cache_read_tokens: int = 0
+    """Prompt tokens read from the provider's cache, billed at the cached-input rate (tokens; 0 before v6)."""
+    cache_write_tokens: int = 0
+    """Prompt tokens written to the provider's cache, billed at the cache-write rate (tokens; 0 before v6)."""
     completion_tokens: int = 0
     """Completion tokens, reasoning tokens included (tokens)."""
     reasoning_tokens: int = 0
@@ -136,6 +144,12 @@ class CallRecord:
     USD is its cost at every price (it cannot be repriced); None for every other record (USD)."""
     billed_calls: int | None = None
     """The API calls of such an attempt, as its source gives them; None for every other record."""
+    service_tier: str | None = None
+    """The provider's service tier the call was billed in (``batch`` takes the snapshot's ``batch_discount``); None:
+    the standard tier."""
+    source_usd: float | None = None
+    """Imported records whose source computed a cost (Inspect's ``total_cost``): that USD, compared with the cost
+    computed here from the tokens (the report prints the agreement), never used as the cost; None otherwise."""
     schema_version: int = SCHEMA_VERSION
     """The version of this schema the record was written in (``SCHEMA_VERSION``; older records are migrated on
     load)."""
@@ -172,6 +186,7 @@ ADDED: dict[int, tuple[str, ...]] = {
     2: ("source", "source_correct", "token_counts"),
     3: ("agent_calls",),
     4: ("billed_usd", "billed_calls"),
+    # 5 added ``schema_version`` only, and 6 writes it: an unversioned record is v4 at most
 }
 _NEWEST_FIRST = tuple(sorted(ADDED, reverse=True))
 NO_USAGE = "provider reported no token usage"  # v0's failure of a reply without token counts
@@ -212,8 +227,19 @@ def _v4_to_v5(r: dict[str, Any]) -> dict[str, Any]:
     return r
 
 
+def _v5_to_v6(r: dict[str, Any]) -> dict[str, Any]:
+    """Prices as billed: a record before them has no cache buckets (its ``prompt_tokens`` is its whole prompt), the
+    standard tier and no cost of its source's."""
+    r.setdefault("cache_read_tokens", 0)
+    r.setdefault("cache_write_tokens", 0)
+    r.setdefault("service_tier", None)
+    r.setdefault("source_usd", None)
+    r["schema_version"] = 6
+    return r
+
+
 MIGRATIONS: tuple[Callable[[dict[str, Any]], dict[str, Any]], ...] = (
-    _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5)
+    _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6)
 assert len(MIGRATIONS) == SCHEMA_VERSION  # one migration per older version
 
 
@@ -250,14 +276,16 @@ _NONE, _NUMBER = type(None), (int, float)
 TYPES: dict[str, tuple[type, ...]] = {
     **{k: (str,) for k in ("task", "problem_id", "model", "method", "litellm_model", "prompt_hash", "status",
                            "fingerprint", "created_at", "token_counts")},
-    **{k: (str, _NONE) for k in ("response", "finish_reason", "error", "source")},
+    **{k: (str, _NONE) for k in ("response", "finish_reason", "error", "source", "service_tier")},
     **{k: (int,) for k in ("run", "call", "prompt_tokens", "completion_tokens", "reasoning_tokens", "tries",
-                           "schema_version")},
+                           "schema_version", "cache_read_tokens", "cache_write_tokens")},
     "latency_s": _NUMBER, "billed_usd": (*_NUMBER, _NONE), "billed_calls": (int, _NONE),
+    "source_usd": (*_NUMBER, _NONE),
     **{k: (bool,) for k in ("unusable", "simulated")}, "source_correct": (bool, _NONE),
     "sampling": (dict,), "agent_calls": (list, _NONE),
 }
-COUNTS = ("run", "call", "prompt_tokens", "completion_tokens", "reasoning_tokens", "tries")  # whole numbers >= 0
+COUNTS = ("run", "call", "prompt_tokens", "completion_tokens", "reasoning_tokens", "tries", "cache_read_tokens",
+          "cache_write_tokens")  # whole numbers >= 0
 assert set(TYPES) == set(FIELDS)
 _FIELD_SET = frozenset(FIELDS)
 DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(CallRecord) if f.name not in REQUIRED}
@@ -283,7 +311,7 @@ def check(raw: dict[str, Any]) -> dict[str, Any]:
     if min(raw[name] for name in COUNTS) < 0:
         name = next(name for name in COUNTS if raw[name] < 0)
         raise SchemaError(f"field {name!r} is {raw[name]}, not a count (>= 0)")
-    for name in ("latency_s", "billed_usd", "billed_calls"):
+    for name in ("latency_s", "billed_usd", "billed_calls", "source_usd"):
         value = raw[name]
         if value is not None and not 0 <= value < math.inf:  # NaN and infinities fail too
             raise SchemaError(f"field {name!r} is {value!r}, not a finite number >= 0")

@@ -42,7 +42,7 @@ class Context:
 def prepare(params: Params) -> Context:
     """Resolve tasks, models, prices and problems; any problem is one line, before any call."""
     models = resolve_set_models(params)
-    check_experts(params.tasks, params.source)
+    check_experts(params.tasks, params.source, params.expert_usd)
     check_imported(params, models)
     protect(*(m.api_key_env for m in models))  # their values never reach records, tables or logs
     snapshot = set_prices(params)

@@ -72,9 +72,22 @@ def default_path() -> Path:
     return repo_root() / "params" / "registry" / "expert_costs.yaml"
 
 
-def load_expert_costs(path: Path | None = None) -> dict[str, ExpertCost]:
-    """Every task's expert in the registry (``path``, default ``params/registry/expert_costs.yaml``); an entry that
-    is not one is one line naming the file, the task and the field."""
+GIVEN = "given by the set (expert_usd)"  # the qualification and sources of an expert a set prices itself
+
+
+def given_expert(usd: float) -> ExpertCost:
+    """The expert of a task whose set gives its fee (``Params.expert_usd``, USD per problem): that fee as printed and
+    as derived (an hour at ``usd`` per hour)."""
+    return ExpertCost(qualification=GIVEN, hourly_rate_usd=(usd, usd), minutes_per_question=60.0,
+                      published_usd=(usd, usd), sources=f"{GIVEN}: {usd:g} USD per problem, the importer's own figure")
+
+
+def load_expert_costs(path: Path | None = None, given: dict[str, float] | None = None) -> dict[str, ExpertCost]:
+    """Every task's expert in the registry (``path``, default ``params/registry/expert_costs.yaml``), and those a set
+    gives itself (``given``: task -> USD per problem, ``Params.expert_usd``), which win; an entry that is not one is
+    one line naming the file, the task and the field."""
+    if given:
+        return {**load_expert_costs(path), **{t: given_expert(usd) for t, usd in given.items()}}
     path = path or default_path()
     data = yaml.safe_load(path.read_text()) or {}
     out = {}
@@ -89,20 +102,22 @@ def load_expert_costs(path: Path | None = None) -> dict[str, ExpertCost]:
     return out
 
 
-def check_experts(tasks: list[str], source: str) -> None:
-    """Before anything runs: the expert registry reads, and has an entry for each of ``tasks`` (one line if not,
-    naming the file to edit)."""
-    missing = [t for t in tasks if t not in load_expert_costs()]
+def check_experts(tasks: list[str], source: str, given: dict[str, float] | None = None) -> None:
+    """Before anything runs: the expert registry reads, and has an entry for each of ``tasks`` not in ``given`` (the
+    set's own fees, ``Params.expert_usd``; one line if not, naming the file to edit)."""
+    missing = [t for t in tasks if t not in load_expert_costs(given=given)]
     if missing:
         raise CostOfPassError(f"{source}: field 'tasks': no human-expert cost for {', '.join(missing)}; add an entry "
                               f"to {shown(default_path())}")
 
 
 def expert_per_problem(index: pd.MultiIndex, bound: str = "high", costs: dict[str, ExpertCost] | None = None,
-                       rule: str = "printed", difficulty: dict[tuple[str, str], str] | None = None) -> pd.Series:
+                       rule: str = "printed", difficulty: dict[tuple[str, str], str] | None = None,
+                       given: dict[str, float] | None = None) -> pd.Series:
     """Expert USD per problem for an index of (task, problem_id) (``ExpertCost.usd(bound, rule)``); ``difficulty``:
-    (task, problem_id) -> the problem's difficulty, for tasks whose entry prices difficulties."""
-    costs = costs or load_expert_costs()
+    (task, problem_id) -> the problem's difficulty, for tasks whose entry prices difficulties; ``given``: the set's own
+    fees (``Params.expert_usd``)."""
+    costs = costs or load_expert_costs(given=given)
     tasks = index.get_level_values("task")
     missing = sorted(set(tasks) - set(costs))
     if missing:
@@ -117,13 +132,14 @@ def difficulties(problems: dict[str, list]) -> dict[tuple[str, str], str]:
             if "difficulty" in p.metadata}
 
 
-def expert_table(tasks: list[str], bound: str = "high", rule: str = "printed") -> pd.DataFrame:
+def expert_table(tasks: list[str], bound: str = "high", rule: str = "printed",
+                 given: dict[str, float] | None = None) -> pd.DataFrame:
     """Per dataset (its label): qualification, hourly rate (USD; a range only where it is one), minutes per
     question, the derived and the paper's USD per problem ("–" where the paper has none), the USD used and the
     sources."""
     from helpers.core.tasks import get_task
 
-    costs = load_expert_costs()
+    costs = load_expert_costs(given=given)
     rows = []
     for t in tasks:
         e = costs[t]

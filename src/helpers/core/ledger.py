@@ -76,8 +76,7 @@ def history(model: str, folder: Path | None = None, extra: tuple[Entry, ...] = (
 
 
 def _same(a: ModelPrice, b: ModelPrice) -> bool:
-    return (a.input_usd_per_mtok, a.output_usd_per_mtok, a.usd_per_call) == (b.input_usd_per_mtok,
-                                                                             b.output_usd_per_mtok, b.usd_per_call)
+    return a.billed_as() == b.billed_as()
 
 
 def price_on(model: str, as_of: dt.date, folder: Path | None = None, first_if_later: bool = False,

@@ -118,8 +118,8 @@ class AgentGroup(BaseModel):
     method: str = Field("vanilla", min_length=1)
 
 
-IMPORT_FORMATS = ["routellm", "feval_ttc", "generic", "agent_evals", "swebench_bash_only"]  # each has a reader in
-# collect/imports (READERS)
+# each has a reader in collect/imports (READERS)
+IMPORT_FORMATS = ["routellm", "feval_ttc", "generic", "agent_evals", "swebench_bash_only", "inspect"]
 BILLED_FORMATS = {"swebench_bash_only"}  # sources that give each attempt's USD as billed, not tokens: nothing to price
 
 
@@ -145,6 +145,10 @@ class ImportSource(BaseModel):
     accept_mismatch: list[str] = Field(default_factory=list, description="swebench_bash_only: leaderboard entries "
                                        "imported although their per-instance count disagrees with the published "
                                        "resolved rate (by the entry's name; default: none, each is named and left out)")
+    scorer: str | None = Field(None, description="inspect: the scorer whose score is the verdict (needed when the "
+                               "logs have several)")
+    threshold: float = Field(1.0, gt=0, description="inspect: a numeric or partial score (P = 0.5) at or above this "
+                             "is a pass (default 1.0: only a full score)")
 
     @field_validator("format")
     @classmethod
@@ -199,6 +203,9 @@ class Params(BaseModel):
                                                   "cheapest first, each only where it could still change a frontier "
                                                   "the report shows (``racing``)")
     racing: Racing = Field(default_factory=Racing)
+    expert_usd: dict[str, float] = Field(default_factory=dict, description=(
+        "task -> the human expert's USD per problem, given by the set itself (an imported set's own task, e.g. "
+        "`cost-of-pass import inspect --expert-usd`); a task named here needs no entry in the expert registry"))
     table1_only: list[str] = Field(default_factory=list, description=(
         "models of the set shown in Table 1 only (each model alone, then the expert): their records enter no frontier, "
         "trend, counterfactual, routing, technique or validity statistic, e.g. a leaderboard entry whose per-instance "
@@ -232,6 +239,21 @@ class Params(BaseModel):
                                       "prices are needed: price_snapshot or prices: {as_of: YYYY-MM-DD}")
         if self.price_snapshot is not None and self.prices is not None:
             raise ValueError("give exactly one of price_snapshot (a named snapshot) and prices: {as_of: YYYY-MM-DD}")
+        return self
+
+    @model_validator(mode="after")
+    def _inspect_task_reads_the_logs(self) -> "Params":
+        """An Inspect set's task ``inspect`` takes its problems from the logs it imports (``core.tasks.inspect_log``),
+        read by the same rules (scorer, threshold)."""
+        spec = self.import_from
+        if spec is not None and spec.format == "inspect":
+            if self.tasks != ["inspect"]:
+                raise ValueError("a set importing Inspect logs has the one task 'inspect' (its problems are the "
+                                 "logs' samples)")
+            self.task_options["inspect"] = {**self.task_options.get("inspect", {}), "path": spec.path,
+                                            "scorer": spec.scorer, "threshold": spec.threshold}
+        if bad := {t: v for t, v in self.expert_usd.items() if not (0 < v < 1e9)}:
+            raise ValueError(f"expert_usd must be a USD amount above 0 per problem, got {bad}")
         return self
 
     @model_validator(mode="after")

@@ -395,16 +395,30 @@ def attempts_from_calls(graded_calls):
         **{c: total(c) for c in ("prompt_tokens", "completion_tokens", "reasoning_tokens")},
         "simulated": total("simulated", np.logical_or),
     })
-    if "billed_usd" in graded_calls:  # imported billed attempts (one record each): their USD and API calls as billed
-        out["billed_usd"] = total("billed_usd")
-        recorded = graded_calls["billed_calls"].to_numpy(dtype=float)[last]
-        out["calls"] = np.where(np.isnan(recorded), out["calls"], recorded).astype(np.int64)
+    _billing(out, graded_calls, total, last)
     ok_calls = np.add.reduceat(graded_calls["status"].eq("ok").to_numpy()[order].astype(np.int64), starts)
     method = out["method"].cat
     expected = np.array([get_method(m).collected_calls for m in method.categories])[method.codes.to_numpy()]
     out["complete"] = ok_calls == expected
     out.loc[~out["complete"], "correct"] = pd.NA
     return out
+
+
+def _billing(out, graded_calls, total, last) -> None:
+    """Add to the attempts ``out`` what prices them as billed, where the calls have it: the cache buckets (summed,
+    tokens), the tier of the attempt's last call (its calls share one), and an imported billed attempt's USD and API
+    calls (one record each). ``total(name)`` sums a column per attempt; ``last``: each attempt's last call's row."""
+    import numpy as np
+
+    for c in ("cache_read_tokens", "cache_write_tokens"):
+        if c in graded_calls:
+            out[c] = total(c)
+    if "service_tier" in graded_calls:
+        out["service_tier"] = graded_calls["service_tier"].array.take(last)
+    if "billed_usd" in graded_calls:
+        out["billed_usd"] = total("billed_usd")
+        recorded = graded_calls["billed_calls"].to_numpy(dtype=float)[last]
+        out["calls"] = np.where(np.isnan(recorded), out["calls"], recorded).astype(np.int64)
 
 
 def _sorted_categories(column):

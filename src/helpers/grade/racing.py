@@ -135,7 +135,7 @@ def set_expert(ctx: Context) -> pd.Series:
     index = pd.MultiIndex.from_tuples([(t, q.problem_id) for t, ps in ctx.problems.items() for q in ps],
                                       names=["task", "problem_id"])
     return expert_per_problem(index, ctx.params.expert_bound, rule=ctx.params.fidelity.expert_cost,
-                              difficulty=difficulties(ctx.problems))
+                              difficulty=difficulties(ctx.problems), given=ctx.params.expert_usd)
 
 
 def cells_of(attempts: pd.DataFrame) -> pd.DataFrame:

@@ -61,7 +61,8 @@ def run_grading(ctx: Context) -> pd.DataFrame:
                          unisolated_allowed=p.settings.unisolated_grading)
     judged = graded.attrs.pop("code_grading", None)  # not into the parquet file's metadata
     attempts = attempts_from_calls(graded)
-    attempts = bill_agent_attempts(attempts.assign(usd=cost_usd(attempts, ctx.snapshot)), graded, ctx.snapshot)
+    attempts = bill_agent_attempts(attempts.assign(usd=attempt_usd(attempts, graded, ctx.snapshot)), graded,
+                                   ctx.snapshot)
     estimates = estimates_from_attempts(attempts, p.methods, p.seed)
     paths = graded_paths(ctx)
     paths["calls"].parent.mkdir(parents=True, exist_ok=True)
@@ -137,6 +138,20 @@ def grading_caveats(ctx: Context) -> list[str]:
                    "CPU time varies by a fifth or more between runs on a shared machine, so these verdicts can differ "
                    "when the set is graded on another machine or run.")
     return out
+
+
+def attempt_usd(attempts: pd.DataFrame, graded: pd.DataFrame, snapshot) -> pd.Series:
+    """USD of each attempt (``core.prices.cost_usd``): priced on its summed tokens, or, where the snapshot has a
+    long-context tier (which each call crosses or not on its own prompt), call by call and summed. Returns a float
+    Series on ``attempts``' index."""
+    if not any(p.long_context for p in snapshot.prices.values()) or graded.empty:
+        return cost_usd(attempts, snapshot)
+    key = ["task", "problem_id", "model", "method", "run"]
+    as_text = {k: str for k in key[:-1]}
+    per_call = graded[key].astype(as_text).assign(usd=cost_usd(graded, snapshot).to_numpy())
+    summed = per_call.groupby(key, sort=False, as_index=False)["usd"].sum()
+    merged = attempts[key].astype(as_text).merge(summed, how="left", on=key)
+    return pd.Series(merged["usd"].to_numpy(), index=attempts.index)
 
 
 def bill_agent_attempts(attempts: pd.DataFrame, graded: pd.DataFrame, snapshot) -> pd.DataFrame:

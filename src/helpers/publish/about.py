@@ -109,7 +109,7 @@ def what_it_shows(an: Analysis, top: int = 3, policy: pd.DataFrame | None = None
     vanilla = an.vanilla_cop()
     trend = an.frontier_over_time()
     split = cp.expert_split(vanilla.min(axis=1).to_frame("frontier"), an.expert).set_index("task")
-    rows, experts = [], load_expert_costs()
+    rows, experts = [], load_expert_costs(given=an.ctx.params.expert_usd)
     for task in an.tasks:
         steps = trend[(trend["task"] == task) & trend["date"].notna()]
         cop = vanilla.xs(task, level="task")
@@ -221,7 +221,7 @@ def expert_said(an: Analysis) -> str:
     the rate's range), and that it is an estimate."""
     from helpers.core.experts import load_expert_costs
 
-    costs, p, levels = load_expert_costs(), an.ctx.params, fee_levels(an)
+    costs, p, levels = load_expert_costs(given=an.ctx.params.expert_usd), an.ctx.params, fee_levels(an)
     parts = []
     for t in an.tasks:
         e, level = costs[t], levels[t]
@@ -232,6 +232,9 @@ def expert_said(an: Analysis) -> str:
             f"{k}: {v:g}" for k, v in (e.minutes_by_difficulty or {}).items()) + ")" if e.minutes_by_difficulty
             and "–" in level else f"{e.minutes_per_question:g} minutes")
         printed = p.fidelity.expert_cost == "printed" and e.published_usd is not None
+        if t in p.expert_usd:  # the set's own figure (an imported set's, ``cost-of-pass import``): no rate or minutes
+            parts.append(f"{an.task_labels.get(t, t)}: {level} (the figure the set gives, expert_usd)")
+            continue
         parts.append(f"{an.task_labels.get(t, t)}: {level}" + (" (the paper's Table 3 as printed)" if printed else "")
                      + f" — {minutes} at {rate} ({e.qualification})")
     return ("; ".join(parts) + ". An estimate of what the expert's time costs, not a measured cost: the expert-fee "
@@ -374,7 +377,7 @@ def run_context(an: Analysis, policy: pd.DataFrame | None = None) -> dict:
                    f"{prices}"),
         "expert": f"**Human expert** cost per problem (`usd`, at the {p.expert_bound} bound): {how}. The derivation is "
                   f"kept beside it:\n\n"
-                  + markdown(md_frame(expert_table(an.tasks, p.expert_bound, p.fidelity.expert_cost))),
+                  + markdown(md_frame(expert_table(an.tasks, p.expert_bound, p.fidelity.expert_cost, p.expert_usd))),
         "extraction": grading_text(an, rule, numeric) + f"\n\n**Data caveats**:\n{caveats}",
     }
 

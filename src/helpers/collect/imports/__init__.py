@@ -55,7 +55,9 @@ SOURCES = {"swebench_bash_only": ("SWE-bench bash-only", "the SWE-bench bash-onl
            "routellm": ("RouteLLM", "RouteLLM's recorded GSM8K responses (Apache-2.0)"),
            "feval_ttc": ("FEval-TTC", "FEval-TTC's recorded responses (ODbL)"),
            "agent_evals": ("AI Agents That Matter", "the HumanEval runs of 'AI Agents That Matter' (Kapoor, Stroebl "
-                           "et al., 2024; benediktstroebl/agent-evals, MIT)")}  # format: (short name, long name)
+                           "et al., 2024; benediktstroebl/agent-evals, MIT)"),
+           "inspect": ("Inspect logs", "Inspect evaluation logs (inspect-ai .eval/.json), each sample's usage as "
+                       "the log recorded it")}  # format: (short name, long name)
 
 
 def source_name(params: Params, long: bool = False) -> str:
@@ -68,7 +70,8 @@ def source_name(params: Params, long: bool = False) -> str:
 def source_path(params: Params) -> Path:
     """The imported set's source file; raises one line when the set is not imported or the file is absent."""
     spec, path = import_spec(params)
-    if not (path.is_dir() if spec.format == "agent_evals" else path.is_file()):
+    if not (path.is_dir() if spec.format == "agent_evals" else path.exists() if spec.format == "inspect"
+            else path.is_file()):
         hint = (" (FEval-TTC's api_responses.zip is downloaded by hand from the link in the FEval-TTC repository's "
                 "README; see docs/data.md, 'Imported records')" if spec.format == "feval_ttc" else "")
         raise MissingData(f"{params.source}: field 'import_from.path': no file at {path}{hint}")
@@ -78,7 +81,7 @@ def source_path(params: Params) -> Path:
 def counts_in_source(params: Params) -> bool:
     """Whether the source gives every response's token counts (FEval-TTC's estimates, or a generic file's columns)."""
     spec = params.import_from
-    return spec is not None and (spec.format in ("feval_ttc", "agent_evals") or (
+    return spec is not None and (spec.format in ("feval_ttc", "agent_evals", "inspect") or (
         spec.format == "generic" and {"prompt_tokens", "completion_tokens"} <= set(spec.columns)))
 
 
@@ -120,6 +123,10 @@ def provenance(params: Params, models: list[ModelSpec]) -> str:
     elif spec.format == "agent_evals":
         tokens = ("the providers' usage as the agents' logs recorded it, every call of an attempt "
                   "billed at its own model's price")
+    elif spec.format == "inspect":
+        tokens = ("each sample's usage as the log recorded it (uncached input, cache reads and writes, output with "
+                  "reasoning), each bucket at its own price; judge and scorer models' usage kept apart as grading "
+                  "cost; the verdict is the log's scorer's")
     elif counts_in_source(params):
         tokens = "the source's"
     else:
@@ -137,11 +144,13 @@ def provenance(params: Params, models: list[ModelSpec]) -> str:
 # reader that skips part of its source yields a ``common.Dropped`` for it
 READERS = {"swebench_bash_only": "helpers.collect.imports.swebench_bash_only:read",
            "routellm": "helpers.collect.imports.routellm:read", "feval_ttc": "helpers.collect.imports.feval_ttc:read",
-           "generic": "helpers.collect.imports.generic:read", "agent_evals": "helpers.collect.imports.agent_evals:read"}
+           "generic": "helpers.collect.imports.generic:read", "agent_evals": "helpers.collect.imports.agent_evals:read",
+           "inspect": "helpers.collect.imports.inspect:read"}
 
 
 CAVEATS = {"swebench_bash_only": "helpers.collect.imports.swebench_bash_only:caveats",
-           "agent_evals": "helpers.collect.imports.agent_evals:caveats"}  # format -> "module:function"
+           "agent_evals": "helpers.collect.imports.agent_evals:caveats",
+           "inspect": "helpers.collect.imports.inspect:caveats"}  # format -> "module:function"
 # (params, models) -> lines for the report's data caveats: what the source itself gets wrong
 
 
@@ -162,6 +171,21 @@ def read_source(params: Params, models: list[ModelSpec]):
     path = source_path(params)
     module, _, function = READERS[import_spec(params)[0].format].partition(":")
     return getattr(importlib.import_module(module), function)(params, path, by_source_name(models))
+
+
+def record_of(r, a) -> CallRecord:
+    """The record of an imported response ``r`` (``common.Imported``) for its planned attempt ``a``."""
+    return CallRecord(
+        task=r.task, problem_id=r.problem_id, model=r.model, method=r.method, run=r.run, call=0,
+        litellm_model=a.model.litellm_id, prompt_hash="", fingerprint=a.fingerprints[0],
+        status="error" if r.failure else "ok", response=r.response, finish_reason=r.finish_reason,
+        prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens, tries=1, error=r.failure,
+        unusable=bool(r.failure), sampling=r.sampling, source=r.source, source_correct=r.source_correct,
+        token_counts=r.token_counts, created_at="", agent_calls=r.agent_calls or None,
+        latency_s=sum(c.latency_s for c in r.agent_calls) if r.latency_s is None else r.latency_s,
+        billed_usd=r.billed_usd, billed_calls=r.billed_calls, cache_read_tokens=r.cache_read_tokens,
+        cache_write_tokens=r.cache_write_tokens, reasoning_tokens=r.reasoning_tokens, service_tier=r.service_tier,
+        source_usd=r.source_usd)
 
 
 def import_records(params: Params, attempts: list, store: RecordStore) -> ImportResult:
@@ -195,15 +219,7 @@ def import_records(params: Params, attempts: list, store: RecordStore) -> Import
                               f"{'has' if len(empty) == 1 else 'have'} no usable response in "
                               f"{params.import_path}{' (' + '; '.join(result.dropped) + ')' if result.dropped else ''}")
     for r in rows:
-        a = planned[(r.task, r.problem_id, r.model, r.method, r.run)]
-        record = CallRecord(
-            task=r.task, problem_id=r.problem_id, model=r.model, method=r.method, run=r.run, call=0,
-            litellm_model=a.model.litellm_id, prompt_hash="", fingerprint=a.fingerprints[0],
-            status="error" if r.failure else "ok", response=r.response, finish_reason=r.finish_reason,
-            prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens, tries=1, error=r.failure,
-            unusable=bool(r.failure), sampling=r.sampling, source=r.source, source_correct=r.source_correct,
-            token_counts=r.token_counts, created_at="", agent_calls=r.agent_calls or None,
-            latency_s=sum(c.latency_s for c in r.agent_calls), billed_usd=r.billed_usd, billed_calls=r.billed_calls)
+        record = record_of(r, planned[(r.task, r.problem_id, r.model, r.method, r.run)])
         if "\x1f".join(map(str, record.key)) in done:
             result.present += 1
             continue

@@ -39,6 +39,12 @@ class Imported:
     agent_calls: tuple[AgentCall, ...] = ()  # an agent attempt's calls (``CallRecord.agent_calls``)
     billed_usd: float | None = None  # the attempt's USD as its source says it was billed (``CallRecord.billed_usd``)
     billed_calls: int | None = None  # and its API calls
+    cache_read_tokens: int = 0  # of the prompt, tokens read from the provider's cache (``CallRecord``)
+    cache_write_tokens: int = 0  # of the prompt, tokens written to it
+    reasoning_tokens: int = 0  # of the completion, reasoning tokens
+    service_tier: str | None = None  # ``batch`` where the source ran in a batch tier
+    source_usd: float | None = None  # the USD the source computed for the attempt (compared, never used)
+    latency_s: float | None = None  # the attempt's time as the source recorded it (else its agent calls' sum)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from helpers.core.tasks import (  # noqa: F401  (register)
     gpqa_diamond,
     gsm8k,
     humaneval,
+    inspect_log,
     math500,
     swebench_verified,
     two_digit_addition,
