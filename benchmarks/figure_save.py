@@ -1,11 +1,11 @@
-"""Saving a report figure (``publish.figures.save_figure``: the layout check, the PNG and the SVG) as it is, against
+"""Saving a report figure (``figures.style.save_figure``: the layout check, the PNG and the SVG) as it is, against
 the same with the placeholder layout engine ``fig.tight_layout()`` leaves on the figure (what it did before), for
 which matplotlib lays the figure out again before each file: CPU seconds per figure, side by side in one run.
 
     .venv/bin/python benchmarks/figure_save.py [FIGURES]     # default 20 per side, the sides alternating
 
-The figure is synthetic but drawn the figures' own way: three panels (``_grid``) of six series of 20 points on a log
-axis, one legend and a title (``_finish_panels``). Printed: the median CPU seconds per figure of each side, their
+The figure is synthetic but drawn the figures' own way: three panels (``panel_grid``) of six series of 20 points on a
+log axis, one legend and a title (``finish_panels``). Printed: the median CPU seconds per figure of each side, their
 ratio, and whether the two sides wrote the same PNG bytes.
 """
 
@@ -25,29 +25,29 @@ def figure():
     """A three-panel figure laid out as the report's are."""
     import numpy as np
 
-    from helpers.publish import figures
+    from helpers.publish.figures import panels
 
-    fig, axes = figures._grid(3)
+    fig, axes = panels.panel_grid(3)
     rng = np.random.default_rng(0)
     for j, ax in enumerate(axes):
         for k in range(6):
             ax.plot(np.arange(20), 1 + rng.random(20).cumsum(), marker="o", label=f"model {k}")
-        figures.log_scale(ax, "y")
+        panels.log_scale(ax, "y")
         ax.set(title=f"dataset {j}", xlabel="release", ylabel="USD")
-    return figures._finish_panels(fig, axes[0], "A synthetic figure", simulated=True)
+    return panels.finish_panels(fig, axes[0], "A synthetic figure", simulated=True)
 
 
 def save(before: bool, out: Path) -> tuple[float, bytes]:
     """(CPU seconds, PNG bytes) of drawing and saving one figure; ``before``: keep tight_layout's placeholder engine."""
     import matplotlib.pyplot as plt
 
-    from helpers.publish import figures
+    from helpers.publish.figures import style
 
     start = time.process_time()
     fig = figure()
     if before:
         fig.set_layout_engine = lambda *args, **kwargs: None  # save_figure's call leaves the placeholder in place
-    png, _ = figures.save_figure(fig, "bench", out)
+    png, _ = style.save_figure(fig, "bench", out)
     plt.close(fig)
     return time.process_time() - start, png.read_bytes()
 

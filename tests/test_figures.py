@@ -6,8 +6,8 @@ import pandas as pd
 
 from helpers.analyze import costofpass as cp
 from helpers.analyze.trends import fit_decay
-from helpers.publish import figures
 from helpers.publish.appearance import FAMILY_COLORS, Appearance, family_palette
+from helpers.publish.figures import bars, costs, coverage, over_time, panels, style, tradeoffs
 
 
 def world():
@@ -19,7 +19,7 @@ def world():
 def test_figures_with_a_forks_families(tmp_path):
     cop, expert = world()
     fam = 100 * cp.family_counterfactual(cop, pd.Series({"a": "SmolLM (HF)", "b": "lightweight"}), expert)
-    fig = figures.figure3_families(fam, simulated=True)
+    fig = bars.figure3_families(fam, simulated=True)
     assert "SIMULATED" in fig.axes[0].get_title()
     printed = [t.get_text() for t in fig.axes[0].texts]  # each bar's value
     x = fam.iloc[0, 0]
@@ -33,12 +33,12 @@ def test_figures_with_a_forks_families(tmp_path):
     whiskers = pd.DataFrame([{"task": t, "family": f, "low": 0.0, "high": 60.0,
                               "range_ci_low": 0.0, "range_ci_high": 90.0}
                              for t in tasks for f in fam.columns])
-    fig = figures.figure3_families(fam * 0, simulated=False, whiskers=whiskers)
-    assert figures.layout_problems(fig) == []
+    fig = bars.figure3_families(fam * 0, simulated=False, whiskers=whiskers)
+    assert style.layout_problems(fig) == []
     keyed = [t.get_text() for t in fig.legends[0].get_texts()]  # every mark drawn has its key, under the panel
     assert fig.axes[0].get_legend() is None
-    assert "95% interval" in keyed and figures.RANGE_LABEL in keyed
-    png, svg = figures.save_figure(fig, "f3", tmp_path)
+    assert "95% interval" in keyed and style.RANGE_LABEL in keyed
+    png, svg = style.save_figure(fig, "f3", tmp_path)
     assert png.stat().st_size > 1000 and svg.is_file()
     plt.close("all")
 
@@ -49,7 +49,7 @@ def test_trend_figures_with_two_releases():
     fits = {"t": fit_decay([0.0, 4.0], trend.dropna(subset=["date"])["normalized_pct"])}
     assert not fits["t"].identified
     look = Appearance({"a": "A model with a long name (tokens estimated)", "b": "B"}, {"t": "Task"}, {}, [])
-    fig = figures.figure2_trends(trend, fits, look)
+    fig = over_time.figure2_trends(trend, fits, look)
     # two releases a few decades apart: the first release's long label still ends inside its panel, under the title
     renderer = fig.canvas.get_renderer()
     for ax in fig.axes:
@@ -62,7 +62,7 @@ def test_trend_figures_with_two_releases():
 def test_interval_bars_draw_every_item_with_its_whiskers():
     frame = pd.DataFrame({"task": ["T", "T", "U"], "item": ["A", "B", "A"], "value": [10.0, 300.0, 5.0],
                           "low": [5.0, 100.0, 5.0], "high": [20.0, np.inf, 5.0]})
-    fig = figures.interval_bars(frame, "item", "Figure 5", simulated=True, colors={"A": "#123456"}, symlog=True,
+    fig = bars.interval_bars(frame, "item", "Figure 5", simulated=True, colors={"A": "#123456"}, symlog=True,
                                 legend={"family x": "#123456"})
     ax = fig.axes[0]
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["family x", "95% interval"]  # the whiskers keyed too
@@ -81,7 +81,7 @@ def test_the_cost_accuracy_legend_draws_methods_hollow_apart_from_family_colours
     points = pd.DataFrame(rows, columns=["statistic", "strategy", "task", "value"]).assign(
         low=lambda d: d.value * 0.9, high=lambda d: d.value * 1.1)
     look = Appearance({"m1": "One"}, {"gsm8k": "GSM8K"}, {"m1": "Moonshot AI"}, ["gsm8k"])
-    fig = figures.cost_accuracy(points, {"gsm8k": 5.0}, look)
+    fig = tradeoffs.cost_accuracy(points, {"gsm8k": 5.0}, look)
     keys = {t.get_text(): h for lg in fig.legends for t, h in zip(lg.get_texts(), lg.legend_handles, strict=True)}
     assert (keys["single attempt"].get_markerfacecolor() == "white"
             and keys["self-refine"].get_markerfacecolor() == "white")
@@ -101,7 +101,7 @@ def test_the_routing_figure_bands_only_the_router_the_validity_study_backs():
                                                                "accuracy": 1.0, "usd": 1.0, "acc_low": 1.0,
                                                                "acc_high": 1.0}])
     look = Appearance({"m1": "One"}, {"gsm8k": "GSM8K"}, {"m1": "lightweight"}, ["gsm8k"])
-    fig = figures.routing_frontier(envelope, points, look)
+    fig = tradeoffs.routing_frontier(envelope, points, look)
     keys = [t.get_text() for lg in fig.legends for t in lg.get_texts()]
     assert [k for k in keys if "95% interval" in k] == ["cross-fitted router's 95% interval", "a model's 95% interval"]
     from matplotlib.collections import PolyCollection
@@ -113,10 +113,10 @@ def test_the_routing_figure_bands_only_the_router_the_validity_study_backs():
 def test_figure3_names_each_family_under_its_bar_when_it_has_one_dataset():
     """SWE-bench's ten families read by colour alone: with one dataset, each value carries its family's name."""
     one = pd.DataFrame({"Moonshot AI": [0.0], "Zhipu AI": [0.82]}, index=["SWE-bench Verified"])
-    texts = [t.get_text() for t in figures.figure3_families(one, False).axes[0].texts]
+    texts = [t.get_text() for t in bars.figure3_families(one, False).axes[0].texts]
     assert texts == ["0\nMoonshot AI", "0.82\nZhipu AI"]
     two = pd.DataFrame({"Moonshot AI": [0.0, 1.0]}, index=["A", "B"])
-    assert [t.get_text() for t in figures.figure3_families(two, False).axes[0].texts] == ["0", "1"]
+    assert [t.get_text() for t in bars.figure3_families(two, False).axes[0].texts] == ["0", "1"]
     plt.close("all")
 
 
@@ -133,7 +133,7 @@ def test_figure3_colours_its_families_as_the_set_does_whichever_it_shows():
 
     look = Appearance({f"m{i}": f"M{i}" for i in range(8)}, {"t": "T"}, {f"m{i}": f"org {i}" for i in range(8)}, ["t"])
     shown = pd.DataFrame({"org 1": [10.0], "org 5": [20.0]}, index=["T"])
-    fig = figures.figure3_families(shown, simulated=False, colors=look.family_colors)
+    fig = bars.figure3_families(shown, simulated=False, colors=look.family_colors)
     drawn = [to_hex(p.get_facecolor()) for p in fig.axes[0].patches if p.get_height() > 0]
     assert drawn == [look.family_colors["org 1"], look.family_colors["org 5"]]
     assert drawn != list(family_palette(list(shown.columns)).values())  # what the subset alone would have been given
@@ -166,7 +166,7 @@ def test_figure2_panels_in_category_order_with_releases_coloured_and_named():
           for task in ("aime24", "gsm8k")}
     look = Appearance({"a": "Model A", "b": "Model B", "c": "Model C"}, {"aime24": "AIME", "gsm8k": "GSM8K"},
                       {"a": "lightweight", "b": "large", "c": "reasoning"}, in_category_order(["aime24", "gsm8k"]))
-    fig = figures.figure2_trends(trend, {}, look, loglinear=ll, paper_halving={"aime24": 7.1})
+    fig = over_time.figure2_trends(trend, {}, look, loglinear=ll, paper_halving={"aime24": 7.1})
     first, second = fig.axes[:2]
     assert first.get_title().startswith("GSM8K") and second.get_title().startswith("AIME")  # basic before complex
     assert "paper 7.1 mo" in second.get_title()
@@ -191,11 +191,11 @@ def test_a_lone_trend_panel_names_every_release_that_lowered_the_frontier():
     trend = cp.frontier_over_time(cop, dates, pd.Series(100.0, index=index))
     labels = {m: f"GPT-{'3.5 Turbo' if '35' in m else '4 Turbo'} ({m.split('_')[1]} preview)" for m in pct}
     look = Appearance(labels, {"humaneval": "HumanEval"}, {m: "GPT-3.5" if "35" in m else "GPT-4" for m in pct}, [])
-    fig = figures.figure2_trends(trend, {}, look)
+    fig = over_time.figure2_trends(trend, {}, look)
     named = {t.get_text() for t in fig.axes[0].texts}
     lowered = trend.dropna(subset=["date"]).released.str.split(", ").explode()
     assert {labels[m] for m in lowered if m != "gpt35_0125"} <= {n for text in named for n in text.split(", ")}
-    assert not figures.layout_problems(fig)
+    assert not style.layout_problems(fig)
     plt.close("all")
 
 
@@ -203,7 +203,7 @@ def test_date_ticks_name_a_day_where_two_fall_in_one_month():
     """Issue 38: a span of six weeks was ticked "2023-11, 2023-12, 2023-12"."""
     import matplotlib.dates as mdates
 
-    fmt = figures.MonthOrDay()
+    fmt = panels.MonthOrDay()
     months = mdates.date2num(pd.to_datetime(["2024-07-01", "2024-10-01", "2025-01-01"]))
     assert fmt.format_ticks(months) == ["2024-07", "2024-10", "2025-01"]
     weeks = mdates.date2num(pd.to_datetime(["2023-11-01", "2023-12-01", "2023-12-15"]))
@@ -218,7 +218,7 @@ def test_the_fee_curve_colours_only_models_cheapest_at_some_fee_when_there_are_m
     curve = pd.DataFrame([{"task": "t", "fee_usd": f, "line": name, "value": v}
                           for name, values in lines.items() for f, v in zip(fees, values)])
     look = Appearance({}, {"t": "T"}, {}, ["t"])
-    fig = figures.fee_curve(curve, {"t": 1.0}, look, "frontier")
+    fig = costs.fee_curve(curve, {"t": 1.0}, look, "frontier")
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert {"m0", "flat", "frontier", "every other model alone"} <= set(legend)  # m0 cheapest at 0.1, flat at 10
     assert not {"m1", "m9"} & set(legend)
@@ -234,7 +234,7 @@ def test_the_headline_figure_draws_the_frontier_on_top_each_interval_and_the_exp
                          "policy_low": [0.3, 0.0, 1.0, np.nan, 0.0, 0.01],
                          "policy_high": [0.9, 1.0, 3.5, np.nan, 0.05, 0.04]})
     look = Appearance({"a": "A", "b": "B"}, {"t": "T", "u": "U"}, {"a": "x", "b": "y"}, ["u", "t"], simulated=True)
-    fig = figures.headline_costs(rows, {"t": 3.0, "u": 0.03}, look, "frontier")
+    fig = costs.headline_costs(rows, {"t": 3.0, "u": 0.03}, look, "frontier")
     first, second = fig.axes[:2]
     assert first.get_title() == "U" and second.get_title() == "T"  # the set's order of datasets
     assert [t.get_text() for t in first.get_yticklabels()] == ["frontier", "A", "B"]  # shared: named once
@@ -262,7 +262,7 @@ def test_a_shared_x_axis_is_named_once_per_column_under_its_lowest_panel():
     """Issue 38: the top row of a bar grid kept its "%" label with no ticks under it."""
     frame = pd.DataFrame({"task": list("TUVWX"), "item": ["A"] * 5, "value": [1.0] * 5, "low": [0.5] * 5,
                           "high": [2.0] * 5})
-    fig = figures.interval_bars(frame, "item", "F", simulated=False, colors={})
+    fig = bars.interval_bars(frame, "item", "F", simulated=False, colors={})
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["95% interval"]  # keyed without a family legend too
     shown = [ax for ax in fig.axes if ax.get_visible()]
     named = [ax.get_xlabel() for ax in shown]
@@ -277,7 +277,7 @@ def test_the_coverage_heat_map_tells_conservative_passing_near_and_failing_cells
     table = pd.DataFrame({"generator": ["own", "own", "tails", "tails"], "statistic": ["Table 1", "frontier"] * 2,
                           "headline": True, "coverage_pct": [99.6, 94.5, 91.0, 60.0],
                           "range_coverage_pct": [100.0, 100.0, np.nan, 80.0]})
-    fig = figures.coverage_heatmap(table, simulated=True)
+    fig = coverage.coverage_heatmap(table, simulated=True)
     colours = [tuple(np.round(c, 3)) for c in fig.axes[0].collections[0].get_facecolors()]
     assert len(set(colours)) == 4  # 99.6 holds but is wider than needed, 94.5 passes, 91 is near, 60 fails
     assert [t.get_text() for t in fig.axes[1].get_yticklabels()] == ["below 90", "90 to 93", "93 to 99",
@@ -297,9 +297,9 @@ def test_a_dollar_in_a_name_is_drawn_as_typed_never_as_mathtext(tmp_path):
 
     names = ["cost $1 to $2", "$\\frac{$"]
     frame = pd.DataFrame({"task": "T", "item": names, "value": [1.0, 200.0], "low": [0.5, 100.0], "high": [2.0, 300.0]})
-    fig = figures.interval_bars(frame, "item", "Figure 5 $x$", simulated=False, colors={}, legend={names[0]: "#123456"},
+    fig = bars.interval_bars(frame, "item", "Figure 5 $x$", simulated=False, colors={}, legend={names[0]: "#123456"},
                                 symlog=True)
-    figures.save_figure(fig, "dollars", tmp_path)  # draws and saves: no mathtext error
+    style.save_figure(fig, "dollars", tmp_path)  # draws and saves: no mathtext error
     texts = [t for t in fig.findobj(matplotlib.text.Text) if t.get_text() and t.get_visible()]
     shown = [t._preprocess_math(t.get_text()) for t in texts]
     assert shown.count((names[0], False)) >= 2 and (names[1], False) in shown  # legend and tick label, as typed
@@ -307,9 +307,9 @@ def test_a_dollar_in_a_name_is_drawn_as_typed_never_as_mathtext(tmp_path):
     assert {"0", "10¹", "10²"} <= {text for text, _ in shown}  # the symlog axis' numbers, as plain text
     plt.close("all")
 
-    with matplotlib.rc_context({**figures.STYLE, "text.parse_math": True}):
+    with matplotlib.rc_context({**style.STYLE, "text.parse_math": True}):
         digit = MarkerStyle("$3$").get_path().vertices
-    with matplotlib.rc_context(figures.STYLE):  # the numbered labels' key still draws each number as its glyph
+    with matplotlib.rc_context(style.STYLE):  # the numbered labels' key still draws each number as its glyph
         fig, ax = plt.subplots()
         ax.plot([0, 1], [0, 1])
         placement._number_key(fig, {"a label": 3}, "numbers", 8.0)

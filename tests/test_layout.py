@@ -137,15 +137,15 @@ def test_a_lone_panel_keeps_room_for_its_bars_and_a_squeezed_one_is_named():
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from helpers.publish import figures
+    from helpers.publish.figures import bars, style
 
     frame = pd.DataFrame({"task": ["GSM8K", "GSM8K"], "item": ["2023-11-06 GPT-4 Turbo (1106 preview)",
                                                                "2023-12-11 Mixtral-8x7B-Instruct (tokens estimated)"],
                           "value": [88.0, 44.0], "low": [86.0, 36.0], "high": [90.0, 53.0]})
-    fig = figures.interval_bars(frame, "item", "gain", False, {})
-    assert not any(p.startswith("panel squeezed") for p in figures.layout_problems(fig))
+    fig = bars.interval_bars(frame, "item", "gain", False, {})
+    assert not any(p.startswith("panel squeezed") for p in style.layout_problems(fig))
     plt.close(fig)
     fig, ax = plt.subplots(figsize=(1.2, 2))
     ax.plot([0, 1], [0, 1])
-    assert any(p.startswith("panel squeezed") for p in figures.layout_problems(fig))
+    assert any(p.startswith("panel squeezed") for p in style.layout_problems(fig))
     plt.close(fig)

@@ -34,13 +34,13 @@ def test_a_figure_is_drawn_in_the_projects_style_and_the_callers_settings_come_b
     import matplotlib
     import pandas as pd
 
-    from helpers.publish import figures
+    from helpers.publish.figures import over_time, style
 
     before = {k: str(v) for k, v in matplotlib.rcParams.items()}
     split = pd.DataFrame({"task": ["gsm8k"], "new_models_pct": [-40.0], "prices_pct": [-4.0], "change_pct": [-44.0],
                           "start": ["2024-01-01"], "end": ["2025-01-01"]})
-    fig = figures.price_change(split, {"gsm8k": "GSM8K"}, False, ["gsm8k"])
-    assert fig.axes[0].get_facecolor()[:3] == matplotlib.colors.to_rgb(figures.STYLE["axes.facecolor"])
+    fig = over_time.price_change(split, {"gsm8k": "GSM8K"}, False, ["gsm8k"])
+    assert fig.axes[0].get_facecolor()[:3] == matplotlib.colors.to_rgb(style.STYLE["axes.facecolor"])
     assert {k: str(v) for k, v in matplotlib.rcParams.items()} == before
     matplotlib.pyplot.close(fig)
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from helpers.publish import placement
-from helpers.publish.figures import LEADER
+from helpers.publish.figures.style import LEADER
 
 BOX = (0.0, 0.0, 10.0, 5.0)
 
@@ -53,7 +53,7 @@ def test_a_label_moves_off_a_line_where_there_is_room():
 
 def test_a_label_with_no_clear_place_is_removed_and_the_layout_check_names_one_left_over_a_line():
     """Issue 38 item 5: labels sat on lines while every layout.json said there was no problem."""
-    from helpers.publish.figures import layout_problems
+    from helpers.publish.figures.style import layout_problems
 
     fig, ax, text = _panel_with_a_line_over_the_label()
     assert any(p.startswith("label over a line or marker") for p in layout_problems(fig))  # left where it was asked
@@ -107,7 +107,7 @@ def test_crossing_leaders_are_untangled():
         return bool(placement._crossing(a, b)[0, 0])
 
     assert crossed()
-    from helpers.publish.figures import layout_problems
+    from helpers.publish.figures.style import layout_problems
 
     assert any("leader(s) cross" in p for p in layout_problems(fig))  # the layout check names them
     placement.declutter(fig, ax, texts)

@@ -312,7 +312,7 @@ def test_the_interactive_cost_accuracy_chart_colours_by_family_and_shapes_by_met
             for stat, v in (("accuracy", acc), ("cost_usd", usd))]
     data = pd.DataFrame(rows, columns=["strategy", "task", "statistic", "value"]).assign(low=lambda d: d.value * 0.9,
                                                                                          high=lambda d: d.value * 1.1)
-    from helpers.publish.figures import cost_accuracy_data
+    from helpers.publish.figures.tradeoffs import cost_accuracy_data
 
     data = cost_accuracy_data(data, {"a": 5.0, "b": 0.1})  # the human expert's rows, as 06_techniques publishes them
     spec = interactive.cost_accuracy_spec(data, {"a": "A", "b": "B"}, {"m1": "One", "m2": "Two"},

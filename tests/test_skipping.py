@@ -117,7 +117,7 @@ def test_each_stage_is_keyed_on_the_code_it_runs(tmp_path):
         before.update(now)
         return moved
 
-    assert changed_by("src/helpers/publish/figures.py") == ["03_frontier", "07_validity", "report"]
+    assert changed_by("src/helpers/publish/figures/style.py") == ["03_frontier", "07_validity", "report"]
     assert changed_by("report/text/captions.md") == ["03_frontier", "07_validity", "report"]
     assert changed_by("src/helpers/api.py") == []
     assert changed_by("src/helpers/analyze/policy.py") == stages[1:]

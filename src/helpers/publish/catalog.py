@@ -23,7 +23,8 @@ import pandas as pd
 from helpers.analyze.estimates import Analysis
 from helpers.core.errors import CostOfPassError
 from helpers.core.numbers import sig
-from helpers.publish import figures, formats, names
+from helpers.publish import formats, names
+from helpers.publish.figures.style import save_figure, show_saved
 from helpers.publish.safe import md, md_frame
 from helpers.publish.text import one_run_held
 
@@ -387,8 +388,8 @@ def publish_figure(an: Analysis, name: str, fig, data: pd.DataFrame, lead: str |
     entry(name)
     params = an.ctx.params
     note_path(params.figures_path, name).unlink(missing_ok=True)
-    png, _ = figures.save_figure(fig, name, params.figures_path)
-    figures.show_saved(fig, png)  # in a notebook: the PNG the report shows, above its caption
+    png, _ = save_figure(fig, name, params.figures_path)
+    show_saved(fig, png)  # in a notebook: the PNG the report shows, above its caption
     caption = full_caption(an, name, **fill)
     caption_path(params.figures_path, name).write_text(caption + "\n", encoding="utf-8")
     params.tables_path.mkdir(parents=True, exist_ok=True)

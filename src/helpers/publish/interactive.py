@@ -100,7 +100,7 @@ def cost_accuracy_spec(data: pd.DataFrame, task_labels: dict[str, str], labels: 
     -> family, in the set's order) and the shape its method, so a legend stays short however many strategies; a click
     on a family in the legend picks out its points; the tooltip gives both values with their 95% intervals; a dashed
     line joins the Pareto frontier (``costofpass.pareto``: the points no other is cheaper and more accurate than) and
-    ends at the human expert (a black star; rows of strategy ``intervals.EXPERT``, ``figures.cost_accuracy_data``)."""
+    ends at the human expert (a black star; rows of strategy ``intervals.EXPERT``, ``tradeoffs.cost_accuracy_data``)."""
     import altair as alt
 
     families = families or {}

@@ -19,7 +19,6 @@ GLOSSARY_ID = "Glossary"  # the id nbconvert gives the heading "## Glossary"
 MEASURE_CH = 100  # the longest line of running text, in characters
 SKIP = frozenset({"a", "h1", "h2", "h3", "h4", "h5", "h6", "script", "style", "code", "pre", "summary", "title",
                   "button", "select", "option", "textarea"})  # text inside these is never linked
-VOID = frozenset({"br", "img", "hr", "meta", "link", "input", "col", "wbr", "source", "area", "base"})
 STYLE = f"""<style id="cop-navigation">
 .cop-bar {{ position: sticky; top: 0; z-index: 20; background: #fff; border-bottom: 1px solid #ccc;
   padding: .35em 1em; font: 14px/1.4 system-ui, sans-serif; }}

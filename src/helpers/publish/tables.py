@@ -153,8 +153,8 @@ def frontier_choices(an: Analysis, fitted: intervals.PolicyFit) -> dict[str, str
 
 
 def headline_drawn(an: Analysis, numbers: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, float]]:
-    """What ``figures.headline_costs`` draws, from ``policy_cost``'s ``numbers``: (task, model, policy_usd, policy_low,
-    policy_high, expert_alone_usd) and the expert alone per dataset (dataset id -> USD per problem)."""
+    """What ``figures.costs.headline_costs`` draws, from ``policy_cost``'s ``numbers``: (task, model, policy_usd,
+    policy_low, policy_high, expert_alone_usd) and the expert alone per dataset (dataset id -> USD per problem)."""
     alone = {t: float(v) for t, v in expert_only(an).iloc[0].items() if t in an.tasks}
     drawn = numbers[["task", "model", "policy_usd", "policy_low", "policy_high"]].assign(
         expert_alone_usd=numbers["task"].map(alone))
