@@ -1,7 +1,7 @@
 """Figures 2-5 under the report's headline, the cost with up to k tries, then the expert (``analyze.policy``;
 issue 35): the frontier over releases with each release's gain, and the counterfactual frontiers without a family
 or a model, each cross-fitted (chosen for each problem on the other problems, valued on its own runs) with the interval
-the validity study checks. Frames for ``figures.interval_bars`` and the tables beside them; rows come from
+the validity study checks. Frames for ``figures.bars.interval_bars`` and the tables beside them; rows come from
 ``intervals.policy_statistics``.
 """
 

@@ -1,8 +1,6 @@
 """Bars with their intervals: a bar per item in a panel per dataset (``interval_bars``), Figure 3's grouped bars of
 model families (``figure3_families``), and the range the records allow beside a bar (``range_interval``)."""
 
-from __future__ import annotations
-
 import textwrap
 
 import matplotlib

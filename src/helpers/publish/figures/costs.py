@@ -1,8 +1,6 @@
 """USD per problem of the frontier and of each model alone: the headline with its intervals (``headline_costs``)
 and the values as the expert's fee varies (``fee_curve``)."""
 
-from __future__ import annotations
-
 import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D

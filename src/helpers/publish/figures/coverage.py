@@ -1,8 +1,6 @@
 """The validity study's heat map of how often each generator's headline intervals hold the truth
 (``coverage_heatmap``)."""
 
-from __future__ import annotations
-
 import matplotlib.colors
 import matplotlib.pyplot as plt
 import numpy as np

@@ -1,8 +1,6 @@
 """The frontier over time: over model releases with its fitted decay (Figure 2, ``figure2_trends``), and its change
 between two dates split into new models and price changes (``price_change``)."""
 
-from __future__ import annotations
-
 import matplotlib.dates
 import matplotlib.pyplot as plt
 import matplotlib.ticker

@@ -1,8 +1,6 @@
 """Panels and their axes, shared by the figures: grids of panels, the legend under them, an empty panel, log scales
 with plain tick labels, date ticks and the names points are labelled with."""
 
-from __future__ import annotations
-
 import re
 
 import matplotlib.dates

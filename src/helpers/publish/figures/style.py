@@ -1,8 +1,6 @@
 """How every figure looks and is saved: the style (``styled``), sizes and shared marks, titles, and saving with the
 layout check (``save_figure``, ``layout_problems``)."""
 
-from __future__ import annotations
-
 import functools
 import json
 from pathlib import Path

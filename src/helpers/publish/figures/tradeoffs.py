@@ -1,8 +1,6 @@
 """Accuracy against cost: the oracle-routing frontier (``routing_frontier``) and every strategy with the Pareto
 frontier through them (``cost_accuracy``; its data as published, ``cost_accuracy_data``)."""
 
-from __future__ import annotations
-
 import numpy as np
 import pandas as pd
 
