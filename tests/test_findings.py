@@ -251,8 +251,8 @@ def test_a_set_with_one_run_per_cell_still_gets_its_first_screen():
                         "problem, cheaper than every other model paired on the same problems.")
     assert findings.in_short(policy.iloc[:0], {}) == []
     front = policy_rows([("b", "frontier of all models", 1.76, 0.556, 5.31, 90.0), *rows], 1)
-    fee = findings.in_short(front, {"b": "B"}, fees={"b": "7.82–375 USD per problem (mean 38.8)"})[1]  # review 7
-    assert fee.startswith("90% of that is the assumed expert fee (7.82–375 USD per problem (mean 38.8) here), paid "), (
+    fee = findings.in_short(front, {"b": "B"}, fees={"b": "7.82–375 USD per problem, mean 38.8"})[1]  # review 7
+    assert fee.startswith("90% of that is the assumed expert fee (7.82–375 USD per problem, mean 38.8 here), paid "), (
         fee)
 
 

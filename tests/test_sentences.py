@@ -236,7 +236,7 @@ def test_the_human_expert_in_words_states_the_fee_it_uses():
                                                                     fidelity=SimpleNamespace(expert_cost="printed"))))
     said = expert_said(an)
     assert said.startswith("GSM8K: 3.25 USD per problem (the paper's Table 3 as printed) — ")
-    assert "SWE: 7.82–376 USD per problem (mean 192) — minutes by the problem's difficulty (<15 min fix: 7.5, " in said
+    assert "SWE: 7.82–376 USD per problem, mean 192 — minutes by the problem's difficulty (<15 min fix: 7.5, " in said
     assert said.endswith("the expert-fee curve shows where each finding would change.")
 
 

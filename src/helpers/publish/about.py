@@ -243,13 +243,13 @@ def expert_said(an: Analysis) -> str:
 
 def fee_levels(an: Analysis) -> dict[str, str]:
     """The expert's fee of each dataset in words, from the fees the analysis uses (``an.expert``, USD per problem):
-    "7.82–375 USD per problem (mean 38.8)" where it varies by problem, else "0.5 USD per problem"."""
+    "7.82–375 USD per problem, mean 38.8" where it varies by problem, else "0.5 USD per problem"."""
     from helpers.publish.formats import fmt_usd
 
     out = {}
     for t in an.tasks:
         fees = an.expert[an.expert.index.get_level_values("task") == t]
-        out[t] = (f"{fmt_usd(fees.min())}–{fmt_usd(fees.max())} USD per problem (mean {fmt_usd(fees.mean())})"
+        out[t] = (f"{fmt_usd(fees.min())}–{fmt_usd(fees.max())} USD per problem, mean {fmt_usd(fees.mean())}"
                   if fees.nunique() > 1 else f"{fmt_usd(fees.iloc[0])} USD per problem")
     return out
 
