@@ -5,8 +5,9 @@ model that looks cheapest on the dataset's other problems, its choice valued on 
 (``policy.crossfit_frontier``): the held-out value, unbiased for what the chosen models truly cost on runs the choice
 never saw — the report's headline frontier, whose interval the validity study checks. The model that looks cheapest
 on every problem's runs, read on those same runs, is the in-sample value of the same estimand at the same k, which
-their luck flatters; in-sample − held-out is that optimism (the winner's curse, measured on one estimand, not between
-two).
+their luck flatters; in-sample − held-out is the optimism, one estimand at one k. The two choose by different rules
+(the lowest cost on all the runs; the shrunk estimate on the other problems), so where they choose different models
+it is not the winner's curse alone (review 8).
 """
 
 from __future__ import annotations

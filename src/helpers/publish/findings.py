@@ -137,8 +137,12 @@ def _policy_frontier(front: pd.DataFrame) -> tuple[str, bool, bool, bool]:
     most, most_high = bool(f["expert_share_pct"] > 50), fee_share_high(f)
     may = not most and most_high > 50
     allows = f" (its interval allows up to {fee_pct(most_high)}%)" if may else ""
-    return (f"{_cell(f['value'], f['low'], f['high'], fmt_usd)} with {tries_said(int(f['k']))}; "
-            f"{fee_pct(f['expert_share_pct'])}% of it the assumed expert fee{allows}{carried(f)}", most, may, True)
+    share = f"{fee_pct(f['expert_share_pct'])}% of it the assumed expert fee{allows}"
+    if may and f["expert_share_pct"] == 0:  # review 8: 0% is the estimate's, where no valued run failed every try
+        share = (f"the assumed expert fee 0% of it by the estimate (no problem failed all its tries on these runs), "
+                 f"up to {fee_pct(most_high)}% by its interval")
+    return (f"{_cell(f['value'], f['low'], f['high'], fmt_usd)} with {tries_said(int(f['k']))}; {share}{carried(f)}",
+            most, may, True)
 
 
 def _paper_frontier(front: pd.DataFrame, unpassed: int | None) -> str:
@@ -232,8 +236,8 @@ def _strategies(gains: pd.DataFrame, model_labels: dict[str, str], calls: dict[s
     seeds = seeds or {}
     over = {} if over_seed is None else {r["name"]: r for _, r in over_seed.iterrows()}
     beats_seed = [f"{m}+{x}" not in over or float(over[f"{m}+{x}"]["low"]) > 0 for m, x in zip(model, method)]
-    return gains.assign(name=[f"{names.method(x)} by {model_labels.get(m, m)}" for m, x in zip(model, method)],
-                        beats_seed=beats_seed,
+    return gains.assign(name=[f"{_seeded_name(x, seeds.get(f'{m}+{x}'), model_labels)} by {model_labels.get(m, m)}"
+                              for m, x in zip(model, method)], method=list(method), beats_seed=beats_seed,
                         baseline=[f"over {model_labels.get(m, m)}'s own single attempt"
                                   + _seeded(x, model_labels, seeds.get(f"{m}+{x}"), over.get(f"{m}+{x}"))
                                   + _calls(calls.get(f"{m}+{x}"), calls.get(m))
@@ -242,6 +246,14 @@ def _strategies(gains: pd.DataFrame, model_labels: dict[str, str], calls: dict[s
                                                      gains.get("value", pd.Series(np.nan, gains.index)))],
                         with_it=[_with_it(m, float(g), levels or {}).removeprefix("; ")
                                  for m, g in zip(model, gains.get("value", pd.Series(np.nan, gains.index)))])
+
+
+def _seeded_name(method: str, seed: str | None, model_labels: dict[str, str]) -> str:
+    """A strategy's method in words, its seed model named as the records name it where it starts from another model's
+    attempt (review 8: GPT-3.5 Turbo (0125)'s "LDB on a GPT-4 attempt" starts from GPT-4 Turbo's)."""
+    words = names.method(method)
+    return (f"LDB on a {model_labels.get(seed, seed)} attempt" if seed and method.startswith("ldb_seed_")
+            else words)
 
 
 def _calls(strategy: tuple[float, int] | None, single: tuple[float, int] | None) -> str:
@@ -282,9 +294,10 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
     if crossfitted.empty and plug_in.empty:
         return "–", False
     checked = [names.method(n) for n in crossfitted["name"]]
-    unchecked = [names.method(n) for n in plug_in["name"] if n not in set(crossfitted["name"])]
-    unchecked = [u + (" over every model together (each model's runs of it are tested as its strategy)"  # review 7
-                      if any(c.startswith(f"{u} by ") for c in crossfitted["name"]) else "") for u in unchecked]
+    tested = set(crossfitted["method"].dropna()) if "method" in crossfitted else set()  # as some model's strategy
+    unchecked = [names.method(n) + (" over every model together (each model's runs of it are tested as its strategy)"
+                                    if n in tested else "")  # review 7
+                 for n in plug_in["name"] if n not in set(crossfitted["name"])]
     tail = ("; not tested as paying (estimated from vanilla runs, or some model has fewer runs of it than the k tries; "
             f"the paper's plug-in gain is in Table 2): {', '.join(unchecked)}" if unchecked else "")  # review H12
     if crossfitted.empty or not crossfitted["value"].notna().any():
@@ -440,7 +453,7 @@ def at_a_glance(glance: pd.DataFrame) -> str:
     every = f"Across its {len(names)} datasets" if len(names) > 1 else "On its one dataset"
     may = (f" (by the estimate; its interval allows more than half on {on('fee_may_be_most')} too)"
            if "fee_may_be_most" in glance and glance["fee_may_be_most"].astype(bool).any() else "")
-    fee = (f"the assumed expert fee is more than half of the frontier's cost, up to k tries then the expert, on "
+    fee = (f"the assumed expert fee is more than half of the frontier's cost (up to k tries, then the expert) on "
            f"{on('mostly_fee')}{may}" if glance["frontier_estimated"].astype(bool).any() else
            "the frontier of all models is not estimated (it needs 2 problems or more)")
     ran = (glance[TECHNIQUE].astype(str) != "–").any() if TECHNIQUE in glance else True

@@ -308,7 +308,7 @@ def holdout_table(an: Analysis, fitted: intervals.PolicyFit) -> tuple[pd.DataFra
     """"If I use the models chosen on my runs, what will they cost on new runs?" (``holdout.holdout_frontier``): the
     frontier of all models under "up to k tries, then the expert": the model chosen and read on the same runs
     (in-sample), and each problem's model chosen on the dataset's other problems, read on its own runs (held-out, with
-    its 95% interval), and the optimism between them
+    its 95% interval), and in-sample − held-out (not the winner's curse alone: the two choose by different rules)
     (``fitted``: ``intervals.set_policy(an)``): (numbers, shown; USD per problem)."""
     from helpers.analyze.holdout import holdout_frontier
 
@@ -323,7 +323,7 @@ def holdout_table(an: Analysis, fitted: intervals.PolicyFit) -> tuple[pd.DataFra
         "chosen on the other problems, valued on its own runs (held-out) [95%]": [
             with_interval(v, lo, hi, fmt_usd) for v, lo, hi in
             zip(numbers["held_out_usd"], numbers["held_out_low"], numbers["held_out_high"])],
-        "optimism: in-sample − held-out": [_optimism_said(v, p) for v, p in zip(numbers["optimism_usd"],
+        "in-sample − held-out": [_optimism_said(v, p) for v, p in zip(numbers["optimism_usd"],
                                                                                    numbers["optimism_pct"])]})
     return numbers, shown
 
