@@ -171,8 +171,8 @@ def test_the_findings_lead_says_what_holds_across_datasets_and_leaves_the_number
     assert "[" not in text  # no number of the table is repeated
     may = at_a_glance(glance_of(["A", True, False, True, True, True, False, False],
                                 ["B", True, True, False, False, False, False, True]))  # review 6, H3
-    assert may.startswith("Across its 2 datasets, the assumed expert fee is more than half of the frontier's cost, up "
-                          "to k tries then the expert, on B (by the estimate; its interval allows more than half on A "
+    assert may.startswith("Across its 2 datasets, the assumed expert fee is more than half of the frontier's cost (up "
+                          "to k tries, then the expert) on B (by the estimate; its interval allows more than half on A "
                           "too).")
     one_run = at_a_glance(glance_of(["A", False, False, False, True, False, False, False]))  # RouteLLM's
     assert one_run.startswith("On its one dataset, the frontier of all models is not estimated (it needs 2 problems "
