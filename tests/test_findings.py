@@ -254,6 +254,10 @@ def test_a_set_with_one_run_per_cell_still_gets_its_first_screen():
     fee = findings.in_short(front, {"b": "B"}, fees={"b": "7.82–375 USD per problem, mean 38.8"})[1]  # review 7
     assert fee.startswith("90% of that is the assumed expert fee (7.82–375 USD per problem, mean 38.8 here), paid "), (
         fee)
+    dearer = findings.in_short(front, {"b": "B"}, alone_usd={"b": 1.5})  # review 8: no cheaper than the expert alone
+    assert dearer[1] == ("That is no cheaper than the human expert alone ($1.5 per problem): on this dataset the "
+                         "models' tries add cost.")
+    assert not any("no cheaper" in t for t in findings.in_short(front, {"b": "B"}, alone_usd={"b": 2.0}))
 
 
 def test_the_papers_frontier_that_is_mostly_the_experts_fee_says_so_and_gives_no_interval():

@@ -484,8 +484,8 @@ def _kind_column(frame: pd.DataFrame) -> pd.Series:
 
 
 def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFrame | None = None,
-             labels: dict[str, str] | None = None, strategies: bool = False, fees: dict[str, str] | None = None
-             ) -> list[str]:
+             labels: dict[str, str] | None = None, strategies: bool = False, fees: dict[str, str] | None = None,
+             alone_usd: dict[str, float] | None = None) -> list[str]:
     """The report's first screen: three plain sentences about the dataset where a correct answer costs most under
     "up to k tries, then the expert" (``policy_cost``'s rows: ``task``, ``model``, ``policy_usd`` with its
     ``policy_low`` / ``policy_high``, ``k``, ``expert_share_pct``, ``cheapest``), one number each: what the frontier
@@ -496,8 +496,9 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
     task, truth, covers; ``labels``: model id -> label), the page says whether the simulator's truth lies in that
     interval, and where the named cheapest model is not the truly cheapest one; with ``strategies`` (a set of agent
     runs), that the frontier is of the models' own attempts, the strategies compared apart (review R3); with ``fees``
-    (task -> the expert's fee in words, ``about.fee_levels``), what that fee is (review 7). Empty without a frontier
-    row."""
+    (task -> the expert's fee in words, ``about.fee_levels``), what that fee is (review 7); with ``alone_usd`` (task ->
+    the expert alone, USD per problem), that the frontier is no cheaper than the expert alone where so (review 8).
+    Empty without a frontier row."""
     front = policy[_frontier_rows(policy)]
     if front.empty or not np.isfinite(front["policy_usd"]).any():
         return _in_short_alone(policy, task_labels)
@@ -509,6 +510,10 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
            f"choose{own} and the human expert ({tries_said(int(top['k']))} of that model, as many as the records hold "
            f"runs of every model, then the expert; 95% interval for these problems "
            f"{dollars(top['policy_low'])} to {dollars(top['policy_high'])})."]
+    expert = (alone_usd or {}).get(top["task"], np.inf)
+    if top["policy_usd"] >= expert * (1 - 1e-9):  # review 8 (`local`): the models' tries only add cost here
+        out.append(f"That is no cheaper than the human expert alone ({dollars(expert)} per problem): on this dataset "
+                   "the models' tries add cost.")
     share = float(top["expert_share_pct"])
     fee = f" ({fees[top['task']]} here)" if fees and top["task"] in fees else ""
     checked = (" (a failure the benchmark's own tests or answer key find, at no cost counted here: a deployment "

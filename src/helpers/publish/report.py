@@ -231,8 +231,8 @@ class ReportParts:
         truth = self.params.tables_path / "policy_truth.csv"  # a simulated set's: the page says where it misses
         found = in_short(self.csv("policy_cost"), run["task_labels"],
                          self.csv("policy_truth") if truth.is_file() else None,
-                         run.get("model_labels"), bool(run.get("agent_runs")), run.get("expert_fees")
-                         ) if path.is_file() else []
+                         run.get("model_labels"), bool(run.get("agent_runs")), run.get("expert_fees"),
+                         run.get("expert_alone_usd")) if path.is_file() else []
         said = f": {md(description)}" if description else ""
         short = ("**In short.** " + " ".join(md(t) for t in found) + self._in_doubt()
                  + " Every dataset's numbers, with their intervals, are in *Findings at a glance* below."
