@@ -190,8 +190,10 @@ def test_what_a_real_set_shows_leads_with_the_headline():
     row["headline"] = {**row["headline"], "gains_named": ["2025-04-16 o3, o4-mini"]}  # review S9: which one
     assert ("(95% intervals; 1 of the 3 releases after the first has a gain established, all tested together: "
             "2025-04-16 o3, o4-mini); the paper's") in story.set_found([row])
-    assert ("2025-04-16 o3, o4-mini, each over the imported models released before it (models the source gives no "
-            "per-problem records of, named in its caveats, are in no frontier)); the paper's") in story.set_found(
+    assert ("2025-04-16 o3, o4-mini, each over the imported models released before it, not over every model of its "
+            "time (models the source gives no per-problem records of, and models shown in Table 1 only, named in its "
+            "caveats, are in no frontier: where few came before, a release's gain says more about the source's "
+            "coverage than about that release)); the paper's") in story.set_found(
         [{**row, "imported": True}])  # review 4, N1: GPT-4.1 (two days before o3) has totals only
 
 

@@ -178,9 +178,10 @@ def _fell(r: dict) -> str:
                "together, and the change from the first date to the last is not tested as a whole" if not shown else
                f"; {shown} of the {gains} releases after the first {'has' if shown == 1 else 'have'} a gain "
                f"established, all tested together{which}"
-               + (", each over the imported models released before it (models the "
-                                                 "source gives no per-problem records of, named in its caveats, are in "
-                                                 "no frontier)" if r.get("imported") else ""))
+               + (", each over the imported models released before it, not over every model of its time (models "
+                  "the source gives no per-problem records of, and models shown in Table 1 only, named in its caveats, "
+                  "are in no frontier: where few came before, a release's gain says more about the source's coverage "
+                  "than about that release)" if r.get("imported") else ""))
     return (f"went from {fmt_usd(a)} [{fmt_usd(a_lo)}, {fmt_usd(a_hi)}] to {fmt_usd(b)} [{fmt_usd(b_lo)}, "
             f"{fmt_usd(b_hi)}] USD per problem with {tries} of the model the records choose, then the expert (95% "
             f"intervals{settled}); the paper's estimator (each problem's cheapest model, read on the same runs) reads "
