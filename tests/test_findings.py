@@ -165,8 +165,8 @@ def test_the_findings_lead_says_what_holds_across_datasets_and_leaves_the_number
     text = at_a_glance(glance)
     assert text == ("Across its 3 datasets, the assumed expert fee is more than half of the frontier's cost (up to k "
                     "tries, then the expert) on B and C. The records name a cheapest single model beyond doubt on A "
-                    "and C, a most essential family on A and C, a technique or strategy that pays over its baseline (its "
-                    "cell names it: a strategy's is its own model's single attempt, not the frontier) on C, and a "
+                    "and C, a most essential family on A and C, a technique or strategy that pays over its baseline "
+                    "(its cell names it: a strategy's is its own model's single attempt, not the frontier) on C, and a "
                     "reliable halving time on B. Every number, with its interval, is in the table.")
     assert "[" not in text  # no number of the table is repeated
     may = at_a_glance(glance_of(["A", True, False, True, True, True, False, False],
