@@ -181,14 +181,14 @@ def test_what_a_real_set_shows_leads_with_the_headline():
         "same runs) reads 37.3 to 9.55 USD per problem; 99.2% of its last value is the expert's fee on the 64 problems "
         "no model passed in any run of its single attempt (12.8%).")
     row["headline"] = {**row["headline"], "gains": 3, "gains_shown": 0}  # review H6: a fall no release establishes
-    assert ("then the expert (95% intervals; no single release after the first has a gain established, all tested "
+    assert ("then the expert (95% intervals; no single release after the first has a gain shown, all tested "
             "together, and the change from the first date to the last is not tested as a whole); the paper's "
             "estimator") in story.set_found([row])
     row["headline"] = {**row["headline"], "gains_shown": 1}
-    assert ("(95% intervals; 1 of the 3 releases after the first has a gain established, all tested together); the "
+    assert ("(95% intervals; 1 of the 3 releases after the first has a gain shown, all tested together); the "
             "paper's") in story.set_found([row])
     row["headline"] = {**row["headline"], "gains_named": ["2025-04-16 o3, o4-mini"]}  # review S9: which one
-    assert ("(95% intervals; 1 of the 3 releases after the first has a gain established, all tested together: "
+    assert ("(95% intervals; 1 of the 3 releases after the first has a gain shown, all tested together: "
             "2025-04-16 o3, o4-mini); the paper's") in story.set_found([row])
     assert ("2025-04-16 o3, o4-mini, each over the imported models released before it, not over every model of its "
             "time (models the source gives no per-problem records of, and models shown in Table 1 only, named in its "

@@ -124,7 +124,7 @@ def releases(an: Analysis, rows: pd.DataFrame, flagged: dict[str, list[Above]] |
                                                     + f"the assumed expert fee ({fee_pct(r['expert_share_pct'])}%)"),
         "gain of this release (%, 95% interval)": (_interval_said(*(100 * gain.loc[(task, item), c] for c in
                                                                     ("value", "low", "high")))
-                                                   + _held(gain.loc[(task, item)], "established", "not established")
+                                                   + _held(gain.loc[(task, item)], "shown", "not shown")
                                                    + near_tie(task, item)
                                                    if (task, item) in gain.index else "–")}
         for (task, item), r in level.iterrows()])

@@ -174,10 +174,10 @@ def _fell(r: dict) -> str:
     tries = "one try" if h["k"] == 1 else f"up to {h['k']} tries"
     shown, gains, named = h.get("gains_shown", 0), h.get("gains", 0), h.get("gains_named", [])
     which = f": {'; '.join(named)}" if named and len(named) == shown else ""
-    settled = ("" if not gains else "; no single release after the first has a gain established, all tested "
+    settled = ("" if not gains else "; no single release after the first has a gain shown, all tested "
                "together, and the change from the first date to the last is not tested as a whole" if not shown else
                f"; {shown} of the {gains} releases after the first {'has' if shown == 1 else 'have'} a gain "
-               f"established, all tested together{which}"
+               f"shown, all tested together{which}"
                + (", each over the imported models released before it, not over every model of its time (models "
                   "the source gives no per-problem records of, and models shown in Table 1 only, named in its caveats, "
                   "are in no frontier: where few came before, a release's gain says more about the source's coverage "
