@@ -58,10 +58,18 @@ def test_the_papers_table_1_and_families_in_words():
                             "value": [0.1, 0.62, 0.9], "low": [-0.2, 0.216, 0.5], "high": [0.4, 1.0, 1.0],
                             "shown": [False, True, False]})
     headline = story.family_headline(numbers, {"t": "T"})
-    assert headline == {"T": "under the headline's cost (cross-fitted), big: 62 [21.6, 100 (max)]%, shown with every "
-                             "family tested together"}
+    assert headline == {"T": {
+        "big": "under the headline's cost (cross-fitted), big: 62 [21.6, 100 (max)]%, shown with every family tested "
+               "together",
+        "small": "under the headline's cost (cross-fitted), small: 10 [-20, 40]%, not shown with every family tested "
+                 "together"}}
     assert ("T: big (30%); under the headline's cost (cross-fitted), big: 62 [21.6, 100 (max)]%, shown with every "
             "family tested together; U: none lowers the frontier." in story.families_found(values, headline))
+    # review 8 (local): the same family under both, and the headline's largest where it is another one
+    other = story.families_found(values.assign(small=[40.0, -1.0]), headline)
+    assert ("T: small (40%); under the headline's cost (cross-fitted), small: 10 [-20, 40]%, not shown with every "
+            "family tested together; the largest there under the headline's cost (cross-fitted), big: 62 [21.6, "
+            "100 (max)]%, shown with every family tested together;") in other, other
 
 
 def test_one_problem_that_carries_a_number():

@@ -55,35 +55,41 @@ def trends_found(halving: pd.DataFrame, estimator: str = "plug-in") -> str:
     return "The frontier's halving time (Eq. 11), per dataset: " + _listed(parts) + "."
 
 
-def families_found(values: pd.DataFrame, headline: dict[str, str] | None = None) -> str:
+def families_found(values: pd.DataFrame, headline: dict[str, dict[str, str]] | None = None) -> str:
     """The family whose removal costs the frontier most, per dataset (``values``: task rows × family columns, %), by
-    the paper's point estimates; beside it, where ``headline`` (task label -> words, ``family_headline``) holds the
-    dataset, the same question under the headline's cost, so the two numbers are read together (review H11)."""
+    the paper's point estimates; beside it, where ``headline`` (task label -> family -> words, largest first,
+    ``family_headline``) holds the dataset, the same family under the headline's cost, so the two numbers are read
+    together (review H11), and the headline's largest where it is another family (review 8)."""
     parts = []
     for task, row in values.iterrows():
-        ours = f"; {headline[task]}" if headline and task in headline else ""
+        theirs = (headline or {}).get(task, {})
         if row.isna().all() or row.max() <= 0:
-            parts.append(f"{task}: none lowers the frontier{ours}")
+            top = next(iter(theirs.values()), "")
+            parts.append(f"{task}: none lowers the frontier" + (f"; {top}" if top else ""))
             continue
-        parts.append(f"{task}: {row.idxmax()} ({sig(row.max())}%){ours}")
+        family = row.idxmax()
+        same = f"; {theirs[family]}" if family in theirs else ""
+        first = next(iter(theirs), family)
+        other = f"; the largest there {theirs[first]}" if first != family else ""
+        parts.append(f"{task}: {family} ({sig(row.max())}%){same}{other}")
     return ("The family the frontier could least do without, per dataset, by the paper's point estimates (not a "
             f"finding beyond doubt: {BEYOND_DOUBT}): " + _listed(parts) + ".")
 
 
-def family_headline(numbers: pd.DataFrame, task_labels: dict[str, str]) -> dict[str, str]:
-    """Per dataset label, the family whose removal costs the headline's frontier most (``numbers``:
-    ``policy_views.counterfactuals``' family rows: task id, what, item, value, low, high, shown; gains 0-1) in words:
-    "under the headline's cost (cross-fitted), GPT-4: 62 [21.6, 100 (max)]%, shown with every family tested
-    together" (or "not shown: …"); none where no family's gain is a number."""
+def family_headline(numbers: pd.DataFrame, task_labels: dict[str, str]) -> dict[str, dict[str, str]]:
+    """Per dataset label, each family's gain under the headline's frontier (``numbers``: ``policy_views
+    .counterfactuals``' family rows: task id, what, item, value, low, high, shown; gains 0-1) in words, largest first:
+    "under the headline's cost (cross-fitted), GPT-4: 62 [21.6, 100 (max)]%, shown with every family tested together"
+    (or "not shown: …"); no dataset where no family's gain is a number."""
     fams = numbers[(numbers["what"] == "family") & np.isfinite(numbers["value"].astype(float))]
-    out = {}
+    out: dict[str, dict[str, str]] = {}
     for task, g in fams.groupby("task", sort=False):
-        top = g.loc[g["value"].astype(float).idxmax()]
-        shown = ("shown with every family tested together" if bool(top["shown"]) else
-                 "not shown with every family tested together")
-        interval = gain_interval(100 * top["value"], 100 * top["low"], 100 * top["high"])
-        out[task_labels.get(task, task)] = (f"under the headline's cost (cross-fitted), {top['item']}: "
-                                            f"{interval}%, {shown}")
+        for _, r in g.sort_values("value", ascending=False, kind="stable").iterrows():
+            shown = ("shown with every family tested together" if bool(r["shown"]) else
+                     "not shown with every family tested together")
+            interval = gain_interval(100 * r["value"], 100 * r["low"], 100 * r["high"])
+            out.setdefault(task_labels.get(task, task), {})[r["item"]] = (
+                f"under the headline's cost (cross-fitted), {r['item']}: {interval}%, {shown}")
     return out
 
 
