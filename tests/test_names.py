@@ -38,3 +38,9 @@ def test_methods_that_share_a_marker_are_named_once():
     assert names.merged(["retry (5 tries)", "retry (8 tries)"]) == "retry (5, 8 tries)"
     assert names.merged(["single attempt"]) == "single attempt"
     assert names.merged(["self-refine", "single attempt"]) == "self-refine / single attempt"
+
+
+def test_what_each_cell_of_a_table_by_method_holds():
+    """Review 8: SWE-bench's Table S5 read "each cell gives single attempt, in that order" for its one method."""
+    assert names.methods_in_order(["vanilla"]) == "the single attempt"
+    assert names.methods_in_order(["vanilla", "self_refine"]) == "single attempt / self-refine, in that order"

@@ -53,6 +53,14 @@ def method(name: str) -> str:
     return name.replace("_", " ")
 
 
+def methods_in_order(methods: list[str]) -> str:
+    """What each cell of a table with one value per method holds, in words: "the single attempt" for one method,
+    "single attempt / self-refine, in that order" for several (review 8: "each cell gives single attempt, in that
+    order")."""
+    words = [method(m) for m in methods]
+    return f"the {words[0]}" if len(words) == 1 else " / ".join(words) + ", in that order"
+
+
 def merged(words: list[str]) -> str:
     """Names that differ only in one number, said once: "majority vote (k=3)", "majority vote (k=4)" ->
     "majority vote (k=3, 4)"; otherwise joined with " / "."""
