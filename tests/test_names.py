@@ -44,3 +44,10 @@ def test_what_each_cell_of_a_table_by_method_holds():
     """Review 8: SWE-bench's Table S5 read "each cell gives single attempt, in that order" for its one method."""
     assert names.methods_in_order(["vanilla"]) == "the single attempt"
     assert names.methods_in_order(["vanilla", "self_refine"]) == "single attempt / self-refine, in that order"
+
+
+def test_a_method_names_the_model_its_records_say_it_starts_from():
+    """Review 8: "ldb_seed_gpt4" of GPT-3.5 Turbo (0125) starts from GPT-4 Turbo's attempt, not GPT-4's."""
+    assert names.method("ldb_seed_gpt4") == "LDB on a GPT-4 attempt"
+    assert names.method("ldb_seed_gpt4", "GPT-4 Turbo (2024-04-09)") == "LDB on a GPT-4 Turbo (2024-04-09) attempt"
+    assert names.method("retry_k5", "GPT-4") == "retry (up to 5 calls)"  # a count is never replaced by a model

@@ -366,8 +366,8 @@ def run_context(an: Analysis, policy: pd.DataFrame | None = None) -> dict:
         "tasks": list(an.tasks),
         "task_labels": {t: an.task_labels[t] for t in an.tasks},
         "expert_fees": fee_levels(an),  # each dataset's fee in words: the first screen says it (review 7)
-        "expert_alone_usd": {t: float(an.expert[an.expert.index.get_level_values("task") == t].mean())
-                             for t in an.tasks},  # USD per problem: the first screen compares (review 8)
+        # the expert alone, USD per problem: the first screen compares the frontier with it (review 8)
+        "expert_alone_usd": {t: float(v) for t, v in an.expert.groupby(level="task").mean().items() if t in an.tasks},
         "model_labels": dict(an.labels),  # the interactive charts' names (publish.interactive)
         "model_families": {m: an.families[m] for m in an.models if m in an.families},  # and their colours
         "about": about_run(an, all_caveats),

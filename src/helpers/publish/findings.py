@@ -236,7 +236,10 @@ def _strategies(gains: pd.DataFrame, model_labels: dict[str, str], calls: dict[s
     seeds = seeds or {}
     over = {} if over_seed is None else {r["name"]: r for _, r in over_seed.iterrows()}
     beats_seed = [f"{m}+{x}" not in over or float(over[f"{m}+{x}"]["low"]) > 0 for m, x in zip(model, method)]
-    return gains.assign(name=[f"{_seeded_name(x, seeds.get(f'{m}+{x}'), model_labels)} by {model_labels.get(m, m)}"
+    def seed(m: str, x: str) -> str | None:
+        return model_labels.get(s, s) if (s := seeds.get(f"{m}+{x}")) else None
+
+    return gains.assign(name=[f"{names.method(x, seed(m, x))} by {model_labels.get(m, m)}"
                               for m, x in zip(model, method)], method=list(method), beats_seed=beats_seed,
                         baseline=[f"over {model_labels.get(m, m)}'s own single attempt"
                                   + _seeded(x, model_labels, seeds.get(f"{m}+{x}"), over.get(f"{m}+{x}"))
@@ -246,14 +249,6 @@ def _strategies(gains: pd.DataFrame, model_labels: dict[str, str], calls: dict[s
                                                      gains.get("value", pd.Series(np.nan, gains.index)))],
                         with_it=[_with_it(m, float(g), levels or {}).removeprefix("; ")
                                  for m, g in zip(model, gains.get("value", pd.Series(np.nan, gains.index)))])
-
-
-def _seeded_name(method: str, seed: str | None, model_labels: dict[str, str]) -> str:
-    """A strategy's method in words, its seed model named as the records name it where it starts from another model's
-    attempt (review 8: GPT-3.5 Turbo (0125)'s "LDB on a GPT-4 attempt" starts from GPT-4 Turbo's)."""
-    words = names.method(method)
-    return (f"LDB on a {model_labels.get(seed, seed)} attempt" if seed and method.startswith("ldb_seed_")
-            else words)
 
 
 def _calls(strategy: tuple[float, int] | None, single: tuple[float, int] | None) -> str:

@@ -40,13 +40,16 @@ _PATTERNS = [(re.compile(r"^majority_vote_k(\d+)$"), "majority vote (k={})"),
 MODEL_WORDS = {"gpt4": "GPT-4", "gpt35": "GPT-3.5", "gpt3_5": "GPT-3.5", "llama3": "Llama 3", "codellama": "Code Llama"}
 
 
-def method(name: str) -> str:
-    """A method's name in words; an unknown name with its underscores as spaces."""
+def method(name: str, model: str | None = None) -> str:
+    """A method's name in words; an unknown name with its underscores as spaces. ``model``: the label of the model a
+    method id names (an agent run's seed or first model), where the records say which one it was (review 8: GPT-3.5
+    Turbo (0125)'s "ldb_seed_gpt4" starts from GPT-4 Turbo's attempt), instead of the id's family word."""
     if name in METHOD_WORDS:
         return METHOD_WORDS[name]
     for pattern, words in _PATTERNS:
         if m := pattern.match(name):
-            return words.format(MODEL_WORDS.get(m.group(1), m.group(1)))
+            named = m.group(1) if m.group(1).isdigit() else model  # a count stays a count
+            return words.format(named or MODEL_WORDS.get(m.group(1), m.group(1)))
     if name.startswith("escalation_"):
         cascade = name.removeprefix("escalation_")
         return "escalation from " + MODEL_WORDS.get(cascade, cascade.replace("_", " → "))
