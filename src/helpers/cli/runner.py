@@ -154,6 +154,8 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--no-report", action="store_true", help="skip the offline HTML report")
     run.add_argument("--force", action="store_true", help="run every stage, even those whose inputs are unchanged")
     run.add_argument("--offline", action="store_true", help="refuse any model whose api_base is another machine")
+    run.add_argument("--batch", action="store_true", help="send the calls through the providers' batch APIs "
+                                                          "(OpenAI, Anthropic), billed at their batch discount")
     run.add_argument("--recollect", action="store_true",
                      help="collect every call again (the previous records move to records.previous/)")
     run.add_argument("--overwrite", action="store_true",
@@ -212,7 +214,8 @@ def run_settings(args: argparse.Namespace) -> RunSettings:
     its ``settings`` parameter; nothing reaches a stage through the environment."""
     return RunSettings.from_environment().allowing(offline=getattr(args, "offline", False),
                                                    write_anywhere=getattr(args, "write_anywhere", False),
-                                                   unisolated_grading=getattr(args, "unisolated_grading", False))
+                                                   unisolated_grading=getattr(args, "unisolated_grading", False),
+                                                   batch=getattr(args, "batch", False))
 
 
 def stop_on_signals() -> None:
@@ -262,6 +265,10 @@ def dry_run(params, params_path: Path, overwrite: bool = False) -> None:
         print(line, file=sys.stderr)
     est = estimate(ctx)
     print(format_estimate(ctx, est), flush=True)
+    if params.batch_mode:
+        from helpers.collect.batch import check_batchable
+
+        check_batchable(ctx.models)
     check_claim(ctx, params_path, overwrite)
     check_budget(params, recorded_spend_usd(params, ctx.snapshot),
                  racing_floor(ctx) if params.design == "racing" else est)

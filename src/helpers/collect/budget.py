@@ -28,13 +28,13 @@ def _expected_completion(model: ModelSpec, task: str, sampling: dict[str, Any]) 
 
 
 def estimate_calls(todo: list[tuple[Attempt, list[int]]], snapshot: PriceSnapshot,
-                   sampling: dict[str, Any] | None = None) -> pd.DataFrame:
+                   sampling: dict[str, Any] | None = None, service_tier: str | None = None) -> pd.DataFrame:
     """Estimated calls, tokens and USD of the pending calls, one row per (task, model).
 
     Prompt tokens are estimated as characters / 4; completion tokens as the model's typical
     completion length (``typical_completion_tokens``, or the simulated profile's mean), capped by
     ``max_tokens`` of the set's ``sampling`` or the model's override. A refinement call's prompt
-    includes the first response.
+    includes the first response. ``service_tier``: ``batch`` prices them at the snapshot's batch discount.
     """
     rows = []
     for a, calls in todo:
@@ -46,7 +46,7 @@ def estimate_calls(todo: list[tuple[Attempt, list[int]]], snapshot: PriceSnapsho
     df = pd.DataFrame(rows, columns=["task", "model", "prompt_tokens", "completion_tokens"])
     if df.empty:
         return pd.DataFrame(columns=["task", "model", "calls", "prompt_tokens", "completion_tokens", "usd"])
-    df["usd"] = cost_usd(df, snapshot)
+    df["usd"] = cost_usd(df.assign(service_tier=service_tier), snapshot)
     out = df.groupby(["task", "model"], sort=False).agg(
         calls=("usd", "size"), prompt_tokens=("prompt_tokens", "sum"),
         completion_tokens=("completion_tokens", "sum"), usd=("usd", "sum"),
@@ -58,7 +58,9 @@ def recorded_spend_usd(params: Params, snapshot: PriceSnapshot) -> float:
     """USD of the calls recorded for the set's models in its output directory, under any settings
     (failed calls count with whatever tokens they reported); other models' records, and imported records (others
     paid for them), are not priced."""
-    records = RecordStore(params.records_path).load(["model", "prompt_tokens", "completion_tokens", "source"])
+    columns = ["model", "prompt_tokens", "cache_read_tokens", "cache_write_tokens", "completion_tokens", "service_tier",
+               "source"]
+    records = RecordStore(params.records_path).load(columns)
     return float(cost_usd(records[records["model"].isin(params.models) & records["source"].isna()], snapshot).sum())
 
 

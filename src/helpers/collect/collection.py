@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from helpers.collect import batch_journal as journal
 from helpers.collect.backends.openai_compatible import OpenAICompatibleClient
 from helpers.collect.budget import Budget, check_budget, estimate_calls, recorded_spend_usd
 from helpers.collect.calling import STOP, Caller, arun_attempt, run_attempt, stopping
@@ -98,9 +99,14 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
 
         imported = import_records(params, attempts, store)
         store.close()
+    if journal.open_entries(store.root):  # batches an earlier run left pending, in either mode: recorded, never resent
+        from helpers.collect.batch import resume
+
+        with store:
+            resume(params, store)
     todo = to_call(pending(attempts, store.done(only=shards), planned))
     spent = recorded_spend_usd(params, snapshot)
-    est = estimate_calls(todo, snapshot, params.sampling.model_dump())
+    est = estimate_calls(todo, snapshot, params.sampling.model_dump(), params.service_tier)
     check_budget(params, spent, est)
     result = CollectResult(planned_calls=sum(a.method.collected_calls for a in attempts), spent_before_usd=spent,
                            imported=imported)
@@ -135,6 +141,13 @@ def _call_all(params: Params, todo: list, store: RecordStore, caller: Caller | N
                        disable=not progress, mininterval=2.0,
                        live_postfix=lambda: f"${budget.spent_usd:,.4f} of ${params.budget_usd:,.2f} spent")
     with store, stopping():
+        if params.batch_mode:
+            from helpers.collect.batch import collect_batches
+
+            left = collect_batches(params, [*http, *local, *simulated], done, store, caller, snapshot, budget, est_by,
+                                   tally, bar)
+            bar.close()
+            return budget, tally, left
         if http:
             run_coroutine(_collect_http(http, done, store, caller, budget, est_by, snapshot, params.concurrency,
                                         tally, bar))

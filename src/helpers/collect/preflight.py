@@ -34,7 +34,7 @@ def estimate(ctx: Context) -> pd.DataFrame:
     from helpers.collect.records import RecordStore
 
     todo = to_call(pending(plan_for(ctx.params, ctx.problems, ctx.models), RecordStore(ctx.params.records_path).done()))
-    return estimate_calls(todo, ctx.snapshot, ctx.params.sampling.model_dump())
+    return estimate_calls(todo, ctx.snapshot, ctx.params.sampling.model_dump(), ctx.params.service_tier)
 
 
 def racing_floor(ctx: Context) -> pd.DataFrame:
@@ -51,7 +51,7 @@ def racing_floor(ctx: Context) -> pd.DataFrame:
     sample = racing.table1_sample({t: [q.problem_id for q in ps] for t, ps in ctx.problems.items()},
                                   p.racing.table1_share, p.seed)
     per_attempt = estimate_calls([(a, list(range(a.method.collected_calls))) for a in attempts], ctx.snapshot,
-                                 p.sampling.model_dump())
+                                 p.sampling.model_dump(), p.service_tier)
     per_attempt = per_attempt.assign(usd=per_attempt["usd"] / per_attempt["calls"])
     cheapest = per_attempt.sort_values(["usd", "model"]).drop_duplicates("task").set_index("task")["model"]
     first = {(a.problem.task, a.model.name, a.method.name) for a in attempts if a.method.name == "vanilla"}
@@ -59,7 +59,7 @@ def racing_floor(ctx: Context) -> pd.DataFrame:
              or (a.model.name == cheapest.get(a.problem.task)
                  and (a.problem.task, a.model.name, a.method.name) in first)]
     todo = to_call(pending(floor, RecordStore(p.records_path).done()))
-    return estimate_calls(todo, ctx.snapshot, p.sampling.model_dump())
+    return estimate_calls(todo, ctx.snapshot, p.sampling.model_dump(), p.service_tier)
 
 
 def format_estimate(ctx: Context, est: pd.DataFrame) -> str:
@@ -67,7 +67,8 @@ def format_estimate(ctx: Context, est: pd.DataFrame) -> str:
     lines = [
         f"dry run of '{p.name}' ({p.source}): {len(p.tasks)} tasks x {len(p.models)} models x "
         f"{len(p.methods)} methods x {p.n_runs} runs, up to {p.n_problems} problems per task",
-        f"prices: snapshot '{ctx.snapshot.name}' of {ctx.snapshot.date} ({ctx.snapshot.source})",
+        f"prices: snapshot '{ctx.snapshot.name}' of {ctx.snapshot.date} ({ctx.snapshot.source})"
+        + (" at each model's batch discount (collection mode batch)" if p.batch_mode else ""),
     ]
     if est.empty:
         lines.append("calls: 0 (everything is already recorded); estimated USD: $0.00")
@@ -161,6 +162,10 @@ def preflight_estimate(params: Params) -> tuple[Context, pd.DataFrame]:
         print(line, file=sys.stderr)
     check_keys(ctx)
     check_import_source(ctx)
+    if params.batch_mode:
+        from helpers.collect.batch import check_batchable
+
+        check_batchable(ctx.models)
     from helpers.collect.budget import check_budget, recorded_spend_usd
 
     est = estimate(ctx)

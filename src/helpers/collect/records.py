@@ -89,6 +89,11 @@ class RecordStore:
             os.fsync(fh.fileno())
         self._last_sync = time.monotonic()
 
+    def sync(self) -> None:
+        """Flush and fsync every open shard now: what was appended survives a crash of the machine."""
+        with self._lock:
+            self._sync_all()
+
     def close(self) -> None:
         with self._lock:
             self._sync_all()

@@ -88,6 +88,21 @@ class Racing(BaseModel):
                     "Table-1 sample, and the report says which")
 
 
+class Collection(BaseModel):
+    """How calls are sent (``helpers.collect.batch``): one request each (``sync``), or through the provider's batch
+    API (``batch``: OpenAI's files and batches, Anthropic's message batches), billed at the price's
+    ``batch_discount``."""
+
+    model_config = ConfigDict(extra="forbid")
+    mode: Literal["sync", "batch"] = Field("sync", description="sync: one request per call; batch: every round of "
+                                           "calls as one batch per model, through the provider's batch API")
+    poll_s: float = Field(30.0, gt=0, description="batch: seconds between two looks at a pending batch")
+    deadline_s: float = Field(90000.0, gt=0, description="batch: seconds a run waits for its batches before it stops "
+                              "(their ids stay recorded: the next run resumes them, never sends their calls again)")
+    max_batch_calls: int = Field(50000, ge=1, le=50000, description="batch: calls per batch at most (OpenAI's "
+                                 "limit: 50,000)")
+
+
 class PriceChoice(BaseModel):
     """Prices from the dated ledger (``core.ledger``) instead of a named snapshot: each model's price in effect on
     ``as_of``."""
@@ -203,6 +218,7 @@ class Params(BaseModel):
                                                   "cheapest first, each only where it could still change a frontier "
                                                   "the report shows (``racing``)")
     racing: Racing = Field(default_factory=Racing)
+    collection: Collection = Field(default_factory=Collection)
     expert_usd: dict[str, float] = Field(default_factory=dict, description=(
         "task -> the human expert's USD per problem, given by the set itself (an imported set's own task, e.g. "
         "`cost-of-pass import inspect --expert-usd`); a task named here needs no entry in the expert registry"))
@@ -260,6 +276,8 @@ class Params(BaseModel):
     def _racing_collects(self) -> "Params":
         if self.design == "racing" and self.import_from is not None:
             raise ValueError("design racing decides which calls to make; an imported set makes none (use uniform)")
+        if self.collection.mode == "batch" and self.import_from is not None:
+            raise ValueError("collection mode batch sends calls; an imported set makes none (use sync)")
         return self
 
     @model_validator(mode="after")
@@ -278,6 +296,17 @@ class Params(BaseModel):
         if len(set(names)) != len(names):
             raise ValueError(f"names repeat: {names}")
         return names
+
+    @property
+    def batch_mode(self) -> bool:
+        """Whether calls go through the providers' batch APIs: the set's ``collection.mode``, or ``--batch``."""
+        return self.collection.mode == "batch" or self.settings.batch
+
+    @property
+    def service_tier(self) -> str | None:
+        """The tier the set's calls are billed in (``CallRecord.service_tier``): ``batch`` in batch mode, else None
+        (standard)."""
+        return "batch" if self.batch_mode else None
 
     # ---- derived locations -------------------------------------------------------------
     @property

@@ -24,11 +24,13 @@ WRITE_ANYWHERE_ENV = "COP_WRITE_ANYWHERE"  # "1": the user's switch for --write-
 class RunSettings:
     """``offline``: refuse a model whose API is another machine; ``write_anywhere``: a set's ``output_dir`` may lie
     outside ``results/``; ``unisolated_grading``: grade model-written code without a kernel boundary where none
-    works (the program can then read and change this machine)."""
+    works (the program can then read and change this machine); ``batch``: send the calls through the providers' batch
+    APIs whatever the set's ``collection.mode`` (``cost-of-pass run --batch``)."""
 
     offline: bool = False
     write_anywhere: bool = False
     unisolated_grading: bool = False
+    batch: bool = False
 
     @classmethod
     def from_environment(cls) -> RunSettings:
@@ -37,11 +39,11 @@ class RunSettings:
         return cls(offline=os.environ.get(OFFLINE_ENV) == "1",
                    write_anywhere=os.environ.get(WRITE_ANYWHERE_ENV) == "1")
 
-    def allowing(self, offline: bool = False, write_anywhere: bool = False, unisolated_grading: bool = False
-                 ) -> RunSettings:
+    def allowing(self, offline: bool = False, write_anywhere: bool = False, unisolated_grading: bool = False,
+                 batch: bool = False) -> RunSettings:
         """These settings with the command line's flags added (a flag only ever allows or restricts more)."""
         return replace(self, offline=self.offline or offline, write_anywhere=self.write_anywhere or write_anywhere,
-                       unisolated_grading=self.unisolated_grading or unisolated_grading)
+                       unisolated_grading=self.unisolated_grading or unisolated_grading, batch=self.batch or batch)
 
     def parameter(self) -> dict[str, bool]:
         """The papermill parameter ``settings`` (plain JSON)."""
