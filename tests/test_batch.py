@@ -70,3 +70,70 @@ def test_a_batch_run_records_what_a_synchronous_run_does_at_the_batch_rate(batch
     assert cost_usd(batched, snapshot).sum() == pytest.approx((1 - DISCOUNT) * cost_usd(synced, snapshot).sum())
     assert run_collection(preflight(params), progress=False).made_calls == 0 and batch_stub.state.creations == 4
     assert [e for e in journal.open_entries(params.records_path)] == []
+
+
+def latest(params) -> pd.DataFrame:
+    return RecordStore(params.records_path).latest()
+
+
+def test_errored_and_expired_rows_are_recorded_then_sent_again_and_junk_is_ignored(batch_stub, write_set, capsys):
+    """A 500 row and an expired row are recorded failures, sent again in the next round of the same run; a 400 row is
+    a final failure for this run (the next run sends it again); unreadable lines, lines of no call and repeated rows
+    are ignored and counted. Every row the provider ran is a record: nothing is free, nothing is lost."""
+    state = batch_stub.state
+    state.faults = {"server_error": lambda a: a % 4 == 0, "expired": lambda a: a % 4 == 1,  # the set's a: 68, 72, 12
+                    "bad_request": lambda a: a % 4 == 3}  # and 45, 69; and 35
+    state.junk = True
+    params = batch_set(write_set, batch_stub, name="faults", methods=["vanilla"], n_runs=1)
+    result = run_collection(preflight(params), progress=False)
+    records = records_of(params)
+    errors = records[records.status == "error"]
+    kinds = errors.error.str.extract(r"(HTTP 500|batch_expired|HTTP 400)")[0]
+    assert kinds.notna().all() and set(kinds) == {"HTTP 500", "batch_expired", "HTTP 400"}
+    assert result.failed_calls == len(errors) and (errors.tries == 1).all()
+    final = latest(params)
+    assert final[final.status == "error"].error.str.contains("HTTP 400").all()  # not sent again in this run
+    retried = records[records.status == "ok"].merge(errors[~errors.error.str.contains("HTTP 400")], on=list(KEY))
+    assert len(retried) == (kinds != "HTTP 400").sum() and (retried.tries_x == 2).all()
+    assert state.rows_run == records.status.eq("ok").sum() + errors.error.str.contains("HTTP").sum()
+    assert "result line(s) ignored" in capsys.readouterr().err
+    assert not records[records.status == "ok"].duplicated(list(KEY)).any()
+
+    again = run_collection(preflight(params), progress=False)  # the 400s again: the stub faults a first sending only
+    assert again.made_calls == (kinds == "HTTP 400").sum() and latest(params).status.eq("ok").all()
+
+
+def test_a_failed_batch_missing_rows_and_replies_without_usage_are_recorded_failures(batch_stub, write_set):
+    """A batch that fails whole (its input refused) fails each of its calls; a call the ended batch returned no row
+    for, and a reply without token counts, are unusable (the provider may have billed them): recorded, not sent again
+    in this run, sent again by the next."""
+    state = batch_stub.state
+    state.fail_next = 1
+    state.faults = {"missing": lambda a: a % 2 == 0, "no_usage": lambda a: a % 2 == 1}
+    params = batch_set(write_set, batch_stub, name="unusable", methods=["vanilla"], n_runs=1)
+    result = run_collection(preflight(params), progress=False)
+    records = records_of(params)
+    assert result.failed_calls == len(records) == 12 and records.status.eq("error").all()
+    failed_batch = records.error.str.startswith("the batch failed: stub: the input is refused")
+    assert failed_batch.sum() == 6 and not records[failed_batch].unusable.any()
+    unusable = records[~failed_batch]
+    assert unusable.unusable.all() and set(unusable.error.str.extract(r"(no result|no prompt token count)")[0]) == {
+        "no result", "no prompt token count"}
+    assert state.creations == 2
+    assert run_collection(preflight(params), progress=False).made_calls == 12 and latest(params).status.eq("ok").all()
+
+
+def test_a_run_past_its_deadline_leaves_its_batch_recorded_and_the_next_run_resumes_it(batch_stub, write_set):
+    state = batch_stub.state
+    state.hold.set()
+    params = batch_set(write_set, batch_stub, name="deadline", methods=["vanilla"], n_runs=1,
+                       collection={**FAST, "deadline_s": 0.3})
+    with pytest.raises(CostOfPassError, match="still running after collection.deadline_s 0.3 s; their ids are recorded"):
+        run_collection(preflight(params), progress=False)
+    pending = journal.open_entries(params.records_path)
+    assert [e.state for e in pending] == ["pending", "pending"] and state.creations == 2 and records_of(params).empty
+    state.hold.clear()
+    result = run_collection(preflight(params), progress=False)
+    assert state.creations == 2 and result.made_calls == 0  # resumed, not sent again
+    assert len(records_of(params)) == 12 and latest(params).status.eq("ok").all()
+    assert journal.open_entries(params.records_path) == []
