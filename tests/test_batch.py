@@ -2,6 +2,7 @@
 the records a synchronous run makes, at the batch rate; bad rows recorded and sent again; a restart with a batch
 pending polls it and sends nothing twice; Anthropic's message batches; no key in any file written."""
 
+import json
 import os
 import signal
 import subprocess
@@ -128,7 +129,8 @@ def test_a_run_past_its_deadline_leaves_its_batch_recorded_and_the_next_run_resu
     state.hold.set()
     params = batch_set(write_set, batch_stub, name="deadline", methods=["vanilla"], n_runs=1,
                        collection={**FAST, "deadline_s": 0.3})
-    with pytest.raises(CostOfPassError, match="still running after collection.deadline_s 0.3 s; their ids are recorded"):
+    with pytest.raises(CostOfPassError, match="still running after collection.deadline_s 0.3 s; their ids are "
+                                              "recorded"):
         run_collection(preflight(params), progress=False)
     pending = journal.open_entries(params.records_path)
     assert [e.state for e in pending] == ["pending", "pending"] and state.creations == 2 and records_of(params).empty
@@ -137,3 +139,91 @@ def test_a_run_past_its_deadline_leaves_its_batch_recorded_and_the_next_run_resu
     assert state.creations == 2 and result.made_calls == 0  # resumed, not sent again
     assert len(records_of(params)) == 12 and latest(params).status.eq("ok").all()
     assert journal.open_entries(params.records_path) == []
+
+
+def test_a_run_killed_with_its_batches_pending_is_resumed_and_pays_for_nothing_twice(batch_stub, write_set):
+    """Collection in another process, killed (SIGKILL) once its batches are created and pending; the next run — in sync
+    mode, even — polls those batches and records their results: the stub saw each batch created once, and every call
+    is recorded once."""
+    state = batch_stub.state
+    state.hold.set()
+    path = write_set(base_params(name="killed", methods=["vanilla"], collection=FAST),
+                     stub_models(batch_stub.base_url), PRICES)
+    code = ("from helpers.collect.collection import run_collection; from helpers.collect.preflight import preflight; "
+            f"from helpers.core.params import load_params; run_collection(preflight(load_params({str(path)!r})), "
+            "progress=False)")
+    proc = subprocess.Popen([sys.executable, "-c", code], env=os.environ.copy(), cwd=ROOT)
+    params = load_params(path)
+    deadline = time.time() + 120
+    while time.time() < deadline and [e.state for e in journal.open_entries(params.records_path)] != ["pending"] * 2:
+        assert proc.poll() is None, "the collection ended before its batches were pending"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert state.creations == 2 and records_of(params).empty
+
+    state.hold.clear()
+    resumed = load_params(write_set(base_params(name="killed", methods=["vanilla"], collection={"mode": "sync"}),
+                                    stub_models(batch_stub.base_url), PRICES))
+    result = run_collection(preflight(resumed), progress=False)
+    assert result.made_calls == 0 and state.creations == 2 and state.uploads == 2
+    records = records_of(params)
+    assert len(records) == 6 * 2 * 2 and records.status.eq("ok").all() and not records.duplicated(list(KEY)).any()
+    assert records.service_tier.eq("batch").all() and journal.open_entries(params.records_path) == []
+
+
+ANTHROPIC = {"family": "large", "release_date": "2024-06-20", "api_key_env": "STUB_API_KEY",
+             "typical_completion_tokens": 20}
+
+
+def test_anthropic_message_batches(batch_stub, write_set):
+    """Anthropic's message batches: the Messages API's body (max_tokens where the set gives none), the key in a header
+    only, cache reads counted apart, a 500-like row (``api_error``) and an expired row sent again."""
+    state = batch_stub.state
+    state.faults = {"server_error": lambda a: a % 4 == 0, "expired": lambda a: a % 4 == 1}
+    models = {"claude-stub": {**ANTHROPIC, "label": "Claude Stub", "litellm_id": "anthropic/claude-stub",
+                              "api_base": batch_stub.base_url}}
+    prices = {**PRICES, "prices": {"claude-stub": {"input_usd_per_mtok": 3.0, "output_usd_per_mtok": 15.0,
+                                                   "cached_input_usd_per_mtok": 0.3, "batch_discount": DISCOUNT}}}
+    params = load_params(write_set(base_params(name="claude", models=["claude-stub"], collection=FAST), models, prices))
+    result = run_collection(preflight(params), progress=False)
+    final = latest(params)
+    assert len(final) == result.planned_calls == 6 * 2 * 3 and final.status.eq("ok").all()
+    assert (final.cache_read_tokens == 2).all() and final.service_tier.eq("batch").all()
+    errors = records_of(params).query("status == 'error'").error
+    assert set(errors.str.extract(r"(api_error|expired)")[0]) == {"api_error", "expired"}
+    first = [b for b in state.bodies if b.startswith(b'{"requests"')][0]
+    request = json.loads(first)["requests"][0]["params"]
+    assert request["model"] == "claude-stub" and request["max_tokens"] == 4096 and request["temperature"] == 0.7
+
+
+def test_no_key_reaches_a_file_or_a_batch(batch_stub, write_set):
+    params = batch_set(write_set, batch_stub, name="secret", n_problems=2)
+    state = batch_stub.state
+    state.faults = {"bad_request": lambda a: True}
+    run_collection(preflight(params), progress=False)
+    written = [p for p in params.output_path.rglob("*") if p.is_file()]
+    assert any(p.parent.name == journal.JOURNAL for p in written)
+    assert [p for p in written if STUB_KEY.encode() in p.read_bytes()] == []
+    assert state.uploads and all(STUB_KEY.encode() not in b for b in state.bodies)
+
+
+def test_batch_mode_refuses_a_model_without_a_batch_api_before_any_call(write_set, tmp_path):
+    params = load_params(write_set({"name": "simbatch", "tasks": ["two_digit_addition"], "models": ["sim-lightweight"],
+                                    "n_problems": 2, "n_runs": 1, "price_snapshot": "sim_tiny_2025-04",
+                                    "budget_usd": 1.0, "collection": {"mode": "batch"},
+                                    "task_options": {"two_digit_addition": {"source": "generated"}}}))
+    with pytest.raises(CostOfPassError, match=r"model\(s\) sim-lightweight \(sim\) have no batch API this collector "
+                                              r"speaks \(batch: openai, anthropic\); use collection mode sync"):
+        preflight(params)
+    assert not params.records_path.exists()
+
+
+def test_a_batch_api_that_refuses_the_upload_is_one_line_before_anything_is_paid(write_set, monkeypatch):
+    monkeypatch.setenv("STUB_API_KEY", "sk-" + "wrong-key-0123456789abcdefghij")
+    with BatchServer(STUB_KEY) as server:
+        params = batch_set(write_set, server, name="refused", n_problems=1)
+        with pytest.raises(CostOfPassError, match="model 'stub-a': uploading a batch: ProviderError: "
+                                                  "AuthenticationError: HTTP 401: invalid key"):
+            run_collection(preflight(params), progress=False)
+        assert server.state.creations == 0 and journal.open_entries(params.records_path) == []

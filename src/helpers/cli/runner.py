@@ -145,21 +145,7 @@ def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="cost-of-pass", description=__doc__.split("\n\n")[0])
     ap.add_argument("--version", action="version", version=f"cost-of-pass {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="preflight, then execute the notebooks for a parameter set")
-    run.add_argument("params", help="params/<set>.yaml")
-    run.add_argument("--dry-run", action="store_true", help="validate, then print pending calls and estimated USD "
-                                                            "per model; call nothing (the same as `check`)")
-    run.add_argument("--only", help="comma-separated notebook names (default: all, in order)")
-    run.add_argument("--log-output", action="store_true", help="stream notebook output")
-    run.add_argument("--no-report", action="store_true", help="skip the offline HTML report")
-    run.add_argument("--force", action="store_true", help="run every stage, even those whose inputs are unchanged")
-    run.add_argument("--offline", action="store_true", help="refuse any model whose api_base is another machine")
-    run.add_argument("--batch", action="store_true", help="send the calls through the providers' batch APIs "
-                                                          "(OpenAI, Anthropic), billed at their batch discount")
-    run.add_argument("--recollect", action="store_true",
-                     help="collect every call again (the previous records move to records.previous/)")
-    run.add_argument("--overwrite", action="store_true",
-                     help="take over results/<name>/ even though another parameter file of that name wrote it")
+    run = _run_parser(sub)
     every = sub.add_parser("all", help="run the default sets (or those named), then write results/index.html")
     every.add_argument("params", nargs="*", help=f"params/<set>.yaml ... (default: {', '.join(DEFAULT_SETS)}; "
                                                  "a default set whose data is missing is skipped with one line)")
@@ -186,6 +172,26 @@ def parser() -> argparse.ArgumentParser:
                         help="where no kernel boundary (bubblewrap) can be had, run model-written code without one: it "
                              "can then read and change this machine; every verdict and the report say so")
     return ap
+
+
+def _run_parser(sub) -> argparse.ArgumentParser:
+    """``run``: preflight, then the notebooks of a set."""
+    run = sub.add_parser("run", help="preflight, then execute the notebooks for a parameter set")
+    run.add_argument("params", help="params/<set>.yaml")
+    run.add_argument("--dry-run", action="store_true", help="validate, then print pending calls and estimated USD "
+                                                            "per model; call nothing (the same as `check`)")
+    run.add_argument("--only", help="comma-separated notebook names (default: all, in order)")
+    run.add_argument("--log-output", action="store_true", help="stream notebook output")
+    run.add_argument("--no-report", action="store_true", help="skip the offline HTML report")
+    run.add_argument("--force", action="store_true", help="run every stage, even those whose inputs are unchanged")
+    run.add_argument("--offline", action="store_true", help="refuse any model whose api_base is another machine")
+    run.add_argument("--batch", action="store_true", help="send the calls through the providers' batch APIs "
+                                                          "(OpenAI, Anthropic), billed at their batch discount")
+    run.add_argument("--recollect", action="store_true",
+                     help="collect every call again (the previous records move to records.previous/)")
+    run.add_argument("--overwrite", action="store_true",
+                     help="take over results/<name>/ even though another parameter file of that name wrote it")
+    return run
 
 
 def _report_parsers(sub) -> tuple:

@@ -144,6 +144,7 @@ def _call_all(params: Params, todo: list, store: RecordStore, caller: Caller | N
         if params.batch_mode:
             from helpers.collect.batch import collect_batches
 
+            assert caller is not None  # _collect makes one
             left = collect_batches(params, [*http, *local, *simulated], done, store, caller, snapshot, budget, est_by,
                                    tally, bar)
             bar.close()

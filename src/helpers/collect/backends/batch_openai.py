@@ -81,7 +81,9 @@ def read_line(obj: dict[str, Any]) -> Row:
         kind = error.get("code", "error") if isinstance(error, dict) else "error"
         message = error.get("message", "") if isinstance(error, dict) else str(error)
         return Row(cid, error=f"batch row {kind}: {message}"[:500], retryable=kind in RETRY_CODES or code in RETRYABLE)
-    body = response["body"]
+    if not isinstance(response, dict):
+        return Row(cid, error="unusable reply: a result line with neither a response nor an error", unusable=True)
+    body = response.get("body")
     if code != 200:
         detail = body.get("error") if isinstance(body, dict) else body
         message = detail.get("message") if isinstance(detail, dict) else detail
