@@ -9,7 +9,8 @@ Behaviour the tests control on ``BatchState``:
   500 row: sent again), ``bad_request`` (a 400 row: final), ``expired`` (the row is not run; the batch ends
   ``expired``), ``missing`` (no row at all), ``no_usage`` (a 200 row without token counts: unusable);
 - ``junk``: add an unreadable line, a line of an unknown custom_id and a repeat of the first row to every result file;
-- ``fail_next``: that many next batches fail whole (OpenAI ``failed``: an input file refused).
+- ``fail_next``: that many next batches fail whole (OpenAI ``failed``: an input file refused);
+- ``garble_creations``: that many next OpenAI batch creations succeed but reply with text that is not JSON.
 It counts uploads and batch creations and keeps every request body received (``bodies``), and checks the key.
 """
 
@@ -37,6 +38,7 @@ class BatchState:
         self.faults: dict[str, Callable[[int], bool]] = {}
         self.junk = False
         self.fail_next = 0
+        self.garble_creations = 0  # that many next creations succeed but answer with text that is not JSON
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict] = {}
         self.uploads = 0
@@ -173,7 +175,11 @@ def make_handler(state: BatchState):
                 if self.path == "/v1/files":
                     return self._send(200, self._upload(data))
                 if self.path == "/v1/batches":
-                    return self._send(200, self._create(json.loads(data)))
+                    made = self._create(json.loads(data))
+                    if state.garble_creations > 0:
+                        state.garble_creations -= 1
+                        return self._send(200, b"<html>gateway</html>")
+                    return self._send(200, made)
                 if self.path == "/v1/messages/batches":
                     return self._send(200, self._create_anthropic(json.loads(data)))
             self._send(404, {"error": {"message": f"no route {self.path}"}})

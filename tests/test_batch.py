@@ -227,3 +227,41 @@ def test_a_batch_api_that_refuses_the_upload_is_one_line_before_anything_is_paid
                                                   "AuthenticationError: HTTP 401: invalid key"):
             run_collection(preflight(params), progress=False)
         assert server.state.creations == 0 and journal.open_entries(params.records_path) == []
+
+
+def test_a_lost_reply_to_a_batch_creation_stops_the_run_and_the_next_finds_the_batch(batch_stub, write_set):
+    """The provider created the batch but its reply could not be read: the batch may exist, so the run stops (one
+    line) instead of creating another; the next run finds it by its input file and records it, one creation only."""
+    state = batch_stub.state
+    state.garble_creations = 1
+    params = batch_set(write_set, batch_stub, name="lost", methods=["vanilla"], n_runs=1, models=["stub-a"])
+    with pytest.raises(CostOfPassError, match="no answer to the creation of a batch of 6 calls"):
+        run_collection(preflight(params), progress=False)
+    assert [e.state for e in journal.open_entries(params.records_path)] == ["submitting"] and state.creations == 1
+    result = run_collection(preflight(params), progress=False)
+    assert result.made_calls == 0 and state.creations == 1 and latest(params).status.eq("ok").all()
+    assert len(records_of(params)) == 6
+
+
+def test_racing_sends_each_wave_as_one_batch_round(batch_stub, write_set, tmp_path):
+    """``design: racing`` in batch mode: each wave is one round, a batch per model of the wave; the calls made are the
+    synchronous race's."""
+    from helpers.grade.racing import run_design
+
+    race = {"design": "racing", "methods": ["vanilla"], "n_problems": 20, "n_runs": 2,
+            "racing": {"table1_share": 0.1, "protect": ["frontier"]}}
+    params = batch_set(write_set, batch_stub, name="race-batch", **race)
+    result = run_design(preflight(params), progress=False)
+    sent = journal.entries(params.records_path)
+    # wave 0: every option on the Table-1 sample (2 problems x 2 runs); then each option in its own wave, cheapest
+    # first (equal prices: by name), where it could still change the frontier (everywhere, with 2 runs)
+    assert [(e.model, e.n_calls) for e in sent] == [("stub-a", 4), ("stub-b", 4), ("stub-a", 36), ("stub-b", 36)]
+    assert sent[1].submitted_at < sent[2].submitted_at < sent[3].submitted_at  # three rounds, one after the other
+    assert batch_stub.state.creations == 4 and result.made_calls == 80
+
+    with StubServer(STUB_KEY) as sync_server:
+        sync = load_params(write_set(base_params(name="race-sync", output_dir=str(tmp_path / "race-sync"), **race),
+                                     stub_models(sync_server.base_url), PRICES))
+        run_design(preflight(sync), progress=False)
+    assert set(records_of(params)[list(KEY)].itertuples(index=False)) == set(
+        records_of(sync)[list(KEY)].itertuples(index=False))

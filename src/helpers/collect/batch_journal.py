@@ -83,13 +83,24 @@ def write(records: Path, entry: Entry) -> None:
         os.close(fd)
 
 
-def open_entries(records: Path) -> list[Entry]:
-    """The batches not yet ``done`` under ``records`` (oldest first)."""
+def entries(records: Path) -> list[Entry]:
+    """Every batch under ``records``, in the order they were sent; a file that is not an entry is one line."""
+    from helpers.core.errors import CostOfPassError
+
     folder = Path(records) / JOURNAL
-    if not folder.is_dir():
-        return []
-    entries = [Entry(**json.loads(p.read_text(encoding="utf-8"))) for p in sorted(folder.glob("*.json"))]
-    return [e for e in entries if e.state != "done"]
+    out = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            out.append(Entry(**json.loads(path.read_text(encoding="utf-8"))))
+        except (ValueError, TypeError) as err:
+            raise CostOfPassError(f"{path}: not a batch of the journal ({str(err)[:100]}); move it aside only if "
+                                  "its batch is known to be recorded or never created") from None
+    return sorted(out, key=lambda e: e.submitted_at)
+
+
+def open_entries(records: Path) -> list[Entry]:
+    """The batches not yet ``done`` under ``records``, in the order they were sent."""
+    return [e for e in entries(records) if e.state != "done"]
 
 
 def close(records: Path, entry: Entry, outcome: str) -> None:
