@@ -185,18 +185,25 @@ def make_handler(state: BatchState):
             self._send(404, {"error": {"message": f"no route {self.path}"}})
 
         def _upload(self, data: bytes) -> dict:
-            assert b'name="purpose"\r\n\r\nbatch' in data, "an upload says purpose=batch"
-            content = data.split(b"Content-Type: application/jsonl\r\n\r\n", 1)[1].rsplit(b"\r\n--", 1)[0]
+            boundary = self.headers["Content-Type"].split("boundary=", 1)[1].strip('"').encode()
+            parts = {}
+            for part in data.split(b"--" + boundary)[1:-1]:
+                head, _, body = part.partition(b"\r\n\r\n")
+                parts[re.search(rb'name="(\w+)"', head).group(1)] = body.removesuffix(b"\r\n")
+            assert parts[b"purpose"] == b"batch", "an upload says purpose=batch"
+            content = parts[b"file"]
             state.uploads += 1
             fid = f"file-in-{state.uploads}"
             state.files[fid] = content
-            return {"id": fid, "object": "file", "purpose": "batch", "bytes": len(content)}
+            return {"id": fid, "object": "file", "purpose": "batch", "bytes": len(content), "created_at": 1700000000,
+                    "filename": "batch.jsonl", "status": "processed"}
 
         def _create(self, req: dict) -> dict:
             assert req["endpoint"] == "/v1/chat/completions" and req["completion_window"] == "24h"
             state.creations += 1
             batch = {"id": f"batch_{state.creations}", "object": "batch", "status": "validating", "polls": 0,
-                     "input_file_id": req["input_file_id"], "endpoint": req["endpoint"], "errors": None}
+                     "input_file_id": req["input_file_id"], "endpoint": req["endpoint"], "errors": None,
+                     "completion_window": "24h", "created_at": 1700000000}
             state.batches[batch["id"]] = batch
             return batch
 

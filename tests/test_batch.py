@@ -265,3 +265,24 @@ def test_racing_sends_each_wave_as_one_batch_round(batch_stub, write_set, tmp_pa
         run_design(preflight(sync), progress=False)
     assert set(records_of(params)[list(KEY)].itertuples(index=False)) == set(
         records_of(sync)[list(KEY)].itertuples(index=False))
+
+
+def test_what_litellms_batch_support_does_against_the_stub(batch_stub):
+    """Why the collector speaks the batch APIs itself (``backends.batch_http``): litellm 1.106.2 drives OpenAI's files
+    and batches at an ``api_base`` on 127.0.0.1, but cannot create an Anthropic message batch (it can only look at one
+    and read its results). Should a litellm upgrade change either, this says so."""
+    import litellm
+
+    base = {"api_base": batch_stub.base_url, "api_key": STUB_KEY}
+    line = {"custom_id": "c0", "method": "POST", "url": "/v1/chat/completions",
+            "body": {"model": "stub", "messages": [{"role": "user", "content": "What is 2 + 3?"}]}}
+    upload = litellm.create_file(file=("b.jsonl", (json.dumps(line) + "\n").encode()), purpose="batch",
+                                 custom_llm_provider="openai", **base)
+    made = litellm.create_batch(completion_window="24h", endpoint="/v1/chat/completions", input_file_id=upload.id,
+                                custom_llm_provider="openai", **base)
+    ended = litellm.retrieve_batch(batch_id=made.id, custom_llm_provider="openai", **base)
+    content = litellm.file_content(file_id=ended.output_file_id, custom_llm_provider="openai", **base).content
+    assert ended.status == "completed" and b"<answer>6</answer>" in content  # the stub: wrong on a multiple of 5
+    with pytest.raises(litellm.BadRequestError, match="custom_llm_provider=anthropic for 'create_batch'"):
+        litellm.create_batch(completion_window="24h", endpoint="/v1/chat/completions", input_file_id=upload.id,
+                             custom_llm_provider="anthropic", **base)
