@@ -286,3 +286,28 @@ def test_what_litellms_batch_support_does_against_the_stub(batch_stub):
     with pytest.raises(litellm.BadRequestError, match="custom_llm_provider=anthropic for 'create_batch'"):
         litellm.create_batch(completion_window="24h", endpoint="/v1/chat/completions", input_file_id=upload.id,
                              custom_llm_provider="anthropic", **base)
+
+
+def test_run_batch_on_the_command_line(write_set, tmp_path, capsys, monkeypatch):
+    """``cost-of-pass run --batch``: the dry run's bill at the batch discount; a set with a model that has no batch API
+    is one line (exit 2) after its bill."""
+    from helpers.cli import runner
+
+    monkeypatch.setenv("STUB_API_KEY", STUB_KEY)
+    path = write_set(base_params(name="cli"), stub_models("http://127.0.0.1:9/v1"), PRICES)
+    assert runner.main(["run", str(path), "--dry-run"]) == 0
+    sync = capsys.readouterr().out
+    assert runner.main(["run", str(path), "--dry-run", "--batch"]) == 0
+    batched = capsys.readouterr().out
+    assert "at each model's batch discount (collection mode batch)" in batched and "discount" not in sync
+
+    def usd(text):  # stub-a's line: USD to 4 decimals
+        return float(next(line for line in text.splitlines() if "stub-a " in line).split("$")[1])
+    assert usd(batched) == pytest.approx((1 - DISCOUNT) * usd(sync), abs=1e-4)
+    sim = write_set({"name": "simcli", "tasks": ["two_digit_addition"], "models": ["sim-lightweight"], "n_problems": 2,
+                     "n_runs": 1, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1.0,
+                     "output_dir": str(tmp_path / "simcli"),
+                     "task_options": {"two_digit_addition": {"source": "generated"}}})
+    assert runner.main(["run", str(sim), "--dry-run", "--batch"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "sim-lightweight (sim) have no batch API" in err[0]
