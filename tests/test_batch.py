@@ -68,6 +68,7 @@ def test_a_batch_run_records_what_a_synchronous_run_does_at_the_batch_rate(batch
         return df[CONTENT].sort_values(list(KEY)).reset_index(drop=True)
     pd.testing.assert_frame_equal(content(batched), content(synced))
     snapshot = load_snapshot(params.price_path)
+    assert result.summary["usd"].sum() == pytest.approx(cost_usd(batched, snapshot).sum())  # at the batch rate
     assert cost_usd(batched, snapshot).sum() == pytest.approx((1 - DISCOUNT) * cost_usd(synced, snapshot).sum())
     assert run_collection(preflight(params), progress=False).made_calls == 0 and batch_stub.state.creations == 4
     assert [e for e in journal.open_entries(params.records_path)] == []
@@ -167,6 +168,7 @@ def test_a_run_killed_with_its_batches_pending_is_resumed_and_pays_for_nothing_t
                                     stub_models(batch_stub.base_url), PRICES))
     result = run_collection(preflight(resumed), progress=False)
     assert result.made_calls == 0 and state.creations == 2 and state.uploads == 2
+    assert result.notes == ["batch: 24 calls of batches an earlier run left pending recorded (not sent again)"]
     records = records_of(params)
     assert len(records) == 6 * 2 * 2 and records.status.eq("ok").all() and not records.duplicated(list(KEY)).any()
     assert records.service_tier.eq("batch").all() and journal.open_entries(params.records_path) == []

@@ -82,11 +82,12 @@ def collect_batches(params: Params, todo: list, done: dict[tuple, str], store: R
     ``tally`` and ``bar``; returns the number of calls left unsent (the budget, or a stop)."""
     queue = [Pending(a, list(c), {k: done[a.key(k)] for k in range(a.method.collected_calls) if a.key(k) in done})
              for a, c in todo]
+    deadline = time.monotonic() + params.collection.deadline_s  # the run's, over all its rounds
     while queue and not STOP.is_set() and not budget.exhausted:
         ready, held = _start(queue, budget, est_by)
         if not ready:
             break
-        outcome = send_round(params, caller, store, ready)
+        outcome = send_round(params, caller, store, ready, deadline)
         _charge(budget, snapshot, outcome, sum(est_by[_cell(p)] for p in ready))
         bar.update(tally.add(list(outcome.records.values())))
         queue = _advance(ready, outcome, params.max_retries) + held
@@ -135,9 +136,10 @@ def _custom_id(i: int) -> str:
     return f"cop-{i}"
 
 
-def send_round(params: Params, caller: Caller, store: RecordStore, ready: list[Pending]) -> Outcome:
+def send_round(params: Params, caller: Caller, store: RecordStore, ready: list[Pending], deadline: float) -> Outcome:
     """Send the next call of every attempt of ``ready`` as one batch per model (a batch at most
-    ``collection.max_batch_calls`` calls), wait for them all and record their results."""
+    ``collection.max_batch_calls`` calls), wait for them all (until ``deadline``, ``time.monotonic`` seconds) and
+    record their results."""
     groups: dict[str, list[tuple[str, Pending]]] = {}
     for i, p in enumerate(ready):
         groups.setdefault(p.attempt.model.name, []).append((_custom_id(i), p))
@@ -146,7 +148,7 @@ def send_round(params: Params, caller: Caller, store: RecordStore, ready: list[P
     for model_calls in groups.values():
         for start in range(0, len(model_calls), size):
             entries.append(submit(params, caller, store.root, model_calls[start:start + size]))
-    return wait(params, store, entries)
+    return wait(params, store, entries, deadline)
 
 
 def _key_env(model: ModelSpec) -> str | None:
@@ -214,10 +216,10 @@ def _create(params: Params, wire: ModuleType, http: BatchHTTP, lines: list, entr
     raise AssertionError("unreachable")
 
 
-def wait(params: Params, store: RecordStore, entries: list[journal.Entry], resumed: bool = False) -> Outcome:
-    """Poll ``entries`` until each has ended, recording each one's results as it ends; past the deadline (or on a
-    stop) the run ends with one line, the batches still pending in the journal."""
-    deadline = time.monotonic() + params.collection.deadline_s
+def wait(params: Params, store: RecordStore, entries: list[journal.Entry], deadline: float,
+         resumed: bool = False) -> Outcome:
+    """Poll ``entries`` until each has ended, recording each one's results as it ends; past ``deadline``
+    (``time.monotonic`` seconds) or on a stop the run ends with one line, the batches still pending in the journal."""
     outcome, waiting = Outcome(), list(entries)
     while waiting:
         waiting = [e for e in waiting if not _ended(params, store, e, outcome, resumed)]
@@ -327,14 +329,14 @@ def resume(params: Params, store: RecordStore) -> int:
     """Finish the batches an earlier run left in the journal (module docstring), before anything is planned: a
     ``submitting`` one is looked for by its input file and dropped if it was never created; every ``pending`` one is
     polled to its end and recorded. Returns the number of records made."""
-    made = 0
+    made, deadline = 0, time.monotonic() + params.collection.deadline_s
     for entry in journal.open_entries(store.root):
         if entry.key_env and not os.environ.get(entry.key_env):
             raise CostOfPassError(f"batch {entry.batch_id or entry.name} of model '{entry.model}' is pending and its "
                                   f"key {entry.key_env} is not in the environment; export it and run again")
         if entry.state == "submitting" and not _adopt(params, store.root, entry):
             continue
-        outcome = wait(params, store, [entry], resumed=True)
+        outcome = wait(params, store, [entry], deadline, resumed=True)
         made += len(outcome.records)
     return made
 

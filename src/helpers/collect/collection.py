@@ -34,6 +34,9 @@ from helpers.core.prices import PriceSnapshot, cost_usd
 from helpers.core.progress import progress_bar
 from helpers.core.tasks import Problem
 
+# the record columns the summary prices (``core.prices.cost_usd``: every token bucket, the tier, a billed USD)
+PRICED = ["prompt_tokens", "cache_read_tokens", "cache_write_tokens", "completion_tokens", "service_tier", "billed_usd"]
+
 
 @dataclass
 class CollectResult:
@@ -99,17 +102,20 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
 
         imported = import_records(params, attempts, store)
         store.close()
+    resumed = 0
     if journal.open_entries(store.root):  # batches an earlier run left pending, in either mode: recorded, never resent
         from helpers.collect.batch import resume
 
         with store:
-            resume(params, store)
+            resumed = resume(params, store)
     todo = to_call(pending(attempts, store.done(only=shards), planned))
     spent = recorded_spend_usd(params, snapshot)
     est = estimate_calls(todo, snapshot, params.sampling.model_dump(), params.service_tier)
     check_budget(params, spent, est)
     result = CollectResult(planned_calls=sum(a.method.collected_calls for a in attempts), spent_before_usd=spent,
                            imported=imported)
+    if resumed:
+        result.notes.append(f"batch: {resumed} calls of batches an earlier run left pending recorded (not sent again)")
     caller = caller or Caller(params)
     if any(not (a.model.simulated and caller.direct_sim) for a, _ in todo):  # a call through litellm
         from helpers.collect.backends import register_all
@@ -120,7 +126,7 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
     result.made_calls, result.failed_calls, result.unusable_replies = tally.made, tally.failed, tally.unusable
     result.spent_now_usd, result.stopped_by_budget = budget.spent_usd, budget.exhausted
     result.pending_calls = tally.not_started + left
-    latest = store.latest(["prompt_tokens", "completion_tokens", "billed_usd"], sort=False, only=shards)
+    latest = store.latest(PRICED, sort=False, only=shards)
     result.summary = summarize(latest[in_plan(latest, attempts, planned[0])], snapshot)
     return result
 

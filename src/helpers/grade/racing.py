@@ -17,7 +17,7 @@ import pandas as pd
 
 from helpers.collect import racing
 from helpers.collect.budget import estimate_calls
-from helpers.collect.collection import CollectResult, collect, summarize
+from helpers.collect.collection import PRICED, CollectResult, collect, summarize
 from helpers.collect.plan import Attempt, in_plan, plan_for
 from helpers.collect.records import RecordStore
 from helpers.core.context import Context
@@ -190,7 +190,7 @@ def collect_racing(ctx: Context, progress: bool = True) -> CollectResult:
         done.append(todo)
         cells = pd.concat([cells, judged_cells(ctx, todo)], ignore_index=True)
     everything = [a for wave in done for a in wave]
-    latest = RecordStore(params.records_path).latest(["prompt_tokens", "completion_tokens", "billed_usd"], sort=False)
+    latest = RecordStore(params.records_path).latest(PRICED, sort=False)
     total.summary = summarize(latest[in_plan(latest, everything)], ctx.snapshot)
     total.notes = race_notes(waves, len(everything), len(attempts))
     return total
