@@ -95,7 +95,8 @@ def test_runner_stops_at_the_first_failing_notebook(write_set, tmp_path):
                                                             / "notebooks/02_grade.ipynb") in out.stderr
     # issue 64: what the command line decided reaches the stage as a parameter, shown in the executed notebook
     executed = (params.output_path / "notebooks/02_grade.ipynb").read_text()
-    assert 'settings = {\\"offline\\": False, \\"write_anywhere\\": True, \\"unisolated_grading\\": False}' in executed
+    assert ('settings = {\\"offline\\": False, \\"write_anywhere\\": True, \\"unisolated_grading\\": False, '
+            '\\"batch\\": False}') in executed
 
 
 def test_preflight_rejects_unknown_model_and_missing_price(write_set):
