@@ -343,7 +343,7 @@ def test_set_policy_evaluates_figure_specs_by_their_option_sets():
 
 def test_an_agent_strategys_gain_is_cross_fitted_where_it_has_the_models_runs():
     """Issue 36: each agent strategy's gain over its model's single attempt (``strategy gain``) is cross-fitted on the
-    models' k; the strategy alone is not (every run a try), and one with fewer runs than the models is left out."""
+    models' k; the strategy alone is not (every run a try), and one with fewer runs than that k is left out."""
     from helpers.analyze.headline import Gain, Level
 
     a_gain, b_gain = st.Key(st.STRATEGY_GAIN, "a+ldb"), st.Key(st.STRATEGY_GAIN, "b+ldb")
@@ -356,7 +356,7 @@ def test_an_agent_strategys_gain_is_cross_fitted_where_it_has_the_models_runs():
     correct = rng.uniform(size=(P, 4, n)) < np.array([0.3, 0.9, 0.3, 0.9])[None, :, None]
     usd = np.broadcast_to(np.array([0.001, 0.004, 0.001, 0.004])[None, :, None], (P, 4, n)).copy()
     runs = np.full((P, 4), n)
-    runs[:, 3] = 2  # b+ldb has half the models' runs: its gain cannot be cross-fitted at the models' k
+    runs[:, 3] = 1  # b+ldb has fewer runs than the models' k (half their 4 runs): its gain cannot be cross-fitted
     sp = policy.set_policy(usd, correct, runs, np.full(P, 1.0), np.zeros(P, int), [0, 2], kept)
     assert set(sp.specs) == {a_gain}
     row = policy.policy_rows(sp, np.full(P, 1.0), np.zeros(P, int), ["t"], {0: "a", 2: "b"}).set_index("statistic")

@@ -203,7 +203,8 @@ def test_the_headline_study_covers_and_counts_false_findings():
     assert (head["coverage_pct"] >= 85).all(), head  # ≥ 93% over 40 sets per generator: results/sim validity_generators
     gains = table[table["statistic"] == statistic.FAMILY_LABELS["technique gain"]]
     assert len(gains) == 2 and (gains["false_findings_pct"] <= 25).all()
-    assert table.groupby("generator")["k"].apply(list).tolist() == [[8] * 8] * 2  # all runs, for every statistic
+    means = table["statistic"].isin([statistic.FAMILY_LABELS["accuracy"], statistic.FAMILY_LABELS["cost per attempt"]])
+    assert (table.loc[means, "k"] == 8).all() and (table.loc[~means, "k"] == 4).all()  # the policy: half the 8 runs
     # Tables 5-6
     assert {statistic.FAMILY_LABELS["accuracy"], statistic.FAMILY_LABELS["cost per attempt"]} <= set(table["statistic"])
     figures_ = table[table["statistic"].str.startswith("Figure")]  # Figures 3, 5 under the policy (no release steps)

@@ -155,7 +155,7 @@ def differences(attempts: pd.DataFrame, expert_usd, level: float = 0.95, simulta
 
     cube = run_cube(_internal(attempts), ["vanilla"])
     fee = _expert(expert_usd, cube.problems)
-    k = policy.largest_k(cube.runs)
+    k = policy.headline_k(cube.runs)
     single = policy.policy_cost(cube.usd, cube.correct, cube.runs, fee, k)
     G = (np.asarray(cube.task_codes)[None, :] == np.arange(len(cube.tasks))[:, None]).astype(float)
     order = np.argsort(cube.strategies, kind="stable")

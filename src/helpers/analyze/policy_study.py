@@ -158,7 +158,7 @@ def draw_set(gm: GenerativeModel, seed: int, generator: Generator | None, level:
     if kinds is None or ACCURACY in kinds:
         stats |= set_means(cube, cost, rate, models, level)
     truths = {key: v["truth"] for key, v in stats.items() if key.kind == TABLE1}
-    k = policy.largest_k(cube.runs[:, list(models)])
+    k = policy.headline_k(cube.runs[:, list(models)])
     single = policy.policy_cost(cube.usd, cube.correct, cube.runs, expert, k)
     pairs = set_pairs(single, expert, cube.task_codes, T, models, truths, level)
     true = policy.true_policy(cost, rate, expert, k).total[:, list(models)]
