@@ -145,11 +145,11 @@ def set_fields(args: argparse.Namespace, logs, entries: dict[str, dict[str, Any]
     fmt = format_of(args)
     samples = {s.sample_id for log in logs for s in log.samples}
     runs = 1 + max(s.run for log in logs for s in log.samples)
-    kind = "Inspect task" if fmt == "inspect" else FORMATS[fmt].label
+    kind = f"Inspect task {logs[0].task}" if fmt == "inspect" else f"{logs[0].task} ({FORMATS[fmt].label})"
     fields: dict[str, Any] = {
         "name": args.name,
-        "description": args.description or (f"{kind} {logs[0].task}: {len(entries)} model(s), {len(samples)} "
-                                            f"problems x {runs} runs, imported from {args.format} runs (no calls)."),
+        "description": args.description or (f"{kind}: {len(entries)} model(s), {len(samples)} problems x {runs} "
+                                            f"runs, imported from {args.format} runs (no calls)."),
         "tasks": [fmt], "models": list(entries), "models_file": registry, "methods": ["vanilla"],
         "n_problems": len(samples), "n_runs": runs, "price_snapshot": snapshot_of(args.prices or BILLED_SNAPSHOT),
         "budget_usd": 1, "expert_usd": {fmt: args.expert_usd}, "import_from": import_from(args, fmt),

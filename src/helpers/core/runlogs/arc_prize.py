@@ -9,9 +9,9 @@ computed here and never used), ``metadata.start_timestamp``/``end_timestamp``, `
 
 **Runs**: each attempt key is one run: ``attempt_1`` of every test input of a task is run 1, ``attempt_2`` run 2. The
 harness makes the two with the same prompt, independently (``num_attempts`` calls, each its own), so each is one
-attempt in the paper's sense: cost-of-pass is the expected cost of one attempt over its success probability
-(docs/DESIGN.md §1), and ARC's pass@2 (a task passes when either attempt is right on every test input) is the
-two-try policy of §5 at the price of both tries, not one attempt; the caveats print it beside the import's numbers.
+attempt in the paper's sense: cost-of-pass is the expected cost of one attempt over its success probability (the
+paper's Eq. 3), and ARC's pass@2 (a test input counts when either attempt is right) is a two-try policy that pays both
+tries, not one attempt; the caveats print ARC's own score beside the import's numbers.
 
 **Verdict**: a run passes a task when its attempt is right on every test input: the answer equals the solution of
 ``--solutions`` (``{task_id: [grid, ...]}``, one grid per test input, as ARC-AGI's ``*_solutions.json``), else the
@@ -183,12 +183,12 @@ def task_attempts(path: Path, solutions: dict[str, list[Any]] | None) -> tuple[l
 def read(path: Path, options: dict[str, Any]) -> list[RunFile]:
     """The attempts of every task file at ``path``, one model in all; one line on anything wrong."""
     solutions = solutions_of(options)
-    attempts, models, starts, score = [], set(), [], 0.0
+    attempts, models, starts, score = [], {}, [], 0.0
     files = task_files(path, options)
     for file in files:
         a, m, s, credit = task_attempts(file, solutions)
         attempts += a
-        models |= m
+        models.update({name: file for name in sorted(m) if name not in models})
         starts += s
         score += credit
     model = one_model(path, "-", models)

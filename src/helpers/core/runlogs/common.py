@@ -190,10 +190,13 @@ def text_of(value: Any) -> str:
     return "" if value is None else json.dumps(value)
 
 
-def one_model(path: Path, where: str, models: set[str]) -> str:
-    """The one model of ``models``; one line naming them when there are several (one model per import)."""
+def one_model(path: Path, where: str, models: set[str] | dict[str, Path]) -> str:
+    """The one model of ``models``; one line naming them when there are several (one model per import), and, where
+    ``models`` maps each to the first file that names it, that file of the second model."""
     if len(models) > 1:
-        raise file_error(path, where, f"mixed models: {', '.join(sorted(models))} (one model per import)")
+        second = list(models)[1] if isinstance(models, dict) else None
+        named = ", ".join(f"{m} (first in {models[m]})" if isinstance(models, dict) else m for m in sorted(models))
+        raise file_error(models[second] if second else path, where, f"mixed models: {named} (one model per import)")
     if not models:
         raise file_error(path, where, "no model named")
     return next(iter(models))

@@ -169,12 +169,12 @@ def upload(path: Path, run: int) -> tuple[str, set[str], RunFile]:
 
 def read(path: Path, options: dict[str, Any]) -> list[RunFile]:
     """One run per upload file at ``path``, of one benchmark and one model; one line on anything wrong."""
-    runs, benchmarks, models = [], set(), set()
+    runs, benchmarks, models = [], set(), {}
     for k, file in enumerate(inputs(path, options)):
         benchmark, used, run = upload(file, k)
         one_model(file, "raw_logging_results", used)
         benchmarks.add(benchmark)
-        models |= used
+        models.update({name: file for name in sorted(used) if name not in models})
         runs.append(run)
     if len(benchmarks) > 1:
         raise file_error(path, "-", f"runs of several benchmarks ({', '.join(sorted(benchmarks))}): import one at a "

@@ -139,11 +139,11 @@ def read_log(path: Path, done: dict[str, int]) -> tuple[str, set[str], RunFile]:
 
 def read(path: Path, options: dict[str, Any]) -> list[RunFile]:
     """The attempts of every log at ``path``, of one eval and one model; one line on anything wrong."""
-    runs, evals, models, done = [], set(), set(), {}
+    runs, evals, models, done = [], set(), {}, {}
     for file in inputs(path, options):
         name, used, run = read_log(file, done)
         evals.add(name)
-        models |= used
+        models.update({name: file for name in sorted(used) if name not in models})
         runs.append(run)
     if len(evals) > 1:
         raise file_error(path, "-", f"logs of several evals ({', '.join(sorted(evals))}): import one at a time")

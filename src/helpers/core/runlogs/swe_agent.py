@@ -192,7 +192,7 @@ def run_folders(path: Path, options: dict[str, Any]) -> list[tuple[Path, Path]]:
 
 def read(path: Path, options: dict[str, Any]) -> list[RunFile]:
     """One run per run folder of the trajectories at ``path``, one model in all; one line on anything wrong."""
-    out, models = [], set()
+    out, models = [], {}
     for run, (folder, report) in enumerate(run_folders(path, options)):
         known, others = verdicts(report)
         attempts, seen = [], {}
@@ -202,7 +202,7 @@ def read(path: Path, options: dict[str, Any]) -> list[RunFile]:
                 raise file_error(file, f"instance {attempt.sample_id}", f"a second trajectory in run {run + 1} (the "
                                  f"first is {seen[attempt.sample_id]})")
             seen[attempt.sample_id] = file
-            models.add(model)
+            models.setdefault(model, file)
             attempts.append(attempt)
         first = min(seen.values(), key=lambda f: f.stat().st_mtime)
         out.append(RunFile(folder, TASK, "", created_of(first, None), tuple(attempts),
