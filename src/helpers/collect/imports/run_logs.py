@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Iterator
 
-from helpers.collect.imports.common import Imported
+from helpers.collect.imports.common import Imported, import_spec
 from helpers.core.models import ModelSpec
 from helpers.core.params import Params
 from helpers.core.runlogs.common import BUCKETS, RunFile
@@ -35,7 +35,7 @@ def runs_of(params: Params, path: Path) -> list[RunFile]:
     from helpers.core.runlogs import read_runs
     from helpers.core.tasks.run_logs import located
 
-    fmt = params.import_from.format
+    fmt = import_spec(params)[0].format
     _, options = located(fmt, params.data_path, params.task_options.get(fmt, {}))
     return read_runs(fmt, path, options)
 
@@ -48,7 +48,7 @@ def source_of(run: RunFile) -> str:
 def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[Imported]:
     """One ``Imported`` per attempt of the set's model, in file order (the files are checked whole first: one line
     naming the file and item on anything wrong)."""
-    fmt = params.import_from.format
+    fmt = import_spec(params)[0].format
     for run in runs_of(params, path):
         if run.model not in models:
             continue
@@ -90,7 +90,8 @@ def failures(run_samples: list, name: str) -> str | None:
     failed = [a for a in run_samples if a.failure]
     if not failed:
         return None
-    kinds = sorted({a.failure.removeprefix("could not finish: ").split(":")[0] for a in failed})
+    kinds = sorted({"error" if a.failure.startswith("could not finish: error") else
+                    a.failure.removeprefix("could not finish: ") for a in failed})
     return (f"{name}: {len(failed)} of {len(run_samples)} attempts could not finish ({', '.join(kinds)}): counted "
             "apart, as failed calls, in neither the success rate nor the cost per attempt")
 

@@ -183,7 +183,10 @@ def task_attempts(path: Path, solutions: dict[str, list[Any]] | None) -> tuple[l
 def read(path: Path, options: dict[str, Any]) -> list[RunFile]:
     """The attempts of every task file at ``path``, one model in all; one line on anything wrong."""
     solutions = solutions_of(options)
-    attempts, models, starts, score = [], {}, [], 0.0
+    attempts: list[Try] = []
+    models: dict[str, Path] = {}
+    starts: list[str] = []
+    score = 0.0
     files = task_files(path, options)
     for file in files:
         a, m, s, credit = task_attempts(file, solutions)

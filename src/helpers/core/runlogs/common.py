@@ -179,6 +179,11 @@ def field(path: Path, where: str, data: Any, *keys: str) -> Any:
     return data
 
 
+def obj(value: Any) -> dict[str, Any]:
+    """``value`` where it is a JSON object, else an empty one (an optional part of a record)."""
+    return value if isinstance(value, dict) else {}
+
+
 def text_of(value: Any) -> str:
     """A prompt or answer as text: a string as it is, chat messages' contents and list items joined."""
     if isinstance(value, str):
@@ -193,10 +198,11 @@ def text_of(value: Any) -> str:
 def one_model(path: Path, where: str, models: set[str] | dict[str, Path]) -> str:
     """The one model of ``models``; one line naming them when there are several (one model per import), and, where
     ``models`` maps each to the first file that names it, that file of the second model."""
+    if len(models) > 1 and isinstance(models, dict):
+        named = ", ".join(f"{m} (first in {models[m]})" for m in sorted(models))
+        raise file_error(models[list(models)[1]], where, f"mixed models: {named} (one model per import)")
     if len(models) > 1:
-        second = list(models)[1] if isinstance(models, dict) else None
-        named = ", ".join(f"{m} (first in {models[m]})" if isinstance(models, dict) else m for m in sorted(models))
-        raise file_error(models[second] if second else path, where, f"mixed models: {named} (one model per import)")
+        raise file_error(path, where, f"mixed models: {', '.join(sorted(models))} (one model per import)")
     if not models:
         raise file_error(path, where, "no model named")
     return next(iter(models))

@@ -38,6 +38,7 @@ from helpers.core.runlogs.common import (
     field,
     file_error,
     files_at,
+    obj,
     one_model,
     read_json,
     text_of,
@@ -91,7 +92,7 @@ def list_calls(path: Path, calls: list[Any]) -> Iterator[tuple[str, str, Any, st
         if task is None or (call.get("id") is not None and call.get("id") in parents):
             continue  # a call of no task (HAL's own), or a parent whose usage is its children's
         summary = (call.get("summary") or {}).get("usage")
-        output = call.get("output") if isinstance(call.get("output"), dict) else {}
+        output = obj(call.get("output"))
         if isinstance(summary, dict) and summary:
             for model, usage in summary.items():
                 yield str(task), str(model), usage, f"raw_logging_results[{i}] (task {task})"
@@ -139,7 +140,7 @@ def verdicts(path: Path, results: Any) -> dict[str, bool]:
 
 
 def seconds(data: dict[str, Any], task: str) -> float | None:
-    latency = (data["results"].get("latencies") or data.get("latencies") or {}).get(task)
+    latency = obj(data["results"].get("latencies") or data.get("latencies")).get(task)
     value = latency.get("total_time") if isinstance(latency, dict) else (data.get("wall_clock_times") or {}).get(task)
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 else None
 
@@ -155,7 +156,7 @@ def upload(path: Path, run: int) -> tuple[str, set[str], RunFile]:
     totals, n, models = usage_by_task(path, data)
     if missing := sorted(set(verdict) - set(totals)):
         raise file_error(path, f"task {missing[0][:80]}", "a verdict but no logged call with usage (missing usage)")
-    prompts = data.get("task_prompts") if isinstance(data.get("task_prompts"), dict) else {}
+    prompts = obj(data.get("task_prompts"))
     attempts = tuple(Attempt(
         task, run, text_of(prompts.get(task, "")), "", "", verdict.get(task),
         None if task in verdict else "could not finish: no verdict in results (the task was not evaluated)",
@@ -169,7 +170,9 @@ def upload(path: Path, run: int) -> tuple[str, set[str], RunFile]:
 
 def read(path: Path, options: dict[str, Any]) -> list[RunFile]:
     """One run per upload file at ``path``, of one benchmark and one model; one line on anything wrong."""
-    runs, benchmarks, models = [], set(), {}
+    runs: list[RunFile] = []
+    benchmarks: set[str] = set()
+    models: dict[str, Path] = {}
     for k, file in enumerate(inputs(path, options)):
         benchmark, used, run = upload(file, k)
         one_model(file, "raw_logging_results", used)

@@ -35,6 +35,7 @@ from helpers.core.runlogs.common import (
     file_error,
     files_at,
     json_lines,
+    obj,
     one_model,
     text_of,
 )
@@ -89,7 +90,7 @@ def sample_attempts(path: Path, sid: str, events: list[tuple[int, dict[str, Any]
     """One sample's attempts (each closed by a match event), in event order; its models added to ``models``."""
     out, tokens, prompt, sampled, error = [], dict.fromkeys(BUCKETS, 0), None, "", None
     for number, event in sorted(events, key=lambda e: (e[1].get("event_id", 0), e[0])):
-        data = event.get("data") if isinstance(event.get("data"), dict) else {}
+        data = obj(event.get("data"))
         where = f"line {number} (sample {sid[:80]})"
         if event["type"] == "sampling":
             for bucket, n in usage_tokens(path, where, data.get("usage")).items():
@@ -139,7 +140,10 @@ def read_log(path: Path, done: dict[str, int]) -> tuple[str, set[str], RunFile]:
 
 def read(path: Path, options: dict[str, Any]) -> list[RunFile]:
     """The attempts of every log at ``path``, of one eval and one model; one line on anything wrong."""
-    runs, evals, models, done = [], set(), {}, {}
+    runs: list[RunFile] = []
+    evals: set[str] = set()
+    models: dict[str, Path] = {}
+    done: dict[str, int] = {}  # sample -> its attempts so far
     for file in inputs(path, options):
         name, used, run = read_log(file, done)
         evals.add(name)

@@ -181,7 +181,7 @@ def run_folders(path: Path, options: dict[str, Any]) -> list[tuple[Path, Path]]:
     results = results_of(options)
     if results[0][0] is None:
         return [(path, results[0][1])]
-    folders = [(path / run, report) for run, report in results]
+    folders = [(path / str(run), report) for run, report in results]
     if missing := [str(f) for f, _ in folders if not f.is_dir()]:
         raise CostOfPassError(f"{path}: no run folder {', '.join(missing)} (--results RUN=FILE names a subfolder)")
     inside = {f for folder, _ in folders for f in files_at(folder, PATTERNS, "trajectory", recursive=True)}
@@ -192,10 +192,12 @@ def run_folders(path: Path, options: dict[str, Any]) -> list[tuple[Path, Path]]:
 
 def read(path: Path, options: dict[str, Any]) -> list[RunFile]:
     """One run per run folder of the trajectories at ``path``, one model in all; one line on anything wrong."""
-    out, models = [], {}
+    out: list[RunFile] = []
+    models: dict[str, Path] = {}
     for run, (folder, report) in enumerate(run_folders(path, options)):
         known, others = verdicts(report)
-        attempts, seen = [], {}
+        attempts: list[Attempt] = []
+        seen: dict[str, Path] = {}
         for file in files_at(folder, PATTERNS, "trajectory", recursive=True):
             model, attempt = trajectory(file, run, known, others)
             if attempt.sample_id in seen:
