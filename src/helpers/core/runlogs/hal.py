@@ -2,7 +2,7 @@
 (``hal/benchmarks/base_benchmark.py``'s ``process_results`` and ``hal/utils/weave_utils.py``, read at commit 004b6b9):
 one ``<run_id>_UPLOAD.json`` per run of one agent on one benchmark. The fields read:
 
-- ``config.benchmark_name`` (the task), ``config.agent_name``, ``config.run_id``, ``config.date``;
+- ``config.benchmark_name`` (the task), ``config.agent_name`` (named in the caveats), ``config.date``;
 - ``results.successful_tasks`` and ``results.failed_tasks`` (the task ids: **the verdict**, the benchmark's own
   evaluation); ``results.accuracy`` and ``results.total_cost`` (HAL's own price of the run) are printed beside the
   import's numbers, never used;
@@ -162,8 +162,9 @@ def upload(path: Path, run: int) -> tuple[str, set[str], RunFile]:
         None if task in verdict else "could not finish: no verdict in results (the task was not evaluated)",
         totals[task], calls=n[task], latency_s=seconds(data, task)) for task in sorted(totals))
     results = data["results"]
-    note = (f"run {run + 1} ({path.name}): HAL's accuracy {results.get('accuracy')!r} and total_cost "
-            f"{results.get('total_cost')!r} USD (HAL's own prices), {len(verdict)} tasks with a verdict")
+    note = (f"run {run + 1} ({path.name}, agent {data['config'].get('agent_name')!r}): HAL's accuracy "
+            f"{results.get('accuracy')!r} and total_cost {results.get('total_cost')!r} USD (HAL's own prices), "
+            f"{len(verdict)} tasks with a verdict")
     created = created_of(path, data["config"].get("date"))
     return str(benchmark), models, RunFile(path, str(benchmark), "", created, attempts, notes=(note,))
 
