@@ -369,9 +369,9 @@ def command(args: argparse.Namespace) -> None:
         SET_FREE[args.command](args)
         return
     if args.command == "import":  # a set made from others' runs (checked whole, then written), then run as `run`
-        from helpers.cli.importer import import_inspect
+        from helpers.cli.importer import import_runs
 
-        path = import_inspect(args, run_settings(args))
+        path = import_runs(args, run_settings(args))
         if args.no_run:
             return
         args = argparse.Namespace(command="run", params=str(path), dry_run=False, only=None, log_output=False,

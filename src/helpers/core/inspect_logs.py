@@ -20,8 +20,11 @@ set at run time), ``role_usage``, ``error`` and ``limit``. What a sample becomes
 
 Hostile or broken files are refused before anything is read into the set, one line naming the file and the sample:
 an ``.eval`` whose members would unpack to more than ``MAX_UNPACKED_BYTES`` or number more than ``MAX_MEMBERS`` (a zip
-bomb: checked from the zip's directory before a member is read), a file that is not an Inspect log, a truncated
-``.eval``, a sample without usage, negative or implausible token counts (``MAX_TOKENS``).
+bomb: checked from the zip's directory before a member is read), a ``.json`` log above ``MAX_JSON_BYTES`` (checked
+by its size before it is parsed), a file that is not an Inspect log, a truncated ``.eval``, a sample without usage,
+negative or implausible token counts (``MAX_TOKENS``). Both byte caps are the one measured for any JSON parse
+(``core.runlogs.common.MAX_JSON_BYTES``, 91 MiB: Inspect's reader holds the whole log, and a JSON document parses into
+up to 45 times its size in Python objects), so the worst log stays within 4 GiB of memory.
 """
 
 from __future__ import annotations
@@ -35,11 +38,13 @@ from pathlib import Path
 from typing import Any
 
 from helpers.core.errors import CostOfPassError
+from helpers.core.runlogs.common import MAX_JSON_BYTES as SHARED_MAX_JSON_BYTES
+from helpers.core.runlogs.common import PEAK_PER_BYTE
 
 INSTALL = "pip install 'cost-of-pass[inspect]' (or `make setup`)"
 MAX_MEMBERS = 100_000  # members of one .eval (one per sample and epoch, plus a few summaries)
-MAX_UNPACKED_BYTES = 4 << 30  # what one .eval's members may unpack to, summed
-MAX_JSON_BYTES = 2 << 30  # one .json log
+MAX_UNPACKED_BYTES = SHARED_MAX_JSON_BYTES  # what one .eval's members may unpack to, summed (JSON, all parsed)
+MAX_JSON_BYTES = SHARED_MAX_JSON_BYTES  # one .json log: the cap measured for any JSON parse (core.runlogs.common)
 MAX_LOGS = 10_000  # logs in one folder
 MAX_TOKENS = 10**9  # tokens of one sample: more is no plausible count
 BUCKETS = ("prompt_tokens", "cache_read_tokens", "cache_write_tokens", "completion_tokens", "reasoning_tokens")
@@ -109,7 +114,8 @@ def check_container(path: Path) -> None:
     unpacked), or holds no Inspect log; a ``.json`` above ``MAX_JSON_BYTES``; any other suffix."""
     if path.suffix == ".json":
         if path.stat().st_size > MAX_JSON_BYTES:
-            raise log_error(path, "-", f"more than {MAX_JSON_BYTES >> 30} GiB (refused)")
+            raise log_error(path, "-", f"more than {MAX_JSON_BYTES:,} bytes (refused before parsing: a JSON parse may "
+                            f"take {PEAK_PER_BYTE} times its size in memory: split the run into smaller logs)")
         return
     if path.suffix != ".eval":
         raise log_error(path, "-", "not an Inspect log (.eval or .json)")

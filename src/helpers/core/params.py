@@ -134,8 +134,9 @@ class AgentGroup(BaseModel):
 
 
 # each has a reader in collect/imports (READERS)
-IMPORT_FORMATS = ["routellm", "feval_ttc", "generic", "agent_evals", "swebench_bash_only", "inspect"]
-BILLED_FORMATS = {"swebench_bash_only"}  # sources that give each attempt's USD as billed, not tokens: nothing to price
+RUN_LOG_FORMATS = ["mini_swe_agent", "arc_prize", "hal", "openai_evals"]  # others' run files (``core.runlogs``)
+IMPORT_FORMATS = ["routellm", "feval_ttc", "generic", "agent_evals", "swebench_bash_only", "inspect", *RUN_LOG_FORMATS]
+BILLED_FORMATS = {"swebench_bash_only", "mini_swe_agent"}  # each attempt's USD as billed, not tokens: nothing to price
 
 
 class ImportSource(BaseModel):
@@ -164,6 +165,10 @@ class ImportSource(BaseModel):
                                "logs have several)")
     threshold: float = Field(1.0, gt=0, description="inspect: a numeric or partial score (P = 0.5) at or above this "
                              "is a pass (default 1.0: only a full score)")
+    results: list[str] = Field(default_factory=list, description="mini_swe_agent: the SWE-bench harness's report of "
+                               "the run (one file), or RUN=FILE per run folder (a subfolder of path)")
+    solutions: str | None = Field(None, description="arc_prize: the ARC solutions file ({task_id: [grid, ...]}); "
+                                  "without it each attempt's own 'correct' is the verdict")
 
     @field_validator("format")
     @classmethod
@@ -260,7 +265,8 @@ class Params(BaseModel):
     @model_validator(mode="after")
     def _inspect_task_reads_the_logs(self) -> "Params":
         """An Inspect set's task ``inspect`` takes its problems from the logs it imports (``core.tasks.inspect_log``),
-        read by the same rules (scorer, threshold)."""
+        read by the same rules (scorer, threshold); a set of others' run files (``RUN_LOG_FORMATS``) likewise has the
+        one task of its format (``core.tasks.run_logs``), with the files' path and the format's options."""
         spec = self.import_from
         if spec is not None and spec.format == "inspect":
             if self.tasks != ["inspect"]:
@@ -268,6 +274,12 @@ class Params(BaseModel):
                                  "logs' samples)")
             self.task_options["inspect"] = {**self.task_options.get("inspect", {}), "path": spec.path,
                                             "scorer": spec.scorer, "threshold": spec.threshold}
+        if spec is not None and spec.format in RUN_LOG_FORMATS:  # the same for others' run files (core.runlogs)
+            if self.tasks != [spec.format]:
+                raise ValueError(f"a set importing {spec.format} run files has the one task '{spec.format}' (its "
+                                 "problems are the files' problems)")
+            self.task_options[spec.format] = {**self.task_options.get(spec.format, {}), "path": spec.path,
+                                              "results": spec.results, "solutions": spec.solutions}
         if bad := {t: v for t, v in self.expert_usd.items() if not (0 < v < 1e9)}:
             raise ValueError(f"expert_usd must be a USD amount above 0 per problem, got {bad}")
         return self

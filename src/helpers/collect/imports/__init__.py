@@ -57,7 +57,14 @@ SOURCES = {"swebench_bash_only": ("SWE-bench bash-only", "the SWE-bench bash-onl
            "agent_evals": ("AI Agents That Matter", "the HumanEval runs of 'AI Agents That Matter' (Kapoor, Stroebl "
                            "et al., 2024; benediktstroebl/agent-evals, MIT)"),
            "inspect": ("Inspect logs", "Inspect evaluation logs (inspect-ai .eval/.json), each sample's usage as "
-                       "the log recorded it")}  # format: (short name, long name)
+                       "the log recorded it"),
+           "mini_swe_agent": ("SWE-agent trajectories", "mini-SWE-agent or SWE-agent trajectories, each instance's "
+                              "billed instance_cost, judged by the SWE-bench harness's report"),
+           "arc_prize": ("ARC Prize attempts", "ARC Prize attempt files (arc-agi-benchmarking), each attempt's usage"),
+           "hal": ("HAL runs", "HAL (Holistic Agent Leaderboard) upload files, each task's logged calls' usage"),
+           "openai_evals": ("OpenAI evals logs", "OpenAI evals record logs, each sample's sampling usage and match "
+                            "verdict")}  # format: (short name, long name)
+RUN_FILES = ("inspect", "mini_swe_agent", "arc_prize", "hal", "openai_evals")  # a path that is a file or a folder
 
 
 def source_name(params: Params, long: bool = False) -> str:
@@ -70,7 +77,7 @@ def source_name(params: Params, long: bool = False) -> str:
 def source_path(params: Params) -> Path:
     """The imported set's source file; raises one line when the set is not imported or the file is absent."""
     spec, path = import_spec(params)
-    if not (path.is_dir() if spec.format == "agent_evals" else path.exists() if spec.format == "inspect"
+    if not (path.is_dir() if spec.format == "agent_evals" else path.exists() if spec.format in RUN_FILES
             else path.is_file()):
         hint = (" (FEval-TTC's api_responses.zip is downloaded by hand from the link in the FEval-TTC repository's "
                 "README; see docs/data.md, 'Imported records')" if spec.format == "feval_ttc" else "")
@@ -81,7 +88,7 @@ def source_path(params: Params) -> Path:
 def counts_in_source(params: Params) -> bool:
     """Whether the source gives every response's token counts (FEval-TTC's estimates, or a generic file's columns)."""
     spec = params.import_from
-    return spec is not None and (spec.format in ("feval_ttc", "agent_evals", "inspect") or (
+    return spec is not None and (spec.format in ("feval_ttc", "agent_evals", *RUN_FILES) or (
         spec.format == "generic" and {"prompt_tokens", "completion_tokens"} <= set(spec.columns)))
 
 
@@ -102,7 +109,7 @@ def short_provenance(params: Params, models: list[ModelSpec]) -> str:
     source = source_name(params)
     names = [m.label for m in models if m.name in estimated_tokens(params, models)]
     estimated = ("token counts FEval-TTC's word-count estimates" if spec.format == "feval_ttc" else
-                 "USD as billed, no token counts" if params.billed else
+                 "USD as billed" + ("" if spec.format in RUN_FILES else ", no token counts") if params.billed else
                  f"token counts **estimated** for {', '.join(names)}" if names else "")
     return f"**IMPORTED** responses ({source}{'; ' + estimated if estimated else ''})."
 
@@ -115,9 +122,11 @@ def provenance(params: Params, models: list[ModelSpec]) -> str:
         return ""
     source = source_name(params, long=True)
     if params.billed:
+        counts = ("its tokens, where the trajectory counts them, are compared with it in the caveats" if
+                  spec.format in RUN_FILES else "no token counts")
         return (f"**IMPORTED** records, made by others: {source}; each attempt's cost is the USD its run was "
-                "billed, as the source reports it, with its API calls (no token counts, so the set cannot be "
-                "repriced); the verdict is the source's harness's.")
+                f"billed, as the source reports it, with its API calls ({counts}; the set cannot be repriced); the "
+                "verdict is the source's harness's.")
     if spec.format == "feval_ttc":
         tokens = "FEval-TTC's own approximation, round(1.365 × words)"
     elif spec.format == "agent_evals":
@@ -127,6 +136,9 @@ def provenance(params: Params, models: list[ModelSpec]) -> str:
         tokens = ("each sample's usage as the log recorded it (uncached input, cache reads and writes, output with "
                   "reasoning), each bucket at its own price; judge and scorer models' usage kept apart as grading "
                   "cost; the verdict is the log's scorer's")
+    elif spec.format in RUN_FILES:
+        tokens = ("each attempt's usage as the run files recorded it, each bucket at its own price (the cost "
+                  "computed here; the source's own figures are compared in the caveats); the verdict is the source's")
     elif counts_in_source(params):
         tokens = "the source's"
     else:
@@ -145,12 +157,14 @@ def provenance(params: Params, models: list[ModelSpec]) -> str:
 READERS = {"swebench_bash_only": "helpers.collect.imports.swebench_bash_only:read",
            "routellm": "helpers.collect.imports.routellm:read", "feval_ttc": "helpers.collect.imports.feval_ttc:read",
            "generic": "helpers.collect.imports.generic:read", "agent_evals": "helpers.collect.imports.agent_evals:read",
-           "inspect": "helpers.collect.imports.inspect:read"}
+           "inspect": "helpers.collect.imports.inspect:read",
+           **{f: "helpers.collect.imports.run_logs:read" for f in RUN_FILES[1:]}}
 
 
 CAVEATS = {"swebench_bash_only": "helpers.collect.imports.swebench_bash_only:caveats",
            "agent_evals": "helpers.collect.imports.agent_evals:caveats",
-           "inspect": "helpers.collect.imports.inspect:caveats"}  # format -> "module:function"
+           "inspect": "helpers.collect.imports.inspect:caveats",
+           **{f: "helpers.collect.imports.run_logs:caveats" for f in RUN_FILES[1:]}}  # format -> "module:function"
 # (params, models) -> lines for the report's data caveats: what the source itself gets wrong
 
 

@@ -18,6 +18,7 @@ from helpers.collect.imports.common import Imported
 from helpers.core.inspect_logs import BUCKETS, InspectLog, read_logs
 from helpers.core.models import ModelSpec
 from helpers.core.params import Params
+from helpers.core.runlogs.common import RunFile
 
 TOKENS = "provider: the sample's usage as the Inspect log recorded it"
 
@@ -49,8 +50,9 @@ def read(params: Params, path: Path, models: dict[str, ModelSpec]) -> Iterator[I
                 source_usd=s.total_cost, latency_s=s.latency_s)
 
 
-def computed_usd(params: Params, log: InspectLog, name: str, samples) -> float:
-    """The set's price of ``samples`` of ``log`` (the solver's tokens, ``core.prices.cost_usd``; USD)."""
+def computed_usd(params: Params, log: InspectLog | RunFile, name: str, samples) -> float:
+    """The set's price of ``samples`` of ``log`` (the solver's tokens, ``core.prices.cost_usd``; USD); an Inspect log
+    or another run file (``core.runlogs``), whose attempts have the same ``tokens``."""
     import pandas as pd
 
     from helpers.core.context import set_prices

@@ -10,6 +10,7 @@ from helpers.core.tasks import (  # noqa: F401  (register)
     humaneval,
     inspect_log,
     math500,
+    run_logs,
     swebench_verified,
     two_digit_addition,
 )
