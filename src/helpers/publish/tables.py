@@ -168,7 +168,7 @@ def policy_tries(rows: pd.DataFrame) -> dict[str, str]:
         return str(int(d["k"].iloc[0])) if len(d) else none
     return {"k": said(rows[of_kind(rows, TABLE1)], "–"),
             "k_half": said(rows[of_kind(rows, policy.FRONTIER.kind)],
-                           "the models' fewest runs (not here: this set's frontier is not estimated)")}
+                           "half the models' fewest runs (not here: this set's frontier is not estimated)")}
 
 
 def table5_accuracy(an: Analysis) -> pd.DataFrame:
