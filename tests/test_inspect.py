@@ -208,6 +208,31 @@ def test_too_many_members_is_refused_before_any_is_read(tmp_path, monkeypatch):
         inspect_logs.check_container(tmp_path / "many.eval")
 
 
+def test_a_log_is_refused_by_the_estimate_of_its_parse_summed_over_an_eval_members(small_logs, monkeypatch):
+    """A ``.json`` log is estimated whole, an ``.eval`` by the sum of its JSON members' estimates (Inspect parses them
+    one at a time but keeps every sample): at the estimate the log passes, a byte below it the log is refused in one
+    line naming the file, the estimate and the budget."""
+    from helpers.core import inspect_logs
+    from helpers.core.errors import CostOfPassError
+    from helpers.core.runlogs import common
+
+    for log in small_logs:
+        if log.suffix == ".json":
+            peak = common.parse_peak([log.read_bytes()])
+        else:
+            with zipfile.ZipFile(log) as zf:
+                members = [m for m in zf.infolist() if m.filename.endswith(".json")]
+                assert len(members) > 3  # the header, the summaries and a member per sample
+                peak = sum(common.parse_peak([zf.read(m)]) for m in members)
+        monkeypatch.setattr(common, "PARSE_BUDGET_BYTES", peak)
+        inspect_logs.check_container(log)  # raises nothing
+        monkeypatch.setattr(common, "PARSE_BUDGET_BYTES", peak - 1)
+        with pytest.raises(CostOfPassError, match=rf"{log.name}: -: .*estimated at {peak:,} bytes of memory .*more "
+                           rf"than the budget of {peak - 1:,}"):
+            inspect_logs.check_container(log)
+    assert {log.suffix for log in small_logs} == {".eval", ".json"}
+
+
 def test_without_inspect_ai_reading_a_log_says_how_to_install_it(tmp_path, monkeypatch):
     import sys
 

@@ -20,11 +20,13 @@ set at run time), ``role_usage``, ``error`` and ``limit``. What a sample becomes
 
 Hostile or broken files are refused before anything is read into the set, one line naming the file and the sample:
 an ``.eval`` whose members would unpack to more than ``MAX_UNPACKED_BYTES`` or number more than ``MAX_MEMBERS`` (a zip
-bomb: checked from the zip's directory before a member is read), a ``.json`` log above ``MAX_JSON_BYTES`` (checked
-by its size before it is parsed), a file that is not an Inspect log, a truncated ``.eval``, a sample without usage,
-negative or implausible token counts (``MAX_TOKENS``). Both byte caps are the one measured for any JSON parse
-(``core.runlogs.common.MAX_JSON_BYTES``, 91 MiB: Inspect's reader holds the whole log, and a JSON document parses into
-up to 45 times its size in Python objects), so the worst log stays within 4 GiB of memory.
+bomb: checked from the zip's directory before a member is read), a log whose parse is estimated above the budget of
+any JSON parse (``core.runlogs.common.PARSE_BUDGET_BYTES``, 4 GiB, by ``parse_peak``: counts of the text's
+characters, read a chunk at a time before Inspect reads the file), a file that is not an Inspect log, a truncated
+``.eval``, a sample without usage, negative or implausible token counts (``MAX_TOKENS``). Inspect's reader parses a
+``.json`` log whole, and an ``.eval``'s members one at a time but keeps every sample it builds, so the estimate of an
+``.eval`` is the sum of its members' (each unpacked to count it, 16 MiB at a time: a few seconds for a log of
+hundreds of MB).
 """
 
 from __future__ import annotations
@@ -35,16 +37,14 @@ import zipfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from helpers.core.errors import CostOfPassError
-from helpers.core.runlogs.common import MAX_JSON_BYTES as SHARED_MAX_JSON_BYTES
-from helpers.core.runlogs.common import PEAK_PER_BYTE
+from helpers.core.runlogs import common
 
 INSTALL = "pip install 'cost-of-pass[inspect]' (or `make setup`)"
 MAX_MEMBERS = 100_000  # members of one .eval (one per sample and epoch, plus a few summaries)
-MAX_UNPACKED_BYTES = SHARED_MAX_JSON_BYTES  # what one .eval's members may unpack to, summed (JSON, all parsed)
-MAX_JSON_BYTES = SHARED_MAX_JSON_BYTES  # one .json log: the cap measured for any JSON parse (core.runlogs.common)
+MAX_UNPACKED_BYTES = 4 << 30  # what one .eval's members may unpack to, summed (bytes: the text ceiling of a JSON parse)
 MAX_LOGS = 10_000  # logs in one folder
 MAX_TOKENS = 10**9  # tokens of one sample: more is no plausible count
 BUCKETS = ("prompt_tokens", "cache_read_tokens", "cache_write_tokens", "completion_tokens", "reasoning_tokens")
@@ -111,19 +111,27 @@ def log_files(path: Path) -> list[Path]:
 def check_container(path: Path) -> None:
     """Refuse a file before Inspect reads it: an ``.eval`` that is no whole zip (truncated), that would unpack to
     more than ``MAX_UNPACKED_BYTES`` or has more than ``MAX_MEMBERS`` members (from the zip's directory, nothing
-    unpacked), or holds no Inspect log; a ``.json`` above ``MAX_JSON_BYTES``; any other suffix."""
+    unpacked), holds no Inspect log, or whose members' parse is estimated above the budget (``check_members``); a
+    ``.json`` above the text ceiling or the budget (``core.runlogs.common.check_parse``); any other suffix."""
     if path.suffix == ".json":
-        if path.stat().st_size > MAX_JSON_BYTES:
-            raise log_error(path, "-", f"more than {MAX_JSON_BYTES:,} bytes (refused before parsing: a JSON parse may "
-                            f"take {PEAK_PER_BYTE} times its size in memory: split the run into smaller logs)")
+        if (size := path.stat().st_size) > common.MAX_JSON_BYTES:
+            raise log_error(path, "-", f"{size:,} bytes, more than {common.MAX_JSON_BYTES:,} (refused before reading)")
+        with path.open("rb") as fh:
+            common.check_parse(path, "-", common.file_chunks(fh, size))
         return
     if path.suffix != ".eval":
         raise log_error(path, "-", "not an Inspect log (.eval or .json)")
     try:
         with zipfile.ZipFile(path) as zf:
             members = zf.infolist()
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as err:
+            check_directory(path, members)
+            check_members(path, zf, members)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as err:
         raise log_error(path, "-", f"not a whole .eval log (truncated or not a zip: {err})") from None
+
+
+def check_directory(path: Path, members: list[zipfile.ZipInfo]) -> None:
+    """Refuse an ``.eval`` by its zip directory alone: too many members, too many bytes unpacked, no Inspect log."""
     if len(members) > MAX_MEMBERS:
         raise log_error(path, "-", f"{len(members)} members, more than {MAX_MEMBERS} (refused: a zip bomb?)")
     unpacked = sum(m.file_size for m in members)
@@ -133,6 +141,21 @@ def check_container(path: Path) -> None:
     names = {m.filename for m in members}
     if not names & {"header.json", "_journal/start.json"}:
         raise log_error(path, "-", "not an Inspect log (no header.json or _journal/start.json in the zip)")
+
+
+def check_members(path: Path, zf: zipfile.ZipFile, members: list[zipfile.ZipInfo]) -> None:
+    """Refuse an ``.eval`` whose JSON members' parses, summed (Inspect keeps every sample it reads), are estimated
+    above ``core.runlogs.common.PARSE_BUDGET_BYTES``: each member unpacked a chunk at a time, at most the size the
+    directory gives it, and counted (``core.runlogs.common.parse_peak``)."""
+    peak = sum(common.parse_peak(member_chunks(zf, m)) for m in members if m.filename.endswith(".json"))
+    common.check_peak(path, "-", peak, "its members' JSON parses (summed: Inspect keeps every sample it reads) are")
+
+
+def member_chunks(zf: zipfile.ZipFile, member: zipfile.ZipInfo) -> Iterator[bytes]:
+    """A zip member's unpacked bytes a chunk at a time (``core.runlogs.common.SCAN_CHUNK``), at most the size the
+    zip's directory gives it."""
+    with zf.open(member) as fh:
+        yield from common.file_chunks(fh, member.file_size)
 
 
 def read_log(path: Path) -> Any:

@@ -1,17 +1,32 @@
-"""What every reader of others' run files shares: the size cap of a JSON parse (measured), reading a JSON or JSONL
-file with it, the one-line error naming the file and the item, checked token counts and USD amounts, and the attempt
-and run each format's file becomes.
+"""What every reader of others' run files shares: the memory budget of a JSON parse (estimated before parsing, from
+measured costs), reading a JSON or JSONL file with it, the one-line error naming the file and the item, checked token
+counts and USD amounts, and the attempt and run each format's file becomes.
 
-**The size cap** (``MAX_JSON_BYTES``): Python's ``json`` holds a whole document as objects, many times the size of its
-text. Measured with ``tracemalloc`` (CPython 3.12, ``json.loads`` of generated documents of 4-28 MB; the peak of the
-parse over the text's bytes): chat messages (long strings) 2.3 times, floats 2.7, ARC grids (lists of small ints) 4.6,
-Weave-style call dicts 5.1, short distinct strings 7.5, empty dicts ``[{}, ...]`` 25, one-key dicts 25, nested dicts 31,
-and the worst shape found, lists nested fifty deep (``[[[...]]]``: two bytes of text per 56-byte list plus its slot),
-44.3. ``PEAK_PER_BYTE`` is that worst case rounded up, so a file of ``MAX_JSON_BYTES`` parses within
-``PARSE_BUDGET_BYTES`` (4 GiB of this machine's 24) whatever its shape: ``4 GiB / 45`` = 91 MiB. A file above it is
-refused by its size before a byte is parsed. ``tests/test_run_formats.py`` measures the nested-list worst case again and
-checks it stays within ``PEAK_PER_BYTE``. A JSONL file is parsed a line at a time: each line has the cap, the file
-``MAX_JSONL_BYTES`` (what is kept of it is the text of prompts and answers, never the parsed whole).
+**The parse budget** (``PARSE_BUDGET_BYTES``, 4 GiB of this machine's 24): Python's ``json`` holds a whole document
+as objects, from 2 to 45 times the size of its text by its shape, so a flat size cap either refuses real logs (chat
+text costs 3.5 bytes per byte) or lets a pathological file through. Before a document is parsed, ``parse_peak``
+estimates the parse's peak memory (bytes) from counts of its characters (``bytes.count``, at C speed)::
+
+    peak = (3 + 4 if any byte is not ASCII) x len + 96 x "[" + 128 x "{" + 40 x "," + 16 x '"' + 112 x ":"
+
+(``PEAK_PER_BYTE``, ``PEAK_PER_WIDE_BYTE``, ``PEAK_PER_CHAR``): each list costs its object and slots, each dict its
+object and table, each element after a comma its slot and number object, each string its object, each key its table
+entry and the parser's memo; the text itself is held as bytes and decoded whole (up to four bytes a character where any
+byte is not ASCII). A character counted inside a string (a ``{`` in code) only raises the estimate. The
+coefficients are rounded up from a linear program's fit (the least over-estimate that bounds every shape) to the
+``tracemalloc`` peak of ``json.loads`` plus the text held (CPython 3.11; documents of 1-12 MB): chat records 3.5
+bytes per byte (estimated 4.2), floats 3.6 (5.0), ARC grids 5.5 (17.1), Weave-style call trees 6.2 (14.8), ints
+``-6`` 14.0 (16.3), short distinct strings 9.1 (11.2), empty dicts 26.3 (59.0), one-key dicts 26.1 (42.0), one
+dict of distinct keys 15.8 (18.5), keys distinct across dicts 25.9 (29.4), nested dicts 32.5 (48.2), lists nested
+fifty deep 45.3 (50.9), one-int lists 26.9 (30.2), escaped strings 3.1 (5.1), CJK text 4.0 (7.1), emoji 6.0 (7.3),
+ASCII with one emoji 6.3 (7.3), ``\\u`` escapes 2.7 (3.1): measured over estimated at most 0.90 (27 shapes; docs/data.md
+has the table). ``tests/test_run_formats.py`` measures the worst shapes again and checks the estimate bounds them.
+A document whose estimate exceeds the budget is refused in one line before it is parsed, naming the file, the
+estimate and the budget; text above ``MAX_JSON_BYTES`` (4 GiB) is refused by its size before it is read. The
+pre-scan reads about 240 MB/s (measured here: a 202 MB file of chat records in 0.85 s held whole, 1.0 s read 16 MiB
+at a time, against 1.5 s for ``json.loads`` of it; five ``bytes.count`` and one ``isascii`` per chunk). A JSONL
+file is parsed a line at a time: each line has the budget, the file ``MAX_JSONL_BYTES`` (what is kept of it is the
+text of prompts and answers, never the parsed whole).
 """
 
 from __future__ import annotations
@@ -21,13 +36,16 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import IO, Any, Iterable, Iterator
 
 from helpers.core.errors import CostOfPassError
 
-PEAK_PER_BYTE = 45  # the measured worst peak of a JSON parse per byte of text (44.3: lists nested fifty deep)
-PARSE_BUDGET_BYTES = 4 << 30  # what one parse may take at worst
-MAX_JSON_BYTES = PARSE_BUDGET_BYTES // PEAK_PER_BYTE  # one JSON document (a file, or a JSONL line): 91 MiB
+PARSE_BUDGET_BYTES = 4 << 30  # what one parse may take at worst (bytes, by the estimate of parse_peak)
+PEAK_PER_BYTE = 3  # bytes of a parse per byte of text: the text held, decoded, and its strings' characters
+PEAK_PER_WIDE_BYTE = 4  # more bytes per byte where the text is not ASCII (decoded four bytes a character at worst)
+PEAK_PER_CHAR = {b"[": 96, b"{": 128, b",": 40, b'"': 16, b":": 112}  # bytes of a parse per character counted
+MAX_JSON_BYTES = 4 << 30  # one JSON document's text (bytes): above it, refused by its size before it is read
+SCAN_CHUNK = 16 << 20  # bytes read at a time by the pre-scan of a file not held whole
 MAX_JSONL_BYTES = 4 << 30  # one JSONL file, parsed a line at a time
 MAX_FILES = 100_000  # files of one import
 MAX_TOKENS = 10**9  # tokens of one attempt: more is no plausible count
@@ -109,35 +127,71 @@ def files_at(path: Path, patterns: tuple[str, ...], what: str, recursive: bool =
     return sorted(found)
 
 
+def parse_peak(chunks: Iterable[bytes]) -> int:
+    """The estimated peak memory (bytes) of ``json.loads`` of the text made of ``chunks`` (one, or a file read a
+    chunk at a time), from its length and counts of its characters (the module's docstring)."""
+    size, wide, counts = 0, False, dict.fromkeys(PEAK_PER_CHAR, 0)
+    for chunk in chunks:
+        size += len(chunk)
+        wide = wide or not chunk.isascii()
+        for char in counts:
+            counts[char] += chunk.count(char)
+    per_byte = PEAK_PER_BYTE + (PEAK_PER_WIDE_BYTE if wide else 0)
+    return per_byte * size + sum(PEAK_PER_CHAR[char] * n for char, n in counts.items())
+
+
+def check_parse(path: Path, where: str, chunks: Iterable[bytes]) -> None:
+    """Refuse a JSON text (``chunks``) whose parse is estimated (``parse_peak``) above ``PARSE_BUDGET_BYTES``."""
+    check_peak(path, where, parse_peak(chunks), "a JSON parse")
+
+
+def check_peak(path: Path, where: str, peak: int, what: str) -> None:
+    """Refuse a parse estimated at ``peak`` bytes above ``PARSE_BUDGET_BYTES``, in one line naming the file, the item,
+    the estimate and the budget (bytes and GiB)."""
+    if peak > PARSE_BUDGET_BYTES:
+        raise file_error(path, where, f"{what} estimated at {peak:,} bytes of memory ({peak / 2**30:.1f} GiB), more "
+                         f"than the budget of {PARSE_BUDGET_BYTES:,} ({PARSE_BUDGET_BYTES / 2**30:.1f} GiB) (refused "
+                         "before parsing: the estimate counts the text's brackets, commas, quotes and colons)")
+
+
 def read_json(path: Path, what: str) -> Any:
-    """A JSON file, refused by its size before it is parsed (``MAX_JSON_BYTES``) and in one line when it is not whole
-    JSON (truncated, or another format)."""
+    """A JSON file, refused before it is parsed by its size (``MAX_JSON_BYTES``) or the estimate of its parse
+    (``check_parse``), and in one line when it is not whole JSON (truncated, or another format)."""
     size = path.stat().st_size
     if size > MAX_JSON_BYTES:
-        raise file_error(path, "-", f"{size:,} bytes, more than {MAX_JSON_BYTES:,} (refused before parsing: a JSON "
-                         f"parse may take {PEAK_PER_BYTE} times its size in memory)")
+        raise file_error(path, "-", f"{size:,} bytes, more than {MAX_JSON_BYTES:,} (refused before reading)")
+    text = path.read_bytes()
+    check_parse(path, "-", [text])
     try:
-        return json.loads(path.read_bytes())
+        return json.loads(text)
     except (ValueError, UnicodeDecodeError, RecursionError) as err:
         raise file_error(path, "-", f"not a whole JSON {what} (truncated, or another format: {err})") from None
 
 
 def json_lines(path: Path, what: str) -> Iterator[tuple[int, Any]]:
-    """(line number from 1, object) of a JSONL file's non-empty lines, each refused by its size before it is parsed;
-    one line naming the line when it is not JSON (a truncated last line too)."""
+    """(line number from 1, object) of a JSONL file's non-empty lines, each refused before it is parsed by the
+    estimate of its parse (``check_parse``); one line naming the line when it is not JSON (a truncated last line
+    too)."""
     size = path.stat().st_size
     if size > MAX_JSONL_BYTES:
         raise file_error(path, "-", f"{size:,} bytes, more than {MAX_JSONL_BYTES:,} (refused)")
     with path.open("rb") as fh:
         for number, line in enumerate(fh, 1):
-            if len(line) > MAX_JSON_BYTES:
-                raise file_error(path, f"line {number}", f"{len(line):,} bytes, more than {MAX_JSON_BYTES:,} (refused)")
             if not line.strip():
                 continue
+            check_parse(path, f"line {number}", [line])
             try:
                 yield number, json.loads(line)
             except (ValueError, UnicodeDecodeError, RecursionError) as err:
                 raise file_error(path, f"line {number}", f"not a JSON {what} line (truncated?: {err})") from None
+
+
+def file_chunks(fh: IO[bytes], limit: int) -> Iterator[bytes]:
+    """An open file's bytes ``SCAN_CHUNK`` at a time, at most ``limit`` of them (a member that unpacks to more than
+    its zip directory says stops there)."""
+    while limit > 0 and (chunk := fh.read(min(SCAN_CHUNK, limit))):
+        limit -= len(chunk)
+        yield chunk
 
 
 def count(path: Path, where: str, name: str, value: Any, default: int | None = None) -> int:
