@@ -56,7 +56,7 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
              calls: dict[str, tuple[float, int]] | None = None, seeds: dict[str, str] | None = None) -> pd.DataFrame:
     """One row per dataset of ``tasks`` (in that order). The headline is the cost with up to k tries, then the
     expert (``policy``: ``intervals.policy_statistics`` rows, whose intervals the validity study checks): the
-    frontier of all models (one model per dataset, chosen for each problem on the other problems, valued on its own
+    frontier of all models (one model per problem, chosen on the dataset's other problems, valued on its own
     runs), the cheapest model
     alone with the expert, named only when its paired difference with every other model lies below 0 (``_cheapest``),
     the family whose removal costs the frontier most, named only beyond doubt (``_family``), and the technique with the
@@ -502,7 +502,8 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
     own = (" (its own attempts, no agent strategy: those are compared with their models in Findings at a glance)"
            if strategies else "")
     out = [f"{where} a correct answer costs {dollars(top['policy_usd'])} per problem with the model the records "
-           f"choose{own} and the human expert ({tries_said(int(top['k']))} of that model, as many as the records hold "
+           f"choose for each problem{own} and the human expert ({tries_said(int(top['k']))} of the chosen model, as "
+           "many as the records hold "
            f"runs of every model, then the expert; 95% interval for these problems "
            f"{dollars(top['policy_low'])} to {dollars(top['policy_high'])})."]
     expert = (alone_usd or {}).get(top["task"], np.inf)
@@ -528,7 +529,8 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
         best = alone.loc[alone["policy_usd"].idxmin()]
         out.append(_cheapest_alone(alone, _truly_cheapest(truth, top["task"], best["model"], labels or {})))
         if best["policy_usd"] < top["policy_usd"] * (1 - 1e-9):  # not where the rule chose that model throughout
-            out.append(_alone_below(best, top) + _truths_said(truth, top["task"], best["model"], labels or {}))
+            truly = _truths_said(truth, top["task"], best["model"], labels or {})
+            out.append(_alone_below(best, top, bool(truly)) + truly)
         elif said := _one_model_chosen(alone, top):
             out.append(said)
     return out
@@ -552,23 +554,25 @@ def _one_model_chosen(alone: pd.DataFrame, top: pd.Series) -> str:
             f"each problem's cost and {model}'s own at the level that holds for all {len(alone)} models at once.")
 
 
-def _alone_below(best: pd.Series, top: pd.Series) -> str:
+def _alone_below(best: pd.Series, top: pd.Series, truth_known: bool = False) -> str:
     """Why a model alone (``best``, a ``policy_cost`` row) reads cheaper than the frontier (``top``): the frontier's
     rule chose otherwise on the dataset's other problems (its ``chosen`` column, where given; from each model's shrunk
     estimate there, or with one run per problem its cost there), and whether the gap is a finding (``best`` named the
-    cheapest beyond doubt) or not."""
+    cheapest beyond doubt) or not; without a simulator's truth (``truth_known``), that the records cannot tell the
+    choice's real cost from the estimate's noise."""
     chose = top.get("chosen") if isinstance(top.get("chosen"), str) and top.get("chosen") else ""
     how = ("each model's cost on the dataset's other problems" if int(top["k"]) == 1 else  # one run: no shrinkage
            "each model's shrunk estimate on the dataset's other problems")
     rule = (f"the frontier's rule, which chooses each problem's model from {how}, chose {chose}" if chose else
             f"the frontier chooses each problem's model from {how}")
-    if not chose.endswith(" (100%)"):  # review 7: sim GPQA read 3.26, above both models it chose (2.28, 1.76)
-        rule += (" (where leaving a problem out changes that choice, it takes the model whose runs did worse on that "
-                 "problem, so the frontier can read above every model it chose)")
+    if not chose.endswith(" (100%)"):  # review 9, M1: on `sim` the choices truly cost more, not a reading's luck
+        rule += (" (a model chosen for each problem on the other problems can truly cost more than one model alone "
+                 "where models are near-tied there)")
     verdict = (f"{best['model']} is cheaper than every other model beyond doubt, so the rule's choice costs more than "
                f"choosing {best['model']} would have" if bool(best.get("cheapest", False)) else
-               "the records name no model the cheapest beyond doubt (above); the gap between the two is not tested "
-               "on its own")
+               "the records name no model the cheapest beyond doubt (above), and the gap between the two is not "
+               "tested on its own" + ("" if truth_known else ": these records cannot tell whether it is the choice's "
+                                      "real cost or the estimate's noise"))
     return (f"{best['model']} alone reads cheaper than the frontier, with the same {tries_counted(int(top['k']))}: "
             f"{rule}; {verdict}.")
 
@@ -668,8 +672,11 @@ def _truths_said(truth: pd.DataFrame | None, task: str, best: str, labels: dict[
     cheapest = min(truths, key=truths.__getitem__) if truths else best
     said = [f"the frontier {dollars(front['truth'].iloc[0])}"] + [
         f"{m} alone {dollars(truths[m])}" for m in dict.fromkeys((best, cheapest)) if m in truths]
+    verdict = ("" if best not in truths else  # review 9, M1: the rule's choices truly cost more, or the gap is noise
+               f": the rule's choices truly cost more than {best} alone" if front["truth"].iloc[0] > truths[best] else
+               f": {best} alone is truly no cheaper than the frontier, so the gap is the estimate's")
     return (f" By the simulator's truth on these problems: {', '.join(said)}"
-            + ("" if cheapest == best else f" (the truly cheapest model alone: {cheapest})") + ".")
+            + ("" if cheapest == best else f" (the truly cheapest model alone: {cheapest})") + verdict + ".")
 
 
 def _truly_cheapest(truth: pd.DataFrame | None, task: str, named: str, labels: dict[str, str]) -> str:

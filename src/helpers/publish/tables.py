@@ -65,7 +65,7 @@ def expert_only(an: Analysis) -> pd.DataFrame:
 
 # a strategy's cross-fitted gain
 NOT_CHOSEN = "0 (not chosen on any problem: the single attempt looks cheaper on the others)"
-FRONTIER_LINE = "frontier of all models"  # the headline's frontier: one model per dataset, chosen on other problems
+FRONTIER_LINE = "frontier of all models"  # the headline's frontier: each problem's model chosen on the other problems
 # the paper's Eq. 9: per problem the cheapest model or the expert (plug-in)
 PAPER_FRONTIER_LINE = "the paper's frontier"
 
@@ -84,7 +84,7 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
     ``intervals.policy_statistics``) beside the paper's Table 1 and frontier, each split into what the records decide
     and what the expert's fee decides: the policy's unbiased USD per problem with its 95% interval (attempts paid to
     the model; the fee times the estimated chance that all k tries fail) and the paper's value (problems where the
-    model beats the expert; problems charged the fee). The frontier is one model per dataset, chosen for each problem on
+    model beats the expert; problems charged the fee). The frontier is one model per problem, chosen for each problem on
     the other problems and valued on its own runs (the same k). ``fitted``: ``intervals.set_policy(an)``; ``rows``: its
     ``intervals.policy_statistics``. (numbers: one row per model or frontier and dataset; shown: the same rows in
     words.)"""
