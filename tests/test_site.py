@@ -329,7 +329,7 @@ def test_the_interactive_cost_accuracy_chart_colours_by_family_and_shapes_by_met
     assert enc["color"]["legend"]["symbolLimit"] == 0 and enc["shape"]["legend"]["symbolLimit"] == 0
     shapes = dict(zip(enc["shape"]["scale"]["domain"], enc["shape"]["scale"]["range"], strict=True))
     assert len(set(shapes.values())) == 4  # k=3 and k=4 share a marker in the static figure; here each has its own
-    assert enc["shape"]["scale"]["domain"] == ["single attempt", "majority vote (k=3)", "majority vote (k=4)",
+    assert enc["shape"]["scale"]["domain"] == ["single attempt", "majority vote of 3", "majority vote of 4",
                                                "self-refine"]  # the expert is a star of its own, not a method
     assert interactive.log_ticks(pd.Series([0.03, 0.09, 0.2, 0.3, 1.2])) == [0.03, 0.1, 0.3, 1.0]
     assert interactive.log_ticks(pd.Series([1e-5, 0.5])) == [1e-5, 1e-4, 1e-3, 1e-2, 0.1]

@@ -21,7 +21,7 @@ from helpers.core.numbers import signed
 from helpers.core.tasks import in_category_order
 from helpers.publish import appearance
 from helpers.publish.findings import tries_counted
-from helpers.publish.formats import GAIN_FLOOR_PCT, fee_pct, fmt_pct, fmt_usd, gain_interval
+from helpers.publish.formats import GAIN_FLOOR_PCT, fee_pct, fmt_pct, fmt_usd, gain_interval, gain_said, level_pct
 
 
 def policy_frame(an: Analysis, rows: pd.DataFrame, prefix: str, names: dict[str, str]) -> pd.DataFrame:
@@ -46,12 +46,12 @@ def _interval_said(value: float, low: float, high: float, unit: str = "%", floor
     doubles the cost) is said as "< floor", not as a long number that reads as a measurement."""
     if not np.isfinite(value):
         return "not identified"
-    if value == low == high == 0 and unit == "%":  # the frontier's choice is the same with it and without it
-        return "0 (not chosen on any problem: it does not look cheaper on the others)"
+    if floor == GAIN_FLOOR_PCT and unit == "%":  # never chosen: the frontier's choice is the same with it and without
+        return gain_said(value, low, high)
     if floor == GAIN_FLOOR_PCT:
         return gain_interval(value, low, high) + unit
-    lo = f"< {fmt_pct(floor)}" if low < floor else fmt_pct(low)
-    return f"{fmt_pct(value)} [{lo}, {fmt_pct(high)}]{unit}"
+    lo = f"< {fmt_pct(floor)}" if low < floor else level_pct(low)
+    return f"{level_pct(value)} [{lo}, {level_pct(high)}]{unit}"
 
 
 def _held(row: pd.Series, shown: str, not_shown: str) -> str:
