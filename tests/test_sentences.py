@@ -127,9 +127,9 @@ def test_a_release_frontier_above_a_model_alone_in_words():
         "reads 22.9–23.6 USD per problem, above Sonnet alone (20.3) with the same one try. The rule, which chooses "
         "each problem's model on the dataset's other problems, chose another model than Sonnet on 20–21 of 500 "
         "problems (alone: Opus 20.4, GPT 20.9), and on every one of them the chosen model's records cost more there "
-        "than Sonnet's. These records cannot tell whether the gap is the choice's real cost or the estimate's noise: where "
-        "models are near-tied, a model chosen for each problem on the other problems can truly cost more than one "
-        "model alone. The gap is not tested."]  # review 9, H2: no "reads high", which the truth contradicted on `sim`
+        "than Sonnet's. These records cannot tell whether the gap is the choice's real cost or the estimate's noise: "
+        "where models are near-tied, a model chosen for each problem on the other problems can truly cost more than "
+        "one model alone. The gap is not tested."]  # review 9, H2: no "reads high", which the truth contradicted on `sim`
     some = policy_views._above_said(an, "t", [policy_views.Above("2025-05-22", 22.87, "s", {"s": 480, "o": 20}, 20, 12,
                                                                  4, 500)], alone)
     assert "with the same 4 tries" in some[0]
