@@ -129,7 +129,7 @@ def test_a_release_frontier_above_a_model_alone_in_words():
         "problems (alone: Opus 20.4, GPT 20.9), and on every one of them the chosen model's records cost more there "
         "than Sonnet's. These records cannot tell whether the gap is the choice's real cost or the estimate's noise: "
         "where models are near-tied, a model chosen for each problem on the other problems can truly cost more than "
-        "one model alone. The gap is not tested."]  # review 9, H2: no "reads high", which the truth contradicted on `sim`
+        "one model alone. The gap is not tested."]  # review 9, H2: no "reads high"
     some = policy_views._above_said(an, "t", [policy_views.Above("2025-05-22", 22.87, "s", {"s": 480, "o": 20}, 20, 12,
                                                                  4, 500)], alone)
     assert "with the same 4 tries" in some[0]
