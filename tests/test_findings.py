@@ -495,3 +495,31 @@ def test_a_technique_tested_only_as_each_models_strategy_is_not_called_untested(
     cell, named = findings._technique(crossfitted, plug_in)
     assert not named and cell.endswith(": LDB (debugging its own attempt) over every model together (each model's "
                                        "runs of it are tested as its strategy), majority vote"), cell
+
+
+def test_the_span_of_models_alone_names_no_end_its_interval_does_not_separate():
+    """Review 9, M4: `sim` GPQA printed "34 [26.7, 38.4] (GPT-4o mini (sim))" beside Llama-3.1-8B at 33.985, which the
+    truth put dearer; an end is named by the models tied at it (the low end: the paired ties with the lowest)."""
+    single = pd.DataFrame({"name": ["a", "b", "c", "d"], "value": [1.76, 2.28, 33.987, 33.985],
+                           "low": [0.68, 1.0, 26.7, 26.0], "high": [4.38, 5.0, 38.4, 38.0], "k": 8,
+                           "ties_lowest": [False, True, False, False]})
+    said = findings._singles(single, {"a": "A", "b": "B", "c": "C", "d": "D"})
+    assert said == ("1.76 [0.68, 4.38] (A or B: no interval separates them) to 34 [26.7, 38.4] (C or D: no interval "
+                    "separates them) with up to 8 tries")
+    apart = single.assign(value=[1.76, 2.28, 33.987, 20.0], ties_lowest=False)
+    assert findings._singles(apart, {}) == "1.76 [0.68, 4.38] (a) to 34 [26.7, 38.4] (c) with up to 8 tries"
+    every = single.assign(value=[1.76, 2.0, 2.1, 2.2], low=0.5, high=4.38, ties_lowest=[False, True, True, True])
+    assert findings._singles(every, {}).count("(all 4 models tie there)") == 2
+
+
+def test_a_family_the_frontier_chose_alone_is_said_without_a_superlative():
+    """Review 9, M5: HumanEval's two families, the other never chosen (0 [0, 0]): "most essential" says no more than
+    that the frontier uses the one family; the cell and the lead say that."""
+    fams = pd.DataFrame({"name": ["GPT-4", "GPT-3.5"], "value": [0.62, 0.0], "low": [0.216, 0.0], "high": [1.0, 0.0],
+                         "shown": [True, False]})
+    text, named, only = findings._family(fams)
+    assert named and only and text == ("GPT-4: 62 [21.6, 100 (max)]% cheaper with it than without it, the only family "
+                                       "the frontier chose (GPT-3.5: not chosen on any problem)")
+    lead = findings.at_a_glance(glance_of(["H", True, True, False, False, True, True, False, False]))
+    assert "most essential" not in lead
+    assert "a family the frontier is shown to need, the only one it chose, on H" in lead

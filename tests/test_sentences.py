@@ -68,8 +68,8 @@ def test_the_papers_table_1_and_families_in_words():
     # review 8 (local): the same family under both, and the headline's largest where it is another one
     other = story.families_found(values.assign(small=[40.0, -1.0]), headline)
     assert ("T: small (40%); under the headline's cost (cross-fitted), small: 10 [-20, 40]%, not shown with every "
-            "family tested together; the largest there under the headline's cost (cross-fitted), big: 62 [21.6, "
-            "100 (max)]%, shown with every family tested together;") in other, other
+            "family tested together; the highest there by its point estimate under the headline's cost "
+            "(cross-fitted), big: 62 [21.6, 100 (max)]%, shown with every family tested together;") in other, other
     # review 9, M7: a family never chosen is said in words, and is not "the largest" where the others read below 0
     never = pd.DataFrame({"task": ["t", "t", "t"], "what": ["family"] * 3, "item": ["q", "s", "g"],
                           "value": [0.0, -0.0000085, -0.00187], "low": [0.0, -0.0000514, -0.00388],
@@ -231,7 +231,7 @@ def test_what_a_real_set_shows_leads_with_the_headline():
     row["headline"] = {**row["headline"], "gains_shown": 0, "gains_named": [], "start": [0.166818, 0.102, 0.167],
                        "end": [0.167151, 0.0851, 0.167], "losses": [("2025-08-14 Gemma", -0.199, -0.413, -0.165)]}
     lost = story.set_found([row])
-    assert "went from 0.1668 [0.102, 0.167] to 0.1672 [0.0851, 0.167] USD per problem" in lost, lost
+    assert "went from 0.1668 [0.102, 0.167] to 0.1672 [0.0851, 0.167] USD per problem" in lost, lost  # ends as given
     assert ("no single release after the first has a gain shown, all tested together; the release of 2025-08-14 Gemma "
             "(-0.199 [-0.413, -0.165]%) made it dearer: its gain's own interval lies wholly below 0, and the change "
             "from the first date") in lost

@@ -168,18 +168,17 @@ def _family(fams: pd.DataFrame) -> tuple[str, bool, bool]:
     fams = fams[np.isfinite(fams["value"].astype(float))] if len(fams) else fams
     if fams.empty:
         return "–", False, False
-    def said(f) -> str:
+    def said(f, only: str = "") -> str:
         return f"{f['name']}: " + gain_interval(100 * f["value"], 100 * f["low"],
-                                                100 * f["high"]) + fee_of_change(f) + carried(f)
+                                                100 * f["high"]) + only + fee_of_change(f) + carried(f)
 
     value, low, high = (fams[c].to_numpy(float) for c in ("value", "low", "high"))
     named = int(claims.most_essential(value, low, high, fams["shown"].to_numpy(bool)))
     if named != claims.NONE:
         rest = fams.drop(index=fams.index[named])
         if len(rest) and ((rest["value"] == 0) & (rest["low"] == 0) & (rest["high"] == 0)).all():  # review 9, M5
-            return (said(fams.iloc[named]) + f": the frontier is that much cheaper with {fams.iloc[named]['name']} "
-                    "than without it, the only family it chose (" + ", ".join(rest["name"]) + ": not chosen on any "
-                    "problem)"), True, True
+            return said(fams.iloc[named], "% cheaper with it than without it, the only family the frontier chose ("
+                        + ", ".join(rest["name"]) + ": not chosen on any problem)"), True, True
         return said(fams.iloc[named]), True, False
     shown = fams[fams["shown"].astype(bool)]
     if shown.empty:
@@ -396,6 +395,8 @@ def _tied_end(single: pd.DataFrame, end: pd.Series, lowest: bool, model_labels: 
     named = [model_labels.get(m, m) for m in [end["name"], *tied["name"]]]
     if len(named) == 1:
         return named[0]
+    if len(named) == len(single):
+        return f"all {len(named)} models tie there"
     if len(named) == 2:
         return f"{named[0]} or {named[1]}: no interval separates them"
     return f"{len(named)} models tie there, among them {', '.join(named[:3])}"

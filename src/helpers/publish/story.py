@@ -71,7 +71,8 @@ def families_found(values: pd.DataFrame, headline: dict[str, dict[str, tuple[flo
         family = row.idxmax()
         same = f"; {theirs[family][1]}" if family in theirs else ""
         first = next(iter(theirs), family)
-        other = (f"; the largest there {theirs[first][1]}" if first != family and theirs[first][0] > 0 else
+        other = (f"; the highest there by its point estimate {theirs[first][1]}"
+                 if first != family and theirs[first][0] > 0 else
                  "; under the headline's cost no family's gain reads above 0" if first != family else "")
         parts.append(f"{task}: {family} ({sig(row.max())}%){same}{other}")
     return ("The family the frontier could least do without, per dataset, by the paper's point estimates (not a "
@@ -234,8 +235,8 @@ def _fell(r: dict) -> str:
                   "are in no frontier: where few came before, a release's gain says more about which models the source "
                   "ran than about that release)" if r.get("imported") else ""))
     usd = _distinct(a, b)
-    return (f"went from {usd(a)} [{fmt_usd(a_lo)}, {fmt_usd(a_hi)}] to {usd(b)} [{fmt_usd(b_lo)}, "
-            f"{fmt_usd(b_hi)}] USD per problem with {tries} of the model the records choose for each problem, then "
+    return (f"went from {usd(a)} [{usd(a_lo)}, {usd(a_hi)}] to {usd(b)} [{usd(b_lo)}, "
+            f"{usd(b_hi)}] USD per problem with {tries} of the model the records choose for each problem, then "
             "the expert (95% "
             f"intervals{settled}); the paper's estimator (each problem's cheapest model, read on the same runs) reads "
             f"{paper}")
