@@ -397,8 +397,8 @@ def _tied_end(single: pd.DataFrame, end: pd.Series, lowest: bool, model_labels: 
         return named[0]
     if len(named) == len(single):
         return f"all {len(named)} models tie there"
-    if len(named) == 2:
-        return f"{named[0]} or {named[1]}: no interval separates them"
+    if len(named) <= 3:
+        return f"{', '.join(named[:-1])} or {named[-1]}: no interval separates them"
     return f"{len(named)} models tie there, among them {', '.join(named[:3])}"
 
 
