@@ -256,9 +256,10 @@ def _truth_said(task: str, run: list[Above], model: str, best: str, truth: pd.Da
     """What the gap between a run of flagged release frontiers and the ``model`` alone (labelled ``best``) is: with a
     simulated set's ``truth`` (``policy_study.set_own_truth`` rows), the truth of both (USD per problem) and which is
     truly cheaper; else that these records cannot tell the choice's real cost from the estimate's noise."""
-    rows = None if truth is None else truth[truth["task"] == task].set_index("statistic")
-    fronts = [] if rows is None else [(f, rows.loc[str(Key(RELEASE_FRONTIER, f.step))]) for f in run
-                                      if str(Key(RELEASE_FRONTIER, f.step)) in rows.index]
+    rows = (pd.DataFrame(columns=["truth", "value"]) if truth is None
+            else truth[truth["task"] == task].set_index("statistic"))
+    fronts = [(f, rows.loc[str(Key(RELEASE_FRONTIER, f.step))]) for f in run
+              if str(Key(RELEASE_FRONTIER, f.step)) in rows.index]
     alone = str(Key(TABLE1, model))
     if len(fronts) < len(run) or not len(fronts) or alone not in rows.index:
         return ("These records cannot tell whether the gap is the choice's real cost or the estimate's noise: where "
