@@ -347,3 +347,12 @@ def test_the_interactive_cost_accuracy_chart_colours_by_family_and_shapes_by_met
     for config in (spec["config"], interactive.frontier_spec(dates, {"a": "A"}, {})["config"]):
         assert config["axis"]["labelFontSize"] >= 12 and config["legend"]["labelFontSize"] >= 12
         assert config["header"]["labelFontSize"] >= 13
+
+
+def test_a_term_in_another_sense_is_not_linked_to_its_glossary_entry():
+    """Review 9, L3: "shown in Table 1 alone" (a model displayed) linked to "shown", a gain tested with the others."""
+    from helpers.publish.navigation import link_terms
+
+    page = "<body><p>a model shown in Table 1 alone; a gain shown with the others</p></body>"
+    linked = link_terms(page)
+    assert "shown in Table 1 alone" in linked and '<a class="cop-term" href="#term-shown">shown</a> with' in linked
