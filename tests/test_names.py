@@ -8,7 +8,7 @@ LABELS = {"two_digit_addition": "Two Digit Addition", "gsm8k": "GSM8K"}
 
 
 def test_methods_columns_datasets_and_booleans_read_as_words():
-    assert names.method("majority_vote_k3") == "majority vote (k=3)" and names.method("self_refine") == "self-refine"
+    assert names.method("majority_vote_k3") == "majority vote of 3" and names.method("self_refine") == "self-refine"
     assert names.method("best_of_k4") == "best-of-4 (oracle)" and names.method("retry_k5") == "retry (up to 5 calls)"
     assert names.method("ldb_seed_gpt4") == "LDB on a GPT-4 attempt"  # the seeding model as models are named
     assert names.method("escalation_llama3") == "escalation from Llama 3"
@@ -16,12 +16,12 @@ def test_methods_columns_datasets_and_booleans_read_as_words():
                        "ours_sign": ["+"], "same sign": [True], "strategy": ["GPT-4o+self_refine"]})
     shown = names.frame(df, LABELS)
     assert list(shown.columns) == ["dataset", "technique", "models at start", "sign, this run", "same sign", "strategy"]
-    assert shown.iloc[0].tolist() == ["Two Digit Addition", "majority vote (k=3)", 1, "+",
+    assert shown.iloc[0].tolist() == ["Two Digit Addition", "majority vote of 3", 1, "+",
                                       "yes", "GPT-4o + self-refine"]
     assert df["task"].tolist() == ["two_digit_addition"]  # a copy: the CSV keeps its ids
     assert names.value("technique gain:self_refine (%)", LABELS) == "technique gain: self-refine (%)"
     assert names.value("frontier:all models (USD)", LABELS) == "frontier:all models (USD)"
-    assert names.value("technique gain: majority_vote_k3 (%)", LABELS) == "technique gain: majority vote (k=3) (%)"
+    assert names.value("technique gain: majority_vote_k3 (%)", LABELS) == "technique gain: majority vote of 3 (%)"
 
 
 def test_the_internal_names_list_holds_what_a_page_must_not_show():
@@ -34,7 +34,7 @@ def test_the_internal_names_list_holds_what_a_page_must_not_show():
 def test_methods_that_share_a_marker_are_named_once():
     from helpers.publish import names
 
-    assert names.merged(["majority vote (k=3)", "majority vote (k=4)"]) == "majority vote (k=3, 4)"
+    assert names.merged(["majority vote of 3", "majority vote of 4"]) == "majority vote of 3, 4"
     assert names.merged(["retry (5 tries)", "retry (8 tries)"]) == "retry (5, 8 tries)"
     assert names.merged(["single attempt"]) == "single attempt"
     assert names.merged(["self-refine", "single attempt"]) == "self-refine / single attempt"

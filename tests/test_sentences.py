@@ -59,17 +59,28 @@ def test_the_papers_table_1_and_families_in_words():
                             "shown": [False, True, False]})
     headline = story.family_headline(numbers, {"t": "T"})
     assert headline == {"T": {
-        "big": "under the headline's cost (cross-fitted), big: 62 [21.6, 100 (max)]%, shown with every family tested "
-               "together",
-        "small": "under the headline's cost (cross-fitted), small: 10 [-20, 40]%, not shown with every family tested "
-                 "together"}}
+        "big": (62.0, "under the headline's cost (cross-fitted), big: 62 [21.6, 100 (max)]%, shown with every family "
+                      "tested together"),
+        "small": (10.0, "under the headline's cost (cross-fitted), small: 10 [-20, 40]%, not shown with every family "
+                        "tested together")}}
     assert ("T: big (30%); under the headline's cost (cross-fitted), big: 62 [21.6, 100 (max)]%, shown with every "
             "family tested together; U: none lowers the frontier." in story.families_found(values, headline))
     # review 8 (local): the same family under both, and the headline's largest where it is another one
     other = story.families_found(values.assign(small=[40.0, -1.0]), headline)
     assert ("T: small (40%); under the headline's cost (cross-fitted), small: 10 [-20, 40]%, not shown with every "
-            "family tested together; the largest there under the headline's cost (cross-fitted), big: 62 [21.6, "
-            "100 (max)]%, shown with every family tested together;") in other, other
+            "family tested together; the highest there by its point estimate under the headline's cost "
+            "(cross-fitted), big: 62 [21.6, 100 (max)]%, shown with every family tested together;") in other, other
+    # review 9, M7: a family never chosen is said in words, and is not "the largest" where the others read below 0
+    never = pd.DataFrame({"task": ["t", "t", "t"], "what": ["family"] * 3, "item": ["q", "s", "g"],
+                          "value": [0.0, -0.0000085, -0.00187], "low": [0.0, -0.0000514, -0.00388],
+                          "high": [0.0, 0.0000214, -0.00154], "shown": [False] * 3})
+    local = story.families_found(pd.DataFrame({"g": [4.99], "q": [0.0], "s": [0.0]}, index=["T"]),
+                                 story.family_headline(never, {"t": "T"}))
+    assert local == ("The family the frontier could least do without, per dataset, by the paper's point estimates (not "
+                     f"a finding beyond doubt: {story.BEYOND_DOUBT}): T: g (4.99%); under the headline's cost "
+                     "(cross-fitted), g: -0.187 [-0.388, -0.154]%, not shown with every family tested together; under "
+                     "the headline's cost no family's gain reads above 0."), local
+    assert "q: 0 (not chosen on any problem" in story.family_headline(never, {"t": "T"})["T"]["q"][1]
 
 
 def test_one_problem_that_carries_a_number():
@@ -83,7 +94,7 @@ def test_one_problem_that_carries_a_number():
 
 def test_small_forms():
     assert findings.tries_said(1) == "one try" and findings.tries_said(4) == "up to 4 tries"
-    assert [findings.signed_pct(x) for x in (12.3, -4.0, 0.0, np.nan, 0.004)] == ["+12.3", "-4", "0", "–", "<0.01"]
+    assert [findings.signed_pct(x) for x in (12.3, -4.0, 0.0, np.nan, 0.004)] == ["+12.3", "-4", "0", "–", "+0.004"]
     assert story.numbered(["One.", "Two."]) == "1. One.\n2. Two."
     assert (found(NO_TRUTH) == "**What it found.** Nothing to check: this set's models are not "
             "simulated, so no truth is known.")
@@ -96,8 +107,9 @@ def test_a_model_alone_below_the_frontier_in_words():
     said = findings._alone_below(pd.Series({"model": "Opus", "cheapest": False}), top)
     assert said == ("Opus alone reads cheaper than the frontier, with the same one try: the frontier's rule, which "
                     "chooses each problem's model from each model's cost on the dataset's other problems, chose Gemini "
-                    "(100%); the records name no model the cheapest beyond doubt (above); the gap between the two is "
-                    "not tested on its own.")
+                    "(100%); the records name no model the cheapest beyond doubt (above), and the gap between the two "
+                    "is not tested on its own: these records cannot tell whether it is the choice's real cost or the "
+                    "estimate's noise.")
     named = findings._alone_below(pd.Series({"model": "Opus", "cheapest": True}), pd.Series({"k": 4, "chosen": ""}))
     assert named.endswith("Opus is cheaper than every other model beyond doubt, so the rule's choice costs more than "
                           "choosing Opus would have.")
@@ -111,18 +123,30 @@ def test_a_release_frontier_above_a_model_alone_in_words():
     flagged = [policy_views.Above("2025-05-22", 22.87, "s", {"s": 480, "o": 20}, 20, 20, 1, 500),
                policy_views.Above("2025-08-07", 23.62, "s", {"s": 479, "o": 20, "g": 1}, 21, 21, 1, 500)]
     assert policy_views._above_said(an, "t", flagged, alone) == [
-        "On T, from the release of 2025-05-22 to 2025-08-07 the frontier reads 22.9–23.6 USD per problem, above Sonnet "
-        "alone (20.3) with the same one try. The records chose another model than Sonnet on 20–21 of 500 problems "
-        "(alone: Opus 20.4, GPT 20.9), and on every one of them that model's records cost more there: each problem's "
-        "model is chosen on the dataset's other problems, and where models read close there, leaving one problem out "
-        "tips the choice toward the model that did worse on it. This estimate reads high on these records (over draws "
-        "of the records it is unbiased); the gap is not tested."]
+        "On T, from the release of 2025-05-22 to 2025-08-07 the headline's frontier (up to k tries, then the expert) "
+        "reads 22.9–23.6 USD per problem, above Sonnet alone (20.3) with the same one try. The rule, which chooses "
+        "each problem's model on the dataset's other problems, chose another model than Sonnet on 20–21 of 500 "
+        "problems (alone: Opus 20.4, GPT 20.9), and on every one of them the chosen model's records cost more there "
+        "than Sonnet's. These records cannot tell whether the gap is the choice's real cost or the estimate's noise: "
+        "where models are near-tied, a model chosen for each problem on the other problems can truly cost more than "
+        "one model alone. The gap is not tested."]  # review 9, H2: no "reads high"
     some = policy_views._above_said(an, "t", [policy_views.Above("2025-05-22", 22.87, "s", {"s": 480, "o": 20}, 20, 12,
                                                                  4, 500)], alone)
     assert "with the same 4 tries" in some[0]
     assert "on 20 of 500 problems (alone: Opus 20.4), and on 12 of them" in some[0]
-    # review 6, H4 (`sim` GPQA: 4 of 119 switches dearer): not the tipping, whose words would be wrong there
-    assert "tips the choice" not in some[0] and "ranks the models otherwise than their costs alone do" in some[0]
+    assert "tips the choice" not in some[0] and "reads high" not in some[0]
+    # a simulated set: the truth of both, and which is truly cheaper (review 9, H2: `sim` AIME, 12.55 against 11.05)
+    truth = pd.DataFrame({"statistic": ["release frontier:3", "table1:s"], "task": ["t", "t"], "kind":
+                          ["release frontier", "table1"], "value": [60.0, 20.3], "truth": [62.0, 20.0]})
+    sim = policy_views._above_said(an, "t", [policy_views.Above("2024-07-23", 22.87, "s", {"s": 480, "o": 20}, 20, 20,
+                                                                8, 500, "x", "3")], alone, truth)
+    assert sim[0].endswith("By the simulator's truth on these problems, that frontier costs 23.6 USD per problem "
+                           "and Sonnet alone 20: the choices the rule made truly cost more than Sonnet alone, a real "
+                           "cost of the rule, not the luck of these records.") and "cannot tell" not in sim[0]
+    noise = policy_views._above_said(an, "t", [policy_views.Above("2024-07-23", 22.87, "s", {"s": 480, "o": 20}, 20,
+                                                                  20, 8, 500, "x", "3")], alone,
+                                     truth.assign(truth=[50.0, 20.0]))
+    assert noise[0].endswith("Sonnet alone 20: Sonnet alone is truly no cheaper: the gap is the estimate's.")
 
 
 def test_a_frontier_that_chose_one_model_throughout_says_why_its_interval_is_wider():
@@ -185,9 +209,9 @@ def test_what_a_real_set_shows_leads_with_the_headline():
     assert story.set_found([row]) == (
         "Across 24 models released between 2024-09-19 and 2025-12-01, the frontier cost of a correct answer on "
         "SWE went from 37.4 [32.3, 37.9] to 17.7 [11.7, 24.4] USD per problem with one try of the model the records "
-        "choose, then the expert (95% intervals); the paper's estimator (each problem's cheapest model, read on the "
-        "same runs) reads 37.3 to 9.55 USD per problem; 99.2% of its last value is the expert's fee on the 64 problems "
-        "no model passed in any run of its single attempt (12.8%).")
+        "choose for each problem, then the expert (95% intervals); the paper's estimator (each problem's cheapest "
+        "model, read on the same runs) reads 37.3 to 9.55 USD per problem; 99.2% of its last value is the expert's fee "
+        "on the 64 problems no model passed in any run of its single attempt (12.8%).")
     row["headline"] = {**row["headline"], "gains": 3, "gains_shown": 0}  # review H6: a fall no release establishes
     assert ("then the expert (95% intervals; no single release after the first has a gain shown, all tested "
             "together, and the change from the first date to the last is not tested as a whole); the paper's "
@@ -199,10 +223,18 @@ def test_what_a_real_set_shows_leads_with_the_headline():
     assert ("(95% intervals; 1 of the 3 releases after the first has a gain shown, all tested together: "
             "2025-04-16 o3, o4-mini); the paper's") in story.set_found([row])
     assert ("2025-04-16 o3, o4-mini, each over the imported models released before it, not over every model of its "
-            "time (models the source gives no per-problem records of, and models shown in Table 1 only, named in its "
-            "caveats, are in no frontier: where few came before, a release's gain says more about the source's "
-            "coverage than about that release)); the paper's") in story.set_found(
+            "time (models the source gives no per-problem records of, and models kept to Table 1, named in its "
+            "caveats, are in no frontier: where few came before, a release's gain says more about which models the "
+            "source ran than about that release)); the paper's") in story.set_found(
         [{**row, "imported": True}])  # review 4, N1: GPT-4.1 (two days before o3) has totals only
+    # review 9, M9: a release whose gain lies wholly below 0 is said; two values that print alike get more figures
+    row["headline"] = {**row["headline"], "gains_shown": 0, "gains_named": [], "start": [0.166818, 0.102, 0.167],
+                       "end": [0.167151, 0.0851, 0.167], "losses": [("2025-08-14 Gemma", -0.199, -0.413, -0.165)]}
+    lost = story.set_found([row])
+    assert "went from 0.1668 [0.102, 0.167] to 0.1672 [0.0851, 0.167] USD per problem" in lost, lost  # ends as given
+    assert ("no single release after the first has a gain shown, all tested together; the release of 2025-08-14 Gemma "
+            "(-0.199 [-0.413, -0.165]%) made it dearer: its gain's own interval lies wholly below 0, and the change "
+            "from the first date") in lost
 
 
 def test_table_1_in_words_says_what_one_run_allows():
@@ -245,7 +277,9 @@ def test_the_human_expert_in_words_states_the_fee_it_uses():
                          ctx=SimpleNamespace(params=SimpleNamespace(expert_bound="high", expert_usd={},
                                                                     fidelity=SimpleNamespace(expert_cost="printed"))))
     said = expert_said(an)
-    assert said.startswith("GSM8K: 3.25 USD per problem (the paper's Table 3 as printed) — ")
+    # review 9, L6: where the paper's printed fee is not what its minutes and rate give, both are said
+    assert said.startswith("GSM8K: 3.25 USD per problem (the paper's Table 3 as printed; its minutes and rate below "
+                           "give 3.39 USD) — ")
     assert "SWE: 7.82–376 USD per problem, mean 192 — minutes by the problem's difficulty (<15 min fix: 7.5, " in said
     assert said.endswith("the expert-fee curve shows where each finding would change.")
 

@@ -329,7 +329,7 @@ def test_the_interactive_cost_accuracy_chart_colours_by_family_and_shapes_by_met
     assert enc["color"]["legend"]["symbolLimit"] == 0 and enc["shape"]["legend"]["symbolLimit"] == 0
     shapes = dict(zip(enc["shape"]["scale"]["domain"], enc["shape"]["scale"]["range"], strict=True))
     assert len(set(shapes.values())) == 4  # k=3 and k=4 share a marker in the static figure; here each has its own
-    assert enc["shape"]["scale"]["domain"] == ["single attempt", "majority vote (k=3)", "majority vote (k=4)",
+    assert enc["shape"]["scale"]["domain"] == ["single attempt", "majority vote of 3", "majority vote of 4",
                                                "self-refine"]  # the expert is a star of its own, not a method
     assert interactive.log_ticks(pd.Series([0.03, 0.09, 0.2, 0.3, 1.2])) == [0.03, 0.1, 0.3, 1.0]
     assert interactive.log_ticks(pd.Series([1e-5, 0.5])) == [1e-5, 1e-4, 1e-3, 1e-2, 0.1]
@@ -347,3 +347,12 @@ def test_the_interactive_cost_accuracy_chart_colours_by_family_and_shapes_by_met
     for config in (spec["config"], interactive.frontier_spec(dates, {"a": "A"}, {})["config"]):
         assert config["axis"]["labelFontSize"] >= 12 and config["legend"]["labelFontSize"] >= 12
         assert config["header"]["labelFontSize"] >= 13
+
+
+def test_a_term_in_another_sense_is_not_linked_to_its_glossary_entry():
+    """Review 9, L3: "shown in Table 1 alone" (a model displayed) linked to "shown", a gain tested with the others."""
+    from helpers.publish.navigation import link_terms
+
+    page = "<body><p>a model shown in Table 1 alone; a gain shown with the others</p></body>"
+    linked = link_terms(page)
+    assert "shown in Table 1 alone" in linked and '<a class="cop-term" href="#term-shown">shown</a> with' in linked

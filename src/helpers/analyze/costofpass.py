@@ -151,9 +151,10 @@ def cheapest_by_fee(cop: pd.DataFrame, expert: pd.Series, weights: pd.DataFrame 
                     scales: tuple[float, float] = (FEE_SCALES[0], FEE_SCALES[-1])) -> pd.DataFrame:
     """Per task, the exact runs of fees over which one strategy (a column of ``cop``, USD per problem, inf where never
     passed) is the cheapest alone with the expert, as the expert's fee runs over ``scales`` times each problem's
-    ``expert`` cost: rows (task, model, from_usd, to_usd), fees in USD per problem (the scale times the task's mean
-    expert cost, as ``fee_curve``); ties go to the first column. ``weights`` (same shape as ``cop``, a racing set's
-    Table-1 weights) weight each problem per strategy.
+    ``expert`` cost: rows (task, model, from_usd, to_usd, at_fee), fees in USD per problem (the scale times the task's
+    mean expert cost, as ``fee_curve``); ties go to the first column, and ``at_fee`` marks the fees below every
+    problem's cheapest pass, where every model costs the fee itself (unweighted: all tie there). ``weights`` (same
+    shape as ``cop``, a racing set's Table-1 weights) weight each problem per strategy.
 
     Exact, not a grid: each strategy's value V(s) = Σ_p w_p min(c_p, s·e_p) / Σ_p w_p is piecewise linear in the
     scale s with a kink at each c_p / e_p, so between two consecutive kinks of all strategies every V is a line and
@@ -169,9 +170,15 @@ def cheapest_by_fee(cop: pd.DataFrame, expert: pd.Series, weights: pd.DataFrame 
         lines = [_linear_pieces(c[:, j], e, w[:, j]) for j in range(c.shape[1])]
         kinks = np.unique(np.concatenate([[scales[0], scales[1]], *(k for k, _, _ in lines)]))
         kinks = kinks[(kinks >= scales[0]) & (kinks <= scales[1])]
+        # below every line's first kink no try passes a problem for less than the fee: every model costs the fee
+        # itself, and which one is "cheapest" is a tie-break (review 9, M10): said as such, ``at_fee``
+        first = min((float(k[0]) for k, _, _ in lines if len(k)), default=np.inf) if c.shape[1] > 1 else -np.inf
         for j, lo, hi in _lower_envelope(lines, kinks):
-            rows.append({"task": task, "model": cop.columns[j], "from_usd": lo * e.mean(), "to_usd": hi * e.mean()})
-    return pd.DataFrame(rows, columns=["task", "model", "from_usd", "to_usd"])
+            pieces = ([(lo, hi, True)] if hi <= first else [(lo, first, True), (first, hi, False)] if lo < first
+                      else [(lo, hi, False)])
+            rows += [{"task": task, "model": cop.columns[j], "from_usd": a * e.mean(), "to_usd": b * e.mean(),
+                      "at_fee": tie and weights is None} for a, b, tie in pieces]
+    return pd.DataFrame(rows, columns=["task", "model", "from_usd", "to_usd", "at_fee"])
 
 
 def _linear_pieces(c: np.ndarray, e: np.ndarray, w: np.ndarray):

@@ -1,6 +1,6 @@
 """If you use the models chosen on your runs, what will they cost on new runs? (issue 35, item 4)
 
-The frontier of all models under "up to k tries, then the expert" is one model per dataset: for each problem, the
+The frontier of all models under "up to k tries, then the expert" is chosen problem by problem: for each problem, the
 model that looks cheapest on the dataset's other problems, its choice valued on the problem's own runs
 (``policy.crossfit_frontier``): the held-out value, unbiased for what the chosen models truly cost on runs the choice
 never saw — the report's headline frontier, whose interval the validity study checks. The model that looks cheapest

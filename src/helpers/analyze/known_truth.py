@@ -428,3 +428,13 @@ def true_statistics(gm: GenerativeModel, problems: Problems | None = None) -> di
     """Every statistic of the study (``GenerativeModel.statistics``) at the truth of ``problems`` (default: the
     population; ``truth``): statistic -> (T,) values."""
     return {k: v[0] for k, v in gm.statistics(truth(gm, problems).frontier).items()}
+
+
+def set_truths(ctx: Context) -> dict[Key, np.ndarray] | None:
+    """A set's statistics at the simulator's truth of its own problems (``true_statistics`` of ``own_problems``) where
+    every model of its headline is simulated (``ctx``: the set's ``Context``), for a reading written before the
+    validity stage; None for a set of real models."""
+    ctx = ctx.split()[0]
+    if not has_known_truth(ctx):
+        return None
+    return true_statistics(generative_model(ctx), own_problems(ctx))

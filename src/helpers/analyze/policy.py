@@ -586,7 +586,7 @@ class SetPolicy:
         return self.gains(TECHNIQUE_GAIN)
 
 
-FRONTIER = HEADLINE_FRONTIER  # the headline's frontier: one model per dataset, chosen on the other problems
+FRONTIER = HEADLINE_FRONTIER  # the headline's frontier: each problem's model chosen on the other problems
 
 
 def crossfit_specs(specs: dict[Key, Spec], strategies: list[str], methods: dict[str, bool]) -> dict[Key, Spec]:

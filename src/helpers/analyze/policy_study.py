@@ -381,3 +381,15 @@ def own_truth(rows: pd.DataFrame, fit: PolicyFit, gm: GenerativeModel, problems,
     out["truth"] = [float(truths[s][at[t]]) for s, t in zip(out["statistic"], out["task"])]
     out["covers"] = (out["low"] <= out["truth"]) & (out["truth"] <= out["high"])
     return out.reset_index(drop=True)
+
+
+def set_own_truth(ctx, rows: pd.DataFrame, fit: PolicyFit) -> pd.DataFrame | None:
+    """``own_truth`` of a set's policy ``rows`` where every model of its headline is simulated (``ctx``: the set's
+    ``Context``), for the stages whose readings are written before the validity stage tables the truth: a reading can
+    then say the simulator's truth beside a number; None for a set of real models. SIMULATED."""
+    from helpers.analyze import known_truth as kt
+
+    ctx = ctx.split()[0]
+    if not kt.has_known_truth(ctx):
+        return None
+    return own_truth(rows, fit, kt.generative_model(ctx), kt.own_problems(ctx), kt.problem_ids(ctx))

@@ -77,8 +77,9 @@ def _headline_fall(policy: pd.DataFrame | None, task: str, alone_usd: float, nam
     alone, cross-fitted with its validated interval) at its first and last step, in USD per problem (``alone_usd``:
     the expert alone), with k, and how many releases after the first have a gain (``release gain`` rows) shown above 0
     of how many (every release's gain tested together: ``policy.holm_shown``), those releases by ``names`` (step ->
-    label; ``gains_named``; the first release's gain, over the expert alone, is no change over the period);
-    None where the rows do not hold it."""
+    label; ``gains_named``; the first release's gain, over the expert alone, is no change over the period), and the
+    releases whose gain's interval lies wholly below 0 (``losses``: label, gain, low, high in %); None where the rows
+    do not hold it."""
     if policy is None or policy.empty:
         return None
     mine = policy[of_kind(policy, RELEASE_FRONTIER) & (policy["task"] == task)]
@@ -89,10 +90,32 @@ def _headline_fall(policy: pd.DataFrame | None, task: str, alone_usd: float, nam
                    for r in (mine.iloc[0], mine.iloc[-1]))
     gains = policy[of_kind(policy, RELEASE_GAIN) & (policy["task"] == task)].dropna(subset=["low"])
     gains = gains[gains["item"] != "0"]  # the first release's gain is over the expert alone: not a change
+    lost = gains[gains["high"] < 0]  # review 9, M9: a release whose gain's interval lies wholly below 0
     return {"start": first, "end": last, "k": int(mine["k"].iloc[0]), "gains": len(gains),
             "gains_shown": int(gains["shown"].sum()),
             "gains_named": [(names or {}).get(step, step)
-                            for step in gains["item"][gains["shown"].astype(bool)]]}
+                            for step in gains["item"][gains["shown"].astype(bool)]],
+            "losses": [((names or {}).get(r["item"], r["item"]), *(100 * float(r[c]) for c in ("value", "low", "high")))
+                       for _, r in lost.iterrows()]}
+
+
+def _runs_said(an: Analysis) -> str:
+    """The settings' runs: how many per model, method and problem, of the methods with runs of their own; those read
+    from another method's runs (majority vote, from the single attempt's) said as such (review 9, L9)."""
+    from helpers.core.methods import get_method
+
+    def own(m: str) -> bool:
+        try:
+            return get_method(m).is_collected
+        except ValueError:  # an imported agent strategy: its runs are its own
+            return True
+
+    p = an.ctx.params
+    collected = [names.method(m) for m in p.methods if own(m)]
+    derived = [names.method(m) for m in p.methods if not own(m)]
+    return (f"{p.n_runs} per model, method and problem{_fewer_runs(an)}; methods: {', '.join(collected)}"
+            + (f"; read from the single attempt's runs (no runs of their own): {', '.join(derived)}" if derived
+               else ""))
 
 
 def what_it_shows(an: Analysis, top: int = 3, policy: pd.DataFrame | None = None) -> list[dict]:
@@ -171,8 +194,7 @@ def about_run(an: Analysis, caveats: list[str] | None = None) -> str:
                    else "real language models"),
         ("datasets", ", ".join(f"{md(an.task_labels[t])} ({n[t]} problems)" for t in an.tasks)),
         ("models by family", "; ".join(f"{fam}: {', '.join(names)}" for fam, names in families.items())),
-        ("runs", f"{p.n_runs} per model, method and problem{_fewer_runs(an)}; methods: "
-                 f"{', '.join(names.method(m) for m in p.methods)}"),
+        ("runs", _runs_said(an)),
         ("prices", f"snapshot `{md(snap.name)}` of {snap.date} ({md(snap.source)})"),
         ("human expert", md(expert_said(an))),
         *([("answer extraction", f"`{p.extraction}`")] if _extracts(an) else []),
@@ -220,6 +242,7 @@ def expert_said(an: Analysis) -> str:
     its value (a range and mean where it varies by problem), the time and rate it stands for (at the set's bound of
     the rate's range), and that it is an estimate."""
     from helpers.core.experts import load_expert_costs
+    from helpers.publish.formats import fmt_usd
 
     costs, p, levels = load_expert_costs(given=an.ctx.params.expert_usd), an.ctx.params, fee_levels(an)
     parts = []
@@ -235,7 +258,11 @@ def expert_said(an: Analysis) -> str:
         if t in p.expert_usd:  # the set's own figure (an imported set's, ``cost-of-pass import``): no rate or minutes
             parts.append(f"{an.task_labels.get(t, t)}: {level} (the figure the set gives, expert_usd)")
             continue
-        parts.append(f"{an.task_labels.get(t, t)}: {level}" + (" (the paper's Table 3 as printed)" if printed else "")
+        worked = e.derived_usd(p.expert_bound) if not e.minutes_by_difficulty else None
+        differs = (f"; its minutes and rate below give {fmt_usd(worked)} USD" if printed and worked is not None
+                   and fmt_usd(worked) != fmt_usd(e.usd(p.expert_bound)) else "")  # review 9, L6: the paper's is loose
+        parts.append(f"{an.task_labels.get(t, t)}: {level}" + (f" (the paper's Table 3 as printed{differs})" if printed
+                                                              else "")
                      + f" — {minutes} at {rate} ({e.qualification})")
     return ("; ".join(parts) + ". An estimate of what the expert's time costs, not a measured cost: the expert-fee "
             "curve shows where each finding would change.")

@@ -3,11 +3,11 @@ one page per problem with every recorded attempt.
 
 ``results/<set>/explorer/index.html``: a table (filter box and click-to-sort headers, a few lines of inline script, no
 library, no network) with, per problem, its dataset and id, the cheapest cost-of-pass there of every strategy and the
-expert ("cheapest here": not the report's frontier, which chooses one model per dataset on other problems), which
-strategy that is (or "expert charged" when no strategy beats the fee), whether it is a suspect item, and for every
-strategy its pass rate over its runs, its mean USD per attempt and its cost-of-pass (Eq. 2). Each row links to
-``explorer/p/<n>.html``: the attempts of that problem (strategy, run, verdict, USD, tokens and the extracted answer
-or program, escaped and cut at ``ANSWER_CHARS``). Prompts are never shown; for GPQA the answers are withheld too
+expert ("cheapest here": not the report's frontier, which chooses each problem's model on the dataset's other
+problems), which strategy that is (or "expert charged" when no strategy beats the fee), whether it is a suspect item,
+and for every strategy its pass rate over its runs, its mean USD per attempt and its cost-of-pass (Eq. 2). Each row
+links to ``explorer/p/<n>.html``: the attempts of that problem (strategy, run, verdict, USD, tokens and the extracted
+answer or program, escaped and cut at ``ANSWER_CHARS``). Prompts are never shown; for GPQA the answers are withheld too
 (its terms forbid publishing its questions, and a model's answer can quote them). Every string is escaped; file
 names are row numbers, never a problem's id.
 """

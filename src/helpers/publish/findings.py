@@ -22,8 +22,9 @@ FRONTIER, PAPER, SINGLES, CHEAPEST, FAMILY, TECHNIQUE, HALVING = (
     "most essential family (%)", "techniques that pay (gain %)", "halving time (months)")
 COLUMNS = ["dataset", FRONTIER, PAPER, SINGLES, CHEAPEST, FAMILY, TECHNIQUE, HALVING]
 # what each dataset's row claims, as booleans beside the words (the CSV's; ``at_a_glance`` reads them, never the words)
-CLAIMS = ("frontier_estimated", "mostly_fee", "fee_may_be_most", "cheapest_named", "family_named", "technique_named",
-          "halving_reliable")  # of the frontier (three), cheapest model, family, technique and halving-time cells
+CLAIMS = ("frontier_estimated", "mostly_fee", "fee_may_be_most", "cheapest_named", "family_named",
+          "family_only_chosen", "technique_named", "halving_reliable")
+# of the frontier (three), cheapest model, family (two), technique and halving-time cells
 
 
 def _cell(value: float, low: float, high: float, fmt) -> str:
@@ -56,7 +57,7 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
              calls: dict[str, tuple[float, int]] | None = None, seeds: dict[str, str] | None = None) -> pd.DataFrame:
     """One row per dataset of ``tasks`` (in that order). The headline is the cost with up to k tries, then the
     expert (``policy``: ``intervals.policy_statistics`` rows, whose intervals the validity study checks): the
-    frontier of all models (one model per dataset, chosen for each problem on the other problems, valued on its own
+    frontier of all models (one model per problem, chosen on the dataset's other problems, valued on its own
     runs), the cheapest model
     alone with the expert, named only when its paired difference with every other model lies below 0 (``_cheapest``),
     the family whose removal costs the frontier most, named only beyond doubt (``_family``), and the technique with the
@@ -79,7 +80,7 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
         row[PAPER] = _paper_frontier(here("frontier"), (unpassed or {}).get(task))
         row[SINGLES] = _singles(ours("table1"), model_labels)
         row[CHEAPEST], row["cheapest_named"] = _cheapest(ours("table1"), model_labels, families)
-        row[FAMILY], row["family_named"] = _family(ours("family"))
+        row[FAMILY], row["family_named"], row["family_only_chosen"] = _family(ours("family"))
         row[TECHNIQUE], row["technique_named"] = _technique(
             pd.concat([ours("technique gain"), _strategies(ours("strategy gain"), model_labels, calls or {}, seeds,
                                                            ours("seed gain"),
@@ -157,23 +158,28 @@ def _paper_frontier(front: pd.DataFrame, unpassed: int | None) -> str:
     return fmt_usd(f["value"]) + _range(f, fmt_usd)
 
 
-def _family(fams: pd.DataFrame) -> tuple[str, bool]:
+def _family(fams: pd.DataFrame) -> tuple[str, bool, bool]:
     """The most essential family under the policy (cross-fitted ``family:<g>`` rows of one dataset), named only
     beyond doubt: its gain shown above 0 with every family tested together (``shown``) and its interval above every
     other family's; else the families shown to lower the
-    frontier (above 0 with every family tested together: ``shown``), or none; and whether it names one. A maximum
-    over noisy gains is not a finding by itself."""
+    frontier (above 0 with every family tested together: ``shown``), or none; whether it names one; and whether
+    the one named is the only family the frontier chose (the others' gains 0, never chosen: review 9, M5, then said
+    without a superlative). A maximum over noisy gains is not a finding by itself."""
     fams = fams[np.isfinite(fams["value"].astype(float))] if len(fams) else fams
     if fams.empty:
-        return "–", False
-    def said(f) -> str:
+        return "–", False, False
+    def said(f, only: str = "") -> str:
         return f"{f['name']}: " + gain_interval(100 * f["value"], 100 * f["low"],
-                                                100 * f["high"]) + fee_of_change(f) + carried(f)
+                                                100 * f["high"]) + only + fee_of_change(f) + carried(f)
 
     value, low, high = (fams[c].to_numpy(float) for c in ("value", "low", "high"))
     named = int(claims.most_essential(value, low, high, fams["shown"].to_numpy(bool)))
     if named != claims.NONE:
-        return said(fams.iloc[named]), True
+        rest = fams.drop(index=fams.index[named])
+        if len(rest) and ((rest["value"] == 0) & (rest["low"] == 0) & (rest["high"] == 0)).all():  # review 9, M5
+            return said(fams.iloc[named], "% cheaper with it than without it, the only family the frontier chose ("
+                        + ", ".join(rest["name"]) + ": not chosen on any problem)"), True, True
+        return said(fams.iloc[named]), True, False
     shown = fams[fams["shown"].astype(bool)]
     if shown.empty:
         alone = fams[low > 0]  # review 7: above 0 on its own interval, not with the others (Holm)
@@ -181,9 +187,9 @@ def _family(fams: pd.DataFrame) -> tuple[str, bool]:
                else f"{_together(len(fams), 'family', 'families')}, none above 0" + "".join(
                    f"; {f['name']} {gain_interval(100 * f['value'], 100 * f['low'], 100 * f['high'])} is above 0 "
                    "on its own interval but not with the others" for _, f in alone.iterrows()))
-        return f"none shown to matter ({why})", False
+        return f"none shown to matter ({why})", False, False
     return (f"none beyond doubt; lowering the frontier ({_together(len(fams), 'family', 'families')}): "
-            + ", ".join(said(f) for _, f in shown.iterrows())), False
+            + ", ".join(said(f) for _, f in shown.iterrows())), False, False
 
 
 def _together(m: int, one: str, many: str) -> str:
@@ -363,15 +369,37 @@ def _identified(single: pd.DataFrame) -> pd.DataFrame:
 
 def _singles(single: pd.DataFrame, model_labels: dict[str, str]) -> str:
     """"lowest v [low, high] (model) to highest v [low, high] (model) with up to k tries": the span of the models'
-    policy costs, each with its interval."""
+    policy costs, each with its interval; an end is named by its model only where nothing ties it there
+    (``_tied_end``, review 9, M4), else by the models tied at it."""
     single = _identified(single)
     if single.empty:
         return "–"
     ends = [single.loc[single["value"].idxmin()], single.loc[single["value"].idxmax()]]
-    said = [f"{_cell(r['value'], r['low'], r['high'], fmt_usd)} ({model_labels.get(r['name'], r['name'])})"
-            for r in ends]
+    said = [f"{_cell(r['value'], r['low'], r['high'], fmt_usd)} ({_tied_end(single, r, i == 0, model_labels)})"
+            for i, r in enumerate(ends)]
     k = int(ends[0]["k"])
     return (said[0] if len(single) == 1 else " to ".join(said)) + f" with {tries_said(k)}"
+
+
+def _tied_end(single: pd.DataFrame, end: pd.Series, lowest: bool, model_labels: dict[str, str]) -> str:
+    """Who is at one end of the models' span: the ``end`` model's label where no other model ties it, else the tied
+    models ("A or B: no interval separates them", "5 models tie there, among them A, B, C"). At the low end a tie is
+    a paired difference with the lowest that reaches 0 (``ties_lowest``); at the high end, another model's value
+    inside the end's interval (its printed value then says no more than the end's)."""
+    others = single[single["name"] != end["name"]]
+    if lowest and "ties_lowest" in others:
+        tied = others[others["ties_lowest"].fillna(False).astype(bool)]
+    else:
+        tied = others[(others["value"] >= end["low"]) & (others["value"] <= end["high"])]
+    tied = tied.sort_values("value", ascending=lowest, kind="stable")
+    named = [model_labels.get(m, m) for m in [end["name"], *tied["name"]]]
+    if len(named) == 1:
+        return named[0]
+    if len(named) == len(single):
+        return f"all {len(named)} models tie there"
+    if len(named) <= 3:
+        return f"{', '.join(named[:-1])} or {named[-1]}: no interval separates them"
+    return f"{len(named)} models tie there, among them {', '.join(named[:3])}"
 
 
 def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict[str, str]) -> tuple[str, bool]:
@@ -455,9 +483,27 @@ def at_a_glance(glance: pd.DataFrame) -> str:
     techniques = (f"a technique or strategy that pays over its baseline (its cell names it: a strategy's is its own "
                   f"model's single attempt, not the frontier) on {on('technique_named')}, " if ran else "")  # review R2
     return (f"{every}, {fee}. The records name a cheapest single model beyond doubt on "
-            f"{on('cheapest_named')}, a most essential family on {on('family_named')}, {techniques}and a reliable "
+            f"{on('cheapest_named')}, {_families_said(glance)}, {techniques}and a reliable "
             f"halving time on {on('halving_reliable')}.{'' if ran else ' The set runs no technique.'} Every number, "
             "with its interval, is in the table.")
+
+
+def _families_said(glance: pd.DataFrame) -> str:
+    """The lead's family clause: "a most essential family on …"; where the family named is the only one the frontier
+    chose (``family_only_chosen``), no superlative: "a family the frontier is shown to need, the only one it chose,
+    on …" (review 9, M5: HumanEval's two families)."""
+    named = glance["family_named"].astype(bool)
+    only = (glance["family_only_chosen"].astype(bool) if "family_only_chosen" in glance
+            else pd.Series(False, glance.index)) & named
+
+    def listed(mask: pd.Series) -> str:
+        found = [d for d, yes in zip(glance["dataset"], mask, strict=True) if yes]
+        return _listed(found) if found else "none"
+
+    if not only.any():
+        return f"a most essential family on {listed(named)}"
+    most = f"a most essential family on {listed(named & ~only)}, " if (named & ~only).any() else ""
+    return most + f"a family the frontier is shown to need, the only one it chose, on {listed(only)}"
 
 
 def _listed(items: list[str]) -> str:
@@ -481,19 +527,20 @@ def _kind_column(frame: pd.DataFrame) -> pd.Series:
 def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFrame | None = None,
              labels: dict[str, str] | None = None, strategies: bool = False, fees: dict[str, str] | None = None,
              alone_usd: dict[str, float] | None = None) -> list[str]:
-    """The report's first screen: three plain sentences about the dataset where a correct answer costs most under
-    "up to k tries, then the expert" (``policy_cost``'s rows: ``task``, ``model``, ``policy_usd`` with its
-    ``policy_low`` / ``policy_high``, ``k``, ``expert_share_pct``, ``cheapest``), one number each: what the frontier
-    (the model the records choose, with the expert) costs there (with its 95% interval, which the validity study
-    checks); how much of it is the assumed expert fee, or what the records decide; and the cheapest model alone there,
-    named cheapest only where its paired difference with every other model lies below 0. With ``truth`` (a simulated
-    set's ``policy_truth`` rows: statistic,
-    task, truth, covers; ``labels``: model id -> label), the page says whether the simulator's truth lies in that
-    interval, and where the named cheapest model is not the truly cheapest one; with ``strategies`` (a set of agent
-    runs), that the frontier is of the models' own attempts, the strategies compared apart (review R3); with ``fees``
-    (task -> the expert's fee in words, ``about.fee_levels``), what that fee is (review 7); with ``alone_usd`` (task ->
-    the expert alone, USD per problem), that the frontier is no cheaper than the expert alone where so (review 8).
-    Empty without a frontier row."""
+    """The report's first screen, as a list of sentences (three to seven, several with more than one number) about
+    the dataset where a correct answer costs most under "up to k tries, then the expert" (``policy_cost``'s rows:
+    ``task``, ``model``, ``policy_usd`` with its ``policy_low`` / ``policy_high``, ``k``, ``expert_share_pct``,
+    ``cheapest``, ``chosen``): what the frontier (the model the records choose for each problem, with the expert)
+    costs there, with its 95% interval, which the validity study checks; where it is no cheaper than the expert alone
+    (``alone_usd``: task -> USD per problem), that; how much of it is the assumed expert fee (``fees``: task -> the
+    fee in words, ``about.fee_levels``), or what the records decide; the cheapest model alone there, named cheapest
+    only where its paired difference with every other model lies below 0; and where that model alone reads below the
+    frontier, why (``_alone_below``), or where the frontier chose one model throughout, why its interval is the wider
+    (``_one_model_chosen``). With ``truth`` (a simulated set's ``policy_truth`` rows: statistic, task, truth, covers;
+    ``labels``: model id -> label), whether the simulator's truth lies in the interval, where the named cheapest model
+    is not the truly cheapest one, and the truth of the frontier and of the models alone; with ``strategies`` (a set
+    of agent runs), that the frontier is of the models' own attempts, the strategies compared apart. A set with no
+    frontier row gets ``_in_short_alone``'s sentences instead."""
     front = policy[_frontier_rows(policy)]
     if front.empty or not np.isfinite(front["policy_usd"]).any():
         return _in_short_alone(policy, task_labels)
@@ -502,7 +549,8 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
     own = (" (its own attempts, no agent strategy: those are compared with their models in Findings at a glance)"
            if strategies else "")
     out = [f"{where} a correct answer costs {dollars(top['policy_usd'])} per problem with the model the records "
-           f"choose{own} and the human expert ({tries_said(int(top['k']))} of that model, as many as the records hold "
+           f"choose for each problem{own} and the human expert ({tries_said(int(top['k']))} of the chosen model, as "
+           "many as the records hold "
            f"runs of every model, then the expert; 95% interval for these problems "
            f"{dollars(top['policy_low'])} to {dollars(top['policy_high'])})."]
     expert = (alone_usd or {}).get(top["task"], np.inf)
@@ -528,7 +576,8 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
         best = alone.loc[alone["policy_usd"].idxmin()]
         out.append(_cheapest_alone(alone, _truly_cheapest(truth, top["task"], best["model"], labels or {})))
         if best["policy_usd"] < top["policy_usd"] * (1 - 1e-9):  # not where the rule chose that model throughout
-            out.append(_alone_below(best, top) + _truths_said(truth, top["task"], best["model"], labels or {}))
+            truly = _truths_said(truth, top["task"], best["model"], labels or {})
+            out.append(_alone_below(best, top, bool(truly)) + truly)
         elif said := _one_model_chosen(alone, top):
             out.append(said)
     return out
@@ -552,23 +601,25 @@ def _one_model_chosen(alone: pd.DataFrame, top: pd.Series) -> str:
             f"each problem's cost and {model}'s own at the level that holds for all {len(alone)} models at once.")
 
 
-def _alone_below(best: pd.Series, top: pd.Series) -> str:
+def _alone_below(best: pd.Series, top: pd.Series, truth_known: bool = False) -> str:
     """Why a model alone (``best``, a ``policy_cost`` row) reads cheaper than the frontier (``top``): the frontier's
     rule chose otherwise on the dataset's other problems (its ``chosen`` column, where given; from each model's shrunk
     estimate there, or with one run per problem its cost there), and whether the gap is a finding (``best`` named the
-    cheapest beyond doubt) or not."""
+    cheapest beyond doubt) or not; without a simulator's truth (``truth_known``), that the records cannot tell the
+    choice's real cost from the estimate's noise."""
     chose = top.get("chosen") if isinstance(top.get("chosen"), str) and top.get("chosen") else ""
     how = ("each model's cost on the dataset's other problems" if int(top["k"]) == 1 else  # one run: no shrinkage
            "each model's shrunk estimate on the dataset's other problems")
     rule = (f"the frontier's rule, which chooses each problem's model from {how}, chose {chose}" if chose else
             f"the frontier chooses each problem's model from {how}")
-    if not chose.endswith(" (100%)"):  # review 7: sim GPQA read 3.26, above both models it chose (2.28, 1.76)
-        rule += (" (where leaving a problem out changes that choice, it takes the model whose runs did worse on that "
-                 "problem, so the frontier can read above every model it chose)")
+    if not chose.endswith(" (100%)"):  # review 9, M1: on `sim` the choices truly cost more, not a reading's luck
+        rule += (" (a model chosen for each problem on the other problems can truly cost more than one model alone "
+                 "where models are near-tied there)")
     verdict = (f"{best['model']} is cheaper than every other model beyond doubt, so the rule's choice costs more than "
                f"choosing {best['model']} would have" if bool(best.get("cheapest", False)) else
-               "the records name no model the cheapest beyond doubt (above); the gap between the two is not tested "
-               "on its own")
+               "the records name no model the cheapest beyond doubt (above), and the gap between the two is not "
+               "tested on its own" + ("" if truth_known else ": these records cannot tell whether it is the choice's "
+                                      "real cost or the estimate's noise"))
     return (f"{best['model']} alone reads cheaper than the frontier, with the same {tries_counted(int(top['k']))}: "
             f"{rule}; {verdict}.")
 
@@ -668,8 +719,11 @@ def _truths_said(truth: pd.DataFrame | None, task: str, best: str, labels: dict[
     cheapest = min(truths, key=truths.__getitem__) if truths else best
     said = [f"the frontier {dollars(front['truth'].iloc[0])}"] + [
         f"{m} alone {dollars(truths[m])}" for m in dict.fromkeys((best, cheapest)) if m in truths]
+    verdict = ("" if best not in truths else  # review 9, M1: the rule's choices truly cost more, or the gap is noise
+               f": the rule's choices truly cost more than {best} alone" if front["truth"].iloc[0] > truths[best] else
+               f": {best} alone is truly no cheaper than the frontier, so the gap is the estimate's")
     return (f" By the simulator's truth on these problems: {', '.join(said)}"
-            + ("" if cheapest == best else f" (the truly cheapest model alone: {cheapest})") + ".")
+            + ("" if cheapest == best else f" (the truly cheapest model alone: {cheapest})") + verdict + ".")
 
 
 def _truly_cheapest(truth: pd.DataFrame | None, task: str, named: str, labels: dict[str, str]) -> str:

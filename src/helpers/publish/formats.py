@@ -50,13 +50,22 @@ def fmt_tries(k: float) -> str:
 
 
 def fmt_pct(x: float) -> str:
-    """A percentage (or a count of months) to three significant figures: 6.25, 93.4, 100; a share too small to read
-    as "<0.01" (">-0.01" below zero), not "0.000678"."""
+    """A percentage (or a count of months) to three significant figures: 6.25, 93.4, 100, and a small one too
+    (0.000678, -0.00279: review 9, M6, "<0.01 [>-0.01, <0.01]" hid the sign and both ends); below a millionth
+    ``sig``'s "<0.000001"."""
     if not np.isfinite(x):
         return "∞"
-    if 0 < abs(x) < 0.01:
-        return "<0.01" if x > 0 else ">-0.01"
     return sig(x)
+
+
+def level_pct(x: float) -> str:
+    """A level in % of the expert alone: ``fmt_pct``, but a level off 100 never printed as "100" (100.3, 99.96; ">100"
+    where four figures still round to it): review 9, M8, a frontier dearer than the expert alone read "100"."""
+    text = fmt_pct(x)
+    if text != "100" or not np.isfinite(x) or x == 100:
+        return text
+    finer = f"{x:.4g}"
+    return finer if finer != "100" else (">100" if x > 100 else "<100")
 
 
 def fee_pct(share: float) -> str:
@@ -91,6 +100,18 @@ def gain_interval(value: float, low: float, high: float) -> str:
     lo = f"< {fmt_pct(GAIN_FLOOR_PCT)}" if low < GAIN_FLOOR_PCT else fmt_pct(low)
     hi = AT_MOST if high >= GAIN_MAX_PCT - 1e-9 else fmt_pct(high)
     return f"{fmt_pct(value)} [{lo}, {hi}]"
+
+
+NOT_CHOSEN = "0 (not chosen on any problem: it does not look cheaper on the others)"
+
+
+def gain_said(value: float, low: float, high: float) -> str:
+    """A gain's interval in % (``gain_interval`` with its unit), or, where the option was chosen on no problem (0, 0,
+    0: the frontiers with and without it are the same), ``NOT_CHOSEN`` in words: "0 [0, 0]%" reads as a precise
+    measurement of no effect (review 9, M7)."""
+    if value == low == high == 0:
+        return NOT_CHOSEN
+    return gain_interval(value, low, high) + "%"
 
 
 ESTIMATOR_LABELS = {"plug-in": "plug-in (paper)", "range": "range the records allow"}

@@ -1,7 +1,7 @@
 """Display names: the one mapping from the pipeline's identifiers to what a reader sees.
 
 Datasets by their task's label (``two_digit_addition`` → Two Digit Addition), methods in words
-(``majority_vote_k3`` → majority vote (k=3)), table columns in words with their unit (``start_usd`` →
+(``majority_vote_k3`` → majority vote of 3), table columns in words with their unit (``start_usd`` →
 start (USD)), booleans as yes / no. CSV files keep the identifiers; every Markdown table the report shows
 goes through ``frame``. ``INTERNAL`` lists the identifiers no rendered page may show (the browser test).
 """
@@ -31,7 +31,7 @@ COLUMNS = {
 }
 
 METHOD_WORDS = {"vanilla": "single attempt", "self_refine": "self-refine", "ldb": "LDB (debugging its own attempt)"}
-_PATTERNS = [(re.compile(r"^majority_vote_k(\d+)$"), "majority vote (k={})"),
+_PATTERNS = [(re.compile(r"^majority_vote_k(\d+)$"), "majority vote of {}"),
              (re.compile(r"^best_of_k(\d+)$"), "best-of-{} (oracle)"),
              (re.compile(r"^retry_k(\d+)$"), "retry (up to {} calls)"),
              (re.compile(r"^warming_k(\d+)$"), "warming (up to {} calls)"),
@@ -65,8 +65,8 @@ def methods_in_order(methods: list[str]) -> str:
 
 
 def merged(words: list[str]) -> str:
-    """Names that differ only in one number, said once: "majority vote (k=3)", "majority vote (k=4)" ->
-    "majority vote (k=3, 4)"; otherwise joined with " / "."""
+    """Names that differ only in one number, said once: "majority vote of 3", "majority vote of 4" ->
+    "majority vote of 3, 4"; otherwise joined with " / "."""
     parts = [p for p in (re.match(r"^(.*?)(\d+)(\D*)$", w) for w in words) if p]
     if len(words) > 1 and len(parts) == len(words) and len({(p.group(1), p.group(3)) for p in parts}) == 1:
         return parts[0].group(1) + ", ".join(dict.fromkeys(p.group(2) for p in parts)) + parts[0].group(3)

@@ -34,6 +34,11 @@ a.cop-term {{ color: inherit; text-decoration: underline dotted; }}
 </style>"""
 
 
+# a term's spelling followed by these words is used in another sense than its glossary entry's, and is not linked
+# (review 9, L3: "shown in Table 1 alone", a model displayed, is not the "shown" of a gain tested with the others)
+OTHER_SENSES = {"shown": r" in Table 1 alone"}
+
+
 def term_id(term: str) -> str:
     """The glossary entry's anchor: ``term-`` and the term's first spelling in lowercase, non-alphanumerics as ``-``."""
     return "term-" + re.sub(r"[^a-z0-9]+", "-", term.lower()).strip("-")
@@ -58,7 +63,8 @@ def link_terms(page: str) -> str:
     """``page`` (HTML) with each glossary term's first use in running text, before the glossary, wrapped in a link to
     its entry. Text inside links, headings, code, summaries, scripts and styles is left alone; matching is
     case-insensitive on whole words (a hyphen counts as part of a word)."""
-    pending = {term_id(s[0]): [re.compile(r"(?<![\w-])" + re.escape(v) + r"(?![\w-])", re.I)
+    pending = {term_id(s[0]): [re.compile(r"(?<![\w-])" + re.escape(v) + r"(?![\w-])"
+                                          + (f"(?!{OTHER_SENSES[v]})" if v in OTHER_SENSES else ""), re.I)
                                for v in sorted(s, key=len, reverse=True)] for s, _ in glossary()}
     tokens = re.split(r"(<!--.*?-->|<[^>]*>)", page, flags=re.S)
     depth, in_body, out = 0, False, []

@@ -21,7 +21,7 @@ from helpers.core.numbers import signed
 from helpers.core.tasks import in_category_order
 from helpers.publish import appearance
 from helpers.publish.findings import tries_counted
-from helpers.publish.formats import GAIN_FLOOR_PCT, fee_pct, fmt_pct, fmt_usd, gain_interval
+from helpers.publish.formats import GAIN_FLOOR_PCT, fee_pct, fmt_pct, fmt_usd, gain_interval, gain_said, level_pct
 
 
 def policy_frame(an: Analysis, rows: pd.DataFrame, prefix: str, names: dict[str, str]) -> pd.DataFrame:
@@ -46,12 +46,12 @@ def _interval_said(value: float, low: float, high: float, unit: str = "%", floor
     doubles the cost) is said as "< floor", not as a long number that reads as a measurement."""
     if not np.isfinite(value):
         return "not identified"
-    if value == low == high == 0 and unit == "%":  # the frontier's choice is the same with it and without it
-        return "0 (not chosen on any problem: it does not look cheaper on the others)"
+    if floor == GAIN_FLOOR_PCT and unit == "%":  # never chosen: the frontier's choice is the same with it and without
+        return gain_said(value, low, high)
     if floor == GAIN_FLOOR_PCT:
         return gain_interval(value, low, high) + unit
-    lo = f"< {fmt_pct(floor)}" if low < floor else fmt_pct(low)
-    return f"{fmt_pct(value)} [{lo}, {fmt_pct(high)}]{unit}"
+    lo = f"< {fmt_pct(floor)}" if low < floor else level_pct(low)
+    return f"{level_pct(value)} [{lo}, {level_pct(high)}]{unit}"
 
 
 def _held(row: pd.Series, shown: str, not_shown: str) -> str:
@@ -150,12 +150,16 @@ def counterfactuals(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.
     return frame, numbers, shown
 
 
-def above_alone(an: Analysis, rows: pd.DataFrame, flagged: dict[str, list[Above]]) -> str:
+def above_alone(an: Analysis, rows: pd.DataFrame, flagged: dict[str, list[Above]],
+                truth: pd.DataFrame | None = None) -> str:
     """Review R1: why the releases ``flagged`` (``flag_releases`` of ``rows``: ``intervals.policy_statistics``) read
     above a model released by then alone, at the same k (each problem's model is chosen on the dataset's other
-    problems, ``policy.choices_against``): one sentence per run of such releases on a dataset; "" where none does."""
+    problems, ``policy.choices_against``): one sentence per run of such releases on a dataset; "" where none does.
+    With ``truth`` (a simulated set's ``policy_study.set_own_truth`` of ``rows``), the simulator's truth of both and
+    which is truly cheaper; without it, that the records cannot tell the choice's real cost from the estimate's noise
+    (review 9, H2: on `sim` the rule's choices truly cost more than the model alone)."""
     alone = _alone_costs(rows)
-    return " ".join(said for task, runs in flagged.items() for said in _above_said(an, task, runs, alone))
+    return " ".join(said for task, runs in flagged.items() for said in _above_said(an, task, runs, alone, truth))
 
 
 def _alone_costs(rows: pd.DataFrame) -> dict[tuple[str, str], float]:
@@ -188,7 +192,7 @@ def flag_releases(an: Analysis, rows: pd.DataFrame, fitted: PolicyFit) -> dict[s
                                                     members)
             chose = {("" if s < 0 else cube.strategies[s]): c for s, c in counts.items()}
             out.setdefault(task, []).append(Above(names[str(i)][:10], value, best, chose, other, dearer,
-                                                  int(row["k"].iloc[0]), int(members.sum()), names[str(i)]))
+                                                  int(row["k"].iloc[0]), int(members.sum()), names[str(i)], str(i)))
     return out
 
 
@@ -207,6 +211,7 @@ class Above:
     k: int
     n: int
     item: str = ""  # its release label (``appearance.release_names``)
+    step: str = ""  # its release step (the statistic's item: ``release frontier:<step>``)
 
 
 def _span(values: list[float], fmt) -> str:
@@ -215,9 +220,10 @@ def _span(values: list[float], fmt) -> str:
     return shown[0] if len(shown) == 1 else f"{shown[0]}–{shown[-1]}"
 
 
-def _above_said(an: Analysis, task: str, flagged: list[Above], alone: dict[tuple[str, str], float]) -> list[str]:
+def _above_said(an: Analysis, task: str, flagged: list[Above], alone: dict[tuple[str, str], float],
+                truth: pd.DataFrame | None = None) -> list[str]:
     """``above_alone``'s sentences on one dataset: consecutive ``flagged`` releases that read above the same model
-    said once."""
+    said once, each with what the records cannot tell, or the simulator's ``truth`` (``_truth_said``)."""
     runs: list[list[Above]] = []
     for f in flagged:
         if runs and runs[-1][-1].best == f.best:
@@ -234,21 +240,37 @@ def _above_said(an: Analysis, task: str, flagged: list[Above], alone: dict[tuple
         when = a.date if len(run) == 1 else f"{a.date} to {last.date}"
         others = list(dict.fromkeys(m for f in run for m in f.chose if m and m != a.best))
         each = ", ".join(f"{label(m)} {fmt_usd(alone[(task, m)])}" for m in others)
-        # the tipping explains few switches; where the rule chose another model on most problems it ranks them
-        # otherwise (review 8: `sim` GSM8K, 127 of 128)
-        every = all(f.dearer == f.other and 2 * f.other <= f.n for f in run)
-        head = (f"On {an.task_labels[task]}, from the release of {when} the frontier reads "
-                f"{_span([f.value for f in run], fmt_usd)} USD per problem, above {label(a.best)} alone "
-                f"({fmt_usd(alone[(task, a.best)])}) with the same {tries_counted(a.k)}. The records chose another "
-                f"model than {label(a.best)} on {_span([f.other for f in run], str)} of {a.n} problems (alone: {each})")
-        if every:  # each switch where the other model did worse: the leave-one-out tipping of near-tied models
-            out.append(head + ", and on every one of them that model's records cost more there: each problem's model "
-                       "is chosen on the dataset's other problems, and where models read close there, leaving one "
-                       "problem out tips the choice toward the model that did worse on it. This estimate reads high "
-                       "on these records (over draws of the records it is unbiased); the gap is not tested.")
-        else:  # review 6, H4: not the tipping; the rule ranks the models otherwise than each one's own estimate
-            out.append(head + f", and on {_span([f.dearer for f in run], str)} of them that model's records cost "
-                       "more there: the rule (each model's cost on the other problems, shrunk where cells hold "
-                       "several runs) ranks the models otherwise than their costs alone do, and such a choice can "
-                       f"truly cost more than {label(a.best)} alone. The gap is not tested.")
+        every = all(f.dearer == f.other for f in run)
+        where = ("on every one of them" if every else f"on {_span([f.dearer for f in run], str)} of them")
+        out.append(f"On {an.task_labels[task]}, from the release of {when} the headline's frontier (up to k tries, "
+                   f"then the expert) reads {_span([f.value for f in run], fmt_usd)} USD per problem, above "
+                   f"{label(a.best)} alone ({fmt_usd(alone[(task, a.best)])}) with the same {tries_counted(a.k)}. The "
+                   f"rule, which chooses each problem's model on the dataset's other problems, chose another model "
+                   f"than {label(a.best)} on {_span([f.other for f in run], str)} of {a.n} problems (alone: {each}), "
+                   f"and {where} the chosen model's records cost more there than {label(a.best)}'s. "
+                   + _truth_said(task, run, a.best, label(a.best), truth))
     return out
+
+
+def _truth_said(task: str, run: list[Above], model: str, best: str, truth: pd.DataFrame | None) -> str:
+    """What the gap between a run of flagged release frontiers and the ``model`` alone (labelled ``best``) is: with a
+    simulated set's ``truth`` (``policy_study.set_own_truth`` rows), the truth of both (USD per problem) and which is
+    truly cheaper; else that these records cannot tell the choice's real cost from the estimate's noise."""
+    rows = (pd.DataFrame(columns=["truth", "value"]) if truth is None
+            else truth[truth["task"] == task].set_index("statistic"))
+    fronts = [(f, rows.loc[str(Key(RELEASE_FRONTIER, f.step))]) for f in run
+              if str(Key(RELEASE_FRONTIER, f.step)) in rows.index]
+    alone = str(Key(TABLE1, model))
+    if len(fronts) < len(run) or not len(fronts) or alone not in rows.index:
+        return ("These records cannot tell whether the gap is the choice's real cost or the estimate's noise: where "
+                "models are near-tied, a model chosen for each problem on the other problems can truly cost more "
+                "than one model alone. The gap is not tested.")
+    truths = [f.value * float(r["truth"]) / float(r["value"]) for f, r in fronts]  # % of the expert alone -> USD
+    alone_truth = float(rows.loc[alone, "truth"])
+    dearer = [t > alone_truth for t in truths]
+    verdict = (f"the choices the rule made truly cost more than {best} alone, a real cost of the rule, not the luck "
+               "of these records" if all(dearer) else
+               f"{best} alone is truly no cheaper: the gap is the estimate's" if not any(dearer) else
+               f"the rule's choices truly cost more than {best} alone on some of these releases, not on others")
+    return (f"By the simulator's truth on these problems, that frontier costs {_span(truths, fmt_usd)} USD per "
+            f"problem and {best} alone {fmt_usd(alone_truth)}: {verdict}.")

@@ -221,8 +221,12 @@ class ReportParts:
                     yield notes[title]
 
     def first_screen(self, run: dict, description: str) -> str:
-        """What the reader sees first: the set, what kind of records it holds and their source, three findings in
-        plain sentences (``findings.in_short``, from the ``policy_cost`` table) and one figure (``first_figure``)."""
+        """What the reader sees first: the set and its description; what kind of records it holds, their source and,
+        for imported records, the source's caveats (``_kind``); a repriced set's before and after (``repriced``); "In
+        short", the sentences of ``findings.in_short`` on the dataset where a correct answer costs most (from the
+        ``policy_cost`` table, with the simulator's truth from ``policy_truth`` on a simulated set, several numbers
+        each) and the verdicts in doubt (``_in_doubt``); one figure (``first_figure``); and for a real set "What it
+        shows", a sentence per dataset (``story.set_found``)."""
         from helpers.publish.findings import in_short
         from helpers.publish.safe import md
 

@@ -171,7 +171,9 @@ def fee_reading(switches: pd.DataFrame, fees: dict[str, float], tasks: list[str]
     """The expert-fee curve's reading: per dataset in ``tasks``' order (the panels'), which model is the cheapest alone
     with the expert over which fees (``switches``: ``costofpass.cheapest_by_fee`` rows, exact switches, said to three
     significant figures), and the fee the set assumes there (USD per problem; for ``varies``' tasks, whose problems
-    have fees of their own, a mean over them)."""
+    have fees of their own, a mean over them). Where no try passes a problem for less than the fee (``at_fee``), every
+    model costs the fee itself: a tie, said as such, so a model that never passed is never named the cheapest there
+    by a tie-break (review 9, M10)."""
     parts = []
     by_task = dict(tuple(switches.groupby("task", sort=False)))
     for task in [t for t in tasks if t in by_task]:
@@ -179,7 +181,10 @@ def fee_reading(switches: pd.DataFrame, fees: dict[str, float], tasks: list[str]
         cuts = [sig(float(x), 3) for x in d["to_usd"].iloc[:-1]]
         spans = [f"up to {cuts[0]}", *(f"of {lo}–{hi}" for lo, hi in zip(cuts[:-1], cuts[1:])),
                  f"above {cuts[-1]}"] if cuts else []
-        said = [f"{model} for fees {span} USD" for model, span in zip(d["model"], spans, strict=True)] if cuts else []
+        tie = d["at_fee"].fillna(False).astype(bool) if "at_fee" in d else pd.Series(False, d.index)
+        said = [(f"every model costs the fee itself for fees {span} USD (no try passes a problem for less: a tie, "
+                 "no model the cheapest)" if at else f"{model} for fees {span} USD")
+                for model, span, at in zip(d["model"], spans, tie, strict=True)] if cuts else []
         assumed = (f"a mean fee of {fmt_usd(fees[task])} USD over its problems' own fees; the curve scales them "
                    "together, so each fee here is a mean" if task in varies else f"{fmt_usd(fees[task])} USD")
         parts.append(f"on {task_labels.get(task, task)} (the set assumes {assumed}), "

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.core.numbers import sig
-from helpers.publish.formats import fee_pct, fmt_usd, gain_interval, one_problem
+from helpers.publish.formats import NOT_CHOSEN, fee_pct, fmt_usd, gain_interval, gain_said, one_problem
 
 BEYOND_DOUBT = "Findings at a glance names one only where its interval says so"  # a reading's caveat
 
@@ -55,48 +55,59 @@ def trends_found(halving: pd.DataFrame, estimator: str = "plug-in") -> str:
     return "The frontier's halving time (Eq. 11), per dataset: " + _listed(parts) + "."
 
 
-def families_found(values: pd.DataFrame, headline: dict[str, dict[str, str]] | None = None) -> str:
+def families_found(values: pd.DataFrame, headline: dict[str, dict[str, tuple[float, str]]] | None = None) -> str:
     """The family whose removal costs the frontier most, per dataset (``values``: task rows × family columns, %), by
-    the paper's point estimates; beside it, where ``headline`` (task label -> family -> words, largest first,
+    the paper's point estimates; beside it, where ``headline`` (task label -> family -> (gain %, words), largest first,
     ``family_headline``) holds the dataset, the same family under the headline's cost, so the two numbers are read
-    together (review H11), and the headline's largest where it is another family (review 8)."""
+    together (review H11), and the headline's largest where it is another family whose gain reads above 0 (review 8;
+    review 9, M7: a family never chosen, 0, is not "the largest" because the others read below 0)."""
     parts = []
     for task, row in values.iterrows():
         theirs = (headline or {}).get(task, {})
         if row.isna().all() or row.max() <= 0:
-            top = next(iter(theirs.values()), "")
-            parts.append(f"{task}: none lowers the frontier" + (f"; {top}" if top else ""))
+            top = next(iter(theirs.values()), (0.0, ""))
+            parts.append(f"{task}: none lowers the frontier" + (f"; {top[1]}" if top[1] and top[0] > 0 else ""))
             continue
         family = row.idxmax()
-        same = f"; {theirs[family]}" if family in theirs else ""
+        same = f"; {theirs[family][1]}" if family in theirs else ""
         first = next(iter(theirs), family)
-        other = f"; the largest there {theirs[first]}" if first != family else ""
+        other = (f"; the highest there by its point estimate {theirs[first][1]}"
+                 if first != family and theirs[first][0] > 0 else
+                 "; under the headline's cost no family's gain reads above 0" if first != family else "")
         parts.append(f"{task}: {family} ({sig(row.max())}%){same}{other}")
     return ("The family the frontier could least do without, per dataset, by the paper's point estimates (not a "
             f"finding beyond doubt: {BEYOND_DOUBT}): " + _listed(parts) + ".")
 
 
-def family_headline(numbers: pd.DataFrame, task_labels: dict[str, str]) -> dict[str, dict[str, str]]:
+def family_headline(numbers: pd.DataFrame, task_labels: dict[str, str]) -> dict[str, dict[str, tuple[float, str]]]:
     """Per dataset label, each family's gain under the headline's frontier (``numbers``: ``policy_views
-    .counterfactuals``' family rows: task id, what, item, value, low, high, shown; gains 0-1) in words, largest first:
-    "under the headline's cost (cross-fitted), GPT-4: 62 [21.6, 100 (max)]%, shown with every family tested together"
-    (or "not shown: …"); no dataset where no family's gain is a number."""
+    .counterfactuals``' family rows: task id, what, item, value, low, high, shown; gains 0-1) as (gain %, words),
+    largest first: "under the headline's cost (cross-fitted), GPT-4: 62 [21.6, 100 (max)]%, shown with every family
+    tested together" (or "not shown: …"; a family never chosen, 0 [0, 0], said in words: ``formats.gain_said``); no
+    dataset where no family's gain is a number."""
     fams = numbers[(numbers["what"] == "family") & np.isfinite(numbers["value"].astype(float))]
-    out: dict[str, dict[str, str]] = {}
+    out: dict[str, dict[str, tuple[float, str]]] = {}
     for task, g in fams.groupby("task", sort=False):
         for _, r in g.sort_values("value", ascending=False, kind="stable").iterrows():
             shown = ("shown with every family tested together" if bool(r["shown"]) else
                      "not shown with every family tested together")
-            interval = gain_interval(100 * r["value"], 100 * r["low"], 100 * r["high"])
-            out.setdefault(task_labels.get(task, task), {})[r["item"]] = (
-                f"under the headline's cost (cross-fitted), {r['item']}: {interval}%, {shown}")
+            interval = gain_said(100 * r["value"], 100 * r["low"], 100 * r["high"])
+            out.setdefault(task_labels.get(task, task), {})[r["item"]] = (100 * float(r["value"]), (
+                f"under the headline's cost (cross-fitted), {r['item']}: {interval}" + (
+                    "" if interval.startswith(NOT_CHOSEN) else f", {shown}")))
     return out
 
 
-def techniques_found(table2: pd.DataFrame, tasks: list[str], task_labels: dict[str, str]) -> str:
-    """The technique with the largest gain per dataset (``table2``: technique, a column per task, %), or none; where
-    one problem carries more than half of that gain (``table2.attrs["influence"]``, ``table2_techniques``), its share
-    and name."""
+def techniques_found(table2: pd.DataFrame, tasks: list[str], task_labels: dict[str, str],
+                     shown: dict[str, list[str]] | None = None, truth: dict[tuple[str, str], float] | None = None,
+                     strategies: bool = False) -> str:
+    """Table 2's reading: the paper's plug-in gains above 0 (``table2``: technique, a column per task, %), per dataset,
+    as the paper's point estimates, none called the largest (review 9, H1: on `sim` every named gain was truly 0);
+    where one problem carries more than half of a gain (``table2.attrs["influence"]``, ``table2_techniques``), its
+    share and name. ``shown`` (task -> technique ids): the techniques the headline's validated test shows to pay
+    (cross-fitted, tested together: the policy rows' ``shown``), said first; ``truth`` ((technique, task) -> %, a
+    simulated set's ``known_truth.set_truths``): the simulator's truth beside each gain named; ``strategies``: the set
+    has agent strategies, in a table of their own."""
     from helpers.publish.names import method
 
     influence = table2.attrs.get("influence")
@@ -104,16 +115,50 @@ def techniques_found(table2: pd.DataFrame, tasks: list[str], task_labels: dict[s
     for task in tasks:
         if task not in table2 or table2[task].isna().all():
             continue
-        best = table2.loc[table2[task].idxmax()]
-        parts.append(f"{task_labels.get(task, task)}: " + (f"{method(best['technique'])} (+{sig(best[task])}%"
-                                                          f"{_carried(influence, best['technique'], task)})"
-                                                          if best[task] > 0 else "no technique lowers the frontier"))
-    where = "(Table 2; the agent strategies, each beside its own model, are in their own table)"
-    if len(table2) == 1:  # review R9: no "largest" among one
-        return (f"One technique is applied to every model {where}; its gain, per dataset, by the paper's point "
-                f"estimates (not a finding beyond doubt: {BEYOND_DOUBT}): " + _listed(parts) + ".")
-    return (f"Among the techniques applied to every model {where}, the one with the largest gain, per dataset, by the "
-            f"paper's point estimates (not a finding beyond doubt: {BEYOND_DOUBT}): " + _listed(parts) + ".")
+        above = table2[table2[task] > 0].sort_values(task, ascending=False, kind="stable")
+        said = [f"{method(r['technique'])} +{sig(r[task])}%" + _aside(
+            _carried(influence, r["technique"], task).removeprefix("; "),
+            _truth_beside((truth or {}).get((r["technique"], task)))) for _, r in above.iterrows()]
+        parts.append(f"{task_labels.get(task, task)}: " + (", ".join(said) if said else "none above 0"))
+    where = "Table 2" + ("; the agent strategies, each beside its own model, are in their own table" if strategies
+                         else "")
+    tested = [f"{task_labels.get(t, t)}: {', '.join(method(x) for x in xs)}" for t in tasks
+              for xs in [(shown or {}).get(t, [])] if xs]
+    test = ("" if shown is None else
+            "Shown to pay by the headline's test (cross-fitted, every technique of a dataset tested together; "
+            f"Findings at a glance): {'; '.join(tested) if tested else 'none, on any dataset'}. ")
+    return (f"{test}The paper's plug-in gains above 0 ({where}), per dataset: point estimates, not findings "
+            f"({BEYOND_DOUBT}; a technique applied to every model adds as many independently estimated strategies, "
+            "so its plug-in gain reads above 0 even where it has no effect): " + _listed(parts) + ".")
+
+
+def techniques_shown(policy: pd.DataFrame) -> dict[str, list[str]]:
+    """Task -> the techniques whose cross-fitted gain the headline's test shows to pay (``policy``:
+    ``intervals.policy_statistics`` rows of kind ``technique gain`` with ``shown``), for ``techniques_found``."""
+    mine = policy[(policy["kind"] == "technique gain") & policy["shown"].fillna(False).astype(bool)]
+    return {t: list(g["item"]) for t, g in mine.groupby("task", sort=False)}
+
+
+def technique_truths(truths: dict | None, tasks: list[str]) -> dict[tuple[str, str], float] | None:
+    """(technique, task) -> the simulator's truth of the paper's technique gain (%) from ``truths``
+    (``known_truth.set_truths``: statistic key -> (T,) values in ``tasks``' order); None without a truth."""
+    if truths is None:
+        return None
+    return {(key.item, task): 100 * float(v[i]) for key, v in truths.items() if key.kind.name == "technique gain"
+            for i, task in enumerate(tasks)}
+
+
+def _truth_beside(truth: float | None) -> str:
+    """"the simulator's truth: x%" of a gain named on a simulated set (``truth`` in %), else ""."""
+    if truth is None or not np.isfinite(truth):
+        return ""
+    return f"the simulator's truth: {'0' if abs(truth) < 5e-7 else sig(truth)}%"
+
+
+def _aside(*parts: str) -> str:
+    """" (a; b)" of the non-empty ``parts``, else ""."""
+    said = [p for p in parts if p]
+    return f" ({'; '.join(said)})" if said else ""
 
 
 def _carried(influence: pd.DataFrame | None, technique: str, task: str) -> str:
@@ -181,17 +226,41 @@ def _fell(r: dict) -> str:
     shown, gains, named = h.get("gains_shown", 0), h.get("gains", 0), h.get("gains_named", [])
     which = f": {'; '.join(named)}" if named and len(named) == shown else ""
     settled = ("" if not gains else "; no single release after the first has a gain shown, all tested "
-               "together, and the change from the first date to the last is not tested as a whole" if not shown else
+               f"together{_losses_said(h)}, and the change from the first date to the last is not tested as a whole"
+               if not shown else
                f"; {shown} of the {gains} releases after the first {'has' if shown == 1 else 'have'} a gain "
                f"shown, all tested together{which}"
                + (", each over the imported models released before it, not over every model of its time (models "
-                  "the source gives no per-problem records of, and models shown in Table 1 only, named in its caveats, "
-                  "are in no frontier: where few came before, a release's gain says more about the source's coverage "
-                  "than about that release)" if r.get("imported") else ""))
-    return (f"went from {fmt_usd(a)} [{fmt_usd(a_lo)}, {fmt_usd(a_hi)}] to {fmt_usd(b)} [{fmt_usd(b_lo)}, "
-            f"{fmt_usd(b_hi)}] USD per problem with {tries} of the model the records choose, then the expert (95% "
+                  "the source gives no per-problem records of, and models kept to Table 1, named in its caveats, "
+                  "are in no frontier: where few came before, a release's gain says more about which models the source "
+                  "ran than about that release)" if r.get("imported") else ""))
+    usd = _distinct(a, b)
+    return (f"went from {usd(a)} [{usd(a_lo)}, {usd(a_hi)}] to {usd(b)} [{usd(b_lo)}, "
+            f"{usd(b_hi)}] USD per problem with {tries} of the model the records choose for each problem, then "
+            "the expert (95% "
             f"intervals{settled}); the paper's estimator (each problem's cheapest model, read on the same runs) reads "
             f"{paper}")
+
+
+def _distinct(a: float, b: float):
+    """A USD format for two values said as a change: ``fmt_usd``, or more figures where it prints two different values
+    alike (review 9, M9: "from 0.167 to 0.167" was a rise from 0.1668 to 0.1672)."""
+    if a == b or fmt_usd(a) != fmt_usd(b) or not (np.isfinite(a) and np.isfinite(b)):
+        return fmt_usd
+    digits = next((d for d in range(4, 8) if sig(a, d) != sig(b, d)), 8)
+    return lambda x: sig(x, digits)
+
+
+def _losses_said(h: dict) -> str:
+    """"; the release of X made it dearer, its gain … wholly below 0 on its own interval" for the headline's releases
+    whose gain's interval lies below 0 (``losses`` of ``about._headline_fall``; review 9, M9), else ""."""
+    losses = h.get("losses") or []
+    if not losses:
+        return ""
+    said = " and ".join(f"{label} ({gain_interval(v, lo, hi)}%)" for label, v, lo, hi in losses)
+    one = len(losses) == 1
+    return (f"; the release{'' if one else 's'} of {said} made it dearer: {'its' if one else 'each'} gain's own "
+            "interval lies wholly below 0")
 
 
 def _start(r: dict) -> str:

@@ -11,6 +11,7 @@ from helpers.analyze import costofpass as cp
 from helpers.analyze import expert_fee, headline, intervals, policy
 from helpers.analyze.estimates import Analysis
 from helpers.analyze.statistic import (
+    FRONTIER,
     KEY_COLUMNS,
     KINDS,
     POLICY_KINDS,
@@ -65,7 +66,7 @@ def expert_only(an: Analysis) -> pd.DataFrame:
 
 # a strategy's cross-fitted gain
 NOT_CHOSEN = "0 (not chosen on any problem: the single attempt looks cheaper on the others)"
-FRONTIER_LINE = "frontier of all models"  # the headline's frontier: one model per dataset, chosen on other problems
+FRONTIER_LINE = "frontier of all models"  # the headline's frontier: each problem's model chosen on the other problems
 # the paper's Eq. 9: per problem the cheapest model or the expert (plug-in)
 PAPER_FRONTIER_LINE = "the paper's frontier"
 
@@ -84,7 +85,7 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
     ``intervals.policy_statistics``) beside the paper's Table 1 and frontier, each split into what the records decide
     and what the expert's fee decides: the policy's unbiased USD per problem with its 95% interval (attempts paid to
     the model; the fee times the estimated chance that all k tries fail) and the paper's value (problems where the
-    model beats the expert; problems charged the fee). The frontier is one model per dataset, chosen for each problem on
+    model beats the expert; problems charged the fee). The frontier is one model per problem, chosen for each problem on
     the other problems and valued on its own runs (the same k). ``fitted``: ``intervals.set_policy(an)``; ``rows``: its
     ``intervals.policy_statistics``. (numbers: one row per model or frontier and dataset; shown: the same rows in
     words.)"""
@@ -323,8 +324,8 @@ def holdout_table(an: Analysis, fitted: intervals.PolicyFit) -> tuple[pd.DataFra
         "chosen on the other problems, valued on its own runs (held-out) [95%]": [
             with_interval(v, lo, hi, fmt_usd) for v, lo, hi in
             zip(numbers["held_out_usd"], numbers["held_out_low"], numbers["held_out_high"])],
-        "in-sample − held-out": [_optimism_said(v, p) for v, p in zip(numbers["optimism_usd"],
-                                                                                   numbers["optimism_pct"])]})
+        "in-sample − held-out (USD; % of the held-out value)": [
+            _optimism_said(v, p) for v, p in zip(numbers["optimism_usd"], numbers["optimism_pct"])]})
     return numbers, shown
 
 
@@ -548,14 +549,15 @@ def model_checks_shown(checks: pd.DataFrame, task_labels: dict[str, str]) -> pd.
 
 def headline_with_truth(an: Analysis, st: intervals.SetStatistics, truth: dict[Key, np.ndarray]
                         ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Each headline number of a simulated set (Table 1, the frontier of all models, Table 2's gains) by both
+    """Each paper number of a simulated set (Table 1, the paper's frontier, Table 2's gains) by both
     estimators with their intervals beside the simulator's truth (``known_truth.true_statistics``: statistic -> (T,)).
 
     Returns (numbers: one row per statistic, task and estimator with value, low, high, truth and whether the
     interval covers it; shown: one row per statistic and dataset, ``value [low, high]`` per estimator, the
     truth, USD or %)."""
     keys = [Key(KINDS[k], item) for k, item in zip(st.frame["kind"], st.frame["item"])]
-    rows = st.frame[st.frame["kind"].isin(HEADLINE) & np.array([k in truth for k in keys], bool)]
+    paper = (TABLE1.name, FRONTIER.name, TECHNIQUE_GAIN.name)  # the paper's frontier, not the headline's (M11)
+    rows = st.frame[st.frame["kind"].isin(paper) & np.array([k in truth for k in keys], bool)]
     tasks = {t: j for j, t in enumerate(an.tasks)}
     numbers = rows.assign(truth=[float(truth[Key(KINDS[k], i)][tasks[t]])
                                  for k, i, t in zip(rows["kind"], rows["item"], rows["task"])])
