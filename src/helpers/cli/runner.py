@@ -283,6 +283,16 @@ def sized_set(params, ctx: Context):
     return params, ctx
 
 
+def preflight_run(params):
+    """``collect.preflight.preflight_estimate`` of the set as it collects (``sized_set``), then a racing set's forecast
+    against its budget (``check_budget_forecast``): every refusal before any call."""
+    if params.budget is not None:
+        params = sized_set(params, prepare(params))[0]
+    ctx, est = preflight_estimate(params)
+    check_budget_forecast(params, racing_forecast(ctx, est))
+    return ctx, est
+
+
 def racing_forecast(ctx: Context, est):
     """A racing set's forecast bill (``grade.forecast.set_forecast``); None for another design or nothing pending."""
     if ctx.params.design != "racing" or est.empty:
@@ -425,9 +435,7 @@ def command(args: argparse.Namespace) -> None:
         claim(prepare(params), Path(args.params), args.overwrite)
         if moved := move_records_aside(params):
             print(f"previous records moved to {moved}")
-    params = sized_set(params, prepare(params))[0] if params.budget is not None else params
-    ctx, est = preflight_estimate(params)
-    check_budget_forecast(params, racing_forecast(ctx, est))
+    ctx, est = preflight_run(params)
     pending_calls = int(est["calls"].sum()) if not est.empty else 0
     report = not names and not args.no_report
     run_stages(Path(args.params).resolve(), ctx, pending_calls, names, args.log_output, args.force or bool(names),
