@@ -15,7 +15,9 @@ Where the pass rates come from:
   problem hard for one model is hard for the others), which is what decides where the race stops. Redrawing each
   option's passes from a posterior of its rate instead (Jeffreys) lets options that never passed pass now and then,
   and forecast bills 11-20% short of the actual ones (``benchmarks/racing_forecast.py``, while it was built). The same
-  bootstrap calibrates the token model: per option, the sample's measured USD over the token model's.
+  bootstrap calibrates the token model: per option, the sample's measured USD over the token model's. A bootstrap of
+  k problems is too narrow for a small k (``widened``: each dataset's bills are widened about their mean to a
+  Student-t interval's width).
 - **prior** (nothing recorded yet): the simulator's own form with every parameter unknown (``PRIOR``): on a problem,
   option o passes with probability expit(tau + delta_o + 2 g_o): tau ~ N(0, 2^2) the dataset's ease, delta_o ~ N(0, 1)
   the option's, g a standard normal difficulty shared by the options with correlation rho ~ U(0, 1), all drawn anew
@@ -172,7 +174,22 @@ def task_bills(case: TaskCase, rng: np.random.Generator, draws: int, alpha: floa
     cost = case.attempt_usd[None] * ratio[:, None, :]
     ran = race_runs(case.race, cost.reshape(-1, n_options), passes.reshape(-1, n_options), case.n_runs,
                     np.tile(case.fee, draws), alpha).reshape(draws, P, n_options)
-    return sample + (ran * case.pending_usd[None] * ratio[:, None, :]).sum(axis=(1, 2))
+    bills = sample + (ran * case.pending_usd[None] * ratio[:, None, :]).sum(axis=(1, 2))
+    return bills if case.pilot is None else widened(bills, case.pilot.passes.shape[0])
+
+
+def widened(bills: np.ndarray, k: int) -> np.ndarray:
+    """A dataset's bootstrapped bills (D,) widened about their mean for a sample of ``k`` problems: the bootstrap's
+    spread of a mean is the plug-in's, (k - 1)/k of the unbiased variance, and its percentiles ignore that the spread
+    is itself estimated from k problems; the factor sqrt(k / (k - 1)) t_{k-1} / z (at the range's upper level) makes
+    its width a Student-t interval's."""
+    from scipy.stats import norm, t
+
+    if k < 2:
+        return bills
+    q = (1 + LEVEL) / 2
+    factor = np.sqrt(k / (k - 1)) * t.ppf(q, k - 1) / norm.ppf(q)
+    return bills.mean() + factor * (bills - bills.mean())
 
 
 def simulate(cases: list[TaskCase], draws: int = DRAWS, seed: int = 0, alpha: float = ALPHA) -> np.ndarray:
