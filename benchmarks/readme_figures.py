@@ -125,6 +125,10 @@ RUNS = (
     Run("racing_validity", ("benchmarks/racing_validity.py", "40"),
         "the racing design against the uniform one on known truth: bias, coverage and width per generator, 40 "
         "simulated sets each"),
+    Run("racing_forecast", ("benchmarks/racing_forecast.py", "50"),
+        "the racing design's forecast bill (what the dry run prints) against the actual bill of 50 simulated "
+        "`sim_racing` sets per generator: coverage of the 90% range, its width and the bias, from the pilot and from "
+        "the prior"),
 )
 BY_ID = {r.id: r for r in RUNS}
 

@@ -51,6 +51,7 @@ def repriced(params_path: str | Path, as_of: dt.date, settings: RunSettings | No
                 description=f"{original.description or original.name} Repriced as of "
                 f"{as_of.isoformat()} (dated price ledger).")
     data.pop("price_snapshot", None)
+    _freeze_share(original, data)
     if original.data_dir:
         data["data_dir"] = str(original.data_path)
     out.mkdir(parents=True, exist_ok=True)
@@ -58,3 +59,16 @@ def repriced(params_path: str | Path, as_of: dt.date, settings: RunSettings | No
     path.write_text(f"# Written by `cost-of-pass reprice {params_path} --as-of {as_of}`.\n"
                     + yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return path, load_params(path, settings)
+
+
+def _freeze_share(original: Params, data: dict) -> None:
+    """A set sized by ``budget.target_usd`` keeps, repriced, the Table-1 share its records were collected on (sized at
+    its own prices, ``grade.forecast.sized_share``), written out in ``data``, not one sized again at other prices."""
+    if original.budget is None:
+        return
+    from helpers.core.context import prepare
+    from helpers.grade.forecast import sized_share
+
+    data["racing"] = {**data.get("racing", {}), "table1_share": sized_share(prepare(original))}
+    data.pop("budget")
+    data.setdefault("budget_usd", original.budget_usd)

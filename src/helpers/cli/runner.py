@@ -269,15 +269,60 @@ def dry_run(params, params_path: Path, overwrite: bool = False) -> None:
     ctx = prepare(params)
     for line in check_remote_hosts(ctx):
         print(line, file=sys.stderr)
+    params, ctx = sized_set(params, ctx)
     est = estimate(ctx)
-    print(format_estimate(ctx, est), flush=True)
+    forecast = racing_forecast(ctx, est)
+    print(format_estimate(ctx, est, forecast), flush=True)
     if params.batch_mode:
         from helpers.collect.batch import check_batchable
 
         check_batchable(ctx.models)
     check_claim(ctx, params_path, overwrite)
+    check_budget_forecast(params, forecast)
     check_budget(params, recorded_spend_usd(params, ctx.snapshot),
                  racing_floor(ctx) if params.design == "racing" else est)
+
+
+def sized_set(params, ctx: Context):
+    """(params, ctx) as the set collects: a racing set's Table-1 share sized by ``budget: {target_usd}``
+    (``grade.forecast.sized``), said in one line."""
+    if params.budget is None or params.design != "racing":
+        return params, ctx
+    from helpers.grade.forecast import sized
+
+    params, ctx = sized(params, ctx)
+    print(f"budget.target_usd ${params.budget.target_usd:g}: Table-1 share {params.racing.table1_share:.0%} (the "
+          "largest whose forecast, read from no record, has its 95th percentile within it)", flush=True)
+    return params, ctx
+
+
+def preflight_run(params):
+    """``collect.preflight.preflight_estimate`` of the set as it collects (``sized_set``), then a racing set's forecast
+    against its budget (``check_budget_forecast``): every refusal before any call."""
+    if params.budget is not None:
+        params = sized_set(params, prepare(params))[0]
+    ctx, est = preflight_estimate(params)
+    check_budget_forecast(params, racing_forecast(ctx, est))
+    return ctx, est
+
+
+def racing_forecast(ctx: Context, est):
+    """A racing set's forecast bill (``grade.forecast.set_forecast``); None for another design or nothing pending."""
+    if ctx.params.design != "racing" or est.empty:
+        return None
+    from helpers.grade.forecast import set_forecast
+
+    return set_forecast(ctx)
+
+
+def check_budget_forecast(params, forecast) -> None:
+    """``collect.budget.check_forecast``: its warning line on stderr, its refusal raised."""
+    if forecast is None:
+        return
+    from helpers.collect.budget import check_forecast
+
+    for line in check_forecast(params, forecast):
+        print(line, file=sys.stderr, flush=True)
 
 
 def run_reprice(params_path: str, as_of, force: bool = False, settings: RunSettings | None = None) -> Path:
@@ -403,7 +448,7 @@ def command(args: argparse.Namespace) -> None:
         claim(prepare(params), Path(args.params), args.overwrite)
         if moved := move_records_aside(params):
             print(f"previous records moved to {moved}")
-    ctx, est = preflight_estimate(params)
+    ctx, est = preflight_run(params)
     pending_calls = int(est["calls"].sum()) if not est.empty else 0
     report = not names and not args.no_report
     run_stages(Path(args.params).resolve(), ctx, pending_calls, names, args.log_output, args.force or bool(names),

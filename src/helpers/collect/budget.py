@@ -36,22 +36,33 @@ def estimate_calls(todo: list[tuple[Attempt, list[int]]], snapshot: PriceSnapsho
     ``max_tokens`` of the set's ``sampling`` or the model's override. A refinement call's prompt
     includes the first response. ``service_tier``: ``batch`` prices them at the snapshot's batch discount.
     """
-    rows = []
-    for a, calls in todo:
-        completion = _expected_completion(a.model, a.problem.task, sampling or {})
-        base_prompt = len(solve_messages(a.problem.question)[0]["content"]) / 4
-        for c in calls:
-            prompt = base_prompt + (completion + 60 if c > 0 else 0)
-            rows.append((a.problem.task, a.model.name, prompt, completion))
-    df = pd.DataFrame(rows, columns=["task", "model", "prompt_tokens", "completion_tokens"])
+    df = call_rows(todo, snapshot, sampling, service_tier)
     if df.empty:
         return pd.DataFrame(columns=["task", "model", "calls", "prompt_tokens", "completion_tokens", "usd"])
-    df["usd"] = cost_usd(df.assign(service_tier=service_tier), snapshot)
     out = df.groupby(["task", "model"], sort=False).agg(
         calls=("usd", "size"), prompt_tokens=("prompt_tokens", "sum"),
         completion_tokens=("completion_tokens", "sum"), usd=("usd", "sum"),
     )
     return out.reset_index()
+
+
+def call_rows(todo: list[tuple[Attempt, list[int]]], snapshot: PriceSnapshot,
+              sampling: dict[str, Any] | None = None, service_tier: str | None = None) -> pd.DataFrame:
+    """The token model of ``estimate_calls``, one row per pending call: ``attempt`` (its position in ``todo``),
+    ``call``, ``task``, ``model``, ``prompt_tokens``, ``completion_tokens`` and ``usd``. ``service_tier``
+    ``"batch"`` prices the calls at the ledger's batch discount (``core.prices.cost_usd``): a set that collects
+    through a batch API (``Params.service_tier``)."""
+    rows = []
+    for i, (a, calls) in enumerate(todo):
+        completion = _expected_completion(a.model, a.problem.task, sampling or {})
+        base_prompt = len(solve_messages(a.problem.question)[0]["content"]) / 4
+        for c in calls:
+            prompt = base_prompt + (completion + 60 if c > 0 else 0)
+            rows.append((i, c, a.problem.task, a.model.name, prompt, completion))
+    df = pd.DataFrame(rows, columns=["attempt", "call", "task", "model", "prompt_tokens", "completion_tokens"])
+    if service_tier is not None:
+        df["service_tier"] = service_tier
+    return df.assign(usd=cost_usd(df, snapshot) if len(df) else pd.Series(dtype=float))
 
 
 def recorded_spend_usd(params: Params, snapshot: PriceSnapshot) -> float:
@@ -72,6 +83,22 @@ def check_budget(params: Params, spent_usd: float, est: pd.DataFrame) -> None:
             f"${spent_usd:.4f} already spent, more than budget_usd ${params.budget_usd:g} in {params.source}"
         )
 
+
+def check_forecast(params: Params, forecast) -> list[str]:
+    """The racing design's budget check against its forecast (``collect.forecast.Forecast``): refuse, in one line, a
+    ``budget_usd`` below the forecast's range (the run would stop short of its end in nearly every draw); a budget
+    inside the range is a warning line (returned), with the share of draws that pass it."""
+    budget, low, high = params.budget_usd, forecast.low, forecast.high
+    if budget < low:
+        raise CostOfPassError(
+            f"over budget: the racing design's forecast is ${low:,.2f}–${high:,.2f} (90% range, "
+            f"${forecast.expected:,.2f} expected), above budget_usd ${budget:g} in {params.source}; raise it, or set "
+            "budget: {target_usd: X} to size the Table-1 sample")
+    if budget < high:
+        return [f"warning: budget_usd ${budget:g} lies inside the forecast's 90% range: {forecast.over(budget):.0%} "
+                "of the simulated races pass it, and the run then stops at it (its records kept: raise budget_usd "
+                "and run again to resume)"]
+    return []
 
 
 class _Cell:

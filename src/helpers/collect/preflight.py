@@ -62,7 +62,9 @@ def racing_floor(ctx: Context) -> pd.DataFrame:
     return estimate_calls(todo, ctx.snapshot, p.sampling.model_dump(), p.service_tier)
 
 
-def format_estimate(ctx: Context, est: pd.DataFrame) -> str:
+def format_estimate(ctx: Context, est: pd.DataFrame, forecast=None) -> str:
+    """The dry run's bill: per model, the uniform design's; a racing set's floor beside it and its ``forecast``
+    (``collect.forecast.Forecast``, from ``grade.forecast.set_forecast``)."""
     p = ctx.params
     lines = [
         f"dry run of '{p.name}' ({p.source}): {len(p.tasks)} tasks x {len(p.models)} models x "
@@ -75,7 +77,7 @@ def format_estimate(ctx: Context, est: pd.DataFrame) -> str:
         return "\n".join(lines)
     by_model = est.groupby("model", sort=False)[["calls", "usd"]].sum()
     if p.design == "racing":
-        return "\n".join(lines + _both_bills(ctx, by_model) + [f"note: {c}" for c in ctx.caveats])
+        return "\n".join(lines + _both_bills(ctx, by_model, forecast) + [f"note: {c}" for c in ctx.caveats])
     for name, row in by_model.iterrows():
         lines.append(f"  {name:<28} {int(row.calls):>8} calls  ${row.usd:>10.4f}")
     lines.append(f"calls: {int(est.calls.sum())}; estimated USD: ${est.usd.sum():.2f} (budget ${p.budget_usd:g})")
@@ -87,8 +89,9 @@ def format_estimate(ctx: Context, est: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _both_bills(ctx: Context, uniform: pd.DataFrame) -> list[str]:
-    """The dry run's two bills, per model: the uniform design's, and the least the racing design makes."""
+def _both_bills(ctx: Context, uniform: pd.DataFrame, forecast=None) -> list[str]:
+    """The dry run's two bills, per model: the uniform design's, and the least the racing design makes; then the
+    racing design's forecast (``forecast``), what the budget is checked against."""
     p = ctx.params
     floor = racing_floor(ctx).groupby("model", sort=False)[["calls", "usd"]].sum().reindex(uniform.index).fillna(0)
     lines = [f"  {'model':<28} {'uniform: calls':>14} {'USD':>11}   {'racing, at least: calls':>23} {'USD':>11}"]
@@ -98,9 +101,12 @@ def _both_bills(ctx: Context, uniform: pd.DataFrame) -> list[str]:
     lines.append(f"uniform design: {int(uniform.calls.sum())} calls, estimated USD ${uniform.usd.sum():.2f}")
     lines.append(f"racing design (this set's): at least {int(floor.calls.sum())} calls, ${floor.usd.sum():.2f} (every "
                  f"option on the Table-1 sample, {p.racing.table1_share:.0%} of each dataset's problems, and the "
-                 "option the prices make cheapest on the others); at most the uniform bill: the rest depends on "
-                 f"what the cheaper options pass (budget ${p.budget_usd:g}: checked against the "
-                 "least now, and before each wave)")
+                 "option the prices make cheapest on the others): a floor, not a forecast; the rest depends on what "
+                 "the cheaper options pass")
+    if forecast is not None:
+        lines.append(forecast.line())
+        lines.append(f"budget ${p.budget_usd:g}: checked against the forecast's range now, and before each wave "
+                     "against its estimate (docs/racing.md, Forecast and budget)")
     return lines
 
 

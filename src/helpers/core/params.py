@@ -103,6 +103,15 @@ class Collection(BaseModel):
                                  "limit: 50,000)")
 
 
+class BudgetTarget(BaseModel):
+    """``budget: {target_usd: X}``: a racing set sized to spend at most X (``grade.forecast.sized_share``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    target_usd: float = Field(gt=0, lt=1e9, allow_inf_nan=False, description=(
+        "USD: the racing design's Table-1 share (at most racing.table1_share) is the largest whose forecast bill, "
+        "read from no record, has its 95th percentile at most this; budget_usd defaults to it"))
+
+
 class PriceChoice(BaseModel):
     """Prices from the dated ledger (``core.ledger``) instead of a named snapshot: each model's price in effect on
     ``as_of``."""
@@ -200,6 +209,8 @@ class Params(BaseModel):
     price_snapshot: str | None = Field(None, min_length=1, description="a file stem in params/prices/ or a path")
     prices: PriceChoice | None = Field(None, description="prices of a date from the ledger, instead of price_snapshot")
     budget_usd: float = Field(gt=0, description="collection refuses to start or stops before passing this (USD)")
+    budget: BudgetTarget | None = Field(None, description="a racing set sized to a bill: {target_usd: X} "
+                                        "(docs/racing.md, Forecast and budget)")
     concurrency: int = Field(4, ge=1, le=256)
     max_retries: int = Field(6, ge=0, le=30)
     retry_backoff_s: float = Field(1.0, ge=0, description="base of the exponential backoff (seconds)")
@@ -290,7 +301,18 @@ class Params(BaseModel):
             raise ValueError("design racing decides which calls to make; an imported set makes none (use uniform)")
         if self.collection.mode == "batch" and self.import_from is not None:
             raise ValueError("collection mode batch sends calls; an imported set makes none (use sync)")
+        if self.budget is not None and self.design != "racing":
+            raise ValueError("budget.target_usd sizes the racing design's Table-1 sample: it needs design: racing")
         return self
+
+    @model_validator(mode="before")
+    @classmethod
+    def _budget_from_target(cls, data: Any) -> Any:
+        """``budget_usd`` defaults to ``budget.target_usd``."""
+        target = data.get("budget") if isinstance(data, dict) else None
+        if "budget_usd" not in data and isinstance(target, dict) and type(target.get("target_usd")) in (int, float):
+            return {**data, "budget_usd": data["budget"]["target_usd"]}
+        return data
 
     @model_validator(mode="after")
     def _table1_only_in_set(self) -> "Params":

@@ -53,7 +53,17 @@ def protected_subsets(ctx: Context) -> list[frozenset[str]]:
 def table1_sample(ctx: Context) -> set[tuple[str, str]]:
     """(task, problem_id) of every dataset's Table-1 sample: every option makes every run there."""
     ids = {t: [q.problem_id for q in ps] for t, ps in ctx.problems.items()}
-    return racing.table1_sample(ids, ctx.params.racing.table1_share, ctx.params.seed)
+    return racing.table1_sample(ids, table1_share(ctx), ctx.params.seed)
+
+
+def table1_share(ctx: Context) -> float:
+    """The set's Table-1 share: ``racing.table1_share``, or the one ``budget: {target_usd}`` sizes
+    (``grade.forecast.sized_share``)."""
+    if ctx.params.budget is None:
+        return ctx.params.racing.table1_share
+    from helpers.grade.forecast import sized_share
+
+    return sized_share(ctx)
 
 
 def judged_cells(ctx: Context, attempts: list[Attempt]) -> pd.DataFrame:
@@ -210,7 +220,8 @@ def race_notes(waves: Waves, made: int, planned: int) -> list[str]:
     the uniform design's attempts it planned."""
     r = waves.ctx.params.racing
     notes = [f"design racing: every option on every run of {len(waves.sample)} problems (the Table-1 sample, "
-             f"{r.table1_share:.0%} of each dataset's, seed {waves.ctx.params.seed}); elsewhere each option only where "
+             f"{table1_share(waves.ctx):.0%} of each dataset's, seed {waves.ctx.params.seed}); elsewhere each option "
+             "only where "
              f"{r.margin:g} x its expected USD per attempt does not exceed the least upper bound (Jeffreys, "
              f"{r.alpha:.1%}) on a protected frontier ({', '.join(r.protect)}): {made:,} of the uniform design's "
              f"{planned:,} attempts"]

@@ -422,7 +422,9 @@ def design_text(an: Analysis) -> str:
     sample."""
     if an.full is None:
         return ""
-    r = an.ctx.params.racing
+    from helpers.grade.racing import table1_share
+
+    r, share = an.ctx.params.racing, table1_share(an.ctx)
     sample = an.expert.index.size
     everywhere = an.full.expert.index.size
     options = an.full.attempts.groupby(["model", "method"], observed=True).ngroups
@@ -430,14 +432,14 @@ def design_text(an: Analysis) -> str:
     made = int(an.full.attempts["complete"].sum())
     kept = "; ".join(KIND_WORDS[k] for k in r.protect)
     return (f"Every model and method made every run on {sample:,} of the {everywhere:,} problems "
-            f"(the Table-1 sample: {r.table1_share:.0%} of each dataset's, drawn by the set's seed); on the others the "
+            f"(the Table-1 sample: {share:.0%} of each dataset's, drawn by the set's seed); on the others the "
             "options ran cheapest first, each only where it could still change a frontier this report shows "
             f"({r.margin:g} × its expected USD per attempt at most the least upper bound on that frontier, from the "
             f"runs of the cheaper options): {made:,} of the uniform design's {uniform:,} attempts "
             f"({made / uniform:.0%}). From every problem's records: {kept}. Table 1 (the paper's estimator, and its "
             "expert's share) reads every problem's records too, each weighted by the inverse of its chance of being "
             "recorded: 1 where the race ran it, N/k on the sample's other records (a dataset's N problems, k of them "
-            f"in the sample: about {1 / r.table1_share:.3g}), so a model the race ran everywhere has the uniform "
+            f"in the sample: about {1 / share:.3g}), so a model the race ran everywhere has the uniform "
             "design's value. Every other number (the cost with up to k tries then the expert, the routing frontier, "
             "the model-based estimate, Tables 5-6, the price-change split, the frontier at other expert fees) comes "
             "from the Table-1 sample alone, as a uniform design's on those problems would: its intervals are wider.")
