@@ -30,7 +30,7 @@ from helpers.collect import racing
 from helpers.core.context import prepare
 from helpers.core.params import load_params
 from helpers.grade.forecast import cell_usd
-from helpers.grade.racing import protected_subsets
+from helpers.grade.race_cells import protected_subsets
 
 SET = "params/sim_racing.yaml"
 DEPARTURES = ("interaction sd 1", "heavy-tailed attempt costs (Pareto, tail 2.5)", "bimodal difficulty")

@@ -1,7 +1,7 @@
 """A racing set's forecast bill (``collect.forecast`` simulates it) and the Table-1 share ``budget: {target_usd}``
 sizes. Assembles the simulation's inputs from the set: its plan, the token model and prices (``collect.budget``), the
-race each dataset runs (``grade.racing.set_races``: the collection's order) and, where the Table-1 sample is recorded,
-its graded records (the pilot). Sits in ``grade`` because the pilot is graded to be read.
+race each dataset runs (``grade.race_cells.set_races``: the collection's order) and, where the Table-1 sample is
+recorded, its graded records (the pilot). Sits in ``grade`` because the pilot is graded to be read.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from helpers.collect.records import RecordStore
 from helpers.core.context import Context
 from helpers.core.errors import CostOfPassError
 from helpers.core.params import Params
-from helpers.grade.racing import CELL, judged_cells, option_of, set_expert, set_races
+from helpers.grade.race_cells import CELL, judged_cells, option_of, set_expert, set_races
 
 SHARES = (0.01, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1.0)  # the Table-1 shares sizing tries
 _SIZED: dict[tuple[str, str], float] = {}  # (the set's parameters, prices) -> its sized share
