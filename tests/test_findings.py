@@ -202,16 +202,15 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
     policy = policy_rows(rows, 8).assign(cheapest=False)  # the frontier has as many tries as each model alone
     said = findings.in_short(policy, {"a": "A", "b": "B"})
     assert said == ["On B, the dearest of its 2 datasets, a correct answer costs $3.92 per problem with the model the "
-                    "records choose for each problem and the human expert (up to 8 tries of the chosen model, as many "
-                    "as the records hold "
-                    "runs of every model, then the expert; 95% interval for these problems "
+                    "records choose for each problem and the human expert (up to 8 tries of the chosen model, half "
+                    "the runs the records hold of every model, then the expert; 95% interval for these problems "
                     "$1.57 to $8.64).",
                     "96.9% of that is the assumed expert fee, paid where every try failed (a failure the benchmark's "
                     "own tests or answer key find, at no cost counted here: a deployment without such a check pays "
                     "for one, or cannot stop at the first pass): its level scales with the fee assumed for the expert "
                     "(the row 'human expert' in the settings of this run), while how often the expert is needed is "
                     "measured by the records.",
-                    "Alone with the expert (up to 8 tries, every run a try), no model is the cheapest there beyond "
+                    "Alone with the expert (up to 8 tries), no model is the cheapest there beyond "
                     "doubt: m1 reads lowest on these records, $1.76 per problem, but its difference with another "
                     "model, paired on the same problems, reaches 0.",
                     "m1 alone reads cheaper than the frontier, with the same 8 tries: the frontier chooses each "
@@ -229,7 +228,7 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
     assert agents.startswith("On B, a correct answer costs $3.92 per problem with the model the records choose "
                              "for each problem (its own attempts, no agent strategy: those are compared with their "
                              "models in Findings at a glance) and the human expert")
-    assert said[2] == ("Alone with the expert (up to 8 tries, every run a try), m1 is the cheapest model there beyond "
+    assert said[2] == ("Alone with the expert (up to 8 tries), m1 is the cheapest model there beyond "
                        "doubt, at $1.76 per problem, cheaper than every other model paired on the same problems.")
     small = findings.in_short(policy.assign(policy_usd=0.000044, policy_low=4.2e-8, policy_high=0.00005), {})
     assert "$0.000044" in small[0] and "e-0" not in " ".join(small) and "<$0.000001" in small[0]
@@ -305,7 +304,7 @@ def test_the_first_screen_says_where_the_simulators_truth_lies_and_when_a_cheape
                                 "truth": [3.48, 1.8, 30.0], "covers": [True, True, True]}))
     said = findings.in_short(policy, {"b": "B"}, truth, {"m1": "M1", "m2": "M2"})
     assert said[2] == "The simulator's truth on this set's problems is $3.48: inside that interval."
-    assert said[3] == ("Alone with the expert (up to 4 tries, every run a try), M1 is the cheapest model there beyond "
+    assert said[3] == ("Alone with the expert (up to 4 tries), M1 is the cheapest model there beyond "
                         "doubt, at $1.76 per problem, cheaper than every other model paired on the same problems.")
     truth = truth.assign(truth=[9.5, 40.0, 30.0], covers=[False, False, True])
     said = findings.in_short(policy, {"b": "B"}, truth, {"m1": "M1", "m2": "M2"})

@@ -353,7 +353,8 @@ def crossfit_frontier(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, ex
 def crossfit_many(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_usd: np.ndarray,
                   option_sets: list[list[int]], k: int | None = None, groups: np.ndarray | None = None
                   ) -> list[CrossFitted]:
-    """``crossfit_frontier`` of each option set at one k (default: the fewest runs of any cell of any set), every
+    """``crossfit_frontier`` of each option set at one k (default: the most the runs identify, the fewest runs of
+    any cell of any set; a set's headline passes ``headline_k``), every
     problem's criterion computed once."""
     used = sorted({o for options in option_sets for o in options})
     k = largest_k(runs[:, used]) if k is None else k
@@ -556,10 +557,10 @@ def gain_interval(before: CrossFitted, after: CrossFitted, here: np.ndarray, fee
 # ---- a set's policy statistics ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SetPolicy:
-    """A set's policy estimates: each strategy alone with every run as a try (``single``, k = the fewest runs of a
-    cell), and the statistics ``specs`` (``headline.Level``/``Gain`` over strategy indices: the frontier of all
-    models, Table 2's technique gains, Figures 2-5) from the chosen policies of their option sets (``fits``, keyed by
-    the sorted strategy indices, () the expert alone; the same k))."""
+    """A set's policy estimates: each strategy alone, each run one try (``single``, k = half the fewest runs of a
+    cell: ``headline_k``), and the statistics ``specs`` (``headline.Level``/``Gain`` over strategy indices: the
+    frontier of all models, Table 2's technique gains, Figures 2-5) from the chosen policies of their option sets
+    (``fits``, keyed by the sorted strategy indices, () the expert alone; the same k))."""
 
     single: PolicyCost
     specs: dict[Key, Spec]

@@ -36,6 +36,12 @@ def tries_said(k: int) -> str:
     return "one try" if k == 1 else f"up to {k} tries"
 
 
+def _k_said(k: int) -> str:
+    """Why k tries, for the first screen: "" for one try, else "half the runs the records hold of every model, " (the
+    headline's k, ``policy.headline_k``)."""
+    return "" if k == 1 else "half the runs the records hold of every model, "
+
+
 def tries_counted(k: int) -> str:
     """k tries as a count: "one try", "4 tries"."""
     return "one try" if k == 1 else f"{k} tries"
@@ -549,9 +555,8 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
     own = (" (its own attempts, no agent strategy: those are compared with their models in Findings at a glance)"
            if strategies else "")
     out = [f"{where} a correct answer costs {dollars(top['policy_usd'])} per problem with the model the records "
-           f"choose for each problem{own} and the human expert ({tries_said(int(top['k']))} of the chosen model, as "
-           "many as the records hold "
-           f"runs of every model, then the expert; 95% interval for these problems "
+           f"choose for each problem{own} and the human expert ({tries_said(int(top['k']))} of the chosen model, "
+           f"{_k_said(int(top['k']))}then the expert; 95% interval for these problems "
            f"{dollars(top['policy_low'])} to {dollars(top['policy_high'])})."]
     expert = (alone_usd or {}).get(top["task"], np.inf)
     if top["policy_usd"] >= expert * (1 - 1e-9):  # review 8 (`local`): the models' tries only add cost here
@@ -641,7 +646,7 @@ def _cheapest_alone(alone: pd.DataFrame, caveat: str = "") -> str:
     best = alone.loc[alone["policy_usd"].idxmin()]
     named = alone[alone["cheapest"].astype(bool)] if "cheapest" in alone else alone.iloc[:0]
     k = int(best["k"])
-    tries = tries_said(k) + ("" if k == 1 else ", every run a try")
+    tries = tries_said(k)
     if len(named):
         best = named.iloc[0]
         return (f"Alone with the expert ({tries}), {best['model']} is the cheapest model there beyond doubt, at "
