@@ -121,7 +121,8 @@ RUNS = (
         "verdict every report's halving times obey)"),
     Run("racing", ("benchmarks/racing.py", "30"),
         "the racing collection design replayed 30 times on the HumanEval runs and on the `sim` set: calls and USD "
-        "against the uniform design, and the largest change of every frontier statistic (needs both sets' results)"),
+        "against the uniform design (also in the batch tier: batch, racing + batch), and the largest change of every "
+        "frontier statistic (needs both sets' results)"),
     Run("racing_validity", ("benchmarks/racing_validity.py", "40"),
         "the racing design against the uniform one on known truth: bias, coverage and width per generator, 40 "
         "simulated sets each"),

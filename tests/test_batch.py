@@ -211,14 +211,50 @@ def test_no_key_reaches_a_file_or_a_batch(batch_stub, write_set):
 
 
 def test_batch_mode_refuses_a_model_without_a_batch_api_before_any_call(write_set, tmp_path):
-    params = load_params(write_set({"name": "simbatch", "tasks": ["two_digit_addition"], "models": ["sim-lightweight"],
-                                    "n_problems": 2, "n_runs": 1, "price_snapshot": "sim_tiny_2025-04",
-                                    "budget_usd": 1.0, "collection": {"mode": "batch"},
+    params = load_params(write_set({"name": "localbatch", "tasks": ["two_digit_addition"],
+                                    "models": ["local-smollm2-135m"], "n_problems": 2, "n_runs": 1,
+                                    "price_snapshot": "local_cpu_2026-11", "budget_usd": 1.0,
+                                    "collection": {"mode": "batch"},
                                     "task_options": {"two_digit_addition": {"source": "generated"}}}))
-    with pytest.raises(CostOfPassError, match=r"model\(s\) sim-lightweight \(sim\) have no batch API this collector "
-                                              r"speaks \(batch: openai, anthropic\); use collection mode sync"):
+    with pytest.raises(CostOfPassError, match=r"model\(s\) local-smollm2-135m \(local\) have no batch API this "
+                                              r"collector speaks \(batch: openai, anthropic\); use collection mode "
+                                              r"sync"):
         preflight(params)
     assert not params.records_path.exists()
+
+
+SIM_DISCOUNT = {"sim-lightweight": 0.5, "sim-reasoning": 0.25}
+SIM_PRICES = {"date": "2025-04-17", "source": "test: sim_tiny's prices with batch discounts",
+              "prices": {"sim-lightweight": {"input_usd_per_mtok": 0.18, "output_usd_per_mtok": 0.18,
+                                             "batch_discount": SIM_DISCOUNT["sim-lightweight"]},
+                         "sim-reasoning": {"input_usd_per_mtok": 1.1, "output_usd_per_mtok": 4.4,
+                                           "batch_discount": SIM_DISCOUNT["sim-reasoning"]}}}
+
+
+def test_a_simulated_set_in_batch_mode_collects_offline_in_the_batch_tier(write_set, tmp_path):
+    """A simulated model stands for a real one: in batch mode its calls are made here (no batch API, no network) as in
+    sync mode, recorded with ``service_tier: batch``, so each model's bill is the sync bill less its discount."""
+    bills, spent = {}, {}
+    for mode in ("sync", "batch"):
+        path = write_set({"name": f"sim{mode}", "tasks": ["two_digit_addition"],
+                          "models": ["sim-lightweight", "sim-reasoning"], "methods": ["vanilla", "self_refine"],
+                          "n_problems": 3, "n_runs": 2, "budget_usd": 1.0, "collection": {"mode": mode},
+                          "task_options": {"two_digit_addition": {"source": "generated"}}}, prices=SIM_PRICES)
+        params = load_params(path)
+        ctx = preflight(params)
+        spent[mode] = run_collection(ctx, progress=False).spent_now_usd
+        records = latest(params)
+        assert (records["status"] == "ok").all() and len(records) == 2 * 3 * 2 * 3  # vanilla 1 call, refine 2
+        assert set(records["service_tier"].fillna("none")) == {"none" if mode == "sync" else "batch"}
+        assert not (params.records_path / journal.JOURNAL).exists()  # no batch was sent
+        bills[mode] = cost_usd(records, ctx.snapshot).groupby(records["model"]).sum()
+        content = records.sort_values(list(KEY))[["prompt_tokens", "completion_tokens", "response"]]
+        bills[f"{mode} content"] = content.reset_index(drop=True)
+    pd.testing.assert_frame_equal(bills["sync content"], bills["batch content"])
+    for model, discount in SIM_DISCOUNT.items():
+        assert bills["sync"][model] > 0
+        assert bills["batch"][model] == pytest.approx(bills["sync"][model] * (1 - discount), rel=1e-12)
+    assert spent["batch"] == pytest.approx(bills["batch"].sum(), rel=1e-9)
 
 
 def test_a_batch_api_that_refuses_the_upload_is_one_line_before_anything_is_paid(write_set, monkeypatch):
@@ -306,10 +342,10 @@ def test_run_batch_on_the_command_line(write_set, tmp_path, capsys, monkeypatch)
     def usd(text):  # stub-a's line: USD to 4 decimals
         return float(next(line for line in text.splitlines() if "stub-a " in line).split("$")[1])
     assert usd(batched) == pytest.approx((1 - DISCOUNT) * usd(sync), abs=1e-4)
-    sim = write_set({"name": "simcli", "tasks": ["two_digit_addition"], "models": ["sim-lightweight"], "n_problems": 2,
-                     "n_runs": 1, "price_snapshot": "sim_tiny_2025-04", "budget_usd": 1.0,
-                     "output_dir": str(tmp_path / "simcli"),
-                     "task_options": {"two_digit_addition": {"source": "generated"}}})
-    assert runner.main(["run", str(sim), "--dry-run", "--batch"]) == 2
+    local = write_set({"name": "localcli", "tasks": ["two_digit_addition"], "models": ["local-smollm2-135m"],
+                       "n_problems": 2, "n_runs": 1, "price_snapshot": "local_cpu_2026-11", "budget_usd": 1.0,
+                       "output_dir": str(tmp_path / "localcli"),
+                       "task_options": {"two_digit_addition": {"source": "generated"}}})
+    assert runner.main(["run", str(local), "--dry-run", "--batch"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "sim-lightweight (sim) have no batch API" in err[0]
+    assert len(err) == 1 and "local-smollm2-135m (local) have no batch API" in err[0]

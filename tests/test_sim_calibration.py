@@ -33,6 +33,11 @@ def test_committed_twins_are_what_calibration_produces(tables, shared_data):
     assert committed == yaml.safe_load(yaml.safe_dump(registry))
     snap = yaml.safe_load((ROOT / "params/prices/sim_paper_table4_2025-04.yaml").read_text())
     assert snap["prices"] == prices["prices"]
+    discounts = {name: p["batch_discount"] for name, p in prices["prices"].items()}  # the real providers' batch APIs
+    assert discounts == {f"sim-{m}": 0.5 for m in ("llama-3.1-8b", "gpt-4o-mini", "llama-3.3-70b", "llama-3.1-405b",
+                                                   "gpt-4o", "claude-3.5-sonnet", "o1-mini", "o3-mini",
+                                                   "deepseek-r1", "o1")}
+    assert all("batch_discount assumed" in p["derivation"] for p in prices["prices"].values())
 
 
 def test_every_twin_is_within_half_a_point_of_table_5_in_expectation(tables, shared_data):

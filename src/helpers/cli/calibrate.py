@@ -5,7 +5,8 @@
 writes ``params/registry/sim_paper.yaml`` (models ``sim-<name>``: the paper's family and release
 date; accuracy per dataset = Table 5, with the aptitude per dataset solved on the difficulties and the twin's
 interactions of the problems the ``sim`` set samples, so each twin's expected accuracy on them is Table 5's) and
-``params/prices/sim_paper_table4_2025-04.yaml`` (the paper's Table 4 prices). Completion tokens per
+``params/prices/sim_paper_table4_2025-04.yaml`` (the paper's Table 4 prices; each twin's batch discount is its real
+model's provider's, ``BATCH``: an assumption). Completion tokens per
 dataset are solved so that the expected cost of an attempt equals Table 6: ``(C - prompt_tokens ·
 in) / out``, with the simulator's prompt-token rule (characters / 4) averaged over the set's sampled
 problems; where Table 6 is below the prompt's own cost, 5 tokens are used and the profile notes the
@@ -49,6 +50,28 @@ def mean_prompt_tokens(problems: dict[str, list]) -> dict[str, float]:
     """Mean simulated prompt tokens (ceil(chars / 4) of the paper prompt) per task over the sample."""
     return {t: sum(math.ceil(len(solve_messages(p.question)[0]["content"]) / 4) for p in ps) / len(ps)
             for t, ps in problems.items()}
+
+
+# The batch discount of each twin: its real model's provider's batch API as documented, an ASSUMPTION for the twin
+# (docs/collection.md, Batch APIs). Table 4 prices the Llama models and DeepSeek-R1 at Together AI's serverless rates
+# (DeepSeek-R1 at $7/$7, Together's, not DeepSeek's own API, which has no batch API; params/prices/paper_table4_2025-04
+# .yaml notes), so those take Together's batch discount.
+OPENAI_BATCH = (0.5, "OpenAI Batch API: 50% off input and output (platform.openai.com/docs/guides/batch)")
+ANTHROPIC_BATCH = (0.5, "Anthropic Message Batches API: 50% off input and output "
+                        "(docs.anthropic.com/en/docs/build-with-claude/batch-processing)")
+TOGETHER_BATCH = (0.5, "Together AI Batch API: 50% off its serverless rates (together.ai/blog/batch-api, launched "
+                       "2025-06-11, after the paper)")
+BATCH = {"llama-3.1-8b": TOGETHER_BATCH, "gpt-4o-mini": OPENAI_BATCH, "llama-3.3-70b": TOGETHER_BATCH,
+         "llama-3.1-405b": TOGETHER_BATCH, "gpt-4o": OPENAI_BATCH, "claude-3.5-sonnet": ANTHROPIC_BATCH,
+         "o1-mini": OPENAI_BATCH, "o3-mini": OPENAI_BATCH, "deepseek-r1": TOGETHER_BATCH, "o1": OPENAI_BATCH}
+
+
+def batch_price(real: str) -> dict:
+    """A twin's ``batch_discount`` and its source (``derivation``): its real model's provider's batch API
+    (``BATCH``)."""
+    discount, source = BATCH[real]
+    return {"batch_discount": discount,
+            "derivation": f"Table 4 list price; batch_discount assumed from the real model's provider: {source}"}
 
 
 # long: one registry entry written out per model, in the order of the paper's tables; its steps are the helpers above
@@ -101,7 +124,7 @@ def calibrate(tables: Path, data_dir: Path, n: int = 128, seed: int = 0) -> tupl
                      + (f"; Table 6 is below the prompt's cost on {', '.join(notes)}" if notes else ""),
         }
         snapshot[name] = {"input_usd_per_mtok": float(row.usd_per_mtok_in),
-                          "output_usd_per_mtok": float(row.usd_per_mtok_out)}
+                          "output_usd_per_mtok": float(row.usd_per_mtok_out), **batch_price(real.name)}
     registry = {"models": models}
     prices_doc = {"date": "2025-04-17",
                   "source": "Simulated twins priced as their real models: arXiv 2504.13359 Table 4",

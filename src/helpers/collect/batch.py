@@ -47,9 +47,11 @@ TIER = "batch"
 
 
 def check_batchable(models: list[ModelSpec]) -> None:
-    """One line, before any call, naming the models that have no batch API the collector speaks (simulated and local
-    models among them: they cost nothing and run here) — imported models make no call."""
-    bad = [f"{m.name} ({m.provider})" for m in models if not m.imported and m.provider not in WIRES]
+    """One line, before any call, naming the models that have no batch API the collector speaks (local models among
+    them: they run here) — imported models make no call, and a simulated model stands for a real one: its calls are
+    made here as in sync mode and recorded in the batch tier (``Caller.record``)."""
+    bad = [f"{m.name} ({m.provider})" for m in models
+           if not m.imported and not m.simulated and m.provider not in WIRES]
     if bad:
         raise CostOfPassError(f"collection mode batch: model(s) {', '.join(bad)} have no batch API this collector "
                               f"speaks (batch: {', '.join(WIRES)}); use collection mode sync for them")

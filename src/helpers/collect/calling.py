@@ -249,6 +249,8 @@ class Caller:
             fingerprint=a.fingerprints[call], status="error" if response is None else "ok",
             latency_s=round(time.perf_counter() - started, 4), tries=tries, error=error, unusable=unusable,
             sampling=dict(sampling), simulated=a.model.simulated,
+            # a simulated model stands for a real one: in batch mode its calls are billed in the batch tier
+            service_tier=self.params.service_tier if a.model.simulated else None,
         )
         if response is not None:
             read_reply(record, response)
@@ -280,7 +282,8 @@ def _attempt_steps(a: Attempt, calls: list[int], done: dict[tuple, str], store: 
             return made, len(calls) - i
         record = yield c, a.method.messages(a.problem.question, c, responses)
         store.append(record)
-        budget.finish(estimate_usd, float(call_cost_usd(record.prompt_tokens, record.completion_tokens, price)))
+        budget.finish(estimate_usd, float(call_cost_usd(record.prompt_tokens, record.completion_tokens, price,
+                                                        batch=record.service_tier == "batch")))
         made.append(record)
         if record.status != "ok":
             break  # a later call needs this one's response

@@ -133,8 +133,9 @@ def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress
 
 def _call_all(params: Params, todo: list, store: RecordStore, caller: Caller | None, snapshot: PriceSnapshot,
               spent: float, est: pd.DataFrame, progress: bool) -> tuple[Budget, Tally, int]:
-    """Make the pending calls: HTTP providers on one event loop, in-process ones on threads, simulated ones on
-    several processes. Returns the budget (its spend, USD), the tally and the number of calls left in the queues."""
+    """Make the pending calls: HTTP providers on one event loop (in batch mode: through their batch APIs), in-process
+    ones on threads, simulated ones on several processes. Returns the budget (its spend, USD), the tally and the
+    number of calls left in the queues."""
     done = needed_responses(todo, store)  # what run_attempt reads: responses of earlier calls
     est_by = {(r.task, r.model): r.usd / r.calls for r in est.itertuples()}
     http = deque((a, c) for a, c in todo if a.model.provider not in LOCAL_PROVIDERS)
@@ -146,15 +147,14 @@ def _call_all(params: Params, todo: list, store: RecordStore, caller: Caller | N
     bar = progress_bar(total=sum(len(c) for _, c in todo), desc=f"{params.name} calls", unit="call",
                        disable=not progress, mininterval=2.0,
                        live_postfix=lambda: f"${budget.spent_usd:,.4f} of ${params.budget_usd:,.2f} spent")
+    left = 0
     with store, stopping():
-        if params.batch_mode:
+        if params.batch_mode and (http or local):  # simulated models: made here, recorded in the batch tier
             from helpers.collect.batch import collect_batches
 
             assert caller is not None  # _collect makes one
-            left = collect_batches(params, [*http, *local, *simulated], done, store, caller, snapshot, budget, est_by,
-                                   tally, bar)
-            bar.close()
-            return budget, tally, left
+            left = collect_batches(params, [*http, *local], done, store, caller, snapshot, budget, est_by, tally, bar)
+            http, local = deque(), deque()
         if http:
             run_coroutine(_collect_http(http, done, store, caller, budget, est_by, snapshot, params.concurrency,
                                         tally, bar))
@@ -165,7 +165,7 @@ def _call_all(params: Params, todo: list, store: RecordStore, caller: Caller | N
         elif simulated:
             _collect_threads(simulated, done, store, caller, budget, est_by, snapshot, 1, tally, bar)
     bar.close()
-    return budget, tally, sum(len(c) for _, c in (*http, *local, *simulated))
+    return budget, tally, left + sum(len(c) for _, c in (*http, *local, *simulated))
 
 
 def run_coroutine(coro):

@@ -103,14 +103,16 @@ def load_snapshot(path: Path, source: str = "price snapshot") -> PriceSnapshot:
     return snapshot.model_copy(update={"path": str(shown(path))})
 
 
-def call_cost_usd(prompt_tokens, completion_tokens, price: ModelPrice):
-    """USD of calls: ``prompt * in + completion * out + fee`` (Eq. 14); arrays broadcast.
+def call_cost_usd(prompt_tokens, completion_tokens, price: ModelPrice, batch: bool = False):
+    """USD of calls: ``prompt * in + completion * out + fee`` (Eq. 14); arrays broadcast. ``batch``: calls made in
+    the batch tier, their tokens less the price's ``batch_discount`` (the fee is not discounted, as ``cost_usd``).
 
     ``completion_tokens`` includes reasoning tokens (they are billed as output).
     """
     p = np.asarray(prompt_tokens, dtype=float)
     c = np.asarray(completion_tokens, dtype=float)
-    return (p * price.input_usd_per_mtok + c * price.output_usd_per_mtok) / 1e6 + price.usd_per_call
+    tokens = (p * price.input_usd_per_mtok + c * price.output_usd_per_mtok) / 1e6
+    return tokens * (1.0 - price.batch_discount if batch else 1.0) + price.usd_per_call
 
 
 BUCKETS = ("prompt_tokens", "cache_read_tokens", "cache_write_tokens", "completion_tokens")  # token columns priced
