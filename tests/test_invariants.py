@@ -145,7 +145,7 @@ def test_the_policy_cost_is_its_mean_over_every_order_of_k_runs(built):
     table = pd.read_csv(built.tables_path / "policy_cost.csv")
     attempts = an.attempts[an.attempts["complete"] & (an.attempts["method"] == "vanilla")]
     runs = attempts.groupby(["task", "problem_id", "model"])
-    k = int(runs.size().min())
+    k = max(1, int(runs.size().min()) // 2)  # half the fewest runs (policy.headline_k)
     frame = pd.read_parquet(built.output_path / "intervals" / "statistics.parquet")
     plug = frame[frame["estimator"] == "plug-in"].set_index(["statistic", "task"])["value"]
     assert (table["policy_low"] <= table["policy_usd"]).all() and (table["policy_usd"] <= table["policy_high"]).all()
