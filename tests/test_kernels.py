@@ -28,8 +28,8 @@ def notebook(path, *cells: str):
 
 def left_behind(scratch: Path) -> list[str]:
     """What the kernels left in ``scratch`` other than a log they wrote something to (kept by design: a kernel's own
-    messages, e.g. under load): sockets, connection files, empty logs."""
-    return [p.name for p in scratch.iterdir() if not (p.suffix == ".log" and p.stat().st_size > 0)]
+    messages, e.g. under load): sockets, connection files, logs holding nothing but how to connect."""
+    return [p.name for p in scratch.iterdir() if not (p.suffix == ".log" and not kernels.said_nothing(p))]
 
 
 @pytest.fixture
@@ -249,3 +249,16 @@ def test_a_forked_kernels_handle_never_signals_a_reused_pid():
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+
+
+def test_a_log_holding_only_how_to_connect_said_nothing(tmp_path):
+    """ipykernel's connection banner alone is litter (removed with the sockets); anything else the kernel wrote is
+    kept."""
+    banner = ("NOTE: When using the `ipython kernel` entry point, Ctrl-C will not work.\n\nTo exit, you will have to "
+              "explicitly quit this process, by either sending\n\"quit\" from a client, or using Ctrl-\\ in UNIX-like "
+              "environments.\n\nTo read more about this, see https://github.com/ipython/ipython/issues/2049\n\n\n"
+              "To connect another client to this kernel, use:\n    --existing /tmp/tmp72usxczp.json\n")
+    for text, nothing in [("", True), (banner, True), (banner + "Traceback (most recent call last):\n", False),
+                          ("MemoryError\n" + banner, False)]:
+        (tmp_path / "k.log").write_text(text)
+        assert kernels.said_nothing(tmp_path / "k.log") is nothing, text

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -88,6 +89,20 @@ def kill_kernels() -> None:
             continue
 
 
+# What ipykernel prints when it starts with no parent process it knows of (a kernel forked from a zygote, which imported
+# ipykernel before the kernel's parent was set): how to connect another client; a log holding only this said nothing.
+CONNECT_BANNER = re.compile(r"(NOTE: When using the `ipython kernel` entry point.*?)?To connect another client to this "
+                            r"kernel, use:\s+--existing \S+", re.S)
+
+
+def said_nothing(log: Path) -> bool:
+    """Whether a kernel's log file holds nothing but whitespace and ipykernel's connection banner (``CONNECT_BANNER``);
+    a log of more than 64 KiB always said something."""
+    if log.stat().st_size > 65536:
+        return False
+    return not CONNECT_BANNER.sub("", log.read_text(encoding="utf-8", errors="replace")).strip()
+
+
 class _LocalKernel(_Manager):
     """What the stages' kernel manager adds to jupyter_client's (mixed in by ``kernel_manager_class``), through its
     public methods and attributes only: local sockets, a log file, no secrets where ``keys`` is False, and its
@@ -140,10 +155,10 @@ class _LocalKernel(_Manager):
         return made
 
     def cleanup_ipc_files(self):
-        # with the sockets, the kernel's log when it said nothing: an empty file per kernel is litter in /tmp
+        # with the sockets, the kernel's log when it said nothing but how to connect to it: litter in /tmp otherwise
         super().cleanup_ipc_files()
         log = Path(f"{self.ip}.log")
-        if self.transport == "ipc" and log.exists() and log.stat().st_size == 0:
+        if self.transport == "ipc" and log.exists() and said_nothing(log):
             log.unlink()
 
     def retire(self, now: bool = False) -> None:
