@@ -72,6 +72,9 @@ def format_estimate(ctx: Context, est: pd.DataFrame, forecast=None) -> str:
         f"prices: snapshot '{ctx.snapshot.name}' of {ctx.snapshot.date} ({ctx.snapshot.source})"
         + (" at each model's batch discount (collection mode batch)" if p.batch_mode else ""),
     ]
+    if p.replays_race:  # design racing on records already there
+        lines.append("design racing on the records already there: no call is made; the race is replayed on them "
+                     "(03_frontier: what it would have spent, and which figures it would have kept; docs/racing.md)")
     if est.empty:
         lines.append("calls: 0 (everything is already recorded); estimated USD: $0.00")
         return "\n".join(lines)
