@@ -181,5 +181,8 @@ def test_an_imported_racing_set_runs_end_to_end(write_set, tmp_path, capsys):
     assert 0 < bill.at[race_replay.RACE, "usd"] < bill.at[race_replay.UNIFORM, "usd"]
     figures = pd.read_csv(params.tables_path / "racing_replay_figures.csv")
     assert {"frontier", "Figure 2", "Figure 3", "Figures 4-5", "Table 1"} <= set(figures["figure"])
+    from helpers.publish.dictionary import undescribed
+
+    assert not [c for c in undescribed(params.tables_path) if c.startswith("racing_replay")]  # in the data dictionary
     lead = (params.tables_path / "racing_replay_bill.lead.md").read_text()
     assert f"{bill.at[race_replay.RACE, 'usd_pct']:.1f}%" in lead and "Racing on these records" in lead
