@@ -33,14 +33,12 @@ import time
 import numpy as np
 import pandas as pd
 
-from helpers.analyze import costofpass as cp
+from helpers.analyze import race_replay
 from helpers.analyze.estimates import load_analysis
-from helpers.analyze.inclusion import inclusion_frame
 from helpers.collect import racing
 from helpers.core.context import prepare
 from helpers.core.methods import collected_methods
 from helpers.core.params import load_params
-from helpers.grade.estimates import strategy_names
 
 TARGET = 0.125  # issue 66: the protected figures for at most this share of the uniform bill at list prices
 SHARE = 0.1  # the Table-1 sample: a tenth of each task's problems (the default of racing.table1_share)
@@ -51,19 +49,12 @@ VARIANTS = ((racing.PROTECTED, SHARE),
 
 
 def load(spec: str):
-    """The set's analysis, its cells (one row per task, problem and collected option) and the options' models and
-    methods."""
+    """The set's analysis, its cells (one row per task, problem and collected option: ``race_replay.cells_of``) and
+    the options' models and methods."""
     path, _, only = spec.partition(":")
     an = load_analysis(prepare(load_params(path)))
     methods = ["vanilla"] if only else [m.name for m in collected_methods(an.ctx.params.methods)]
-    done = an.attempts[an.attempts["complete"] & an.attempts["method"].isin(methods)]
-    done = done.assign(option=strategy_names(done["model"], done["method"]).astype(str),
-                       passes=done["correct"].astype(float))
-    cells = (done.groupby(["task", "problem_id", "option"], observed=True)
-             .agg(cost_usd=("usd", "mean"), passes=("passes", "sum"), runs=("usd", "size"), usd=("usd", "sum"),
-                  calls=("calls", "sum")).reset_index().astype({"task": str, "problem_id": str}))
-    options = {o: (m, me) for o, m, me in done[["option", "model",
-                                                "method"]].drop_duplicates().astype(str).itertuples(index=False)}
+    cells, options = race_replay.cells_of(an.attempts, methods)
     return an, cells.assign(batch_usd=batch_usd(cells, options, an.ctx.snapshot)), options
 
 
@@ -77,41 +68,12 @@ def batch_usd(cells: pd.DataFrame, options: dict, snapshot) -> pd.Series:
 
 
 def statistics(cells: pd.DataFrame, an, options: dict, expert: pd.Series) -> dict[str, pd.Series]:
-    """Every frontier statistic of the reports from ``cells`` (cells not run are absent), flattened to Series."""
-    cop = cells.assign(v=cp.cost_of_pass(cells["cost_usd"], cells["passes"] / cells["runs"])).pivot_table(
-        index=["task", "problem_id"], columns="option", values="v", aggfunc="first")
-    cop = cop.reindex(columns=list(options))
-    base = [o for o, (_, me) in options.items() if me == "vanilla"]
-    models = {o: options[o][0] for o in base}
-    fam = an.families.reindex(list(models.values())).set_axis(base)
-    rel = an.releases.reindex(list(models.values())).set_axis(base)
-    out = {"frontier": cp.frontier(cop, list(options), expert),
-           "vanilla frontier": cp.frontier(cop, base, expert),
-           "Figure 2": cp.frontier_over_time(cop, rel, expert).set_index(["task", "released"])["frontier_usd"],
-           "Figure 3": cp.family_counterfactual(cop, fam, expert).stack(),
-           "Figures 4-5": cp.single_model_counterfactual(cop, base, expert).stack()}
-    for method in sorted({me for _, me in options.values()} - {"vanilla"}):
-        extra = [o for o, (_, me) in options.items() if me == method]
-        out[f"Table 2 ({method})"] = cp.technique_gain(cop, base, base + extra, expert)
-    return out
+    """Every frontier statistic of the reports from ``cells`` (cells not run are absent), flattened to Series
+    (``analyze.race_replay.figures``, what a replayed set's report compares too)."""
+    return race_replay.figures(cells, options, an.families.to_dict(), an.releases.to_dict(), expert)
 
 
-def table1(cells: pd.DataFrame, options: dict, expert: pd.Series, weights: pd.DataFrame | None = None) -> pd.Series:
-    """Table 1 of every vanilla option as the project computes it (``costofpass.single_model_frontier``), (task,
-    option) -> USD; ``weights``: each (problem, option) cell's weight, as a racing set's (``inverse_chance``)."""
-    base = [o for o, (_, me) in options.items() if me == "vanilla"]
-    cop = cells.assign(v=cp.cost_of_pass(cells["cost_usd"], cells["passes"] / cells["runs"])).pivot_table(
-        index=["task", "problem_id"], columns="option", values="v", aggfunc="first").reindex(columns=base)
-    return cp.single_model_frontier(cop, expert, weights).stack()
-
-
-def inverse_chance(cells: pd.DataFrame, ran: pd.DataFrame, chosen: set) -> pd.DataFrame:
-    """A racing set's Table-1 weights (``analyze.inclusion.inclusion_frame``) over every problem and option of
-    ``cells``, from the replay's decisions (``ran``'s ``raced``) and its Table-1 sample ``chosen``."""
-    raced = ran.pivot_table(index=["task", "problem_id"], columns="option", values="raced", aggfunc="first")
-    grid = cells.pivot_table(index=["task", "problem_id"], columns="option", values="runs", aggfunc="first")
-    raced = raced.reindex(index=grid.index, columns=grid.columns).fillna(False).astype(bool)
-    return inclusion_frame(raced, pd.Series([k in chosen for k in grid.index], index=grid.index))
+table1, inverse_chance = race_replay.table1, race_replay.inverse_chance  # Table 1, and a racing set's weights
 
 
 def standard_errors(cells: pd.DataFrame, an, options, expert, replicates: int = 200,
@@ -130,8 +92,7 @@ def standard_errors(cells: pd.DataFrame, an, options, expert, replicates: int = 
     return {k: pd.concat([d[k] for d in draws], axis=1).std(axis=1) for k in draws[0]}
 
 
-KIND = {"frontier": "frontier", "vanilla frontier": "frontier", "Figure 2": "releases", "Figure 3": "families",
-        "Figures 4-5": "models"}  # the racing.protect choice that keeps a statistic exact (Table 2: techniques)
+KIND = race_replay.KIND  # the racing.protect choice that keeps a statistic exact (Table 2: techniques)
 
 
 def replay_all(cells, an, options, expert, kinds, share: float, replays: int, full, se) -> tuple[pd.DataFrame, dict]:

@@ -123,6 +123,10 @@ RUNS = (
         "the racing collection design replayed 30 times on the HumanEval runs and on the `sim` set: calls and USD "
         "against the uniform design (also in the batch tier: batch, racing + batch), and the largest change of every "
         "frontier statistic (needs both sets' results)"),
+    Run("racing_replay", ("benchmarks/racing_replay.py",),
+        "`design: racing` on the imported HumanEval and SWE-bench bash-only sets: the rule replayed once on their "
+        "records with the sets' own settings (what their reports' racing_replay tables say): the USD and calls the "
+        "race would have made, and each figure identical or not (needs both sets' results)"),
     Run("racing_validity", ("benchmarks/racing_validity.py", "40"),
         "the racing design against the uniform one on known truth: bias, coverage and width per generator, 40 "
         "simulated sets each"),

@@ -247,11 +247,11 @@ def test_inclusion_weights_make_table1_unbiased_over_the_samples():
     np.testing.assert_allclose(np.mean(totals, axis=0), values.sum(axis=0), rtol=1e-12)
 
 
-def test_racing_refuses_an_imported_set(write_set, tmp_path):
-    from helpers.core.errors import CostOfPassError
-
-    with pytest.raises(CostOfPassError, match="racing decides which calls to make"):
-        _racing_set(write_set, tmp_path / "x", import_from={"format": "generic", "path": "x.csv"})
+def test_racing_on_an_imported_set_replays_the_rule_on_its_records(write_set, tmp_path):
+    """An imported set makes no call: ``design: racing`` there replays the race on its records (issue 66, item 4;
+    ``tests/test_racing_replay.py``) instead of being refused."""
+    params = _racing_set(write_set, tmp_path / "x", import_from={"format": "generic", "path": "x.csv"})
+    assert params.replays_race and not params.collects_by_race
 
 
 def test_dry_run_prints_both_bills(write_set, tmp_path):

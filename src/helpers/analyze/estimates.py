@@ -236,7 +236,7 @@ def load_analysis(ctx: Context) -> Analysis:
     aside = None if table1_only is None else analysis_of(table1_only, attempts[only[0]], estimates[only[1]])
     attempts, estimates = attempts[~only[0]].reset_index(drop=True), estimates[~only[1]].reset_index(drop=True)
     full = analysis_of(headline, attempts, estimates, aside)
-    if ctx.params.design != "racing":
+    if not ctx.params.collects_by_race:
         return full
     from helpers.grade.racing import table1_sample
 

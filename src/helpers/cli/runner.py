@@ -263,7 +263,7 @@ def dry_run(params, params_path: Path, overwrite: bool = False) -> None:
     keys (a dry run is how to see the bill without them): another set's folder, a bill over the budget; writes
     nothing."""
     from helpers.collect.budget import check_budget, recorded_spend_usd
-    from helpers.collect.preflight import check_remote_hosts, racing_floor
+    from helpers.collect.preflight import check_remote_hosts, check_replay_recorded, racing_floor
     from helpers.publish.index_page import check_claim
 
     ctx = prepare(params)
@@ -273,6 +273,7 @@ def dry_run(params, params_path: Path, overwrite: bool = False) -> None:
     est = estimate(ctx)
     forecast = racing_forecast(ctx, est)
     print(format_estimate(ctx, est, forecast), flush=True)
+    check_replay_recorded(ctx, est)
     if params.batch_mode:
         from helpers.collect.batch import check_batchable
 
@@ -280,13 +281,13 @@ def dry_run(params, params_path: Path, overwrite: bool = False) -> None:
     check_claim(ctx, params_path, overwrite)
     check_budget_forecast(params, forecast)
     check_budget(params, recorded_spend_usd(params, ctx.snapshot),
-                 racing_floor(ctx) if params.design == "racing" else est)
+                 racing_floor(ctx) if params.collects_by_race else est)
 
 
 def sized_set(params, ctx: Context):
     """(params, ctx) as the set collects: a racing set's Table-1 share sized by ``budget: {target_usd}``
     (``grade.forecast.sized``), said in one line."""
-    if params.budget is None or params.design != "racing":
+    if params.budget is None or not params.collects_by_race:
         return params, ctx
     from helpers.grade.forecast import sized
 
@@ -308,7 +309,7 @@ def preflight_run(params):
 
 def racing_forecast(ctx: Context, est):
     """A racing set's forecast bill (``grade.forecast.set_forecast``); None for another design or nothing pending."""
-    if ctx.params.design != "racing" or est.empty:
+    if not ctx.params.collects_by_race or est.empty:
         return None
     from helpers.grade.forecast import set_forecast
 

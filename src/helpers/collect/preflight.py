@@ -72,11 +72,14 @@ def format_estimate(ctx: Context, est: pd.DataFrame, forecast=None) -> str:
         f"prices: snapshot '{ctx.snapshot.name}' of {ctx.snapshot.date} ({ctx.snapshot.source})"
         + (" at each model's batch discount (collection mode batch)" if p.batch_mode else ""),
     ]
+    if p.replays_race:  # design racing on records already there
+        lines.append("design racing on the records already there: no call is made; the race is replayed on them "
+                     "(03_frontier: what it would have spent, and which figures it would have kept; docs/racing.md)")
     if est.empty:
         lines.append("calls: 0 (everything is already recorded); estimated USD: $0.00")
         return "\n".join(lines)
     by_model = est.groupby("model", sort=False)[["calls", "usd"]].sum()
-    if p.design == "racing":
+    if p.collects_by_race:
         return "\n".join(lines + _both_bills(ctx, by_model, forecast) + [f"note: {c}" for c in ctx.caveats])
     for name, row in by_model.iterrows():
         lines.append(f"  {name:<28} {int(row.calls):>8} calls  ${row.usd:>10.4f}")
@@ -127,6 +130,19 @@ def check_local_runtime(ctx: Context, est: pd.DataFrame) -> None:
         weights_path(weights)
 
 
+def check_replay_recorded(ctx: Context, est: pd.DataFrame) -> None:
+    """A set replaying the race on records it has (``racing.replay``, ``analyze.race_replay``) makes no call: every
+    call of the uniform design must already be recorded (an imported set's are read from its source)."""
+    p = ctx.params
+    if p.replays_race and p.import_from is None and not est.empty:
+        from helpers.core.paths import shown
+
+        raise CostOfPassError(f"{p.source}: racing.replay replays the race on the records already there, and "
+                              f"{int(est['calls'].sum()):,} calls of the uniform design are not in "
+                              f"{shown(p.records_path)}: collect them with design: uniform, or point records_dir at a "
+                              "uniform set's records")
+
+
 def check_import_source(ctx: Context) -> None:
     """An imported set's source file exists (read in full by the collection stage)."""
     if ctx.params.import_from is not None:
@@ -175,9 +191,10 @@ def preflight_estimate(params: Params) -> tuple[Context, pd.DataFrame]:
     from helpers.collect.budget import check_budget, recorded_spend_usd
 
     est = estimate(ctx)
+    check_replay_recorded(ctx, est)
     check_local_runtime(ctx, est)
     check_budget(params, recorded_spend_usd(params, ctx.snapshot),
-                 racing_floor(ctx) if params.design == "racing" else est)
+                 racing_floor(ctx) if params.collects_by_race else est)
     return ctx, est
 
 

@@ -86,6 +86,10 @@ class Racing(BaseModel):
         description="the frontiers kept exact on every problem (the frontier; Figure 2's releases; Figure 3's families "
                     "left out; Figures 4-5's models left out; Table 2's techniques): the others are computed from the "
                     "Table-1 sample, and the report says which")
+    replay: bool = Field(False, description="replay the rule on the set's records instead of collecting (a uniform "
+                         "set's, e.g. through records_dir; implied for an imported set): no call is made, every "
+                         "number is the uniform design's, and the report adds what the race would have spent and which "
+                         "protected figures it would have kept identical (docs/racing.md, Racing on records you have)")
 
 
 class Collection(BaseModel):
@@ -297,12 +301,13 @@ class Params(BaseModel):
 
     @model_validator(mode="after")
     def _racing_collects(self) -> "Params":
-        if self.design == "racing" and self.import_from is not None:
-            raise ValueError("design racing decides which calls to make; an imported set makes none (use uniform)")
+        if self.racing.replay and self.design != "racing":
+            raise ValueError("racing.replay replays the racing design's rule: it needs design: racing")
         if self.collection.mode == "batch" and self.import_from is not None:
             raise ValueError("collection mode batch sends calls; an imported set makes none (use sync)")
-        if self.budget is not None and self.design != "racing":
-            raise ValueError("budget.target_usd sizes the racing design's Table-1 sample: it needs design: racing")
+        if self.budget is not None and not self.collects_by_race:
+            raise ValueError("budget.target_usd sizes the racing design's Table-1 sample: it needs design: racing "
+                             "on a set that collects (not an imported set or racing.replay)")
         return self
 
     @model_validator(mode="before")
@@ -320,7 +325,7 @@ class Params(BaseModel):
             raise ValueError(f"table1_only names models that are not in the set's models: {', '.join(stray)}")
         if len(set(self.table1_only)) >= len(self.models):
             raise ValueError("table1_only leaves no model for the frontier: keep at least one model out of it")
-        if self.table1_only and self.design == "racing":
+        if self.table1_only and self.collects_by_race:
             raise ValueError("table1_only is not available with design racing (the race would choose among them)")
         return self
 
@@ -335,6 +340,17 @@ class Params(BaseModel):
     def batch_mode(self) -> bool:
         """Whether calls go through the providers' batch APIs: the set's ``collection.mode``, or ``--batch``."""
         return self.collection.mode == "batch" or self.settings.batch
+
+    @property
+    def replays_race(self) -> bool:
+        """``design: racing`` on records already there (an imported set, or ``racing.replay``): the rule is replayed on
+        them (``analyze.race_replay``), nothing is collected, and every number is the uniform design's."""
+        return self.design == "racing" and (self.import_from is not None or self.racing.replay)
+
+    @property
+    def collects_by_race(self) -> bool:
+        """``design: racing`` on a set that collects: the race decides which calls to make (``grade.racing``)."""
+        return self.design == "racing" and not self.replays_race
 
     @property
     def service_tier(self) -> str | None:

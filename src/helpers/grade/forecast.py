@@ -127,7 +127,7 @@ def _size(ctx: Context, target: float) -> float:
 
 def sized(params: Params, ctx: Context) -> tuple[Params, Context]:
     """The set as it collects: with ``budget.target_usd``, its ``racing.table1_share`` the sized one."""
-    if params.budget is None or params.design != "racing":
+    if params.budget is None or not params.collects_by_race:
         return params, ctx
     share = sized_share(ctx)
     params = params.model_copy(update={"racing": params.racing.model_copy(update={"table1_share": share})})

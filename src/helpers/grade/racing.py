@@ -168,7 +168,7 @@ def run_design(ctx: Context, progress: bool = True) -> CollectResult:
     raise if the budget stopped it before the end."""
     from helpers.collect.collection import run_collection
 
-    if ctx.params.design != "racing":
+    if not ctx.params.collects_by_race:
         return run_collection(ctx, progress)
     result = collect_racing(ctx, progress)
     if result.pending_calls:

@@ -388,6 +388,7 @@ def run_context(an: Analysis, policy: pd.DataFrame | None = None) -> dict:
         "simulated": bool(an.simulated),
         "known_truth": all(m.simulated for m in an.ctx.models),
         "imported": an.imported,
+        "replay": an.ctx.params.replays_race,  # design racing on records already there: the race replayed on them
         "regraded": _regraded(an),
         "agent_runs": an.agent_runs,
         "tasks": list(an.tasks),

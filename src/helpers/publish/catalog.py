@@ -44,6 +44,7 @@ class Artifact:
     imported_only: bool = False  # published only for sets of imported records (import_from)
     agent_only: bool = False  # published only for sets of recorded agent runs (import_from format agent_evals)
     graded_only: bool = False  # published only for sets the project grades itself (not every verdict imported as given)
+    replay_only: bool = False  # published only for sets replaying the race on their records (Params.replays_race)
     paper: str | None = None  # the paper's number for it ("Table 1", "Figure 2"); None: beyond the paper (S-numbered)
 
     def __post_init__(self):
@@ -181,6 +182,12 @@ _DEFINED: dict[str, tuple[Artifact, ...]] = {  # by topic; the report's order is
     "The item-response model: a sensitivity analysis": (
         Artifact("model_based_sensitivity", "table", stage="07_validity", fmt="g3", numeric=("value", "low", "high")),
     ),
+    "Racing on these records": (
+        Artifact("racing_replay_bill", "table", stage="03_frontier", fmt="g3",
+                 numeric=("calls", "usd", "calls_pct", "usd_pct"), replay_only=True),
+        Artifact("racing_replay_figures", "table", stage="03_frontier", fmt="g3",
+                 numeric=("values", "differing", "largest_difference", "largest_relative_pct"), replay_only=True),
+    ),
     "Imported records": (
         Artifact("grader_agreement", "table", stage="03_frontier",
                  fmt="g3", numeric=("responses", "source_pct", "project_pct", "agree_pct",
@@ -223,6 +230,7 @@ PARTS: dict[str, dict[str, tuple[str, ...]]] = {
         "Where the frontier's change came from: new models or prices": ("price_change", "price_change_split"),
         "Cost–accuracy frontier of oracle routing": ("routing_frontier",),
         "Imported records": ("grader_agreement", "grader_disagreements", "agent_runs"),
+        "Racing on these records": ("racing_replay_bill", "racing_replay_figures"),
         "Validity on known truth": ("policy_truth", "headline_truth", "validity_generators",
                                     "validity_generators_heatmap",
                                     "validity_summary", "validity_technique_gains",

@@ -189,7 +189,8 @@ class ReportParts:
         return ((run["known_truth"] or not artifact.simulated_only)
                 and (run.get("imported") or not artifact.imported_only)
                 and (run.get("agent_runs") or not artifact.agent_only)
-                and (run.get("regraded", True) or not artifact.graded_only))
+                and (run.get("regraded", True) or not artifact.graded_only)
+                and (run.get("replay") or not artifact.replay_only))
 
     def outline(self, run: dict):
         """The report's body as Markdown blocks, in order (``catalog.PARTS``): each part's heading, its numbered

@@ -668,3 +668,19 @@ def grader_agreement(an) -> tuple[pd.DataFrame, pd.DataFrame]:
     return numbers, shown
 
 
+def racing_replay(replay) -> tuple[tuple[pd.DataFrame, pd.DataFrame], tuple[pd.DataFrame, pd.DataFrame]]:
+    """The race replayed on a set's records (``analyze.race_replay.Replay``): (numbers, shown) of its bill and of its
+    figures' verdicts; the shown ones with calls as whole numbers, USD and differences to three significant figures,
+    shares to one decimal and each figure by its label."""
+    bill = replay.bill
+    bill_shown = pd.DataFrame({"design": bill["design"], "calls": bill["calls"].map("{:,.0f}".format),
+                               "USD": bill["usd"].map(fmt_usd),
+                               "% of the calls": bill["calls_pct"].map("{:.1f}".format),
+                               "% of the USD": bill["usd_pct"].map("{:.1f}".format)})
+    fig = replay.figures
+    fig_shown = pd.DataFrame({"figure": fig["label"], "protected": fig["protected"], "read from": fig["from"],
+                              "values": fig["values"].map(str), "identical": fig["identical"],
+                              "differing": fig["differing"].map(str),
+                              "largest difference": fig["largest_difference"].map(fmt_pct),
+                              "largest difference, % of the value": fig["largest_relative_pct"].map(fmt_pct)})
+    return (bill, bill_shown), (fig, fig_shown)
