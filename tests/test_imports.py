@@ -320,3 +320,16 @@ def test_a_gzip_bomb_is_refused_with_bounded_memory(tmp_path):
         list(lines(bomb))
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert bomb.stat().st_size < 2 << 20 and grown_mb < 8 * MAX_LINE / (1 << 20)
+
+
+def test_the_agreement_table_of_a_set_without_source_labels_is_empty(monkeypatch):
+    """An import with no correctness column of its own: no row to agree on, an empty table (was a KeyError)."""
+    from types import SimpleNamespace
+
+    from helpers.grade import stage
+    from helpers.publish import tables
+
+    calls = pd.DataFrame({"task": ["gsm8k"], "model": ["m"], "correct": [True]})
+    monkeypatch.setattr(stage, "read_graded", lambda ctx, name: calls)
+    numbers, shown = tables.grader_agreement(SimpleNamespace(ctx=None, task_labels={}, set_labels={}))
+    assert numbers.empty and shown.empty and "dataset" in shown.columns

@@ -654,7 +654,8 @@ def grader_agreement(an) -> tuple[pd.DataFrame, pd.DataFrame]:
     from helpers.grade.stage import read_graded
 
     numbers = agreement(read_graded(an.ctx, "calls"))
-    numbers = numbers[[get_task(t).metric != "verdict" for t in numbers["task"]]].reset_index(drop=True)
+    graded = np.array([get_task(t).metric != "verdict" for t in numbers["task"]], dtype=bool)  # a mask even when empty
+    numbers = numbers[graded].reset_index(drop=True)
     shown = numbers.assign(task=numbers["task"].map(an.task_labels), model=numbers["model"].map(an.set_labels))
     if set(numbers["method"]) <= {"vanilla"}:
         shown = shown.drop(columns="method")
