@@ -280,6 +280,9 @@ def dry_run(params, params_path: Path, overwrite: bool = False) -> None:
     est = estimate(ctx)
     forecast = racing_forecast(ctx, est)
     print(format_estimate(ctx, est, forecast), flush=True)
+    if params.settings.part:
+        print(f"shard {params.settings.shard}: the calls and USD above are this shard's (docs/collection.md, Shards)",
+              flush=True)
     if params.batch_mode:
         from helpers.collect.batch import check_batchable
 
@@ -445,6 +448,12 @@ def command(args: argparse.Namespace) -> None:
     if args.command == "check" or args.dry_run:
         dry_run(params, Path(args.params), getattr(args, "overwrite", False))
         return
+    run_set(args, params)
+
+
+def run_set(args: argparse.Namespace, params) -> None:
+    """``run`` of a set (its stages, or ``--only`` those named; ``--recollect``: its records moved aside first), or of
+    one shard (``--shard``: ``cli.shards.run_shard``)."""
     names = args.only.split(",") if args.only else None
     unknown = [n for n in names or [] if n not in NOTEBOOKS]
     if unknown:

@@ -56,8 +56,7 @@ def run_shard(params_path: Path, ctx: Context, log_output: bool = False, overwri
             _run(params_path, params, name, then, log_output)
     finally:
         kernels.retire()  # a kernel started for a stage that did not run
-    part = params.settings.part
-    print(f"next  shard {part.text} of {params.name} collected and graded; when every shard has ended, run "
+    print(f"next  shard {params.settings.shard} of {params.name} collected and graded; when every shard has ended, run "
           f"`cost-of-pass run {shown(params_path)}` (without --shard) to merge them and run every stage", flush=True)
     return list(STAGES)
 

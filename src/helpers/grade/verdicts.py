@@ -2,9 +2,9 @@
 
 One JSON line per verdict, appended (``results/<set>/graded/sandbox_verdicts.jsonl``, which no graded program can
 see; a shard's run, ``--shard i/N``, appends to ``graded/shard-i-of-N/sandbox_verdicts.jsonl``, which the whole set's
-grading reads too): ``key`` (``sandbox.job_key``: the program, its tests, the limits, the boundary, the interpreter's version and the
-rules' version), ``passed``, ``reason``, ``cpu_s`` (the program's CPU seconds), ``harness`` (split or whole),
-``isolation`` (bwrap or none) and ``mac``, an HMAC-SHA256 of the rest under a key kept per checkout
+grading reads too): ``key`` (``sandbox.job_key``: the program, its tests, the limits, the boundary, the interpreter's
+version and the rules' version), ``passed``, ``reason``, ``cpu_s`` (the program's CPU seconds), ``harness`` (split
+or whole), ``isolation`` (bwrap or none) and ``mac``, an HMAC-SHA256 of the rest under a key kept per checkout
 (``.cop-grader-key``, mode 0600, made on first use). A line that is not such an object — a torn tail, a non-UTF-8
 byte, a string where a bool belongs, a row whose MAC does not match — is not used: its program is graded again, and one
 warning counts what was skipped. Only final verdicts are written (never a backstop kill or a lost worker).
