@@ -174,3 +174,18 @@ def test_four_shards_reproduce_one_run(write_set, tmp_path):
     assert tables
     for rel in tables:
         assert (tmp_path / "many" / rel).read_bytes() == (tmp_path / "one" / rel).read_bytes(), rel
+
+
+def test_the_sets_grading_reads_the_shards_verdicts(tmp_path):
+    """A program a shard judged is not judged again by the merge: the set's verdict cache reads the shards' (signed
+    with this checkout's key) beside its own, and writes only its own."""
+    from helpers.grade.verdicts import VerdictCache
+
+    key = b"k" * 32
+    row = {"key": "job", "passed": True, "reason": "", "cpu_s": 0.5, "harness": "split", "isolation": "bwrap"}
+    VerdictCache(tmp_path / "graded" / "shard-2-of-4" / "sandbox_verdicts.jsonl", key).add([row])
+    merged = VerdictCache(tmp_path / "graded" / "sandbox_verdicts.jsonl", key)
+    assert merged.known == {"job": row} and not merged.skipped
+    assert not (tmp_path / "graded" / "sandbox_verdicts.jsonl").exists()
+    assert VerdictCache(tmp_path / "graded" / "shard-1-of-4" / "sandbox_verdicts.jsonl", key).known == {}
+    assert VerdictCache(tmp_path / "graded" / "sandbox_verdicts.jsonl", b"o" * 32).skipped == 1  # another key's
