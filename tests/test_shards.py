@@ -149,6 +149,25 @@ def cli(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=600)
 
 
+def test_shards_collect_one_runs_records(write_set, tmp_path):
+    """In one process (the fast loop's check; ``test_four_shards_reproduce_one_run`` runs the processes): the 4 shards'
+    collections, one after another into one folder, hold the records of one collection, and then nothing is pending."""
+    from helpers.collect.collection import collect
+    from helpers.core.context import prepare
+    from helpers.core.params import load_params
+
+    def run(folder: str, shard: str = "") -> int:
+        params = load_params(write_set(small_set("inproc", tmp_path / folder)))
+        params = params.model_copy(update={"settings": replace(params.settings, shard=shard)})
+        ctx = prepare(params)
+        return collect(params, ctx.problems, ctx.models, ctx.snapshot, progress=False).made_calls
+
+    whole = run("one")
+    assert sum(run("many", f"{i}/{N}") for i in range(1, N + 1)) == whole and run("many") == 0
+    pd.testing.assert_frame_equal(records(tmp_path / "one" / "records"), records(tmp_path / "many" / "records"))
+
+
+@pytest.mark.slow  # the pipeline twice and 4 shards' runs: about a minute alone, minutes beside other work
 def test_four_shards_reproduce_one_run(write_set, tmp_path):
     """The acceptance: the set run once, and as 4 shards in separate processes then merged by the set's run, gives the
     same records (every field but ``TIMING``) and the same tables, byte for byte."""

@@ -58,8 +58,8 @@ class RunSettings:
                        shard=shard or self.shard)
 
     def parameter(self) -> dict[str, bool | str]:
-        """The papermill parameter ``settings`` (plain JSON)."""
-        return asdict(self)
+        """The papermill parameter ``settings`` (plain JSON; ``shard`` only in a shard's run)."""
+        return {k: v for k, v in asdict(self).items() if k != "shard" or v}
 
     @classmethod
     def from_parameter(cls, value: object) -> RunSettings:
