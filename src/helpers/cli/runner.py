@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+from helpers.cli.shards import refuse as refuse_shard
+from helpers.cli.shards import run_shard
 from helpers.cli.skipping import StageKeys
 from helpers.collect.preflight import estimate, format_estimate, preflight_estimate
 from helpers.collect.records import move_records_aside
@@ -187,6 +189,10 @@ def _run_parser(sub) -> argparse.ArgumentParser:
     run.add_argument("--offline", action="store_true", help="refuse any model whose api_base is another machine")
     run.add_argument("--batch", action="store_true", help="send the calls through the providers' batch APIs "
                                                           "(OpenAI, Anthropic), billed at their batch discount")
+    run.add_argument("--shard", default="", metavar="I/N",
+                     help="collect and grade only shard I of N of the set's attempts (a stable hash of each attempt's "
+                          "key), into files of its own; then run the set without --shard to merge the shards and run "
+                          "every stage (docs/collection.md, Shards)")
     run.add_argument("--recollect", action="store_true",
                      help="collect every call again (the previous records move to records.previous/)")
     run.add_argument("--overwrite", action="store_true",
@@ -221,7 +227,8 @@ def run_settings(args: argparse.Namespace) -> RunSettings:
     return RunSettings.from_environment().allowing(offline=getattr(args, "offline", False),
                                                    write_anywhere=getattr(args, "write_anywhere", False),
                                                    unisolated_grading=getattr(args, "unisolated_grading", False),
-                                                   batch=getattr(args, "batch", False))
+                                                   batch=getattr(args, "batch", False),
+                                                   shard=getattr(args, "shard", "") or "")
 
 
 def stop_on_signals() -> None:
@@ -274,6 +281,9 @@ def dry_run(params, params_path: Path, overwrite: bool = False) -> None:
     forecast = racing_forecast(ctx, est)
     print(format_estimate(ctx, est, forecast), flush=True)
     check_replay_recorded(ctx, est)
+    if params.settings.part:
+        print(f"shard {params.settings.shard}: the calls and USD above are this shard's (docs/collection.md, Shards)",
+              flush=True)
     if params.batch_mode:
         from helpers.collect.batch import check_batchable
 
@@ -435,9 +445,16 @@ def command(args: argparse.Namespace) -> None:
     if args.command in ("quarto", "report"):
         render(args, params)
         return
+    refuse_shard(params, getattr(args, "only", None), getattr(args, "recollect", False))
     if args.command == "check" or args.dry_run:
         dry_run(params, Path(args.params), getattr(args, "overwrite", False))
         return
+    run_set(args, params)
+
+
+def run_set(args: argparse.Namespace, params) -> None:
+    """``run`` of a set (its stages, or ``--only`` those named; ``--recollect``: its records moved aside first), or of
+    one shard (``--shard``: ``cli.shards.run_shard``)."""
     names = args.only.split(",") if args.only else None
     unknown = [n for n in names or [] if n not in NOTEBOOKS]
     if unknown:
@@ -450,6 +467,9 @@ def command(args: argparse.Namespace) -> None:
         if moved := move_records_aside(params):
             print(f"previous records moved to {moved}")
     ctx, est = preflight_run(params)
+    if params.settings.part:  # collect and grade the shard, then say what merges the shards
+        run_shard(Path(args.params).resolve(), ctx, args.log_output, args.overwrite)
+        return
     pending_calls = int(est["calls"].sum()) if not est.empty else 0
     report = not names and not args.no_report
     run_stages(Path(args.params).resolve(), ctx, pending_calls, names, args.log_output, args.force or bool(names),

@@ -86,13 +86,13 @@ def collect(params: Params, problems: dict[str, list[Problem]], models: list[Mod
     """
     from helpers.core.locking import output_lock
 
-    with output_lock(params.output_path):
+    with output_lock(params.output_path, params.settings.part):
         return _collect(params, problems, models, snapshot, progress, caller, attempts)
 
 
 def _collect(params: Params, problems, models, snapshot: PriceSnapshot, progress: bool, caller: Caller | None,
              attempts: list[Attempt] | None = None) -> CollectResult:
-    store = RecordStore(params.records_path)
+    store = RecordStore(params.records_path, part=params.settings.part)
     shards = None if attempts is None else {(a.problem.task, a.model.name) for a in attempts}  # the shards to read
     attempts = plan_for(params, problems, models) if attempts is None else attempts
     planned = plan_keys(attempts)
@@ -161,7 +161,7 @@ def _call_all(params: Params, todo: list, store: RecordStore, caller: Caller | N
         if local:
             _collect_threads(local, done, store, caller, budget, est_by, snapshot, params.concurrency, tally, bar)
         if simulated and forked:
-            _collect_forked(simulated, done, store.root, caller, budget, est_by, snapshot, workers, tally, bar)
+            _collect_forked(simulated, done, store, caller, budget, est_by, snapshot, workers, tally, bar)
         elif simulated:
             _collect_threads(simulated, done, store, caller, budget, est_by, snapshot, 1, tally, bar)
     bar.close()
@@ -217,12 +217,13 @@ def _collect_threads(queue: deque, done, store, caller, budget, est_by, snapshot
                 bar.update(tally.add(*fut.result()))
 
 
-def _collect_forked(queue: deque, done, root, caller, budget: Budget, est_by, snapshot, workers: int,
+def _collect_forked(queue: deque, done, parent: RecordStore, caller, budget: Budget, est_by, snapshot, workers: int,
                     tally: Tally, bar) -> None:
-    """Run queued attempts in ``workers`` forked processes, each on its own record shards (``workers``)."""
+    """Run queued attempts in ``workers`` forked processes, each on its own record files (``workers``) of the
+    ``parent`` store's root and shard."""
     def job(group: list, counter) -> Tally:
         part = Tally()
-        with RecordStore(root) as store:
+        with RecordStore(parent.root, part=parent.part) as store:
             for a, calls in group:
                 if budget.exhausted or STOP.is_set():
                     part.not_started += len(calls)

@@ -100,8 +100,14 @@ def plan_attempts(problems: dict[str, list[Problem]], models: list[ModelSpec], m
 
 
 def plan_for(params: Params, problems: dict[str, list[Problem]], models: list[ModelSpec]) -> list[Attempt]:
-    """``plan_attempts`` for a parameter set."""
-    return plan_attempts(problems, models, params.methods, params.n_runs, params.sampling.model_dump(), params.seed)
+    """``plan_attempts`` for a parameter set: in a shard's run (``--shard i/N``) only the attempts of that shard
+    (``core.shards``), so its bill, its calls and its grading are the shard's."""
+    attempts = plan_attempts(problems, models, params.methods, params.n_runs, params.sampling.model_dump(),
+                             params.seed)
+    part = params.settings.part
+    if part is None:
+        return attempts
+    return [a for a in attempts if part.holds(a.problem.task, a.problem.problem_id, a.model.name, a.method.name, a.run)]
 
 
 def plan_keys(attempts: list[Attempt]) -> tuple[pd.Series, np.ndarray, np.ndarray]:

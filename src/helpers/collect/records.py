@@ -1,6 +1,8 @@
 """The record store: one JSON line per call, append-only, resumable.
 
-Layout: ``<set>/records/<task>/<model>.jsonl``. A record is written and flushed to the OS as soon
+Layout: ``<set>/records/<task>/<model>.jsonl``; a shard's run (``--shard i/N``, ``core.shards``) writes
+``<model>.shard-i-of-N.jsonl`` instead, and every read takes all of a model's files, a record found in two of them
+(the same call key, fingerprint, status and time) once. A record is written and flushed to the OS as soon
 as its call is acknowledged (so a crash of the process loses nothing acknowledged) and fsynced at
 least every ``fsync_every_s`` seconds and on close (so does a crash of the machine, but for the last
 seconds). A torn last line left by a crash is ignored on read and cut off before the next append.
@@ -34,6 +36,7 @@ import pyarrow.parquet as pq
 
 from helpers.collect.schema import CALL, FIELDS, KEY, SCHEMA_VERSION, CallRecord, SchemaError, upgrade
 from helpers.core.errors import CostOfPassError
+from helpers.core.shards import Shard, record_model
 
 if TYPE_CHECKING:
     from helpers.core.params import Params
@@ -44,10 +47,12 @@ COLUMNS = [f for f in FIELDS if f != "schema_version"]
 
 
 class RecordStore:
-    """Append-only JSONL shards under ``root``; safe to append from several threads."""
+    """Append-only JSONL shards under ``root``; safe to append from several threads. ``part``: the shard of the set's
+    calls this store writes (its own files, ``core.shards``); it reads every file whatever ``part``."""
 
-    def __init__(self, root: Path, fsync_every_s: float = 2.0):
+    def __init__(self, root: Path, fsync_every_s: float = 2.0, part: Shard | None = None):
         self.root = Path(root)
+        self.part = part
         self.fsync_every_s = fsync_every_s
         self._lock = threading.Lock()
         self._handles: dict[tuple[str, str], Any] = {}
@@ -55,7 +60,8 @@ class RecordStore:
         self._redact = Redactor()  # the secrets in the environment now (the collection sets them first)
 
     def shard(self, task: str, model: str) -> Path:
-        return self.root / task / f"{model}.jsonl"
+        """The file this store appends a (task, model)'s records to."""
+        return self.root / task / f"{model}{'.' + self.part.label if self.part else ''}.jsonl"
 
     def append(self, record: CallRecord) -> None:
         """Write one record; when this returns the record survives a crash of this process."""
@@ -127,10 +133,16 @@ class RecordStore:
         offset parsed), so a later read parses only the lines appended since, and reads only ``columns``
         from the snapshot (a collection with nothing to do never holds the responses in memory).
         """
-        frames = [read_shard(path, self.root / SNAPSHOT / path.parent.name / f"{path.stem}.parquet", columns)
-                  for path in self.shards() if only is None or (path.parent.name, path.stem) in only]
+        paths = [p for p in self.shards() if only is None or (p.parent.name, record_model(p.stem)) in only]
+        files = [(p.parent.name, record_model(p.stem)) for p in paths]
+        merged = len(set(files)) < len(files)  # a model's records in several files (shards' runs): read as one
+        wanted = columns if columns is None or not merged else list(dict.fromkeys([*columns, *IDENTITY]))
+        frames = [read_shard(path, self.root / SNAPSHOT / path.parent.name / f"{path.stem}.parquet", wanted)
+                  for path in paths]
         frames = [f for f in frames if not f.empty]
         df = pd.concat(frames, ignore_index=True) if frames else _frame([])
+        if merged and not df.empty:
+            df = df.drop_duplicates(IDENTITY, ignore_index=True)
         return df[columns] if columns else df
 
     def latest(self, columns: list[str] | None = None, sort: bool = True, only: set[tuple[str, str]] | None = None
@@ -175,6 +187,9 @@ def keys_in(keys: pd.Series, values: pd.Series) -> np.ndarray:
 
 
 SNAPSHOT = ".snapshot"
+# what makes a record the same record in two files (a shard's file merged twice, a copy): its call key and fingerprint,
+# status, time and tries; two calls made of the same key are two records (both were paid)
+IDENTITY = [*KEY, "status", "created_at", "tries"]
 
 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:

@@ -373,7 +373,16 @@ class Params(BaseModel):
 
     @property
     def graded_path(self) -> Path:
-        return self.output_path / "graded"
+        """``graded/``; a shard's run (``--shard i/N``) grades its calls into ``graded/shard-i-of-N/``."""
+        part = self.settings.part
+        return self.output_path / "graded" / (part.label if part else "")
+
+    def stage_id(self, stage: str) -> str:
+        """A stage's name in the files a run writes under ``notebooks/`` (the executed copy, its summary, notes and
+        progress): the stage's, and ``<stage>.shard-i-of-N`` in a shard's run, so shards running at once never share
+        a file."""
+        part = self.settings.part
+        return f"{stage}.{part.label}" if part else stage
 
     @property
     def tables_path(self) -> Path:

@@ -170,6 +170,9 @@ def run_design(ctx: Context, progress: bool = True) -> CollectResult:
 
     if not ctx.params.collects_by_race:
         return run_collection(ctx, progress)
+    if ctx.params.settings.part:  # the command line refuses it first (``cli.shards.refuse``); a notebook run by hand
+        raise CostOfPassError(f"--shard {ctx.params.settings.shard}: a racing set's waves are chosen from every "
+                              "option's graded records; run it without --shard")
     result = collect_racing(ctx, progress)
     if result.pending_calls:
         raise CostOfPassError(

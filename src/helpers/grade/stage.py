@@ -50,7 +50,7 @@ def run_grading(ctx: Context) -> pd.DataFrame:
 
     # the records' owner may be collecting them now (another run, or the set a repriced copy reads): grading waits for
     # no one and reads no half-collected set — it takes the owner's lock, or refuses in one line naming the holder
-    with output_lock(ctx.params.records_path.parent):
+    with output_lock(ctx.params.records_path.parent, ctx.params.settings.part):
         calls, ignored = set_records(ctx)
     if calls.empty:
         raise CostOfPassError(f"no records of this set's sample under {ctx.params.records_path} "

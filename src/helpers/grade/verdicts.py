@@ -1,9 +1,10 @@
 """The sandbox's verdict cache: data, not trust.
 
 One JSON line per verdict, appended (``results/<set>/graded/sandbox_verdicts.jsonl``, which no graded program can
-see): ``key`` (``sandbox.job_key``: the program, its tests, the limits, the boundary, the interpreter's version and the
-rules' version), ``passed``, ``reason``, ``cpu_s`` (the program's CPU seconds), ``harness`` (split or whole),
-``isolation`` (bwrap or none) and ``mac``, an HMAC-SHA256 of the rest under a key kept per checkout
+see; a shard's run, ``--shard i/N``, appends to ``graded/shard-i-of-N/sandbox_verdicts.jsonl``, which the whole set's
+grading reads too): ``key`` (``sandbox.job_key``: the program, its tests, the limits, the boundary, the interpreter's
+version and the rules' version), ``passed``, ``reason``, ``cpu_s`` (the program's CPU seconds), ``harness`` (split
+or whole), ``isolation`` (bwrap or none) and ``mac``, an HMAC-SHA256 of the rest under a key kept per checkout
 (``.cop-grader-key``, mode 0600, made on first use). A line that is not such an object — a torn tail, a non-UTF-8
 byte, a string where a bool belongs, a row whose MAC does not match — is not used: its program is graded again, and one
 warning counts what was skipped. Only final verdicts are written (never a backstop kill or a lost worker).
@@ -103,9 +104,11 @@ class VerdictCache:
         # the secret the hidden tests' random inputs are drawn under (``sandbox.Sandbox``): this checkout's, so a re-run
         # draws the same ones, and no program can (the key is out of its sight)
         self.draw_secret = hmac.new(self._key, b"the hidden tests' random inputs", hashlib.sha256).digest()
-        if path is None or not path.is_file():
+        if path is None:
             return
-        for raw in path.read_bytes().splitlines():
+        # the shards' caches beside it (``graded/shard-i-of-N/``, read only): what the shards judged is not judged again
+        for raw in (line for p in [path, *sorted(path.parent.glob(f"shard-*/{path.name}"))] if p.is_file()
+                    for line in p.read_bytes().splitlines()):
             try:
                 row = json.loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, ValueError, RecursionError):

@@ -338,7 +338,7 @@ def caveats(params, models) -> list[str]:
     run, with its reason), counted by reason; each run is named in the runs table."""
     from helpers.core.notebooks import notes_path
 
-    path = notes_path(params.output_path, "01_collect")
+    path = notes_path(params.output_path, params.stage_id("01_collect"))
     dropped = [line for line in path.read_text(encoding="utf-8").splitlines()
                if line.startswith("dropped ")] if path.is_file() else []
     left = unnamed_runs(params)
