@@ -174,6 +174,13 @@ def test_racing_protected_frontiers_equal_the_uniform_designs(write_set, tmp_pat
     uniform = analysed(_racing_set(write_set, tmp_path / "uniform", name="uniform", design="uniform"))
     models = race.models
     assert len(race.full.attempts) < len(uniform.attempts)  # calls were skipped
+    from helpers.analyze.race_replay import raced_bill
+    from helpers.publish.about import design_text
+
+    spent, uniform_usd = raced_bill(race)  # the report's USD share: the race's bill, and the uniform one estimated
+    assert spent == pytest.approx(race.full.attempts["usd"].sum()) and spent < uniform_usd
+    assert uniform_usd == pytest.approx(uniform.attempts["usd"].sum(), rel=0.15)  # 0.243 estimated, 0.222 paid
+    assert f"({spent / uniform_usd:.0%}; the attempts not made at" in design_text(race)
     pd.testing.assert_series_equal(cp.frontier(race.full.cop, models, race.full.expert),
                                    cp.frontier(uniform.cop, models, uniform.expert))
     pd.testing.assert_frame_equal(race.frontier_over_time(), uniform.frontier_over_time())

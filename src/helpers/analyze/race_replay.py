@@ -255,3 +255,19 @@ def cli_line(r: Replay) -> str:
             f"({b.at[RACE, 'usd_pct']:.1f}%), {b.at[RACE, 'calls']:,.0f} of {b.at[UNIFORM, 'calls']:,.0f} calls; "
             f"{int(r.figures['identical'].sum())} of {len(r.figures)} figures identical"
             + (f" (not: {', '.join(differ)})" if differ else ""))
+
+
+def raced_bill(an) -> tuple[float, float]:
+    """A racing set's bill in USD (``an``: its analysis, with ``full``): (what its records cost, what the uniform
+    design would have cost). The second is an estimate: the records' USD plus, for each task and option, the attempts
+    the race did not make (the task's problems x the set's runs, less those recorded) at that option's mean USD per
+    attempt on the Table-1 sample, where every option made every run."""
+    full = an.full.attempts
+    keys = ["task", "model", "method"]
+    spent = float(full["usd"].sum())
+    made = full.groupby(keys, observed=True).size()
+    mean = an.attempts.groupby(keys, observed=True)["usd"].mean()
+    problems = an.full.expert.groupby(level=0).size()  # problems per task
+    uniform = problems.reindex(mean.index.get_level_values("task")).to_numpy() * an.ctx.params.n_runs
+    skipped = np.maximum(uniform - made.reindex(mean.index).fillna(0).to_numpy(), 0)
+    return spent, spent + float((skipped * mean.to_numpy()).sum())

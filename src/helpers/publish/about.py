@@ -423,9 +423,12 @@ def design_text(an: Analysis) -> str:
     sample."""
     if an.full is None:
         return ""
+    from helpers.analyze.race_replay import raced_bill
     from helpers.grade.racing import table1_share
+    from helpers.publish.formats import fmt_usd
 
     r, share = an.ctx.params.racing, table1_share(an.ctx)
+    spent, uniform_usd = raced_bill(an)
     sample = an.expert.index.size
     everywhere = an.full.expert.index.size
     options = an.full.attempts.groupby(["model", "method"], observed=True).ngroups
@@ -437,7 +440,9 @@ def design_text(an: Analysis) -> str:
             "options ran cheapest first, each only where it could still change a frontier this report shows "
             f"({r.margin:g} × its expected USD per attempt at most the least upper bound on that frontier, from the "
             f"runs of the cheaper options): {made:,} of the uniform design's {uniform:,} attempts "
-            f"({made / uniform:.0%}). From every problem's records: {kept}. Table 1 (the paper's estimator, and its "
+            f"({made / uniform:.0%}), for {fmt_usd(spent)} USD of the {fmt_usd(uniform_usd)} the uniform design "
+            f"would have cost ({spent / uniform_usd:.0%}; the attempts not made at their option's mean USD per attempt "
+            f"on the sample). From every problem's records: {kept}. Table 1 (the paper's estimator, and its "
             "expert's share) reads every problem's records too, each weighted by the inverse of its chance of being "
             "recorded: 1 where the race ran it, N/k on the sample's other records (a dataset's N problems, k of them "
             f"in the sample: about {1 / share:.3g}), so a model the race ran everywhere has the uniform "
