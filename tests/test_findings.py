@@ -522,3 +522,32 @@ def test_a_family_the_frontier_chose_alone_is_said_without_a_superlative():
     lead = findings.at_a_glance(glance_of(["H", True, True, False, False, True, True, False, False]))
     assert "most essential" not in lead
     assert "a family the frontier is shown to need, the only one it chose, on H" in lead
+
+
+def test_table_2s_reading_names_the_strategies_the_findings_show_to_pay():
+    """Review 10, H1 (HumanEval): Table 2's reading said "none, on any dataset" beside a Findings cell naming four
+    strategies shown to pay; the reading now names what the cell names, and a bare technique among strategies is said
+    to be over every model, listed first (M7)."""
+    from helpers.publish.story import techniques_found
+
+    gain = {"task": "t", "high": 0.9, "k": 2, "expert_share_pct": np.nan, "cheapest": False}
+    policy = keyed(pd.concat([policy_frame().iloc[:3], pd.DataFrame([
+        {**gain, "statistic": "technique gain:ldb", "value": 0.3, "low": 0.05, "shown": False},
+        {**gain, "statistic": "strategy gain:a+ldb", "value": 0.4, "low": 0.2, "shown": True},
+        {**gain, "statistic": "strategy gain:b+ldb", "value": 0.2, "low": 0.1, "shown": False}])], ignore_index=True))
+    paying = findings.shown_to_pay(policy, ["t"], {"a": "A", "b": "B"})
+    assert paying == {"t": "the 3 techniques and strategies tested together: LDB (debugging its own attempt) by A "
+                           "(each over its own model's single attempt, not over the frontier; none lowers the "
+                           "frontier); LDB (debugging its own attempt) over every model together (the frontier with it "
+                           "against without it): not shown"}, paying
+    table2 = pd.DataFrame({"technique": ["ldb"], "t": [29.6]})
+    said = techniques_found(table2, ["t"], {"t": "T"}, paying, strategies=True)
+    assert "none, on any dataset" not in said and said.startswith(
+        "Shown to pay by the headline's test (cross-fitted, every technique and strategy of a dataset tested together;"
+        " Findings at a glance): T, the 3 techniques and strategies tested together: LDB (debugging its own attempt) "
+        "by A (each"), said
+    assert "none of the techniques or strategies, on any dataset" in techniques_found(table2, ["t"], {"t": "T"}, {},
+                                                                                       strategies=True)
+    cell = findings.findings(stats_frame(), None, ["t"], {}, {"a": "A", "b": "B"}, {}, policy=policy).iloc[0]
+    assert ("so not named: LDB (debugging its own attempt) over every model together (the frontier with it against "
+            "without it), LDB (debugging its own attempt) by B") in cell[findings.TECHNIQUE], cell[findings.TECHNIQUE]

@@ -87,15 +87,73 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
         row[SINGLES] = _singles(ours("table1"), model_labels)
         row[CHEAPEST], row["cheapest_named"] = _cheapest(ours("table1"), model_labels, families)
         row[FAMILY], row["family_named"], row["family_only_chosen"] = _family(ours("family"))
-        row[TECHNIQUE], row["technique_named"] = _technique(
-            pd.concat([ours("technique gain"), _strategies(ours("strategy gain"), model_labels, calls or {}, seeds,
-                                                           ours("seed gain"),
-                                                           _levels(ours("table1"), front))]),
-            here("technique gain"))
+        row[TECHNIQUE], row["technique_named"] = _technique(_gains(ours, model_labels, calls, seeds),
+                                                            here("technique gain"))
         row[HALVING], row["halving_reliable"] = _halving(halving, task_labels.get(task, task), estimator,
                                                          PAPER_HALVING_MONTHS.get(task))
         rows.append(row)
     return pd.DataFrame(rows, columns=[*COLUMNS, *CLAIMS]).astype({c: bool for c in CLAIMS})
+
+
+def _gains(ours, model_labels: dict[str, str], calls: dict[str, tuple[float, int]] | None = None,
+           seeds: dict[str, str] | None = None) -> pd.DataFrame:
+    """One dataset's cross-fitted technique gains (over every model together) and agent strategies' gains (over their
+    own model's single attempt, ``_strategies``), the rows the technique cell tests together; ``ours``: ``_parts``."""
+    return pd.concat([ours("technique gain"), _strategies(ours("strategy gain"), model_labels, calls or {}, seeds,
+                                                          ours("seed gain"),
+                                                          _levels(ours("table1"), ours(HEADLINE_FRONTIER.kind.name)))])
+
+
+def _pays(gains: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Which of ``_gains``' rows pay (shown above 0 with every other tested together, ``claims.techniques_that_pay``,
+    and, for a seeded strategy, over its seed model's attempt too) and which pass that seed test (``beats_seed``)."""
+    seed_ok = (gains["beats_seed"].fillna(True).astype(bool).to_numpy() if "beats_seed" in gains
+               else np.ones(len(gains), bool))
+    return claims.techniques_that_pay(gains["value"].to_numpy(float), gains["shown"].to_numpy(bool)) & seed_ok, seed_ok
+
+
+def _is_strategy(gains: pd.DataFrame) -> np.ndarray:
+    """Which of ``_gains``' rows are agent strategies (a model's, with its baseline), not a technique over every
+    model."""
+    return (gains["baseline"].map(lambda b: isinstance(b, str)).to_numpy(bool) if "baseline" in gains
+            else np.zeros(len(gains), bool))
+
+
+def _gain_name(gains: pd.DataFrame) -> list[str]:
+    """Each row's name in words; where the rows hold agent strategies too, a technique's says it is over every model
+    (review 10, M7: a bare "LDB" among "LDB by <model>" rows read as a typo)."""
+    both = _is_strategy(gains).any()
+    return [names.method(n) + (EVERY_MODEL if both and not strategy else "")
+            for n, strategy in zip(gains["name"], _is_strategy(gains), strict=True)]
+
+
+EVERY_MODEL = " over every model together (the frontier with it against without it)"
+
+
+def shown_to_pay(policy: pd.DataFrame, tasks: list[str], model_labels: dict[str, str],
+                 seeds: dict[str, str] | None = None) -> dict[str, str]:
+    """Dataset -> what the technique cell of Findings at a glance names as paying, in words, for Table 2's reading
+    (review 10, H1: it kept the techniques alone and said "none" where the cell named four strategies): how many
+    were tested together, the strategies shown (each over its own model's single attempt, and whether any lowers the
+    frontier), and each technique over every model, shown or not; datasets where nothing is shown are left out."""
+    out = {}
+    for task in tasks:
+        gains = _gains(_parts(policy[policy["task"] == task]), model_labels, None, seeds)
+        gains = gains[gains["value"].notna()] if len(gains) else gains
+        if gains.empty or not (pays := _pays(gains)[0]).any():
+            continue
+        strategy, said = _is_strategy(gains), _gain_name(gains)
+        above = gains.get("above_frontier", pd.Series(False, gains.index)).fillna(False).astype(bool).to_numpy()
+        parts = [", ".join(n for n, p, s in zip(said, pays, strategy, strict=True) if p and not s)]
+        if (pays & strategy).any():
+            parts.append(", ".join(n for n, p, s in zip(said, pays, strategy, strict=True) if p and s)
+                         + " (each over its own model's single attempt, not over the frontier"
+                         + ("; none lowers the frontier" if above[pays & strategy].all() else "") + ")")
+        parts += [f"{n}: not shown" for n, p, s in zip(said, pays, strategy, strict=True) if strategy.any()
+                  and not p and not s]
+        out[task] = f"{_together(len(gains), 'technique', 'techniques and strategies')}: " + "; ".join(
+            p for p in parts if p)
+    return out
 
 
 def _parts(frame: pd.DataFrame):
@@ -260,7 +318,9 @@ def _strategies(gains: pd.DataFrame, model_labels: dict[str, str], calls: dict[s
                                   for m, x, g in zip(model, method,
                                                      gains.get("value", pd.Series(np.nan, gains.index)))],
                         with_it=[_with_it(m, float(g), levels or {}).removeprefix("; ")
-                                 for m, g in zip(model, gains.get("value", pd.Series(np.nan, gains.index)))])
+                                 for m, g in zip(model, gains.get("value", pd.Series(np.nan, gains.index)))],
+                        above_frontier=[(levels or {}).get(m, np.nan) * (1 - float(g)) > (levels or {}).get("", np.nan)
+                                        for m, g in zip(model, gains.get("value", pd.Series(np.nan, gains.index)))])
 
 
 def _calls(strategy: tuple[float, int] | None, single: tuple[float, int] | None) -> str:
@@ -295,49 +355,57 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
     other of the dataset tested together (``shown``, ``claims.techniques_that_pay``), largest first, each with its
     baseline and, where its attempts cost more, the fee it breaks even at (``_break_even``), none called the best;
     those whose own interval lies above 0 but not with the others tested, and seeded strategies not shown over their
-    seed model's attempt (``beats_seed``), named as such; and whether any pays.
+    seed model's attempt (``beats_seed``), named as such; and whether any pays. A technique over every model is
+    listed before the strategies and said to be so (``_gain_name``).
     Techniques not cross-fitted over every model (estimated from vanilla runs, or too few runs on some model) are
     named as such, never as paying."""
     if crossfitted.empty and plug_in.empty:
         return "–", False
-    checked = [names.method(n) for n in crossfitted["name"]]
+    raw = set(crossfitted["name"])
+    crossfitted = crossfitted.iloc[np.argsort(_is_strategy(crossfitted), kind="stable")]  # techniques first (M7)
+    crossfitted = crossfitted.assign(name=_gain_name(crossfitted))
     tested = set(crossfitted["method"].dropna()) if "method" in crossfitted else set()  # as some model's strategy
     unchecked = [names.method(n) + (" over every model together (each model's runs of it are tested as its strategy)"
                                     if n in tested else "")  # review 7
-                 for n in plug_in["name"] if n not in set(crossfitted["name"])]
+                 for n in plug_in["name"] if n not in raw]
     tail = ("; not tested as paying (estimated from vanilla runs, or some model has fewer runs of it than the k tries; "
             f"the paper's plug-in gain is in Table 2): {', '.join(unchecked)}" if unchecked else "")  # review H12
     if crossfitted.empty or not crossfitted["value"].notna().any():
         return "none checked (no technique with runs of its own)" + tail, False
-    seed_ok = (crossfitted["beats_seed"].fillna(True).astype(bool).to_numpy() if "beats_seed" in crossfitted
-               else np.ones(len(crossfitted), bool))
-    pays = claims.techniques_that_pay(crossfitted["value"].to_numpy(float),
-                                      crossfitted["shown"].to_numpy(bool)) & seed_ok
+    pays, seed_ok = _pays(crossfitted)
     m = int(crossfitted["value"].notna().sum())
     together = _together(m, "technique", "techniques and strategies")
-    alone = crossfitted[~pays & seed_ok & (crossfitted["low"] > 0)]
-    if len(alone):
-        tail = ("; above 0 on its own interval but not with the others tested together, so not named: "
-                + ", ".join(names.method(n) + _aside(r.get("with_it"))
-                            for n, (_, r) in zip(alone["name"], alone.iterrows()))
-                + tail)
-    seed_only = crossfitted[crossfitted["shown"].astype(bool).to_numpy() & ~seed_ok]
-    if len(seed_only):
-        tail = ("; shown over the debugging model's own attempt but not over the attempt of the model it starts "
-                "from, so not named: " + ", ".join(names.method(n) for n in seed_only["name"]) + tail)
+    tail = _not_named(crossfitted, pays, seed_ok) + tail
     if not pays.any():
-        why = (together if len(seed_only) else "its cross-fitted interval reaches 0" if m == 1
+        why = (together if (crossfitted["shown"].astype(bool).to_numpy() & ~seed_ok).any()
+               else "its cross-fitted interval reaches 0" if m == 1
                else f"{together}, none shown above 0")  # shown but not over its seed: the tail says why
-        return f"none shown to pay ({why}: {', '.join(checked)})" + tail, False
+        return f"none shown to pay ({why}: {', '.join(crossfitted['name'])})" + tail, False
     shown = crossfitted[pays].sort_values("value", ascending=False, kind="stable")
     said = []
     for _, tech in shown.iterrows():
         baseline = tech.get("baseline")
         baseline = baseline if isinstance(baseline, str) else "over the frontier of the same models without it"
-        said.append(f"{names.method(tech['name'])}: "
+        said.append(f"{tech['name']}: "
                     f"{gain_interval(100 * tech['value'], 100 * tech['low'], 100 * tech['high'])}% "
                     f"{baseline}{fee_of_change(tech)}{_break_even(tech)}{carried(tech)}")
     return f"shown to pay ({together}): " + "; ".join(said) + tail, True
+
+
+def _not_named(crossfitted: pd.DataFrame, pays: np.ndarray, seed_ok: np.ndarray) -> str:
+    """The technique cell's gains not named as paying though some interval says so: seeded strategies shown over
+    their model's attempt but not over their seed's, and gains above 0 on their own interval only (``name`` in
+    words)."""
+    tail = ""
+    alone = crossfitted[~pays & seed_ok & (crossfitted["low"] > 0)]
+    if len(alone):
+        tail = ("; above 0 on its own interval but not with the others tested together, so not named: "
+                + ", ".join(n + _aside(r.get("with_it")) for n, (_, r) in zip(alone["name"], alone.iterrows())))
+    seed_only = crossfitted[crossfitted["shown"].astype(bool).to_numpy() & ~seed_ok]
+    if len(seed_only):
+        tail = ("; shown over the debugging model's own attempt but not over the attempt of the model it starts "
+                "from, so not named: " + ", ".join(seed_only["name"]) + tail)
+    return tail
 
 
 def _aside(text) -> str:
