@@ -258,8 +258,17 @@ def test_a_set_with_one_run_per_cell_still_gets_its_first_screen():
     assert fee.startswith("90% of that is the assumed expert fee (7.82–375 USD per problem, mean 38.8 here), paid "), (
         fee)
     dearer = findings.in_short(front, {"b": "B"}, alone_usd={"b": 1.5})  # review 8: no cheaper than the expert alone
-    assert dearer[1] == ("That is no cheaper than the human expert alone ($1.5 per problem): on this dataset the "
-                         "models' tries add cost.")
+    # review 10, M2 (`local`): an interval that reaches below the expert's fee does not show the frontier no cheaper
+    assert dearer[1] == ("That reads no cheaper than the human expert alone ($1.5 per problem), but its interval "
+                         "reaches $0.556, so that is not shown; a model alone may read cheaper (below).")
+    fee_only = findings.in_short(front.assign(records_usd=0.000243, expert_usd=1.5), {"b": "B"}, alone_usd={"b": 1.5})
+    assert fee_only[1] == ("That reads no cheaper than the human expert alone ($1.5 per problem), but its interval "
+                           "reaches $0.556, so that is not shown: the expert's fee is paid on every problem (the "
+                           "models the rule chose passed none), and the models' tries add $0.000243 per problem; a "
+                           "model alone may read cheaper (below).")
+    assert findings.in_short(front, {"b": "B"}, alone_usd={"b": 0.5})[1] == (
+        "That is no cheaper than the human expert alone ($0.5 per problem; its whole interval lies at or above it): on "
+        "this dataset the models' tries add cost.")
     assert not any("no cheaper" in t for t in findings.in_short(front, {"b": "B"}, alone_usd={"b": 2.0}))
 
 

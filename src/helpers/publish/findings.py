@@ -626,10 +626,8 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
            f"choose for each problem{own} and the human expert ({tries_said(int(top['k']))} of the chosen model, "
            f"{_k_said(int(top['k']))}then the expert; 95% interval for these problems "
            f"{dollars(top['policy_low'])} to {dollars(top['policy_high'])})."]
-    expert = (alone_usd or {}).get(top["task"], np.inf)
-    if top["policy_usd"] >= expert * (1 - 1e-9):  # review 8 (`local`): the models' tries only add cost here
-        out.append(f"That is no cheaper than the human expert alone ({dollars(expert)} per problem): on this dataset "
-                   "the models' tries add cost.")
+    if said := _no_cheaper(top, (alone_usd or {}).get(top["task"], np.inf)):
+        out.append(said)
     share = float(top["expert_share_pct"])
     fee = f" ({fees[top['task']]} here)" if fees and top["task"] in fees else ""
     checked = (" (a failure the benchmark's own tests or answer key find, at no cost counted here: a deployment "
@@ -654,6 +652,25 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
         elif said := _one_model_chosen(alone, top):
             out.append(said)
     return out
+
+
+def _no_cheaper(top: pd.Series, expert: float) -> str:
+    """Review 8 (`local`): where the frontier (``top``, a ``policy_cost`` row) reads no cheaper than the expert alone
+    (``expert``, USD per problem), that; a finding only where its interval's low end is at or above it, else a reading
+    the interval leaves open (review 10, M2), with what the models' tries add (``records_usd``) and, where the fee is
+    paid on every problem (``expert_usd`` the whole of it), that the models the rule chose passed none; "" where it
+    reads cheaper."""
+    if not top["policy_usd"] >= expert * (1 - 1e-9):
+        return ""
+    if top["policy_low"] >= expert * (1 - 1e-9):
+        return (f"That is no cheaper than the human expert alone ({dollars(expert)} per problem; its whole interval "
+                "lies at or above it): on this dataset the models' tries add cost.")
+    records, fee = float(top.get("records_usd", np.nan)), float(top.get("expert_usd", np.nan))
+    every = (" the expert's fee is paid on every problem (the models the rule chose passed none), and"
+             if np.isclose(fee, expert, rtol=1e-6, atol=0) else "")
+    add = f":{every} the models' tries add {dollars(records)} per problem" if np.isfinite(records) else ""
+    return (f"That reads no cheaper than the human expert alone ({dollars(expert)} per problem), but its interval "
+            f"reaches {dollars(top['policy_low'])}, so that is not shown{add}; a model alone may read cheaper (below).")
 
 
 def _one_model_chosen(alone: pd.DataFrame, top: pd.Series) -> str:
