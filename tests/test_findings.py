@@ -203,7 +203,8 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
     said = findings.in_short(policy, {"a": "A", "b": "B"})
     assert said == ["On B, the dearest of its 2 datasets, a correct answer costs $3.92 per problem with the model the "
                     "records choose for each problem and the human expert (up to 8 tries of the chosen model, half "
-                    "the runs the records hold of every model, then the expert; 95% interval for these problems "
+                    "the runs the records hold of every model, rounded down, then the expert; 95% interval for these "
+                    "problems "
                     "$1.57 to $8.64).",
                     "96.9% of that is the assumed expert fee, paid where every try failed (a failure the benchmark's "
                     "own tests or answer key find, at no cost counted here: a deployment without such a check pays "
@@ -512,12 +513,19 @@ def test_the_span_of_models_alone_names_no_end_its_interval_does_not_separate():
                            "low": [0.68, 1.0, 26.7, 26.0], "high": [4.38, 5.0, 38.4, 38.0], "k": 8,
                            "ties_lowest": [False, True, False, False]})
     said = findings._singles(single, {"a": "A", "b": "B", "c": "C", "d": "D"})
-    assert said == ("1.76 [0.68, 4.38] (A or B: no interval separates them) to 34 [26.7, 38.4] (C or D: no interval "
-                    "separates them) with up to 8 tries")
+    # review 10, M3: each end names its test (the low end paired, the high end an unpaired interval, no test)
+    assert said == ("1.76 [0.68, 4.38] (A; its paired difference with B reaches 0) to 34 [26.7, 38.4] (C; D's value "
+                    "lies inside its interval, unpaired: not a test) with up to 8 tries")
+    assert "no interval separates" not in said and "tie there" not in said
     apart = single.assign(value=[1.76, 2.28, 33.987, 20.0], ties_lowest=False)
     assert findings._singles(apart, {}) == "1.76 [0.68, 4.38] (a) to 34 [26.7, 38.4] (c) with up to 8 tries"
     every = single.assign(value=[1.76, 2.0, 2.1, 2.2], low=0.5, high=4.38, ties_lowest=[False, True, True, True])
-    assert findings._singles(every, {}).count("(all 4 models tie there)") == 2
+    assert findings._singles(every, {}) == ("1.76 [0.5, 4.38] (a) to 2.2 [0.5, 4.38] (d) with up to 8 tries; no model "
+                                            "is told apart from the lowest (each paired difference with it reaches 0)")
+    many = single.assign(value=[1.76, 30.0, 33.987, 33.0], ties_lowest=[False, True, False, False])
+    many = pd.concat([many, many.iloc[[3]].assign(name="e", value=34.0), many.iloc[[3]].assign(name="f", value=32.0)], ignore_index=True)
+    assert "(e; 4 other models' (among them c, d, f) values lie inside its interval, unpaired" in findings._singles(
+        many, {})
 
 
 def test_a_family_the_frontier_chose_alone_is_said_without_a_superlative():
@@ -560,3 +568,18 @@ def test_table_2s_reading_names_the_strategies_the_findings_show_to_pay():
     cell = findings.findings(stats_frame(), None, ["t"], {}, {"a": "A", "b": "B"}, {}, policy=policy).iloc[0]
     assert ("so not named: LDB (debugging its own attempt) over every model together (the frontier with it against "
             "without it), LDB (debugging its own attempt) by B") in cell[findings.TECHNIQUE], cell[findings.TECHNIQUE]
+
+
+def test_the_headlines_caption_says_why_k_is_what_it_is():
+    """Review 10, M4: the headline's caption said "k = 4 (every run)" where the records hold 8 runs; k is half the runs,
+    rounded down (HumanEval: 5 runs, k = 2), and with one run its one run."""
+    from helpers.publish import catalog
+
+    rows = keyed(pd.DataFrame({"statistic": ["table1:a", "policy frontier:all models"], "k": [2, 2]}))
+    assert tables.policy_tries(rows, 5) == {"k": "2", "k_half": "2",
+                                            "k_why": "half the 5 runs the records hold of every model, rounded down"}
+    assert tables.tries_why(4, 8) == "half the 8 runs the records hold of every model"
+    assert tables.tries_why(1, 1) == "its one run"
+    assert tables.tries_why(2, 8).startswith("half the fewest runs the records hold of any model's cell")
+    caption = catalog.entry("policy_cost").caption
+    assert "(every run)" not in caption and "{k} ({k_why})" in caption

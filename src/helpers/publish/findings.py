@@ -37,9 +37,9 @@ def tries_said(k: int) -> str:
 
 
 def _k_said(k: int) -> str:
-    """Why k tries, for the first screen: "" for one try, else "half the runs the records hold of every model, " (the
-    headline's k, ``policy.headline_k``)."""
-    return "" if k == 1 else "half the runs the records hold of every model, "
+    """Why k tries, for the first screen: "" for one try, else "half the runs the records hold of every model, rounded
+    down, " (the headline's k, ``policy.headline_k``; review 10, L4)."""
+    return "" if k == 1 else "half the runs the records hold of every model, rounded down, "
 
 
 def tries_counted(k: int) -> str:
@@ -443,37 +443,45 @@ def _identified(single: pd.DataFrame) -> pd.DataFrame:
 
 def _singles(single: pd.DataFrame, model_labels: dict[str, str]) -> str:
     """"lowest v [low, high] (model) to highest v [low, high] (model) with up to k tries": the span of the models'
-    policy costs, each with its interval; an end is named by its model only where nothing ties it there
-    (``_tied_end``, review 9, M4), else by the models tied at it."""
+    policy costs, each with its interval and what ties each end, by the test that says so (``_tied_end``: review 9,
+    M4; review 10, M3); where every model's paired difference with the lowest reaches 0, that, once."""
     single = _identified(single)
     if single.empty:
         return "–"
     ends = [single.loc[single["value"].idxmin()], single.loc[single["value"].idxmax()]]
-    said = [f"{_cell(r['value'], r['low'], r['high'], fmt_usd)} ({_tied_end(single, r, i == 0, model_labels)})"
+    others = single[single["name"] != ends[0]["name"]]
+    every = (len(others) > 0 and "ties_lowest" in others
+             and bool(others["ties_lowest"].fillna(False).astype(bool).all()))
+    said = [f"{_cell(r['value'], r['low'], r['high'], fmt_usd)} ("
+            + (model_labels.get(r["name"], r["name"]) if every else _tied_end(single, r, i == 0, model_labels)) + ")"
             for i, r in enumerate(ends)]
     k = int(ends[0]["k"])
-    return (said[0] if len(single) == 1 else " to ".join(said)) + f" with {tries_said(k)}"
+    return ((said[0] if len(single) == 1 else " to ".join(said)) + f" with {tries_said(k)}"
+            + ("; no model is told apart from the lowest (each paired difference with it reaches 0)" if every else ""))
 
 
 def _tied_end(single: pd.DataFrame, end: pd.Series, lowest: bool, model_labels: dict[str, str]) -> str:
-    """Who is at one end of the models' span: the ``end`` model's label where no other model ties it, else the tied
-    models ("A or B: no interval separates them", "5 models tie there, among them A, B, C"). At the low end a tie is
-    a paired difference with the lowest that reaches 0 (``ties_lowest``); at the high end, another model's value
-    inside the end's interval (its printed value then says no more than the end's)."""
+    """Who is at one end of the models' span, and what ties it, naming the test: at the low end the models whose
+    paired difference with the lowest reaches 0 (``ties_lowest``); at the high end, the models whose value lies
+    inside the end's own interval, unpaired, which is no test (review 10, M3: the two read as one "tie" and
+    disagreed)."""
     others = single[single["name"] != end["name"]]
     if lowest and "ties_lowest" in others:
         tied = others[others["ties_lowest"].fillna(False).astype(bool)]
     else:
         tied = others[(others["value"] >= end["low"]) & (others["value"] <= end["high"])]
     tied = tied.sort_values("value", ascending=lowest, kind="stable")
-    named = [model_labels.get(m, m) for m in [end["name"], *tied["name"]]]
-    if len(named) == 1:
-        return named[0]
-    if len(named) == len(single):
-        return f"all {len(named)} models tie there"
-    if len(named) <= 3:
-        return f"{', '.join(named[:-1])} or {named[-1]}: no interval separates them"
-    return f"{len(named)} models tie there, among them {', '.join(named[:3])}"
+    label, named = model_labels.get(end["name"], end["name"]), [model_labels.get(m, m) for m in tied["name"]]
+    if not named:
+        return label
+    if lowest:
+        who = (" or ".join(named) if len(named) <= 2 else
+               f"{len(named)} other models, among them {', '.join(named[:3])}" if len(named) > 3 else
+               f"{', '.join(named[:-1])} or {named[-1]}")
+        return f"{label}; its paired difference with {who} reaches 0"
+    who = (" and ".join(f"{n}'s" for n in named) if len(named) <= 2 else
+           f"{len(named)} other models' (among them {', '.join(named[:3])})")
+    return f"{label}; {who} {'value lies' if len(named) == 1 else 'values lie'} inside its interval, unpaired: not a test"
 
 
 def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict[str, str]) -> tuple[str, bool]:

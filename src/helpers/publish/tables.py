@@ -162,14 +162,27 @@ def headline_drawn(an: Analysis, numbers: pd.DataFrame) -> tuple[pd.DataFrame, d
     return drawn, alone
 
 
-def policy_tries(rows: pd.DataFrame) -> dict[str, str]:
-    """The tries of ``intervals.policy_statistics`` rows for captions: ``k`` (each model alone) and ``k_half`` (the
-    cross-fitted frontier, the same k; where a set has none, words that say why)."""
+def policy_tries(rows: pd.DataFrame, runs: int | None = None) -> dict[str, str]:
+    """The tries of ``intervals.policy_statistics`` rows for captions: ``k`` (each model alone), ``k_half`` (the
+    cross-fitted frontier, the same k; where a set has none, words that say why) and ``k_why``, why k is what it is
+    (``policy.headline_k``; ``runs``: the runs the set plans per cell; review 10, M4: "k = 4 (every run)" where the
+    records hold 8)."""
     def said(d, none):
         return str(int(d["k"].iloc[0])) if len(d) else none
-    return {"k": said(rows[of_kind(rows, TABLE1)], "–"),
-            "k_half": said(rows[of_kind(rows, policy.FRONTIER.kind)],
-                           "half the models' fewest runs (not here: this set's frontier is not estimated)")}
+    k = said(rows[of_kind(rows, TABLE1)], "–")
+    return {"k": k, "k_half": said(rows[of_kind(rows, policy.FRONTIER.kind)],
+                                   "half the models' fewest runs (not here: this set's frontier is not estimated)"),
+            "k_why": tries_why(int(k) if k.isdigit() else 0, runs)}
+
+
+def tries_why(k: int, runs: int | None) -> str:
+    """Why the headline plays k tries, in words: "its one run", "half the 8 runs the records hold of every model,
+    rounded down", or, where the fewest runs of a model's cell are not the runs planned, half those."""
+    if runs == 1 and k == 1:
+        return "its one run"
+    if runs is not None and k == max(1, runs // 2):
+        return f"half the {runs} runs the records hold of every model{', rounded down' if runs % 2 else ''}"
+    return "half the fewest runs the records hold of any model's cell, rounded down, at least one"
 
 
 def table5_accuracy(an: Analysis) -> pd.DataFrame:
