@@ -78,8 +78,9 @@ def test_the_papers_table_1_and_families_in_words():
                                  story.family_headline(never, {"t": "T"}))
     assert local == ("The family the frontier could least do without, per dataset, by the paper's point estimates (not "
                      f"a finding beyond doubt: {story.BEYOND_DOUBT}): T: g (4.99%); under the headline's cost "
-                     "(cross-fitted), g: -0.187 [-0.388, -0.154]%, not shown with every family tested together; under "
-                     "the headline's cost no family's gain reads above 0."), local
+                     "(cross-fitted), g: -0.187 [-0.388, -0.154]%, its own interval lies wholly below 0: under the "
+                     "headline's cost the frontier is dearer with it; under the headline's cost no family's gain "
+                     "reads above 0."), local  # review 10, M5: not a weak "not shown"
     assert "q: 0 (not chosen on any problem" in story.family_headline(never, {"t": "T"})["T"]["q"][1]
 
 
