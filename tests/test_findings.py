@@ -583,3 +583,20 @@ def test_the_headlines_caption_says_why_k_is_what_it_is():
     assert tables.tries_why(2, 8).startswith("half the fewest runs the records hold of any model's cell")
     caption = catalog.entry("policy_cost").caption
     assert "(every run)" not in caption and "{k} ({k_why})" in caption
+
+
+def test_a_familys_saving_says_where_the_frontier_without_it_reads_above_its_models_alone():
+    """Review 10, M6 (HumanEval): GPT-4 "68.4% cheaper" was over a frontier without it that reads 4.54, above each
+    GPT-3.5 model alone (3.81-4.04): the rule's own cost, not GPT-4's value; the cell says so, and the gain over the best
+    of them alone (62.3%)."""
+    fams = pd.DataFrame({"name": ["GPT-4", "GPT-3.5"], "value": [0.684, 0.0], "low": [0.18, 0.0], "high": [1.0, 0.0],
+                         "shown": [True, False]})
+    levels = {"": 1.436, "g4": 1.44, "a": 4.035, "b": 3.832, "c": 3.811}
+    families = {"g4": "GPT-4", "a": "GPT-3.5", "b": "GPT-3.5", "c": "GPT-3.5"}
+    text, named, _ = findings._family(fams, levels, families, {"c": "GPT-3.5 Turbo (0125)"})
+    assert named and text.endswith("; without it the frontier of the other families reads 4.54 USD per problem, above "
+                                   "each of their models alone (3.81–4.04), as the rule's choices cost more than its "
+                                   "best member; over the best of them alone (GPT-3.5 Turbo (0125)) it is 62.3% "
+                                   "cheaper"), text
+    assert "without it the frontier" not in findings._family(fams, {**levels, "c": 5.0, "b": 5.0, "a": 5.0},
+                                                             families)[0]

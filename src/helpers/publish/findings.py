@@ -86,7 +86,8 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
         row[PAPER] = _paper_frontier(here("frontier"), (unpassed or {}).get(task))
         row[SINGLES] = _singles(ours("table1"), model_labels)
         row[CHEAPEST], row["cheapest_named"] = _cheapest(ours("table1"), model_labels, families)
-        row[FAMILY], row["family_named"], row["family_only_chosen"] = _family(ours("family"))
+        row[FAMILY], row["family_named"], row["family_only_chosen"] = _family(
+            ours("family"), _levels(ours("table1"), ours(HEADLINE_FRONTIER.kind.name)), families, model_labels)
         row[TECHNIQUE], row["technique_named"] = _technique(_gains(ours, model_labels, calls, seeds),
                                                             here("technique gain"))
         row[HALVING], row["halving_reliable"] = _halving(halving, task_labels.get(task, task), estimator,
@@ -222,19 +223,22 @@ def _paper_frontier(front: pd.DataFrame, unpassed: int | None) -> str:
     return fmt_usd(f["value"]) + _range(f, fmt_usd)
 
 
-def _family(fams: pd.DataFrame) -> tuple[str, bool, bool]:
+def _family(fams: pd.DataFrame, levels: dict[str, float] | None = None, families: dict[str, str] | None = None,
+            model_labels: dict[str, str] | None = None) -> tuple[str, bool, bool]:
     """The most essential family under the policy (cross-fitted ``family:<g>`` rows of one dataset), named only
     beyond doubt: its gain shown above 0 with every family tested together (``shown``) and its interval above every
     other family's; else the families shown to lower the
     frontier (above 0 with every family tested together: ``shown``), or none; whether it names one; and whether
     the one named is the only family the frontier chose (the others' gains 0, never chosen: review 9, M5, then said
-    without a superlative). A maximum over noisy gains is not a finding by itself."""
+    without a superlative). A maximum over noisy gains is not a finding by itself. Where the frontier without a family
+    named reads above the other families' best model alone (``_against_alone``), that, and the gain over that model.
+    """
     fams = fams[np.isfinite(fams["value"].astype(float))] if len(fams) else fams
     if fams.empty:
         return "–", False, False
     def said(f, only: str = "") -> str:
-        return f"{f['name']}: " + gain_interval(100 * f["value"], 100 * f["low"],
-                                                100 * f["high"]) + only + fee_of_change(f) + carried(f)
+        return (f"{f['name']}: " + gain_interval(100 * f["value"], 100 * f["low"], 100 * f["high"]) + only
+                + fee_of_change(f) + carried(f) + _against_alone(f, levels or {}, families or {}, model_labels or {}))
 
     value, low, high = (fams[c].to_numpy(float) for c in ("value", "low", "high"))
     named = int(claims.most_essential(value, low, high, fams["shown"].to_numpy(bool)))
@@ -254,6 +258,28 @@ def _family(fams: pd.DataFrame) -> tuple[str, bool, bool]:
         return f"none shown to matter ({why})", False, False
     return (f"none beyond doubt; lowering the frontier ({_together(len(fams), 'family', 'families')}): "
             + ", ".join(said(f) for _, f in shown.iterrows())), False, False
+
+
+def _against_alone(fam: pd.Series, levels: dict[str, float], families: dict[str, str],
+                   model_labels: dict[str, str]) -> str:
+    """Review 10, M6 (HumanEval: GPT-4 "68.4% cheaper", against a frontier without it that reads 4.54, above each
+    GPT-3.5 model alone, 3.81-4.04): where the frontier without family ``fam`` (its value over 1 − its gain, from the
+    frontier's ``levels[""]``) reads above the best model alone of the other families (``levels``: model -> USD;
+    ``families``: model -> family), "; without it the frontier of the other families reads v, above …; over the best
+    of them alone it is x% cheaper"; else ""."""
+    front, gain = levels.get("", np.nan), float(fam["value"])
+    rest = {m: v for m, v in levels.items() if m and families.get(m) not in (None, fam["name"]) and np.isfinite(v)}
+    if not (rest and np.isfinite(front) and gain < 1):
+        return ""
+    without, best = front / (1 - gain), min(rest, key=rest.__getitem__)
+    if without <= rest[best] or fmt_usd(without) == fmt_usd(rest[best]):
+        return ""
+    values = sorted(rest.values())
+    above = (f"each of their models alone ({fmt_usd(values[0])}–{fmt_usd(values[-1])})" if without > values[-1]
+             and len(values) > 1 else f"the best of their models alone ({fmt_usd(rest[best])})")
+    return (f"; without it the frontier of the other families reads {fmt_usd(without)} USD per problem, above {above}, "
+            f"as the rule's choices cost more than its best member; over the best of them alone "
+            f"({model_labels.get(best, best)}) it is {fmt_pct(100 * (1 - front / rest[best]))}% cheaper")
 
 
 def _together(m: int, one: str, many: str) -> str:
