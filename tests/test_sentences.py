@@ -166,8 +166,9 @@ def test_a_frontier_that_chose_one_model_throughout_says_why_its_interval_is_wid
                           "policy_high": [21.7, 25.7]})
     assert findings._one_model_chosen(alone, pd.Series({"chosen": "Opus (100%)"})) == (
         "The records chose Opus on every problem, so the frontier's cost is that model's own (Opus alone: $15.8, 95% "
-        "interval $12.2 to $21.7); the frontier's interval is the wider one because the records made the choice too: "
-        "it joins the interval of each problem's cost and Opus's own at the level that holds for all 2 models at once.")
+        "interval $12.2 to $21.7); the frontier's interval is the wider one: it is the union of the per-problem "
+        "interval and Opus's own interval, each at a level that holds for all 2 models at once, because the records "
+        "also made the choice.")  # review 10, L8
     assert findings._one_model_chosen(alone, pd.Series({"chosen": "Opus (96%)"})) == ""
     assert findings._one_model_chosen(alone, pd.Series({"chosen": ""})) == ""
 

@@ -721,8 +721,9 @@ def _one_model_chosen(alone: pd.DataFrame, top: pd.Series) -> str:
     r = row.iloc[0]
     return (f"The records chose {model} on every problem, so the frontier's cost is that model's own ({model} alone: "
             f"{dollars(r['policy_usd'])}, 95% interval {dollars(r['policy_low'])} to {dollars(r['policy_high'])}); the "
-            f"frontier's interval is the wider one because the records made the choice too: it joins the interval of "
-            f"each problem's cost and {model}'s own at the level that holds for all {len(alone)} models at once.")
+            f"frontier's interval is the wider one: it is the union of the per-problem interval and {model}'s own "
+            f"interval, each at a level that holds for all {len(alone)} models at once, because the records also made "
+            "the choice.")  # review 10, L8
 
 
 def _alone_below(best: pd.Series, top: pd.Series, truth_known: bool = False) -> str:
