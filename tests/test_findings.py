@@ -600,3 +600,11 @@ def test_a_familys_saving_says_where_the_frontier_without_it_reads_above_its_mod
                                    "cheaper"), text
     assert "without it the frontier" not in findings._family(fams, {**levels, "c": 5.0, "b": 5.0, "a": 5.0},
                                                              families)[0]
+
+
+def test_a_level_that_rounds_to_100_has_one_form():
+    """Review 10, L1 (`local` Table S3): 100.045% printed ">100" and 100.052% "100.1"; both now two decimals."""
+    from helpers.publish.formats import level_pct
+
+    assert [level_pct(x) for x in (100.046, 100.052, 99.96, 100.001, 100.0, 61.1)] == [
+        "100.05", "100.05", "99.96", ">100", "100", "61.1"]
