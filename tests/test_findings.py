@@ -608,3 +608,10 @@ def test_a_level_that_rounds_to_100_has_one_form():
 
     assert [level_pct(x) for x in (100.046, 100.052, 99.96, 100.001, 100.0, 61.1)] == [
         "100.05", "100.05", "99.96", ">100", "100", "61.1"]
+
+
+def test_a_tiny_optimism_says_its_sign():
+    """Review 10, L6 (`sim` Table S10): ">-0.000001 (>-0.000001%)" hid the sign."""
+    assert tables._optimism_said(-4e-7, -0.00002) == "within 0.000001 of 0 (below it)"
+    assert tables._optimism_said(3e-7, 0.00001) == "within 0.000001 of 0 (above it)"
+    assert tables._optimism_said(-0.0137, -48.0) == "-0.0137 (-48%)"

@@ -22,7 +22,7 @@ from helpers.analyze.statistic import (
     Key,
     of_kind,
 )
-from helpers.core.numbers import sig
+from helpers.core.numbers import SMALLEST_DECIMAL, sig
 from helpers.core.tasks import in_category_order
 from helpers.grade.estimates import strategy_name, strategy_names
 from helpers.publish import names
@@ -128,7 +128,8 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
             policy_said(r.policy_usd, r.policy_low, r.policy_high, r.expert_share_pct, r.unidentified, r.k)
             for r in long.itertuples()],
         "the paper's cost-of-pass (USD)": [
-            fee_said(r.paper_usd, r.paper_records_usd, r.paper_expert_share_pct)
+            ("the paper's frontier: " if r.model == FRONTIER_LINE else "")  # review 10, L5: not the headline's
+            + fee_said(r.paper_usd, r.paper_records_usd, r.paper_expert_share_pct)
             + f"; {r.paper_expert_problems} problem{'' if r.paper_expert_problems == 1 else 's'} charged the fee"
             for r in long.itertuples()]})
     return long, shown
@@ -349,6 +350,8 @@ def _optimism_said(usd: float, pct: float) -> str:
         return ("0 (by construction: the model chosen on the other problems is the one chosen on all of them for every "
                 "problem, so held-out equals in-sample; this does not show that the choice "
                 "is free of the winner's curse)")
+    if abs(usd) < SMALLEST_DECIMAL:  # review 10, L6: ">-0.000001 (>-0.000001%)" hid the sign and the size
+        return f"within 0.000001 of 0 ({'below' if usd < 0 else 'above'} it)"
     return f"{fmt_usd(usd)} ({'+' * (pct > 0)}{fmt_pct(pct)}%)" if np.isfinite(pct) else fmt_usd(usd)
 
 
