@@ -523,7 +523,8 @@ def test_the_span_of_models_alone_names_no_end_its_interval_does_not_separate():
     assert findings._singles(every, {}) == ("1.76 [0.5, 4.38] (a) to 2.2 [0.5, 4.38] (d) with up to 8 tries; no model "
                                             "is told apart from the lowest (each paired difference with it reaches 0)")
     many = single.assign(value=[1.76, 30.0, 33.987, 33.0], ties_lowest=[False, True, False, False])
-    many = pd.concat([many, many.iloc[[3]].assign(name="e", value=34.0), many.iloc[[3]].assign(name="f", value=32.0)], ignore_index=True)
+    many = pd.concat([many, many.iloc[[3]].assign(name="e", value=34.0), many.iloc[[3]].assign(name="f", value=32.0)],
+                     ignore_index=True)
     assert "(e; 4 other models' (among them c, d, f) values lie inside its interval, unpaired" in findings._singles(
         many, {})
 
@@ -587,8 +588,8 @@ def test_the_headlines_caption_says_why_k_is_what_it_is():
 
 def test_a_familys_saving_says_where_the_frontier_without_it_reads_above_its_models_alone():
     """Review 10, M6 (HumanEval): GPT-4 "68.4% cheaper" was over a frontier without it that reads 4.54, above each
-    GPT-3.5 model alone (3.81-4.04): the rule's own cost, not GPT-4's value; the cell says so, and the gain over the best
-    of them alone (62.3%)."""
+    GPT-3.5 model alone (3.81-4.04): the rule's own cost, not GPT-4's value; the cell says so, and the gain over the
+    best of them alone (62.3%)."""
     fams = pd.DataFrame({"name": ["GPT-4", "GPT-3.5"], "value": [0.684, 0.0], "low": [0.18, 0.0], "high": [1.0, 0.0],
                          "shown": [True, False]})
     levels = {"": 1.436, "g4": 1.44, "a": 4.035, "b": 3.832, "c": 3.811}

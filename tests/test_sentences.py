@@ -142,9 +142,9 @@ def test_a_release_frontier_above_a_model_alone_in_words():
     sim = policy_views._above_said(an, "t", [policy_views.Above("2024-07-23", 22.87, "s", {"s": 480, "o": 20}, 20, 20,
                                                                 8, 500, "x", "3")], alone, truth)
     assert sim[0].endswith("By the simulator's truth on these problems, that frontier costs 23.6 USD per problem "
-                           "and Sonnet alone 20: the rule's choices truly cost 3.63 USD (18.2%) more than Sonnet alone, "
-                           "a real cost of the rule, 141% of the 2.57 USD read here: most of the gap, not the luck of "
-                           "these records.") and "cannot tell" not in sim[0]
+                           "and Sonnet alone 20: the rule's choices truly cost 3.63 USD (18.2%) more than Sonnet "
+                           "alone, a real cost of the rule, 141% of the 2.57 USD read here: most of the gap, not the "
+                           "luck of these records.") and "cannot tell" not in sim[0]
     # review 10, M1 (`sim` GSM8K): a true gap of 6% of the gap read is not "not the luck of these records"
     small = policy_views._above_said(an, "t", [policy_views.Above("2024-07-23", 22.87, "s", {"s": 480, "o": 20}, 20,
                                                                   20, 8, 500, "x", "3")], alone,

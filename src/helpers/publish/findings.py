@@ -507,7 +507,8 @@ def _tied_end(single: pd.DataFrame, end: pd.Series, lowest: bool, model_labels: 
         return f"{label}; its paired difference with {who} reaches 0"
     who = (" and ".join(f"{n}'s" for n in named) if len(named) <= 2 else
            f"{len(named)} other models' (among them {', '.join(named[:3])})")
-    return f"{label}; {who} {'value lies' if len(named) == 1 else 'values lie'} inside its interval, unpaired: not a test"
+    lies = "value lies" if len(named) == 1 else "values lie"
+    return f"{label}; {who} {lies} inside its interval, unpaired: not a test"
 
 
 def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict[str, str]) -> tuple[str, bool]:

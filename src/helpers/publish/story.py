@@ -129,7 +129,8 @@ def techniques_found(table2: pd.DataFrame, tasks: list[str], task_labels: dict[s
     tested = [f"{task_labels.get(t, t)}, {(shown or {})[t]}" for t in tasks if (shown or {}).get(t)]
     none = "none of the techniques or strategies, on any dataset" if strategies else "none, on any dataset"
     test = ("" if shown is None else
-            "Shown to pay by the headline's test (cross-fitted, every technique" + (" and strategy" if strategies else "")
+            "Shown to pay by the headline's test (cross-fitted, every technique"
+            + (" and strategy" if strategies else "")
             + f" of a dataset tested together; Findings at a glance): {'; '.join(tested) if tested else none}. ")
     return (f"{test}The paper's plug-in gains above 0 ({where}), per dataset: point estimates, not findings "
             f"({BEYOND_DOUBT}; a technique applied to every model adds as many independently estimated strategies, "
