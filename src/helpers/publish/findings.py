@@ -152,7 +152,8 @@ def shown_to_pay(policy: pd.DataFrame, tasks: list[str], model_labels: dict[str,
                          + ("; none lowers the frontier" if above[pays & strategy].all() else "") + ")")
         parts += [f"{n}: not shown" for n, p, s in zip(said, pays, strategy, strict=True) if strategy.any()
                   and not p and not s]
-        out[task] = f"{_together(len(gains), 'technique', 'techniques and strategies')}: " + "; ".join(
+        many = "techniques and strategies" if strategy.any() else "techniques"
+        out[task] = f"{_together(len(gains), 'technique', many)}: " + "; ".join(
             p for p in parts if p)
     return out
 
