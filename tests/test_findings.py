@@ -527,6 +527,9 @@ def test_the_span_of_models_alone_names_no_end_its_interval_does_not_separate():
                      ignore_index=True)
     assert "(e; 4 other models' (among them c, d, f) values lie inside its interval, unpaired" in findings._singles(
         many, {})
+    paired = many.assign(ties_lowest=[False, True, True, True, False, True])
+    assert findings._singles(paired, {}).startswith("1.76 [0.68, 4.38] (a; its paired difference with each of 4 other "
+                                                    "models (among them b, f, d) reaches 0) to ")
 
 
 def test_a_family_the_frontier_chose_alone_is_said_without_a_superlative():

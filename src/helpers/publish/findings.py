@@ -503,7 +503,7 @@ def _tied_end(single: pd.DataFrame, end: pd.Series, lowest: bool, model_labels: 
         return label
     if lowest:
         who = (" or ".join(named) if len(named) <= 2 else
-               f"{len(named)} other models, among them {', '.join(named[:3])}" if len(named) > 3 else
+               f"each of {len(named)} other models (among them {', '.join(named[:3])})" if len(named) > 3 else
                f"{', '.join(named[:-1])} or {named[-1]}")
         return f"{label}; its paired difference with {who} reaches 0"
     who = (" and ".join(f"{n}'s" for n in named) if len(named) <= 2 else
