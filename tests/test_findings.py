@@ -555,9 +555,12 @@ def test_table_2s_reading_names_the_strategies_the_findings_show_to_pay():
     policy = keyed(pd.concat([policy_frame().iloc[:3], pd.DataFrame([
         {**gain, "statistic": "technique gain:ldb", "value": 0.3, "low": 0.05, "shown": False},
         {**gain, "statistic": "strategy gain:a+ldb", "value": 0.4, "low": 0.2, "shown": True},
-        {**gain, "statistic": "strategy gain:b+ldb", "value": 0.2, "low": 0.1, "shown": False}])], ignore_index=True))
+        {**gain, "statistic": "strategy gain:b+ldb", "value": 0.2, "low": 0.1, "shown": False},
+        {**gain, "statistic": "strategy gain:a+warming_k5", "value": 0.3, "low": 0.2, "shown": True}])],
+        ignore_index=True))
     paying = findings.shown_to_pay(policy, ["t"], {"a": "A", "b": "B"})
-    assert paying == {"t": "the 3 techniques and strategies tested together: LDB (debugging its own attempt) by A "
+    assert paying == {"t": "the 4 techniques and strategies tested together: LDB (debugging its own attempt) by A, "
+                           "warming (up to 5 calls) by A "
                            "(each over its own model's single attempt, not over the frontier; none lowers the "
                            "frontier); LDB (debugging its own attempt) over every model together (the frontier with it "
                            "against without it): not shown"}, paying
@@ -565,8 +568,8 @@ def test_table_2s_reading_names_the_strategies_the_findings_show_to_pay():
     said = techniques_found(table2, ["t"], {"t": "T"}, paying, strategies=True)
     assert "none, on any dataset" not in said and said.startswith(
         "Shown to pay by the headline's test (cross-fitted, every technique and strategy of a dataset tested together;"
-        " Findings at a glance): T, the 3 techniques and strategies tested together: LDB (debugging its own attempt) "
-        "by A (each"), said
+        " Findings at a glance): T, the 4 techniques and strategies tested together: LDB (debugging its own attempt) "
+        "by A, warming (up to 5 calls) by A (each"), said
     assert "none of the techniques or strategies, on any dataset" in techniques_found(table2, ["t"], {"t": "T"}, {},
                                                                                        strategies=True)
     cell = findings.findings(stats_frame(), None, ["t"], {}, {"a": "A", "b": "B"}, {}, policy=policy).iloc[0]

@@ -140,7 +140,8 @@ def shown_to_pay(policy: pd.DataFrame, tasks: list[str], model_labels: dict[str,
     out = {}
     for task in tasks:
         gains = _gains(_parts(policy[policy["task"] == task]), model_labels, None, seeds)
-        gains = gains[gains["value"].notna()] if len(gains) else gains
+        gains = gains[gains["value"].notna()].sort_values("value", ascending=False, kind="stable") if len(gains) \
+            else gains  # largest first, as the Findings' cell lists them
         if gains.empty or not (pays := _pays(gains)[0]).any():
             continue
         strategy, said = _is_strategy(gains), _gain_name(gains)
