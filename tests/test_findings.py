@@ -203,7 +203,8 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
     said = findings.in_short(policy, {"a": "A", "b": "B"})
     assert said == ["On B, the dearest of its 2 datasets, a correct answer costs $3.92 per problem with the model the "
                     "records choose for each problem and the human expert (up to 8 tries of the chosen model, half "
-                    "the runs the records hold of every model, then the expert; 95% interval for these problems "
+                    "the runs the records hold of every model, rounded down, then the expert; 95% interval for these "
+                    "problems "
                     "$1.57 to $8.64).",
                     "96.9% of that is the assumed expert fee, paid where every try failed (a failure the benchmark's "
                     "own tests or answer key find, at no cost counted here: a deployment without such a check pays "
@@ -258,8 +259,17 @@ def test_a_set_with_one_run_per_cell_still_gets_its_first_screen():
     assert fee.startswith("90% of that is the assumed expert fee (7.82–375 USD per problem, mean 38.8 here), paid "), (
         fee)
     dearer = findings.in_short(front, {"b": "B"}, alone_usd={"b": 1.5})  # review 8: no cheaper than the expert alone
-    assert dearer[1] == ("That is no cheaper than the human expert alone ($1.5 per problem): on this dataset the "
-                         "models' tries add cost.")
+    # review 10, M2 (`local`): an interval that reaches below the expert's fee does not show the frontier no cheaper
+    assert dearer[1] == ("That reads no cheaper than the human expert alone ($1.5 per problem), but its interval "
+                         "reaches $0.556, so that is not shown; a model alone may read cheaper (below).")
+    fee_only = findings.in_short(front.assign(records_usd=0.000243, expert_usd=1.5), {"b": "B"}, alone_usd={"b": 1.5})
+    assert fee_only[1] == ("That reads no cheaper than the human expert alone ($1.5 per problem), but its interval "
+                           "reaches $0.556, so that is not shown: the expert's fee is paid on every problem (the "
+                           "models the rule chose passed none), and the models' tries add $0.000243 per problem; a "
+                           "model alone may read cheaper (below).")
+    assert findings.in_short(front, {"b": "B"}, alone_usd={"b": 0.5})[1] == (
+        "That is no cheaper than the human expert alone ($0.5 per problem; its whole interval lies at or above it): on "
+        "this dataset the models' tries add cost.")
     assert not any("no cheaper" in t for t in findings.in_short(front, {"b": "B"}, alone_usd={"b": 2.0}))
 
 
@@ -503,12 +513,23 @@ def test_the_span_of_models_alone_names_no_end_its_interval_does_not_separate():
                            "low": [0.68, 1.0, 26.7, 26.0], "high": [4.38, 5.0, 38.4, 38.0], "k": 8,
                            "ties_lowest": [False, True, False, False]})
     said = findings._singles(single, {"a": "A", "b": "B", "c": "C", "d": "D"})
-    assert said == ("1.76 [0.68, 4.38] (A or B: no interval separates them) to 34 [26.7, 38.4] (C or D: no interval "
-                    "separates them) with up to 8 tries")
+    # review 10, M3: each end names its test (the low end paired, the high end an unpaired interval, no test)
+    assert said == ("1.76 [0.68, 4.38] (A; its paired difference with B reaches 0) to 34 [26.7, 38.4] (C; D's value "
+                    "lies inside its interval, unpaired: not a test) with up to 8 tries")
+    assert "no interval separates" not in said and "tie there" not in said
     apart = single.assign(value=[1.76, 2.28, 33.987, 20.0], ties_lowest=False)
     assert findings._singles(apart, {}) == "1.76 [0.68, 4.38] (a) to 34 [26.7, 38.4] (c) with up to 8 tries"
     every = single.assign(value=[1.76, 2.0, 2.1, 2.2], low=0.5, high=4.38, ties_lowest=[False, True, True, True])
-    assert findings._singles(every, {}).count("(all 4 models tie there)") == 2
+    assert findings._singles(every, {}) == ("1.76 [0.5, 4.38] (a) to 2.2 [0.5, 4.38] (d) with up to 8 tries; no model "
+                                            "is told apart from the lowest (each paired difference with it reaches 0)")
+    many = single.assign(value=[1.76, 30.0, 33.987, 33.0], ties_lowest=[False, True, False, False])
+    many = pd.concat([many, many.iloc[[3]].assign(name="e", value=34.0), many.iloc[[3]].assign(name="f", value=32.0)],
+                     ignore_index=True)
+    assert "(e; 4 other models' (among them c, d, f) values lie inside its interval, unpaired" in findings._singles(
+        many, {})
+    paired = many.assign(ties_lowest=[False, True, True, True, False, True])
+    assert findings._singles(paired, {}).startswith("1.76 [0.68, 4.38] (a; its paired difference with each of 4 other "
+                                                    "models (among them b, f, d) reaches 0) to ")
 
 
 def test_a_family_the_frontier_chose_alone_is_said_without_a_superlative():
@@ -522,3 +543,82 @@ def test_a_family_the_frontier_chose_alone_is_said_without_a_superlative():
     lead = findings.at_a_glance(glance_of(["H", True, True, False, False, True, True, False, False]))
     assert "most essential" not in lead
     assert "a family the frontier is shown to need, the only one it chose, on H" in lead
+
+
+def test_table_2s_reading_names_the_strategies_the_findings_show_to_pay():
+    """Review 10, H1 (HumanEval): Table 2's reading said "none, on any dataset" beside a Findings cell naming four
+    strategies shown to pay; the reading now names what the cell names, and a bare technique among strategies is said
+    to be over every model, listed first (M7)."""
+    from helpers.publish.story import techniques_found
+
+    gain = {"task": "t", "high": 0.9, "k": 2, "expert_share_pct": np.nan, "cheapest": False}
+    policy = keyed(pd.concat([policy_frame().iloc[:3], pd.DataFrame([
+        {**gain, "statistic": "technique gain:ldb", "value": 0.3, "low": 0.05, "shown": False},
+        {**gain, "statistic": "strategy gain:a+ldb", "value": 0.4, "low": 0.2, "shown": True},
+        {**gain, "statistic": "strategy gain:b+ldb", "value": 0.2, "low": 0.1, "shown": False},
+        {**gain, "statistic": "strategy gain:a+warming_k5", "value": 0.3, "low": 0.2, "shown": True}])],
+        ignore_index=True))
+    paying = findings.shown_to_pay(policy, ["t"], {"a": "A", "b": "B"})
+    assert paying == {"t": "the 4 techniques and strategies tested together: LDB (debugging its own attempt) by A, "
+                           "warming (up to 5 calls) by A "
+                           "(each over its own model's single attempt, not over the frontier; none lowers the "
+                           "frontier); LDB (debugging its own attempt) over every model together (the frontier with it "
+                           "against without it): not shown"}, paying
+    table2 = pd.DataFrame({"technique": ["ldb"], "t": [29.6]})
+    said = techniques_found(table2, ["t"], {"t": "T"}, paying, strategies=True)
+    assert "none, on any dataset" not in said and said.startswith(
+        "Shown to pay by the headline's test (cross-fitted, every technique and strategy of a dataset tested together;"
+        " Findings at a glance): T, the 4 techniques and strategies tested together: LDB (debugging its own attempt) "
+        "by A, warming (up to 5 calls) by A (each"), said
+    assert "none of the techniques or strategies, on any dataset" in techniques_found(table2, ["t"], {"t": "T"}, {},
+                                                                                       strategies=True)
+    cell = findings.findings(stats_frame(), None, ["t"], {}, {"a": "A", "b": "B"}, {}, policy=policy).iloc[0]
+    assert ("so not named: LDB (debugging its own attempt) over every model together (the frontier with it against "
+            "without it), LDB (debugging its own attempt) by B") in cell[findings.TECHNIQUE], cell[findings.TECHNIQUE]
+
+
+def test_the_headlines_caption_says_why_k_is_what_it_is():
+    """Review 10, M4: the headline's caption said "k = 4 (every run)" where the records hold 8 runs; k is half the runs,
+    rounded down (HumanEval: 5 runs, k = 2), and with one run its one run."""
+    from helpers.publish import catalog
+
+    rows = keyed(pd.DataFrame({"statistic": ["table1:a", "policy frontier:all models"], "k": [2, 2]}))
+    assert tables.policy_tries(rows, 5) == {"k": "2", "k_half": "2",
+                                            "k_why": "half the 5 runs the records hold of every model, rounded down"}
+    assert tables.tries_why(4, 8) == "half the 8 runs the records hold of every model"
+    assert tables.tries_why(1, 1) == "its one run"
+    assert tables.tries_why(2, 8).startswith("half the fewest runs the records hold of any model's cell")
+    caption = catalog.entry("policy_cost").caption
+    assert "(every run)" not in caption and "{k} ({k_why})" in caption
+
+
+def test_a_familys_saving_says_where_the_frontier_without_it_reads_above_its_models_alone():
+    """Review 10, M6 (HumanEval): GPT-4 "68.4% cheaper" was over a frontier without it that reads 4.54, above each
+    GPT-3.5 model alone (3.81-4.04): the rule's own cost, not GPT-4's value; the cell says so, and the gain over the
+    best of them alone (62.3%)."""
+    fams = pd.DataFrame({"name": ["GPT-4", "GPT-3.5"], "value": [0.684, 0.0], "low": [0.18, 0.0], "high": [1.0, 0.0],
+                         "shown": [True, False]})
+    levels = {"": 1.436, "g4": 1.44, "a": 4.035, "b": 3.832, "c": 3.811}
+    families = {"g4": "GPT-4", "a": "GPT-3.5", "b": "GPT-3.5", "c": "GPT-3.5"}
+    text, named, _ = findings._family(fams, levels, families, {"c": "GPT-3.5 Turbo (0125)"})
+    assert named and text.endswith("; without it the frontier of the other families reads 4.54 USD per problem, above "
+                                   "each of their models alone (3.81–4.04), as the rule's choices cost more than its "
+                                   "best member; over the best of them alone (GPT-3.5 Turbo (0125)) it is 62.3% "
+                                   "cheaper"), text
+    assert "without it the frontier" not in findings._family(fams, {**levels, "c": 5.0, "b": 5.0, "a": 5.0},
+                                                             families)[0]
+
+
+def test_a_level_that_rounds_to_100_has_one_form():
+    """Review 10, L1 (`local` Table S3): 100.045% printed ">100" and 100.052% "100.1"; both now two decimals."""
+    from helpers.publish.formats import level_pct
+
+    assert [level_pct(x) for x in (100.046, 100.052, 99.96, 100.001, 100.0, 61.1)] == [
+        "100.05", "100.05", "99.96", ">100", "100", "61.1"]
+
+
+def test_a_tiny_optimism_says_its_sign():
+    """Review 10, L6 (`sim` Table S10): ">-0.000001 (>-0.000001%)" hid the sign."""
+    assert tables._optimism_said(-4e-7, -0.00002) == "within 0.000001 of 0 (below it)"
+    assert tables._optimism_said(3e-7, 0.00001) == "within 0.000001 of 0 (above it)"
+    assert tables._optimism_said(-0.0137, -48.0) == "-0.0137 (-48%)"

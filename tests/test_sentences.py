@@ -78,8 +78,9 @@ def test_the_papers_table_1_and_families_in_words():
                                  story.family_headline(never, {"t": "T"}))
     assert local == ("The family the frontier could least do without, per dataset, by the paper's point estimates (not "
                      f"a finding beyond doubt: {story.BEYOND_DOUBT}): T: g (4.99%); under the headline's cost "
-                     "(cross-fitted), g: -0.187 [-0.388, -0.154]%, not shown with every family tested together; under "
-                     "the headline's cost no family's gain reads above 0."), local
+                     "(cross-fitted), g: -0.187 [-0.388, -0.154]%, its own interval lies wholly below 0: under the "
+                     "headline's cost the frontier is dearer with it; under the headline's cost no family's gain "
+                     "reads above 0."), local  # review 10, M5: not a weak "not shown"
     assert "q: 0 (not chosen on any problem" in story.family_headline(never, {"t": "T"})["T"]["q"][1]
 
 
@@ -126,7 +127,7 @@ def test_a_release_frontier_above_a_model_alone_in_words():
         "On T, from the release of 2025-05-22 to 2025-08-07 the headline's frontier (up to k tries, then the expert) "
         "reads 22.9–23.6 USD per problem, above Sonnet alone (20.3) with the same one try. The rule, which chooses "
         "each problem's model on the dataset's other problems, chose another model than Sonnet on 20–21 of 500 "
-        "problems (alone: Opus 20.4, GPT 20.9), and on every one of them the chosen model's records cost more there "
+        "problems (alone: Opus 20.4, GPT 20.9), and on every one of them the chosen model's own runs there cost more "
         "than Sonnet's. These records cannot tell whether the gap is the choice's real cost or the estimate's noise: "
         "where models are near-tied, a model chosen for each problem on the other problems can truly cost more than "
         "one model alone. The gap is not tested."]  # review 9, H2: no "reads high"
@@ -141,8 +142,17 @@ def test_a_release_frontier_above_a_model_alone_in_words():
     sim = policy_views._above_said(an, "t", [policy_views.Above("2024-07-23", 22.87, "s", {"s": 480, "o": 20}, 20, 20,
                                                                 8, 500, "x", "3")], alone, truth)
     assert sim[0].endswith("By the simulator's truth on these problems, that frontier costs 23.6 USD per problem "
-                           "and Sonnet alone 20: the choices the rule made truly cost more than Sonnet alone, a real "
-                           "cost of the rule, not the luck of these records.") and "cannot tell" not in sim[0]
+                           "and Sonnet alone 20: the rule's choices truly cost 3.63 USD (18.2%) more than Sonnet "
+                           "alone, a real cost of the rule, 141% of the 2.57 USD read here: most of the gap, not the "
+                           "luck of these records.") and "cannot tell" not in sim[0]
+    # review 10, M1 (`sim` GSM8K): a true gap of 6% of the gap read is not "not the luck of these records"
+    small = policy_views._above_said(an, "t", [policy_views.Above("2024-07-23", 22.87, "s", {"s": 480, "o": 20}, 20,
+                                                                  20, 8, 500, "x", "3")], alone,
+                                     truth.assign(truth=[53.0, 20.0]))
+    assert small[0].endswith("the rule's choices truly cost 0.202 USD (1.01%) more than Sonnet alone, a real cost of "
+                             "the rule, but only 7.85% of the 2.57 USD read here; the rest is these records' noise."), (
+        small[0])
+    assert "not the luck" not in small[0]
     noise = policy_views._above_said(an, "t", [policy_views.Above("2024-07-23", 22.87, "s", {"s": 480, "o": 20}, 20,
                                                                   20, 8, 500, "x", "3")], alone,
                                      truth.assign(truth=[50.0, 20.0]))
@@ -156,8 +166,9 @@ def test_a_frontier_that_chose_one_model_throughout_says_why_its_interval_is_wid
                           "policy_high": [21.7, 25.7]})
     assert findings._one_model_chosen(alone, pd.Series({"chosen": "Opus (100%)"})) == (
         "The records chose Opus on every problem, so the frontier's cost is that model's own (Opus alone: $15.8, 95% "
-        "interval $12.2 to $21.7); the frontier's interval is the wider one because the records made the choice too: "
-        "it joins the interval of each problem's cost and Opus's own at the level that holds for all 2 models at once.")
+        "interval $12.2 to $21.7); the frontier's interval is the wider one: it is the union of the per-problem "
+        "interval and Opus's own interval, each at a level that holds for all 2 models at once, because the records "
+        "also made the choice.")  # review 10, L8
     assert findings._one_model_chosen(alone, pd.Series({"chosen": "Opus (96%)"})) == ""
     assert findings._one_model_chosen(alone, pd.Series({"chosen": ""})) == ""
 

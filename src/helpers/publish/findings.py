@@ -37,9 +37,9 @@ def tries_said(k: int) -> str:
 
 
 def _k_said(k: int) -> str:
-    """Why k tries, for the first screen: "" for one try, else "half the runs the records hold of every model, " (the
-    headline's k, ``policy.headline_k``)."""
-    return "" if k == 1 else "half the runs the records hold of every model, "
+    """Why k tries, for the first screen: "" for one try, else "half the runs the records hold of every model, rounded
+    down, " (the headline's k, ``policy.headline_k``; review 10, L4)."""
+    return "" if k == 1 else "half the runs the records hold of every model, rounded down, "
 
 
 def tries_counted(k: int) -> str:
@@ -86,16 +86,77 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
         row[PAPER] = _paper_frontier(here("frontier"), (unpassed or {}).get(task))
         row[SINGLES] = _singles(ours("table1"), model_labels)
         row[CHEAPEST], row["cheapest_named"] = _cheapest(ours("table1"), model_labels, families)
-        row[FAMILY], row["family_named"], row["family_only_chosen"] = _family(ours("family"))
-        row[TECHNIQUE], row["technique_named"] = _technique(
-            pd.concat([ours("technique gain"), _strategies(ours("strategy gain"), model_labels, calls or {}, seeds,
-                                                           ours("seed gain"),
-                                                           _levels(ours("table1"), front))]),
-            here("technique gain"))
+        row[FAMILY], row["family_named"], row["family_only_chosen"] = _family(
+            ours("family"), _levels(ours("table1"), ours(HEADLINE_FRONTIER.kind.name)), families, model_labels)
+        row[TECHNIQUE], row["technique_named"] = _technique(_gains(ours, model_labels, calls, seeds),
+                                                            here("technique gain"))
         row[HALVING], row["halving_reliable"] = _halving(halving, task_labels.get(task, task), estimator,
                                                          PAPER_HALVING_MONTHS.get(task))
         rows.append(row)
     return pd.DataFrame(rows, columns=[*COLUMNS, *CLAIMS]).astype({c: bool for c in CLAIMS})
+
+
+def _gains(ours, model_labels: dict[str, str], calls: dict[str, tuple[float, int]] | None = None,
+           seeds: dict[str, str] | None = None) -> pd.DataFrame:
+    """One dataset's cross-fitted technique gains (over every model together) and agent strategies' gains (over their
+    own model's single attempt, ``_strategies``), the rows the technique cell tests together; ``ours``: ``_parts``."""
+    return pd.concat([ours("technique gain"), _strategies(ours("strategy gain"), model_labels, calls or {}, seeds,
+                                                          ours("seed gain"),
+                                                          _levels(ours("table1"), ours(HEADLINE_FRONTIER.kind.name)))])
+
+
+def _pays(gains: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Which of ``_gains``' rows pay (shown above 0 with every other tested together, ``claims.techniques_that_pay``,
+    and, for a seeded strategy, over its seed model's attempt too) and which pass that seed test (``beats_seed``)."""
+    seed_ok = (gains["beats_seed"].fillna(True).astype(bool).to_numpy() if "beats_seed" in gains
+               else np.ones(len(gains), bool))
+    return claims.techniques_that_pay(gains["value"].to_numpy(float), gains["shown"].to_numpy(bool)) & seed_ok, seed_ok
+
+
+def _is_strategy(gains: pd.DataFrame) -> np.ndarray:
+    """Which of ``_gains``' rows are agent strategies (a model's, with its baseline), not a technique over every
+    model."""
+    return (gains["baseline"].map(lambda b: isinstance(b, str)).to_numpy(bool) if "baseline" in gains
+            else np.zeros(len(gains), bool))
+
+
+def _gain_name(gains: pd.DataFrame) -> list[str]:
+    """Each row's name in words; where the rows hold agent strategies too, a technique's says it is over every model
+    (review 10, M7: a bare "LDB" among "LDB by <model>" rows read as a typo)."""
+    both = _is_strategy(gains).any()
+    return [names.method(n) + (EVERY_MODEL if both and not strategy else "")
+            for n, strategy in zip(gains["name"], _is_strategy(gains), strict=True)]
+
+
+EVERY_MODEL = " over every model together (the frontier with it against without it)"
+
+
+def shown_to_pay(policy: pd.DataFrame, tasks: list[str], model_labels: dict[str, str],
+                 seeds: dict[str, str] | None = None) -> dict[str, str]:
+    """Dataset -> what the technique cell of Findings at a glance names as paying, in words, for Table 2's reading
+    (review 10, H1: it kept the techniques alone and said "none" where the cell named four strategies): how many
+    were tested together, the strategies shown (each over its own model's single attempt, and whether any lowers the
+    frontier), and each technique over every model, shown or not; datasets where nothing is shown are left out."""
+    out = {}
+    for task in tasks:
+        gains = _gains(_parts(policy[policy["task"] == task]), model_labels, None, seeds)
+        gains = gains[gains["value"].notna()].sort_values("value", ascending=False, kind="stable") if len(gains) \
+            else gains  # largest first, as the Findings' cell lists them
+        if gains.empty or not (pays := _pays(gains)[0]).any():
+            continue
+        strategy, said = _is_strategy(gains), _gain_name(gains)
+        above = gains.get("above_frontier", pd.Series(False, gains.index)).fillna(False).astype(bool).to_numpy()
+        parts = [", ".join(n for n, p, s in zip(said, pays, strategy, strict=True) if p and not s)]
+        if (pays & strategy).any():
+            parts.append(", ".join(n for n, p, s in zip(said, pays, strategy, strict=True) if p and s)
+                         + " (each over its own model's single attempt, not over the frontier"
+                         + ("; none lowers the frontier" if above[pays & strategy].all() else "") + ")")
+        parts += [f"{n}: not shown" for n, p, s in zip(said, pays, strategy, strict=True) if strategy.any()
+                  and not p and not s]
+        many = "techniques and strategies" if strategy.any() else "techniques"
+        out[task] = f"{_together(len(gains), 'technique', many)}: " + "; ".join(
+            p for p in parts if p)
+    return out
 
 
 def _parts(frame: pd.DataFrame):
@@ -164,19 +225,22 @@ def _paper_frontier(front: pd.DataFrame, unpassed: int | None) -> str:
     return fmt_usd(f["value"]) + _range(f, fmt_usd)
 
 
-def _family(fams: pd.DataFrame) -> tuple[str, bool, bool]:
+def _family(fams: pd.DataFrame, levels: dict[str, float] | None = None, families: dict[str, str] | None = None,
+            model_labels: dict[str, str] | None = None) -> tuple[str, bool, bool]:
     """The most essential family under the policy (cross-fitted ``family:<g>`` rows of one dataset), named only
     beyond doubt: its gain shown above 0 with every family tested together (``shown``) and its interval above every
     other family's; else the families shown to lower the
     frontier (above 0 with every family tested together: ``shown``), or none; whether it names one; and whether
     the one named is the only family the frontier chose (the others' gains 0, never chosen: review 9, M5, then said
-    without a superlative). A maximum over noisy gains is not a finding by itself."""
+    without a superlative). A maximum over noisy gains is not a finding by itself. Where the frontier without a family
+    named reads above the other families' best model alone (``_against_alone``), that, and the gain over that model.
+    """
     fams = fams[np.isfinite(fams["value"].astype(float))] if len(fams) else fams
     if fams.empty:
         return "–", False, False
     def said(f, only: str = "") -> str:
-        return f"{f['name']}: " + gain_interval(100 * f["value"], 100 * f["low"],
-                                                100 * f["high"]) + only + fee_of_change(f) + carried(f)
+        return (f"{f['name']}: " + gain_interval(100 * f["value"], 100 * f["low"], 100 * f["high"]) + only
+                + fee_of_change(f) + carried(f) + _against_alone(f, levels or {}, families or {}, model_labels or {}))
 
     value, low, high = (fams[c].to_numpy(float) for c in ("value", "low", "high"))
     named = int(claims.most_essential(value, low, high, fams["shown"].to_numpy(bool)))
@@ -196,6 +260,28 @@ def _family(fams: pd.DataFrame) -> tuple[str, bool, bool]:
         return f"none shown to matter ({why})", False, False
     return (f"none beyond doubt; lowering the frontier ({_together(len(fams), 'family', 'families')}): "
             + ", ".join(said(f) for _, f in shown.iterrows())), False, False
+
+
+def _against_alone(fam: pd.Series, levels: dict[str, float], families: dict[str, str],
+                   model_labels: dict[str, str]) -> str:
+    """Review 10, M6 (HumanEval: GPT-4 "68.4% cheaper", against a frontier without it that reads 4.54, above each
+    GPT-3.5 model alone, 3.81-4.04): where the frontier without family ``fam`` (its value over 1 − its gain, from the
+    frontier's ``levels[""]``) reads above the best model alone of the other families (``levels``: model -> USD;
+    ``families``: model -> family), "; without it the frontier of the other families reads v, above …; over the best
+    of them alone it is x% cheaper"; else ""."""
+    front, gain = levels.get("", np.nan), float(fam["value"])
+    rest = {m: v for m, v in levels.items() if m and families.get(m) not in (None, fam["name"]) and np.isfinite(v)}
+    if not (rest and np.isfinite(front) and gain < 1):
+        return ""
+    without, best = front / (1 - gain), min(rest, key=rest.__getitem__)
+    if without <= rest[best] or fmt_usd(without) == fmt_usd(rest[best]):
+        return ""
+    values = sorted(rest.values())
+    above = (f"each of their models alone ({fmt_usd(values[0])}–{fmt_usd(values[-1])})" if without > values[-1]
+             and len(values) > 1 else f"the best of their models alone ({fmt_usd(rest[best])})")
+    return (f"; without it the frontier of the other families reads {fmt_usd(without)} USD per problem, above {above}, "
+            f"as the rule's choices cost more than its best member; over the best of them alone "
+            f"({model_labels.get(best, best)}) it is {fmt_pct(100 * (1 - front / rest[best]))}% cheaper")
 
 
 def _together(m: int, one: str, many: str) -> str:
@@ -260,7 +346,9 @@ def _strategies(gains: pd.DataFrame, model_labels: dict[str, str], calls: dict[s
                                   for m, x, g in zip(model, method,
                                                      gains.get("value", pd.Series(np.nan, gains.index)))],
                         with_it=[_with_it(m, float(g), levels or {}).removeprefix("; ")
-                                 for m, g in zip(model, gains.get("value", pd.Series(np.nan, gains.index)))])
+                                 for m, g in zip(model, gains.get("value", pd.Series(np.nan, gains.index)))],
+                        above_frontier=[(levels or {}).get(m, np.nan) * (1 - float(g)) > (levels or {}).get("", np.nan)
+                                        for m, g in zip(model, gains.get("value", pd.Series(np.nan, gains.index)))])
 
 
 def _calls(strategy: tuple[float, int] | None, single: tuple[float, int] | None) -> str:
@@ -295,49 +383,57 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
     other of the dataset tested together (``shown``, ``claims.techniques_that_pay``), largest first, each with its
     baseline and, where its attempts cost more, the fee it breaks even at (``_break_even``), none called the best;
     those whose own interval lies above 0 but not with the others tested, and seeded strategies not shown over their
-    seed model's attempt (``beats_seed``), named as such; and whether any pays.
+    seed model's attempt (``beats_seed``), named as such; and whether any pays. A technique over every model is
+    listed before the strategies and said to be so (``_gain_name``).
     Techniques not cross-fitted over every model (estimated from vanilla runs, or too few runs on some model) are
     named as such, never as paying."""
     if crossfitted.empty and plug_in.empty:
         return "–", False
-    checked = [names.method(n) for n in crossfitted["name"]]
+    raw = set(crossfitted["name"])
+    crossfitted = crossfitted.iloc[np.argsort(_is_strategy(crossfitted), kind="stable")]  # techniques first (M7)
+    crossfitted = crossfitted.assign(name=_gain_name(crossfitted))
     tested = set(crossfitted["method"].dropna()) if "method" in crossfitted else set()  # as some model's strategy
     unchecked = [names.method(n) + (" over every model together (each model's runs of it are tested as its strategy)"
                                     if n in tested else "")  # review 7
-                 for n in plug_in["name"] if n not in set(crossfitted["name"])]
+                 for n in plug_in["name"] if n not in raw]
     tail = ("; not tested as paying (estimated from vanilla runs, or some model has fewer runs of it than the k tries; "
             f"the paper's plug-in gain is in Table 2): {', '.join(unchecked)}" if unchecked else "")  # review H12
     if crossfitted.empty or not crossfitted["value"].notna().any():
         return "none checked (no technique with runs of its own)" + tail, False
-    seed_ok = (crossfitted["beats_seed"].fillna(True).astype(bool).to_numpy() if "beats_seed" in crossfitted
-               else np.ones(len(crossfitted), bool))
-    pays = claims.techniques_that_pay(crossfitted["value"].to_numpy(float),
-                                      crossfitted["shown"].to_numpy(bool)) & seed_ok
+    pays, seed_ok = _pays(crossfitted)
     m = int(crossfitted["value"].notna().sum())
     together = _together(m, "technique", "techniques and strategies")
-    alone = crossfitted[~pays & seed_ok & (crossfitted["low"] > 0)]
-    if len(alone):
-        tail = ("; above 0 on its own interval but not with the others tested together, so not named: "
-                + ", ".join(names.method(n) + _aside(r.get("with_it"))
-                            for n, (_, r) in zip(alone["name"], alone.iterrows()))
-                + tail)
-    seed_only = crossfitted[crossfitted["shown"].astype(bool).to_numpy() & ~seed_ok]
-    if len(seed_only):
-        tail = ("; shown over the debugging model's own attempt but not over the attempt of the model it starts "
-                "from, so not named: " + ", ".join(names.method(n) for n in seed_only["name"]) + tail)
+    tail = _not_named(crossfitted, pays, seed_ok) + tail
     if not pays.any():
-        why = (together if len(seed_only) else "its cross-fitted interval reaches 0" if m == 1
+        why = (together if (crossfitted["shown"].astype(bool).to_numpy() & ~seed_ok).any()
+               else "its cross-fitted interval reaches 0" if m == 1
                else f"{together}, none shown above 0")  # shown but not over its seed: the tail says why
-        return f"none shown to pay ({why}: {', '.join(checked)})" + tail, False
+        return f"none shown to pay ({why}: {', '.join(crossfitted['name'])})" + tail, False
     shown = crossfitted[pays].sort_values("value", ascending=False, kind="stable")
     said = []
     for _, tech in shown.iterrows():
         baseline = tech.get("baseline")
         baseline = baseline if isinstance(baseline, str) else "over the frontier of the same models without it"
-        said.append(f"{names.method(tech['name'])}: "
+        said.append(f"{tech['name']}: "
                     f"{gain_interval(100 * tech['value'], 100 * tech['low'], 100 * tech['high'])}% "
                     f"{baseline}{fee_of_change(tech)}{_break_even(tech)}{carried(tech)}")
     return f"shown to pay ({together}): " + "; ".join(said) + tail, True
+
+
+def _not_named(crossfitted: pd.DataFrame, pays: np.ndarray, seed_ok: np.ndarray) -> str:
+    """The technique cell's gains not named as paying though some interval says so: seeded strategies shown over
+    their model's attempt but not over their seed's, and gains above 0 on their own interval only (``name`` in
+    words)."""
+    tail = ""
+    alone = crossfitted[~pays & seed_ok & (crossfitted["low"] > 0)]
+    if len(alone):
+        tail = ("; above 0 on its own interval but not with the others tested together, so not named: "
+                + ", ".join(n + _aside(r.get("with_it")) for n, (_, r) in zip(alone["name"], alone.iterrows())))
+    seed_only = crossfitted[crossfitted["shown"].astype(bool).to_numpy() & ~seed_ok]
+    if len(seed_only):
+        tail = ("; shown over the debugging model's own attempt but not over the attempt of the model it starts "
+                "from, so not named: " + ", ".join(seed_only["name"]) + tail)
+    return tail
 
 
 def _aside(text) -> str:
@@ -375,37 +471,46 @@ def _identified(single: pd.DataFrame) -> pd.DataFrame:
 
 def _singles(single: pd.DataFrame, model_labels: dict[str, str]) -> str:
     """"lowest v [low, high] (model) to highest v [low, high] (model) with up to k tries": the span of the models'
-    policy costs, each with its interval; an end is named by its model only where nothing ties it there
-    (``_tied_end``, review 9, M4), else by the models tied at it."""
+    policy costs, each with its interval and what ties each end, by the test that says so (``_tied_end``: review 9,
+    M4; review 10, M3); where every model's paired difference with the lowest reaches 0, that, once."""
     single = _identified(single)
     if single.empty:
         return "–"
     ends = [single.loc[single["value"].idxmin()], single.loc[single["value"].idxmax()]]
-    said = [f"{_cell(r['value'], r['low'], r['high'], fmt_usd)} ({_tied_end(single, r, i == 0, model_labels)})"
+    others = single[single["name"] != ends[0]["name"]]
+    every = (len(others) > 0 and "ties_lowest" in others
+             and bool(others["ties_lowest"].fillna(False).astype(bool).all()))
+    said = [f"{_cell(r['value'], r['low'], r['high'], fmt_usd)} ("
+            + (model_labels.get(r["name"], r["name"]) if every else _tied_end(single, r, i == 0, model_labels)) + ")"
             for i, r in enumerate(ends)]
     k = int(ends[0]["k"])
-    return (said[0] if len(single) == 1 else " to ".join(said)) + f" with {tries_said(k)}"
+    return ((said[0] if len(single) == 1 else " to ".join(said)) + f" with {tries_said(k)}"
+            + ("; no model is told apart from the lowest (each paired difference with it reaches 0)" if every else ""))
 
 
 def _tied_end(single: pd.DataFrame, end: pd.Series, lowest: bool, model_labels: dict[str, str]) -> str:
-    """Who is at one end of the models' span: the ``end`` model's label where no other model ties it, else the tied
-    models ("A or B: no interval separates them", "5 models tie there, among them A, B, C"). At the low end a tie is
-    a paired difference with the lowest that reaches 0 (``ties_lowest``); at the high end, another model's value
-    inside the end's interval (its printed value then says no more than the end's)."""
+    """Who is at one end of the models' span, and what ties it, naming the test: at the low end the models whose
+    paired difference with the lowest reaches 0 (``ties_lowest``); at the high end, the models whose value lies
+    inside the end's own interval, unpaired, which is no test (review 10, M3: the two read as one "tie" and
+    disagreed)."""
     others = single[single["name"] != end["name"]]
     if lowest and "ties_lowest" in others:
         tied = others[others["ties_lowest"].fillna(False).astype(bool)]
     else:
         tied = others[(others["value"] >= end["low"]) & (others["value"] <= end["high"])]
     tied = tied.sort_values("value", ascending=lowest, kind="stable")
-    named = [model_labels.get(m, m) for m in [end["name"], *tied["name"]]]
-    if len(named) == 1:
-        return named[0]
-    if len(named) == len(single):
-        return f"all {len(named)} models tie there"
-    if len(named) <= 3:
-        return f"{', '.join(named[:-1])} or {named[-1]}: no interval separates them"
-    return f"{len(named)} models tie there, among them {', '.join(named[:3])}"
+    label, named = model_labels.get(end["name"], end["name"]), [model_labels.get(m, m) for m in tied["name"]]
+    if not named:
+        return label
+    if lowest:
+        who = (" or ".join(named) if len(named) <= 2 else
+               f"each of {len(named)} other models (among them {', '.join(named[:3])})" if len(named) > 3 else
+               f"{', '.join(named[:-1])} or {named[-1]}")
+        return f"{label}; its paired difference with {who} reaches 0"
+    who = (" and ".join(f"{n}'s" for n in named) if len(named) <= 2 else
+           f"{len(named)} other models' (among them {', '.join(named[:3])})")
+    lies = "value lies" if len(named) == 1 else "values lie"
+    return f"{label}; {who} {lies} inside its interval, unpaired: not a test"
 
 
 def _cheapest(single: pd.DataFrame, model_labels: dict[str, str], families: dict[str, str]) -> tuple[str, bool]:
@@ -558,10 +663,8 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
            f"choose for each problem{own} and the human expert ({tries_said(int(top['k']))} of the chosen model, "
            f"{_k_said(int(top['k']))}then the expert; 95% interval for these problems "
            f"{dollars(top['policy_low'])} to {dollars(top['policy_high'])})."]
-    expert = (alone_usd or {}).get(top["task"], np.inf)
-    if top["policy_usd"] >= expert * (1 - 1e-9):  # review 8 (`local`): the models' tries only add cost here
-        out.append(f"That is no cheaper than the human expert alone ({dollars(expert)} per problem): on this dataset "
-                   "the models' tries add cost.")
+    if said := _no_cheaper(top, (alone_usd or {}).get(top["task"], np.inf)):
+        out.append(said)
     share = float(top["expert_share_pct"])
     fee = f" ({fees[top['task']]} here)" if fees and top["task"] in fees else ""
     checked = (" (a failure the benchmark's own tests or answer key find, at no cost counted here: a deployment "
@@ -588,6 +691,25 @@ def in_short(policy: pd.DataFrame, task_labels: dict[str, str], truth: pd.DataFr
     return out
 
 
+def _no_cheaper(top: pd.Series, expert: float) -> str:
+    """Review 8 (`local`): where the frontier (``top``, a ``policy_cost`` row) reads no cheaper than the expert alone
+    (``expert``, USD per problem), that; a finding only where its interval's low end is at or above it, else a reading
+    the interval leaves open (review 10, M2), with what the models' tries add (``records_usd``) and, where the fee is
+    paid on every problem (``expert_usd`` the whole of it), that the models the rule chose passed none; "" where it
+    reads cheaper."""
+    if not top["policy_usd"] >= expert * (1 - 1e-9):
+        return ""
+    if top["policy_low"] >= expert * (1 - 1e-9):
+        return (f"That is no cheaper than the human expert alone ({dollars(expert)} per problem; its whole interval "
+                "lies at or above it): on this dataset the models' tries add cost.")
+    records, fee = float(top.get("records_usd", np.nan)), float(top.get("expert_usd", np.nan))
+    every = (" the expert's fee is paid on every problem (the models the rule chose passed none), and"
+             if np.isclose(fee, expert, rtol=1e-6, atol=0) else "")
+    add = f":{every} the models' tries add {dollars(records)} per problem" if np.isfinite(records) else ""
+    return (f"That reads no cheaper than the human expert alone ({dollars(expert)} per problem), but its interval "
+            f"reaches {dollars(top['policy_low'])}, so that is not shown{add}; a model alone may read cheaper (below).")
+
+
 def _one_model_chosen(alone: pd.DataFrame, top: pd.Series) -> str:
     """Review R7: where the frontier (``top``, a ``policy_cost`` row with ``chosen``, e.g. "Claude 4.5 Opus (100%)")
     chose one model on every problem, its value is that model's (a row of ``alone``) and two intervals stand for one
@@ -602,8 +724,9 @@ def _one_model_chosen(alone: pd.DataFrame, top: pd.Series) -> str:
     r = row.iloc[0]
     return (f"The records chose {model} on every problem, so the frontier's cost is that model's own ({model} alone: "
             f"{dollars(r['policy_usd'])}, 95% interval {dollars(r['policy_low'])} to {dollars(r['policy_high'])}); the "
-            f"frontier's interval is the wider one because the records made the choice too: it joins the interval of "
-            f"each problem's cost and {model}'s own at the level that holds for all {len(alone)} models at once.")
+            f"frontier's interval is the wider one: it is the union of the per-problem interval and {model}'s own "
+            f"interval, each at a level that holds for all {len(alone)} models at once, because the records also made "
+            "the choice.")  # review 10, L8
 
 
 def _alone_below(best: pd.Series, top: pd.Series, truth_known: bool = False) -> str:

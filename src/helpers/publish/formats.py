@@ -59,13 +59,14 @@ def fmt_pct(x: float) -> str:
 
 
 def level_pct(x: float) -> str:
-    """A level in % of the expert alone: ``fmt_pct``, but a level off 100 never printed as "100" (100.3, 99.96; ">100"
-    where four figures still round to it): review 9, M8, a frontier dearer than the expert alone read "100"."""
+    """A level in % of the expert alone: ``fmt_pct``, but a level off 100 never printed as "100": two decimals where
+    it rounds to 100 (100.05, 99.96; ">100" where two decimals still read 100.00): review 9, M8, a frontier dearer
+    than the expert alone read "100"; review 10, L1: one rule for every such level ("100.1" beside ">100" before)."""
     text = fmt_pct(x)
     if text != "100" or not np.isfinite(x) or x == 100:
         return text
-    finer = f"{x:.4g}"
-    return finer if finer != "100" else (">100" if x > 100 else "<100")
+    finer = f"{x:.2f}"
+    return finer if finer != "100.00" else (">100" if x > 100 else "<100")
 
 
 def fee_pct(share: float) -> str:

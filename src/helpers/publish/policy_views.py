@@ -196,6 +196,22 @@ def flag_releases(an: Analysis, rows: pd.DataFrame, fitted: PolicyFit) -> dict[s
     return out
 
 
+def _share_said(values: list[float], truths: list[float], read: float, alone_truth: float) -> str:
+    """Review 10, M1: how much of the gap read between flagged frontiers (``values``, USD) and a model alone
+    (``read``) the true gap (``truths`` against ``alone_truth``) is: where it is at least half of every gap read, not
+    the luck of these records; else the share and that the rest is these records' noise; "" where the gap read is
+    not a number."""
+    gaps = [v - read for v in values]
+    if not np.isfinite(read) or min(gaps) <= 0:
+        return ""
+    shares = [100 * (t - alone_truth) / g for t, g in zip(truths, gaps, strict=True)]
+    part = f"{_span(shares, fmt_pct)}% of the {_span(gaps, fmt_usd)} USD read here"
+    if min(shares) >= 50:
+        return f", {part}: most of the gap, not the luck of these records"
+    return (f", but only {part}; the rest is these records' noise" if max(shares) < 50 else
+            f"; that is {part}, the rest these records' noise")
+
+
 @dataclass(frozen=True)
 class Above:
     """A release whose frontier reads above a model alone: its date (YYYY-MM-DD), the frontier (USD per problem),
@@ -247,15 +263,17 @@ def _above_said(an: Analysis, task: str, flagged: list[Above], alone: dict[tuple
                    f"{label(a.best)} alone ({fmt_usd(alone[(task, a.best)])}) with the same {tries_counted(a.k)}. The "
                    f"rule, which chooses each problem's model on the dataset's other problems, chose another model "
                    f"than {label(a.best)} on {_span([f.other for f in run], str)} of {a.n} problems (alone: {each}), "
-                   f"and {where} the chosen model's records cost more there than {label(a.best)}'s. "
-                   + _truth_said(task, run, a.best, label(a.best), truth))
+                   f"and {where} the chosen model's own runs there cost more than {label(a.best)}'s. "
+                   + _truth_said(task, run, a.best, label(a.best), truth, alone[(task, a.best)]))
     return out
 
 
-def _truth_said(task: str, run: list[Above], model: str, best: str, truth: pd.DataFrame | None) -> str:
-    """What the gap between a run of flagged release frontiers and the ``model`` alone (labelled ``best``) is: with a
-    simulated set's ``truth`` (``policy_study.set_own_truth`` rows), the truth of both (USD per problem) and which is
-    truly cheaper; else that these records cannot tell the choice's real cost from the estimate's noise."""
+def _truth_said(task: str, run: list[Above], model: str, best: str, truth: pd.DataFrame | None,
+                read: float = np.nan) -> str:
+    """What the gap between a run of flagged release frontiers and the ``model`` alone (labelled ``best``; ``read``:
+    its cost alone on these records) is: with a simulated set's ``truth`` (``policy_study.set_own_truth`` rows), the
+    truth of both (USD per problem), which is truly cheaper and how much of the gap read the true gap is
+    (``_share_said``); else that these records cannot tell the choice's real cost from the estimate's noise."""
     rows = (pd.DataFrame(columns=["truth", "value"]) if truth is None
             else truth[truth["task"] == task].set_index("statistic"))
     fronts = [(f, rows.loc[str(Key(RELEASE_FRONTIER, f.step))]) for f in run
@@ -268,8 +286,9 @@ def _truth_said(task: str, run: list[Above], model: str, best: str, truth: pd.Da
     truths = [f.value * float(r["truth"]) / float(r["value"]) for f, r in fronts]  # % of the expert alone -> USD
     alone_truth = float(rows.loc[alone, "truth"])
     dearer = [t > alone_truth for t in truths]
-    verdict = (f"the choices the rule made truly cost more than {best} alone, a real cost of the rule, not the luck "
-               "of these records" if all(dearer) else
+    verdict = (f"the rule's choices truly cost {_span([t - alone_truth for t in truths], fmt_usd)} USD "
+               f"({_span([100 * (t / alone_truth - 1) for t in truths], fmt_pct)}%) more than {best} alone, a real "
+               "cost of the rule" + _share_said([f.value for f in run], truths, read, alone_truth) if all(dearer) else
                f"{best} alone is truly no cheaper: the gap is the estimate's" if not any(dearer) else
                f"the rule's choices truly cost more than {best} alone on some of these releases, not on others")
     return (f"By the simulator's truth on these problems, that frontier costs {_span(truths, fmt_usd)} USD per "

@@ -315,12 +315,13 @@ class ReportParts:
                 alt = html.escape(what.replace("'", "’").replace('"', "”"), quote=False)  # no entity to escape twice
                 estimator = ("; the paper's estimator, cost per attempt over the pass rate, not the \"up to k "
                              "tries, then the expert\" cost above" if name.startswith("figure2") else
-                             "; the numbers above, each with its 95% interval; the paper's "
-                             "estimator is Table 1 and Figure 2"
-                             if name == "headline_costs" else "")
+                             "; the paper's estimator is in Table 1 and Figure 2" if name == "headline_costs" else "")
+                drawn = ", drawn (the numbers above, each with its 95% interval" if name == "headline_costs" else " ("
+                sep = "; " if name == "headline_costs" else ""  # review 10, L7: a sentence, not a fragment
                 return (f'<img id="first-screen-figure" src="{self.figure_uri(name)}" alt="{alt}" '
                         f'{self.figure_style(name)}>'
-                        f"\n\n*{html.escape(what)} (with its caption in its section below{estimator}).*")
+                        f"\n\n*Figure: {html.escape(what)}{drawn}{sep}its caption is in its section below"
+                        f"{estimator}).*")
         return ""
 
 

@@ -17,6 +17,9 @@ ESTIMATOR = "model-based"
 
 
 
+NEVER_LOWERS = "0 (never lowers the frontier on these runs: no interval)"  # not "0 [0, 0]%", a measured null
+
+
 def under_coverage(generators: pd.DataFrame | None, target: float = 93.0) -> dict[str, str]:
     """Statistic kind -> what the validity study says of the model-based interval: "under 93% on n of N generators
     (lowest x%)", "at least 93% on every generator (N)", or, without a study (``generators`` None: the set's records
@@ -63,7 +66,8 @@ def model_based_table(an: Analysis, st: intervals.SetStatistics, generators: pd.
 
     def cell(r) -> str:
         gain = r["kind"] == TECHNIQUE_GAIN.name
-        text = (gain_interval(100 * r["value"], 100 * r["low"], 100 * r["high"]) + "%" if gain
+        text = (NEVER_LOWERS if gain and r["value"] == r["low"] == r["high"] == 0 else  # review 10, L9
+                gain_interval(100 * r["value"], 100 * r["low"], 100 * r["high"]) + "%" if gain
                 else with_interval(r["value"], r["low"], r["high"], fmt_usd))
         text += f" · {NEVER_PASSED}" if r["never_passed"] else ""  # a value below the fee for a model that never passed
         return text + (" ✗ checks reject" if r["checks"] != "pass" else "")

@@ -83,13 +83,16 @@ def family_headline(numbers: pd.DataFrame, task_labels: dict[str, str]) -> dict[
     """Per dataset label, each family's gain under the headline's frontier (``numbers``: ``policy_views
     .counterfactuals``' family rows: task id, what, item, value, low, high, shown; gains 0-1) as (gain %, words),
     largest first: "under the headline's cost (cross-fitted), GPT-4: 62 [21.6, 100 (max)]%, shown with every family
-    tested together" (or "not shown: …"; a family never chosen, 0 [0, 0], said in words: ``formats.gain_said``); no
+    tested together" (or "not shown: …", or, where the interval lies wholly below 0, that the frontier is dearer with
+    it; a family never chosen, 0 [0, 0], said in words: ``formats.gain_said``); no
     dataset where no family's gain is a number."""
     fams = numbers[(numbers["what"] == "family") & np.isfinite(numbers["value"].astype(float))]
     out: dict[str, dict[str, tuple[float, str]]] = {}
     for task, g in fams.groupby("task", sort=False):
         for _, r in g.sort_values("value", ascending=False, kind="stable").iterrows():
             shown = ("shown with every family tested together" if bool(r["shown"]) else
+                     "its own interval lies wholly below 0: under the headline's cost the frontier is dearer with it"
+                     if r["high"] < 0 else  # review 10, M5: not a weak "not shown" of the plug-in's claim
                      "not shown with every family tested together")
             interval = gain_said(100 * r["value"], 100 * r["low"], 100 * r["high"])
             out.setdefault(task_labels.get(task, task), {})[r["item"]] = (100 * float(r["value"]), (
@@ -99,13 +102,14 @@ def family_headline(numbers: pd.DataFrame, task_labels: dict[str, str]) -> dict[
 
 
 def techniques_found(table2: pd.DataFrame, tasks: list[str], task_labels: dict[str, str],
-                     shown: dict[str, list[str]] | None = None, truth: dict[tuple[str, str], float] | None = None,
+                     shown: dict[str, str] | None = None, truth: dict[tuple[str, str], float] | None = None,
                      strategies: bool = False) -> str:
     """Table 2's reading: the paper's plug-in gains above 0 (``table2``: technique, a column per task, %), per dataset,
     as the paper's point estimates, none called the largest (review 9, H1: on `sim` every named gain was truly 0);
     where one problem carries more than half of a gain (``table2.attrs["influence"]``, ``table2_techniques``), its
-    share and name. ``shown`` (task -> technique ids): the techniques the headline's validated test shows to pay
-    (cross-fitted, tested together: the policy rows' ``shown``), said first; ``truth`` ((technique, task) -> %, a
+    share and name. ``shown`` (task -> words, ``findings.shown_to_pay``): the techniques and agent strategies the
+    headline's validated test shows to pay (cross-fitted, tested together), as Findings at a glance names them, said
+    first (review 10, H1: the strategies it names too); ``truth`` ((technique, task) -> %, a
     simulated set's ``known_truth.set_truths``): the simulator's truth beside each gain named; ``strategies``: the set
     has agent strategies, in a table of their own."""
     from helpers.publish.names import method
@@ -122,21 +126,15 @@ def techniques_found(table2: pd.DataFrame, tasks: list[str], task_labels: dict[s
         parts.append(f"{task_labels.get(task, task)}: " + (", ".join(said) if said else "none above 0"))
     where = "Table 2" + ("; the agent strategies, each beside its own model, are in their own table" if strategies
                          else "")
-    tested = [f"{task_labels.get(t, t)}: {', '.join(method(x) for x in xs)}" for t in tasks
-              for xs in [(shown or {}).get(t, [])] if xs]
+    tested = [f"{task_labels.get(t, t)}, {(shown or {})[t]}" for t in tasks if (shown or {}).get(t)]
+    none = "none of the techniques or strategies, on any dataset" if strategies else "none, on any dataset"
     test = ("" if shown is None else
-            "Shown to pay by the headline's test (cross-fitted, every technique of a dataset tested together; "
-            f"Findings at a glance): {'; '.join(tested) if tested else 'none, on any dataset'}. ")
+            "Shown to pay by the headline's test (cross-fitted, every technique"
+            + (" and strategy" if strategies else "")
+            + f" of a dataset tested together; Findings at a glance): {'; '.join(tested) if tested else none}. ")
     return (f"{test}The paper's plug-in gains above 0 ({where}), per dataset: point estimates, not findings "
             f"({BEYOND_DOUBT}; a technique applied to every model adds as many independently estimated strategies, "
             "so its plug-in gain reads above 0 even where it has no effect): " + _listed(parts) + ".")
-
-
-def techniques_shown(policy: pd.DataFrame) -> dict[str, list[str]]:
-    """Task -> the techniques whose cross-fitted gain the headline's test shows to pay (``policy``:
-    ``intervals.policy_statistics`` rows of kind ``technique gain`` with ``shown``), for ``techniques_found``."""
-    mine = policy[(policy["kind"] == "technique gain") & policy["shown"].fillna(False).astype(bool)]
-    return {t: list(g["item"]) for t, g in mine.groupby("task", sort=False)}
 
 
 def technique_truths(truths: dict | None, tasks: list[str]) -> dict[tuple[str, str], float] | None:

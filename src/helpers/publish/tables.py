@@ -22,7 +22,7 @@ from helpers.analyze.statistic import (
     Key,
     of_kind,
 )
-from helpers.core.numbers import sig
+from helpers.core.numbers import SMALLEST_DECIMAL, sig
 from helpers.core.tasks import in_category_order
 from helpers.grade.estimates import strategy_name, strategy_names
 from helpers.publish import names
@@ -128,7 +128,8 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
             policy_said(r.policy_usd, r.policy_low, r.policy_high, r.expert_share_pct, r.unidentified, r.k)
             for r in long.itertuples()],
         "the paper's cost-of-pass (USD)": [
-            fee_said(r.paper_usd, r.paper_records_usd, r.paper_expert_share_pct)
+            ("the paper's frontier: " if r.model == FRONTIER_LINE else "")  # review 10, L5: not the headline's
+            + fee_said(r.paper_usd, r.paper_records_usd, r.paper_expert_share_pct)
             + f"; {r.paper_expert_problems} problem{'' if r.paper_expert_problems == 1 else 's'} charged the fee"
             for r in long.itertuples()]})
     return long, shown
@@ -162,14 +163,27 @@ def headline_drawn(an: Analysis, numbers: pd.DataFrame) -> tuple[pd.DataFrame, d
     return drawn, alone
 
 
-def policy_tries(rows: pd.DataFrame) -> dict[str, str]:
-    """The tries of ``intervals.policy_statistics`` rows for captions: ``k`` (each model alone) and ``k_half`` (the
-    cross-fitted frontier, the same k; where a set has none, words that say why)."""
+def policy_tries(rows: pd.DataFrame, runs: int | None = None) -> dict[str, str]:
+    """The tries of ``intervals.policy_statistics`` rows for captions: ``k`` (each model alone), ``k_half`` (the
+    cross-fitted frontier, the same k; where a set has none, words that say why) and ``k_why``, why k is what it is
+    (``policy.headline_k``; ``runs``: the runs the set plans per cell; review 10, M4: "k = 4 (every run)" where the
+    records hold 8)."""
     def said(d, none):
         return str(int(d["k"].iloc[0])) if len(d) else none
-    return {"k": said(rows[of_kind(rows, TABLE1)], "–"),
-            "k_half": said(rows[of_kind(rows, policy.FRONTIER.kind)],
-                           "half the models' fewest runs (not here: this set's frontier is not estimated)")}
+    k = said(rows[of_kind(rows, TABLE1)], "–")
+    return {"k": k, "k_half": said(rows[of_kind(rows, policy.FRONTIER.kind)],
+                                   "half the models' fewest runs (not here: this set's frontier is not estimated)"),
+            "k_why": tries_why(int(k) if k.isdigit() else 0, runs)}
+
+
+def tries_why(k: int, runs: int | None) -> str:
+    """Why the headline plays k tries, in words: "its one run", "half the 8 runs the records hold of every model,
+    rounded down", or, where the fewest runs of a model's cell are not the runs planned, half those."""
+    if runs == 1 and k == 1:
+        return "its one run"
+    if runs is not None and k == max(1, runs // 2):
+        return f"half the {runs} runs the records hold of every model{', rounded down' if runs % 2 else ''}"
+    return "half the fewest runs the records hold of any model's cell, rounded down, at least one"
 
 
 def table5_accuracy(an: Analysis) -> pd.DataFrame:
@@ -336,6 +350,8 @@ def _optimism_said(usd: float, pct: float) -> str:
         return ("0 (by construction: the model chosen on the other problems is the one chosen on all of them for every "
                 "problem, so held-out equals in-sample; this does not show that the choice "
                 "is free of the winner's curse)")
+    if abs(usd) < SMALLEST_DECIMAL:  # review 10, L6: ">-0.000001 (>-0.000001%)" hid the sign and the size
+        return f"within 0.000001 of 0 ({'below' if usd < 0 else 'above'} it)"
     return f"{fmt_usd(usd)} ({'+' * (pct > 0)}{fmt_pct(pct)}%)" if np.isfinite(pct) else fmt_usd(usd)
 
 
