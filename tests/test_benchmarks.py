@@ -46,8 +46,8 @@ def test_http_throughput_benchmark_runs():
 
 
 def test_collect_memory_benchmark_runs(shared_data):
-    out = run("benchmarks/collect_memory.py", "1", env={"COP_DATA_DIR": str(shared_data)})
-    assert out.splitlines()[1].split()[:2] == ["1x", "160,800"] and out.strip().endswith("False")  # no litellm
+    out = run("benchmarks/collect_memory.py", "0.125", env={"COP_DATA_DIR": str(shared_data)})  # one run of 8
+    assert out.splitlines()[1].split()[:2] == ["0.125x", "20,100"] and out.strip().endswith("False")  # no litellm
 
 
 def test_pipeline_stages_benchmark_runs(shared_data, tmp_path):
@@ -55,17 +55,18 @@ def test_pipeline_stages_benchmark_runs(shared_data, tmp_path):
 
     from conftest import SMALL_VALIDITY
 
-    tiny = tmp_path / "tiny.yaml"  # the tiny set with the validity study's machinery at its test size
+    tiny = tmp_path / "tiny.yaml"  # the tiny set, smaller (every stage still runs), the validity study at its least
     tiny.write_text(yaml.safe_dump({**yaml.safe_load((ROOT / "params/tiny.yaml").read_text()),
-                                    "validity": SMALL_VALIDITY}))
+                                    "tasks": ["two_digit_addition"], "n_problems": 4, "n_runs": 2,
+                                    "validity": {**SMALL_VALIDITY, "halving_series": 10}}))
     out = run("benchmarks/pipeline_stages.py", str(tiny), "--warm-only", env={"COP_DATA_DIR": str(shared_data)})
     rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[2:]}
     assert rows["01_collect"][2] == "skipped" and rows["report"][2] == "skipped" and rows["02_grade"][0] == "-"
 
 
 def test_interval_speed_benchmark_runs():
-    lines = run("benchmarks/interval_speed.py", "20").splitlines()
-    assert lines[0].startswith("SIMULATED set of the paper's shape: 670 problems x 40 strategies x 8 runs")
+    lines = run("benchmarks/interval_speed.py", "10", "4", "0.125").splitlines()  # an eighth of its problems
+    assert lines[0].startswith("SIMULATED set of the paper's shape: 84 problems x 40 strategies x 8 runs")
     assert (lines[-3].startswith("every interval in one process")
             and lines[-2].startswith("every interval as the pipeline"))
     assert lines[-1].startswith("peak memory")
@@ -131,13 +132,17 @@ def test_racing_benchmark_runs(write_set, tmp_path):
     ctx = preflight(params)
     run_collection(ctx, progress=False)
     run_grading(ctx)
-    out = run("benchmarks/racing.py", "2", params.source)
+    out = run("benchmarks/racing.py", "2", params.source, "--se-replicates=2")
     assert "uniform: 96 calls" in out and out.count("racing, protecting") == 5
+
+
+# pytest and its workers without the plugins the one test does not use (hypothesis's alone is ~0.7 CPU s a process)
+BARE_PYTEST = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": "-p xdist.plugin"}
 
 
 def test_suite_gc_benchmark_runs(tmp_path):
     (tmp_path / "test_one.py").write_text("def test_one():\n    assert True\n")
-    lines = run("benchmarks/suite_gc.py", "all", str(tmp_path / "test_one.py")).splitlines()
+    lines = run("benchmarks/suite_gc.py", "all", str(tmp_path / "test_one.py"), env=BARE_PYTEST).splitlines()
     assert lines[2].startswith("objects left to the collector") and lines[3].startswith("collected objects frozen")
     assert "passed" in lines[2] and "passed" in lines[3] and lines[-1].startswith("frozen / left: wall x")
 
@@ -150,7 +155,7 @@ def test_figure_save_benchmark_runs_and_both_sides_write_the_same_png():
 
 def test_suite_workers_benchmark_runs(tmp_path):
     (tmp_path / "test_one.py").write_text("def test_one():\n    assert True\n")  # workers that start fast
-    lines = run("benchmarks/suite_workers.py", "all", str(tmp_path / "test_one.py")).splitlines()
+    lines = run("benchmarks/suite_workers.py", "all", str(tmp_path / "test_one.py"), env=BARE_PYTEST).splitlines()
     cores = os.cpu_count() or 1
     assert lines[2].startswith(f"{cores} (one per core)") and lines[3].startswith(f"{cores + 1} (one per core and one)")
     assert "passed" in lines[2] and "passed" in lines[3] and lines[-1].startswith("one more worker: wall x")
