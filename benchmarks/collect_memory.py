@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/collect_memory.py [SCALES]      # default: 1,10
 
-A scale below 1 (e.g. 0.125: one run, 20,100 calls) is for the tests: the same paths on fewer records.
+A scale below 1 is for the tests, the same paths on fewer records: 0.125 is one run (20,100 calls), below that fewer
+problems too (0.01: one run of 10 problems per dataset, 1,800 calls).
 
 The sim set (the paper's 6 datasets, 10 models, vanilla + self-refine: 160,800 calls at 8 runs) with
 ``n_runs`` = 8 x scale. A child process writes every planned call's record (SIMULATED text, the plan's
@@ -33,6 +34,8 @@ SET = "params/sim.yaml"
 def set_file(scale: float, out: Path) -> Path:
     params = yaml.safe_load(Path(SET).read_text())
     params.update(name=f"sim_x{scale}".replace(".", "_"), n_runs=max(1, round(8 * scale)), output_dir=str(out / "results"))
+    if 8 * scale < 1:
+        params["n_problems"] = max(1, round(params["n_problems"] * 8 * scale))
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{params['name']}.yaml"
     path.write_text(yaml.safe_dump(params, sort_keys=False))
