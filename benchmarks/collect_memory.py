@@ -33,7 +33,8 @@ SET = "params/sim.yaml"
 
 def set_file(scale: float, out: Path) -> Path:
     params = yaml.safe_load(Path(SET).read_text())
-    params.update(name=f"sim_x{scale}".replace(".", "_"), n_runs=max(1, round(8 * scale)), output_dir=str(out / "results"))
+    params.update(name=f"sim_x{scale}".replace(".", "_"), n_runs=max(1, round(8 * scale)),
+                  output_dir=str(out / "results"))
     if 8 * scale < 1:
         params["n_problems"] = max(1, round(params["n_problems"] * 8 * scale))
     out.mkdir(parents=True, exist_ok=True)

@@ -38,8 +38,8 @@ from helpers.core.prices import load_snapshot
 REPLICATES = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
 DRAWS = int(sys.argv[2]) if len(sys.argv) > 2 else iv.MODEL_DRAWS
 SHARE = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
-TASKS = {t: n if SHARE >= 1 else max(4, round(n * SHARE)) for t, n in
-         {"two_digit_addition": 128, "gsm8k": 128, "bbq": 128, "gpqa_diamond": 128, "math500": 128, "aime24": 30}.items()}
+PAPER_TASKS = {"two_digit_addition": 128, "gsm8k": 128, "bbq": 128, "gpqa_diamond": 128, "math500": 128, "aime24": 30}
+TASKS = {t: n if SHARE >= 1 else max(4, round(n * SHARE)) for t, n in PAPER_TASKS.items()}
 CHOICES = {"bbq": 3, "gpqa_diamond": 4}
 METHODS = ["vanilla", "self_refine", "majority_vote_k3", "majority_vote_k4"]
 
