@@ -93,7 +93,7 @@ def test_import_scale_benchmark_runs():
 
 
 def test_model_checks_power_benchmark_runs():
-    lines = run("benchmarks/model_checks_power.py", "1", "40", "4", "4").splitlines()
+    lines = run("benchmarks/model_checks_power.py", "1", "16", "3", "2").splitlines()  # one small set per generator
     from helpers.analyze.known_truth import GENERATORS
 
     assert lines[1].split()[0] == "generator" and len(lines) == 2 + len(GENERATORS)  # a row per generator of the study
