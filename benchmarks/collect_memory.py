@@ -2,6 +2,9 @@
 
     .venv/bin/python benchmarks/collect_memory.py [SCALES]      # default: 1,10
 
+A scale below 1 is for the tests, the same paths on fewer records: 0.125 is one run (20,100 calls), below that fewer
+problems too (0.01: one run of 10 problems per dataset, 1,800 calls).
+
 The sim set (the paper's 6 datasets, 10 models, vanilla + self-refine: 160,800 calls at 8 runs) with
 ``n_runs`` = 8 x scale. A child process writes every planned call's record (SIMULATED text, the plan's
 keys and fingerprints) straight into a record store; then ``collect`` runs twice, each in a fresh
@@ -28,11 +31,14 @@ os.environ.setdefault("COP_WRITE_ANYWHERE", "1")  # a benchmark writes its sets 
 SET = "params/sim.yaml"
 
 
-def set_file(scale: int, out: Path) -> Path:
+def set_file(scale: float, out: Path) -> Path:
     params = yaml.safe_load(Path(SET).read_text())
-    params.update(name=f"sim_x{scale}", n_runs=8 * scale, output_dir=str(out / "results"))
+    params.update(name=f"sim_x{scale}".replace(".", "_"), n_runs=max(1, round(8 * scale)),
+                  output_dir=str(out / "results"))
+    if 8 * scale < 1:
+        params["n_problems"] = max(1, round(params["n_problems"] * 8 * scale))
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"sim_x{scale}.yaml"
+    path = out / f"{params['name']}.yaml"
     path.write_text(yaml.safe_dump(params, sort_keys=False))
     return path
 
@@ -87,7 +93,7 @@ def child(*args: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def main(scales: list[int]) -> None:
+def main(scales: list[float]) -> None:
     print(f"{'scale':>6} {'records':>10} {'no-op, no snapshot':>24} {'no-op, snapshot':>22}  litellm imported")
     with tempfile.TemporaryDirectory() as tmp:
         for s in scales:
@@ -104,4 +110,4 @@ if __name__ == "__main__":
     elif sys.argv[1:2] == ["--collect"]:
         print(json.dumps(noop_collect(Path(sys.argv[2]))))
     else:
-        main([int(s) for s in (sys.argv[1] if len(sys.argv) > 1 else "1,10").split(",")])
+        main([float(s) if "." in s else int(s) for s in (sys.argv[1] if len(sys.argv) > 1 else "1,10").split(",")])

@@ -25,16 +25,6 @@ import time
 from collections import deque
 from pathlib import Path
 
-from helpers.collect.budget import Budget
-from helpers.collect.calling import Caller
-from helpers.collect.collection import Tally, _collect_http, _collect_threads, run_coroutine
-from helpers.collect.plan import plan_attempts
-from helpers.collect.records import RecordStore
-from helpers.core.models import ModelSpec
-from helpers.core.params import Params
-from helpers.core.prices import ModelPrice
-from helpers.core.tasks.two_digit_addition import generate
-
 os.environ.setdefault("COP_WRITE_ANYWHERE", "1")  # a benchmark writes its sets under a temporary directory
 
 ARGS = [] if sys.argv[1:2] in (["--serve"], ["--measure"]) else sys.argv[1:]
@@ -82,6 +72,17 @@ def start_server() -> tuple[subprocess.Popen, str]:
 def collect_once(url: str, concurrency: int, n_calls: int, path: str, root: Path) -> tuple[float, int]:
     """Calls per second of one collection of ``n_calls`` single-call attempts, and how many failed
     (recorded as failures after the client's timeout; the server never fails)."""
+    # imported here: the parent and the server processes do without the collector
+    from helpers.collect.budget import Budget
+    from helpers.collect.calling import Caller
+    from helpers.collect.collection import Tally, _collect_http, _collect_threads, run_coroutine
+    from helpers.collect.plan import plan_attempts
+    from helpers.collect.records import RecordStore
+    from helpers.core.models import ModelSpec
+    from helpers.core.params import Params
+    from helpers.core.prices import ModelPrice
+    from helpers.core.tasks.two_digit_addition import generate
+
     # b != 0 and (a + b) % 3, 7 conditions are the stub's: keep every first request a 200 (no retries)
     problems = [p for p in generate(min(8100, 8 * n_calls), seed=1)  # 90 x 90 pairs at most
                 if p.metadata["a"] % 3 and p.metadata["a"] % 7][:n_calls]

@@ -1,6 +1,9 @@
 """Time and peak memory of every interval of one parameter set at the paper's scale.
 
-    .venv/bin/python benchmarks/interval_speed.py [REPLICATES]      # default 1000
+    .venv/bin/python benchmarks/interval_speed.py [REPLICATES] [DRAWS] [SHARE]   # defaults 1000, 200 and 1
+
+(DRAWS: the model-based draws, ``iv.MODEL_DRAWS`` by default; SHARE below 1 keeps that share of each dataset's problems,
+at least 4: the tests' quick run of the same paths.)
 
 A SIMULATED set of the paper's shape (6 datasets: AIME 30 problems, the others 128; the ten twins of
 ``params/registry/sim_paper.yaml`` with their Table 4 prices; vanilla, self-refine, majority vote
@@ -33,8 +36,10 @@ from helpers.core.paths import repo_root
 from helpers.core.prices import load_snapshot
 
 REPLICATES = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-DRAWS = iv.MODEL_DRAWS
-TASKS = {"two_digit_addition": 128, "gsm8k": 128, "bbq": 128, "gpqa_diamond": 128, "math500": 128, "aime24": 30}
+DRAWS = int(sys.argv[2]) if len(sys.argv) > 2 else iv.MODEL_DRAWS
+SHARE = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
+PAPER_TASKS = {"two_digit_addition": 128, "gsm8k": 128, "bbq": 128, "gpqa_diamond": 128, "math500": 128, "aime24": 30}
+TASKS = {t: n if SHARE >= 1 else max(4, round(n * SHARE)) for t, n in PAPER_TASKS.items()}
 CHOICES = {"bbq": 3, "gpqa_diamond": 4}
 METHODS = ["vanilla", "self_refine", "majority_vote_k3", "majority_vote_k4"]
 

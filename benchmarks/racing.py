@@ -20,7 +20,7 @@ prices. A batch run makes the same calls as a sync one, so its figures at list p
 construction, and racing + batch's are racing's.
 
     COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/racing.py [replays, default 30] [params/<set>.yaml[:vanilla]
-    ...]
+    ...] [--se-replicates=N, default 200]
 
 ``:vanilla`` replays only the set's vanilla options (the HumanEval agent strategies are imported, never collected).
 """
@@ -136,7 +136,7 @@ def target_met(share: pd.DataFrame, worst: dict, kinds: tuple) -> str:
     return f"; target (protected figures identical, ≤ {TARGET:.1%} of the uniform bill in every replay): {met}"
 
 
-def main(replays: int, specs: list[str]) -> None:
+def main(replays: int, specs: list[str], se_replicates: int = 200) -> None:
     print(f"racing replayed on recorded sets: {replays} replays each (seeds 0..{replays - 1} of the Table-1 sample); "
           f"margin {racing.MARGIN}, Jeffreys {racing.ALPHA:.1%} lower bound")
     for spec in specs:
@@ -145,7 +145,7 @@ def main(replays: int, specs: list[str]) -> None:
         expert = an.expert.set_axis(an.expert.index.map(lambda k: (str(k[0]), str(k[1]))))
         expert.index.names = ["task", "problem_id"]
         full = statistics(cells, an, options, expert)
-        se = standard_errors(cells, an, options, expert)
+        se = standard_errors(cells, an, options, expert, se_replicates)
         print(f"\n{spec}: {cells['task'].nunique()} task(s), {cells['problem_id'].nunique()} problems, "
               f"{len(options)} options, {int(cells['runs'].max())} runs; uniform: {int(cells['calls'].sum()):,} calls, "
               f"{cells['usd'].sum():,.2f} USD")
@@ -175,5 +175,6 @@ def main(replays: int, specs: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 30
-    main(n, sys.argv[2:] or list(SETS))
+    args = [a for a in sys.argv[1:] if not a.startswith("--se-replicates=")]
+    se_reps = [int(a.split("=", 1)[1]) for a in sys.argv[1:] if a.startswith("--se-replicates=")]
+    main(int(args[0]) if args else 30, args[1:] or list(SETS), *se_reps[-1:])

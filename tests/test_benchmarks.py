@@ -1,8 +1,10 @@
 """The benchmark scripts still run (a tiny N; their timings are read by people, never asserted)."""
 
+import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -46,8 +48,8 @@ def test_http_throughput_benchmark_runs():
 
 
 def test_collect_memory_benchmark_runs(shared_data):
-    out = run("benchmarks/collect_memory.py", "1", env={"COP_DATA_DIR": str(shared_data)})
-    assert out.splitlines()[1].split()[:2] == ["1x", "160,800"] and out.strip().endswith("False")  # no litellm
+    out = run("benchmarks/collect_memory.py", "0.01", env={"COP_DATA_DIR": str(shared_data)})  # one run, 10 problems
+    assert out.splitlines()[1].split()[:2] == ["0.01x", "1,800"] and out.strip().endswith("False")  # no litellm
 
 
 def test_pipeline_stages_benchmark_runs(shared_data, tmp_path):
@@ -55,24 +57,25 @@ def test_pipeline_stages_benchmark_runs(shared_data, tmp_path):
 
     from conftest import SMALL_VALIDITY
 
-    tiny = tmp_path / "tiny.yaml"  # the tiny set with the validity study's machinery at its test size
+    tiny = tmp_path / "tiny.yaml"  # the tiny set, smaller (every stage still runs), the validity study at its least
     tiny.write_text(yaml.safe_dump({**yaml.safe_load((ROOT / "params/tiny.yaml").read_text()),
-                                    "validity": SMALL_VALIDITY}))
+                                    "tasks": ["two_digit_addition"], "n_problems": 4, "n_runs": 2,
+                                    "validity": {**SMALL_VALIDITY, "halving_series": 10}}))
     out = run("benchmarks/pipeline_stages.py", str(tiny), "--warm-only", env={"COP_DATA_DIR": str(shared_data)})
     rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[2:]}
     assert rows["01_collect"][2] == "skipped" and rows["report"][2] == "skipped" and rows["02_grade"][0] == "-"
 
 
 def test_interval_speed_benchmark_runs():
-    lines = run("benchmarks/interval_speed.py", "20").splitlines()
-    assert lines[0].startswith("SIMULATED set of the paper's shape: 670 problems x 40 strategies x 8 runs")
+    lines = run("benchmarks/interval_speed.py", "10", "4", "0.125").splitlines()  # an eighth of its problems
+    assert lines[0].startswith("SIMULATED set of the paper's shape: 84 problems x 40 strategies x 8 runs")
     assert (lines[-3].startswith("every interval in one process")
             and lines[-2].startswith("every interval as the pipeline"))
     assert lines[-1].startswith("peak memory")
 
 
 def test_blas_threads_benchmark_runs_and_the_fits_agree():
-    lines = run("benchmarks/blas_threads.py", "2").splitlines()
+    lines = run("benchmarks/blas_threads.py", "1").splitlines()
     assert "OpenBLAS threads (its default)" in lines[1] and lines[2].startswith("1 OpenBLAS thread")
     assert lines[3].endswith("fits identical: yes")
 
@@ -90,33 +93,60 @@ def test_import_scale_benchmark_runs():
 
 
 def test_model_checks_power_benchmark_runs():
-    lines = run("benchmarks/model_checks_power.py", "1", "40", "4", "4").splitlines()
+    lines = run("benchmarks/model_checks_power.py", "1", "16", "3", "2").splitlines()  # one small set per generator
     from helpers.analyze.known_truth import GENERATORS
 
     assert lines[1].split()[0] == "generator" and len(lines) == 2 + len(GENERATORS)  # a row per generator of the study
 
 
-def test_gated_coverage_benchmark_runs(shared_data):
-    lines = run("benchmarks/gated_coverage.py", "1", "2", "params/tiny.yaml",
-                env={"COP_DATA_DIR": str(shared_data)}).splitlines()
+# The studies that read params/tiny.yaml, run in one subprocess (one interpreter, its imports done once), each as
+# `python benchmarks/<script> ARGS params/tiny.yaml` runs it; their outputs by script
+TINY_STUDIES = [("benchmarks/gated_coverage.py", "1", "2"), ("benchmarks/routing_coverage.py", "2", "2"),
+                ("benchmarks/comparison_power.py", "2", "2"), ("benchmarks/one_run_validity.py", "2", "2")]
+IN_ONE_PROCESS = """
+import contextlib, io, json, os, runpy, sys
+outputs = {}
+for script, *args in json.loads(sys.argv[1]):
+    sys.argv = [script, *args, "params/tiny.yaml"]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        runpy.run_path(script, run_name="__main__")
+    sys.path.pop(0)
+    outputs[script] = out.getvalue()
+print(json.dumps(outputs))
+"""
+
+
+@pytest.fixture(scope="module")
+def tiny_studies() -> dict[str, str]:
+    from conftest import SHARED_DATA
+
+    data = Path(os.environ.get("COP_DATA_DIR") or SHARED_DATA)
+    if not (data / "gsm8k").is_dir():
+        pytest.skip("benchmark data directory (../shared/data) not present")
+    out = run("-c", IN_ONE_PROCESS, json.dumps(TINY_STUDIES), env={"COP_DATA_DIR": str(data)})
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_gated_coverage_benchmark_runs(tiny_studies):
+    lines = tiny_studies["benchmarks/gated_coverage.py"].splitlines()
     assert lines[1].split()[0] == "generator" and len(lines) == 2 + 2  # the first two generators
 
 
-def test_routing_coverage_benchmark_runs(shared_data):
-    lines = run("benchmarks/routing_coverage.py", "2", "2", "params/tiny.yaml",
-                env={"COP_DATA_DIR": str(shared_data)}).splitlines()
+def test_routing_coverage_benchmark_runs(tiny_studies):
+    lines = tiny_studies["benchmarks/routing_coverage.py"].splitlines()
     assert lines[1].split()[0] == "generator" and len(lines) == 2 + 2 + 1  # two generators and the lowest
     assert lines[-1].startswith("lowest coverage")
 
 
-def test_comparison_power_benchmark_runs(shared_data):
-    out = run("benchmarks/comparison_power.py", "2", "2", "params/tiny.yaml", env={"COP_DATA_DIR": str(shared_data)})
+def test_comparison_power_benchmark_runs(tiny_studies):
+    out = tiny_studies["benchmarks/comparison_power.py"]
     assert "Every pair of models alone, paired on the same problems and runs:" in out and "vs_best_single" in out
     assert "Equal options (a twin of the first model" in out and "named best %" in out
 
 
-def test_one_run_validity_benchmark_runs(shared_data):
-    out = run("benchmarks/one_run_validity.py", "2", "2", "params/tiny.yaml", env={"COP_DATA_DIR": str(shared_data)})
+def test_one_run_validity_benchmark_runs(tiny_studies):
+    out = tiny_studies["benchmarks/one_run_validity.py"]
     assert ("with ONE run per cell" in out and "vs_best_single" in out
             and "<!-- docs/swebench.md#one-run: start -->" in out)
 
@@ -131,13 +161,17 @@ def test_racing_benchmark_runs(write_set, tmp_path):
     ctx = preflight(params)
     run_collection(ctx, progress=False)
     run_grading(ctx)
-    out = run("benchmarks/racing.py", "2", params.source)
+    out = run("benchmarks/racing.py", "2", params.source, "--se-replicates=2")
     assert "uniform: 96 calls" in out and out.count("racing, protecting") == 5
+
+
+# pytest and its workers without the plugins the one test does not use (hypothesis's alone is ~0.7 CPU s a process)
+BARE_PYTEST = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": "-p xdist.plugin"}
 
 
 def test_suite_gc_benchmark_runs(tmp_path):
     (tmp_path / "test_one.py").write_text("def test_one():\n    assert True\n")
-    lines = run("benchmarks/suite_gc.py", "all", str(tmp_path / "test_one.py")).splitlines()
+    lines = run("benchmarks/suite_gc.py", "all", str(tmp_path / "test_one.py"), env=BARE_PYTEST).splitlines()
     assert lines[2].startswith("objects left to the collector") and lines[3].startswith("collected objects frozen")
     assert "passed" in lines[2] and "passed" in lines[3] and lines[-1].startswith("frozen / left: wall x")
 
@@ -150,7 +184,7 @@ def test_figure_save_benchmark_runs_and_both_sides_write_the_same_png():
 
 def test_suite_workers_benchmark_runs(tmp_path):
     (tmp_path / "test_one.py").write_text("def test_one():\n    assert True\n")  # workers that start fast
-    lines = run("benchmarks/suite_workers.py", "all", str(tmp_path / "test_one.py")).splitlines()
+    lines = run("benchmarks/suite_workers.py", "all", str(tmp_path / "test_one.py"), env=BARE_PYTEST).splitlines()
     cores = os.cpu_count() or 1
     assert lines[2].startswith(f"{cores} (one per core)") and lines[3].startswith(f"{cores + 1} (one per core and one)")
     assert "passed" in lines[2] and "passed" in lines[3] and lines[-1].startswith("one more worker: wall x")
