@@ -77,33 +77,16 @@ LONGEST = ("checkout", "humaneval", "small_sim_set", "tests/test_benchmarks.py",
            "tests/test_collect_e2e.py", "tests/test_faults.py")
 
 
-# The README's commands in the CHECKOUT unit are the suite's longest chain (command after command on one worker):
-# beside the other workers' tests they took a third of the cores and ended minutes after the rest of the suite, the
-# cores idle meanwhile. Started this much nicer than the tests (a lower nice value: a larger share of the CPU, where the
-# machine lets the suite's user lower it; root here and in CI) they end nearer when the rest does. (`make humaneval`,
-# the next longest unit, given it too, took half of what they gained: 747 -> 674 s for `make all` in CI.)
-AHEAD_NICE = -5
-
-
-def _ahead() -> None:
-    """In a command's child process before it runs: lower its nice value by ``AHEAD_NICE`` where allowed."""
-    try:
-        os.nice(AHEAD_NICE)
-    except OSError:  # not permitted (no CAP_SYS_NICE): the command runs at the suite's priority
-        pass
-
-
-def run_in_session(command, *, timeout_s: float, ahead: bool = False, **kw) -> subprocess.CompletedProcess:
+def run_in_session(command, *, timeout_s: float, **kw) -> subprocess.CompletedProcess:
     """``command`` (``subprocess.Popen``'s arguments and ``kw``; output captured as text) run to its end in a session
     of its own. Past ``timeout_s`` its whole session is killed (the command and all it started: a make, a runner, its
     kernels; not the test runner's group, which it is not in) and the test fails with the end of its output. A test
     that calls this gives itself a longer pytest timeout (``pytest.mark.timeout``; test_timeouts checks): pytest-timeout
-    ends the whole worker, and with it every later test of that worker. ``ahead``: run it ahead of the suite's other
-    processes (``AHEAD_NICE``)."""
+    ends the whole worker, and with it every later test of that worker."""
     from helpers.core.sessions import signal_session
 
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=_ahead if ahead else None, **kw)
+                            **kw)
     try:
         out, err = proc.communicate(timeout=timeout_s)
     except BaseException as stop:

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, run_in_session, xdist_group
+from conftest import ROOT, run_in_session
 from helpers.publish import readme
 
 README = ROOT / "README.md"
@@ -103,8 +103,7 @@ def test_readme_command_works_as_written(command, comment):
         pytest.skip(reason)
     keys = KEYS.findall(comment)
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    unit = xdist_group(f"test_readme.py::test_readme_command_works_as_written[{command}]")
-    out = run_in_session(command, timeout_s=COMMAND_S, shell=True, cwd=ROOT, env=env, ahead=unit == "checkout")
+    out = run_in_session(command, timeout_s=COMMAND_S, shell=True, cwd=ROOT, env=env)
     if keys:  # without the keys: stops before any call, one line naming each missing key
         assert out.returncode != 0
         errors = [line for line in out.stderr.splitlines() if line.startswith("error:")]
