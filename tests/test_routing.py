@@ -40,6 +40,24 @@ def test_envelope_dominates_every_strategy_alone():
     assert acc[0, 0, 0] == pytest.approx(1.0)  # the smallest lambda: every problem solved (the expert at worst)
 
 
+def test_the_envelope_scores_as_many_lambdas_at_once_as_fit_and_chooses_the_same(monkeypatch):
+    """``envelope`` scores λs in chunks of about ``CHUNK`` cells: one λ at a time or all at once, the same bits (ties
+    and NaN options included), valued at the options' own or at other values (cross-fitting)."""
+    rng = np.random.default_rng(3)
+    X, P, S = 3, 30, 6
+    cost = rng.choice([0.001, 0.01, 0.1], (X, P, S))  # ties between options on many problems
+    rate = rng.choice([0, 0.5, 1.0, np.nan], (X, P, S))
+    value = (rng.lognormal(-4, 1, (X, P, S)), rng.random((X, P, S)))
+    args = (cost, rate, rng.random((X, P)), np.array([0, 11, 20]), np.full(P, 2.0))
+    runs = []
+    for chunk in (1, X * P * (S + 1) * 7, 1 << 30):  # one λ per chunk, 7 per chunk, every λ in one
+        monkeypatch.setattr(routing, "CHUNK", chunk)
+        runs.append([routing.envelope(*args), routing.envelope(*args, value=value)])
+    for other in runs[1:]:
+        for (a, u), (a0, u0) in zip(other, runs[0]):
+            assert np.array_equal(a, a0, equal_nan=True) and np.array_equal(u, u0, equal_nan=True)
+
+
 def test_routing_on_noisy_rates_overstates_what_is_reachable():
     # two identical strategies, true R = 0.5 on every problem: no oracle can beat 0.5 without the expert
     rng = np.random.default_rng(1)

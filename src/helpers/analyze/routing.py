@@ -28,6 +28,7 @@ from helpers.analyze.bootstrap import percentile_interval
 
 LAMBDAS = np.geomspace(1e-7, 1e8, 121)  # accuracy per USD traded (8 per decade): down to where an expert fee of
 # ~$40 still beats a strategy at 99.9% (the envelope reaches the expert)
+CHUNK = 1 << 18  # cells of (replicate, λ, problem, option) ``envelope`` scores in one array (1 MiB of float32)
 
 
 def envelope(cost: np.ndarray, rate: np.ndarray, weights: np.ndarray, starts: np.ndarray, expert: np.ndarray,
@@ -44,15 +45,15 @@ def envelope(cost: np.ndarray, rate: np.ndarray, weights: np.ndarray, starts: np
     r, c = _with_expert(cost, rate, usable, expert, -np.inf)
     rv, cv = (r, c) if value is None else _with_expert(*value, usable, expert, 0.0)
     w = np.asarray(weights, float)
-    wsum = np.add.reduceat(w, starts, axis=1)  # (X, T)
+    wsum = np.add.reduceat(w, starts, axis=1)[:, None]  # (X, 1, T)
     acc, usd = np.empty((X, len(lambdas), len(starts))), np.empty((X, len(lambdas), len(starts)))
-    score = np.empty_like(r)
-    for i, lam in enumerate(lambdas):
-        np.multiply(c, np.float32(-lam), out=score)
-        score += r
-        pick = np.argmax(score, axis=-1)[..., None]
-        acc[:, i] = np.add.reduceat(w * np.take_along_axis(rv, pick, -1)[..., 0], starts, axis=1) / wsum
-        usd[:, i] = np.add.reduceat(w * np.take_along_axis(cv, pick, -1)[..., 0], starts, axis=1) / wsum
+    step = max(1, CHUNK // r.size)  # λs scored at once: (X, step, P, S + 1) float32, at most about CHUNK cells
+    for i in range(0, len(lambdas), step):
+        lam = np.asarray(lambdas[i:i + step], np.float32)
+        pick = np.argmax(c[:, None] * -lam[None, :, None, None] + r[:, None], axis=-1)[..., None]  # (X, L_i, P, 1)
+        for out, v in ((acc, rv), (usd, cv)):
+            chosen = np.take_along_axis(v[:, None], pick, -1)[..., 0]  # (X, L_i, P)
+            out[:, i:i + step] = np.add.reduceat(w[:, None] * chosen, starts, axis=2) / wsum
     return acc, usd
 
 

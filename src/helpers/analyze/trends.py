@@ -211,12 +211,15 @@ def profile_rss(t: np.ndarray, y: np.ndarray, b: np.ndarray) -> tuple[np.ndarray
     interior = (a_int >= 0) & (c_int >= 0) & (det > 1e-12 * n * sxx)
     cands = [(np.where(interior, a_int, 0.0), np.where(interior, c_int, 0.0)), (zero, np.maximum(sy / n, 0.0) + zero),
              (a_only + zero, zero), (zero, zero)]
-    values = np.stack([syy - 2 * a * sxy - 2 * c * sy + a * a * sxx + 2 * a * c * sx + c * c * n for a, c in cands])
-    values[0] = np.where(interior, values[0], np.inf)
-    best = np.argmin(values, axis=0)[None]
-    def pick(arrs):
-        return np.take_along_axis(np.stack([np.broadcast_to(v, shape) for v in arrs]), best, 0)[0]
-    return np.maximum(pick(list(values)), 0.0), pick([a for a, _ in cands]), pick([c for _, c in cands])
+    best_rss = best_a = best_c = None
+    for i, (a, c) in enumerate(cands):  # the first least RSS (np.argmin's choice: a NaN, where one is, wins)
+        rss = syy - 2 * a * sxy - 2 * c * sy + a * a * sxx + 2 * a * c * sx + c * c * n
+        if i == 0:
+            best_rss, best_a, best_c = np.where(interior, rss, np.inf), a, c
+            continue
+        take = ~np.isnan(best_rss) & (np.isnan(rss) | (rss < best_rss))
+        best_rss, best_a, best_c = np.where(take, rss, best_rss), np.where(take, a, best_a), np.where(take, c, best_c)
+    return np.maximum(best_rss, 0.0), best_a, best_c
 
 
 def _grid_minimum(rss: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
