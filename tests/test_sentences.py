@@ -390,3 +390,37 @@ def test_the_frontiers_ratio_to_the_best_single_model_says_over_how_many_sets():
     d = pd.DataFrame({"statistic": [POLICY_FRONTIER.label] * 2, "vs_best_single": [1.02, 1.18],
                       "vs_best_single_worst": [1.04, 2.26], "sets": [40, 40]})
     assert _comparison_sentences(d)[-1].endswith("(1.04–2.26 on the worst dataset; 40 sets per generator)")
+
+
+def test_table_1_in_words_says_when_another_models_range_reaches_below_the_lowest():
+    """Review 11, M1: sim's GSM8K named Llama-3.1-405B lowest (0.00158, no fee) with no caveat, while GPT-4o mini read
+    0.0276 only through the fee on problems it never passed: the records allow it 0.000242, and its truth (0.000246)
+    is the lowest. The caveat fires on another model's range, and a simulated set gives the truth beside."""
+    table1 = pd.DataFrame({"model": ["405B", "mini", "8B"], "family": ["f", "f", "f"], "t": [0.00158, 0.0276, 0.19]})
+    lowest = {("t", "405B"): 0.00158, ("t", "mini"): 0.000242, ("t", "8B"): 0.00013}
+    truth = {("t", "405B"): 0.00158, ("t", "mini"): 0.000246, ("t", "8B"): 0.164}
+    said = story.table1_found(table1, ["t"], {"t": "GSM8K"}, {"t": 1.0}, {}, lowest=lowest, truth=truth)
+    assert said.endswith("GSM8K: 405B at 0.00158 USD (the simulator's truth: 0.00158); mini reads 0.0276, but the "
+                         "records allow it as low as 0.000242, on problems it never passed, and its truth, 0.000246, "
+                         "is the lowest (1 other model the records allow below it too): which model is lowest rests "
+                         "on the problems the others never passed (the expert-fee curve shows from which fee on)."), said
+    # a real set: no truth; the rival is the one the records allow lowest, and the fee's own caveat is not repeated
+    real = story.table1_found(table1, ["t"], {"t": "T"}, {"t": 1.0}, {("t", "405B"): 80.0}, lowest=lowest)
+    assert real.endswith("T: 405B at 0.00158 USD, 80% of it the assumed expert fee on problems it never passed or "
+                         "passed too rarely to beat the fee (the fee sets the level); 8B reads 0.19, but the records "
+                         "allow it as low as 0.00013, on problems it never passed (1 other model the records allow "
+                         "below it too): which model is lowest rests on the problems the others never passed (the "
+                         "expert-fee curve shows from which fee on)."), real
+    # the truth confirms the one named; no other model's range reaches below it: no caveat
+    alone = story.table1_found(table1, ["t"], {"t": "T"}, {"t": 1.0}, {}, lowest={("t", "mini"): 0.01},
+                               truth={("t", "405B"): 0.0015, ("t", "mini"): 0.02})
+    assert alone.endswith("T: 405B at 0.00158 USD (the simulator's truth: 0.0015, the lowest)."), alone
+    lows = story.table1_lowest(SimpleNamespace(of=lambda kind: pd.DataFrame(
+        {"statistic": ["m", "n"], "task": ["t", "t"], "estimator": ["plug-in", "model-based"],
+         "range_low": [0.1, 0.2]})), {"m": "M"})
+    assert lows == {("t", "M"): 0.1}
+    from helpers.analyze.statistic import FRONTIER, TABLE1, Key
+
+    truths = {Key(TABLE1, "m"): np.array([0.1, 0.2]), Key(FRONTIER, "all"): np.array([0.05, 0.1])}
+    assert story.table1_truths(truths, ["t", "u"], {"m": "M"}) == {("t", "M"): 0.1, ("u", "M"): 0.2}
+    assert story.table1_truths(None, ["t"], {}) == {}
