@@ -108,7 +108,7 @@ def test_a_technique_is_named_paying_only_with_the_others_tested_together_and_wi
     assert cell.startswith("shown to pay (the 2 techniques and strategies tested together): self-refine: 10 [2, 30]% "
                            "over the frontier of the same models without it; it pays while the fee is above 2.5% "
                            "of the assumed one (the same choices); above 0 on its own interval but not with the others "
-                           "tested together, so not named: debate;"), cell
+                           "tested together, so not named: debate: 20 [1, 30]%;"), cell  # review 11, M2: its number
 
 
 def test_the_log_linear_rate_is_said_only_where_its_validity_study_holds_and_from_five_releases():
@@ -574,7 +574,9 @@ def test_table_2s_reading_names_the_strategies_the_findings_show_to_pay():
                                                                                        strategies=True)
     cell = findings.findings(stats_frame(), None, ["t"], {}, {"a": "A", "b": "B"}, {}, policy=policy).iloc[0]
     assert ("so not named: LDB (debugging its own attempt) over every model together (the frontier with it against "
-            "without it), LDB (debugging its own attempt) by B") in cell[findings.TECHNIQUE], cell[findings.TECHNIQUE]
+            "without it): 30 [5, 90]%, LDB (debugging its own attempt) by B: 20 [10, 90]% (with it, 0.64 USD per "
+            "problem, still above the frontier's 0.3: it does not lower the frontier)") in cell[findings.TECHNIQUE], \
+        cell[findings.TECHNIQUE]  # review 11, M2: each gain not named is printed with its interval
 
 
 def test_the_headlines_caption_says_why_k_is_what_it_is():
@@ -622,3 +624,23 @@ def test_a_tiny_optimism_says_its_sign():
     assert tables._optimism_said(-4e-7, -0.00002) == "within 0.000001 of 0 (below it)"
     assert tables._optimism_said(3e-7, 0.00001) == "within 0.000001 of 0 (above it)"
     assert tables._optimism_said(-0.0137, -48.0) == "-0.0137 (-48%)"
+
+
+def test_table_2_with_intervals_carries_each_techniques_cross_fitted_gain():
+    """Review 11, M2: HumanEval's LDB over every model, the paper's Table 2 quantity there, was tested by the findings
+    but printed with its interval nowhere; Table 2's interval table gives it, as Table S6 does the strategies'."""
+    from types import SimpleNamespace
+
+    from helpers.analyze.statistic import TECHNIQUE_GAIN, Key
+
+    st = SimpleNamespace(of=lambda kind: keyed(pd.DataFrame(
+        {"statistic": ["ldb"], "task": ["t"], "estimator": ["plug-in"], "value": [0.296], "low": [0.1],
+         "high": [0.4], "widened": [False], "spread_mean": [0.2], "range_low": [0.0], "range_high": [0.9],
+         "range_ci_low": [0.0], "range_ci_high": [0.95], "unseen_pct": [50.0]})))
+    an = SimpleNamespace(tasks=["t"], task_labels={"t": "T"})
+    crossed = pd.DataFrame({**{c: [v] for c, v in Key(TECHNIQUE_GAIN, "ldb").row().items()}, "task": ["t"],
+                            "value": [0.0177], "low": [0.00092], "high": [0.0372]})
+    numbers, shown = tables.table2_intervals(an, st, crossed)
+    assert list(shown[f"T: {tables.CROSSFITTED}"]) == ["1.77 [0.092, 3.72]", ""]  # on the technique's first row
+    assert numbers[numbers["estimator"] == "policy"][["technique", "value"]].values.tolist() == [["ldb", 0.0177]]
+    assert f"T: {tables.CROSSFITTED}" not in tables.table2_intervals(an, st)[1]  # no headline rows: no column
