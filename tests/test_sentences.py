@@ -403,7 +403,8 @@ def test_table_1_in_words_says_when_another_models_range_reaches_below_the_lowes
     assert said.endswith("GSM8K: 405B at 0.00158 USD (the simulator's truth: 0.00158); mini reads 0.0276, but the "
                          "records allow it as low as 0.000242, on problems it never passed, and its truth, 0.000246, "
                          "is the lowest (1 other model the records allow below it too): which model is lowest rests "
-                         "on the problems the others never passed (the expert-fee curve shows from which fee on)."), said
+                         "on the problems the others never passed (the expert-fee curve shows from which fee on)."), \
+        said
     # a real set: no truth; the rival is the one the records allow lowest, and the fee's own caveat is not repeated
     real = story.table1_found(table1, ["t"], {"t": "T"}, {"t": 1.0}, {("t", "405B"): 80.0}, lowest=lowest)
     assert real.endswith("T: 405B at 0.00158 USD, 80% of it the assumed expert fee on problems it never passed or "
@@ -424,3 +425,4 @@ def test_table_1_in_words_says_when_another_models_range_reaches_below_the_lowes
     truths = {Key(TABLE1, "m"): np.array([0.1, 0.2]), Key(FRONTIER, "all"): np.array([0.05, 0.1])}
     assert story.table1_truths(truths, ["t", "u"], {"m": "M"}) == {("t", "M"): 0.1, ("u", "M"): 0.2}
     assert story.table1_truths(None, ["t"], {}) == {}
+
