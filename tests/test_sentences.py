@@ -329,6 +329,16 @@ def test_the_new_models_or_prices_sentence_names_the_papers_estimator():
                     "cheapest model on its recorded runs, which reads lower the more models and runs there are; the "
                     "headline figure shows the headline's frontier) came from the models added by then (a newer "
                     "snapshot at a lower price counts as a new model here), as the table below itemises.")
+    # review 11, M4: `local`'s one price date (2026-11-22) came after every release: nothing to compare, not "no change"
+    dated = sentences.price_change_sentence(split.assign(start="2024-11-01", end="2026-11-22"), {"t": "T"},
+                                            price_dates=["2026-11-22"])
+    assert dated == ("The paper's frontier changed between 2024-11-01 and 2026-11-22 (T -66.6%; each problem's "
+                     "cheapest model on its recorded runs, which reads lower the more models and runs there are; the "
+                     "headline figure shows the headline's frontier), but how much of that came from new models and "
+                     "how much from prices is not identifiable here: the price ledger holds one price date for the "
+                     "set's models (2026-11-22), none at or before 2024-11-01, so no earlier price exists to reprice "
+                     "to: every model is priced as of its first date, and no price can change.")
+    assert sentences.price_change_sentence(split, {"t": "T"}, price_dates=["2023-06-13", "2024-05-01"]) == said
 
 
 def test_no_cheapest_model_names_those_it_is_not_shown_cheaper_than():
