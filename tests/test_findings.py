@@ -90,10 +90,14 @@ def test_a_family_is_named_most_essential_only_beyond_doubt():
     policy.loc[policy["statistic"] == "family:small", "shown"] = False  # above 0 alone, not with big tested together
     assert cell(policy) == "none beyond doubt; lowering the frontier (the 2 families tested together): big: 60 [45, 80]"
     policy.loc[policy["statistic"].str.startswith("family:"), ["low", "shown"]] = [-0.05, False]
-    assert cell(policy) == "none shown to matter (the 2 families tested together, none above 0)"
+    assert cell(policy) == "none shown to matter (the 2 families tested together, none shown above 0)"
     policy.loc[big, "low"] = 0.05  # review 7: above 0 on its own interval, not with the others (Holm)
-    assert cell(policy) == ("none shown to matter (the 2 families tested together, none above 0; big 60 [5, 80] is "
-                            "above 0 on its own interval but not with the others)")
+    assert cell(policy) == ("none shown to matter (the 2 families tested together, none shown above 0; big 60 [5, 80] "
+                            "is above 0 on its own interval but not with the others)")
+    # review 11, L1: a family never chosen (0 [0, 0]) counts among those tested together, and is said to
+    policy.loc[policy["statistic"] == "family:small", ["value", "low", "high"]] = 0.0
+    assert cell(policy).startswith("none shown to matter (the 2 families tested together, 1 of them never chosen (a "
+                                   "gain of 0 by construction), none shown above 0; big 60 [5, 80]"), cell(policy)
 
 
 def test_a_technique_is_named_paying_only_with_the_others_tested_together_and_with_its_break_even_fee():

@@ -154,7 +154,7 @@ def shown_to_pay(policy: pd.DataFrame, tasks: list[str], model_labels: dict[str,
         parts += [f"{n}: not shown" for n, p, s in zip(said, pays, strategy, strict=True) if strategy.any()
                   and not p and not s]
         many = "techniques and strategies" if strategy.any() else "techniques"
-        out[task] = f"{_together(len(gains), 'technique', many)}: " + "; ".join(
+        out[task] = f"{_together(len(gains), 'technique', many, _never(gains))}: " + "; ".join(
             p for p in parts if p)
     return out
 
@@ -254,11 +254,11 @@ def _family(fams: pd.DataFrame, levels: dict[str, float] | None = None, families
     if shown.empty:
         alone = fams[low > 0]  # review 7: above 0 on its own interval, not with the others (Holm)
         why = ("its interval reaches 0" if len(fams) == 1
-               else f"{_together(len(fams), 'family', 'families')}, none above 0" + "".join(
+               else f"{_together(len(fams), 'family', 'families', _never(fams))}, none shown above 0" + "".join(
                    f"; {f['name']} {gain_interval(100 * f['value'], 100 * f['low'], 100 * f['high'])} is above 0 "
                    "on its own interval but not with the others" for _, f in alone.iterrows()))
         return f"none shown to matter ({why})", False, False
-    return (f"none beyond doubt; lowering the frontier ({_together(len(fams), 'family', 'families')}): "
+    return (f"none beyond doubt; lowering the frontier ({_together(len(fams), 'family', 'families', _never(fams))}): "
             + ", ".join(said(f) for _, f in shown.iterrows())), False, False
 
 
@@ -284,10 +284,20 @@ def _against_alone(fam: pd.Series, levels: dict[str, float], families: dict[str,
             f"({model_labels.get(best, best)}) it is {fmt_pct(100 * (1 - front / rest[best]))}% cheaper")
 
 
-def _together(m: int, one: str, many: str) -> str:
+def _together(m: int, one: str, many: str, never: int = 0) -> str:
     """"the m <many> tested together" (one: "one <one> tested"): how many claims a finding's intervals hold for at once
-    (``policy.holm_shown``: each family's claims on a dataset at 95% together)."""
-    return f"one {one} tested" if m == 1 else f"the {m} {many} tested together"
+    (``policy.holm_shown``: each family's claims on a dataset at 95% together), and how many of them were never
+    chosen (``never``: their gain is 0 by construction, yet they count among the m; review 11, L1)."""
+    said = f"one {one} tested" if m == 1 else f"the {m} {many} tested together"
+    return said + (f", {never} of them never chosen (a gain of 0 by construction)" if never and m > 1 else "")
+
+
+def _never(gains: pd.DataFrame) -> int:
+    """How many of ``gains`` (value, low, high) were chosen on no problem: 0 [0, 0], the same frontier with and
+    without them."""
+    if not len(gains) or "high" not in gains:
+        return 0
+    return int(((gains["value"] == 0) & (gains["low"] == 0) & (gains["high"] == 0)).sum())
 
 
 def _levels(alone: pd.DataFrame, frontier: pd.DataFrame) -> dict[str, float]:
@@ -402,7 +412,7 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
         return "none checked (no technique with runs of its own)" + tail, False
     pays, seed_ok = _pays(crossfitted)
     m = int(crossfitted["value"].notna().sum())
-    together = _together(m, "technique", "techniques and strategies")
+    together = _together(m, "technique", "techniques and strategies", _never(crossfitted))
     tail = _not_named(crossfitted, pays, seed_ok) + tail
     if not pays.any():
         why = (together if (crossfitted["shown"].astype(bool).to_numpy() & ~seed_ok).any()
