@@ -436,3 +436,15 @@ def test_table_1_in_words_says_when_another_models_range_reaches_below_the_lowes
     assert story.table1_truths(truths, ["t", "u"], {"m": "M"}) == {("t", "M"): 0.1, ("u", "M"): 0.2}
     assert story.table1_truths(None, ["t"], {}) == {}
 
+
+def test_a_share_below_100_never_prints_as_100():
+    """Review 11, L3: sim's validity summary read "told apart … in 78–100% of the pairs" where the largest power was
+    99.72%: perfect power, which no generator had."""
+    from helpers.analyze.policy_study import PAIRS
+    from helpers.publish.sentences import _comparison_sentences, _span
+
+    pairs = pd.DataFrame({"statistic": [PAIRS] * 2, "power_pct": [78.2, 99.72], "false_findings_pct": [0.1, 0.3],
+                          "width_vs_oracle": [1.4, 2.7]})
+    assert ("told apart where one truly costs at most half the other in 78–99.7% of the pairs, on the wrong side in "
+            "0.1–0.3%") in _comparison_sentences(pairs)[0]
+    assert _span(pd.Series([99.96, 100.0])) == "99.96–100%" and _span(pd.Series([1.04, 1.06]), 2, "") == "1.04–1.06"

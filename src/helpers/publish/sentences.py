@@ -100,9 +100,14 @@ def generators_lead(table: pd.DataFrame, target: float = 93.0, range_target: flo
 
 
 def _span(values: pd.Series, digits: int = 0, unit: str = "%") -> str:
+    """"lo–hi<unit>" of ``values`` to ``digits`` decimals (one number where both ends print alike); a share (%) below
+    100 that would print as 100 gets the decimals that keep it below (review 11, L3: a power of 99.72% read "100%")."""
     lo, hi = values.min(), values.max()
-    return f"{lo:.{digits}f}–{hi:.{digits}f}{unit}" if round(hi, digits) > round(lo,
-                                                                                 digits) else f"{lo:.{digits}f}{unit}"
+    def f(x: float) -> str:
+        more = next((d for d in range(digits, digits + 4) if unit != "%" or x >= 100 or round(x, d) < 100),
+                    digits + 3)
+        return f"{x:.{more}f}"
+    return f"{f(lo)}–{f(hi)}{unit}" if f(hi) != f(lo) else f"{f(lo)}{unit}"
 
 
 def _comparison_sentences(d: pd.DataFrame) -> list[str]:
