@@ -621,6 +621,11 @@ def test_a_level_that_rounds_to_100_has_one_form():
 
     assert [level_pct(x) for x in (100.046, 100.052, 99.96, 100.001, 100.0, 61.1)] == [
         "100.05", "100.05", "99.96", ">100", "100", "61.1"]
+    # review 11, L4 (`local` Table S3, Gemma): "100.15 [52.7, 101]%", the value to five figures, its upper end to three
+    from helpers.publish.policy_views import _interval_said
+
+    assert _interval_said(100.1452, 52.7, 100.720, floor=0.0) == "100.15 [52.7, 100.72]%"
+    assert _interval_said(93.4, 52.7, 100.720, floor=0.0) == "93.4 [52.7, 101]%"  # a value off 100: three figures
 
 
 def test_a_tiny_optimism_says_its_sign():
@@ -628,6 +633,11 @@ def test_a_tiny_optimism_says_its_sign():
     assert tables._optimism_said(-4e-7, -0.00002) == "within 0.000001 of 0 (below it)"
     assert tables._optimism_said(3e-7, 0.00001) == "within 0.000001 of 0 (above it)"
     assert tables._optimism_said(-0.0137, -48.0) == "-0.0137 (-48%)"
+    # review 11, L5 (`local` Table S4, SmolLM): "attempts >-0.000001, expert fee 0" hid the sign too
+    from helpers.publish.policy_views import _change_said
+
+    assert _change_said(-3e-7, 0.0) == "attempts within 0.000001 of 0 (below it), expert fee 0"
+    assert _change_said(2e-7, -0.5) == "attempts within 0.000001 of 0 (above it), expert fee -0.5"
 
 
 def test_table_2_with_intervals_carries_each_techniques_cross_fitted_gain():

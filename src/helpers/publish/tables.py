@@ -22,7 +22,7 @@ from helpers.analyze.statistic import (
     Key,
     of_kind,
 )
-from helpers.core.numbers import SMALLEST_DECIMAL, sig
+from helpers.core.numbers import sig
 from helpers.core.tasks import in_category_order
 from helpers.grade.estimates import strategy_name, strategy_names
 from helpers.publish import names
@@ -32,6 +32,7 @@ from helpers.publish.formats import (
     fmt_tries,
     fmt_usd,
     gain_interval,
+    near_zero,
     range_cell,
     whole_pct,
     with_interval,
@@ -357,8 +358,8 @@ def _optimism_said(usd: float, pct: float) -> str:
         return ("0 (by construction: the model chosen on the other problems is the one chosen on all of them for every "
                 "problem, so held-out equals in-sample; this does not show that the choice "
                 "is free of the winner's curse)")
-    if abs(usd) < SMALLEST_DECIMAL:  # review 10, L6: ">-0.000001 (>-0.000001%)" hid the sign and the size
-        return f"within 0.000001 of 0 ({'below' if usd < 0 else 'above'} it)"
+    if said := near_zero(usd):  # review 10, L6: ">-0.000001 (>-0.000001%)" hid the sign and the size
+        return said
     return f"{fmt_usd(usd)} ({'+' * (pct > 0)}{fmt_pct(pct)}%)" if np.isfinite(pct) else fmt_usd(usd)
 
 
