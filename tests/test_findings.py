@@ -378,6 +378,16 @@ def test_a_strategy_s_gain_names_its_baseline():
     # review H3: a try of a strategy is several calls, billed; the cell says how many beside the single attempt's
     assert ("own attempt it is not tested here) (a try of it: 2.20 calls on average, at most 21; of the single "
             "attempt: 1)" in row[findings.TECHNIQUE])
+    # reviews 10 and 11, L4: a strategy recorded no more times than the k tries plays every run as a try: a lump
+    row = findings.findings(stats_frame(), None, ["t"], {}, {"m35": "GPT-3.5 Turbo (0613)"}, {}, policy=policy,
+                            calls={"m35+ldb_seed_gpt4": (2.19878, 21, 5), "m35": (1.0, 1, 8)}).iloc[0]
+    assert ("(a try of it: 2.20 calls on average, at most 21; of the single attempt: 1; its 5 runs per problem are "
+            "all tries (k = 5): whether a problem needs the expert is read from one ordering of them, a lump of the "
+            "fee (the Methods), which the validity studies measured with every run a try only at k = 1)"
+            in row[findings.TECHNIQUE]), row[findings.TECHNIQUE]
+    row = findings.findings(stats_frame(), None, ["t"], {}, {"m35": "GPT-3.5 Turbo (0613)"}, {}, policy=policy,
+                            calls={"m35+ldb_seed_gpt4": (2.19878, 21, 10), "m35": (1.0, 1, 10)}).iloc[0]
+    assert "a lump of the fee" not in row[findings.TECHNIQUE]  # more runs than tries: many orderings
     assert row[findings.TECHNIQUE].startswith("shown to pay (one technique tested): LDB on a GPT-4 attempt by GPT-3.5 "
                                               "Turbo (0613): 68.2 [34, 100 (max)]% over "
                                               "GPT-3.5 Turbo (0613)'s own single attempt")

@@ -351,24 +351,32 @@ def _strategies(gains: pd.DataFrame, model_labels: dict[str, str], calls: dict[s
                               for m, x in zip(model, method)], method=list(method), beats_seed=beats_seed,
                         baseline=[f"over {model_labels.get(m, m)}'s own single attempt"
                                   + _seeded(x, model_labels, seeds.get(f"{m}+{x}"), over.get(f"{m}+{x}"))
-                                  + _calls(calls.get(f"{m}+{x}"), calls.get(m))
+                                  + _calls(calls.get(f"{m}+{x}"), calls.get(m), k)
                                   + _with_it(m, float(g), levels or {})
-                                  for m, x, g in zip(model, method,
-                                                     gains.get("value", pd.Series(np.nan, gains.index)))],
+                                  for m, x, g, k in zip(model, method,
+                                                        gains.get("value", pd.Series(np.nan, gains.index)),
+                                                        gains.get("k", pd.Series(np.nan, gains.index)))],
                         with_it=[_with_it(m, float(g), levels or {}).removeprefix("; ")
                                  for m, g in zip(model, gains.get("value", pd.Series(np.nan, gains.index)))],
                         above_frontier=[(levels or {}).get(m, np.nan) * (1 - float(g)) > (levels or {}).get("", np.nan)
                                         for m, g in zip(model, gains.get("value", pd.Series(np.nan, gains.index)))])
 
 
-def _calls(strategy: tuple[float, int] | None, single: tuple[float, int] | None) -> str:
+def _calls(strategy: tuple | None, single: tuple | None, k: float = np.nan) -> str:
     """" (a try of it: 1.70 calls on average, at most 5; of the single attempt: 1)": the gain compares tries of unlike
-    size, both billed (review H3); "" where the records do not say."""
+    size, both billed (review H3); "" where the records do not say. ``strategy`` and ``single``: (mean calls, most
+    calls[, runs per problem]) (``tables.calls_per_try``); where the strategy's runs are no more than the ``k`` tries,
+    every run is a try and its fee part the lump the Methods describe (reviews 10 and 11, L4)."""
     if strategy is None:
         return ""
-    mean, most = strategy
+    mean, most = strategy[:2]
     base = "" if single is None else f"; of the single attempt: {single[0]:.3g}"
-    return f" (a try of it: {mean:.2f} calls on average, at most {most}{base})"
+    runs = strategy[2] if len(strategy) > 2 else None
+    lump = ("" if runs is None or runs < 2 or not np.isfinite(k) or runs > k else
+            f"; its {runs} runs per problem are all tries (k = {int(k)}): whether a problem needs the expert is read "
+            "from one ordering of them, a lump of the fee (the Methods), which the validity studies measured with "
+            "every run a try only at k = 1")
+    return f" (a try of it: {mean:.2f} calls on average, at most {most}{base}{lump})"
 
 
 def _seeded(method: str, model_labels: dict[str, str], seed_model: str | None = None, over=None) -> str:

@@ -403,10 +403,11 @@ def seed_models(an: Analysis) -> dict[str, str]:
     return seeded_by(import_from.runs, list(an.models)) if import_from is not None else {}
 
 
-def calls_per_try(an: Analysis) -> dict[str, tuple[float, int]]:
-    """``strategy_calls`` as findings reads it: strategy name -> (mean, most) calls per attempt."""
+def calls_per_try(an: Analysis) -> dict[str, tuple[float, int, int]]:
+    """``strategy_calls`` as findings reads it: strategy name -> (mean, most) calls per attempt and its runs per
+    problem (where they are no more than the k tries, every run is a try: ``findings._calls``)."""
     calls = strategy_calls(an)
-    return {str(s): (float(r.mean_calls), int(r.most_calls)) for s, r in calls.iterrows()}
+    return {str(s): (float(r.mean_calls), int(r.most_calls), int(r.runs)) for s, r in calls.iterrows()}
 
 
 def strategy_table(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.DataFrame | None = None
