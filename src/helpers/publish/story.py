@@ -9,6 +9,7 @@ import pandas as pd
 
 from helpers.core.numbers import sig
 from helpers.publish.formats import NOT_CHOSEN, fee_pct, fmt_usd, gain_interval, gain_said, one_problem
+from helpers.publish.text import one_run_gains
 
 BEYOND_DOUBT = "Findings at a glance names one only where its interval says so"  # a reading's caveat
 
@@ -299,6 +300,7 @@ def _fell(r: dict) -> str:
                   "the source gives no per-problem records of, and models kept to Table 1, named in its caveats, "
                   "are in no frontier: where few came before, a release's gain says more about which models the source "
                   "ran than about that release)" if r.get("imported") else ""))
+    settled += f"; {one_run_gains()}" if gains and r.get("runs") == 1 else ""  # review 11, M3
     usd = _distinct(a, b)
     return (f"went from {usd(a)} [{usd(a_lo)}, {usd(a_hi)}] to {usd(b)} [{usd(b_lo)}, "
             f"{usd(b_hi)}] USD per problem with {tries} of the model the records choose for each problem, then "
