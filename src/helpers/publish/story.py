@@ -81,7 +81,7 @@ def _rivals(table1: pd.DataFrame, task: str, best: pd.Series, lowest: dict[tuple
 def _truly_lowest(table1: pd.DataFrame, task: str, truth: dict[tuple[str, str], float]) -> str | None:
     """The model of ``table1`` whose simulator's ``truth`` on ``task`` is the lowest; None without a truth."""
     true = {m: truth[(task, m)] for m in table1["model"] if np.isfinite(truth.get((task, m), np.nan))}
-    return min(true, key=true.get) if true else None
+    return min(true, key=lambda m: true[m]) if true else None
 
 
 def _usd_truth(truth: float | None, before: str = "", after: str = "") -> str:

@@ -62,7 +62,7 @@ def one_run_gains() -> str:
     if not all(g in rows for g in ONE_RUN_GAINS):
         return ("with one run per cell, as here, no study has measured these gains' intervals: the one-run study "
                 "checks the frontier, each model alone and paired differences")
-    lowest = min(float(re.match(r"[\d.]+", v)[0]) for v in rows.values())
+    lowest = min(float(m[0]) if (m := re.match(r"[\d.]+", v)) else 0.0 for v in rows.values())
     wrong = re.search(r"^\| a release's gain shown while its true gain is not above 0 \| ([^|]+?) \|", text, re.M)
     return ("with one run per cell, as here, the one-run study measured these gains' intervals too, on SIMULATED sets "
             "of the `sim` set's shape, not of this one: they held the truth in "
