@@ -296,12 +296,24 @@ def table2_intervals(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.
                      ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 2 with 95% intervals (relative gain, %), as ``table1_intervals``, and (``policy_rows``:
     ``intervals.policy_statistics``) each technique's cross-fitted gain under "up to k tries, then the expert" with
-    its 95% interval (%; review 11, M2: the findings' test had no table): (numbers, shown)."""
+    its 95% interval, a row (``CROSSFITTED_ROW``) after its plug-in and range (%; review 11, M2: the gain the findings
+    test had no table): (numbers, shown; the numbers' rows of it: estimator "policy", 0-1)."""
     numbers, shown = _interval_table(an, _paper_estimator(st.of(TECHNIQUE_GAIN)), "technique", {}, fmt_pct,
                                      scale=100.0)
-    if policy_rows is None or numbers.empty:
+    crossed = policy_rows[of_kind(policy_rows, TECHNIQUE_GAIN)] if policy_rows is not None else None
+    if crossed is None or crossed.empty or numbers.empty:
         return numbers, shown
-    return _crossfitted(an, numbers, shown, policy_rows[of_kind(policy_rows, TECHNIQUE_GAIN)], "technique")
+    cell = {(r.item, r.task): (NOT_CHOSEN if r.value == r.low == r.high == 0 else
+                               gain_interval(100 * r.value, 100 * r.low, 100 * r.high)) for r in crossed.itertuples()}
+    techniques = list(dict.fromkeys(shown["technique"]))
+    rows = pd.DataFrame([{"technique": t, "estimator": CROSSFITTED_ROW,
+                          **{c: cell.get((t, c), "–") for c in shown.columns if c in an.tasks}} for t in techniques])
+    order = {t: i for i, t in enumerate(techniques)}
+    shown = pd.concat([shown, rows], ignore_index=True).sort_values(
+        "technique", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)
+    numbers = pd.concat([numbers, crossed.assign(technique=crossed["item"], estimator="policy")[
+        ["technique", "task", "estimator", "value", "low", "high"]]], ignore_index=True)
+    return numbers, shown
 
 
 def grader_disagreements(an) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -443,6 +455,7 @@ def strategy_table(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.Da
 
 
 CROSSFITTED = "cross-fitted gain, up to k tries then the expert (%, 95% interval)"  # its column, after the dataset
+CROSSFITTED_ROW = "cross-fitted, up to k tries then the expert (95% interval)"  # Table 2's row of that gain
 
 
 def _crossfitted(an: Analysis, numbers: pd.DataFrame, shown: pd.DataFrame, rows: pd.DataFrame, key: str
