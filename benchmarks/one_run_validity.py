@@ -11,7 +11,12 @@ own truth, with ``policy_study.study``:
   error over the sets) and its truth over the best single model's at the same k (one try);
 - each model alone: coverage and width over the oracle's;
 - every pair of models paired on the same problems: coverage, power where one costs at most half the other, and
-  findings on the wrong side.
+  findings on the wrong side;
+- the gains the report tests together (review 11, M3: SWE-bench names release gains "shown" at one run per cell):
+  each release's gain (Figure 4), each family's and each single model's (Figures 3 and 5), and the frontier over
+  releases (Figure 2): coverage and width over the oracle's, and, for the families, how often one is named the most
+  essential while another's true gain is larger, and for the releases, how often one is said to have a gain shown
+  while its true gain is not above 0.
 
 SIMULATED: the shape is `sim`'s, not SWE-bench's (500 issues, 24 models, a fee of its own per issue).
 
@@ -52,11 +57,34 @@ def docs_table(table: pd.DataFrame, sets: int, shape: str) -> list[str]:
         ("two models paired on the same problems: coverage", spread(col(pairs, "coverage_pct"), 1, "%"), ""),
         ("paired: power where one costs at most half the other", spread(col(pairs, "power_pct"), 0, "%"), ""),
         ("paired: found on the wrong side", spread(col(pairs, "false_findings_pct"), 3, "%"), ""),
+        *_gain_rows(col),
     ]
     return [f"Measured on {sets} SIMULATED sets per generator of the `{shape}` set's shape with one run per cell "
             f"(`benchmarks/one_run_validity.py {sets}`, {table['generator'].nunique()} generators):", "",
             "| measured | over the generators | what it says |", "|---|---|---|",
             *[f"| {a} | {b} | {c} |" for a, b, c in rows]]
+
+
+GAINS = (("release gain", "a release's gain (Figure 4)"), ("family", "a family's gain (Figure 3)"),
+         ("essential", "a single model's gain (Figure 5)"),
+         ("release frontier", "the frontier over releases (Figure 2)"))  # kind name, the docs' words
+
+
+def _gain_rows(col) -> list[tuple[str, str, str]]:
+    """The docs table's rows of the gains (``GAINS``): coverage and width over the oracle's of each, and the families'
+    false "most essential" claims (``col(label, column)``: one statistic's column by generator)."""
+    rows = []
+    for kind, words in GAINS:
+        label = statistic.FAMILY_LABELS[kind]
+        rows += [(f"{words}: coverage", spread(col(label, "coverage_pct"), 1, "%"),
+                  "its interval holds the true gain" if kind != "release frontier" else ""),
+                 (f"{words}: width ÷ oracle", spread(col(label, "width_vs_oracle"), 2), "")]
+    rows += [("a release's gain shown while its true gain is not above 0",
+              spread(col(statistic.FAMILY_LABELS["release gain"], "false_findings_pct"), 2, "%"),
+              "% of the (set, dataset) pairs: the claim the first screen makes"),
+             ("a family named the most essential while another's true gain is larger",
+              spread(col(statistic.FAMILY_LABELS["family"], "false_findings_pct"), 2, "%"), "")]
+    return rows
 
 
 def main(sets: int = 100, generators: int | None = None, params: str = "params/sim.yaml") -> None:
@@ -72,6 +100,10 @@ def main(sets: int = 100, generators: int | None = None, params: str = "params/s
     print("\nEvery pair of models alone, paired on the same problems:")
     print(pick(policy_study.PAIRS, ["coverage_pct", "width_vs_oracle", "power_pct", "false_findings_pct"]).round(3)
           .to_string())
+    for kind, words in GAINS:
+        print(f"\n{words[0].upper()}{words[1:]}, each with its own interval:")
+        print(pick(statistic.FAMILY_LABELS[kind], ["coverage_pct", "width_vs_oracle", "false_findings_pct"]).round(3)
+              .to_string())
     print(f"\n<!-- {DOC}: start -->", *docs_table(table, sets, ctx.params.name), f"<!-- {DOC}: end -->", sep="\n")
     print(f"\nwall {time.perf_counter() - start:.0f} s")
 

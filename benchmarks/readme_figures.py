@@ -115,7 +115,8 @@ RUNS = (
     Run("one_run_validity", ("benchmarks/one_run_validity.py", "100"),
         "the same with ONE run per cell, as SWE-bench bash-only has: 100 SIMULATED sets of the `sim` shape per "
         "generator; the frontier's and each model's coverage and width over the oracle's, the frontier against the "
-        "best single model, every pair's coverage and power"),
+        "best single model, every pair's coverage and power, and the coverage of each release's, family's and single "
+        "model's gain (the gains the report tests together)"),
     Run("halving_coverage", ("benchmarks/halving_coverage.py", "40"),
         "how often a halving time the rule marks reliable holds its truth, per generator, 40 sets each (writes the "
         "verdict every report's halving times obey)"),

@@ -266,12 +266,13 @@ def test_the_strategies_table_names_each_strategy_in_words(write_set, shared_dat
     text = " ".join(shown.astype(str).to_numpy().ravel())
     assert not [n for n in internal(ctx.params.tasks) if n in text]
     from helpers.analyze.statistic import STRATEGY_GAIN, Key
+    from helpers.publish.tables import CROSSFITTED
 
     never = pd.DataFrame({**{c: [v] for c, v in Key(STRATEGY_GAIN, "gpt-3.5-turbo-0613+retry_k5").row().items()},
                           "task": [ctx.params.tasks[0]],
                           "value": [0.0], "low": [0.0], "high": [0.0]})  # review R10: a strategy the rule never chose
     _, shown = strategy_table(an, intervals.set_statistics(an, replicates=20, draws=5), never)
-    column = [c for c in shown if c.endswith("cross-fitted gain, up to k tries then the expert (%)")]
+    column = [c for c in shown if c.endswith(CROSSFITTED)]
     assert list(shown[column[0]])[0] == "0 (not chosen on any problem: the single attempt looks cheaper on the others)"
 
 

@@ -149,6 +149,9 @@ def test_one_run_validity_benchmark_runs(tiny_studies):
     out = tiny_studies["benchmarks/one_run_validity.py"]
     assert ("with ONE run per cell" in out and "vs_best_single" in out
             and "<!-- docs/swebench.md#one-run: start -->" in out)
+    assert "A release's gain (Figure 4), each with its own interval:" in out  # review 11, M3: the gains measured
+    assert "| a release's gain (Figure 4): coverage |" in out and "| a family's gain (Figure 3): coverage |" in out
+    assert "| a release's gain shown while its true gain is not above 0 | " in out  # FALSE_FINDINGS has it
 
 
 def test_racing_benchmark_runs(write_set, tmp_path):

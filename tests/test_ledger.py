@@ -165,3 +165,17 @@ def test_the_price_split_names_the_price_files_it_read():
     text = Analysis(ctx=ctx, attempts=None, estimates=None, cop=None, expert=None).price_files_text()
     assert text.startswith("the set's snapshot sim_paper_table4_2025-04; the ledger's ")
     assert "litellm_1.106.2" in text and "sim_paper_table4_2025-04" in text.split("ledger's ")[1]
+
+
+def test_the_price_split_knows_the_dates_its_prices_were_read_on():
+    """Review 11, M4: `local`'s one price snapshot (2026-11-22) is dated after every release, so "no price changed"
+    was true by construction; the split's sentence reads the dates of every price of the set's models."""
+    from types import SimpleNamespace as NS
+
+    from helpers.analyze.estimates import Analysis
+    from helpers.core.paths import repo_root
+    from helpers.core.prices import load_snapshot
+
+    snapshot = load_snapshot(repo_root() / "params" / "prices" / "local_cpu_2026-11.yaml")
+    ctx = NS(snapshot=snapshot, models=[NS(name="local-gemma3-270m"), NS(name="local-smollm2-135m")])
+    assert Analysis(ctx=ctx, attempts=None, estimates=None, cop=None, expert=None).price_dates() == ["2026-11-22"]

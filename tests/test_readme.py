@@ -316,3 +316,12 @@ def test_a_programs_words_in_a_docs_block_are_escaped(tmp_path):
     assert "3 attempts' programs used at least two thirds of the 20 s CPU limit (1 passed, 2 did not)" in block
     assert "<img" not in block and "&lt;img" in block
     assert "\\[click\\](javascript" in block and " [click]" not in block  # brackets escaped: no link
+
+
+def test_the_readme_result_says_issues_throughout():
+    """Review 11, L6: the block said "(USD per issue)" and then quoted "on the 64 problems no model passed"."""
+    assert readme.issues("9.55: mostly the assumed expert fee (99.2% of it, on the 64 problems no model passed in any "
+                         "run of its single attempt); 0.02 USD per problem") == (
+        "9.55: mostly the assumed expert fee (99.2% of it, on the 64 issues no model passed in any run of its single "
+        "attempt); 0.02 USD per issue")
+    assert readme.issues(3.5) == 3.5 and readme.issues("problematic") == "problematic"

@@ -329,6 +329,16 @@ def test_the_new_models_or_prices_sentence_names_the_papers_estimator():
                     "cheapest model on its recorded runs, which reads lower the more models and runs there are; the "
                     "headline figure shows the headline's frontier) came from the models added by then (a newer "
                     "snapshot at a lower price counts as a new model here), as the table below itemises.")
+    # review 11, M4: `local`'s one price date (2026-11-22) came after every release: nothing to compare, not "no change"
+    dated = sentences.price_change_sentence(split.assign(start="2024-11-01", end="2026-11-22"), {"t": "T"},
+                                            price_dates=["2026-11-22"])
+    assert dated == ("The paper's frontier changed between 2024-11-01 and 2026-11-22 (T -66.6%; each problem's "
+                     "cheapest model on its recorded runs, which reads lower the more models and runs there are; the "
+                     "headline figure shows the headline's frontier), but how much of that came from new models and "
+                     "how much from prices is not identifiable here: the price ledger holds one price date for the "
+                     "set's models (2026-11-22), none at or before 2024-11-01, so no earlier price exists to reprice "
+                     "to: every model is priced as of its first date, and no price can change.")
+    assert sentences.price_change_sentence(split, {"t": "T"}, price_dates=["2023-06-13", "2024-05-01"]) == said
 
 
 def test_no_cheapest_model_names_those_it_is_not_shown_cheaper_than():
@@ -390,3 +400,83 @@ def test_the_frontiers_ratio_to_the_best_single_model_says_over_how_many_sets():
     d = pd.DataFrame({"statistic": [POLICY_FRONTIER.label] * 2, "vs_best_single": [1.02, 1.18],
                       "vs_best_single_worst": [1.04, 2.26], "sets": [40, 40]})
     assert _comparison_sentences(d)[-1].endswith("(1.04–2.26 on the worst dataset; 40 sets per generator)")
+
+
+def test_table_1_in_words_says_when_another_models_range_reaches_below_the_lowest():
+    """Review 11, M1: sim's GSM8K named Llama-3.1-405B lowest (0.00158, no fee) with no caveat, while GPT-4o mini read
+    0.0276 only through the fee on problems it never passed: the records allow it 0.000242, and its truth (0.000246)
+    is the lowest. The caveat fires on another model's range, and a simulated set gives the truth beside."""
+    table1 = pd.DataFrame({"model": ["405B", "mini", "8B"], "family": ["f", "f", "f"], "t": [0.00158, 0.0276, 0.19]})
+    lowest = {("t", "405B"): 0.00158, ("t", "mini"): 0.000242, ("t", "8B"): 0.00013}
+    truth = {("t", "405B"): 0.00158, ("t", "mini"): 0.000246, ("t", "8B"): 0.164}
+    said = story.table1_found(table1, ["t"], {"t": "GSM8K"}, {"t": 1.0}, {}, lowest=lowest, truth=truth)
+    assert said.endswith("GSM8K: 405B at 0.00158 USD (the simulator's truth: 0.00158); mini reads 0.0276, but the "
+                         "records allow it as low as 0.000242, on problems it never passed, and its truth, 0.000246, "
+                         "is the lowest (1 other model the records allow below it too): which model is lowest rests "
+                         "on the problems the others never passed (the expert-fee curve shows from which fee on)."), \
+        said
+    # a real set: no truth; the rival is the one the records allow lowest, and the fee's own caveat is not repeated
+    real = story.table1_found(table1, ["t"], {"t": "T"}, {"t": 1.0}, {("t", "405B"): 80.0}, lowest=lowest)
+    assert real.endswith("T: 405B at 0.00158 USD, 80% of it the assumed expert fee on problems it never passed or "
+                         "passed too rarely to beat the fee (the fee sets the level); 8B reads 0.19, but the records "
+                         "allow it as low as 0.00013, on problems it never passed (1 other model the records allow "
+                         "below it too): which model is lowest rests on the problems the others never passed (the "
+                         "expert-fee curve shows from which fee on)."), real
+    # the truth confirms the one named; no other model's range reaches below it: no caveat
+    alone = story.table1_found(table1, ["t"], {"t": "T"}, {"t": 1.0}, {}, lowest={("t", "mini"): 0.01},
+                               truth={("t", "405B"): 0.0015, ("t", "mini"): 0.02})
+    assert alone.endswith("T: 405B at 0.00158 USD (the simulator's truth: 0.0015, the lowest)."), alone
+    lows = story.table1_lowest(SimpleNamespace(of=lambda kind: pd.DataFrame(
+        {"statistic": ["m", "n"], "task": ["t", "t"], "estimator": ["plug-in", "model-based"],
+         "range_low": [0.1, 0.2]})), {"m": "M"})
+    assert lows == {("t", "M"): 0.1}
+    from helpers.analyze.statistic import FRONTIER, TABLE1, Key
+
+    truths = {Key(TABLE1, "m"): np.array([0.1, 0.2]), Key(FRONTIER, "all"): np.array([0.05, 0.1])}
+    assert story.table1_truths(truths, ["t", "u"], {"m": "M"}) == {("t", "M"): 0.1, ("u", "M"): 0.2}
+    assert story.table1_truths(None, ["t"], {}) == {}
+
+
+def test_a_one_run_set_says_whether_its_gains_intervals_were_measured(tmp_path, monkeypatch):
+    """Review 11, M3: SWE-bench (one run per cell) named two release gains "shown" while the one-run study measured
+    the frontier, each model alone and paired differences only: the first screen and the gains' captions say what
+    the study measured of the gains, from its saved output, or that nothing did."""
+    from helpers.publish import text
+
+    (tmp_path / "benchmarks" / "results").mkdir(parents=True)
+    saved = tmp_path / "benchmarks" / "results" / "one_run_validity.txt"
+    monkeypatch.setattr(text, "repo_root", lambda: tmp_path)
+    saved.write_text("| the frontier: coverage | 99.8–100.0% | x |\n", encoding="utf-8")
+    assert text.one_run_gains() == ("with one run per cell, as here, no study has measured these gains' intervals: the "
+                                    "one-run study checks the frontier, each model alone and paired differences")
+    rows = ["| a release's gain (Figure 4): coverage | 97.1–99.9% | x |",
+            "| a family's gain (Figure 3): coverage | 98.0–100.0% | x |",
+            "| a single model's gain (Figure 5): coverage | 91.5–99.0% | x |",
+            "| a release's gain shown while its true gain is not above 0 | 0.00–0.50% | x |"]
+    saved.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert text.one_run_gains() == (
+        "with one run per cell, as here, the one-run study measured these gains' intervals too, on SIMULATED sets of "
+        "the `sim` set's shape, not of this one: they held the truth in 97.1–99.9% (a release's gain), 98.0–100.0% "
+        "(a family's gain), 91.5–99.0% (a single model's gain) of the sets, below the 93% the several-run study holds "
+        "on some generator: read them as approximate; a release's gain was shown while its true gain was not above "
+        "0 in 0.00–0.50% of the datasets")
+    row = dict(label="SWE", models=24, first="2024-09-19", last="2025-12-01", start_usd=37.3, end_usd=9.55,
+               expert_pct=99.2, unsolved=64, unsolved_pct=12.8, solved=436, cheapest=[], fee_usd=None, runs=1,
+               headline={"start": [37.4, 32.3, 37.9], "end": [17.7, 11.7, 24.4], "k": 1, "gains": 3,
+                         "gains_shown": 1, "gains_named": ["2025-04-16 o3"]})
+    assert (f"1 of the 3 releases after the first has a gain shown, all tested together: 2025-04-16 o3; "
+            f"{text.one_run_gains()}); the paper's") in story.set_found([row])
+    assert text.one_run_gains() not in story.set_found([{**row, "runs": 8}])
+
+
+def test_a_share_below_100_never_prints_as_100():
+    """Review 11, L3: sim's validity summary read "told apart … in 78–100% of the pairs" where the largest power was
+    99.72%: perfect power, which no generator had."""
+    from helpers.analyze.policy_study import PAIRS
+    from helpers.publish.sentences import _comparison_sentences, _span
+
+    pairs = pd.DataFrame({"statistic": [PAIRS] * 2, "power_pct": [78.2, 99.72], "false_findings_pct": [0.1, 0.3],
+                          "width_vs_oracle": [1.4, 2.7]})
+    assert ("told apart where one truly costs at most half the other in 78–99.7% of the pairs, on the wrong side in "
+            "0.1–0.3%") in _comparison_sentences(pairs)[0]
+    assert _span(pd.Series([99.96, 100.0])) == "99.96–100%" and _span(pd.Series([1.04, 1.06]), 2, "") == "1.04–1.06"

@@ -117,6 +117,12 @@ def test_glossary_terms_are_linked_once_from_their_first_use_in_running_text():
     done = finish_page(page, "../../index.html")
     assert 'href="../../index.html"' in done and 'id="cop-contents"' in done and "max-width: 100ch" in done
     assert '<a href="#x">The frontier</a>' in done  # the contents from the page's own headings
+    # review 11, L2: a term the page never uses is not defined on it (LDB, Table-1 sample on a set without them)
+    entries = "".join(f'<p><span id="{term_id(t)}"></span><strong>{t}</strong>: what it is.</p>\n'
+                      for t in ("frontier", "LDB", "plug-in"))
+    done = finish_page(page.replace("<p>model-based</p>", entries), None)
+    assert f'<span id="{term_id("frontier")}">' in done and f'<span id="{term_id("plug-in")}">' in done
+    assert f'<span id="{term_id("LDB")}">' not in done and "<strong>LDB</strong>" not in done
 
 
 def test_the_data_dictionary_describes_columns_and_names_what_it_does_not(tmp_path):

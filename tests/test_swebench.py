@@ -134,6 +134,10 @@ def test_a_disagreeing_entry_can_be_shown_in_table_1_alone(write_set, shared_dat
     assert "Without Claude 3.7 Sonnet (`table1_only`" in full_caption(an, "table1_intervals", replicates="9")
     said = full_caption(an, "cost_accuracy")  # review 6, L2: one run per cell has no spread of its own
     assert "Student's t over the problems (one run per cell" in said and "over its runs" not in said
+    from helpers.publish.text import one_run_gains  # review 11, M3: the gains' intervals at one run, measured or not
+
+    for name in ("release_policy_table", "counterfactual_policy_table"):
+        assert f"{one_run_gains()[1:]}." in full_caption(an, name, k_half="1", denominator="d")
 
 
 @pytest.mark.parametrize("only, says", [(["o3"], "table1_only names models that are not in the set's models: o3"),

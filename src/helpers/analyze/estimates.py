@@ -189,6 +189,14 @@ class Analysis:
         own = [] if self.ctx.params.billed else [self.ctx.snapshot.date]
         return min(releases), max([*own, *releases])
 
+    def price_dates(self) -> list[str]:
+        """The dates (ISO) of every price the new-models / prices split can read for the set's models: its own
+        snapshot's and the ledger's entries for them (``core.ledger.history``), distinct and sorted; where none is
+        at or before the split's start, no earlier price exists to reprice to (review 11, M4)."""
+        from helpers.core.ledger import history
+
+        return sorted({e.date.isoformat() for m in self.models for e in history(m, extra=self.own_prices)})
+
     def price_files_text(self) -> str:
         """The price files the new-models / prices split reads, by name: the set's own snapshot (or, for a set priced
         by the ledger, its date) and the ledger's files that price one of its models."""

@@ -31,6 +31,7 @@ from helpers.analyze.statistic import (
     ACCURACY,
     COST_PER_ATTEMPT,
     FAMILY,
+    RELEASE_GAIN,
     TABLE1,
     TECHNIQUE_GAIN,
     Key,
@@ -307,8 +308,9 @@ def _named_wrongly(named: np.ndarray, true: np.ndarray, wrong) -> float:
 
 
 def _false_findings(reps: list[dict], names: list[Key]) -> float:
-    """% of (set, dataset) pairs where the report names some technique as paying (``claims.techniques_that_pay``)
-    whose true gain is not positive."""
+    """% of (set, dataset) pairs where the report names some technique as paying (``claims.techniques_that_pay``), or
+    some release as having a gain shown (the same rule: shown above 0 with the others of its kind tested together;
+    review 11, M3), whose true gain is not positive."""
     named = claims.techniques_that_pay(_options_last(reps, names, "value"), _options_last(reps, names, "shown"))
     return 100 * float((named & (_options_last(reps, names, "truth") <= ZERO)).any(axis=-1).mean())
 
@@ -330,7 +332,8 @@ def _false_cheapest(reps: list[dict], names: list[Key]) -> float:
 
 
 # statistic kind -> its false-findings rate
-FALSE_FINDINGS = {TECHNIQUE_GAIN: _false_findings, FAMILY: _false_family, TABLE1: _false_cheapest}
+FALSE_FINDINGS = {TECHNIQUE_GAIN: _false_findings, RELEASE_GAIN: _false_findings, FAMILY: _false_family,
+                  TABLE1: _false_cheapest}
 
 EFFECT_COLUMNS = ["technique", "task", "sets", "true gain %", "mean gain %", "coverage %", "named best %",
                   "oracle named %"]

@@ -26,7 +26,7 @@ from helpers.core.numbers import sig
 from helpers.publish import formats, names
 from helpers.publish.figures.style import save_figure, show_saved
 from helpers.publish.safe import md, md_frame
-from helpers.publish.text import one_run_held
+from helpers.publish.text import one_run_gains, one_run_held
 
 
 @dataclass(frozen=True)
@@ -270,6 +270,9 @@ def _why_table1_only(an: Analysis) -> str:
     return md(" ".join(said)) if said else "the set's parameter file says"
 
 
+GAIN_CAPTIONS = ("release_policy", "release_policy_table", "counterfactual_policy", "counterfactual_policy_table")
+
+
 def full_caption(an: Analysis, name: str, **fill: str) -> str:
     """The catalog caption with ``fill``: what the artifact shows, and SIMULATED where it is (the set's provenance
     is stated once, in the report's "About this run": ``publish.about``)."""
@@ -292,6 +295,9 @@ def full_caption(an: Analysis, name: str, **fill: str) -> str:
             text = text.replace(said, said + one_run)
         for said in ("Student's t over its runs", "Student's t over each problem's runs"):  # review 6, L2
             text = text.replace(said, "Student's t over the problems (one run per cell: no spread of its own)")
+        if name in GAIN_CAPTIONS:  # review 11, M3: the gains' intervals, measured at one run or said not to be
+            gains = one_run_gains()
+            text = f"{text} {gains[0].upper()}{gains[1:]}."
     if an.imported:
         text = f"{text} {md(an.imported_tag)}"
     return f"{text} **SIMULATED** records (not real LLMs)." if an.simulated else text

@@ -154,7 +154,7 @@ def shown_to_pay(policy: pd.DataFrame, tasks: list[str], model_labels: dict[str,
         parts += [f"{n}: not shown" for n, p, s in zip(said, pays, strategy, strict=True) if strategy.any()
                   and not p and not s]
         many = "techniques and strategies" if strategy.any() else "techniques"
-        out[task] = f"{_together(len(gains), 'technique', many)}: " + "; ".join(
+        out[task] = f"{_together(len(gains), 'technique', many, _never(gains))}: " + "; ".join(
             p for p in parts if p)
     return out
 
@@ -254,11 +254,11 @@ def _family(fams: pd.DataFrame, levels: dict[str, float] | None = None, families
     if shown.empty:
         alone = fams[low > 0]  # review 7: above 0 on its own interval, not with the others (Holm)
         why = ("its interval reaches 0" if len(fams) == 1
-               else f"{_together(len(fams), 'family', 'families')}, none above 0" + "".join(
+               else f"{_together(len(fams), 'family', 'families', _never(fams))}, none shown above 0" + "".join(
                    f"; {f['name']} {gain_interval(100 * f['value'], 100 * f['low'], 100 * f['high'])} is above 0 "
                    "on its own interval but not with the others" for _, f in alone.iterrows()))
         return f"none shown to matter ({why})", False, False
-    return (f"none beyond doubt; lowering the frontier ({_together(len(fams), 'family', 'families')}): "
+    return (f"none beyond doubt; lowering the frontier ({_together(len(fams), 'family', 'families', _never(fams))}): "
             + ", ".join(said(f) for _, f in shown.iterrows())), False, False
 
 
@@ -284,10 +284,20 @@ def _against_alone(fam: pd.Series, levels: dict[str, float], families: dict[str,
             f"({model_labels.get(best, best)}) it is {fmt_pct(100 * (1 - front / rest[best]))}% cheaper")
 
 
-def _together(m: int, one: str, many: str) -> str:
+def _together(m: int, one: str, many: str, never: int = 0) -> str:
     """"the m <many> tested together" (one: "one <one> tested"): how many claims a finding's intervals hold for at once
-    (``policy.holm_shown``: each family's claims on a dataset at 95% together)."""
-    return f"one {one} tested" if m == 1 else f"the {m} {many} tested together"
+    (``policy.holm_shown``: each family's claims on a dataset at 95% together), and how many of them were never
+    chosen (``never``: their gain is 0 by construction, yet they count among the m; review 11, L1)."""
+    said = f"one {one} tested" if m == 1 else f"the {m} {many} tested together"
+    return said + (f", {never} of them never chosen (a gain of 0 by construction)" if never and m > 1 else "")
+
+
+def _never(gains: pd.DataFrame) -> int:
+    """How many of ``gains`` (value, low, high) were chosen on no problem: 0 [0, 0], the same frontier with and
+    without them."""
+    if not len(gains) or "high" not in gains:
+        return 0
+    return int(((gains["value"] == 0) & (gains["low"] == 0) & (gains["high"] == 0)).sum())
 
 
 def _levels(alone: pd.DataFrame, frontier: pd.DataFrame) -> dict[str, float]:
@@ -341,24 +351,32 @@ def _strategies(gains: pd.DataFrame, model_labels: dict[str, str], calls: dict[s
                               for m, x in zip(model, method)], method=list(method), beats_seed=beats_seed,
                         baseline=[f"over {model_labels.get(m, m)}'s own single attempt"
                                   + _seeded(x, model_labels, seeds.get(f"{m}+{x}"), over.get(f"{m}+{x}"))
-                                  + _calls(calls.get(f"{m}+{x}"), calls.get(m))
+                                  + _calls(calls.get(f"{m}+{x}"), calls.get(m), k)
                                   + _with_it(m, float(g), levels or {})
-                                  for m, x, g in zip(model, method,
-                                                     gains.get("value", pd.Series(np.nan, gains.index)))],
+                                  for m, x, g, k in zip(model, method,
+                                                        gains.get("value", pd.Series(np.nan, gains.index)),
+                                                        gains.get("k", pd.Series(np.nan, gains.index)))],
                         with_it=[_with_it(m, float(g), levels or {}).removeprefix("; ")
                                  for m, g in zip(model, gains.get("value", pd.Series(np.nan, gains.index)))],
                         above_frontier=[(levels or {}).get(m, np.nan) * (1 - float(g)) > (levels or {}).get("", np.nan)
                                         for m, g in zip(model, gains.get("value", pd.Series(np.nan, gains.index)))])
 
 
-def _calls(strategy: tuple[float, int] | None, single: tuple[float, int] | None) -> str:
+def _calls(strategy: tuple | None, single: tuple | None, k: float = np.nan) -> str:
     """" (a try of it: 1.70 calls on average, at most 5; of the single attempt: 1)": the gain compares tries of unlike
-    size, both billed (review H3); "" where the records do not say."""
+    size, both billed (review H3); "" where the records do not say. ``strategy`` and ``single``: (mean calls, most
+    calls[, runs per problem]) (``tables.calls_per_try``); where the strategy's runs are no more than the ``k`` tries,
+    every run is a try and its fee part the lump the Methods describe (reviews 10 and 11, L4)."""
     if strategy is None:
         return ""
-    mean, most = strategy
+    mean, most = strategy[:2]
     base = "" if single is None else f"; of the single attempt: {single[0]:.3g}"
-    return f" (a try of it: {mean:.2f} calls on average, at most {most}{base})"
+    runs = strategy[2] if len(strategy) > 2 else None
+    lump = ("" if runs is None or runs < 2 or not np.isfinite(k) or runs > k else
+            f"; its {runs} runs per problem are all tries (k = {int(k)}): whether a problem needs the expert is read "
+            "from one ordering of them, a lump of the fee (the Methods), which the validity studies measured with "
+            "every run a try only at k = 1")
+    return f" (a try of it: {mean:.2f} calls on average, at most {most}{base}{lump})"
 
 
 def _seeded(method: str, model_labels: dict[str, str], seed_model: str | None = None, over=None) -> str:
@@ -402,7 +420,7 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
         return "none checked (no technique with runs of its own)" + tail, False
     pays, seed_ok = _pays(crossfitted)
     m = int(crossfitted["value"].notna().sum())
-    together = _together(m, "technique", "techniques and strategies")
+    together = _together(m, "technique", "techniques and strategies", _never(crossfitted))
     tail = _not_named(crossfitted, pays, seed_ok) + tail
     if not pays.any():
         why = (together if (crossfitted["shown"].astype(bool).to_numpy() & ~seed_ok).any()
@@ -423,12 +441,13 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
 def _not_named(crossfitted: pd.DataFrame, pays: np.ndarray, seed_ok: np.ndarray) -> str:
     """The technique cell's gains not named as paying though some interval says so: seeded strategies shown over
     their model's attempt but not over their seed's, and gains above 0 on their own interval only (``name`` in
-    words)."""
+    words), each with its cross-fitted gain and interval (%; review 11, M2: LDB over every model had no number)."""
     tail = ""
     alone = crossfitted[~pays & seed_ok & (crossfitted["low"] > 0)]
     if len(alone):
         tail = ("; above 0 on its own interval but not with the others tested together, so not named: "
-                + ", ".join(n + _aside(r.get("with_it")) for n, (_, r) in zip(alone["name"], alone.iterrows())))
+                + ", ".join(f"{n}: {gain_interval(100 * r['value'], 100 * r['low'], 100 * r['high'])}%"
+                            f"{_aside(r.get('with_it'))}" for n, (_, r) in zip(alone["name"], alone.iterrows())))
     seed_only = crossfitted[crossfitted["shown"].astype(bool).to_numpy() & ~seed_ok]
     if len(seed_only):
         tail = ("; shown over the debugging model's own attempt but not over the attempt of the model it starts "

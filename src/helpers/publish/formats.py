@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from helpers.core.numbers import sig
+from helpers.core.numbers import SMALLEST_DECIMAL, sig
 
 MARKS = {1: "¹", 2: "²", 3: "³"}
 
@@ -67,6 +67,26 @@ def level_pct(x: float) -> str:
         return text
     finer = f"{x:.2f}"
     return finer if finer != "100.00" else (">100" if x > 100 else "<100")
+
+
+def level_interval(value: float, low: float, high: float) -> tuple[str, str, str]:
+    """A level's value and interval ends in % of the expert alone (``level_pct``), at one precision: where the value
+    needs two decimals to stay off 100, so do the ends within a point or so of 100 (review 11, L4: "100.15 [52.7,
+    101]" printed its value to five figures, its upper end, 100.72, to three)."""
+    said = level_pct(value)
+    if said == fmt_pct(value):
+        return said, level_pct(low), level_pct(high)
+    def end(x: float) -> str:
+        return f"{x:.2f}" if np.isfinite(x) and 99 < x < 101.5 and x != 100 else level_pct(x)
+    return said, end(low), end(high)
+
+
+def near_zero(x: float) -> str | None:
+    """"within 0.000001 of 0 (below it)" for a number other than 0 closer to it than ``SMALLEST_DECIMAL`` (USD), whose
+    "<0.000001" / ">-0.000001" hid its sign (review 10, L6; review 11, L5); else None."""
+    if not np.isfinite(x) or x == 0 or abs(x) >= SMALLEST_DECIMAL:
+        return None
+    return f"within 0.000001 of 0 ({'below' if x < 0 else 'above'} it)"
 
 
 def fee_pct(share: float) -> str:

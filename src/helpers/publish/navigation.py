@@ -80,6 +80,15 @@ def link_terms(page: str) -> str:
     return "".join(out)
 
 
+ENTRY = re.compile(r'<p>\s*<span id="(term-[a-z0-9-]+)"></span>.*?</p>\n?', re.S)  # a glossary entry, rendered
+
+
+def drop_unlinked_terms(page: str) -> str:
+    """``page`` (HTML, after ``link_terms``) without the glossary entries no text of it links to (review 11, L2: "LDB"
+    and "Table-1 sample" were defined on every set's page, used on few): only the terms the page uses stay."""
+    return ENTRY.sub(lambda m: m.group(0) if f'href="#{m.group(1)}"' in page else "", page)
+
+
 def _depth_change(tag: str) -> int:
     """+1 for an opening tag of ``SKIP``, -1 for its closing tag, 0 otherwise (comments, void and self-closing)."""
     m = re.match(r"<\s*(/)?\s*([a-zA-Z][a-zA-Z0-9]*)", tag)
@@ -128,7 +137,7 @@ def finish_page(page: str, site_href: str | None, links: dict[str, str] | None =
     """The offline report finished for reading: the style, a bar (back to the site at ``site_href``, if any; to the
     contents; to each of ``links``, text -> href; to the glossary) at the top of the body, the contents after the
     first screen (before the first ``h2``), and glossary links."""
-    page = link_terms(page)
+    page = drop_unlinked_terms(link_terms(page))
     bar = ('<div class="cop-bar">'
            + (f'<a href="{html.escape(site_href, quote=True)}">← All sets</a>' if site_href else "")
            + '<a href="#cop-contents">Contents</a>'

@@ -21,7 +21,16 @@ from helpers.core.numbers import signed
 from helpers.core.tasks import in_category_order
 from helpers.publish import appearance
 from helpers.publish.findings import tries_counted
-from helpers.publish.formats import GAIN_FLOOR_PCT, fee_pct, fmt_pct, fmt_usd, gain_interval, gain_said, level_pct
+from helpers.publish.formats import (
+    GAIN_FLOOR_PCT,
+    fee_pct,
+    fmt_pct,
+    fmt_usd,
+    gain_interval,
+    gain_said,
+    level_interval,
+    near_zero,
+)
 
 
 def policy_frame(an: Analysis, rows: pd.DataFrame, prefix: str, names: dict[str, str]) -> pd.DataFrame:
@@ -50,8 +59,8 @@ def _interval_said(value: float, low: float, high: float, unit: str = "%", floor
         return gain_said(value, low, high)
     if floor == GAIN_FLOOR_PCT:
         return gain_interval(value, low, high) + unit
-    lo = f"< {fmt_pct(floor)}" if low < floor else level_pct(low)
-    return f"{level_pct(value)} [{lo}, {level_pct(high)}]{unit}"
+    said, lo, hi = level_interval(value, low, high)
+    return f"{said} [{f'< {fmt_pct(floor)}' if low < floor else lo}, {hi}]{unit}"
 
 
 def _held(row: pd.Series, shown: str, not_shown: str) -> str:
@@ -69,7 +78,7 @@ def _change_said(records: float, fee: float) -> str:
     """A gain's change of cost split into its parts (USD per problem): the attempts paid and the expert's fee."""
     if not (np.isfinite(records) and np.isfinite(fee)):
         return "–"
-    return f"attempts {signed(records)}, expert fee {signed(fee)}"
+    return f"attempts {near_zero(records) or signed(records)}, expert fee {near_zero(fee) or signed(fee)}"
 
 
 def _numbers(an: Analysis, rows: pd.DataFrame, parts: dict[str, tuple[str, dict[str, str]]]) -> pd.DataFrame:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -35,6 +36,12 @@ def _releases(tables: Path) -> tuple[int, str, str]:
     return len(fig), str(fig["date"].iloc[0]), str(fig["date"].iloc[-1])
 
 
+def issues(cell: object) -> object:
+    """A findings cell in the block's unit: its "problem(s)" said as "issue(s)" (review 11, L6: "(USD per issue)"
+    beside "on the 64 problems no model passed"); anything else as it is."""
+    return re.sub(r"\bproblem(s?)\b", r"issue\1", cell) if isinstance(cell, str) else cell
+
+
 def result_block(results: Path) -> str:
     """The block (Markdown, ``START`` to ``END``) from ``results`` (a set's folder): the headline drawn (the figure
     the report's first screen shows) and two sentences quoting its findings table: the frontier of all models and
@@ -42,7 +49,7 @@ def result_block(results: Path) -> str:
     paper's frontier beside them, labelled as the paper's."""
     tables = results / "tables"
     label = next(iter(json.loads((tables / "run_context.json").read_text(encoding="utf-8"))["task_labels"].values()))
-    found = pd.read_csv(tables / "findings.csv").iloc[0]
+    found = pd.read_csv(tables / "findings.csv").iloc[0].map(issues)
     n, first, last = _releases(tables)
     cheapest, paper = str(found["cheapest single model (USD)"]), str(found["the paper's frontier (USD)"])
     cheapest = ("no model is the cheapest beyond doubt" if cheapest.startswith("none beyond doubt")

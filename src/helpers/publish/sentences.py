@@ -100,9 +100,14 @@ def generators_lead(table: pd.DataFrame, target: float = 93.0, range_target: flo
 
 
 def _span(values: pd.Series, digits: int = 0, unit: str = "%") -> str:
+    """"lo–hi<unit>" of ``values`` to ``digits`` decimals (one number where both ends print alike); a share (%) below
+    100 that would print as 100 gets the decimals that keep it below (review 11, L3: a power of 99.72% read "100%")."""
     lo, hi = values.min(), values.max()
-    return f"{lo:.{digits}f}–{hi:.{digits}f}{unit}" if round(hi, digits) > round(lo,
-                                                                                 digits) else f"{lo:.{digits}f}{unit}"
+    def f(x: float) -> str:
+        more = next((d for d in range(digits, digits + 4) if unit != "%" or x >= 100 or round(x, d) < 100),
+                    digits + 3)
+        return f"{x:.{more}f}"
+    return f"{f(lo)}–{f(hi)}{unit}" if f(hi) != f(lo) else f"{f(lo)}{unit}"
 
 
 def _comparison_sentences(d: pd.DataFrame) -> list[str]:
@@ -142,21 +147,29 @@ PER_PROBLEM_MIN = ("each problem's cheapest model on its recorded runs, which re
                    "there are; the headline figure shows the headline's frontier")
 
 
-def price_change_sentence(split: pd.DataFrame, task_labels: dict[str, str], billed: bool = False) -> str | None:
+def price_change_sentence(split: pd.DataFrame, task_labels: dict[str, str], billed: bool = False,
+                          price_dates: list[str] | None = None) -> str | None:
     """One sentence in place of the new-models / prices figure when no price changed between its dates (the figure
     would show empty price bars) or the split is not identifiable, else ``None``. ``split``: ``Analysis.price_change``
     rows; ``billed``: the set's records carry USD as billed (``Params.billed``): no record can be repriced, so a price
-    cut made before a run is inside its bill and the split cannot be told."""
+    cut made before a run is inside its bill and the split cannot be told; ``price_dates`` (ISO dates,
+    ``Analysis.price_dates``): where none is at or before the start, no earlier price exists to reprice to, and "no
+    price changed" would be true by construction (review 11, M4)."""
     if split.empty:
         return None
     changes = "; ".join(f"{task_labels.get(t, t)} {sig(v)}%" for t, v in zip(split["task"], split["change_pct"]))
     start, end = split["start"].iloc[0], split["end"].iloc[0]
+    changed = (f"The paper's frontier changed between {start} and {end} ({changes}; {PER_PROBLEM_MIN}), but how much "
+               "of that came from new models and how much from")
     if billed:
-        return (f"The paper's frontier changed between {start} and {end} ({changes}; {PER_PROBLEM_MIN}), but how much "
-                "of that came from new "
-                "models and how much from price cuts is not identifiable here: the records carry the USD each run was "
+        return (f"{changed} price cuts is not identifiable here: the records carry the USD each run was "
                 "billed when its source ran it, not tokens, so none can be repriced to the prices of an earlier date, "
                 "and a price cut made before a run is inside its bill.")
+    if price_dates and min(price_dates) > str(start):
+        held = "one price date" if len(price_dates) == 1 else f"{len(price_dates)} price dates"
+        return (f"{changed} prices is not identifiable here: the price ledger holds {held} for the set's models "
+                f"({', '.join(price_dates)}), none at or before {start}, so no earlier price exists to reprice to: "
+                "every model is priced as of its first date, and no price can change.")
     if not np.allclose(split["prices_pct"].to_numpy(float), 0.0):
         return None
     return (f"No price of the models of this set changed between {start} and {end} in its price ledger (a price cut "

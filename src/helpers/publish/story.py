@@ -9,6 +9,7 @@ import pandas as pd
 
 from helpers.core.numbers import sig
 from helpers.publish.formats import NOT_CHOSEN, fee_pct, fmt_usd, gain_interval, gain_said, one_problem
+from helpers.publish.text import one_run_gains
 
 BEYOND_DOUBT = "Findings at a glance names one only where its interval says so"  # a reading's caveat
 
@@ -18,11 +19,17 @@ def _listed(parts: list[str]) -> str:
 
 
 def table1_found(table1: pd.DataFrame, tasks: list[str], task_labels: dict[str, str], expert: dict[str, float],
-                 fee_share: dict[tuple[str, str], float] | None = None, one_run: bool = False) -> str:
+                 fee_share: dict[tuple[str, str], float] | None = None, one_run: bool = False,
+                 lowest: dict[tuple[str, str], float] | None = None,
+                 truth: dict[tuple[str, str], float] | None = None) -> str:
     """The model with the lowest value of the paper's Table 1 per dataset (``table1``: model, family, a column per
     task, USD), whether it beats the expert alone (``expert``: task -> USD), and, where more than half of that value
     is the assumed expert fee (``fee_share``: (task, model label) -> %), that the fee sets the level there (on
-    problems the model never passed; with ``one_run`` per cell no passed problem can cost more than the fee)."""
+    problems the model never passed; with ``one_run`` per cell no passed problem can cost more than the fee).
+    ``lowest`` ((task, model label) -> USD: the lowest value the records allow each model, ``table1_lowest``): where
+    another model's reaches below the one named, which model is lowest is not settled by the records, and that is
+    said (review 11, M1); ``truth`` ((task, model label) -> USD, a simulated set's, ``table1_truths``): the
+    simulator's truth beside each value said, and which model it puts lowest."""
     parts = []
     for task in tasks:
         if task not in table1 or table1[task].isna().all():
@@ -30,16 +37,77 @@ def table1_found(table1: pd.DataFrame, tasks: list[str], task_labels: dict[str, 
         best = table1.loc[table1[task].idxmin()]
         beats = best[task] < expert.get(task, np.inf) * (1 - 1e-9)
         share = (fee_share or {}).get((task, best["model"]), 0.0)
+        rivals = _rivals(table1, task, best, lowest or {}, truth or {})
         parts.append(f"{task_labels.get(task, task)}: {best['model']} at {fmt_usd(best[task])} USD"
+                     + _usd_truth((truth or {}).get((task, best["model"])), " (",
+                                  ", the lowest)" if _truly_lowest(table1, task, truth or {}) == best["model"] else ")")
                      + ("" if beats else " (no model beats the expert alone)")
                      + (f", {fee_pct(share)}% of it the assumed expert fee on problems it never passed"
                         + ("" if one_run else " or passed too rarely to beat the fee")
-                        + " (the fee sets the level; which model is lowest rests on the problems each never passed: "
-                          "the expert-fee curve shows from which fee on)" if share > 50 else ""))
+                        + (" (the fee sets the level)" if rivals else
+                           " (the fee sets the level; which model is lowest rests on the problems each never passed: "
+                           "the expert-fee curve shows from which fee on)") if share > 50 else "") + rivals)
     return ("The lowest value of the paper's Table 1, per dataset (a point estimate, not a finding beyond doubt: "
             f"{BEYOND_DOUBT}; the paper's cost-of-pass divides the mean cost of a try by the pass rate, the "
             "headline counts the tries until the first pass, then the expert, so the two differ either way): "
             + _listed(parts) + ".")
+
+
+def _rivals(table1: pd.DataFrame, task: str, best: pd.Series, lowest: dict[tuple[str, str], float],
+            truth: dict[tuple[str, str], float]) -> str:
+    """"; X reads v, but the records allow it as low as l, on problems it never passed …: which model is lowest rests
+    on the problems the others never passed …" where the lowest value the records allow some other model of
+    ``table1`` on ``task`` (``lowest``, USD) lies below ``best``'s value: the model the simulator's ``truth`` puts
+    lowest where it is one of them, else the one allowed lowest, and how many more; else "" (the simulator's truth
+    beside, where given)."""
+    value = float(best[task])
+    below = table1[[m != best["model"] and lowest.get((task, m), np.inf) < value * (1 - 1e-9)
+                    for m in table1["model"]]]
+    if below.empty:
+        return ""
+    true = {m: truth[(task, m)] for m in table1["model"] if np.isfinite(truth.get((task, m), np.nan))}
+    first = _truly_lowest(table1, task, truth)
+    row = (below[below["model"] == first] if first in set(below["model"]) else
+           below.loc[[min(below.index, key=lambda i: lowest[(task, below.at[i, "model"])])]]).iloc[0]
+    m, more = row["model"], len(below) - 1
+    return (f"; {m} reads {fmt_usd(row[task])}, but the records allow it as low as {fmt_usd(lowest[(task, m)])}, on "
+            "problems it never passed" + (f", and its truth, {fmt_usd(true[m])}, is the lowest" if m == first else "")
+            + _aside(_usd_truth(true.get(m)) if m != first else "",
+                     f"{more} other model{'s' if more > 1 else ''} the records allow below it too" if more else "")
+            + ": which model is lowest rests on the problems the others never passed (the expert-fee curve shows "
+              "from which fee on)")
+
+
+def _truly_lowest(table1: pd.DataFrame, task: str, truth: dict[tuple[str, str], float]) -> str | None:
+    """The model of ``table1`` whose simulator's ``truth`` on ``task`` is the lowest; None without a truth."""
+    true = {m: truth[(task, m)] for m in table1["model"] if np.isfinite(truth.get((task, m), np.nan))}
+    return min(true, key=lambda m: true[m]) if true else None
+
+
+def _usd_truth(truth: float | None, before: str = "", after: str = "") -> str:
+    """"the simulator's truth: x" of a USD value said on a simulated set (``truth``), between ``before`` and
+    ``after``; else ""."""
+    if truth is None or not np.isfinite(truth):
+        return ""
+    return f"{before}the simulator's truth: {fmt_usd(truth)}{after}"
+
+
+def table1_lowest(st, labels: dict[str, str]) -> dict[tuple[str, str], float]:
+    """(task, model label) -> the lowest value of the paper's Table 1 the records allow (USD per problem: the range's
+    low end, its never-passed problems at their lowest cost-of-pass) from ``st`` (``intervals.SetStatistics``)."""
+    from helpers.analyze.statistic import TABLE1
+
+    rows = st.of(TABLE1)
+    rows = rows[rows["estimator"] == "plug-in"]
+    return {(r.task, labels.get(r.statistic, r.statistic)): float(r.range_low) for r in rows.itertuples()
+            if np.isfinite(r.range_low)}
+
+
+def table1_truths(truths: dict | None, tasks: list[str], labels: dict[str, str]) -> dict[tuple[str, str], float]:
+    """(task, model label) -> the simulator's truth of the paper's Table 1 value (USD per problem) from ``truths``
+    (``known_truth.set_truths``: statistic key -> (T,) values in ``tasks``' order); {} without a truth."""
+    return {(task, labels.get(key.item, key.item)): float(v[i]) for key, v in (truths or {}).items()
+            if key.kind.name == "table1" for i, task in enumerate(tasks)}
 
 
 def trends_found(halving: pd.DataFrame, estimator: str = "plug-in") -> str:
@@ -232,6 +300,7 @@ def _fell(r: dict) -> str:
                   "the source gives no per-problem records of, and models kept to Table 1, named in its caveats, "
                   "are in no frontier: where few came before, a release's gain says more about which models the source "
                   "ran than about that release)" if r.get("imported") else ""))
+    settled += f"; {one_run_gains()}" if gains and r.get("runs") == 1 else ""  # review 11, M3
     usd = _distinct(a, b)
     return (f"went from {usd(a)} [{usd(a_lo)}, {usd(a_hi)}] to {usd(b)} [{usd(b_lo)}, "
             f"{usd(b_hi)}] USD per problem with {tries} of the model the records choose for each problem, then "

@@ -22,7 +22,7 @@ from helpers.analyze.statistic import (
     Key,
     of_kind,
 )
-from helpers.core.numbers import SMALLEST_DECIMAL, sig
+from helpers.core.numbers import sig
 from helpers.core.tasks import in_category_order
 from helpers.grade.estimates import strategy_name, strategy_names
 from helpers.publish import names
@@ -32,6 +32,7 @@ from helpers.publish.formats import (
     fmt_tries,
     fmt_usd,
     gain_interval,
+    near_zero,
     range_cell,
     whole_pct,
     with_interval,
@@ -291,9 +292,28 @@ def table56_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.Dat
         columns={"strategy": "model", "statistic": "quantity"})
 
 
-def table2_intervals(an: Analysis, st: intervals.SetStatistics) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Table 2 with 95% intervals (relative gain, %), as ``table1_intervals``: (numbers, shown)."""
-    return _interval_table(an, _paper_estimator(st.of(TECHNIQUE_GAIN)), "technique", {}, fmt_pct, scale=100.0)
+def table2_intervals(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.DataFrame | None = None
+                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Table 2 with 95% intervals (relative gain, %), as ``table1_intervals``, and (``policy_rows``:
+    ``intervals.policy_statistics``) each technique's cross-fitted gain under "up to k tries, then the expert" with
+    its 95% interval, a row (``CROSSFITTED_ROW``) after its plug-in and range (%; review 11, M2: the gain the findings
+    test had no table): (numbers, shown; the numbers' rows of it: estimator "policy", 0-1)."""
+    numbers, shown = _interval_table(an, _paper_estimator(st.of(TECHNIQUE_GAIN)), "technique", {}, fmt_pct,
+                                     scale=100.0)
+    crossed = policy_rows[of_kind(policy_rows, TECHNIQUE_GAIN)] if policy_rows is not None else None
+    if crossed is None or crossed.empty or numbers.empty:
+        return numbers, shown
+    cell = {(r.item, r.task): (NOT_CHOSEN if r.value == r.low == r.high == 0 else
+                               gain_interval(100 * r.value, 100 * r.low, 100 * r.high)) for r in crossed.itertuples()}
+    techniques = list(dict.fromkeys(shown["technique"]))
+    rows = pd.DataFrame([{"technique": t, "estimator": CROSSFITTED_ROW,
+                          **{c: cell.get((t, c), "–") for c in shown.columns if c in an.tasks}} for t in techniques])
+    order = {t: i for i, t in enumerate(techniques)}
+    shown = pd.concat([shown, rows], ignore_index=True).sort_values(
+        "technique", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)
+    numbers = pd.concat([numbers, crossed.assign(technique=crossed["item"], estimator="policy")[
+        ["technique", "task", "estimator", "value", "low", "high"]]], ignore_index=True)
+    return numbers, shown
 
 
 def grader_disagreements(an) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -350,8 +370,8 @@ def _optimism_said(usd: float, pct: float) -> str:
         return ("0 (by construction: the model chosen on the other problems is the one chosen on all of them for every "
                 "problem, so held-out equals in-sample; this does not show that the choice "
                 "is free of the winner's curse)")
-    if abs(usd) < SMALLEST_DECIMAL:  # review 10, L6: ">-0.000001 (>-0.000001%)" hid the sign and the size
-        return f"within 0.000001 of 0 ({'below' if usd < 0 else 'above'} it)"
+    if said := near_zero(usd):  # review 10, L6: ">-0.000001 (>-0.000001%)" hid the sign and the size
+        return said
     return f"{fmt_usd(usd)} ({'+' * (pct > 0)}{fmt_pct(pct)}%)" if np.isfinite(pct) else fmt_usd(usd)
 
 
@@ -395,10 +415,11 @@ def seed_models(an: Analysis) -> dict[str, str]:
     return seeded_by(import_from.runs, list(an.models)) if import_from is not None else {}
 
 
-def calls_per_try(an: Analysis) -> dict[str, tuple[float, int]]:
-    """``strategy_calls`` as findings reads it: strategy name -> (mean, most) calls per attempt."""
+def calls_per_try(an: Analysis) -> dict[str, tuple[float, int, int]]:
+    """``strategy_calls`` as findings reads it: strategy name -> (mean, most) calls per attempt and its runs per
+    problem (where they are no more than the k tries, every run is a try: ``findings._calls``)."""
     calls = strategy_calls(an)
-    return {str(s): (float(r.mean_calls), int(r.most_calls)) for s, r in calls.iterrows()}
+    return {str(s): (float(r.mean_calls), int(r.most_calls), int(r.runs)) for s, r in calls.iterrows()}
 
 
 def strategy_table(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.DataFrame | None = None
@@ -427,18 +448,31 @@ def strategy_table(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.Da
     shown.insert(2, "calls per attempt (mean, most)", [f"{calls.loc[s, 'mean_calls']:.2f}, {calls.loc[s, 'most_calls']}"
                                                       if s in calls.index else "–" for s in strategy])
     if policy_rows is not None:  # the headline's answer: does the strategy pay beyond the luck of these runs?
-        rows = policy_rows[of_kind(policy_rows, STRATEGY_GAIN)]
-        for t in an.tasks:
-            mine = rows[rows["task"] == t].assign(strategy=lambda d: d["item"])
-            cell = {r.strategy: (NOT_CHOSEN if r.value == r.low == r.high == 0 else  # review R10
-                                 gain_interval(100 * r.value, 100 * r.low, 100 * r.high)) for r in mine.itertuples()}
-            shown[f"{an.task_labels.get(t, t)}: cross-fitted gain, up to k tries then the expert (%)"] = [
-                cell.get(s, "–") if e == shown["estimator"].iloc[0] else ""
-                for s, e in zip(strategy, shown["estimator"])]
-            numbers = pd.concat([numbers, mine.assign(estimator="policy", quantity="cross-fitted gain (0-1)")[
-                ["strategy", "task", "estimator", "value", "low", "high", "quantity"]]], ignore_index=True)
+        numbers, shown = _crossfitted(an, numbers, shown, policy_rows[of_kind(policy_rows, STRATEGY_GAIN)], "strategy")
     model, _, method = strategy.str.partition("+").values.T
     shown["strategy"] = [f"{an.labels.get(m, m)} · {names.method(x)}" for m, x in zip(model, method)]
+    return numbers, shown
+
+
+CROSSFITTED = "cross-fitted gain, up to k tries then the expert (%, 95% interval)"  # its column, after the dataset
+CROSSFITTED_ROW = "cross-fitted, up to k tries then the expert (95% interval)"  # Table 2's row of that gain
+
+
+def _crossfitted(an: Analysis, numbers: pd.DataFrame, shown: pd.DataFrame, rows: pd.DataFrame, key: str
+                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``numbers`` and ``shown`` (``_interval_table``'s, rows ``key`` x estimator) with the cross-fitted gain of each
+    ``key`` under the headline's cost (``rows``: ``intervals.policy_statistics`` rows of one gain kind, item = the
+    key; 0-1): a column per dataset, "value [low, high]" in % on each key's first row ("–" where none; a gain never
+    chosen in words, ``NOT_CHOSEN``), and the numbers' rows (estimator "policy", quantity "cross-fitted gain
+    (0-1)")."""
+    for t in an.tasks:
+        mine = rows[rows["task"] == t].assign(**{key: lambda d: d["item"]})
+        cell = {r.item: (NOT_CHOSEN if r.value == r.low == r.high == 0 else  # review R10
+                         gain_interval(100 * r.value, 100 * r.low, 100 * r.high)) for r in mine.itertuples()}
+        shown[f"{an.task_labels.get(t, t)}: {CROSSFITTED}"] = [
+            cell.get(s, "–") if e == shown["estimator"].iloc[0] else "" for s, e in zip(shown[key], shown["estimator"])]
+        numbers = pd.concat([numbers, mine.assign(estimator="policy", quantity="cross-fitted gain (0-1)")[
+            [key, "task", "estimator", "value", "low", "high", "quantity"]]], ignore_index=True)
     return numbers, shown
 
 
