@@ -211,12 +211,13 @@ def profile_rss(t: np.ndarray, y: np.ndarray, b: np.ndarray) -> tuple[np.ndarray
     interior = (a_int >= 0) & (c_int >= 0) & (det > 1e-12 * n * sxx)
     cands = [(np.where(interior, a_int, 0.0), np.where(interior, c_int, 0.0)), (zero, np.maximum(sy / n, 0.0) + zero),
              (a_only + zero, zero), (zero, zero)]
-    best_rss = best_a = best_c = None
-    for i, (a, c) in enumerate(cands):  # the first least RSS (np.argmin's choice: a NaN, where one is, wins)
-        rss = syy - 2 * a * sxy - 2 * c * sy + a * a * sxx + 2 * a * c * sx + c * c * n
-        if i == 0:
-            best_rss, best_a, best_c = np.where(interior, rss, np.inf), a, c
-            continue
+    def rss_of(a: np.ndarray, c: np.ndarray) -> np.ndarray:
+        return syy - 2 * a * sxy - 2 * c * sy + a * a * sxx + 2 * a * c * sx + c * c * n
+
+    best_a, best_c = cands[0]
+    best_rss = np.where(interior, rss_of(best_a, best_c), np.inf)
+    for a, c in cands[1:]:  # the first least RSS (np.argmin's choice: a NaN, where one is, wins)
+        rss = rss_of(a, c)
         take = ~np.isnan(best_rss) & (np.isnan(rss) | (rss < best_rss))
         best_rss, best_a, best_c = np.where(take, rss, best_rss), np.where(take, a, best_a), np.where(take, c, best_c)
     return np.maximum(best_rss, 0.0), best_a, best_c
