@@ -18,7 +18,9 @@ FIGURES = ["headline_costs", "routing_frontier", "figure2_frontier_over_time", "
            "figure3_family_counterfactual", "figure5_model_counterfactual",
            "validity_generators_heatmap", "cost_accuracy",
            "expert_fee_curve", "release_policy", "counterfactual_policy"]
-NOTES = ["price_change"]  # this set's prices never change: one sentence instead of a figure of empty bars
+NOTES = ["price_change"]  # one sentence instead of a figure of empty price bars: no price of this set before its start
+NO_EARLIER_PRICE = ("how much of that came from new models and how much from prices is not identifiable here: the "
+                    "price ledger holds")
 TABLES = ["as the paper's Table 1", "(the paper's Table 2)", "as the paper's Table 5", "as the paper's Table 6",
           "Human expert alone"]
 @pytest.fixture(scope="module")
@@ -39,7 +41,7 @@ def test_every_table_and_figure_is_written_and_labelled_simulated(report):
             continue
         folder = report.figures_path if artifact.kind == "figure" else report.tables_path
         if name in NOTES:
-            assert "No price of the models of this set changed" in (folder / f"{name}.note.md").read_text()
+            assert NO_EARLIER_PRICE in (folder / f"{name}.note.md").read_text()
             assert not (folder / f"{name}.png").exists() and (report.tables_path / f"{name}.csv").is_file()
             continue
         caption = (folder / f"{name}.caption.md").read_text()
@@ -90,7 +92,7 @@ def test_html_is_self_contained_and_complete(report):
     assert not re.search(r"Figure \d+[.:] Figure", html)
     assert html.count("<h1") == 1  # one title
     assert "SIMULATED" in html and "Comparison with the paper" in html
-    assert "No price of the models of this set changed" in html
+    assert NO_EARLIER_PRICE in html
     assert "<summary>Settings and provenance of this run</summary>" in html and "In short." in html
     assert html.count("About this run") == 1 and html.count("Two Digit Addition (12 problems)") == 1  # provenance once
     assert "Set 'htmlcheck'" not in html  # captions say what their artifact shows, not the set again

@@ -297,7 +297,7 @@ def table2_intervals(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.
     """Table 2 with 95% intervals (relative gain, %), as ``table1_intervals``, and (``policy_rows``:
     ``intervals.policy_statistics``) each technique's cross-fitted gain under "up to k tries, then the expert" with
     its 95% interval, a row (``CROSSFITTED_ROW``) after its plug-in and range (%; review 11, M2: the gain the findings
-    test had no table): (numbers, shown; the numbers' rows of it: estimator "policy", 0-1)."""
+    test had no table): (numbers, shown; the numbers' rows of it: estimator "policy", %)."""
     numbers, shown = _interval_table(an, _paper_estimator(st.of(TECHNIQUE_GAIN)), "technique", {}, fmt_pct,
                                      scale=100.0)
     crossed = policy_rows[of_kind(policy_rows, TECHNIQUE_GAIN)] if policy_rows is not None else None
@@ -311,8 +311,10 @@ def table2_intervals(an: Analysis, st: intervals.SetStatistics, policy_rows: pd.
     order = {t: i for i, t in enumerate(techniques)}
     shown = pd.concat([shown, rows], ignore_index=True).sort_values(
         "technique", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)
-    numbers = pd.concat([numbers, crossed.assign(technique=crossed["item"], estimator="policy")[
-        ["technique", "task", "estimator", "value", "low", "high"]]], ignore_index=True)
+    percent = crossed.assign(technique=crossed["item"], estimator="policy",
+                             **{c: 100 * crossed[c] for c in ("value", "low", "high")})  # the column's unit, %
+    numbers = pd.concat([numbers, percent[["technique", "task", "estimator", "value", "low", "high"]]],
+                        ignore_index=True)
     return numbers, shown
 
 
