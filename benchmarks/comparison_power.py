@@ -79,8 +79,9 @@ def spread(values: pd.Series, digits: int = 1, unit: str = "") -> str:
     s = values.dropna().sort_values()
     if s.empty:
         return "–"
-    def f(x):
-        return f"{x:.{digits}f}"
+    def f(x):  # a share below 100% never prints as 100 (review 12, L4: a power of 99.586% read "100%")
+        more = next((d for d in range(digits, digits + 4) if unit != "%" or x >= 100 or round(x, d) < 100), digits + 3)
+        return f"{x:.{more}f}"
     if len(s) >= 3 and s.iloc[-1] > 1.5 * s.iloc[-2] > 0:
         return f"{f(s.iloc[0])}–{f(s.iloc[-2])}{unit} ({f(s.iloc[-1])}{unit} under {s.index[-1]})"
     return f"{f(s.iloc[0])}{unit}" if s.iloc[0] == s.iloc[-1] else f"{f(s.iloc[0])}–{f(s.iloc[-1])}{unit}"

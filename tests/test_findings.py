@@ -408,9 +408,12 @@ def test_a_seeded_strategy_is_named_only_where_it_also_beats_its_seed_models_att
     assert row[findings.TECHNIQUE].startswith("none shown to pay (one technique tested: LDB on a GPT-4 (0613) "
                                               "attempt by GPT-3.5 Turbo (0613)); shown over the debugging model's own "
                                               "attempt but not over the attempt of the model it starts from, so not "
-                                              "named: LDB on a GPT-4 (0613) attempt by GPT-3.5 Turbo (0613)"), (
-        row[findings.TECHNIQUE])
-    assert not row["technique_named"]
+                                              "named: LDB on a GPT-4 (0613) attempt by GPT-3.5 Turbo (0613): 68.2 "
+                                              "[34, 100 (max)]% over GPT-3.5 Turbo (0613)'s own single attempt (each "
+                                              "attempt starts from GPT-4 (0613)'s, billed: the gain includes that "
+                                              "answer; over GPT-4 (0613)'s own single attempt it is 19 [-13, 100 "
+                                              "(max)]%, its interval reaching 0)"), row[findings.TECHNIQUE]
+    assert not row["technique_named"]  # review 12, M1: the gain that keeps it unnamed is printed beside it
 
 
 def test_a_gain_one_problem_carries_is_said_to_be_so():

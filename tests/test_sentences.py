@@ -456,7 +456,7 @@ def test_a_one_run_set_says_whether_its_gains_intervals_were_measured(tmp_path, 
     saved.write_text("\n".join(rows) + "\n", encoding="utf-8")
     assert text.one_run_gains() == (
         "with one run per cell, as here, the one-run study measured these gains' intervals too, on SIMULATED sets of "
-        "the `sim` set's shape, not of this one: they held the truth in 97.1–99.9% (a release's gain), 98.0–100.0% "
+        "the sim set's shape, not of this one: they held the truth in 97.1–99.9% (a release's gain), 98.0–100.0% "
         "(a family's gain), 91.5–99.0% (a single model's gain) of the sets, below the 93% the several-run study holds "
         "on some generator: read them as approximate; a release's gain was shown while its true gain was not above "
         "0 in 0.00–0.50% of the datasets")

@@ -290,7 +290,7 @@ def full_caption(an: Analysis, name: str, **fill: str) -> str:
     if an.ctx.params.n_runs == 1:  # reviews 3 to 5, L9: with one run per cell the one-run study checks them
         one_run = (" with several runs per cell (with one run per cell, as here, the study that checks them is the "
                    "one-run study: the docs' SWE-bench page, \"Do its intervals hold with one run per cell?\", on "
-                   f"SIMULATED sets of the `sim` set's shape, not of this one{one_run_held()})")
+                   f"SIMULATED sets of the sim set's shape, not of this one{one_run_held()})")
         for said in ("held at least 93% on every generator", "least 93% of the time on every generator"):
             text = text.replace(said, said + one_run)
         for said in ("Student's t over its runs", "Student's t over each problem's runs"):  # review 6, L2

@@ -440,8 +440,9 @@ def _technique(crossfitted: pd.DataFrame, plug_in: pd.DataFrame) -> tuple[str, b
 
 def _not_named(crossfitted: pd.DataFrame, pays: np.ndarray, seed_ok: np.ndarray) -> str:
     """The technique cell's gains not named as paying though some interval says so: seeded strategies shown over
-    their model's attempt but not over their seed's, and gains above 0 on their own interval only (``name`` in
-    words), each with its cross-fitted gain and interval (%; review 11, M2: LDB over every model had no number)."""
+    their model's attempt but not over their seed's (with the gain over the seed's attempt that keeps them unnamed:
+    review 12, M1), and gains above 0 on their own interval only (``name`` in words), each with its cross-fitted gain
+    and interval (%; review 11, M2: LDB over every model had no number)."""
     tail = ""
     alone = crossfitted[~pays & seed_ok & (crossfitted["low"] > 0)]
     if len(alone):
@@ -449,9 +450,12 @@ def _not_named(crossfitted: pd.DataFrame, pays: np.ndarray, seed_ok: np.ndarray)
                 + ", ".join(f"{n}: {gain_interval(100 * r['value'], 100 * r['low'], 100 * r['high'])}%"
                             f"{_aside(r.get('with_it'))}" for n, (_, r) in zip(alone["name"], alone.iterrows())))
     seed_only = crossfitted[crossfitted["shown"].astype(bool).to_numpy() & ~seed_ok]
-    if len(seed_only):
+    if len(seed_only):  # each with its gain and baseline, which holds the gain over the seed's attempt (``_seeded``)
         tail = ("; shown over the debugging model's own attempt but not over the attempt of the model it starts "
-                "from, so not named: " + ", ".join(seed_only["name"]) + tail)
+                "from, so not named: " + ", ".join(
+                    f"{n}: {gain_interval(100 * r['value'], 100 * r['low'], 100 * r['high'])}%"
+                    + (f" {r['baseline']}" if isinstance(r.get("baseline"), str) else "")
+                    for n, (_, r) in zip(seed_only["name"], seed_only.iterrows())) + tail)
     return tail
 
 

@@ -33,7 +33,7 @@ def paragraphs(name: str) -> tuple[str, ...]:
 
 ONE_RUN = (" That study drew several runs per cell; with one run per cell, as here, the study that checks the "
            "headline is the one-run study (the docs' SWE-bench page, \"Do its intervals hold with one run per cell?\", "
-           "on SIMULATED sets of the `sim` set's shape, not of this one{held}).")
+           "on SIMULATED sets of the sim set's shape, not of this one{held}).")
 
 
 def one_run_held() -> str:
@@ -65,7 +65,7 @@ def one_run_gains() -> str:
     lowest = min(float(m[0]) if (m := re.match(r"[\d.]+", v)) else 0.0 for v in rows.values())
     wrong = re.search(r"^\| a release's gain shown while its true gain is not above 0 \| ([^|]+?) \|", text, re.M)
     return ("with one run per cell, as here, the one-run study measured these gains' intervals too, on SIMULATED sets "
-            "of the `sim` set's shape, not of this one: they held the truth in "
+            "of the sim set's shape, not of this one: they held the truth in "
             + ", ".join(f"{rows[g]} ({g})" for g in ONE_RUN_GAINS) + " of the sets"
             + ("" if lowest >= HELD else f", below the {HELD:g}% the several-run study holds on some generator: "
                "read them as approximate")
