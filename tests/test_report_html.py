@@ -165,7 +165,7 @@ def test_the_checks_catch_what_they_are_for(tmp_path):
     interval, a number in e-notation (and passes the same page without them)."""
     _browser_or_skip()
     good = ("<html><head></head><body><p>Two Digit Addition: 0.5 [0.4, 0.7]; 1,234 [1,200, 1,300]; 0.0000455; "
-            "SmolLM2-135M; 4.4 × 10⁻⁸</p></body></html>")
+            "SmolLM2-135M; 4.4 × 10⁻⁸; code commit 0696089584e9</p></body></html>")  # a hex commit is no number
     bad = ("<html><head></head><body><p>two_digit_addition: 0.9 [0.4, 0.7]; 4.55e-05</p>"
            "<script>null.boom()</script></body></html>")
     for html, expected in ((good, 0), (bad, 4)):

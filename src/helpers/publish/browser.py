@@ -63,7 +63,10 @@ c.querySelector('svg path, svg text')).length};
 </script>"""
 NUMBER = r"-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?"
 INTERVAL = re.compile(rf"(?<![\w.\[,-])({NUMBER}) \[({NUMBER}), ({NUMBER})\]")
-E_NOTATION = re.compile(r"(?<![\w.])\d+(?:\.\d+)?[eE][-+]?\d+(?!\w)")  # 4.55e-05: one formatter never writes it
+# 4.55e-05: one formatter never writes it (a float's own e-notation has one digit before its point; a commit such as
+# 0696089584e9 in the About box is hex, not a number)
+E_NOTATION = re.compile(r"(?<![\w.])\d(?:\.\d+)?[eE][-+]?\d+(?!\w)")
+HEX_ID = re.compile(r"[0-9a-f]{7,40}")
 
 
 def chromium() -> str | None:
@@ -120,7 +123,7 @@ def problems(measured: dict, internal: list[str]) -> list[str]:
     out += [f"internal name in the text: {name}" for name in internal  # (a file path may name a dataset's folder)
             if re.search(rf"(?<![\w/-]){re.escape(name)}(?![\w/-])", text)]
     out += [f"value outside its own interval: {cell}" for cell in outside_intervals(text)]
-    out += [f"number in e-notation: {m}" for m in E_NOTATION.findall(text)]
+    out += [f"number in e-notation: {m}" for m in E_NOTATION.findall(text) if not HEX_ID.fullmatch(m)]
     return out
 
 
