@@ -112,6 +112,11 @@ RUNS = (
         "frontier against the best single model, every pair of models paired on the same problems (coverage, width "
         "over the oracle's, power where one costs at most half the other, false findings), the cheapest claim, the "
         "technique gains with no effect and with a true one, and equal options (a model's twin)"),
+    Run("fee_interval_study", ("benchmarks/fee_interval_study.py", "100", "prior,poisson", "1"),
+        "the fee part's interval from what each problem's runs say (empirical-Bayes prior, the default) beside the "
+        "weighted Poisson one it replaced, on the same 100 SIMULATED sets of the `sim` shape per generator (seed 1: "
+        "sets the method was not built on): coverage of each set's own truth and width over the oracle's, each "
+        "model alone, the frontier and the technique gains"),
     Run("one_run_validity", ("benchmarks/one_run_validity.py", "100"),
         "the same with ONE run per cell, as SWE-bench bash-only has: 100 SIMULATED sets of the `sim` shape per "
         "generator; the frontier's and each model's coverage and width over the oracle's, the frontier against the "

@@ -145,8 +145,10 @@ def differences(attempts: pd.DataFrame, expert_usd, level: float = 0.95, simulta
     sorted order), value = a's cost − b's, mean over the task's problems (USD per problem; negative: a is cheaper),
     low, high (its interval), k (tries) and level (each interval's own: with ``simultaneous``, the level at which all
     of a task's pairs hold at once is ``level``, Bonferroni; without it, each holds at ``level`` alone). Paired, the
-    problems' shared difficulty cancels: the interval is Student's t over the problems' differences, each end at least
-    what the fee's lumps and each option's runs allow (``analyze.differences``); its coverage, width against the
+    problems' shared difficulty cancels: where both options read at least 2k runs of every problem, the interval is
+    the records parts' paired t with each option's fee part from its own runs (its truth: these problems); elsewhere
+    Student's t over the problems' differences, each end at least what the fee's lumps and each option's runs allow
+    (``analyze.differences``); its coverage, width against the
     narrowest valid one and power are measured on known truth (docs/statistics.md). A pair whose interval excludes 0
     is a finding; one that reaches 0 is not."""
     from helpers.analyze import differences as diff
@@ -160,7 +162,7 @@ def differences(attempts: pd.DataFrame, expert_usd, level: float = 0.95, simulta
     G = (np.asarray(cube.task_codes)[None, :] == np.arange(len(cube.tasks))[:, None]).astype(float)
     order = np.argsort(cube.strategies, kind="stable")
     total, caps = single.total[:, order], policy.single_caps(single, fee, G, level)[:, order]
-    a, b, (value, low, high) = diff.all_pairs(total, G, fee, level, simultaneous, caps)
+    a, b, (value, low, high) = diff.all_pairs(total, G, fee, level, simultaneous, caps, single.columns(order))
     each = diff.bonferroni(level, len(a)) if simultaneous else level
     names = [cube.strategies[i] for i in order]
     return pd.DataFrame([{"task": t, "a": names[i], "b": names[j], "value": float(value[r, q]), "low": float(low[r, q]),

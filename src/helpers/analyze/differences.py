@@ -7,7 +7,12 @@ difference d̂_i = t̂_a,i − t̂_b,i is unbiased for the problem's true differ
 problems for the mean difference. Paired, what the two share — a problem's difficulty, the fee on a problem both
 fail — cancels, so the difference is far more precise than the two marginal intervals suggest.
 
-The interval is Student's t over the problems of d̂ (n − 1 degrees of freedom): its truth is the mean difference of
+Where every problem read at least 2k runs of both options (``fee_prior.identified``), the interval targets the mean
+difference over the set's own problems: the records parts' paired difference (Student's t over the problems, which
+also counts the spread between them: conservative, and small beside the fee part) and each option's fee part
+interval from what its runs say (``fee_prior.fee_interval``: the two are independent given the problems, their runs
+being separate), combined side by side (MOVER, Zou & Donner 2008: the lower end takes a's room below and b's above).
+Elsewhere it is Student's t over the problems of d̂ (n − 1 degrees of freedom): its truth is the mean difference of
 the population the problems are drawn from; for the set's own problems it is conservative (it also counts the spread
 between problems). Where few problems carry a fee part the differences are lumpy (a fee on one problem, 0 on the
 others) and the t interval is too short: there each end is widened to the smaller of what a Poisson count of the
@@ -19,7 +24,30 @@ many is not a finding by chance).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Protocol
+
 import numpy as np
+
+from helpers.analyze import fee_prior
+
+
+class Parts(Protocol):
+    """An option's per-problem cost in its parts (``policy.PolicyCost``): ``records`` USD, ``fail_all`` the chance
+    that k tries all fail, ``fail_runs`` the share of runs that failed, ``runs`` the runs read, each (P, C); ``k``."""
+
+    @property
+    def k(self) -> int: ...
+    @property
+    def records(self) -> np.ndarray: ...
+    @property
+    def fail_all(self) -> np.ndarray: ...
+    @property
+    def fail_runs(self) -> np.ndarray: ...
+    @property
+    def runs(self) -> np.ndarray | None: ...
+
+    def columns(self, idx) -> Parts: ...
 
 
 def _t_ppf(q: float, df: np.ndarray) -> np.ndarray:
@@ -88,13 +116,59 @@ def lump_bound(d: np.ndarray, fee: np.ndarray, G: np.ndarray, q: float,
     return down, up
 
 
+@dataclass(frozen=True)
+class Room:
+    """What each option's parts allow, per group of problems: ``records`` (P, C) USD per problem (the records part of
+    each option's unbiased cost), ``down``/``up`` (T, C) USD per problem how far its fee part's mean may lie below and
+    above its estimate (``fee_prior.fee_interval`` at one level), ``ok`` (T, C) where that holds
+    (``fee_prior.identified``)."""
+
+    records: np.ndarray
+    down: np.ndarray
+    up: np.ndarray
+    ok: np.ndarray
+
+    def columns(self, idx) -> Room:
+        return Room(self.records[:, idx], self.down[:, idx], self.up[:, idx], self.ok[:, idx])
+
+
+def room(parts: Parts, G: np.ndarray, fee: np.ndarray, level: float, n: np.ndarray | None = None) -> Room:
+    """``Room`` of each column of ``parts`` over each group's problems (``G`` (T, P) 0/1) at ``level``, per problem of
+    the group (or of ``n`` (T,) problems: the group's fee part over a larger set's)."""
+    G = np.asarray(G, float).reshape(-1, len(fee))
+    runs = np.nan_to_num(np.asarray(parts.runs, float))
+    n = (G.sum(axis=1) if n is None else np.asarray(n, float))[:, None]
+    seen = G @ (fee[:, None] * np.nan_to_num(parts.fail_all))
+    lo, hi = fee_prior.fee_interval(parts.fail_all, fee, level, parts.fail_runs, runs, parts.k, G)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return Room(np.asarray(parts.records, float), (seen - lo) / n, (hi - seen) / n,
+                    fee_prior.identified(runs, parts.k, G))
+
+
+def _moved(rooms: tuple[Room, Room], G: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(down, up, ok), each (T, C): how far the mean of a − b over each group's problems may lie below and above its
+    estimate (USD per problem) by its parts (module docstring: the records parts' paired t, each fee part's room,
+    MOVER), and where that holds (both options' runs identify their fee part's spread)."""
+    ra, rb = rooms
+    n = G.sum(axis=1)[:, None]
+    r = np.nan_to_num(ra.records - rb.records)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = G @ r / n
+        dev = (r - G.T @ mean) * (G.sum(axis=0) > 0)[:, None]
+        rec = _t_ppf(1 - (1 - level) / 2, n - 1) * np.sqrt(G @ dev**2 / (n - 1) / n)
+    return (np.sqrt(rec**2 + ra.down**2 + rb.up**2), np.sqrt(rec**2 + ra.up**2 + rb.down**2),
+            ra.ok & rb.ok & (n > 1))
+
+
 def paired(a: np.ndarray, b: np.ndarray, G: np.ndarray, fee: np.ndarray, level: float = 0.95,
-           caps: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+           caps: tuple[np.ndarray, np.ndarray] | None = None, rooms: tuple[Room, Room] | None = None
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(value, low, high), each (T, C) USD per problem: the mean over each group's problems (``G`` (T, P) 0/1) of
     a − b, ``a``/``b`` (P, C) per-problem unbiased estimates of two policies' costs (each column a comparison), with
     its ``level`` interval: Student's t over the problems, each end at least as wide as the fee lumps allow
     (``lump_bound`` with the records part's spread, both at the same level; ``caps``: what each problem's runs allow of
-    a's and of b's fee part could lie above its estimate, USD per problem (T, C) each: ``unseen_fee``). NaN where a
+    a's and of b's fee part could lie above its estimate, USD per problem (T, C) each: ``unseen_fee``); with ``rooms``
+    (a's and b's, ``Room`` at ``level``) the interval by the parts where their runs allow (``_moved``). NaN where a
     group has under 2 problems or a value is not identified."""
     a, b, fee = np.asarray(a, float), np.asarray(b, float), np.asarray(fee, float)
     G = np.asarray(G, float).reshape(-1, len(fee))
@@ -109,6 +183,9 @@ def paired(a: np.ndarray, b: np.ndarray, G: np.ndarray, fee: np.ndarray, level: 
         half = _t_ppf(1 - (1 - level) / 2, n - 1) * se
         down, up = lump_bound(d0, fee, G, 1 - (1 - level) / 2, caps)
         low, high = mean - np.maximum(half, down), mean + np.maximum(half, up)
+        if rooms is not None:
+            down, up, ok = _moved(rooms, G, level)
+            low, high = np.where(ok, mean - down, low), np.where(ok, mean + up, high)
     bad = unknown | (n < 2)
     return np.where(bad, np.nan, mean), np.where(bad, np.nan, low), np.where(bad, np.nan, high)
 
@@ -132,19 +209,22 @@ def bonferroni(level: float, comparisons: int) -> float:
 
 
 def all_pairs(total: np.ndarray, G: np.ndarray, fee: np.ndarray, level: float = 0.95, simultaneous: bool = True,
-              caps: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray,
-                                                       tuple[np.ndarray, np.ndarray, np.ndarray]]:
+              caps: np.ndarray | None = None, parts: Parts | None = None
+              ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Every pair (a, b), a < b, of the columns of ``total`` (P, C): per-problem unbiased policy costs of C options
     on the same problems. Returns (a, b) indices (K,) and (value, low, high), each (T, K): the mean of a − b over each
     group's problems (``paired``), at ``level`` per interval, or with ``simultaneous`` at the level that holds for
     all K pairs of a group at once (``bonferroni``). ``caps`` (T, C): how far each column's fee part could lie above
-    its estimate by its runs (``fee_gaps``), or None."""
+    its estimate by its runs (``fee_gaps``), or None; ``parts``: ``total``'s columns in their parts (``paired``), or
+    None."""
     C = np.asarray(total).shape[1]
     a, b = (np.array(x, dtype=int) for x in zip(*[(i, j) for i in range(C) for j in range(i + 1, C)])) if C > 1 else (
         np.zeros(0, int), np.zeros(0, int))
     each = bonferroni(level, len(a)) if simultaneous else level
     pair_caps = None if caps is None else (caps[:, a], caps[:, b])  # up: a's unseen fee; down: b's
-    return a, b, paired(np.asarray(total)[:, a], np.asarray(total)[:, b], G, fee, each, pair_caps)
+    here = None if parts is None else room(parts, G, fee, each)
+    rooms = None if here is None else (here.columns(a), here.columns(b))
+    return a, b, paired(np.asarray(total)[:, a], np.asarray(total)[:, b], G, fee, each, pair_caps, rooms)
 
 
 def lowest_level(level: float, others: int) -> float:
@@ -157,19 +237,20 @@ def lowest_level(level: float, others: int) -> float:
 
 
 def cheapest_beyond_doubt(total: np.ndarray, G: np.ndarray, fee: np.ndarray, level: float = 0.95,
-                          caps: np.ndarray | None = None) -> np.ndarray:
+                          caps: np.ndarray | None = None, parts: Parts | None = None) -> np.ndarray:
     """(T,) per group of problems (``G`` (T, P)), the column of ``total`` (P, C) named the cheapest, or −1: the one
     with the lowest mean, named only where its paired difference with every other identified column has an interval
     below 0, the C − 1 upper ends holding at once at ``level`` (``lowest_level``). A column with a value missing on a
-    group's problems takes no part there. ``caps``: as ``all_pairs``'."""
-    return against_lowest(total, G, fee, level, caps)[0]
+    group's problems takes no part there. ``caps``, ``parts``: as ``all_pairs``'."""
+    return against_lowest(total, G, fee, level, caps, parts)[0]
 
 
 def against_lowest(total: np.ndarray, G: np.ndarray, fee: np.ndarray, level: float = 0.95,
-                   caps: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                   caps: np.ndarray | None = None, parts: Parts | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(named (T,), reaches (T, C) bool): ``cheapest_beyond_doubt``'s choice per group, and which columns' paired
     difference with the group's lowest column has an interval reaching 0 (those the lowest is not shown cheaper than,
-    the upper ends holding at once: ``lowest_level``; False on the lowest itself and on columns that take no part)."""
+    the upper ends holding at once: ``lowest_level``; False on the lowest itself and on columns that take no part).
+    ``caps``, ``parts``: as ``all_pairs``'."""
     total = np.asarray(total, float)
     G = np.asarray(G, float).reshape(-1, len(total))
     out, reaches = np.full(G.shape[0], -1), np.zeros((G.shape[0], total.shape[1]), bool)
@@ -183,8 +264,10 @@ def against_lowest(total: np.ndarray, G: np.ndarray, fee: np.ndarray, level: flo
         best = cols[int(np.argmin(means))]
         others = cols[cols != best]
         mine = None if caps is None else (caps[t:t + 1, [best] * len(others)], caps[t:t + 1, others])
-        _, _, high = paired(total[:, [best] * len(others)], total[:, others], row[None], fee,
-                            lowest_level(level, len(others)), mine)
+        each = lowest_level(level, len(others))
+        here = None if parts is None else room(parts, row[None], fee, each)
+        theirs = None if here is None else (here.columns([best] * len(others)), here.columns(others))
+        _, _, high = paired(total[:, [best] * len(others)], total[:, others], row[None], fee, each, mine, theirs)
         out[t] = best if (high[0] < 0).all() else -1
         reaches[t, others] = high[0] >= 0
     return out, reaches

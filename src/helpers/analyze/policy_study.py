@@ -99,7 +99,7 @@ def set_pairs(single: policy.PolicyCost, expert: np.ndarray, codes: np.ndarray, 
     G = (np.asarray(codes)[None, :] == np.arange(T)[:, None]).astype(float)
     caps = policy.single_caps(single, expert, G, level)[:, cols]
     a, b, (value, low, high) = differences.all_pairs(single.total[:, cols], G, expert, level,
-                                                     simultaneous=False, caps=caps)
+                                                     simultaneous=False, caps=caps, parts=single.columns(cols))
     true = np.stack([truths[Key(TABLE1, models[c])] for c in cols], axis=1)  # (T, M)
     return PairDraw(value, low, high, true[:, a] - true[:, b], true[:, a], true[:, b])
 
