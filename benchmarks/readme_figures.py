@@ -117,6 +117,9 @@ RUNS = (
         "weighted Poisson one it replaced, on the same 100 SIMULATED sets of the `sim` shape per generator (seed 1: "
         "sets the method was not built on): coverage of each set's own truth and width over the oracle's, each "
         "model alone, the frontier and the technique gains"),
+    Run("fee_interval_study_4runs", ("benchmarks/fee_interval_study.py", "40", "prior,poisson", "2", "4"),
+        "the same with 4 runs per cell (k = 2), 40 SIMULATED sets per generator (seed 2): the fewest runs at which the "
+        "fee part's interval from each problem's runs is used (`fee_prior.MIN_RUNS`; with 2 runs, the Poisson one)"),
     Run("one_run_validity", ("benchmarks/one_run_validity.py", "100"),
         "the same with ONE run per cell, as SWE-bench bash-only has: 100 SIMULATED sets of the `sim` shape per "
         "generator; the frontier's and each model's coverage and width over the oracle's, the frontier against the "

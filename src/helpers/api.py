@@ -145,7 +145,7 @@ def differences(attempts: pd.DataFrame, expert_usd, level: float = 0.95, simulta
     sorted order), value = a's cost − b's, mean over the task's problems (USD per problem; negative: a is cheaper),
     low, high (its interval), k (tries) and level (each interval's own: with ``simultaneous``, the level at which all
     of a task's pairs hold at once is ``level``, Bonferroni; without it, each holds at ``level`` alone). Paired, the
-    problems' shared difficulty cancels: where both options read at least 2k runs of every problem, the interval is
+    problems' shared difficulty cancels: where both options read at least 2k and 4 runs of every problem, the interval is
     the records parts' paired t with each option's fee part from its own runs (its truth: these problems); elsewhere
     Student's t over the problems' differences, each end at least what the fee's lumps and each option's runs allow
     (``analyze.differences``); its coverage, width against the

@@ -7,7 +7,7 @@ difference d̂_i = t̂_a,i − t̂_b,i is unbiased for the problem's true differ
 problems for the mean difference. Paired, what the two share — a problem's difficulty, the fee on a problem both
 fail — cancels, so the difference is far more precise than the two marginal intervals suggest.
 
-Where every problem read at least 2k runs of both options (``fee_prior.identified``), the interval targets the mean
+Where every problem read at least 2k and 4 runs of both options (``fee_prior.identified``), the interval targets the mean
 difference over the set's own problems: the records parts' paired difference (Student's t over the problems, which
 also counts the spread between them: conservative, and small beside the fee part) and each option's fee part
 interval from what its runs say (``fee_prior.fee_interval``: the two are independent given the problems, their runs

@@ -457,7 +457,7 @@ def fee_interval(fail_all: np.ndarray, fee: np.ndarray, level: float, fail_runs:
 
 
 # The fee part's interval: "prior" (``fee_prior.fee_interval``: what each problem's runs say, under an empirical-Bayes
-# prior of the failure rates; where every value read at least 2k runs, so that the all-fail estimate's own variance is
+# prior of the failure rates; where every value read at least 2k and 4 runs, so that the all-fail estimate's own variance is
 # identified) or "poisson" (``fee_interval`` with the failed runs' and ``unseen_fee``'s bounds: what any records
 # allow). ``benchmarks/fee_interval_study.py`` sets it to measure the two side by side.
 FEE_METHOD = "prior"
@@ -494,7 +494,7 @@ def policy_interval(records: np.ndarray, fail_all: np.ndarray, fee: np.ndarray, 
     parts; the validity study measures the whole on every generator: ``policy_study``,
     ``benchmarks/comparison_power.py``, ``benchmarks/fee_interval_study.py``). With ``fail_runs``, ``k`` and ``runs``
     (the runs each value read, shaped as ``records``) the fee part's interval is what each problem's runs say
-    (``fee_prior.fee_interval``) where every problem read at least 2k runs; elsewhere (and without them) the
+    (``fee_prior.fee_interval``) where every problem read enough runs (2k and 4: ``fee_prior.identified``); elsewhere (and without them) the
     weighted Poisson one, bounded by the failed runs and by what each problem's runs allow (``differences.unseen_fee``:
     Jeffreys posteriors of every problem's failure rate, where smaller): ``_fee_bounds``. Its
     truth is the mean policy cost of these problems; NaN in a column where a value is not identified. ``groups``
@@ -561,7 +561,7 @@ def gain_interval(before: CrossFitted, after: CrossFitted, here: np.ndarray, fee
     (or (B − A) / A with ``over_after``, Eq. 12 as printed) on the problems of each row of ``here`` (T, P) bool (a
     (P,) row: T = 1); ``fee`` (P,) the expert's USD. The difference B − A is paired, problem by problem on
     the same runs (``differences.paired``; on the problems where the two chose differently, where each read at least
-    2k runs, by its parts: the records' paired t and each policy's fee part from its runs there, ``differences.room``;
+    2k and 4 runs, by its parts: the records' paired t and each policy's fee part from its runs there, ``differences.room``;
     elsewhere Student's t over the problems, each end at least what the fee lumps and the runs allow,
     ``differences.fee_gaps`` over the problems where the two chose differently; where they chose alike both, and
     their truths, are equal), widened by the problems whose choice is not settled (``unsettled``); dividing by the
