@@ -143,14 +143,13 @@ def differences(attempts: pd.DataFrame, expert_usd, level: float = 0.95, simulta
 
     Takes ``headline``'s arguments. Returns one row per (task, pair): task, a, b (the two options, a before b in
     sorted order), value = a's cost − b's, mean over the task's problems (USD per problem; negative: a is cheaper),
-    low, high (its interval), k (tries) and level (each interval's own: with ``simultaneous``, the level at which all
-    of a task's pairs hold at once is ``level``, Bonferroni; without it, each holds at ``level`` alone). Paired, the
-    problems' shared difficulty cancels: where both options read at least 2k and 4 runs of every problem, the interval is
-    the records parts' paired t with each option's fee part from its own runs (its truth: these problems); elsewhere
+    low, high (its interval), k (tries) and level (each interval's own: with ``simultaneous``, the level at which all of
+    a task's pairs hold at once is ``level``, Bonferroni; without it, each holds at ``level`` alone). Paired, the
+    problems' shared difficulty cancels: where both options read at least 2k and 4 runs of every problem, the interval
+    is the records parts' paired t with each option's fee part from its own runs (its truth: these problems); elsewhere
     Student's t over the problems' differences, each end at least what the fee's lumps and each option's runs allow
-    (``analyze.differences``); its coverage, width against the
-    narrowest valid one and power are measured on known truth (docs/statistics.md). A pair whose interval excludes 0
-    is a finding; one that reaches 0 is not."""
+    (``analyze.differences``); its coverage, width against the narrowest valid one and power are measured on known truth
+    (docs/statistics.md). A pair whose interval excludes 0 is a finding; one that reaches 0 is not."""
     from helpers.analyze import differences as diff
     from helpers.analyze import policy
     from helpers.analyze.bootstrap import run_cube

@@ -7,11 +7,11 @@ difference d̂_i = t̂_a,i − t̂_b,i is unbiased for the problem's true differ
 problems for the mean difference. Paired, what the two share — a problem's difficulty, the fee on a problem both
 fail — cancels, so the difference is far more precise than the two marginal intervals suggest.
 
-Where every problem read at least 2k and 4 runs of both options (``fee_prior.identified``), the interval targets the mean
-difference over the set's own problems: the records parts' paired difference (Student's t over the problems, which
-also counts the spread between them: conservative, and small beside the fee part) and each option's fee part
-interval from what its runs say (``fee_prior.fee_interval``: the two are independent given the problems, their runs
-being separate), combined side by side (MOVER, Zou & Donner 2008: the lower end takes a's room below and b's above).
+Where every problem read at least 2k and 4 runs of both options (``fee_prior.identified``), the interval targets the
+mean difference over the set's own problems: the records parts' paired difference (Student's t over the problems, which
+also counts the spread between them: conservative, and small beside the fee part) and each option's fee part interval
+from what its runs say (``fee_prior.fee_interval``: the two are independent given the problems, their runs being
+separate), combined side by side (MOVER, Zou & Donner 2008: the lower end takes a's room below and b's above).
 Elsewhere it is Student's t over the problems of d̂ (n − 1 degrees of freedom): its truth is the mean difference of
 the population the problems are drawn from; for the set's own problems it is conservative (it also counts the spread
 between problems). Where few problems carry a fee part the differences are lumpy (a fee on one problem, 0 on the

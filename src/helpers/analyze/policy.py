@@ -457,9 +457,9 @@ def fee_interval(fail_all: np.ndarray, fee: np.ndarray, level: float, fail_runs:
 
 
 # The fee part's interval: "prior" (``fee_prior.fee_interval``: what each problem's runs say, under an empirical-Bayes
-# prior of the failure rates; where every value read at least 2k and 4 runs, so that the all-fail estimate's own variance is
-# identified) or "poisson" (``fee_interval`` with the failed runs' and ``unseen_fee``'s bounds: what any records
-# allow). ``benchmarks/fee_interval_study.py`` sets it to measure the two side by side.
+# prior of the failure rates; where every value read at least 2k and 4 runs, so that the all-fail estimate's own
+# variance is identified) or "poisson" (``fee_interval`` with the failed runs' and ``unseen_fee``'s bounds: what any
+# records allow). ``benchmarks/fee_interval_study.py`` sets it to measure the two side by side.
 FEE_METHOD = "prior"
 
 
@@ -494,11 +494,11 @@ def policy_interval(records: np.ndarray, fail_all: np.ndarray, fee: np.ndarray, 
     parts; the validity study measures the whole on every generator: ``policy_study``,
     ``benchmarks/comparison_power.py``, ``benchmarks/fee_interval_study.py``). With ``fail_runs``, ``k`` and ``runs``
     (the runs each value read, shaped as ``records``) the fee part's interval is what each problem's runs say
-    (``fee_prior.fee_interval``) where every problem read enough runs (2k and 4: ``fee_prior.identified``); elsewhere (and without them) the
-    weighted Poisson one, bounded by the failed runs and by what each problem's runs allow (``differences.unseen_fee``:
-    Jeffreys posteriors of every problem's failure rate, where smaller): ``_fee_bounds``. Its
-    truth is the mean policy cost of these problems; NaN in a column where a value is not identified. ``groups``
-    (T, P): one interval per group of problems (leading axis T), each group's on its own."""
+    (``fee_prior.fee_interval``) where every problem read enough runs (2k and 4: ``fee_prior.identified``);
+    elsewhere (and without them) the weighted Poisson one, bounded by the failed runs and by what each problem's runs
+    allow (``differences.unseen_fee``: Jeffreys posteriors of every problem's failure rate, where smaller):
+    ``_fee_bounds``. Its truth is the mean policy cost of these problems; NaN in a column where a value is not
+    identified. ``groups`` (T, P): one interval per group of problems (leading axis T), each group's on its own."""
     records, fail_all, fee = (np.asarray(x, float) for x in (records, fail_all, fee))
     P, shape = len(records), records.shape[1:]
     if P == 0:
@@ -559,16 +559,16 @@ def gain_interval(before: CrossFitted, after: CrossFitted, here: np.ndarray, fee
                   over_after: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(gain, low, high), each (T,), 0-1: the relative gain (B − A) / B of the chosen policy ``after`` over ``before``
     (or (B − A) / A with ``over_after``, Eq. 12 as printed) on the problems of each row of ``here`` (T, P) bool (a
-    (P,) row: T = 1); ``fee`` (P,) the expert's USD. The difference B − A is paired, problem by problem on
-    the same runs (``differences.paired``; on the problems where the two chose differently, where each read at least
-    2k and 4 runs, by its parts: the records' paired t and each policy's fee part from its runs there, ``differences.room``;
-    elsewhere Student's t over the problems, each end at least what the fee lumps and the runs allow,
-    ``differences.fee_gaps`` over the problems where the two chose differently; where they chose alike both, and
-    their truths, are equal), widened by the problems whose choice is not settled (``unsettled``); dividing by the
-    denominator's interval (``policy_interval``), the quotient's extremes are
-    taken, each of the two at 1 − (1 − level)/2 (Bonferroni). A cross-fitted gain can be negative: a choice made on
-    other problems can cost more with more options. Divided by B, the upper end is at most 1 (A ≥ 0). NaN where a group
-    has under 2 problems, an unidentified value or a denominator of 0."""
+    (P,) row: T = 1); ``fee`` (P,) the expert's USD. The difference B − A is paired, problem by problem on the same runs
+    (``differences.paired``; on the problems where the two chose differently, where each read at least 2k and 4 runs, by
+    its parts: the records' paired t and each policy's fee part from its runs there, ``differences.room``; elsewhere
+    Student's t over the problems, each end at least what the fee lumps and the runs allow, ``differences.fee_gaps``
+    over the problems where the two chose differently; where they chose alike both, and their truths, are equal),
+    widened by the problems whose choice is not settled (``unsettled``); dividing by the denominator's interval
+    (``policy_interval``), the quotient's extremes are taken, each of the two at 1 − (1 − level)/2 (Bonferroni). A
+    cross-fitted gain can be negative: a choice made on other problems can cost more with more options. Divided by B,
+    the upper end is at most 1 (A ≥ 0). NaN where a group has under 2 problems, an unidentified value or a denominator
+    of 0."""
     fee = np.asarray(fee, float)
     G = np.asarray(here, bool).reshape(-1, len(fee)).astype(float)
     base = after if over_after else before
