@@ -222,8 +222,8 @@ def all_pairs(total: np.ndarray, G: np.ndarray, fee: np.ndarray, level: float = 
         np.zeros(0, int), np.zeros(0, int))
     each = bonferroni(level, len(a)) if simultaneous else level
     pair_caps = None if caps is None else (caps[:, a], caps[:, b])  # up: a's unseen fee; down: b's
-    here = None if parts is None else room(parts, G, fee, each)
-    rooms = None if here is None else (here.columns(a), here.columns(b))
+    span = None if parts is None else room(parts, G, fee, each)
+    rooms = None if span is None else (span.columns(a), span.columns(b))
     return a, b, paired(np.asarray(total)[:, a], np.asarray(total)[:, b], G, fee, each, pair_caps, rooms)
 
 
@@ -265,8 +265,8 @@ def against_lowest(total: np.ndarray, G: np.ndarray, fee: np.ndarray, level: flo
         others = cols[cols != best]
         mine = None if caps is None else (caps[t:t + 1, [best] * len(others)], caps[t:t + 1, others])
         each = lowest_level(level, len(others))
-        here = None if parts is None else room(parts, row[None], fee, each)
-        theirs = None if here is None else (here.columns([best] * len(others)), here.columns(others))
+        span = None if parts is None else room(parts, row[None], fee, each)
+        theirs = None if span is None else (span.columns([best] * len(others)), span.columns(others))
         _, _, high = paired(total[:, [best] * len(others)], total[:, others], row[None], fee, each, mine, theirs)
         out[t] = best if (high[0] < 0).all() else -1
         reaches[t, others] = high[0] >= 0
