@@ -11,6 +11,7 @@ the method was not developed on (it was built on seed 0's sets). SIMULATED.
 
     COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/fee_interval_study.py [sets, default 40]
         [methods, comma-separated, default prior,poisson] [seed, default 1] [runs per cell, default the set's 8]
+        [a set's params, default params/sim.yaml]
 """
 
 from __future__ import annotations
@@ -60,9 +61,10 @@ def show(long: pd.DataFrame) -> None:
         print(cells.to_string())
 
 
-def main(sets: int = 40, methods: str = "prior,poisson", seed: int = 1, runs: int = 0) -> None:
+def main(sets: int = 40, methods: str = "prior,poisson", seed: int = 1, runs: int = 0,
+         params: str = "params/sim.yaml") -> None:
     start = time.perf_counter()
-    parts = [measure(m, sets, seed, runs) for m in methods.split(",")]
+    parts = [measure(m, sets, seed, runs, params) for m in methods.split(",")]
     shape = f", {runs} runs per cell" if runs else ""
     print(f"{sets} sets per generator, seed {seed}{shape}, 95% intervals; SIMULATED")
     show(pd.concat(parts, ignore_index=True))
@@ -70,4 +72,6 @@ def main(sets: int = 40, methods: str = "prior,poisson", seed: int = 1, runs: in
 
 
 if __name__ == "__main__":
-    main(*(int(a) if i != 1 else a for i, a in enumerate(sys.argv[1:5])))
+    args = sys.argv[1:]
+    params = args.pop() if args and args[-1].endswith(".yaml") else "params/sim.yaml"  # a set's params, last
+    main(*(int(a) if i != 1 else a for i, a in enumerate(args[:4])), params=params)

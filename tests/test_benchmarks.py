@@ -102,7 +102,8 @@ def test_model_checks_power_benchmark_runs():
 # The studies that read params/tiny.yaml, run in one subprocess (one interpreter, its imports done once), each as
 # `python benchmarks/<script> ARGS params/tiny.yaml` runs it; their outputs by script
 TINY_STUDIES = [("benchmarks/gated_coverage.py", "1", "2"), ("benchmarks/routing_coverage.py", "2", "2"),
-                ("benchmarks/comparison_power.py", "2", "2"), ("benchmarks/one_run_validity.py", "2", "2")]
+                ("benchmarks/comparison_power.py", "2", "2"), ("benchmarks/one_run_validity.py", "2", "2"),
+                ("benchmarks/fee_interval_study.py", "2", "prior,poisson", "1", "4")]
 IN_ONE_PROCESS = """
 import contextlib, io, json, os, runpy, sys
 outputs = {}
@@ -143,6 +144,13 @@ def test_comparison_power_benchmark_runs(tiny_studies):
     out = tiny_studies["benchmarks/comparison_power.py"]
     assert "Every pair of models alone, paired on the same problems and runs:" in out and "vs_best_single" in out
     assert "Equal options (a twin of the first model" in out and "named best %" in out
+
+
+def test_fee_interval_study_benchmark_runs(tiny_studies):
+    out = tiny_studies["benchmarks/fee_interval_study.py"]
+    assert "4 runs per cell" in out and "each model alone: coverage % / width ÷ oracle" in out
+    ranges = [line for line in out.splitlines() if line.startswith("range")]
+    assert len(ranges) == 3 and all(line.count(" / ") == 2 for line in ranges)  # both methods, each statistic
 
 
 def test_one_run_validity_benchmark_runs(tiny_studies):
