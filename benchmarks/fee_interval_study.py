@@ -4,7 +4,7 @@ problem's runs say under an empirical-Bayes prior of the failure rates, ``fee_pr
 validity study at the `sim` set's shape (six datasets, 128 problems in five and 30 in one, ten SIMULATED models,
 8 runs, k = 4).
 
-For each method ``policy.FEE_METHOD`` is set and ``policy_study.study`` run on the same sets (the same seeds): per
+For each method ``fee_prior.METHOD`` is set and ``policy_study.study`` run on the same sets (the same seeds): per
 generator the coverage of the set's own truth and the width ÷ the oracle's (3.92 × the sd over the sets of the
 estimate's error) of each model alone, of the frontier and of the technique gains. The seed (default 1) draws sets
 the method was not developed on (it was built on seed 0's sets). SIMULATED.
@@ -23,8 +23,8 @@ import time
 
 import pandas as pd
 
+from helpers.analyze import fee_prior, policy_study, statistic
 from helpers.analyze import known_truth as kt
-from helpers.analyze import policy, policy_study, statistic
 from helpers.analyze import validity as va
 from helpers.core.context import prepare
 from helpers.core.params import load_params
@@ -36,7 +36,7 @@ ROWS = {"each model alone": statistic.FAMILY_LABELS["table1"], "frontier": stati
 def measure(method: str, sets: int, seed: int, runs: int = 0, params: str = "params/sim.yaml") -> pd.DataFrame:
     """Long table (method, statistic, generator, coverage_pct, width_vs_oracle) of ``method`` on ``sets`` sets per
     generator drawn from ``seed`` (``runs`` runs per cell instead of the set's 8 where given)."""
-    policy.FEE_METHOD = method
+    fee_prior.METHOD = method
     gm = kt.generative_model(prepare(load_params(params)))
     gm = dataclasses.replace(gm, n_runs=runs) if runs else gm
     table = policy_study.study(gm, va.study_generators(gm), sets, seed=seed, workers=os.cpu_count() or 1)

@@ -50,10 +50,10 @@ def test_fewer_than_2k_runs_keep_the_poisson_interval():
     runs = np.full((P, 2), 6.0)
     got = policy.policy_interval(records, fail_all, fee, 0.95, shares, k, None, runs)
     try:
-        policy.FEE_METHOD = "poisson"
+        fee_prior.METHOD = "poisson"
         want = policy.policy_interval(records, fail_all, fee, 0.95, shares, k, None, runs)
     finally:
-        policy.FEE_METHOD = "prior"
+        fee_prior.METHOD = "prior"
     np.testing.assert_array_equal(np.array(got), np.array(want))
 
 

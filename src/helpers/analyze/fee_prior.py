@@ -104,6 +104,9 @@ def moments(failed: np.ndarray, runs: np.ndarray, k: int, fee: np.ndarray, G: np
 
 
 MIN_RUNS = 4  # the fewest runs per problem at which the interval was validated (4 and 8 runs, every generator)
+# "prior" (this module's interval where ``identified``) or "poisson" (never: the worst-case intervals it replaced,
+# ``policy.fee_interval`` and ``differences.paired``'s Student's t); ``benchmarks/fee_interval_study.py`` measures both.
+METHOD = "prior"
 
 
 def identified(runs: np.ndarray, k: int, G: np.ndarray) -> np.ndarray:
@@ -112,9 +115,10 @@ def identified(runs: np.ndarray, k: int, G: np.ndarray) -> np.ndarray:
     exists), and at least ``MIN_RUNS``: where ``fee_interval`` may be used. With 2 runs per cell (k = 1) the prior
     cannot tell a problem that always fails from one that mostly does: sets with 2% and 5% broken items held 92.3% and
     92.5% (``benchmarks/fee_interval_study.py 40 prior,poisson 2 2``, 2026-11-30, before this bound); with 4 runs,
-    94.5-96.5% on every generator (``benchmarks/results/fee_interval_study_4runs.txt``)."""
+    94.5-96.5% on every generator (``benchmarks/results/fee_interval_study_4runs.txt``). None where ``METHOD`` is not
+    "prior"."""
     short = np.nan_to_num(np.asarray(runs, float)) < max(2 * k, MIN_RUNS)
-    return (G > 0).astype(float) @ short == 0
+    return ((G > 0).astype(float) @ short == 0) & (METHOD == "prior")
 
 
 def fee_interval(fail_all: np.ndarray, fee: np.ndarray, level: float, fail_runs: np.ndarray, runs: np.ndarray, k: int,

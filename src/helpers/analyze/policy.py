@@ -456,23 +456,19 @@ def fee_interval(fail_all: np.ndarray, fee: np.ndarray, level: float, fail_runs:
     return _per_group(low, groups, shape), _per_group(high, groups, shape)
 
 
-# The fee part's interval: "prior" (``fee_prior.fee_interval``: what each problem's runs say, under an empirical-Bayes
-# prior of the failure rates; where every value read at least 2k and 4 runs, so that the all-fail estimate's own
-# variance is identified) or "poisson" (``fee_interval`` with the failed runs' and ``unseen_fee``'s bounds: what any
-# records allow). ``benchmarks/fee_interval_study.py`` sets it to measure the two side by side.
-FEE_METHOD = "prior"
 
 
 def _fee_bounds(F0: np.ndarray, fee: np.ndarray, level: float, shares: np.ndarray | None, k: int, G: np.ndarray,
                 runs: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """(low, high), each (T, C) USD summed over each group's problems (``G`` (T, P) 0/1): the fee part's interval of
-    ``F0`` (P, C) all-fail chances (``FEE_METHOD``); ``shares`` (P, C) the share of runs that failed and ``runs`` (P,
-    …) the runs each value read, or None (then "poisson")."""
+    ``F0`` (P, C) all-fail chances: from each problem's runs where they identify it (``fee_prior``), elsewhere the
+    weighted Poisson one bounded by the failed runs and ``unseen_fee``; ``shares`` (P, C) the share of runs that
+    failed and ``runs`` (P, …) the runs each value read, or None (then the Poisson one alone)."""
     P = len(fee)
     if runs is None or shares is None:
         return fee_interval(F0, fee, level, shares, k, G)
     runs = runs.reshape(P, -1)
-    enough = fee_prior.identified(runs, k, G) & (FEE_METHOD == "prior")
+    enough = fee_prior.identified(runs, k, G)
     if enough.any():
         p_lo, p_hi = fee_prior.fee_interval(F0, fee, level, shares, runs, k, G)
         if enough.all():
