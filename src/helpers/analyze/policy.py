@@ -456,8 +456,6 @@ def fee_interval(fail_all: np.ndarray, fee: np.ndarray, level: float, fail_runs:
     return _per_group(low, groups, shape), _per_group(high, groups, shape)
 
 
-
-
 def _fee_bounds(F0: np.ndarray, fee: np.ndarray, level: float, shares: np.ndarray | None, k: int, G: np.ndarray,
                 runs: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """(low, high), each (T, C) USD summed over each group's problems (``G`` (T, P) 0/1): the fee part's interval of
