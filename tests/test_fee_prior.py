@@ -76,3 +76,18 @@ def test_a_paired_difference_by_its_parts_holds_its_own_problems_truth_and_is_na
     _, t_low, t_high = differences.paired(totals[0], totals[1], G, fee, 0.95)
     assert 0.92 <= np.mean((low[0] <= truth) & (truth <= high[0])) <= 0.99
     assert np.median((high - low) / (t_high - t_low)) < 0.8
+
+
+def test_the_prior_reads_problems_of_different_run_counts_and_many_runs():
+    """Each (runs, failed) cell its own likelihood: problems with 6 and 8 runs in one group, and 400 runs a problem
+    (tables per run count, not per (runs, failed) square)."""
+    rng = np.random.default_rng(2)
+    for runs in (np.r_[np.full(20, 6), np.full(40, 8)], np.full(60, 400)):
+        q = rng.beta(1.0, 3.0, 60)
+        failed = rng.binomial(runs, q)
+        fail_all = np.array([policy._tables(int(r), 4)[1][int(r), int(f)] for r, f in zip(runs, failed)])
+        fee = np.full(60, 2.0)
+        low, high = fee_prior.fee_interval(fail_all[:, None], fee, 0.95, (failed / runs)[:, None], runs[:, None].astype(
+            float), 4, np.ones((1, 60)))
+        seen = fee @ fail_all
+        assert 0 <= low[0, 0] <= seen <= high[0, 0] < np.inf

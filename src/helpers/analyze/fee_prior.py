@@ -39,22 +39,25 @@ def _binomial(r: np.ndarray, j: np.ndarray | int, q: np.ndarray) -> np.ndarray:
     return np.where(j <= r, out, 0.0)
 
 
-@lru_cache(maxsize=16)
-def grid_tables(n: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Over the (n + 1)² cells (r, j) = divmod(cell, n + 1) of r ≤ n runs with j failed, each (cells, len(GRID)) for q
-    on ``GRID``: (L, M, V, K3): Binomial(j; r, q), q^k, and the variance and third central moment of the all-fail
-    estimate f̂ = C(J, k) / C(r, k), J ~ Binomial(r, q) (0 where r < k: no estimate)."""
-    rr, jj = np.divmod(np.arange((n + 1) ** 2), n + 1)
-    r, q = rr[:, None], GRID[None, :]
-    L = _binomial(r, jj[:, None], q)
-    qk = np.where(r >= k, q**k, 0.0)
-    V, K3 = np.zeros(L.shape), np.zeros(L.shape)
-    for j in range(n + 1):
-        f = np.where(r >= max(k, 1), comb(j, k) / np.maximum(comb(r, k), 1), 0.0)
-        p = _binomial(r, j, q)
-        V += (f - qk) ** 2 * p
-        K3 += (f - qk) ** 3 * p
-    return L, np.broadcast_to(qk, L.shape), V, K3
+@lru_cache(maxsize=64)
+def run_tables(r: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For a problem of ``r`` runs, q on ``GRID``: (L, M, V, K3): L (r + 1, grid) Binomial(j; r, q) of j failed runs,
+    and (grid,) each q^k and the variance and third central moment of the all-fail estimate f̂ = C(J, k) / C(r, k),
+    J ~ Binomial(r, q) (0 where r < k: no estimate)."""
+    q, j = GRID[None, :], np.arange(r + 1)[:, None]
+    L = _binomial(np.full_like(j, r), j, q)
+    qk = GRID**k if r >= k else np.zeros(len(GRID))
+    f = comb(np.arange(r + 1), k) / comb(r, k) if r >= max(k, 1) else np.zeros(r + 1)
+    err = f[:, None] - qk[None, :]
+    return L, qk, (err**2 * L).sum(axis=0), (err**3 * L).sum(axis=0)
+
+
+def cell_tables(cells: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``run_tables`` of each (runs, failed) cell, ``cells`` (U, 2) integers: (L, M, V, K3), each (U, grid)."""
+    rows = [run_tables(int(r), k) for r in cells[:, 0]]
+    L = np.stack([t[0][f] for t, f in zip(rows, cells[:, 1], strict=True)])
+    M, V, K3 = (np.stack([t[m] for t in rows]) for m in (1, 2, 3))
+    return L, M, V, K3
 
 
 _FITTED: dict[bytes, np.ndarray] = {}  # a histogram's prior weights: a set's statistics refit the same columns often
@@ -86,15 +89,14 @@ def moments(failed: np.ndarray, runs: np.ndarray, k: int, fee: np.ndarray, G: np
     (USD²) and of κ₃(f̂_i | q_i) (USD³), each problem's posterior under the NPMLE prior of its group's problems in its
     column. ``failed``, ``runs`` (P, C) integers; ``fee`` (P,) USD; ``G`` (T, P) 0/1."""
     r, F = runs.astype(np.int64), failed.astype(np.int64)
-    n = int(r.max(initial=0))
     (P, C), T = r.shape, len(G)
-    cells, inv = np.unique(r * (n + 1) + F, return_inverse=True)  # the (runs, failed) cells the problems hold
+    cells, inv = np.unique(np.stack([r.ravel(), F.ravel()], axis=1), axis=0, return_inverse=True)  # (U, 2) held
     U = len(cells)
     at = inv.reshape(P, C) + U * np.arange(C)[None, :]  # (P, C): each problem's cell, per column
     onehot = sparse.csr_matrix((np.ones(P * C), (np.repeat(np.arange(P), C), at.ravel())), shape=(P, C * U))
     H = np.asarray((onehot.T @ G.T).T).reshape(T * C, U)  # (T·C, U) problems per cell
-    L, *tables = (x[cells] for x in grid_tables(n, k))
-    post = L[None] * npmle(H, L, (cells // (n + 1)) * 65_536 + cells % (n + 1))[:, None, :]  # (T·C, U, grid)
+    L, *tables = cell_tables(cells, k)
+    post = L[None] * npmle(H, L, cells[:, 0] * 2**32 + cells[:, 1])[:, None, :]  # (T·C, U, grid)
     post /= np.maximum(post.sum(axis=2, keepdims=True), 1e-300)
     out = []
     for m, table in enumerate(tables, start=1):
