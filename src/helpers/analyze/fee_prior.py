@@ -26,17 +26,10 @@ from functools import lru_cache
 import numpy as np
 from scipy import sparse
 from scipy.special import comb, ndtri
+from scipy.stats import binom
 
 GRID = np.linspace(0.0, 1.0, 41)  # the failure rates the prior may put mass on, 0 and 1 included
 EM_STEPS = 150  # EM steps of the NPMLE (from the uniform prior)
-
-
-def _binomial(r: np.ndarray, j: np.ndarray | int, q: np.ndarray) -> np.ndarray:
-    """Binomial(j; r, q), broadcast (integers r ≥ j ≥ 0, 0 where j > r; q 0-1; 0^0 = 1)."""
-    r, j, q = np.broadcast_arrays(np.asarray(r, float), np.asarray(j, float), np.asarray(q, float))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = comb(r, j) * np.where(j > 0, q**j, 1.0) * np.where(r - j > 0, (1 - q) ** (r - j), 1.0)
-    return np.where(j <= r, out, 0.0)
 
 
 @lru_cache(maxsize=64)
@@ -45,7 +38,7 @@ def run_tables(r: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     and (grid,) each q^k and the variance and third central moment of the all-fail estimate f̂ = C(J, k) / C(r, k),
     J ~ Binomial(r, q) (0 where r < k: no estimate)."""
     q, j = GRID[None, :], np.arange(r + 1)[:, None]
-    L = _binomial(np.full_like(j, r), j, q)
+    L = binom.pmf(j, r, q)
     qk = GRID**k if r >= k else np.zeros(len(GRID))
     f = comb(np.arange(r + 1), k) / comb(r, k) if r >= max(k, 1) else np.zeros(r + 1)
     err = f[:, None] - qk[None, :]
