@@ -24,7 +24,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from scipy import sparse
 from scipy.special import comb, ndtri
 from scipy.stats import binom
 
@@ -83,17 +82,17 @@ def moments(failed: np.ndarray, runs: np.ndarray, k: int, fee: np.ndarray, G: np
     column. ``failed``, ``runs`` (P, C) integers; ``fee`` (P,) USD; ``G`` (T, P) 0/1."""
     r, F = runs.astype(np.int64), failed.astype(np.int64)
     (P, C), T = r.shape, len(G)
-    cells, inv = np.unique(np.stack([r.ravel(), F.ravel()], axis=1), axis=0, return_inverse=True)  # (U, 2) held
-    U = len(cells)
-    at = inv.reshape(P, C) + U * np.arange(C)[None, :]  # (P, C): each problem's cell, per column
-    onehot = sparse.csr_matrix((np.ones(P * C), (np.repeat(np.arange(P), C), at.ravel())), shape=(P, C * U))
-    H = np.asarray((onehot.T @ G.T).T).reshape(T * C, U)  # (T·C, U) problems per cell
-    L, *tables = cell_tables(cells, k)
-    post = L[None] * npmle(H, L, cells[:, 0] * 2**32 + cells[:, 1])[:, None, :]  # (T·C, U, grid)
+    ids, inv = np.unique((r << 32) | F, return_inverse=True)  # (U,) the (runs, failed) cells held, packed
+    U = len(ids)
+    at = (inv.reshape(P, C) + U * np.arange(C)[None, :]).ravel()  # (P·C,): each problem's cell, per column
+    H = np.stack([np.bincount(at, weights=w, minlength=C * U) for w in np.repeat(np.asarray(G, float), C, axis=1)]
+                 ).reshape(T * C, U)  # (T·C, U) problems per cell
+    L, *tables = cell_tables(np.stack([ids >> 32, ids & 0xFFFFFFFF], axis=1), k)
+    post = L[None] * npmle(H, L, ids)[:, None, :]  # (T·C, U, grid)
     post /= np.maximum(post.sum(axis=2, keepdims=True), 1e-300)
     out = []
     for m, table in enumerate(tables, start=1):
-        each = (post * table[None]).sum(axis=2).reshape(T, C * U)[:, at.ravel()].reshape(T, P, C)
+        each = np.einsum("aug,ug->au", post, table).reshape(T, C * U)[:, at].reshape(T, P, C)
         out.append(np.einsum("tp,tpc->tc", G * fee[None, :] ** m, each))
     return out[0], out[1], out[2]
 
