@@ -26,6 +26,16 @@ STUB_KEY = "sk-" + "test-DO-NOT-LEAK-0123456789abcdef"  # built at run time: no 
 # README's commands write results/ of this checkout and the tests after them read it; the session's small simulated
 # set is built once for the tests that read it. Every other file is a unit of its own (its module-scoped sets built
 # once), run beside the others.
+# `make all` (the longest README command: the sim set's validity study) and what reads its two sets (local, sim): a
+# group beside the other README commands, which write other folders of results/ (the index page is written under a
+# lock and a report whole: `publish` sees each set complete or not at all)
+COMMAND = "test_readme.py::test_readme_command_works_as_written"
+MAKE_ALL = (f"{COMMAND}[make all]", f"{COMMAND}[.venv/bin/cost-of-pass quarto params/sim.yaml]",
+            f"{COMMAND}[.venv/bin/cost-of-pass publish /tmp/site]",
+            "test_readme.py::test_the_sim_docs_quote_its_results",
+            "test_readme.py::test_the_local_docs_quote_its_results",
+            "test_report_html.py::test_the_reports_on_disk_pass_the_browser_check[local]",
+            "test_report_html.py::test_the_reports_on_disk_pass_the_browser_check[sim]")
 CHECKOUT = ("test_readme.py", "test_report_html.py::test_the_reports_on_disk",
             "test_report_html.py::test_the_readme_reprice",
             "test_pipeline.py::test_paper_without_keys")  # results/ of the checkout (paper: its folder must stay empty)
@@ -34,7 +44,7 @@ SMALL_SIM = ("test_invariants.py", "test_report_html.py")  # conftest.small_sim_
 # two write other folders of results/; the index page is written under a lock and a report whole, so the site's
 # commands see a set complete or not at all)
 # (the sandbox's tests count the sandbox user's processes machine-wide: they run after that grading, never beside it)
-HUMANEVAL = ("test_readme.py::test_readme_command_works_as_written[make humaneval]",
+HUMANEVAL = (f"{COMMAND}[make humaneval]",
              "test_readme.py::test_the_humaneval_docs_quote_its_results",
              "test_report_html.py::test_the_reports_on_disk_pass_the_browser_check[humaneval_agents]",
              "test_sandbox.py")
@@ -44,6 +54,8 @@ def xdist_group(name: str) -> str | None:
     """The worker group of a test (``<file>::<test>[<parameters>]``), or None: its file is its unit."""
     if name.startswith(HUMANEVAL):
         return "humaneval"
+    if name.startswith(MAKE_ALL):
+        return "make_all"
     if name.startswith(CHECKOUT):
         return "checkout"
     return "small_sim_set" if name.startswith(SMALL_SIM) else None
@@ -72,7 +84,7 @@ def pytest_xdist_make_scheduler(config, log):
 
 # The units that take longest, started first (a worker is sent its next unit while it still runs the last two tests of
 # one, so a long unit sent late keeps the other worker idle at the end): measured with `--durations` on 2 cores.
-LONGEST = ("checkout", "humaneval", "small_sim_set", "tests/test_benchmarks.py", "tests/test_local.py",
+LONGEST = ("make_all", "humaneval", "checkout", "small_sim_set", "tests/test_benchmarks.py", "tests/test_local.py",
            "tests/reliability/test_signals.py", "tests/test_ledger.py",
            "tests/test_collect_e2e.py", "tests/test_faults.py")
 

@@ -284,22 +284,32 @@ def test_the_docs_build_as_a_site_offline(tmp_path):
     assert not re.findall(r'<(?:script|link)[^>]+(?:src|href)="https?://', page)
 
 
-def test_make_humaneval_runs_beside_the_checkout_group_and_its_report_is_checked_after_it():
-    """`make humaneval` (a third of the suite's CPU) is a worker group of its own, with its report's check after it in
-    file order; the other README commands and the checks of their reports stay together (``conftest.xdist_group``)."""
-    from conftest import xdist_group
+def test_the_longest_readme_commands_run_beside_the_others_and_their_reports_are_checked_after_them():
+    """`make humaneval` and `make all` (each a third of the suite's CPU) are worker groups of their own, each with
+    what reads its sets after it in file order; the other README commands and the checks of their reports stay
+    together (``conftest.xdist_group``). Every test a group names exists (a renamed test would fall back to its file's
+    group and could run before the command it reads)."""
+    from conftest import HUMANEVAL, LONGEST, MAKE_ALL, xdist_group
 
-    assert xdist_group("test_readme.py::test_readme_command_works_as_written[make humaneval]") == "humaneval"
+    command = "test_readme.py::test_readme_command_works_as_written"
+    assert xdist_group(f"{command}[make humaneval]") == "humaneval"
     assert (xdist_group("test_report_html.py::test_the_reports_on_disk_pass_the_browser_check[humaneval_agents]")
             == "humaneval")
     assert xdist_group("test_sandbox.py::test_no_new_process_and_nothing_outlives_grading[os.fork]") == "humaneval"
-    for name in ("test_readme.py::test_readme_command_works_as_written[make all]",
+    for name in (f"{command}[make all]", f"{command}[.venv/bin/cost-of-pass publish /tmp/site]",
                  "test_report_html.py::test_the_reports_on_disk_pass_the_browser_check[sim]"):
+        assert xdist_group(name) == "make_all"
+    for name in (f"{command}[make all PARAMS=params/routellm_gsm8k.yaml]", f"{command}[make swebench]",
+                 "test_report_html.py::test_the_reports_on_disk_pass_the_browser_check[swebench_bash_only]"):
         assert xdist_group(name) == "checkout"
-    from conftest import LONGEST
-
-    # no stale name
-    assert all(u in ("checkout", "humaneval", "small_sim_set") or (ROOT / u).is_file() for u in LONGEST)
+    commands = {f"{command}[{c}]" for c, _ in COMMANDS}
+    here = {f"test_readme.py::{name}" for name in globals() if name.startswith("test_")}
+    for entry in (*MAKE_ALL, *HUMANEVAL):
+        if entry.startswith(command):
+            assert entry in commands, entry
+        elif entry.startswith("test_readme.py"):
+            assert entry in here, entry
+    assert all(u in ("make_all", "checkout", "humaneval", "small_sim_set") or (ROOT / u).is_file() for u in LONGEST)
 
 
 def test_a_programs_words_in_a_docs_block_are_escaped(tmp_path):
