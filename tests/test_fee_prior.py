@@ -13,7 +13,7 @@ from helpers.analyze import differences, fee_prior, policy
 def _draw(rng: np.random.Generator, q: np.ndarray, runs: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     """(all-fail estimates, failed shares), each q's shape: ``runs`` runs of failure rate ``q`` per cell."""
     failed = rng.binomial(runs, q)
-    return np.nan_to_num(policy._tables(runs, k)[1])[runs, failed], failed / runs
+    return np.nan_to_num(fee_prior.all_fail_table(runs, k))[runs, failed], failed / runs
 
 
 @pytest.mark.parametrize("shape", ["beta", "cliffs"])
@@ -85,7 +85,7 @@ def test_the_prior_reads_problems_of_different_run_counts_and_many_runs():
     for runs in (np.r_[np.full(20, 6), np.full(40, 8)], np.full(60, 400)):
         q = rng.beta(1.0, 3.0, 60)
         failed = rng.binomial(runs, q)
-        fail_all = np.array([policy._tables(int(r), 4)[1][int(r), int(f)] for r, f in zip(runs, failed)])
+        fail_all = np.array([fee_prior.all_fail_table(int(r), 4)[int(r), int(f)] for r, f in zip(runs, failed)])
         fee = np.full(60, 2.0)
         low, high = fee_prior.fee_interval(fail_all[:, None], fee, 0.95, (failed / runs)[:, None], runs[:, None].astype(
             float), 4, np.ones((1, 60)))

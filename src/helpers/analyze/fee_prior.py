@@ -22,13 +22,25 @@ Measured on every generator of the validity study against the set's own truth: `
 from __future__ import annotations
 
 from functools import lru_cache
+from math import comb
 
 import numpy as np
-from scipy.special import comb, ndtri
+from scipy.special import ndtri
 from scipy.stats import binom
 
 GRID = np.linspace(0.0, 1.0, 41)  # the failure rates the prior may put mass on, 0 and 1 included
 EM_STEPS = 150  # EM steps of the NPMLE (from the uniform prior)
+
+
+@lru_cache(maxsize=64)
+def all_fail_table(n: int, k: int) -> np.ndarray:
+    """(n + 1, n + 1): ``[r, f]`` = C(f, k) / C(r, k), the chance that k of r runs, f of which failed, drawn without
+    replacement all failed: the unbiased estimate f̂ of q^k from r runs (exact integer binomials); NaN where r < k (not
+    identified) or f > r."""
+    out = np.full((n + 1, n + 1), np.nan)
+    for r in range(max(k, 1), n + 1):
+        out[r, :r + 1] = [comb(f, k) / comb(r, k) for f in range(r + 1)]
+    return out
 
 
 @lru_cache(maxsize=64)
@@ -39,7 +51,7 @@ def run_tables(r: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     q, j = GRID[None, :], np.arange(r + 1)[:, None]
     L = binom.pmf(j, r, q)
     qk = GRID**k if r >= k else np.zeros(len(GRID))
-    f = comb(np.arange(r + 1), k) / comb(r, k) if r >= max(k, 1) else np.zeros(r + 1)
+    f = all_fail_table(r, k)[r, :r + 1] if r >= max(k, 1) else np.zeros(r + 1)
     err = f[:, None] - qk[None, :]
     return L, qk, (err**2 * L).sum(axis=0), (err**3 * L).sum(axis=0)
 
@@ -107,10 +119,9 @@ def identified(runs: np.ndarray, k: int, G: np.ndarray) -> np.ndarray:
     """(T, C) bool: where every problem of each group (``G`` (T, P) 0/1) read at least 2k runs (``runs`` (P, C); NaN:
     none) in the column, so that the all-fail estimate's own variance is identified (an unbiased estimate of q^{2k}
     exists), and at least ``MIN_RUNS``: where ``fee_interval`` may be used. With 2 runs per cell (k = 1) the prior
-    cannot tell a problem that always fails from one that mostly does: sets with 2% and 5% broken items held 92.3% and
-    92.5% (``benchmarks/fee_interval_study.py 40 prior,poisson 2 2``, 2026-11-30, before this bound); with 4 runs,
-    94.5-96.5% on every generator (``benchmarks/results/fee_interval_study_4runs.txt``). None where ``METHOD`` is not
-    "prior"."""
+    cannot tell a problem that always fails from one that mostly does: in a study at 2 runs run before this bound
+    existed (its output not kept), sets with broken items held under 93%; with 4 runs, 94.5-96.5% on every generator
+    (``benchmarks/results/fee_interval_study_4runs.txt``). None where ``METHOD`` is not "prior"."""
     short = np.nan_to_num(np.asarray(runs, float)) < max(2 * k, MIN_RUNS)
     return ((G > 0).astype(float) @ short == 0) & (METHOD == "prior")
 

@@ -51,24 +51,21 @@ from helpers.analyze.statistic import (
 
 
 @lru_cache(maxsize=64)
-def _tables(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Lookup tables over r ≤ n runs: ``use[r, g]`` = (1/r) Σ_{j<k} C(g, j) / C(r − 1, j), a run's expected uses when
-    g of the r − 1 others failed, and ``fail[r, f]`` = C(f, k) / C(r, k), the chance that k of r runs with f failed
-    all failed; NaN where r < k (not identified)."""
-    use, fail = np.full((n + 1, n + 1), np.nan), np.full((n + 1, n + 1), np.nan)
+def _use_table(n: int, k: int) -> np.ndarray:
+    """``use[r, g]`` over r ≤ n runs = (1/r) Σ_{j<k} C(g, j) / C(r − 1, j): a run's expected uses when g of the r − 1
+    others failed; NaN where r < k (not identified)."""
+    use = np.full((n + 1, n + 1), np.nan)
     for r in range(max(k, 1), n + 1):
         for g in range(r):
             use[r, g] = sum(comb(g, j) / comb(r - 1, j) for j in range(k)) / r
-        for f in range(r + 1):
-            fail[r, f] = comb(f, k) / comb(r, k)
-    return use, fail
+    return use
 
 
 def _all_fail_chance(failed: np.ndarray, runs: np.ndarray, draws: int) -> np.ndarray:
     """C(failed, draws) / C(runs, draws): the chance that ``draws`` runs taken without replacement all failed.
     Integer arrays of one shape; NaN where runs < draws."""
     runs = np.asarray(runs, dtype=np.int64)
-    return _tables(int(runs.max(initial=0)), draws)[1][runs, np.asarray(failed, dtype=np.int64)]
+    return fee_prior.all_fail_table(int(runs.max(initial=0)), draws)[runs, np.asarray(failed, dtype=np.int64)]
 
 
 def attempt_weights(correct: np.ndarray, runs: np.ndarray, k: int) -> np.ndarray:
@@ -83,7 +80,7 @@ def attempt_weights(correct: np.ndarray, runs: np.ndarray, k: int) -> np.ndarray
     live = np.arange(n) < runs[..., None]
     failed = (live & ~correct).sum(axis=-1)
     others_failed = np.clip(failed[..., None] - (live & ~correct), 0, None)
-    use = _tables(max(int(runs.max(initial=0)), n), k)[0]
+    use = _use_table(max(int(runs.max(initial=0)), n), k)
     w = np.where(live, use[np.broadcast_to(runs[..., None], correct.shape), others_failed], 0.0)
     return np.where(runs[..., None] >= k, w, np.nan)
 
@@ -684,8 +681,9 @@ def chosen_interval(fit: CrossFitted, single: PolicyCost, fee: np.ndarray, group
     the second interval holds it whichever option the records picked (the choice is made on the same records); where
     they choose different options, the first. The union holds in both. (Both ends: an option chosen for looking cheap
     leans low of its truth, but where options tie, leaving a problem out tips the choice toward the option whose runs
-    did worse on it (``unsettled``), so the estimate can lean high too: with the union's upper end only, the frontier
-    held 89.8% of sets with 2% broken items in ``benchmarks/fee_interval_study.py 100 prior 1``, 2026-11-30.)"""
+    did worse on it (``unsettled``), so the estimate can lean high too: a variant with the union's upper end only,
+    measured and not kept, held 89.8% of sets with 2% broken items in ``benchmarks/fee_interval_study.py 100 prior
+    1`` on 2026-11-30.)"""
     value, low, high = policy_interval(fit.records, fit.fail_all, fee, level, fit.fail_runs, fit.k, groups, fit.runs)
     G = np.asarray(groups, float).reshape(-1, len(fee))
     used = sorted({int(s) for s in np.unique(fit.strategies()) if s >= 0})
