@@ -1,0 +1,102 @@
+"""How the headline frontier chooses its option per dataset (issue 61, item 1), measured side by side: the product's
+rule, "leave-one-out" (each problem's option chosen on the dataset's other problems, ``policy.loo_criterion``), against
+K-fold choice (each fold's option chosen on the other folds, one random split) and an in-sample choice (one option per
+dataset chosen on all its problems, valued on the same runs: the winner's curse it brings shows as a negative bias).
+
+Every rule values its choices with the same unbiased per-problem cost and interval (``policy.crossfit_many``,
+``policy.chosen_interval``), on the same sets (``policy_study.study``, the same seeds), at the `sim` set's shape (six
+datasets, ten SIMULATED models, 8 runs, k = 4). Per generator: the frontier's coverage of its own truth, its width ÷
+the oracle's, its relative bias (%), and its truth ÷ the best single model's at the same k (over all datasets
+together, and the worst dataset's): the issue asks for a frontier never worse than choosing one model (1.00). The
+alternative rules live here only (they replace ``policy.loo_criterion`` for their run). SIMULATED.
+
+    COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/frontier_choice.py [sets, default 40]
+        [rules, comma-separated, default leave-one-out,8-fold,in-sample] [seed, default 1] [a set's params]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+from helpers.analyze import known_truth as kt
+from helpers.analyze import policy, policy_study
+from helpers.analyze import validity as va
+from helpers.core.context import prepare
+from helpers.core.params import load_params
+
+PRODUCT = policy.loo_criterion
+COLUMNS = ["coverage_pct", "width_vs_oracle", "rel_bias_pct", "vs_best_single", "vs_best_single_worst"]
+
+
+def _criterion_on(fit: np.ndarray, usd, correct, runs, fee, k: int) -> np.ndarray:
+    """(S,) what each option looks like it costs on the problems ``fit`` (indices): the mean over them of the cost
+    expected given their runs under a Beta prior fitted on them (``policy.beta_prior``, ``policy._expected_costs``),
+    or where every cell there has one run, the mean unbiased cost (as ``policy.loo_criterion`` does); ∞ without runs."""
+    live = np.arange(correct.shape[-1]) < runs[fit][..., None]
+    s, f = (live & correct[fit]).sum(-1).astype(float), (live & ~correct[fit]).sum(-1).astype(float)
+    has = runs[fit] > 0
+    if (runs[fit] <= 1).all():
+        each = policy.policy_cost(usd[fit], correct[fit], runs[fit], fee[fit], k).total
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            c = np.where(has, np.nansum(np.where(live, usd[fit], 0.0), -1) / np.where(has, runs[fit], 1), 0.0)
+        a, b = policy.beta_prior(s, s + f)
+        each = np.where(has, policy._expected_costs(a[None], b[None], s, f, c, fee[fit], has, k)[0], np.nan)
+    count = np.isfinite(each).sum(axis=0)
+    return np.where(count > 0, np.nansum(each, axis=0) / np.maximum(count, 1), np.inf)
+
+
+def folds_criterion(folds: int):
+    """A ``policy.loo_criterion`` replacement: each problem's options judged on the other folds of its dataset
+    (``folds`` random folds, seeded by the set's fees), or on every problem of it where ``folds`` is 1 (in-sample)."""
+    def criterion(usd, correct, runs, expert_usd, k, groups):
+        fee = np.asarray(expert_usd, float)
+        out = np.full(runs.shape, np.inf)
+        rng = np.random.default_rng(int(fee.sum() * 1e6) % 2**32)
+        for g in np.unique(groups):
+            idx = np.flatnonzero(groups == g)
+            parts = np.array_split(rng.permutation(idx), folds) if folds > 1 else [idx]
+            for part in parts:
+                fit = np.setdiff1d(idx, part) if folds > 1 else idx
+                out[part] = _criterion_on(fit, usd, correct, runs, fee, k)[None]
+        return out
+    return criterion
+
+
+RULES = {"leave-one-out": PRODUCT, "8-fold": folds_criterion(8), "in-sample": folds_criterion(1)}
+
+
+def measure(rule: str, sets: int, seed: int, params: str = "params/sim.yaml") -> pd.DataFrame:
+    """Per generator, ``COLUMNS`` of the frontier under ``rule`` on ``sets`` sets per generator drawn from ``seed``."""
+    gm = kt.generative_model(prepare(load_params(params)))
+    policy.loo_criterion = RULES[rule]
+    try:
+        table = policy_study.study(gm, va.study_generators(gm), sets, seed=seed, workers=os.cpu_count() or 1)
+    finally:
+        policy.loo_criterion = PRODUCT
+    rows = table[table["statistic"] == policy.FRONTIER.kind.label]
+    return rows[["generator", *COLUMNS]].assign(rule=rule)
+
+
+def main(sets: int = 40, rules: str = ",".join(RULES), seed: int = 1, params: str = "params/sim.yaml") -> None:
+    start = time.perf_counter()
+    long = pd.concat([measure(r, sets, seed, params) for r in rules.split(",")], ignore_index=True)
+    print(f"{sets} sets per generator, seed {seed}, the frontier of all models (k = the headline's); SIMULATED")
+    for col, fmt in zip(COLUMNS, ("{:.1f}", "{:.2f}", "{:+.1f}", "{:.3f}", "{:.3f}")):
+        wide = long.pivot(index="generator", columns="rule", values=col)[rules.split(",")]
+        shown = wide.map(fmt.format)
+        shown.loc["range"] = [f"{fmt.format(wide[r].min())} - {fmt.format(wide[r].max())}" for r in wide.columns]
+        print(f"\n{col}:")
+        print(shown.to_string())
+    print(f"\nwall {time.perf_counter() - start:.0f} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    params = args.pop() if args and args[-1].endswith(".yaml") else "params/sim.yaml"  # a set's params, last
+    main(*(int(a) if i != 1 else a for i, a in enumerate(args[:3])), params=params)
