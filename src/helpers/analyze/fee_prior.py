@@ -32,14 +32,18 @@ GRID = np.linspace(0.0, 1.0, 41)  # the failure rates the prior may put mass on,
 EM_STEPS = 150  # EM steps of the NPMLE (from the uniform prior)
 
 
+def all_fail_row(r: int, k: int) -> np.ndarray:
+    """(r + 1,): C(f, k) / C(r, k) for f = 0..r failed runs of r, the chance that k runs drawn without replacement all
+    failed: the unbiased estimate f̂ of q^k from r runs (exact integer binomials; r ≥ k ≥ 1)."""
+    return np.array([comb(f, k) / comb(r, k) for f in range(r + 1)])
+
+
 @lru_cache(maxsize=64)
 def all_fail_table(n: int, k: int) -> np.ndarray:
-    """(n + 1, n + 1): ``[r, f]`` = C(f, k) / C(r, k), the chance that k of r runs, f of which failed, drawn without
-    replacement all failed: the unbiased estimate f̂ of q^k from r runs (exact integer binomials); NaN where r < k (not
-    identified) or f > r."""
+    """(n + 1, n + 1): ``[r, f]`` = ``all_fail_row(r, k)[f]``; NaN where r < k (not identified) or f > r."""
     out = np.full((n + 1, n + 1), np.nan)
     for r in range(max(k, 1), n + 1):
-        out[r, :r + 1] = [comb(f, k) / comb(r, k) for f in range(r + 1)]
+        out[r, :r + 1] = all_fail_row(r, k)
     return out
 
 
@@ -51,7 +55,7 @@ def run_tables(r: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     q, j = GRID[None, :], np.arange(r + 1)[:, None]
     L = binom.pmf(j, r, q)
     qk = GRID**k if r >= k else np.zeros(len(GRID))
-    f = all_fail_table(r, k)[r, :r + 1] if r >= max(k, 1) else np.zeros(r + 1)
+    f = all_fail_row(r, k) if r >= max(k, 1) else np.zeros(r + 1)
     err = f[:, None] - qk[None, :]
     return L, qk, (err**2 * L).sum(axis=0), (err**3 * L).sum(axis=0)
 
