@@ -183,10 +183,11 @@ class CrossFitted:
     one option, "up to k tries of it, then the expert", chosen for each problem on the *other* problems of its group
     (``loo_criterion``) and valued on the problem's own runs by ``policy_cost`` (k = the options' fewest runs, as each
     model alone): per problem (P,) the records part (USD), the estimated chance that the chosen option's k tries all
-    fail, and the expert part (that chance times the fee); ``chosen`` (1, P) the position in ``options`` chosen for
-    each problem (−1: no option had runs, the expert alone); ``in_sample`` (P,) USD: the option that looks cheapest on
-    every problem's runs, chosen and read on the same runs (flattered by their luck); ``fail_runs`` (P,) the share of
-    the chosen option's runs that failed."""
+    fail, and the expert part (that chance times the fee); ``chosen`` (R, P) the position in ``options`` chosen for
+    each problem (−1: no option had runs, the expert alone), a row per way the choice was made (here one; a rule that
+    averages over splits of the runs keeps a row per split, and ``truth`` averages them); ``in_sample`` (P,) USD: the
+    option that looks cheapest on every problem's runs, chosen and read on the same runs (flattered by their luck);
+    ``fail_runs`` (P,) the share of the chosen option's runs that failed."""
 
     k: int
     options: tuple[int, ...]
@@ -203,7 +204,7 @@ class CrossFitted:
         return self.records + self.expert
 
     def strategies(self) -> np.ndarray:
-        """(1, P) the strategy index chosen for each problem (−1: the expert alone)."""
+        """(R, P) the strategy index chosen for each problem (−1: the expert alone), a row per way of choosing."""
         return np.asarray([*self.options, -1])[np.where(self.chosen >= 0, self.chosen, len(self.options))]
 
     def truth(self, true: PolicyCost, expert_usd: np.ndarray) -> PolicyCost:
@@ -693,7 +694,7 @@ def chosen_interval(fit: CrossFitted, single: PolicyCost, fee: np.ndarray, group
     runs = None if single.runs is None else single.runs[:, used]
     _, lo, hi = policy_interval(single.records[:, used], single.fail_all[:, used], fee, each, single.fail_runs[:, used],
                                 single.k, G, runs)  # (T, U)
-    chosen = np.stack([(G @ (fit.strategies()[0] == s)) > 0 for s in used], axis=1)  # (T, U): chosen in the group
+    chosen = np.stack([(G @ (fit.strategies() == s).any(axis=0)) > 0 for s in used], axis=1)  # (T, U): chosen there
     low = np.fmin(low, np.min(np.where(chosen, lo, np.inf), axis=1))
     high = np.fmax(high, np.max(np.where(chosen, hi, -np.inf), axis=1))
     return value, low, high

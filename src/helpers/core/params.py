@@ -52,15 +52,15 @@ class Validity(BaseModel):
     """The validity study of a simulated set (07_validity): repetitions of fresh simulated sets."""
 
     model_config = ConfigDict(extra="forbid")
-    repetitions: int = Field(30, ge=2, description="fresh simulated sets drawn for the study")
+    repetitions: int = Field(16, ge=2, description="fresh simulated sets drawn for the study")
     replicates: int = Field(100, ge=10, description="bootstrap replicates per repetition")
     refine_gain: float = Field(0.5, gt=0, le=1,
                                description="true self-refine effect g of the second study (a real gain)")
     effect_repetitions: int = Field(40, ge=2, description="simulated sets of the second study (a real self-refine "
                                     "effect, recovered by the headline's cross-fitted gain)")
-    generator_repetitions: int = Field(4, ge=2,
+    generator_repetitions: int = Field(2, ge=2,
                                        description="simulated sets per generator of the misspecification study")
-    policy_repetitions: int = Field(40, ge=2, description="simulated sets per generator of the headline's study "
+    policy_repetitions: int = Field(20, ge=2, description="simulated sets per generator of the headline's study "
                                     "(the cost with up to k tries, then the expert: "
                                     "closed-form intervals, no bootstrap)")
     halving_series: int = Field(1000, ge=10, description="synthetic price series per floor of the third study (the "
