@@ -122,9 +122,10 @@ RUNS = (
         "fee part's interval from each problem's runs is used (`fee_prior.MIN_RUNS`; with 2 runs, the Poisson one)"),
     Run("frontier_choice", ("benchmarks/frontier_choice.py", "40"),
         "how the headline frontier chooses its option per dataset: the product's leave-one-out choice beside K-fold "
-        "(8 folds) and an in-sample choice (valued on the runs that chose it), on the same 40 SIMULATED sets of the "
-        "`sim` shape per generator (seed 1): the frontier's coverage, width over the oracle's, relative bias, and its "
-        "truth over the best single model's (all datasets, and the worst one)"),
+        "(8 folds), an in-sample choice (valued on the runs that chose it) and every half-split (the other problems' "
+        "runs and half of the problem's own choose, the other half values, averaged over every split), on the same "
+        "40 SIMULATED sets of the `sim` shape per generator (seed 1): the frontier's coverage, width over the "
+        "oracle's, relative bias, and its truth over the best single model's (all datasets, and the worst one)"),
     Run("one_run_validity", ("benchmarks/one_run_validity.py", "100"),
         "the same with ONE run per cell, as SWE-bench bash-only has: 100 SIMULATED sets of the `sim` shape per "
         "generator; the frontier's and each model's coverage and width over the oracle's, the frontier against the "
