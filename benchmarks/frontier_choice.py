@@ -13,7 +13,8 @@ the held-out half, and the same interval), on the same sets (``policy_study.stud
 set's shape (six datasets, ten SIMULATED models, 8 runs, k = 4). Per generator: the frontier's coverage of its own
 truth, its width ÷ the oracle's, its relative bias (%), and its truth ÷ the best single model's at the same k (over all
 datasets together, and the worst dataset's): the issue asks for a frontier never worse than choosing one model (1.00).
-The alternative rules live here only (each replaces ``policy.loo_criterion`` or ``policy.crossfit_many`` for its run).
+The alternative rules replace ``policy.loo_criterion`` (8-fold, in-sample: they live here only) or
+``policy.crossfit_many`` (every-half-split: ``policy.crossfit_halves``) for their run.
 SIMULATED.
 
     COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/frontier_choice.py [sets, default 40]
@@ -26,7 +27,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from itertools import combinations
 
 import numpy as np
 import pandas as pd
@@ -76,101 +76,16 @@ def folds_criterion(folds: int):
     return criterion
 
 
-def _counts(usd, correct, runs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per cell (..., S): passes, fails and mean USD per attempt of its first ``runs`` runs."""
-    live = np.arange(correct.shape[-1]) < runs[..., None]
-    s, f = (live & correct).sum(-1).astype(float), (live & ~correct).sum(-1).astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        c = np.where(runs > 0, np.nansum(np.where(live, usd, 0.0), -1) / np.where(runs > 0, runs, 1), 0.0)
-    return s, f, c
-
-
-def _others(usd, correct, runs, fee, k: int, groups) -> tuple[np.ndarray, ...]:
-    """(P, S) each: the sum over the *other* problems of a problem's group of their expected cost under the problem's
-    own leave-one-out prior (``policy.loo_criterion``'s parts), how many they are, and that prior's (α, β)."""
-    s, f, c = _counts(usd, correct, runs)
-    out = [np.zeros(runs.shape) for _ in range(4)]
-    for g in np.unique(groups):
-        idx = np.flatnonzero(groups == g)
-        a, b = policy._loo_priors(s[idx], s[idx] + f[idx])
-        has = runs[idx] > 0
-        each = policy._expected_costs(a, b, s[idx], f[idx], c[idx], fee[idx], has, k)  # (prior, problem, S)
-        diag = np.arange(len(idx))
-        out[0][idx] = each.sum(axis=1) - each[diag, diag]
-        out[1][idx], out[2][idx], out[3][idx] = has.sum(axis=0)[None] - has, a, b
-    return tuple(out)
-
-
-def every_half_split(usd, correct, runs, expert_usd, option_sets, k=None, groups=None) -> list[policy.CrossFitted]:
-    """A ``policy.crossfit_many`` replacement: on a problem whose options all hold r runs (C(r, r // 2) ≤ 256), every
-    split of its run positions into r // 2 that choose and r − r // 2 that value: the option is the one whose expected
-    cost (``policy.loo_criterion``'s, under the problem's leave-one-out prior) is lowest over the group's other
-    problems' runs and the problem's choosing half, and it is valued by ``policy.policy_cost`` on the other half; the
-    problem's value is the mean over the splits (each unbiased for what its choice truly costs, so the mean is for the
-    mean of those), ``chosen`` one row per split. Elsewhere the product's leave-one-out choice."""
-    fee = np.asarray(expert_usd, float)
-    product = PRODUCT_MANY(usd, correct, runs, expert_usd, option_sets, k, groups)
-    k = product[0].k
-    codes = np.zeros(len(runs), int) if groups is None else np.asarray(groups)
-    others, count, A, B = _others(usd, correct, runs, fee, k, codes)
-    full = policy.policy_cost(usd, correct, runs, fee, k)
-    r_of = np.where(runs > 0, runs, 0).max(axis=1)
-    equal = ((runs == r_of[:, None]) | (runs == 0)).all(axis=1) & (r_of >= 2 * k)
-    sizes = {int(r): len(list(combinations(range(int(r)), int(r) // 2))) for r in np.unique(r_of[equal])}
-    sizes = {r: n for r, n in sizes.items() if n <= 256}
-    rows = int(np.lcm.reduce(list(sizes.values()))) if sizes else 1
-    out = []
-    for fit, options in zip(product, option_sets):
-        if not options:
-            out.append(fit)
-            continue
-        opts = np.asarray(options)
-        records, fail_all, fail_runs = fit.records.copy(), fit.fail_all.copy(), fit.fail_runs.copy()
-        chosen = np.tile(fit.chosen[0], (rows, 1))
-        for r, n_splits in sizes.items():
-            idx = np.flatnonzero(equal & (r_of == r) & (runs[:, opts] > 0).any(axis=1))
-            if not len(idx):
-                continue
-            h = r // 2
-            choose = np.array([[i in c for i in range(r)] for c in combinations(range(r), h)], float)  # (C, r)
-            u, c = np.nan_to_num(usd[idx][:, opts, :r]), correct[idx][:, opts, :r]  # (n, O, r)
-            has = runs[idx][:, opts] > 0
-            s = np.einsum("nor,cr->noc", c.astype(float), choose)
-            f, cost = h - s, np.einsum("nor,cr->noc", u, choose) / h
-            moment, geometric = np.ones_like(s), np.zeros_like(s)
-            a, b = A[idx][:, opts, None], B[idx][:, opts, None]
-            for t in range(k):
-                geometric += moment
-                moment = moment * (b + f + t) / (a + b + s + f + t)
-            own = cost * geometric + moment * fee[idx][:, None, None]
-            mean = (others[idx][:, opts, None] + own) / (count[idx][:, opts, None] + 1)
-            looks = np.where(has[..., None], mean, np.inf)
-            pick = np.argmin(looks, axis=1)  # (n, C)
-            held = np.array([np.flatnonzero(x == 0) for x in choose])  # (C, r − h)
-            vu = u[:, :, held].transpose(0, 2, 1, 3).reshape(len(idx) * n_splits, len(opts), r - h)
-            vc = c[:, :, held].transpose(0, 2, 1, 3).reshape(len(idx) * n_splits, len(opts), r - h)
-            value = policy.policy_cost(vu, vc, np.repeat(np.where(has, r - h, 0), n_splits, axis=0),
-                                       np.repeat(fee[idx], n_splits), k)
-            at = (np.arange(len(idx) * n_splits), pick.reshape(-1))
-            records[idx] = value.records[at].reshape(len(idx), n_splits).mean(axis=1)
-            fail_all[idx] = value.fail_all[at].reshape(len(idx), n_splits).mean(axis=1)
-            fail_runs[idx] = full.fail_runs[idx[:, None], opts[pick]].mean(axis=1)
-            chosen[:, idx] = np.tile(pick.T, (rows // n_splits, 1))
-        out.append(policy.CrossFitted(k, tuple(options), records, fail_all, fail_all * fee, chosen, fit.in_sample,
-                                      fail_runs, fit.runs))
-    return out
-
-
 PRODUCT_MANY = policy.crossfit_many
 RULES = {"leave-one-out": PRODUCT, "8-fold": folds_criterion(8), "in-sample": folds_criterion(1),
-         "every-half-split": every_half_split}
+         "every-half-split": policy.crossfit_halves}
 
 
 def measure(rule: str, sets: int, seed: int, params: str = "params/sim.yaml") -> pd.DataFrame:
     """Per generator, ``COLUMNS`` of the frontier under ``rule`` on ``sets`` sets per generator drawn from ``seed``."""
     gm = kt.generative_model(prepare(load_params(params)))
-    if RULES[rule] is every_half_split:
-        policy.crossfit_many = every_half_split
+    if RULES[rule] is policy.crossfit_halves:
+        policy.crossfit_many = policy.crossfit_halves
     else:
         policy.loo_criterion = RULES[rule]
     try:

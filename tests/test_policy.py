@@ -126,6 +126,55 @@ def test_the_crossfitted_frontier_is_unbiased_for_what_its_choices_truly_cost(ra
     assert float(chance @ naive) < oracle - 1e-3 or rates.min() == 0.0  # the winner's curse flatters it
 
 
+@pytest.mark.parametrize("rates,costs", [([0.3, 0.6], [0.1, 1.0]), ([0.05, 0.5], [0.01, 0.2]),
+                                         ([0.5, 0.5], [0.5, 0.5])])
+def test_half_of_a_problems_runs_may_choose_and_the_other_half_values_it_without_bias(rates, costs):
+    """``crossfit_halves``: exact enumeration over every pass pattern of one problem's 4 runs of two options (k = 2),
+    beside another problem of its group held at each of three patterns: the problem's value (the mean over every split
+    of its runs, half choosing with the other problem's runs, half valuing) has the mean true cost of the options its
+    splits chose, while its leave-one-out choice differs and the same runs choosing and valuing would flatter it."""
+    r, k, e = 4, 2, 20.0
+    pats, chance = patterns_of(rates, r)  # (N, 2, r): the problem's patterns
+    beside = np.array([[[1, 0, 0, 1], [1, 1, 0, 0]], [[0, 0, 0, 0], [1, 1, 1, 1]], [[1, 1, 1, 1], [0, 1, 0, 0]]], bool)
+    N, B = len(pats), len(beside)
+    correct = np.stack([np.repeat(pats, B, axis=0), np.tile(beside, (N, 1, 1))], axis=1).reshape(-1, 2, r)
+    usd = np.broadcast_to(np.array(costs)[None, :, None], correct.shape).copy()
+    runs, fee = np.full((len(correct), 2), r), np.full(len(correct), e)
+    groups = np.repeat(np.arange(N * B), 2)
+    fit = policy.crossfit_halves(usd, correct, runs, fee, [[0, 1]], k=k, groups=groups)[0]
+    loo = policy.crossfit_many(usd, correct, runs, fee, [[0, 1]], k=k, groups=groups)[0]
+    true = policy.true_policy(np.broadcast_to(costs, runs.shape), np.tile(rates, (len(correct), 1)), fee, k)
+    mine = np.arange(len(correct)) % 2 == 0  # the enumerated problem of each pair
+    bias = (fit.total - fit.truth(true, fee).total)[mine].reshape(N, B)
+    assert chance @ bias == pytest.approx(np.zeros(B), abs=1e-12)
+    assert fit.chosen.shape == (6, len(correct))  # C(4, 2) splits, one row each
+    assert (fit.strategies() != loo.strategies()[0]).any()  # half of its own runs do move some choices
+    assert np.isclose(fit.total, policy.crossfit_halves(usd, correct, runs, fee, [[0, 1]], k=k, groups=groups)[0]
+                      .total).all()  # no seed: the same records, the same value
+
+
+def test_half_splits_fall_back_to_leave_one_out_where_a_problems_runs_differ():
+    """A problem whose options hold different numbers of runs, or fewer than 2k, is chosen and valued as
+    ``crossfit_many`` does (leave-one-out); on the others, where every split chose the leave-one-out option, the mean
+    over the splits of its value on the other half is its value on all the runs (each run values in as many splits)."""
+    rng = np.random.default_rng(3)
+    P, S, n = 12, 3, 6
+    correct, usd = rng.random((P, S, n)) < 0.5, rng.gamma(2.0, 0.01, (P, S, n))
+    runs = np.full((P, S), n)
+    runs[0, 1] = 5  # unequal runs on problem 0
+    usd[0, 1, 5] = np.nan
+    fee, groups = np.full(P, 3.0), np.zeros(P, int)
+    halves = policy.crossfit_halves(usd, correct, runs, fee, [[0, 1, 2]], k=2, groups=groups)[0]
+    loo = policy.crossfit_many(usd, correct, runs, fee, [[0, 1, 2]], k=2, groups=groups)[0]
+    assert halves.chosen.shape == (20, P)  # C(6, 3) splits
+    assert halves.total[0] == loo.total[0] and (halves.strategies()[:, 0] == loo.strategies()[0, 0]).all()
+    same = (halves.strategies() == loo.strategies()[0]).all(axis=0)
+    assert same[1:].sum() >= 6 and np.allclose(halves.total[same], loo.total[same], rtol=1e-12)
+    few = policy.crossfit_halves(usd, correct, runs, fee, [[0, 1, 2]], k=4, groups=groups)[0]  # 6 runs < 2k
+    assert few.chosen.shape == (1, P) and (few.total == policy.crossfit_many(usd, correct, runs, fee, [[0, 1, 2]], k=4,
+                                                                             groups=groups)[0].total).all()
+
+
 def test_a_problems_choice_never_reads_its_own_runs():
     """Each problem's option is chosen on the other problems of its dataset: flipping every run of one problem moves
     its value, never its choice; the other problems' choices may move, and a dataset of one problem has no choice."""

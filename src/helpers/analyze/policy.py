@@ -28,6 +28,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import combinations
 from math import comb
 
 import numpy as np
@@ -298,17 +299,38 @@ def loo_criterion(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
     every failure would weigh as the *mean* fee, whichever problem failed: on SWE-bench bash-only that chose a model
     failing the dear problems over one failing the cheap ones. There the criterion is each option's unbiased cost
     (``policy_cost``) averaged over the other problems: what its runs cost, and the fee of each problem it failed."""
-    live = np.arange(correct.shape[-1]) < runs[..., None]
-    s, f = (live & correct).sum(-1).astype(float), (live & ~correct).sum(-1).astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        c = np.where(runs > 0, np.nansum(np.where(live, usd, 0.0), -1) / np.where(runs > 0, runs, 1), 0.0)
     fee = np.asarray(expert_usd, float)
-    out = np.full(runs.shape, np.inf)
-    S = runs.shape[1]
+    others, count, _, _ = _loo_parts(usd, correct, runs, fee, k, groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(count > 0, others / count, np.inf)  # the problem's own runs take no part
     for g in np.unique(groups):
         idx = np.flatnonzero(groups == g)
         if (runs[idx] <= 1).all():
             out[idx] = _loo_means(policy_cost(usd[idx], correct[idx], runs[idx], fee[idx], k).total)
+    return out
+
+
+def _cell_counts(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per cell, (..., S) each: the passes and fails of its first ``runs`` runs and their mean USD per attempt."""
+    live = np.arange(correct.shape[-1]) < runs[..., None]
+    s, f = (live & correct).sum(-1).astype(float), (live & ~correct).sum(-1).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        c = np.where(runs > 0, np.nansum(np.where(live, usd, 0.0), -1) / np.where(runs > 0, runs, 1), 0.0)
+    return s, f, c
+
+
+def _loo_parts(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, fee: np.ndarray, k: int,
+               groups: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``loo_criterion``'s parts, (P, S) each: the sum over each problem's group's *other* problems of their expected
+    cost (USD) under the problem's own leave-one-out prior (``_loo_priors``), how many they are, and that prior's
+    (α, β). A group whose cells all hold at most one run is left out (sum NaN, count 0)."""
+    s, f, c = _cell_counts(usd, correct, runs)
+    others, count = np.full(runs.shape, np.nan), np.zeros(runs.shape)
+    alpha, beta = np.full(runs.shape, np.nan), np.full(runs.shape, np.nan)
+    S = runs.shape[1]
+    for g in np.unique(groups):
+        idx = np.flatnonzero(groups == g)
+        if (runs[idx] <= 1).all():
             continue
         a, b = _loo_priors(s[idx], s[idx] + f[idx])  # (n, S): a problem's prior depends on it only by its own counts
         has = runs[idx] > 0  # (n, S)
@@ -326,11 +348,9 @@ def loo_criterion(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
             here = (slot >= lo) & (slot < lo + CHUNK)  # (n, S): problems whose prior is in this chunk
             rows, cols = np.nonzero(here)
             own[rows, cols] = each[slot[rows, cols] - lo, rows, cols]
-        mine = total[slot, np.arange(S)[None, :]]  # (n, S)
-        count = has.sum(axis=0)[None] - has
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[idx] = np.where(count > 0, (mine - own) / count, np.inf)  # the problem's own runs take no part
-    return out
+        others[idx] = total[slot, np.arange(S)[None, :]] - own
+        count[idx], alpha[idx], beta[idx] = has.sum(axis=0)[None] - has, a, b
+    return others, count, alpha, beta
 
 
 def _loo_means(total: np.ndarray) -> np.ndarray:
@@ -395,6 +415,91 @@ def crossfit_many(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
                                np.where(pick >= 0, cost.fail_runs[rows, cols], 1.0),
                                np.where(pick >= 0, runs[rows, cols], k)))
     return out
+
+
+_LEAVE_ONE_OUT = crossfit_many  # ``crossfit_halves``' fallback (a study may put it in ``crossfit_many``'s place)
+MAX_SPLITS = 256  # the most splits of a problem's runs ``crossfit_halves`` enumerates (C(8, 4) = 70, C(10, 5) = 252)
+
+
+def crossfit_halves(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_usd: np.ndarray,
+                    option_sets: list[list[int]], k: int | None = None, groups: np.ndarray | None = None
+                    ) -> list[CrossFitted]:
+    """``crossfit_many`` with half of each problem's own runs in its choice. Leaving a problem out tips the choice,
+    where options nearly tie, toward the option whose runs did worse on it (``unsettled``); here, on a problem whose
+    options (with runs) all hold r ≥ 2k runs, every split of its run positions into r // 2 that choose and the rest
+    that value (the same positions for every option; C(r, r // 2) ≤ ``MAX_SPLITS``) chooses the option whose expected
+    cost is lowest over the group's other problems' runs (``loo_criterion``'s) and the choosing half (under the same
+    leave-one-out prior), and values it on the other half by ``policy_cost``; the problem's value is the mean over the
+    splits. Each split's value is unbiased for what its choice truly costs (the halves are independent), so the mean
+    is for the mean of those (``CrossFitted.truth`` averages ``chosen``'s rows, one per split), and no seed is drawn.
+    Elsewhere the leave-one-out choice. Measured beside it (``benchmarks/frontier_choice.py``, "every-half-split")."""
+    fits = _LEAVE_ONE_OUT(usd, correct, runs, expert_usd, option_sets, k, groups)
+    used = sorted({o for options in option_sets for o in options})
+    if not fits or not used:
+        return fits
+    k, fee = fits[0].k, np.asarray(expert_usd, float)
+    codes = np.zeros(len(runs), int) if groups is None else np.asarray(groups)
+    cells = runs[:, used]
+    r_of = cells.max(axis=1)
+    fit_here = ((cells == r_of[:, None]) | (cells == 0)).all(axis=1) & (r_of >= 2 * k)
+    splits = {int(r): comb(int(r), int(r) // 2) for r in np.unique(r_of[fit_here])}
+    splits = {r: n for r, n in splits.items() if n <= MAX_SPLITS}
+    rows = int(np.lcm.reduce(list(splits.values()))) if splits else 1
+    out = [dict(records=f.records.copy(), fail_all=f.fail_all.copy(), fail_runs=f.fail_runs.copy(),
+                chosen=np.tile(f.chosen[0], (rows, 1))) for f in fits]
+    others, count, alpha, beta = _loo_parts(usd, correct, runs, fee, k, codes)
+    full = policy_cost(usd, correct, runs, fee, k)
+    for g in np.unique(codes):
+        for r, n_splits in splits.items():
+            idx = np.flatnonzero((codes == g) & fit_here & (r_of == r))
+            if not len(idx):
+                continue
+            looks, records, fail_all = _split_halves(usd[idx][:, used, :r], correct[idx][:, used, :r],
+                                                     cells[idx] > 0, fee[idx], k,
+                                                     (others[idx][:, used], count[idx][:, used], alpha[idx][:, used],
+                                                      beta[idx][:, used]))
+            for mine, options in zip(out, option_sets):
+                at = np.searchsorted(used, options)  # the options' columns among ``used``
+                some = (cells[idx][:, at] > 0).any(axis=1)
+                if not some.any():
+                    continue
+                pick = np.argmin(looks[:, at], axis=1)  # (n, C): each split's option
+                col = at[pick]
+                here, rr = idx[some], np.arange(len(idx))[some, None]
+                splits_axis = np.arange(n_splits)[None, :]
+                mine["records"][here] = records[rr, splits_axis, col[some]].mean(axis=1)
+                mine["fail_all"][here] = fail_all[rr, splits_axis, col[some]].mean(axis=1)
+                mine["fail_runs"][here] = full.fail_runs[here[:, None], np.asarray(options)[pick[some]]].mean(axis=1)
+                mine["chosen"][:, here] = np.tile(pick[some].T, (rows // n_splits, 1))
+    return [CrossFitted(f.k, f.options, m["records"], m["fail_all"], m["fail_all"] * fee, m["chosen"], f.in_sample,
+                        m["fail_runs"], f.runs) for f, m in zip(fits, out)]
+
+
+def _split_halves(usd: np.ndarray, correct: np.ndarray, has: np.ndarray, fee: np.ndarray, k: int,
+                  loo: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every split of r runs into r // 2 that choose and the rest that value, for n problems whose cells all hold r
+    runs (``usd``/``correct`` (n, U, r); ``has`` (n, U) the cells with runs; ``loo`` ``_loo_parts``' four (n, U)
+    arrays): how each option looks on the other problems and the choosing half, (n, U, C), ∞ without runs; and its
+    records part and chance that k tries all fail on the valuing half (``policy_cost``), (n, C, U) each."""
+    n, U, r = correct.shape
+    h = r // 2
+    choose = np.array([[i in c for i in range(r)] for c in combinations(range(r), h)], float)  # (C, r)
+    others, count, a, b = (x[..., None] for x in loo)
+    s = np.einsum("nur,cr->nuc", correct.astype(float), choose)
+    f, cost = h - s, np.einsum("nur,cr->nuc", np.nan_to_num(usd), choose) / h
+    moment, geometric = np.ones_like(s), np.zeros_like(s)
+    for t in range(k):  # the choosing half's expected cost under the problem's leave-one-out prior
+        geometric += moment
+        moment = moment * (b + f + t) / (a + b + s + f + t)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        looks = np.where(has[..., None], (np.nan_to_num(others) + cost * geometric + moment * fee[:, None, None])
+                         / (count + 1), np.inf)
+    held = np.array([np.flatnonzero(x == 0) for x in choose])  # (C, r − h): each split's valuing runs
+    C = len(choose)
+    vu = usd[:, :, held].transpose(0, 2, 1, 3).reshape(n * C, U, r - h)
+    vc = correct[:, :, held].transpose(0, 2, 1, 3).reshape(n * C, U, r - h)
+    value = policy_cost(vu, vc, np.repeat(np.where(has, r - h, 0), C, axis=0), np.repeat(fee, C), k)
+    return looks, value.records.reshape(n, C, U), value.fail_all.reshape(n, C, U)
 
 
 # ---- intervals --------------------------------------------------------------------------------------------------
