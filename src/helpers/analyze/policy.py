@@ -480,7 +480,7 @@ def _split_halves(usd: np.ndarray, correct: np.ndarray, has: np.ndarray, fee: np
     """Every split of r runs into r // 2 that choose and the rest that value, for n problems whose cells all hold r
     runs (``usd``/``correct`` (n, U, r); ``has`` (n, U) the cells with runs; ``loo`` ``_loo_parts``' four (n, U)
     arrays): how each option looks on the other problems and the choosing half, (n, U, C), ∞ without runs; and its
-    records part and chance that k tries all fail on the valuing half (``policy_cost``), (n, C, U) each."""
+    records part and chance that k tries all fail on the valuing half (``policy_cost``'s), (n, C, U) each."""
     n, U, r = correct.shape
     h = r // 2
     choose = np.array([[i in c for i in range(r)] for c in combinations(range(r), h)], float)  # (C, r)
@@ -494,12 +494,14 @@ def _split_halves(usd: np.ndarray, correct: np.ndarray, has: np.ndarray, fee: np
     with np.errstate(invalid="ignore", divide="ignore"):
         looks = np.where(has[..., None], (np.nan_to_num(others) + cost * geometric + moment * fee[:, None, None])
                          / (count + 1), np.inf)
-    held = np.array([np.flatnonzero(x == 0) for x in choose])  # (C, r − h): each split's valuing runs
-    C = len(choose)
-    vu = usd[:, :, held].transpose(0, 2, 1, 3).reshape(n * C, U, r - h)
-    vc = correct[:, :, held].transpose(0, 2, 1, 3).reshape(n * C, U, r - h)
-    value = policy_cost(vu, vc, np.repeat(np.where(has, r - h, 0), C, axis=0), np.repeat(fee, C), k)
-    return looks, value.records.reshape(n, C, U), value.fail_all.reshape(n, C, U)
+    # on the valuing half (m runs), as ``policy_cost``: a run's expected uses given how many of the others failed
+    m, fail, cash = r - h, (~correct).astype(float), np.nan_to_num(usd)
+    failed = np.rint(np.einsum("nur,cr->nuc", fail, 1 - choose)).astype(np.int64)  # (n, U, C)
+    use = _use_table(m, k)
+    records = (use[m, np.maximum(failed - 1, 0)] * np.einsum("nur,cr->nuc", cash * fail, 1 - choose)
+               + use[m, np.minimum(failed, m - 1)] * np.einsum("nur,cr->nuc", cash * (1 - fail), 1 - choose))
+    fail_all = _all_fail_chance(failed, np.full(failed.shape, m), k)
+    return looks, records.transpose(0, 2, 1), fail_all.transpose(0, 2, 1)
 
 
 # ---- intervals --------------------------------------------------------------------------------------------------
