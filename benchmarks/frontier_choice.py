@@ -45,14 +45,11 @@ def _criterion_on(fit: np.ndarray, usd, correct, runs, fee, k: int) -> np.ndarra
     """(S,) what each option looks like it costs on the problems ``fit`` (indices): the mean over them of the cost
     expected given their runs under a Beta prior fitted on them (``policy.beta_prior``, ``policy._expected_costs``),
     or where every cell there has one run, the mean unbiased cost (as ``policy.loo_criterion`` does); ∞ without runs."""
-    live = np.arange(correct.shape[-1]) < runs[fit][..., None]
-    s, f = (live & correct[fit]).sum(-1).astype(float), (live & ~correct[fit]).sum(-1).astype(float)
     has = runs[fit] > 0
     if (runs[fit] <= 1).all():
         each = policy.policy_cost(usd[fit], correct[fit], runs[fit], fee[fit], k).total
     else:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            c = np.where(has, np.nansum(np.where(live, usd[fit], 0.0), -1) / np.where(has, runs[fit], 1), 0.0)
+        s, f, c = policy._cell_counts(usd[fit], correct[fit], runs[fit])
         a, b = policy.beta_prior(s, s + f)
         each = np.where(has, policy._expected_costs(a[None], b[None], s, f, c, fee[fit], has, k)[0], np.nan)
     count = np.isfinite(each).sum(axis=0)
