@@ -1,24 +1,25 @@
 """How the headline frontier chooses its option per dataset (issue 61, item 1), measured side by side: the product's
-rule, "leave-one-out" (each problem's option chosen on the dataset's other problems, ``policy.loo_criterion``), against
-K-fold choice (each fold's option chosen on the other folds, one random split), an in-sample choice (one option per
-dataset chosen on all its problems, valued on the same runs: the winner's curse it brings shows as a negative bias) and
-"every-half-split": each problem's option chosen on the other problems' runs *and half of its own*, valued on its other
-half, averaged over every such split of its runs (the same run positions for every option; no seed). Leaving a problem
-out tips the choice, where options nearly tie, toward the option whose runs did worse on it (``policy.unsettled``);
-half of its own runs in the choice take that back without touching the runs that value it.
+rule, "every-half-split" (``policy.crossfit_halves``: each problem's option chosen on the dataset's other problems' runs
+*and half of its own*, valued on its other half, averaged over every such split of its runs; the same run positions for
+every option; no seed), against "leave-one-out" (each problem's option chosen on the dataset's other problems only,
+``policy.crossfit_many`` with ``policy.loo_criterion``: the product's rule until 2026-12), K-fold choice (each fold's
+option chosen on the other folds, one random split) and an in-sample choice (one option per dataset chosen on all its
+problems, valued on the same runs: the winner's curse it brings shows as a negative bias). Leaving a problem out tips
+the choice, where options nearly tie, toward the option whose runs did worse on it (``policy.unsettled``); half of its
+own runs in the choice take that back without touching the runs that value it.
 
-The first three rules value their choices with the same unbiased per-problem cost and interval
-(``policy.crossfit_many``, ``policy.chosen_interval``; every-half-split: the mean over the splits of the same cost on
-the held-out half, and the same interval), on the same sets (``policy_study.study``, the same seeds), at the `sim`
-set's shape (six datasets, ten SIMULATED models, 8 runs, k = 4). Per generator: the frontier's coverage of its own
-truth, its width ÷ the oracle's, its relative bias (%), and its truth ÷ the best single model's at the same k (over all
-datasets together, and the worst dataset's): the issue asks for a frontier never worse than choosing one model (1.00).
-The alternative rules replace ``policy.loo_criterion`` (8-fold, in-sample: they live here only) or
-``policy.crossfit_many`` (every-half-split: ``policy.crossfit_halves``) for their run.
+Every rule values its choices with the same unbiased per-problem cost and interval (``policy.policy_cost``,
+``policy.chosen_interval``; every-half-split: the mean over the splits of that cost on the held-out half), on the same
+sets (``policy_study.study``, the same seeds), at the `sim` set's shape (six datasets, ten SIMULATED models, 8 runs,
+k = 4). Per generator: the frontier's coverage of its own truth, its width ÷ the oracle's, its relative bias (%), and
+its truth ÷ the best single model's at the same k (over all datasets together, and the worst dataset's): the issue
+asks for a frontier never worse than choosing one model (1.00). The other rules put ``policy.crossfit_many`` in
+``policy.crossfit_halves``' place for their run, and 8-fold and in-sample their criterion (they live here only) in
+``policy.loo_criterion``'s.
 SIMULATED.
 
     COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/frontier_choice.py [sets, default 40]
-        [rules, comma-separated, default leave-one-out,8-fold,in-sample,every-half-split] [seed, default 1]
+        [rules, comma-separated, default every-half-split,leave-one-out,8-fold,in-sample] [seed, default 1]
         [a set's params]
 """
 
@@ -73,22 +74,20 @@ def folds_criterion(folds: int):
     return criterion
 
 
-PRODUCT_MANY = policy.crossfit_many
-RULES = {"leave-one-out": PRODUCT, "8-fold": folds_criterion(8), "in-sample": folds_criterion(1),
-         "every-half-split": policy.crossfit_halves}
+PRODUCT_HALVES = policy.crossfit_halves
+RULES = {"every-half-split": None, "leave-one-out": PRODUCT, "8-fold": folds_criterion(8),
+         "in-sample": folds_criterion(1)}
 
 
 def measure(rule: str, sets: int, seed: int, params: str = "params/sim.yaml") -> pd.DataFrame:
     """Per generator, ``COLUMNS`` of the frontier under ``rule`` on ``sets`` sets per generator drawn from ``seed``."""
     gm = kt.generative_model(prepare(load_params(params)))
-    if RULES[rule] is policy.crossfit_halves:
-        policy.crossfit_many = policy.crossfit_halves
-    else:
-        policy.loo_criterion = RULES[rule]
+    if RULES[rule] is not None:
+        policy.crossfit_halves, policy.loo_criterion = policy.crossfit_many, RULES[rule]
     try:
         table = policy_study.study(gm, va.study_generators(gm), sets, seed=seed, workers=os.cpu_count() or 1)
     finally:
-        policy.loo_criterion, policy.crossfit_many = PRODUCT, PRODUCT_MANY
+        policy.loo_criterion, policy.crossfit_halves = PRODUCT, PRODUCT_HALVES
     rows = table[table["statistic"] == policy.FRONTIER.kind.label]
     return rows[["generator", *COLUMNS]].assign(rule=rule)
 

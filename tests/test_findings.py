@@ -220,9 +220,9 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
                     "model, paired on the same problems, reaches 0.",
                     "m1 alone reads cheaper than the frontier, with the same 8 tries: the frontier chooses each "
                     "problem's model from each model's shrunk estimate on the dataset's other problems (a model chosen "
-                    "for each problem on the other problems can truly cost more than one model alone where models are "
-                    "near-tied there); the records name no model the cheapest beyond doubt (above), and the gap "
-                    "between the two is not tested on its own: these records cannot tell whether it is the choice's "
+                    "for each problem on other runs than those that value it can truly cost more than one model alone "
+                    "where models are near-tied there); the records name no model the cheapest beyond doubt (above), "
+                    "and the gap between the two is not tested on its own: these records cannot tell whether it is the choice's "
                     "real cost or the estimate's noise."]  # review 9, M1: no "reads above" explanation
     policy.loc[(policy["model"] == "m1") & (policy["task"] == "b"), "cheapest"] = True  # its paired differences below 0
     policy.loc[policy["task"] == "b", "expert_share_pct"] = 20.0
@@ -235,6 +235,11 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
                              "models in Findings at a glance) and the human expert")
     assert said[2] == ("Alone with the expert (up to 8 tries), m1 is the cheapest model there beyond "
                        "doubt, at $1.76 per problem, cheaper than every other model paired on the same problems.")
+    halved = findings.in_short(policy.assign(halved=policy["model"] == "frontier of all models"),
+                               {"a": "A", "b": "B"})
+    assert ("the frontier chooses each problem's model from each model's shrunk estimate on the dataset's other "
+            "problems and half of the problem's runs (valued on the other half, every split of its runs averaged) "
+            "(a model chosen") in halved[3]
     small = findings.in_short(policy.assign(policy_usd=0.000044, policy_low=4.2e-8, policy_high=0.00005), {})
     assert "$0.000044" in small[0] and "e-0" not in " ".join(small) and "<$0.000001" in small[0]
 

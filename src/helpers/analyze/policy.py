@@ -185,8 +185,9 @@ class CrossFitted:
     (``loo_criterion``) and valued on the problem's own runs by ``policy_cost`` (k = the options' fewest runs, as each
     model alone): per problem (P,) the records part (USD), the estimated chance that the chosen option's k tries all
     fail, and the expert part (that chance times the fee); ``chosen`` (R, P) the position in ``options`` chosen for
-    each problem (−1: no option had runs, the expert alone), a row per way the choice was made (here one; a rule that
-    averages over splits of the runs keeps a row per split, and ``truth`` averages them); ``in_sample`` (P,) USD: the
+    each problem (−1: no option had runs, the expert alone), a row per way the choice was made (here one;
+    ``crossfit_halves``, the headline's, which averages over splits of each problem's runs, keeps a row per split, and
+    ``truth`` averages them); ``in_sample`` (P,) USD: the
     option that looks cheapest on every problem's runs, chosen and read on the same runs (flattered by their luck);
     ``fail_runs`` (P,) the share of the chosen option's runs that failed."""
 
@@ -207,6 +208,20 @@ class CrossFitted:
     def strategies(self) -> np.ndarray:
         """(R, P) the strategy index chosen for each problem (−1: the expert alone), a row per way of choosing."""
         return np.asarray([*self.options, -1])[np.where(self.chosen >= 0, self.chosen, len(self.options))]
+
+    @property
+    def halved(self) -> bool:
+        """Whether some problem's option was chosen on half of its runs, one choice per split (``crossfit_halves``)."""
+        return self.chosen.shape[0] > 1
+
+    @property
+    def modal(self) -> np.ndarray:
+        """(P,) the strategy index most of each problem's ways of choosing chose (−1: the expert alone; a tie: the
+        first of ``options``)."""
+        picked = self.strategies()
+        values = np.asarray([*self.options, -1])
+        counts = (picked[None, :, :] == values[:, None, None]).sum(axis=1)  # (O + 1, P)
+        return values[np.argmax(counts, axis=0)]
 
     def truth(self, true: PolicyCost, expert_usd: np.ndarray) -> PolicyCost:
         """What the options chosen here truly cost under the policy, per problem (P,): ``true`` the exact (P, S) policy
@@ -432,7 +447,8 @@ def crossfit_halves(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expe
     leave-one-out prior), and values it on the other half by ``policy_cost``; the problem's value is the mean over the
     splits. Each split's value is unbiased for what its choice truly costs (the halves are independent), so the mean
     is for the mean of those (``CrossFitted.truth`` averages ``chosen``'s rows, one per split), and no seed is drawn.
-    Elsewhere the leave-one-out choice. Measured beside it (``benchmarks/frontier_choice.py``, "every-half-split")."""
+    Elsewhere the leave-one-out choice. The headline's rule (``set_policy``); measured beside leave-one-out and others
+    (``benchmarks/frontier_choice.py``)."""
     fits = _LEAVE_ONE_OUT(usd, correct, runs, expert_usd, option_sets, k, groups)
     used = sorted({o for options in option_sets for o in options})
     if not fits or not used:
@@ -628,7 +644,8 @@ def unsettled(before: CrossFitted, after: CrossFitted, G: np.ndarray) -> tuple[n
     """(down, up), (T,) USD per problem each: how far the paired difference B − A of two chosen policies widens below
     and above on each group's problems (``G`` (T, P) 0/1) for the problems where a choice is not settled: where
     ``before``'s (``after``'s) choice differs from the one it makes on most problems of the group, the mean of |B − A|
-    over those problems (before's widen below, after's above). Where options tie, leaving one problem out tips the
+    over those problems (before's widen below, after's above; a problem's choice: the one most of its splits made,
+    ``CrossFitted.modal``). Where options tie, leaving one problem out tips the
     choice toward the option whose runs did worse on that problem (the criterion is the group's sum less the problem's
     own term), so there the chosen policy's estimate is drawn high: B − A reads low where after's choice tips, high
     where before's does. Problem by problem the difference stays unbiased over draws, but Student's t, which takes the
@@ -637,7 +654,7 @@ def unsettled(before: CrossFitted, after: CrossFitted, G: np.ndarray) -> tuple[n
     d = np.abs(np.nan_to_num(before.total - after.total))
     out = []
     for fit in (before, after):
-        chosen = fit.strategies()[0]
+        chosen = fit.modal
         off = np.zeros(G.shape, bool)
         for t, row in enumerate(G > 0):
             if row.any():
@@ -729,7 +746,7 @@ class SetPolicy:
         return self.gains(TECHNIQUE_GAIN)
 
 
-FRONTIER = HEADLINE_FRONTIER  # the headline's frontier: each problem's model chosen on the other problems
+FRONTIER = HEADLINE_FRONTIER  # the headline's: each problem's model chosen on other problems and half of its runs
 
 
 def crossfit_specs(specs: dict[Key, Spec], strategies: list[str], methods: dict[str, bool]) -> dict[Key, Spec]:
@@ -767,7 +784,9 @@ def set_policy(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_us
     """``SetPolicy`` of a cube's arrays (``usd``/``correct`` (P, S, n), ``runs`` (P, S)); ``models`` the strategy
     indices of the models (half their fewest runs is k, ``headline_k``, for each model alone and every chosen policy
     alike), ``specs`` the chosen policies' statistics (``crossfit_specs``), ``groups`` (P,) the task of each problem
-    (one option chosen per task). A statistic whose strategies have fewer than k runs is left out."""
+    (one option chosen per task), each chosen policy by ``crossfit_halves`` (the other problems and half of each
+    problem's runs choose, the other half values, every split averaged). A statistic whose strategies have fewer than k
+    runs is left out."""
     k = headline_k(runs[:, models] if models else runs)  # the models' runs: another strategy's do not lower it
     single = policy_cost(usd, correct, runs, expert_usd, k)
     if not models:
@@ -775,7 +794,7 @@ def set_policy(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_us
     kept = {key: spec for key, spec in specs.items()
             if all(not x or largest_k(runs[:, list(x)]) >= k for x in _option_sets(spec))}
     sets = list(dict.fromkeys(x for spec in kept.values() for x in _option_sets(spec)))
-    fits = crossfit_many(usd, correct, runs, expert_usd, [list(x) for x in sets], k, groups=groups)
+    fits = crossfit_halves(usd, correct, runs, expert_usd, [list(x) for x in sets], k, groups=groups)
     return SetPolicy(single, kept, dict(zip(sets, fits, strict=True)))
 
 
@@ -832,13 +851,13 @@ def spec_value(sp: SetPolicy, spec: Spec, groups: np.ndarray, expert_usd: np.nda
 def choices_against(fit: CrossFitted, single: PolicyCost, best: int,
                     members: np.ndarray) -> tuple[dict[int, int], int, int]:
     """How a chosen policy ``fit`` chose over the problems ``members`` (P,) bool, against one option ``best`` (a
-    strategy index among ``fit.options``; ``single`` the options alone at the same k): (problems per chosen strategy
-    index (−1: the expert alone), the problems where it chose another option than ``best``, and of those the problems
-    where the chosen option's own estimate costs more than ``best``'s (``single.total``)). Where two options are
-    near-tied on the other problems, leaving a problem out tips the choice toward the one that did worse on it: then
-    the last two counts are equal and the estimate reads above ``best`` alone on these records (it stays unbiased
-    over draws of them)."""
-    picked = fit.strategies()[0][np.asarray(members, bool)]
+    strategy index among ``fit.options``; ``single`` the options alone at the same k; each problem's choice the one most
+    of its splits made, ``CrossFitted.modal``): (problems per chosen strategy index (−1: the expert alone), the problems
+    where it chose another option than ``best``, and of those the problems where the chosen option's own estimate costs
+    more than ``best``'s (``single.total``)). Where two options are near-tied on the other problems, leaving a problem
+    out tips the choice toward the one that did worse on it: then the last two counts are equal and the estimate reads
+    above ``best`` alone on these records (it stays unbiased over draws of them)."""
+    picked = fit.modal[np.asarray(members, bool)]
     values, counts = np.unique(picked, return_counts=True)
     rows = np.flatnonzero(members)
     other = picked != best

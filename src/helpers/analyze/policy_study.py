@@ -7,10 +7,11 @@ own family and the departures from it).
 Every set is drawn from the generator (new problems, new runs; ``known_truth.draw_problems``,
 ``known_truth.draw_cube``); its truth is the policy's exact cost on that set's own problems, from their true pass rates
 and costs per attempt. Table 1 uses every run (k = the runs per cell); the frontier and the technique gains choose one
-option per dataset, for each problem on the other problems, and value it on the problem's own runs
-(``policy.crossfit_frontier``, the same k), so their truth is what the options they chose truly cost. No bootstrap: the
-intervals are closed-form (``policy.policy_interval``, ``policy.gain_interval``): about 0.2 CPU-seconds per set at the
-`sim` set's shape (its default study, 20 sets of each of 13 generators: ~50 CPU-seconds). Everything here is SIMULATED.
+option per dataset, for each problem on the other problems and half of its runs, and value it on the other half
+(``policy.set_policy``: ``policy.crossfit_halves``, the same k), so their truth is what the options they chose truly
+cost. No bootstrap: the intervals are closed-form (``policy.policy_interval``, ``policy.gain_interval``): about 0.35
+CPU-seconds per set at the `sim` set's shape (its default study, 20 sets of each of 13 generators: ~90 CPU-seconds).
+Everything here is SIMULATED.
 """
 
 from __future__ import annotations

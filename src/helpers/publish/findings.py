@@ -63,8 +63,8 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
              calls: dict[str, tuple[float, int]] | None = None, seeds: dict[str, str] | None = None) -> pd.DataFrame:
     """One row per dataset of ``tasks`` (in that order). The headline is the cost with up to k tries, then the
     expert (``policy``: ``intervals.policy_statistics`` rows, whose intervals the validity study checks): the
-    frontier of all models (one model per problem, chosen on the dataset's other problems, valued on its own
-    runs), the cheapest model
+    frontier of all models (one model per problem, chosen on the dataset's other problems and half of its runs, valued
+    on the other half), the cheapest model
     alone with the expert, named only when its paired difference with every other model lies below 0 (``_cheapest``),
     the family whose removal costs the frontier most, named only beyond doubt (``_family``), and the technique with the
     largest cross-fitted gain, named only when it lies above 0 with the dataset's others tested together. Beside them,
@@ -754,18 +754,22 @@ def _one_model_chosen(alone: pd.DataFrame, top: pd.Series) -> str:
 
 def _alone_below(best: pd.Series, top: pd.Series, truth_known: bool = False) -> str:
     """Why a model alone (``best``, a ``policy_cost`` row) reads cheaper than the frontier (``top``): the frontier's
-    rule chose otherwise on the dataset's other problems (its ``chosen`` column, where given; from each model's shrunk
-    estimate there, or with one run per problem its cost there), and whether the gap is a finding (``best`` named the
+    rule chose otherwise on the dataset's other problems and, where its ``halved`` column says so, half of each
+    problem's runs (its ``chosen`` column, where given; from each model's shrunk estimate there, or with one run per
+    problem its cost there), and whether the gap is a finding (``best`` named the
     cheapest beyond doubt) or not; without a simulator's truth (``truth_known``), that the records cannot tell the
     choice's real cost from the estimate's noise."""
     chose = top.get("chosen") if isinstance(top.get("chosen"), str) and top.get("chosen") else ""
-    how = ("each model's cost on the dataset's other problems" if int(top["k"]) == 1 else  # one run: no shrinkage
+    halved = bool(top.get("halved", False))
+    how = ("each model's shrunk estimate on the dataset's other problems and half of the problem's runs (valued on the "
+           "other half, every split of its runs averaged)" if halved else
+           "each model's cost on the dataset's other problems" if int(top["k"]) == 1 else  # one run: no shrinkage
            "each model's shrunk estimate on the dataset's other problems")
     rule = (f"the frontier's rule, which chooses each problem's model from {how}, chose {chose}" if chose else
             f"the frontier chooses each problem's model from {how}")
     if not chose.endswith(" (100%)"):  # review 9, M1: on `sim` the choices truly cost more, not a reading's luck
-        rule += (" (a model chosen for each problem on the other problems can truly cost more than one model alone "
-                 "where models are near-tied there)")
+        rule += (" (a model chosen for each problem on other runs than those that value it can truly cost more than "
+                 "one model alone where models are near-tied there)")
     verdict = (f"{best['model']} is cheaper than every other model beyond doubt, so the rule's choice costs more than "
                f"choosing {best['model']} would have" if bool(best.get("cheapest", False)) else
                "the records name no model the cheapest beyond doubt (above), and the gap between the two is not "

@@ -1,7 +1,7 @@
-"""Figures 2-5 under the report's headline, the cost with up to k tries, then the expert (``analyze.policy``;
-issue 35): the frontier over releases with each release's gain, and the counterfactual frontiers without a family
-or a model, each cross-fitted (chosen for each problem on the other problems, valued on its own runs) with the interval
-the validity study checks. Frames for ``figures.bars.interval_bars`` and the tables beside them; rows come from
+"""Figures 2-5 under the report's headline, the cost with up to k tries, then the expert (``analyze.policy``; issue 35):
+the frontier over releases with each release's gain, and the counterfactual frontiers without a family or a model, each
+cross-fitted (chosen for each problem on the other problems and half of its runs, valued on the other half) with the
+interval the validity study checks. Frames for ``figures.bars.interval_bars`` and the tables beside them; rows come from
 ``intervals.policy_statistics``.
 """
 
@@ -197,11 +197,12 @@ def flag_releases(an: Analysis, rows: pd.DataFrame, fitted: PolicyFit) -> dict[s
             best = min(by_now, key=lambda m: alone[(task, m)])
             if value <= alone[(task, best)] or fmt_usd(value) == fmt_usd(alone[(task, best)]):
                 continue
-            counts, other, dearer = choices_against(sp.fit(spec.strategies), sp.single, cube.strategies.index(best),
-                                                    members)
+            fit = sp.fit(spec.strategies)
+            counts, other, dearer = choices_against(fit, sp.single, cube.strategies.index(best), members)
             chose = {("" if s < 0 else cube.strategies[s]): c for s, c in counts.items()}
             out.setdefault(task, []).append(Above(names[str(i)][:10], value, best, chose, other, dearer,
-                                                  int(row["k"].iloc[0]), int(members.sum()), names[str(i)], str(i)))
+                                                  int(row["k"].iloc[0]), int(members.sum()), names[str(i)], str(i),
+                                                  fit.halved))
     return out
 
 
@@ -224,8 +225,9 @@ def _share_said(values: list[float], truths: list[float], read: float, alone_tru
 @dataclass(frozen=True)
 class Above:
     """A release whose frontier reads above a model alone: its date (YYYY-MM-DD), the frontier (USD per problem),
-    the model cheaper alone, problems per chosen model ("": the expert alone), the problems that chose another model
-    than it and of those the ones where that model's records cost more, k, the dataset's problems."""
+    the model cheaper alone, problems per chosen model ("": the expert alone; most of a problem's splits' choice), the
+    problems that chose another model than it and of those the ones where that model's records cost more, k, the
+    dataset's problems, and whether the choices were made on half of each problem's runs (``CrossFitted.halved``)."""
 
     date: str
     value: float
@@ -237,6 +239,7 @@ class Above:
     n: int
     item: str = ""  # its release label (``appearance.release_names``)
     step: str = ""  # its release step (the statistic's item: ``release frontier:<step>``)
+    halved: bool = False
 
 
 def _span(values: list[float], fmt) -> str:
@@ -270,8 +273,11 @@ def _above_said(an: Analysis, task: str, flagged: list[Above], alone: dict[tuple
         out.append(f"On {an.task_labels[task]}, from the release of {when} the headline's frontier (up to k tries, "
                    f"then the expert) reads {_span([f.value for f in run], fmt_usd)} USD per problem, above "
                    f"{label(a.best)} alone ({fmt_usd(alone[(task, a.best)])}) with the same {tries_counted(a.k)}. The "
-                   f"rule, which chooses each problem's model on the dataset's other problems, chose another model "
-                   f"than {label(a.best)} on {_span([f.other for f in run], str)} of {a.n} problems (alone: {each}), "
+                   f"rule, which chooses each problem's model on the dataset's other problems"
+                   + (" and half of its runs (valued on the other half, every split of its runs averaged), chose "
+                      f"another model than {label(a.best)} on most splits of " if a.halved else
+                      f", chose another model than {label(a.best)} on ")
+                   + f"{_span([f.other for f in run], str)} of {a.n} problems (alone: {each}), "
                    f"and {where} the chosen model's own runs there cost more than {label(a.best)}'s. "
                    + _truth_said(task, run, a.best, label(a.best), truth, alone[(task, a.best)]))
     return out
@@ -290,8 +296,8 @@ def _truth_said(task: str, run: list[Above], model: str, best: str, truth: pd.Da
     alone = str(Key(TABLE1, model))
     if len(fronts) < len(run) or not len(fronts) or alone not in rows.index:
         return ("These records cannot tell whether the gap is the choice's real cost or the estimate's noise: where "
-                "models are near-tied, a model chosen for each problem on the other problems can truly cost more "
-                "than one model alone. The gap is not tested.")
+                "models are near-tied, a model chosen for each problem on other runs than those that value it can "
+                "truly cost more than one model alone. The gap is not tested.")
     truths = [f.value * float(r["truth"]) / float(r["value"]) for f, r in fronts]  # % of the expert alone -> USD
     alone_truth = float(rows.loc[alone, "truth"])
     dearer = [t > alone_truth for t in truths]
