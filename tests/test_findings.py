@@ -222,8 +222,8 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
                     "problem's model from each model's shrunk estimate on the dataset's other problems (a model chosen "
                     "for each problem on other runs than those that value it can truly cost more than one model alone "
                     "where models are near-tied there); the records name no model the cheapest beyond doubt (above), "
-                    "and the gap between the two is not tested on its own: these records cannot tell whether it is the choice's "
-                    "real cost or the estimate's noise."]  # review 9, M1: no "reads above" explanation
+                    "and the gap between the two is not tested on its own: these records cannot tell whether it is "
+                    "the choice's real cost or the estimate's noise."]  # review 9, M1: no "reads above" explanation
     policy.loc[(policy["model"] == "m1") & (policy["task"] == "b"), "cheapest"] = True  # its paired differences below 0
     policy.loc[policy["task"] == "b", "expert_share_pct"] = 20.0
     said = findings.in_short(policy[policy["task"] == "b"], {"b": "B"})
