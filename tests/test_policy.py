@@ -173,6 +173,11 @@ def test_half_splits_fall_back_to_leave_one_out_where_a_problems_runs_differ():
     few = policy.crossfit_halves(usd, correct, runs, fee, [[0, 1, 2]], k=4, groups=groups)[0]  # 6 runs < 2k
     assert few.chosen.shape == (1, P) and (few.total == policy.crossfit_many(usd, correct, runs, fee, [[0, 1, 2]], k=4,
                                                                              groups=groups)[0].total).all()
+    assert halves.halved and not few.halved and not loo.halved  # the words say which rule chose (``halved``)
+    # ``modal``: per problem the option most of its splits chose, what the report names as "chosen"
+    counts = np.stack([(halves.strategies() == s).sum(axis=0) for s in range(S)])  # (S, P)
+    assert (counts[halves.modal, np.arange(P)] == counts.max(axis=0)).all()
+    assert (few.modal == few.strategies()[0]).all()
 
 
 def test_a_problems_choice_never_reads_its_own_runs():

@@ -462,7 +462,7 @@ def crossfit_halves(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expe
     splits = {r: n for r, n in splits.items() if n <= MAX_SPLITS}
     rows = int(np.lcm.reduce(list(splits.values()))) if splits else 1
     out = [dict(records=f.records.copy(), fail_all=f.fail_all.copy(), fail_runs=f.fail_runs.copy(),
-                chosen=np.tile(f.chosen[0], (rows, 1))) for f in fits]
+                chosen=np.tile(f.chosen[0].astype(np.int16), (rows, 1))) for f in fits]
     others, count, alpha, beta = _loo_parts(usd, correct, runs, fee, k, codes)
     full = policy_cost(usd, correct, runs, fee, k)
     for g in np.unique(codes):
