@@ -486,3 +486,22 @@ def test_a_share_below_100_never_prints_as_100():
     assert ("told apart where one truly costs at most half the other in 78–99.7% of the pairs, on the wrong side in "
             "0.1–0.3%") in _comparison_sentences(pairs)[0]
     assert _span(pd.Series([99.96, 100.0])) == "99.96–100%" and _span(pd.Series([1.04, 1.06]), 2, "") == "1.04–1.06"
+
+
+def test_the_frontiers_chosen_share_counts_every_split():
+    """The frontier's ``chosen`` cell: a problem counts as the share of its splits that chose the model, so "(100%)"
+    only where every split of every problem chose it (`sim` GPQA read "OpenAI o1 (100%)" beside a frontier dearer than
+    o1 alone: some splits chose another model); a share that rounds to 100 reads ">99"."""
+    from helpers.analyze.policy import CrossFitted
+    from helpers.publish.tables import frontier_choices
+
+    def fit(chosen):
+        chosen = np.asarray(chosen)
+        P = chosen.shape[1]
+        return CrossFitted(4, (0, 1), *(np.zeros(P),) * 3, chosen, *(np.zeros(P),) * 3)
+
+    cube = SimpleNamespace(tasks=["t"], task_codes=np.zeros(2, int), strategies=["a", "b"])
+    an = SimpleNamespace(labels={"a": "A", "b": "B"})
+    said = [frontier_choices(an, SimpleNamespace(policy=SimpleNamespace(frontier=fit(c)), cube=cube))["t"]
+            for c in ([[0, 0]] * 4, [[0, 0]] * 3 + [[1, 0]], [[0, 0]] * 199 + [[1, 0]], [[-1, -1]])]
+    assert said == ["A (100%)", "A (88%)", "A (>99%)", "the expert alone (100%)"]

@@ -140,21 +140,23 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
 
 def frontier_choices(an: Analysis, fitted: intervals.PolicyFit) -> dict[str, str]:
     """Per task, what the frontier of all models chose: the model it chose most often and on what share of the
-    problems (each problem's model is chosen on the task's other problems and half of its runs: the model most of its
-    splits chose), e.g. "Gemini 3 Pro Preview (100%)"."""
+    problems, each problem counted as the share of its splits that chose it (each problem's model is chosen on the
+    task's other problems and half of its runs, once per split; "(100%)": every split of every problem), e.g. "Gemini 3
+    Pro Preview (100%)"."""
     front, cube = fitted.policy.frontier, fitted.cube
     if front is None:
         return {}
-    picked = front.modal
+    picked = front.strategies()  # (R, P): a row per split
     out = {}
     for j, task in enumerate(cube.tasks):
-        mine = picked[cube.task_codes == j]
+        mine = picked[:, cube.task_codes == j].ravel()
         if not len(mine):
             continue
         values, counts = np.unique(mine, return_counts=True)
         top = values[np.argmax(counts)]
         name = "the expert alone" if top < 0 else an.labels.get(cube.strategies[top], cube.strategies[top])
-        out[task] = f"{name} ({100 * counts.max() / len(mine):.0f}%)"
+        share = 100 * counts.max() / len(mine)
+        out[task] = f"{name} ({'>99' if 99.5 <= share < 100 else f'{share:.0f}'}%)"  # "100%": every split
     return out
 
 
