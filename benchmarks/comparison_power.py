@@ -4,8 +4,8 @@ On sets of the `sim` set's shape (six datasets: five of 128 problems and one of 
 drawn afresh from every generator of the validity study (``validity.study_generators``: this set's own, the model's
 own family and eleven departures from it), ``policy_study.study`` measures, against each set's own truth:
 
-- the frontier (one model per dataset, chosen for each problem on the other problems): its truth over the best single
-  model's at the same k, and its interval's coverage;
+- the frontier (one model per dataset, chosen for each problem on the other problems and half of its runs): its truth
+  over the best single model's at the same k, and its interval's coverage;
 - every pair of models alone, paired on the same problems and runs (``analyze.differences``): coverage, width over
   the oracle's (3.92 × the sd of the estimate's error over the sets), power (pairs where one truly costs at most half
   the other, found with the right sign), the same power for an interval of the oracle's width centred on the estimate
@@ -168,7 +168,8 @@ def main(sets: int = 100, generators: int | None = None, params: str = "params/s
     ctx, gm, table, pick = studied(params, sets, generators)
     print(f"{sets} simulated sets of the `{ctx.params.name}` set's shape per generator (SIMULATED), each judged "
           "against its own truth\n")
-    print("Frontier of all models (one model per dataset, chosen for each problem on the other problems):")
+    print("Frontier of all models (one model per dataset, chosen for each problem on the other problems and half of "
+          "its runs):")
     print(pick(statistic.POLICY_FRONTIER.label, ["coverage_pct", "width_vs_oracle", "vs_best_single",
                                                        "vs_best_single_worst"]).round(3).to_string())
     print("\nEvery pair of models alone, paired on the same problems and runs:")
