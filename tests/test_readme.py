@@ -182,10 +182,34 @@ def test_the_swebench_docs_quote_its_results():
     _docs_blocks_quote("swebench_bash_only")
 
 
+MODEL_BASED_CELL = re.compile(r"^(\|(?:[^|]*\|){5}) [\d.]+% (\|)", flags=re.M)
+
+
+def model_based_free(text: str) -> str:
+    """``text`` with the validity summary's model-based coverage (its fifth value column) free: the model-based fit is
+    an optimiser's, and the same code and seeds moved it by up to 1 point between two CPUs (42.9% on a Xeon, 42.8% on
+    an EPYC for Table 1, 2026-11-30: main @ 36301c2 run on both); every other cell is the same on both."""
+    return MODEL_BASED_CELL.sub(r"\1 # \2", text)
+
+
+def test_only_the_model_based_coverage_is_free():
+    row = "| Table 1: one model and the expert (USD), 60 cells | 0.44 | 2.7 | 85.7% ± 0.8 | 96.5% | 42.9% | – |"
+    assert model_based_free(row) == ("| Table 1: one model and the expert (USD), 60 cells | 0.44 | 2.7 | 85.7% ± 0.8 "
+                                     "| 96.5% | # | – |")
+    assert model_based_free(row.replace("42.9%", "42.8%")) == model_based_free(row)
+    assert model_based_free(row.replace("96.5%", "96.4%")) != model_based_free(row)
+
+
 @pytest.mark.slow
 def test_the_sim_docs_quote_its_results():
-    """After ``make all``: docs/statistics.md's table of the paper's estimators on ``sim`` is its 07_validity's own."""
-    _docs_blocks_quote("sim")
+    """After ``make all``: docs/statistics.md's table of the paper's estimators on ``sim`` is its 07_validity's own
+    (the model-based coverage free: ``model_based_free``)."""
+    for page, name in [(page, name) for (page, name), (s, _, _) in readme.DOC_BLOCKS.items() if s == "sim"]:
+        block = readme.doc_block(page, name, ROOT / "results")
+        if block is None:
+            pytest.skip("results/sim has no findings")
+        assert model_based_free(block) in model_based_free((ROOT / page).read_text(encoding="utf-8")), (
+            f"{page}#{name}: run `python -m helpers.publish.readme --docs`")
 
 
 @pytest.mark.slow
