@@ -432,7 +432,6 @@ def crossfit_many(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
     return out
 
 
-_LEAVE_ONE_OUT = crossfit_many  # ``crossfit_halves``' fallback (a study may put it in ``crossfit_many``'s place)
 MAX_SPLITS = 256  # the most splits of a problem's runs ``crossfit_halves`` enumerates (C(8, 4) = 70, C(10, 5) = 252)
 
 
@@ -449,7 +448,7 @@ def crossfit_halves(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expe
     is for the mean of those (``CrossFitted.truth`` averages ``chosen``'s rows, one per split), and no seed is drawn.
     Elsewhere the leave-one-out choice. The headline's rule (``set_policy``); measured beside leave-one-out and others
     (``benchmarks/frontier_choice.py``)."""
-    fits = _LEAVE_ONE_OUT(usd, correct, runs, expert_usd, option_sets, k, groups)
+    fits = crossfit_many(usd, correct, runs, expert_usd, option_sets, k, groups)
     used = sorted({o for options in option_sets for o in options})
     if not fits or not used:
         return fits
