@@ -167,14 +167,19 @@ def test_a_release_frontier_above_a_model_alone_in_words():
 
 def test_a_frontier_that_chose_one_model_throughout_says_why_its_interval_is_wider():
     """Review R7 (SWE-bench): the frontier chose Claude 4.5 Opus on every problem, so both print 15.8 with two
-    intervals; the first screen says why the frontier's is wider. Nothing where the choice varies."""
+    intervals; the first screen says why the frontier's is wider, or that the two are one where the records tell the
+    model from every other (its contenders: one). Nothing where the choice varies."""
     alone = pd.DataFrame({"model": ["Opus", "GPT"], "policy_usd": [15.8, 20.3], "policy_low": [12.2, 16.0],
                           "policy_high": [21.7, 25.7]})
     assert findings._one_model_chosen(alone, pd.Series({"chosen": "Opus (100%)"})) == (
         "The records chose Opus on every problem, so the frontier's cost is that model's own (Opus alone: $15.8, 95% "
         "interval $12.2 to $21.7); the frontier's interval is the wider one: it is the union of the per-problem "
-        "interval and Opus's own interval, each at a level that holds for all 2 models at once, because the records "
-        "also made the choice.")  # review 10, L8
+        "interval and Opus's own interval at a level that holds at once for every model the records cannot tell from "
+        "the cheapest, because the records also made the choice.")  # review 10, L8
+    same = pd.Series({"chosen": "Opus (100%)", "policy_low": 12.2, "policy_high": 21.7})
+    assert findings._one_model_chosen(alone, same).endswith(
+        "$12.2 to $21.7), and so is its interval: the records tell Opus from every other model, so no luck of theirs "
+        "made the choice.")
     assert findings._one_model_chosen(alone, pd.Series({"chosen": "Opus (96%)"})) == ""
     assert findings._one_model_chosen(alone, pd.Series({"chosen": ""})) == ""
 

@@ -801,28 +801,44 @@ def chosen_interval(fit: CrossFitted, single: PolicyCost, fee: np.ndarray, group
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(value, low, high), each (T,) USD per problem, of a chosen policy ``fit`` on each group of problems (``groups``
     (T, P) 0/1): its value with the union of two intervals — ``policy_interval`` of its per-problem values, and the
-    interval of every option it chose on some problem of the group, each over the group's problems at the level that
-    holds for all of ``fit.options`` at once (``differences.bonferroni``; ``single`` the options alone, at the same k).
-    Where the other problems choose one option for all, the value is that option's own and its truth that option's:
-    the second interval holds it whichever option the records picked (the choice is made on the same records); where
-    they choose different options, the first. The union holds in both. (Both ends: an option chosen for looking cheap
-    leans low of its truth, but where options tie, leaving a problem out tips the choice toward the option whose runs
-    did worse on it (``unsettled``), so the estimate can lean high too: a variant with the union's upper end only,
-    measured and not kept, held 89.8% of sets with 2% broken items in ``benchmarks/fee_interval_study.py 100 prior
-    1`` on 2026-11-30.)"""
+    interval of every option most splits chose on some problem of the group (``CrossFitted.modal``), each over the
+    group's problems at the level that holds at once for the options the records cannot tell from the cheapest
+    (``contenders``; ``single`` the options alone, at the same k). Where the other problems choose one option for all,
+    the value is that option's own and its truth that option's: picked among its contenders on these same records, it
+    leans low the more of them there are (a winner's curse), and the second interval holds it whichever contender the
+    records picked; options the paired differences show dearer than the cheapest are not picked for luck and take no
+    share of the level. Where they choose different options, the first. The union holds in both. (Both ends: where
+    options tie, leaving a problem out tips the choice toward the option whose runs did worse on it (``unsettled``),
+    so the estimate can lean high too.) Measured beside every option at once and the per-problem interval alone, on
+    the validity study's generators and on six tied options: ``benchmarks/frontier_interval.py``."""
     value, low, high = policy_interval(fit.records, fit.fail_all, fee, level, fit.fail_runs, fit.k, groups, fit.runs)
     G = np.asarray(groups, float).reshape(-1, len(fee))
-    used = sorted({int(s) for s in np.unique(fit.strategies()) if s >= 0})
+    picked = fit.modal
+    used = sorted({int(s) for s in np.unique(picked) if s >= 0})
     if not used:
         return value, low, high
-    each = bonferroni(level, len(fit.options))
+    many = contenders(single, list(fit.options), fee, G, level)  # (T,)
     runs = None if single.runs is None else single.runs[:, used]
-    _, lo, hi = policy_interval(single.records[:, used], single.fail_all[:, used], fee, each, single.fail_runs[:, used],
-                                single.k, G, runs)  # (T, U)
-    chosen = np.stack([(G @ (fit.strategies() == s).any(axis=0)) > 0 for s in used], axis=1)  # (T, U): chosen there
+    lo, hi = np.full((len(G), len(used)), np.nan), np.full((len(G), len(used)), np.nan)
+    for m in np.unique(many):
+        _, lo_m, hi_m = policy_interval(single.records[:, used], single.fail_all[:, used], fee, bonferroni(level, m),
+                                        single.fail_runs[:, used], single.k, G, runs)  # (T, U)
+        lo[many == m], hi[many == m] = lo_m[many == m], hi_m[many == m]
+    chosen = np.stack([(G @ (picked == s)) > 0 for s in used], axis=1)  # (T, U): chosen there
     low = np.fmin(low, np.min(np.where(chosen, lo, np.inf), axis=1))
     high = np.fmax(high, np.max(np.where(chosen, hi, -np.inf), axis=1))
     return value, low, high
+
+
+def contenders(single: PolicyCost, options: list[int], fee: np.ndarray, G: np.ndarray, level: float = 0.95
+               ) -> np.ndarray:
+    """(T,) int: per group of problems (``G`` (T, P) 0/1), how many of ``options`` (strategy indices of ``single``)
+    the records cannot tell from the cheapest: the lowest, and every option whose paired difference with it, on the
+    same problems and runs, reaches 0 (``differences.against_lowest`` at ``level``, as the report's ``ties_lowest``:
+    a set that holds the truly cheapest option at that level, Gupta's subset selection); at least 1."""
+    _, reaches = against_lowest(single.total[:, options], G, fee, level, single_caps(single, fee, G, level)[:, options],
+                                single.columns(options))
+    return 1 + reaches.sum(axis=1)
 
 
 def spec_value(sp: SetPolicy, spec: Spec, groups: np.ndarray, expert_usd: np.ndarray, level: float = 0.95

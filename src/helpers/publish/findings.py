@@ -734,9 +734,9 @@ def _no_cheaper(top: pd.Series, expert: float) -> str:
 
 
 def _one_model_chosen(alone: pd.DataFrame, top: pd.Series) -> str:
-    """Review R7: where the frontier (``top``, a ``policy_cost`` row with ``chosen``, e.g. "Claude 4.5 Opus (100%)")
-    chose one model on every problem, its value is that model's (a row of ``alone``) and two intervals stand for one
-    number: say why the frontier's is the wider one. "" otherwise."""
+    """Review R7: where the frontier (``top``, a ``policy_cost`` row with ``chosen``, e.g. "Claude 4.5 Opus (100%)",
+    and its interval) chose one model on every problem, its value is that model's (a row of ``alone``) and two
+    intervals stand for one number: say why the frontier's is the wider one, or that they are one. "" otherwise."""
     chosen = top.get("chosen") if isinstance(top.get("chosen"), str) else ""
     if not chosen.endswith(" (100%)"):
         return ""
@@ -745,11 +745,16 @@ def _one_model_chosen(alone: pd.DataFrame, top: pd.Series) -> str:
     if row.empty:
         return ""
     r = row.iloc[0]
-    return (f"The records chose {model} on every problem, so the frontier's cost is that model's own ({model} alone: "
-            f"{dollars(r['policy_usd'])}, 95% interval {dollars(r['policy_low'])} to {dollars(r['policy_high'])}); the "
-            f"frontier's interval is the wider one: it is the union of the per-problem interval and {model}'s own "
-            f"interval, each at a level that holds for all {len(alone)} models at once, because the records also made "
-            "the choice.")  # review 10, L8
+    said = (f"The records chose {model} on every problem, so the frontier's cost is that model's own ({model} alone: "
+            f"{dollars(r['policy_usd'])}, 95% interval {dollars(r['policy_low'])} to {dollars(r['policy_high'])})")
+    low, high = top.get("policy_low"), top.get("policy_high")
+    if (isinstance(low, float) and isinstance(high, float) and np.isclose(low, r["policy_low"])
+            and np.isclose(high, r["policy_high"])):
+        return (f"{said}, and so is its interval: the records tell {model} from every other model, so no luck of "
+                "theirs made the choice.")
+    return (f"{said}; the frontier's interval is the wider one: it is the union of the per-problem interval and "
+            f"{model}'s own interval at a level that holds at once for every model the records cannot tell from the "
+            "cheapest, because the records also made the choice.")  # review 10, L8
 
 
 def _alone_below(best: pd.Series, top: pd.Series, truth_known: bool = False) -> str:
