@@ -120,6 +120,11 @@ RUNS = (
     Run("fee_interval_study_4runs", ("benchmarks/fee_interval_study.py", "40", "prior,poisson", "2", "4"),
         "the same with 4 runs per cell (k = 2), 40 SIMULATED sets per generator (seed 2): the fewest runs at which the "
         "fee part's interval from each problem's runs is used (`fee_prior.MIN_RUNS`; with 2 runs, the Poisson one)"),
+    Run("frontier_interval", ("benchmarks/frontier_interval.py", "40"),
+        "the frontier's interval: the union with the interval of each model it chose, at the level for the models the "
+        "records cannot tell from the cheapest (the product's), beside the level for every model at once and the "
+        "per-problem interval alone, on the same 40 SIMULATED sets of the `sim` shape per generator (seed 1): coverage "
+        "and width over the oracle's; and on six equally good models, 30 sets"),
     Run("frontier_choice", ("benchmarks/frontier_choice.py", "40"),
         "how the headline frontier chooses its option per dataset: the product's every half-split (the other "
         "problems' runs and half of the problem's own choose, the other half values, averaged over every split) beside "
