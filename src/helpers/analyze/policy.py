@@ -836,8 +836,10 @@ def contenders(single: PolicyCost, options: list[int], fee: np.ndarray, G: np.nd
     the records cannot tell from the cheapest: the lowest, and every option whose paired difference with it, on the
     same problems and runs, reaches 0 (``differences.against_lowest`` at ``level``, as the report's ``ties_lowest``:
     a set that holds the truly cheapest option at that level, Gupta's subset selection); at least 1."""
-    _, reaches = against_lowest(single.total[:, options], G, fee, level, single_caps(single, fee, G, level)[:, options],
-                                single.columns(options))
+    if len(options) < 2:
+        return np.ones(len(G), int)
+    mine = single.columns(options)
+    _, reaches = against_lowest(mine.total, G, fee, level, single_caps(mine, fee, G, level), mine)
     return 1 + reaches.sum(axis=1)
 
 
