@@ -3,7 +3,8 @@ of the union ``policy.chosen_interval`` takes with the interval of each option t
 
 - "contenders" (the product's): the options the records cannot tell from the cheapest (``policy.contenders``: the
   lowest and every option whose paired difference with it reaches 0);
-- "every option": all of the frontier's options at once (what it replaced);
+- "every option": all of the frontier's options at once (the level it replaced; the union is taken, as in the product,
+  over the options most splits chose on some problem, where the replaced rule took any split's choice);
 - "per-problem alone": no union, the frontier's per-problem values' own interval (``policy_interval``).
 
 Per rule ``policy_study.study`` is run on the same sets (the same seeds) of every generator of the validity study at
@@ -30,23 +31,23 @@ from helpers.analyze import validity as va
 from helpers.core.context import prepare
 from helpers.core.params import load_params
 
-PRODUCT = policy.chosen_interval, policy.contenders
+PRODUCT = policy.chosen_interval
 
 
-def every_option(single, options, fee, G, level=0.95):
-    return np.full(len(G), len(options))
+def every_option(fit, single, fee, groups, level=0.95, many=None):
+    return PRODUCT(fit, single, fee, groups, level, np.full(np.asarray(groups).reshape(-1, len(fee)).shape[0],
+                                                            len(fit.options)))
 
 
-def per_problem_alone(fit, single, fee, groups, level=0.95):
+def per_problem_alone(fit, single, fee, groups, level=0.95, many=None):
     return policy.policy_interval(fit.records, fit.fail_all, fee, level, fit.fail_runs, fit.k, groups, fit.runs)
 
 
-RULES = {"contenders": PRODUCT, "every option": (PRODUCT[0], every_option),
-         "per-problem alone": (per_problem_alone, PRODUCT[1])}
+RULES = {"contenders": PRODUCT, "every option": every_option, "per-problem alone": per_problem_alone}
 
 
 def use(rule: str) -> None:
-    policy.chosen_interval, policy.contenders = RULES[rule]
+    policy.chosen_interval = RULES[rule]
 
 
 def on_generators(sets: int, seed: int) -> pd.DataFrame:

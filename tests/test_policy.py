@@ -487,3 +487,23 @@ def test_influence_names_the_problem_that_carries_a_sum():
     assert np.isnan(share[1]) and top[1] == -1  # the sum is below 0: no share of it
     share, top = policy.influence(np.array([1.0, np.nan, 1.0, 0.0, 0.0]), G)
     assert np.isnan(share).all() and (top == -1).all()
+
+
+def test_contenders_count_the_options_the_records_cannot_tell_from_the_cheapest():
+    """``policy.contenders``: a model that fails far more often (its fee) is told apart from the cheapest, so it takes
+    no share of the frontier's level; two models drawn alike are not; one option is its own only contender. Table 1's
+    paired differences, handed to ``chosen_interval`` (``many``), give the interval it counts itself."""
+    rng = np.random.default_rng(5)
+    P, n, fee = 200, 8, np.full(200, 5.0)
+    rates = np.array([0.9, 0.3, 0.9])  # model 1 clearly dearer (fails); models 0 and 2 alike
+    correct = rng.uniform(size=(P, 3, n)) < rates[None, :, None]
+    usd, runs, G = np.full((P, 3, n), 0.01), np.full((P, 3), n), np.ones((1, P))
+    single = policy.policy_cost(usd, correct, runs, fee, 2)
+    assert policy.contenders(single, [0, 1], fee, G)[0] == 1
+    assert policy.contenders(single, [0, 2], fee, G)[0] == 2
+    assert policy.contenders(single, [0, 1, 2], fee, G)[0] == 2
+    assert policy.contenders(single, [1], fee, G)[0] == 1
+    fit = policy.crossfit_halves(usd, correct, runs, fee, [[0, 1, 2]], 2)[0]
+    counted = policy.chosen_interval(fit, single, fee, G)
+    given = policy.chosen_interval(fit, single, fee, G, many=policy.contenders(single, [0, 1, 2], fee, G))
+    np.testing.assert_array_equal(np.array(counted), np.array(given))

@@ -797,8 +797,8 @@ def set_policy(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_us
     return SetPolicy(single, kept, dict(zip(sets, fits, strict=True)))
 
 
-def chosen_interval(fit: CrossFitted, single: PolicyCost, fee: np.ndarray, groups: np.ndarray, level: float = 0.95
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def chosen_interval(fit: CrossFitted, single: PolicyCost, fee: np.ndarray, groups: np.ndarray, level: float = 0.95,
+                    many: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(value, low, high), each (T,) USD per problem, of a chosen policy ``fit`` on each group of problems (``groups``
     (T, P) 0/1): its value with the union of two intervals — ``policy_interval`` of its per-problem values, and the
     interval of every option most splits chose on some problem of the group (``CrossFitted.modal``), each over the
@@ -810,14 +810,15 @@ def chosen_interval(fit: CrossFitted, single: PolicyCost, fee: np.ndarray, group
     share of the level. Where they choose different options, the first. The union holds in both. (Both ends: where
     options tie, leaving a problem out tips the choice toward the option whose runs did worse on it (``unsettled``),
     so the estimate can lean high too.) Measured beside every option at once and the per-problem interval alone, on
-    the validity study's generators and on six tied options: ``benchmarks/frontier_interval.py``."""
+    the validity study's generators and on six tied options: ``benchmarks/frontier_interval.py``. ``many`` (T,): the
+    contenders where the caller has counted them (``policy_rows``, from Table 1's paired differences), else counted."""
     value, low, high = policy_interval(fit.records, fit.fail_all, fee, level, fit.fail_runs, fit.k, groups, fit.runs)
     G = np.asarray(groups, float).reshape(-1, len(fee))
     picked = fit.modal
     used = sorted({int(s) for s in np.unique(picked) if s >= 0})
     if not used:
         return value, low, high
-    many = contenders(single, list(fit.options), fee, G, level)  # (T,)
+    many = contenders(single, list(fit.options), fee, G, level) if many is None else many  # (T,)
     runs = None if single.runs is None else single.runs[:, used]
     lo, hi = np.full((len(G), len(used)), np.nan), np.full((len(G), len(used)), np.nan)
     for m in np.unique(many):
@@ -843,20 +844,22 @@ def contenders(single: PolicyCost, options: list[int], fee: np.ndarray, G: np.nd
     return 1 + reaches.sum(axis=1)
 
 
-def spec_value(sp: SetPolicy, spec: Spec, groups: np.ndarray, expert_usd: np.ndarray, level: float = 0.95
+def spec_value(sp: SetPolicy, spec: Spec, groups: np.ndarray, expert_usd: np.ndarray, level: float = 0.95,
+               ties: dict[tuple[int, ...], np.ndarray] | None = None
                ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
     """A cross-fitted statistic on each group of problems (``groups`` (T, P) 0/1): ((value, low, high), records
     part, fee part), each (T,), and what each problem adds to it, (P,) USD (``influence`` reads it). A ``Level`` in
     USD per problem (its parts too; ``relative``: value and interval as ``factor`` × the share of the expert alone,
     whose cost, the mean fee, is known); a ``Gain`` 0-1 (``gain_interval``) with the change of the records part and
-    of the fee part (USD per problem, before − after)."""
+    of the fee part (USD per problem, before − after). ``ties``: the contenders (T,) of an option set (its sorted
+    strategy indices) already counted at ``level`` (``chosen_interval``'s ``many``), or None."""
     fee = np.asarray(expert_usd, float)
     n = groups.sum(axis=1)
     def mean(x):
         return groups @ x / n
     if isinstance(spec, Level):
         f = sp.fit(spec.strategies)
-        est = chosen_interval(f, sp.single, fee, groups, level)
+        est = chosen_interval(f, sp.single, fee, groups, level, (ties or {}).get(tuple(sorted(f.options))))
         scale = spec.factor / mean(fee) if spec.relative else spec.factor
         value, low, high = est
         return (scale * value, scale * low, scale * high), mean(f.records), mean(f.expert), f.total
@@ -982,15 +985,16 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray,
     est = policy_interval(single.records[:, cols], single.fail_all[:, cols], fee, level, single.fail_runs[:, cols],
                           single.k, G, None if single.runs is None else single.runs[:, cols])  # (T, C) each
     rec, exp = G @ single.records[:, cols] / n[:, None], G @ single.expert[:, cols] / n[:, None]
-    cheapest_col, reaches = (against_lowest(single.total[:, cols], G, fee, level,
-                                            single_caps(single, fee, G, level)[:, cols], single.columns(cols))
+    mine = single.columns(cols)
+    cheapest_col, reaches = (against_lowest(mine.total, G, fee, level, single_caps(mine, fee, G, level), mine)
                              if cols else (np.full(len(tasks), -1), np.zeros((len(tasks), 0), bool)))
+    ties = {tuple(sorted(cols)): 1 + reaches.sum(axis=1)} if len(cols) > 1 else {}  # the frontier of them all: counted
     for j, s in enumerate(cols):
         parts.append((Key(TABLE1, names[s]), tuple(x[:, j] for x in est), rec[:, j], exp[:, j],
                       single.total[:, s], single.k, cheapest_col == j, reaches[:, j]))
     k_chosen = next(iter(sp.fits.values())).k if sp.fits else np.nan
     for key, spec in sp.specs.items():
-        parts.append((key, *spec_value(sp, spec, G, fee, level), k_chosen, np.zeros(len(tasks), bool),
+        parts.append((key, *spec_value(sp, spec, G, fee, level, ties), k_chosen, np.zeros(len(tasks), bool),
                       np.zeros(len(tasks), bool)))
     shown = _shown(sp, G, fee, level, {part[0]: (part[1][0], part[1][1]) for part in parts}, claimed)
     tops = [influence(part[4], G) for part in parts]  # (share, position), (T,) each
