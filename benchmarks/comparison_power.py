@@ -131,7 +131,8 @@ def docs_table(table: pd.DataFrame, effect: pd.DataFrame, twin: tuple[float, flo
         ("the frontier: width ÷ oracle", spread(col(front, "width_vs_oracle"), 2), ""),
         ("Table 5, accuracy: coverage; width ÷ oracle", f"{spread(col(ACCURACY.label, 'coverage_pct'), 1, '%')}; "
          f"{spread(col(ACCURACY.label, 'width_vs_oracle'), 2)}",
-         "Jeffreys' interval of the pooled count: conservative where problems differ"),
+         "Jeffreys' at the variance of the runs alone, each problem's spread read under the dataset's fitted Beta "
+         "prior (`benchmarks/accuracy_interval.py`: at 2-8 runs)"),
         ("Table 6, USD per attempt: coverage; width ÷ oracle",
          f"{spread(col(COST_PER_ATTEMPT.label, 'coverage_pct'), 1, '%')}; "
          f"{spread(col(COST_PER_ATTEMPT.label, 'width_vs_oracle'), 2)}", "Student's t over each problem's runs"),

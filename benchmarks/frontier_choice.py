@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analyze import known_truth as kt
-from helpers.analyze import policy, policy_study
+from helpers.analyze import means, policy, policy_study
 from helpers.analyze import validity as va
 from helpers.core.context import prepare
 from helpers.core.params import load_params
@@ -44,14 +44,14 @@ COLUMNS = ["coverage_pct", "width_vs_oracle", "rel_bias_pct", "vs_best_single", 
 
 def _criterion_on(fit: np.ndarray, usd, correct, runs, fee, k: int) -> np.ndarray:
     """(S,) what each option looks like it costs on the problems ``fit`` (indices): the mean over them of the cost
-    expected given their runs under a Beta prior fitted on them (``policy.beta_prior``, ``policy._expected_costs``),
+    expected given their runs under a Beta prior fitted on them (``means.beta_prior``, ``policy._expected_costs``),
     or where every cell there has one run, the mean unbiased cost (as ``policy.loo_criterion`` does); ∞ without runs."""
     has = runs[fit] > 0
     if (runs[fit] <= 1).all():
         each = policy.policy_cost(usd[fit], correct[fit], runs[fit], fee[fit], k).total
     else:
         s, f, c = policy._cell_counts(usd[fit], correct[fit], runs[fit])
-        a, b = policy.beta_prior(s, s + f)
+        a, b = means.beta_prior(s, s + f)
         each = np.where(has, policy._expected_costs(a[None], b[None], s, f, c, fee[fit], has, k)[0], np.nan)
     count = np.isfinite(each).sum(axis=0)
     return np.where(count > 0, np.nansum(each, axis=0) / np.maximum(count, 1), np.inf)

@@ -125,6 +125,11 @@ RUNS = (
         "records cannot tell from the cheapest (the product's), beside the level for every model at once and the "
         "per-problem interval alone, on the same 40 SIMULATED sets of the `sim` shape per generator (seed 1): coverage "
         "and width over the oracle's; and on six equally good models, 30 sets"),
+    Run("accuracy_interval", ("benchmarks/accuracy_interval.py", "100"),
+        "Table 5's accuracy interval: Jeffreys' at the variance of the runs alone, each problem's spread read under "
+        "the dataset's fitted Beta prior (the product's), beside the pooled count of every run it replaced, on 100 "
+        "SIMULATED sets of the `sim` shape per generator read at 2, 3, 5 and 8 runs (seed 1), and on known rate "
+        "distributions: coverage of each set's own truth and width over the oracle's"),
     Run("frontier_choice", ("benchmarks/frontier_choice.py", "40"),
         "how the headline frontier chooses its option per dataset: the product's every half-split (the other "
         "problems' runs and half of the problem's own choose, the other half values, averaged over every split) beside "

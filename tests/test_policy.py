@@ -83,7 +83,7 @@ def test_weights_count_each_runs_expected_uses():
 
 
 # ---- the cross-fitted frontier, the truth, the intervals --------------------------------------------------------
-from helpers.analyze import policy  # noqa: E402
+from helpers.analyze import means, policy  # noqa: E402
 from helpers.analyze import statistic as st  # noqa: E402
 
 
@@ -242,7 +242,7 @@ def test_the_leave_one_out_prior_is_the_prior_of_the_others():
     a, b = policy._loo_priors(passed, tried)
     for i in (0, 3, 11):
         keep = np.arange(12) != i
-        ea, eb = policy.beta_prior(passed[keep], tried[keep])
+        ea, eb = means.beta_prior(passed[keep], tried[keep])
         np.testing.assert_allclose(a[i], ea) and np.testing.assert_allclose(b[i], eb)
 
 

@@ -24,7 +24,6 @@ fail. Shapes: P problems, S strategies, n most runs of a cell (``bootstrap.RunCu
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -37,6 +36,7 @@ import pandas as pd
 from helpers.analyze import fee_prior
 from helpers.analyze.differences import against_lowest, bonferroni, fee_gaps, paired, room, unseen_fee
 from helpers.analyze.headline import Gain, Level, Spec
+from helpers.analyze.means import beta_moments
 from helpers.analyze.statistic import (
     ALL_MODELS,
     FAMILY,
@@ -237,39 +237,6 @@ class CrossFitted:
                           pick(true.fail_all, 1.0), pick(true.fail_runs, 1.0))
 
 
-def _beta_moments(m: np.ndarray, v: np.ndarray, noise: np.ndarray, count: np.ndarray, passed: np.ndarray,
-                  tried: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(α, β) of a Beta distribution of pass rates by the method of moments: ``m`` the mean of the problems' pass
-    shares, ``v`` their variance, ``noise`` the part of it the runs' binomial noise explains, ``count`` the problems;
-    where the moments give none (rates alike, every try passed or none did) the problems share one rate, its Jeffreys
-    posterior from the ``passed`` of all ``tried`` runs (Beta(passed + ½, tried − passed + ½)): a model that passed
-    every run of 127 problems is not given even odds of failing the next; Jeffreys' (½, ½) under 3 problems. Arrays of
-    one shape."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        between = v - noise
-        total = np.clip(m * (1 - m) / between - 1, 0.2, 1e4)  # α + β
-        usable = (count >= 3) & (m > 0) & (m < 1) & (between > 1e-9)
-        pooled_a = np.where(count >= 3, passed + 0.5, 0.5)
-        pooled_b = np.where(count >= 3, tried - passed + 0.5, 0.5)
-        return (np.where(usable, np.maximum(m * total, 0.05), pooled_a),
-                np.where(usable, np.maximum((1 - m) * total, 0.05), pooled_b))
-
-
-def beta_prior(passed: np.ndarray, tried: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(α, β) (S,) of a Beta distribution of pass rates over problems, per strategy, by the method of moments from
-    each problem's passes of its tries ((P, S) each; problems without tries left out): the spread left after the
-    runs' own binomial noise (``_beta_moments``)."""
-    ok = tried > 0
-    count = ok.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a strategy without tries: its mean is NaN, and unused
-        x = np.where(ok, passed / np.where(ok, tried, 1), np.nan)
-        m = np.nanmean(x, axis=0) if len(x) else np.full(x.shape[1], np.nan)
-        v = np.nansum((x - m) ** 2, axis=0) / (count - 1)
-        noise = np.nansum(np.where(ok, m * (1 - m) / np.where(ok, tried, 1), np.nan), axis=0) / count
-    return _beta_moments(m, v, noise, count, np.where(ok, passed, 0).sum(axis=0), np.where(ok, tried, 0).sum(axis=0))
-
-
 def _loo_priors(passed: np.ndarray, tried: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(α, β) (P, S): ``beta_prior`` fitted on every problem but each one in turn (the moments' sums less its own)."""
     ok = tried > 0
@@ -281,7 +248,7 @@ def _loo_priors(passed: np.ndarray, tried: np.ndarray) -> tuple[np.ndarray, np.n
         v = ((x**2).sum(axis=0) - x**2 - count * m**2) / (count - 1)
         noise = m * (1 - m) * (inv.sum(axis=0) - inv) / count
     s, n = np.where(ok, passed, 0), np.where(ok, tried, 0)
-    return _beta_moments(m, v, noise, count, s.sum(axis=0) - s, n.sum(axis=0) - n)
+    return beta_moments(m, v, noise, count, s.sum(axis=0) - s, n.sum(axis=0) - n)
 
 
 CHUNK = 64  # priors whose expected costs are computed at once in ``loo_criterion``
