@@ -238,7 +238,8 @@ class CrossFitted:
 
 
 def _loo_priors(passed: np.ndarray, tried: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(α, β) (P, S): ``means.beta_prior`` fitted on every problem but each one in turn (the moments' sums less its own)."""
+    """(α, β) (P, S): ``means.beta_prior`` fitted on every problem but each one in turn (the moments' sums less its
+    own)."""
     ok = tried > 0
     x = np.where(ok, passed / np.where(ok, tried, 1), 0.0)
     inv = np.where(ok, 1 / np.where(ok, tried, 1), 0.0)
