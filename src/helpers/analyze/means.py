@@ -103,7 +103,7 @@ def cost_interval(usd: np.ndarray, runs: np.ndarray, groups: np.ndarray, level: 
 
 
 def beta_moments(m: np.ndarray, v: np.ndarray, noise: np.ndarray, count: np.ndarray, passed: np.ndarray,
-                  tried: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                 tried: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(α, β) of a Beta distribution of pass rates by the method of moments: ``m`` the mean of the problems' pass
     shares, ``v`` their variance, ``noise`` the part of it the runs' binomial noise explains, ``count`` the problems;
     where the moments give none (rates alike, every try passed or none did) the problems share one rate, its Jeffreys
