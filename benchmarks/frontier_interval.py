@@ -14,6 +14,7 @@ level must survive: six equally good options on 400 problems (the winner's curse
 the share of sets whose interval holds the truth (as ``tests/test_holdout.py``). SIMULATED.
 
     COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/frontier_interval.py [sets, default 40] [seed, default 1]
+        [a set's params, default params/sim.yaml]
 """
 
 from __future__ import annotations
@@ -50,9 +51,9 @@ def use(rule: str) -> None:
     policy.chosen_interval = RULES[rule]
 
 
-def on_generators(sets: int, seed: int) -> pd.DataFrame:
+def on_generators(sets: int, seed: int, params: str = "params/sim.yaml") -> pd.DataFrame:
     """(rule, generator, coverage_pct, width_vs_oracle) of the frontier, every rule on the same sets."""
-    gm = kt.generative_model(prepare(load_params("params/sim.yaml")))
+    gm = kt.generative_model(prepare(load_params(params)))
     out = []
     for rule in RULES:
         use(rule)
@@ -83,9 +84,9 @@ def six_ties(sets: int = 30, problems: int = 400, runs: int = 5, fee: float = 50
     return held
 
 
-def main(sets: int = 40, seed: int = 1) -> None:
+def main(sets: int = 40, seed: int = 1, params: str = "params/sim.yaml") -> None:
     start = time.perf_counter()
-    long = on_generators(sets, seed)
+    long = on_generators(sets, seed, params)
     print(f"{sets} SIMULATED sets per generator, seed {seed}, 95% intervals: the frontier's coverage % / width "
           "÷ oracle")
     cells = long.assign(cell=long["coverage_pct"].map("{:.1f}".format) + " / "
@@ -102,4 +103,4 @@ def main(sets: int = 40, seed: int = 1) -> None:
 
 
 if __name__ == "__main__":
-    main(*(int(a) for a in sys.argv[1:3]))
+    main(*(int(a) for a in sys.argv[1:3]), *sys.argv[3:4])

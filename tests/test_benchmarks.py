@@ -105,7 +105,7 @@ TINY_STUDIES = [("benchmarks/gated_coverage.py", "1", "2"), ("benchmarks/routing
                 ("benchmarks/comparison_power.py", "2", "2"), ("benchmarks/one_run_validity.py", "2", "2"),
                 ("benchmarks/fee_interval_study.py", "2", "prior,poisson", "1", "4"),
                 ("benchmarks/frontier_choice.py", "2", "leave-one-out,in-sample,every-half-split", "1"),
-                ("benchmarks/accuracy_interval.py", "2", "1")]
+                ("benchmarks/accuracy_interval.py", "2", "1"), ("benchmarks/frontier_interval.py", "2", "1")]
 IN_ONE_PROCESS = """
 import contextlib, io, json, os, runpy, sys
 outputs = {}
@@ -167,6 +167,14 @@ def test_accuracy_interval_benchmark_runs(tiny_studies):
     ranges = [line for line in out.splitlines() if line.startswith("range")]
     assert len(ranges) == 1 and ranges[0].count(" / ") == 8  # four run counts, both rules
     assert "Known rate distributions" in out and "0.02 or 0.98, half each" in out
+
+
+def test_frontier_interval_benchmark_runs(tiny_studies):
+    """Each rule reaches the frontier's interval (the script swaps ``policy.chosen_interval``), and the six ties run."""
+    out = tiny_studies["benchmarks/frontier_interval.py"]
+    ranges = [line for line in out.splitlines() if line.startswith("range")]
+    assert len(ranges) == 1 and ranges[0].count(" / ") == 3  # the three rules
+    assert "six equally good options" in out and out.count(" of 30") == 3
 
 
 def test_one_run_validity_benchmark_runs(tiny_studies):
