@@ -15,16 +15,20 @@ k = 4). Per generator: the frontier's coverage of its own truth, its width ÷ th
 its truth ÷ the best single model's at the same k (over all datasets together, and the worst dataset's): the issue
 asks for a frontier never worse than choosing one model (1.00). The other rules put ``policy.crossfit_many`` in
 ``policy.crossfit_halves``' place for their run, and 8-fold and in-sample their criterion (they live here only) in
-``policy.loo_criterion``'s.
+``policy.loo_criterion``'s. And "own-weight-cv": every half-split with the choosing half weighed as 1, 2, 4 or 8 of the
+other problems, each problem's weight the one whose choices cost least on the other problems' held-out halves
+(``policy.crossfit_halves``' ``own_weights``): it routes each problem by its own runs where that pays.
 SIMULATED.
 
     COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/frontier_choice.py [sets, default 40]
-        [rules, comma-separated, default every-half-split,leave-one-out,8-fold,in-sample] [seed, default 1]
+        [rules, comma-separated, default every-half-split,leave-one-out,8-fold,in-sample,own-weight-cv]
+        [seed, default 1]
         [a set's params]
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
@@ -75,15 +79,18 @@ def folds_criterion(folds: int):
 
 
 PRODUCT_HALVES = policy.crossfit_halves
-RULES = {"every-half-split": None, "leave-one-out": PRODUCT, "8-fold": folds_criterion(8),
-         "in-sample": folds_criterion(1)}
+OWN_WEIGHTS = (1.0, 2.0, 4.0, 8.0)  # the "own-weight-cv" rule's choices of what the choosing half weighs as
+# rule -> (what replaces ``policy.crossfit_halves``, ``policy.loo_criterion``); None: the product's
+RULES = {"every-half-split": None, "leave-one-out": (policy.crossfit_many, PRODUCT),
+         "8-fold": (policy.crossfit_many, folds_criterion(8)), "in-sample": (policy.crossfit_many, folds_criterion(1)),
+         "own-weight-cv": (functools.partial(PRODUCT_HALVES, own_weights=OWN_WEIGHTS), PRODUCT)}
 
 
 def measure(rule: str, sets: int, seed: int, params: str = "params/sim.yaml") -> pd.DataFrame:
     """Per generator, ``COLUMNS`` of the frontier under ``rule`` on ``sets`` sets per generator drawn from ``seed``."""
     gm = kt.generative_model(prepare(load_params(params)))
     if RULES[rule] is not None:
-        policy.crossfit_halves, policy.loo_criterion = policy.crossfit_many, RULES[rule]
+        policy.crossfit_halves, policy.loo_criterion = RULES[rule]
     try:
         table = policy_study.study(gm, va.study_generators(gm), sets, seed=seed, workers=os.cpu_count() or 1)
     finally:

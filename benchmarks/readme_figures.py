@@ -133,8 +133,9 @@ RUNS = (
     Run("frontier_choice", ("benchmarks/frontier_choice.py", "40"),
         "how the headline frontier chooses its option per dataset: the product's every half-split (the other "
         "problems' runs and half of the problem's own choose, the other half values, averaged over every split) beside "
-        "leave-one-out (the other problems choose), K-fold (8 folds) and an in-sample choice (valued on the runs that "
-        "chose it), on the same "
+        "leave-one-out (the other problems choose), K-fold (8 folds), an in-sample choice (valued on the runs that "
+        "chose it) and every half-split with the choosing half weighed as 1, 2, 4 or 8 other problems, the weight "
+        "chosen on the other problems' held-out halves (own-weight-cv), on the same "
         "40 SIMULATED sets of the `sim` shape per generator (seed 1): the frontier's coverage, width over the "
         "oracle's, relative bias, and its truth over the best single model's (all datasets, and the worst one)"),
     Run("one_run_validity", ("benchmarks/one_run_validity.py", "100"),

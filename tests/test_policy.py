@@ -153,6 +153,29 @@ def test_half_of_a_problems_runs_may_choose_and_the_other_half_values_it_without
                       .total).all()  # no seed: the same records, the same value
 
 
+def test_the_choosing_half_may_weigh_more_where_the_other_problems_show_it_pays():
+    """``crossfit_halves``' ``own_weights``: two options, each passing every run on its half of the problems and
+    failing every run on the other half (the same totals). Weighed as one of the other problems, a problem's own
+    choosing half cannot outweigh the one problem more the others hold against its option: every problem chooses the
+    option that fails it (leaving it out tips the tie); with the weights 1, 2, 4, 8 the other problems' held-out halves
+    show that more weight pays, and every problem chooses the option that passes it: the truth is the per-problem
+    minimum. One weight is the headline's rule, unchanged."""
+    P, r, k = 40, 8, 2
+    first = np.arange(P) < P // 2
+    correct = np.zeros((P, 2, r), bool)
+    correct[first, 0], correct[~first, 1] = True, True
+    usd, runs, fee = np.full((P, 2, r), 0.01), np.full((P, 2), r), np.full(P, 10.0)
+    rate = correct.mean(axis=2)
+    true = policy.true_policy(np.full((P, 2), 0.01), rate, fee, k)
+    fits = {w: policy.crossfit_halves(usd, correct, runs, fee, [[0, 1]], k=k, own_weights=w)[0]
+            for w in ((1.0,), (1.0, 2.0, 4.0, 8.0))}
+    one, many = (fits[w].truth(true, fee).total.mean() for w in fits)
+    assert many == pytest.approx(true.total.min(axis=1).mean()) and one == pytest.approx(true.total.max(axis=1).mean())
+    assert (fits[(1.0, 2.0, 4.0, 8.0)].modal == np.where(first, 0, 1)).all()
+    same = policy.crossfit_halves(usd, correct, runs, fee, [[0, 1]], k=k)[0]
+    assert (same.total == fits[(1.0,)].total).all() and (same.chosen == fits[(1.0,)].chosen).all()
+
+
 def test_half_splits_fall_back_to_leave_one_out_where_a_problems_runs_differ():
     """A problem whose options hold different numbers of runs, or fewer than 2k, is chosen and valued as
     ``crossfit_many`` does (leave-one-out); on the others, where every split chose the leave-one-out option, the mean

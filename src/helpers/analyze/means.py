@@ -11,9 +11,9 @@ and expected USD per attempt (what the paper's tables estimate); the validity st
   variance the pooled count's. The interval is Jeffreys' for a binomial count of the same mean and that variance
   (n_eff = R̄(1 − R̄) / variance), never wider than the bound every dataset obeys, R̄(1 − R̄) / n_eff with
   n_eff = P² / Σ 1/n_i (the pooled count: every run of the dataset where runs are equal), which alone is conservative
-  where problems differ (1.14–1.38 × the oracle's width, 97–99% coverage). A dataset with a problem of one run takes
-  that bound (one run tells nothing of its own spread). It never leaves [0, 1]; with the usual ends at the edges (0
-  where no run passed, 1 where all did; Brown, Cai & DasGupta 2001). Measured on every generator of the validity
+  where problems differ (it counts their spread, which the truth does not have). A dataset with a problem of one run
+  takes that bound (one run tells nothing of its own spread). It never leaves [0, 1]; with the usual ends at the edges
+  (0 where no run passed, 1 where all did; Brown, Cai & DasGupta 2001). Measured on every generator of the validity
   study at 2, 3, 5 and 8 runs, beside the pooled count alone: ``benchmarks/accuracy_interval.py``.
 - **USD per attempt**: the mean over problems of each problem's mean USD per run; its interval is Student's t, with
   each problem's variance its own runs' spread and the degrees of freedom of their sum (Welch–Satterthwaite: few

@@ -404,8 +404,8 @@ MAX_SPLITS = 256  # the most splits of a problem's runs ``crossfit_halves`` enum
 
 
 def crossfit_halves(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_usd: np.ndarray,
-                    option_sets: list[list[int]], k: int | None = None, groups: np.ndarray | None = None
-                    ) -> list[CrossFitted]:
+                    option_sets: list[list[int]], k: int | None = None, groups: np.ndarray | None = None,
+                    own_weights: tuple[float, ...] = (1.0,)) -> list[CrossFitted]:
     """``crossfit_many`` with half of each problem's own runs in its choice. Leaving a problem out tips the choice,
     where options nearly tie, toward the option whose runs did worse on it (``unsettled``); here, on a problem whose
     options (with runs) all hold r ≥ 2k runs, every split of its run positions into r // 2 that choose and the rest
@@ -415,7 +415,13 @@ def crossfit_halves(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expe
     splits. Each split's value is unbiased for what its choice truly costs (the halves are independent), so the mean
     is for the mean of those (``CrossFitted.truth`` averages ``chosen``'s rows, one per split), and no seed is drawn.
     Elsewhere the leave-one-out choice. The headline's rule (``set_policy``); measured beside leave-one-out and others
-    (``benchmarks/frontier_choice.py``)."""
+    (``benchmarks/frontier_choice.py``).
+
+    ``own_weights``: how many of the other problems the choosing half weighs as (the headline's: one). With several,
+    each problem takes the weight whose choices cost least on the held-out halves of the other problems of its group
+    (``_weighed_picks``): more weight routes each problem by its own runs, which pays where models differ problem by
+    problem and costs where they do not; measured in ``benchmarks/frontier_choice.py`` and not the headline's, as it
+    widens the frontier's interval (more models chosen somewhere, ``chosen_interval``)."""
     fits = crossfit_many(usd, correct, runs, expert_usd, option_sets, k, groups)
     used = sorted({o for options in option_sets for o in options})
     if not fits or not used:
@@ -437,16 +443,16 @@ def crossfit_halves(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expe
             idx = np.flatnonzero((codes == g) & fit_here & (r_of == r))
             if not len(idx):
                 continue
-            looks, records, fail_all = _split_halves(usd[idx][:, used, :r], correct[idx][:, used, :r],
-                                                     cells[idx] > 0, fee[idx], k,
-                                                     (others[idx][:, used], count[idx][:, used], alpha[idx][:, used],
-                                                      beta[idx][:, used]))
+            loo = (others[idx][:, used], count[idx][:, used], alpha[idx][:, used], beta[idx][:, used])
+            own, records, fail_all = _split_halves(usd[idx][:, used, :r], correct[idx][:, used, :r], fee[idx], k, loo)
             for mine, options in zip(out, option_sets):
                 at = np.searchsorted(used, options)  # the options' columns among ``used``
                 some = (cells[idx][:, at] > 0).any(axis=1)
                 if not some.any():
                     continue
-                pick = np.argmin(looks[:, at], axis=1)  # (n, C): each split's option
+                pick = _weighed_picks(own[:, at], cells[idx][:, at] > 0, (loo[0][:, at], loo[1][:, at]),
+                                      (records[..., at], fail_all[..., at]), fee[idx], np.asarray(some),
+                                      own_weights)  # (n, C)
                 col = at[pick]
                 here, rr = idx[some], np.arange(len(idx))[some, None]
                 splits_axis = np.arange(n_splits)[None, :]
@@ -458,25 +464,23 @@ def crossfit_halves(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expe
                         m["fail_runs"], f.runs) for f, m in zip(fits, out)]
 
 
-def _split_halves(usd: np.ndarray, correct: np.ndarray, has: np.ndarray, fee: np.ndarray, k: int,
-                  loo: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _split_halves(usd: np.ndarray, correct: np.ndarray, fee: np.ndarray, k: int, loo: tuple[np.ndarray, ...]
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every split of r runs into r // 2 that choose and the rest that value, for n problems whose cells all hold r
-    runs (``usd``/``correct`` (n, U, r); ``has`` (n, U) the cells with runs; ``loo`` ``_loo_parts``' four (n, U)
-    arrays): how each option looks on the other problems and the choosing half, (n, U, C), ∞ without runs; and its
-    records part and chance that k tries all fail on the valuing half (``policy_cost``'s), (n, C, U) each."""
+    runs (``usd``/``correct`` (n, U, r); ``loo`` ``_loo_parts``' four (n, U) arrays): each option's cost expected
+    from the choosing half under the problem's leave-one-out prior, USD (n, U, C); and its records part and chance
+    that k tries all fail on the valuing half (``policy_cost``'s), (n, C, U) each."""
     n, U, r = correct.shape
     h = r // 2
     choose = np.array([[i in c for i in range(r)] for c in combinations(range(r), h)], float)  # (C, r)
-    others, count, a, b = (x[..., None] for x in loo)
+    a, b = loo[2][..., None], loo[3][..., None]
     s = np.einsum("nur,cr->nuc", correct.astype(float), choose)
     f, cost = h - s, np.einsum("nur,cr->nuc", np.nan_to_num(usd), choose) / h
     moment, geometric = np.ones_like(s), np.zeros_like(s)
     for t in range(k):  # the choosing half's expected cost under the problem's leave-one-out prior
         geometric += moment
         moment = moment * (b + f + t) / (a + b + s + f + t)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        looks = np.where(has[..., None], (np.nan_to_num(others) + cost * geometric + moment * fee[:, None, None])
-                         / (count + 1), np.inf)
+    own = cost * geometric + moment * fee[:, None, None]
     # on the valuing half (m runs), as ``policy_cost``: a run's expected uses given how many of the others failed
     m, fail, cash = r - h, (~correct).astype(float), np.nan_to_num(usd)
     failed = np.rint(np.einsum("nur,cr->nuc", fail, 1 - choose)).astype(np.int64)  # (n, U, C)
@@ -484,7 +488,31 @@ def _split_halves(usd: np.ndarray, correct: np.ndarray, has: np.ndarray, fee: np
     records = (use[m, np.maximum(failed - 1, 0)] * np.einsum("nur,cr->nuc", cash * fail, 1 - choose)
                + use[m, np.minimum(failed, m - 1)] * np.einsum("nur,cr->nuc", cash * (1 - fail), 1 - choose))
     fail_all = _all_fail_chance(failed, np.full(failed.shape, m), k)
-    return looks, records.transpose(0, 2, 1), fail_all.transpose(0, 2, 1)
+    return own, records.transpose(0, 2, 1), fail_all.transpose(0, 2, 1)
+
+
+def _weighed_picks(own: np.ndarray, has: np.ndarray, others: tuple[np.ndarray, np.ndarray],
+                   valued: tuple[np.ndarray, np.ndarray], fee: np.ndarray, some: np.ndarray,
+                   weights: tuple[float, ...]) -> np.ndarray:
+    """(n, C) the option (a column of ``own``) each split chooses for each of n problems: the lowest of what it looks
+    like it costs, (the other problems' expected costs + w × the choosing half's ``own`` (n, U, C)) / (their number
+    + w), ∞ without runs (``has`` (n, U); ``others`` their sum and number, (n, U) each). With several ``weights``,
+    each problem's w is the one whose choices cost least, over the splits, on the valuing halves (``valued``: records
+    part and all-fail chance, (n, C, U) each; ``fee`` (n,) USD) of the other problems among ``some`` (n,) bool (a tie,
+    or no other problem: the first). Its own runs reach that choice only as one of the many problems the others' own
+    choices weigh (``loo_criterion``'s sums): the validity study measures what that leaves."""
+    total, count = np.nan_to_num(others[0])[..., None], others[1][..., None]
+    picks = np.stack([np.argmin(np.where(has[..., None], (total + w * own) / (count + w), np.inf), axis=1)
+                      for w in weights])  # (W, n, C)
+    if len(weights) == 1:
+        return picks[0]
+    rows, splits = np.arange(own.shape[0])[:, None], np.arange(own.shape[2])[None, :]
+    value = (valued[0][rows, splits, picks] + valued[1][rows, splits, picks] * fee[:, None]).mean(axis=2)  # (W, n)
+    value = np.where(some[None], value, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        elsewhere = (value.sum(axis=1, keepdims=True) - value) / (some.sum() - some)  # (W, n)
+    best = np.where(some.sum() - some > 0, np.argmin(np.nan_to_num(elsewhere, nan=np.inf), axis=0), 0)
+    return picks[best, np.arange(own.shape[0])]
 
 
 # ---- intervals --------------------------------------------------------------------------------------------------
@@ -799,16 +827,18 @@ def chosen_interval(fit: CrossFitted, single: PolicyCost, fee: np.ndarray, group
     return value, low, high
 
 
-def contenders(single: PolicyCost, options: list[int], fee: np.ndarray, G: np.ndarray, level: float = 0.95
-               ) -> np.ndarray:
+def contenders(single: PolicyCost, options: list[int], fee: np.ndarray, G: np.ndarray, level: float = 0.95,
+               reaches: np.ndarray | None = None) -> np.ndarray:
     """(T,) int: per group of problems (``G`` (T, P) 0/1), how many of ``options`` (strategy indices of ``single``)
     the records cannot tell from the cheapest: the lowest, and every option whose paired difference with it, on the
     same problems and runs, reaches 0 (``differences.against_lowest`` at ``level``, as the report's ``ties_lowest``:
-    a set that holds the truly cheapest option at that level, Gupta's subset selection); at least 1."""
+    a set that holds the truly cheapest option at that level, Gupta's subset selection); at least 1. ``reaches``
+    (T, len(options)) bool: ``against_lowest``'s where the caller has it (``policy_rows``), else computed."""
     if len(options) < 2:
         return np.ones(len(G), int)
-    mine = single.columns(options)
-    _, reaches = against_lowest(mine.total, G, fee, level, single_caps(mine, fee, G, level), mine)
+    if reaches is None:
+        mine = single.columns(options)
+        _, reaches = against_lowest(mine.total, G, fee, level, single_caps(mine, fee, G, level), mine)
     return 1 + reaches.sum(axis=1)
 
 
@@ -956,7 +986,7 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray,
     mine = single.columns(cols)
     cheapest_col, reaches = (against_lowest(mine.total, G, fee, level, single_caps(mine, fee, G, level), mine)
                              if cols else (np.full(len(tasks), -1), np.zeros((len(tasks), 0), bool)))
-    ties = {tuple(sorted(cols)): 1 + reaches.sum(axis=1)} if len(cols) > 1 else {}  # the frontier of them all: counted
+    ties = {tuple(sorted(cols)): contenders(single, cols, fee, G, level, reaches)}  # the frontier of them all
     for j, s in enumerate(cols):
         parts.append((Key(TABLE1, names[s]), tuple(x[:, j] for x in est), rec[:, j], exp[:, j],
                       single.total[:, s], single.k, cheapest_col == j, reaches[:, j]))
