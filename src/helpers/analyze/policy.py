@@ -502,8 +502,9 @@ def _weighed_picks(own: np.ndarray, has: np.ndarray, others: tuple[np.ndarray, n
     or no other problem: the first). Its own runs reach that choice only as one of the many problems the others' own
     choices weigh (``loo_criterion``'s sums): the validity study measures what that leaves."""
     total, count = np.nan_to_num(others[0])[..., None], others[1][..., None]
-    picks = np.stack([np.argmin(np.where(has[..., None], (total + w * own) / (count + w), np.inf), axis=1)
-                      for w in weights])  # (W, n, C)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a cell without runs: NaN, never chosen
+        picks = np.stack([np.argmin(np.where(has[..., None], (total + w * own) / (count + w), np.inf), axis=1)
+                          for w in weights])  # (W, n, C)
     if len(weights) == 1:
         return picks[0]
     rows, splits = np.arange(own.shape[0])[:, None], np.arange(own.shape[2])[None, :]
