@@ -174,6 +174,9 @@ def test_the_choosing_half_may_weigh_more_where_the_other_problems_show_it_pays(
     assert (fits[(1.0, 2.0, 4.0, 8.0)].modal == np.where(first, 0, 1)).all()
     same = policy.crossfit_halves(usd, correct, runs, fee, [[0, 1]], k=k)[0]
     assert (same.total == fits[(1.0,)].total).all() and (same.chosen == fits[(1.0,)].chosen).all()
+    for bad in ((), (1.0, 0.0)):
+        with pytest.raises(ValueError, match="own_weights must hold one or more positive weights"):
+            policy.crossfit_halves(usd, correct, runs, fee, [[0, 1]], k=k, own_weights=bad)
 
 
 def test_half_splits_fall_back_to_leave_one_out_where_a_problems_runs_differ():

@@ -422,6 +422,8 @@ def crossfit_halves(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expe
     (``_weighed_picks``): more weight routes each problem by its own runs, which pays where models differ problem by
     problem and costs where they do not; measured in ``benchmarks/frontier_choice.py`` and not the headline's, as it
     widens the frontier's interval (more models chosen somewhere, ``chosen_interval``)."""
+    if not own_weights or min(own_weights) <= 0:
+        raise ValueError(f"own_weights must hold one or more positive weights, got {own_weights!r}")
     fits = crossfit_many(usd, correct, runs, expert_usd, option_sets, k, groups)
     used = sorted({o for options in option_sets for o in options})
     if not fits or not used:
