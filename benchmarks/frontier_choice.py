@@ -18,10 +18,16 @@ asks for a frontier never worse than choosing one model (1.00). The other rules 
 ``policy.loo_criterion``'s. And "own-weight-cv": every half-split with the choosing half weighed as 1, 2, 4 or 8 of the
 other problems, each problem's weight the one whose choices cost least on the other problems' held-out halves
 (``policy.crossfit_halves``' ``own_weights``): it routes each problem by its own runs where that pays.
-SIMULATED.
+"difficulty-cv": every half-split (weight 1) against routing each problem by a difficulty every model shares
+(``analyze.difficulty_routing``: item-response curves fitted without the problem's fold of 5, the problem placed on
+them by its choosing half), each problem taking the one whose choices cost least on the other problems' held-out
+halves; "routed": the same contest among the weights 1, 2, 4, 8 and the shared difficulty; "difficulty": the shared
+difficulty alone (no contest; with a problem × model interaction where the curves' fit finds one). "…/per-problem":
+the rule with the chosen policy's per-problem interval alone (``policy.policy_interval``, no union with the chosen
+options' intervals) in ``policy.chosen_interval``'s place. SIMULATED.
 
     COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/frontier_choice.py [sets, default 40]
-        [rules, comma-separated, default every-half-split,leave-one-out,8-fold,in-sample,own-weight-cv]
+        [rules, comma-separated, default: DEFAULT's five; RULES holds every one]
         [seed, default 1]
         [a set's params]
 """
@@ -78,28 +84,41 @@ def folds_criterion(folds: int):
     return criterion
 
 
-PRODUCT_HALVES = policy.crossfit_halves
+def per_problem_alone(fit, single, fee, groups, level=0.95, many=None):
+    """A ``policy.chosen_interval`` replacement: the chosen policy's per-problem values' own interval, no union."""
+    return policy.policy_interval(fit.records, fit.fail_all, fee, level, fit.fail_runs, fit.k, groups, fit.runs)
+
+
+PRODUCT_HALVES, PRODUCT_INTERVAL = policy.crossfit_halves, policy.chosen_interval
 OWN_WEIGHTS = (1.0, 2.0, 4.0, 8.0)  # the "own-weight-cv" rule's choices of what the choosing half weighs as
-# rule -> (what replaces ``policy.crossfit_halves``, ``policy.loo_criterion``); None: the product's
-RULES = {"every-half-split": None, "leave-one-out": (policy.crossfit_many, PRODUCT),
-         "8-fold": (policy.crossfit_many, folds_criterion(8)), "in-sample": (policy.crossfit_many, folds_criterion(1)),
-         "own-weight-cv": (functools.partial(PRODUCT_HALVES, own_weights=OWN_WEIGHTS), PRODUCT)}
+ROUTED = functools.partial(PRODUCT_HALVES, own_weights=OWN_WEIGHTS, difficulty_folds=5)
+DIFFICULTY = functools.partial(PRODUCT_HALVES, own_weights=(), difficulty_folds=5)
+# rule -> what replaces ``policy.crossfit_halves``, ``policy.loo_criterion`` and ``policy.chosen_interval``
+RULES = {"every-half-split": (PRODUCT_HALVES, PRODUCT, PRODUCT_INTERVAL),
+         "leave-one-out": (policy.crossfit_many, PRODUCT, PRODUCT_INTERVAL),
+         "8-fold": (policy.crossfit_many, folds_criterion(8), PRODUCT_INTERVAL),
+         "in-sample": (policy.crossfit_many, folds_criterion(1), PRODUCT_INTERVAL),
+         "own-weight-cv": (functools.partial(PRODUCT_HALVES, own_weights=OWN_WEIGHTS), PRODUCT, PRODUCT_INTERVAL),
+         "difficulty-cv": (functools.partial(PRODUCT_HALVES, difficulty_folds=5), PRODUCT, PRODUCT_INTERVAL),
+         "routed": (ROUTED, PRODUCT, PRODUCT_INTERVAL), "routed/per-problem": (ROUTED, PRODUCT, per_problem_alone),
+         "difficulty": (DIFFICULTY, PRODUCT, PRODUCT_INTERVAL),
+         "difficulty/per-problem": (DIFFICULTY, PRODUCT, per_problem_alone)}
+DEFAULT = "every-half-split,leave-one-out,8-fold,in-sample,own-weight-cv"  # the saved output's (benchmarks/results)
 
 
 def measure(rule: str, sets: int, seed: int, params: str = "params/sim.yaml") -> pd.DataFrame:
     """Per generator, ``COLUMNS`` of the frontier under ``rule`` on ``sets`` sets per generator drawn from ``seed``."""
     gm = kt.generative_model(prepare(load_params(params)))
-    if RULES[rule] is not None:
-        policy.crossfit_halves, policy.loo_criterion = RULES[rule]
+    policy.crossfit_halves, policy.loo_criterion, policy.chosen_interval = RULES[rule]
     try:
         table = policy_study.study(gm, va.study_generators(gm), sets, seed=seed, workers=os.cpu_count() or 1)
     finally:
-        policy.loo_criterion, policy.crossfit_halves = PRODUCT, PRODUCT_HALVES
+        policy.crossfit_halves, policy.loo_criterion, policy.chosen_interval = PRODUCT_HALVES, PRODUCT, PRODUCT_INTERVAL
     rows = table[table["statistic"] == policy.FRONTIER.kind.label]
     return rows[["generator", *COLUMNS]].assign(rule=rule)
 
 
-def main(sets: int = 40, rules: str = ",".join(RULES), seed: int = 1, params: str = "params/sim.yaml") -> None:
+def main(sets: int = 40, rules: str = DEFAULT, seed: int = 1, params: str = "params/sim.yaml") -> None:
     start = time.perf_counter()
     long = pd.concat([measure(r, sets, seed, params) for r in rules.split(",")], ignore_index=True)
     print(f"{sets} sets per generator, seed {seed}, the frontier of all models (k = the headline's); SIMULATED")

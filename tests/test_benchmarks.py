@@ -106,7 +106,7 @@ def test_model_checks_power_benchmark_runs():
 TINY_STUDIES = [("benchmarks/gated_coverage.py", "1", "2"), ("benchmarks/routing_coverage.py", "2", "2"),
                 ("benchmarks/comparison_power.py", "2", "2"), ("benchmarks/one_run_validity.py", "2", "2"),
                 ("benchmarks/fee_interval_study.py", "2", "prior,poisson", "1", "4"),
-                ("benchmarks/frontier_choice.py", "2", "leave-one-out,in-sample,every-half-split,own-weight-cv", "1"),
+                ("benchmarks/frontier_choice.py", "2", "leave-one-out,in-sample,every-half-split,routed", "1"),
                 ("benchmarks/accuracy_interval.py", "2", "1"), ("benchmarks/frontier_interval.py", "2", "1")]
 IN_ONE_PROCESS = """
 import contextlib, io, json, os, runpy, sys

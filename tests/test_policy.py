@@ -173,7 +173,7 @@ def test_the_choosing_half_may_weigh_more_where_the_other_problems_show_it_pays(
     assert many == pytest.approx(true.total.min(axis=1).mean()) and one == pytest.approx(true.total.max(axis=1).mean())
     assert (fits[(1.0, 2.0, 4.0, 8.0)].modal == np.where(first, 0, 1)).all()
     for bad in ((), (1.0, 0.0)):
-        with pytest.raises(ValueError, match="own_weights must hold one or more positive weights"):
+        with pytest.raises(ValueError, match="own_weights must hold positive weights"):
             policy.crossfit_halves(usd, correct, runs, fee, [[0, 1]], k=k, own_weights=bad)
 
 

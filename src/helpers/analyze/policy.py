@@ -33,7 +33,7 @@ from math import comb
 import numpy as np
 import pandas as pd
 
-from helpers.analyze import fee_prior
+from helpers.analyze import difficulty_routing, fee_prior
 from helpers.analyze.differences import against_lowest, bonferroni, fee_gaps, paired, room, unseen_fee
 from helpers.analyze.headline import Gain, Level, Spec
 from helpers.analyze.means import beta_moments
@@ -405,7 +405,7 @@ MAX_SPLITS = 256  # the most splits of a problem's runs ``crossfit_halves`` enum
 
 def crossfit_halves(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_usd: np.ndarray,
                     option_sets: list[list[int]], k: int | None = None, groups: np.ndarray | None = None,
-                    own_weights: tuple[float, ...] = (1.0,)) -> list[CrossFitted]:
+                    own_weights: tuple[float, ...] = (1.0,), difficulty_folds: int = 0) -> list[CrossFitted]:
     """``crossfit_many`` with half of each problem's own runs in its choice. Leaving a problem out tips the choice,
     where options nearly tie, toward the option whose runs did worse on it (``unsettled``); here, on a problem whose
     options (with runs) all hold r ≥ 2k runs, every split of its run positions into r // 2 that choose and the rest
@@ -421,9 +421,13 @@ def crossfit_halves(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expe
     each problem takes the weight whose choices cost least on the held-out halves of the other problems of its group
     (``_weighed_picks``): more weight routes each problem by its own runs, which pays where models differ problem by
     problem and costs where they do not; measured in ``benchmarks/frontier_choice.py`` and not the headline's, as it
-    widens the frontier's interval (more models chosen somewhere, ``chosen_interval``)."""
-    if not own_weights or min(own_weights) <= 0:
-        raise ValueError(f"own_weights must hold one or more positive weights, got {own_weights!r}")
+    widens the frontier's interval (more models chosen somewhere, ``chosen_interval``). ``difficulty_folds`` ≥ 2
+    adds one more way of choosing to that held-out contest (or, with no weights, is the only one): each problem
+    routed by a difficulty every strategy shares, curves fitted without the problem's fold of that many
+    (``difficulty_routing``); 0: none. The contest is not free: a problem's valuing half reaches the other problems'
+    choices (through ``loo_criterion``'s sums and the curves), so the others' held-out values and its own lean
+    together, and choosing the way that did best on them picks its luck too (``benchmarks/frontier_choice.py``)."""
+    _check_ways(own_weights, difficulty_folds)
     fits = crossfit_many(usd, correct, runs, expert_usd, option_sets, k, groups)
     used = sorted({o for options in option_sets for o in options})
     if not fits or not used:
@@ -433,28 +437,32 @@ def crossfit_halves(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expe
     cells = runs[:, used]
     r_of = cells.max(axis=1)
     fit_here = ((cells == r_of[:, None]) | (cells == 0)).all(axis=1) & (r_of >= 2 * k)
-    splits = {int(r): comb(int(r), int(r) // 2) for r in np.unique(r_of[fit_here])}
-    splits = {r: n for r, n in splits.items() if n <= MAX_SPLITS}
-    rows = int(np.lcm.reduce(list(splits.values()))) if splits else 1
+    splits, rows = _split_counts(r_of[fit_here])
     out = [dict(records=f.records.copy(), fail_all=f.fail_all.copy(), fail_runs=f.fail_runs.copy(),
                 chosen=np.tile(f.chosen[0].astype(np.int16), (rows, 1))) for f in fits]
     others, count, alpha, beta = _loo_parts(usd, correct, runs, fee, k, codes)
     full = policy_cost(usd, correct, runs, fee, k)
     for g in np.unique(codes):
+        members = np.flatnonzero(codes == g)
+        curves = _group_curves(usd[members][:, used], correct[members][:, used], cells[members], difficulty_folds)
         for r, n_splits in splits.items():
             idx = np.flatnonzero((codes == g) & fit_here & (r_of == r))
             if not len(idx):
                 continue
             loo = (others[idx][:, used], count[idx][:, used], alpha[idx][:, used], beta[idx][:, used])
             own, records, fail_all = _split_halves(usd[idx][:, used, :r], correct[idx][:, used, :r], fee[idx], k, loo)
+            routed = None if curves is None else _routed(curves, np.searchsorted(members, idx),
+                                                         correct[idx][:, used, :r], cells[idx] > 0, fee[idx], k)
             for mine, options in zip(out, option_sets):
                 at = np.searchsorted(used, options)  # the options' columns among ``used``
-                some = (cells[idx][:, at] > 0).any(axis=1)
+                has = cells[idx][:, at] > 0
+                some = has.any(axis=1)
                 if not some.any():
                     continue
-                pick = _weighed_picks(own[:, at], cells[idx][:, at] > 0, (loo[0][:, at], loo[1][:, at]),
+                extra = () if routed is None else (_lowest(routed[..., at], has),)
+                pick = _weighed_picks(own[:, at], has, (loo[0][:, at], loo[1][:, at]),
                                       (records[..., at], fail_all[..., at]), fee[idx], np.asarray(some),
-                                      own_weights)  # (n, C)
+                                      own_weights, extra)  # (n, C)
                 col = at[pick]
                 here, rr = idx[some], np.arange(len(idx))[some, None]
                 splits_axis = np.arange(n_splits)[None, :]
@@ -466,6 +474,40 @@ def crossfit_halves(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expe
                         m["fail_runs"], f.runs) for f, m in zip(fits, out)]
 
 
+def _check_ways(own_weights: tuple[float, ...], difficulty_folds: int) -> None:
+    """``crossfit_halves``' ways of choosing, checked before any work: positive weights, at least one way."""
+    if min(own_weights, default=1.0) <= 0 or not (own_weights or difficulty_folds >= 2):
+        raise ValueError(f"own_weights must hold positive weights, one or more without difficulty_folds, "
+                         f"got {own_weights!r}")
+
+
+def _split_counts(r_of: np.ndarray) -> tuple[dict[int, int], int]:
+    """For problems holding ``r_of`` runs per cell: {r: the splits C(r, r // 2) of r runs}, those ≤ ``MAX_SPLITS``,
+    and the rows of ``CrossFitted.chosen`` that hold every one a whole number of times (their least common multiple)."""
+    splits = {int(r): comb(int(r), int(r) // 2) for r in np.unique(r_of)}
+    splits = {r: n for r, n in splits.items() if n <= MAX_SPLITS}
+    return splits, int(np.lcm.reduce(list(splits.values()))) if splits else 1
+
+
+def _group_curves(usd: np.ndarray, correct: np.ndarray, cells: np.ndarray, folds: int
+                  ) -> difficulty_routing.FoldCurves | None:
+    """``difficulty_routing.fold_curves`` of one dataset's problems (``usd``/``correct`` (n, U, r) their runs of the
+    strategies in use, ``cells`` (n, U) how many); None where ``folds`` < 2 (no routing by difficulty)."""
+    if folds < 2:
+        return None
+    passes, _, per_run = _cell_counts(usd, correct, cells)
+    return difficulty_routing.fold_curves(passes, cells, per_run * cells, folds)
+
+
+def _routed(curves: difficulty_routing.FoldCurves, at: np.ndarray, correct: np.ndarray, has: np.ndarray,
+            fee: np.ndarray, k: int) -> np.ndarray:
+    """(n, C, U) USD: ``difficulty_routing.expected_costs`` of n problems at positions ``at`` of their dataset, each of
+    the C splits of their r runs (``correct`` (n, U, r), ``has`` (n, U) the cells with runs) choosing on its half."""
+    r = correct.shape[2]
+    choosing = np.einsum("nur,cr->ncu", correct.astype(float), _halves(r))
+    return difficulty_routing.expected_costs(curves, at, choosing, r // 2, has, fee, k)
+
+
 def _split_halves(usd: np.ndarray, correct: np.ndarray, fee: np.ndarray, k: int, loo: tuple[np.ndarray, ...]
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every split of r runs into r // 2 that choose and the rest that value, for n problems whose cells all hold r
@@ -474,7 +516,7 @@ def _split_halves(usd: np.ndarray, correct: np.ndarray, fee: np.ndarray, k: int,
     that k tries all fail on the valuing half (``policy_cost``'s), (n, C, U) each."""
     n, U, r = correct.shape
     h = r // 2
-    choose = np.array([[i in c for i in range(r)] for c in combinations(range(r), h)], float)  # (C, r)
+    choose = _halves(r)
     a, b = loo[2][..., None], loo[3][..., None]
     s = np.einsum("nur,cr->nuc", correct.astype(float), choose)
     f, cost = h - s, np.einsum("nur,cr->nuc", np.nan_to_num(usd), choose) / h
@@ -493,21 +535,36 @@ def _split_halves(usd: np.ndarray, correct: np.ndarray, fee: np.ndarray, k: int,
     return own, records.transpose(0, 2, 1), fail_all.transpose(0, 2, 1)
 
 
+@lru_cache(maxsize=16)
+def _halves(r: int) -> np.ndarray:
+    """(C, r) 0/1: every split of r run positions into r // 2 that choose (1) and the rest that value, C = C(r, r // 2),
+    in ``itertools.combinations`` order (every caller's split c is the same split)."""
+    return np.array([[i in c for i in range(r)] for c in combinations(range(r), r // 2)], float)
+
+
+def _lowest(expected: np.ndarray, has: np.ndarray) -> np.ndarray:
+    """(n, C) the column of ``expected`` (n, C, O) lowest for each problem and split, among options with runs there
+    (``has`` (n, O)) and a finite value (the first where none)."""
+    mine = np.where(has[:, None, :] & np.isfinite(expected), expected, np.inf)
+    return np.argmin(mine, axis=2)
+
+
 def _weighed_picks(own: np.ndarray, has: np.ndarray, others: tuple[np.ndarray, np.ndarray],
                    valued: tuple[np.ndarray, np.ndarray], fee: np.ndarray, some: np.ndarray,
-                   weights: tuple[float, ...]) -> np.ndarray:
+                   weights: tuple[float, ...], extra: tuple[np.ndarray, ...] = ()) -> np.ndarray:
     """(n, C) the option (a column of ``own``) each split chooses for each of n problems: the lowest of what it looks
     like it costs, (the other problems' expected costs + w × the choosing half's ``own`` (n, U, C)) / (their number
     + w), ∞ without runs (``has`` (n, U); ``others`` their sum and number, (n, U) each). With several ``weights``,
     each problem's w is the one whose choices cost least, over the splits, on the valuing halves (``valued``: records
     part and all-fail chance, (n, C, U) each; ``fee`` (n,) USD) of the other problems among ``some`` (n,) bool (a tie,
-    or no other problem: the first). Its own runs reach that choice only as one of the many problems the others' own
-    choices weigh (``loo_criterion``'s sums): the validity study measures what that leaves."""
+    or no other problem: the first); ``extra``: more ways of choosing, (n, C) picks each, in that contest too. Its
+    own runs reach that choice only as one of the many problems the others' own choices weigh (``loo_criterion``'s
+    sums): the validity study measures what that leaves."""
     total, count = np.nan_to_num(others[0])[..., None], others[1][..., None]
     with np.errstate(invalid="ignore", divide="ignore"):  # a cell without runs: NaN, never chosen
         picks = np.stack([np.argmin(np.where(has[..., None], (total + w * own) / (count + w), np.inf), axis=1)
-                          for w in weights])  # (W, n, C)
-    if len(weights) == 1:
+                          for w in weights] + list(extra))  # (W, n, C)
+    if len(picks) == 1:
         return picks[0]
     rows, splits = np.arange(own.shape[0])[:, None], np.arange(own.shape[2])[None, :]
     value = (valued[0][rows, splits, picks] + valued[1][rows, splits, picks] * fee[:, None]).mean(axis=2)  # (W, n)

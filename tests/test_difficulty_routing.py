@@ -1,0 +1,86 @@
+"""Routing each problem by a shared difficulty (``analyze.difficulty_routing``, ``policy.crossfit_halves``'
+``difficulty_folds``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import special
+
+from helpers.analyze import difficulty_routing, policy
+
+
+def _shared_difficulty(P: int = 80, r: int = 8, seed: int = 5):
+    """A cheap option that passes the easy problems and a dear one that passes nearly all, one difficulty z per
+    problem driving both: (usd, correct, runs, fee, true rate (P, 2), cost per run (P, 2))."""
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=P)
+    rate = np.stack([special.expit(1.5 - 2.5 * z), special.expit(4.0 - 1.5 * z)], axis=1)
+    per_run = np.tile([0.001, 0.05], (P, 1))
+    correct = rng.random((P, 2, r)) < rate[..., None]
+    usd = np.broadcast_to(per_run[..., None], (P, 2, r)).copy()
+    return usd, correct, np.full((P, 2), r), np.full(P, 0.3), rate, per_run
+
+
+def test_a_problems_curves_are_fitted_without_its_fold():
+    """``fold_curves``: the curves that route a problem never saw its runs (nor its fold's): changing every run of
+    problem 0 leaves its curves and its cost per run as they were, and moves those of another fold's problems."""
+    usd, correct, runs, _, _, _ = _shared_difficulty()
+    passes, spent = correct.sum(axis=2).astype(float), usd.sum(axis=2)
+    curves = difficulty_routing.fold_curves(passes, runs, spent, folds=5)
+    assert curves.rates.shape == (5, 2, 64, 9) and np.isfinite(curves.rates).all() and (curves.cost > 0).all()
+    assert (curves.fold == np.arange(80) % 5).all() and (curves.tau == 0).all()  # one difficulty drives both
+    flipped = passes.copy()
+    flipped[0] = runs[0] - passes[0]
+    again = difficulty_routing.fold_curves(flipped, runs, spent * np.r_[3.0, np.ones(79)][:, None], 5)
+    assert np.array_equal(again.rates[0], curves.rates[0]) and np.array_equal(again.cost[0], curves.cost[0])
+    assert not np.allclose(again.rates[1:], curves.rates[1:]) and not np.allclose(again.cost[1:], curves.cost[1:])
+
+
+def test_routing_by_shared_difficulty_beats_the_best_single_option():
+    """Where one difficulty drives both options, a problem's choosing half (both options' passes) places it on the
+    curves: each problem goes to the cheap option where it is
+    easy and to the dear one where it is hard, and the truth falls below the best single option's (and below the
+    choice without it), while each option's choice is still valued on the other half of the problem's runs; in the
+    held-out contest with weight 1 the routing is kept."""
+    usd, correct, runs, fee, rate, per_run = _shared_difficulty()
+    k = 2
+    true = policy.true_policy(per_run, rate, fee, k)
+    plain = policy.crossfit_halves(usd, correct, runs, fee, [[0, 1]], k=k)[0]
+    routed = policy.crossfit_halves(usd, correct, runs, fee, [[0, 1]], k=k, own_weights=(), difficulty_folds=5)[0]
+    best = true.total.mean(axis=0).min()
+    got, before = routed.truth(true, fee).total.mean(), plain.truth(true, fee).total.mean()
+    assert got < 0.7 * best and got < 0.7 * before
+    hard = rate[:, 0] < 0.2
+    assert (routed.modal[hard] == 1).mean() > 0.8 and (routed.modal[rate[:, 0] > 0.9] == 0).mean() > 0.8
+    assert routed.halved and routed.chosen.shape == (70, 80)
+    contest = policy.crossfit_halves(usd, correct, runs, fee, [[0, 1]], k=k, difficulty_folds=5)[0]
+    assert contest.truth(true, fee).total.mean() < 0.7 * best  # weight 1 against the routing: the routing kept
+    for weights, folds in (((), 0), ((1.0, -1.0), 5)):
+        with pytest.raises(ValueError, match="own_weights must hold positive weights"):
+            policy.crossfit_halves(usd, correct, runs, fee, [[0, 1]], k=k, own_weights=weights,
+                                   difficulty_folds=folds)
+
+
+def test_an_interaction_found_lets_a_cells_own_passes_count():
+    """Where each cell's logit departs from its curve (e ~ N(0, 2²)), the curves' fits find the interaction
+    (tau > 0 in every fold), and the routing reads a cell's own passes: on a problem both options pass alike by
+    their curves, the one whose choosing half passed every run is expected to cost less than the one that passed
+    none; without the interaction (tau 0 in the same curves) the two would differ only by their curves."""
+    rng = np.random.default_rng(11)
+    P, r = 200, 8
+    z, e = rng.normal(size=P), rng.normal(scale=2.0, size=(P, 2))
+    rate = special.expit(np.stack([1.0 - 1.5 * z, 1.0 - 1.5 * z], axis=1) + e)
+    correct = rng.random((P, 2, r)) < rate[..., None]
+    runs = np.full((P, 2), r)
+    curves = difficulty_routing.fold_curves(correct.sum(axis=2), runs, np.full((P, 2), 0.01 * r), folds=5)
+    assert (curves.tau > 0.5).all()
+    choosing = np.array([[[4.0, 0.0], [0.0, 4.0]]])  # one problem, two ways: A passed its half, or B did
+    got = difficulty_routing.expected_costs(curves, np.array([0]), choosing, 4, np.ones((1, 2), bool),
+                                            np.array([1.0]), 2)[0]
+    assert got[0, 0] < got[0, 1] / 3 and got[1, 1] < got[1, 0] / 3
+    flat = difficulty_routing.FoldCurves(curves.fold, curves.rates[..., 4:5].repeat(9, axis=-1), curves.cost,
+                                         np.zeros(5))  # every interaction node at e = 0: no interaction
+    same = difficulty_routing.expected_costs(flat, np.array([0]), choosing, 4, np.ones((1, 2), bool),
+                                             np.array([1.0]), 2)[0]
+    assert abs(np.log(same[0, 0] / same[0, 1])) < abs(np.log(got[0, 0] / got[0, 1]))
