@@ -84,3 +84,19 @@ def test_an_interaction_found_lets_a_cells_own_passes_count():
     same = difficulty_routing.expected_costs(flat, np.array([0]), choosing, 4, np.ones((1, 2), bool),
                                              np.array([1.0]), 2)[0]
     assert abs(np.log(same[0, 0] / same[0, 1])) < abs(np.log(got[0, 0] / got[0, 1]))
+
+
+def test_a_strategy_with_runs_in_one_fold_has_curves_in_every_other_fold():
+    """A strategy run on problem 0 alone has no curve in problem 0's fold (nothing outside it), and one in every other
+    fold (the fits start from the fold before only where it knew every strategy with runs), with its cost per run;
+    a problem is never routed to a strategy without a curve (NaN)."""
+    rng = np.random.default_rng(0)
+    passes, runs = rng.integers(0, 9, (40, 3)).astype(float), np.full((40, 3), 8)
+    passes[1:, 2], runs[1:, 2] = 0, 0
+    curves = difficulty_routing.fold_curves(passes, runs, runs * 0.01, 5)
+    known = np.isfinite(curves.rates[:, :, 0, 0])
+    assert known[:, :2].all() and not known[0, 2] and known[1:, 2].all()
+    assert np.isnan(curves.cost[0, 2]) and np.allclose(curves.cost[1:, 2], 0.01)
+    got = difficulty_routing.expected_costs(curves, np.array([0, 1]), np.full((2, 1, 3), 2.0), 4,
+                                            np.ones((2, 3), bool), np.ones(2), 2)
+    assert np.isnan(got[0, 0, 2]) and np.isfinite(got[0, 0, :2]).all() and np.isfinite(got[1]).all()

@@ -67,7 +67,8 @@ def fold_curves(passes: np.ndarray, runs: np.ndarray, usd: np.ndarray, folds: in
         if not rest.any():
             continue
         k, m = passes[rest].astype(float), runs[rest].astype(float)
-        fit = start = fit_task(k, m, floor_max=np.zeros(U), start=start, covariance=False)
+        warm = start if start is not None and np.isfinite(start.a[m.sum(axis=0) > 0]).all() else None
+        fit = start = fit_task(k, m, floor_max=np.zeros(U), start=warm, covariance=False)  # from the last fold's
         used = np.flatnonzero(fit.used)
         theta = np.r_[fit.a[used], fit.b[used], fit.c[used]]
         tau[f] = ci.fit_tau(theta, k[:, used], m[:, used], np.arange(len(NODES)))[0]

@@ -426,7 +426,8 @@ def crossfit_halves(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expe
     routed by a difficulty every strategy shares, curves fitted without the problem's fold of that many
     (``difficulty_routing``); 0: none. The contest is not free: a problem's valuing half reaches the other problems'
     choices (through ``loo_criterion``'s sums and the curves), so the others' held-out values and its own lean
-    together, and choosing the way that did best on them picks its luck too (``benchmarks/frontier_choice.py``)."""
+    together, and choosing the way that did best on them picks its luck too (benchmarks/HISTORY.md, "Routing each
+    problem by a difficulty the models share")."""
     _check_ways(own_weights, difficulty_folds)
     fits = crossfit_many(usd, correct, runs, expert_usd, option_sets, k, groups)
     used = sorted({o for options in option_sets for o in options})
@@ -539,7 +540,9 @@ def _split_halves(usd: np.ndarray, correct: np.ndarray, fee: np.ndarray, k: int,
 def _halves(r: int) -> np.ndarray:
     """(C, r) 0/1: every split of r run positions into r // 2 that choose (1) and the rest that value, C = C(r, r // 2),
     in ``itertools.combinations`` order (every caller's split c is the same split)."""
-    return np.array([[i in c for i in range(r)] for c in combinations(range(r), r // 2)], float)
+    out = np.array([[i in c for i in range(r)] for c in combinations(range(r), r // 2)], float)
+    out.setflags(write=False)  # one array for every caller
+    return out
 
 
 def _lowest(expected: np.ndarray, has: np.ndarray) -> np.ndarray:
