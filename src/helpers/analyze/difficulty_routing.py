@@ -54,7 +54,7 @@ def fold_curves(passes: np.ndarray, runs: np.ndarray, usd: np.ndarray, folds: in
     """``FoldCurves`` of a dataset's n problems from ``passes`` and ``runs`` (n, U) counts per strategy and ``usd``
     (n, U) what its runs cost in all, USD. ``folds`` 1: one fit on every problem (where the counts hold only runs
     that choose, never one that values)."""
-    from helpers.analyze.frontier_model import fit_task
+    from helpers.analyze.frontier_model import fit_task  # here: importing policy stays without the model's modules
 
     n, U = runs.shape
     fold = fold_of(n, folds)
