@@ -24,7 +24,9 @@ them by its choosing half), each problem taking the one whose choices cost least
 halves; "routed": the same contest among the weights 1, 2, 4, 8 and the shared difficulty; "difficulty": the shared
 difficulty alone (no contest; with a problem × model interaction where the curves' fit finds one). "…/per-problem":
 the rule with the chosen policy's per-problem interval alone (``policy.policy_interval``, no union with the chosen
-options' intervals) in ``policy.chosen_interval``'s place. SIMULATED.
+options' intervals, the fee part's mass at "every run fails" read at 1) in ``policy.chosen_interval``'s place. A
+choice routed by the shared difficulty alone ("difficulty") takes ``policy.chosen_interval``'s own interval for it:
+the per-problem one, that mass read at the rate the pooled runs allow (``fee_prior.top_moments``). SIMULATED.
 
     COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/frontier_choice.py [sets, default 40]
         [rules, comma-separated, default: DEFAULT's five; RULES holds every one]
@@ -41,6 +43,7 @@ import time
 
 import numpy as np
 import pandas as pd
+from frontier_interval import per_problem_alone  # benchmarks/: the chosen policy's per-problem interval alone
 
 from helpers.analyze import known_truth as kt
 from helpers.analyze import means, policy, policy_study
@@ -82,11 +85,6 @@ def folds_criterion(folds: int):
                 out[part] = _criterion_on(fit, usd, correct, runs, fee, k)[None]
         return out
     return criterion
-
-
-def per_problem_alone(fit, single, fee, groups, level=0.95, many=None):
-    """A ``policy.chosen_interval`` replacement: the chosen policy's per-problem values' own interval, no union."""
-    return policy.policy_interval(fit.records, fit.fail_all, fee, level, fit.fail_runs, fit.k, groups, fit.runs)
 
 
 PRODUCT_HALVES, PRODUCT_INTERVAL = policy.crossfit_halves, policy.chosen_interval

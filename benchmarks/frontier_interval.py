@@ -41,6 +41,7 @@ def every_option(fit, single, fee, groups, level=0.95, many=None):
 
 
 def per_problem_alone(fit, single, fee, groups, level=0.95, many=None):
+    """A ``policy.chosen_interval`` replacement: the chosen policy's per-problem values' own interval, no union."""
     return policy.policy_interval(fit.records, fit.fail_all, fee, level, fit.fail_runs, fit.k, groups, fit.runs)
 
 

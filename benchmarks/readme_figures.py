@@ -130,6 +130,10 @@ RUNS = (
         "the dataset's fitted Beta prior (the product's), beside the pooled count of every run it replaced, on 100 "
         "SIMULATED sets of the `sim` shape per generator read at 2, 3, 5 and 8 runs (seed 1), and on known rate "
         "distributions: coverage of each set's own truth and width over the oracle's"),
+    Run("routing_cost", ("benchmarks/routing_cost.py", "6"),
+        "what routing each problem by a shared difficulty costs in time, on the same 6 SIMULATED sets of the `sim` "
+        "shape: the headline's every half-split beside the routing (five item-response and interaction fits per "
+        "dataset) as it is and as it was before 2026-12-01 (scipy's log-sum-exp, tau refined by a bounded search)"),
     Run("frontier_choice", ("benchmarks/frontier_choice.py", "40"),
         "how the headline frontier chooses its option per dataset: the product's every half-split (the other "
         "problems' runs and half of the problem's own choose, the other half values, averaged over every split) beside "

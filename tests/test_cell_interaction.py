@@ -47,6 +47,20 @@ def test_the_test_finds_no_interaction_where_there_is_none_and_one_where_there_i
     assert all(t > 0.4 for t in some) and np.mean(some) == pytest.approx(1.0, abs=0.35)
 
 
+def test_the_coarse_grids_parabola_finds_about_the_refined_tau():
+    """``refine=False`` (the routing's): tau from the parabola through the coarse grid's best point and its neighbours,
+    within 0.1 of the refined maximiser, and the same test decision; the hand log-sum-exp is scipy's."""
+    keep = np.arange(len(fm.NODES))
+    for sd, seed in ((0.6, 5), (1.0, 6), (1.5, 7), (0.0, 8)):
+        k, n = counts(sd, seed)
+        theta = fitted(k, n)
+        fine, coarse = ci.fit_tau(theta, k, n, keep), ci.fit_tau(theta, k, n, keep, refine=False)
+        assert abs(fine[0] - coarse[0]) < 0.1 and (fine[0] > 0) == (coarse[0] > 0)
+    x = np.random.default_rng(0).normal(size=(4, 9)) * 30
+    x[0] = -np.inf
+    np.testing.assert_allclose(ci._logsumexp(x), special.logsumexp(x, axis=-1), rtol=1e-14)
+
+
 def test_a_cell_keeps_its_own_rate():
     """A cell that passed every run draws rates above its curve's; one that never passed, small positive ones."""
     theta = np.array([[0.0, 1.0, 0.0]])  # one strategy: a = 0, b = 1, no floor

@@ -100,3 +100,27 @@ def test_a_strategy_with_runs_in_one_fold_has_curves_in_every_other_fold():
     got = difficulty_routing.expected_costs(curves, np.array([0, 1]), np.full((2, 1, 3), 2.0), 4,
                                             np.ones((2, 3), bool), np.ones(2), 2)
     assert np.isnan(got[0, 0, 2]) and np.isfinite(got[0, 0, :2]).all() and np.isfinite(got[1]).all()
+
+
+def test_a_routed_choice_takes_the_per_problem_interval_with_its_top_read_below_one():
+    """``chosen_interval`` of a choice routed by the shared difficulty alone (``CrossFitted.routed``): the per-problem
+    interval, the fee part's mass at "every run fails" read at the pooled runs' rate (``fee_prior.top_moments``), not
+    the union with every chosen option's interval; the contest with weight 1 is not routed and keeps the union. Here
+    a tenth of the problems fail every run of both options, so the two readings differ."""
+    usd, correct, runs, fee, _, _ = _shared_difficulty()
+    correct[::10] = False
+    k = 2
+    routed = policy.crossfit_halves(usd, correct, runs, fee, [[0, 1]], k=k, own_weights=(), difficulty_folds=5)[0]
+    contest = policy.crossfit_halves(usd, correct, runs, fee, [[0, 1]], k=k, difficulty_folds=5)[0]
+    assert routed.routed and not contest.routed
+    single = policy.policy_cost(usd, correct, runs, fee, k)
+    G = np.ones((1, 80))
+    got = policy.chosen_interval(routed, single, fee, G)
+    alone = policy.policy_interval(routed.records, routed.fail_all, fee, 0.95, routed.fail_runs, k, G, routed.runs,
+                                   top="jeffreys")
+    at_one = policy.policy_interval(routed.records, routed.fail_all, fee, 0.95, routed.fail_runs, k, G, routed.runs)
+    np.testing.assert_array_equal(np.array(got), np.array(alone))
+    assert alone[1][0] < at_one[1][0] and alone[2][0] > at_one[2][0]
+    union = policy.chosen_interval(contest, single, fee, G)
+    mine = policy.policy_interval(contest.records, contest.fail_all, fee, 0.95, contest.fail_runs, k, G, contest.runs)
+    assert union[1][0] <= mine[1][0] and union[2][0] >= mine[2][0]

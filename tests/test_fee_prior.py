@@ -42,6 +42,26 @@ def test_problems_that_fail_every_run_are_a_point_mass_not_a_spread():
     assert low[0, 0] == pytest.approx(P / 2, rel=1e-6) and high[0, 0] == pytest.approx(P / 2, rel=1e-3)
 
 
+def test_a_cluster_that_fails_nearly_every_run_is_read_below_one_where_asked():
+    """Broken items routed to a cheap, weak option: 6 problems of 128 where it passes 1.7% of runs (k = 4 tries all
+    fail 93% of the time), the rest passed nearly always. Most sets show no pass on the six: read at q = 1 (the
+    default) the interval shuts above the truth in each of them; read at the pooled Jeffreys rate (``top``
+    "jeffreys", ``top_moments``) it holds."""
+    rng = np.random.default_rng(7)
+    P, C, k, r = 128, 400, 4, 8
+    q = np.r_[np.full(6, 0.983), np.full(P - 6, 0.002)][:, None] * np.ones((1, C))
+    fee = np.full(P, 0.02)
+    truth = fee @ q**k
+    fail_all, shares = _draw(rng, q, r, k)
+    covered = {}
+    for top in ("jeffreys", "one"):
+        low, high = fee_prior.fee_interval(fail_all, fee, 0.95, shares, np.full((P, C), r), k, np.ones((1, P)), top)
+        covered[top] = np.mean((low[0] <= truth) & (truth <= high[0]))
+    assert covered["jeffreys"] >= 0.93 and covered["one"] < 0.7
+    with pytest.raises(ValueError, match="top must be one of"):
+        fee_prior.fee_interval(fail_all, fee, 0.95, shares, np.full((P, C), r), k, np.ones((1, P)), "half")
+
+
 def test_fewer_than_2k_runs_keep_the_poisson_interval():
     rng = np.random.default_rng(0)
     P, k = 40, 4

@@ -71,7 +71,8 @@ def fold_curves(passes: np.ndarray, runs: np.ndarray, usd: np.ndarray, folds: in
         fit = start = fit_task(k, m, floor_max=np.zeros(U), start=warm, covariance=False)  # from the last fold's
         used = np.flatnonzero(fit.used)
         theta = np.r_[fit.a[used], fit.b[used], fit.c[used]]
-        tau[f] = ci.fit_tau(theta, k[:, used], m[:, used], np.arange(len(NODES)))[0]
+        tau[f] = ci.fit_tau(theta, k[:, used], m[:, used], np.arange(len(NODES)), refine=False)[0]  # by parabolas:
+        # a route moves little with tau's second digit (benchmarks/routing_cost.py: what it saves)
         rates[f, used] = ci.conditional_rates(theta[None], len(used), NODES, tau[f])[0]
         tried = m.sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -7,7 +7,9 @@ C(r_i, k) of F_i failed runs out of r_i (unbiased for q_i^k, q_i the problem's f
 q_i^k. Given the problems, the error S − Θ is a sum of independent lumps, with variance Σ fee_i² Var(f̂_i | q_i) and
 third cumulant Σ fee_i³ κ₃(f̂_i | q_i). Neither is known; each problem's posterior under a prior of q fitted to the
 group's problems (Kiefer–Wolfowitz NPMLE on a grid that holds 0 and 1, so the point masses of capability cliffs and
-broken items stay) gives both. The interval (``fee_interval``):
+broken items stay) gives both (its mass at 1 may instead be read at the failure rate the pooled runs of the problems
+that failed every run allow: ``top_moments``; no count of failed runs tells 1 from just below it). The
+interval (``fee_interval``):
 
 - upper end: the score interval of a quasi-Poisson sum whose variance grows with its truth, c · Θ (c = the fitted
   variance ÷ the fitted mean: one lump's typical size): where the records read low by chance, a variance taken at the
@@ -91,11 +93,46 @@ def npmle(H: np.ndarray, L: np.ndarray, ids: np.ndarray) -> np.ndarray:
     return np.stack([_FITTED[key] for key in keys]) if keys else np.zeros((0, L.shape[1]))
 
 
-def moments(failed: np.ndarray, runs: np.ndarray, k: int, fee: np.ndarray, G: np.ndarray
+# Where the prior's mass sits at q = 1 (the node "every run fails"), a ``top`` argument: "one", read as it is, or
+# "jeffreys", at the failure rate the pooled runs allow (``top_moments``). Measured side by side on the validity
+# study's sets (benchmarks/HISTORY.md, "The fee part at q = 1"): "jeffreys" is what holds a frontier routed problem by
+# problem (``policy.chosen_interval`` of a routed choice); elsewhere "one" already held, and "jeffreys" widens each
+# model alone by 5-11% (capability cliffs: 1.15 -> 1.28 x the oracle's width) and the headline's frontier by 2-30%.
+TOPS = ("one", "jeffreys")
+
+
+def top_moments(H: np.ndarray, cells: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(M, V, K3), each (rows, U): ``run_tables``' moments at the prior's top node read at q* instead of 1, per row of
+    ``H`` (rows, U) problems per (runs, failed) cell (``cells`` (U, 2)). No run count tells q = 1 from q just below it,
+    and at 1 the all-fail estimate has no variance: a set whose problems all failed every run of a cheap, weak option
+    (broken items, k tries at a 1-2% pass rate) reads them as exact, and its fee part's interval shuts where the truth
+    sits a few % below (a frontier routed problem by problem held 82-88% of the broken-items sets: HISTORY). The
+    posterior mass at 1 comes only from problems whose every run failed; pooled, their N runs with no pass give the
+    Jeffreys posterior Beta(N + ½, ½) of the cluster's failure rate, whose mean q* = 1 − ½ / (N + 1) is where the
+    moments are read (the all-fail estimate's variance is near linear in 1 − q there: about its posterior mean)."""
+    r, f = cells[:, 0], cells[:, 1]
+    none_passed = (f == r) & (r >= max(k, 1))
+    N = np.asarray(H, float) @ np.where(none_passed, r, 0)  # (rows,)
+    q = 1 - 0.5 / (N + 1)  # (rows,)
+    out = [np.zeros((len(H), len(r))) for _ in range(3)]  # other cells: no posterior mass at the top node
+    for u in np.flatnonzero(none_passed):
+        j = np.arange(r[u] + 1)
+        L = binom.pmf(j[None, :], r[u], q[:, None])  # (rows, r + 1)
+        err = all_fail_row(int(r[u]), k)[None, :] - q[:, None] ** k
+        out[0][:, u] = q**k
+        out[1][:, u] = (err**2 * L).sum(axis=1)
+        out[2][:, u] = (err**3 * L).sum(axis=1)
+    return out[0], out[1], out[2]
+
+
+def moments(failed: np.ndarray, runs: np.ndarray, k: int, fee: np.ndarray, G: np.ndarray, top: str = "one"
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(mean, var, k3), each (T, C): Σ_i G[t, i] fee_i^m · E[·_i | problem i's runs] of q_i^k (USD), of Var(f̂_i | q_i)
     (USD²) and of κ₃(f̂_i | q_i) (USD³), each problem's posterior under the NPMLE prior of its group's problems in its
-    column. ``failed``, ``runs`` (P, C) integers; ``fee`` (P,) USD; ``G`` (T, P) 0/1."""
+    column (its mass at q = 1 read as ``top`` says: ``TOPS``). ``failed``, ``runs`` (P, C) integers; ``fee`` (P,)
+    USD; ``G`` (T, P) 0/1."""
+    if top not in TOPS:
+        raise ValueError(f"top must be one of {TOPS}, got {top!r}")
     r, F = runs.astype(np.int64), failed.astype(np.int64)
     (P, C), T = r.shape, len(G)
     ids, inv = np.unique((r << 32) | F, return_inverse=True)  # (U,) the (runs, failed) cells held, packed
@@ -103,12 +140,16 @@ def moments(failed: np.ndarray, runs: np.ndarray, k: int, fee: np.ndarray, G: np
     at = (inv.reshape(P, C) + U * np.arange(C)[None, :]).ravel()  # (P·C,): each problem's cell, per column
     H = np.stack([np.bincount(at, weights=w, minlength=C * U) for w in np.repeat(np.asarray(G, float), C, axis=1)]
                  ).reshape(T * C, U)  # (T·C, U) problems per cell
-    L, *tables = cell_tables(np.stack([ids >> 32, ids & 0xFFFFFFFF], axis=1), k)
+    cells = np.stack([ids >> 32, ids & 0xFFFFFFFF], axis=1)
+    L, *tables = cell_tables(cells, k)
     post = L[None] * npmle(H, L, ids)[:, None, :]  # (T·C, U, grid)
     post /= np.maximum(post.sum(axis=2, keepdims=True), 1e-300)
+    tops = top_moments(H, cells, k) if top == "jeffreys" else None
     out = []
     for m, table in enumerate(tables, start=1):
-        each = np.einsum("aug,ug->au", post, table).reshape(T, C * U)[:, at].reshape(T, P, C)
+        each = np.einsum("aug,ug->au", post[..., :-1], table[:, :-1])
+        each += post[..., -1] * (table[None, :, -1] if tops is None else tops[m - 1])
+        each = each.reshape(T, C * U)[:, at].reshape(T, P, C)
         out.append(np.einsum("tp,tpc->tc", G * fee[None, :] ** m, each))
     return out[0], out[1], out[2]
 
@@ -131,14 +172,14 @@ def identified(runs: np.ndarray, k: int, G: np.ndarray) -> np.ndarray:
 
 
 def fee_interval(fail_all: np.ndarray, fee: np.ndarray, level: float, fail_runs: np.ndarray, runs: np.ndarray, k: int,
-                 G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                 G: np.ndarray, top: str = "one") -> tuple[np.ndarray, np.ndarray]:
     """(low, high), each (T, C) USD summed over each group's problems (``G`` (T, P) 0/1): a ``level`` interval for Σ_i
     fee_i q_i^k around the unbiased estimate Σ fee_i ``fail_all``_i (module docstring). ``fail_all``, ``fail_runs``
-    (the share of runs that failed) and ``runs`` (P, C); ``fee`` (P,) USD."""
+    (the share of runs that failed) and ``runs`` (P, C); ``fee`` (P,) USD; ``top``: ``moments``'."""
     r = np.rint(np.nan_to_num(np.asarray(runs, float)))
     failed = np.rint(np.nan_to_num(np.asarray(fail_runs, float)) * r)
     seen = G @ (fee[:, None] * np.nan_to_num(np.asarray(fail_all, float)))
-    mean, var, k3 = moments(failed, r, k, fee, G)
+    mean, var, k3 = moments(failed, r, k, fee, G, top)
     z = float(ndtri(1 - (1 - level) / 2))
     with np.errstate(divide="ignore", invalid="ignore"):
         c = np.where(mean > 0, var / mean, 0.0)  # one lump's size: the variance per USD of truth

@@ -200,6 +200,7 @@ class CrossFitted:
     in_sample: np.ndarray
     fail_runs: np.ndarray
     runs: np.ndarray  # (P,) the runs of the chosen option's cell (k for the expert alone)
+    routed: bool = False  # every problem's option routed by a difficulty the options share (``crossfit_halves``)
 
     @property
     def total(self) -> np.ndarray:
@@ -472,7 +473,7 @@ def crossfit_halves(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expe
                 mine["fail_runs"][here] = full.fail_runs[here[:, None], np.asarray(options)[pick[some]]].mean(axis=1)
                 mine["chosen"][:, here] = np.tile(pick[some].T, (rows // n_splits, 1))
     return [CrossFitted(f.k, f.options, m["records"], m["fail_all"], m["fail_all"] * fee, m["chosen"], f.in_sample,
-                        m["fail_runs"], f.runs) for f, m in zip(fits, out)]
+                        m["fail_runs"], f.runs, not own_weights) for f, m in zip(fits, out)]  # no weights: routed
 
 
 def _check_ways(own_weights: tuple[float, ...], difficulty_folds: int) -> None:
@@ -636,18 +637,19 @@ def fee_interval(fail_all: np.ndarray, fee: np.ndarray, level: float, fail_runs:
 
 
 def _fee_bounds(F0: np.ndarray, fee: np.ndarray, level: float, shares: np.ndarray | None, k: int, G: np.ndarray,
-                runs: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+                runs: np.ndarray | None, top: str = "one") -> tuple[np.ndarray, np.ndarray]:
     """(low, high), each (T, C) USD summed over each group's problems (``G`` (T, P) 0/1): the fee part's interval of
     ``F0`` (P, C) all-fail chances: from each problem's runs where they identify it (``fee_prior``), elsewhere the
     weighted Poisson one bounded by the failed runs and ``unseen_fee``; ``shares`` (P, C) the share of runs that
-    failed and ``runs`` (P, …) the runs each value read, or None (then the Poisson one alone)."""
+    failed and ``runs`` (P, …) the runs each value read, or None (then the Poisson one alone); ``top``: how the prior's
+    mass at "every run fails" is read (``fee_prior.moments``)."""
     P = len(fee)
     if runs is None or shares is None:
         return fee_interval(F0, fee, level, shares, k, G)
     runs = runs.reshape(P, -1)
     enough = fee_prior.identified(runs, k, G)
     if enough.any():
-        p_lo, p_hi = fee_prior.fee_interval(F0, fee, level, shares, runs, k, G)
+        p_lo, p_hi = fee_prior.fee_interval(F0, fee, level, shares, runs, k, G, top)
         if enough.all():
             return p_lo, p_hi
     f_lo, f_hi = fee_interval(F0, fee, level, shares, k, G)
@@ -659,7 +661,7 @@ def _fee_bounds(F0: np.ndarray, fee: np.ndarray, level: float, shares: np.ndarra
 
 def policy_interval(records: np.ndarray, fail_all: np.ndarray, fee: np.ndarray, level: float = 0.95,
                     fail_runs: np.ndarray | None = None, k: int = 1, groups: np.ndarray | None = None,
-                    runs: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                    runs: np.ndarray | None = None, top: str = "one") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(mean, low, high) USD per problem of a policy over a dataset's problems, ``records`` and ``fail_all`` (P, …)
     (each trailing column a policy), ``fee`` (P,): the records part's normal interval (its spread over problems,
     which is at least its spread over runs) and the fee part's (``fee_interval``), each at ``level``, combined side
@@ -671,7 +673,8 @@ def policy_interval(records: np.ndarray, fail_all: np.ndarray, fee: np.ndarray, 
     elsewhere (and without them) the weighted Poisson one, bounded by the failed runs and by what each problem's runs
     allow (``differences.unseen_fee``: Jeffreys posteriors of every problem's failure rate, where smaller):
     ``_fee_bounds``. Its truth is the mean policy cost of these problems; NaN in a column where a value is not
-    identified. ``groups`` (T, P): one interval per group of problems (leading axis T), each group's on its own."""
+    identified. ``groups`` (T, P): one interval per group of problems (leading axis T), each group's on its own;
+    ``top``: ``_fee_bounds``'."""
     records, fail_all, fee = (np.asarray(x, float) for x in (records, fail_all, fee))
     P, shape = len(records), records.shape[1:]
     if P == 0:
@@ -688,7 +691,7 @@ def policy_interval(records: np.ndarray, fail_all: np.ndarray, fee: np.ndarray, 
         sd = np.where(n > 1, np.sqrt(G @ dev**2 / (n - 1)), np.inf)
         spread = _normal_ppf(1 - (1 - half) / 2) * sd / np.sqrt(n)
         shares = None if fail_runs is None else np.nan_to_num(np.asarray(fail_runs, float)).reshape(P, -1)
-        f_lo, f_hi = _fee_bounds(F0, fee, half, shares, k, G, None if runs is None else np.asarray(runs, float))
+        f_lo, f_hi = _fee_bounds(F0, fee, half, shares, k, G, None if runs is None else np.asarray(runs, float), top)
         fee_mean = G @ (fee[:, None] * F0) / n
         value = rec + fee_mean
         down = np.sqrt(np.minimum(spread, rec) ** 2 + (fee_mean - f_lo / n) ** 2)  # each part's margin below its value
@@ -870,7 +873,15 @@ def chosen_interval(fit: CrossFitted, single: PolicyCost, fee: np.ndarray, group
     options tie, leaving a problem out tips the choice toward the option whose runs did worse on it (``unsettled``),
     so the estimate can lean high too.) Measured beside every option at once and the per-problem interval alone, on
     the validity study's generators and on six tied options: ``benchmarks/frontier_interval.py``. ``many`` (T,): the
-    contenders where the caller has counted them (``policy_rows``, from Table 1's paired differences), else counted."""
+    contenders where the caller has counted them (``policy_rows``, from Table 1's paired differences), else counted.
+    A routed choice (``CrossFitted.routed``: each problem its own option, by a difficulty the options share) takes the
+    per-problem interval alone, its fee part's mass at "every run fails" read at the rate the pooled runs allow
+    (``fee_prior.top_moments``): the union would hold the interval of nearly every option (4-41 × the oracle's width),
+    and read at 1 the problems a weak, cheap option fails nearly always shut it (benchmarks/frontier_choice.py,
+    benchmarks/HISTORY.md "The fee part at q = 1")."""
+    if fit.routed:
+        return policy_interval(fit.records, fit.fail_all, fee, level, fit.fail_runs, fit.k, groups, fit.runs,
+                               top="jeffreys")
     value, low, high = policy_interval(fit.records, fit.fail_all, fee, level, fit.fail_runs, fit.k, groups, fit.runs)
     G = np.asarray(groups, float).reshape(-1, len(fee))
     picked = fit.modal
