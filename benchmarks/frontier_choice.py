@@ -104,14 +104,20 @@ RULES = {"every-half-split": (PRODUCT_HALVES, PRODUCT, PRODUCT_INTERVAL),
 DEFAULT = "every-half-split,leave-one-out,8-fold,in-sample,own-weight-cv"  # the saved output's (benchmarks/results)
 
 
-def measure(rule: str, sets: int, seed: int, params: str = "params/sim.yaml") -> pd.DataFrame:
-    """Per generator, ``COLUMNS`` of the frontier under ``rule`` on ``sets`` sets per generator drawn from ``seed``."""
+def study_under(rule: str, sets: int, seed: int, params: str = "params/sim.yaml") -> pd.DataFrame:
+    """``policy_study.study``'s table (every statistic, every generator) with ``rule``'s ways of choosing and valuing in
+    place of the product's, on ``sets`` sets per generator drawn from ``seed``."""
     gm = kt.generative_model(prepare(load_params(params)))
     policy.crossfit_halves, policy.loo_criterion, policy.chosen_interval = RULES[rule]
     try:
-        table = policy_study.study(gm, va.study_generators(gm), sets, seed=seed, workers=os.cpu_count() or 1)
+        return policy_study.study(gm, va.study_generators(gm), sets, seed=seed, workers=os.cpu_count() or 1)
     finally:
         policy.crossfit_halves, policy.loo_criterion, policy.chosen_interval = PRODUCT_HALVES, PRODUCT, PRODUCT_INTERVAL
+
+
+def measure(rule: str, sets: int, seed: int, params: str = "params/sim.yaml") -> pd.DataFrame:
+    """Per generator, ``COLUMNS`` of the frontier under ``rule`` on ``sets`` sets per generator drawn from ``seed``."""
+    table = study_under(rule, sets, seed, params)
     rows = table[table["statistic"] == policy.FRONTIER.kind.label]
     return rows[["generator", *COLUMNS]].assign(rule=rule)
 

@@ -134,6 +134,11 @@ RUNS = (
         "what routing each problem by a shared difficulty costs in time, on the same 6 SIMULATED sets of the `sim` "
         "shape: the headline's every half-split beside the routing (five item-response and interaction fits per "
         "dataset) as it is and as it was before 2026-12-01 (scipy's log-sum-exp, tau refined by a bounded search)"),
+    Run("routed_gains", ("benchmarks/routed_gains.py", "20"),
+        "gains (Table 2's techniques, Figures 3-5) between choices routed problem by problem by a difficulty the "
+        "models share, with Fieller's interval from each problem's run-level variance, beside the headline's choice "
+        "(every half-split) on the same 20 SIMULATED sets per generator: coverage of the set's own truth, width over "
+        "the oracle's, false findings"),
     Run("frontier_choice", ("benchmarks/frontier_choice.py", "40"),
         "how the headline frontier chooses its option per dataset: the product's every half-split (the other "
         "problems' runs and half of the problem's own choose, the other half values, averaged over every split) beside "

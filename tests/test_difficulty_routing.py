@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from scipy import special
@@ -124,3 +126,28 @@ def test_a_routed_choice_takes_the_per_problem_interval_with_its_top_read_below_
     union = policy.chosen_interval(contest, single, fee, G)
     mine = policy.policy_interval(contest.records, contest.fail_all, fee, 0.95, contest.fail_runs, k, G, contest.runs)
     assert union[1][0] <= mine[1][0] and union[2][0] >= mine[2][0]
+
+
+def test_a_gain_between_routed_choices_takes_fiellers_interval_from_the_runs():
+    """``gain_interval`` of two routed choices (the cheap option alone, then both): Fieller's interval from each
+    problem's run-level variance (``policy.routed_gain_interval``), around the same estimate as the paired interval
+    over the problems, and narrower than it: the problems the dear option takes differ from the others by far more
+    than their runs' noise. The split parts a routed choice keeps are what its value averages."""
+    usd, correct, runs, fee, rate, per_run = _shared_difficulty()
+    k = 2
+    before, after = policy.crossfit_halves(usd, correct, runs, fee, [[0], [0, 1]], k=k, own_weights=(),
+                                           difficulty_folds=5)
+    assert before.split is not None and after.split is not None
+    assert (before.split.runs == 8).all() and before.split.powers.shape == (80, 1, k + 1)
+    np.testing.assert_allclose(after.split.records.mean(axis=0) + after.split.fees.mean(axis=0), after.total)
+    G = np.ones((1, 80), bool)
+    got = policy.gain_interval(before, after, G, fee)
+    np.testing.assert_array_equal(np.array(got), np.array(policy.routed_gain_interval(before, after, G, fee)))
+    plain = policy.gain_interval(dataclasses.replace(before, routed=False, split=None),
+                                 dataclasses.replace(after, routed=False, split=None),
+                                 G, fee)
+    assert got[0][0] == pytest.approx(plain[0][0]) and got[1][0] < got[0][0] < got[2][0] <= 1
+    assert got[2][0] - got[1][0] < 0.5 * (plain[2][0] - plain[1][0])
+    true = policy.true_policy(per_run, rate, fee, k)
+    tb, ta = before.truth(true, fee).total.mean(), after.truth(true, fee).total.mean()
+    assert got[1][0] < (tb - ta) / tb < got[2][0]

@@ -101,6 +101,15 @@ def npmle(H: np.ndarray, L: np.ndarray, ids: np.ndarray) -> np.ndarray:
 TOPS = ("one", "jeffreys")
 
 
+def top_rate(H: np.ndarray, cells: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows,) q* = 1 − ½ / (N + 1), the pooled Jeffreys failure rate of the N runs of each row's problems that failed
+    every run (``top_moments``), and (U,) bool the cells that failed every run; ``H`` (rows, U), ``cells`` (U, 2)."""
+    r, f = cells[:, 0], cells[:, 1]
+    none_passed = (f == r) & (r >= max(k, 1))
+    N = np.asarray(H, float) @ np.where(none_passed, r, 0)
+    return 1 - 0.5 / (N + 1), none_passed
+
+
 def top_moments(H: np.ndarray, cells: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(M, V, K3), each (rows, U): ``run_tables``' moments at the prior's top node read at q* instead of 1, per row of
     ``H`` (rows, U) problems per (runs, failed) cell (``cells`` (U, 2)). No run count tells q = 1 from q just below it,
@@ -110,10 +119,8 @@ def top_moments(H: np.ndarray, cells: np.ndarray, k: int) -> tuple[np.ndarray, n
     posterior mass at 1 comes only from problems whose every run failed; pooled, their N runs with no pass give the
     Jeffreys posterior Beta(N + ½, ½) of the cluster's failure rate, whose mean q* = 1 − ½ / (N + 1) is where the
     moments are read (the all-fail estimate's variance is near linear in 1 − q there: about its posterior mean)."""
-    r, f = cells[:, 0], cells[:, 1]
-    none_passed = (f == r) & (r >= max(k, 1))
-    N = np.asarray(H, float) @ np.where(none_passed, r, 0)  # (rows,)
-    q = 1 - 0.5 / (N + 1)  # (rows,)
+    r = cells[:, 0]
+    q, none_passed = top_rate(H, cells, k)
     out = [np.zeros((len(H), len(r))) for _ in range(3)]  # other cells: no posterior mass at the top node
     for u in np.flatnonzero(none_passed):
         j = np.arange(r[u] + 1)
@@ -125,32 +132,69 @@ def top_moments(H: np.ndarray, cells: np.ndarray, k: int) -> tuple[np.ndarray, n
     return out[0], out[1], out[2]
 
 
-def moments(failed: np.ndarray, runs: np.ndarray, k: int, fee: np.ndarray, G: np.ndarray, top: str = "one"
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(mean, var, k3), each (T, C): Σ_i G[t, i] fee_i^m · E[·_i | problem i's runs] of q_i^k (USD), of Var(f̂_i | q_i)
-    (USD²) and of κ₃(f̂_i | q_i) (USD³), each problem's posterior under the NPMLE prior of its group's problems in its
-    column (its mass at q = 1 read as ``top`` says: ``TOPS``). ``failed``, ``runs`` (P, C) integers; ``fee`` (P,)
-    USD; ``G`` (T, P) 0/1."""
-    if top not in TOPS:
-        raise ValueError(f"top must be one of {TOPS}, got {top!r}")
+def _posterior(failed: np.ndarray, runs: np.ndarray, k: int, G: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each group's NPMLE prior per column and the posteriors it gives: (post (T·C, U, grid) over ``GRID`` of each
+    (runs, failed) cell, H (T·C, U) problems per cell, cells (U, 2), at (P·C,) each problem's cell index per column).
+    ``failed``, ``runs`` (P, C) integers, ``G`` (T, P) 0/1."""
     r, F = runs.astype(np.int64), failed.astype(np.int64)
-    (P, C), T = r.shape, len(G)
+    P, C = r.shape
     ids, inv = np.unique((r << 32) | F, return_inverse=True)  # (U,) the (runs, failed) cells held, packed
     U = len(ids)
     at = (inv.reshape(P, C) + U * np.arange(C)[None, :]).ravel()  # (P·C,): each problem's cell, per column
     H = np.stack([np.bincount(at, weights=w, minlength=C * U) for w in np.repeat(np.asarray(G, float), C, axis=1)]
-                 ).reshape(T * C, U)  # (T·C, U) problems per cell
+                 ).reshape(len(G) * C, U)  # (T·C, U) problems per cell
     cells = np.stack([ids >> 32, ids & 0xFFFFFFFF], axis=1)
-    L, *tables = cell_tables(cells, k)
+    L = cell_tables(cells, k)[0]
     post = L[None] * npmle(H, L, ids)[:, None, :]  # (T·C, U, grid)
     post /= np.maximum(post.sum(axis=2, keepdims=True), 1e-300)
+    return post, H, cells, at
+
+
+def _per_problem(each: np.ndarray, at: np.ndarray, T: int, P: int, C: int) -> np.ndarray:
+    """(T, P, C): a (T·C, U) table of each row's cells read at each problem's cell."""
+    return each.reshape(T, -1)[:, at].reshape(T, P, C)
+
+
+def posterior_moments(failed: np.ndarray, runs: np.ndarray, k: int, G: np.ndarray, top: str = "one"
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(mean, var, k3), each (T, P, C): for each problem and column, E[·_i | problem i's runs] of q_i^k, of Var(f̂_i |
+    q_i) and of κ₃(f̂_i | q_i) (no fee), its posterior under the NPMLE prior of group t's problems (``G`` (T, P) 0/1) in
+    its column (its mass at q = 1 read as ``top`` says: ``TOPS``). ``failed``, ``runs`` (P, C) integers."""
+    if top not in TOPS:
+        raise ValueError(f"top must be one of {TOPS}, got {top!r}")
+    post, H, cells, at = _posterior(failed, runs, k, G)
+    tables = cell_tables(cells, k)[1:]
     tops = top_moments(H, cells, k) if top == "jeffreys" else None
     out = []
     for m, table in enumerate(tables, start=1):
         each = np.einsum("aug,ug->au", post[..., :-1], table[:, :-1])
         each += post[..., -1] * (table[None, :, -1] if tops is None else tops[m - 1])
-        each = each.reshape(T, C * U)[:, at].reshape(T, P, C)
-        out.append(np.einsum("tp,tpc->tc", G * fee[None, :] ** m, each))
+        out.append(_per_problem(each, at, len(G), *runs.shape))
+    return out[0], out[1], out[2]
+
+
+def power_moments(failed: np.ndarray, runs: np.ndarray, k: int, G: np.ndarray, powers: np.ndarray,
+                  top: str = "one") -> np.ndarray:
+    """(T, P, C, len(powers)): E[q_i^p | problem i's runs] for each power p, each problem's posterior as in
+    ``posterior_moments`` (the top node at 1, or at q* with ``top`` "jeffreys": ``top_rate``)."""
+    if top not in TOPS:
+        raise ValueError(f"top must be one of {TOPS}, got {top!r}")
+    post, H, cells, at = _posterior(failed, runs, k, G)
+    q_top = top_rate(H, cells, k)[0] if top == "jeffreys" else np.ones(len(H))  # (T·C,)
+    out = []
+    for p in np.asarray(powers):
+        each = post[..., :-1] @ GRID[:-1] ** p + post[..., -1] * (q_top[:, None] ** p)  # (T·C, U)
+        out.append(_per_problem(each, at, len(G), *runs.shape))
+    return np.stack(out, axis=-1)
+
+
+def moments(failed: np.ndarray, runs: np.ndarray, k: int, fee: np.ndarray, G: np.ndarray, top: str = "one"
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(mean, var, k3), each (T, C): Σ_i G[t, i] fee_i^m · ``posterior_moments``' (USD, USD², USD³). ``failed``,
+    ``runs`` (P, C) integers; ``fee`` (P,) USD; ``G`` (T, P) 0/1."""
+    each = posterior_moments(failed, runs, k, G, top)
+    out = [np.einsum("tp,tpc->tc", G * fee[None, :] ** m, e) for m, e in enumerate(each, start=1)]
     return out[0], out[1], out[2]
 
 

@@ -33,7 +33,7 @@ from math import comb
 import numpy as np
 import pandas as pd
 
-from helpers.analyze import difficulty_routing, fee_prior
+from helpers.analyze import difficulty_routing, fee_prior, split_variance
 from helpers.analyze.differences import against_lowest, bonferroni, fee_gaps, paired, room, unseen_fee
 from helpers.analyze.headline import Gain, Level, Spec
 from helpers.analyze.means import beta_moments
@@ -187,7 +187,8 @@ class CrossFitted:
     fail, and the expert part (that chance times the fee); ``chosen`` (R, P) the position in ``options`` chosen for
     each problem (−1: no option had runs, the expert alone), a row per way the choice was made (here one;
     ``crossfit_halves``, the headline's, which averages over splits of each problem's runs, keeps a row per split, and
-    ``truth`` averages them); ``in_sample`` (P,) USD: the
+    ``truth`` averages them; a routed choice keeps each split's parts too, for ``routed_gain_interval``);
+    ``in_sample`` (P,) USD: the
     option that looks cheapest on every problem's runs, chosen and read on the same runs (flattered by their luck);
     ``fail_runs`` (P,) the share of the chosen option's runs that failed."""
 
@@ -201,6 +202,7 @@ class CrossFitted:
     fail_runs: np.ndarray
     runs: np.ndarray  # (P,) the runs of the chosen option's cell (k for the expert alone)
     routed: bool = False  # every problem's option routed by a difficulty the options share (``crossfit_halves``)
+    split: split_variance.SplitParts | None = None  # a routed choice's parts of each split
 
     @property
     def total(self) -> np.ndarray:
@@ -441,7 +443,8 @@ def crossfit_halves(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expe
     fit_here = ((cells == r_of[:, None]) | (cells == 0)).all(axis=1) & (r_of >= 2 * k)
     splits, rows = _split_counts(r_of[fit_here])
     out = [dict(records=f.records.copy(), fail_all=f.fail_all.copy(), fail_runs=f.fail_runs.copy(),
-                chosen=np.tile(f.chosen[0].astype(np.int16), (rows, 1))) for f in fits]
+                chosen=np.tile(f.chosen[0].astype(np.int16), (rows, 1)),
+                split=np.tile(f.records, (rows, 1)), split_fee=np.tile(f.expert, (rows, 1))) for f in fits]
     others, count, alpha, beta = _loo_parts(usd, correct, runs, fee, k, codes)
     full = policy_cost(usd, correct, runs, fee, k)
     for g in np.unique(codes):
@@ -466,14 +469,52 @@ def crossfit_halves(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expe
                                       (records[..., at], fail_all[..., at]), fee[idx], np.asarray(some),
                                       own_weights, extra)  # (n, C)
                 col = at[pick]
-                here, rr = idx[some], np.arange(len(idx))[some, None]
-                splits_axis = np.arange(n_splits)[None, :]
-                mine["records"][here] = records[rr, splits_axis, col[some]].mean(axis=1)
-                mine["fail_all"][here] = fail_all[rr, splits_axis, col[some]].mean(axis=1)
-                mine["fail_runs"][here] = full.fail_runs[here[:, None], np.asarray(options)[pick[some]]].mean(axis=1)
-                mine["chosen"][:, here] = np.tile(pick[some].T, (rows // n_splits, 1))
+                here, sel = idx[some], (np.arange(len(idx))[some, None], np.arange(n_splits)[None, :], col[some])
+                _keep(mine, here, pick[some], records[sel], fail_all[sel],
+                      full.fail_runs[here[:, None], np.asarray(options)[pick[some]]], fee[here], rows)
+    parts = None if own_weights else _split_parts(correct[:, used], cells, np.where(fit_here, r_of, 0), splits, k,
+                                                  codes)
+    return _fitted(fits, out, fee, parts, used)
+
+
+def _keep(mine: dict, here: np.ndarray, pick: np.ndarray, records: np.ndarray, fail_all: np.ndarray,
+          fail_runs: np.ndarray, fee: np.ndarray, rows: int) -> None:
+    """Write n problems (``here`` (n,)) into ``crossfit_halves``' per-fit arrays ``mine``: each split's choice
+    ``pick``, records part ``records`` (USD), chance that k tries all fail ``fail_all`` and the chosen option's share
+    of failed runs ``fail_runs``, (n, C) each over the C splits (``fee`` (n,) USD); their means are the problems'
+    values, and the splits are tiled over the ``rows`` of ``chosen``."""
+    tiles = (rows // pick.shape[1], 1)
+    mine["split"][:, here] = np.tile(records.T, tiles)
+    mine["split_fee"][:, here] = np.tile((fee[:, None] * fail_all).T, tiles)
+    mine["records"][here], mine["fail_all"][here] = records.mean(axis=1), fail_all.mean(axis=1)
+    mine["fail_runs"][here] = fail_runs.mean(axis=1)
+    mine["chosen"][:, here] = np.tile(pick.T, tiles)
+
+
+def _fitted(fits: list[CrossFitted], out: list[dict], fee: np.ndarray, parts: tuple[np.ndarray, np.ndarray] | None,
+            used: list[int]) -> list[CrossFitted]:
+    """``crossfit_halves``' fits from its per-split arrays ``out``; routed (with their ``split_variance.SplitParts``)
+    where ``parts`` (``_split_parts``' powers of the ``used`` strategies and runs split) is given."""
+    def split(f: CrossFitted, m: dict) -> split_variance.SplitParts | None:
+        return None if parts is None else split_variance.SplitParts(
+            m["split"], m["split_fee"], parts[0][:, np.searchsorted(used, f.options)], parts[1])
     return [CrossFitted(f.k, f.options, m["records"], m["fail_all"], m["fail_all"] * fee, m["chosen"], f.in_sample,
-                        m["fail_runs"], f.runs, not own_weights) for f, m in zip(fits, out)]  # no weights: routed
+                        m["fail_runs"], f.runs, parts is not None, split(f, m)) for f, m in zip(fits, out)]
+
+
+def _split_parts(correct: np.ndarray, cells: np.ndarray, r_of: np.ndarray, splits: dict[int, int], k: int,
+                 codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A routed choice's run-level parts (``split_variance``): (P, U, k + 1) the posterior E[q^(k + e)], e = 0..k, of
+    each strategy's failure rate on each problem (``fee_prior.power_moments``, its group's prior, the top read at the
+    pooled Jeffreys rate), ``correct`` (P, U, n) and ``cells`` (P, U) the runs of each; and (P,) the runs split per
+    problem where the valuing half holds k runs or more (0 elsewhere: ``r_of`` 0 where not split; ``splits``: those
+    enumerated)."""
+    live = np.arange(correct.shape[-1]) < cells[..., None]
+    groups = np.unique(codes)
+    G = (codes[None, :] == groups[:, None]).astype(float)
+    powers = fee_prior.power_moments((live & ~correct).sum(-1), cells, k, G, np.arange(k, 2 * k + 1), "jeffreys")
+    even = np.isin(r_of, list(splits)) & (r_of - r_of // 2 >= k)
+    return powers[np.searchsorted(groups, codes), np.arange(len(codes))], np.where(even, r_of, 0)
 
 
 def _check_ways(own_weights: tuple[float, ...], difficulty_folds: int) -> None:
@@ -745,10 +786,13 @@ def gain_interval(before: CrossFitted, after: CrossFitted, here: np.ndarray, fee
     (``policy_interval``), the quotient's extremes are taken, each of the two at 1 − (1 − level)/2 (Bonferroni). A
     cross-fitted gain can be negative: a choice made on other problems can cost more with more options. Divided by B,
     the upper end is at most 1 (A ≥ 0). NaN where a group has under 2 problems, an unidentified value or a denominator
-    of 0."""
+    of 0. Two routed choices (``CrossFitted.routed``) whose problems were all split take ``routed_gain_interval``
+    instead."""
     fee = np.asarray(fee, float)
     G = np.asarray(here, bool).reshape(-1, len(fee)).astype(float)
     base = after if over_after else before
+    if before.split is not None and after.split is not None and not (G @ (before.split.runs == 0)).any():
+        return routed_gain_interval(before, after, G, fee, level, over_after)
     base_total = base.records + fee * base.fail_all
     n = G.sum(axis=1)
     part = 1 - (1 - level) / 2
@@ -772,6 +816,55 @@ def gain_interval(before: CrossFitted, after: CrossFitted, here: np.ndarray, fee
         gain = d / (G @ np.nan_to_num(base_total) / n)
     gain, low, high = (np.where(bad, np.nan, x) for x in (gain, low, high))
     return gain, low, high
+
+
+def routed_gain_interval(before: CrossFitted, after: CrossFitted, G: np.ndarray, fee: np.ndarray, level: float = 0.95,
+                         over_after: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``gain_interval`` of two routed choices (``CrossFitted.routed``, every problem split) on each group of ``G``
+    (T, P) 0/1, each (T,) 0-1: Fieller's ``level`` interval of (B − A) / B (or / A with ``over_after``) from each
+    problem's run-level variance (``split_variance``: the records parts and their covariance with the fee parts by
+    the split pairs; the fee parts by the split pairs or by the prior's covariance with the choices held, per group
+    the reading whose variance of B − A is larger). Under routing the problems' paired differences spread far more
+    than their runs' noise, all the set's own truth differs by: Student's t over the problems (``gain_interval``)
+    held it at 2-18 × the oracle's width (``benchmarks/routed_gains.py``). NaN where a group has under 2 problems, an
+    unidentified value or a denominator of 0."""
+    base = after if over_after else before
+    sb, sa, sbase = before.split, after.split, base.split
+    if sb is None or sa is None or sbase is None:
+        raise ValueError("routed_gain_interval needs two routed choices (crossfit_halves with own_weights=())")
+    strategies = np.union1d(before.options, after.options)
+    P, k = len(fee), before.k
+    powers = np.zeros((P, len(strategies), k + 1))
+    for fit, parts in ((before, sb), (after, sa)):
+        powers[:, np.searchsorted(strategies, fit.options)] = parts.powers
+    Dr, Br = sb.records - sa.records, sbase.records
+    Df, Bf = sb.fees - sa.fees, sbase.fees
+    pp = split_variance.pair_products
+    pairs = [(Dr, Df, Dr, Df), (Dr, Df, Br, Bf), (Br, Bf, Br, Bf)]  # Var d, Cov(d, b), Var b
+    records = np.stack([pp(x, y) + pp(x, yf) + pp(xf, y) for x, xf, y, yf in pairs])  # (3, P): records, × fee
+    seen = np.stack([pp(xf, yf) for _, xf, _, yf in pairs])  # (3, P) the fee parts' by the split pairs
+    prior = np.zeros_like(seen)  # the same by the prior (``split_variance.fee_products``)
+    picks = [fit.strategies() for fit in (before, after, base)]
+    for r in np.unique(sb.runs[sb.runs > 0]):
+        idx = np.flatnonzero(sb.runs == r)
+        C = comb(int(r), int(r) // 2)
+        J = split_variance.overlaps(int(r), _halves(int(r)).tobytes())
+        chose = [(x[:C, idx].T[:, None, :] == strategies[None, :, None]).astype(float) for x in picks]  # (n, O, C)
+        s, t = chose[0] - chose[1], chose[2]
+        for row, (x, y) in enumerate(((s, s), (s, t), (t, t))):
+            prior[row, idx] = fee[idx] ** 2 * split_variance.fee_products(x, y, powers[idx], J, int(r) - int(r) // 2)
+    n = G.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = G @ np.nan_to_num(before.total - after.total) / n
+        b = G @ np.nan_to_num(base.total) / n
+        V_seen, V_prior = ((G @ np.nan_to_num(records + x).T).T / n**2 for x in (seen, prior))  # (3, T) each
+        V = tuple(np.where(V_seen[0] > V_prior[0], V_seen, V_prior))  # per group, the larger Var d's forms
+        low, high = split_variance.fieller(d, b, V, _normal_ppf(1 - (1 - level) / 2))
+        gain = d / b
+    if not over_after:  # (B − A) / B ≤ 1 for any A ≥ 0
+        high = np.minimum(high, 1.0)
+    bad = (n < 2) | ~(b > 0) | (G @ np.isnan(before.total) > 0) | (G @ np.isnan(after.total) > 0)
+    return np.where(bad, np.nan, gain), np.where(bad, np.nan, low), np.where(bad, np.nan, high)
 
 
 # ---- a set's policy statistics ------------------------------------------------------------------------------------
