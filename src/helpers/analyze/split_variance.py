@@ -18,10 +18,10 @@ so the variance of a set's mean is the sum of each problem's, over the squared n
 
 The fee part's two readings disagree where choices move between splits: the split pairs (``pair_products`` of the
 fee parts) also count how the two splits' choices differ in truth, and so err wide; the prior's covariance, taken
-with the choices held, missed part of the spread under problem × model interactions (a technique's gain held 91.3-92.5% of 40 sets on three such generators). A gain
-(``policy.routed_gain_interval``) takes, per dataset, the reading whose variance of the difference is larger, and
-Fieller's interval (``fieller``) for the ratio of the two means, B − A over B (or over A), which share each
-problem's runs. Measured on every generator of the validity study: ``benchmarks/routed_gains.py``.
+with the choices held, missed part of the spread under problem × model interactions (a technique's gain held
+91.3-92.5% of 40 sets on three such generators). A gain (``policy.routed_gain_interval``) takes, per dataset, the
+reading whose variance of the difference is larger, and Fieller's interval (``fieller``) for the ratio of the two
+means, B − A over B (or over A), which share each problem's runs. Measured on every generator of the validity study: ``benchmarks/routed_gains.py``.
 """
 
 from __future__ import annotations
