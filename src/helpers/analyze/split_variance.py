@@ -21,7 +21,8 @@ fee parts) also count how the two splits' choices differ in truth, and so err wi
 with the choices held, missed part of the spread under problem × model interactions (a technique's gain held
 91.3-92.5% of 40 sets on three such generators). A gain (``policy.routed_gain_interval``) takes, per dataset, the
 reading whose variance of the difference is larger, and Fieller's interval (``fieller``) for the ratio of the two
-means, B − A over B (or over A), which share each problem's runs. Measured on every generator of the validity study: ``benchmarks/routed_gains.py``.
+means, B − A over B (or over A), which share each problem's runs. Measured on every generator of the validity
+study: ``benchmarks/routed_gains.py``.
 """
 
 from __future__ import annotations
