@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from math import comb
+from typing import Literal, get_args
 
 import numpy as np
 from scipy.special import ndtri
@@ -49,17 +50,22 @@ def all_fail_table(n: int, k: int) -> np.ndarray:
     return out
 
 
+def estimate_moments(r: int, k: int, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(q^k, Var, κ₃), each shaped as ``q`` (1-D failure rates): the truth, variance and third central moment of the
+    all-fail estimate f̂ = C(J, k) / C(r, k) from J ~ Binomial(r, q) failed runs of r (0 where r < k: no estimate)."""
+    j = np.arange(r + 1)
+    L = binom.pmf(j[None, :], r, q[:, None])  # (Q, r + 1)
+    qk = q**k if r >= k else np.zeros(len(q))
+    f = all_fail_row(r, k) if r >= max(k, 1) else np.zeros(r + 1)
+    err = f[None, :] - qk[:, None]
+    return qk, (err**2 * L).sum(axis=1), (err**3 * L).sum(axis=1)
+
+
 @lru_cache(maxsize=64)
 def run_tables(r: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """For a problem of ``r`` runs, q on ``GRID``: (L, M, V, K3): L (r + 1, grid) Binomial(j; r, q) of j failed runs,
-    and (grid,) each q^k and the variance and third central moment of the all-fail estimate f̂ = C(J, k) / C(r, k),
-    J ~ Binomial(r, q) (0 where r < k: no estimate)."""
-    q, j = GRID[None, :], np.arange(r + 1)[:, None]
-    L = binom.pmf(j, r, q)
-    qk = GRID**k if r >= k else np.zeros(len(GRID))
-    f = all_fail_row(r, k) if r >= max(k, 1) else np.zeros(r + 1)
-    err = f[:, None] - qk[None, :]
-    return L, qk, (err**2 * L).sum(axis=0), (err**3 * L).sum(axis=0)
+    and (grid,) each ``estimate_moments``."""
+    return (binom.pmf(np.arange(r + 1)[:, None], r, GRID[None, :]), *estimate_moments(r, k, GRID))
 
 
 def cell_tables(cells: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -98,7 +104,14 @@ def npmle(H: np.ndarray, L: np.ndarray, ids: np.ndarray) -> np.ndarray:
 # study's sets (benchmarks/HISTORY.md, "The fee part at q = 1"): "jeffreys" is what holds a frontier routed problem by
 # problem (``policy.chosen_interval`` of a routed choice); elsewhere "one" already held, and "jeffreys" widens each
 # model alone by 5-11% (capability cliffs: 1.15 -> 1.28 x the oracle's width) and the headline's frontier by 2-30%.
-TOPS = ("one", "jeffreys")
+Top = Literal["one", "jeffreys"]
+TOPS: tuple[Top, ...] = get_args(Top)
+
+
+def check_top(top: str) -> None:
+    """One line naming the choices where ``top`` is not one of ``TOPS``."""
+    if top not in TOPS:
+        raise ValueError(f"top must be one of {TOPS}, got {top!r}")
 
 
 def top_rate(H: np.ndarray, cells: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -123,12 +136,8 @@ def top_moments(H: np.ndarray, cells: np.ndarray, k: int) -> tuple[np.ndarray, n
     q, none_passed = top_rate(H, cells, k)
     out = [np.zeros((len(H), len(r))) for _ in range(3)]  # other cells: no posterior mass at the top node
     for u in np.flatnonzero(none_passed):
-        j = np.arange(r[u] + 1)
-        L = binom.pmf(j[None, :], r[u], q[:, None])  # (rows, r + 1)
-        err = all_fail_row(int(r[u]), k)[None, :] - q[:, None] ** k
-        out[0][:, u] = q**k
-        out[1][:, u] = (err**2 * L).sum(axis=1)
-        out[2][:, u] = (err**3 * L).sum(axis=1)
+        for m, x in enumerate(estimate_moments(int(r[u]), k, q)):
+            out[m][:, u] = x
     return out[0], out[1], out[2]
 
 
@@ -156,13 +165,12 @@ def _per_problem(each: np.ndarray, at: np.ndarray, T: int, P: int, C: int) -> np
     return each.reshape(T, -1)[:, at].reshape(T, P, C)
 
 
-def posterior_moments(failed: np.ndarray, runs: np.ndarray, k: int, G: np.ndarray, top: str = "one"
+def posterior_moments(failed: np.ndarray, runs: np.ndarray, k: int, G: np.ndarray, top: Top = "one"
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(mean, var, k3), each (T, P, C): for each problem and column, E[·_i | problem i's runs] of q_i^k, of Var(f̂_i |
     q_i) and of κ₃(f̂_i | q_i) (no fee), its posterior under the NPMLE prior of group t's problems (``G`` (T, P) 0/1) in
     its column (its mass at q = 1 read as ``top`` says: ``TOPS``). ``failed``, ``runs`` (P, C) integers."""
-    if top not in TOPS:
-        raise ValueError(f"top must be one of {TOPS}, got {top!r}")
+    check_top(top)
     post, H, cells, at = _posterior(failed, runs, k, G)
     tables = cell_tables(cells, k)[1:]
     tops = top_moments(H, cells, k) if top == "jeffreys" else None
@@ -175,11 +183,10 @@ def posterior_moments(failed: np.ndarray, runs: np.ndarray, k: int, G: np.ndarra
 
 
 def power_moments(failed: np.ndarray, runs: np.ndarray, k: int, G: np.ndarray, powers: np.ndarray,
-                  top: str = "one") -> np.ndarray:
+                  top: Top = "one") -> np.ndarray:
     """(T, P, C, len(powers)): E[q_i^p | problem i's runs] for each power p, each problem's posterior as in
     ``posterior_moments`` (the top node at 1, or at q* with ``top`` "jeffreys": ``top_rate``)."""
-    if top not in TOPS:
-        raise ValueError(f"top must be one of {TOPS}, got {top!r}")
+    check_top(top)
     post, H, cells, at = _posterior(failed, runs, k, G)
     q_top = top_rate(H, cells, k)[0] if top == "jeffreys" else np.ones(len(H))  # (T·C,)
     out = []
@@ -189,7 +196,7 @@ def power_moments(failed: np.ndarray, runs: np.ndarray, k: int, G: np.ndarray, p
     return np.stack(out, axis=-1)
 
 
-def moments(failed: np.ndarray, runs: np.ndarray, k: int, fee: np.ndarray, G: np.ndarray, top: str = "one"
+def moments(failed: np.ndarray, runs: np.ndarray, k: int, fee: np.ndarray, G: np.ndarray, top: Top = "one"
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(mean, var, k3), each (T, C): Σ_i G[t, i] fee_i^m · ``posterior_moments``' (USD, USD², USD³). ``failed``,
     ``runs`` (P, C) integers; ``fee`` (P,) USD; ``G`` (T, P) 0/1."""
@@ -216,7 +223,7 @@ def identified(runs: np.ndarray, k: int, G: np.ndarray) -> np.ndarray:
 
 
 def fee_interval(fail_all: np.ndarray, fee: np.ndarray, level: float, fail_runs: np.ndarray, runs: np.ndarray, k: int,
-                 G: np.ndarray, top: str = "one") -> tuple[np.ndarray, np.ndarray]:
+                 G: np.ndarray, top: Top = "one") -> tuple[np.ndarray, np.ndarray]:
     """(low, high), each (T, C) USD summed over each group's problems (``G`` (T, P) 0/1): a ``level`` interval for Σ_i
     fee_i q_i^k around the unbiased estimate Σ fee_i ``fail_all``_i (module docstring). ``fail_all``, ``fail_runs``
     (the share of runs that failed) and ``runs`` (P, C); ``fee`` (P,) USD; ``top``: ``moments``'."""
