@@ -678,7 +678,7 @@ def fee_interval(fail_all: np.ndarray, fee: np.ndarray, level: float, fail_runs:
 
 
 def _fee_bounds(F0: np.ndarray, fee: np.ndarray, level: float, shares: np.ndarray | None, k: int, G: np.ndarray,
-                runs: np.ndarray | None, top: str = "one") -> tuple[np.ndarray, np.ndarray]:
+                runs: np.ndarray | None, top: fee_prior.Top = "one") -> tuple[np.ndarray, np.ndarray]:
     """(low, high), each (T, C) USD summed over each group's problems (``G`` (T, P) 0/1): the fee part's interval of
     ``F0`` (P, C) all-fail chances: from each problem's runs where they identify it (``fee_prior``), elsewhere the
     weighted Poisson one bounded by the failed runs and ``unseen_fee``; ``shares`` (P, C) the share of runs that
@@ -702,7 +702,8 @@ def _fee_bounds(F0: np.ndarray, fee: np.ndarray, level: float, shares: np.ndarra
 
 def policy_interval(records: np.ndarray, fail_all: np.ndarray, fee: np.ndarray, level: float = 0.95,
                     fail_runs: np.ndarray | None = None, k: int = 1, groups: np.ndarray | None = None,
-                    runs: np.ndarray | None = None, top: str = "one") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                    runs: np.ndarray | None = None, top: fee_prior.Top = "one"
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(mean, low, high) USD per problem of a policy over a dataset's problems, ``records`` and ``fail_all`` (P, …)
     (each trailing column a policy), ``fee`` (P,): the records part's normal interval (its spread over problems,
     which is at least its spread over runs) and the fee part's (``fee_interval``), each at ``level``, combined side
