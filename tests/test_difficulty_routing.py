@@ -143,11 +143,25 @@ def test_a_gain_between_routed_choices_takes_fiellers_interval_from_the_runs():
     G = np.ones((1, 80), bool)
     got = policy.gain_interval(before, after, G, fee)
     np.testing.assert_array_equal(np.array(got), np.array(policy.routed_gain_interval(before, after, G, fee)))
-    plain = policy.gain_interval(dataclasses.replace(before, routed=False, split=None),
-                                 dataclasses.replace(after, routed=False, split=None),
+    plain = policy.gain_interval(dataclasses.replace(before, split=None),
+                                 dataclasses.replace(after, split=None),
                                  G, fee)
     assert got[0][0] == pytest.approx(plain[0][0]) and got[1][0] < got[0][0] < got[2][0] <= 1
     assert got[2][0] - got[1][0] < 0.5 * (plain[2][0] - plain[1][0])
     true = policy.true_policy(per_run, rate, fee, k)
     tb, ta = before.truth(true, fee).total.mean(), after.truth(true, fee).total.mean()
     assert got[1][0] < (tb - ta) / tb < got[2][0]
+
+
+def test_an_odd_number_of_runs_is_not_read_by_complementary_splits():
+    """With 7 runs a split chooses on 3 and values 4: no split values its complement's choosing half, so the split
+    pairs (``split_variance.pair_products``) would read splits that share runs. Such a problem is marked not split
+    (``SplitParts.runs`` 0), and a gain between routed choices takes the paired interval over the problems."""
+    usd, correct, runs, fee, _, _ = _shared_difficulty(r=7)
+    before, after = policy.crossfit_halves(usd, correct, runs, fee, [[0], [0, 1]], k=2, own_weights=(),
+                                           difficulty_folds=5)
+    assert before.routed and before.halved and (before.split.runs == 0).all()
+    G = np.ones((1, 80), bool)
+    plain = policy.gain_interval(dataclasses.replace(before, split=None), dataclasses.replace(after, split=None), G,
+                                 fee)
+    np.testing.assert_array_equal(np.array(policy.gain_interval(before, after, G, fee)), np.array(plain))

@@ -201,8 +201,13 @@ class CrossFitted:
     in_sample: np.ndarray
     fail_runs: np.ndarray
     runs: np.ndarray  # (P,) the runs of the chosen option's cell (k for the expert alone)
-    routed: bool = False  # every problem's option routed by a difficulty the options share (``crossfit_halves``)
     split: split_variance.SplitParts | None = None  # a routed choice's parts of each split
+
+    @property
+    def routed(self) -> bool:
+        """Whether every problem's option was routed by a difficulty the options share (``crossfit_halves`` with
+        ``own_weights=()``): such a choice keeps each split's parts (``split``)."""
+        return self.split is not None
 
     @property
     def total(self) -> np.ndarray:
@@ -499,7 +504,7 @@ def _fitted(fits: list[CrossFitted], out: list[dict], fee: np.ndarray, parts: tu
         return None if parts is None else split_variance.SplitParts(
             m["split"], m["split_fee"], parts[0][:, np.searchsorted(used, f.options)], parts[1])
     return [CrossFitted(f.k, f.options, m["records"], m["fail_all"], m["fail_all"] * fee, m["chosen"], f.in_sample,
-                        m["fail_runs"], f.runs, parts is not None, split(f, m)) for f, m in zip(fits, out)]
+                        m["fail_runs"], f.runs, split(f, m)) for f, m in zip(fits, out)]
 
 
 def _split_parts(correct: np.ndarray, cells: np.ndarray, r_of: np.ndarray, splits: dict[int, int], k: int,
@@ -513,7 +518,7 @@ def _split_parts(correct: np.ndarray, cells: np.ndarray, r_of: np.ndarray, split
     groups = np.unique(codes)
     G = (codes[None, :] == groups[:, None]).astype(float)
     powers = fee_prior.power_moments((live & ~correct).sum(-1), cells, k, G, np.arange(k, 2 * k + 1), "jeffreys")
-    even = np.isin(r_of, list(splits)) & (r_of - r_of // 2 >= k)
+    even = np.isin(r_of, list(splits)) & (r_of % 2 == 0) & (r_of - r_of // 2 >= k)  # odd r: no complementary split
     return powers[np.searchsorted(groups, codes), np.arange(len(codes))], np.where(even, r_of, 0)
 
 
@@ -823,49 +828,67 @@ def routed_gain_interval(before: CrossFitted, after: CrossFitted, G: np.ndarray,
                          over_after: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``gain_interval`` of two routed choices (``CrossFitted.routed``, every problem split) on each group of ``G``
     (T, P) 0/1, each (T,) 0-1: Fieller's ``level`` interval of (B − A) / B (or / A with ``over_after``) from each
-    problem's run-level variance (``split_variance``: the records parts and their covariance with the fee parts by
-    the split pairs; the fee parts by the split pairs or by the prior's covariance with the choices held, per group
-    the reading whose variance of B − A is larger). Under routing the problems' paired differences spread far more
+    problem's run-level variance (``run_variances``). Under routing the problems' paired differences spread far more
     than their runs' noise, all the set's own truth differs by: Student's t over the problems (``gain_interval``)
     held it at 2-18 × the oracle's width (``benchmarks/routed_gains.py``). NaN where a group has under 2 problems, an
     unidentified value or a denominator of 0."""
     base = after if over_after else before
-    sb, sa, sbase = before.split, after.split, base.split
-    if sb is None or sa is None or sbase is None:
-        raise ValueError("routed_gain_interval needs two routed choices (crossfit_halves with own_weights=())")
-    strategies = np.union1d(before.options, after.options)
-    P, k = len(fee), before.k
-    powers = np.zeros((P, len(strategies), k + 1))
-    for fit, parts in ((before, sb), (after, sa)):
-        powers[:, np.searchsorted(strategies, fit.options)] = parts.powers
-    Dr, Br = sb.records - sa.records, sbase.records
-    Df, Bf = sb.fees - sa.fees, sbase.fees
-    pp = split_variance.pair_products
-    pairs = [(Dr, Df, Dr, Df), (Dr, Df, Br, Bf), (Br, Bf, Br, Bf)]  # Var d, Cov(d, b), Var b
-    records = np.stack([pp(x, y) + pp(x, yf) + pp(xf, y) for x, xf, y, yf in pairs])  # (3, P): records, × fee
-    seen = np.stack([pp(xf, yf) for _, xf, _, yf in pairs])  # (3, P) the fee parts' by the split pairs
-    prior = np.zeros_like(seen)  # the same by the prior (``split_variance.fee_products``)
-    picks = [fit.strategies() for fit in (before, after, base)]
-    for r in np.unique(sb.runs[sb.runs > 0]):
-        idx = np.flatnonzero(sb.runs == r)
-        C = comb(int(r), int(r) // 2)
-        J = split_variance.overlaps(int(r), _halves(int(r)).tobytes())
-        chose = [(x[:C, idx].T[:, None, :] == strategies[None, :, None]).astype(float) for x in picks]  # (n, O, C)
-        s, t = chose[0] - chose[1], chose[2]
-        for row, (x, y) in enumerate(((s, s), (s, t), (t, t))):
-            prior[row, idx] = fee[idx] ** 2 * split_variance.fee_products(x, y, powers[idx], J, int(r) - int(r) // 2)
+    V = run_variances([((1.0, before), (-1.0, after)), ((1.0, base),)], [(0, 0), (0, 1), (1, 1)], G, fee)
     n = G.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         d = G @ np.nan_to_num(before.total - after.total) / n
         b = G @ np.nan_to_num(base.total) / n
-        V_seen, V_prior = ((G @ np.nan_to_num(records + x).T).T / n**2 for x in (seen, prior))  # (3, T) each
-        V = tuple(np.where(V_seen[0] > V_prior[0], V_seen, V_prior))  # per group, the larger Var d's forms
-        low, high = split_variance.fieller(d, b, V, _normal_ppf(1 - (1 - level) / 2))
+        low, high = split_variance.fieller(d, b, (V[0], V[1], V[2]), _normal_ppf(1 - (1 - level) / 2))
         gain = d / b
     if not over_after:  # (B − A) / B ≤ 1 for any A ≥ 0
         high = np.minimum(high, 1.0)
     bad = (n < 2) | ~(b > 0) | (G @ np.isnan(before.total) > 0) | (G @ np.isnan(after.total) > 0)
     return np.where(bad, np.nan, gain), np.where(bad, np.nan, low), np.where(bad, np.nan, high)
+
+
+Combo = tuple[tuple[float, CrossFitted], ...]  # a signed sum of routed choices' values, e.g. B − A: ((1, B), (−1, A))
+
+
+def run_variances(combos: list[Combo], pairs: list[tuple[int, int]], G: np.ndarray, fee: np.ndarray) -> np.ndarray:
+    """(len(pairs), T) USD²: for each pair (a, b) of ``combos`` (signed sums of the routed choices of one
+    ``crossfit_halves`` call, every problem split), the covariance of their means over each group of ``G`` (T, P)
+    0/1 as each problem's runs vary (``split_variance``): the records parts and their covariance with the fee parts
+    by the split pairs; the fee parts by the split pairs or by the prior's covariance with the choices held, per group
+    the reading whose variance of the first pair is larger (the pairs err wide where choices move between splits, the
+    prior missed part of the spread under problem × model interactions: ``split_variance``'s docstring); ``fee`` (P,)
+    USD."""
+    fits = [f for combo in combos for _, f in combo]
+    strategies = np.unique(np.concatenate([np.asarray(f.options, int) for f in fits]))
+    P, k = len(fee), fits[0].k
+    powers = np.zeros((P, len(strategies), k + 1))
+    for f in fits:
+        powers[:, np.searchsorted(strategies, f.options)] = _parts(f).powers
+    rec = [np.sum([s * _parts(f).records for s, f in combo], axis=0) for combo in combos]  # (R, P) each
+    fees = [np.sum([s * _parts(f).fees for s, f in combo], axis=0) for combo in combos]
+    pp = split_variance.pair_products
+    records = np.stack([pp(rec[a], rec[b]) + pp(rec[a], fees[b]) + pp(fees[a], rec[b]) for a, b in pairs])
+    seen = np.stack([pp(fees[a], fees[b]) for a, b in pairs])  # (len(pairs), P) the fee parts' by the split pairs
+    prior = np.zeros_like(seen)  # the same by the prior (``split_variance.fee_products``)
+    runs = _parts(fits[0]).runs
+    for r in np.unique(runs[runs > 0]):
+        idx, C = np.flatnonzero(runs == r), comb(int(r), int(r) // 2)
+        J = split_variance.overlaps(int(r), _halves(int(r)).tobytes())
+        chose = [np.asarray(sum(s * (f.strategies()[:C, idx].T[:, None, :] == strategies[None, :, None])
+                                for s, f in combo), float) for combo in combos]  # (n, O, C): each option's weight
+        for row, (a, b) in enumerate(pairs):
+            prior[row, idx] = fee[idx] ** 2 * split_variance.fee_products(chose[a], chose[b], powers[idx], J,
+                                                                          int(r) - int(r) // 2)
+    n2 = G.sum(axis=1) ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        by_pairs, by_prior = ((G @ np.nan_to_num(records + x).T).T / n2 for x in (seen, prior))
+    return np.where(by_pairs[0] > by_prior[0], by_pairs, by_prior)
+
+
+def _parts(fit: CrossFitted) -> split_variance.SplitParts:
+    """A routed choice's ``split``; an error for one that is not routed."""
+    if fit.split is None:
+        raise ValueError("needs routed choices (crossfit_halves with own_weights=())")
+    return fit.split
 
 
 # ---- a set's policy statistics ------------------------------------------------------------------------------------

@@ -38,8 +38,8 @@ import numpy as np
 class SplitParts:
     """What a routed choice keeps of each split for its variance: ``records`` and ``fees`` (R, P) USD each split's
     records and fee parts (rows as ``policy.CrossFitted.chosen``'s), ``powers`` (P, O, k + 1) the posterior
-    E[q^(k + e)], e = 0..k, of each option's failure rate, ``runs`` (P,) the runs split (0: not split, or fewer
-    than 2k)."""
+    E[q^(k + e)], e = 0..k, of each option's failure rate, ``runs`` (P,) the runs split (0: not split, fewer
+    than 2k, or an odd number, whose splits have no complement)."""
 
     records: np.ndarray
     fees: np.ndarray
