@@ -512,8 +512,8 @@ def _split_parts(correct: np.ndarray, cells: np.ndarray, r_of: np.ndarray, split
     """A routed choice's run-level parts (``split_variance``): (P, U, k + 1) the posterior E[q^(k + e)], e = 0..k, of
     each strategy's failure rate on each problem (``fee_prior.power_moments``, its group's prior, the top read at the
     pooled Jeffreys rate), ``correct`` (P, U, n) and ``cells`` (P, U) the runs of each; and (P,) the runs split per
-    problem where the valuing half holds k runs or more (0 elsewhere: ``r_of`` 0 where not split; ``splits``: those
-    enumerated)."""
+    problem where r is even (an odd r's splits have no complement) and the valuing half holds k runs or more (0
+    elsewhere: ``r_of`` 0 where not split; ``splits``: those enumerated)."""
     live = np.arange(correct.shape[-1]) < cells[..., None]
     groups = np.unique(codes)
     G = (codes[None, :] == groups[:, None]).astype(float)
