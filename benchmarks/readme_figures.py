@@ -85,8 +85,9 @@ RUNS = (
     Run("blas_threads", ("benchmarks/blas_threads.py",),
         "the model-based frontier's fit with one OpenBLAS thread (what the CLI, the Makefile and the tests set) "
         "against one per core (OpenBLAS's default)"),
-    Run("cli_startup", ("benchmarks/cli_startup.py",),
-        "what every command pays to import papermill, with jsonschema's IRI checker and without it (as the CLI runs)"),
+    Run("cli_startup", ("benchmarks/cli_startup.py", "5", "--with-checker"),
+        "what every command pays to import papermill as locked, and beside the newer jsonschema whose IRI checker the "
+        "lock keeps out"),
     Run("interval_speed", ("benchmarks/interval_speed.py",),
         "every interval of a simulated set of the paper's shape (1,000 bootstrap replicates, model draws)"),
     Run("model_checks_size", ("benchmarks/model_checks_size.py", "6000", "2000"),

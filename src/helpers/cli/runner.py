@@ -124,17 +124,12 @@ ENV_DEFAULTS = {"LITELLM_LOCAL_MODEL_COST_MAP": "True",  # litellm's bundled pri
                 "MPLBACKEND": "Agg",  # the stages' kernels draw to files; the notebooks show the saved PNGs
                 "OPENBLAS_NUM_THREADS": "1"}  # the kernels' many small linear-algebra calls: OpenBLAS's idle threads
 # spin more than they help (benchmarks/blas_threads.py); the validity study forks one process per core instead
-SKIPPED_IMPORTS = ("rfc3987_syntax",)  # jsonschema imports it, if installed, for its "iri" format check, and it builds
-# 38 Earley parsers as it loads: most of the CPU time every command spends importing papermill (nbformat -> jsonschema;
-# benchmarks/cli_startup.py), for a format no notebook or chart schema uses (python-jsonschema/jsonschema#1428)
 
 
 def main(argv: list[str] | None = None) -> int:
     for key, value in ENV_DEFAULTS.items():  # for the kernels it starts (and this process, but for OpenBLAS, which
         # numpy loaded before this line); a user's own setting wins
         os.environ.setdefault(key, value)
-    for module in SKIPPED_IMPORTS:  # the command's own process only: an import of it raises ImportError
-        sys.modules.setdefault(module, None)  # type: ignore[arg-type]
     args = parser().parse_args(argv)
     stop_on_signals()
     return run_command(lambda: command(args))
