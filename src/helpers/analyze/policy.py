@@ -870,11 +870,12 @@ def run_variances(combos: list[Combo], pairs: list[tuple[int, int]], G: np.ndarr
     seen = np.stack([pp(fees[a], fees[b]) for a, b in pairs])  # (len(pairs), P) the fee parts' by the split pairs
     prior = np.zeros_like(seen)  # the same by the prior (``split_variance.fee_products``)
     runs = _parts(fits[0]).runs
+    picks = [[(s, f.strategies()) for s, f in combo] for combo in combos]  # each fit's (rows, P) strategy per split
     for r in np.unique(runs[runs > 0]):
         idx, C = np.flatnonzero(runs == r), comb(int(r), int(r) // 2)
         J = split_variance.overlaps(int(r), _halves(int(r)).tobytes())
-        chose = [np.asarray(sum(s * (f.strategies()[:C, idx].T[:, None, :] == strategies[None, :, None])
-                                for s, f in combo), float) for combo in combos]  # (n, O, C): each option's weight
+        chose = [np.asarray(sum(s * (c[:C, idx].T[:, None, :] == strategies[None, :, None]) for s, c in combo), float)
+                 for combo in picks]  # (n, O, C): each option's weight
         for row, (a, b) in enumerate(pairs):
             prior[row, idx] = fee[idx] ** 2 * split_variance.fee_products(chose[a], chose[b], powers[idx], J,
                                                                           int(r) - int(r) // 2)
