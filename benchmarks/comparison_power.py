@@ -4,8 +4,8 @@ On sets of the `sim` set's shape (six datasets: five of 128 problems and one of 
 drawn afresh from every generator of the validity study (``validity.study_generators``: this set's own, the model's
 own family and eleven departures from it), ``policy_study.study`` measures, against each set's own truth:
 
-- the frontier (one model per dataset, chosen for each problem on the other problems and half of its runs): its truth
-  over the best single model's at the same k, and its interval's coverage;
+- the frontier (one model per problem, routed by a difficulty the models share read on half of its runs, valued on the
+  other half): its truth over the best single model's at the same k, and its interval's coverage;
 - every pair of models alone, paired on the same problems and runs (``analyze.differences``): coverage, width over
   the oracle's (3.92 × the sd of the estimate's error over the sets), power (pairs where one truly costs at most half
   the other, found with the right sign), the same power for an interval of the oracle's width centred on the estimate
@@ -123,11 +123,13 @@ def docs_table(table: pd.DataFrame, effect: pd.DataFrame, twin: tuple[float, flo
          "the share of such datasets in which the claim is made"),
         ("the frontier's truth ÷ the best single model's at the same k, six datasets together",
          spread(col(front, "vs_best_single"), 2),
-         "1: the frontier truly costs what the best single model does; above 1: what choosing on the records costs"),
+         "1: the frontier truly costs what the best single model does; above 1: what choosing on the records costs; "
+         "below 1: what routing each problem to its own model saves"),
         ("the same, the worst dataset", spread(col(front, "vs_best_single_worst"), 2),
          "the largest of the six datasets' ratios"),
         ("the frontier: coverage", spread(col(front, "coverage_pct"), 1, "%"),
-         "its interval also holds the one model chosen, whichever it is (`policy.chosen_interval`)"),
+         "its interval holds what the models routed to each problem truly cost (`policy.chosen_interval`: the "
+         "per-problem interval, the fee part from each problem's posterior)"),
         ("the frontier: width ÷ oracle", spread(col(front, "width_vs_oracle"), 2), ""),
         ("Table 5, accuracy: coverage; width ÷ oracle", f"{spread(col(ACCURACY.label, 'coverage_pct'), 1, '%')}; "
          f"{spread(col(ACCURACY.label, 'width_vs_oracle'), 2)}",

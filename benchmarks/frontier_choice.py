@@ -1,42 +1,37 @@
-"""How the headline frontier chooses its option per dataset (issue 61, item 1), measured side by side: the product's
-rule, "every-half-split" (``policy.crossfit_halves``: each problem's option chosen on the dataset's other problems' runs
-*and half of its own*, valued on its other half, averaged over every such split of its runs; the same run positions for
-every option; no seed), against "leave-one-out" (each problem's option chosen on the dataset's other problems only,
-``policy.crossfit_many`` with ``policy.loo_criterion``: the product's rule until 2026-12), K-fold choice (each fold's
-option chosen on the other folds, one random split) and an in-sample choice (one option per dataset chosen on all its
-problems, valued on the same runs: the winner's curse it brings shows as a negative bias). Leaving a problem out tips
-the choice, where options nearly tie, toward the option whose runs did worse on it (``policy.unsettled``); half of its
-own runs in the choice take that back without touching the runs that value it.
+"""How the headline frontier chooses its option per problem (issue 61, item 1), measured side by side: the product's
+rule since 2026-12-02, "difficulty" (``policy.crossfit_halves`` with ``own_weights=()``, ``difficulty_folds=5``,
+``policy.set_policy``'s ``HEADLINE_WEIGHTS`` and ``HEADLINE_FOLDS``: each problem routed by a difficulty every model
+shares, ``analyze.difficulty_routing``'s item-response curves fitted without the problem's fold of 5, the problem
+placed on them by half of its runs of every model, valued on its other half, averaged over every such split of its
+runs; with a problem × model interaction where the curves' fit finds one; no seed), against the rule before it,
+"every-half-split" (the same splits, each problem's option chosen on the dataset's other problems' runs and its
+choosing half by a Beta prior, ``policy.loo_criterion``), "leave-one-out" (each problem's option chosen on the
+dataset's other problems only, ``policy.crossfit_many``: the product's rule until 2026-11-30), K-fold choice (each
+fold's option chosen on the other folds, one random split) and an in-sample choice (one option per dataset chosen on
+all its problems, valued on the same runs: the winner's curse it brings shows as a negative bias).
 
-Every rule values its choices with the same unbiased per-problem cost and interval (``policy.policy_cost``,
-``policy.chosen_interval``; every-half-split: the mean over the splits of that cost on the held-out half), on the same
-sets (``policy_study.study``, the same seeds), at the `sim` set's shape (six datasets, ten SIMULATED models, 8 runs,
+Every rule values its choices with the same unbiased per-problem cost (``policy.policy_cost``; with half-splits the
+mean over the splits of that cost on the held-out half) and ``policy.chosen_interval``: for a routed choice the
+per-problem interval, the fee part's mass at "every run fails" read at the rate the pooled runs allow
+(``fee_prior.top_moments``); for the others the union with the chosen options' own intervals. The same sets
+(``policy_study.study``, the same seeds), at the `sim` set's shape (six datasets, ten SIMULATED models, 8 runs,
 k = 4). Per generator: the frontier's coverage of its own truth, its width ÷ the oracle's, its relative bias (%), and
 its truth ÷ the best single model's at the same k (over all datasets together, and the worst dataset's): the issue
-asks for a frontier never worse than choosing one model (1.00). The other rules put ``policy.crossfit_many`` in
-``policy.crossfit_halves``' place for their run, and 8-fold and in-sample their criterion (they live here only) in
-``policy.loo_criterion``'s. And "own-weight-cv": every half-split with the choosing half weighed as 1, 2, 4 or 8 of the
-other problems, each problem's weight the one whose choices cost least on the other problems' held-out halves
-(``policy.crossfit_halves``' ``own_weights``): it routes each problem by its own runs where that pays.
-"difficulty-cv": every half-split (weight 1) against routing each problem by a difficulty every model shares
-(``analyze.difficulty_routing``: item-response curves fitted without the problem's fold of 5, the problem placed on
-them by its choosing half), each problem taking the one whose choices cost least on the other problems' held-out
-halves; "routed": the same contest among the weights 1, 2, 4, 8 and the shared difficulty; "difficulty": the shared
-difficulty alone (no contest; with a problem × model interaction where the curves' fit finds one). "…/per-problem":
-the rule with the chosen policy's per-problem interval alone (``policy.policy_interval``, no union with the chosen
-options' intervals, the fee part's mass at "every run fails" read at 1) in ``policy.chosen_interval``'s place. A
-choice routed by the shared difficulty alone ("difficulty") takes ``policy.chosen_interval``'s own interval for it:
-the per-problem one, that mass read at the rate the pooled runs allow (``fee_prior.top_moments``). SIMULATED.
+asks for a frontier never worse than choosing one model (1.00 × within 2%). The other rules put their ways of
+choosing in ``set_policy``'s (``RULES``): "own-weight-cv", every half-split with the choosing half weighed as 1, 2, 4
+or 8 of the other problems, each problem's weight the one whose choices cost least on the other problems' held-out
+halves; "difficulty-cv", weight 1 against the shared difficulty by the same contest; "routed", the weights 1, 2, 4, 8
+and the shared difficulty. "…/per-problem": the per-problem interval alone, the mass at "every run fails" read at 1
+(``frontier_interval.per_problem_alone``) in ``policy.chosen_interval``'s place. SIMULATED.
 
     COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/frontier_choice.py [sets, default 40]
-        [rules, comma-separated, default: DEFAULT's five; RULES holds every one]
+        [rules, comma-separated, default: DEFAULT's four; RULES holds every one]
         [seed, default 1]
         [a set's params]
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 import time
@@ -88,31 +83,41 @@ def folds_criterion(folds: int):
 
 
 PRODUCT_HALVES, PRODUCT_INTERVAL = policy.crossfit_halves, policy.chosen_interval
+PRODUCT_WAYS = (policy.HEADLINE_WEIGHTS, policy.HEADLINE_FOLDS)  # the product's: the shared difficulty alone
 OWN_WEIGHTS = (1.0, 2.0, 4.0, 8.0)  # the "own-weight-cv" rule's choices of what the choosing half weighs as
-ROUTED = functools.partial(PRODUCT_HALVES, own_weights=OWN_WEIGHTS, difficulty_folds=5)
-DIFFICULTY = functools.partial(PRODUCT_HALVES, own_weights=(), difficulty_folds=5)
-# rule -> what replaces ``policy.crossfit_halves``, ``policy.loo_criterion`` and ``policy.chosen_interval``
-RULES = {"every-half-split": (PRODUCT_HALVES, PRODUCT, PRODUCT_INTERVAL),
-         "leave-one-out": (policy.crossfit_many, PRODUCT, PRODUCT_INTERVAL),
-         "8-fold": (policy.crossfit_many, folds_criterion(8), PRODUCT_INTERVAL),
-         "in-sample": (policy.crossfit_many, folds_criterion(1), PRODUCT_INTERVAL),
-         "own-weight-cv": (functools.partial(PRODUCT_HALVES, own_weights=OWN_WEIGHTS), PRODUCT, PRODUCT_INTERVAL),
-         "difficulty-cv": (functools.partial(PRODUCT_HALVES, difficulty_folds=5), PRODUCT, PRODUCT_INTERVAL),
-         "routed": (ROUTED, PRODUCT, PRODUCT_INTERVAL), "routed/per-problem": (ROUTED, PRODUCT, per_problem_alone),
-         "difficulty": (DIFFICULTY, PRODUCT, PRODUCT_INTERVAL),
-         "difficulty/per-problem": (DIFFICULTY, PRODUCT, per_problem_alone)}
-DEFAULT = "every-half-split,leave-one-out,8-fold,in-sample,own-weight-cv"  # the saved output's (benchmarks/results)
+
+
+def _many(usd, correct, runs, expert_usd, option_sets, k=None, groups=None, **_ways):
+    """``policy.crossfit_many`` in ``policy.crossfit_halves``' place (the ways of choosing it is called with unused)."""
+    return policy.crossfit_many(usd, correct, runs, expert_usd, option_sets, k, groups)
+
+
+# rule -> (what replaces ``policy.crossfit_halves``, the ways of choosing ``policy.set_policy`` passes it
+# (``own_weights``, ``difficulty_folds``), what replaces ``policy.loo_criterion`` and ``policy.chosen_interval``)
+RULES = {"difficulty": (PRODUCT_HALVES, ((), 5), PRODUCT, PRODUCT_INTERVAL),
+         "difficulty/per-problem": (PRODUCT_HALVES, ((), 5), PRODUCT, per_problem_alone),
+         "every-half-split": (PRODUCT_HALVES, ((1.0,), 0), PRODUCT, PRODUCT_INTERVAL),
+         "leave-one-out": (_many, ((1.0,), 0), PRODUCT, PRODUCT_INTERVAL),
+         "8-fold": (_many, ((1.0,), 0), folds_criterion(8), PRODUCT_INTERVAL),
+         "in-sample": (_many, ((1.0,), 0), folds_criterion(1), PRODUCT_INTERVAL),
+         "own-weight-cv": (PRODUCT_HALVES, (OWN_WEIGHTS, 0), PRODUCT, PRODUCT_INTERVAL),
+         "difficulty-cv": (PRODUCT_HALVES, ((1.0,), 5), PRODUCT, PRODUCT_INTERVAL),
+         "routed": (PRODUCT_HALVES, (OWN_WEIGHTS, 5), PRODUCT, PRODUCT_INTERVAL),
+         "routed/per-problem": (PRODUCT_HALVES, (OWN_WEIGHTS, 5), PRODUCT, per_problem_alone)}
+DEFAULT = "difficulty,every-half-split,leave-one-out,own-weight-cv"  # the saved output's (benchmarks/results)
 
 
 def study_under(rule: str, sets: int, seed: int, params: str = "params/sim.yaml") -> pd.DataFrame:
     """``policy_study.study``'s table (every statistic, every generator) with ``rule``'s ways of choosing and valuing in
     place of the product's, on ``sets`` sets per generator drawn from ``seed``."""
     gm = kt.generative_model(prepare(load_params(params)))
-    policy.crossfit_halves, policy.loo_criterion, policy.chosen_interval = RULES[rule]
+    halves, (policy.HEADLINE_WEIGHTS, policy.HEADLINE_FOLDS), criterion, interval = RULES[rule]
+    policy.crossfit_halves, policy.loo_criterion, policy.chosen_interval = halves, criterion, interval
     try:
         return policy_study.study(gm, va.study_generators(gm), sets, seed=seed, workers=os.cpu_count() or 1)
     finally:
         policy.crossfit_halves, policy.loo_criterion, policy.chosen_interval = PRODUCT_HALVES, PRODUCT, PRODUCT_INTERVAL
+        policy.HEADLINE_WEIGHTS, policy.HEADLINE_FOLDS = PRODUCT_WAYS
 
 
 def measure(rule: str, sets: int, seed: int, params: str = "params/sim.yaml") -> pd.DataFrame:

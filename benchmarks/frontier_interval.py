@@ -1,5 +1,7 @@
 """The frontier's interval (issue 61, item 2), measured side by side on known truth: how many options share the level
-of the union ``policy.chosen_interval`` takes with the interval of each option the frontier chose.
+of the union ``policy.chosen_interval`` takes with the interval of each option the frontier chose, where the choice is
+not routed (the headline's frontier until 2026-12-02, every half-split, measured here; since then it holds where a
+problem's runs are not split, e.g. one run per cell: a routed choice takes the per-problem interval alone).
 
 - "contenders" (the product's): the options the records cannot tell from the cheapest (``policy.contenders``: the
   lowest and every option whose paired difference with it reaches 0);
@@ -48,8 +50,14 @@ def per_problem_alone(fit, single, fee, groups, level=0.95, many=None):
 RULES = {"contenders": PRODUCT, "every option": every_option, "per-problem alone": per_problem_alone}
 
 
-def use(rule: str) -> None:
-    policy.chosen_interval = RULES[rule]
+UNION_WAYS = ((1.0,), 0)  # the union is a choice's that is not routed: every half-split (the headline's to 2026-12-01)
+PRODUCT_WAYS = (policy.HEADLINE_WEIGHTS, policy.HEADLINE_FOLDS)
+
+
+def use(rule: str | None) -> None:
+    """Measure ``rule`` (None: back to the product as it is) on choices made by every half-split."""
+    policy.chosen_interval = RULES[rule or "contenders"]
+    policy.HEADLINE_WEIGHTS, policy.HEADLINE_FOLDS = PRODUCT_WAYS if rule is None else UNION_WAYS
 
 
 def on_generators(sets: int, seed: int, params: str = "params/sim.yaml") -> pd.DataFrame:
@@ -61,7 +69,7 @@ def on_generators(sets: int, seed: int, params: str = "params/sim.yaml") -> pd.D
         table = policy_study.study(gm, va.study_generators(gm), sets, seed=seed, workers=os.cpu_count() or 1)
         d = table[table["statistic"] == statistic.POLICY_FRONTIER.label]
         out.append(d[["generator", "coverage_pct", "width_vs_oracle"]].assign(rule=rule))
-    use("contenders")
+    use(None)
     return pd.concat(out, ignore_index=True)
 
 
@@ -81,7 +89,7 @@ def six_ties(sets: int = 30, problems: int = 400, runs: int = 5, fee: float = 50
             use(rule)
             _, low, high = policy.chosen_interval(fit, single, expert, np.ones((1, problems)))
             held[rule] += bool(low[0] <= truth <= high[0])
-    use("contenders")
+    use(None)
     return held
 
 

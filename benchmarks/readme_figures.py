@@ -122,7 +122,8 @@ RUNS = (
         "the same with 4 runs per cell (k = 2), 40 SIMULATED sets per generator (seed 2): the fewest runs at which the "
         "fee part's interval from each problem's runs is used (`fee_prior.MIN_RUNS`; with 2 runs, the Poisson one)"),
     Run("frontier_interval", ("benchmarks/frontier_interval.py", "40"),
-        "the frontier's interval: the union with the interval of each model it chose, at the level for the models the "
+        "the frontier's interval where the choice is not routed (every half-split, the headline's until 2026-12-02): "
+        "the union with the interval of each model it chose, at the level for the models the "
         "records cannot tell from the cheapest (the product's), beside the level for every model at once and the "
         "per-problem interval alone, on the same 40 SIMULATED sets of the `sim` shape per generator (seed 1): coverage "
         "and width over the oracle's; and on six equally good models, 30 sets"),
@@ -132,20 +133,21 @@ RUNS = (
         "SIMULATED sets of the `sim` shape per generator read at 2, 3, 5 and 8 runs (seed 1), and on known rate "
         "distributions: coverage of each set's own truth and width over the oracle's"),
     Run("routing_cost", ("benchmarks/routing_cost.py", "6"),
-        "what routing each problem by a shared difficulty costs in time, on the same 6 SIMULATED sets of the `sim` "
-        "shape: the headline's every half-split beside the routing (five item-response and interaction fits per "
-        "dataset) as it is and as it was before 2026-12-01 (scipy's log-sum-exp, tau refined by a bounded search)"),
+        "what routing each problem by a shared difficulty (the headline's since 2026-12-02: five item-response and "
+        "interaction fits per dataset) costs in time, on the same 6 SIMULATED sets of the `sim` shape, beside the rule "
+        "before it (every half-split) and the routing with its fits run to scipy's own tolerance"),
     Run("routed_gains", ("benchmarks/routed_gains.py", "20"),
         "gains (Table 2's techniques, Figures 3-5) between choices routed problem by problem by a difficulty the "
-        "models share, with Fieller's interval from each problem's run-level variance, beside the headline's choice "
-        "(every half-split) on the same 20 SIMULATED sets per generator: coverage of the set's own truth, width over "
-        "the oracle's, false findings"),
+        "models share (the headline's since 2026-12-02), with Fieller's interval from each problem's run-level "
+        "variance, beside the rule before it (every half-split) on the same 20 SIMULATED sets per generator: "
+        "coverage of the set's own truth, width over the oracle's, false findings"),
     Run("frontier_choice", ("benchmarks/frontier_choice.py", "40"),
-        "how the headline frontier chooses its option per dataset: the product's every half-split (the other "
-        "problems' runs and half of the problem's own choose, the other half values, averaged over every split) beside "
-        "leave-one-out (the other problems choose), K-fold (8 folds), an in-sample choice (valued on the runs that "
-        "chose it) and every half-split with the choosing half weighed as 1, 2, 4 or 8 other problems, the weight "
-        "chosen on the other problems' held-out halves (own-weight-cv), on the same "
+        "how the headline frontier chooses its option per problem: the product's since 2026-12-02, each problem "
+        "routed by a difficulty the models share (item-response curves fitted without the problem's fold of 5, the "
+        "problem placed on them by half of its runs, valued on the other half, averaged over every split), beside the "
+        "rule before it, every half-split (the other problems' runs and half of the problem's own choose one model), "
+        "leave-one-out (the other problems choose) and every half-split with the choosing half weighed as 1, 2, 4 or 8 "
+        "other problems, the weight chosen on the other problems' held-out halves (own-weight-cv), on the same "
         "40 SIMULATED sets of the `sim` shape per generator (seed 1): the frontier's coverage, width over the "
         "oracle's, relative bias, and its truth over the best single model's (all datasets, and the worst one)"),
     Run("one_run_validity", ("benchmarks/one_run_validity.py", "100"),

@@ -1,15 +1,15 @@
 """Gains between routed choices: do their intervals hold the truth, and how wide are they? (issue 61, items 2-3)
 
-A choice routed problem by problem by a difficulty the models share (``frontier_choice``'s "difficulty" rule:
-``policy.crossfit_halves(..., own_weights=(), difficulty_folds=5)``) moves some problems of a dataset to another
-option when a technique, a family or a release is added, so the paired differences spread over the problems far more
-than the runs' noise the set's own truth differs by. Its gains take Fieller's interval from each problem's run-level
-variance (``policy.routed_gain_interval``, ``analyze.split_variance``). On the same SIMULATED sets per generator of
-the validity study (``validity.study_generators``, seed 1), this prints for each gain family (Table 2's techniques,
-Figures 3-5) the coverage of the set's own truth, the width over the oracle's (3.92 × the sd of the estimate's error
-over the sets) and the false findings, beside the headline's choice (every half-split, not routed: Student's t and
-the parts' interval, ``policy.gain_interval``). The routed frontier's own interval: ``frontier_choice.py 40
-difficulty``.
+A choice routed problem by problem by a difficulty the models share (the headline's since 2026-12-02,
+``policy.set_policy``: ``policy.crossfit_halves(..., own_weights=(), difficulty_folds=5)``, ``frontier_choice``'s
+"difficulty" rule) moves some problems of a dataset to another option when a technique, a family or a release is
+added, so the paired differences spread over the problems far more than the runs' noise the set's own truth differs
+by. Its gains take Fieller's interval from each problem's run-level variance (``policy.routed_gain_interval``,
+``analyze.split_variance``). On the same SIMULATED sets per generator of the validity study
+(``validity.study_generators``, seed 1), this prints for each gain family (Table 2's techniques, Figures 3-5) the
+coverage of the set's own truth, the width over the oracle's (3.92 × the sd of the estimate's error over the sets)
+and the false findings, beside the rule before it (every half-split, not routed: Student's t and the parts' interval,
+``policy.gain_interval``). The routed frontier's own interval: ``frontier_choice.py 40``.
 
     COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/routed_gains.py [sets per generator, default 20]
 """
@@ -24,7 +24,7 @@ from frontier_choice import study_under  # benchmarks/: policy_study.study under
 
 from helpers.analyze.statistic import ESSENTIAL, FAMILY, RELEASE_GAIN, TECHNIQUE_GAIN
 
-RULES = ("every-half-split", "difficulty")  # the headline's choice, and routed by the shared difficulty alone
+RULES = ("every-half-split", "difficulty")  # the rule before 2026-12-02, and the headline's since
 KINDS = (TECHNIQUE_GAIN, FAMILY, RELEASE_GAIN, ESSENTIAL)
 COLUMNS = {"coverage_pct": "{:.1f}", "width_vs_oracle": "{:.2f}", "false_findings_pct": "{:.1f}"}
 

@@ -128,6 +128,24 @@ def test_a_routed_choice_takes_the_per_problem_interval_with_its_top_read_below_
     assert union[1][0] <= mine[1][0] and union[2][0] >= mine[2][0]
 
 
+def test_the_headlines_ways_route_nothing_where_one_run_per_cell_splits_no_problem():
+    """``set_policy``'s ways of choosing (``HEADLINE_WEIGHTS``, ``HEADLINE_FOLDS``) on one run per cell (SWE-bench
+    bash-only): no problem's runs can be split, so none is routed, the choice is the other problems' (leave-one-out)
+    and its interval the union with the chosen options' (``chosen_interval``), not the routed one's; at 8 runs every
+    problem is routed."""
+    usd, correct, runs, fee, _, _ = _shared_difficulty(r=1)
+    ways = {"own_weights": policy.HEADLINE_WEIGHTS, "difficulty_folds": policy.HEADLINE_FOLDS}
+    one = policy.crossfit_halves(usd, correct, runs, fee, [[0, 1]], k=1, **ways)[0]
+    loo = policy.crossfit_many(usd, correct, runs, fee, [[0, 1]], k=1)[0]
+    assert not one.routed and not one.halved
+    np.testing.assert_array_equal(one.total, loo.total)
+    G, single = np.ones((1, 80)), policy.policy_cost(usd, correct, runs, fee, 1)
+    np.testing.assert_array_equal(np.array(policy.chosen_interval(one, single, fee, G)),
+                                  np.array(policy.chosen_interval(loo, single, fee, G)))
+    usd, correct, runs, fee, _, _ = _shared_difficulty()
+    assert policy.crossfit_halves(usd, correct, runs, fee, [[0, 1]], k=4, **ways)[0].routed
+
+
 def test_a_gain_between_routed_choices_takes_fiellers_interval_from_the_runs():
     """``gain_interval`` of two routed choices (the cheap option alone, then both): Fieller's interval from each
     problem's run-level variance (``policy.routed_gain_interval``), around the same estimate as the paired interval

@@ -23,12 +23,13 @@ def _cube(rate: np.ndarray, n: int, rng, cost: float = 1.0):
 
 def _holdout(cube, fee: float):
     expert = np.full(len(cube.problems), fee)
-    # the headline's rule (``policy.set_policy``): k = half the runs, chosen on the other problems and half of each
-    # problem's runs, valued on the other half, every split averaged
+    # the headline's rule (``policy.set_policy``): k = half the runs, each problem routed by a difficulty the options
+    # share read on half of its runs, valued on the other half, every split averaged
     if not len(cube.strategies):
         return holdout_frontier(None, expert, cube.task_codes, cube.tasks)
     fit = policy.crossfit_halves(cube.usd, cube.correct, cube.runs, expert, [list(range(len(cube.strategies)))],
-                                 policy.headline_k(cube.runs), groups=cube.task_codes)[0]
+                                 policy.headline_k(cube.runs), groups=cube.task_codes,
+                                 own_weights=policy.HEADLINE_WEIGHTS, difficulty_folds=policy.HEADLINE_FOLDS)[0]
     single = policy.policy_cost(cube.usd, cube.correct, cube.runs, expert, fit.k)
     return holdout_frontier(fit, expert, cube.task_codes, cube.tasks, single=single)
 

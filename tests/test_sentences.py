@@ -136,12 +136,13 @@ def test_a_release_frontier_above_a_model_alone_in_words():
     assert "with the same 4 tries" in some[0]
     assert "on 20 of 500 problems (alone: Opus 20.4), and on 12 of them" in some[0]
     assert "tips the choice" not in some[0] and "reads high" not in some[0]
-    # chosen on half of each problem's runs too (``CrossFitted.halved``): its choice is the one most splits made
+    # routed on half of each problem's runs (``CrossFitted.halved``): its choice is the one most splits made
     halved = policy_views._above_said(an, "t", [policy_views.Above("2025-05-22", 22.87, "s", {"s": 480, "o": 20}, 20,
                                                                    12, 4, 500, halved=True)], alone)
-    assert ("which chooses each problem's model on the dataset's other problems and half of its runs (valued on the "
-            "other half, every split of its runs averaged), chose another model than Sonnet on most splits of 20 of "
-            "500 problems (alone: Opus 20.4), and on 12 of them") in halved[0]
+    assert ("which chooses each problem's model by a difficulty the models share (curves fitted on the dataset's "
+            "other problems, the problem placed on them by half of its runs, valued on the other half, every split of "
+            "its runs averaged), chose another model than Sonnet on most splits of 20 of 500 problems (alone: Opus "
+            "20.4), and on 12 of them") in halved[0]
     # a simulated set: the truth of both, and which is truly cheaper (review 9, H2: `sim` AIME, 12.55 against 11.05)
     truth = pd.DataFrame({"statistic": ["release frontier:3", "table1:s"], "task": ["t", "t"], "kind":
                           ["release frontier", "table1"], "value": [60.0, 20.3], "truth": [62.0, 20.0]})
@@ -180,6 +181,10 @@ def test_a_frontier_that_chose_one_model_throughout_says_why_its_interval_is_wid
     assert findings._one_model_chosen(alone, same).endswith(
         "$12.2 to $21.7), and so is its interval: the records tell Opus from every other model, so no luck of theirs "
         "made the choice.")
+    routed = findings._one_model_chosen(alone, pd.Series({"chosen": "Opus (100%)", "halved": True}))
+    assert routed.endswith("$12.2 to $21.7); the frontier's interval is its own: it reads the problems whose runs all "
+                           "failed as failing at the rate the pooled runs allow rather than always, because a choice "
+                           "routed problem by problem gathers the problems a model nearly always fails onto it.")
     assert findings._one_model_chosen(alone, pd.Series({"chosen": "Opus (96%)"})) == ""
     assert findings._one_model_chosen(alone, pd.Series({"chosen": ""})) == ""
 
@@ -385,7 +390,7 @@ def test_an_optimism_of_zero_by_construction_says_so():
     in-sample exactly; a 0 there is not evidence that choosing is free."""
     from helpers.publish.tables import _optimism_said
 
-    assert _optimism_said(0.0, 0.0).startswith("0 (by construction: the model chosen on the other problems is the one")
+    assert _optimism_said(0.0, 0.0).startswith("0 (by construction: the model routed to every problem on every split")
     assert _optimism_said(-0.5, -12.0) == "-0.5 (-12%)" and _optimism_said(0.25, 5.0) == "0.25 (+5%)"
 
 

@@ -12,8 +12,8 @@ expert's USD per problem::
 
 ``headline`` is the project's headline estimand, "up to k tries, then the expert" (per problem an option is tried up
 to k times, stopping at its first pass; the expert solves what every try failed): each option alone with the expert
-(``table1:<option>``, k = the runs of each cell) and the frontier of all options (``FRONTIER``, one option per task,
-chosen for each problem on the task's other problems and half of its runs, valued on the other half), with 95% intervals
+(``table1:<option>``, k = the runs of each cell) and the frontier of all options (``FRONTIER``, one option per problem,
+routed by a difficulty the options share read on half of its runs, valued on the other half), with 95% intervals
 that held the truth in at least 93% of simulated sets on every generator tried (docs/statistics.md). ``paper_estimates``
 is the paper's own estimator (Eq. 2 and 9: passes / runs per problem, the expert where nothing passed), whose intervals
 the same study found not to hold, so it gives none.
@@ -119,10 +119,11 @@ def headline(attempts: pd.DataFrame, expert_usd, level: float = 0.95) -> pd.Data
     or ``frontier``) and item (the option, or ``all models``), task, value, low, high
     (USD per problem), k (tries), records_usd and expert_usd (its two parts, USD per problem), expert_share_pct
     (the fee's share, %) and cheapest (True on the option named the cheapest of its task beyond doubt: its paired
-    difference with every other below 0, all at once; ``differences``). The frontier is one option per task, chosen
-    for each problem on the task's other problems and half of the problem's runs, valued on the other half and averaged
-    over every split of its runs (with fewer than 2k runs: on the other problems alone, valued on all its runs), with as
-    many tries as each option alone (no seed: nothing is drawn).
+    difference with every other below 0, all at once; ``differences``). The frontier is one option per problem,
+    routed by a difficulty the options share (item-response curves fitted on the task's other problems, the problem
+    placed on them by half of its runs of every option), valued on the other half and averaged over every split of its
+    runs (with fewer than 2k runs: chosen on the other problems alone, valued on all its runs), with as many tries as
+    each option alone (no seed: nothing is drawn).
     Every cell of a task needs the same number of runs, ``correct`` True/False or 1/0 (one line naming what is not)."""
     from helpers.analyze import policy
     from helpers.analyze.bootstrap import run_cube

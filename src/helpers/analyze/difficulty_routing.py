@@ -32,6 +32,8 @@ from helpers.analyze import cell_interaction as ci
 from helpers.analyze.irt_grid import LOG_W, NODES
 
 FOLDS = 5  # the folds of a dataset's problems the curves are fitted without
+FTOL = 1e-7  # the curves' fit stops when the log-likelihood changes by less than this share (scipy's: about 2e-9):
+# a route moves little with the fit's last digits (benchmarks/routing_cost.py: what it saves)
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,8 @@ def fold_curves(passes: np.ndarray, runs: np.ndarray, usd: np.ndarray, folds: in
             continue
         k, m = passes[rest].astype(float), runs[rest].astype(float)
         warm = start if start is not None and np.isfinite(start.a[m.sum(axis=0) > 0]).all() else None
-        fit = start = fit_task(k, m, floor_max=np.zeros(U), start=warm, covariance=False)  # from the last fold's
+        fit = start = fit_task(k, m, floor_max=np.zeros(U), start=warm, covariance=False,
+                               ftol=FTOL)  # from the last fold's
         used = np.flatnonzero(fit.used)
         theta = np.r_[fit.a[used], fit.b[used], fit.c[used]]
         tau[f] = ci.fit_tau(theta, k[:, used], m[:, used], np.arange(len(NODES)), refine=False)[0]  # by parabolas:

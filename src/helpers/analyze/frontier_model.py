@@ -118,13 +118,14 @@ def _gradient(theta: np.ndarray, k: np.ndarray, n: np.ndarray, terms=None) -> np
 
 
 def fit_task(k: np.ndarray, n: np.ndarray, floor_max: np.ndarray | None = None, start: TaskFit | None = None,
-             prior: tuple[float, float] | None = None, covariance: bool = True) -> TaskFit:
+             prior: tuple[float, float] | None = None, covariance: bool = True, ftol: float | None = None) -> TaskFit:
     """Maximum marginal likelihood of the model from pass counts ``k`` of ``n`` runs, (P, S); ``floor_max`` (S,)
     bounds each strategy's floor c (default 0.95; 0 fixes c = 0, a two-parameter curve); ``start``: a fit of the
     same counts to start from (its floors raised to 0.01 where now free); ``prior`` (sd a, sd b): penalise the
     logits' and slopes' deviations from their means, sum((x − mean x)²) / (2 sd²) (``curve_prior``); the
     returned log-likelihood and covariance are then the penalised ones; ``covariance=False`` skips the
-    Laplace covariance (NaN), for a fit only compared by its likelihood."""
+    Laplace covariance (NaN), for a fit only compared by its likelihood; ``ftol``: L-BFGS-B's relative tolerance on
+    the log-likelihood's change (None: scipy's, about 2e-9)."""
     used = n.sum(axis=0) > 0
     ku, nu = k[:, used].astype(float), n[:, used].astype(float)
     S = int(used.sum())
@@ -147,7 +148,7 @@ def fit_task(k: np.ndarray, n: np.ndarray, floor_max: np.ndarray | None = None, 
         start = np.r_[start.a[used], start.b[used], np.minimum(np.maximum(start.c[used], 0.01), fmax)]
     shell = TaskFit(*(np.empty(0),) * 4, np.empty((0, 0)), 0.0, fmax)
     res = optimize.minimize(objective, start, jac=True, method="L-BFGS-B", bounds=shell.bounds(),
-                            options={"maxiter": 1000})
+                            options={"maxiter": 1000} | ({} if ftol is None else {"ftol": ftol}))
     free = np.r_[np.ones(2 * S, bool), fmax > 0]  # a fixed floor has no spread
     a, b, c = (np.full(len(used), np.nan) for _ in range(3))
     a[used], b[used], c[used] = res.x[:S], res.x[S:2 * S], res.x[2 * S:]

@@ -1,14 +1,15 @@
 """If you use the models chosen on your runs, what will they cost on new runs? (issue 35, item 4)
 
 The frontier of all models under "up to k tries, then the expert" is chosen problem by problem: for each problem, the
-model that looks cheapest on the dataset's other problems and half of the problem's own runs, its choice valued on the
-other half and averaged over every split of its runs (``policy.crossfit_halves``; with fewer than 2k runs, chosen on the
-other problems alone and valued on all its runs): the held-out value, unbiased for what the chosen models truly cost on
-runs the choice never saw — the report's headline frontier, whose interval the validity study checks. The model that
-looks cheapest on every problem's runs, read on those same runs, is the in-sample value of the same estimand at the same
-k, which their luck flatters; in-sample − held-out is the optimism, one estimand at one k. The two choose by different
-rules (the lowest cost on all the runs; the shrunk estimate on the other problems and half of the problem's runs), so
-where they choose different models it is not the winner's curse alone (review 8).
+model a difficulty the models share routes it to (curves fitted on the dataset's other problems, the problem placed on
+them by half of its own runs), its choice valued on the other half and averaged over every split of its runs
+(``policy.set_policy``; with fewer than 2k runs, chosen on the other problems alone and valued on all its runs): the
+held-out value, unbiased for what the chosen models truly cost on runs the choice never saw — the report's headline
+frontier, whose interval the validity study checks. The model that looks cheapest on every problem's runs, read on
+those same runs, is the in-sample value of the same estimand at the same k, which their luck flatters; in-sample −
+held-out is the optimism, one estimand at one k. The two choose by different rules (the lowest cost on all the runs;
+the routing by a shared difficulty on half of the problem's runs), so where they choose different models it is not the
+winner's curse alone (review 8).
 """
 
 from __future__ import annotations

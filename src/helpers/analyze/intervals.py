@@ -76,7 +76,8 @@ class PolicyFit:
 
 def set_policy(an: Analysis) -> PolicyFit:
     """The set's policy estimates (``policy.set_policy``): each model alone (k = the models' fewest runs of a cell),
-    and, each chosen on the other problems of its dataset and half of its runs and valued on the other half, the
+    and, each routed problem by problem by a difficulty its options share (read on half of the problem's runs) and
+    valued on the other half, the
     frontier of all models, each technique's gain and the statistics of Figures 2-5 (``all_statistics``); with the cube
     and the expert's USD per problem they were computed from.
     Compute it once per notebook and hand it to what reads it (``policy_statistics``, ``tables.policy_cost``,

@@ -205,8 +205,9 @@ class CrossFitted:
 
     @property
     def routed(self) -> bool:
-        """Whether every problem's option was routed by a difficulty the options share (``crossfit_halves`` with
-        ``own_weights=()``): such a choice keeps each split's parts (``split``)."""
+        """Whether the options were routed by a difficulty they share (``crossfit_halves`` with ``own_weights=()``, on
+        the problems whose runs it splits; where it splits none, e.g. one run per cell, it is not): such a choice keeps
+        each split's parts (``split``)."""
         return self.split is not None
 
     @property
@@ -408,6 +409,8 @@ def crossfit_many(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
     return out
 
 
+HEADLINE_WEIGHTS: tuple[float, ...] = ()  # the headline's ways of choosing (``set_policy``): each problem routed by the
+HEADLINE_FOLDS = 5  # difficulty every option shares alone, curves fitted without the problem's fold of 5
 MAX_SPLITS = 256  # the most splits of a problem's runs ``crossfit_halves`` enumerates (C(8, 4) = 70, C(10, 5) = 252)
 
 
@@ -422,18 +425,19 @@ def crossfit_halves(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expe
     leave-one-out prior), and values it on the other half by ``policy_cost``; the problem's value is the mean over the
     splits. Each split's value is unbiased for what its choice truly costs (the halves are independent), so the mean
     is for the mean of those (``CrossFitted.truth`` averages ``chosen``'s rows, one per split), and no seed is drawn.
-    Elsewhere the leave-one-out choice. The headline's rule (``set_policy``); measured beside leave-one-out and others
+    Elsewhere the leave-one-out choice. With ``own_weights=(1.0,)`` the headline's rule until 2026-12-02; measured
+    beside the headline's (``set_policy``: ``HEADLINE_WEIGHTS``, ``HEADLINE_FOLDS``), leave-one-out and others
     (``benchmarks/frontier_choice.py``).
 
-    ``own_weights``: how many of the other problems the choosing half weighs as (the headline's: one). With several,
+    ``own_weights``: how many of the other problems the choosing half weighs as. With several,
     each problem takes the weight whose choices cost least on the held-out halves of the other problems of its group
     (``_weighed_picks``): more weight routes each problem by its own runs, which pays where models differ problem by
     problem and costs where they do not; measured in ``benchmarks/frontier_choice.py`` and not the headline's, as it
     widens the frontier's interval (more models chosen somewhere, ``chosen_interval``). ``difficulty_folds`` ≥ 2
-    adds one more way of choosing to that held-out contest (or, with no weights, is the only one): each problem
-    routed by a difficulty every strategy shares, curves fitted without the problem's fold of that many
-    (``difficulty_routing``); 0: none. The contest is not free: a problem's valuing half reaches the other problems'
-    choices (through ``loo_criterion``'s sums and the curves), so the others' held-out values and its own lean
+    adds one more way of choosing to that held-out contest (or, with no weights, is the only one, the headline's
+    way): each problem routed by a difficulty every strategy shares, curves fitted without the problem's fold of that
+    many (``difficulty_routing``); 0: none. The contest is not free: a problem's valuing half reaches the other
+    problems' choices (through ``loo_criterion``'s sums and the curves), so the others' held-out values and its own lean
     together, and choosing the way that did best on them picks its luck too (benchmarks/HISTORY.md, "Routing each
     problem by a difficulty the models share")."""
     _check_ways(own_weights, difficulty_folds)
@@ -477,8 +481,8 @@ def crossfit_halves(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expe
                 here, sel = idx[some], (np.arange(len(idx))[some, None], np.arange(n_splits)[None, :], col[some])
                 _keep(mine, here, pick[some], records[sel], fail_all[sel],
                       full.fail_runs[here[:, None], np.asarray(options)[pick[some]]], fee[here], rows)
-    parts = None if own_weights else _split_parts(correct[:, used], cells, np.where(fit_here, r_of, 0), splits, k,
-                                                  codes)
+    by_curves = not own_weights and bool(fit_here.any())  # some problem routed: one run per cell routes none
+    parts = _split_parts(correct[:, used], cells, np.where(fit_here, r_of, 0), splits, k, codes) if by_curves else None
     return _fitted(fits, out, fee, parts, used)
 
 
@@ -963,9 +967,10 @@ def set_policy(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_us
     """``SetPolicy`` of a cube's arrays (``usd``/``correct`` (P, S, n), ``runs`` (P, S)); ``models`` the strategy
     indices of the models (half their fewest runs is k, ``headline_k``, for each model alone and every chosen policy
     alike), ``specs`` the chosen policies' statistics (``crossfit_specs``), ``groups`` (P,) the task of each problem
-    (one option chosen per task), each chosen policy by ``crossfit_halves`` (the other problems and half of each
-    problem's runs choose, the other half values, every split averaged). A statistic whose strategies have fewer than k
-    runs is left out."""
+    (one option chosen per task), each chosen policy by ``crossfit_halves`` with the headline's ways of choosing
+    (``HEADLINE_WEIGHTS``, ``HEADLINE_FOLDS``: each problem routed by a difficulty the options share, curves fitted
+    without its fold, half of its runs placing it on them, the other half valuing, every split averaged; where its runs
+    are not split, the other problems choose). A statistic whose strategies have fewer than k runs is left out."""
     k = headline_k(runs[:, models] if models else runs)  # the models' runs: another strategy's do not lower it
     single = policy_cost(usd, correct, runs, expert_usd, k)
     if not models:
@@ -973,7 +978,8 @@ def set_policy(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert_us
     kept = {key: spec for key, spec in specs.items()
             if all(not x or largest_k(runs[:, list(x)]) >= k for x in _option_sets(spec))}
     sets = list(dict.fromkeys(x for spec in kept.values() for x in _option_sets(spec)))
-    fits = crossfit_halves(usd, correct, runs, expert_usd, [list(x) for x in sets], k, groups=groups)
+    fits = crossfit_halves(usd, correct, runs, expert_usd, [list(x) for x in sets], k, groups=groups,
+                           own_weights=HEADLINE_WEIGHTS, difficulty_folds=HEADLINE_FOLDS)
     return SetPolicy(single, kept, dict(zip(sets, fits, strict=True)))
 
 

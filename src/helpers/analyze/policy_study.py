@@ -7,12 +7,12 @@ own family and the departures from it).
 Every set is drawn from the generator (new problems, new runs; ``known_truth.draw_problems``,
 ``known_truth.draw_cube``); its truth is the policy's exact cost on that set's own problems, from their true pass rates
 and costs per attempt. Table 1 uses every run (k = the runs per cell); the frontier and the technique gains choose one
-option per dataset, for each problem on the other problems and half of its runs, and value it on the other half
-(``policy.set_policy``: ``policy.crossfit_halves``, the same k), so their truth is what the options they chose truly
-cost. No bootstrap: the intervals are closed-form (``policy.policy_interval``, ``policy.gain_interval``): a set drawn
-and its statistics computed (``draw_set``) take about 0.65 CPU-seconds at the `sim` set's shape (0.4 with
-leave-one-out choices; its default study, 20 sets of each of 13 generators: ~170 CPU-seconds). Everything here is
-SIMULATED.
+option per problem, routed by a difficulty the options share read on half of its runs, and value it on the other
+half (``policy.set_policy``: ``policy.crossfit_halves``, the same k), so their truth is what the options they chose
+truly cost. No bootstrap: the intervals are closed-form (``policy.chosen_interval``, ``policy.gain_interval``): a set
+drawn and its statistics computed (``draw_set``) take about 3.1 CPU-seconds at the `sim` set's shape (1.0 with the
+choice before 2026-12-02, every half-split without the curves; its default study, 20 sets of each of 13 generators:
+~800 CPU-seconds). Everything here is SIMULATED.
 """
 
 from __future__ import annotations

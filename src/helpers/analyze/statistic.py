@@ -50,7 +50,7 @@ COST_PER_ATTEMPT = Kind("cost per attempt", "Table 6: USD per attempt of each mo
 KINDS: dict[str, Kind] = {k.name: k for k in (TABLE1, FRONTIER, TECHNIQUE_GAIN, RELEASE_FRONTIER, RELEASE_GAIN, FAMILY,
                                               ESSENTIAL, STRATEGY, STRATEGY_GAIN, SEED_GAIN,
                                               ACCURACY, COST_PER_ATTEMPT)}
-# the headline's frontier (``policy``): each problem's model chosen on the other problems and half of its runs, not the
+# the headline's frontier (``policy``): each problem's model routed by a difficulty the models share, not the
 # paper's per-problem minimum. Its own Kind with its own name and label: one name, one quantity (issue 61 item 6), in
 # memory and in CSVs
 POLICY_FRONTIER = Kind("policy frontier", "Frontier of all models (USD)", "USD per problem", True)

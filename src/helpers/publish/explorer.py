@@ -110,8 +110,8 @@ def index_html(rows: pd.DataFrame, set_name: str, task_labels: dict[str, str], l
             f'href="../report/index.html">The report of {name}</a></p><h1>Every problem of {name}</h1>'
             "<p>One row per problem: the cheapest cost-of-pass there, of every strategy's (techniques too) and the "
             "human expert's fee (\"expert charged\" where no strategy beats the fee), read on the problem's own runs: "
-            "not the report's frontier of all models, which tries, for each problem, the one model that looks cheapest "
-            "on the dataset's other problems and half of that problem's runs; whether "
+            "not the report's frontier of all models, which tries, for each problem, the one model routed there by a "
+            "difficulty the models share (read on half of that problem's runs, valued on the other half); whether "
             f"the problem is a suspect item, and "
             "per strategy its pass rate over its runs (a vote or best-of-k: estimated from the single runs) · its "
             "mean USD per attempt · its cost-of-pass (∞: no run passed). "

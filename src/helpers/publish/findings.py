@@ -63,8 +63,8 @@ def findings(stats: pd.DataFrame, halving: pd.DataFrame | None, tasks: list[str]
              calls: dict[str, tuple[float, int]] | None = None, seeds: dict[str, str] | None = None) -> pd.DataFrame:
     """One row per dataset of ``tasks`` (in that order). The headline is the cost with up to k tries, then the
     expert (``policy``: ``intervals.policy_statistics`` rows, whose intervals the validity study checks): the
-    frontier of all models (one model per problem, chosen on the dataset's other problems and half of its runs, valued
-    on the other half), the cheapest model
+    frontier of all models (one model per problem, routed by a difficulty the models share read on half of its runs,
+    valued on the other half), the cheapest model
     alone with the expert, named only when its paired difference with every other model lies below 0 (``_cheapest``),
     the family whose removal costs the frontier most, named only beyond doubt (``_family``), and the technique with the
     largest cross-fitted gain, named only when it lies above 0 with the dataset's others tested together. Beside them,
@@ -752,6 +752,10 @@ def _one_model_chosen(alone: pd.DataFrame, top: pd.Series) -> str:
             and np.isclose(high, r["policy_high"])):
         return (f"{said}, and so is its interval: the records tell {model} from every other model, so no luck of "
                 "theirs made the choice.")
+    if bool(top.get("halved", False)):  # routed: the per-problem interval alone, the all-fail mass read below 1
+        return (f"{said}; the frontier's interval is its own: it reads the problems whose runs all failed as failing "
+                "at the rate the pooled runs allow rather than always, because a choice routed problem by problem "
+                "gathers the problems a model nearly always fails onto it.")
     return (f"{said}; the frontier's interval is the wider one: it is the union of the per-problem interval and "
             f"{model}'s own interval at a level that holds at once for every model the records cannot tell from the "
             "cheapest, because the records also made the choice.")  # review 10, L8
@@ -759,15 +763,16 @@ def _one_model_chosen(alone: pd.DataFrame, top: pd.Series) -> str:
 
 def _alone_below(best: pd.Series, top: pd.Series, truth_known: bool = False) -> str:
     """Why a model alone (``best``, a ``policy_cost`` row) reads cheaper than the frontier (``top``): the frontier's
-    rule chose otherwise on the dataset's other problems and, where its ``halved`` column says so, half of each
-    problem's runs (its ``chosen`` column, where given; from each model's shrunk estimate there, or with one run per
-    problem its cost there), and whether the gap is a finding (``best`` named the
+    rule chose otherwise (its ``chosen`` column, where given): where its ``halved`` column says so, by a difficulty the
+    models share read on half of each problem's runs; else on the dataset's other problems (each model's shrunk
+    estimate there, or with one run per problem its cost there), and whether the gap is a finding (``best`` named the
     cheapest beyond doubt) or not; without a simulator's truth (``truth_known``), that the records cannot tell the
     choice's real cost from the estimate's noise."""
     chose = top.get("chosen") if isinstance(top.get("chosen"), str) and top.get("chosen") else ""
     halved = bool(top.get("halved", False))
-    how = ("each model's shrunk estimate on the dataset's other problems and half of the problem's runs (valued on the "
-           "other half, every split of its runs averaged)" if halved else
+    how = ("a difficulty the models share (item-response curves fitted on the dataset's other problems, the problem "
+           "placed on them by half of its runs of every model; valued on the other half, every split of its runs "
+           "averaged)" if halved else
            "each model's cost on the dataset's other problems" if int(top["k"]) == 1 else  # one run: no shrinkage
            "each model's shrunk estimate on the dataset's other problems")
     rule = (f"the frontier's rule, which chooses each problem's model from {how}, chose {chose}" if chose else

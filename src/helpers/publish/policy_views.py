@@ -1,8 +1,8 @@
 """Figures 2-5 under the report's headline, the cost with up to k tries, then the expert (``analyze.policy``; issue 35):
 the frontier over releases with each release's gain, and the counterfactual frontiers without a family or a model, each
-cross-fitted (chosen for each problem on the other problems and half of its runs, valued on the other half) with the
-interval the validity study checks. Frames for ``figures.bars.interval_bars`` and the tables beside them; rows come from
-``intervals.policy_statistics``.
+cross-fitted (each problem routed by a difficulty the models share, read on half of its runs, valued on the other
+half) with the interval the validity study checks. Frames for ``figures.bars.interval_bars`` and the tables beside
+them; rows come from ``intervals.policy_statistics``.
 """
 
 from __future__ import annotations
@@ -162,8 +162,8 @@ def counterfactuals(an: Analysis, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.
 def above_alone(an: Analysis, rows: pd.DataFrame, flagged: dict[str, list[Above]],
                 truth: pd.DataFrame | None = None) -> str:
     """Review R1: why the releases ``flagged`` (``flag_releases`` of ``rows``: ``intervals.policy_statistics``) read
-    above a model released by then alone, at the same k (each problem's model is chosen on the dataset's other
-    problems, ``policy.choices_against``): one sentence per run of such releases on a dataset; "" where none does.
+    above a model released by then alone, at the same k (each problem's model is routed by a difficulty the models
+    share, ``policy.choices_against``): one sentence per run of such releases on a dataset; "" where none does.
     With ``truth`` (a simulated set's ``policy_study.set_own_truth`` of ``rows``), the simulator's truth of both and
     which is truly cheaper; without it, that the records cannot tell the choice's real cost from the estimate's noise
     (review 9, H2: on `sim` the rule's choices truly cost more than the model alone)."""
@@ -273,10 +273,11 @@ def _above_said(an: Analysis, task: str, flagged: list[Above], alone: dict[tuple
         out.append(f"On {an.task_labels[task]}, from the release of {when} the headline's frontier (up to k tries, "
                    f"then the expert) reads {_span([f.value for f in run], fmt_usd)} USD per problem, above "
                    f"{label(a.best)} alone ({fmt_usd(alone[(task, a.best)])}) with the same {tries_counted(a.k)}. The "
-                   f"rule, which chooses each problem's model on the dataset's other problems"
-                   + (" and half of its runs (valued on the other half, every split of its runs averaged), chose "
-                      f"another model than {label(a.best)} on most splits of " if a.halved else
-                      f", chose another model than {label(a.best)} on ")
+                   f"rule, which chooses each problem's model "
+                   + ("by a difficulty the models share (curves fitted on the dataset's other problems, the problem "
+                      "placed on them by half of its runs, valued on the other half, every split of its runs "
+                      f"averaged), chose another model than {label(a.best)} on most splits of " if a.halved else
+                      f"on the dataset's other problems, chose another model than {label(a.best)} on ")
                    + f"{_span([f.other for f in run], str)} of {a.n} problems (alone: {each}), "
                    f"and {where} the chosen model's own runs there cost more than {label(a.best)}'s. "
                    + _truth_said(task, run, a.best, label(a.best), truth, alone[(task, a.best)]))

@@ -125,9 +125,9 @@ def _comparison_sentences(d: pd.DataFrame) -> list[str]:
     front = d[(d["statistic"] == POLICY_FRONTIER.label) & d["vs_best_single"].notna()] if "vs_best_single" in d \
         else d.iloc[:0]
     if len(front):
-        out.append("The frontier (for each problem, the one model that looks cheapest on the dataset's other "
-                   f"problems) truly cost {_span(front['vs_best_single'], 2, '')} times the best single model at the "
-                   "same k over all datasets together "
+        out.append("The frontier (each problem routed to one model by a difficulty the models share, read on half "
+                   f"of its runs) truly cost {_span(front['vs_best_single'], 2, '')} times the best single model at "
+                   "the same k over all datasets together "
                    f"({_span(front['vs_best_single_worst'], 2, '')} on the worst dataset"
                    + (f"; {int(front['sets'].iloc[0])} sets per generator)" if "sets" in front else ")"))  # L5
     return out

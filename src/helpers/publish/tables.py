@@ -67,8 +67,8 @@ def expert_only(an: Analysis) -> pd.DataFrame:
 
 # a strategy's cross-fitted gain
 NOT_CHOSEN = "0 (not chosen on any problem: the single attempt looks cheaper on the others)"
-FRONTIER_LINE = "frontier of all models"  # the headline's frontier: each problem's model chosen on the other problems
-# and half of its runs (``policy.crossfit_halves``)
+FRONTIER_LINE = "frontier of all models"  # the headline's frontier: each problem's model routed by a difficulty the
+# models share, read on half of its runs (``policy.crossfit_halves``, ``policy.set_policy``)
 # the paper's Eq. 9: per problem the cheapest model or the expert (plug-in)
 PAPER_FRONTIER_LINE = "the paper's frontier"
 
@@ -87,8 +87,8 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
     ``intervals.policy_statistics``) beside the paper's Table 1 and frontier, each split into what the records decide
     and what the expert's fee decides: the policy's unbiased USD per problem with its 95% interval (attempts paid to
     the model; the fee times the estimated chance that all k tries fail) and the paper's value (problems where the
-    model beats the expert; problems charged the fee). The frontier is one model per problem, chosen for each problem on
-    the other problems and half of its runs, valued on the other half (every split averaged; the same k). ``fitted``:
+    model beats the expert; problems charged the fee). The frontier is one model per problem, routed by a difficulty the
+    models share read on half of its runs, valued on the other half (every split averaged; the same k). ``fitted``:
     ``intervals.set_policy(an)``; ``rows``: its ``intervals.policy_statistics``. (numbers: one row per model or frontier
     and dataset; shown: the same rows in words.)"""
     sp, cube = fitted.policy, fitted.cube
@@ -140,9 +140,9 @@ def policy_cost(an: Analysis, fitted: intervals.PolicyFit, rows: pd.DataFrame) -
 
 def frontier_choices(an: Analysis, fitted: intervals.PolicyFit) -> dict[str, str]:
     """Per task, what the frontier of all models chose: the model it chose most often and on what share of the
-    problems, each problem counted as the share of its splits that chose it (each problem's model is chosen on the
-    task's other problems and half of its runs, once per split; "(100%)": every split of every problem), e.g. "Gemini 3
-    Pro Preview (100%)"."""
+    problems, each problem counted as the share of its splits that chose it (each problem's model is routed by a
+    difficulty the models share, read on half of its runs, once per split; "(100%)": every split of every problem),
+    e.g. "Gemini 3 Pro Preview (100%)"."""
     front, cube = fitted.policy.frontier, fitted.cube
     if front is None:
         return {}
@@ -349,8 +349,8 @@ def agent_runs(an) -> pd.DataFrame:
 def holdout_table(an: Analysis, fitted: intervals.PolicyFit) -> tuple[pd.DataFrame, pd.DataFrame]:
     """"If I use the models chosen on my runs, what will they cost on new runs?" (``holdout.holdout_frontier``): the
     frontier of all models under "up to k tries, then the expert": the model chosen and read on the same runs
-    (in-sample), and each problem's model chosen on the dataset's other problems and half of its runs, read on the other
-    half, every split averaged (held-out, with
+    (in-sample), and each problem's model routed by a difficulty the models share read on half of its runs, read on the
+    other half, every split averaged (held-out, with
     its 95% interval), and in-sample − held-out (not the winner's curse alone: the two choose by different rules)
     (``fitted``: ``intervals.set_policy(an)``): (numbers, shown; USD per problem)."""
     from helpers.analyze.holdout import holdout_frontier
@@ -363,7 +363,7 @@ def holdout_table(an: Analysis, fitted: intervals.PolicyFit) -> tuple[pd.DataFra
     shown = pd.DataFrame({
         "dataset": numbers["task"].map(an.task_labels), "tries": numbers["k"].map(fmt_tries),
         "chosen and read on the same runs (in-sample)": numbers["in_sample_usd"].map(fmt_usd),
-        "chosen on the other problems and half of its runs, valued on the other half (held-out) [95%]": [
+        "routed by a shared difficulty on half of its runs, valued on the other half (held-out) [95%]": [
             with_interval(v, lo, hi, fmt_usd) for v, lo, hi in
             zip(numbers["held_out_usd"], numbers["held_out_low"], numbers["held_out_high"])],
         "in-sample − held-out (USD; % of the held-out value)": [
@@ -372,13 +372,13 @@ def holdout_table(an: Analysis, fitted: intervals.PolicyFit) -> tuple[pd.DataFra
 
 
 def _optimism_said(usd: float, pct: float) -> str:
-    """The optimism cell: its USD (and %); exactly 0 where every problem's choice on the other problems (and each half
-    of its runs) is the choice on all of them, so held-out equals in-sample by construction (review 4, N2: not a sign
+    """The optimism cell: its USD (and %); exactly 0 where every problem's routed choice (on each half of its runs) is
+    the choice on all of them, so held-out equals in-sample by construction (review 4, N2: not a sign
     that choosing is free)."""
     if usd == 0:
-        return ("0 (by construction: the model chosen on the other problems is the one chosen on all of them for every "
-                "problem and every split of its runs, so held-out equals in-sample; this does not show that the choice "
-                "is free of the winner's curse)")
+        return ("0 (by construction: the model routed to every problem on every split of its runs is the one chosen "
+                "on all of its runs, so held-out equals in-sample; this does not show that the choice is free of the "
+                "winner's curse)")
     if said := near_zero(usd):  # review 10, L6: ">-0.000001 (>-0.000001%)" hid the sign and the size
         return said
     return f"{fmt_usd(usd)} ({'+' * (pct > 0)}{fmt_pct(pct)}%)" if np.isfinite(pct) else fmt_usd(usd)
