@@ -237,9 +237,9 @@ def test_the_first_screen_says_three_things_in_plain_sentences_one_number_each()
                        "doubt, at $1.76 per problem, cheaper than every other model paired on the same problems.")
     halved = findings.in_short(policy.assign(halved=policy["model"] == "frontier of all models"),
                                {"a": "A", "b": "B"})
-    assert ("the frontier chooses each problem's model from each model's shrunk estimate on the dataset's other "
-            "problems and half of the problem's runs (valued on the other half, every split of its runs averaged) "
-            "(a model chosen") in halved[3]
+    assert ("the frontier chooses each problem's model from a difficulty the models share (item-response curves "
+            "fitted on the dataset's other problems, the problem placed on them by half of its runs of every model; "
+            "valued on the other half, every split of its runs averaged) (a model chosen") in halved[3]
     small = findings.in_short(policy.assign(policy_usd=0.000044, policy_low=4.2e-8, policy_high=0.00005), {})
     assert "$0.000044" in small[0] and "e-0" not in " ".join(small) and "<$0.000001" in small[0]
 

@@ -143,6 +143,12 @@ def test_a_release_frontier_above_a_model_alone_in_words():
             "other problems, the problem placed on them by half of its runs, valued on the other half, every split of "
             "its runs averaged), chose another model than Sonnet on most splits of 20 of 500 problems (alone: Opus "
             "20.4), and on 12 of them") in halved[0]
+    # routed, and Sonnet on most splits of every problem (`sim` AIME): not "another model on 0 problems (alone: )"
+    none = policy_views._above_said(an, "t", [policy_views.Above("2025-05-22", 22.87, "s", {"s": 500}, 0, 0, 4, 500,
+                                                                 halved=True)], alone)
+    assert ("chose Sonnet on most splits of every one of the 500 problems: the gap is what the splits that chose "
+            "another model cost (were every split's choice Sonnet, the frontier would read Sonnet's own value). "
+            ) in none[0] and "(alone: )" not in none[0]
     # a simulated set: the truth of both, and which is truly cheaper (review 9, H2: `sim` AIME, 12.55 against 11.05)
     truth = pd.DataFrame({"statistic": ["release frontier:3", "table1:s"], "task": ["t", "t"], "kind":
                           ["release frontier", "table1"], "value": [60.0, 20.3], "truth": [62.0, 20.0]})

@@ -268,20 +268,33 @@ def _above_said(an: Analysis, task: str, flagged: list[Above], alone: dict[tuple
         when = a.date if len(run) == 1 else f"{a.date} to {last.date}"
         others = list(dict.fromkeys(m for f in run for m in f.chose if m and m != a.best))
         each = ", ".join(f"{label(m)} {fmt_usd(alone[(task, m)])}" for m in others)
-        every = all(f.dearer == f.other for f in run)
-        where = ("on every one of them" if every else f"on {_span([f.dearer for f in run], str)} of them")
         out.append(f"On {an.task_labels[task]}, from the release of {when} the headline's frontier (up to k tries, "
                    f"then the expert) reads {_span([f.value for f in run], fmt_usd)} USD per problem, above "
-                   f"{label(a.best)} alone ({fmt_usd(alone[(task, a.best)])}) with the same {tries_counted(a.k)}. The "
-                   f"rule, which chooses each problem's model "
-                   + ("by a difficulty the models share (curves fitted on the dataset's other problems, the problem "
-                      "placed on them by half of its runs, valued on the other half, every split of its runs "
-                      f"averaged), chose another model than {label(a.best)} on most splits of " if a.halved else
-                      f"on the dataset's other problems, chose another model than {label(a.best)} on ")
-                   + f"{_span([f.other for f in run], str)} of {a.n} problems (alone: {each}), "
-                   f"and {where} the chosen model's own runs there cost more than {label(a.best)}'s. "
+                   f"{label(a.best)} alone ({fmt_usd(alone[(task, a.best)])}) with the same {tries_counted(a.k)}. "
+                   + _rule_said(run, label(a.best), each)
                    + _truth_said(task, run, a.best, label(a.best), truth, alone[(task, a.best)]))
     return out
+
+
+def _rule_said(run: list[Above], best: str, each: str) -> str:
+    """What the frontier's rule chose on a ``run`` of flagged releases, against the model ``best`` (its label) alone
+    (``each``: the other models chosen, with their cost alone): on how many problems it chose another model, and on
+    how many of those that model's own runs cost more. Routed (``Above.halved``) and choosing ``best`` on most splits
+    of every problem: the gap is the other splits' (their mean with ``best`` everywhere would be ``best``'s own)."""
+    a = run[0]
+    how = ("The rule, which chooses each problem's model by a difficulty the models share (curves fitted on the "
+           "dataset's other problems, the problem placed on them by half of its runs, valued on the other half, every "
+           "split of its runs averaged), chose " if a.halved else
+           "The rule, which chooses each problem's model on the dataset's other problems, chose ")
+    if a.halved and all(f.other == 0 for f in run):
+        return (f"{how}{best} on most splits of every one of the {a.n} problems: the gap is what the splits that "
+                "chose another model cost (were every split's choice " + best + ", the frontier would read " + best
+                + "'s own value). ")
+    every = all(f.dearer == f.other for f in run)
+    where = "on every one of them" if every else f"on {_span([f.dearer for f in run], str)} of them"
+    return (f"{how}another model than {best} on " + ("most splits of " if a.halved else "")
+            + f"{_span([f.other for f in run], str)} of {a.n} problems (alone: {each}), and {where} the chosen "
+            f"model's own runs there cost more than {best}'s. ")
 
 
 def _truth_said(task: str, run: list[Above], model: str, best: str, truth: pd.DataFrame | None,
