@@ -190,7 +190,8 @@ def measure(run: Run) -> str:
     """Run one measurement; returns the text saved for it: a header (date, machine, command, wall time) and its
     output."""
     started = time.perf_counter()
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1"}
+    env = {"OPENBLAS_NUM_THREADS": "1",  # as the Makefile and the runner's kernels: one BLAS thread unless told
+           **os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1"}
     out = subprocess.run([sys.executable, *run.args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=7200)
     if out.returncode != 0:
         raise SystemExit(f"{run.id} failed ({out.returncode}):\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}")
@@ -235,12 +236,15 @@ BLOCK = re.compile(r"<!-- (?P<page>docs/[\w.-]+\.md)#(?P<name>[\w-]+): start "
 
 def doc_blocks() -> dict[tuple[str, str], str]:
     """(page, name) -> a block a saved output prints for another page (a measured table: ``<!-- docs/x.md#name: start
-    -->`` … ``<!-- docs/x.md#name: end -->``), markers included: the page holds it between the same markers."""
+    -->`` … ``<!-- docs/x.md#name: end -->``), markers included, with the output's date and command as its first
+    line: the page holds it between the same markers."""
     out = {}
     for run in RUNS:
         found = saved(run)
         for m in BLOCK.finditer("\n".join(found[1]) if found else ""):
-            out[(m["page"], m["name"])] = m.group(0)
+            start = f"<!-- {m['page']}#{m['name']}: start -->"
+            dated = f"{start}\n*Measured {found[0]['date']} by `{run.command}` (its saved output).*\n\n"
+            out[(m["page"], m["name"])] = m.group(0).replace(f"{start}\n", dated, 1)
     return out
 
 

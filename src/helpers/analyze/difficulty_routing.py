@@ -109,19 +109,21 @@ def expected_costs(curves: FoldCurves, at: np.ndarray, choosing: np.ndarray, h: 
     n, C, U = choosing.shape
     out = np.full((n, C, U), np.nan)
     passes = np.rint(choosing).astype(np.int64)
+    cells = np.arange(U) * (h + 1) + passes  # (n, C, U): each cell's column among the strategies' passes 0..h
     for f in np.unique(curves.fold[at]):
         here = np.flatnonzero(curves.fold[at] == f)
-        loglik, tries, fail_all = _cell_tables(np.nan_to_num(curves.rates[f], nan=0.5), h, k)
+        loglik, tries, fail_all = (x.transpose(1, 0, 2).reshape(len(NODES), U * (h + 1)) for x in  # (Q, U·(h + 1))
+                                   _cell_tables(np.nan_to_num(curves.rates[f], nan=0.5), h, k))
         reads = has[here] & np.isfinite(curves.rates[f, :, 0, 0])[None]  # (m, U)
-        log_post = np.broadcast_to(LOG_W, (len(here), C, len(LOG_W))).copy()
-        for u in range(U):  # one strategy at a time: (m, C, Q)
-            s = passes[here, :, u]
-            log_post += np.where(reads[:, u, None, None], np.moveaxis(loglik[u][:, s], 0, -1), 0.0)
+        said = np.zeros((len(here), C, U * (h + 1)))  # the passes each strategy read said: one 1 per strategy read
+        problem, split, strategy = np.nonzero(np.broadcast_to(reads[:, None, :], (len(here), C, U)))
+        said[problem, split, cells[here][problem, split, strategy]] = 1.0
+        log_post = said @ loglik.T + LOG_W  # (m, C, Q): the sum of the strategies' log-likelihoods, and the prior
         post = np.exp(log_post - log_post.max(axis=-1, keepdims=True))
         post /= post.sum(axis=-1, keepdims=True)
-        for u in range(U):
-            s = passes[here, :, u]
-            value = (curves.cost[f, u] * (post * np.moveaxis(tries[u][:, s], 0, -1)).sum(-1)
-                     + fee[here, None] * (post * np.moveaxis(fail_all[u][:, s], 0, -1)).sum(-1))
-            out[here, :, u] = np.where(reads[:, u, None], value, np.nan)
+        pick = cells[here][..., None]  # (m, C, U, 1)
+        expected_tries = np.take_along_axis((post @ tries)[:, :, None, :], pick, axis=-1)[..., 0]  # (m, C, U)
+        expected_fail = np.take_along_axis((post @ fail_all)[:, :, None, :], pick, axis=-1)[..., 0]
+        value = curves.cost[f] * expected_tries + fee[here, None, None] * expected_fail
+        out[here] = np.where(reads[:, None, :], value, np.nan)
     return out

@@ -409,8 +409,10 @@ def crossfit_many(usd: np.ndarray, correct: np.ndarray, runs: np.ndarray, expert
     return out
 
 
-HEADLINE_WEIGHTS: tuple[float, ...] = ()  # the headline's ways of choosing (``set_policy``): each problem routed by the
-HEADLINE_FOLDS = 5  # difficulty every option shares alone, curves fitted without the problem's fold of 5
+# The headline's ways of choosing (``set_policy``): no own weight (each problem routed by the difficulty every option
+# shares alone), the curves fitted without the problem's fold of 5.
+HEADLINE_WEIGHTS: tuple[float, ...] = ()
+HEADLINE_FOLDS = 5
 MAX_SPLITS = 256  # the most splits of a problem's runs ``crossfit_halves`` enumerates (C(8, 4) = 70, C(10, 5) = 252)
 
 

@@ -288,13 +288,13 @@ def _rule_said(run: list[Above], best: str, each: str) -> str:
            "The rule, which chooses each problem's model on the dataset's other problems, chose ")
     if a.halved and all(f.other == 0 for f in run):
         return (f"{how}{best} on most splits of every one of the {a.n} problems: the gap is what the splits that "
-                "chose another model cost (were every split's choice " + best + ", the frontier would read " + best
-                + "'s own value). ")
+                f"chose another model cost (were every split's choice {best}, the frontier would read {best}'s own "
+                "value). ")
     every = all(f.dearer == f.other for f in run)
     where = "on every one of them" if every else f"on {_span([f.dearer for f in run], str)} of them"
-    return (f"{how}another model than {best} on " + ("most splits of " if a.halved else "")
-            + f"{_span([f.other for f in run], str)} of {a.n} problems (alone: {each}), and {where} the chosen "
-            f"model's own runs there cost more than {best}'s. ")
+    splits = "most splits of " if a.halved else ""
+    return (f"{how}another model than {best} on {splits}{_span([f.other for f in run], str)} of {a.n} problems "
+            f"(alone: {each}), and {where} the chosen model's own runs there cost more than {best}'s. ")
 
 
 def _truth_said(task: str, run: list[Above], model: str, best: str, truth: pd.DataFrame | None,
