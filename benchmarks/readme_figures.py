@@ -135,7 +135,8 @@ RUNS = (
     Run("routing_cost", ("benchmarks/routing_cost.py", "6"),
         "what routing each problem by a shared difficulty (the headline's since 2026-12-02: five item-response and "
         "interaction fits per dataset) costs in time, on the same 6 SIMULATED sets of the `sim` shape, beside the rule "
-        "before it (every half-split) and the routing with its fits run to scipy's own tolerance"),
+        "before it (every half-split) and the routing with its fits run to scipy's own tolerance; then a whole set of "
+        "the validity study (`policy_study.draw_set`) in CPU-seconds under each"),
     Run("routed_gains", ("benchmarks/routed_gains.py", "20"),
         "gains (Table 2's techniques, Figures 3-5) between choices routed problem by problem by a difficulty the "
         "models share (the headline's since 2026-12-02), with Fieller's interval from each problem's run-level "
