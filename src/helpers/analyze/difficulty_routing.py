@@ -115,15 +115,15 @@ def expected_costs(curves: FoldCurves, at: np.ndarray, choosing: np.ndarray, h: 
         loglik, tries, fail_all = (x.transpose(1, 0, 2).reshape(len(NODES), U * (h + 1)) for x in  # (Q, U·(h + 1))
                                    _cell_tables(np.nan_to_num(curves.rates[f], nan=0.5), h, k))
         reads = has[here] & np.isfinite(curves.rates[f, :, 0, 0])[None]  # (m, U)
+        mine = cells[here]  # (m, C, U)
         said = np.zeros((len(here), C, U * (h + 1)))  # the passes each strategy read said: one 1 per strategy read
-        problem, split, strategy = np.nonzero(np.broadcast_to(reads[:, None, :], (len(here), C, U)))
-        said[problem, split, cells[here][problem, split, strategy]] = 1.0
+        problem, split, strategy = np.nonzero(np.broadcast_to(reads[:, None, :], mine.shape))
+        said[problem, split, mine[problem, split, strategy]] = 1.0
         log_post = said @ loglik.T + LOG_W  # (m, C, Q): the sum of the strategies' log-likelihoods, and the prior
         post = np.exp(log_post - log_post.max(axis=-1, keepdims=True))
         post /= post.sum(axis=-1, keepdims=True)
-        pick = cells[here][..., None]  # (m, C, U, 1)
-        expected_tries = np.take_along_axis((post @ tries)[:, :, None, :], pick, axis=-1)[..., 0]  # (m, C, U)
-        expected_fail = np.take_along_axis((post @ fail_all)[:, :, None, :], pick, axis=-1)[..., 0]
+        expected_tries = np.take_along_axis(post @ tries, mine, axis=-1)  # (m, C, U)
+        expected_fail = np.take_along_axis(post @ fail_all, mine, axis=-1)
         value = curves.cost[f] * expected_tries + fee[here, None, None] * expected_fail
         out[here] = np.where(reads[:, None, :], value, np.nan)
     return out
