@@ -82,6 +82,12 @@ class GenerativeModel:
     denominator: str = "without_family"  # Figure 3's (``fidelity.family_denominator``)
     generator: Generator = OWN  # how the set's own attempts are drawn (its profiles' interaction and cliffs)
 
+    def __post_init__(self) -> None:
+        gain = np.asarray(self.refine_gain, float)
+        if not ((gain >= 0) & (gain <= 1)).all():  # ``simulation.refined``: a share of the failures fixed
+            raise ValueError(f"refine_gain must lie in [0, 1] (the share of failures a refinement fixes), got "
+                             f"{gain.tolist()}")
+
     def statistics(self, F) -> dict[Key, np.ndarray]:
         """Every statistic the study checks, of a frontier function: the headline (Tables 1, 2), the frontier
         over release steps and each release's gain (Figures 2, 4), and the counterfactuals (Figures 3, 5)."""
