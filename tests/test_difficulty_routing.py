@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import special
 
-from helpers.analyze import difficulty_routing, policy
+from helpers.analyze import difficulty_routing, policy, split_variance
 
 
 def _shared_difficulty(P: int = 80, r: int = 8, seed: int = 5):
@@ -161,6 +161,11 @@ def test_a_gain_between_routed_choices_takes_fiellers_interval_from_the_runs():
     G = np.ones((1, 80), bool)
     got = policy.gain_interval(before, after, G, fee)
     np.testing.assert_array_equal(np.array(got), np.array(policy.routed_gain_interval(before, after, G, fee)))
+    V = policy.run_variances([((1.0, before), (-1.0, after)), ((1.0, before),)], [(0, 0), (0, 1), (1, 1)], G, fee)
+    d, b = (before.total - after.total).mean(), before.total.mean()
+    each = [split_variance.fieller(np.array([d]), np.array([b]), tuple(v), 1.959964) for v in V]  # the two readings
+    assert got[1][0] == pytest.approx(min(lo[0] for lo, _ in each)) and got[2][0] == pytest.approx(
+        min(1.0, max(hi[0] for _, hi in each)))  # the union: the larger reading at each ratio
     plain = policy.gain_interval(dataclasses.replace(before, split=None),
                                  dataclasses.replace(after, split=None),
                                  G, fee)

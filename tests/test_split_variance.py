@@ -86,3 +86,25 @@ def test_fieller():
     half = 1.96 * np.sqrt(1e-4 + 0.09 * 1e-4)
     assert low[1] == pytest.approx(0.3 - half, rel=0.02) and high[1] == pytest.approx(0.3 + half, rel=0.02)
     assert np.isinf(low[2]) and np.isinf(high[2])  # b's own interval reaches 0
+
+
+@pytest.mark.parametrize("q", [0.3, 0.7, 0.95])
+def test_held_scale_makes_the_split_pairs_read_the_fee_parts_own_variance(q):
+    """One option chosen in every split: each split's fee part is "all k valuing runs failed", a U-statistic of degree
+    k, not a linear part. The split pairs at ``LINEAR`` read it too wide (below q near 1); with the gaps scaled by
+    ``held_scale`` they read the variance of the mean over splits, C(F, k) / C(r, k), on average (4000 draws)."""
+    F = np.arange(R + 1)
+    p, u = binom.pmf(F, R, q), np.array([comb(int(f), K) / comb(R, K) for f in F])
+    exact = (p * u**2).sum() - (p * u).sum() ** 2
+    scale = sv.held_scale(np.ones((1, 1, 70)), powers_at(q), J, K)[0]
+    assert 0 < scale <= 1
+    rng = np.random.default_rng(11)
+    valuing = 1 - HALVES
+    plain, scaled = [], []
+    for _ in range(4000):
+        x = (valuing @ (rng.random(R) < q) == K).astype(float)[:, None]  # (70, 1) each split's all-fail indicator
+        plain.append(sv.pair_products(x, x)[0])
+        scaled.append(sv.pair_products(scale * x, scale * x)[0])
+    assert np.mean(scaled) == pytest.approx(exact, rel=0.1)
+    if q < 0.9:
+        assert np.mean(plain) > 1.3 * exact

@@ -834,7 +834,8 @@ def routed_gain_interval(before: CrossFitted, after: CrossFitted, G: np.ndarray,
                          over_after: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``gain_interval`` of two routed choices (``CrossFitted.routed``, every problem split) on each group of ``G``
     (T, P) 0/1, each (T,) 0-1: Fieller's ``level`` interval of (B − A) / B (or / A with ``over_after``) from each
-    problem's run-level variance (``run_variances``). Under routing the problems' paired differences spread far more
+    problem's run-level variance (``run_variances``), under the larger of its two readings at each ratio (the union of
+    their two intervals). Under routing the problems' paired differences spread far more
     than their runs' noise, all the set's own truth differs by: Student's t over the problems (``gain_interval``)
     held it at 2-18 × the oracle's width (``benchmarks/routed_gains.py``). NaN where a group has under 2 problems, an
     unidentified value or a denominator of 0."""
@@ -844,7 +845,9 @@ def routed_gain_interval(before: CrossFitted, after: CrossFitted, G: np.ndarray,
     with np.errstate(divide="ignore", invalid="ignore"):
         d = G @ np.nan_to_num(before.total - after.total) / n
         b = G @ np.nan_to_num(base.total) / n
-        low, high = split_variance.fieller(d, b, (V[0], V[1], V[2]), _normal_ppf(1 - (1 - level) / 2))
+        z = _normal_ppf(1 - (1 - level) / 2)
+        (l0, h0), (l1, h1) = (split_variance.fieller(d, b, (v[0], v[1], v[2]), z) for v in V)
+        low, high = np.minimum(l0, l1), np.maximum(h0, h1)  # the larger reading at each ratio
         gain = d / b
     if not over_after:  # (B − A) / B ≤ 1 for any A ≥ 0
         high = np.minimum(high, 1.0)
@@ -856,13 +859,13 @@ Combo = tuple[tuple[float, CrossFitted], ...]  # a signed sum of routed choices'
 
 
 def run_variances(combos: list[Combo], pairs: list[tuple[int, int]], G: np.ndarray, fee: np.ndarray) -> np.ndarray:
-    """(len(pairs), T) USD²: for each pair (a, b) of ``combos`` (signed sums of the routed choices of one
+    """(2, len(pairs), T) USD²: for each pair (a, b) of ``combos`` (signed sums of the routed choices of one
     ``crossfit_halves`` call, every problem split), the covariance of their means over each group of ``G`` (T, P)
-    0/1 as each problem's runs vary (``split_variance``): the records parts and their covariance with the fee parts
-    by the split pairs; the fee parts by the split pairs or by the prior's covariance with the choices held, per group
-    the reading whose variance of the first pair is larger (the pairs err wide where choices move between splits, the
-    prior missed part of the spread under problem × model interactions: ``split_variance``'s docstring); ``fee`` (P,)
-    USD."""
+    0/1 as each problem's runs vary (``split_variance``), read two ways: [0] by the split pairs, the fee part's gaps
+    scaled by ``split_variance.held_scale`` on the splits where every choice holds; [1] the records parts and their
+    covariance with the fee parts by the split pairs, the fee parts by the prior's covariance with the choices held.
+    The first errs wide where choices move between splits, the second missed part of the spread under problem × model
+    interactions (``split_variance``'s docstring); ``fee`` (P,) USD."""
     fits = [f for combo in combos for _, f in combo]
     strategies = np.unique(np.concatenate([np.asarray(f.options, int) for f in fits]))
     P, k = len(fee), fits[0].k
@@ -871,24 +874,27 @@ def run_variances(combos: list[Combo], pairs: list[tuple[int, int]], G: np.ndarr
         powers[:, np.searchsorted(strategies, f.options)] = _parts(f).powers
     rec = [np.sum([s * _parts(f).records for s, f in combo], axis=0) for combo in combos]  # (R, P) each
     fees = [np.sum([s * _parts(f).fees for s, f in combo], axis=0) for combo in combos]
-    pp = split_variance.pair_products
-    records = np.stack([pp(rec[a], rec[b]) + pp(rec[a], fees[b]) + pp(fees[a], rec[b]) for a, b in pairs])
-    seen = np.stack([pp(fees[a], fees[b]) for a, b in pairs])  # (len(pairs), P) the fee parts' by the split pairs
-    prior = np.zeros_like(seen)  # the same by the prior (``split_variance.fee_products``)
+    picks = [[(s, f.strategies()) for s, f in combo] for combo in combos]  # each fit's (R, P) strategy per split
+    holds = np.all([c == c[::-1] for combo in picks for _, c in combo], axis=0)  # (R, P): with the complement's
+    scale = np.ones((len(combos), P))  # each combo's ``held_scale`` per problem
+    prior = np.zeros((len(pairs), P))  # the fee parts' covariance by the prior (``split_variance.fee_products``)
     runs = _parts(fits[0]).runs
-    picks = [[(s, f.strategies()) for s, f in combo] for combo in combos]  # each fit's (rows, P) strategy per split
     for r in np.unique(runs[runs > 0]):
-        idx, C = np.flatnonzero(runs == r), comb(int(r), int(r) // 2)
+        idx, C, m = np.flatnonzero(runs == r), comb(int(r), int(r) // 2), int(r) - int(r) // 2
         J = split_variance.overlaps(int(r), _halves(int(r)).tobytes())
         chose = [np.asarray(sum(s * (c[:C, idx].T[:, None, :] == strategies[None, :, None]) for s, c in combo), float)
                  for combo in picks]  # (n, O, C): each option's weight
         for row, (a, b) in enumerate(pairs):
-            prior[row, idx] = fee[idx] ** 2 * split_variance.fee_products(chose[a], chose[b], powers[idx], J,
-                                                                          int(r) - int(r) // 2)
+            prior[row, idx] = fee[idx] ** 2 * split_variance.fee_products(chose[a], chose[b], powers[idx], J, m)
+        for a, x in enumerate(chose):
+            scale[a, idx] = split_variance.held_scale(x, powers[idx], J, m)
+    pp = split_variance.pair_products
+    gaps = [rec[a] + np.where(holds, scale[a] * fees[a], fees[a]) for a in range(len(combos))]
+    seen = np.stack([pp(gaps[a], gaps[b]) for a, b in pairs])
+    records = np.stack([pp(rec[a], rec[b]) + pp(rec[a], fees[b]) + pp(fees[a], rec[b]) for a, b in pairs])
     n2 = G.sum(axis=1) ** 2
     with np.errstate(divide="ignore", invalid="ignore"):
-        by_pairs, by_prior = ((G @ np.nan_to_num(records + x).T).T / n2 for x in (seen, prior))
-    return np.where(by_pairs[0] > by_prior[0], by_pairs, by_prior)
+        return np.stack([(G @ np.nan_to_num(x).T).T / n2 for x in (seen, records + prior)])
 
 
 def _parts(fit: CrossFitted) -> split_variance.SplitParts:

@@ -16,13 +16,19 @@ so the variance of a set's mean is the sum of each problem's, over the squared n
   powers of q come from each problem's posterior under the empirical-Bayes prior of its dataset
   (``fee_prior.power_moments``): a problem whose runs all passed may still fail, a spread the split pairs cannot see.
 
-The fee part's two readings disagree where choices move between splits: the split pairs (``pair_products`` of the
-fee parts) also count how the two splits' choices differ in truth, and so err wide; the prior's covariance, taken
-with the choices held, missed part of the spread under problem × model interactions (a technique's gain held
-91.3-92.5% of 40 sets on three such generators). A gain (``policy.routed_gain_interval``) takes, per dataset, the
-reading whose variance of the difference is larger, and Fieller's interval (``fieller``) for the ratio of the two
-means, B − A over B (or over A), which share each problem's runs. Measured on every generator of the validity
-study: ``benchmarks/routed_gains.py``.
+The fee part is not linear in the runs: "all k of a half's runs failed" is a U-statistic of degree k, and its mean
+over every split varies far less than half of one half's value wherever q is not near 1 (down to 1 / C(r, k) where
+q is small). So the split pairs read the fee part at ``LINEAR`` only where the choices move between a split and its
+complement; where every choice holds, the fee part's gaps are scaled by ``held_scale``, the square root of what the
+posterior says the mean over splits keeps of one half's variance with those choices, over ``LINEAR``. Scaling the
+gaps, not their products, keeps each problem's readings a covariance matrix (a gain's interval turns on Var(A −
+(1 − g) B), which a reading that is not one can put at 0). The two readings still disagree where choices move: the
+split pairs count how the two splits' choices differ, and err wide; the prior's covariance, taken with the choices
+held, missed part of the spread under problem × model interactions (a technique's gain held 91.3-92.5% of 40 sets on
+three such generators). A gain (``policy.routed_gain_interval``) is Fieller's interval (``fieller``) for the ratio of
+the two means, B − A over B (or over A), which share each problem's runs, under the larger of the two readings at
+each ratio: the union of their two intervals. Measured on every generator of the validity study:
+``benchmarks/routed_gains.py``.
 """
 
 from __future__ import annotations
@@ -106,6 +112,20 @@ def fee_products(x: np.ndarray, y: np.ndarray, powers: np.ndarray, J: np.ndarray
     out = np.zeros((n, options))
     out[live] = form
     return out.sum(axis=1) / C**2
+
+
+def held_scale(x: np.ndarray, powers: np.ndarray, J: np.ndarray, m: int) -> np.ndarray:
+    """(n,) what a routed choice's fee-part gaps between a split and its complement are scaled by where every choice
+    holds: √(ratio ÷ ``LINEAR``), the ratio the variance of the mean over splits of the fee part (``fee_products``,
+    the choices held) over the mean over splits of one valuing half's (the overlap j = m), clipped to [0, 1]; 1 where
+    no split weighs an option. ``x`` (n, O, C) each option's weight in each split, ``powers`` (n, O, k + 1), ``J``
+    and ``m`` as ``fee_products``."""
+    k = powers.shape[-1] - 1
+    one = ((powers[..., ::-1] - powers[..., k:]) @ shared_tries(m, k)[m])  # (n, O): one valuing half's variance
+    whole = ((x**2).mean(axis=2) * one).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(whole > 0, fee_products(x, x, powers, J, m) / whole, LINEAR)
+    return np.sqrt(np.clip(ratio, 0.0, 1.0) / LINEAR)
 
 
 def fieller(d: np.ndarray, b: np.ndarray, V: tuple[np.ndarray, np.ndarray, np.ndarray], z: float
