@@ -229,8 +229,6 @@ def test_the_effect_table_reads_a_gain_and_the_paired_difference_that_names_it()
     rep = policy_study.repetition(tiny_model(refine_gain=0.9), 5, None, 0.95, (TECHNIQUE_GAIN,))
     gains = [v for key, v in rep.items() if key.kind == TECHNIQUE_GAIN]
     assert gains and all((v["base"] > 0).all() and (v["base_truth"] > 0).all() for v in gains)
-    for v in gains:  # after ≥ 0 and before > 0: the difference is below its denominator, estimate and truth alike
-        assert (v["value"] * v["base"] <= v["base"]).all() and (v["truth"] * v["base_truth"] <= v["base_truth"]).all()
 
 
 def test_the_cross_fitted_routing_interval_holds_its_own_truth_on_every_generator():
