@@ -148,6 +148,7 @@ def test_comparison_power_benchmark_runs(tiny_studies):
     out = tiny_studies["benchmarks/comparison_power.py"]
     assert "Every pair of models alone, paired on the same problems and runs:" in out and "vs_best_single" in out
     assert "Equal options (a twin of the first model" in out and "named best %" in out
+    assert "Every model with an equal twin" in out
     assert "difference oracle named %" in out and "its paired difference at its own spread" in out
 
 

@@ -521,3 +521,21 @@ def test_the_frontiers_chosen_share_counts_every_split():
     said = [frontier_choices(an, SimpleNamespace(policy=SimpleNamespace(frontier=fit(c)), cube=cube))["t"]
             for c in ([[0, 0]] * 4, [[0, 0]] * 3 + [[1, 0]], [[0, 0]] * 199 + [[1, 0]], [[-1, -1]])]
     assert said == ["A (100%)", "A (88%)", "A (>99%)", "the expert alone (100%)"]
+
+
+def test_the_cheapest_is_named_by_each_printed_interval_and_the_contenders_hold_at_once():
+    """The cheapest claim is an intersection-union test: named where each paired interval with the lowest, at 95%,
+    lies below 0 (a wrong claim needs the one against the truly cheapest to err). The set the records cannot tell from
+    the cheapest (``simultaneous``, for the frontier's interval) needs the upper ends at once: Bonferroni over four."""
+    from helpers.analyze.differences import against_lowest
+
+    P = 200
+    fee = np.full(P, 1e-6)  # an expert fee too small to matter: the records' paired Student's t alone
+    base = np.linspace(0.5, 1.5, P)
+    e = np.tile([1.0, -1.0], P // 2)  # mean 0, sd 1 exactly
+    close = base + 0.1 * (2.1 / np.sqrt(P)) * np.sqrt(P / (P - 1)) + 0.1 * e  # paired t = 2.1: between 1.97 and 2.28
+    total = np.stack([base, close, base + 1.0, base + 2.0, base + 3.0], axis=1)
+    named, reaches = against_lowest(total, np.ones((1, P)), fee)
+    assert named[0] == 0 and not reaches[0].any()
+    named, reaches = against_lowest(total, np.ones((1, P)), fee, simultaneous=True)
+    assert named[0] == -1 and reaches[0].tolist() == [False, True, False, False, False]

@@ -119,7 +119,7 @@ def headline(attempts: pd.DataFrame, expert_usd, level: float = 0.95) -> pd.Data
     or ``frontier``) and item (the option, or ``all models``), task, value, low, high
     (USD per problem), k (tries), records_usd and expert_usd (its two parts, USD per problem), expert_share_pct
     (the fee's share, %) and cheapest (True on the option named the cheapest of its task beyond doubt: its paired
-    difference with every other below 0, all at once; ``differences``). The frontier is one option per problem,
+    difference with every other below 0, each at ``level``; ``differences``). The frontier is one option per problem,
     routed by a difficulty the options share (item-response curves fitted on the task's other problems, the problem
     placed on them by half of its runs of every option), valued on the other half and averaged over every split of its
     runs (with fewer than 2k runs: chosen on the other problems alone, valued on all its runs), with as many tries as

@@ -228,29 +228,32 @@ def all_pairs(total: np.ndarray, G: np.ndarray, fee: np.ndarray, level: float = 
 
 
 def lowest_level(level: float, others: int) -> float:
-    """The two-sided level of each of the ``others`` paired intervals that name one option the cheapest: only their
-    upper ends decide, so each end at (1 − ``level``)/``others`` keeps the claim's error at most 1 − ``level`` (Gupta's
-    subset selection with Bonferroni's bound: the truly cheapest option is kept unless one of its ``others`` one-sided
-    ends errs, and an option is named only where every other is ruled out), never below ``level`` itself (a claim is
-    made only where the printed 95% intervals agree)."""
+    """The two-sided level of each of the ``others`` paired intervals whose upper ends hold at once with probability
+    ``level`` (Bonferroni, each end at (1 − ``level``)/``others``): the options they cannot tell from the lowest then
+    hold the truly cheapest at ``level`` (Gupta's subset selection, ``policy.contenders``); never below ``level``."""
     return max(level, 1 - 2 * (1 - level) / max(int(others), 1))
 
 
 def cheapest_beyond_doubt(total: np.ndarray, G: np.ndarray, fee: np.ndarray, level: float = 0.95,
                           caps: np.ndarray | None = None, parts: Parts | None = None) -> np.ndarray:
     """(T,) per group of problems (``G`` (T, P)), the column of ``total`` (P, C) named the cheapest, or −1: the one
-    with the lowest mean, named only where its paired difference with every other identified column has an interval
-    below 0, the C − 1 upper ends holding at once at ``level`` (``lowest_level``). A column with a value missing on a
-    group's problems takes no part there. ``caps``, ``parts``: as ``all_pairs``'."""
+    with the lowest mean, named only where its paired difference with every other identified column has its
+    ``level`` interval below 0 (an intersection-union claim: a wrong one needs the interval against the truly
+    cheapest to err, and at most one column is named, so two truly equal cheapest columns, the rest far dearer, are
+    the least favourable case, where the claim errs as often as that one pair's interval excludes 0, 1 − ``level``;
+    ``benchmarks/comparison_power.py`` measures it). A column with a value missing on a group's problems takes no
+    part there. ``caps``, ``parts``: as ``all_pairs``'."""
     return against_lowest(total, G, fee, level, caps, parts)[0]
 
 
 def against_lowest(total: np.ndarray, G: np.ndarray, fee: np.ndarray, level: float = 0.95,
-                   caps: np.ndarray | None = None, parts: Parts | None = None) -> tuple[np.ndarray, np.ndarray]:
+                   caps: np.ndarray | None = None, parts: Parts | None = None, simultaneous: bool = False
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """(named (T,), reaches (T, C) bool): ``cheapest_beyond_doubt``'s choice per group, and which columns' paired
-    difference with the group's lowest column has an interval reaching 0 (those the lowest is not shown cheaper than,
-    the upper ends holding at once: ``lowest_level``; False on the lowest itself and on columns that take no part).
-    ``caps``, ``parts``: as ``all_pairs``'."""
+    difference with the group's lowest column has an interval reaching 0 (those the lowest is not shown cheaper than;
+    False on the lowest itself and on columns that take no part), each interval at ``level``, or with
+    ``simultaneous`` their upper ends holding at once at ``level`` (``lowest_level``: the columns reaching 0 then
+    hold the truly cheapest at ``level``). ``caps``, ``parts``: as ``all_pairs``'."""
     total = np.asarray(total, float)
     G = np.asarray(G, float).reshape(-1, len(total))
     out, reaches = np.full(G.shape[0], -1), np.zeros((G.shape[0], total.shape[1]), bool)
@@ -264,7 +267,7 @@ def against_lowest(total: np.ndarray, G: np.ndarray, fee: np.ndarray, level: flo
         best = cols[int(np.argmin(means))]
         others = cols[cols != best]
         mine = None if caps is None else (caps[t:t + 1, [best] * len(others)], caps[t:t + 1, others])
-        each = lowest_level(level, len(others))
+        each = lowest_level(level, len(others)) if simultaneous else level
         span = None if parts is None else room(parts, row[None], fee, each)
         theirs = None if span is None else (span.columns([best] * len(others)), span.columns(others))
         _, _, high = paired(total[:, [best] * len(others)], total[:, others], row[None], fee, each, mine, theirs)

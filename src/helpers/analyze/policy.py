@@ -1033,18 +1033,17 @@ def chosen_interval(fit: CrossFitted, single: PolicyCost, fee: np.ndarray, group
     return value, low, high
 
 
-def contenders(single: PolicyCost, options: list[int], fee: np.ndarray, G: np.ndarray, level: float = 0.95,
-               reaches: np.ndarray | None = None) -> np.ndarray:
+def contenders(single: PolicyCost, options: list[int], fee: np.ndarray, G: np.ndarray, level: float = 0.95
+               ) -> np.ndarray:
     """(T,) int: per group of problems (``G`` (T, P) 0/1), how many of ``options`` (strategy indices of ``single``)
     the records cannot tell from the cheapest: the lowest, and every option whose paired difference with it, on the
-    same problems and runs, reaches 0 (``differences.against_lowest`` at ``level``, as the report's ``ties_lowest``:
-    a set that holds the truly cheapest option at that level, Gupta's subset selection); at least 1. ``reaches``
-    (T, len(options)) bool: ``against_lowest``'s where the caller has it (``policy_rows``), else computed."""
+    same problems and runs, reaches 0, their upper ends holding at once at ``level`` (``differences.against_lowest``
+    with ``simultaneous``: a set that holds the truly cheapest option at that level, Gupta's subset selection); at
+    least 1."""
     if len(options) < 2:
         return np.ones(len(G), int)
-    if reaches is None:
-        mine = single.columns(options)
-        _, reaches = against_lowest(mine.total, G, fee, level, single_caps(mine, fee, G, level), mine)
+    mine = single.columns(options)
+    _, reaches = against_lowest(mine.total, G, fee, level, single_caps(mine, fee, G, level), mine, simultaneous=True)
     return 1 + reaches.sum(axis=1)
 
 
@@ -1173,13 +1172,13 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray,
     the expert alone), k, the records' part and the fee's part (USD per problem; for a gain, their change) and the fee's
     share (%) of the value (of the change, for a gain), and ``cheapest``: True on the one model alone per task named the
     cheapest beyond doubt (``differences.cheapest_beyond_doubt``: its paired difference with every other model below 0,
-    all at once at ``level``), and ``ties_lowest``: True on each other model alone whose paired difference with the
-    lowest one reaches 0 (``differences.against_lowest``); ``top_share_pct`` and ``top_problem``: the share (%) of the
-    value (of the change, for a gain) its most influential problem carries, and that problem (its id in ``problem_ids``
-    (P,), else its position; "" or −1: none); ``shown``: True on a gain of the families ``claimed`` (default
-    ``CLAIMED_GAINS``) shown above 0 among its family on the task, all the family's claims holding at once at ``level``
-    (``holm_shown``; a technique named as paying, a release's gain established), False on every other row. ``groups``
-    (P,) the task index of each problem."""
+    each at ``level``), and ``ties_lowest``: True on each other model alone whose paired difference with the lowest
+    one reaches 0 at ``level`` (``differences.against_lowest``); ``top_share_pct`` and ``top_problem``: the share (%)
+    of the value (of the change, for a gain) its most influential problem carries, and that problem (its id in
+    ``problem_ids`` (P,), else its position; "" or −1: none); ``shown``: True on a gain of the families ``claimed``
+    (default ``CLAIMED_GAINS``) shown above 0 among its family on the task, all the family's claims holding at once
+    at ``level`` (``holm_shown``; a technique named as paying, a release's gain established), False on every other
+    row. ``groups`` (P,) the task index of each problem."""
     G = (np.asarray(groups)[None, :] == np.arange(len(tasks))[:, None]).astype(float)  # (T, P)
     n, fee = G.sum(axis=1), np.asarray(expert_usd, float)
     # (statistic, (value, low, high), records, expert, per problem, k (NaN: none cross-fitted), cheapest, ties_lowest)
@@ -1192,7 +1191,7 @@ def policy_rows(sp: SetPolicy, expert_usd: np.ndarray, groups: np.ndarray,
     mine = single.columns(cols)
     cheapest_col, reaches = (against_lowest(mine.total, G, fee, level, single_caps(mine, fee, G, level), mine)
                              if cols else (np.full(len(tasks), -1), np.zeros((len(tasks), 0), bool)))
-    ties = {tuple(sorted(cols)): contenders(single, cols, fee, G, level, reaches)}  # the frontier of them all
+    ties = {tuple(sorted(cols)): contenders(single, cols, fee, G, level)}  # the frontier of them all
     for j, s in enumerate(cols):
         parts.append((Key(TABLE1, names[s]), tuple(x[:, j] for x in est), rec[:, j], exp[:, j],
                       single.total[:, s], single.k, cheapest_col == j, reaches[:, j]))
