@@ -118,8 +118,8 @@ def held_scale(x: np.ndarray, powers: np.ndarray, J: np.ndarray, m: int) -> np.n
     """(n,) what a routed choice's fee-part gaps between a split and its complement are scaled by where every choice
     holds: √(ratio ÷ ``LINEAR``), the ratio being the variance of the fee part's mean over splits with the choices
     held (``fee_products``) over the mean over splits of one valuing half's own variance (the overlap j = m), clipped
-    to [0, 1]; 1 where no split weighs an option. ``x`` (n, O, C) each option's weight in each split, ``powers`` (n, O, k + 1), ``J``
-    and ``m`` as ``fee_products``."""
+    to [0, 1]; 1 where no split weighs an option. ``x`` (n, O, C) each option's weight in each split, ``powers``
+    (n, O, k + 1), ``J`` and ``m`` as ``fee_products``."""
     k = powers.shape[-1] - 1
     one = ((powers[..., ::-1] - powers[..., k:]) @ shared_tries(m, k)[m])  # (n, O): one valuing half's variance
     whole = ((x**2).mean(axis=2) * one).sum(axis=1)
