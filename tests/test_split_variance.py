@@ -100,11 +100,8 @@ def test_held_scale_makes_the_split_pairs_read_the_fee_parts_own_variance(q):
     assert 0 < scale <= 1
     rng = np.random.default_rng(11)
     valuing = 1 - HALVES
-    plain, scaled = [], []
-    for _ in range(4000):
-        x = (valuing @ (rng.random(R) < q) == K).astype(float)[:, None]  # (70, 1) each split's all-fail indicator
-        plain.append(sv.pair_products(x, x)[0])
-        scaled.append(sv.pair_products(scale * x, scale * x)[0])
-    assert np.mean(scaled) == pytest.approx(exact, rel=0.1)
+    plain = [sv.pair_products(*2 * [(valuing @ (rng.random(R) < q) == K).astype(float)[:, None]])[0]
+             for _ in range(4000)]  # each split's all-fail indicator, (70, 1) per draw
+    assert scale**2 * np.mean(plain) == pytest.approx(exact, rel=0.1)  # the gaps scaled: their products by scale²
     if q < 0.9:
         assert np.mean(plain) > 1.3 * exact
