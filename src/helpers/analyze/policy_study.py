@@ -10,9 +10,9 @@ and costs per attempt. Table 1 uses every run (k = the runs per cell); the front
 option per problem, routed by a difficulty the options share read on half of its runs, and value it on the other
 half (``policy.set_policy``: ``policy.crossfit_halves``, the same k), so their truth is what the options they chose
 truly cost. No bootstrap: the intervals are closed-form (``policy.chosen_interval``, ``policy.gain_interval``): a set
-drawn and its statistics computed (``draw_set``) take about 3 CPU-seconds at the `sim` set's shape, 3 × what the
-choice before 2026-12-02 took (every half-split without the curves; ``benchmarks/routing_cost.py``, saved output),
-so its default study, 20 sets of each of 13 generators, about 800 CPU-seconds. Everything here is SIMULATED.
+drawn and its statistics computed (``draw_set``) take about 4 CPU-seconds at the `sim` set's shape (3 × what the
+choice before 2026-12-02 took: every half-split without the curves; ``benchmarks/routing_cost.py``, saved output),
+so its default study, 10 sets of each of 13 generators, about 550 CPU-seconds. Everything here is SIMULATED.
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ class Validity(BaseModel):
                                     "effect, recovered by the headline's cross-fitted gain)")
     generator_repetitions: int = Field(2, ge=2,
                                        description="simulated sets per generator of the misspecification study")
-    policy_repetitions: int = Field(20, ge=2, description="simulated sets per generator of the headline's study "
+    policy_repetitions: int = Field(10, ge=2, description="simulated sets per generator of the headline's study "
                                     "(the cost with up to k tries, then the expert: "
                                     "closed-form intervals, no bootstrap)")
     halving_series: int = Field(1000, ge=10, description="synthetic price series per floor of the third study (the "
