@@ -7,9 +7,10 @@ added, so the paired differences spread over the problems far more than the runs
 by. Its gains take Fieller's interval from each problem's run-level variance (``policy.routed_gain_interval``,
 ``analyze.split_variance``). On the same SIMULATED sets per generator of the validity study
 (``validity.study_generators``, seed 1), this prints for each gain family (Table 2's techniques, Figures 3-5) the
-coverage of the set's own truth, the width over the oracle's (3.92 × the sd of the estimate's error over the sets)
-and the false findings, beside the rule before it (every half-split, not routed: Student's t and the parts' interval,
-``policy.gain_interval``). The routed frontier's own interval: ``frontier_choice.py 40``.
+coverage of the set's own truth, the width over the oracle's (3.92 × the sd of the estimate's error over the sets;
+over the intervals bounded in every set), the share of intervals with an infinite end and the false findings, beside
+the rule before it (every half-split, not routed: Student's t and the parts' interval, ``policy.gain_interval``).
+The routed frontier's own interval: ``frontier_choice.py 40``.
 
     COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/routed_gains.py [sets per generator, default 20]
 """
@@ -26,7 +27,8 @@ from helpers.analyze.statistic import ESSENTIAL, FAMILY, RELEASE_GAIN, TECHNIQUE
 
 RULES = ("every-half-split", "difficulty")  # the rule before 2026-12-02, and the headline's since
 KINDS = (TECHNIQUE_GAIN, FAMILY, RELEASE_GAIN, ESSENTIAL)
-COLUMNS = {"coverage_pct": "{:.1f}", "width_vs_oracle": "{:.2f}", "false_findings_pct": "{:.1f}"}
+COLUMNS = {"coverage_pct": "{:.1f}", "width_vs_oracle": "{:.2f}", "unbounded_pct": "{:.1f}",
+           "false_findings_pct": "{:.1f}"}
 
 
 def main(sets: int = 20, seed: int = 1) -> None:

@@ -213,6 +213,25 @@ def test_the_headline_study_covers_and_counts_false_findings():
     assert families["false_findings_pct"].notna().all() and (families["false_findings_pct"] <= 25).all()
     cheapest = table[table["statistic"] == statistic.FAMILY_LABELS["table1"]]  # a model named the cheapest, wrongly
     assert cheapest["false_findings_pct"].notna().all() and (cheapest["false_findings_pct"] <= 25).all()
+    assert (cheapest["unbounded_pct"] == 0).all() and table["unbounded_pct"].dropna().between(0, 100).all()  # a cost
+    # is bounded; the pairs' row has none
+
+
+def test_an_unbounded_interval_is_counted_not_averaged():
+    """``unbounded_pct`` counts the estimates whose interval has an infinite end (a ratio the records cannot bound),
+    which the width over the oracle's leaves out; estimates without a value count in neither part."""
+    from helpers.analyze import policy_study
+
+    value = np.array([[0.1, 0.2, np.nan], [0.3, -0.1, 0.2]])
+    low = np.array([[-np.inf, 0.0, np.nan], [0.1, -0.5, 0.1]])
+    high = np.array([[1.0, 0.4, np.nan], [0.5, np.inf, 0.3]])
+    assert policy_study.unbounded_pct(value, low, high) == 40.0
+    assert np.isnan(policy_study.unbounded_pct(np.full(2, np.nan), low[0, :2], high[0, :2]))
+    value, low, high = (np.c_[x, [0.2, 0.25]] for x in (value, low, high))  # a fourth cell, bounded in both sets
+    low[:, 3], high[:, 3] = [0.1, 0.1], [0.3, 0.3]
+    truth = value + 0.01 * np.array([[1, -1, 0, 1], [-1, 1, 1, -1]])
+    ratio = 0.2 / (3.92 * 0.01)  # the fourth cell's alone (errors ∓0.01): the others are unbounded or without spread
+    assert policy_study._oracle_ratio(value, truth, low, high) == pytest.approx(ratio)
 
 
 def test_the_effect_table_reads_a_gain_and_the_paired_difference_that_names_it():

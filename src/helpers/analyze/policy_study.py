@@ -52,7 +52,8 @@ if TYPE_CHECKING:
 ESTIMATOR = HEADLINE_ESTIMATOR
 REPETITIONS = 40  # sets per generator (the acceptance's count)
 COLUMNS = ["generator", "statistic", "estimator", "headline", "sets", "k", "mean_abs_bias", "rel_bias_pct",
-           "coverage_pct", "coverage_se_pct", "mean_width", "width_vs_truth", "width_vs_oracle", "false_findings_pct",
+           "coverage_pct", "coverage_se_pct", "mean_width", "width_vs_truth", "width_vs_oracle", "unbounded_pct",
+           "false_findings_pct",
            "power_pct", "oracle_power_pct", "vs_best_single", "vs_best_single_worst"]
 PAIRS = "Paired differences, each model alone (USD)"  # the study's row of every pair of models alone, per dataset
 
@@ -224,7 +225,8 @@ def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, r
     """Per generator and statistic family (Table 1, the frontier of all models, Table 2's technique gains, Figures
     2-5), over ``repetitions`` sets each (``COLUMNS``): mean |bias| (USD, or 0-1 for gains), relative bias (%),
     coverage of the ``level`` interval (%) with its Monte-Carlo standard error (sets as clusters), mean width, mean
-    width over the truth and over the oracle's (``_oracle_ratio``), and the rate of false findings (% of the (set,
+    width over the truth and over the oracle's (``_oracle_ratio``), the share of unbounded intervals
+    (``unbounded_pct``), and the rate of false findings (% of the (set,
     dataset) pairs): a technique named as paying (shown above 0 with the others tested together) while its true gain
     is not positive; a family named the most essential while another's true gain is larger; a model named the cheapest
     alone (its paired differences below 0) while another truly costs less. Table 1's row gives the cheapest claim's
@@ -254,6 +256,7 @@ def study(gm: GenerativeModel, generators: tuple[Generator, ...] = GENERATORS, r
                          if np.abs(t).sum() > ZERO else np.nan,
                          "coverage_pct": 100 * cov, "coverage_se_pct": 100 * se, "mean_width": float((hi - lo).mean()),
                          "width_vs_truth": _nanmean(ratio), "width_vs_oracle": _oracle_ratio(v, t, lo, hi),
+                         "unbounded_pct": unbounded_pct(v, lo, hi),
                          "false_findings_pct": FALSE_FINDINGS[fam](reps, names) if fam in FALSE_FINDINGS else np.nan,
                          "power_pct": _cheapest_power(reps, names) if fam == TABLE1 else np.nan,
                          **dict(zip(("vs_best_single", "vs_best_single_worst"),
@@ -272,13 +275,22 @@ def _nanmean(x: np.ndarray) -> float:
 
 def _oracle_ratio(value: np.ndarray, truth: np.ndarray, low: np.ndarray, high: np.ndarray) -> float:
     """The median over cells of the mean interval width over the oracle's: 3.92 × the standard deviation over the
-    sets of the estimate's error against each set's own truth, (R, cells) arrays (cells that never vary: left out)."""
+    sets of the estimate's error against each set's own truth, (R, cells) arrays (left out: cells that never vary, and
+    cells whose interval is unbounded in some set, which ``unbounded_pct`` counts)."""
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a cell without a value in any set (NaN throughout)
         oracle = 3.92 * np.nanstd(value - truth, axis=0)
         ratio = np.nanmean(high - low, axis=0) / oracle
     ratio = ratio[np.isfinite(ratio) & (oracle > ZERO)]
     return float(np.median(ratio)) if ratio.size else np.nan
+
+
+def unbounded_pct(value: np.ndarray, low: np.ndarray, high: np.ndarray) -> float:
+    """% of the estimates (any shape; those with a finite value) whose interval has an infinite end: where the
+    records cannot bound a ratio (Fieller's interval, its denominator's own interval reaching 0); NaN without one."""
+    has = np.isfinite(value)
+    open_ = has & ~(np.isfinite(low) & np.isfinite(high))
+    return 100 * float(open_.sum() / has.sum()) if has.any() else np.nan
 
 
 def _vs_best_single(reps: list[dict], best: list[np.ndarray]) -> tuple[float, float]:
