@@ -53,8 +53,7 @@ ESTIMATOR = HEADLINE_ESTIMATOR
 REPETITIONS = 40  # sets per generator (the acceptance's count)
 COLUMNS = ["generator", "statistic", "estimator", "headline", "sets", "k", "mean_abs_bias", "rel_bias_pct",
            "coverage_pct", "coverage_se_pct", "mean_width", "width_vs_truth", "width_vs_oracle", "unbounded_pct",
-           "false_findings_pct",
-           "power_pct", "oracle_power_pct", "vs_best_single", "vs_best_single_worst"]
+           "false_findings_pct", "power_pct", "oracle_power_pct", "vs_best_single", "vs_best_single_worst"]
 PAIRS = "Paired differences, each model alone (USD)"  # the study's row of every pair of models alone, per dataset
 
 
