@@ -146,9 +146,9 @@ def test_the_headlines_ways_route_nothing_where_one_run_per_cell_splits_no_probl
     assert policy.crossfit_halves(usd, correct, runs, fee, [[0, 1]], k=4, **ways)[0].routed
 
 
-def test_a_gain_between_routed_choices_takes_fiellers_interval_from_the_runs():
-    """``gain_interval`` of two routed choices (the cheap option alone, then both): Fieller's interval from each
-    problem's run-level variance (``policy.routed_gain_interval``), around the same estimate as the paired interval
+def test_a_gain_between_routed_choices_takes_the_delta_methods_interval_from_the_runs():
+    """``gain_interval`` of two routed choices (the cheap option alone, then both): the delta method's interval from
+    each problem's run-level variance (``policy.routed_gain_interval``), around the same estimate as the paired interval
     over the problems, and narrower than it: the problems the dear option takes differ from the others by far more
     than their runs' noise. The split parts a routed choice keeps are what its value averages."""
     usd, correct, runs, fee, rate, per_run = _shared_difficulty()
@@ -163,9 +163,9 @@ def test_a_gain_between_routed_choices_takes_fiellers_interval_from_the_runs():
     np.testing.assert_array_equal(np.array(got), np.array(policy.routed_gain_interval(before, after, G, fee)))
     V = policy.run_variances([((1.0, before), (-1.0, after)), ((1.0, before),)], [(0, 0), (0, 1), (1, 1)], G, fee)
     d, b = (before.total - after.total).mean(), before.total.mean()
-    each = [split_variance.fieller(np.array([d]), np.array([b]), tuple(v), 1.959964) for v in V]  # the two readings
+    each = [split_variance.delta_ratio(np.array([d]), np.array([b]), tuple(v), 1.959964) for v in V]  # the two readings
     assert got[1][0] == pytest.approx(min(lo[0] for lo, _ in each)) and got[2][0] == pytest.approx(
-        min(1.0, max(hi[0] for _, hi in each)))  # the union: the larger reading at each ratio
+        min(1.0, max(hi[0] for _, hi in each)))  # the union: the larger reading
     plain = policy.gain_interval(dataclasses.replace(before, split=None),
                                  dataclasses.replace(after, split=None),
                                  G, fee)

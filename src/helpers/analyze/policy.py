@@ -833,12 +833,14 @@ def gain_interval(before: CrossFitted, after: CrossFitted, here: np.ndarray, fee
 def routed_gain_interval(before: CrossFitted, after: CrossFitted, G: np.ndarray, fee: np.ndarray, level: float = 0.95,
                          over_after: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``gain_interval`` of two routed choices (``CrossFitted.routed``, every problem split) on each group of ``G``
-    (T, P) 0/1, each (T,) 0-1: Fieller's ``level`` interval of (B − A) / B (or / A with ``over_after``) from each
-    problem's run-level variance (``run_variances``), under the larger of its two readings at each ratio (the union of
-    their two intervals). Under routing the problems' paired differences spread far more
-    than their runs' noise, all the set's own truth differs by: Student's t over the problems (``gain_interval``)
-    held it at 2-18 × the oracle's width (``benchmarks/routed_gains.py``). NaN where a group has under 2 problems, an
-    unidentified value or a denominator of 0."""
+    (T, P) 0/1, each (T,) 0-1: the ``level`` interval of (B − A) / B (or / A with ``over_after``) by the delta method
+    at its estimate (``split_variance.delta_ratio``) from each problem's run-level variance (``run_variances``), under
+    the larger of its two readings (the union of their two intervals). Fieller's interval, taken before, was unbounded
+    wherever B's own normal interval reached 0, a frontier made mostly of the expert's fee times rare failures: up to
+    46% of Figure 5's gains (benchmarks/HISTORY.md, "Routed gains by the delta method"). Under routing the problems'
+    paired differences spread far more than their runs' noise, all the set's own truth differs by: Student's t over
+    the problems (``gain_interval``) held it at 2-18 × the oracle's width (``benchmarks/routed_gains.py``). NaN where a
+    group has under 2 problems, an unidentified value or a denominator of 0."""
     base = after if over_after else before
     V = run_variances([((1.0, before), (-1.0, after)), ((1.0, base),)], [(0, 0), (0, 1), (1, 1)], G, fee)
     n = G.sum(axis=1)
@@ -846,11 +848,9 @@ def routed_gain_interval(before: CrossFitted, after: CrossFitted, G: np.ndarray,
         d = G @ np.nan_to_num(before.total - after.total) / n
         b = G @ np.nan_to_num(base.total) / n
         z = _normal_ppf(1 - (1 - level) / 2)
-        (l0, h0), (l1, h1) = (split_variance.fieller(d, b, (v[0], v[1], v[2]), z) for v in V)
+        (l0, h0), (l1, h1) = (split_variance.delta_ratio(d, b, (v[0], v[1], v[2]), z, over_after) for v in V)
         low, high = np.minimum(l0, l1), np.maximum(h0, h1)  # the larger reading at each ratio
         gain = d / b
-    if not over_after:  # (B − A) / B ≤ 1 for any A ≥ 0
-        high = np.minimum(high, 1.0)
     bad = (n < 2) | ~(b > 0) | (G @ np.isnan(before.total) > 0) | (G @ np.isnan(after.total) > 0)
     return np.where(bad, np.nan, gain), np.where(bad, np.nan, low), np.where(bad, np.nan, high)
 

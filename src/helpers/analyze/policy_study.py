@@ -286,7 +286,8 @@ def _oracle_ratio(value: np.ndarray, truth: np.ndarray, low: np.ndarray, high: n
 
 def unbounded_pct(value: np.ndarray, low: np.ndarray, high: np.ndarray) -> float:
     """% of the estimates (any shape; those with a finite value) whose interval has an infinite end: where the
-    records cannot bound a ratio (Fieller's interval, its denominator's own interval reaching 0); NaN without one."""
+    records cannot bound a ratio (e.g. Fieller's interval, taken for the routed gains before they were read on the log
+    scale, wherever its denominator's own interval reached 0); NaN without one."""
     has = np.isfinite(value)
     open_ = has & ~(np.isfinite(low) & np.isfinite(high))
     return 100 * float(open_.sum() / has.sum()) if has.any() else np.nan

@@ -25,9 +25,9 @@ gaps, not their products, keeps each problem's readings a covariance matrix (a g
 (1 − g) B), which a reading that is not one can put at 0). The two readings still disagree where choices move: the
 split pairs count how the two splits' choices differ, and err wide; the prior's covariance, taken with the choices
 held, missed part of the spread under problem × model interactions (a technique's gain held 91.3-92.5% of 40 sets on
-three such generators). A gain (``policy.routed_gain_interval``) is Fieller's interval (``fieller``) for the ratio of
-the two means, B − A over B (or over A), which share each problem's runs, under the larger of the two readings at
-each ratio: the union of their two intervals. Measured on every generator of the validity study:
+three such generators). A gain (``policy.routed_gain_interval``) is the interval of the ratio of the two means,
+B − A over B (or over A), which share each problem's runs, by the delta method at its estimate (``delta_ratio``), under
+the larger of the two readings: the union of their two intervals. Measured on every generator of the validity study:
 ``benchmarks/routed_gains.py``.
 """
 
@@ -128,15 +128,19 @@ def held_scale(x: np.ndarray, powers: np.ndarray, J: np.ndarray, m: int) -> np.n
     return np.sqrt(np.clip(ratio, 0.0, 1.0) / LINEAR)
 
 
-def fieller(d: np.ndarray, b: np.ndarray, V: tuple[np.ndarray, np.ndarray, np.ndarray], z: float
-            ) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high), each (T,): Fieller's interval of the ratio d / b of two means whose estimates' variances and
-    covariance are V = (Var d, Cov(d, b), Var b), each (T,): every g with (d − g b)² ≤ z² Var(d − g b); (−∞, ∞)
-    where b's own interval reaches 0 (the ratio is then unbounded)."""
+def delta_ratio(d: np.ndarray, b: np.ndarray, V: tuple[np.ndarray, np.ndarray, np.ndarray], z: float,
+                over_after: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high), each (T,): the interval of the gain g = d / b, d = B − A and b = B (A with ``over_after``) the
+    means of two costs, by the delta method at the estimate: ĝ ± z · √Var(d − ĝ b) / b, V = (Var d, Cov(d, b), Var b),
+    each (T,); within the truth's own bounds (a gain over B at most 1, over A at least −1). The variance of d − g b
+    at ĝ is what g's estimate errs by: where the other option keeps a small share of B's failures, that share is read
+    far more precisely than B itself. Fieller's interval, the same test at each g, is unbounded wherever b's own
+    interval reaches 0; on the log scale of A / B the ends are bounded but wide where A is a small share of B
+    (benchmarks/HISTORY.md, "Routed gains by the delta method"). (−∞, ∞) where b is not positive."""
     v_dd, v_db, v_bb = V
-    z2 = z * z
-    qa, qb, qc = b**2 - z2 * v_bb, d * b - z2 * v_db, d**2 - z2 * v_dd  # qa g² − 2 qb g + qc ≤ 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        root = np.sqrt(np.maximum(qb**2 - qa * qc, 0.0))
-        bounded = qa > 0
-        return np.where(bounded, (qb - root) / qa, -np.inf), np.where(bounded, (qb + root) / qa, np.inf)
+        g = d / b
+        half = z * np.sqrt(np.maximum(v_dd - 2 * g * v_db + g * g * v_bb, 0.0)) / b
+        low, high = (np.maximum(g - half, -1.0), g + half) if over_after else (g - half, np.minimum(g + half, 1.0))
+        ok = b > 0
+        return np.where(ok, low, -np.inf), np.where(ok, high, np.inf)
