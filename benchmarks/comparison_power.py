@@ -167,13 +167,13 @@ def docs_table(table: pd.DataFrame, effect: pd.DataFrame, twin: tuple[float, flo
         (f"a true self-refine gain (g = 0.5) of {GAIN_PCT:.0f}% or more: named", named or "–",
          "a gain is named only where its interval lies above 0"),
         ("the same gain, its paired difference at its own spread", by_difference or "–",
-         "a gain is named where the difference of the costs without and with it lies above 0 (Fieller's interval of "
-         "the gain excludes 0 exactly there): this is that rule with the difference's true spread over the sets, one "
-         "gain alone, what the interval's width leaves out"),
+         "the difference of the costs without and with it above 0 at its true spread over the sets, one gain alone: "
+         "how gains were named until Fieller's interval gave way to the delta method's at the estimate (2026-12-02), "
+         "which reads the gain's own error instead"),
         ("the same gain, an interval as narrow as the gain's own oracle", oracle or "–",
          "the gain's own spread at this effect, one gain alone: where the technique's cost is a small share of the "
-         "cost without it, the gain's error (a share of that ratio's) is far smaller than the difference's, on which "
-         "naming turns"),
+         "cost without it, the gain's error (a share of that ratio's) is far smaller than the difference's: the most "
+         "naming can find"),
         ("the same effect where it truly gains nothing (under 1%): named", wrong or "–",
          "each such finding is false; a 95% interval that holds its truth lies wholly above it in at most 5% of sets"),
     ]

@@ -139,10 +139,10 @@ RUNS = (
         "the validity study (`policy_study.draw_set`) in CPU-seconds under each"),
     Run("routed_gains", ("benchmarks/routed_gains.py", "20"),
         "gains (Table 2's techniques, Figures 3-5) between choices routed problem by problem by a difficulty the "
-        "models share (the headline's since 2026-12-02), with Fieller's interval from each problem's run-level "
-        "variance, beside the rule before it (every half-split) on the same 20 SIMULATED sets per generator: "
-        "coverage of the set's own truth, width over the oracle's (over the intervals bounded in every set), the share "
-        "of intervals with an infinite end, false findings"),
+        "models share (the headline's since 2026-12-02), with the delta method's interval at the estimate from each "
+        "problem's run-level variance, beside the rule before it (every half-split) on the same 20 SIMULATED sets per"
+        " generator: coverage of the set's own truth, width over the oracle's (over the intervals bounded in every "
+        "set), the share of intervals with an infinite end, false findings"),
     Run("frontier_choice", ("benchmarks/frontier_choice.py", "40"),
         "how the headline frontier chooses its option per problem: the product's since 2026-12-02, each problem "
         "routed by a difficulty the models share (item-response curves fitted without the problem's fold of 5, the "

@@ -4,13 +4,14 @@ A choice routed problem by problem by a difficulty the models share (the headlin
 ``policy.set_policy``: ``policy.crossfit_halves(..., own_weights=(), difficulty_folds=5)``, ``frontier_choice``'s
 "difficulty" rule) moves some problems of a dataset to another option when a technique, a family or a release is
 added, so the paired differences spread over the problems far more than the runs' noise the set's own truth differs
-by. Its gains take Fieller's interval from each problem's run-level variance (``policy.routed_gain_interval``,
-``analyze.split_variance``). On the same SIMULATED sets per generator of the validity study
-(``validity.study_generators``, seed 1), this prints for each gain family (Table 2's techniques, Figures 3-5) the
-coverage of the set's own truth, the width over the oracle's (3.92 × the sd of the estimate's error over the sets;
-over the intervals bounded in every set), the share of intervals with an infinite end and the false findings, beside
-the rule before it (every half-split, not routed: Student's t and the parts' interval, ``policy.gain_interval``).
-The routed frontier's own interval: ``frontier_choice.py 40``.
+by. Its gains take the delta method's interval at the estimate from each problem's run-level variance
+(``policy.routed_gain_interval``, ``analyze.split_variance.delta_ratio``; Fieller's before 2026-12-02, evening). On
+the same SIMULATED sets per generator of the validity study (``validity.study_generators``, seed 1), this prints for
+each gain family (Table 2's techniques, Figures 3-5) the coverage of the set's own truth, the width over the
+oracle's (3.92 × the sd of the estimate's error over the sets; over the intervals bounded in every set), the share
+of intervals with an infinite end and the false findings, beside the rule before it (every half-split, not routed:
+Student's t and the parts' interval, ``policy.gain_interval``). The routed frontier's own interval:
+``frontier_choice.py 40``.
 
     COP_DATA_DIR=../shared/data .venv/bin/python benchmarks/routed_gains.py [sets per generator, default 20]
 """

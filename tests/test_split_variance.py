@@ -1,5 +1,5 @@
 """A routed choice's run-level variance (analyze.split_variance): exact where it claims to be, close where choices
-move with the runs, and Fieller's interval of a ratio."""
+move with the runs, and the delta method's interval of a ratio (``delta_ratio``)."""
 
 from math import comb
 

@@ -286,8 +286,8 @@ def _oracle_ratio(value: np.ndarray, truth: np.ndarray, low: np.ndarray, high: n
 
 def unbounded_pct(value: np.ndarray, low: np.ndarray, high: np.ndarray) -> float:
     """% of the estimates (any shape; those with a finite value) whose interval has an infinite end: where the
-    records cannot bound a ratio (e.g. Fieller's interval, taken for the routed gains before they were read on the log
-    scale, wherever its denominator's own interval reached 0); NaN without one."""
+    records cannot bound a ratio (e.g. Fieller's interval, taken for the routed gains before the delta method's,
+    wherever its denominator's own interval reached 0); NaN without one."""
     has = np.isfinite(value)
     open_ = has & ~(np.isfinite(low) & np.isfinite(high))
     return 100 * float(open_.sum() / has.sum()) if has.any() else np.nan
@@ -388,10 +388,10 @@ def effect_table(gm: GenerativeModel, repetitions: int = REPETITIONS, seed: int 
     that is there), how often an interval as narrow as the oracle's would lie above 0 (centred on the estimate, 1.96 ×
     the sd over the sets of its error; one gain alone, no multiplicity), and how often the paired difference B − A
     (the gain times its denominator B, each set's estimate) would lie above 1.96 × the sd over the sets of its error.
-    The gain's interval lies above 0 exactly where B − A's does (``policy.gain_interval``: Fieller's interval excludes
-    0 where B − A's normal interval at the same variance does), so the last is what naming it can find with the
-    difference's own spread known. The gain's own oracle can be far above it: where A is a small share of B the gain's
-    error is a share of A/B's, while whether B − A > 0 turns on B's own spread (benchmarks/HISTORY.md)."""
+    Until 2026-12-02 a routed gain's interval (Fieller's) lay above 0 exactly where B − A's did, so the last was what
+    naming could find with the difference's own spread known; the delta method's interval at the estimate reads the
+    gain's own error, which can be far below it: where A is a small share of B the gain's error is a share of A/B's,
+    while whether B − A > 0 turns on B's own spread (benchmarks/HISTORY.md)."""
     jobs = [(seed * 100_003 + 90_000 + r, None) for r in range(repetitions)]
     reps = forked_map(lambda s, g: repetition(gm, s, g, level, (TECHNIQUE_GAIN,)), jobs, workers,
                       "simulated sets")
