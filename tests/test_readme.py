@@ -171,8 +171,8 @@ FINDINGS_SAID = re.compile(r"(Techniques and strategies shown to pay \(cross-fit
 def findings_free(text: str) -> str:
     """``text`` with what its findings name free: where this machine's verdicts differ from the committed docs', a gain
     whose interval ends near 0 can cross it, and the list of techniques or releases shown to pay changes with it (CI
-    of acc1a81 failed on the headline's words with every number free: 2 of HumanEval/129's 18-s solutions over the
-    limit moved a retry's gain of 15.2 [0.211, 33.6]%)."""
+    of acc1a81 failed on the headline's words with every number free; which finding moved there is not known: its
+    log printed the start of the block only, and here a retry's gain reads 15.2 [0.211, 33.6]%)."""
     return FINDINGS_SAID.sub(r"\1…\2", text)
 
 

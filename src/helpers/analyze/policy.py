@@ -849,7 +849,7 @@ def routed_gain_interval(before: CrossFitted, after: CrossFitted, G: np.ndarray,
         b = G @ np.nan_to_num(base.total) / n
         z = _normal_ppf(1 - (1 - level) / 2)
         (l0, h0), (l1, h1) = (split_variance.delta_ratio(d, b, (v[0], v[1], v[2]), z, over_after) for v in V)
-        low, high = np.minimum(l0, l1), np.maximum(h0, h1)  # the larger reading at each ratio
+        low, high = np.minimum(l0, l1), np.maximum(h0, h1)  # the union of the two readings' intervals
         gain = d / b
     bad = (n < 2) | ~(b > 0) | (G @ np.isnan(before.total) > 0) | (G @ np.isnan(after.total) > 0)
     return np.where(bad, np.nan, gain), np.where(bad, np.nan, low), np.where(bad, np.nan, high)
